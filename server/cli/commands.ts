@@ -1,0 +1,168 @@
+import type { ParseArgsConfig } from 'node:util';
+import pino from 'pino';
+import { serviceConfig } from '../config.ts';
+import { AppError } from '../errors.ts';
+import { startService } from '../main.ts';
+import { withLocalOwner } from './local.ts';
+import { printJson, printTable, UsageError } from './output.ts';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+export interface Command {
+  usage: string;
+  options: Options;
+  /** How many positional arguments the command takes. */
+  positionals?: number;
+  run(values: Values, positionals: string[]): Promise<void>;
+}
+
+const dataDir = { 'data-dir': { type: 'string' } } as const satisfies Options;
+const json = { json: { type: 'boolean' } } as const satisfies Options;
+const str = (values: Values, name: string) => values[name] as string | undefined;
+
+function required(values: Values, name: string): string {
+  const value = str(values, name);
+  if (value === undefined || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+const serve: Command = {
+  usage: 'serve [--data-dir D] [--port P] [--dashboard-port Q] [--host H]',
+  options: { ...dataDir, port: { type: 'string' }, 'dashboard-port': { type: 'string' }, host: { type: 'string' } },
+  async run(values) {
+    const config = serviceConfig({
+      dataDir: str(values, 'data-dir'),
+      port: str(values, 'port'),
+      dashboardPort: str(values, 'dashboard-port'),
+      host: str(values, 'host'),
+    });
+    const log = pino({ level: config.logLevel, base: undefined }, pino.destination(2));
+    let service;
+    try {
+      service = await startService(config, log);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE') throw new AppError('CONFLICT', `${(error as NodeJS.ErrnoException & { port?: number }).port ?? 'a'} port is already in use; pass --port or --dashboard-port (0 picks a free port)`);
+      throw error;
+    }
+    const { apiUrl, dashboardUrl, signInUrl } = service;
+    process.stdout.write(`${JSON.stringify({ event: 'ready', apiUrl, dashboardUrl, signInUrl })}\n`);
+    log.info({ apiUrl, dashboardUrl, dataDir: config.dataDir }, 'ready');
+    await new Promise<void>((resolve) => {
+      const stop = (signal: string) => {
+        log.info({ signal }, 'shutting down');
+        service.close().then(resolve, (error: unknown) => {
+          log.error({ err: error }, 'shutdown failed');
+          resolve();
+        });
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    log.flush();
+  },
+};
+
+const keysCreate: Command = {
+  usage: 'keys create --workspace SLUG --scope read|write --name NAME [--data-dir D]',
+  options: { ...dataDir, workspace: { type: 'string' }, scope: { type: 'string' }, name: { type: 'string' } },
+  async run(values) {
+    const slug = required(values, 'workspace');
+    const scope = required(values, 'scope');
+    const name = required(values, 'name');
+    const secret = await withLocalOwner(str(values, 'data-dir'), async (services, owner) => {
+      const workspace = await services.workspaces.getBySlug(owner, slug);
+      const created = await services.keys.create(owner, { workspaceId: Number(workspace.id), name, scope: scope as 'read' });
+      return created.secret;
+    });
+    process.stdout.write(`${secret}\n`);
+    process.stderr.write('This is the only time the key is shown: store it now (for example as SERVICE_API_KEY).\n');
+  },
+};
+
+const keysList: Command = {
+  usage: 'keys list [--workspace SLUG] [--json] [--data-dir D]',
+  options: { ...dataDir, ...json, workspace: { type: 'string' } },
+  async run(values) {
+    const slug = str(values, 'workspace');
+    const keys = await withLocalOwner(str(values, 'data-dir'), async (services, owner) => {
+      const workspaces = slug ? [await services.workspaces.getBySlug(owner, slug)] : await services.workspaces.list(owner);
+      const lists = await Promise.all(
+        workspaces.map(async (w) => (await services.keys.list(owner, Number(w.id))).map((k) => ({ ...k, workspace: w.slug }))),
+      );
+      return lists.flat();
+    });
+    if (values.json) return printJson(keys);
+    printTable(
+      ['ID', 'WORKSPACE', 'NAME', 'PREFIX', 'SCOPES', 'CREATED', 'LAST USED', 'REVOKED'],
+      keys.map((k) => [k.id, k.workspace, k.name, `${k.prefix}…`, k.scopes.join(',') + (k.legacy ? ' (legacy)' : ''), k.createdAt, k.lastUsedAt, k.revokedAt]),
+    );
+  },
+};
+
+const keysRevoke: Command = {
+  usage: 'keys revoke ID [--data-dir D]',
+  options: { ...dataDir },
+  positionals: 1,
+  async run(values, [id]) {
+    const key = await withLocalOwner(str(values, 'data-dir'), (services, owner) => services.keys.revoke(owner, id!));
+    process.stderr.write(`Revoked key ${key.id} (${key.name}) at ${key.revokedAt}.\n`);
+  },
+};
+
+const workspacesCreate: Command = {
+  usage: 'workspaces create --name N --slug S --plan hobby|starter|pro|scale [--json] [--data-dir D]',
+  options: { ...dataDir, ...json, name: { type: 'string' }, slug: { type: 'string' }, plan: { type: 'string' } },
+  async run(values) {
+    const input = { name: required(values, 'name'), slug: required(values, 'slug'), plan: required(values, 'plan') as 'scale' };
+    const workspace = await withLocalOwner(str(values, 'data-dir'), (services, owner) => services.workspaces.create(owner, input));
+    if (values.json) return printJson(workspace);
+    process.stdout.write(`${workspace.slug}\n`);
+  },
+};
+
+const workspacesList: Command = {
+  usage: 'workspaces list [--json] [--data-dir D]',
+  options: { ...dataDir, ...json },
+  async run(values) {
+    const workspaces = await withLocalOwner(str(values, 'data-dir'), (services, owner) => services.workspaces.list(owner));
+    if (values.json) return printJson(workspaces);
+    printTable(['ID', 'SLUG', 'NAME', 'PLAN', 'CREATED'], workspaces.map((w) => [w.id, w.slug, w.name, w.plan, w.createdAt]));
+  },
+};
+
+/** REST paths hang off the API address without the /rpc suffix of SERVICE_API_URL. */
+export function restBase(url: string): string {
+  return url.replace(/\/+$/, '').replace(/\/rpc$/, '');
+}
+
+const whoami: Command = {
+  usage: 'whoami [--url URL] [--json]   (key from SERVICE_API_KEY, address from SERVICE_API_URL)',
+  options: { ...json, url: { type: 'string' } },
+  async run(values) {
+    const key = process.env.SERVICE_API_KEY;
+    if (!key) throw new AppError('UNAUTHORIZED', 'SERVICE_API_KEY is not set: create a key with `statusdesk keys create` and export it');
+    const base = restBase(str(values, 'url') ?? process.env.SERVICE_API_URL ?? 'http://localhost:3000/rpc');
+    let response: Response;
+    try {
+      response = await fetch(`${base}/v1/whoami`, { headers: { 'x-service-key': key }, signal: AbortSignal.timeout(10_000) });
+    } catch (error) {
+      throw new AppError('INTERNAL', `cannot reach ${base}: ${(error as Error).cause ?? (error as Error).message}`);
+    }
+    const body = (await response.json().catch(() => ({}))) as Record<string, any>;
+    if (!response.ok) throw new AppError(body.code ?? 'INTERNAL', `${response.status} ${body.message ?? response.statusText}`);
+    if (values.json) return printJson(body);
+    printTable(['WORKSPACE', 'SLUG', 'PLAN', 'KEY', 'SCOPES'], [[body.name, body.slug, body.plan, body.actor?.keyId, body.actor?.scopes?.join(',')]]);
+  },
+};
+
+export const commands: Record<string, Command> = {
+  serve,
+  'keys create': keysCreate,
+  'keys list': keysList,
+  'keys revoke': keysRevoke,
+  'workspaces create': workspacesCreate,
+  'workspaces list': workspacesList,
+  whoami,
+};

@@ -1,0 +1,66 @@
+import { AppError } from './errors.ts';
+import { resolveDataDir } from './db/open.ts';
+
+export interface ServiceConfig {
+  dataDir: string;
+  /** Address to bind; loopback unless the user opts in. */
+  host: string;
+  /** API, RPC, MCP and OAuth port; 0 picks a free one. */
+  port: number;
+  /** Dashboard port; 0 picks a free one. */
+  dashboardPort: number;
+  /** Origin of /mcp and /oauth/*, fixed by configuration (SPEC 5.3); default http://localhost:<port>. */
+  oauthIssuer?: string;
+  /** Address serving the dashboard and /oauth/consent; default http://localhost:<dashboard port>. */
+  dashboardUrl?: string;
+  /** Base of the documentation links; default the service's own /docs. */
+  docsUrl?: string;
+  maxBodyBytes: number;
+  logLevel: string;
+}
+
+export const DEFAULT_PORT = 3000;
+export const DEFAULT_DASHBOARD_PORT = 3001;
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** An origin-only URL (scheme, host, port) from a setting, or a clear error naming the setting. */
+export function originSetting(name: string, value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new AppError('VALIDATION', `${name}: must be an http or https URL, got ${value}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new AppError('VALIDATION', `${name}: must be an http or https URL, got ${value}`);
+  }
+  if (url.pathname !== '/' || url.search || url.hash) {
+    throw new AppError('VALIDATION', `${name}: must be an origin without a path, like http://localhost:3000`);
+  }
+  return url.origin;
+}
+
+export function parsePort(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) throw new AppError('VALIDATION', `${name}: must be a port number from 0 to 65535, got ${value}`);
+  return port;
+}
+
+export function serviceConfig(
+  flags: { dataDir?: string; host?: string; port?: string; dashboardPort?: string },
+  env: NodeJS.ProcessEnv = process.env,
+): ServiceConfig {
+  return {
+    dataDir: resolveDataDir(flags.dataDir, env),
+    host: flags.host ?? '127.0.0.1',
+    port: parsePort('--port', flags.port, DEFAULT_PORT),
+    dashboardPort: parsePort('--dashboard-port', flags.dashboardPort, DEFAULT_DASHBOARD_PORT),
+    oauthIssuer: originSetting('OAUTH_ISSUER', env.OAUTH_ISSUER),
+    dashboardUrl: originSetting('DASHBOARD_URL', env.DASHBOARD_URL),
+    docsUrl: originSetting('STATUSDESK_DOCS_URL', env.STATUSDESK_DOCS_URL),
+    maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+    logLevel: env.STATUSDESK_LOG_LEVEL ?? 'info',
+  };
+}

@@ -1,0 +1,93 @@
+import type { Context } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import type { Logger } from 'pino';
+import { SESSION_TTL_MS } from '../domain/sessions/sessions.ts';
+import type { Services } from '../domain/services.ts';
+import { AppError } from '../errors.ts';
+import { type AppEnv, createHonoApp } from '../http/hono-app.ts';
+
+export const SESSION_COOKIE = 'statusdesk_session';
+
+export interface DashboardAppOptions {
+  services: Services;
+  log: Logger;
+  docsBase: string;
+  maxBodyBytes: number;
+}
+
+async function readJson(c: Context<AppEnv>): Promise<unknown> {
+  try {
+    return await c.req.json();
+  } catch {
+    throw new AppError('VALIDATION', 'the request body is not valid JSON');
+  }
+}
+
+function workspaceIdParam(c: Context<AppEnv>): number {
+  const id = Number(c.req.param('workspaceId'));
+  if (!Number.isSafeInteger(id) || id <= 0) throw new AppError('NOT_FOUND', `workspace ${c.req.param('workspaceId')} does not exist`);
+  return id;
+}
+
+/**
+ * The dashboard's own port: the one-time sign-in link, the session cookie, and the JSON API the
+ * desktop UI uses for what only the owner's local tools may do (issuing and revoking API keys).
+ */
+export function createDashboardApp(options: DashboardAppOptions) {
+  const { services } = options;
+  const app = createHonoApp(options);
+
+  app.get('/signin', async (c) => {
+    const session = await services.sessions.redeemSignIn(c.req.query('token') ?? '');
+    if (!session) {
+      return c.html('<!doctype html><title>Statusdesk</title><p>This sign-in link has expired or was already used. Restart Statusdesk or run <code>statusdesk serve</code> for a new one.</p>', 401);
+    }
+    setCookie(c, SESSION_COOKIE, session, {
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/',
+      maxAge: Math.floor(SESSION_TTL_MS / 1000),
+    });
+    return c.redirect('/', 303);
+  });
+
+  app.use('/api/*', async (c, next) => {
+    const secret = getCookie(c, SESSION_COOKIE);
+    const actor = secret ? await services.sessions.resolveSession(secret) : undefined;
+    if (!actor) throw new AppError('UNAUTHORIZED', 'not signed in: open the sign-in link that statusdesk serve printed');
+    c.set('actor', actor);
+    await next();
+  });
+
+  app.get('/api/session', async (c) => {
+    const actor = c.get('actor');
+    return c.json({ workspaces: await services.workspaces.list(actor) });
+  });
+
+  app.post('/api/signout', async (c) => {
+    await services.sessions.endSession(getCookie(c, SESSION_COOKIE) ?? '');
+    deleteCookie(c, SESSION_COOKIE, { path: '/' });
+    return c.body(null, 204);
+  });
+
+  app.get('/api/workspaces/:workspaceId/keys', async (c) =>
+    c.json({ keys: await services.keys.list(c.get('actor'), workspaceIdParam(c)) }),
+  );
+
+  app.post('/api/workspaces/:workspaceId/keys', async (c) => {
+    const body = (await readJson(c)) as Record<string, unknown> | null;
+    const created = await services.keys.create(c.get('actor'), { ...(body ?? {}), workspaceId: workspaceIdParam(c) } as never);
+    return c.json(created, 201);
+  });
+
+  app.post('/api/keys/:keyId/revoke', async (c) => c.json({ key: await services.keys.revoke(c.get('actor'), c.req.param('keyId')) }));
+
+  app.get('/', (c) =>
+    c.html(
+      '<!doctype html><meta charset="utf-8"><title>Statusdesk</title>' +
+        '<p>Statusdesk is running. The dashboard API is at <code>/api</code>; the API reference is the OpenAPI document on the API port.</p>',
+    ),
+  );
+
+  return app;
+}

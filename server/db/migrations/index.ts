@@ -1,0 +1,10 @@
+import type { Migration } from 'kysely';
+import * as m0001 from './0001-initial.ts';
+
+/**
+ * Every migration, in order, imported statically so a bundled app carries them. Append only:
+ * the position of a migration in this list is the schema version it produces.
+ */
+export const migrations: Record<string, Migration> = {
+  '0001-initial': m0001,
+};

@@ -1,0 +1,76 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, SqliteDialect } from 'kysely';
+import envPaths from 'env-paths';
+import { AppError } from '../errors.ts';
+import { migrations } from './migrations/index.ts';
+import type { Database } from './schema.ts';
+
+export type Db = Kysely<Database>;
+
+/** Marks the file as ours ("SDSK"), so a stray SQLite file is never migrated by mistake. */
+const APPLICATION_ID = 0x5344534b;
+const SCHEMA_VERSION = Object.keys(migrations).length;
+export const DATABASE_FILE = 'statusdesk.db';
+
+/** The data folder: an explicit flag, then STATUSDESK_DATA_DIR, then the platform's app-data folder. */
+export function resolveDataDir(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
+  return flag || env.STATUSDESK_DATA_DIR || envPaths('statusdesk', { suffix: '' }).data;
+}
+
+/**
+ * Opens (creating if needed) the database in `dataDir` and brings its schema up to date.
+ * A file written by a newer Statusdesk is refused before anything is written to it.
+ */
+export async function openDatabase(dataDir: string): Promise<Db> {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const sqlite = new SQLite(join(dataDir, DATABASE_FILE));
+  try {
+    checkFile(sqlite, dataDir);
+    sqlite.pragma('journal_mode = WAL');
+    // NORMAL is durable against a crash of the process in WAL mode; only power loss can drop the
+    // last commits, and it never corrupts the file.
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+  } catch (error) {
+    sqlite.close();
+    throw error;
+  }
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  try {
+    await migrate(db, sqlite);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return db;
+}
+
+function checkFile(sqlite: SQLite.Database, dataDir: string): void {
+  const applicationId = sqlite.pragma('application_id', { simple: true }) as number;
+  const version = sqlite.pragma('user_version', { simple: true }) as number;
+  const tables = sqlite.prepare("select count(*) as n from sqlite_master where type = 'table'").get() as { n: number };
+  if (applicationId !== APPLICATION_ID && (applicationId !== 0 || tables.n > 0)) {
+    throw new AppError('PRECONDITION_FAILED', `${join(dataDir, DATABASE_FILE)} is not a Statusdesk database; refusing to touch it`);
+  }
+  if (version > SCHEMA_VERSION) {
+    throw new AppError(
+      'PRECONDITION_FAILED',
+      `the data in ${dataDir} was written by a newer Statusdesk (schema ${version}, this version knows up to ${SCHEMA_VERSION}); ` +
+        'refusing to write to it: upgrade Statusdesk',
+    );
+  }
+}
+
+async function migrate(db: Db, sqlite: SQLite.Database): Promise<void> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new AppError('INTERNAL', `database migration ${failed} failed: ${String(error)}`);
+  }
+  sqlite.pragma(`application_id = ${APPLICATION_ID}`);
+  sqlite.pragma(`user_version = ${SCHEMA_VERSION}`);
+}

@@ -1,0 +1,40 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import { AppError } from '../errors.ts';
+import { type Actor, type Role, requireWriteScope } from './actor.ts';
+
+/** What a call needs: to read, to change, or to manage the workspace itself (keys, members). */
+export type Need = 'read' | 'write' | 'manage';
+
+/**
+ * The workspace check every domain service makes before touching a workspace's data. A workspace
+ * the actor cannot see is reported as not found, so ids of other workspaces leak nothing.
+ */
+export async function authorize(db: Kysely<Database>, actor: Actor, workspaceId: number, need: Need): Promise<void> {
+  switch (actor.type) {
+    case 'system':
+      return;
+    case 'apiKey':
+      if (actor.workspaceId !== workspaceId) throw new AppError('NOT_FOUND', `workspace ${workspaceId} does not exist`);
+      if (need !== 'read') requireWriteScope(actor);
+      return;
+    case 'user': {
+      const role = await roleOf(db, workspaceId, actor.userId);
+      if (!role) throw new AppError('NOT_FOUND', `workspace ${workspaceId} does not exist`);
+      if (need === 'manage' && role === 'member') {
+        throw new AppError('FORBIDDEN', 'only an owner or admin of the workspace can do this');
+      }
+      return;
+    }
+  }
+}
+
+export async function roleOf(db: Kysely<Database>, workspaceId: number, userId: number): Promise<Role | undefined> {
+  const row = await db
+    .selectFrom('memberships')
+    .select('role')
+    .where('workspace_id', '=', workspaceId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row?.role as Role | undefined;
+}

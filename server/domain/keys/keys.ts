@@ -1,0 +1,205 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import type { ApiKeyRow, Database } from '../../db/schema.ts';
+import { AppError, notFound } from '../../errors.ts';
+import { type Actor, type Scope, requireWriteScope, scopes, type Surface } from '../actor.ts';
+import { authorize } from '../access.ts';
+import { recordAudit } from '../audit/audit.ts';
+import { hashSecret, newSecret } from '../secrets.ts';
+import { parseInput } from '../validation.ts';
+
+/** Every API key starts with this; OAuth access tokens start with `svc_oat_` and are never keys. */
+export const KEY_PREFIX = 'svc_';
+const OAUTH_TOKEN_PREFIX = 'svc_oat_';
+/** `svc_` and eight characters of the random part: enough to tell keys apart, useless to an attacker. */
+const LOOKUP_PREFIX_LENGTH = 12;
+/** last_used_at is refreshed at most this often per key, so reads do not turn into writes. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export interface ApiKey {
+  id: string;
+  workspaceId: string;
+  name: string;
+  prefix: string;
+  scopes: Scope[];
+  /** True for a key created before scopes existed; it acts as write. */
+  legacy: boolean;
+  createdByUserId: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export const createKeyInput = z.object({
+  workspaceId: z.number().int().positive(),
+  name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  scope: z.enum(scopes, { error: 'must be read or write' }),
+});
+
+export function toApiKey(row: ApiKeyRow): ApiKey {
+  return {
+    id: String(row.id),
+    workspaceId: String(row.workspace_id),
+    name: row.name,
+    prefix: row.prefix,
+    scopes: row.scopes === null ? ['write'] : (JSON.parse(row.scopes) as Scope[]),
+    legacy: row.scopes === null,
+    createdByUserId: row.created_by_user_id === null ? null : String(row.created_by_user_id),
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+/** What the audit log keeps of a key: everything but last use, which is not a change. */
+function snapshot(key: ApiKey): Record<string, unknown> {
+  const { lastUsedAt: _lastUsedAt, ...rest } = key;
+  return rest;
+}
+
+function generateKeySecret(): string {
+  for (;;) {
+    const secret = newSecret(KEY_PREFIX);
+    if (!secret.startsWith(OAUTH_TOKEN_PREFIX)) return secret;
+  }
+}
+
+export function createKeyService(db: Kysely<Database>) {
+  const lastTouched = new Map<number, number>();
+
+  async function findKey(actor: Actor, keyId: string): Promise<ApiKeyRow> {
+    const id = Number(keyId);
+    const row = Number.isSafeInteger(id)
+      ? await db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst()
+      : undefined;
+    const visible = row && (actor.type !== 'apiKey' || row.workspace_id === actor.workspaceId);
+    if (!row || !visible) throw notFound('API key', keyId);
+    return row;
+  }
+
+  return {
+    /**
+     * Issues a key. Only people at the owner's local tools (dashboard, CLI) issue keys; the
+     * secret is returned here once and stored only as a hash.
+     */
+    async create(actor: Actor, input: z.input<typeof createKeyInput>): Promise<{ key: ApiKey; secret: string }> {
+      if (actor.type === 'apiKey') {
+        throw new AppError('FORBIDDEN', 'API keys are created only in the dashboard or with the statusdesk CLI');
+      }
+      const values = parseInput(createKeyInput, input);
+      await authorize(db, actor, values.workspaceId, 'manage');
+      const secret = generateKeySecret();
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .insertInto('api_keys')
+          .values({
+            workspace_id: values.workspaceId,
+            name: values.name,
+            prefix: secret.slice(0, LOOKUP_PREFIX_LENGTH),
+            secret_hash: hashSecret(secret),
+            scopes: JSON.stringify([values.scope]),
+            created_by_user_id: actor.type === 'user' ? actor.userId : null,
+            created_at: new Date().toISOString(),
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        const key = toApiKey(row);
+        await recordAudit(trx, {
+          workspaceId: row.workspace_id,
+          entityType: 'api_key',
+          entityId: row.id,
+          action: 'api_key.create',
+          actor,
+          before: null,
+          after: snapshot(key),
+        });
+        return { key, secret };
+      });
+    },
+
+    async list(actor: Actor, workspaceId: number): Promise<ApiKey[]> {
+      await authorize(db, actor, workspaceId, 'read');
+      const rows = await db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .orderBy('id', 'desc')
+        .execute();
+      return rows.map(toApiKey);
+    },
+
+    /**
+     * Revokes a key. A read-only key may revoke itself and nothing else (SPEC 2.2); revoking a
+     * revoked key changes nothing and writes no audit entry.
+     */
+    async revoke(actor: Actor, keyId: string): Promise<ApiKey> {
+      const row = await findKey(actor, keyId);
+      const self = actor.type === 'apiKey' && actor.keyId === String(row.id);
+      if (actor.type === 'apiKey' && !self) {
+        try {
+          requireWriteScope(actor);
+        } catch {
+          throw new AppError('FORBIDDEN', 'a read-only API key may revoke only itself');
+        }
+      }
+      if (actor.type === 'user') await authorize(db, actor, row.workspace_id, 'manage');
+      return db.transaction().execute(async (trx) => {
+        const current = await trx.selectFrom('api_keys').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
+        if (current.revoked_at) return toApiKey(current);
+        const updated = await trx
+          .updateTable('api_keys')
+          .set({ revoked_at: new Date().toISOString() })
+          .where('id', '=', row.id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await recordAudit(trx, {
+          workspaceId: row.workspace_id,
+          entityType: 'api_key',
+          entityId: row.id,
+          action: 'api_key.revoke',
+          actor,
+          before: snapshot(toApiKey(current)),
+          after: snapshot(toApiKey(updated)),
+        });
+        return toApiKey(updated);
+      });
+    },
+
+    /**
+     * Resolves an `x-service-key` secret to its actor, or undefined when the secret is not a live
+     * key (unknown, malformed or revoked): the edge answers 401 either way.
+     */
+    async authenticate(secret: string, surface: Surface): Promise<Extract<Actor, { type: 'apiKey' }> | undefined> {
+      if (!secret.startsWith(KEY_PREFIX) || secret.startsWith(OAUTH_TOKEN_PREFIX) || secret.length > 200) return undefined;
+      const hash = Buffer.from(hashSecret(secret));
+      const candidates = await db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('prefix', '=', secret.slice(0, LOOKUP_PREFIX_LENGTH))
+        .where('revoked_at', 'is', null)
+        .execute();
+      const row = candidates.find((c) => timingSafeEqual(Buffer.from(c.secret_hash), hash));
+      if (!row) return undefined;
+      await touch(row.id);
+      const key = toApiKey(row);
+      return {
+        type: 'apiKey',
+        keyId: key.id,
+        scopes: key.scopes,
+        workspaceId: row.workspace_id,
+        userId: row.created_by_user_id,
+        surface,
+      };
+    },
+  };
+
+  async function touch(id: number): Promise<void> {
+    const now = Date.now();
+    if (now - (lastTouched.get(id) ?? 0) < LAST_USED_RESOLUTION_MS) return;
+    lastTouched.set(id, now);
+    await db.updateTable('api_keys').set({ last_used_at: new Date(now).toISOString() }).where('id', '=', id).execute();
+  }
+}
+
+export type KeyService = ReturnType<typeof createKeyService>;

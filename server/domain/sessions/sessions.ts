@@ -1,0 +1,70 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.ts';
+import type { Actor } from '../actor.ts';
+import { hashSecret, newSecret } from '../secrets.ts';
+
+/** A sign-in link works once, within this time. */
+export const SIGN_IN_TTL_MS = 15 * 60_000;
+/** A dashboard session lasts this long after sign-in. */
+export const SESSION_TTL_MS = 14 * 24 * 3_600_000;
+
+/**
+ * Dashboard sign-in for the owner of the machine: the service mints a one-time link at start,
+ * redeeming it yields a session secret for a cookie. Both are stored only as hashes.
+ */
+export function createSessionService(db: Kysely<Database>) {
+  async function mint(kind: 'signin' | 'session', userId: number, ttlMs: number): Promise<string> {
+    const secret = newSecret('');
+    const now = Date.now();
+    await db
+      .insertInto('dashboard_tokens')
+      .values({
+        token_hash: hashSecret(secret),
+        kind,
+        user_id: userId,
+        created_at: new Date(now).toISOString(),
+        expires_at: new Date(now + ttlMs).toISOString(),
+      })
+      .execute();
+    return secret;
+  }
+
+  return {
+    createSignInToken: (userId: number) => mint('signin', userId, SIGN_IN_TTL_MS),
+
+    /** Exchanges a sign-in token for a session secret; a used, expired or unknown token gives undefined. */
+    async redeemSignIn(token: string): Promise<string | undefined> {
+      const now = new Date().toISOString();
+      const row = await db
+        .deleteFrom('dashboard_tokens')
+        .where('token_hash', '=', hashSecret(token))
+        .where('kind', '=', 'signin')
+        .returning(['user_id', 'expires_at'])
+        .executeTakeFirst();
+      if (!row || row.expires_at <= now) return undefined;
+      return mint('session', row.user_id, SESSION_TTL_MS);
+    },
+
+    async resolveSession(secret: string): Promise<Actor | undefined> {
+      const row = await db
+        .selectFrom('dashboard_tokens')
+        .select('user_id')
+        .where('token_hash', '=', hashSecret(secret))
+        .where('kind', '=', 'session')
+        .where('expires_at', '>', new Date().toISOString())
+        .executeTakeFirst();
+      return row && { type: 'user', userId: row.user_id, surface: 'dashboard' };
+    },
+
+    async endSession(secret: string): Promise<void> {
+      await db.deleteFrom('dashboard_tokens').where('token_hash', '=', hashSecret(secret)).execute();
+    },
+
+    /** Drops expired links and sessions; run at start. */
+    async prune(): Promise<void> {
+      await db.deleteFrom('dashboard_tokens').where('expires_at', '<=', new Date().toISOString()).execute();
+    },
+  };
+}
+
+export type SessionService = ReturnType<typeof createSessionService>;

@@ -1,0 +1,99 @@
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import type { Database, WorkspaceRow } from '../../db/schema.ts';
+import { AppError } from '../../errors.ts';
+import type { Actor } from '../actor.ts';
+import { authorize } from '../access.ts';
+import { recordAudit } from '../audit/audit.ts';
+import { type PlanName, planNames } from '../plans.ts';
+import { parseInput } from '../validation.ts';
+
+export interface Workspace {
+  id: string;
+  name: string;
+  slug: string;
+  plan: PlanName;
+  createdAt: string;
+}
+
+export const slugSchema = z
+  .string()
+  .min(2, 'must be 2 to 48 characters')
+  .max(48, 'must be 2 to 48 characters')
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be lower-case letters, digits and single hyphens, not at either end');
+
+export const createWorkspaceInput = z.object({
+  name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  slug: slugSchema,
+  plan: z.enum(planNames, { error: `must be one of ${planNames.join(', ')}` }).default('scale'),
+});
+
+export function toWorkspace(row: WorkspaceRow): Workspace {
+  return { id: String(row.id), name: row.name, slug: row.slug, plan: row.plan as PlanName, createdAt: row.created_at };
+}
+
+export function createWorkspaceService(db: Kysely<Database>) {
+  return {
+    /** Creates a workspace; a person creating it becomes its owner. */
+    async create(actor: Actor, input: z.input<typeof createWorkspaceInput>): Promise<Workspace> {
+      if (actor.type === 'apiKey') throw new AppError('FORBIDDEN', 'an API key cannot create workspaces');
+      const values = parseInput(createWorkspaceInput, input);
+      return db.transaction().execute(async (trx) => {
+        const taken = await trx.selectFrom('workspaces').select('id').where('slug', '=', values.slug).executeTakeFirst();
+        if (taken) throw new AppError('CONFLICT', `slug: a workspace with slug ${values.slug} already exists`, [{ field: 'slug', rule: 'must be unique' }]);
+        const now = new Date().toISOString();
+        const row = await trx
+          .insertInto('workspaces')
+          .values({ ...values, created_at: now })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        if (actor.type === 'user') {
+          await trx
+            .insertInto('memberships')
+            .values({ workspace_id: row.id, user_id: actor.userId, role: 'owner', created_at: now })
+            .execute();
+        }
+        const workspace = toWorkspace(row);
+        await recordAudit(trx, {
+          workspaceId: row.id,
+          entityType: 'workspace',
+          entityId: row.id,
+          action: 'workspace.create',
+          actor,
+          before: null,
+          after: { ...workspace },
+        });
+        return workspace;
+      });
+    },
+
+    /** The workspaces the actor can see: its one for a key, its memberships for a person. */
+    async list(actor: Actor): Promise<Workspace[]> {
+      let query = db.selectFrom('workspaces').selectAll('workspaces');
+      if (actor.type === 'apiKey') query = query.where('id', '=', actor.workspaceId);
+      if (actor.type === 'user') {
+        query = query
+          .innerJoin('memberships', 'memberships.workspace_id', 'workspaces.id')
+          .where('memberships.user_id', '=', actor.userId);
+      }
+      const rows = await query.orderBy('workspaces.id').execute();
+      return rows.map(toWorkspace);
+    },
+
+    async get(actor: Actor, workspaceId: number): Promise<Workspace> {
+      await authorize(db, actor, workspaceId, 'read');
+      const row = await db.selectFrom('workspaces').selectAll().where('id', '=', workspaceId).executeTakeFirst();
+      if (!row) throw new AppError('NOT_FOUND', `workspace ${workspaceId} does not exist`);
+      return toWorkspace(row);
+    },
+
+    async getBySlug(actor: Actor, slug: string): Promise<Workspace> {
+      const row = await db.selectFrom('workspaces').selectAll().where('slug', '=', slug).executeTakeFirst();
+      if (!row) throw new AppError('NOT_FOUND', `workspace ${slug} does not exist`);
+      await authorize(db, actor, row.id, 'read');
+      return toWorkspace(row);
+    },
+  };
+}
+
+export type WorkspaceService = ReturnType<typeof createWorkspaceService>;

@@ -1,0 +1,61 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { AppError } from '../errors.ts';
+import { toEnvelope } from './errors.ts';
+import type { OriginGuard } from './guard.ts';
+import type { Request, RequestHandler, Response } from './listener.ts';
+
+export interface FrontOptions {
+  guard: OriginGuard;
+  log: Logger;
+  maxBodyBytes: number;
+  docsBase: string;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
+
+export function hostOf(req: Request): string | undefined {
+  const value = req.headers[':authority'] ?? req.headers.host;
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * What every request passes before routing, on every port and protocol: a request id, the
+ * Host/Origin guard, the declared body size, and one log line when it is answered.
+ */
+export function createFront(options: FrontOptions, route: RequestHandler): RequestHandler {
+  const { guard, log, maxBodyBytes, docsBase } = options;
+
+  function refuse(res: Response, status: number, error: AppError, requestId: string) {
+    const body = JSON.stringify(toEnvelope(error, requestId, docsBase));
+    res.statusCode = status;
+    res.setHeader('content-type', 'application/json');
+    res.setHeader('content-length', Buffer.byteLength(body));
+    res.end(body);
+  }
+
+  return (req, res) => {
+    const started = performance.now();
+    const given = req.headers['x-request-id'];
+    const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    req.headers['x-request-id'] = requestId;
+    res.setHeader('x-request-id', requestId);
+    res.once('finish', () => {
+      // The path only: query strings can carry one-time secrets.
+      log.info(
+        { requestId, method: req.method, path: (req.url ?? '').split('?')[0], status: res.statusCode, ms: Math.round(performance.now() - started) },
+        'request',
+      );
+    });
+
+    const origin = req.headers.origin;
+    const refusal = guard.check(hostOf(req), Array.isArray(origin) ? origin[0] : origin);
+    if (refusal) return refuse(res, 403, new AppError('FORBIDDEN', refusal), requestId);
+
+    const length = Number(req.headers['content-length'] ?? 0);
+    if (length > maxBodyBytes) {
+      return refuse(res, 413, new AppError('LIMIT_EXCEEDED', `request body of ${length} bytes is over the limit of ${maxBodyBytes} bytes`), requestId);
+    }
+    route(req, res);
+  };
+}

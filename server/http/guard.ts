@@ -1,0 +1,33 @@
+/**
+ * DNS-rebinding and cross-site protection for a loopback service: a request must name one of the
+ * service's own hosts, and a browser request must come from one of the service's own origins.
+ */
+export interface OriginGuard {
+  /** Why the request is refused, or undefined when it may pass. */
+  check(host: string | undefined, origin: string | undefined): string | undefined;
+}
+
+/** host:port forms of an address that loopback clients use to reach a port. */
+export function loopbackHosts(port: number, boundHost: string): string[] {
+  const hosts = [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`];
+  if (!['127.0.0.1', 'localhost', '::1', '0.0.0.0', '::'].includes(boundHost)) {
+    hosts.push(`${boundHost.includes(':') ? `[${boundHost}]` : boundHost}:${port}`);
+  }
+  return hosts;
+}
+
+export function createOriginGuard(hosts: Iterable<string>, origins: Iterable<string>): OriginGuard {
+  const allowedHosts = new Set([...hosts].map((h) => h.toLowerCase()));
+  const allowedOrigins = new Set([...origins].map((o) => o.toLowerCase()));
+  return {
+    check(host, origin) {
+      if (!host || !allowedHosts.has(host.toLowerCase())) {
+        return `host ${host ?? '(none)'} is not this service; use ${[...allowedHosts][0]}`;
+      }
+      if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase())) {
+        return `origin ${origin} may not call this service`;
+      }
+      return undefined;
+    },
+  };
+}

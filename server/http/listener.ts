@@ -1,0 +1,87 @@
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import http2, { type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
+import net, { type AddressInfo, type Socket } from 'node:net';
+
+export type Request = IncomingMessage | Http2ServerRequest;
+export type Response = ServerResponse | Http2ServerResponse;
+export type RequestHandler = (req: Request, res: Response) => void;
+
+/** Every cleartext HTTP/2 connection opens with these bytes (RFC 9113, 3.4). */
+const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
+/** A connection that has not said which protocol it speaks within this time is dropped. */
+const SNIFF_TIMEOUT_MS = 10_000;
+
+export interface Listener {
+  port: number;
+  /** Sets the handler of every request; until then requests are answered 503. */
+  handle(handler: RequestHandler): void;
+  /** Stops accepting, lets requests in flight finish (up to `graceMs`), then closes the rest. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/**
+ * One port for HTTP/1.1 and cleartext HTTP/2 (h2c with prior knowledge): Node's h2c server cannot
+ * speak HTTP/1.1, so a plain TCP server reads the first bytes of each connection and hands the
+ * socket to the server that speaks its protocol. Both call the same handler.
+ */
+export async function listen(options: { host: string; port: number }): Promise<Listener> {
+  let handler: RequestHandler = (_req, res) => {
+    res.statusCode = 503;
+    res.end();
+  };
+  const dispatch: RequestHandler = (req, res) => handler(req, res);
+  const h1 = http.createServer({ keepAliveTimeout: 5_000, headersTimeout: 15_000, requestTimeout: 60_000 }, dispatch);
+  const h2 = http2.createServer({}, dispatch);
+  const sockets = new Set<Socket>();
+  const sessions = new Set<http2.ServerHttp2Session>();
+  h2.on('session', (session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
+
+  const front = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    socket.setTimeout(SNIFF_TIMEOUT_MS, () => socket.destroy());
+    let head = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      head = Buffer.concat([head, chunk]);
+      const n = Math.min(head.length, H2_PREFACE.length);
+      const isH2 = head.subarray(0, n).equals(H2_PREFACE.subarray(0, n));
+      if (isH2 && head.length < H2_PREFACE.length) return;
+      socket.off('data', onData);
+      socket.setTimeout(0);
+      socket.pause();
+      socket.unshift(head);
+      (isH2 ? h2 : h1).emit('connection', socket);
+      if (!isH2) socket.resume();
+    };
+    socket.on('data', onData);
+    socket.on('error', () => socket.destroy());
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    front.once('error', reject);
+    front.listen(options.port, options.host, () => {
+      front.off('error', reject);
+      resolve();
+    });
+  });
+
+  return {
+    port: (front.address() as AddressInfo).port,
+    handle(next) {
+      handler = next;
+    },
+    async close(graceMs = 5_000) {
+      const closed = new Promise<void>((resolve) => front.close(() => resolve()));
+      h1.closeIdleConnections();
+      for (const session of sessions) session.close();
+      const deadline = setTimeout(() => {
+        for (const socket of sockets) socket.destroy();
+      }, graceMs);
+      await Promise.all([closed, new Promise<void>((resolve) => h1.close(() => resolve()))]);
+      clearTimeout(deadline);
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import { getRequestListener } from '@hono/node-server';
+import type { Logger } from 'pino';
+import type { ServiceConfig } from './config.ts';
+import { openDatabase } from './db/open.ts';
+import { createServices } from './domain/services.ts';
+import { ensureOwner } from './domain/users/users.ts';
+import { createDashboardApp } from './dashboard/dashboard-app.ts';
+import { createFront } from './http/front.ts';
+import { createOriginGuard, loopbackHosts } from './http/guard.ts';
+import { type Listener, listen } from './http/listener.ts';
+import { createApiApp } from './rest/api-app.ts';
+
+export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+
+export interface RunningService {
+  apiUrl: string;
+  dashboardUrl: string;
+  /** A one-time link that signs the owner into the dashboard. */
+  signInUrl: string;
+  /** Stops accepting, finishes requests in flight, closes the database. */
+  close(): Promise<void>;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/** The composition root: config, database, services, then the two loopback ports. */
+export async function startService(config: ServiceConfig, log: Logger): Promise<RunningService> {
+  if (!LOOPBACK.has(config.host)) {
+    log.warn({ host: config.host }, 'listening beyond loopback: other machines can reach this service');
+  }
+  const db = await openDatabase(config.dataDir);
+  const listeners: Listener[] = [];
+  try {
+    const services = createServices(db);
+    const ownerId = await ensureOwner(db);
+    await services.sessions.prune();
+
+    // Routes are attached once both ports are known: the Host/Origin guard needs them.
+    const api = await listen({ host: config.host, port: config.port });
+    listeners.push(api);
+    const dashboard = await listen({ host: config.host, port: config.dashboardPort });
+    listeners.push(dashboard);
+
+    const apiUrl = config.oauthIssuer ?? `http://localhost:${api.port}`;
+    const dashboardUrl = config.dashboardUrl ?? `http://localhost:${dashboard.port}`;
+    const docsBase = config.docsUrl ?? apiUrl;
+    const apiHosts = [...loopbackHosts(api.port, config.host), new URL(apiUrl).host];
+    const dashboardHosts = [...loopbackHosts(dashboard.port, config.host), new URL(dashboardUrl).host];
+    const origins = [...apiHosts, ...dashboardHosts].map((h) => `http://${h}`).concat(new URL(apiUrl).origin, new URL(dashboardUrl).origin);
+    const common = { log, maxBodyBytes: config.maxBodyBytes, docsBase };
+
+    const apiRoutes = getRequestListener(createApiApp({ ...common, services, apiUrl, version: VERSION }).fetch);
+    const dashboardRoutes = getRequestListener(createDashboardApp({ ...common, services }).fetch);
+    api.handle(createFront({ ...common, guard: createOriginGuard(apiHosts, origins) }, (req, res) => void apiRoutes(req, res)));
+    dashboard.handle(createFront({ ...common, guard: createOriginGuard(dashboardHosts, origins) }, (req, res) => void dashboardRoutes(req, res)));
+
+    const signInUrl = `${dashboardUrl}/signin?token=${await services.sessions.createSignInToken(ownerId)}`;
+    return {
+      apiUrl,
+      dashboardUrl,
+      signInUrl,
+      async close() {
+        await Promise.all(listeners.map((l) => l.close()));
+        await db.destroy();
+      },
+    };
+  } catch (error) {
+    await Promise.all(listeners.map((l) => l.close(0)));
+    await db.destroy();
+    throw error;
+  }
+}

@@ -1,0 +1,112 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import pino from 'pino';
+import { withLocalOwner } from '../../server/cli/local.ts';
+import { serviceConfig } from '../../server/config.ts';
+import type { Scope } from '../../server/domain/actor.ts';
+import { type RunningService, startService } from '../../server/main.ts';
+
+export const CLI = new URL('../../bin/statusdesk.js', import.meta.url).pathname;
+
+export async function tempDir(): Promise<{ path: string; remove(): Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), 'statusdesk-test-'));
+  return { path, remove: () => rm(path, { recursive: true, force: true }) };
+}
+
+export interface TestService extends RunningService {
+  dataDir: string;
+  /** Issues a key through the owner's local tools, as `statusdesk keys create` does. */
+  createKey(scope: Scope, workspace?: string): Promise<{ id: string; secret: string }>;
+  /** GET/POST against the API port with an optional key. */
+  api(path: string, init?: RequestInit & { key?: string }): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+/** The real service, in this process, on free loopback ports with a fresh data folder. */
+export async function startTestService(env: NodeJS.ProcessEnv = {}, dataDir?: string): Promise<TestService> {
+  const dir = dataDir ? undefined : await tempDir();
+  const path = dataDir ?? dir!.path;
+  const config = serviceConfig({ dataDir: path, port: '0', dashboardPort: '0' }, env);
+  const service = await startService(config, pino({ level: 'silent' }));
+  return {
+    ...service,
+    dataDir: path,
+    async createKey(scope, workspace = 'personal') {
+      return withLocalOwner(path, async (services, owner) => {
+        const ws = await services.workspaces.getBySlug(owner, workspace);
+        const { key, secret } = await services.keys.create(owner, { workspaceId: Number(ws.id), name: `${scope} key`, scope });
+        return { id: key.id, secret };
+      });
+    },
+    api(p, init = {}) {
+      const { key, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (key) headers.set('x-service-key', key);
+      return fetch(`${service.apiUrl}${p}`, { ...rest, headers });
+    },
+    async stop() {
+      await service.close();
+      await dir?.remove();
+    },
+  };
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the `statusdesk` command as a user would, with the Node.js running the tests. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, timeout: 30_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+export interface ServeProcess {
+  child: ChildProcess;
+  ready: { event: string; apiUrl: string; dashboardUrl: string; signInUrl: string };
+  stderr(): string;
+  /** Sends the signal and waits for the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** `statusdesk serve` as a child process; resolves on its ready line. */
+export function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--dashboard-port', '0', ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not become ready: ${stderr}`));
+    }, 20_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited with ${code} before ready: ${stderr}`));
+    });
+    createInterface({ input: child.stdout! }).once('line', (line) => {
+      clearTimeout(timer);
+      resolve({
+        child,
+        ready: JSON.parse(line),
+        stderr: () => stderr,
+        stop(signal = 'SIGTERM') {
+          child.kill(signal);
+          return exited;
+        },
+      });
+    });
+  });
+}
