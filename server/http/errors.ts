@@ -21,7 +21,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
 };
 
 export function errorDocsUrl(docsBase: string, code: ErrorCode): string {
-  return `${docsBase}/docs/reference/errors#${code.toLowerCase().replaceAll('_', '-')}`;
+  return `${docsBase}/docs/reference/errors#${code.toLowerCase()}`;
 }
 
 export function toEnvelope(error: AppError, requestId: string, docsBase: string): ErrorEnvelope {

@@ -32,6 +32,9 @@ export async function listen(options: { host: string; port: number }): Promise<L
   const dispatch: RequestHandler = (req, res) => handler(req, res);
   const h1 = http.createServer({ keepAliveTimeout: 5_000, headersTimeout: 15_000, requestTimeout: 60_000 }, dispatch);
   const h2 = http2.createServer({}, dispatch);
+  // The HTTP/1.1 server never listens itself (the front does), but its connection tracking, which
+  // enforces the timeouts above and lets close() drop idle keep-alive sockets, starts on 'listening'.
+  h1.emit('listening');
   const sockets = new Set<Socket>();
   const sessions = new Set<http2.ServerHttp2Session>();
   h2.on('session', (session) => {
@@ -75,12 +78,12 @@ export async function listen(options: { host: string; port: number }): Promise<L
     },
     async close(graceMs = 5_000) {
       const closed = new Promise<void>((resolve) => front.close(() => resolve()));
-      h1.closeIdleConnections();
       for (const session of sessions) session.close();
       const deadline = setTimeout(() => {
         for (const socket of sockets) socket.destroy();
       }, graceMs);
-      await Promise.all([closed, new Promise<void>((resolve) => h1.close(() => resolve()))]);
+      h1.close(); // stops its timers and closes idle sockets; it never listened, so its callback has nothing to say
+      await closed;
       clearTimeout(deadline);
     },
   };
