@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { openDatabase } from '../server/db/open.ts';
 import { hashSecret, newSecret } from '../server/domain/secrets.ts';
-import { startTestService, type TestService } from './support/harness.ts';
+import { json, startTestService, type TestService } from './support/harness.ts';
 
 let service: TestService;
 before(async () => {
@@ -15,7 +15,7 @@ async function whoami(key: string) {
   const response = await service.api('/v1/whoami', { key });
   assert.equal(response.status, 200);
   assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
-  return response.json();
+  return json(response);
 }
 
 describe('GET /v1/whoami', () => {
@@ -57,7 +57,7 @@ describe('GET /v1/whoami', () => {
   test('refuses a request without a key with 401 and the error envelope', async () => {
     const response = await service.api('/v1/whoami');
     assert.equal(response.status, 401);
-    const body = await response.json();
+    const body = await json(response);
     assert.equal(body.code, 'UNAUTHORIZED');
     assert.match(body.message, /x-service-key/);
     assert.equal(body.requestId, response.headers.get('x-request-id'));
@@ -69,7 +69,7 @@ describe('GET /openapi.json', () => {
   test('is a valid OpenAPI 3.1 document of every REST path', async () => {
     const response = await service.api('/openapi.json');
     assert.equal(response.status, 200);
-    const doc = await response.json();
+    const doc = await json(response);
     assert.equal(doc.openapi, '3.1.0');
     const result = await new Validator().validate(doc);
     assert.equal(result.valid, true, JSON.stringify(result.errors));

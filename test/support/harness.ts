@@ -110,3 +110,8 @@ export function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise
     });
   });
 }
+
+/** A response body as JSON, loosely typed: tests assert its shape field by field. */
+export async function json(response: Response): Promise<any> {
+  return response.json();
+}
