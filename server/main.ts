@@ -45,9 +45,11 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     const apiUrl = config.oauthIssuer ?? `http://localhost:${api.port}`;
     const dashboardUrl = config.dashboardUrl ?? `http://localhost:${dashboard.port}`;
     const docsBase = config.docsUrl ?? apiUrl;
-    const apiHosts = [...loopbackHosts(api.port, config.host), new URL(apiUrl).host];
-    const dashboardHosts = [...loopbackHosts(dashboard.port, config.host), new URL(dashboardUrl).host];
-    const origins = [...apiHosts, ...dashboardHosts].map((h) => `http://${h}`).concat(new URL(apiUrl).origin, new URL(dashboardUrl).origin);
+    const apiLoopback = loopbackHosts(api.port, config.host);
+    const dashboardLoopback = loopbackHosts(dashboard.port, config.host);
+    const apiHosts = [...apiLoopback, new URL(apiUrl).host];
+    const dashboardHosts = [...dashboardLoopback, new URL(dashboardUrl).host];
+    const origins = [...apiLoopback, ...dashboardLoopback].map((h) => `http://${h}`).concat(apiUrl, dashboardUrl);
     const common = { log, maxBodyBytes: config.maxBodyBytes, docsBase };
 
     const apiRoutes = getRequestListener(createApiApp({ ...common, services, apiUrl, version: VERSION }).fetch);

@@ -8,7 +8,6 @@ import { createWorkspaceService } from './workspaces/workspaces.ts';
 /** Every domain service over one database: the single boundary all surfaces call. */
 export function createServices(db: Kysely<Database>) {
   return {
-    db,
     workspaces: createWorkspaceService(db),
     keys: createKeyService(db),
     identity: createIdentityService(db),

@@ -54,6 +54,8 @@ export function createFront(options: FrontOptions, route: RequestHandler): Reque
 
     const length = Number(req.headers['content-length'] ?? 0);
     if (length > maxBodyBytes) {
+      // Do not read the rest of an oversized HTTP/1.1 body; HTTP/2 resets just the stream instead.
+      if (req.httpVersionMajor === 1) res.setHeader('connection', 'close');
       return refuse(res, 413, new AppError('LIMIT_EXCEEDED', `request body of ${length} bytes is over the limit of ${maxBodyBytes} bytes`), requestId);
     }
     route(req, res);

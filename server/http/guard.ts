@@ -1,3 +1,5 @@
+import { networkInterfaces } from 'node:os';
+
 /**
  * DNS-rebinding and cross-site protection for a loopback service: a request must name one of the
  * service's own hosts, and a browser request must come from one of the service's own origins.
@@ -7,11 +9,19 @@ export interface OriginGuard {
   check(host: string | undefined, origin: string | undefined): string | undefined;
 }
 
-/** host:port forms of an address that loopback clients use to reach a port. */
+const hostPort = (address: string, port: number) => `${address.includes(':') ? `[${address}]` : address}:${port}`;
+
+/**
+ * host:port forms by which clients reach a port: the loopback names, plus the bound address when
+ * the user opted in to another one (every interface address for a wildcard bind).
+ */
 export function loopbackHosts(port: number, boundHost: string): string[] {
   const hosts = [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`];
-  if (!['127.0.0.1', 'localhost', '::1', '0.0.0.0', '::'].includes(boundHost)) {
-    hosts.push(`${boundHost.includes(':') ? `[${boundHost}]` : boundHost}:${port}`);
+  if (boundHost === '0.0.0.0' || boundHost === '::') {
+    const addresses = Object.values(networkInterfaces()).flatMap((list) => list ?? []);
+    hosts.push(...addresses.filter((a) => !a.internal).map((a) => hostPort(a.address, port)));
+  } else if (!['127.0.0.1', 'localhost', '::1'].includes(boundHost)) {
+    hosts.push(hostPort(boundHost, port));
   }
   return hosts;
 }
@@ -22,7 +32,7 @@ export function createOriginGuard(hosts: Iterable<string>, origins: Iterable<str
   return {
     check(host, origin) {
       if (!host || !allowedHosts.has(host.toLowerCase())) {
-        return `host ${host ?? '(none)'} is not this service; use ${[...allowedHosts][0]}`;
+        return `host ${host || '(none)'} is not this service; use ${[...allowedHosts][0]}`;
       }
       if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase())) {
         return `origin ${origin} may not call this service`;

@@ -1,0 +1,262 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { withLocalOwner } from '../server/cli/local.ts';
+import { json, startTestService, type TestService } from './support/harness.ts';
+
+const SESSION_TTL_SECONDS = 14 * 24 * 3600;
+const KEY_FIELDS = ['createdAt', 'createdByUserId', 'id', 'lastUsedAt', 'legacy', 'name', 'prefix', 'revokedAt', 'scopes', 'workspaceId'];
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+let service: TestService;
+/** The first use of the one-time link, made before the tests so every test can use the session. */
+let signIn: Response;
+let cookie: string;
+let workspaceId: string;
+
+before(async () => {
+  service = await startTestService();
+  signIn = await fetch(service.signInUrl, { redirect: 'manual' });
+  cookie = (signIn.headers.getSetCookie()[0] ?? '').split(';')[0]!;
+});
+after(() => service.stop());
+
+function dashboard(path: string, init: RequestInit & { session?: string | null } = {}): Promise<Response> {
+  const { session = cookie, ...rest } = init;
+  const headers = new Headers(rest.headers);
+  if (session) headers.set('cookie', session);
+  if (typeof rest.body === 'string') headers.set('content-type', 'application/json');
+  return fetch(`${service.dashboardUrl}${path}`, { ...rest, headers, redirect: 'manual' });
+}
+
+const createKey = (body: unknown, ws = workspaceId) =>
+  dashboard(`/api/workspaces/${ws}/keys`, { method: 'POST', body: JSON.stringify(body) });
+
+async function listKeys(): Promise<{ text: string; keys: Record<string, unknown>[] }> {
+  const response = await dashboard(`/api/workspaces/${workspaceId}/keys`);
+  assert.equal(response.status, 200);
+  const text = await response.text();
+  return { text, keys: JSON.parse(text).keys };
+}
+
+async function whoami(secret: string): Promise<Response> {
+  return service.api('/v1/whoami', { key: secret });
+}
+
+async function assertError(response: Response, status: number, code: string, message: RegExp) {
+  assert.equal(response.status, status);
+  assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
+  const body = await json(response);
+  assert.equal(body.code, code);
+  assert.match(body.message, message);
+  assert.equal(body.requestId, response.headers.get('x-request-id'));
+  assert.equal(body.docs, `${service.apiUrl}/docs/reference/errors#${code.toLowerCase()}`);
+  return body;
+}
+
+/** A fresh one-time link for the owner, as a restart of the service would print. */
+async function newSignInLink(): Promise<string> {
+  const token = await withLocalOwner(service.dataDir, async (services, owner) => {
+    assert.equal(owner.type, 'user');
+    return services.sessions.createSignInToken(owner.type === 'user' ? owner.userId : 0);
+  });
+  return `${service.dashboardUrl}/signin?token=${token}`;
+}
+
+describe('sign-in link', () => {
+  test('redirects 303 to / and sets an HttpOnly SameSite=Strict session cookie', () => {
+    assert.equal(signIn.status, 303);
+    assert.equal(signIn.headers.get('location'), '/');
+    const cookies = signIn.headers.getSetCookie();
+    assert.equal(cookies.length, 1);
+    const [pair = '', ...attributes] = cookies[0]!.split(';').map((part) => part.trim());
+    assert.match(pair, /^statusdesk_session=[A-Za-z0-9_-]{43}$/);
+    assert.deepEqual(attributes.sort(), ['HttpOnly', `Max-Age=${SESSION_TTL_SECONDS}`, 'Path=/', 'SameSite=Strict']);
+    // The cookie carries a new session secret, never the link's token.
+    assert.ok(!service.signInUrl.includes(pair.slice('statusdesk_session='.length)));
+  });
+
+  test('works exactly once: the second use is 401 and sets no cookie', async () => {
+    const again = await fetch(service.signInUrl, { redirect: 'manual' });
+    assert.equal(again.status, 401);
+    assert.match(again.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(await again.text(), /expired or was already used/);
+    assert.deepEqual(again.headers.getSetCookie(), []);
+  });
+
+  test('an unknown, empty or missing token is 401', async () => {
+    for (const query of ['?token=' + 'A'.repeat(43), '?token=', '']) {
+      const response = await fetch(`${service.dashboardUrl}/signin${query}`, { redirect: 'manual' });
+      assert.equal(response.status, 401, query);
+      assert.deepEqual(response.headers.getSetCookie(), []);
+      await response.text();
+    }
+  });
+
+  test('the session opens the dashboard page', async () => {
+    const response = await dashboard('/');
+    assert.equal(response.status, 200);
+    assert.match(await response.text(), /Statusdesk is running/);
+  });
+});
+
+describe('dashboard API', () => {
+  test('GET /api/session lists the workspaces of the signed-in owner', async () => {
+    const response = await dashboard('/api/session');
+    assert.equal(response.status, 200);
+    const body = await json(response);
+    assert.deepEqual(Object.keys(body), ['workspaces']);
+    assert.equal(body.workspaces.length, 1);
+    const [workspace] = body.workspaces;
+    assert.deepEqual(Object.keys(workspace).sort(), ['createdAt', 'id', 'name', 'plan', 'slug']);
+    assert.equal(workspace.slug, 'personal');
+    assert.equal(workspace.plan, 'scale');
+    assert.match(workspace.id, /^\d+$/);
+    assert.match(workspace.createdAt, ISO);
+    workspaceId = workspace.id;
+  });
+
+  for (const scope of ['read', 'write'] as const) {
+    test(`POST /api/workspaces/:id/keys issues a ${scope} key that works on the API port`, async () => {
+      const response = await createKey({ name: `  ${scope} key from the dashboard  `, scope });
+      assert.equal(response.status, 201);
+      const body = await json(response);
+      assert.deepEqual(Object.keys(body).sort(), ['key', 'secret']);
+      const { key, secret } = body;
+      assert.equal(typeof secret, 'string');
+      assert.ok(secret.length >= 40, `secret of ${secret.length} characters`);
+      assert.ok(secret.startsWith('svc_'));
+      assert.ok(!secret.startsWith('svc_oat_'));
+      assert.match(secret, /^svc_[A-Za-z0-9_-]+$/);
+
+      assert.deepEqual(Object.keys(key).sort(), KEY_FIELDS);
+      assert.equal(key.name, `${scope} key from the dashboard`);
+      assert.deepEqual(key.scopes, [scope]);
+      assert.equal(key.legacy, false);
+      assert.equal(key.workspaceId, workspaceId);
+      assert.equal(key.prefix, secret.slice(0, 12));
+      assert.match(key.createdAt, ISO);
+      assert.equal(key.lastUsedAt, null);
+      assert.equal(key.revokedAt, null);
+      assert.match(key.createdByUserId, /^\d+$/);
+
+      const identity = await whoami(secret);
+      assert.equal(identity.status, 200);
+      const who = await json(identity);
+      assert.equal(who.slug, 'personal');
+      assert.deepEqual(who.actor, { type: 'apiKey', keyId: key.id, scopes: [scope] });
+    });
+  }
+
+  test('each issued key has its own secret', async () => {
+    const a = await json(await createKey({ name: 'a', scope: 'read' }));
+    const b = await json(await createKey({ name: 'b', scope: 'read' }));
+    assert.notEqual(a.secret, b.secret);
+    assert.notEqual(a.key.id, b.key.id);
+  });
+
+  test('an invalid scope is 400 VALIDATION naming the field scope, and nothing is issued', async () => {
+    const before = (await listKeys()).keys.length;
+    for (const body of [
+      { name: 'bad', scope: 'admin' },
+      { name: 'bad', scope: 'READ' },
+      { name: 'bad', scope: ['read'] },
+      { name: 'bad', scopes: ['read'] },
+      { name: 'bad' },
+    ]) {
+      const response = await createKey(body);
+      const envelope = await assertError(response, 400, 'VALIDATION', /^scope: must be read or write$/);
+      assert.deepEqual(envelope.violations, [{ field: 'scope', rule: 'must be read or write' }]);
+    }
+    const both = await assertError(await createKey({ name: '   ', scope: 'root' }), 400, 'VALIDATION', /name: must not be empty/);
+    assert.deepEqual(both.violations.map((v: { field: string }) => v.field).sort(), ['name', 'scope']);
+    assert.equal((await listKeys()).keys.length, before);
+  });
+
+  test('GET /api/workspaces/:id/keys lists keys newest first, with no secret or hash', async () => {
+    const issued = await json(await createKey({ name: 'listed', scope: 'write' }));
+    const { text, keys } = await listKeys();
+    assert.ok(keys.length >= 4);
+    assert.equal(keys[0]!.id, issued.key.id);
+    const ids = keys.map((k) => Number(k.id));
+    assert.deepEqual(ids, [...ids].sort((x, y) => y - x));
+    for (const key of keys) assert.deepEqual(Object.keys(key).sort(), KEY_FIELDS);
+    assert.ok(!text.includes(issued.secret), 'the secret is never listed');
+    assert.ok(!text.includes(issued.secret.slice(12)), 'no part of the secret beyond its prefix is listed');
+    assert.doesNotMatch(text, /secret|hash/i);
+    assert.deepEqual(keys[0], { ...issued.key });
+  });
+
+  test('POST /api/keys/:id/revoke revokes the key: whoami then answers 401', async () => {
+    const issued = await json(await createKey({ name: 'to revoke', scope: 'write' }));
+    const other = await json(await createKey({ name: 'stays', scope: 'read' }));
+    assert.equal((await whoami(issued.secret)).status, 200);
+
+    const response = await dashboard(`/api/keys/${issued.key.id}/revoke`, { method: 'POST' });
+    assert.equal(response.status, 200);
+    const body = await json(response);
+    assert.deepEqual(Object.keys(body), ['key']);
+    assert.equal(body.key.id, issued.key.id);
+    assert.match(body.key.revokedAt, ISO);
+    assert.equal(JSON.stringify(body).includes(issued.secret), false);
+
+    const refused = await whoami(issued.secret);
+    assert.equal(refused.status, 401);
+    assert.equal((await json(refused)).code, 'UNAUTHORIZED');
+    assert.equal((await whoami(other.secret)).status, 200, 'other keys keep working');
+
+    const listed = (await listKeys()).keys.find((k) => k.id === issued.key.id);
+    assert.equal(listed?.revokedAt, body.key.revokedAt);
+
+    const again = await dashboard(`/api/keys/${issued.key.id}/revoke`, { method: 'POST' });
+    assert.equal(again.status, 200);
+    assert.equal((await json(again)).key.revokedAt, body.key.revokedAt, 'revoking twice keeps the first time');
+  });
+
+  test('without a session cookie every API route is 401 and nothing changes', async () => {
+    const issued = await json(await createKey({ name: 'guarded', scope: 'read' }));
+    const before = (await listKeys()).keys.length;
+    for (const session of [null, 'statusdesk_session=' + 'A'.repeat(43), 'other_cookie=1']) {
+      const attempts = [
+        dashboard('/api/session', { session }),
+        dashboard(`/api/workspaces/${workspaceId}/keys`, { session }),
+        dashboard(`/api/workspaces/${workspaceId}/keys`, { session, method: 'POST', body: JSON.stringify({ name: 'x', scope: 'write' }) }),
+        dashboard(`/api/keys/${issued.key.id}/revoke`, { session, method: 'POST' }),
+      ];
+      for (const response of await Promise.all(attempts)) {
+        await assertError(response, 401, 'UNAUTHORIZED', /^not signed in: open the sign-in link that statusdesk serve printed$/);
+      }
+    }
+    assert.equal((await listKeys()).keys.length, before);
+    assert.equal((await whoami(issued.secret)).status, 200, 'the key was not revoked');
+  });
+
+  test('an unknown workspace id is 404 NOT_FOUND for listing and issuing', async () => {
+    for (const id of ['999', '0', '-1', 'abc', '1.5']) {
+      await assertError(await dashboard(`/api/workspaces/${id}/keys`), 404, 'NOT_FOUND', new RegExp(`^workspace ${id.replace('.', '\\.')} does not exist$`));
+      await assertError(await createKey({ name: 'x', scope: 'read' }, id), 404, 'NOT_FOUND', new RegExp(`^workspace ${id.replace('.', '\\.')} does not exist$`));
+    }
+  });
+
+  test('an unknown key id is 404 NOT_FOUND on revoke', async () => {
+    for (const id of ['999999', 'abc']) {
+      await assertError(await dashboard(`/api/keys/${id}/revoke`, { method: 'POST' }), 404, 'NOT_FOUND', new RegExp(`^API key ${id} does not exist in this workspace$`));
+    }
+  });
+});
+
+describe('sign-out', () => {
+  test('POST /api/signout ends the session and clears the cookie', async () => {
+    const link = await newSignInLink();
+    const response = await fetch(link, { redirect: 'manual' });
+    assert.equal(response.status, 303);
+    const second = response.headers.getSetCookie()[0]!.split(';')[0]!;
+    assert.notEqual(second, cookie);
+    assert.equal((await dashboard('/api/session', { session: second })).status, 200);
+
+    const out = await dashboard('/api/signout', { session: second, method: 'POST' });
+    assert.equal(out.status, 204);
+    assert.match(out.headers.getSetCookie()[0] ?? '', /^statusdesk_session=; Max-Age=0; Path=\//);
+    await assertError(await dashboard('/api/session', { session: second }), 401, 'UNAUTHORIZED', /^not signed in/);
+    assert.equal((await dashboard('/api/session')).status, 200, 'other sessions stay signed in');
+  });
+});

@@ -1,0 +1,397 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import http2 from 'node:http2';
+import net from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import pino from 'pino';
+import { withLocalOwner } from '../server/cli/local.ts';
+import { serviceConfig } from '../server/config.ts';
+import { type RunningService, startService } from '../server/main.ts';
+import { startTestService, tempDir, type TestService } from './support/harness.ts';
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/**
+ * One HTTP/1.1 request to a loopback port that sends exactly the headers given, Host included
+ * (fetch does not let a caller choose Host).
+ */
+function request(port: number, path: string, headers: Record<string, string>, method = 'GET', body?: string): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path, method, headers, setHost: false, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** One cleartext HTTP/2 request (prior knowledge) on its own connection. */
+function h2Request(port: number, headers: http2.OutgoingHttpHeaders): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const session = http2.connect(`http://127.0.0.1:${port}`);
+    session.on('error', reject);
+    const stream = session.request(headers);
+    let status = 0;
+    let responseHeaders: Record<string, string | string[] | undefined> = {};
+    let text = '';
+    stream.setEncoding('utf8');
+    stream.on('response', (h) => {
+      status = Number(h[':status']);
+      responseHeaders = h as Record<string, string | string[] | undefined>;
+    });
+    stream.on('data', (chunk: string) => (text += chunk));
+    stream.on('error', (error) => {
+      session.close();
+      reject(error);
+    });
+    stream.on('end', () => {
+      session.close();
+      resolve({ status, headers: responseHeaders, body: text });
+    });
+    stream.end();
+  });
+}
+
+/** The raw bytes of one request on a fresh TCP connection, for requests Node's client will not send. */
+function rawExchange(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.end(text));
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (answer += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(answer));
+  });
+}
+
+/** Ports free on loopback right now, for a start that must know its ports in advance. */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from({ length: count }, () => new Promise<net.Server>((resolve, reject) => {
+      const server = net.createServer();
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve(server));
+    })),
+  );
+  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+  return ports;
+}
+
+function portOf(url: string): number {
+  return Number(new URL(url).port);
+}
+
+/** A refusal by the Host/Origin guard: 403 and exactly the four fields of the error envelope. */
+function assertForbidden(response: RawResponse, docsBase: string, message: RegExp): void {
+  assert.equal(response.status, 403, response.body);
+  assert.match(String(response.headers['content-type']), /^application\/json/);
+  const body = JSON.parse(response.body);
+  assert.deepEqual(Object.keys(body).sort(), ['code', 'docs', 'message', 'requestId']);
+  assert.equal(body.code, 'FORBIDDEN');
+  assert.match(body.message, message);
+  assert.equal(typeof body.requestId, 'string');
+  assert.equal(body.requestId, response.headers['x-request-id']);
+  assert.equal(body.docs, `${docsBase}/docs/reference/errors#forbidden`);
+}
+
+describe('Host and Origin guard', () => {
+  let service: TestService;
+  let apiPort: number;
+  let dashboardPort: number;
+  let key: string;
+  let keyId: string;
+
+  before(async () => {
+    service = await startTestService();
+    apiPort = portOf(service.apiUrl);
+    dashboardPort = portOf(service.dashboardUrl);
+    ({ secret: key, id: keyId } = await service.createKey('read'));
+  });
+  after(() => service.stop());
+
+  /** A request that passes the guard is answered 200: whoami with a key, or the dashboard's page. */
+  function probe(port: number, headers: Record<string, string>): Promise<RawResponse> {
+    return port === apiPort
+      ? request(port, '/v1/whoami', { 'x-service-key': key, ...headers })
+      : request(port, '/', headers);
+  }
+
+  const ports = () => [
+    { name: 'API', port: apiPort, other: dashboardPort },
+    { name: 'dashboard', port: dashboardPort, other: apiPort },
+  ];
+
+  test('the service reports loopback addresses of its two ports', () => {
+    assert.match(service.apiUrl, /^http:\/\/localhost:\d+$/);
+    assert.match(service.dashboardUrl, /^http:\/\/localhost:\d+$/);
+    assert.notEqual(apiPort, dashboardPort);
+  });
+
+  for (const side of ['API', 'dashboard'] as const) {
+    test(`the ${side} port refuses a foreign Host with 403 FORBIDDEN, even with a valid key`, async () => {
+      const { port, other } = ports().find((p) => p.name === side)!;
+      const foreign = [
+        `evil.example:${port}`,
+        `127.0.0.1.nip.io:${port}`,
+        `localhost.evil.example:${port}`,
+        `localtest.me:${port}`,
+        `127.0.0.2:${port}`,
+        `0.0.0.0:${port}`,
+        'localhost',
+        '127.0.0.1',
+        `localhost:${other}`,
+        `127.0.0.1:${other}`,
+      ];
+      for (const host of foreign) {
+        const response = await probe(port, { host });
+        assertForbidden(response, service.apiUrl, new RegExp(`^host ${host.replaceAll('.', '\\.')} is not this service; use localhost:${port}$`));
+      }
+    });
+
+    test(`the ${side} port refuses an empty Host and a request without one`, async () => {
+      const { port } = ports().find((p) => p.name === side)!;
+      assertForbidden(await probe(port, { host: '' }), service.apiUrl, /is not this service/);
+      // HTTP/1.0 allows leaving Host out; HTTP/1.1 without Host is refused by Node itself (400).
+      const answer = await rawExchange(port, 'GET / HTTP/1.0\r\n\r\n');
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      assert.match(head, /^HTTP\/1\.1 403 /);
+      const envelope = JSON.parse(body);
+      assert.equal(envelope.code, 'FORBIDDEN');
+      assert.equal(envelope.message, `host (none) is not this service; use localhost:${port}`);
+      assert.equal(envelope.docs, `${service.apiUrl}/docs/reference/errors#forbidden`);
+    });
+
+    test(`the ${side} port accepts its own loopback hosts, in any letter case`, async () => {
+      const { port } = ports().find((p) => p.name === side)!;
+      for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, `LocalHost:${port}`]) {
+        const response = await probe(port, { host });
+        assert.equal(response.status, 200, `${host}: ${response.body}`);
+      }
+    });
+
+    test(`the ${side} port refuses a foreign Origin with 403 FORBIDDEN`, async () => {
+      const { port } = ports().find((p) => p.name === side)!;
+      const foreign = [
+        'http://evil.example',
+        'null',
+        `http://evil.example:${port}`,
+        `http://127.0.0.1.nip.io:${port}`,
+        `https://localhost:${port}`,
+        'http://localhost',
+        'http://localhost:1',
+      ];
+      for (const origin of foreign) {
+        const response = await probe(port, { host: `localhost:${port}`, origin });
+        assertForbidden(response, service.apiUrl, new RegExp(`^origin ${origin.replaceAll('.', '\\.')} may not call this service$`));
+      }
+    });
+
+    test(`the ${side} port accepts the service's own origins, API and dashboard alike`, async () => {
+      const { port } = ports().find((p) => p.name === side)!;
+      const own = [
+        service.apiUrl,
+        service.dashboardUrl,
+        `http://127.0.0.1:${apiPort}`,
+        `http://127.0.0.1:${dashboardPort}`,
+        `http://[::1]:${apiPort}`,
+        `http://[::1]:${dashboardPort}`,
+      ];
+      for (const origin of own) {
+        const response = await probe(port, { host: `localhost:${port}`, origin });
+        assert.equal(response.status, 200, `${origin}: ${response.body}`);
+      }
+    });
+  }
+
+  test('a refused request echoes a well-formed caller request id', async () => {
+    const response = await probe(apiPort, { host: `evil.example:${apiPort}`, 'x-request-id': 'rebind-probe-0001' });
+    assertForbidden(response, service.apiUrl, /is not this service/);
+    assert.equal(response.headers['x-request-id'], 'rebind-probe-0001');
+  });
+
+  test('a cross-site POST with the session cookie is refused before it can create a key', async () => {
+    const signIn = await fetch(service.signInUrl, { redirect: 'manual' });
+    assert.equal(signIn.status, 303);
+    const cookie = signIn.headers.getSetCookie()[0]!.split(';')[0]!;
+    const listKeys = async () => {
+      const response = await request(dashboardPort, '/api/workspaces/1/keys', { host: `localhost:${dashboardPort}`, cookie });
+      assert.equal(response.status, 200);
+      return JSON.parse(response.body).keys as unknown[];
+    };
+    const before = (await listKeys()).length;
+    const response = await request(
+      dashboardPort,
+      '/api/workspaces/1/keys',
+      { host: `localhost:${dashboardPort}`, origin: 'http://evil.example', cookie, 'content-type': 'text/plain' },
+      'POST',
+      JSON.stringify({ name: 'stolen', scope: 'write' }),
+    );
+    assertForbidden(response, service.apiUrl, /^origin http:\/\/evil\.example may not call this service$/);
+    assert.equal((await listKeys()).length, before);
+  });
+
+  describe('cleartext HTTP/2 on the same ports', () => {
+    test('whoami answers over h2c with a key', async () => {
+      const response = await h2Request(apiPort, { ':path': '/v1/whoami', 'x-service-key': key });
+      assert.equal(response.status, 200, response.body);
+      assert.match(String(response.headers['content-type']), /^application\/json/);
+      assert.match(String(response.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+      const body = JSON.parse(response.body);
+      assert.equal(body.slug, 'personal');
+      assert.deepEqual(body.actor, { type: 'apiKey', keyId, scopes: ['read'] });
+    });
+
+    test('whoami over h2c without a key is 401', async () => {
+      const response = await h2Request(apiPort, { ':path': '/v1/whoami' });
+      assert.equal(response.status, 401);
+      assert.equal(JSON.parse(response.body).code, 'UNAUTHORIZED');
+    });
+
+    test('a foreign :authority is refused with 403 on both ports', async () => {
+      for (const port of [apiPort, dashboardPort]) {
+        for (const authority of [`evil.example:${port}`, `127.0.0.1.nip.io:${port}`]) {
+          const response = await h2Request(port, { ':path': port === apiPort ? '/v1/whoami' : '/', ':authority': authority, 'x-service-key': key });
+          assertForbidden(response, service.apiUrl, new RegExp(`^host ${authority.replaceAll('.', '\\.')} is not this service`));
+        }
+      }
+    });
+
+    test('a foreign Origin is refused over h2c, an own one passes', async () => {
+      const refused = await h2Request(apiPort, { ':path': '/v1/whoami', origin: 'http://evil.example', 'x-service-key': key });
+      assertForbidden(refused, service.apiUrl, /^origin http:\/\/evil\.example may not call this service$/);
+      const passed = await h2Request(apiPort, { ':path': '/v1/whoami', origin: service.dashboardUrl, 'x-service-key': key });
+      assert.equal(passed.status, 200, passed.body);
+    });
+
+    test('the dashboard port speaks h2c too', async () => {
+      const response = await h2Request(dashboardPort, { ':path': '/' });
+      assert.equal(response.status, 200);
+      assert.match(String(response.headers['content-type']), /^text\/html/);
+    });
+  });
+});
+
+describe('OAUTH_ISSUER and DASHBOARD_URL', () => {
+  let service: RunningService;
+  let dir: { path: string; remove(): Promise<void> };
+  let apiPort: number;
+  let dashboardPort: number;
+  let issuer: string;
+  let dashboardAddress: string;
+  let key: string;
+
+  before(async () => {
+    // The configured addresses name the real ports under other loopback names, so the ports are
+    // chosen before the start (the service reports only the configured addresses).
+    const [first, second] = await freePorts(2);
+    apiPort = first!;
+    dashboardPort = second!;
+    issuer = `http://statusdesk.localhost:${apiPort}`;
+    dashboardAddress = `http://dash.localhost:${dashboardPort}`;
+    dir = await tempDir();
+    const config = serviceConfig(
+      { dataDir: dir.path, port: String(apiPort), dashboardPort: String(dashboardPort) },
+      { OAUTH_ISSUER: issuer, DASHBOARD_URL: dashboardAddress },
+    );
+    service = await startService(config, pino({ level: 'silent' }));
+    key = await withLocalOwner(dir.path, async (services, owner) => {
+      const ws = await services.workspaces.getBySlug(owner, 'personal');
+      return (await services.keys.create(owner, { workspaceId: Number(ws.id), name: 'issuer test', scope: 'read' })).secret;
+    });
+  });
+  after(async () => {
+    await service?.close();
+    await dir?.remove();
+  });
+
+  test('the configured addresses are reported as apiUrl, dashboardUrl and the sign-in link', () => {
+    assert.equal(service.apiUrl, issuer);
+    assert.equal(service.dashboardUrl, dashboardAddress);
+    assert.match(service.signInUrl, new RegExp(`^${dashboardAddress.replaceAll('.', '\\.')}/signin\\?token=[A-Za-z0-9_-]{43}$`));
+  });
+
+  test('the API port accepts the issuer host, and still its loopback hosts', async () => {
+    for (const host of [new URL(issuer).host, `STATUSDESK.localhost:${apiPort}`, `localhost:${apiPort}`, `127.0.0.1:${apiPort}`]) {
+      const response = await request(apiPort, '/v1/whoami', { host, 'x-service-key': key });
+      assert.equal(response.status, 200, `${host}: ${response.body}`);
+      assert.equal(JSON.parse(response.body).slug, 'personal');
+    }
+  });
+
+  test('the issuer host is not accepted on the dashboard port, nor the dashboard host on the API port', async () => {
+    assertForbidden(
+      await request(dashboardPort, '/', { host: `statusdesk.localhost:${dashboardPort}` }),
+      issuer,
+      new RegExp(`^host statusdesk\\.localhost:${dashboardPort} is not this service; use localhost:${dashboardPort}$`),
+    );
+    assertForbidden(
+      await request(apiPort, '/v1/whoami', { host: `dash.localhost:${apiPort}`, 'x-service-key': key }),
+      issuer,
+      new RegExp(`^host dash\\.localhost:${apiPort} is not this service; use localhost:${apiPort}$`),
+    );
+    assertForbidden(await request(apiPort, '/v1/whoami', { host: 'statusdesk.localhost', 'x-service-key': key }), issuer, /is not this service/);
+  });
+
+  test('the issuer and dashboard origins may call both ports; the issuer name on another port may not', async () => {
+    for (const origin of [issuer, dashboardAddress]) {
+      assert.equal((await request(apiPort, '/v1/whoami', { host: `localhost:${apiPort}`, origin, 'x-service-key': key })).status, 200);
+      assert.equal((await request(dashboardPort, '/', { host: `localhost:${dashboardPort}`, origin })).status, 200);
+    }
+    assertForbidden(
+      await request(apiPort, '/v1/whoami', { host: `localhost:${apiPort}`, origin: `http://statusdesk.localhost:${dashboardPort}`, 'x-service-key': key }),
+      issuer,
+      /may not call this service$/,
+    );
+  });
+
+  test('error envelopes link to the docs under the issuer, and the OpenAPI server is the issuer', async () => {
+    const refused = await request(apiPort, '/v1/whoami', { host: `localhost:${apiPort}` });
+    assert.equal(refused.status, 401);
+    assert.equal(JSON.parse(refused.body).docs, `${issuer}/docs/reference/errors#unauthorized`);
+    const openapi = await request(apiPort, '/openapi.json', { host: new URL(issuer).host });
+    assert.equal(openapi.status, 200);
+    assert.deepEqual(JSON.parse(openapi.body).servers, [{ url: issuer }]);
+  });
+
+  test('the sign-in link works through the configured dashboard host', async () => {
+    const url = new URL(service.signInUrl);
+    const signIn = await request(dashboardPort, `${url.pathname}${url.search}`, { host: url.host });
+    assert.equal(signIn.status, 303);
+    const cookie = String((signIn.headers['set-cookie'] as string[])[0]).split(';')[0]!;
+    const session = await request(dashboardPort, '/api/session', { host: url.host, cookie });
+    assert.equal(session.status, 200);
+    assert.equal(JSON.parse(session.body).workspaces[0].slug, 'personal');
+  });
+});
+
+describe('address settings are validated', () => {
+  const config = (env: NodeJS.ProcessEnv) => serviceConfig({ dataDir: 'unused', port: '0', dashboardPort: '0' }, env);
+
+  test('an issuer or dashboard address with a path, or not http(s), is refused naming the setting', () => {
+    assert.throws(() => config({ OAUTH_ISSUER: 'http://statusdesk.localhost:4000/mcp' }), { code: 'VALIDATION', message: /^OAUTH_ISSUER: must be an origin/ });
+    assert.throws(() => config({ OAUTH_ISSUER: 'ftp://statusdesk.localhost' }), { code: 'VALIDATION', message: /^OAUTH_ISSUER: must be an http or https URL/ });
+    assert.throws(() => config({ OAUTH_ISSUER: 'statusdesk.localhost:4000' }), { code: 'VALIDATION', message: /^OAUTH_ISSUER: must be an http or https URL/ });
+    assert.throws(() => config({ DASHBOARD_URL: 'http://dash.localhost:4001/?x=1' }), { code: 'VALIDATION', message: /^DASHBOARD_URL: must be an origin/ });
+  });
+
+  test('a trailing slash and upper-case host are normalised to the origin', () => {
+    const c = config({ OAUTH_ISSUER: 'http://StatusDesk.localhost:4000/', DASHBOARD_URL: 'http://DASH.localhost:4001' });
+    assert.equal(c.oauthIssuer, 'http://statusdesk.localhost:4000');
+    assert.equal(c.dashboardUrl, 'http://dash.localhost:4001');
+  });
+
+  test('unset or empty settings fall back to the loopback defaults', () => {
+    const c = config({ OAUTH_ISSUER: '', DASHBOARD_URL: undefined });
+    assert.equal(c.oauthIssuer, undefined);
+    assert.equal(c.dashboardUrl, undefined);
+  });
+});
