@@ -7,7 +7,7 @@ import { createServices } from './domain/services.ts';
 import { ensureOwner } from './domain/users/users.ts';
 import { createDashboardApp } from './dashboard/dashboard-app.ts';
 import { createFront } from './http/front.ts';
-import { createOriginGuard, loopbackHosts } from './http/guard.ts';
+import { createOriginGuard, ownHosts } from './http/guard.ts';
 import { type Listener, listen } from './http/listener.ts';
 import { createApiApp } from './rest/api-app.ts';
 
@@ -45,11 +45,11 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     const apiUrl = config.oauthIssuer ?? `http://localhost:${api.port}`;
     const dashboardUrl = config.dashboardUrl ?? `http://localhost:${dashboard.port}`;
     const docsBase = config.docsUrl ?? apiUrl;
-    const apiLoopback = loopbackHosts(api.port, config.host);
-    const dashboardLoopback = loopbackHosts(dashboard.port, config.host);
-    const apiHosts = [...apiLoopback, new URL(apiUrl).host];
-    const dashboardHosts = [...dashboardLoopback, new URL(dashboardUrl).host];
-    const origins = [...apiLoopback, ...dashboardLoopback].map((h) => `http://${h}`).concat(apiUrl, dashboardUrl);
+    const apiOwnHosts = ownHosts(api.port, config.host);
+    const dashboardOwnHosts = ownHosts(dashboard.port, config.host);
+    const apiHosts = [...apiOwnHosts, new URL(apiUrl).host];
+    const dashboardHosts = [...dashboardOwnHosts, new URL(dashboardUrl).host];
+    const origins = [...apiOwnHosts, ...dashboardOwnHosts].map((h) => `http://${h}`).concat(apiUrl, dashboardUrl);
     const common = { log, maxBodyBytes: config.maxBodyBytes, docsBase };
 
     const apiRoutes = getRequestListener(createApiApp({ ...common, services, apiUrl, version: VERSION }).fetch);

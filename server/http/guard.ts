@@ -15,7 +15,7 @@ const hostPort = (address: string, port: number) => `${address.includes(':') ? `
  * host:port forms by which clients reach a port: the loopback names, plus the bound address when
  * the user opted in to another one (every interface address for a wildcard bind).
  */
-export function loopbackHosts(port: number, boundHost: string): string[] {
+export function ownHosts(port: number, boundHost: string): string[] {
   const hosts = [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`];
   if (boundHost === '0.0.0.0' || boundHost === '::') {
     const addresses = Object.values(networkInterfaces()).flatMap((list) => list ?? []);
