@@ -1,0 +1,311 @@
+/**
+ * Start-up benchmark: time from spawning `statusdesk serve` to its ready line, and its resident
+ * memory once idle, next to the same figures for a bare node:http server started the same way.
+ *
+ *   npm run bench:startup -- [--runs N] [--warmup N]
+ *
+ * Aims: ready in under 500 ms and idle RSS under 120 MB. Linux only for RSS (/proc).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { arch, availableParallelism, platform, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const CLI = fileURLToPath(new URL('../bin/statusdesk.js', import.meta.url));
+
+const AIM_READY_MS = 500;
+const AIM_RSS_MB = 120;
+/** Long enough for start-up garbage to settle and lazy work to run, short enough to keep runs quick. */
+const IDLE_MS = 1_000;
+const READY_TIMEOUT_MS = 20_000;
+const EXIT_TIMEOUT_MS = 5_000;
+const KILL_TIMEOUT_MS = 2_000;
+const MAX_RUNS = 50;
+
+/**
+ * The baseline does what the service must do at minimum (load Node, bind one loopback port, say
+ * so on stdout) and stops on SIGTERM the same way, so the difference is Statusdesk's own cost.
+ */
+const BASELINE_SCRIPT = [
+  "const server = require('node:http').createServer((req, res) => res.end('ok\\n'));",
+  "server.listen(0, '127.0.0.1', () => process.stdout.write(JSON.stringify({ event: 'ready', url: 'http://127.0.0.1:' + server.address().port }) + '\\n'));",
+  "process.once('SIGTERM', () => server.close());",
+].join('\n');
+
+type ScenarioId = 'baseline' | 'first' | 'warm';
+
+const SCENARIOS: Record<ScenarioId, string> = {
+  baseline: 'bare node:http (baseline)',
+  first: 'statusdesk serve, first start',
+  warm: 'statusdesk serve, warm start',
+};
+
+interface Sample {
+  readyMs: number;
+  rssBytes: number | undefined;
+  /** Empty when the process exited with code 0 after SIGTERM. */
+  exitProblem: string;
+}
+
+class StartFailure extends Error {}
+
+function serveArgs(dataDir: string): string[] {
+  // --host is the default already; spelled out so the bench can never bind beyond loopback.
+  return [CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--dashboard-port', '0', '--host', '127.0.0.1'];
+}
+
+/** Resolves with the promise's value, or undefined after `ms`, without leaving a timer behind. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, ms, undefined)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function residentBytes(pid: number): number | undefined {
+  try {
+    const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+const describeExit = ({ code, signal }: Exit) => (signal ? `signal ${signal}` : `code ${code}`);
+
+/**
+ * The clock stops when the first stdout line arrives, before parsing, so the figure is what a
+ * supervisor or test harness waiting on that line would see.
+ */
+function waitForReady(child: ChildProcess, started: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const stdout = child.stdout!;
+    let buffered = '';
+    const cleanup = () => {
+      clearTimeout(timer);
+      stdout.off('data', onData);
+      child.off('exit', onExit);
+      child.off('error', onError);
+      // Keep draining: a full pipe would stall anything the process writes later.
+      stdout.resume();
+    };
+    const fail = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const onData = (chunk: string) => {
+      const at = performance.now();
+      buffered += chunk;
+      const newline = buffered.indexOf('\n');
+      if (newline === -1) return;
+      cleanup();
+      const line = buffered.slice(0, newline);
+      let event: unknown;
+      try {
+        event = (JSON.parse(line) as { event?: unknown }).event;
+      } catch {
+        event = undefined;
+      }
+      // The ready line carries a sign-in token: never echo it.
+      if (event === 'ready') resolve(at - started);
+      else reject(new StartFailure('the first line on stdout is not the ready line'));
+    };
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+      fail(new StartFailure(`exited (${describeExit({ code, signal })}) before the ready line`));
+    const onError = (error: Error) => fail(new StartFailure(`could not be spawned: ${error.message}`));
+    const timer = setTimeout(() => fail(new StartFailure(`no ready line within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+    stdout.setEncoding('utf8');
+    stdout.on('data', onData);
+    child.once('exit', onExit);
+    child.once('error', onError);
+  });
+}
+
+async function stop(child: ChildProcess, exited: Promise<Exit>): Promise<string> {
+  if (child.exitCode !== null || child.signalCode !== null) return `already exited (${describeExit(await exited)})`;
+  child.kill('SIGTERM');
+  const exit = await within(exited, EXIT_TIMEOUT_MS);
+  if (exit) return exit.code === 0 ? '' : `exited with ${describeExit(exit)} on SIGTERM`;
+  child.kill('SIGKILL');
+  const killed = await within(exited, KILL_TIMEOUT_MS);
+  return killed ? `needed SIGKILL after ${EXIT_TIMEOUT_MS} ms` : `still running ${KILL_TIMEOUT_MS} ms after SIGKILL (pid ${child.pid})`;
+}
+
+async function measure(scenario: ScenarioId, args: string[]): Promise<Sample> {
+  let stderrTail = '';
+  const started = performance.now();
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => (stderrTail = (stderrTail + chunk).slice(-2_000)));
+  let readyMs: number;
+  try {
+    readyMs = await waitForReady(child, started);
+  } catch (error) {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await within(exited, KILL_TIMEOUT_MS);
+    }
+    const detail = stderrTail.trim() ? `\n--- stderr (tail) ---\n${stderrTail.trim()}` : '';
+    throw new StartFailure(`${SCENARIOS[scenario]}: ${(error as Error).message}${detail}`);
+  }
+  await delay(IDLE_MS);
+  if (child.exitCode !== null || child.signalCode !== null) {
+    const detail = stderrTail.trim() ? `\n--- stderr (tail) ---\n${stderrTail.trim()}` : '';
+    throw new StartFailure(`${SCENARIOS[scenario]}: exited (${describeExit(await exited)}) while idle${detail}`);
+  }
+  const rssBytes = residentBytes(child.pid!);
+  const exitProblem = await stop(child, exited);
+  return { readyMs, rssBytes, exitProblem };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+// Decimal megabytes: the stricter reading of "120 MB", so a pass holds under either reading.
+const mb = (bytes: number) => bytes / 1_000_000;
+
+interface Summary {
+  readyMedian: number;
+  readyMin: number;
+  readyMax: number;
+  rssMedian: number | undefined;
+  rssMin: number | undefined;
+  rssMax: number | undefined;
+}
+
+function summarise(samples: Sample[]): Summary {
+  const ready = samples.map((s) => s.readyMs);
+  const rss = samples.map((s) => s.rssBytes).filter((b): b is number => b !== undefined).map(mb);
+  // A partial RSS series would give a misleading median; show none rather than some.
+  const hasRss = rss.length === samples.length;
+  return {
+    readyMedian: median(ready),
+    readyMin: Math.min(...ready),
+    readyMax: Math.max(...ready),
+    rssMedian: hasRss ? median(rss) : undefined,
+    rssMin: hasRss ? Math.min(...rss) : undefined,
+    rssMax: hasRss ? Math.max(...rss) : undefined,
+  };
+}
+
+const ratio = (value: number | undefined, base: number | undefined) =>
+  value === undefined || base === undefined || base === 0 ? 'n/a' : `${(value / base).toFixed(1)}x`;
+const ms = (value: number) => value.toFixed(0);
+const mbText = (value: number | undefined) => (value === undefined ? 'n/a' : value.toFixed(1));
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  // Scenario names read best left-aligned, figures right-aligned so the digits line up.
+  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   ')).join('\n');
+}
+
+function parseCount(name: string, value: string | undefined, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > MAX_RUNS) throw new Error(`--${name} must be a whole number from ${min} to ${MAX_RUNS}, got ${value}`);
+  return n;
+}
+
+async function main(): Promise<number> {
+  let runs: number;
+  let warmup: number;
+  try {
+    const { values } = parseArgs({ options: { runs: { type: 'string' }, warmup: { type: 'string' } }, strict: true });
+    runs = parseCount('runs', values.runs, 7, 1);
+    warmup = parseCount('warmup', values.warmup, 1, 0);
+  } catch (error) {
+    process.stderr.write(`bench:startup: ${(error as Error).message}\nUsage: npm run bench:startup -- [--runs N] [--warmup N]\n`);
+    return 2;
+  }
+
+  const samples: Record<ScenarioId, Sample[]> = { baseline: [], first: [], warm: [] };
+  const exitProblems: string[] = [];
+  const line = (text: string) => process.stderr.write(`${text}\n`);
+
+  for (let round = -warmup; round < runs; round++) {
+    const dataDir = await mkdtemp(join(tmpdir(), 'statusdesk-bench-'));
+    try {
+      // Alternating which side goes first spreads any drift (thermal, page cache, other load)
+      // over both instead of always penalising one; warm must follow first on the same folder.
+      const order: ScenarioId[] = round % 2 === 0 ? ['baseline', 'first', 'warm'] : ['first', 'warm', 'baseline'];
+      const results: string[] = [];
+      for (const scenario of order) {
+        const sample = await measure(scenario, scenario === 'baseline' ? ['-e', BASELINE_SCRIPT] : serveArgs(dataDir));
+        if (round >= 0) samples[scenario].push(sample);
+        if (sample.exitProblem) exitProblems.push(`${SCENARIOS[scenario]}: ${sample.exitProblem}`);
+        results.push(`${scenario} ${ms(sample.readyMs)} ms ${mbText(sample.rssBytes === undefined ? undefined : mb(sample.rssBytes))} MB`);
+      }
+      line(`${round < 0 ? 'warm-up' : `run ${round + 1}/${runs}`}: ${results.join(' | ')}`);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }
+
+  const summary = {
+    baseline: summarise(samples.baseline),
+    first: summarise(samples.first),
+    warm: summarise(samples.warm),
+  };
+  const base = summary.baseline;
+  const rows = [['scenario', 'ready ms (median)', 'min-max', 'vs base', 'idle RSS MB (median)', 'min-max', 'vs base']];
+  for (const id of ['baseline', 'first', 'warm'] as const) {
+    const s = summary[id];
+    rows.push([
+      SCENARIOS[id],
+      ms(s.readyMedian),
+      `${ms(s.readyMin)}-${ms(s.readyMax)}`,
+      ratio(s.readyMedian, base.readyMedian),
+      mbText(s.rssMedian),
+      s.rssMin === undefined ? 'n/a' : `${mbText(s.rssMin)}-${mbText(s.rssMax)}`,
+      ratio(s.rssMedian, base.rssMedian),
+    ]);
+  }
+
+  const out: string[] = [
+    '',
+    `Start-up: median of ${runs} run${runs === 1 ? '' : 's'} per scenario (${warmup} warm-up round${warmup === 1 ? '' : 's'} discarded), ` +
+      `RSS read ${IDLE_MS} ms after the ready line; Node ${process.version}, ${platform()} ${arch()}, ${availableParallelism()} CPUs`,
+    '',
+    table(rows),
+    '',
+    `Aims: ready < ${AIM_READY_MS} ms, idle RSS < ${AIM_RSS_MB} MB`,
+  ];
+  for (const id of ['first', 'warm'] as const) {
+    const s = summary[id];
+    const readyMet = s.readyMedian < AIM_READY_MS ? 'met' : 'MISSED';
+    const rssMet = s.rssMedian === undefined ? 'not measured (needs Linux /proc)' : s.rssMedian < AIM_RSS_MB ? 'met' : 'MISSED';
+    // MiB alongside, since ps and top report binary units and the two readings differ by ~5%.
+    const mib = s.rssMedian === undefined ? '' : ` (${((s.rssMedian * 1_000_000) / 1024 ** 2).toFixed(1)} MiB)`;
+    out.push(`  ${SCENARIOS[id]}: ready ${ms(s.readyMedian)} ms ${readyMet}; idle RSS ${mbText(s.rssMedian)} MB${mib} ${rssMet}`);
+  }
+  if (exitProblems.length > 0) {
+    out.push('', 'Did not exit cleanly on SIGTERM:', ...exitProblems.map((p) => `  ${p}`));
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
+  return 0;
+}
+
+try {
+  process.exitCode = await main();
+} catch (error) {
+  process.stderr.write(`bench:startup: ${error instanceof StartFailure ? error.message : String((error as Error)?.stack ?? error)}\n`);
+  process.exitCode = 1;
+}
