@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 // Plain JavaScript on purpose: it must run, and refuse clearly, on any Node.js.
+import module from 'node:module';
+
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 18)) {
   process.stderr.write(
@@ -8,4 +10,15 @@ if (major < 22 || (major === 22 && minor < 18)) {
   );
   process.exit(1);
 }
-await import('../server/cli/main.ts');
+// V8's code cache on disk: later starts skip compiling the bundle.
+module.enableCompileCache?.();
+const bundle = new URL('../dist/statusdesk.js', import.meta.url);
+try {
+  await import(bundle.href);
+} catch (error) {
+  if (error?.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('dist/statusdesk.js')) {
+    process.stderr.write('statusdesk: the command is not built yet; run npm install (or npm run build) first\n');
+    process.exit(1);
+  }
+  throw error;
+}

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from './config.ts';
@@ -9,9 +10,10 @@ import { createDashboardApp } from './dashboard/dashboard-app.ts';
 import { createFront } from './http/front.ts';
 import { createOriginGuard, ownHosts } from './http/guard.ts';
 import { type Listener, listen } from './http/listener.ts';
+import { packageRoot } from './package-root.ts';
 import { createApiApp } from './rest/api-app.ts';
 
-export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+export const VERSION: string = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')).version;
 
 export interface RunningService {
   apiUrl: string;
