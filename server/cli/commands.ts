@@ -148,7 +148,8 @@ const whoami: Command = {
     try {
       response = await fetch(`${base}/v1/whoami`, { headers: { 'x-service-key': key }, signal: AbortSignal.timeout(10_000) });
     } catch (error) {
-      throw new AppError('INTERNAL', `cannot reach ${base}: ${(error as Error).cause ?? (error as Error).message}`);
+      const cause = (error as Error & { cause?: NodeJS.ErrnoException }).cause;
+      throw new AppError('INTERNAL', `cannot reach ${base}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
     }
     const body = (await response.json().catch(() => ({}))) as Record<string, any>;
     if (!response.ok) throw new AppError(body.code ?? 'INTERNAL', `${response.status} ${body.message ?? response.statusText}`);

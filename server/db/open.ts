@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
@@ -21,13 +21,23 @@ export function resolveDataDir(flag?: string, env: NodeJS.ProcessEnv = process.e
 
 /**
  * Opens (creating if needed) the database in `dataDir` and brings its schema up to date.
- * A file written by a newer Statusdesk is refused before anything is written to it.
+ * A file written by a newer Statusdesk, or by something else, is refused before anything is
+ * written to it.
  */
 export async function openDatabase(dataDir: string): Promise<Db> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const sqlite = new SQLite(join(dataDir, DATABASE_FILE));
+  const file = join(dataDir, DATABASE_FILE);
+  if (existsSync(file)) {
+    // Read-only first: even closing a read-write connection may write (it checkpoints the WAL).
+    const probe = openSqlite(file, { readonly: true });
+    try {
+      checkFile(probe, file);
+    } finally {
+      probe.close();
+    }
+  }
+  const sqlite = openSqlite(file, {});
   try {
-    checkFile(sqlite, dataDir);
     sqlite.pragma('journal_mode = WAL');
     // NORMAL is durable against a crash of the process in WAL mode; only power loss can drop the
     // last commits, and it never corrupts the file.
@@ -40,7 +50,7 @@ export async function openDatabase(dataDir: string): Promise<Db> {
   }
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   try {
-    await migrate(db, sqlite);
+    if (schemaVersion(sqlite) !== SCHEMA_VERSION) await migrate(db, sqlite, file);
   } catch (error) {
     await db.destroy();
     throw error;
@@ -48,29 +58,53 @@ export async function openDatabase(dataDir: string): Promise<Db> {
   return db;
 }
 
-function checkFile(sqlite: SQLite.Database, dataDir: string): void {
+function openSqlite(file: string, options: SQLite.Options): SQLite.Database {
+  try {
+    const sqlite = new SQLite(file, options);
+    sqlite.pragma('schema_version'); // reads the header: a file that is not SQLite fails here
+    return sqlite;
+  } catch (error) {
+    throw new AppError('PRECONDITION_FAILED', `cannot open ${file}: ${(error as Error).message}`);
+  }
+}
+
+const schemaVersion = (sqlite: SQLite.Database) => sqlite.pragma('user_version', { simple: true }) as number;
+
+function checkFile(sqlite: SQLite.Database, file: string): void {
   const applicationId = sqlite.pragma('application_id', { simple: true }) as number;
-  const version = sqlite.pragma('user_version', { simple: true }) as number;
+  const version = schemaVersion(sqlite);
   const tables = sqlite.prepare("select count(*) as n from sqlite_master where type = 'table'").get() as { n: number };
   if (applicationId !== APPLICATION_ID && (applicationId !== 0 || tables.n > 0)) {
-    throw new AppError('PRECONDITION_FAILED', `${join(dataDir, DATABASE_FILE)} is not a Statusdesk database; refusing to touch it`);
+    throw new AppError('PRECONDITION_FAILED', `${file} is not a Statusdesk database; refusing to touch it`);
   }
   if (version > SCHEMA_VERSION) {
     throw new AppError(
       'PRECONDITION_FAILED',
-      `the data in ${dataDir} was written by a newer Statusdesk (schema ${version}, this version knows up to ${SCHEMA_VERSION}); ` +
+      `${file} was written by a newer Statusdesk (schema ${version}, this version knows up to ${SCHEMA_VERSION}); ` +
         'refusing to write to it: upgrade Statusdesk',
     );
   }
 }
 
-async function migrate(db: Db, sqlite: SQLite.Database): Promise<void> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new AppError('INTERNAL', `database migration ${failed} failed: ${String(error)}`);
+/**
+ * Runs the pending migrations as one write transaction: two processes starting together on a new
+ * folder take turns, and a start that fails halfway leaves the file as it was.
+ */
+async function migrate(db: Db, sqlite: SQLite.Database, file: string): Promise<void> {
+  sqlite.exec('BEGIN IMMEDIATE');
+  try {
+    checkFile(sqlite, file); // another process may have migrated while this one waited
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+    const { error, results } = await migrator.migrateToLatest();
+    if (error) {
+      const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+      throw new AppError('INTERNAL', `database migration ${failed} failed: ${String(error)}`);
+    }
+    sqlite.pragma(`application_id = ${APPLICATION_ID}`);
+    sqlite.pragma(`user_version = ${SCHEMA_VERSION}`);
+    sqlite.exec('COMMIT');
+  } catch (error) {
+    if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+    throw error;
   }
-  sqlite.pragma(`application_id = ${APPLICATION_ID}`);
-  sqlite.pragma(`user_version = ${SCHEMA_VERSION}`);
 }

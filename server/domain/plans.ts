@@ -52,7 +52,6 @@ export const plans: Record<PlanName, Plan> = {
 };
 
 export function planOf(name: string): Plan {
-  const plan = plans[name as PlanName];
-  if (!plan) throw new Error(`unknown plan ${name}`);
-  return plan;
+  if (!Object.hasOwn(plans, name)) throw new Error(`unknown plan ${name}`);
+  return plans[name as PlanName];
 }

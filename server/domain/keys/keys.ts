@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { ApiKeyRow, Database } from '../../db/schema.ts';
+import { writeTransaction } from '../../db/transaction.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { type Actor, type Scope, requireWriteScope, scopes, type Surface } from '../actor.ts';
 import { authorize } from '../access.ts';
@@ -90,7 +91,7 @@ export function createKeyService(db: Kysely<Database>) {
       const values = parseInput(createKeyInput, input);
       await authorize(db, actor, values.workspaceId, 'manage');
       const secret = generateKeySecret();
-      return db.transaction().execute(async (trx) => {
+      return writeTransaction(db, async (trx) => {
         const row = await trx
           .insertInto('api_keys')
           .values({
@@ -144,7 +145,7 @@ export function createKeyService(db: Kysely<Database>) {
         }
       }
       if (actor.type === 'user') await authorize(db, actor, row.workspace_id, 'manage');
-      return db.transaction().execute(async (trx) => {
+      return writeTransaction(db, async (trx) => {
         const current = await trx.selectFrom('api_keys').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
         if (current.revoked_at) return toApiKey(current);
         const updated = await trx

@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os';
 import type { Kysely } from 'kysely';
+import { writeTransaction } from '../../db/transaction.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Actor } from '../actor.ts';
 import { recordAudit } from '../audit/audit.ts';
@@ -20,14 +21,13 @@ function localUserName(): string {
  * every feature. Later starts find the owner and change nothing. Returns the owner's id.
  */
 export async function ensureOwner(db: Kysely<Database>): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    const existing = await trx
-      .selectFrom('memberships')
-      .select('user_id')
-      .where('role', '=', 'owner')
-      .orderBy('created_at')
-      .executeTakeFirst();
-    if (existing) return existing.user_id;
+  const findOwner = (q: Kysely<Database>) =>
+    q.selectFrom('memberships').select('user_id').where('role', '=', 'owner').orderBy('created_at').executeTakeFirst();
+  const existing = await findOwner(db);
+  if (existing) return existing.user_id;
+  return writeTransaction(db, async (trx) => {
+    const raced = await findOwner(trx);
+    if (raced) return raced.user_id;
     const now = new Date().toISOString();
     const name = localUserName();
     const user = await trx.insertInto('users').values({ name, email: null, created_at: now }).returning('id').executeTakeFirstOrThrow();

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
+import { writeTransaction } from '../../db/transaction.ts';
 import type { Database, WorkspaceRow } from '../../db/schema.ts';
 import { AppError } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
@@ -38,7 +39,7 @@ export function createWorkspaceService(db: Kysely<Database>) {
     async create(actor: Actor, input: z.input<typeof createWorkspaceInput>): Promise<Workspace> {
       if (actor.type === 'apiKey') throw new AppError('FORBIDDEN', 'an API key cannot create workspaces');
       const values = parseInput(createWorkspaceInput, input);
-      return db.transaction().execute(async (trx) => {
+      return writeTransaction(db, async (trx) => {
         const taken = await trx.selectFrom('workspaces').select('id').where('slug', '=', values.slug).executeTakeFirst();
         if (taken) throw new AppError('CONFLICT', `slug: a workspace with slug ${values.slug} already exists`, [{ field: 'slug', rule: 'must be unique' }]);
         const now = new Date().toISOString();

@@ -1,0 +1,366 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, test } from 'node:test';
+import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
+import { DATABASE_FILE, type Db, openDatabase } from '../server/db/open.ts';
+import { migrations } from '../server/db/migrations/index.ts';
+import { createServices } from '../server/domain/services.ts';
+import { ensureOwner } from '../server/domain/users/users.ts';
+import { AppError } from '../server/errors.ts';
+import { tempDir } from './support/harness.ts';
+
+const APPLICATION_ID = 0x5344534b; // "SDSK"
+const KNOWN_VERSION = Object.keys(migrations).length;
+const SCHEMA_TABLES = ['api_keys', 'audit_log', 'dashboard_tokens', 'memberships', 'users', 'workspaces'];
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function folder(): Promise<string> {
+  const dir = await tempDir();
+  cleanups.push(dir.remove);
+  return dir.path;
+}
+
+async function open(dataDir: string): Promise<Db> {
+  const db = await openDatabase(dataDir);
+  cleanups.push(() => db.destroy());
+  return db;
+}
+
+async function pragma(db: Db, name: string): Promise<unknown> {
+  const { rows } = await sql<Record<string, unknown>>`${sql.raw(`pragma ${name}`)}`.execute(db);
+  return Object.values(rows[0] ?? {})[0];
+}
+
+async function tableNames(db: Db): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`select name from sqlite_master where type = 'table' order by name`.execute(db);
+  return rows.map((r) => r.name);
+}
+
+async function count(db: Db, table: 'users' | 'workspaces' | 'memberships' | 'audit_log' | 'api_keys'): Promise<number> {
+  const row = await db.selectFrom(table).select(db.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** What says whether the database was written: the file's bytes and time, and what its log holds. */
+function fingerprint(dataDir: string) {
+  const file = join(dataDir, DATABASE_FILE);
+  const wal = `${file}-wal`;
+  return {
+    bytes: readFileSync(file),
+    mtimeMs: statSync(file).mtimeMs,
+    wal: existsSync(wal) ? readFileSync(wal) : Buffer.alloc(0),
+    files: readdirSync(dataDir).filter((f) => !f.endsWith('-shm') && !f.endsWith('-wal')),
+  };
+}
+
+function assertUntouched(before: ReturnType<typeof fingerprint>, after: ReturnType<typeof fingerprint>): void {
+  assert.ok(after.bytes.equals(before.bytes), 'the database file was modified');
+  assert.equal(after.mtimeMs, before.mtimeMs, 'the database file was modified');
+  assert.ok(after.wal.equals(before.wal), 'something was written to the write-ahead log');
+  assert.deepEqual(after.files, before.files);
+}
+
+function rawPragma(dataDir: string, name: string): unknown {
+  const raw = new SQLite(join(dataDir, DATABASE_FILE), { readonly: true, fileMustExist: true });
+  try {
+    return raw.pragma(name, { simple: true });
+  } finally {
+    raw.close();
+  }
+}
+
+async function refusal(promise: Promise<unknown>): Promise<AppError> {
+  let caught: unknown;
+  try {
+    const db = await promise;
+    if (db && typeof db === 'object' && 'destroy' in db) await (db as Db).destroy();
+  } catch (error) {
+    caught = error;
+  }
+  assert.ok(caught instanceof AppError, `expected a refusal, got ${String(caught)}`);
+  assert.equal(caught.code, 'PRECONDITION_FAILED', caught.message);
+  assert.ok(!caught.message.includes('\n'), 'the refusal is one line');
+  return caught;
+}
+
+/** A Statusdesk database as a later version would leave it: our mark, a higher user_version. */
+async function newerDatabase(journalMode: 'wal' | 'delete', version = KNOWN_VERSION + 1): Promise<string> {
+  const dir = await folder();
+  const db = await openDatabase(dir);
+  await ensureOwner(db);
+  await db.destroy();
+  const raw = new SQLite(join(dir, DATABASE_FILE));
+  raw.pragma(`journal_mode = ${journalMode}`);
+  raw.exec('create table from_the_future (x integer)');
+  raw.pragma(`user_version = ${version}`);
+  raw.close();
+  return dir;
+}
+
+describe('openDatabase', () => {
+  test('creates the folder, the file and the whole schema in an empty place', async () => {
+    const dataDir = join(await folder(), 'nested', 'data');
+    const db = await open(dataDir);
+    assert.ok(existsSync(join(dataDir, DATABASE_FILE)));
+    assert.equal(statSync(dataDir).mode & 0o777, 0o700, 'the data folder is private to its owner');
+    assert.equal(await pragma(db, 'journal_mode'), 'wal');
+    assert.equal(await pragma(db, 'foreign_keys'), 1);
+    assert.equal(await pragma(db, 'busy_timeout'), 5000);
+    assert.equal(await pragma(db, 'user_version'), KNOWN_VERSION);
+    assert.equal(await pragma(db, 'application_id'), APPLICATION_ID);
+    const tables = await tableNames(db);
+    for (const t of SCHEMA_TABLES) assert.ok(tables.includes(t), `missing table ${t}`);
+    const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
+    assert.deepEqual(applied.rows.map((r) => r.name), Object.keys(migrations));
+    assert.equal(KNOWN_VERSION, 1, 'update this suite when a migration is added');
+  });
+
+  test('enforces foreign keys and the plan check', async () => {
+    const db = await open(await folder());
+    const now = new Date().toISOString();
+    await assert.rejects(
+      db.insertInto('api_keys').values({ workspace_id: 4242, name: 'orphan', prefix: 'svc_orphan00', secret_hash: 'h', scopes: null, created_by_user_id: null, created_at: now }).execute(),
+      /FOREIGN KEY constraint failed/,
+    );
+    await assert.rejects(
+      db.insertInto('workspaces').values({ name: 'x', slug: 'x-plan', plan: 'enterprise', created_at: now }).execute(),
+      /CHECK constraint failed/,
+    );
+    const ws = await db.insertInto('workspaces').values({ name: 'x', slug: 'x-ok', plan: 'hobby', created_at: now }).returning('id').executeTakeFirstOrThrow();
+    await db.insertInto('api_keys').values({ workspace_id: ws.id, name: 'k', prefix: 'svc_k0000000', secret_hash: 'h2', scopes: '["read"]', created_by_user_id: null, created_at: now }).execute();
+    await db.deleteFrom('workspaces').where('id', '=', ws.id).execute();
+    assert.equal(await count(db, 'api_keys'), 0, 'keys go with their workspace');
+  });
+
+  test('opening again changes nothing and keeps the data', async () => {
+    const dataDir = await folder();
+    const first = await openDatabase(dataDir);
+    const ownerId = await ensureOwner(first);
+    const { secret } = await createServices(first).keys.create(
+      { type: 'user', userId: ownerId, surface: 'cli' },
+      { workspaceId: 1, name: 'kept', scope: 'read' },
+    );
+    const schema = await sql<{ sql: string | null }>`select sql from sqlite_master order by name`.execute(first);
+    await first.destroy();
+
+    for (let i = 0; i < 2; i++) {
+      const again = await openDatabase(dataDir);
+      try {
+        assert.deepEqual((await sql<{ sql: string | null }>`select sql from sqlite_master order by name`.execute(again)).rows, schema.rows);
+        const applied = await sql<{ name: string }>`select name from kysely_migration`.execute(again);
+        assert.equal(applied.rows.length, KNOWN_VERSION);
+        assert.equal(await pragma(again, 'user_version'), KNOWN_VERSION);
+        assert.equal(await pragma(again, 'journal_mode'), 'wal');
+        assert.equal(await pragma(again, 'foreign_keys'), 1);
+        const actor = await createServices(again).keys.authenticate(secret, 'rest');
+        assert.deepEqual(actor?.scopes, ['read']);
+        assert.equal(await count(again, 'api_keys'), 1);
+      } finally {
+        await again.destroy();
+      }
+    }
+  });
+
+  test('opening an empty (zero-byte) file treats it as new', async () => {
+    const dataDir = await folder();
+    writeFileSync(join(dataDir, DATABASE_FILE), '');
+    const db = await open(dataDir);
+    assert.equal(await pragma(db, 'application_id'), APPLICATION_ID);
+  });
+});
+
+describe('a database written by a newer Statusdesk', () => {
+  for (const journalMode of ['wal', 'delete'] as const) {
+    test(`is refused with PRECONDITION_FAILED and left byte for byte as it was (journal ${journalMode})`, async () => {
+      const dataDir = await newerDatabase(journalMode);
+      const before = fingerprint(dataDir);
+      const error = await refusal(openDatabase(dataDir));
+      assert.match(error.message, /written by a newer Statusdesk/);
+      assert.ok(error.message.includes(dataDir), 'the message names the folder');
+      assert.match(error.message, new RegExp(`schema ${KNOWN_VERSION + 1}\\b`));
+      assert.match(error.message, /upgrade/i);
+      assertUntouched(before, fingerprint(dataDir));
+      assert.equal(rawPragma(dataDir, 'user_version'), KNOWN_VERSION + 1);
+      assert.equal(rawPragma(dataDir, 'journal_mode'), journalMode);
+    });
+  }
+
+  test('is refused at any higher version, every time', async () => {
+    const dataDir = await newerDatabase('wal', 1000);
+    for (let i = 0; i < 2; i++) {
+      assert.match((await refusal(openDatabase(dataDir))).message, /schema 1000\b.*newer|newer.*schema 1000\b/);
+    }
+    assert.equal(rawPragma(dataDir, 'user_version'), 1000);
+  });
+
+  test(
+    'is not written even when a newer version left its write-ahead log behind',
+    async () => {
+      const source = await newerDatabase('wal');
+      const raw = new SQLite(join(source, DATABASE_FILE));
+      raw.pragma('wal_autocheckpoint = 0');
+      raw.exec('insert into from_the_future values (1)');
+      // Copy while the newer version still holds it open: what a crash of that version leaves.
+      const dataDir = await folder();
+      for (const f of [DATABASE_FILE, `${DATABASE_FILE}-wal`]) copyFileSync(join(source, f), join(dataDir, f));
+      raw.close();
+      const before = fingerprint(dataDir);
+      await refusal(openDatabase(dataDir));
+      assertUntouched(before, fingerprint(dataDir));
+    },
+  );
+});
+
+describe('a file that is not a Statusdesk database', () => {
+  test('a SQLite file with its own tables is refused and left untouched', async () => {
+    const dataDir = await folder();
+    const raw = new SQLite(join(dataDir, DATABASE_FILE));
+    raw.exec("create table notes (body text); insert into notes values ('mine')");
+    raw.close();
+    const before = fingerprint(dataDir);
+    const error = await refusal(openDatabase(dataDir));
+    assert.match(error.message, /is not a Statusdesk database/);
+    assert.ok(error.message.includes(join(dataDir, DATABASE_FILE)), 'the message names the file');
+    assertUntouched(before, fingerprint(dataDir));
+    const check = new SQLite(join(dataDir, DATABASE_FILE), { readonly: true });
+    try {
+      const names = (check.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((r) => r.name);
+      assert.deepEqual(names, ['notes']);
+    } finally {
+      check.close();
+    }
+  });
+
+  test('a SQLite file marked by another application is refused even without tables', async () => {
+    const dataDir = await folder();
+    const raw = new SQLite(join(dataDir, DATABASE_FILE));
+    raw.pragma('application_id = 1234');
+    raw.close();
+    const before = fingerprint(dataDir);
+    assert.match((await refusal(openDatabase(dataDir))).message, /not a Statusdesk database/);
+    assertUntouched(before, fingerprint(dataDir));
+    assert.equal(rawPragma(dataDir, 'application_id'), 1234);
+  });
+
+  test('a file that is not SQLite at all is refused and left untouched', async () => {
+    const dataDir = await folder();
+    const text = 'these are my notes, not a database\n'.repeat(20);
+    writeFileSync(join(dataDir, DATABASE_FILE), text);
+    await assert.rejects(openDatabase(dataDir), /not a database/);
+    assert.equal(readFileSync(join(dataDir, DATABASE_FILE), 'utf8'), text);
+  });
+});
+
+describe('migrations', () => {
+  test(
+    'a migration that fails part way leaves none of its tables behind',
+    async () => {
+      const dataDir = await folder();
+      // A view named like a later table of 0001 makes the migration fail after its first tables.
+      const raw = new SQLite(join(dataDir, DATABASE_FILE));
+      raw.exec('create view audit_log as select 1 as x');
+      raw.close();
+      await assert.rejects(openDatabase(dataDir), (error: unknown) => error instanceof AppError && /0001-initial failed/.test(error.message));
+      const check = new SQLite(join(dataDir, DATABASE_FILE), { readonly: true });
+      try {
+        const tables = (check.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((r) => r.name);
+        for (const t of ['workspaces', 'users', 'memberships', 'api_keys']) assert.ok(!tables.includes(t), `half-applied: ${t} exists`);
+      } finally {
+        check.close();
+      }
+    },
+  );
+
+  test(
+    'processes starting together on a new folder all succeed and agree on one owner',
+    { timeout: 60_000 },
+    async () => {
+      for (let round = 0; round < 3; round++) {
+        const dataDir = await folder();
+        const results = await Promise.all(Array.from({ length: 4 }, () => firstStart(dataDir)));
+        assert.deepEqual(results.map((r) => r.code), [0, 0, 0, 0], results.map((r) => r.stderr).join(''));
+        const db = await open(dataDir);
+        assert.equal(await count(db, 'users'), 1);
+        assert.equal(await count(db, 'workspaces'), 1);
+        assert.deepEqual(new Set(results.map((r) => r.stdout.trim())).size, 1, 'every process found the same owner');
+      }
+    },
+  );
+});
+
+/** What every first start does (serve and each local command): open the folder, then find or create the owner. */
+function firstStart(dataDir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const script = `
+    const { openDatabase } = await import(${JSON.stringify(new URL('../server/db/open.ts', import.meta.url).href)});
+    const { ensureOwner } = await import(${JSON.stringify(new URL('../server/domain/users/users.ts', import.meta.url).href)});
+    const db = await openDatabase(process.argv[1]);
+    try { process.stdout.write(String(await ensureOwner(db))); } finally { await db.destroy(); }`;
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--input-type=module', '--eval', script, dataDir], { timeout: 30_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('ensureOwner', () => {
+  async function snapshot(db: Db) {
+    return {
+      users: await count(db, 'users'),
+      workspaces: await db.selectFrom('workspaces').select(['id', 'slug', 'plan', 'name']).execute(),
+      memberships: await db.selectFrom('memberships').select(['workspace_id', 'user_id', 'role']).execute(),
+      audit: await db.selectFrom('audit_log').select(['action', 'entity_type', 'entity_id', 'actor_type', 'actor_id', 'actor_user_id']).execute(),
+    };
+  }
+
+  test('creates one owner with one personal workspace on plan scale, audited as the system', async () => {
+    const db = await open(await folder());
+    const ownerId = await ensureOwner(db);
+    const state = await snapshot(db);
+    assert.equal(state.users, 1);
+    assert.equal(state.workspaces.length, 1);
+    const [ws] = state.workspaces;
+    assert.equal(ws?.slug, 'personal');
+    assert.equal(ws?.plan, 'scale');
+    assert.match(ws?.name ?? '', /'s workspace$/);
+    assert.deepEqual(state.memberships, [{ workspace_id: ws?.id, user_id: ownerId, role: 'owner' }]);
+    assert.deepEqual(state.audit, [
+      { action: 'workspace.create', entity_type: 'workspace', entity_id: String(ws?.id), actor_type: 'system', actor_id: 'system', actor_user_id: null },
+    ]);
+  });
+
+  test('is idempotent, within one run and across restarts', async () => {
+    const dataDir = await folder();
+    const first = await openDatabase(dataDir);
+    const ownerId = await ensureOwner(first);
+    assert.equal(await ensureOwner(first), ownerId);
+    const state = await snapshot(first);
+    await first.destroy();
+    for (let restart = 0; restart < 3; restart++) {
+      const db = await openDatabase(dataDir);
+      try {
+        assert.equal(await ensureOwner(db), ownerId);
+        assert.deepEqual(await snapshot(db), state);
+      } finally {
+        await db.destroy();
+      }
+    }
+  });
+
+  test('keeps the owner when the personal workspace was renamed or more workspaces exist', async () => {
+    const db = await open(await folder());
+    const ownerId = await ensureOwner(db);
+    const owner = { type: 'user', userId: ownerId, surface: 'cli' } as const;
+    await createServices(db).workspaces.create(owner, { name: 'Team', slug: 'team', plan: 'pro' });
+    await db.updateTable('workspaces').set({ slug: 'renamed' }).where('slug', '=', 'personal').execute();
+    assert.equal(await ensureOwner(db), ownerId);
+    assert.equal(await count(db, 'users'), 1);
+    assert.equal(await count(db, 'workspaces'), 2);
+  });
+});
