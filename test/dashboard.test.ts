@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { withLocalOwner } from '../server/cli/local.ts';
-import { json, startTestService, type TestService } from './support/harness.ts';
+import { assertErrorEnvelope, json, startTestService, type TestService } from './support/harness.ts';
 
 const SESSION_TTL_SECONDS = 14 * 24 * 3600;
 const KEY_FIELDS = ['createdAt', 'createdByUserId', 'id', 'lastUsedAt', 'legacy', 'name', 'prefix', 'revokedAt', 'scopes', 'workspaceId'];
@@ -42,16 +42,6 @@ async function whoami(secret: string): Promise<Response> {
   return service.api('/v1/whoami', { key: secret });
 }
 
-async function assertError(response: Response, status: number, code: string, message: RegExp) {
-  assert.equal(response.status, status);
-  assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
-  const body = await json(response);
-  assert.equal(body.code, code);
-  assert.match(body.message, message);
-  assert.equal(body.requestId, response.headers.get('x-request-id'));
-  assert.equal(body.docs, `${service.apiUrl}/docs/reference/errors#${code.toLowerCase()}`);
-  return body;
-}
 
 /** A fresh one-time link for the owner, as a restart of the service would print. */
 async function newSignInLink(): Promise<string> {
@@ -164,10 +154,10 @@ describe('dashboard API', () => {
       { name: 'bad' },
     ]) {
       const response = await createKey(body);
-      const envelope = await assertError(response, 400, 'VALIDATION', /^scope: must be read or write$/);
+      const envelope = await assertErrorEnvelope(response, 400, 'VALIDATION', /^scope: must be read or write$/, service.apiUrl);
       assert.deepEqual(envelope.violations, [{ field: 'scope', rule: 'must be read or write' }]);
     }
-    const both = await assertError(await createKey({ name: '   ', scope: 'root' }), 400, 'VALIDATION', /name: must not be empty/);
+    const both = await assertErrorEnvelope(await createKey({ name: '   ', scope: 'root' }), 400, 'VALIDATION', /name: must not be empty/, service.apiUrl);
     assert.deepEqual(both.violations.map((v: { field: string }) => v.field).sort(), ['name', 'scope']);
     assert.equal((await listKeys()).keys.length, before);
   });
@@ -223,7 +213,7 @@ describe('dashboard API', () => {
         dashboard(`/api/keys/${issued.key.id}/revoke`, { session, method: 'POST' }),
       ];
       for (const response of await Promise.all(attempts)) {
-        await assertError(response, 401, 'UNAUTHORIZED', /^not signed in: open the sign-in link that statusdesk serve printed$/);
+        await assertErrorEnvelope(response, 401, 'UNAUTHORIZED', /^not signed in: open the sign-in link that statusdesk serve printed$/, service.apiUrl);
       }
     }
     assert.equal((await listKeys()).keys.length, before);
@@ -232,14 +222,14 @@ describe('dashboard API', () => {
 
   test('an unknown workspace id is 404 NOT_FOUND for listing and issuing', async () => {
     for (const id of ['999', '0', '-1', 'abc', '1.5']) {
-      await assertError(await dashboard(`/api/workspaces/${id}/keys`), 404, 'NOT_FOUND', new RegExp(`^workspace ${id.replace('.', '\\.')} does not exist$`));
-      await assertError(await createKey({ name: 'x', scope: 'read' }, id), 404, 'NOT_FOUND', new RegExp(`^workspace ${id.replace('.', '\\.')} does not exist$`));
+      await assertErrorEnvelope(await dashboard(`/api/workspaces/${id}/keys`), 404, 'NOT_FOUND', new RegExp(`^workspace ${id.replace('.', '\\.')} does not exist$`), service.apiUrl);
+      await assertErrorEnvelope(await createKey({ name: 'x', scope: 'read' }, id), 404, 'NOT_FOUND', new RegExp(`^workspace ${id.replace('.', '\\.')} does not exist$`), service.apiUrl);
     }
   });
 
   test('an unknown key id is 404 NOT_FOUND on revoke', async () => {
     for (const id of ['999999', 'abc']) {
-      await assertError(await dashboard(`/api/keys/${id}/revoke`, { method: 'POST' }), 404, 'NOT_FOUND', new RegExp(`^API key ${id} does not exist in this workspace$`));
+      await assertErrorEnvelope(await dashboard(`/api/keys/${id}/revoke`, { method: 'POST' }), 404, 'NOT_FOUND', new RegExp(`^API key ${id} does not exist in this workspace$`), service.apiUrl);
     }
   });
 });
@@ -256,7 +246,7 @@ describe('sign-out', () => {
     const out = await dashboard('/api/signout', { session: second, method: 'POST' });
     assert.equal(out.status, 204);
     assert.match(out.headers.getSetCookie()[0] ?? '', /^statusdesk_session=; Max-Age=0; Path=\//);
-    await assertError(await dashboard('/api/session', { session: second }), 401, 'UNAUTHORIZED', /^not signed in/);
+    await assertErrorEnvelope(await dashboard('/api/session', { session: second }), 401, 'UNAUTHORIZED', /^not signed in/, service.apiUrl);
     assert.equal((await dashboard('/api/session')).status, 200, 'other sessions stay signed in');
   });
 });

@@ -3,7 +3,7 @@ import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { withLocalOwner } from '../server/cli/local.ts';
 import { errorCodes } from '../server/errors.ts';
-import { json, startTestService, type TestService } from './support/harness.ts';
+import { assertErrorEnvelope, json, startTestService, type TestService } from './support/harness.ts';
 
 const MiB = 1024 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -59,20 +59,6 @@ function writeChunked(total: number, fill = 'x'): (req: http.ClientRequest) => v
   };
 }
 
-/** Checks the error envelope and the request id header; returns the parsed body. */
-async function assertError(response: Response, status: number, code: string, message: RegExp, docsBase: string) {
-  assert.equal(response.status, status);
-  assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
-  const body = await json(response);
-  assert.equal(body.code, code);
-  assert.match(body.message, message);
-  assert.equal(body.requestId, response.headers.get('x-request-id'));
-  assert.equal(body.docs, `${docsBase}/docs/reference/errors#${code.toLowerCase()}`);
-  const fields = ['code', 'docs', 'message', 'requestId'];
-  assert.deepEqual(Object.keys(body).sort(), code === 'VALIDATION' && 'violations' in body ? [...fields, 'violations'].sort() : fields);
-  return body;
-}
-
 function assertRawError(response: RawResponse, status: number, code: string, message: string | RegExp, docsBase: string) {
   assert.equal(response.status, status, response.body);
   assert.match(String(response.headers['content-type']), /^application\/json/);
@@ -107,7 +93,7 @@ async function keyCount(): Promise<number> {
 
 describe('401 UNAUTHORIZED on the REST API', () => {
   test('without any credential', async () => {
-    await assertError(
+    await assertErrorEnvelope(
       await service.api('/v1/whoami'),
       401,
       'UNAUTHORIZED',
@@ -119,10 +105,10 @@ describe('401 UNAUTHORIZED on the REST API', () => {
   test('with an unknown svc_ key, a malformed key or an empty key', async () => {
     for (const key of ['svc_' + 'A'.repeat(43), 'svc_short', 'not-a-key', 'svc_oat_' + 'A'.repeat(43), 'x'.repeat(300)]) {
       const response = await service.api('/v1/whoami', { headers: { 'x-service-key': key } });
-      await assertError(response, 401, 'UNAUTHORIZED', /^the x-service-key header does not hold a live API key \(unknown or revoked\)$/, service.apiUrl);
+      await assertErrorEnvelope(response, 401, 'UNAUTHORIZED', /^the x-service-key header does not hold a live API key \(unknown or revoked\)$/, service.apiUrl);
     }
     const empty = await service.api('/v1/whoami', { headers: { 'x-service-key': '' } });
-    await assertError(empty, 401, 'UNAUTHORIZED', /x-service-key/, service.apiUrl);
+    await assertErrorEnvelope(empty, 401, 'UNAUTHORIZED', /x-service-key/, service.apiUrl);
   });
 
   test('with a key that was revoked while the service runs', async () => {
@@ -131,7 +117,7 @@ describe('401 UNAUTHORIZED on the REST API', () => {
     const revoked = await withLocalOwner(service.dataDir, (services, owner) => services.keys.revoke(owner, id));
     assert.equal(revoked.id, id);
     assert.match(revoked.revokedAt ?? '', /^\d{4}-\d\d-\d\dT/);
-    await assertError(
+    await assertErrorEnvelope(
       await service.api('/v1/whoami', { key: secret }),
       401,
       'UNAUTHORIZED',
@@ -141,7 +127,7 @@ describe('401 UNAUTHORIZED on the REST API', () => {
   });
 
   test('with only an OAuth-style bearer token', async () => {
-    await assertError(
+    await assertErrorEnvelope(
       await service.api('/v1/whoami', { headers: { authorization: 'Bearer svc_oat_x' } }),
       401,
       'UNAUTHORIZED',
@@ -157,23 +143,23 @@ describe('401 UNAUTHORIZED on the REST API', () => {
     assert.deepEqual((await json(both)).actor, { type: 'apiKey', keyId: id, scopes: ['read'] });
 
     const badKey = await service.api('/v1/whoami', { key: 'svc_' + 'B'.repeat(43), headers: { authorization: 'Bearer svc_oat_bogus' } });
-    await assertError(badKey, 401, 'UNAUTHORIZED', /x-service-key header does not hold a live API key/, service.apiUrl);
+    await assertErrorEnvelope(badKey, 401, 'UNAUTHORIZED', /x-service-key header does not hold a live API key/, service.apiUrl);
   });
 });
 
 describe('404 NOT_FOUND', () => {
   test('an unknown path on the API port', async () => {
-    await assertError(await service.api('/nope'), 404, 'NOT_FOUND', /^no route for GET \/nope$/, service.apiUrl);
+    await assertErrorEnvelope(await service.api('/nope'), 404, 'NOT_FOUND', /^no route for GET \/nope$/, service.apiUrl);
   });
 
   test('an unknown /v1 path asks for credentials first, then is 404', async () => {
-    await assertError(await service.api('/v1/nope'), 401, 'UNAUTHORIZED', /missing credentials/, service.apiUrl);
+    await assertErrorEnvelope(await service.api('/v1/nope'), 401, 'UNAUTHORIZED', /missing credentials/, service.apiUrl);
     const { secret } = await service.createKey('read');
-    await assertError(await service.api('/v1/nope', { key: secret }), 404, 'NOT_FOUND', /^no route for GET \/v1\/nope$/, service.apiUrl);
+    await assertErrorEnvelope(await service.api('/v1/nope', { key: secret }), 404, 'NOT_FOUND', /^no route for GET \/v1\/nope$/, service.apiUrl);
   });
 
   test('an unknown path on the dashboard port, with docs links to the API port', async () => {
-    await assertError(await fetch(`${service.dashboardUrl}/nope`), 404, 'NOT_FOUND', /^no route for GET \/nope$/, service.apiUrl);
+    await assertErrorEnvelope(await fetch(`${service.dashboardUrl}/nope`), 404, 'NOT_FOUND', /^no route for GET \/nope$/, service.apiUrl);
   });
 });
 
@@ -252,9 +238,9 @@ describe('error documentation', () => {
   });
 
   test('a docs path that does not exist, or climbs out of the folder, is 404', async () => {
-    await assertError(await service.api('/docs/reference/nope'), 404, 'NOT_FOUND', /^no documentation page at reference\/nope$/, service.apiUrl);
-    await assertError(await service.api('/docs/..%2Fpackage'), 404, 'NOT_FOUND', /^no documentation page at /, service.apiUrl);
-    await assertError(await service.api('/docs/Reference/Errors'), 404, 'NOT_FOUND', /^no documentation page at /, service.apiUrl);
+    await assertErrorEnvelope(await service.api('/docs/reference/nope'), 404, 'NOT_FOUND', /^no documentation page at reference\/nope$/, service.apiUrl);
+    await assertErrorEnvelope(await service.api('/docs/..%2Fpackage'), 404, 'NOT_FOUND', /^no documentation page at /, service.apiUrl);
+    await assertErrorEnvelope(await service.api('/docs/Reference/Errors'), 404, 'NOT_FOUND', /^no documentation page at /, service.apiUrl);
   });
 });
 
@@ -306,7 +292,7 @@ describe('malformed JSON', () => {
     const before = await keyCount();
     for (const body of ['{"name":"x","scope":"read"', '', 'name=x&scope=read', '{\'name\': \'x\'}']) {
       const response = await fetch(keysUrl, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body });
-      const envelope = await assertError(response, 400, 'VALIDATION', /^the request body is not valid JSON$/, service.apiUrl);
+      const envelope = await assertErrorEnvelope(response, 400, 'VALIDATION', /^the request body is not valid JSON$/, service.apiUrl);
       assert.equal(envelope.violations, undefined);
     }
     assert.equal(await keyCount(), before);
@@ -314,6 +300,6 @@ describe('malformed JSON', () => {
 
   test('without a session the same body is 401, not 400', async () => {
     const response = await fetch(keysUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' });
-    await assertError(response, 401, 'UNAUTHORIZED', /^not signed in/, service.apiUrl);
+    await assertErrorEnvelope(response, 401, 'UNAUTHORIZED', /^not signed in/, service.apiUrl);
   });
 });

@@ -38,12 +38,13 @@ export async function openDatabase(dataDir: string): Promise<Db> {
   }
   const sqlite = openSqlite(file, {});
   try {
+    // First, so that everything after it waits for other processes instead of failing at once.
+    sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('journal_mode = WAL');
     // NORMAL is durable against a crash of the process in WAL mode; only power loss can drop the
     // last commits, and it never corrupts the file.
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma('busy_timeout = 5000');
   } catch (error) {
     sqlite.close();
     throw error;

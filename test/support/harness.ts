@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -115,3 +116,18 @@ export function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise
 export async function json(response: Response): Promise<any> {
   return response.json();
 }
+
+/** Checks the error envelope and the request id header; returns the parsed body. */
+export async function assertErrorEnvelope(response: Response, status: number, code: string, message: RegExp, docsBase: string) {
+  assert.equal(response.status, status);
+  assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
+  const body = await json(response);
+  assert.equal(body.code, code);
+  assert.match(body.message, message);
+  assert.equal(body.requestId, response.headers.get('x-request-id'));
+  assert.equal(body.docs, `${docsBase}/docs/reference/errors#${code.toLowerCase()}`);
+  const fields = ['code', 'docs', 'message', 'requestId'];
+  assert.deepEqual(Object.keys(body).sort(), code === 'VALIDATION' && 'violations' in body ? [...fields, 'violations'].sort() : fields);
+  return body;
+}
+
