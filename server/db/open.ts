@@ -31,27 +31,21 @@ export async function openDatabase(dataDir: string): Promise<Db> {
     // Read-only first: even closing a read-write connection may write (it checkpoints the WAL).
     const probe = openSqlite(file, { readonly: true });
     try {
-      checkFile(probe, file);
+      checkFile(probe, file, { ambiguousIsForeign: false });
     } finally {
       probe.close();
     }
   }
-  const sqlite = openSqlite(file, {});
+  const sqlite = openSqlite(file, { timeout: 5_000 });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   try {
-    // First, so that everything after it waits for other processes instead of failing at once.
-    sqlite.pragma('busy_timeout = 5000');
+    if (schemaVersion(sqlite) !== SCHEMA_VERSION || applicationId(sqlite) !== APPLICATION_ID) await migrate(db, sqlite, file);
+    // After the migration: the journal mode cannot change inside a transaction.
     sqlite.pragma('journal_mode = WAL');
     // NORMAL is durable against a crash of the process in WAL mode; only power loss can drop the
     // last commits, and it never corrupts the file.
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
-  } catch (error) {
-    sqlite.close();
-    throw error;
-  }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  try {
-    if (schemaVersion(sqlite) !== SCHEMA_VERSION) await migrate(db, sqlite, file);
   } catch (error) {
     await db.destroy();
     throw error;
@@ -70,12 +64,18 @@ function openSqlite(file: string, options: SQLite.Options): SQLite.Database {
 }
 
 const schemaVersion = (sqlite: SQLite.Database) => sqlite.pragma('user_version', { simple: true }) as number;
+const applicationId = (sqlite: SQLite.Database) => sqlite.pragma('application_id', { simple: true }) as number;
 
-function checkFile(sqlite: SQLite.Database, file: string): void {
-  const applicationId = sqlite.pragma('application_id', { simple: true }) as number;
+/**
+ * Refuses a file that is not ours or is newer than this version. A file with tables but no
+ * application id is foreign, unless `ambiguousIsForeign` is false: a reader outside the write lock
+ * leaves that case to the check made under the lock.
+ */
+function checkFile(sqlite: SQLite.Database, file: string, { ambiguousIsForeign = true } = {}): void {
+  const id = applicationId(sqlite);
   const version = schemaVersion(sqlite);
   const tables = sqlite.prepare("select count(*) as n from sqlite_master where type = 'table'").get() as { n: number };
-  if (applicationId !== APPLICATION_ID && (applicationId !== 0 || tables.n > 0)) {
+  if (id !== APPLICATION_ID && (id !== 0 || (ambiguousIsForeign && tables.n > 0))) {
     throw new AppError('PRECONDITION_FAILED', `${file} is not a Statusdesk database; refusing to touch it`);
   }
   if (version > SCHEMA_VERSION) {
