@@ -40,7 +40,7 @@ type ScenarioId = 'baseline' | 'first' | 'warm';
 
 const SCENARIOS: Record<ScenarioId, string> = {
   baseline: 'bare node:http (baseline)',
-  first: 'statusdesk serve, first start',
+  first: 'statusdesk serve, new data folder',
   warm: 'statusdesk serve, warm start',
 };
 

@@ -10,8 +10,9 @@ if (major < 22 || (major === 22 && minor < 18)) {
   );
   process.exit(1);
 }
-// V8's code cache on disk: later starts skip compiling the bundle.
-module.enableCompileCache?.();
+// V8's code cache on disk, in the user's own cache folder: later starts skip compiling the bundle.
+const { default: envPaths } = await import('env-paths');
+module.enableCompileCache?.(envPaths('statusdesk', { suffix: '' }).cache);
 const bundle = new URL('../dist/statusdesk.js', import.meta.url);
 try {
   await import(bundle.href);

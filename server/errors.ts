@@ -35,7 +35,3 @@ export class AppError extends Error {
 
 export const notFound = (what: string, id: string | number) =>
   new AppError('NOT_FOUND', `${what} ${id} does not exist in this workspace`);
-
-/** A VALIDATION error whose message names the field and the rule. */
-export const invalid = (field: string, rule: string) =>
-  new AppError('VALIDATION', `${field}: ${rule}`, [{ field, rule }]);

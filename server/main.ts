@@ -8,7 +8,7 @@ import { createServices } from './domain/services.ts';
 import { ensureOwner } from './domain/users/users.ts';
 import { createDashboardApp } from './dashboard/dashboard-app.ts';
 import { createFront } from './http/front.ts';
-import { createOriginGuard, ownHosts } from './http/guard.ts';
+import { createOriginGuard, LOOPBACK_NAMES, ownHosts } from './http/guard.ts';
 import { type Listener, listen } from './http/listener.ts';
 import { packageRoot } from './package-root.ts';
 import { createApiApp } from './rest/api-app.ts';
@@ -24,11 +24,9 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
-
 /** The composition root: config, database, services, then the two loopback ports. */
 export async function startService(config: ServiceConfig, log: Logger): Promise<RunningService> {
-  if (!LOOPBACK.has(config.host)) {
+  if (!LOOPBACK_NAMES.includes(config.host)) {
     log.warn({ host: config.host }, 'listening beyond loopback: other machines can reach this service');
   }
   const db = await openDatabase(config.dataDir);

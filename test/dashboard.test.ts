@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { withLocalOwner } from '../server/cli/local.ts';
 import { assertErrorEnvelope, json, startTestService, type TestService } from './support/harness.ts';
 
-const SESSION_TTL_SECONDS = 14 * 24 * 3600;
+const SESSION_TTL_SECONDS = 12 * 3600;
 const KEY_FIELDS = ['createdAt', 'createdByUserId', 'id', 'lastUsedAt', 'legacy', 'name', 'prefix', 'revokedAt', 'scopes', 'workspaceId'];
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 

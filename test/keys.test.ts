@@ -570,7 +570,7 @@ describe('workspaces', () => {
     assert.equal(rows[0]?.action, 'workspace.create');
     assert.equal(rows[0]?.actor_type, 'user');
     assert.equal(rows[0]?.before, null);
-    assert.deepEqual(JSON.parse(rows[0]?.after ?? 'null'), { ...ws });
+    assert.deepEqual(JSON.parse(rows[0]?.after ?? 'null'), { ...ws, ownerUserId: String(s.ownerId) });
   });
 
   test('refuses a bad slug, naming the field', async () => {

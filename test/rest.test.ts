@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { openDatabase } from '../server/db/open.ts';
+import { IdentitySchema } from '../server/rest/schemas.ts';
 import { hashSecret, newSecret } from '../server/domain/secrets.ts';
 import { json, startTestService, type TestService } from './support/harness.ts';
 
@@ -27,6 +28,8 @@ describe('GET /v1/whoami', () => {
     assert.equal(body.plan, 'scale');
     assert.equal(typeof body.name, 'string');
     assert.deepEqual(body.actor, { type: 'apiKey', keyId: id, scopes: ['read'] });
+    // The schema the OpenAPI document is generated from describes exactly what is sent.
+    assert.deepEqual(IdentitySchema.parse(body), body);
   });
 
   test('answers a write key with scopes [write]', async () => {

@@ -35,7 +35,18 @@ function workspaceIdParam(c: Context<AppEnv>): number {
  */
 export function createDashboardApp(options: DashboardAppOptions) {
   const { services } = options;
-  const app = createHonoApp(options);
+  const app = createHonoApp({
+    ...options,
+    authenticate: {
+      path: '/api/*',
+      async actor(c) {
+        const secret = getCookie(c, SESSION_COOKIE);
+        const actor = secret ? await services.sessions.resolveSession(secret) : undefined;
+        if (!actor) throw new AppError('UNAUTHORIZED', 'not signed in: open the sign-in link that statusdesk serve printed');
+        return actor;
+      },
+    },
+  });
 
   app.get('/signin', async (c) => {
     const session = await services.sessions.redeemSignIn(c.req.query('token') ?? '');
@@ -49,14 +60,6 @@ export function createDashboardApp(options: DashboardAppOptions) {
       maxAge: Math.floor(SESSION_TTL_MS / 1000),
     });
     return c.redirect('/', 303);
-  });
-
-  app.use('/api/*', async (c, next) => {
-    const secret = getCookie(c, SESSION_COOKIE);
-    const actor = secret ? await services.sessions.resolveSession(secret) : undefined;
-    if (!actor) throw new AppError('UNAUTHORIZED', 'not signed in: open the sign-in link that statusdesk serve printed');
-    c.set('actor', actor);
-    await next();
   });
 
   app.get('/api/session', async (c) => {

@@ -1,13 +1,18 @@
 import type { z } from 'zod';
 import { AppError, type FieldViolation } from '../errors.ts';
 
-/** Parses domain input; a refusal is one VALIDATION error naming every bad field and its rule. */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  const violations: FieldViolation[] = result.error.issues.map((issue) => ({
+/** One VALIDATION error naming every rejected field and its rule. */
+export function validationError(issues: readonly z.core.$ZodIssue[]): AppError {
+  const violations: FieldViolation[] = issues.map((issue) => ({
     field: issue.path.map(String).join('.') || '(input)',
     rule: issue.message,
   }));
-  throw new AppError('VALIDATION', violations.map((v) => `${v.field}: ${v.rule}`).join('; '), violations);
+  return new AppError('VALIDATION', violations.map((v) => `${v.field}: ${v.rule}`).join('; '), violations);
+}
+
+/** Parses domain input, or throws its VALIDATION error. */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw validationError(result.error.issues);
 }

@@ -40,12 +40,11 @@ export function createFront(options: FrontOptions, route: RequestHandler): Reque
     const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     req.headers['x-request-id'] = requestId;
     res.setHeader('x-request-id', requestId);
-    res.once('finish', () => {
-      // The path only: query strings can carry one-time secrets.
-      log.info(
-        { requestId, method: req.method, path: (req.url ?? '').split('?')[0], status: res.statusCode, ms: Math.round(performance.now() - started) },
-        'request',
-      );
+    res.once('close', () => {
+      // 499: the client went away before the answer was sent. The path only: query strings can
+      // carry one-time secrets.
+      const status = res.writableFinished ? res.statusCode : 499;
+      log.info({ requestId, method: req.method, path: (req.url ?? '').split('?')[0], status, ms: Math.round(performance.now() - started) }, 'request');
     });
 
     const origin = req.headers.origin;

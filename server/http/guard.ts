@@ -9,6 +9,9 @@ export interface OriginGuard {
   check(host: string | undefined, origin: string | undefined): string | undefined;
 }
 
+/** Names of this machine's loopback interface. */
+export const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '::1'];
+
 const hostPort = (address: string, port: number) => `${address.includes(':') ? `[${address}]` : address}:${port}`;
 
 /**
@@ -20,7 +23,7 @@ export function ownHosts(port: number, boundHost: string): string[] {
   if (boundHost === '0.0.0.0' || boundHost === '::') {
     const addresses = Object.values(networkInterfaces()).flatMap((list) => list ?? []);
     hosts.push(...addresses.filter((a) => !a.internal).map((a) => hostPort(a.address, port)));
-  } else if (!['127.0.0.1', 'localhost', '::1'].includes(boundHost)) {
+  } else if (!LOOPBACK_NAMES.includes(boundHost)) {
     hosts.push(hostPort(boundHost, port));
   }
   return hosts;

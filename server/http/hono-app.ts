@@ -5,7 +5,8 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import type { Actor } from '../domain/actor.ts';
-import { AppError, type FieldViolation } from '../errors.ts';
+import { validationError } from '../domain/validation.ts';
+import { AppError, type ErrorCode } from '../errors.ts';
 import { asAppError, httpStatusOf, toEnvelope } from './errors.ts';
 
 export type AppEnv = { Bindings: HttpBindings | Http2Bindings; Variables: { actor: Actor } };
@@ -15,22 +16,32 @@ export function requestIdOf(c: Context<AppEnv>): string {
   return String(c.env.incoming.headers['x-request-id'] ?? '');
 }
 
+/** Error kinds of the statuses the router itself raises. */
+const codeOfStatus: Record<number, ErrorCode> = { 400: 'VALIDATION', 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 413: 'LIMIT_EXCEEDED' };
+
+export interface HonoAppOptions {
+  log: Logger;
+  docsBase: string;
+  maxBodyBytes: number;
+  /** Resolves the caller of every path under `path`, before any body is read. */
+  authenticate: { path: string; actor(c: Context<AppEnv>): Promise<Actor> };
+}
+
 /**
  * A router whose every error, from a domain service, a schema or the router itself, leaves as
  * the one REST error envelope.
  */
-export function createHonoApp(options: { log: Logger; docsBase: string; maxBodyBytes: number }) {
+export function createHonoApp(options: HonoAppOptions) {
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
-      if (result.success) return;
-      const violations: FieldViolation[] = result.error.issues.map((issue) => ({
-        field: issue.path.map(String).join('.') || '(body)',
-        rule: issue.message,
-      }));
-      throw new AppError('VALIDATION', violations.map((v) => `${v.field}: ${v.rule}`).join('; '), violations);
+      if (!result.success) throw validationError(result.error.issues);
     },
   });
 
+  app.use(options.authenticate.path, async (c, next) => {
+    c.set('actor', await options.authenticate.actor(c));
+    await next();
+  });
   app.use(
     bodyLimit({
       maxSize: options.maxBodyBytes,
@@ -46,13 +57,13 @@ export function createHonoApp(options: { log: Logger; docsBase: string; maxBodyB
     let status: number;
     if (error instanceof HTTPException) {
       status = error.status;
-      const code = status === 413 ? 'LIMIT_EXCEEDED' : status === 401 ? 'UNAUTHORIZED' : status >= 500 ? 'INTERNAL' : 'VALIDATION';
-      const message = error.message === 'Malformed JSON in request body' ? 'the request body is not valid JSON' : error.message;
-      appError = new AppError(code, message);
+      appError = new AppError(codeOfStatus[status] ?? 'INTERNAL', error.message);
     } else {
       appError = asAppError(error);
       status = httpStatusOf[appError.code];
-      if (appError.code === 'INTERNAL') options.log.error({ err: error, requestId }, 'unhandled error');
+      if (appError.code === 'INTERNAL' && !c.req.raw.signal.aborted) {
+        options.log.error({ err: error, requestId }, 'unhandled error');
+      }
     }
     return c.json(toEnvelope(appError, requestId, options.docsBase), status as 400);
   });

@@ -10,6 +10,8 @@ export type RequestHandler = (req: Request, res: Response) => void;
 const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 /** A connection that has not said which protocol it speaks within this time is dropped. */
 const SNIFF_TIMEOUT_MS = 10_000;
+/** A request must arrive whole within this time. */
+const REQUEST_TIMEOUT_MS = 60_000;
 
 export interface Listener {
   port: number;
@@ -30,8 +32,11 @@ export async function listen(options: { host: string; port: number }): Promise<L
     res.end();
   };
   const dispatch: RequestHandler = (req, res) => handler(req, res);
-  const h1 = http.createServer({ keepAliveTimeout: 5_000, headersTimeout: 15_000, requestTimeout: 60_000 }, dispatch);
+  const h1 = http.createServer({ keepAliveTimeout: 5_000, headersTimeout: 15_000, requestTimeout: REQUEST_TIMEOUT_MS }, dispatch);
   const h2 = http2.createServer({}, dispatch);
+  // The same limits as HTTP/1.1: an idle connection, or a request that never finishes, is dropped.
+  h2.setTimeout(REQUEST_TIMEOUT_MS);
+  h2.on('stream', (stream) => stream.setTimeout(REQUEST_TIMEOUT_MS, () => stream.close(http2.constants.NGHTTP2_CANCEL)));
   // The HTTP/1.1 server never listens itself (the front does), but its connection tracking, which
   // enforces the timeouts above and lets close() drop idle keep-alive sockets, starts on 'listening'.
   h1.emit('listening');

@@ -17,7 +17,10 @@ export interface ApiAppOptions {
 /** The REST surface on the API port: /v1/*, /openapi.json and the bundled docs. */
 export function createApiApp(options: ApiAppOptions) {
   const { services } = options;
-  const app = createHonoApp(options);
+  const app = createHonoApp({
+    ...options,
+    authenticate: { path: '/v1/*', actor: (c) => resolveActor(services, c.req.raw.headers, 'rest') },
+  });
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', {
     type: 'apiKey',
@@ -26,10 +29,6 @@ export function createApiApp(options: ApiAppOptions) {
     description: 'An API key (svc_...) from Settings, General, API Keys, or `statusdesk keys create`.',
   });
 
-  app.use('/v1/*', async (c, next) => {
-    c.set('actor', await resolveActor(services, c.req.raw.headers, 'rest'));
-    await next();
-  });
   registerWhoami(app, services);
 
   app.doc31('/openapi.json', {

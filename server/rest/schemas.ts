@@ -1,4 +1,6 @@
 import { z } from '@hono/zod-openapi';
+import { scopes } from '../domain/actor.ts';
+import { planNames } from '../domain/plans.ts';
 import { errorCodes } from '../errors.ts';
 
 export const ErrorEnvelopeSchema = z
@@ -18,12 +20,12 @@ export const IdentitySchema = z
   .object({
     name: z.string().openapi({ description: 'Workspace name.' }),
     slug: z.string().openapi({ description: 'Workspace slug.' }),
-    plan: z.enum(['hobby', 'starter', 'pro', 'scale']).openapi({ description: 'Plan of the workspace.' }),
+    plan: z.enum(planNames).openapi({ description: 'Plan of the workspace.' }),
     actor: z
       .object({
         type: z.literal('apiKey').openapi({ description: 'The kind of credential holder.' }),
         keyId: z.string().openapi({ description: 'Id of the API key.' }),
-        scopes: z.array(z.enum(['read', 'write'])).openapi({ description: "['read'] or ['write']." }),
+        scopes: z.array(z.enum(scopes)).openapi({ description: "['read'] or ['write']." }),
       })
       .strict()
       .openapi({ description: 'The resolved credential holder.' }),

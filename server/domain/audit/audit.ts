@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { AuditLogRow, Database } from '../../db/schema.ts';
+import type { Database } from '../../db/schema.ts';
 import { type Actor, auditActor } from '../actor.ts';
 
 type Snapshot = Record<string, unknown>;
@@ -43,49 +43,4 @@ export async function recordAudit(trx: Kysely<Database>, change: AuditChange): P
     })
     .execute();
   return true;
-}
-
-/** An audit entry as the API shows it (SPEC 2.10). */
-export interface AuditEntry {
-  id: string;
-  entityType: string;
-  entityId: string;
-  action: string;
-  actor_type: string;
-  actor_id: string;
-  actor_user_id: string | null;
-  before: Snapshot | null;
-  after: Snapshot | null;
-  changedFields: string[];
-  createdAt: string;
-}
-
-export function toAuditEntry(row: AuditLogRow): AuditEntry {
-  return {
-    id: String(row.id),
-    entityType: row.entity_type,
-    entityId: row.entity_id,
-    action: row.action,
-    actor_type: row.actor_type,
-    actor_id: row.actor_id,
-    actor_user_id: row.actor_user_id === null ? null : String(row.actor_user_id),
-    before: row.before === null ? null : JSON.parse(row.before),
-    after: row.after === null ? null : JSON.parse(row.after),
-    changedFields: JSON.parse(row.changed_fields),
-    createdAt: row.created_at,
-  };
-}
-
-/** Entries of one workspace, newest first, optionally of one entity. */
-export async function listAuditEntries(
-  db: Kysely<Database>,
-  workspaceId: number,
-  filter: { entityType?: string; entityId?: string; since?: string; limit?: number } = {},
-): Promise<AuditEntry[]> {
-  let query = db.selectFrom('audit_log').selectAll().where('workspace_id', '=', workspaceId);
-  if (filter.entityType) query = query.where('entity_type', '=', filter.entityType);
-  if (filter.entityId) query = query.where('entity_id', '=', filter.entityId);
-  if (filter.since) query = query.where('created_at', '>=', filter.since);
-  const rows = await query.orderBy('id', 'desc').limit(filter.limit ?? 50).execute();
-  return rows.map(toAuditEntry);
 }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { ApiKeyRow, Database } from '../../db/schema.ts';
 import { writeTransaction } from '../../db/transaction.ts';
 import { AppError, notFound } from '../../errors.ts';
-import { type Actor, type Scope, requireWriteScope, scopes, type Surface } from '../actor.ts';
+import { type Actor, type Scope, scopes, type Surface } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { hashSecret, newSecret } from '../secrets.ts';
@@ -136,13 +136,8 @@ export function createKeyService(db: Kysely<Database>) {
      */
     async revoke(actor: Actor, keyId: string): Promise<ApiKey> {
       const row = await findKey(actor, keyId);
-      const self = actor.type === 'apiKey' && actor.keyId === String(row.id);
-      if (actor.type === 'apiKey' && !self) {
-        try {
-          requireWriteScope(actor);
-        } catch {
-          throw new AppError('FORBIDDEN', 'a read-only API key may revoke only itself');
-        }
+      if (actor.type === 'apiKey' && actor.keyId !== String(row.id) && !actor.scopes.includes('write')) {
+        throw new AppError('FORBIDDEN', 'a read-only API key may revoke only itself');
       }
       if (actor.type === 'user') await authorize(db, actor, row.workspace_id, 'manage');
       return writeTransaction(db, async (trx) => {
@@ -199,7 +194,12 @@ export function createKeyService(db: Kysely<Database>) {
     const now = Date.now();
     if (now - (lastTouched.get(id) ?? 0) < LAST_USED_RESOLUTION_MS) return;
     lastTouched.set(id, now);
-    await db.updateTable('api_keys').set({ last_used_at: new Date(now).toISOString() }).where('id', '=', id).execute();
+    try {
+      await db.updateTable('api_keys').set({ last_used_at: new Date(now).toISOString() }).where('id', '=', id).execute();
+    } catch {
+      // Last use is a convenience: a busy database must not fail the request it came with.
+      lastTouched.delete(id);
+    }
   }
 }
 

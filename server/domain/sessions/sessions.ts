@@ -5,8 +5,11 @@ import { hashSecret, newSecret } from '../secrets.ts';
 
 /** A sign-in link works once, within this time. */
 export const SIGN_IN_TTL_MS = 15 * 60_000;
-/** A dashboard session lasts this long after sign-in. */
-export const SESSION_TTL_MS = 14 * 24 * 3_600_000;
+/**
+ * A dashboard session lasts this long after sign-in. Kept short because browsers send cookies to
+ * every port of a host: another local server visited in the same browser would see it.
+ */
+export const SESSION_TTL_MS = 12 * 3_600_000;
 
 /**
  * Dashboard sign-in for the owner of the machine: the service mints a one-time link at start,

@@ -45,7 +45,7 @@ export async function ensureOwner(db: Kysely<Database>): Promise<number> {
       action: 'workspace.create',
       actor: system,
       before: null,
-      after: { ...toWorkspace(row) },
+      after: { ...toWorkspace(row), ownerUserId: String(user.id), ownerName: name },
     });
     return user.id;
   });

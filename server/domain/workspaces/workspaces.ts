@@ -62,7 +62,7 @@ export function createWorkspaceService(db: Kysely<Database>) {
           action: 'workspace.create',
           actor,
           before: null,
-          after: { ...workspace },
+          after: { ...workspace, ownerUserId: actor.type === 'user' ? String(actor.userId) : null },
         });
         return workspace;
       });
@@ -79,13 +79,6 @@ export function createWorkspaceService(db: Kysely<Database>) {
       }
       const rows = await query.orderBy('workspaces.id').execute();
       return rows.map(toWorkspace);
-    },
-
-    async get(actor: Actor, workspaceId: number): Promise<Workspace> {
-      await authorize(db, actor, workspaceId, 'read');
-      const row = await db.selectFrom('workspaces').selectAll().where('id', '=', workspaceId).executeTakeFirst();
-      if (!row) throw new AppError('NOT_FOUND', `workspace ${workspaceId} does not exist`);
-      return toWorkspace(row);
     },
 
     async getBySlug(actor: Actor, slug: string): Promise<Workspace> {
