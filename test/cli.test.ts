@@ -54,6 +54,16 @@ function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
   return runCli(args, { ...clean, ...env });
 }
 
+/** A data folder for the tests of one describe block, removed after them. */
+function useDataDir(ready: (path: string) => void): void {
+  let dir: Awaited<ReturnType<typeof tempDir>> | undefined;
+  before(async () => {
+    dir = await tempDir();
+    ready(dir.path);
+  });
+  after(() => dir?.remove());
+}
+
 async function serve(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
   const proc = await spawnServe(['--data-dir', dataDir], { ...clean, ...env });
   children.push(proc.child);
@@ -123,13 +133,8 @@ async function closedPort(): Promise<number> {
 }
 
 describe('keys', () => {
-  let dir: { path: string; remove(): Promise<void> };
   let dataDir: string;
-  before(async () => {
-    dir = await tempDir();
-    dataDir = dir.path;
-  });
-  after(() => dir.remove());
+  useDataDir((path) => (dataDir = path));
 
   test('create prints only the secret, one line on stdout', T, async () => {
     const result = await cli(['keys', 'create', '--workspace', 'personal', '--scope', 'read', '--name', 'grafana', '--data-dir', dataDir]);
@@ -227,13 +232,8 @@ describe('keys', () => {
 });
 
 describe('workspaces', () => {
-  let dir: { path: string; remove(): Promise<void> };
   let dataDir: string;
-  before(async () => {
-    dir = await tempDir();
-    dataDir = dir.path;
-  });
-  after(() => dir.remove());
+  useDataDir((path) => (dataDir = path));
 
   test('create prints the slug; list shows it with its plan', T, async () => {
     const created = await cli(['workspaces', 'create', '--name', 'Team', '--slug', 'team', '--plan', 'starter', '--data-dir', dataDir]);
