@@ -52,10 +52,12 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     const origins = [...apiOwnHosts, ...dashboardOwnHosts].map((h) => `http://${h}`).concat(apiUrl, dashboardUrl);
     const common = { log, maxBodyBytes: config.maxBodyBytes, docsBase };
 
-    const apiRoutes = getRequestListener(createApiApp({ ...common, services, apiUrl, version: VERSION }).fetch);
-    const dashboardRoutes = getRequestListener(createDashboardApp({ ...common, services }).fetch);
-    api.handle(createFront({ ...common, guard: createOriginGuard(apiHosts, origins) }, (req, res) => void apiRoutes(req, res)));
-    dashboard.handle(createFront({ ...common, guard: createOriginGuard(dashboardHosts, origins) }, (req, res) => void dashboardRoutes(req, res)));
+    const mount = (listener: Listener, hosts: string[], app: { fetch: Parameters<typeof getRequestListener>[0] }) => {
+      const routes = getRequestListener(app.fetch);
+      listener.handle(createFront({ ...common, guard: createOriginGuard(hosts, origins) }, (req, res) => void routes(req, res)));
+    };
+    mount(api, apiHosts, createApiApp({ ...common, services, apiUrl, version: VERSION }));
+    mount(dashboard, dashboardHosts, createDashboardApp({ ...common, services }));
 
     const signInUrl = `${dashboardUrl}/signin?token=${await services.sessions.createSignInToken(ownerId)}`;
     return {

@@ -29,7 +29,7 @@ export async function authorize(db: Kysely<Database>, actor: Actor, workspaceId:
   }
 }
 
-export async function roleOf(db: Kysely<Database>, workspaceId: number, userId: number): Promise<Role | undefined> {
+async function roleOf(db: Kysely<Database>, workspaceId: number, userId: number): Promise<Role | undefined> {
   const row = await db
     .selectFrom('memberships')
     .select('role')

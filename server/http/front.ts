@@ -14,7 +14,7 @@ export interface FrontOptions {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
-export function hostOf(req: Request): string | undefined {
+function hostOf(req: Request): string | undefined {
   const value = req.headers[':authority'] ?? req.headers.host;
   return Array.isArray(value) ? value[0] : value;
 }

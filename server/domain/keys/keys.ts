@@ -69,10 +69,10 @@ function generateKeySecret(): string {
 export function createKeyService(db: Kysely<Database>) {
   const lastTouched = new Map<number, number>();
 
-  async function findKey(actor: Actor, keyId: string): Promise<ApiKeyRow> {
+  async function findKey(q: Kysely<Database>, actor: Actor, keyId: string): Promise<ApiKeyRow> {
     const id = Number(keyId);
     const row = Number.isSafeInteger(id)
-      ? await db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst()
+      ? await q.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst()
       : undefined;
     const visible = row && (actor.type !== 'apiKey' || row.workspace_id === actor.workspaceId);
     if (!row || !visible) throw notFound('API key', keyId);
@@ -135,24 +135,23 @@ export function createKeyService(db: Kysely<Database>) {
      * revoked key changes nothing and writes no audit entry.
      */
     async revoke(actor: Actor, keyId: string): Promise<ApiKey> {
-      const row = await findKey(actor, keyId);
-      if (actor.type === 'apiKey' && actor.keyId !== String(row.id) && !actor.scopes.includes('write')) {
-        throw new AppError('FORBIDDEN', 'a read-only API key may revoke only itself');
-      }
-      if (actor.type === 'user') await authorize(db, actor, row.workspace_id, 'manage');
       return writeTransaction(db, async (trx) => {
-        const current = await trx.selectFrom('api_keys').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
+        const current = await findKey(trx, actor, keyId);
+        if (actor.type === 'apiKey' && actor.keyId !== String(current.id) && !actor.scopes.includes('write')) {
+          throw new AppError('FORBIDDEN', 'a read-only API key may revoke only itself');
+        }
+        if (actor.type === 'user') await authorize(trx, actor, current.workspace_id, 'manage');
         if (current.revoked_at) return toApiKey(current);
         const updated = await trx
           .updateTable('api_keys')
           .set({ revoked_at: new Date().toISOString() })
-          .where('id', '=', row.id)
+          .where('id', '=', current.id)
           .returningAll()
           .executeTakeFirstOrThrow();
         await recordAudit(trx, {
-          workspaceId: row.workspace_id,
+          workspaceId: current.workspace_id,
           entityType: 'api_key',
-          entityId: row.id,
+          entityId: current.id,
           action: 'api_key.revoke',
           actor,
           before: snapshot(toApiKey(current)),
