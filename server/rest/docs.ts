@@ -1,8 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { z } from '@hono/zod-openapi';
 import { AppError } from '../errors.ts';
 import type { HonoApp } from '../http/hono-app.ts';
 import { packageRoot } from '../package-root.ts';
+import { ErrorEnvelopeSchema } from './schemas.ts';
 
 const DOCS_DIR = join(packageRoot, 'docs');
 /** Lower-case words and hyphens per segment: nothing that can climb out of the docs folder. */
@@ -10,6 +12,20 @@ const DOC_PATH = /^[a-z0-9][a-z0-9-]*(\/[a-z0-9][a-z0-9-]*)*$/;
 
 /** The product's own documentation, as markdown, at /docs/<path> (the error envelope links here). */
 export function registerDocs(app: HonoApp): void {
+  // Documented by hand in the registry: the page path spans several segments, which an OpenAPI
+  // route template cannot match, so the handler below is a plain wildcard route.
+  app.openAPIRegistry.registerPath({
+    method: 'get',
+    path: '/docs/{path}',
+    summary: 'A page of the product documentation, as markdown',
+    description: 'The path may span segments, e.g. reference/errors. No credential needed.',
+    tags: ['Documentation'],
+    request: { params: z.object({ path: z.string().regex(DOC_PATH).openapi({ example: 'reference/errors' }) }) },
+    responses: {
+      200: { description: 'The page.', content: { 'text/markdown': { schema: z.string() } } },
+      404: { description: 'No such page.', content: { 'application/json': { schema: ErrorEnvelopeSchema } } },
+    },
+  });
   app.get('/docs/*', async (c) => {
     const path = c.req.path.slice('/docs/'.length).replace(/\/$/, '') || 'index';
     if (!DOC_PATH.test(path)) throw new AppError('NOT_FOUND', `no documentation page at ${path}`);
