@@ -9,9 +9,10 @@ import { ensureOwner } from './domain/users/users.ts';
 import { createDashboardApp } from './dashboard/dashboard-app.ts';
 import { createFront } from './http/front.ts';
 import { createOriginGuard, LOOPBACK_NAMES, ownHosts } from './http/guard.ts';
-import { type Listener, listen } from './http/listener.ts';
+import { type Listener, listen, type RequestHandler } from './http/listener.ts';
 import { packageRoot } from './package-root.ts';
 import { createApiApp } from './rest/api-app.ts';
+import { createRpcHandler, RPC_PATH } from './rpc/routes.ts';
 
 export const VERSION: string = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')).version;
 
@@ -52,11 +53,17 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     const origins = [...apiOwnHosts, ...dashboardOwnHosts].map((h) => `http://${h}`).concat(apiUrl, dashboardUrl);
     const common = { log, maxBodyBytes: config.maxBodyBytes, docsBase };
 
-    const mount = (listener: Listener, hosts: string[], app: { fetch: Parameters<typeof getRequestListener>[0] }) => {
+    const mount = (listener: Listener, hosts: string[], app: { fetch: Parameters<typeof getRequestListener>[0] }, rpc?: RequestHandler) => {
       const routes = getRequestListener(app.fetch);
-      listener.handle(createFront({ ...common, guard: createOriginGuard(hosts, origins) }, (req, res) => void routes(req, res)));
+      listener.handle(
+        createFront({ ...common, guard: createOriginGuard(hosts, origins) }, (req, res) => {
+          if (rpc && req.url?.startsWith(`${RPC_PATH}/`)) return rpc(req, res);
+          void routes(req, res);
+        }),
+      );
     };
-    mount(api, apiHosts, createApiApp({ ...common, services, apiUrl, version: VERSION }));
+    const rpc = createRpcHandler({ services, log, maxBodyBytes: config.maxBodyBytes });
+    mount(api, apiHosts, createApiApp({ ...common, services, apiUrl, version: VERSION }), rpc);
     mount(dashboard, dashboardHosts, createDashboardApp({ ...common, services }));
 
     const signInUrl = `${dashboardUrl}/signin?token=${await services.sessions.createSignInToken(ownerId)}`;

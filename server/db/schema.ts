@@ -66,6 +66,29 @@ export interface DashboardTokenTable {
   expires_at: Timestamp;
 }
 
+export interface MonitorTable {
+  id: Generated<number>;
+  workspace_id: number;
+  type: 'tcp' | 'grpc' | 'http';
+  name: string;
+  description: string;
+  active: number;
+  periodicity: string;
+  /** JSON array of region ids. */
+  regions: string;
+  timeout_ms: number;
+  degraded_ms: number | null;
+  retry: number;
+  /** JSON `{endpoint, headers}`; NULL when metrics are not exported. */
+  open_telemetry: string | null;
+  /** JSON array. */
+  tags: string;
+  /** JSON object with the fields of the monitor's type (target, TLS, request, assertions). */
+  settings: string;
+  created_at: ColumnType<Timestamp, Timestamp, never>;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   workspaces: WorkspaceTable;
   users: UserTable;
@@ -73,6 +96,7 @@ export interface Database {
   api_keys: ApiKeyTable;
   audit_log: AuditLogTable;
   dashboard_tokens: DashboardTokenTable;
+  monitors: MonitorTable;
 }
 
 export type WorkspaceRow = Selectable<WorkspaceTable>;
@@ -80,3 +104,4 @@ export type UserRow = Selectable<UserTable>;
 export type ApiKeyRow = Selectable<ApiKeyTable>;
 export type NewApiKey = Insertable<ApiKeyTable>;
 export type AuditLogRow = Selectable<AuditLogTable>;
+export type MonitorRow = Selectable<MonitorTable>;

@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001-initial.ts';
+import * as m0002 from './0002-monitors.ts';
 
 /**
  * Every migration, in order, imported statically so a bundled app carries them. Append only:
@@ -7,4 +8,5 @@ import * as m0001 from './0001-initial.ts';
  */
 export const migrations: Record<string, Migration> = {
   '0001-initial': m0001,
+  '0002-monitors': m0002,
 };

@@ -1,0 +1,27 @@
+import { type Kysely, sql } from 'kysely';
+
+// Migrations never import application code: they must still run, unchanged, years from now.
+export async function up(db: Kysely<unknown>): Promise<void> {
+  // AUTOINCREMENT: the id of a deleted monitor is never handed to a new one, so an old id in a
+  // script or an audit entry can never point at a different monitor.
+  await db.schema
+    .createTable('monitors')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('workspace_id', 'integer', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
+    .addColumn('type', 'text', (c) => c.notNull().check(sql`type in ('tcp', 'grpc', 'http')`))
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('description', 'text', (c) => c.notNull())
+    .addColumn('active', 'integer', (c) => c.notNull())
+    .addColumn('periodicity', 'text', (c) => c.notNull())
+    .addColumn('regions', 'text', (c) => c.notNull())
+    .addColumn('timeout_ms', 'integer', (c) => c.notNull())
+    .addColumn('degraded_ms', 'integer')
+    .addColumn('retry', 'integer', (c) => c.notNull())
+    .addColumn('open_telemetry', 'text')
+    .addColumn('tags', 'text', (c) => c.notNull())
+    .addColumn('settings', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('updated_at', 'text', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('monitors_workspace').on('monitors').columns(['workspace_id', 'id']).execute();
+}

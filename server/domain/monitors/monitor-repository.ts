@@ -1,0 +1,109 @@
+import type { Kysely } from 'kysely';
+import type { Database, MonitorRow } from '../../db/schema.ts';
+import type { Frequency } from '../plans.ts';
+import type { GrpcConfig, HttpConfig, MonitorType, TcpConfig } from './monitor-rules.ts';
+
+/** What every stored monitor carries besides its configuration. */
+interface Stored {
+  id: string;
+  workspaceId: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type TcpMonitor = Stored & { type: 'tcp' } & TcpConfig;
+export type GrpcMonitor = Stored & { type: 'grpc' } & GrpcConfig;
+export type HttpMonitor = Stored & { type: 'http' } & HttpConfig;
+export type Monitor = TcpMonitor | GrpcMonitor | HttpMonitor;
+export type MonitorConfig = TcpConfig | GrpcConfig | HttpConfig;
+
+export function toMonitor(row: MonitorRow): Monitor {
+  return {
+    id: String(row.id),
+    workspaceId: String(row.workspace_id),
+    type: row.type,
+    name: row.name,
+    description: row.description,
+    active: row.active === 1,
+    periodicity: row.periodicity as Frequency,
+    regions: JSON.parse(row.regions),
+    timeout: row.timeout_ms,
+    degraded: row.degraded_ms,
+    retry: row.retry,
+    openTelemetry: row.open_telemetry === null ? null : JSON.parse(row.open_telemetry),
+    tags: JSON.parse(row.tags),
+    ...JSON.parse(row.settings),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  } as Monitor;
+}
+
+/** The configuration of a monitor: what a create or an update may set. */
+export function configOf(monitor: Monitor): MonitorConfig {
+  const { id: _id, workspaceId: _workspaceId, type: _type, createdAt: _createdAt, updatedAt: _updatedAt, ...config } = monitor;
+  return config;
+}
+
+function columns(config: MonitorConfig) {
+  const { name, description, active, periodicity, regions, timeout, degraded, retry, openTelemetry, tags, ...settings } = config;
+  return {
+    name,
+    description,
+    active: active ? 1 : 0,
+    periodicity,
+    regions: JSON.stringify(regions),
+    timeout_ms: timeout,
+    degraded_ms: degraded,
+    retry,
+    open_telemetry: openTelemetry && JSON.stringify(openTelemetry),
+    tags: JSON.stringify(tags),
+    settings: JSON.stringify(settings),
+  };
+}
+
+export async function findMonitor(db: Kysely<Database>, workspaceId: number, id: number): Promise<Monitor | undefined> {
+  const row = await db.selectFrom('monitors').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  return row && toMonitor(row);
+}
+
+/** One page of a workspace's monitors, newest first, and how many there are in all. */
+export async function listMonitors(db: Kysely<Database>, workspaceId: number, limit: number, offset: number) {
+  const rows = await db
+    .selectFrom('monitors')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+  const { total } = await db
+    .selectFrom('monitors')
+    .select((eb) => eb.fn.countAll<number>().as('total'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  return { monitors: rows.map(toMonitor), total };
+}
+
+export async function insertMonitor(db: Kysely<Database>, workspaceId: number, type: MonitorType, config: MonitorConfig): Promise<Monitor> {
+  const now = new Date().toISOString();
+  const row = await db
+    .insertInto('monitors')
+    .values({ workspace_id: workspaceId, type, ...columns(config), created_at: now, updated_at: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toMonitor(row);
+}
+
+export async function updateMonitor(db: Kysely<Database>, id: number, config: MonitorConfig): Promise<Monitor> {
+  const row = await db
+    .updateTable('monitors')
+    .set({ ...columns(config), updated_at: new Date().toISOString() })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toMonitor(row);
+}
+
+export async function deleteMonitor(db: Kysely<Database>, id: number): Promise<void> {
+  await db.deleteFrom('monitors').where('id', '=', id).execute();
+}

@@ -1,0 +1,150 @@
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import type { Database } from '../../db/schema.ts';
+import { writeTransaction } from '../../db/transaction.ts';
+import { AppError, notFound } from '../../errors.ts';
+import type { Actor } from '../actor.ts';
+import { authorize } from '../access.ts';
+import { recordAudit } from '../audit/audit.ts';
+import { type Plan, planOf } from '../plans.ts';
+import { defaultTcpRegions } from '../regions.ts';
+import { parseInput } from '../validation.ts';
+import { type MonitorChecks, type SummaryWindow, summaryWindows } from './checks.ts';
+import {
+  configOf,
+  deleteMonitor,
+  findMonitor,
+  insertMonitor,
+  listMonitors,
+  type Monitor,
+  type MonitorConfig,
+  updateMonitor,
+} from './monitor-repository.ts';
+import { configSchemas, type MonitorType } from './monitor-rules.ts';
+
+export const MAX_LIST_LIMIT = 100;
+const DEFAULT_LIST_LIMIT = 50;
+
+const listInput = z.strictObject({
+  limit: z.number().int().min(1, `must be 1 to ${MAX_LIST_LIMIT}`).max(MAX_LIST_LIMIT, `must be 1 to ${MAX_LIST_LIMIT}`).default(DEFAULT_LIST_LIMIT),
+  offset: z.number().int().min(0, 'must not be negative').default(0),
+});
+
+const windowInput = z.enum(summaryWindows, { error: `must be one of ${summaryWindows.join(', ')}` }).default('1d');
+
+/** Monitor ids are positive integers; anything else cannot name a monitor. */
+function monitorId(id: string): number {
+  const value = /^\d{1,15}$/.test(id) ? Number(id) : 0;
+  if (value < 1) {
+    throw new AppError('VALIDATION', `id: must be a monitor id (a positive whole number), got "${id}"`, [
+      { field: 'id', rule: 'must be a monitor id (a positive whole number)' },
+    ]);
+  }
+  return value;
+}
+
+/** What the audit log keeps of a monitor. */
+function snapshot(monitor: Monitor): Record<string, unknown> {
+  const { updatedAt: _updatedAt, ...rest } = monitor;
+  return rest;
+}
+
+export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks) {
+  async function planOfWorkspace(q: Kysely<Database>, workspaceId: number): Promise<Plan> {
+    const row = await q.selectFrom('workspaces').select('plan').where('id', '=', workspaceId).executeTakeFirstOrThrow();
+    return planOf(row.plan);
+  }
+
+  /**
+   * Validates a whole configuration of `type` and fills the defaults that depend on the plan.
+   * The plan's frequencies are checked only when the periodicity is new, so a workspace moved to
+   * a smaller plan can still edit its other monitors' fields.
+   */
+  function completeConfig(type: MonitorType, input: unknown, plan: Plan, previous?: Monitor): MonitorConfig {
+    const config = parseInput(configSchemas[type], input);
+    if (config.periodicity !== previous?.periodicity && !plan.frequencies.includes(config.periodicity)) {
+      const rule = `${config.periodicity} is not available on the ${plan.name} plan, which allows ${plan.frequencies.join(', ')}`;
+      throw new AppError('VALIDATION', `periodicity: ${rule}`, [{ field: 'periodicity', rule }]);
+    }
+    return { ...config, regions: config.regions ?? defaultTcpRegions(plan) };
+  }
+
+  async function load(q: Kysely<Database>, workspaceId: number, id: string): Promise<Monitor> {
+    const monitor = await findMonitor(q, workspaceId, monitorId(id));
+    if (!monitor) throw notFound('monitor', id);
+    return monitor;
+  }
+
+  async function readable(actor: Actor, workspaceId: number, id: string): Promise<Monitor> {
+    await authorize(db, actor, workspaceId, 'read');
+    return load(db, workspaceId, id);
+  }
+
+  return {
+    /** A page of the workspace's monitors of every type, newest first. */
+    async list(actor: Actor, workspaceId: number, page: { limit?: number; offset?: number } = {}) {
+      await authorize(db, actor, workspaceId, 'read');
+      const { limit, offset } = parseInput(listInput, page);
+      return listMonitors(db, workspaceId, limit, offset);
+    },
+
+    get: readable,
+
+    async create(actor: Actor, workspaceId: number, type: MonitorType, input: unknown): Promise<Monitor> {
+      await authorize(db, actor, workspaceId, 'write');
+      return writeTransaction(db, async (trx) => {
+        const config = completeConfig(type, input, await planOfWorkspace(trx, workspaceId));
+        const monitor = await insertMonitor(trx, workspaceId, type, config);
+        await recordAudit(trx, { workspaceId, entityType: 'monitor', entityId: monitor.id, action: 'monitor.create', actor, before: null, after: snapshot(monitor) });
+        return monitor;
+      });
+    },
+
+    /**
+     * Changes the fields named in `patch`; every other field keeps its value. A field set to
+     * null returns to its default (or is refused if it is required).
+     */
+    async update(actor: Actor, workspaceId: number, type: MonitorType, id: string, patch: Record<string, unknown>): Promise<Monitor> {
+      await authorize(db, actor, workspaceId, 'write');
+      return writeTransaction(db, async (trx) => {
+        const before = await load(trx, workspaceId, id);
+        if (before.type !== type) {
+          const rule = `monitor ${id} is a ${before.type} monitor, not a ${type} monitor`;
+          throw new AppError('VALIDATION', `id: ${rule}`, [{ field: 'id', rule }]);
+        }
+        const merged: Record<string, unknown> = { ...configOf(before), ...patch };
+        for (const [field, value] of Object.entries(patch)) if (value === null) delete merged[field];
+        const config = completeConfig(type, merged, await planOfWorkspace(trx, workspaceId), before);
+        const after = await updateMonitor(trx, Number(before.id), config);
+        await recordAudit(trx, { workspaceId, entityType: 'monitor', entityId: before.id, action: 'monitor.update', actor, before: snapshot(before), after: snapshot(after) });
+        return after;
+      });
+    },
+
+    async delete(actor: Actor, workspaceId: number, id: string): Promise<void> {
+      await authorize(db, actor, workspaceId, 'write');
+      await writeTransaction(db, async (trx) => {
+        const before = await load(trx, workspaceId, id);
+        await deleteMonitor(trx, Number(before.id));
+        await recordAudit(trx, { workspaceId, entityType: 'monitor', entityId: before.id, action: 'monitor.delete', actor, before: snapshot(before), after: null });
+      });
+    },
+
+    /** Runs a check now. Not a read: it acts on the target and stores results, so it needs write. */
+    async trigger(actor: Actor, workspaceId: number, id: string) {
+      await authorize(db, actor, workspaceId, 'write');
+      return checks.trigger(await load(db, workspaceId, id));
+    },
+
+    async status(actor: Actor, workspaceId: number, id: string) {
+      return checks.status(await readable(actor, workspaceId, id));
+    },
+
+    async summary(actor: Actor, workspaceId: number, id: string, window?: SummaryWindow) {
+      const monitor = await readable(actor, workspaceId, id);
+      return checks.summary(monitor, parseInput(windowInput, window));
+    },
+  };
+}
+
+export type MonitorService = ReturnType<typeof createMonitorService>;

@@ -1,0 +1,274 @@
+import { create } from '@bufbuild/protobuf';
+import { type Duration, durationFromMs, durationMs, type FieldMask, timestampFromDate } from '@bufbuild/protobuf/wkt';
+import {
+  CheckOutcome,
+  type CheckResult as CheckResultMessage,
+  CheckResultSchema,
+  GRPCHealthStatus,
+  type GRPCMonitor,
+  GRPCMonitorSchema,
+  HTTPMethod,
+  type HTTPMonitor,
+  HTTPMonitorSchema,
+  MonitorStatus,
+  NumberComparator,
+  type OpenTelemetryConfig,
+  Periodicity,
+  StringComparator,
+  SummaryWindow,
+  type TCPMonitor,
+  TCPMonitorSchema,
+  TLSMode,
+} from '../../proto/gen/monitor/v1/monitor_pb.js';
+import { AppError } from '../errors.ts';
+import type { CheckResult, RegionHealth, SummaryWindow as DomainWindow } from '../domain/monitors/checks.ts';
+import type { GrpcMonitor, HttpMonitor, Monitor, TcpMonitor } from '../domain/monitors/monitor-repository.ts';
+import { httpMethods, numberComparators, stringComparators, tlsModes } from '../domain/monitors/monitor-rules.ts';
+import { frequencies } from '../domain/plans.ts';
+
+/**
+ * Translation between the wire messages of monitor.v1 and the domain's monitors. No rules here:
+ * a value the wire cannot express in the domain (an unspecified enum) becomes undefined, and the
+ * domain's validation names it.
+ */
+
+/** Pairs wire enum values with domain names, both ways. The unspecified value maps to undefined. */
+function enumPairs<D extends string>(domain: readonly D[], wire: readonly number[]) {
+  const toWire = new Map<string, number>(domain.map((d, i) => [d, wire[i]!]));
+  const toDomain = new Map<number, D>(wire.map((w, i) => [w, domain[i]!]));
+  return {
+    wire: (value: D): number => toWire.get(value) ?? 0,
+    domain: (value: number): D | undefined => toDomain.get(value),
+  };
+}
+
+const periodicity = enumPairs(frequencies, [
+  Periodicity.PERIODICITY_30S,
+  Periodicity.PERIODICITY_1M,
+  Periodicity.PERIODICITY_5M,
+  Periodicity.PERIODICITY_10M,
+  Periodicity.PERIODICITY_30M,
+  Periodicity.PERIODICITY_1H,
+]);
+const tls = enumPairs(tlsModes, [TLSMode.TLS_MODE_VERIFY, TLSMode.TLS_MODE_SKIP_VERIFY, TLSMode.TLS_MODE_PLAINTEXT]);
+const method = enumPairs(httpMethods, [
+  HTTPMethod.HTTP_METHOD_GET,
+  HTTPMethod.HTTP_METHOD_HEAD,
+  HTTPMethod.HTTP_METHOD_POST,
+  HTTPMethod.HTTP_METHOD_PUT,
+  HTTPMethod.HTTP_METHOD_PATCH,
+  HTTPMethod.HTTP_METHOD_DELETE,
+  HTTPMethod.HTTP_METHOD_OPTIONS,
+]);
+const numberComparator = enumPairs(numberComparators, [
+  NumberComparator.EQUAL,
+  NumberComparator.NOT_EQUAL,
+  NumberComparator.GREATER_THAN,
+  NumberComparator.GREATER_THAN_OR_EQUAL,
+  NumberComparator.LESS_THAN,
+  NumberComparator.LESS_THAN_OR_EQUAL,
+]);
+const stringComparator = enumPairs(stringComparators, [
+  StringComparator.CONTAINS,
+  StringComparator.NOT_CONTAINS,
+  StringComparator.EQUAL,
+  StringComparator.NOT_EQUAL,
+  StringComparator.EMPTY,
+  StringComparator.NOT_EMPTY,
+]);
+export const summaryWindow = enumPairs(['1d', '7d', '14d'] as const satisfies readonly DomainWindow[], [
+  SummaryWindow.SUMMARY_WINDOW_1D,
+  SummaryWindow.SUMMARY_WINDOW_7D,
+  SummaryWindow.SUMMARY_WINDOW_14D,
+]);
+const regionHealth = enumPairs(['active', 'degraded', 'error'] as const satisfies readonly RegionHealth[], [
+  MonitorStatus.ACTIVE,
+  MonitorStatus.DEGRADED,
+  MonitorStatus.ERROR,
+]);
+const outcome = enumPairs(['up', 'degraded', 'down'] as const, [CheckOutcome.UP, CheckOutcome.DEGRADED, CheckOutcome.DOWN]);
+const grpcStatus = enumPairs(
+  ['SERVING', 'NOT_SERVING', 'SERVICE_UNKNOWN', 'UNIMPLEMENTED', 'DEADLINE_EXCEEDED', 'UNAVAILABLE'] as const,
+  [
+    GRPCHealthStatus.GRPC_HEALTH_STATUS_SERVING,
+    GRPCHealthStatus.GRPC_HEALTH_STATUS_NOT_SERVING,
+    GRPCHealthStatus.GRPC_HEALTH_STATUS_SERVICE_UNKNOWN,
+    GRPCHealthStatus.GRPC_HEALTH_STATUS_UNIMPLEMENTED,
+    GRPCHealthStatus.GRPC_HEALTH_STATUS_DEADLINE_EXCEEDED,
+    GRPCHealthStatus.GRPC_HEALTH_STATUS_UNAVAILABLE,
+  ],
+);
+
+const ms = (duration: Duration | undefined) => (duration === undefined ? undefined : durationMs(duration));
+const time = (iso: string) => timestampFromDate(new Date(iso));
+
+// ---- wire to domain ------------------------------------------------------------------------
+
+/** Every configurable field of a wire monitor, by its domain name; undefined where not given. */
+type Fields = Record<string, unknown>;
+
+function commonFields(m: TCPMonitor | GRPCMonitor | HTTPMonitor): Fields {
+  return {
+    name: m.name,
+    description: m.description,
+    active: m.active,
+    periodicity: periodicity.domain(m.periodicity),
+    regions: m.regions,
+    timeout: ms(m.timeout),
+    degraded: ms(m.degraded),
+    retry: m.retry,
+    openTelemetry: m.openTelemetry && { endpoint: m.openTelemetry.endpoint, headers: { ...m.openTelemetry.headers } },
+    tags: m.tags,
+  };
+}
+
+const fieldsOf = {
+  tcp: (m: TCPMonitor): Fields => ({ ...commonFields(m), uri: m.uri }),
+  grpc: (m: GRPCMonitor): Fields => ({
+    ...commonFields(m),
+    uri: m.uri,
+    service: m.service,
+    tls: tls.domain(m.tls),
+    metadata: { ...m.metadata },
+  }),
+  http: (m: HTTPMonitor): Fields => ({
+    ...commonFields(m),
+    url: m.url,
+    method: method.domain(m.method),
+    headers: { ...m.headers },
+    body: m.body,
+    followRedirects: m.followRedirects,
+    statusCodeAssertions: m.statusCodeAssertions.map((a) => ({ comparator: numberComparator.domain(a.comparator), target: a.target })),
+    headerAssertions: m.headerAssertions.map((a) => ({ key: a.key, comparator: stringComparator.domain(a.comparator), target: a.target })),
+    bodyAssertions: m.bodyAssertions.map((a) => ({ comparator: stringComparator.domain(a.comparator), target: a.target })),
+  }),
+};
+
+const messageSchemas = { tcp: TCPMonitorSchema, grpc: GRPCMonitorSchema, http: HTTPMonitorSchema };
+
+/** Whether a wire field was given: set, and not the empty string, list or map. */
+function given(value: unknown): boolean {
+  if (value === undefined || value === '') return false;
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === 'object' && value !== null) return Object.keys(value).length > 0;
+  return true;
+}
+
+/** The domain input of a create: the given fields only, so the domain fills the defaults. */
+export function createInput<T extends keyof typeof fieldsOf>(type: T, monitor: Parameters<(typeof fieldsOf)[T]>[0] | undefined): Fields {
+  if (!monitor) throw new AppError('VALIDATION', 'monitor: is required', [{ field: 'monitor', rule: 'is required' }]);
+  const fields = (fieldsOf[type] as (m: typeof monitor) => Fields)(monitor);
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => given(value)));
+}
+
+const snakeToCamel = (path: string) => path.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/**
+ * The domain patch of an update (AIP-134). With a mask, exactly the named fields change, and a
+ * named field left empty returns to its default (null). Without one, the given fields change.
+ */
+export function updatePatch<T extends keyof typeof fieldsOf>(
+  type: T,
+  monitor: Parameters<(typeof fieldsOf)[T]>[0] | undefined,
+  mask: FieldMask | undefined,
+): Fields {
+  const message = monitor ?? create(messageSchemas[type] as typeof TCPMonitorSchema);
+  const fields = (fieldsOf[type] as (m: typeof message) => Fields)(message);
+  if (!mask || mask.paths.length === 0) {
+    const patch = Object.fromEntries(Object.entries(fields).filter(([, value]) => given(value)));
+    if (Object.keys(patch).length === 0) {
+      throw new AppError('VALIDATION', 'monitor: names no field to change; set the fields to change or list them in update_mask', [
+        { field: 'monitor', rule: 'must set at least one field to change' },
+      ]);
+    }
+    return patch;
+  }
+  const patch: Fields = {};
+  for (const path of mask.paths) {
+    const name = snakeToCamel(path);
+    if (!Object.hasOwn(fields, name)) {
+      const rule = `"${path}" is not a field that can be changed; fields: ${Object.keys(fields).join(', ')}`;
+      throw new AppError('VALIDATION', `update_mask: ${rule}`, [{ field: 'update_mask', rule }]);
+    }
+    const value = fields[name];
+    patch[name] = given(value) ? value : null;
+  }
+  return patch;
+}
+
+/**
+ * Runs a create or update, reporting refused configuration fields by their path in the request
+ * (`monitor.uri`, not `uri`).
+ */
+export async function inMonitorField<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== 'VALIDATION') throw error;
+    const violations = error.violations.map((v) => ({
+      field: v.field === 'id' || v.field.startsWith('monitor') || v.field === 'update_mask' ? v.field : `monitor.${v.field}`,
+      rule: v.rule,
+    }));
+    throw new AppError('VALIDATION', violations.map((v) => `${v.field}: ${v.rule}`).join('; '), violations);
+  }
+}
+
+// ---- domain to wire ------------------------------------------------------------------------
+
+function commonMessage(m: Monitor) {
+  return {
+    id: m.id,
+    name: m.name,
+    description: m.description,
+    active: m.active,
+    periodicity: periodicity.wire(m.periodicity),
+    regions: m.regions,
+    timeout: durationFromMs(m.timeout),
+    degraded: m.degraded === null ? undefined : durationFromMs(m.degraded),
+    retry: m.retry,
+    openTelemetry: m.openTelemetry ? ({ endpoint: m.openTelemetry.endpoint, headers: m.openTelemetry.headers } as OpenTelemetryConfig) : undefined,
+    tags: m.tags,
+    createdAt: time(m.createdAt),
+    updatedAt: time(m.updatedAt),
+  };
+}
+
+export const toTcpMessage = (m: TcpMonitor): TCPMonitor => create(TCPMonitorSchema, { ...commonMessage(m), uri: m.uri });
+
+export const toGrpcMessage = (m: GrpcMonitor): GRPCMonitor =>
+  create(GRPCMonitorSchema, { ...commonMessage(m), uri: m.uri, service: m.service, tls: tls.wire(m.tls), metadata: m.metadata });
+
+export const toHttpMessage = (m: HttpMonitor): HTTPMonitor =>
+  create(HTTPMonitorSchema, {
+    ...commonMessage(m),
+    url: m.url,
+    method: method.wire(m.method),
+    headers: m.headers,
+    body: m.body,
+    followRedirects: m.followRedirects,
+    statusCodeAssertions: m.statusCodeAssertions.map((a) => ({ comparator: numberComparator.wire(a.comparator), target: a.target })),
+    headerAssertions: m.headerAssertions.map((a) => ({ key: a.key, comparator: stringComparator.wire(a.comparator), target: a.target })),
+    bodyAssertions: m.bodyAssertions.map((a) => ({ comparator: stringComparator.wire(a.comparator), target: a.target })),
+  });
+
+export function toCheckResultMessage(r: CheckResult): CheckResultMessage {
+  const timing = Object.fromEntries(Object.entries(r.timing).filter(([, v]) => v !== null));
+  return create(CheckResultSchema, {
+    monitorId: r.monitorId,
+    region: r.region,
+    runner: r.runner,
+    startedAt: time(r.startedAt),
+    result: outcome.wire(r.result),
+    latencyMs: r.latencyMs,
+    timing,
+    attempts: r.attempts,
+    message: r.message,
+    grpcStatus: r.grpcStatus === null ? 0 : grpcStatus.wire(r.grpcStatus as Parameters<typeof grpcStatus.wire>[0]),
+    statusCode: r.statusCode ?? undefined,
+    responseHeaders: r.responseHeaders,
+    assertionResults: r.assertionResults,
+  });
+}
+
+export const regionHealthWire = (health: RegionHealth | null) => (health === null ? MonitorStatus.UNSPECIFIED : regionHealth.wire(health));
+export const timestamp = time;
