@@ -4,10 +4,11 @@ import { serviceConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { startService } from '../main.ts';
 import { withLocalOwner } from './local.ts';
-import { printJson, printTable, UsageError } from './output.ts';
+import { monitorCommands } from './monitor-commands.ts';
+import { NO_KEY, printJson, printTable, UsageError } from './output.ts';
 
-type Options = NonNullable<ParseArgsConfig['options']>;
-type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
+export type Options = NonNullable<ParseArgsConfig['options']>;
+export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
 export interface Command {
   usage: string;
@@ -142,7 +143,7 @@ const whoami: Command = {
   options: { ...json, url: { type: 'string' } },
   async run(values) {
     const key = process.env.SERVICE_API_KEY;
-    if (!key) throw new AppError('UNAUTHORIZED', 'SERVICE_API_KEY is not set: create a key with `statusdesk keys create` and export it');
+    if (!key) throw new AppError('UNAUTHORIZED', NO_KEY);
     const base = restBase(str(values, 'url') ?? process.env.SERVICE_API_URL ?? 'http://localhost:3000/rpc');
     let response: Response;
     try {
@@ -166,4 +167,5 @@ export const commands: Record<string, Command> = {
   'workspaces create': workspacesCreate,
   'workspaces list': workspacesList,
   whoami,
+  ...monitorCommands,
 };

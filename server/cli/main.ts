@@ -38,7 +38,8 @@ async function main(argv: string[]): Promise<number> {
     await found.command.run(values, positionals);
     return 0;
   } catch (error) {
-    const parseError = (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS');
+    const code = (error as { code?: unknown }).code;
+    const parseError = typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
     if (error instanceof UsageError || parseError) {
       process.stderr.write(`statusdesk: ${(error as Error).message}\n\n${usage}`);
       return 2;
