@@ -3,10 +3,13 @@ import { AppError, type FieldViolation } from '../errors.ts';
 
 /** One VALIDATION error naming every rejected field and its rule. */
 export function validationError(issues: readonly z.core.$ZodIssue[]): AppError {
-  const violations: FieldViolation[] = issues.map((issue) => ({
-    field: issue.path.map(String).join('.') || '(input)',
-    rule: issue.message,
-  }));
+  // A refused record key carries its rules in nested issues; the outer one only says "invalid key".
+  const violations: FieldViolation[] = issues.flatMap((issue) =>
+    (issue.code === 'invalid_key' ? issue.issues : [issue]).map((inner) => ({
+      field: issue.path.map(String).join('.') || '(input)',
+      rule: inner.message,
+    })),
+  );
   return new AppError('VALIDATION', violations.map((v) => `${v.field}: ${v.rule}`).join('; '), violations);
 }
 

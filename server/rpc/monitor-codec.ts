@@ -32,13 +32,16 @@ import { frequencies } from '../domain/plans.ts';
  * domain's validation names it.
  */
 
-/** Pairs wire enum values with domain names, both ways. The unspecified value maps to undefined. */
+/**
+ * Pairs wire enum values with domain names, both ways. The unspecified value maps to undefined
+ * (not given); a number the schema does not define maps to a name the domain will refuse.
+ */
 function enumPairs<D extends string>(domain: readonly D[], wire: readonly number[]) {
   const toWire = new Map<string, number>(domain.map((d, i) => [d, wire[i]!]));
   const toDomain = new Map<number, D>(wire.map((w, i) => [w, domain[i]!]));
   return {
     wire: (value: D): number => toWire.get(value) ?? 0,
-    domain: (value: number): D | undefined => toDomain.get(value),
+    domain: (value: number): D | undefined => (value === 0 ? undefined : (toDomain.get(value) ?? (`unknown enum value ${value}` as D))),
   };
 }
 
@@ -156,8 +159,8 @@ function given(value: unknown): boolean {
 
 /** The domain input of a create: the given fields only, so the domain fills the defaults. */
 export function createInput<T extends keyof typeof fieldsOf>(type: T, monitor: Parameters<(typeof fieldsOf)[T]>[0] | undefined): Fields {
-  if (!monitor) throw new AppError('VALIDATION', 'monitor: is required', [{ field: 'monitor', rule: 'is required' }]);
-  const fields = (fieldsOf[type] as (m: typeof monitor) => Fields)(monitor);
+  const message = monitor ?? create(messageSchemas[type] as typeof TCPMonitorSchema);
+  const fields = (fieldsOf[type] as (m: typeof message) => Fields)(message);
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => given(value)));
 }
 
@@ -174,15 +177,7 @@ export function updatePatch<T extends keyof typeof fieldsOf>(
 ): Fields {
   const message = monitor ?? create(messageSchemas[type] as typeof TCPMonitorSchema);
   const fields = (fieldsOf[type] as (m: typeof message) => Fields)(message);
-  if (!mask || mask.paths.length === 0) {
-    const patch = Object.fromEntries(Object.entries(fields).filter(([, value]) => given(value)));
-    if (Object.keys(patch).length === 0) {
-      throw new AppError('VALIDATION', 'monitor: names no field to change; set the fields to change or list them in update_mask', [
-        { field: 'monitor', rule: 'must set at least one field to change' },
-      ]);
-    }
-    return patch;
-  }
+  if (!mask || mask.paths.length === 0) return Object.fromEntries(Object.entries(fields).filter(([, value]) => given(value)));
   const patch: Fields = {};
   for (const path of mask.paths) {
     const name = snakeToCamel(path);

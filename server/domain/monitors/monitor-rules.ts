@@ -13,8 +13,8 @@ export type MonitorType = (typeof monitorTypes)[number];
 
 export const tlsModes = ['verify', 'skip-verify', 'plaintext'] as const;
 export const httpMethods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
-export const numberComparators = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte'] as const;
-export const stringComparators = ['contains', 'not_contains', 'eq', 'neq', 'empty', 'not_empty'] as const;
+export const numberComparators = ['equal', 'not_equal', 'greater_than', 'greater_than_or_equal', 'less_than', 'less_than_or_equal'] as const;
+export const stringComparators = ['contains', 'not_contains', 'equal', 'not_equal', 'empty', 'not_empty'] as const;
 
 export const DEFAULT_TIMEOUT_MS = 45_000;
 export const MAX_TIMEOUT_MS = 120_000;
@@ -68,7 +68,7 @@ export function hostPortProblem(value: string, example: string): string | undefi
     if (colons > 1) return 'an IPv6 address must be in brackets, e.g. [::1]:50051';
     [host, port] = value.split(':') as [string, string];
     if (host === '') return `the host is missing: write host:port, e.g. ${example}`;
-    if (isIP(host) === 0 && !isHostname(host)) return `"${host}" is not a hostname or IP address`;
+    if (isIP(host) === 0 && (/^[\d.]+$/.test(host) || !isHostname(host))) return `"${host}" is not a hostname or IP address`;
   }
   if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
     return `the port must be a number from 1 to 65535, got "${port}"`;

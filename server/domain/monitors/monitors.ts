@@ -30,7 +30,7 @@ const listInput = z.strictObject({
   offset: z.number().int().min(0, 'must not be negative').default(0),
 });
 
-const windowInput = z.enum(summaryWindows, { error: `must be one of ${summaryWindows.join(', ')}` }).default('1d');
+const windowInput = z.strictObject({ window: z.enum(summaryWindows, { error: `must be one of ${summaryWindows.join(', ')}` }).default('1d') });
 
 /** Monitor ids are positive integers; anything else cannot name a monitor. */
 function monitorId(id: string): number {
@@ -106,6 +106,11 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
      */
     async update(actor: Actor, workspaceId: number, type: MonitorType, id: string, patch: Record<string, unknown>): Promise<Monitor> {
       await authorize(db, actor, workspaceId, 'write');
+      if (Object.keys(patch).length === 0) {
+        throw new AppError('VALIDATION', 'monitor: names no field to change; set the fields to change or list them in update_mask', [
+          { field: 'monitor', rule: 'must set at least one field to change' },
+        ]);
+      }
       return writeTransaction(db, async (trx) => {
         const before = await load(trx, workspaceId, id);
         if (before.type !== type) {
@@ -142,7 +147,7 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
 
     async summary(actor: Actor, workspaceId: number, id: string, window?: SummaryWindow) {
       const monitor = await readable(actor, workspaceId, id);
-      return checks.summary(monitor, parseInput(windowInput, window));
+      return checks.summary(monitor, parseInput(windowInput, { window }).window);
     },
   };
 }
