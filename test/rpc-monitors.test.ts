@@ -492,7 +492,7 @@ describe('MonitorService status and summary before any check', () => {
   });
 
   test('a summary window the schema does not define is refused, not read as 1D', async () => {
-    await assertCode(client.getMonitorSummary({ id: tcpId, window: 99 }), Code.InvalidArgument, /window: must be one of 1d, 7d, 14d/);
+    await assertCode(client.getMonitorSummary({ id: tcpId, window: 99 as SummaryWindow }), Code.InvalidArgument, /window: must be one of 1d, 7d, 14d/);
   });
 
   test('TriggerMonitor is failed_precondition saying no check has run, and invents no result afterwards', async () => {

@@ -77,7 +77,25 @@ const list = (values: Values, name: string) => (values[name] as string[] | undef
 
 function client(values: Values, urlIsService = true) {
   if (!process.env.SERVICE_API_KEY) throw new AppError('UNAUTHORIZED', NO_KEY);
-  return createClient({ baseUrl: str(values, 'api-url') ?? (urlIsService ? str(values, 'url') : undefined) });
+  const given = str(values, 'api-url') ?? (urlIsService ? str(values, 'url') : undefined) ?? process.env.SERVICE_API_URL;
+  return createClient({ baseUrl: given && withRpcPath(given) });
+}
+
+/** The service's bare address (`http://localhost:3000`) means its RPC base, as whoami accepts both. */
+function withRpcPath(address: string): string {
+  try {
+    const url = new URL(address);
+    if (url.pathname === '/' || url.pathname === '') url.pathname = '/rpc';
+    return url.toString().replace(/\/+$/, '');
+  } catch {
+    return address;
+  }
+}
+
+function count(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError(`--${flag} must be a whole number, got "${value}"`);
+  return Number(value);
 }
 
 /** `45s`, `500ms`, `2m` as milliseconds. */
@@ -152,7 +170,9 @@ function schedulingFields(values: Values) {
     fields.retry = Number(retry);
   }
   const otlpEndpoint = str(values, 'otlp-endpoint');
-  if (otlpEndpoint !== undefined) fields.openTelemetry = { endpoint: otlpEndpoint, headers: pairs('otlp-header', list(values, 'otlp-header')) };
+  const otlpHeaders = list(values, 'otlp-header');
+  if (otlpEndpoint === undefined && otlpHeaders.length > 0) throw new UsageError('--otlp-header needs --otlp-endpoint: the headers belong to that endpoint');
+  if (otlpEndpoint !== undefined) fields.openTelemetry = { endpoint: otlpEndpoint, headers: pairs('otlp-header', otlpHeaders) };
   if (list(values, 'tag').length > 0) fields.tags = list(values, 'tag');
   return fields;
 }
@@ -259,11 +279,9 @@ const monitorsList: Command = {
   usage: 'monitors list [--limit N] [--offset N] [--url URL] [--json]',
   options: { ...connection, limit: { type: 'string' }, offset: { type: 'string' } },
   async run(values) {
-    const limit = str(values, 'limit');
-    const offset = str(values, 'offset');
     const response = await client(values).monitors.listMonitors({
-      limit: limit === undefined ? undefined : Number(limit),
-      offset: offset === undefined ? 0 : Number(offset),
+      limit: count('limit', str(values, 'limit')),
+      offset: count('offset', str(values, 'offset')) ?? 0,
     });
     if (values.json) return printJsonMessage(ListMonitorsResponseSchema, response);
     const all: [MonitorKind, AnyMonitor][] = [
@@ -295,8 +313,9 @@ const monitorsCreate: Command = {
   options: { ...connection, ...scheduling, ...tcpFlags, ...grpcFlags, ...httpFlags },
   positionals: 1,
   async run(values, [type]) {
-    const kind = oneOf('type', type!, ['tcp', 'grpc', 'http'] as const);
-    rejectForeignFlags(kind, values);
+    if (!['tcp', 'grpc', 'http'].includes(type!)) throw new UsageError(`the monitor type must be tcp, grpc or http, got "${type}"`);
+    const kind = type as MonitorKind;
+    rejectForeignFlags(kind, values, 'create');
     const fields = { ...schedulingFields(values), ...typeFields[kind](values) };
     const monitor = await createOf(client(values, kind !== 'http'), kind, fields);
     if (values.json) return printJsonMessage(schemas[kind] as typeof TCPMonitorSchema, monitor as TCPMonitor);
@@ -305,9 +324,13 @@ const monitorsCreate: Command = {
   },
 };
 
-/** Flags of another monitor type are mistakes, not options to ignore. */
-function rejectForeignFlags(kind: MonitorKind, values: Values, more: string[] = []): void {
-  const own = new Set([...Object.keys(connection), ...Object.keys(scheduling), ...Object.keys(flagsByType[kind]), ...more]);
+/**
+ * Flags of another monitor type are mistakes, not options to ignore. In `update`, `--url` is only
+ * the HTTP monitor's URL, so it is foreign to the other types.
+ */
+function rejectForeignFlags(kind: MonitorKind, values: Values, command: 'create' | 'update'): void {
+  const connectionFlags = command === 'update' ? ['api-url', 'json', 'clear'] : Object.keys(connection);
+  const own = new Set([...connectionFlags, ...Object.keys(scheduling), ...Object.keys(flagsByType[kind])]);
   const foreign = Object.keys(values).filter((flag) => !own.has(flag));
   if (foreign.length > 0) throw new UsageError(`--${foreign[0]} does not apply to ${kind} monitors`);
 }
@@ -329,9 +352,12 @@ const monitorsUpdate: Command = {
   positionals: 1,
   async run(values, [id]) {
     const api = client(values, false);
-    const { kind } = await fetchMonitor(api, id!);
-    rejectForeignFlags(kind, values, ['clear']);
+    const { kind, monitor: stored } = await fetchMonitor(api, id!);
+    rejectForeignFlags(kind, values, 'update');
     const fields = { ...schedulingFields(values), ...typeFields[kind](values) };
+    // A new endpoint without --otlp-header keeps the stored headers.
+    const otlp = fields.openTelemetry as { headers: Record<string, string> } | undefined;
+    if (otlp && Object.keys(otlp.headers).length === 0) otlp.headers = { ...stored.openTelemetry?.headers };
     const cleared = list(values, 'clear');
     // Named fields without a value return to their defaults; the rest change only if given.
     const updateMask = cleared.length > 0 ? create(FieldMaskSchema, { paths: [...Object.keys(fields), ...cleared] }) : undefined;

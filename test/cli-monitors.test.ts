@@ -1,0 +1,596 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { toJson } from '@bufbuild/protobuf';
+import {
+  createClient,
+  GRPCMonitorSchema,
+  HTTPMethod,
+  HTTPMonitorSchema,
+  NumberComparator,
+  Periodicity,
+  StringComparator,
+  type StatusdeskClient,
+  TCPMonitorSchema,
+  TLSMode,
+} from '../client/index.ts';
+import { withLocalOwner } from '../server/cli/local.ts';
+import { type CliResult, runCli, startTestService, type TestService } from './support/harness.ts';
+
+/**
+ * `statusdesk monitors ...` as a user runs it: the real command in a child process against the
+ * real service (in this process). Fixtures a test only reads are made through the client library,
+ * which is quicker than a command per monitor; whatever a test is about goes through the command.
+ */
+
+const T = { timeout: 60_000 };
+
+/** The regions a TCP or HTTP monitor gets on a paid plan when it names none: the first 6 of the catalogue. */
+const SIX_REGIONS = ['iad', 'ams', 'sin', 'syd', 'fra', 'gru'];
+
+/** No setting from the surrounding shell leaks in. */
+const clean: NodeJS.ProcessEnv = {
+  SERVICE_API_KEY: undefined,
+  SERVICE_API_URL: undefined,
+  STATUSDESK_LOG_LEVEL: undefined,
+  STATUSDESK_DATA_DIR: undefined,
+};
+
+let svc: TestService;
+/** The RPC base address of the service, as SERVICE_API_URL holds it. */
+let rpc: string;
+/** Keys of the default workspace (`personal`, plan scale). */
+let write: string;
+let read: string;
+/** Keys of a workspace of its own, so that listing knows exactly what is there. */
+let listsWrite: string;
+let listsRead: string;
+/** A write key of a workspace on the hobby plan. */
+let hobbyWrite: string;
+/** The service through the client library, with the write key of `personal`. */
+let api: StatusdeskClient;
+
+before(async () => {
+  svc = await startTestService();
+  rpc = `${svc.apiUrl}/rpc`;
+  await withLocalOwner(svc.dataDir, async (services, owner) => {
+    await services.workspaces.create(owner, { name: 'Lists', slug: 'lists', plan: 'scale' });
+    await services.workspaces.create(owner, { name: 'Hobby', slug: 'hobby', plan: 'hobby' });
+  });
+  write = (await svc.createKey('write')).secret;
+  read = (await svc.createKey('read')).secret;
+  listsWrite = (await svc.createKey('write', 'lists')).secret;
+  listsRead = (await svc.createKey('read', 'lists')).secret;
+  hobbyWrite = (await svc.createKey('write', 'hobby')).secret;
+  api = createClient({ baseUrl: rpc, apiKey: write });
+});
+
+after(() => svc?.stop());
+
+/** `statusdesk monitors ARGS` with the write key and SERVICE_API_URL of the test service unless `env` says otherwise. */
+function monitors(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return runCli(['monitors', ...args], { ...clean, SERVICE_API_KEY: write, SERVICE_API_URL: rpc, ...env });
+}
+
+/** A successful `--json` run: exit 0, nothing on stderr, one JSON document on stdout. */
+function jsonOf(result: CliResult): any {
+  assert.equal(result.code, 0, `exit code (stderr: ${result.stderr})`);
+  assert.equal(result.stderr, '');
+  return JSON.parse(result.stdout);
+}
+
+/** A failure the way a person should see it: exit 1, nothing on stdout, one line on stderr. */
+function assertOneLineError(result: CliResult, pattern: RegExp): void {
+  assert.equal(result.code, 1, `exit code (stdout: ${result.stdout}, stderr: ${result.stderr})`);
+  assert.equal(result.stdout, '');
+  assert.match(result.stderr, /^statusdesk: [^\n]+\n$/, `not one line: ${JSON.stringify(result.stderr)}`);
+  assert.match(result.stderr, pattern);
+}
+
+/** A usage error: exit 2, the reason and the usage on stderr, nothing on stdout. */
+function assertUsageError(result: CliResult, pattern: RegExp): void {
+  assert.equal(result.code, 2, `exit code (stdout: ${result.stdout}, stderr: ${result.stderr})`);
+  assert.equal(result.stdout, '');
+  assert.match(result.stderr, /^statusdesk: [^\n]+\n/);
+  assert.match(result.stderr, pattern);
+  assert.match(result.stderr, /Usage: statusdesk <command>/);
+  assert.match(result.stderr, /statusdesk monitors create tcp\|grpc\|http/);
+}
+
+/** The rows of a printed table, cells split on the two-space column gap. */
+function tableOf(stdout: string): string[][] {
+  return stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => line.split(/ {2,}/));
+}
+
+/** A loopback address nothing listens on. */
+async function closedAddress(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}/rpc`;
+}
+
+/** The stored gRPC monitor `id`, in its JSON form. */
+async function storedGrpc(id: string): Promise<unknown> {
+  const { monitor } = await api.monitors.getMonitor({ id });
+  assert.equal(monitor.case, 'grpcMonitor');
+  return toJson(GRPCMonitorSchema, monitor.value);
+}
+
+const isoTime = (value: unknown) => typeof value === 'string' && !Number.isNaN(Date.parse(value));
+
+async function tcpFixture(name: string, regions?: string[]) {
+  const { monitor } = await api.monitors.createTCPMonitor({
+    monitor: { name, uri: 'db.internal:5432', periodicity: Periodicity.PERIODICITY_5M, ...(regions ? { regions } : {}) },
+  });
+  return monitor!;
+}
+
+async function grpcFixture(name: string) {
+  const { monitor } = await api.monitors.createGRPCMonitor({
+    monitor: {
+      name,
+      uri: 'api.internal:50051',
+      service: 'shop.v1.Orders',
+      tls: TLSMode.TLS_MODE_SKIP_VERIFY,
+      metadata: { 'x-tenant': 'acme' },
+      periodicity: Periodicity.PERIODICITY_1M,
+      regions: ['iad', 'lhr'],
+      timeout: { seconds: 10n },
+      degraded: { seconds: 2n },
+      retry: 1,
+      tags: ['orders'],
+    },
+  });
+  return monitor!;
+}
+
+async function httpFixture(name: string) {
+  const { monitor } = await api.monitors.createHTTPMonitor({
+    monitor: {
+      name,
+      url: 'https://shop.example/health',
+      method: HTTPMethod.HTTP_METHOD_POST,
+      headers: { 'x-probe': '1' },
+      body: 'ping',
+      statusCodeAssertions: [{ comparator: NumberComparator.EQUAL, target: 200 }],
+      bodyAssertions: [{ comparator: StringComparator.CONTAINS, target: 'ok' }],
+      periodicity: Periodicity.PERIODICITY_10M,
+    },
+  });
+  return monitor!;
+}
+
+/** A JSON form without the field every change moves. */
+function withoutUpdatedAt(monitor: Record<string, unknown>): Record<string, unknown> {
+  const { updatedAt: _, ...rest } = monitor;
+  return rest;
+}
+
+describe('monitors create', () => {
+  test('create tcp --json returns the new monitor with its id and the defaults filled in (6 regions on scale, 45s, retry 3)', T, async () => {
+    const body = jsonOf(await monitors(['create', 'tcp', '--name', 'postgres', '--target', 'db.internal:5432', '--frequency', '1m', '--json']));
+    assert.match(body.id, /^[1-9]\d*$/);
+    assert.equal(body.name, 'postgres');
+    assert.equal(body.uri, 'db.internal:5432');
+    assert.equal(body.periodicity, 'PERIODICITY_1M');
+    assert.deepEqual(body.regions, SIX_REGIONS);
+    assert.equal(body.timeout, '45s');
+    assert.equal(body.retry, 3);
+    assert.equal(body.active, true);
+    assert.equal(body.degraded, undefined, 'no degraded threshold unless one is given');
+    assert.equal(body.openTelemetry, undefined);
+    assert.ok(isoTime(body.createdAt) && isoTime(body.updatedAt));
+    // What came back is what is stored.
+    const { monitor } = await api.monitors.getMonitor({ id: body.id });
+    assert.equal(monitor.case, 'tcpMonitor');
+    assert.deepEqual(toJson(TCPMonitorSchema, monitor.value), body);
+  });
+
+  test('create grpc --json sends every flag: service, tls, repeated metadata, regions, frequency, timeout, degraded, retry 0', T, async () => {
+    const body = jsonOf(
+      await monitors([
+        'create', 'grpc', '--name', 'orders', '--target', 'api.internal:50051',
+        '--service', 'shop.v1.Orders', '--tls', 'plaintext',
+        '--metadata', 'x-tenant=acme', '--metadata', 'x-token=a=b',
+        '--regions', 'iad,fra', '--frequency', '30s', '--timeout', '5s', '--degraded', '1s', '--retry', '0',
+        '--description', 'order service', '--tag', 'shop', '--tag', 'grpc',
+        '--json',
+      ]),
+    );
+    assert.match(body.id, /^[1-9]\d*$/);
+    assert.equal(body.name, 'orders');
+    assert.equal(body.description, 'order service');
+    assert.equal(body.uri, 'api.internal:50051');
+    assert.equal(body.service, 'shop.v1.Orders');
+    assert.equal(body.tls, 'TLS_MODE_PLAINTEXT');
+    assert.deepEqual(body.metadata, { 'x-tenant': 'acme', 'x-token': 'a=b' }, 'a value keeps the = after the first');
+    assert.deepEqual(body.regions, ['iad', 'fra']);
+    assert.equal(body.periodicity, 'PERIODICITY_30S');
+    assert.equal(body.timeout, '5s');
+    assert.equal(body.degraded, '1s');
+    assert.equal(body.retry, 0, 'retry 0 is kept, not replaced by the default');
+    assert.deepEqual(body.tags, ['shop', 'grpc']);
+    assert.equal(body.active, true);
+  });
+
+  test('create http --json sends method, headers, body and every assertion, and fills the defaults', T, async () => {
+    const body = jsonOf(
+      await monitors([
+        'create', 'http', '--name', 'storefront', '--url', 'https://shop.example/health',
+        '--method', 'post', '--header', 'x-probe=statusdesk', '--header', 'accept=application/json', '--body', '{"ping":true}',
+        '--assert-status', '200', '--assert-status', '>=200',
+        '--assert-header', 'content-type=application/json', '--assert-body-contains', 'ok',
+        '--frequency', '5m', '--json',
+      ]),
+    );
+    assert.match(body.id, /^[1-9]\d*$/);
+    assert.equal(body.name, 'storefront');
+    assert.equal(body.url, 'https://shop.example/health');
+    assert.equal(body.method, 'HTTP_METHOD_POST');
+    assert.deepEqual(body.headers, { 'x-probe': 'statusdesk', accept: 'application/json' });
+    assert.equal(body.body, '{"ping":true}');
+    assert.deepEqual(body.statusCodeAssertions, [
+      { comparator: 'NUMBER_COMPARATOR_EQUAL', target: 200 },
+      { comparator: 'NUMBER_COMPARATOR_GREATER_THAN_OR_EQUAL', target: 200 },
+    ]);
+    assert.deepEqual(body.headerAssertions, [{ key: 'content-type', comparator: 'STRING_COMPARATOR_EQUAL', target: 'application/json' }]);
+    assert.deepEqual(body.bodyAssertions, [{ comparator: 'STRING_COMPARATOR_CONTAINS', target: 'ok' }]);
+    assert.equal(body.periodicity, 'PERIODICITY_5M');
+    assert.equal(body.followRedirects, true);
+    assert.deepEqual(body.regions, SIX_REGIONS);
+    assert.equal(body.timeout, '45s');
+    assert.equal(body.retry, 3);
+  });
+
+  test('create without --json prints only the new id on stdout and a note on stderr', T, async () => {
+    const result = await monitors(['create', 'tcp', '--name', 'redis', '--target', 'cache.internal:6379', '--frequency', '10m']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^[1-9]\d*\n$/);
+    const id = result.stdout.trim();
+    assert.equal(result.stderr, `Created tcp monitor ${id} (redis).\n`);
+    const { monitor } = await api.monitors.getMonitor({ id });
+    assert.equal(monitor.case, 'tcpMonitor');
+    assert.equal(monitor.value?.name, 'redis');
+  });
+
+  test('create http takes --url as the monitor URL and the service from --api-url, which wins over SERVICE_API_URL', T, async () => {
+    const result = await monitors(
+      ['create', 'http', '--name', 'docs', '--url', 'https://docs.example/', '--frequency', '1h', '--api-url', rpc, '--json'],
+      { SERVICE_API_URL: await closedAddress() },
+    );
+    const body = jsonOf(result);
+    assert.equal(body.url, 'https://docs.example/');
+    assert.equal(body.method, 'HTTP_METHOD_GET', 'GET by default');
+  });
+
+  test('on a hobby workspace a TCP monitor without regions gets the plan default of 4 regions', T, async () => {
+    const body = jsonOf(
+      await monitors(['create', 'tcp', '--name', 'small', '--target', 'db.internal:5432', '--frequency', '10m', '--json'], { SERVICE_API_KEY: hobbyWrite }),
+    );
+    assert.deepEqual(body.regions, SIX_REGIONS.slice(0, 4));
+  });
+});
+
+describe('monitors list', () => {
+  /** Created oldest first: tcp, grpc, http, in the `lists` workspace. */
+  let ids: { tcp: string; grpc: string; http: string };
+
+  before(async () => {
+    const lists = createClient({ baseUrl: rpc, apiKey: listsWrite });
+    const tcp = (await lists.monitors.createTCPMonitor({ monitor: { name: 'db', uri: 'db.internal:5432', periodicity: Periodicity.PERIODICITY_1M } })).monitor!;
+    const grpc = (
+      await lists.monitors.createGRPCMonitor({
+        monitor: { name: 'orders', uri: 'api.internal:50051', periodicity: Periodicity.PERIODICITY_30S, regions: ['iad', 'fra'] },
+      })
+    ).monitor!;
+    const http = (await lists.monitors.createHTTPMonitor({ monitor: { name: 'web', url: 'https://shop.example/', periodicity: Periodicity.PERIODICITY_5M } })).monitor!;
+    ids = { tcp: tcp.id, grpc: grpc.id, http: http.id };
+  });
+
+  test('list prints a table: a header row, then one line per monitor of the workspace, newest first', T, async () => {
+    const result = await monitors(['list'], { SERVICE_API_KEY: listsRead });
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(tableOf(result.stdout), [
+      ['ID', 'TYPE', 'NAME', 'TARGET', 'FREQUENCY', 'REGIONS', 'ACTIVE'],
+      [ids.http, 'http', 'web', 'https://shop.example/', '5m', SIX_REGIONS.join(','), 'true'],
+      [ids.grpc, 'grpc', 'orders', 'api.internal:50051', '30s', 'iad,fra', 'true'],
+      [ids.tcp, 'tcp', 'db', 'db.internal:5432', '1m', SIX_REGIONS.join(','), 'true'],
+    ]);
+    assert.equal(result.stderr, '3 of 3 monitors\n');
+  });
+
+  test('list --json splits the page by type (httpMonitors, tcpMonitors, grpcMonitors) and gives totalSize', T, async () => {
+    const body = jsonOf(await monitors(['list', '--json'], { SERVICE_API_KEY: listsRead }));
+    assert.deepEqual(Object.keys(body).sort(), ['grpcMonitors', 'httpMonitors', 'tcpMonitors', 'totalSize']);
+    assert.deepEqual(
+      body.httpMonitors.map((m: any) => [m.id, m.url, m.method]),
+      [[ids.http, 'https://shop.example/', 'HTTP_METHOD_GET']],
+    );
+    assert.deepEqual(
+      body.tcpMonitors.map((m: any) => [m.id, m.uri, m.periodicity]),
+      [[ids.tcp, 'db.internal:5432', 'PERIODICITY_1M']],
+    );
+    assert.deepEqual(
+      body.grpcMonitors.map((m: any) => [m.id, m.uri, m.regions]),
+      [[ids.grpc, 'api.internal:50051', ['iad', 'fra']]],
+    );
+    assert.equal(body.totalSize, 3);
+  });
+
+  test('--limit and --offset page through the monitors newest first across types; totalSize stays the whole count', T, async () => {
+    const [second, firstTwo, pastTheEnd] = await Promise.all([
+      monitors(['list', '--limit', '1', '--offset', '1', '--json'], { SERVICE_API_KEY: listsRead }),
+      monitors(['list', '--limit', '2'], { SERVICE_API_KEY: listsRead }),
+      monitors(['list', '--offset', '3'], { SERVICE_API_KEY: listsRead }),
+    ]);
+    const page = jsonOf(second);
+    assert.deepEqual(page.httpMonitors ?? [], []);
+    assert.deepEqual(page.tcpMonitors ?? [], []);
+    assert.deepEqual(
+      page.grpcMonitors.map((m: any) => m.id),
+      [ids.grpc],
+    );
+    assert.equal(page.totalSize, 3);
+
+    assert.equal(firstTwo.code, 0, firstTwo.stderr);
+    assert.deepEqual(
+      tableOf(firstTwo.stdout).map((row) => row[0]),
+      ['ID', ids.http, ids.grpc],
+    );
+    assert.equal(firstTwo.stderr, '2 of 3 monitors\n');
+
+    assert.equal(pastTheEnd.code, 0, pastTheEnd.stderr);
+    assert.deepEqual(tableOf(pastTheEnd.stdout), [['ID', 'TYPE', 'NAME', 'TARGET', 'FREQUENCY', 'REGIONS', 'ACTIVE']]);
+    assert.equal(pastTheEnd.stderr, '0 of 3 monitors\n');
+  });
+
+  test('an out-of-range --limit is refused by the service (exit 1, invalid_argument)', T, async () => {
+    assertOneLineError(await monitors(['list', '--limit', '101'], { SERVICE_API_KEY: listsRead }), /\[invalid_argument\] limit: must be 1 to 100/);
+  });
+
+  test(
+    'a --limit or --offset that is not a number is a usage error (exit 2)',
+    T,
+    async () => {
+      const [limit, offset] = await Promise.all([
+        monitors(['list', '--limit', 'abc'], { SERVICE_API_KEY: listsRead }),
+        monitors(['list', '--offset', '1.5'], { SERVICE_API_KEY: listsRead }),
+      ]);
+      assertUsageError(limit, /--limit/);
+      assertUsageError(offset, /--offset/);
+    },
+  );
+});
+
+describe('monitors get, update and delete', () => {
+  test('get prints the monitor as a FIELD/VALUE table; get --json is the protobuf JSON of the monitor', T, async () => {
+    const monitor = await grpcFixture('get-me');
+    const [table, json] = await Promise.all([monitors(['get', monitor.id]), monitors(['get', monitor.id, '--json'])]);
+    assert.equal(table.code, 0, table.stderr);
+    const rows = new Map(tableOf(table.stdout).map((row) => [row[0], row[1]]));
+    assert.equal(rows.get('FIELD'), 'VALUE');
+    assert.equal(rows.get('id'), monitor.id);
+    assert.equal(rows.get('type'), 'grpc');
+    assert.equal(rows.get('name'), 'get-me');
+    assert.equal(rows.get('target'), 'api.internal:50051');
+    assert.equal(rows.get('frequency'), '1m');
+    assert.equal(rows.get('regions'), 'iad,lhr');
+    assert.equal(rows.get('timeout'), '10000 ms');
+    assert.equal(rows.get('degraded'), '2000 ms');
+    assert.equal(rows.get('retry'), '1');
+    assert.equal(rows.get('service'), 'shop.v1.Orders');
+    assert.equal(rows.get('tls'), 'TLS_MODE_SKIP_VERIFY');
+    assert.equal(rows.get('tags'), 'orders');
+    assert.deepEqual(jsonOf(json), toJson(GRPCMonitorSchema, monitor));
+  });
+
+  test('update changes only the given fields; --clear degraded removes the threshold and keeps the rest', T, async () => {
+    const original = toJson(GRPCMonitorSchema, await grpcFixture('to-update')) as Record<string, any>;
+    const updated = jsonOf(await monitors(['update', original.id, '--name', 'renamed', '--retry', '5', '--frequency', '5m', '--json']));
+    assert.equal(updated.name, 'renamed');
+    assert.equal(updated.retry, 5);
+    assert.equal(updated.periodicity, 'PERIODICITY_5M');
+    assert.deepEqual(withoutUpdatedAt(updated), withoutUpdatedAt({ ...original, name: 'renamed', retry: 5, periodicity: 'PERIODICITY_5M' }));
+    assert.ok(Date.parse(updated.updatedAt) >= Date.parse(original.updatedAt));
+
+    const cleared = jsonOf(await monitors(['update', original.id, '--clear', 'degraded', '--json']));
+    assert.equal(cleared.degraded, undefined);
+    const { degraded: _, ...rest } = updated;
+    assert.deepEqual(withoutUpdatedAt(cleared), withoutUpdatedAt(rest));
+    assert.deepEqual(await storedGrpc(original.id), cleared, 'stored, not only answered');
+  });
+
+  test('update of an HTTP monitor takes --url as the monitor URL and leaves headers, body and assertions alone', T, async () => {
+    const original = toJson(HTTPMonitorSchema, await httpFixture('to-move')) as Record<string, any>;
+    const updated = jsonOf(await monitors(['update', original.id, '--url', 'https://shop.example/v2/health', '--method', 'PUT', '--json']));
+    assert.deepEqual(withoutUpdatedAt(updated), withoutUpdatedAt({ ...original, url: 'https://shop.example/v2/health', method: 'HTTP_METHOD_PUT' }));
+  });
+
+  test('update with a read key exits 1 with permission_denied and changes nothing', T, async () => {
+    const original = toJson(GRPCMonitorSchema, await grpcFixture('read-only')) as Record<string, any>;
+    const result = await monitors(['update', original.id, '--name', 'hijacked', '--clear', 'degraded'], { SERVICE_API_KEY: read });
+    assertOneLineError(result, /\[permission_denied\]/);
+    assert.match(result.stderr, /read-only/);
+    assert.deepEqual(await storedGrpc(original.id), original, 'nothing changed, not even updatedAt');
+  });
+
+  test('update with a flag of another monitor type, or with nothing to change, is a usage error (exit 2)', T, async () => {
+    const tcp = await tcpFixture('wrong-flags');
+    const [foreign, nothing] = await Promise.all([monitors(['update', tcp.id, '--service', 'x.Y']), monitors(['update', tcp.id])]);
+    assertUsageError(foreign, /--service does not apply to tcp monitors/);
+    assertUsageError(nothing, /nothing to change/);
+    const { monitor } = await api.monitors.getMonitor({ id: tcp.id });
+    assert.deepEqual(monitor.value, tcp);
+  });
+
+  test('update --clear of a field that does not exist exits 1 and names the fields that can be changed', T, async () => {
+    const tcp = await tcpFixture('bad-clear');
+    assertOneLineError(await monitors(['update', tcp.id, '--clear', 'bogus']), /\[invalid_argument\] update_mask: "bogus" is not a field that can be changed; fields: .*\bdegraded\b/);
+  });
+
+  test(
+    'update of a TCP monitor refuses --url, which applies to HTTP monitors only (exit 2), rather than ignoring it',
+    T,
+    async () => {
+      const tcp = await tcpFixture('url-on-tcp');
+      assertUsageError(await monitors(['update', tcp.id, '--url', 'https://elsewhere.example/', '--name', 'changed']), /--url does not apply to tcp monitors/);
+      const { monitor } = await api.monitors.getMonitor({ id: tcp.id });
+      assert.equal(monitor.value?.name, 'url-on-tcp');
+    },
+  );
+
+  test(
+    '--otlp-header without --otlp-endpoint is a usage error rather than silently dropped',
+    T,
+    async () => {
+      assertUsageError(
+        await monitors(['create', 'tcp', '--name', 'otel', '--target', 'db.internal:5432', '--frequency', '1m', '--otlp-header', 'authorization=Bearer x']),
+        /--otlp-header/,
+      );
+    },
+  );
+
+  test(
+    'update --otlp-endpoint changes the endpoint and keeps the OTLP headers',
+    T,
+    async () => {
+      const { monitor } = await api.monitors.createTCPMonitor({
+        monitor: {
+          name: 'otel-move',
+          uri: 'db.internal:5432',
+          periodicity: Periodicity.PERIODICITY_1M,
+          openTelemetry: { endpoint: 'https://otel.example/v1/metrics', headers: { authorization: 'Bearer x' } },
+        },
+      });
+      const updated = jsonOf(await monitors(['update', monitor!.id, '--otlp-endpoint', 'https://otel2.example/v1/metrics', '--json']));
+      assert.deepEqual(updated.openTelemetry, { endpoint: 'https://otel2.example/v1/metrics', headers: { authorization: 'Bearer x' } });
+    },
+  );
+
+  test('delete removes the monitor; get and delete of it then exit 1 with not_found', T, async () => {
+    const tcp = await tcpFixture('doomed');
+    const deleted = await monitors(['delete', tcp.id]);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.equal(deleted.stdout, '');
+    assert.equal(deleted.stderr, `Deleted monitor ${tcp.id}.\n`);
+    const [get, again] = await Promise.all([monitors(['get', tcp.id]), monitors(['delete', tcp.id])]);
+    assertOneLineError(get, new RegExp(`\\[not_found\\] monitor ${tcp.id} does not exist`));
+    assertOneLineError(again, /\[not_found\]/);
+  });
+});
+
+describe('monitors status, summary and trigger before any check has run', () => {
+  let id: string;
+  const regions = ['iad', 'fra', 'lhr'];
+
+  before(async () => {
+    id = (await tcpFixture('unchecked', regions)).id;
+  });
+
+  test('status lists each region of the monitor as "no check yet", with no time and no invented status', T, async () => {
+    const [table, json] = await Promise.all([monitors(['status', id]), monitors(['status', id, '--json'], { SERVICE_API_KEY: read })]);
+    assert.equal(table.code, 0, table.stderr);
+    assert.deepEqual(tableOf(table.stdout), [['REGION', 'STATUS', 'LAST CHECK'], ...regions.map((r) => [r, 'no check yet', '-'])]);
+    assert.deepEqual(jsonOf(json), { regions: regions.map((region) => ({ region })) });
+  });
+
+  test('summary shows zero counts, no percentiles and "no check yet"; --json holds nothing but the window', T, async () => {
+    const [table, json, week] = await Promise.all([
+      monitors(['summary', id]),
+      monitors(['summary', id, '--window', '14d', '--json'], { SERVICE_API_KEY: read }),
+      monitors(['summary', id, '--window', '7d']),
+    ]);
+    assert.equal(table.code, 0, table.stderr);
+    assert.deepEqual(tableOf(table.stdout), [
+      ['WINDOW', 'SUCCESS', 'DEGRADED', 'ERROR', 'P50', 'P75', 'P90', 'P95', 'P99', 'LAST PING'],
+      ['1d', '0', '0', '0', '-', '-', '-', '-', '-', 'no check yet'],
+    ]);
+    assert.deepEqual(jsonOf(json), { window: 'SUMMARY_WINDOW_14D' }, 'no counts, latency or last ping made up');
+    assert.equal(week.code, 0, week.stderr);
+    assert.equal(tableOf(week.stdout)[1]?.[0], '7d');
+  });
+
+  test('summary with a window other than 1d, 7d or 14d is a usage error (exit 2)', T, async () => {
+    assertUsageError(await monitors(['summary', id, '--window', '30d']), /--window must be one of 1d, 7d, 14d, got "30d"/);
+  });
+
+  test('trigger exits 1 with failed_precondition saying no check has run, and prints no results', T, async () => {
+    const [plain, json] = await Promise.all([monitors(['trigger', id]), monitors(['trigger', id, '--json'])]);
+    for (const result of [plain, json]) {
+      assertOneLineError(result, /\[failed_precondition\] no check has run/);
+    }
+  });
+
+  test('status, summary and trigger of a monitor that does not exist exit 1 with not_found', T, async () => {
+    const results = await Promise.all([monitors(['status', '999999']), monitors(['summary', '999999']), monitors(['trigger', '999999'])]);
+    for (const result of results) assertOneLineError(result, /\[not_found\] monitor 999999 does not exist/);
+  });
+});
+
+describe('monitors errors', () => {
+  test('without SERVICE_API_KEY every command exits 1 with a message naming SERVICE_API_KEY', T, async () => {
+    const results = await Promise.all([
+      monitors(['list'], { SERVICE_API_KEY: undefined }),
+      monitors(['create', 'tcp', '--name', 'x', '--target', 'db.internal:5432', '--frequency', '1m'], { SERVICE_API_KEY: '' }),
+      monitors(['update', '1', '--name', 'x'], { SERVICE_API_KEY: undefined }),
+    ]);
+    for (const result of results) assertOneLineError(result, /SERVICE_API_KEY is not set/);
+  });
+
+  test('an unknown key exits 1 with unauthenticated', T, async () => {
+    assertOneLineError(await monitors(['list'], { SERVICE_API_KEY: `svc_${'x'.repeat(43)}` }), /\[unauthenticated\]/);
+  });
+
+  test('a target with a scheme exits 1; stderr names monitor.uri and says to drop the scheme', T, async () => {
+    const before = (await api.monitors.listMonitors({})).totalSize;
+    const result = await monitors(['create', 'grpc', '--name', 'bad', '--target', 'grpc://a:1', '--regions', 'iad', '--frequency', '1m']);
+    assertOneLineError(result, /\[invalid_argument\] monitor\.uri: must be host:port without a scheme: drop "grpc:\/\/"/);
+    assert.equal((await api.monitors.listMonitors({})).totalSize, before, 'nothing was created');
+  });
+
+  test('a bad --frequency, --timeout, --retry, --assert-status or --metadata is a usage error (exit 2)', T, async () => {
+    const tcp = ['create', 'tcp', '--name', 'x', '--target', 'db.internal:5432'];
+    const [frequency, timeout, retry, status, metadata] = await Promise.all([
+      monitors([...tcp, '--frequency', '2m']),
+      monitors([...tcp, '--frequency', '1m', '--timeout', '5']),
+      monitors([...tcp, '--frequency', '1m', '--retry', '1.5']),
+      monitors(['create', 'http', '--name', 'x', '--url', 'https://e.example/', '--frequency', '1m', '--assert-status', '2xx']),
+      monitors(['create', 'grpc', '--name', 'x', '--target', 'a.b:1', '--regions', 'iad', '--frequency', '1m', '--metadata', 'novalue']),
+    ]);
+    assertUsageError(frequency, /--frequency must be one of 30s, 1m, 5m, 10m, 30m, 1h, got "2m"/);
+    assertUsageError(timeout, /--timeout must be a duration like 500ms, 45s or 2m, got "5"/);
+    assertUsageError(retry, /--retry must be a whole number, got "1.5"/);
+    assertUsageError(status, /--assert-status takes a status code/);
+    assertUsageError(metadata, /--metadata takes key=value, got "novalue"/);
+  });
+
+  test('a flag of another monitor type is a usage error (create tcp --service)', T, async () => {
+    assertUsageError(
+      await monitors(['create', 'tcp', '--name', 'x', '--target', 'db.internal:5432', '--frequency', '1m', '--service', 'x']),
+      /--service does not apply to tcp monitors/,
+    );
+  });
+
+  test('an unreachable service address exits 1 with a message naming the address', T, async () => {
+    const result = await monitors(['list', '--url', 'http://127.0.0.1:1/rpc']);
+    assertOneLineError(result, /\[unavailable\].*ECONNREFUSED 127\.0\.0\.1:1/);
+  });
+
+  test('--url wins over SERVICE_API_URL, which is used when --url is absent', T, async () => {
+    const unreachable = await closedAddress();
+    const port = new URL(unreachable).port;
+    const [withUrl, withoutUrl, withApiUrl] = await Promise.all([
+      monitors(['list', '--url', rpc, '--json'], { SERVICE_API_URL: unreachable }),
+      monitors(['list', '--json'], { SERVICE_API_URL: unreachable }),
+      monitors(['list', '--api-url', rpc, '--json'], { SERVICE_API_URL: unreachable }),
+    ]);
+    assert.equal(typeof jsonOf(withUrl).totalSize, 'number');
+    assert.equal(typeof jsonOf(withApiUrl).totalSize, 'number');
+    assertOneLineError(withoutUrl, new RegExp(`\\[unavailable\\].*127\\.0\\.0\\.1:${port}`));
+  });
+});
