@@ -49,6 +49,7 @@ const MONITOR_MIX = { tcp: 34, grpc: 33, http: 33 } as const;
 const MONITOR_COUNT = MONITOR_MIX.tcp + MONITOR_MIX.grpc + MONITOR_MIX.http;
 const CONCURRENCIES = [1, 16] as const;
 const MAX_CONCURRENCY = Math.max(...CONCURRENCIES);
+const CPUS = availableParallelism();
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 /** A worker that does not come up or stop within this time fails the bench rather than hanging it. */
 const WORKER_TIMEOUT_MS = 30_000;
@@ -187,6 +188,7 @@ function nextMessage(worker: Worker, what: string): Promise<WorkerReady> {
 interface Target {
   side: Side;
   worker: Worker;
+  /** A write key of the service; empty for the bare handler, which checks none. */
   key: string;
   /** The path prefix of the RPC routes. */
   rpcPath: string;
@@ -213,8 +215,13 @@ async function startTarget(side: Side, input: WorkerInput): Promise<Target> {
       resolve();
     }),
   );
-  const first = await nextMessage(worker, `${side} start`);
-  if (first.type !== 'ready') throw new Error(`${side} start: unexpected message ${first.type}`);
+  let first: WorkerReady;
+  try {
+    first = await nextMessage(worker, `${side} start`);
+  } catch (error) {
+    await worker.terminate();
+    throw error;
+  }
   const agent = new http.Agent({ keepAlive: true, maxSockets: MAX_CONCURRENCY, maxFreeSockets: MAX_CONCURRENCY });
   const sessions = new Http2SessionManager(first.urls['grpc-h2c']);
   const clients: Record<Protocol, Client<typeof MonitorService>> = {
@@ -316,6 +323,10 @@ interface RoundResult {
   serverUsPerRequest: number;
   /** Busy share of the client (main) thread. */
   clientBusy: number;
+  /** CPU time of the whole process (every thread) as a share of all the machine's CPUs. */
+  processCpu: number;
+  /** CPU time of the whole process per request, in microseconds: client and server together. */
+  processUsPerRequest: number;
 }
 
 /** Nearest-rank percentile of sorted values. */
@@ -327,12 +338,12 @@ function percentile(sorted: Float64Array, p: number): number {
  * `concurrency` loops, each with one call in flight at a time, on the target's shared transport,
  * until `ms` have passed; calls in flight at the deadline finish and are counted.
  */
-async function runRound(target: Target, protocol: Protocol, concurrency: number, ms: number): Promise<RoundResult> {
+async function runRound(target: Target, protocol: Protocol, concurrency: number, ms: number, headers: Record<string, string>): Promise<RoundResult> {
   const client = target.clients[protocol];
-  const headers = { 'x-service-key': target.key };
   const latencies: number[] = [];
   const serverElu = target.worker.performance.eventLoopUtilization();
   const clientElu = performance.eventLoopUtilization();
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const until = started + ms;
   await Promise.all(
@@ -348,6 +359,7 @@ async function runRound(target: Target, protocol: Protocol, concurrency: number,
   const elapsed = performance.now() - started;
   const server = target.worker.performance.eventLoopUtilization(serverElu);
   const clientSide = performance.eventLoopUtilization(clientElu);
+  const { user, system } = process.cpuUsage(cpu);
   const sorted = Float64Array.from(latencies).sort();
   return {
     requests: latencies.length,
@@ -357,6 +369,8 @@ async function runRound(target: Target, protocol: Protocol, concurrency: number,
     serverBusy: server.utilization,
     serverUsPerRequest: (server.active * 1000) / latencies.length,
     clientBusy: clientSide.utilization,
+    processCpu: (user + system) / 1000 / elapsed / CPUS,
+    processUsPerRequest: (user + system) / latencies.length,
   };
 }
 
@@ -375,6 +389,8 @@ interface CellSide {
   serverBusy: number;
   serverUsPerRequest: number;
   clientBusy: number;
+  processCpu: number;
+  processUsPerRequest: number;
 }
 
 function summarise(rounds: RoundResult[]): CellSide {
@@ -388,6 +404,8 @@ function summarise(rounds: RoundResult[]): CellSide {
     serverBusy: of((r) => r.serverBusy),
     serverUsPerRequest: of((r) => r.serverUsPerRequest),
     clientBusy: of((r) => r.clientBusy),
+    processCpu: of((r) => r.processCpu),
+    processUsPerRequest: of((r) => r.processUsPerRequest),
   };
 }
 
@@ -446,6 +464,8 @@ async function main(): Promise<number> {
   try {
     const service = await startTarget('service', { role: 'service', logLevel });
     targets.push(service);
+    // Every call to either side carries the same headers: the bare handler ignores the key, but
+    // its requests are then byte for byte those the service gets.
     const headers = { 'x-service-key': service.key };
     const setupStarted = performance.now();
     await createMonitors(service.clients['connect-h1'], headers);
@@ -463,7 +483,7 @@ async function main(): Promise<number> {
     // Both sides answer both protocols with the same message.
     for (const protocol of Object.keys(PROTOCOLS) as Protocol[]) {
       for (const target of [service, bare]) {
-        const answer = await target.clients[protocol].listMonitors(LIST_REQUEST, { headers: { 'x-service-key': target.key } });
+        const answer = await target.clients[protocol].listMonitors(LIST_REQUEST, { headers });
         if (!equals(ListMonitorsResponseSchema, answer, reference)) throw new Error(`${target.side} over ${PROTOCOLS[protocol]} did not return the reference response`);
       }
     }
@@ -473,14 +493,14 @@ async function main(): Promise<number> {
       for (const concurrency of CONCURRENCIES) {
         const label = `${PROTOCOLS[protocol]}, ${concurrency} client${concurrency === 1 ? '' : 's'}`;
         if (warmupMs > 0) {
-          await runRound(service, protocol, concurrency, warmupMs);
-          await runRound(bare, protocol, concurrency, warmupMs);
+          await runRound(service, protocol, concurrency, warmupMs, headers);
+          await runRound(bare, protocol, concurrency, warmupMs, headers);
         }
         const samples: Record<Side, RoundResult[]> = { service: [], bare: [] };
         for (let round = 0; round < rounds; round++) {
           // Alternating which side goes first spreads drift (thermal, other load) over both.
           const order = round % 2 === 0 ? [service, bare] : [bare, service];
-          for (const target of order) samples[target.side].push(await runRound(target, protocol, concurrency, roundMs));
+          for (const target of order) samples[target.side].push(await runRound(target, protocol, concurrency, roundMs, headers));
           const last = (side: Side) => samples[side][samples[side].length - 1]!;
           line(`${label}: round ${round + 1}/${rounds}: service ${rpsText(last('service').rps)} rps | bare ${rpsText(last('bare').rps)} rps`);
         }
@@ -490,7 +510,17 @@ async function main(): Promise<number> {
 
     const rows = [['protocol', 'clients', 'service rps', 'p50 ms', 'p99 ms', 'bare rps', 'p50 ms', 'p99 ms', 'ratio']];
     const diagnostics = [
-      ['protocol', 'clients', 'service rps min-max', 'bare rps min-max', 'service thread busy', 'bare thread busy', 'server us/req service', 'bare', 'client thread busy svc/bare'],
+      [
+        'protocol',
+        'clients',
+        'rps min-max service',
+        'bare',
+        'server thread busy svc/bare',
+        'server thread us/req svc/bare',
+        'client thread busy svc/bare',
+        `process CPU (of ${CPUS}) svc/bare`,
+        'process CPU us/req svc/bare',
+      ],
     ];
     let worst: { ratio: number; protocol: Protocol; concurrency: number } | undefined;
     for (const protocol of Object.keys(PROTOCOLS) as Protocol[]) {
@@ -509,16 +539,17 @@ async function main(): Promise<number> {
           msText(cell.bare.p99),
           ratio.toFixed(2),
         ]);
+        const pair = (pick: (side: CellSide) => string) => `${pick(cell.service)}/${pick(cell.bare)}`;
         diagnostics.push([
           PROTOCOLS[protocol],
           String(concurrency),
           `${rpsText(cell.service.rpsMin)}-${rpsText(cell.service.rpsMax)}`,
           `${rpsText(cell.bare.rpsMin)}-${rpsText(cell.bare.rpsMax)}`,
-          pct(cell.service.serverBusy),
-          pct(cell.bare.serverBusy),
-          fixed(0)(cell.service.serverUsPerRequest),
-          fixed(0)(cell.bare.serverUsPerRequest),
-          `${pct(cell.service.clientBusy)}/${pct(cell.bare.clientBusy)}`,
+          pair((c) => pct(c.serverBusy)),
+          pair((c) => c.serverUsPerRequest.toFixed(0)),
+          pair((c) => pct(c.clientBusy)),
+          pair((c) => pct(c.processCpu)),
+          pair((c) => c.processUsPerRequest.toFixed(0)),
         ]);
       }
     }
@@ -526,7 +557,7 @@ async function main(): Promise<number> {
     const out = [
       '',
       `ListMonitors (limit ${MONITOR_COUNT}) with ${MONITOR_COUNT} monitors stored (${MONITOR_MIX.tcp} TCP, ${MONITOR_MIX.grpc} gRPC, ${MONITOR_MIX.http} HTTP); ` +
-        `response ${responseBytes.length} bytes binary; Node ${process.version}, ${platform()} ${arch()}, ${availableParallelism()} CPUs`,
+        `response ${responseBytes.length} bytes binary; Node ${process.version}, ${platform()} ${arch()}, ${CPUS} CPUs`,
       `Per cell: ${warmupMs} ms warm-up per side, then ${rounds} round${rounds === 1 ? '' : 's'} of ${roundMs} ms per side, service and bare alternating; ` +
         'figures are medians of the rounds.',
       `Service logger: pino level '${logLevel}' to /dev/null via pino.destination (asynchronous, as serve's stderr)` +
@@ -537,7 +568,8 @@ async function main(): Promise<number> {
       '',
       table(rows),
       '',
-      'Diagnostics (medians of the rounds; "us/req" is server-thread busy time per request):',
+      'Diagnostics (medians of the rounds): "busy" is event-loop utilisation of a thread, "us/req" busy or CPU time per request;',
+      'process CPU counts every thread (clients, both servers, zlib and logging in the thread pool, GC) against all CPUs of the machine.',
       table(diagnostics),
       '',
       `Aim: service rps / bare rps >= ${AIM_RATIO} in every cell.`,
