@@ -37,7 +37,7 @@ export async function openDatabase(dataDir: string): Promise<Db> {
     }
   }
   const sqlite = openSqlite(file, { timeout: 5_000 });
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   try {
     if (schemaVersion(sqlite) !== SCHEMA_VERSION || applicationId(sqlite) !== APPLICATION_ID) await migrate(db, sqlite, file);
     // After the migration: the journal mode cannot change inside a transaction.
@@ -51,6 +51,29 @@ export async function openDatabase(dataDir: string): Promise<Db> {
     throw error;
   }
   return db;
+}
+
+const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * Kysely prepares every query anew, and preparing costs as much as running a small query. The
+ * queries of a service are a small fixed set of SQL texts, so each prepared statement is kept and
+ * reused (SQLite re-prepares it by itself after a schema change).
+ */
+function withStatementCache(sqlite: SQLite.Database) {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sql: string): SQLite.Statement {
+      let statement = statements.get(sql);
+      if (!statement) {
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+        statement = sqlite.prepare(sql);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+  };
 }
 
 function openSqlite(file: string, options: SQLite.Options): SQLite.Database {

@@ -85,6 +85,8 @@ export interface MonitorTable {
   tags: string;
   /** JSON object with the fields of the monitor's type (target, TLS, request, assertions). */
   settings: string;
+  /** 1 on create, one more on every update: a row with the same id and revision is unchanged. */
+  revision: number;
   created_at: ColumnType<Timestamp, Timestamp, never>;
   updated_at: Timestamp;
 }

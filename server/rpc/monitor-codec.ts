@@ -210,6 +210,22 @@ export async function inMonitorField<T>(call: Promise<T>): Promise<T> {
 
 // ---- domain to wire ------------------------------------------------------------------------
 
+/**
+ * Encodes each monitor object once: the monitor service hands out the same frozen object for a
+ * monitor until it changes, so its message can be reused as long as the object lives.
+ */
+function oncePerMonitor<M extends Monitor, R extends object>(encode: (monitor: M) => R): (monitor: M) => R {
+  const encoded = new WeakMap<M, R>();
+  return (monitor) => {
+    let message = encoded.get(monitor);
+    if (!message) {
+      message = encode(monitor);
+      if (Object.isFrozen(monitor)) encoded.set(monitor, message);
+    }
+    return message;
+  };
+}
+
 function commonMessage(m: Monitor) {
   return {
     id: m.id,
@@ -228,12 +244,14 @@ function commonMessage(m: Monitor) {
   };
 }
 
-export const toTcpMessage = (m: TcpMonitor): TCPMonitor => create(TCPMonitorSchema, { ...commonMessage(m), uri: m.uri });
+export const toTcpMessage = oncePerMonitor((m: TcpMonitor): TCPMonitor => create(TCPMonitorSchema, { ...commonMessage(m), uri: m.uri }));
 
-export const toGrpcMessage = (m: GrpcMonitor): GRPCMonitor =>
-  create(GRPCMonitorSchema, { ...commonMessage(m), uri: m.uri, service: m.service, tls: tls.wire(m.tls), metadata: m.metadata });
+export const toGrpcMessage = oncePerMonitor(
+  (m: GrpcMonitor): GRPCMonitor => create(GRPCMonitorSchema, { ...commonMessage(m), uri: m.uri, service: m.service, tls: tls.wire(m.tls), metadata: m.metadata }),
+);
 
-export const toHttpMessage = (m: HttpMonitor): HTTPMonitor =>
+export const toHttpMessage = oncePerMonitor(
+  (m: HttpMonitor): HTTPMonitor =>
   create(HTTPMonitorSchema, {
     ...commonMessage(m),
     url: m.url,
@@ -244,7 +262,8 @@ export const toHttpMessage = (m: HttpMonitor): HTTPMonitor =>
     statusCodeAssertions: m.statusCodeAssertions.map((a) => ({ comparator: numberComparator.wire(a.comparator), target: a.target })),
     headerAssertions: m.headerAssertions.map((a) => ({ key: a.key, comparator: stringComparator.wire(a.comparator), target: a.target })),
     bodyAssertions: m.bodyAssertions.map((a) => ({ comparator: stringComparator.wire(a.comparator), target: a.target })),
-  });
+  }),
+);
 
 export function toCheckResultMessage(r: CheckResult): CheckResultMessage {
   const timing = Object.fromEntries(Object.entries(r.timing).filter(([, v]) => v !== null));

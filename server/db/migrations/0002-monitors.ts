@@ -20,6 +20,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('open_telemetry', 'text')
     .addColumn('tags', 'text', (c) => c.notNull())
     .addColumn('settings', 'text', (c) => c.notNull())
+    .addColumn('revision', 'integer', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();

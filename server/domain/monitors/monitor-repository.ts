@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database, MonitorRow } from '../../db/schema.ts';
 import type { Frequency } from '../plans.ts';
 import type { GrpcConfig, HttpConfig, MonitorType, TcpConfig } from './monitor-rules.ts';
@@ -66,29 +66,36 @@ export async function findMonitor(db: Kysely<Database>, workspaceId: number, id:
   return row && toMonitor(row);
 }
 
-/** One page of a workspace's monitors, newest first, and how many there are in all. */
-export async function listMonitors(db: Kysely<Database>, workspaceId: number, limit: number, offset: number) {
-  const rows = await db
+/** The ids and revisions of one page of a workspace's monitors, newest first. */
+export async function listMonitorRevisions(db: Kysely<Database>, workspaceId: number, limit: number, offset: number) {
+  return db
     .selectFrom('monitors')
-    .selectAll()
+    .select(['id', 'revision'])
     .where('workspace_id', '=', workspaceId)
     .orderBy('id', 'desc')
     .limit(limit)
     .offset(offset)
     .execute();
+}
+
+export async function countMonitors(db: Kysely<Database>, workspaceId: number): Promise<number> {
   const { total } = await db
     .selectFrom('monitors')
     .select((eb) => eb.fn.countAll<number>().as('total'))
     .where('workspace_id', '=', workspaceId)
     .executeTakeFirstOrThrow();
-  return { monitors: rows.map(toMonitor), total };
+  return total;
+}
+
+export async function findMonitorRows(db: Kysely<Database>, ids: number[]): Promise<MonitorRow[]> {
+  return db.selectFrom('monitors').selectAll().where('id', 'in', ids).execute();
 }
 
 export async function insertMonitor(db: Kysely<Database>, workspaceId: number, type: MonitorType, config: MonitorConfig): Promise<Monitor> {
   const now = new Date().toISOString();
   const row = await db
     .insertInto('monitors')
-    .values({ workspace_id: workspaceId, type, ...columns(config), created_at: now, updated_at: now })
+    .values({ workspace_id: workspaceId, type, ...columns(config), revision: 1, created_at: now, updated_at: now })
     .returningAll()
     .executeTakeFirstOrThrow();
   return toMonitor(row);
@@ -97,7 +104,7 @@ export async function insertMonitor(db: Kysely<Database>, workspaceId: number, t
 export async function updateMonitor(db: Kysely<Database>, id: number, config: MonitorConfig): Promise<Monitor> {
   const row = await db
     .updateTable('monitors')
-    .set({ ...columns(config), updated_at: new Date().toISOString() })
+    .set({ ...columns(config), revision: sql`revision + 1`, updated_at: new Date().toISOString() })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -12,18 +12,23 @@ import { parseInput } from '../validation.ts';
 import { type MonitorChecks, type SummaryWindow, summaryWindows } from './checks.ts';
 import {
   configOf,
+  countMonitors,
   deleteMonitor,
   findMonitor,
+  findMonitorRows,
   insertMonitor,
-  listMonitors,
+  listMonitorRevisions,
   type Monitor,
   type MonitorConfig,
+  toMonitor,
   updateMonitor,
 } from './monitor-repository.ts';
 import { configSchemas, type MonitorType } from './monitor-rules.ts';
 
 export const MAX_LIST_LIMIT = 100;
 const DEFAULT_LIST_LIMIT = 50;
+/** Monitors kept decoded between lists; beyond this the cache starts over. */
+const KNOWN_MONITORS_LIMIT = 10_000;
 
 const listInput = z.strictObject({
   limit: z.number().int().min(1, `must be 1 to ${MAX_LIST_LIMIT}`).max(MAX_LIST_LIMIT, `must be 1 to ${MAX_LIST_LIMIT}`).default(DEFAULT_LIST_LIMIT),
@@ -50,6 +55,25 @@ function snapshot(monitor: Monitor): Record<string, unknown> {
 }
 
 export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks) {
+  /**
+   * Decoded monitors by id, with the revision they were read at. Lists are the most frequent
+   * call and monitors rarely change, so a list reads ids and revisions and decodes only rows it
+   * has not seen at that revision. Every writer bumps the revision, other processes included.
+   * The cached monitors are frozen: callers share them.
+   */
+  const known = new Map<number, { revision: number; monitor: Monitor }>();
+
+  async function pageOf(workspaceId: number, limit: number, offset: number): Promise<Monitor[]> {
+    const page = await listMonitorRevisions(db, workspaceId, limit, offset);
+    const stale = page.filter((p) => known.get(p.id)?.revision !== p.revision).map((p) => p.id);
+    if (stale.length > 0) {
+      if (known.size + stale.length > KNOWN_MONITORS_LIMIT) known.clear();
+      for (const row of await findMonitorRows(db, stale)) known.set(row.id, { revision: row.revision, monitor: Object.freeze(toMonitor(row)) });
+    }
+    // A monitor deleted between the two reads drops out of the page.
+    return page.flatMap((p) => known.get(p.id)?.monitor ?? []);
+  }
+
   async function planOfWorkspace(q: Kysely<Database>, workspaceId: number): Promise<Plan> {
     const row = await q.selectFrom('workspaces').select('plan').where('id', '=', workspaceId).executeTakeFirstOrThrow();
     return planOf(row.plan);
@@ -85,7 +109,7 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
     async list(actor: Actor, workspaceId: number, page: { limit?: number; offset?: number } = {}) {
       await authorize(db, actor, workspaceId, 'read');
       const { limit, offset } = parseInput(listInput, page);
-      return listMonitors(db, workspaceId, limit, offset);
+      return { monitors: await pageOf(workspaceId, limit, offset), total: await countMonitors(db, workspaceId) };
     },
 
     get: readable,
@@ -131,6 +155,7 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
       await writeTransaction(db, async (trx) => {
         const before = await load(trx, workspaceId, id);
         await deleteMonitor(trx, Number(before.id));
+        known.delete(Number(before.id));
         await recordAudit(trx, { workspaceId, entityType: 'monitor', entityId: before.id, action: 'monitor.delete', actor, before: snapshot(before), after: null });
       });
     },
