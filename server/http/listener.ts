@@ -47,7 +47,9 @@ export async function listen(options: { host: string; port: number }): Promise<L
     session.once('close', () => sessions.delete(session));
   });
 
-  const front = net.createServer((socket) => {
+  // No Nagle delay: HTTP/2 writes headers, data and trailers as separate small frames, and
+  // waiting to coalesce them costs a round trip of delayed ACK (node:http sets the same).
+  const front = net.createServer({ noDelay: true }, (socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     socket.setTimeout(SNIFF_TIMEOUT_MS, () => socket.destroy());

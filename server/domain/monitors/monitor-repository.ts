@@ -66,11 +66,14 @@ export async function findMonitor(db: Kysely<Database>, workspaceId: number, id:
   return row && toMonitor(row);
 }
 
-/** The ids and revisions of one page of a workspace's monitors, newest first. */
+/**
+ * The ids and revisions of one page of a workspace's monitors, newest first, each row with the
+ * workspace's count of monitors (none past the last page).
+ */
 export async function listMonitorRevisions(db: Kysely<Database>, workspaceId: number, limit: number, offset: number) {
   return db
     .selectFrom('monitors')
-    .select(['id', 'revision'])
+    .select(['id', 'revision', sql<number>`count(*) over ()`.as('total')])
     .where('workspace_id', '=', workspaceId)
     .orderBy('id', 'desc')
     .limit(limit)

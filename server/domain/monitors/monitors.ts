@@ -63,15 +63,18 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
    */
   const known = new Map<number, { revision: number; monitor: Monitor }>();
 
-  async function pageOf(workspaceId: number, limit: number, offset: number): Promise<Monitor[]> {
+  async function pageOf(workspaceId: number, limit: number, offset: number): Promise<{ monitors: Monitor[]; total: number }> {
     const page = await listMonitorRevisions(db, workspaceId, limit, offset);
     const stale = page.filter((p) => known.get(p.id)?.revision !== p.revision).map((p) => p.id);
     if (stale.length > 0) {
       if (known.size + stale.length > KNOWN_MONITORS_LIMIT) known.clear();
       for (const row of await findMonitorRows(db, stale)) known.set(row.id, { revision: row.revision, monitor: Object.freeze(toMonitor(row)) });
     }
-    // A monitor deleted between the two reads drops out of the page.
-    return page.flatMap((p) => known.get(p.id)?.monitor ?? []);
+    return {
+      // A monitor deleted between the two reads drops out of the page.
+      monitors: page.flatMap((p) => known.get(p.id)?.monitor ?? []),
+      total: page[0]?.total ?? (await countMonitors(db, workspaceId)),
+    };
   }
 
   async function planOfWorkspace(q: Kysely<Database>, workspaceId: number): Promise<Plan> {
@@ -109,7 +112,7 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
     async list(actor: Actor, workspaceId: number, page: { limit?: number; offset?: number } = {}) {
       await authorize(db, actor, workspaceId, 'read');
       const { limit, offset } = parseInput(listInput, page);
-      return { monitors: await pageOf(workspaceId, limit, offset), total: await countMonitors(db, workspaceId) };
+      return pageOf(workspaceId, limit, offset);
     },
 
     get: readable,
