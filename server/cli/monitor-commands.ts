@@ -1,5 +1,5 @@
 import { create, type DescMessage, type MessageShape, toJson } from '@bufbuild/protobuf';
-import { durationFromMs, FieldMaskSchema, timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
+import { type Duration, durationFromMs, durationMs, FieldMaskSchema, timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import {
   createClient,
   type GRPCMonitor,
@@ -224,7 +224,7 @@ const schemas = { tcp: TCPMonitorSchema, grpc: GRPCMonitorSchema, http: HTTPMoni
 const flagsByType = { tcp: tcpFlags, grpc: grpcFlags, http: httpFlags };
 type MonitorKind = keyof typeof schemas;
 
-const durationText = (d: { seconds: bigint; nanos: number } | undefined) => (d ? `${Number(d.seconds) * 1000 + d.nanos / 1e6} ms` : '-');
+const durationText = (d: Duration | undefined) => (d ? `${durationMs(d)} ms` : '-');
 const timeText = (t: Timestamp | undefined) => (t ? timestampDate(t).toISOString() : '-');
 const periodicityText = (p: Periodicity) => Periodicity[p]?.replace('PERIODICITY_', '').toLowerCase() ?? '-';
 

@@ -34,14 +34,15 @@ import { frequencies } from '../domain/plans.ts';
 
 /**
  * Pairs wire enum values with domain names, both ways. The unspecified value maps to undefined
- * (not given); a number the schema does not define maps to a name the domain will refuse.
+ * (not given). A number the schema does not define passes on as its digits, which the domain's
+ * validation refuses with the list of allowed values, instead of being read as the default.
  */
 function enumPairs<D extends string>(domain: readonly D[], wire: readonly number[]) {
   const toWire = new Map<string, number>(domain.map((d, i) => [d, wire[i]!]));
   const toDomain = new Map<number, D>(wire.map((w, i) => [w, domain[i]!]));
   return {
     wire: (value: D): number => toWire.get(value) ?? 0,
-    domain: (value: number): D | undefined => (value === 0 ? undefined : (toDomain.get(value) ?? (`unknown enum value ${value}` as D))),
+    domain: (value: number): string | undefined => (value === 0 ? undefined : (toDomain.get(value) ?? String(value))),
   };
 }
 
@@ -103,7 +104,7 @@ const grpcStatus = enumPairs(
 );
 
 const ms = (duration: Duration | undefined) => (duration === undefined ? undefined : durationMs(duration));
-const time = (iso: string) => timestampFromDate(new Date(iso));
+export const timestamp = (iso: string) => timestampFromDate(new Date(iso));
 
 // ---- wire to domain ------------------------------------------------------------------------
 
@@ -239,8 +240,8 @@ function commonMessage(m: Monitor) {
     retry: m.retry,
     openTelemetry: m.openTelemetry ? ({ endpoint: m.openTelemetry.endpoint, headers: m.openTelemetry.headers } as OpenTelemetryConfig) : undefined,
     tags: m.tags,
-    createdAt: time(m.createdAt),
-    updatedAt: time(m.updatedAt),
+    createdAt: timestamp(m.createdAt),
+    updatedAt: timestamp(m.updatedAt),
   };
 }
 
@@ -271,7 +272,7 @@ export function toCheckResultMessage(r: CheckResult): CheckResultMessage {
     monitorId: r.monitorId,
     region: r.region,
     runner: r.runner,
-    startedAt: time(r.startedAt),
+    startedAt: timestamp(r.startedAt),
     result: outcome.wire(r.result),
     latencyMs: r.latencyMs,
     timing,
@@ -285,4 +286,3 @@ export function toCheckResultMessage(r: CheckResult): CheckResultMessage {
 }
 
 export const regionHealthWire = (health: RegionHealth | null) => (health === null ? MonitorStatus.UNSPECIFIED : regionHealth.wire(health));
-export const timestamp = time;

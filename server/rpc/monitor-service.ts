@@ -112,7 +112,7 @@ export function monitorServiceImpl(services: Services): ServiceImpl<typeof Monit
 
     async getMonitorSummary(req, ctx) {
       const { actor, workspaceId } = callerOf(ctx);
-      const summary = await monitors.summary(actor, workspaceId, req.id, req.window === 0 ? undefined : summaryWindow.domain(req.window));
+      const summary = await monitors.summary(actor, workspaceId, req.id, summaryWindow.domain(req.window));
       return {
         window: summaryWindow.wire(summary.window),
         successCount: BigInt(summary.successCount),

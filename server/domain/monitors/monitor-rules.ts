@@ -8,18 +8,17 @@ import { isRegion, regions as regionCatalogue } from '../regions.ts';
  * shared by every surface. Field names are the wire names of the API; durations are milliseconds.
  */
 
-export const monitorTypes = ['tcp', 'grpc', 'http'] as const;
-export type MonitorType = (typeof monitorTypes)[number];
+export type MonitorType = keyof typeof configSchemas;
 
 export const tlsModes = ['verify', 'skip-verify', 'plaintext'] as const;
 export const httpMethods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 export const numberComparators = ['equal', 'not_equal', 'greater_than', 'greater_than_or_equal', 'less_than', 'less_than_or_equal'] as const;
 export const stringComparators = ['contains', 'not_contains', 'equal', 'not_equal', 'empty', 'not_empty'] as const;
 
-export const DEFAULT_TIMEOUT_MS = 45_000;
-export const MAX_TIMEOUT_MS = 120_000;
+const DEFAULT_TIMEOUT_MS = 45_000;
+const MAX_TIMEOUT_MS = 120_000;
 const MIN_TIMEOUT_MS = 100;
-export const DEFAULT_RETRY = 3;
+const DEFAULT_RETRY = 3;
 const MAX_RETRY = 10;
 const MAX_HEADER_ENTRIES = 32;
 const MAX_HEADER_BYTES = 8 * 1024;
@@ -280,6 +279,3 @@ export const configSchemas = { tcp: tcpConfigSchema, grpc: grpcConfigSchema, htt
 export type TcpConfig = z.output<typeof tcpConfigSchema> & { regions: string[] };
 export type GrpcConfig = z.output<typeof grpcConfigSchema>;
 export type HttpConfig = z.output<typeof httpConfigSchema> & { regions: string[] };
-
-/** Fields stored in their own columns; the rest of a config is its type's settings. */
-export const commonFieldNames = [...Object.keys(commonFields), 'regions'] as const;

@@ -9,7 +9,7 @@ import { recordAudit } from '../audit/audit.ts';
 import { type Plan, planOf } from '../plans.ts';
 import { defaultTcpRegions } from '../regions.ts';
 import { parseInput } from '../validation.ts';
-import { type MonitorChecks, type SummaryWindow, summaryWindows } from './checks.ts';
+import { type MonitorChecks, summaryWindows } from './checks.ts';
 import {
   configOf,
   countMonitors,
@@ -25,7 +25,7 @@ import {
 } from './monitor-repository.ts';
 import { configSchemas, type MonitorType } from './monitor-rules.ts';
 
-export const MAX_LIST_LIMIT = 100;
+const MAX_LIST_LIMIT = 100;
 const DEFAULT_LIST_LIMIT = 50;
 /** Monitors kept decoded between lists; beyond this the cache starts over. */
 const KNOWN_MONITORS_LIMIT = 10_000;
@@ -173,7 +173,8 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
       return checks.status(await readable(actor, workspaceId, id));
     },
 
-    async summary(actor: Actor, workspaceId: number, id: string, window?: SummaryWindow) {
+    /** `window` is one of 1d (default), 7d, 14d; anything else is refused. */
+    async summary(actor: Actor, workspaceId: number, id: string, window?: string) {
       const monitor = await readable(actor, workspaceId, id);
       return checks.summary(monitor, parseInput(windowInput, { window }).window);
     },
