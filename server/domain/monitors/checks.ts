@@ -17,21 +17,43 @@ export interface Timing {
   total: number | null;
 }
 
-/** One check of one monitor: the record shown by every surface. */
-export interface CheckResult {
+/** The answer of a gRPC health check, or why there was none (SPEC 3.1). */
+export const grpcStatuses = ['SERVING', 'NOT_SERVING', 'SERVICE_UNKNOWN', 'UNIMPLEMENTED', 'DEADLINE_EXCEEDED', 'UNAVAILABLE', 'UNKNOWN'] as const;
+export type GrpcStatus = (typeof grpcStatuses)[number];
+
+export interface AssertionResult {
+  /** What was asserted, e.g. `status code equal 200`. */
+  assertion: string;
+  passed: boolean;
+  /** What the answer had, e.g. `503`. */
+  actual: string;
+}
+
+/** What a probe finds out: everything of a check result but where and by whom it ran. */
+export interface ProbeResult {
+  result: CheckOutcome;
+  /** The whole check in milliseconds, retries included. */
+  latencyMs: number;
+  timing: Timing;
+  /** Connection attempts, retries included. */
+  attempts: number;
+  message: string;
+  grpcStatus: GrpcStatus | null;
+  /** HTTP monitors: the final response's status code. */
+  statusCode: number | null;
+  /** HTTP monitors: the URL of the final request (after redirects). */
+  url: string | null;
+  /** HTTP monitors: the final response's headers, credentials and cookies redacted. */
+  responseHeaders: Record<string, string>;
+  assertionResults: AssertionResult[];
+}
+
+/** One check of one monitor, standing for one region: the record shown by every surface. */
+export interface CheckResult extends ProbeResult {
   monitorId: string;
   region: string;
   runner: string;
   startedAt: string;
-  result: CheckOutcome;
-  latencyMs: number;
-  timing: Timing;
-  attempts: number;
-  message: string;
-  grpcStatus: string | null;
-  statusCode: number | null;
-  responseHeaders: Record<string, string>;
-  assertionResults: { assertion: string; passed: boolean; actual: string }[];
 }
 
 export interface RegionStatus {

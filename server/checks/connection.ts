@@ -1,0 +1,240 @@
+import { lookup } from 'node:dns/promises';
+import type { EventEmitter } from 'node:events';
+import { isIP, type Socket, connect as netConnect } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { checkServerIdentity, connect as tlsConnect, createSecureContext, getCACertificates, type SecureContext, type TLSSocket } from 'node:tls';
+import type { Timing } from '../domain/monitors/checks.ts';
+
+/**
+ * Opening a connection to a target phase by phase (DNS, TCP, TLS), timing each phase, within the
+ * check's budget, with retries of failed attempts. Every probe connects through here, so every
+ * probe times and names failures the same way.
+ */
+
+export interface Target {
+  /** Hostname or IP address, without brackets. */
+  host: string;
+  port: number;
+  /** `host:port` as configured (IPv6 in brackets): the HTTP/2 `:authority`. */
+  authority: string;
+}
+
+/** A validated `host:port` (see hostPortProblem) as its parts. */
+export function parseTarget(uri: string): Target {
+  const match = /^\[(.+)\]:(\d+)$/.exec(uri) ?? /^([^:]+):(\d+)$/.exec(uri);
+  if (!match) throw new Error(`not a host:port target: ${uri}`);
+  return { host: match[1]!, port: Number(match[2]), authority: uri };
+}
+
+export type FailureKind = 'dns' | 'refused' | 'unreachable' | 'reset' | 'timeout' | 'tls' | 'certificate' | 'protocol';
+
+/** The connection could not be made: retried up to the monitor's Retry, then reported. */
+export class ConnectionFailure extends Error {
+  readonly kind: FailureKind;
+
+  constructor(kind: FailureKind, message: string) {
+    super(message);
+    this.kind = kind;
+  }
+}
+
+/** The whole budget of one check: every phase and every retry spend from it. */
+export class Deadline {
+  readonly #controller = new AbortController();
+  readonly #timer: NodeJS.Timeout;
+  readonly started = performance.now();
+  readonly ms: number;
+
+  constructor(ms: number) {
+    this.ms = ms;
+    this.#timer = setTimeout(() => this.#controller.abort(), ms);
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  get expired(): boolean {
+    return this.#controller.signal.aborted;
+  }
+
+  elapsed(): number {
+    return round(performance.now() - this.started);
+  }
+
+  remaining(): number {
+    return Math.max(0, this.ms - (performance.now() - this.started));
+  }
+
+  timedOut(): ConnectionFailure {
+    return new ConnectionFailure('timeout', `timed out after ${this.ms} ms`);
+  }
+
+  clear(): void {
+    clearTimeout(this.#timer);
+  }
+}
+
+/** Milliseconds with microsecond precision: enough for loopback, short in JSON. */
+export const round = (ms: number) => Math.round(ms * 1000) / 1000;
+
+export const since = (start: number) => round(performance.now() - start);
+
+export function emptyTiming(): Timing {
+  return { dns: null, connect: null, tls: null, ttfb: null, transfer: null, total: null };
+}
+
+/**
+ * Resolves when `emitter` emits `event`; rejects when it emits `error` or `close` first, or when
+ * `signal` aborts. Listeners are removed either way.
+ */
+export function until<T = unknown>(emitter: EventEmitter, event: string, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const done = (settle: () => void) => {
+      emitter.off(event, onEvent).off('error', onError).off('close', onClose);
+      signal.removeEventListener('abort', onAbort);
+      settle();
+    };
+    const onEvent = (value: T) => done(() => resolve(value));
+    const onError = (error: Error) => done(() => reject(error));
+    const onClose = () => done(() => reject(Object.assign(new Error('connection closed'), { code: 'ECONNRESET' })));
+    const onAbort = () => done(() => reject(signal.reason));
+    if (signal.aborted) return reject(signal.reason);
+    emitter.once(event, onEvent).once('error', onError).once('close', onClose);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+const SOCKET_ERRORS: Record<string, [FailureKind, string]> = {
+  ECONNREFUSED: ['refused', 'connection refused'],
+  ECONNRESET: ['reset', 'connection reset by the server'],
+  EPIPE: ['reset', 'connection reset by the server'],
+  EHOSTUNREACH: ['unreachable', 'host unreachable'],
+  ENETUNREACH: ['unreachable', 'network unreachable'],
+  EADDRNOTAVAIL: ['unreachable', 'address not available'],
+  ETIMEDOUT: ['timeout', 'connection timed out'],
+};
+
+function socketFailure(error: unknown, deadline: Deadline): ConnectionFailure {
+  if (deadline.expired) return deadline.timedOut();
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  const [kind, message] = SOCKET_ERRORS[code] ?? ['unreachable', `connection failed: ${code || (error as Error).message}`];
+  return new ConnectionFailure(kind, message);
+}
+
+const DNS_ERRORS: Record<string, string> = {
+  ENOTFOUND: 'no such host',
+  ENODATA: 'no address for the host',
+  EAI_AGAIN: 'the resolver did not answer',
+  ESERVFAIL: 'the resolver failed',
+};
+
+export interface TlsSettings {
+  /** Verify the certificate against `trust`; false accepts any certificate. */
+  verify: boolean;
+  /** ALPN protocols offered, e.g. ['h2']. */
+  alpn: string[];
+  trust: SecureContext;
+}
+
+/**
+ * The trust store for verified TLS: Node's bundled roots with NODE_EXTRA_CA_CERTS, the operating
+ * system's store (internal CAs usually live there), and `extra` PEM certificates.
+ */
+export function trustStore(extra: string[] = []): SecureContext {
+  const certificates = new Set([...getCACertificates('default'), ...systemCertificates(), ...extra]);
+  return createSecureContext({ ca: [...certificates] });
+}
+
+function systemCertificates(): string[] {
+  try {
+    return getCACertificates('system');
+  } catch {
+    return []; // no readable system store: the bundled roots still apply
+  }
+}
+
+/**
+ * One connection attempt: resolves the host (a literal IP has no DNS phase), connects, and with
+ * `tls` performs the handshake and verifies the certificate. Each phase's duration lands in
+ * `timing` as it completes, so a failure keeps the phases that did happen.
+ */
+export async function openConnection(target: Target, deadline: Deadline, timing: Timing, tls?: TlsSettings): Promise<Socket | TLSSocket> {
+  const { signal } = deadline;
+  timing.dns = timing.connect = timing.tls = null;
+  let address = target.host;
+  if (isIP(target.host) === 0) {
+    const start = performance.now();
+    try {
+      address = (await raceAbort(lookup(target.host), signal)).address;
+    } catch (error) {
+      if (deadline.expired) throw deadline.timedOut();
+      const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+      throw new ConnectionFailure('dns', `DNS lookup failed: ${DNS_ERRORS[code] ?? code} (${target.host})`);
+    }
+    timing.dns = since(start);
+  }
+
+  const start = performance.now();
+  const socket = netConnect({ host: address, port: target.port, noDelay: true });
+  try {
+    await until(socket, 'connect', signal);
+  } catch (error) {
+    socket.destroy();
+    throw socketFailure(error, deadline);
+  }
+  timing.connect = since(start);
+  if (!tls) return socket;
+
+  const handshake = performance.now();
+  const secure = tlsConnect({
+    socket,
+    servername: isIP(target.host) === 0 ? target.host : undefined,
+    ALPNProtocols: tls.alpn,
+    secureContext: tls.trust,
+    // Verified below, so that a bad certificate is told apart from a failed handshake.
+    rejectUnauthorized: false,
+  });
+  try {
+    await until(secure, 'secureConnect', signal);
+  } catch (error) {
+    secure.destroy();
+    if (deadline.expired) throw deadline.timedOut();
+    const reason = (error as { reason?: string }).reason ?? (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new ConnectionFailure('tls', `TLS handshake failed: ${reason}`);
+  }
+  timing.tls = since(handshake);
+  // The certificate's details are never reported: only that it failed.
+  if (tls.verify && (!secure.authorized || checkServerIdentity(target.host, secure.getPeerCertificate()) !== undefined)) {
+    secure.destroy();
+    throw new ConnectionFailure('certificate', 'certificate verification failed');
+  }
+  return secure;
+}
+
+/**
+ * Runs `attempt` until it succeeds, up to `retry` more times after a ConnectionFailure, while the
+ * budget lasts. Waits 100 ms, 200 ms, 400 ms ... (at most 1 s) between attempts. Any other error
+ * means the target answered, and is never retried.
+ */
+export async function withRetries<T>(retry: number, deadline: Deadline, attempt: (n: number) => Promise<T>): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt(n);
+    } catch (error) {
+      if (!(error instanceof ConnectionFailure) || error.kind === 'timeout' || n > retry) throw error;
+      const pause = Math.min(100 * 2 ** (n - 1), 1000);
+      if (deadline.remaining() <= pause) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+}
