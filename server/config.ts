@@ -17,6 +17,12 @@ export interface ServiceConfig {
   docsUrl?: string;
   maxBodyBytes: number;
   logLevel: string;
+  /** Check active monitors on their schedule (STATUSDESK_CHECKS=off turns it off). */
+  scheduleChecks: boolean;
+  /** Most checks in flight at once. */
+  checkConcurrency?: number;
+  /** How often metrics go to each monitor's OTLP endpoint (OTEL_METRIC_EXPORT_INTERVAL, ms). */
+  otlpIntervalMs?: number;
 }
 
 export const DEFAULT_PORT = 3000;
@@ -48,6 +54,19 @@ export function parsePort(name: string, value: string | undefined, fallback: num
   return port;
 }
 
+function switchSetting(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  if (['on', 'true', '1'].includes(value)) return true;
+  if (['off', 'false', '0'].includes(value)) return false;
+  throw new AppError('VALIDATION', `${name}: must be on or off, got ${value}`);
+}
+
+function countSetting(name: string, value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new AppError('VALIDATION', `${name}: must be a whole number of 1 or more, got ${value}`);
+  return Number(value);
+}
+
 export function serviceConfig(
   flags: { dataDir?: string; host?: string; port?: string; dashboardPort?: string },
   env: NodeJS.ProcessEnv = process.env,
@@ -62,5 +81,8 @@ export function serviceConfig(
     docsUrl: originSetting('STATUSDESK_DOCS_URL', env.STATUSDESK_DOCS_URL),
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
     logLevel: env.STATUSDESK_LOG_LEVEL ?? 'info',
+    scheduleChecks: switchSetting('STATUSDESK_CHECKS', env.STATUSDESK_CHECKS, true),
+    checkConcurrency: countSetting('STATUSDESK_CHECK_CONCURRENCY', env.STATUSDESK_CHECK_CONCURRENCY),
+    otlpIntervalMs: countSetting('OTEL_METRIC_EXPORT_INTERVAL', env.OTEL_METRIC_EXPORT_INTERVAL),
   };
 }

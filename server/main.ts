@@ -1,27 +1,26 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from './config.ts';
 import { openDatabase } from './db/open.ts';
+import { type CheckEngine, createCheckEngine } from './checks/engine.ts';
 import { createServices } from './domain/services.ts';
 import { ensureOwner } from './domain/users/users.ts';
 import { createDashboardApp } from './dashboard/dashboard-app.ts';
 import { createFront } from './http/front.ts';
 import { createOriginGuard, LOOPBACK_NAMES, ownHosts } from './http/guard.ts';
 import { type Listener, listen, type RequestHandler } from './http/listener.ts';
-import { packageRoot } from './package-root.ts';
+import { VERSION } from './package-root.ts';
 import { createApiApp } from './rest/api-app.ts';
 import { createRpcHandler, RPC_PATH } from './rpc/routes.ts';
-
-export const VERSION: string = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')).version;
 
 export interface RunningService {
   apiUrl: string;
   dashboardUrl: string;
   /** A one-time link that signs the owner into the dashboard. */
   signInUrl: string;
-  /** Stops accepting, finishes requests in flight, closes the database. */
+  /** The check engine: state changes, scheduler figures. */
+  engine: CheckEngine;
+  /** Stops accepting, finishes requests in flight, stops checking, closes the database. */
   close(): Promise<void>;
 }
 
@@ -32,8 +31,15 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
   }
   const db = await openDatabase(config.dataDir);
   const listeners: Listener[] = [];
+  const engine = createCheckEngine(db, {
+    log: log.child({ component: 'checks' }),
+    version: VERSION,
+    schedule: config.scheduleChecks,
+    concurrency: config.checkConcurrency,
+    otlpIntervalMs: config.otlpIntervalMs,
+  });
   try {
-    const services = createServices(db);
+    const services = createServices(db, engine.checks);
     const ownerId = await ensureOwner(db);
     await services.sessions.prune();
 
@@ -67,17 +73,21 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     mount(dashboard, dashboardHosts, createDashboardApp({ ...common, services }));
 
     const signInUrl = `${dashboardUrl}/signin?token=${await services.sessions.createSignInToken(ownerId)}`;
+    await engine.start();
     return {
       apiUrl,
       dashboardUrl,
       signInUrl,
+      engine,
       async close() {
         await Promise.all(listeners.map((l) => l.close()));
+        await engine.close();
         await db.destroy();
       },
     };
   } catch (error) {
     await Promise.all(listeners.map((l) => l.close(0)));
+    await engine.close();
     await db.destroy();
     throw error;
   }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { type AddressInfo, createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { toJson } from '@bufbuild/protobuf';
 import {
@@ -484,7 +485,7 @@ describe('monitors get, update and delete', () => {
   });
 });
 
-describe('monitors status, summary and trigger before any check has run', () => {
+describe('monitors status and summary before any check has run', () => {
   let id: string;
   const regions = ['iad', 'fra', 'lhr'];
 
@@ -495,7 +496,7 @@ describe('monitors status, summary and trigger before any check has run', () => 
   test('status lists each region of the monitor as "no check yet", with no time and no invented status', T, async () => {
     const [table, json] = await Promise.all([monitors(['status', id]), monitors(['status', id, '--json'], { SERVICE_API_KEY: read })]);
     assert.equal(table.code, 0, table.stderr);
-    assert.deepEqual(tableOf(table.stdout), [['REGION', 'STATUS', 'LAST CHECK'], ...regions.map((r) => [r, 'no check yet', '-'])]);
+    assert.deepEqual(tableOf(table.stdout), [['REGION', 'STATUS', 'LAST CHECK'], ...regions.map((r) => [r, 'no check yet', '-']), ['overall', 'no check yet', '-']]);
     assert.deepEqual(jsonOf(json), { regions: regions.map((region) => ({ region })) });
   });
 
@@ -519,16 +520,73 @@ describe('monitors status, summary and trigger before any check has run', () => 
     assertUsageError(await monitors(['summary', id, '--window', '30d']), /--window must be one of 1d, 7d, 14d, got "30d"/);
   });
 
-  test('trigger exits 1 with failed_precondition saying no check has run, and prints no results', T, async () => {
-    const [plain, json] = await Promise.all([monitors(['trigger', id]), monitors(['trigger', id, '--json'])]);
-    for (const result of [plain, json]) {
-      assertOneLineError(result, /\[failed_precondition\] no check has run/);
-    }
-  });
-
   test('status, summary and trigger of a monitor that does not exist exit 1 with not_found', T, async () => {
     const results = await Promise.all([monitors(['status', '999999']), monitors(['summary', '999999']), monitors(['trigger', '999999'])]);
     for (const result of results) assertOneLineError(result, /\[not_found\] monitor 999999 does not exist/);
+  });
+});
+
+describe('monitors trigger, status, summary and logs after real checks', () => {
+  let closedPort: number;
+  let web: HttpServer;
+  let webUrl: string;
+
+  before(async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    closedPort = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    web = createHttpServer((_req, res) => res.writeHead(503, { 'content-type': 'text/plain' }).end('maintenance'));
+    await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+    webUrl = `http://127.0.0.1:${(web.address() as AddressInfo).port}/health`;
+  });
+  after(() => new Promise((resolve) => web.close(resolve)));
+
+  test('trigger --json prints the result record of each region: down, "connection refused", null phases', T, async () => {
+    const { monitor } = await api.monitors.createTCPMonitor({
+      monitor: { name: 'refused', uri: `127.0.0.1:${closedPort}`, periodicity: Periodicity.PERIODICITY_5M, regions: ['iad', 'fra'], retry: 0 },
+    });
+    const result = await monitors(['trigger', monitor!.id, '--json']);
+    assert.equal(result.code, 0, result.stderr);
+    const { results } = jsonOf(result) as { results: Record<string, unknown>[] };
+    assert.deepEqual(results.map((r) => r.region), ['iad', 'fra']);
+    for (const r of results) {
+      assert.deepEqual(Object.keys(r), [
+        'monitorId', 'region', 'runner', 'startedAt', 'result', 'latencyMs', 'timing', 'attempts', 'message', 'grpcStatus', 'statusCode', 'url', 'responseHeaders', 'assertionResults',
+      ]);
+      assert.equal(r.result, 'down');
+      assert.equal(r.message, 'connection refused');
+      assert.equal(r.runner, 'local');
+      assert.equal(r.attempts, 1);
+      assert.deepEqual({ ...(r.timing as object), total: null }, { dns: null, connect: null, tls: null, ttfb: null, transfer: null, total: null });
+      assert.equal(r.grpcStatus, null);
+      assert.equal(r.statusCode, null);
+    }
+    const status = await monitors(['status', monitor!.id]);
+    assert.deepEqual(tableOf(status.stdout).map((row) => row.slice(0, 2)), [['REGION', 'STATUS'], ['iad', 'error'], ['fra', 'error'], ['overall', 'error']]);
+    const summary = await monitors(['summary', monitor!.id]);
+    assert.deepEqual(tableOf(summary.stdout)[1]?.slice(0, 4), ['1d', '0', '0', '1']);
+  });
+
+  test("logs lists an HTTP monitor's checks with status code and the failed assertion; --json holds the records", T, async () => {
+    const { monitor } = await api.monitors.createHTTPMonitor({ monitor: { name: 'web', url: webUrl, periodicity: Periodicity.PERIODICITY_5M, regions: ['iad'], retry: 0 } });
+    const trigger = await monitors(['trigger', monitor!.id]);
+    assert.equal(trigger.code, 0, trigger.stderr);
+    assert.deepEqual(tableOf(trigger.stdout)[1]?.slice(0, 2), ['iad', 'down']);
+    const logs = await monitors(['logs', monitor!.id]);
+    assert.equal(logs.code, 0, logs.stderr);
+    const [header, row] = tableOf(logs.stdout);
+    assert.deepEqual(header, ['STARTED', 'REGION', 'RESULT', 'STATUS', 'LATENCY', 'MESSAGE']);
+    assert.deepEqual(row?.slice(1, 4), ['iad', 'down', '503']);
+    const json = jsonOf(await monitors(['logs', monitor!.id, '--json', '--limit', '1'])) as { results: Record<string, unknown>[] };
+    assert.equal(json.results.length, 1);
+    assert.equal(json.results[0]!.url, webUrl);
+    assert.match(String(json.results[0]!.message), /^assertion failed: status code 2xx \(got 503\)/);
+  });
+
+  test('logs of a TCP monitor exits 1 naming the rule', T, async () => {
+    const tcp = await tcpFixture('no-logs');
+    assertOneLineError(await monitors(['logs', tcp.id]), /\[invalid_argument\] id: response logs exist for HTTP monitors only/);
   });
 });
 

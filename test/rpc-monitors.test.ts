@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { type AddressInfo, createServer, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { type Client, Code, ConnectError, createClient, type Interceptor, type Transport } from '@connectrpc/connect';
@@ -495,11 +497,11 @@ describe('MonitorService status and summary before any check', () => {
     await assertCode(client.getMonitorSummary({ id: tcpId, window: 99 as SummaryWindow }), Code.InvalidArgument, /window: must be one of 1d, 7d, 14d/);
   });
 
-  test('TriggerMonitor is failed_precondition saying no check has run, and invents no result afterwards', async () => {
-    await assertCode(client.triggerMonitor({ id: tcpId }), Code.FailedPrecondition, /no check has run/);
+  test('status and summary stay empty while nothing is checked: no result is invented', async () => {
     await assertCode(client.triggerMonitor({ id: '999999' }), Code.NotFound);
     const status = await client.getMonitorStatus({ id: tcpId });
     assert.ok(status.regions.every((r) => r.status === MonitorStatus.UNSPECIFIED && r.lastCheckedAt === undefined));
+    assert.equal(status.overall, MonitorStatus.UNSPECIFIED);
     const summary = await client.getMonitorSummary({ id: tcpId });
     assert.deepEqual([summary.successCount, summary.degradedCount, summary.errorCount, summary.latency], [0n, 0n, 0n, undefined]);
   });
@@ -507,6 +509,94 @@ describe('MonitorService status and summary before any check', () => {
   test('status and summary of an unknown monitor are not_found', async () => {
     await assertCode(client.getMonitorStatus({ id: '999999' }), Code.NotFound);
     await assertCode(client.getMonitorSummary({ id: '999999' }), Code.NotFound);
+  });
+});
+
+// ---- checks through the API ----------------------------------------------------------------
+
+describe('MonitorService runs real checks against loopback peers', () => {
+  let svc: TestService;
+  let client: MonitorClient;
+  let listener: Server;
+  let web: HttpServer;
+  let closedPort: number;
+  before(async () => {
+    svc = await startTestService();
+    client = monitorClient(svc, (await svc.createKey('write')).secret);
+    listener = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    web = createHttpServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain', 'set-cookie': 'session=s3cret' }).end('all ok'));
+    await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    closedPort = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+  });
+  after(async () => {
+    listener.close();
+    web.close();
+    await svc.stop();
+  });
+
+  test('TriggerMonitor checks a TCP target now and answers once per region, from the local runner', async () => {
+    const port = (listener.address() as AddressInfo).port;
+    const { id } = (await client.createTCPMonitor({ monitor: { ...tcpInput(), uri: `127.0.0.1:${port}`, regions: ['iad', 'fra'] } })).monitor!;
+    const { results } = await client.triggerMonitor({ id });
+    assert.deepEqual(results.map((r) => r.region), ['iad', 'fra']);
+    for (const r of results) {
+      assert.equal(r.monitorId, id);
+      assert.equal(r.runner, 'local');
+      assert.equal(r.result, 'up');
+      assert.equal(r.attempts, 1);
+      assert.equal(r.timing!.dns, undefined, 'a literal IP has no DNS phase');
+      assert.ok(r.timing!.connect! >= 0 && r.timing!.total! >= r.timing!.connect!);
+      assert.ok(r.startedAt);
+    }
+    const status = await client.getMonitorStatus({ id });
+    assert.equal(status.overall, MonitorStatus.ACTIVE);
+    assert.deepEqual(status.regions.map((r) => [r.region, r.status]), [['iad', MonitorStatus.ACTIVE], ['fra', MonitorStatus.ACTIVE]]);
+    const summary = await client.getMonitorSummary({ id });
+    assert.deepEqual([summary.successCount, summary.degradedCount, summary.errorCount], [1n, 0n, 0n]);
+    assert.ok(summary.latency && summary.latency.p50 > 0 && summary.latency.p99 >= summary.latency.p50);
+    assert.ok(summary.lastPingAt);
+  });
+
+  test('a refused target is down with "connection refused" after its retries, and the status says error', async () => {
+    const { id } = (await client.createTCPMonitor({ monitor: { ...tcpInput('closed'), uri: `127.0.0.1:${closedPort}`, regions: ['iad'], retry: 1 } })).monitor!;
+    const [result] = (await client.triggerMonitor({ id })).results;
+    assert.equal(result!.result, 'down');
+    assert.equal(result!.message, 'connection refused');
+    assert.equal(result!.attempts, 2);
+    const status = await client.getMonitorStatus({ id });
+    assert.equal(status.overall, MonitorStatus.ERROR);
+    const summary = await client.getMonitorSummary({ id });
+    assert.deepEqual([summary.successCount, summary.errorCount, summary.latency], [0n, 1n, undefined]);
+  });
+
+  test("ListResponseLogs returns an HTTP monitor's results newest first, with status code, URL and redacted headers", async () => {
+    const url = `http://127.0.0.1:${(web.address() as AddressInfo).port}/health`;
+    const { id } = (await client.createHTTPMonitor({ monitor: { ...httpInput(), url, method: HTTPMethod.HTTP_METHOD_GET, body: '', regions: ['iad'] } })).monitor!;
+    await client.triggerMonitor({ id });
+    await client.triggerMonitor({ id });
+    const { results } = await client.listResponseLogs({ id });
+    assert.equal(results.length, 2);
+    assert.ok(results[0]!.startedAt!.seconds >= results[1]!.startedAt!.seconds);
+    for (const r of results) {
+      assert.equal(r.statusCode, 200);
+      assert.equal(r.url, url);
+      assert.equal(r.result, 'up');
+      assert.equal(r.responseHeaders['set-cookie'], '[redacted]');
+      assert.equal(r.responseHeaders['content-type'], 'text/plain');
+      assert.deepEqual(r.assertionResults.map((a) => [a.assertion, a.passed]), [['status code equal 200', true], ['body contains "ok"', true]]);
+    }
+    assert.equal((await client.listResponseLogs({ id, limit: 1, offset: 1 })).results.length, 1);
+  });
+
+  test('ListResponseLogs refuses a TCP monitor and a limit above 100', async () => {
+    const { id } = (await client.createTCPMonitor({ monitor: { ...tcpInput('not-http'), uri: `127.0.0.1:${closedPort}` } })).monitor!;
+    await assertViolation(client.listResponseLogs({ id }), 'id', /for HTTP monitors only/);
+    const http = (await client.createHTTPMonitor({ monitor: { ...httpInput('limits'), regions: ['iad'] } })).monitor!;
+    await assertViolation(client.listResponseLogs({ id: http.id, limit: 101 }), 'limit', /must be 1 to 100/);
   });
 });
 

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { AppError } from '../errors.ts';
-import { VERSION } from '../main.ts';
+import { VERSION } from '../package-root.ts';
 import { type Command, commands } from './commands.ts';
 import { UsageError } from './output.ts';
 

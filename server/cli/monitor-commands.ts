@@ -15,7 +15,7 @@ import {
   type TCPMonitor,
   TCPMonitorSchema,
   TLSMode,
-  TriggerMonitorResponseSchema,
+  type CheckResult as CheckResultMessage,
   GetMonitorStatusResponseSchema,
   GetMonitorSummaryResponseSchema,
   ListMonitorsResponseSchema,
@@ -384,19 +384,43 @@ const monitorsDelete: Command = {
   },
 };
 
+/** A check result as the record every surface shows: phases that did not happen are null. */
+function checkRecord(r: CheckResultMessage) {
+  const phase = (v: number | undefined) => v ?? null;
+  const t = r.timing;
+  return {
+    monitorId: r.monitorId,
+    region: r.region,
+    runner: r.runner,
+    startedAt: r.startedAt ? timestampDate(r.startedAt).toISOString() : null,
+    result: r.result,
+    latencyMs: r.latencyMs,
+    timing: { dns: phase(t?.dns), connect: phase(t?.connect), tls: phase(t?.tls), ttfb: phase(t?.ttfb), transfer: phase(t?.transfer), total: phase(t?.total) },
+    attempts: r.attempts,
+    message: r.message,
+    grpcStatus: r.grpcStatus || null,
+    statusCode: r.statusCode ?? null,
+    url: r.url || null,
+    responseHeaders: r.responseHeaders,
+    assertionResults: r.assertionResults.map(({ assertion, passed, actual }) => ({ assertion, passed, actual })),
+  };
+}
+
 const monitorsTrigger: Command = {
   usage: 'monitors trigger ID [--url URL] [--json]',
   options: connection,
   positionals: 1,
   async run(values, [id]) {
     const response = await client(values).monitors.triggerMonitor({ id: id! });
-    if (values.json) return printJsonMessage(TriggerMonitorResponseSchema, response);
+    if (values.json) return printJson({ results: response.results.map(checkRecord) });
     printTable(
       ['REGION', 'RESULT', 'LATENCY', 'ATTEMPTS', 'MESSAGE'],
-      response.results.map((r) => [r.region, r.result === 0 ? '-' : String(r.result), `${r.latencyMs} ms`, String(r.attempts), r.message]),
+      response.results.map((r) => [r.region, r.result, `${r.latencyMs} ms`, String(r.attempts), r.message]),
     );
   },
 };
+
+const healthText = (status: MonitorStatus) => (status === MonitorStatus.UNSPECIFIED ? 'no check yet' : (MonitorStatus[status] ?? '-').toLowerCase());
 
 const monitorsStatus: Command = {
   usage: 'monitors status ID [--url URL] [--json]',
@@ -405,14 +429,11 @@ const monitorsStatus: Command = {
   async run(values, [id]) {
     const response = await client(values).monitors.getMonitorStatus({ id: id! });
     if (values.json) return printJsonMessage(GetMonitorStatusResponseSchema, response);
-    printTable(
-      ['REGION', 'STATUS', 'LAST CHECK'],
-      response.regions.map((r) => [
-        r.region,
-        r.status === MonitorStatus.UNSPECIFIED ? 'no check yet' : (MonitorStatus[r.status] ?? '-').toLowerCase(),
-        timeText(r.lastCheckedAt),
-      ]),
-    );
+    const latest = response.regions.map((r) => timeText(r.lastCheckedAt)).filter((t) => t !== '-').sort().at(-1) ?? '-';
+    printTable(['REGION', 'STATUS', 'LAST CHECK'], [
+      ...response.regions.map((r) => [r.region, healthText(r.status), timeText(r.lastCheckedAt)]),
+      ['overall', healthText(response.overall), latest],
+    ]);
   },
 };
 
@@ -443,6 +464,27 @@ const monitorsSummary: Command = {
         ],
       ],
     );
+    for (const gap of response.gaps) process.stdout.write(`No checks ran from ${timeText(gap.startedAt)} to ${timeText(gap.endedAt)}.\n`);
+  },
+};
+
+const monitorsLogs: Command = {
+  usage: 'monitors logs ID [--window 1d|7d|14d] [--limit N] [--offset N] [--url URL] [--json]   (HTTP monitors)',
+  options: { ...connection, window: { type: 'string' }, limit: { type: 'string' }, offset: { type: 'string' } },
+  positionals: 1,
+  async run(values, [id]) {
+    const window = oneOf('window', str(values, 'window') ?? '1d', windows);
+    const response = await client(values).monitors.listResponseLogs({
+      id: id!,
+      window: SummaryWindow[`SUMMARY_WINDOW_${window.toUpperCase()}` as keyof typeof SummaryWindow],
+      limit: count('limit', str(values, 'limit')),
+      offset: count('offset', str(values, 'offset')) ?? 0,
+    });
+    if (values.json) return printJson({ results: response.results.map(checkRecord) });
+    printTable(
+      ['STARTED', 'REGION', 'RESULT', 'STATUS', 'LATENCY', 'MESSAGE'],
+      response.results.map((r) => [timeText(r.startedAt), r.region, r.result, r.statusCode === undefined ? '-' : String(r.statusCode), `${r.latencyMs} ms`, r.message]),
+    );
   },
 };
 
@@ -455,4 +497,5 @@ export const monitorCommands: Record<string, Command> = {
   'monitors trigger': monitorsTrigger,
   'monitors status': monitorsStatus,
   'monitors summary': monitorsSummary,
+  'monitors logs': monitorsLogs,
 };

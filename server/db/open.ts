@@ -38,6 +38,7 @@ export async function openDatabase(dataDir: string): Promise<Db> {
   }
   const sqlite = openSqlite(file, { timeout: 5_000 });
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  handles.set(db, sqlite);
   try {
     if (schemaVersion(sqlite) !== SCHEMA_VERSION || applicationId(sqlite) !== APPLICATION_ID) await migrate(db, sqlite, file);
     // After the migration: the journal mode cannot change inside a transaction.
@@ -51,6 +52,19 @@ export async function openDatabase(dataDir: string): Promise<Db> {
     throw error;
   }
   return db;
+}
+
+const handles = new WeakMap<Db, SQLite.Database>();
+
+/**
+ * Runs `work` on the raw SQLite handle while holding the connection as a query does, so it never
+ * lands inside another caller's transaction. For the few hot paths (check results) where the
+ * cost of building each query would dominate.
+ */
+export function withSqlite<T>(db: Db, work: (sqlite: SQLite.Database) => T): Promise<T> {
+  const sqlite = handles.get(db);
+  if (!sqlite) throw new Error('not a database opened by openDatabase');
+  return db.connection().execute(async () => work(sqlite));
 }
 
 const STATEMENT_CACHE_SIZE = 256;

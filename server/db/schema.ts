@@ -91,6 +91,73 @@ export interface MonitorTable {
   updated_at: Timestamp;
 }
 
+/** A runner. The embedded runner (`local`) is the first row. */
+export interface PrivateLocationTable {
+  id: Generated<number>;
+  name: string;
+  status: 'active' | 'error';
+  /** JSON object of string values. */
+  metadata: string;
+  /** JSON array of region ids the runner serves; NULL serves every region. */
+  regions: string | null;
+  /** SHA-256 of a remote runner's agent token; never returned. */
+  token_hash: string | null;
+  last_seen_at: Timestamp | null;
+  created_at: ColumnType<Timestamp, Timestamp, never>;
+}
+
+/** Check data uses epoch milliseconds: the rows are many, and integers are small and fast. */
+type EpochMs = number;
+
+export interface CheckResultTable {
+  id: Generated<number>;
+  monitor_id: number;
+  runner: string;
+  /** JSON array of the regions the check stands for. */
+  regions: string;
+  started_at: EpochMs;
+  result: 'up' | 'degraded' | 'down';
+  latency_ms: number;
+  dns_ms: number | null;
+  connect_ms: number | null;
+  tls_ms: number | null;
+  ttfb_ms: number | null;
+  transfer_ms: number | null;
+  attempts: number;
+  message: string;
+  grpc_status: string | null;
+  status_code: number | null;
+  /** HTTP checks: JSON {url, responseHeaders, assertionResults}. */
+  details: string | null;
+}
+
+export interface CheckRollupTable {
+  monitor_id: number;
+  /** Start of the hour, epoch ms. */
+  hour: EpochMs;
+  success_count: number;
+  degraded_count: number;
+  error_count: number;
+  /** LatencyHistogram of the checks that were up or degraded. */
+  latency: Buffer;
+  last_ping_at: EpochMs;
+}
+
+export interface CheckStateTable {
+  monitor_id: number;
+  runner: string;
+  result: 'up' | 'degraded' | 'down';
+  regions: string;
+  checked_at: EpochMs;
+}
+
+export interface CheckGapTable {
+  id: Generated<number>;
+  runner: string;
+  started_at: EpochMs;
+  ended_at: EpochMs;
+}
+
 export interface Database {
   workspaces: WorkspaceTable;
   users: UserTable;
@@ -99,6 +166,11 @@ export interface Database {
   audit_log: AuditLogTable;
   dashboard_tokens: DashboardTokenTable;
   monitors: MonitorTable;
+  private_locations: PrivateLocationTable;
+  check_results: CheckResultTable;
+  check_rollups: CheckRollupTable;
+  check_state: CheckStateTable;
+  check_gaps: CheckGapTable;
 }
 
 export type WorkspaceRow = Selectable<WorkspaceTable>;
@@ -107,3 +179,5 @@ export type ApiKeyRow = Selectable<ApiKeyTable>;
 export type NewApiKey = Insertable<ApiKeyTable>;
 export type AuditLogRow = Selectable<AuditLogTable>;
 export type MonitorRow = Selectable<MonitorTable>;
+export type CheckResultRow = Selectable<CheckResultTable>;
+export type PrivateLocationRow = Selectable<PrivateLocationTable>;

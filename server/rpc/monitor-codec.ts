@@ -1,10 +1,8 @@
 import { create } from '@bufbuild/protobuf';
 import { type Duration, durationFromMs, durationMs, type FieldMask, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import {
-  CheckOutcome,
   type CheckResult as CheckResultMessage,
   CheckResultSchema,
-  GRPCHealthStatus,
   type GRPCMonitor,
   GRPCMonitorSchema,
   HTTPMethod,
@@ -90,19 +88,6 @@ const regionHealth = enumPairs(['active', 'degraded', 'error'] as const satisfie
   MonitorStatus.DEGRADED,
   MonitorStatus.ERROR,
 ]);
-const outcome = enumPairs(['up', 'degraded', 'down'] as const, [CheckOutcome.UP, CheckOutcome.DEGRADED, CheckOutcome.DOWN]);
-const grpcStatus = enumPairs(
-  ['SERVING', 'NOT_SERVING', 'SERVICE_UNKNOWN', 'UNIMPLEMENTED', 'DEADLINE_EXCEEDED', 'UNAVAILABLE'] as const,
-  [
-    GRPCHealthStatus.GRPC_HEALTH_STATUS_SERVING,
-    GRPCHealthStatus.GRPC_HEALTH_STATUS_NOT_SERVING,
-    GRPCHealthStatus.GRPC_HEALTH_STATUS_SERVICE_UNKNOWN,
-    GRPCHealthStatus.GRPC_HEALTH_STATUS_UNIMPLEMENTED,
-    GRPCHealthStatus.GRPC_HEALTH_STATUS_DEADLINE_EXCEEDED,
-    GRPCHealthStatus.GRPC_HEALTH_STATUS_UNAVAILABLE,
-  ],
-);
-
 const ms = (duration: Duration | undefined) => (duration === undefined ? undefined : durationMs(duration));
 export const timestamp = (iso: string) => timestampFromDate(new Date(iso));
 
@@ -273,15 +258,16 @@ export function toCheckResultMessage(r: CheckResult): CheckResultMessage {
     region: r.region,
     runner: r.runner,
     startedAt: timestamp(r.startedAt),
-    result: outcome.wire(r.result),
+    result: r.result,
     latencyMs: r.latencyMs,
     timing,
     attempts: r.attempts,
     message: r.message,
-    grpcStatus: r.grpcStatus === null ? 0 : grpcStatus.wire(r.grpcStatus as Parameters<typeof grpcStatus.wire>[0]),
+    grpcStatus: r.grpcStatus ?? '',
     statusCode: r.statusCode ?? undefined,
     responseHeaders: r.responseHeaders,
     assertionResults: r.assertionResults,
+    url: r.url ?? '',
   });
 }
 

@@ -100,13 +100,14 @@ export function monitorServiceImpl(services: Services): ServiceImpl<typeof Monit
 
     async getMonitorStatus(req, ctx) {
       const { actor, workspaceId } = callerOf(ctx);
-      const regions = await monitors.status(actor, workspaceId, req.id);
+      const health = await monitors.status(actor, workspaceId, req.id);
       return {
-        regions: regions.map((r) => ({
+        regions: health.regions.map((r) => ({
           region: r.region,
           status: regionHealthWire(r.status),
           lastCheckedAt: r.lastCheckedAt === null ? undefined : timestamp(r.lastCheckedAt),
         })),
+        overall: regionHealthWire(health.overall),
       };
     },
 
@@ -120,7 +121,14 @@ export function monitorServiceImpl(services: Services): ServiceImpl<typeof Monit
         errorCount: BigInt(summary.errorCount),
         latency: summary.latency ?? undefined,
         lastPingAt: summary.lastPingAt === null ? undefined : timestamp(summary.lastPingAt),
+        gaps: summary.gaps.map((g) => ({ startedAt: timestamp(g.startedAt), endedAt: timestamp(g.endedAt) })),
       };
+    },
+
+    async listResponseLogs(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      const results = await monitors.responseLogs(actor, workspaceId, req.id, { window: summaryWindow.domain(req.window), limit: req.limit, offset: req.offset });
+      return { results: results.map(toCheckResultMessage) };
     },
   };
 }

@@ -1,4 +1,3 @@
-import { AppError } from '../../errors.ts';
 import type { Monitor } from './monitor-repository.ts';
 
 export const summaryWindows = ['1d', '7d', '14d'] as const;
@@ -63,35 +62,53 @@ export interface RegionStatus {
   lastCheckedAt: string | null;
 }
 
+/** A monitor's current health: per region, and overall (the worst region). */
+export interface MonitorHealth {
+  /** Null when no check has run. */
+  overall: RegionHealth | null;
+  regions: RegionStatus[];
+}
+
 export interface MonitorSummary {
   window: SummaryWindow;
   successCount: number;
   degradedCount: number;
   errorCount: number;
-  /** Null when no check ran in the window. */
+  /** Percentiles of the checks that were up or degraded; null when there were none. */
   latency: { p50: number; p75: number; p90: number; p95: number; p99: number } | null;
   lastPingAt: string | null;
+  /** Spans of the window in which no check ran (machine asleep, service stopped). */
+  gaps: { startedAt: string; endedAt: string }[];
 }
 
-/** What the monitor service needs from the check engine: run a check, read back results. */
+export interface ResponseLogQuery {
+  window: SummaryWindow;
+  limit: number;
+  offset: number;
+}
+
+/** A monitor's overall result changed: what alerts are made of. */
+export interface MonitorStateChange {
+  monitorId: string;
+  workspaceId: string;
+  /** Null before the monitor's first check. */
+  from: CheckOutcome | null;
+  to: CheckOutcome;
+  kind: 'down' | 'recovered' | 'degraded';
+  /** When the check that changed the state started. */
+  at: string;
+  message: string;
+}
+
+/** What the monitor service needs from the check engine. */
 export interface MonitorChecks {
+  /** Runs a check now, stores it, and returns it once per region of the monitor. */
   trigger(monitor: Monitor): Promise<CheckResult[]>;
-  status(monitor: Monitor): Promise<RegionStatus[]>;
+  status(monitor: Monitor): Promise<MonitorHealth>;
   summary(monitor: Monitor, window: SummaryWindow): Promise<MonitorSummary>;
+  /** Check results newest first, one per region each stood for. */
+  responseLogs(monitor: Monitor, query: ResponseLogQuery): Promise<CheckResult[]>;
+  /** A monitor was created or changed (and committed): schedule it anew. */
+  monitorChanged(monitor: Monitor): void;
+  monitorRemoved(id: string): void;
 }
-
-/**
- * The answers while no check engine is attached: no check has run, so there is no health, no
- * latency and no count but zero, and a trigger is refused rather than answered with made-up data.
- */
-export const noCheckEngine: MonitorChecks = {
-  async trigger() {
-    throw new AppError('PRECONDITION_FAILED', 'no check has run: this service has no check engine yet, so monitors cannot be checked');
-  },
-  async status(monitor) {
-    return monitor.regions.map((region) => ({ region, status: null, lastCheckedAt: null }));
-  },
-  async summary(_monitor, window) {
-    return { window, successCount: 0, degradedCount: 0, errorCount: 0, latency: null, lastPingAt: null };
-  },
-};

@@ -35,7 +35,14 @@ const listInput = z.strictObject({
   offset: z.number().int().min(0, 'must not be negative').default(0),
 });
 
-const windowInput = z.strictObject({ window: z.enum(summaryWindows, { error: `must be one of ${summaryWindows.join(', ')}` }).default('1d') });
+const summaryWindow = z.enum(summaryWindows, { error: `must be one of ${summaryWindows.join(', ')}` }).default('1d');
+const windowInput = z.strictObject({ window: summaryWindow });
+const MAX_RESPONSE_LOGS = 100;
+const responseLogInput = z.strictObject({
+  window: summaryWindow,
+  limit: z.number().int().min(1, `must be 1 to ${MAX_RESPONSE_LOGS}`).max(MAX_RESPONSE_LOGS, `must be 1 to ${MAX_RESPONSE_LOGS}`).default(MAX_RESPONSE_LOGS),
+  offset: z.number().int().min(0, 'must not be negative').default(0),
+});
 
 /** Monitor ids are positive integers; anything else cannot name a monitor. */
 function monitorId(id: string): number {
@@ -119,12 +126,14 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
 
     async create(actor: Actor, workspaceId: number, type: MonitorType, input: unknown): Promise<Monitor> {
       await authorize(db, actor, workspaceId, 'write');
-      return writeTransaction(db, async (trx) => {
+      const monitor = await writeTransaction(db, async (trx) => {
         const config = completeConfig(type, input, await planOfWorkspace(trx, workspaceId));
-        const monitor = await insertMonitor(trx, workspaceId, type, config);
-        await recordAudit(trx, { workspaceId, entityType: 'monitor', entityId: monitor.id, action: 'monitor.create', actor, before: null, after: snapshot(monitor) });
-        return monitor;
+        const created = await insertMonitor(trx, workspaceId, type, config);
+        await recordAudit(trx, { workspaceId, entityType: 'monitor', entityId: created.id, action: 'monitor.create', actor, before: null, after: snapshot(created) });
+        return created;
       });
+      checks.monitorChanged(monitor);
+      return monitor;
     },
 
     /**
@@ -138,7 +147,7 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
           { field: 'monitor', rule: 'must set at least one field to change' },
         ]);
       }
-      return writeTransaction(db, async (trx) => {
+      const monitor = await writeTransaction(db, async (trx) => {
         const before = await load(trx, workspaceId, id);
         if (before.type !== type) {
           const rule = `monitor ${id} is a ${before.type} monitor, not a ${type} monitor`;
@@ -151,6 +160,8 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
         await recordAudit(trx, { workspaceId, entityType: 'monitor', entityId: before.id, action: 'monitor.update', actor, before: snapshot(before), after: snapshot(after) });
         return after;
       });
+      checks.monitorChanged(monitor);
+      return monitor;
     },
 
     async delete(actor: Actor, workspaceId: number, id: string): Promise<void> {
@@ -161,6 +172,7 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
         known.delete(Number(before.id));
         await recordAudit(trx, { workspaceId, entityType: 'monitor', entityId: before.id, action: 'monitor.delete', actor, before: snapshot(before), after: null });
       });
+      checks.monitorRemoved(id);
     },
 
     /** Runs a check now. Not a read: it acts on the target and stores results, so it needs write. */
@@ -177,6 +189,16 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
     async summary(actor: Actor, workspaceId: number, id: string, window?: string) {
       const monitor = await readable(actor, workspaceId, id);
       return checks.summary(monitor, parseInput(windowInput, { window }).window);
+    },
+
+    /** Recent check results of an HTTP monitor, newest first, one per region. */
+    async responseLogs(actor: Actor, workspaceId: number, id: string, query: { window?: string; limit?: number; offset?: number } = {}) {
+      const monitor = await readable(actor, workspaceId, id);
+      if (monitor.type !== 'http') {
+        const rule = `response logs exist for HTTP monitors only; monitor ${id} is a ${monitor.type} monitor: use its status and summary instead`;
+        throw new AppError('VALIDATION', `id: ${rule}`, [{ field: 'id', rule }]);
+      }
+      return checks.responseLogs(monitor, parseInput(responseLogInput, query));
     },
   };
 }

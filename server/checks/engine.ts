@@ -1,0 +1,328 @@
+import type { SecureContext } from 'node:tls';
+import type { Logger } from 'pino';
+import type { Db } from '../db/open.ts';
+import type {
+  CheckOutcome,
+  CheckResult,
+  MonitorChecks,
+  MonitorHealth,
+  MonitorStateChange,
+  MonitorSummary,
+  ProbeResult,
+  RegionHealth,
+  ResponseLogQuery,
+  SummaryWindow,
+} from '../domain/monitors/checks.ts';
+import { allMonitorRevisions, findMonitorRows, type Monitor, toMonitor } from '../domain/monitors/monitor-repository.ts';
+import { EMBEDDED_RUNNER, markRunnerSeen, runnerByName } from '../domain/locations/location-repository.ts';
+import { trustStore } from './connection.ts';
+import { probeGrpc } from './grpc-probe.ts';
+import { probeHttp } from './http-probe.ts';
+import { createOtlpExport } from './otlp-export.ts';
+import { DAY_MS, createResultStore, type StoredCheck, toCheckResult } from './result-store.ts';
+import { createScheduler } from './scheduler.ts';
+import { probeTcp } from './tcp-probe.ts';
+
+/**
+ * The check engine: runs every active monitor on its schedule through the embedded runner,
+ * stores results in batches, keeps each monitor's state, emits state changes, and exports
+ * metrics. It is also what the monitor service asks for status, summaries and response logs.
+ */
+
+export interface CheckEngineOptions {
+  log: Logger;
+  version: string;
+  /** Check active monitors on their schedule. Off: checks run only when triggered. */
+  schedule: boolean;
+  /** Most checks in flight at once. */
+  concurrency?: number;
+  /** How often metrics go to each OTLP endpoint. */
+  otlpIntervalMs?: number;
+  /** PEM certificates trusted besides Node's and the system's roots. */
+  extraCa?: string[];
+  now?: () => number;
+}
+
+const DEFAULT_CONCURRENCY = 500;
+const DEFAULT_OTLP_INTERVAL_MS = 60_000;
+/** Results wait at most this long to be written with others. */
+const FLUSH_MS = 250;
+const FLUSH_BATCH = 1_000;
+/** How often the runner says it is alive, and looks for monitors changed by other processes. */
+const HEARTBEAT_MS = 15_000;
+const PRUNE_MS = 3_600_000;
+const PERIOD_MS: Record<Monitor['periodicity'], number> = { '30s': 30_000, '1m': 60_000, '5m': 300_000, '10m': 600_000, '30m': 1_800_000, '1h': 3_600_000 };
+const WINDOW_MS: Record<SummaryWindow, number> = { '1d': DAY_MS, '7d': 7 * DAY_MS, '14d': 14 * DAY_MS };
+const HEALTH: Record<CheckOutcome, RegionHealth> = { up: 'active', degraded: 'degraded', down: 'error' };
+const SEVERITY: Record<CheckOutcome, number> = { up: 0, degraded: 1, down: 2 };
+
+const worst = (outcomes: Iterable<CheckOutcome>): CheckOutcome | null => {
+  let result: CheckOutcome | null = null;
+  for (const o of outcomes) if (result === null || SEVERITY[o] > SEVERITY[result]) result = o;
+  return result;
+};
+
+export function createCheckEngine(db: Db, options: CheckEngineOptions) {
+  const { log } = options;
+  const now = options.now ?? Date.now;
+  const runner = EMBEDDED_RUNNER;
+  const store = createResultStore(db);
+  const otlp = createOtlpExport({ intervalMs: options.otlpIntervalMs ?? DEFAULT_OTLP_INTERVAL_MS, log, version: options.version });
+  // Built on the first check: reading the trust stores takes a moment the CLI need not spend.
+  let probeOptions: { trust: SecureContext; userAgent: string } | undefined;
+  const probeSettings = () => (probeOptions ??= { trust: trustStore(options.extraCa), userAgent: `statusdesk/${options.version}` });
+  const listeners = new Set<(change: MonitorStateChange) => void>();
+  /** Scheduled monitors by id, with the revision they were read at. */
+  const monitors = new Map<number, { revision: number; monitor: Monitor }>();
+  /** Latest outcome of each monitor by runner: where state changes are detected. */
+  const outcomes = new Map<number, Map<string, CheckOutcome>>();
+  let pending: StoredCheck[] = [];
+  let flushTimer: NodeJS.Timeout | undefined;
+  let flushing: Promise<void> = Promise.resolve();
+  const timers: NodeJS.Timeout[] = [];
+  let closed = false;
+  let lastSeen = now();
+
+  const scheduler = createScheduler({
+    concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+    now,
+    run: async (id) => {
+      const entry = monitors.get(id);
+      if (entry) enqueue(await check(entry.monitor));
+    },
+    onGap: (from, to) => {
+      log.warn({ from: new Date(from).toISOString(), to: new Date(to).toISOString() }, 'no checks ran in this span (the machine slept or the clock moved); checks resume on schedule');
+      store.recordGap(runner, from, to).catch((error: Error) => log.error({ err: error }, 'recording a gap failed'));
+    },
+  });
+
+  async function probe(monitor: Monitor): Promise<ProbeResult> {
+    switch (monitor.type) {
+      case 'tcp':
+        return probeTcp(monitor);
+      case 'grpc':
+        return probeGrpc(monitor, probeSettings());
+      case 'http':
+        return probeHttp(monitor, probeSettings());
+    }
+  }
+
+  /** Runs one check of `monitor` now. Never rejects: a fault of the probe itself is a down result. */
+  async function check(monitor: Monitor): Promise<StoredCheck> {
+    const startedAt = now();
+    let result: ProbeResult;
+    try {
+      result = await probe(monitor);
+    } catch (error) {
+      log.error({ err: error, monitorId: monitor.id }, 'a check failed unexpectedly');
+      result = {
+        result: 'down', latencyMs: now() - startedAt, timing: { dns: null, connect: null, tls: null, ttfb: null, transfer: null, total: null },
+        attempts: 0, message: `the check itself failed: ${(error as Error).message}`, grpcStatus: null, statusCode: null, url: null, responseHeaders: {}, assertionResults: [],
+      };
+    }
+    const stored: StoredCheck = { ...result, monitorId: Number(monitor.id), workspaceId: Number(monitor.workspaceId), runner, regions: monitor.regions, startedAt };
+    try {
+      otlp.record(monitor, stored);
+    } catch (error) {
+      log.warn({ err: error, monitorId: monitor.id }, 'recording metrics failed');
+    }
+    return stored;
+  }
+
+  function enqueue(stored: StoredCheck): void {
+    if (closed) return;
+    pending.push(stored);
+    if (pending.length >= FLUSH_BATCH) void flush();
+    else flushTimer ??= setTimeout(() => void flush(), FLUSH_MS);
+  }
+
+  /** Writes what is pending; batches are written one after another, in order. */
+  function flush(): Promise<void> {
+    clearTimeout(flushTimer);
+    flushTimer = undefined;
+    const batch = pending;
+    pending = [];
+    flushing = flushing.then(async () => {
+      if (batch.length === 0) return;
+      try {
+        const stored = await store.write(batch);
+        for (const c of stored) detectChange(c);
+      } catch (error) {
+        log.error({ err: error, results: batch.length }, 'storing check results failed');
+      }
+    });
+    return flushing;
+  }
+
+  function detectChange(c: StoredCheck): void {
+    let byRunner = outcomes.get(c.monitorId);
+    if (!byRunner) outcomes.set(c.monitorId, (byRunner = new Map()));
+    const from = worst(byRunner.values());
+    byRunner.set(c.runner, c.result);
+    const to = worst(byRunner.values())!;
+    // A first check that is up is not news; every other change is.
+    if (from === to || (from === null && to === 'up')) return;
+    const change: MonitorStateChange = {
+      monitorId: String(c.monitorId),
+      workspaceId: String(c.workspaceId),
+      from,
+      to,
+      kind: to === 'down' ? 'down' : to === 'degraded' ? 'degraded' : 'recovered',
+      at: new Date(c.startedAt).toISOString(),
+      message: c.message,
+    };
+    for (const listener of listeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        log.error({ err: error }, 'a state-change listener failed');
+      }
+    }
+  }
+
+  function track(monitor: Monitor, revision: number): void {
+    const id = Number(monitor.id);
+    if (!monitor.active) return forget(id);
+    monitors.set(id, { revision, monitor });
+    if (options.schedule) scheduler.schedule(id, PERIOD_MS[monitor.periodicity]);
+  }
+
+  function forget(id: number): void {
+    monitors.delete(id);
+    scheduler.unschedule(id);
+    otlp.forget(id);
+  }
+
+  /** Brings the scheduled set up to date with the database: changes by any process land here. */
+  async function sync(): Promise<void> {
+    const revisions = await allMonitorRevisions(db);
+    const seen = new Set<number>();
+    const stale: number[] = [];
+    for (const { id, revision } of revisions) {
+      seen.add(id);
+      if (monitors.get(id)?.revision !== revision) stale.push(id);
+    }
+    for (const id of monitors.keys()) if (!seen.has(id)) forget(id);
+    for (let i = 0; i < stale.length; i += 500) {
+      for (const row of await findMonitorRows(db, stale.slice(i, i + 500))) track(toMonitor(row), row.revision);
+    }
+  }
+
+  async function heartbeat(): Promise<void> {
+    lastSeen = now();
+    await markRunnerSeen(db, runner, new Date(lastSeen).toISOString());
+    await sync();
+  }
+
+  const checks: MonitorChecks = {
+    async trigger(monitor) {
+      const stored = await check(monitor);
+      enqueue(stored);
+      await flush();
+      return monitor.regions.map((region) => ({ ...toStoredResult(stored), region }));
+    },
+
+    async status(monitor): Promise<MonitorHealth> {
+      const states = await store.states(Number(monitor.id));
+      const wanted: readonly string[] = monitor.regions;
+      const regions = wanted.map((region) => {
+        const latest = states.filter((s) => s.regions.includes(region)).sort((a, b) => b.checkedAt - a.checkedAt)[0];
+        return {
+          region,
+          status: latest ? HEALTH[latest.result] : null,
+          lastCheckedAt: latest ? new Date(latest.checkedAt).toISOString() : null,
+        };
+      });
+      const overall = worst(states.filter((s) => s.regions.some((r) => wanted.includes(r))).map((s) => s.result));
+      return { overall: overall === null ? null : HEALTH[overall], regions };
+    },
+
+    async summary(monitor, window): Promise<MonitorSummary> {
+      const from = now() - WINDOW_MS[window];
+      const counts = await store.window(Number(monitor.id), from);
+      const q = (p: number) => counts.latency.quantile(p)!;
+      const gaps = (await store.gaps(from)).map((g) => ({ startedAt: new Date(Math.max(g.started_at, from)).toISOString(), endedAt: new Date(g.ended_at).toISOString() }));
+      return {
+        window,
+        successCount: counts.successCount,
+        degradedCount: counts.degradedCount,
+        errorCount: counts.errorCount,
+        latency: counts.latency.count === 0 ? null : { p50: q(0.5), p75: q(0.75), p90: q(0.9), p95: q(0.95), p99: q(0.99) },
+        lastPingAt: counts.lastPingAt === null ? null : new Date(counts.lastPingAt).toISOString(),
+        gaps,
+      };
+    },
+
+    async responseLogs(monitor, query: ResponseLogQuery): Promise<CheckResult[]> {
+      // Each stored check stands for several regions: read enough checks to fill the page.
+      const rows = await store.results(Number(monitor.id), now() - WINDOW_MS[query.window], query.offset + query.limit, 0);
+      return rows.flatMap((row) => (JSON.parse(row.regions) as string[]).map((region) => toCheckResult(row, region))).slice(query.offset, query.offset + query.limit);
+    },
+
+    monitorChanged(monitor) {
+      // The revision is not known here: the next sync reads it (and this monitor) once more.
+      track(monitor, 0);
+    },
+
+    monitorRemoved(id) {
+      forget(Number(id));
+    },
+  };
+
+  return {
+    checks,
+
+    /** Subscribes to state changes (down, recovered, degraded); returns the unsubscribe. */
+    onStateChange(listener: (change: MonitorStateChange) => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+
+    /** Loads monitors and their last states, then starts checking. */
+    async start(): Promise<void> {
+      for (const s of await store.allStates()) {
+        let byRunner = outcomes.get(s.monitor_id);
+        if (!byRunner) outcomes.set(s.monitor_id, (byRunner = new Map()));
+        byRunner.set(s.runner, s.result);
+      }
+      await sync();
+      if (!options.schedule) return;
+      // The service was not running since the runner was last seen: nothing was checked.
+      const previous = (await runnerByName(db, runner))?.last_seen_at;
+      const t = now();
+      if (previous && t - Date.parse(previous) > 2 * HEARTBEAT_MS) await store.recordGap(runner, Date.parse(previous), t);
+      await heartbeat();
+      scheduler.start();
+      const every = (ms: number, work: () => Promise<unknown>) => {
+        const timer = setInterval(() => work().catch((error: Error) => log.error({ err: error }, 'check engine upkeep failed')), ms);
+        timers.push(timer);
+      };
+      every(HEARTBEAT_MS, heartbeat);
+      every(PRUNE_MS, () => store.prune(now()));
+      timers.push(setTimeout(() => void store.prune(now()).catch((error: Error) => log.error({ err: error }, 'pruning results failed')), 10_000));
+    },
+
+    /** Stops scheduling, writes pending results and closes the exporters. Checks in flight are dropped. */
+    async close(): Promise<void> {
+      scheduler.stop();
+      for (const timer of timers) clearTimeout(timer);
+      const last = flush();
+      closed = true;
+      await last;
+      await otlp.close();
+    },
+
+    scheduler,
+    /** When the runner last reported itself alive. */
+    get lastSeen() {
+      return lastSeen;
+    },
+  };
+}
+
+export type CheckEngine = ReturnType<typeof createCheckEngine>;
+
+function toStoredResult(stored: StoredCheck): Omit<CheckResult, 'region'> {
+  const { monitorId, workspaceId: _workspaceId, runner, regions: _regions, startedAt, ...probe } = stored;
+  return { ...probe, monitorId: String(monitorId), runner, startedAt: new Date(startedAt).toISOString() };
+}

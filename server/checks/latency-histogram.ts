@@ -1,0 +1,67 @@
+/**
+ * A latency histogram with logarithmic buckets (the DDSketch layout): bucket i holds values in
+ * (γ^(i-1), γ^i], so any percentile read back is within 1% of the true value, histograms of
+ * different hours merge by adding counts, and one encodes in a few hundred bytes. This is what
+ * lets a 14-day summary read 336 hourly rows instead of 40,000 raw results.
+ */
+const GAMMA = 1.02;
+const LOG_GAMMA = Math.log(GAMMA);
+/** Latencies at or below 1 µs share the lowest bucket. */
+const MIN_MS = 0.001;
+const MIN_INDEX = Math.ceil(Math.log(MIN_MS) / LOG_GAMMA);
+const ENTRY_BYTES = 8;
+
+export class LatencyHistogram {
+  readonly #counts = new Map<number, number>();
+  #total = 0;
+
+  get count(): number {
+    return this.#total;
+  }
+
+  add(ms: number, times = 1): void {
+    const index = ms <= MIN_MS ? MIN_INDEX : Math.ceil(Math.log(ms) / LOG_GAMMA);
+    this.#counts.set(index, (this.#counts.get(index) ?? 0) + times);
+    this.#total += times;
+  }
+
+  merge(other: LatencyHistogram): void {
+    for (const [index, n] of other.#counts) this.#counts.set(index, (this.#counts.get(index) ?? 0) + n);
+    this.#total += other.#total;
+  }
+
+  /** The q-quantile (0 < q <= 1) by nearest rank; undefined when empty. */
+  quantile(q: number): number | undefined {
+    if (this.#total === 0) return undefined;
+    const rank = Math.max(1, Math.ceil(q * this.#total));
+    let seen = 0;
+    for (const index of [...this.#counts.keys()].sort((a, b) => a - b)) {
+      seen += this.#counts.get(index)!;
+      if (seen >= rank) return Math.round(((2 * GAMMA ** index) / (GAMMA + 1)) * 1000) / 1000;
+    }
+    return undefined;
+  }
+
+  /** Pairs of (bucket index int32, count uint32), little-endian. */
+  encode(): Buffer {
+    const buffer = Buffer.allocUnsafe(this.#counts.size * ENTRY_BYTES);
+    let offset = 0;
+    for (const [index, n] of this.#counts) {
+      buffer.writeInt32LE(index, offset);
+      buffer.writeUInt32LE(n, offset + 4);
+      offset += ENTRY_BYTES;
+    }
+    return buffer;
+  }
+
+  static decode(buffer: Uint8Array): LatencyHistogram {
+    const histogram = new LatencyHistogram();
+    const view = Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+    for (let offset = 0; offset + ENTRY_BYTES <= view.length; offset += ENTRY_BYTES) {
+      const n = view.readUInt32LE(offset + 4);
+      histogram.#counts.set(view.readInt32LE(offset), n);
+      histogram.#total += n;
+    }
+    return histogram;
+  }
+}

@@ -1,0 +1,142 @@
+import type { Attributes, Counter, Gauge, Histogram } from '@opentelemetry/api';
+import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import type { Logger } from 'pino';
+import type { Monitor } from '../domain/monitors/monitor-repository.ts';
+import type { StoredCheck } from './result-store.ts';
+
+/**
+ * Metrics export (SPEC 2.9) with the OpenTelemetry SDK: each monitor with an OTLP endpoint has
+ * its measurements exported there over OTLP/HTTP with its headers. Monitors that share an
+ * endpoint and headers share one exporter. Exports run on the SDK's own timer, with a timeout,
+ * after the check is stored: a slow or failing collector never delays a check or breaks one.
+ * The names are documented in docs/reference/metrics.md.
+ */
+
+/** Durations are exported in seconds, as OpenTelemetry's semantic conventions do. */
+const BOUNDARIES_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+const PHASES = ['dns', 'connect', 'tls', 'ttfb', 'transfer'] as const;
+const EXPORT_TIMEOUT_MS = 10_000;
+/** A collector that does not answer never holds up stopping the service longer than this. */
+const CLOSE_WAIT_MS = 2_000;
+
+interface Instruments {
+  duration: Histogram;
+  phases: Record<(typeof PHASES)[number], Histogram>;
+  checks: Counter;
+  serving: Gauge;
+}
+
+interface Exporter {
+  provider: MeterProvider;
+  instruments: Instruments;
+  monitors: Set<number>;
+}
+
+export interface OtlpExportOptions {
+  /** How often each endpoint receives the accumulated metrics. */
+  intervalMs: number;
+  log: Logger;
+  version: string;
+}
+
+function instrumentsOf(provider: MeterProvider, version: string): Instruments {
+  const meter = provider.getMeter('statusdesk.checks', version);
+  const histogram = (name: string, description: string) =>
+    meter.createHistogram(name, { description, unit: 's', advice: { explicitBucketBoundaries: BOUNDARIES_S } });
+  return {
+    duration: histogram('statusdesk.check.duration', 'Duration of the whole check, retries included.'),
+    phases: {
+      dns: histogram('statusdesk.check.dns.duration', 'Duration of the DNS lookup.'),
+      connect: histogram('statusdesk.check.connect.duration', 'Duration of the TCP connection establishment.'),
+      tls: histogram('statusdesk.check.tls.duration', 'Duration of the TLS handshake.'),
+      ttfb: histogram('statusdesk.check.ttfb.duration', 'Time from sending the request to the first byte of the answer.'),
+      transfer: histogram('statusdesk.check.transfer.duration', 'Time from the first byte of the answer to its end.'),
+    },
+    checks: meter.createCounter('statusdesk.check.count', { description: 'Checks run, by result.', unit: '{check}' }),
+    serving: meter.createGauge('statusdesk.grpc.health.serving', { description: '1 while the gRPC service reports SERVING, else 0.', unit: '1' }),
+  };
+}
+
+export function createOtlpExport(options: OtlpExportOptions) {
+  const exporters = new Map<string, Exporter>();
+  /** Which exporter each monitor currently uses. */
+  const keyOf = new Map<number, string>();
+
+  function exporterFor(monitorId: number, endpoint: string, headers: Record<string, string>): Exporter {
+    const key = JSON.stringify([endpoint, Object.entries(headers).sort()]);
+    const previous = keyOf.get(monitorId);
+    if (previous !== undefined && previous !== key) forget(monitorId);
+    let exporter = exporters.get(key);
+    if (!exporter) {
+      const reader = new PeriodicExportingMetricReader({
+        exporter: new OTLPMetricExporter({ url: endpoint, headers, timeoutMillis: EXPORT_TIMEOUT_MS }),
+        exportIntervalMillis: options.intervalMs,
+        exportTimeoutMillis: Math.min(EXPORT_TIMEOUT_MS, options.intervalMs),
+      });
+      const provider = new MeterProvider({
+        resource: resourceFromAttributes({ 'service.name': 'statusdesk', 'service.version': options.version }),
+        readers: [reader],
+      });
+      exporter = { provider, instruments: instrumentsOf(provider, options.version), monitors: new Set() };
+      exporters.set(key, exporter);
+    }
+    exporter.monitors.add(monitorId);
+    keyOf.set(monitorId, key);
+    return exporter;
+  }
+
+  /** Stops exporting for a monitor; an endpoint no monitor uses any more is flushed and closed. */
+  function forget(monitorId: number): void {
+    const key = keyOf.get(monitorId);
+    if (key === undefined) return;
+    keyOf.delete(monitorId);
+    const exporter = exporters.get(key)!;
+    exporter.monitors.delete(monitorId);
+    if (exporter.monitors.size === 0) {
+      exporters.delete(key);
+      exporter.provider.shutdown().catch((error: Error) => options.log.debug({ err: error }, 'closing an OTLP exporter failed'));
+    }
+  }
+
+  return {
+    /** Records one check's measurements, once per region it stands for. */
+    record(monitor: Monitor, check: StoredCheck): void {
+      if (!monitor.openTelemetry) {
+        forget(check.monitorId);
+        return;
+      }
+      const { instruments } = exporterFor(check.monitorId, monitor.openTelemetry.endpoint, monitor.openTelemetry.headers);
+      for (const region of check.regions) {
+        const attributes: Attributes = {
+          'statusdesk.monitor.id': monitor.id,
+          'statusdesk.monitor.name': monitor.name,
+          'statusdesk.monitor.type': monitor.type,
+          'statusdesk.region': region,
+          'statusdesk.runner': check.runner,
+        };
+        instruments.duration.record(check.latencyMs / 1000, attributes);
+        for (const phase of PHASES) {
+          const ms = check.timing[phase];
+          if (ms !== null) instruments.phases[phase].record(ms / 1000, attributes);
+        }
+        instruments.checks.add(1, { ...attributes, 'statusdesk.check.result': check.result });
+        if (monitor.type === 'grpc') instruments.serving.record(check.grpcStatus === 'SERVING' ? 1 : 0, attributes);
+      }
+    },
+
+    forget,
+
+    /** Exports what is pending everywhere, then stops; waits at most CLOSE_WAIT_MS for collectors. */
+    async close(): Promise<void> {
+      const all = [...exporters.values()];
+      exporters.clear();
+      keyOf.clear();
+      const closing = Promise.allSettled(all.map((e) => e.provider.shutdown()));
+      await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
+    },
+  };
+}
+
+export type OtlpExport = ReturnType<typeof createOtlpExport>;

@@ -1,0 +1,238 @@
+import type SQLite from 'better-sqlite3';
+import { type Db, withSqlite } from '../db/open.ts';
+import type { CheckResultRow } from '../db/schema.ts';
+import type { CheckOutcome, CheckResult, ProbeResult } from '../domain/monitors/checks.ts';
+import { LatencyHistogram } from './latency-histogram.ts';
+
+/**
+ * Where check results live: raw results (kept RAW_RETENTION_MS), hourly rollups that answer
+ * summaries, and the latest result per monitor and runner. Written in batches, one transaction
+ * each, through prepared statements on the raw handle: this is the hottest write path there is.
+ */
+
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;
+/** Raw results are kept 14 days (the longest summary window and response-log window). */
+export const RAW_RETENTION_MS = 14 * DAY_MS;
+/** Rollups and gaps are kept 90 days, for uptime history. */
+export const ROLLUP_RETENTION_MS = 90 * DAY_MS;
+const PRUNE_CHUNK = 5_000;
+
+/** A check as stored: the probe's findings, which monitor, which runner, for which regions. */
+export interface StoredCheck extends ProbeResult {
+  monitorId: number;
+  /** Not stored: carried for the state changes the check may cause. */
+  workspaceId: number;
+  runner: string;
+  regions: string[];
+  /** Epoch ms. */
+  startedAt: number;
+}
+
+export interface RunnerState {
+  runner: string;
+  result: CheckOutcome;
+  regions: string[];
+  checkedAt: number;
+}
+
+export interface WindowCounts {
+  successCount: number;
+  degradedCount: number;
+  errorCount: number;
+  latency: LatencyHistogram;
+  lastPingAt: number | null;
+}
+
+export const hourOf = (ms: number) => Math.floor(ms / HOUR_MS) * HOUR_MS;
+
+function statementsFor(sqlite: SQLite.Database) {
+  return {
+    monitorExists: sqlite.prepare('select 1 from monitors where id = ?').pluck(),
+    insert: sqlite.prepare(
+      `insert into check_results (monitor_id, runner, regions, started_at, result, latency_ms, dns_ms, connect_ms, tls_ms, ttfb_ms,
+         transfer_ms, attempts, message, grpc_status, status_code, details)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    rollup: sqlite.prepare('select success_count, degraded_count, error_count, latency, last_ping_at from check_rollups where monitor_id = ? and hour = ?'),
+    saveRollup: sqlite.prepare(
+      `insert into check_rollups (monitor_id, hour, success_count, degraded_count, error_count, latency, last_ping_at) values (?, ?, ?, ?, ?, ?, ?)
+       on conflict (monitor_id, hour) do update set success_count = excluded.success_count, degraded_count = excluded.degraded_count,
+         error_count = excluded.error_count, latency = excluded.latency, last_ping_at = excluded.last_ping_at`,
+    ),
+    saveState: sqlite.prepare(
+      `insert into check_state (monitor_id, runner, result, regions, checked_at) values (?, ?, ?, ?, ?)
+       on conflict (monitor_id, runner) do update set result = excluded.result, regions = excluded.regions, checked_at = excluded.checked_at
+       where excluded.checked_at >= check_state.checked_at`,
+    ),
+    rollupsSince: sqlite.prepare('select success_count, degraded_count, error_count, latency, last_ping_at from check_rollups where monitor_id = ? and hour >= ?'),
+    rawBetween: sqlite.prepare('select result, latency_ms, started_at from check_results where monitor_id = ? and started_at >= ? and started_at < ?'),
+    states: sqlite.prepare('select runner, result, regions, checked_at from check_state where monitor_id = ?'),
+    allStates: sqlite.prepare('select monitor_id, runner, result from check_state'),
+    results: sqlite.prepare('select * from check_results where monitor_id = ? and started_at >= ? order by started_at desc, id desc limit ? offset ?'),
+    pruneResults: sqlite.prepare(`delete from check_results where id in (select id from check_results where started_at < ? limit ${PRUNE_CHUNK})`),
+    pruneRollups: sqlite.prepare('delete from check_rollups where hour < ?'),
+    pruneGaps: sqlite.prepare('delete from check_gaps where ended_at < ?'),
+    insertGap: sqlite.prepare('insert into check_gaps (runner, started_at, ended_at) values (?, ?, ?)'),
+    gapsSince: sqlite.prepare('select runner, started_at, ended_at from check_gaps where ended_at >= ? order by started_at'),
+  };
+}
+
+interface Bucket {
+  success: number;
+  degraded: number;
+  error: number;
+  latency: LatencyHistogram;
+  last: number;
+}
+
+function count(bucket: Bucket, result: CheckOutcome, latencyMs: number, at: number): void {
+  if (result === 'down') bucket.error++;
+  else {
+    // Latency percentiles describe answered checks: a failure's duration is its timeout.
+    if (result === 'up') bucket.success++;
+    else bucket.degraded++;
+    bucket.latency.add(latencyMs);
+  }
+  bucket.last = Math.max(bucket.last, at);
+}
+
+export function createResultStore(db: Db) {
+  const statements = new WeakMap<SQLite.Database, ReturnType<typeof statementsFor>>();
+  const run = <T>(work: (s: ReturnType<typeof statementsFor>, sqlite: SQLite.Database) => T) =>
+    withSqlite(db, (sqlite) => {
+      let s = statements.get(sqlite);
+      if (!s) statements.set(sqlite, (s = statementsFor(sqlite)));
+      return work(s, sqlite);
+    });
+
+  return {
+    /**
+     * Stores a batch in one transaction: raw rows, the hourly rollups they fall in, and the latest
+     * state per monitor and runner. Checks of monitors deleted meanwhile are dropped. Returns the
+     * checks that were stored.
+     */
+    write(checks: StoredCheck[]): Promise<StoredCheck[]> {
+      return run((s, sqlite) =>
+        sqlite
+          .transaction(() => {
+            const exists = new Map<number, boolean>();
+            const kept = checks.filter((c) => {
+              if (!exists.has(c.monitorId)) exists.set(c.monitorId, s.monitorExists.get(c.monitorId) !== undefined);
+              return exists.get(c.monitorId);
+            });
+            const buckets = new Map<string, Bucket & { monitorId: number; hour: number }>();
+            for (const c of kept) {
+              const t = c.timing;
+              const details = c.url === null ? null : JSON.stringify({ url: c.url, responseHeaders: c.responseHeaders, assertionResults: c.assertionResults });
+              s.insert.run(c.monitorId, c.runner, JSON.stringify(c.regions), c.startedAt, c.result, c.latencyMs, t.dns, t.connect, t.tls, t.ttfb, t.transfer, c.attempts, c.message, c.grpcStatus, c.statusCode, details);
+              s.saveState.run(c.monitorId, c.runner, c.result, JSON.stringify(c.regions), c.startedAt);
+              const hour = hourOf(c.startedAt);
+              const key = `${c.monitorId}:${hour}`;
+              let bucket = buckets.get(key);
+              if (!bucket) {
+                const row = s.rollup.get(c.monitorId, hour) as { success_count: number; degraded_count: number; error_count: number; latency: Buffer; last_ping_at: number } | undefined;
+                bucket = row
+                  ? { monitorId: c.monitorId, hour, success: row.success_count, degraded: row.degraded_count, error: row.error_count, latency: LatencyHistogram.decode(row.latency), last: row.last_ping_at }
+                  : { monitorId: c.monitorId, hour, success: 0, degraded: 0, error: 0, latency: new LatencyHistogram(), last: 0 };
+                buckets.set(key, bucket);
+              }
+              count(bucket, c.result, c.latencyMs, c.startedAt);
+            }
+            for (const b of buckets.values()) s.saveRollup.run(b.monitorId, b.hour, b.success, b.degraded, b.error, b.latency.encode(), b.last);
+            return kept;
+          })
+          .immediate(),
+      );
+    },
+
+    /** Counts and latency of the checks in [from, now]: whole hours from rollups, the partial first hour from raw rows. */
+    window(monitorId: number, from: number): Promise<WindowCounts> {
+      return run((s) => {
+        const firstHour = hourOf(from) === from ? from : hourOf(from) + HOUR_MS;
+        const total: Bucket = { success: 0, degraded: 0, error: 0, latency: new LatencyHistogram(), last: 0 };
+        for (const row of s.rollupsSince.all(monitorId, firstHour) as { success_count: number; degraded_count: number; error_count: number; latency: Buffer; last_ping_at: number }[]) {
+          total.success += row.success_count;
+          total.degraded += row.degraded_count;
+          total.error += row.error_count;
+          total.latency.merge(LatencyHistogram.decode(row.latency));
+          total.last = Math.max(total.last, row.last_ping_at);
+        }
+        for (const row of s.rawBetween.all(monitorId, from, firstHour) as { result: CheckOutcome; latency_ms: number; started_at: number }[]) {
+          count(total, row.result, row.latency_ms, row.started_at);
+        }
+        return { successCount: total.success, degradedCount: total.degraded, errorCount: total.error, latency: total.latency, lastPingAt: total.last || null };
+      });
+    },
+
+    states(monitorId: number): Promise<RunnerState[]> {
+      return run((s) =>
+        (s.states.all(monitorId) as { runner: string; result: CheckOutcome; regions: string; checked_at: number }[]).map((r) => ({
+          runner: r.runner,
+          result: r.result,
+          regions: JSON.parse(r.regions) as string[],
+          checkedAt: r.checked_at,
+        })),
+      );
+    },
+
+    /** The latest result of every monitor by every runner. */
+    allStates(): Promise<{ monitor_id: number; runner: string; result: CheckOutcome }[]> {
+      return run((s) => s.allStates.all() as { monitor_id: number; runner: string; result: CheckOutcome }[]);
+    },
+
+    /** Results of one monitor since `from`, newest first. */
+    results(monitorId: number, from: number, limit: number, offset: number): Promise<CheckResultRow[]> {
+      return run((s) => s.results.all(monitorId, from, limit, offset) as CheckResultRow[]);
+    },
+
+    recordGap(runner: string, startedAt: number, endedAt: number): Promise<void> {
+      return run((s) => void s.insertGap.run(runner, startedAt, endedAt));
+    },
+
+    gaps(from: number): Promise<{ runner: string; started_at: number; ended_at: number }[]> {
+      return run((s) => s.gapsSince.all(from) as { runner: string; started_at: number; ended_at: number }[]);
+    },
+
+    /**
+     * Deletes raw results older than the retention, a chunk per transaction so writers are
+     * never held up for long, and rollups and gaps older than theirs. Returns the rows deleted.
+     */
+    async prune(now: number): Promise<number> {
+      let deleted = 0;
+      for (;;) {
+        const changes = await run((s) => s.pruneResults.run(now - RAW_RETENTION_MS).changes);
+        deleted += changes;
+        if (changes < PRUNE_CHUNK) break;
+      }
+      await run((s) => {
+        s.pruneRollups.run(now - ROLLUP_RETENTION_MS);
+        s.pruneGaps.run(now - ROLLUP_RETENTION_MS);
+      });
+      return deleted;
+    },
+  };
+}
+
+export type ResultStore = ReturnType<typeof createResultStore>;
+
+/** A stored row as the result record, standing for `region`. */
+export function toCheckResult(row: CheckResultRow, region: string): CheckResult {
+  const details = row.details === null ? null : (JSON.parse(row.details) as Pick<CheckResult, 'url' | 'responseHeaders' | 'assertionResults'>);
+  return {
+    monitorId: String(row.monitor_id),
+    region,
+    runner: row.runner,
+    startedAt: new Date(row.started_at).toISOString(),
+    result: row.result,
+    latencyMs: row.latency_ms,
+    timing: { dns: row.dns_ms, connect: row.connect_ms, tls: row.tls_ms, ttfb: row.ttfb_ms, transfer: row.transfer_ms, total: row.latency_ms },
+    attempts: row.attempts,
+    message: row.message,
+    grpcStatus: row.grpc_status as CheckResult['grpcStatus'],
+    statusCode: row.status_code,
+    url: details?.url ?? null,
+    responseHeaders: details?.responseHeaders ?? {},
+    assertionResults: details?.assertionResults ?? [],
+  };
+}

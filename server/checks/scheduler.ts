@@ -1,0 +1,200 @@
+import { LatencyHistogram } from './latency-histogram.ts';
+
+/**
+ * When checks run. Each job runs once per period at a stable offset within the period, derived
+ * from its id, so a thousand monitors at 30s spread over the 30 seconds instead of firing
+ * together at :00 and :30. At most `concurrency` checks run at once; the rest wait in order.
+ * A job whose previous check is still running skips that period rather than piling up.
+ *
+ * Wall-clock time decides the slots; if it moves more than GAP_MS beyond what the timers
+ * allow (the machine slept, the process was frozen, the clock was set), every job moves to its
+ * next slot after now, with no burst of stale checks, and the gap is reported.
+ */
+
+/** The longest the scheduler sleeps between looks at the clock. */
+const MAX_SLEEP_MS = 1_000;
+/** Timer wake-ups closer than this are merged: fewer wake-ups, at most this much lag. */
+const MIN_SLEEP_MS = 5;
+/** Wall time passing this much faster than the timers (or going backwards) is a gap. */
+const GAP_MS = 10_000;
+
+export interface SchedulerOptions {
+  /** Runs one check; the scheduler does not look at the outcome. Must not reject. */
+  run(id: number, scheduledAt: number): Promise<void>;
+  concurrency: number;
+  /** A span of wall time in which nothing ran. */
+  onGap(from: number, to: number): void;
+  now?: () => number;
+}
+
+interface Job {
+  id: number;
+  periodMs: number;
+  offsetMs: number;
+  /** Bumped on every reschedule; heap entries of older generations are ignored. */
+  generation: number;
+  running: boolean;
+}
+
+interface Entry {
+  at: number;
+  id: number;
+  generation: number;
+}
+
+/** A stable offset in [0, period): Knuth's multiplicative hash of the id spreads ids evenly. */
+export function offsetOf(id: number, periodMs: number): number {
+  return (Math.imul(id, 2654435761) >>> 0) % periodMs;
+}
+
+/** The first slot of the job at or after `t`. */
+const slotFrom = (t: number, periodMs: number, offsetMs: number) => Math.ceil((t - offsetMs) / periodMs) * periodMs + offsetMs;
+
+export function createScheduler(options: SchedulerOptions) {
+  const now = options.now ?? Date.now;
+  const jobs = new Map<number, Job>();
+  const heap: Entry[] = [];
+  const waiting: Entry[] = [];
+  let waitingHead = 0;
+  let running = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let lastLook = now();
+  let stopped = true;
+  const stats = { started: 0, skippedBusy: 0, gaps: 0, lag: new LatencyHistogram() };
+
+  function push(entry: Entry): void {
+    heap.push(entry);
+    let i = heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (heap[parent]!.at <= entry.at) break;
+      heap[i] = heap[parent]!;
+      i = parent;
+    }
+    heap[i] = entry;
+  }
+
+  function pop(): Entry {
+    const top = heap[0]!;
+    const last = heap.pop()!;
+    if (heap.length > 0) {
+      let i = 0;
+      for (;;) {
+        const left = 2 * i + 1;
+        if (left >= heap.length) break;
+        const child = left + 1 < heap.length && heap[left + 1]!.at < heap[left]!.at ? left + 1 : left;
+        if (heap[child]!.at >= last.at) break;
+        heap[i] = heap[child]!;
+        i = child;
+      }
+      heap[i] = last;
+    }
+    return top;
+  }
+
+  function plan(job: Job, from: number): void {
+    push({ at: slotFrom(from, job.periodMs, job.offsetMs), id: job.id, generation: job.generation });
+  }
+
+  function start(entry: Entry, job: Job): void {
+    running++;
+    job.running = true;
+    stats.started++;
+    stats.lag.add(Math.max(0, now() - entry.at));
+    void options.run(job.id, entry.at).finally(() => {
+      running--;
+      job.running = false;
+      drain();
+    });
+  }
+
+  function drain(): void {
+    while (running < options.concurrency && waitingHead < waiting.length) {
+      const entry = waiting[waitingHead++]!;
+      const job = jobs.get(entry.id);
+      if (job && job.generation === entry.generation && !job.running) start(entry, job);
+    }
+    if (waitingHead === waiting.length) waiting.length = waitingHead = 0;
+  }
+
+  function look(): void {
+    timer = undefined;
+    if (stopped) return;
+    const t = now();
+    if (t - lastLook > GAP_MS + MAX_SLEEP_MS || t < lastLook - GAP_MS) {
+      stats.gaps++;
+      if (t > lastLook) options.onGap(lastLook, t);
+      heap.length = 0;
+      for (const job of jobs.values()) {
+        job.generation++;
+        plan(job, t);
+      }
+    }
+    lastLook = t;
+    while (heap.length > 0 && heap[0]!.at <= t) {
+      const entry = pop();
+      const job = jobs.get(entry.id);
+      if (!job || job.generation !== entry.generation) continue;
+      push({ at: entry.at + job.periodMs, id: job.id, generation: job.generation });
+      if (job.running) stats.skippedBusy++;
+      else if (running < options.concurrency) start(entry, job);
+      else waiting.push(entry);
+    }
+    arm(t);
+  }
+
+  function arm(t: number): void {
+    if (stopped) return;
+    const next = heap.length > 0 ? heap[0]!.at - t : MAX_SLEEP_MS;
+    timer = setTimeout(look, Math.min(MAX_SLEEP_MS, Math.max(MIN_SLEEP_MS, next)));
+  }
+
+  return {
+    /** Adds a job, or changes its period. The first run is at its next slot. */
+    schedule(id: number, periodMs: number): void {
+      let job = jobs.get(id);
+      if (job?.periodMs === periodMs) return;
+      if (job) {
+        // The same object: a check in flight clears `running` on it when it ends.
+        job.periodMs = periodMs;
+        job.offsetMs = offsetOf(id, periodMs);
+        job.generation++;
+      } else {
+        job = { id, periodMs, offsetMs: offsetOf(id, periodMs), generation: 0, running: false };
+        jobs.set(id, job);
+      }
+      plan(job, now());
+      if (!stopped && timer === undefined) arm(now());
+    },
+
+    unschedule(id: number): void {
+      jobs.delete(id);
+    },
+
+    has(id: number): boolean {
+      return jobs.has(id);
+    },
+
+    start(): void {
+      if (!stopped) return;
+      stopped = false;
+      lastLook = now();
+      look();
+    },
+
+    stop(): void {
+      stopped = true;
+      clearTimeout(timer);
+      timer = undefined;
+    },
+
+    /** Checks running now and waiting for a slot. */
+    get load() {
+      return { running, waiting: waiting.length - waitingHead, jobs: jobs.size };
+    },
+
+    stats,
+  };
+}
+
+export type Scheduler = ReturnType<typeof createScheduler>;

@@ -1,0 +1,82 @@
+import { type Kysely, sql } from 'kysely';
+
+// Migrations never import application code: they must still run, unchanged, years from now.
+export async function up(db: Kysely<unknown>): Promise<void> {
+  // Runners, stored as private locations. The embedded runner is the first and serves every region.
+  await db.schema
+    .createTable('private_locations')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('name', 'text', (c) => c.notNull().unique())
+    .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('active', 'error')`))
+    .addColumn('metadata', 'text', (c) => c.notNull())
+    // JSON array of the regions the runner serves; NULL serves every region.
+    .addColumn('regions', 'text')
+    // SHA-256 of the agent token of a remote runner; the embedded runner has none.
+    .addColumn('token_hash', 'text')
+    .addColumn('last_seen_at', 'text')
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .execute();
+  await db
+    .insertInto('private_locations' as never)
+    .values({ name: 'local', status: 'active', metadata: JSON.stringify({ kind: 'embedded' }), created_at: new Date().toISOString() } as never)
+    .execute();
+
+  // One row per check. Times are epoch milliseconds: these rows are many, and integers are small.
+  await db.schema
+    .createTable('check_results')
+    .addColumn('id', 'integer', (c) => c.primaryKey())
+    .addColumn('monitor_id', 'integer', (c) => c.notNull().references('monitors.id').onDelete('cascade'))
+    .addColumn('runner', 'text', (c) => c.notNull())
+    // JSON array: the regions this check stands for (those its runner served).
+    .addColumn('regions', 'text', (c) => c.notNull())
+    .addColumn('started_at', 'integer', (c) => c.notNull())
+    .addColumn('result', 'text', (c) => c.notNull().check(sql`result in ('up', 'degraded', 'down')`))
+    .addColumn('latency_ms', 'real', (c) => c.notNull())
+    .addColumn('dns_ms', 'real')
+    .addColumn('connect_ms', 'real')
+    .addColumn('tls_ms', 'real')
+    .addColumn('ttfb_ms', 'real')
+    .addColumn('transfer_ms', 'real')
+    .addColumn('attempts', 'integer', (c) => c.notNull())
+    .addColumn('message', 'text', (c) => c.notNull())
+    .addColumn('grpc_status', 'text')
+    .addColumn('status_code', 'integer')
+    // HTTP checks: JSON {url, responseHeaders, assertionResults}.
+    .addColumn('details', 'text')
+    .execute();
+  await db.schema.createIndex('check_results_monitor').on('check_results').columns(['monitor_id', 'started_at']).execute();
+  await db.schema.createIndex('check_results_started').on('check_results').column('started_at').execute();
+
+  // Hourly rollups: counts and a latency histogram per monitor and hour, so summaries never
+  // scan raw results.
+  await sql`create table check_rollups (
+    monitor_id integer not null references monitors(id) on delete cascade,
+    hour integer not null,
+    success_count integer not null,
+    degraded_count integer not null,
+    error_count integer not null,
+    latency blob not null,
+    last_ping_at integer not null,
+    primary key (monitor_id, hour)
+  ) without rowid`.execute(db);
+
+  // The latest check of each monitor by each runner: current health without a search.
+  await sql`create table check_state (
+    monitor_id integer not null references monitors(id) on delete cascade,
+    runner text not null,
+    result text not null,
+    regions text not null,
+    checked_at integer not null,
+    primary key (monitor_id, runner)
+  ) without rowid`.execute(db);
+
+  // Spans of time in which a runner checked nothing (machine asleep, service stopped, clock jump).
+  await db.schema
+    .createTable('check_gaps')
+    .addColumn('id', 'integer', (c) => c.primaryKey())
+    .addColumn('runner', 'text', (c) => c.notNull())
+    .addColumn('started_at', 'integer', (c) => c.notNull())
+    .addColumn('ended_at', 'integer', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('check_gaps_ended').on('check_gaps').column('ended_at').execute();
+}
