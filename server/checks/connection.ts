@@ -221,6 +221,9 @@ export async function openConnection(target: Target, deadline: Deadline, timing:
   return secure;
 }
 
+/** Failures another attempt cannot change: the budget is spent, or the certificate is wrong. */
+const DEFINITIVE = new Set<FailureKind>(['timeout', 'certificate']);
+
 /**
  * Runs `attempt` until it succeeds, up to `retry` more times after a ConnectionFailure, while the
  * budget lasts. Waits 100 ms, 200 ms, 400 ms ... (at most 1 s) between attempts. Any other error
@@ -231,7 +234,7 @@ export async function withRetries<T>(retry: number, deadline: Deadline, attempt:
     try {
       return await attempt(n);
     } catch (error) {
-      if (!(error instanceof ConnectionFailure) || error.kind === 'timeout' || n > retry) throw error;
+      if (!(error instanceof ConnectionFailure) || DEFINITIVE.has(error.kind) || n > retry) throw error;
       const pause = Math.min(100 * 2 ** (n - 1), 1000);
       if (deadline.remaining() <= pause) throw error;
       await new Promise((resolve) => setTimeout(resolve, pause));

@@ -121,6 +121,7 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
       };
     }
     const stored: StoredCheck = { ...result, monitorId: Number(monitor.id), workspaceId: Number(monitor.workspaceId), runner, regions: monitor.regions, startedAt };
+    if (closed) return stored; // finished after close: the exporters are gone
     try {
       otlp.record(monitor, stored);
     } catch (error) {

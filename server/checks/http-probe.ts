@@ -104,6 +104,8 @@ async function exchange(request: Request, retry: number, options: HttpProbeOptio
   const https = url.protocol === 'https:';
   const target = { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) || (https ? 443 : 80), authority: url.host };
   const hop = emptyTiming();
+  // Attempts of the request that produced the answer: redirects are not retries.
+  counter.attempts = 0;
   try {
     const socket = await withRetries(retry, deadline, () => {
       counter.attempts++;
@@ -116,22 +118,25 @@ async function exchange(request: Request, retry: number, options: HttpProbeOptio
       headers: { 'user-agent': options.userAgent, ...request.headers, host: url.host, connection: 'close' },
     });
     req.on('error', () => {}); // reported through the waits below
-    req.end(request.body === '' ? undefined : request.body);
-    const sent = performance.now();
-    let response: IncomingMessage;
     try {
-      response = await until<IncomingMessage>(req, 'response', deadline.signal);
-    } catch (error) {
+      req.end(request.body === '' ? undefined : request.body);
+      const sent = performance.now();
+      let response: IncomingMessage;
+      try {
+        response = await until<IncomingMessage>(req, 'response', deadline.signal);
+      } catch (error) {
+        if (deadline.expired) throw deadline.timedOut();
+        throw answerFailure(`the server did not answer: ${(error as Error).message}`);
+      }
+      const responded = performance.now();
+      hop.ttfb = round(responded - sent);
+      const body = await readBody(response, deadline);
+      hop.transfer = since(responded);
+      return { url, status: response.statusCode ?? 0, statusText: response.statusMessage ?? '', headers: response.headers, body };
+    } finally {
+      // One request per connection: whatever happened, it is closed now.
       req.destroy();
-      if (deadline.expired) throw deadline.timedOut();
-      throw answerFailure(`the server did not answer: ${(error as Error).message}`);
     }
-    const responded = performance.now();
-    hop.ttfb = round(responded - sent);
-    const body = await readBody(response, deadline);
-    hop.transfer = since(responded);
-    req.destroy();
-    return { url, status: response.statusCode ?? 0, statusText: response.statusMessage ?? '', headers: response.headers, body };
   } finally {
     addPhases(timing, hop);
   }
