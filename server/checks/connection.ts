@@ -38,16 +38,24 @@ export class ConnectionFailure extends Error {
   }
 }
 
-/** The whole budget of one check: every phase and every retry spend from it. */
+/**
+ * The whole budget of one check: every phase and every retry spend from it. `stop` (the engine
+ * closing) ends it early too, so nothing of a check outlives the service.
+ */
 export class Deadline {
   readonly #controller = new AbortController();
   readonly #timer: NodeJS.Timeout;
+  readonly #stop: AbortSignal | undefined;
+  readonly #onStop = () => this.#controller.abort();
   readonly started = performance.now();
   readonly ms: number;
 
-  constructor(ms: number) {
+  constructor(ms: number, stop?: AbortSignal) {
     this.ms = ms;
-    this.#timer = setTimeout(() => this.#controller.abort(), ms);
+    this.#timer = setTimeout(this.#onStop, ms);
+    this.#stop = stop;
+    if (stop?.aborted) this.#controller.abort();
+    else stop?.addEventListener('abort', this.#onStop, { once: true });
   }
 
   get signal(): AbortSignal {
@@ -72,6 +80,7 @@ export class Deadline {
 
   clear(): void {
     clearTimeout(this.#timer);
+    this.#stop?.removeEventListener('abort', this.#onStop);
   }
 }
 

@@ -69,8 +69,9 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
   const store = createResultStore(db);
   const otlp = createOtlpExport({ intervalMs: options.otlpIntervalMs ?? DEFAULT_OTLP_INTERVAL_MS, log, version: options.version });
   // Built on the first check: reading the trust stores takes a moment the CLI need not spend.
-  let probeOptions: { trust: SecureContext; userAgent: string } | undefined;
-  const probeSettings = () => (probeOptions ??= { trust: trustStore(options.extraCa), userAgent: `statusdesk/${options.version}` });
+  const stopping = new AbortController();
+  let probeOptions: { trust: SecureContext; userAgent: string; stop: AbortSignal } | undefined;
+  const probeSettings = () => (probeOptions ??= { trust: trustStore(options.extraCa), userAgent: `statusdesk/${options.version}`, stop: stopping.signal });
   const listeners = new Set<(change: MonitorStateChange) => void>();
   /** Scheduled monitors by id, with the revision they were read at. */
   const monitors = new Map<number, { revision: number; monitor: Monitor }>();
@@ -99,7 +100,7 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
   async function probe(monitor: Monitor): Promise<ProbeResult> {
     switch (monitor.type) {
       case 'tcp':
-        return probeTcp(monitor);
+        return probeTcp(monitor, { stop: stopping.signal });
       case 'grpc':
         return probeGrpc(monitor, probeSettings());
       case 'http':
@@ -303,9 +304,10 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
       timers.push(setTimeout(() => void store.prune(now()).catch((error: Error) => log.error({ err: error }, 'pruning results failed')), 10_000));
     },
 
-    /** Stops scheduling, writes pending results and closes the exporters. Checks in flight are dropped. */
+    /** Stops scheduling, writes pending results and closes the exporters. Checks in flight are ended and dropped. */
     async close(): Promise<void> {
       scheduler.stop();
+      stopping.abort();
       for (const timer of timers) clearTimeout(timer);
       const last = flush();
       closed = true;

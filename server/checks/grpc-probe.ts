@@ -41,10 +41,12 @@ export interface GrpcProbeOptions {
   /** Trust store for TLS verification (see trustStore). */
   trust: SecureContext;
   userAgent: string;
+  /** Aborts the check (the engine is closing). */
+  stop?: AbortSignal;
 }
 
 export async function probeGrpc(monitor: GrpcProbeConfig, options: GrpcProbeOptions): Promise<ProbeResult> {
-  const deadline = new Deadline(monitor.timeout);
+  const deadline = new Deadline(monitor.timeout, options.stop);
   const target = parseTarget(monitor.uri);
   const timing = emptyTiming();
   let attempts = 0;

@@ -20,6 +20,8 @@ export type HttpProbeConfig = Pick<
 export interface HttpProbeOptions {
   trust: SecureContext;
   userAgent: string;
+  /** Aborts the check (the engine is closing). */
+  stop?: AbortSignal;
 }
 
 const MAX_REDIRECTS = 10;
@@ -41,7 +43,7 @@ interface Answer {
 }
 
 export async function probeHttp(monitor: HttpProbeConfig, options: HttpProbeOptions): Promise<ProbeResult> {
-  const deadline = new Deadline(monitor.timeout);
+  const deadline = new Deadline(monitor.timeout, options.stop);
   const timing = emptyTiming();
   const counter = { attempts: 0 };
   let request = { url: new URL(monitor.url), method: monitor.method as string, body: monitor.body, headers: monitor.headers };

@@ -8,8 +8,8 @@ import type { StoredCheck } from './result-store.ts';
 
 /**
  * Metrics export (SPEC 2.9) with the OpenTelemetry SDK: each monitor with an OTLP endpoint has
- * its measurements exported there over OTLP/HTTP with its headers. Monitors that share an
- * endpoint and headers share one exporter. Exports run on the SDK's own timer, with a timeout,
+ * its measurements exported there over OTLP/HTTP with its headers. Exports run on the SDK's own
+ * timer, with a timeout,
  * after the check is stored: a slow or failing collector never delays a check or breaks one.
  * The names are documented in docs/reference/metrics.md.
  */
@@ -17,7 +17,7 @@ import type { StoredCheck } from './result-store.ts';
 /** Durations are exported in seconds, as OpenTelemetry's semantic conventions do. */
 const BOUNDARIES_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const PHASES = ['dns', 'connect', 'tls', 'ttfb', 'transfer'] as const;
-const EXPORT_TIMEOUT_MS = 10_000;
+const EXPORT_TIMEOUT_MS = 5_000;
 /** A collector that does not answer never holds up stopping the service longer than this. */
 const CLOSE_WAIT_MS = 2_000;
 
@@ -29,9 +29,10 @@ interface Instruments {
 }
 
 interface Exporter {
+  /** Endpoint and headers: a change means a new exporter. */
+  key: string;
   provider: MeterProvider;
   instruments: Instruments;
-  monitors: Set<number>;
 }
 
 export interface OtlpExportOptions {
@@ -60,44 +61,37 @@ function instrumentsOf(provider: MeterProvider, version: string): Instruments {
 }
 
 export function createOtlpExport(options: OtlpExportOptions) {
-  const exporters = new Map<string, Exporter>();
-  /** Which exporter each monitor currently uses. */
-  const keyOf = new Map<number, string>();
+  /**
+   * One exporter per monitor. Shared ones would be fewer requests, but cumulative series cannot
+   * be removed from a provider: a monitor deleted or moved elsewhere would go on being exported.
+   */
+  const exporters = new Map<number, Exporter>();
 
   function exporterFor(monitorId: number, endpoint: string, headers: Record<string, string>): Exporter {
     const key = JSON.stringify([endpoint, Object.entries(headers).sort()]);
-    const previous = keyOf.get(monitorId);
-    if (previous !== undefined && previous !== key) forget(monitorId);
-    let exporter = exporters.get(key);
-    if (!exporter) {
-      const reader = new PeriodicExportingMetricReader({
-        exporter: new OTLPMetricExporter({ url: endpoint, headers, timeoutMillis: EXPORT_TIMEOUT_MS }),
-        exportIntervalMillis: options.intervalMs,
-        exportTimeoutMillis: Math.min(EXPORT_TIMEOUT_MS, options.intervalMs),
-      });
-      const provider = new MeterProvider({
-        resource: resourceFromAttributes({ 'service.name': 'statusdesk', 'service.version': options.version }),
-        readers: [reader],
-      });
-      exporter = { provider, instruments: instrumentsOf(provider, options.version), monitors: new Set() };
-      exporters.set(key, exporter);
-    }
-    exporter.monitors.add(monitorId);
-    keyOf.set(monitorId, key);
+    const current = exporters.get(monitorId);
+    if (current?.key === key) return current;
+    if (current) forget(monitorId);
+    const reader = new PeriodicExportingMetricReader({
+      exporter: new OTLPMetricExporter({ url: endpoint, headers, timeoutMillis: EXPORT_TIMEOUT_MS }),
+      exportIntervalMillis: options.intervalMs,
+      exportTimeoutMillis: Math.min(EXPORT_TIMEOUT_MS, options.intervalMs),
+    });
+    const provider = new MeterProvider({
+      resource: resourceFromAttributes({ 'service.name': 'statusdesk', 'service.version': options.version }),
+      readers: [reader],
+    });
+    const exporter = { key, provider, instruments: instrumentsOf(provider, options.version) };
+    exporters.set(monitorId, exporter);
     return exporter;
   }
 
-  /** Stops exporting for a monitor; an endpoint no monitor uses any more is flushed and closed. */
+  /** Stops exporting for a monitor: what it recorded is sent one last time, then its exporter closes. */
   function forget(monitorId: number): void {
-    const key = keyOf.get(monitorId);
-    if (key === undefined) return;
-    keyOf.delete(monitorId);
-    const exporter = exporters.get(key)!;
-    exporter.monitors.delete(monitorId);
-    if (exporter.monitors.size === 0) {
-      exporters.delete(key);
-      exporter.provider.shutdown().catch((error: Error) => options.log.debug({ err: error }, 'closing an OTLP exporter failed'));
-    }
+    const exporter = exporters.get(monitorId);
+    if (!exporter) return;
+    exporters.delete(monitorId);
+    exporter.provider.shutdown().catch((error: Error) => options.log.debug({ err: error }, 'closing an OTLP exporter failed'));
   }
 
   return {
@@ -132,7 +126,6 @@ export function createOtlpExport(options: OtlpExportOptions) {
     async close(): Promise<void> {
       const all = [...exporters.values()];
       exporters.clear();
-      keyOf.clear();
       const closing = Promise.allSettled(all.map((e) => e.provider.shutdown()));
       await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
     },

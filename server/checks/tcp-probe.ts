@@ -7,8 +7,8 @@ import { degradedMessage, failedProbe, probeResult } from './outcome.ts';
  * The TCP check (SPEC 2.7, 3.2): resolve, connect, close. Refused, unreachable and unresolvable
  * targets are retried up to Retry; the Timeout bounds the whole check, retries included.
  */
-export async function probeTcp(monitor: Pick<TcpConfig, 'uri' | 'timeout' | 'degraded' | 'retry'>): Promise<ProbeResult> {
-  const deadline = new Deadline(monitor.timeout);
+export async function probeTcp(monitor: Pick<TcpConfig, 'uri' | 'timeout' | 'degraded' | 'retry'>, options: { stop?: AbortSignal } = {}): Promise<ProbeResult> {
+  const deadline = new Deadline(monitor.timeout, options.stop);
   const target = parseTarget(monitor.uri);
   const timing = emptyTiming();
   let attempts = 0;

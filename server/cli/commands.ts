@@ -62,6 +62,9 @@ const serve: Command = {
       process.once('SIGTERM', stop);
     });
     log.flush();
+    // A metric export to a collector that does not answer holds a socket until its own timeout;
+    // a stopped service does not wait for it.
+    process.exit(0);
   },
 };
 
