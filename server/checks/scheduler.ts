@@ -31,9 +31,11 @@ interface Job {
   id: number;
   periodMs: number;
   offsetMs: number;
-  /** Bumped on every reschedule; heap entries of older generations are ignored. */
+  /** New on every (re)schedule, never reused; heap entries of other generations are ignored. */
   generation: number;
   running: boolean;
+  /** Waiting for a free place: not queued a second time. */
+  queued: boolean;
 }
 
 interface Entry {
@@ -60,6 +62,7 @@ export function createScheduler(options: SchedulerOptions) {
   let timer: NodeJS.Timeout | undefined;
   let lastLook = now();
   let stopped = true;
+  let generations = 0;
   const stats = { started: 0, skippedBusy: 0, gaps: 0, lag: new LatencyHistogram() };
 
   function push(entry: Entry): void {
@@ -99,6 +102,7 @@ export function createScheduler(options: SchedulerOptions) {
   function start(entry: Entry, job: Job): void {
     running++;
     job.running = true;
+    job.queued = false;
     stats.started++;
     stats.lag.add(Math.max(0, now() - entry.at));
     void options.run(job.id, entry.at).finally(() => {
@@ -113,6 +117,7 @@ export function createScheduler(options: SchedulerOptions) {
       const entry = waiting[waitingHead++]!;
       const job = jobs.get(entry.id);
       if (job && job.generation === entry.generation && !job.running) start(entry, job);
+      else if (job && job.generation === entry.generation) job.queued = false;
     }
     if (waitingHead === waiting.length) waiting.length = waitingHead = 0;
   }
@@ -125,8 +130,10 @@ export function createScheduler(options: SchedulerOptions) {
       stats.gaps++;
       if (t > lastLook) options.onGap(lastLook, t);
       heap.length = 0;
+      waiting.length = waitingHead = 0;
       for (const job of jobs.values()) {
-        job.generation++;
+        job.generation = ++generations;
+        job.queued = false;
         plan(job, t);
       }
     }
@@ -136,9 +143,12 @@ export function createScheduler(options: SchedulerOptions) {
       const job = jobs.get(entry.id);
       if (!job || job.generation !== entry.generation) continue;
       push({ at: entry.at + job.periodMs, id: job.id, generation: job.generation });
-      if (job.running) stats.skippedBusy++;
+      if (job.running || job.queued) stats.skippedBusy++;
       else if (running < options.concurrency) start(entry, job);
-      else waiting.push(entry);
+      else {
+        job.queued = true;
+        waiting.push(entry);
+      }
     }
     arm(t);
   }
@@ -158,13 +168,18 @@ export function createScheduler(options: SchedulerOptions) {
         // The same object: a check in flight clears `running` on it when it ends.
         job.periodMs = periodMs;
         job.offsetMs = offsetOf(id, periodMs);
-        job.generation++;
+        job.generation = ++generations;
+        job.queued = false;
       } else {
-        job = { id, periodMs, offsetMs: offsetOf(id, periodMs), generation: 0, running: false };
+        job = { id, periodMs, offsetMs: offsetOf(id, periodMs), generation: ++generations, running: false, queued: false };
         jobs.set(id, job);
       }
       plan(job, now());
-      if (!stopped && timer === undefined) arm(now());
+      // The new slot may come before the timer would wake.
+      if (!stopped) {
+        clearTimeout(timer);
+        arm(now());
+      }
     },
 
     unschedule(id: number): void {
