@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { lookup } from 'node:dns/promises';
-import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import type { SecureContext } from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
@@ -24,6 +23,7 @@ import {
   startTcpListener,
   startTlsWithoutAlpn,
   type TestCertificates,
+  withFailingResolver,
 } from './support/grpc-peers.ts';
 
 const USER_AGENT = 'statusdesk-test/1.0';
@@ -65,26 +65,6 @@ function assertAnsweredPlaintext(result: ProbeResult): void {
   assert.equal(typeof result.timing.ttfb, 'number', 'ttfb timed');
   assert.equal(typeof result.timing.transfer, 'number', 'transfer timed');
   assertGrpcShape(result);
-}
-
-/** See tcp-probe.test.ts: the probe's lookup fails, no resolver is asked, `localhost` as a safety net. */
-async function withFailingResolver<T>(code: string, run: () => Promise<T>): Promise<T> {
-  const dnsPromises = createRequire(import.meta.url)('node:dns/promises') as { lookup: unknown };
-  const original = dnsPromises.lookup;
-  const asked: string[] = [];
-  dnsPromises.lookup = async (hostname: string) => {
-    asked.push(hostname);
-    throw Object.assign(new Error(`getaddrinfo ${code} ${hostname}`), { code, hostname });
-  };
-  syncBuiltinESMExports();
-  try {
-    const result = await run();
-    assert.ok(asked.length > 0, 'the probe resolved the name through node:dns/promises');
-    return result;
-  } finally {
-    dnsPromises.lookup = original;
-    syncBuiltinESMExports();
-  }
 }
 
 describe('gRPC probe', () => {
@@ -351,11 +331,12 @@ describe('gRPC probe', () => {
       assert.ok(result.latencyMs < 500, `latency ${result.latencyMs}`);
     });
 
-    test('a stream reset after the request left is down and not retried (retry 3 → 1 attempt, 1 stream)', async () => {
+    test('a stream reset after the request left is down as INTERNAL, as grpc-js reports it, and not retried (retry 3 → 1 attempt, 1 stream)', async () => {
       const resetting = track(await startRawGrpcPeer({ answer: 'reset' }));
       const result = await probe(monitor(resetting.uri, { retry: 3 }));
       assert.equal(result.result, 'down');
-      assert.equal(result.grpcStatus, 'UNAVAILABLE');
+      assert.equal(result.grpcStatus, 'UNKNOWN');
+      assert.match(result.message, /^the server answered INTERNAL: the server reset the call \(HTTP\/2 error \d+\)$/);
       assert.equal(result.attempts, 1);
       assert.equal(resetting.streams.length, 1);
       assert.equal(resetting.connections, 1);
@@ -398,11 +379,17 @@ describe('gRPC probe', () => {
       assert.equal(viaGrpcJs.timing.ttfb, null);
       assert.equal(selfSignedTls.calls.length, grpcJsCalls, 'the grpc-js TLS server handled no Check');
 
-      const seen = { connections: selfSignedRaw.connections, sessions: selfSignedRaw.sessions, streams: selfSignedRaw.streams.length };
+      const seen = {
+        connections: selfSignedRaw.connections,
+        tlsClientErrors: selfSignedRaw.tlsClientErrors,
+        sessions: selfSignedRaw.sessions,
+        streams: selfSignedRaw.streams.length,
+      };
       const viaRaw = await probe(monitor(selfSignedRaw.uri));
       assert.equal(viaRaw.grpcStatus, 'UNAVAILABLE');
       assert.equal(viaRaw.message, viaGrpcJs.message);
       assert.equal(selfSignedRaw.connections, seen.connections + 1, 'the probe did reach the TLS server');
+      assert.equal(selfSignedRaw.tlsClientErrors, seen.tlsClientErrors + 1, 'the TLS server rejected what the probe sent');
       assert.equal(selfSignedRaw.sessions, seen.sessions, 'no HTTP/2 session was established');
       assert.equal(selfSignedRaw.streams.length, seen.streams, 'no HTTP/2 stream was opened');
 
@@ -501,6 +488,9 @@ describe('gRPC probe', () => {
       const result = await probe(monitor(hostPort('localhost', caSignedLocalhost.port), { tls: 'verify' }), caTrust);
       assert.equal(result.result, 'up');
       assert.equal(result.grpcStatus, 'SERVING');
+      assert.equal(result.message, 'the server is SERVING');
+      assert.equal(result.attempts, 1);
+      assert.equal(caSignedLocalhost.calls.length, 1);
       assert.equal(typeof result.timing.dns, 'number');
       assert.equal(typeof result.timing.connect, 'number');
       assert.equal(typeof result.timing.tls, 'number');

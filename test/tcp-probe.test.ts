@@ -1,11 +1,19 @@
 import assert from 'node:assert/strict';
 import { lookup } from 'node:dns/promises';
-import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { probeTcp } from '../server/checks/tcp-probe.ts';
 import type { ProbeResult } from '../server/domain/monitors/checks.ts';
-import { type Blackhole, closedPort, hostPort, type LoopbackHost, startBlackhole, startTcpListener, type TcpListener } from './support/grpc-peers.ts';
+import {
+  type Blackhole,
+  closedPort,
+  hostPort,
+  type LoopbackHost,
+  startBlackhole,
+  startTcpListener,
+  type TcpListener,
+  withFailingResolver,
+} from './support/grpc-peers.ts';
 
 type TcpMonitor = Parameters<typeof probeTcp>[0];
 
@@ -30,31 +38,6 @@ function assertTcpShape(result: ProbeResult): void {
   assert.equal(result.timing.ttfb, null);
   assert.equal(result.timing.transfer, null);
   assert.equal(result.timing.total, result.latencyMs);
-}
-
-/**
- * Makes the probe's own `lookup` (a named import of node:dns/promises) fail like an unknown name,
- * by replacing the builtin's export: no resolver is ever asked. The name used with it is
- * `localhost`, which the hosts file answers, so even if the replacement did not take, nothing would
- * leave the machine (and the test would fail).
- */
-async function withFailingResolver<T>(code: string, run: () => Promise<T>): Promise<T> {
-  const dnsPromises = createRequire(import.meta.url)('node:dns/promises') as { lookup: unknown };
-  const original = dnsPromises.lookup;
-  const asked: string[] = [];
-  dnsPromises.lookup = async (hostname: string) => {
-    asked.push(hostname);
-    throw Object.assign(new Error(`getaddrinfo ${code} ${hostname}`), { code, hostname });
-  };
-  syncBuiltinESMExports();
-  try {
-    const result = await run();
-    assert.ok(asked.length > 0, 'the probe resolved the name through node:dns/promises');
-    return result;
-  } finally {
-    dnsPromises.lookup = original;
-    syncBuiltinESMExports();
-  }
 }
 
 describe('TCP probe', () => {

@@ -1,4 +1,4 @@
-import { connect as http2Connect, type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2';
+import { connect as http2Connect, type ClientHttp2Session, constants, type IncomingHttpHeaders } from 'node:http2';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { SecureContext, TLSSocket } from 'node:tls';
@@ -148,6 +148,9 @@ async function call(session: ClientHttp2Session, target: Target, monitor: GrpcPr
     stream.destroy();
     if (deadline.expired) throw deadline.timedOut();
     // The request left: whatever broke the call, it is not retried.
+    if (stream.rstCode && stream.rstCode !== constants.NGHTTP2_NO_ERROR && stream.rstCode !== constants.NGHTTP2_REFUSED_STREAM) {
+      return { httpStatus: 200, headers, trailers: { 'grpc-status': '13', 'grpc-message': `the server reset the call (HTTP/2 error ${stream.rstCode})` }, body: Buffer.alloc(0) };
+    }
     if (!responded) throw new ConnectionFailure('reset', 'the connection closed before the server answered');
   }
   if (responded) timing.transfer = since(responded);

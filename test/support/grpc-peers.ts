@@ -3,8 +3,10 @@
  * Every peer has a close(); nothing here outlives its test file (listeners are unref'd, the
  * blocked listener's wait is bounded).
  */
+import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import * as http2 from 'node:http2';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { Worker } from 'node:worker_threads';
@@ -390,6 +392,33 @@ export async function startTlsWithoutAlpn(key: string, cert: string): Promise<{ 
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+// ---- a resolver that fails ------------------------------------------------------------------------
+
+/**
+ * Runs `run` while the probes' `lookup` (their named import of node:dns/promises) fails with `code`
+ * the way getaddrinfo does for an unknown name, by replacing the builtin's export: no resolver is
+ * ever asked. Use it with `localhost`, which the hosts file answers, so that even if the
+ * replacement did not take, no query would leave the machine (and the test would fail).
+ */
+export async function withFailingResolver<T>(code: string, run: () => Promise<T>): Promise<T> {
+  const dnsPromises = createRequire(import.meta.url)('node:dns/promises') as { lookup: unknown };
+  const original = dnsPromises.lookup;
+  const asked: string[] = [];
+  dnsPromises.lookup = async (hostname: string) => {
+    asked.push(hostname);
+    throw Object.assign(new Error(`getaddrinfo ${code} ${hostname}`), { code, hostname });
+  };
+  syncBuiltinESMExports();
+  try {
+    const result = await run();
+    assert.ok(asked.length > 0, 'the probe resolved the name through node:dns/promises');
+    return result;
+  } finally {
+    dnsPromises.lookup = original;
+    syncBuiltinESMExports();
+  }
 }
 
 // ---- certificates -------------------------------------------------------------------------------
