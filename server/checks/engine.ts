@@ -15,10 +15,11 @@ import type {
 } from '../domain/monitors/checks.ts';
 import { allMonitorRevisions, findMonitorRows, type Monitor, toMonitor } from '../domain/monitors/monitor-repository.ts';
 import { EMBEDDED_RUNNER, markRunnerSeen, runnerByName } from '../domain/locations/location-repository.ts';
-import { trustStore } from './connection.ts';
+import { emptyTiming, trustStore } from './connection.ts';
 import { probeGrpc } from './grpc-probe.ts';
 import { probeHttp } from './http-probe.ts';
 import { createOtlpExport } from './otlp-export.ts';
+import { probeResult } from './outcome.ts';
 import { DAY_MS, createResultStore, type StoredCheck, toCheckResult } from './result-store.ts';
 import { createScheduler } from './scheduler.ts';
 import { probeTcp } from './tcp-probe.ts';
@@ -68,8 +69,9 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
   const runner = EMBEDDED_RUNNER;
   const store = createResultStore(db);
   const otlp = createOtlpExport({ intervalMs: options.otlpIntervalMs ?? DEFAULT_OTLP_INTERVAL_MS, log, version: options.version });
-  // Built on the first check: reading the trust stores takes a moment the CLI need not spend.
+  /** Aborted on close: ends the checks in flight. */
   const stopping = new AbortController();
+  // Built on the first check: reading the trust stores takes a moment the CLI need not spend.
   let probeOptions: { trust: SecureContext; userAgent: string; stop: AbortSignal } | undefined;
   const probeSettings = () => (probeOptions ??= { trust: trustStore(options.extraCa), userAgent: `statusdesk/${options.version}`, stop: stopping.signal });
   const listeners = new Set<(change: MonitorStateChange) => void>();
@@ -116,10 +118,7 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
       result = await probe(monitor);
     } catch (error) {
       log.error({ err: error, monitorId: monitor.id }, 'a check failed unexpectedly');
-      result = {
-        result: 'down', latencyMs: now() - startedAt, timing: { dns: null, connect: null, tls: null, ttfb: null, transfer: null, total: null },
-        attempts: 0, message: `the check itself failed: ${(error as Error).message}`, grpcStatus: null, statusCode: null, url: null, responseHeaders: {}, assertionResults: [],
-      };
+      result = probeResult('down', now() - startedAt, emptyTiming(), 0, `the check itself failed: ${(error as Error).message}`);
     }
     const stored: StoredCheck = { ...result, monitorId: Number(monitor.id), workspaceId: Number(monitor.workspaceId), runner, regions: monitor.regions, startedAt };
     if (closed) return stored; // finished after close: the exporters are gone
