@@ -154,6 +154,8 @@ async function call(session: ClientHttp2Session, target: Target, monitor: GrpcPr
     if (!responded) throw new ConnectionFailure('reset', 'the connection closed before the server answered');
   }
   if (responded) timing.transfer = since(responded);
+  // Closing the session under an open stream costs an error object per check: let it close first.
+  if (!stream.closed) await new Promise((resolve) => stream.once('close', resolve));
   return { httpStatus: Number(headers[':status'] ?? 0), headers, trailers, body: Buffer.concat(chunks) };
 }
 

@@ -1,0 +1,1220 @@
+/**
+ * Check engine benchmark, three parts, all against loopback targets (127.0.0.1 only):
+ *
+ *   1. Throughput: sustained checks per second through the engine's TCP and gRPC/h2c probes at a
+ *      fixed concurrency, next to a baseline in the same run: bare `net.connect` + close, and bare
+ *      @grpc/grpc-js health calls (grpc-health-check's service, a new client and connection per
+ *      call, closed after). Aim: engine / baseline >= 0.5 for each protocol.
+ *   2. Schedule: 20,000 TCP and 5,000 gRPC monitors at 30s, stored in a real SQLite file, checked
+ *      by one engine with its schedule on for at least two full periods. Aims: schedule lag
+ *      p99 < 2 s, no missed periods, peak RSS < 400 MB.
+ *   3. Summary: the 14-day summary of one monitor with 14 days of results at 30s (40,320 rows),
+ *      next to a raw SQL scan computing the same counts and percentiles. Aim: median < 50 ms.
+ *
+ *   npm run bench:checks -- [--parts throughput,schedule,summary] [--rounds N] [--round-ms MS]
+ *       [--warmup-ms MS] [--concurrency N] [--tcp-monitors N] [--grpc-monitors N] [--schedule-s S]
+ *       [--summary-calls N] [--profile-engine DIR]
+ *   BENCH_QUICK=1 npm run bench:checks      a smoke run: smaller sizes, shorter rounds, one period
+ *
+ * Layout: the targets (8 TCP listeners and 4 grpc-js health servers) run in a child process, so
+ * their CPU is never counted against the engine. Part 1 and part 3 run on the main process. Part 2
+ * runs the engine alone in a second child process (the main process seeds the database first and
+ * counts the stored results after), so its CPU time and RSS are the engine's only: no load
+ * generator, no grpc-js client, no garbage of part 1. --profile-engine DIR writes a V8 CPU profile
+ * and a sampling heap profile of that child (node --cpu-prof --heap-prof) to DIR. That child runs
+ * this file bundled by esbuild, as the service runs: without Node's TypeScript loader in memory.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { arch, availableParallelism, platform, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type * as Grpc from '@grpc/grpc-js';
+import { build } from 'esbuild';
+import pino from 'pino';
+import { trustStore } from '../server/checks/connection.ts';
+import { createCheckEngine } from '../server/checks/engine.ts';
+import { type GrpcProbeConfig, probeGrpc } from '../server/checks/grpc-probe.ts';
+import { createResultStore, DAY_MS, type StoredCheck } from '../server/checks/result-store.ts';
+import { offsetOf } from '../server/checks/scheduler.ts';
+import { probeTcp } from '../server/checks/tcp-probe.ts';
+import { type Db, openDatabase, withSqlite } from '../server/db/open.ts';
+import type { Actor } from '../server/domain/actor.ts';
+import type { CheckOutcome, MonitorSummary } from '../server/domain/monitors/checks.ts';
+import type { Monitor } from '../server/domain/monitors/monitor-repository.ts';
+import { createServices } from '../server/domain/services.ts';
+import { ensureOwner } from '../server/domain/users/users.ts';
+import { VERSION } from '../server/package-root.ts';
+
+const SELF = fileURLToPath(import.meta.url);
+const CPUS = availableParallelism();
+const HOST = '127.0.0.1';
+const TCP_LISTENERS = 8;
+const GRPC_SERVERS = 4;
+const PERIOD_MS = 30_000;
+/** Probe budget in part 1 and for the seeded monitors: far above any loopback answer. */
+const TIMEOUT_MS = 10_000;
+const USER_AGENT = `statusdesk/${VERSION}`;
+
+const AIM_RATIO = 0.5;
+const AIM_LAG_P99_MS = 2_000;
+const AIM_RSS_MB = 400;
+const AIM_SUMMARY_MS = 50;
+
+/** A slot this close to the end of the run may still be in flight when the engine closes. */
+const END_MARGIN_MS = 5_000;
+const RSS_SAMPLE_MS = 250;
+const MEMORY_SERIES_MS = 5_000;
+const CHILD_START_TIMEOUT_MS = 30_000;
+const CHILD_STOP_TIMEOUT_MS = 10_000;
+const SUMMARY_ROWS_BATCH = 1_000;
+const SUMMARY_WARMUP_CALLS = 5;
+
+const line = (text: string) => process.stderr.write(`${text}\n`);
+const delay = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
+
+/** Busy and total jiffies of the whole machine (Linux /proc/stat), to tell our load from other processes'. */
+function machineTicks(): { busy: number; total: number } | undefined {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+    const total = fields.reduce((sum, n) => sum + n, 0);
+    return { busy: total - fields[3]! - fields[4]!, total };
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU of the whole machine between two readings, in cores. */
+function busyCores(from: ReturnType<typeof machineTicks>, to: ReturnType<typeof machineTicks>): number | null {
+  if (!from || !to || to.total === from.total) return null;
+  return ((to.busy - from.busy) / (to.total - from.total)) * CPUS;
+}
+
+// ---- small statistics and formatting --------------------------------------------------------
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Nearest-rank percentile of sorted values (the rule LatencyHistogram.quantile follows). */
+function nearestRank(sorted: ArrayLike<number>, q: number): number {
+  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!;
+}
+
+/** Names read best left-aligned (the first `left` columns), figures right-aligned so the digits line up. */
+function table(rows: string[][], left = 1): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((cell, i) => (i < left ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   ').trimEnd()).join('\n');
+}
+
+const fixed = (digits: number) => (value: number) => value.toFixed(digits);
+const int = fixed(0);
+const ms2 = fixed(2);
+const pct = (share: number) => `${(share * 100).toFixed(1)}%`;
+// Decimal megabytes: the stricter reading of "400 MB".
+const mb = (bytes: number) => (bytes / 1_000_000).toFixed(1);
+const verdict = (pass: boolean) => (pass ? 'PASS' : 'FAIL');
+
+// ---- child processes -------------------------------------------------------------------------
+
+type Role = 'targets' | 'engine';
+
+interface TargetsReady {
+  type: 'ready';
+  tcpPorts: number[];
+  grpcPorts: number[];
+}
+type ToTargets = { type: 'cpu'; id: number } | { type: 'stop' };
+interface TargetsCpu {
+  type: 'cpu';
+  id: number;
+  /** User + system CPU time of the targets process so far, in microseconds. */
+  micros: number;
+}
+
+interface EngineInput {
+  dataDir: string;
+  /** How long the schedule runs after engine.start() has returned. */
+  durationMs: number;
+}
+
+interface EngineReport {
+  type: 'report';
+  /** Epoch ms: before engine.start(), after it returned (scheduler running), when the run ended. */
+  startCalledAt: number;
+  runningAt: number;
+  endedAt: number;
+  startMs: number;
+  startCpuMs: number;
+  cpuUserMs: number;
+  cpuSystemMs: number;
+  eventLoopUtilization: number;
+  eventLoopDelayP99Ms: number;
+  eventLoopDelayMaxMs: number;
+  rssPeak: number;
+  rssEnd: number;
+  heapUsedPeak: number;
+  jobs: number;
+  started: number;
+  skippedBusy: number;
+  gaps: number;
+  lagP50: number | null;
+  lagP99: number | null;
+  lagMax: number | null;
+  maxRunning: number;
+  maxWaiting: number;
+  logLines: number;
+  logSample: string[];
+  closeMs: number;
+  /** RSS and heap used (bytes) of the engine process at each step of its start. */
+  stages: [string, number, number][];
+  /** Every MEMORY_SERIES_MS from the scheduler's start: seconds, RSS, heap used, external + array buffers (bytes). */
+  memory: [number, number, number, number][];
+  /** CPU time of the whole machine (every process) during the run, in cores. */
+  machineBusyCores: number | null;
+}
+
+/** Resolves with the child's first message that `accept` takes; rejects if it exits, fails or takes too long. */
+function nextMessage<T>(child: ChildProcess, what: string, timeoutMs: number, accept: (message: unknown) => message is T): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const cleanup = () => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      child.off('error', onError);
+    };
+    const onMessage = (message: unknown) => {
+      if (!accept(message)) return;
+      cleanup();
+      resolve(message);
+    };
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+      cleanup();
+      reject(new Error(`${what}: the child exited (${signal ?? `code ${code}`})`));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(new Error(`${what}: ${error.message}`));
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`${what}: no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+    child.once('error', onError);
+  });
+}
+
+/**
+ * This file bundled as the service ships (esbuild, no type stripping at run time), for the engine
+ * process: its memory is then the service's, not that of Node's TypeScript loader. It goes into
+ * dist/ so that the package folder (and its version) is found as the bundled command finds it.
+ */
+async function bundleSelf(): Promise<string> {
+  const outfile = resolve(dirname(SELF), '../dist/bench-checks-engine.mjs');
+  await build({
+    entryPoints: [SELF],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    logLevel: 'warning',
+    external: ['better-sqlite3', '@grpc/grpc-js', 'grpc-health-check'],
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  });
+  return outfile;
+}
+
+function forkRole(role: Role, execArgv: string[] = [], script = SELF): { child: ChildProcess; exited: Promise<void> } {
+  // execArgv is set so that flags of the bench itself (e.g. --cpu-prof) never reach the children.
+  const child = fork(script, ['--role', role], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  return { child, exited };
+}
+
+/** Ends a child we started: asks (or not), then SIGTERM, then SIGKILL. */
+async function endChild(child: ChildProcess, exited: Promise<void>, ask?: () => void): Promise<void> {
+  const gone = () => child.exitCode !== null || child.signalCode !== null;
+  if (gone()) return;
+  const within = (ms: number) => Promise.race([exited.then(() => true), delay(ms).then(() => false)]);
+  if (ask && child.connected) {
+    ask();
+    if (await within(CHILD_STOP_TIMEOUT_MS)) return;
+  }
+  child.kill('SIGTERM');
+  if (await within(CHILD_STOP_TIMEOUT_MS)) return;
+  child.kill('SIGKILL');
+  await within(CHILD_STOP_TIMEOUT_MS);
+}
+
+// ---- the targets process --------------------------------------------------------------------
+
+/**
+ * TCP listeners that accept and let the client close first (the probe destroys its socket right
+ * after connecting; the listener ends its side on the client's FIN), and grpc-js servers with the
+ * reference health service (grpc-health-check), the whole server SERVING.
+ */
+async function targetsMain(): Promise<void> {
+  const grpc = await import('@grpc/grpc-js');
+  const { HealthImplementation } = await import('grpc-health-check');
+  const tcpServers: net.Server[] = [];
+  const grpcServers: Grpc.Server[] = [];
+  const tcpPorts: number[] = [];
+  const grpcPorts: number[] = [];
+  for (let i = 0; i < TCP_LISTENERS; i++) {
+    const server = net.createServer((socket) => {
+      socket.on('error', () => {});
+      socket.resume();
+    });
+    await new Promise<void>((done, fail) => {
+      server.once('error', fail);
+      server.listen({ host: HOST, port: 0, backlog: 4096 }, () => done());
+    });
+    tcpServers.push(server);
+    tcpPorts.push((server.address() as net.AddressInfo).port);
+  }
+  for (let i = 0; i < GRPC_SERVERS; i++) {
+    const server = new grpc.Server();
+    new HealthImplementation({ '': 'SERVING' }).addToServer(server);
+    const port = await new Promise<number>((done, fail) =>
+      server.bindAsync(`${HOST}:0`, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? fail(error) : done(bound))),
+    );
+    grpcServers.push(server);
+    grpcPorts.push(port);
+  }
+  // The bench is gone (crashed or killed): nothing is left to serve.
+  process.on('disconnect', () => process.exit(0));
+  process.on('message', (message: ToTargets) => {
+    if (message.type === 'cpu') {
+      const { user, system } = process.cpuUsage();
+      process.send!({ type: 'cpu', id: message.id, micros: user + system } satisfies TargetsCpu);
+    } else if (message.type === 'stop') {
+      for (const server of grpcServers) server.forceShutdown();
+      for (const server of tcpServers) server.close();
+      process.exit(0);
+    }
+  });
+  process.send!({ type: 'ready', tcpPorts, grpcPorts } satisfies TargetsReady);
+}
+
+interface Targets {
+  tcpPorts: number[];
+  grpcPorts: number[];
+  /** CPU time of the targets process so far, in microseconds. */
+  cpu(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+async function startTargets(): Promise<Targets> {
+  const { child, exited } = forkRole('targets');
+  const stop = () => endChild(child, exited, () => child.send({ type: 'stop' } satisfies ToTargets));
+  let ready: TargetsReady;
+  try {
+    ready = await nextMessage(child, 'targets start', CHILD_START_TIMEOUT_MS, (m): m is TargetsReady => (m as TargetsReady)?.type === 'ready');
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  let nextId = 0;
+  return {
+    tcpPorts: ready.tcpPorts,
+    grpcPorts: ready.grpcPorts,
+    async cpu() {
+      const id = nextId++;
+      const answer = nextMessage(child, 'targets cpu', CHILD_START_TIMEOUT_MS, (m): m is TargetsCpu => (m as TargetsCpu)?.type === 'cpu' && (m as TargetsCpu).id === id);
+      child.send({ type: 'cpu', id } satisfies ToTargets);
+      return (await answer).micros;
+    },
+    stop,
+  };
+}
+
+// ---- part 1: throughput -----------------------------------------------------------------------
+
+/** One check: resolves with null when it succeeded, or with what went wrong. */
+type CheckOp = (slot: number) => Promise<string | null>;
+
+interface RoundResult {
+  checks: number;
+  failures: number;
+  rate: number;
+  p50: number;
+  p99: number;
+  /** CPU of the main process (the probes or the baseline loop) as a share of one core. */
+  mainCpu: number;
+  /** CPU of the targets process as a share of one core. */
+  targetCpu: number;
+  /** CPU of the whole machine, every process, in cores (NaN where /proc/stat is not readable). */
+  machineCores: number;
+}
+
+async function runRound(op: CheckOp, concurrency: number, ms: number, targets: Targets, failures: Map<string, number>): Promise<RoundResult> {
+  const latencies: number[] = [];
+  let failed = 0;
+  const targetCpu = await targets.cpu();
+  const machine = machineTicks();
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const until = started + ms;
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, slot) => {
+      while (performance.now() < until) {
+        const t0 = performance.now();
+        const problem = await op(slot);
+        latencies.push(performance.now() - t0);
+        if (problem !== null) {
+          failed++;
+          failures.set(problem, (failures.get(problem) ?? 0) + 1);
+        }
+      }
+    }),
+  );
+  const elapsed = performance.now() - started;
+  const { user, system } = process.cpuUsage(cpu);
+  const machineCores = busyCores(machine, machineTicks()) ?? NaN;
+  const targetMicros = (await targets.cpu()) - targetCpu;
+  const sorted = Float64Array.from(latencies).sort();
+  return {
+    checks: latencies.length,
+    failures: failed,
+    rate: latencies.length / (elapsed / 1000),
+    p50: nearestRank(sorted, 0.5),
+    p99: nearestRank(sorted, 0.99),
+    mainCpu: (user + system) / 1000 / elapsed,
+    targetCpu: targetMicros / 1000 / elapsed,
+    machineCores,
+  };
+}
+
+function rawTcp(port: number): Promise<string | null> {
+  return new Promise((done) => {
+    const socket = net.connect({ host: HOST, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      done(null);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => {
+      socket.destroy();
+      done(`net.connect: ${error.code ?? error.message}`);
+    });
+  });
+}
+
+interface HealthClient extends Grpc.Client {
+  check(request: { service: string }, options: Grpc.CallOptions, callback: (error: Grpc.ServiceError | null, response?: { status: string }) => void): Grpc.ClientUnaryCall;
+}
+
+/**
+ * The gRPC baseline: a new grpc-js client per call, closed after. A local subchannel pool: without
+ * it, clients of the same target share grpc-js's global pool and reuse one another's connections.
+ * Loaded when needed: the engine's process never loads grpc-js.
+ */
+async function rawGrpcCheck(): Promise<(uri: string) => Promise<string | null>> {
+  const grpc = await import('@grpc/grpc-js');
+  const { service } = await import('grpc-health-check');
+  const Client = grpc.makeClientConstructor(service as unknown as Grpc.ServiceDefinition, 'grpc.health.v1.Health') as unknown as new (
+    address: string,
+    credentials: Grpc.ChannelCredentials,
+    options?: Grpc.ClientOptions,
+  ) => HealthClient;
+  const insecure = grpc.credentials.createInsecure();
+  return (uri) => {
+    const client = new Client(uri, insecure, { 'grpc.use_local_subchannel_pool': 1 });
+    return new Promise((done) => {
+      client.check({ service: '' }, { deadline: Date.now() + TIMEOUT_MS }, (error, response) => {
+        client.close();
+        if (error) done(`grpc-js: ${grpc.status[error.code] ?? error.code} ${error.details}`);
+        else done(response?.status === 'SERVING' ? null : `grpc-js: answered ${response?.status}`);
+      });
+    });
+  };
+}
+
+interface ThroughputCell {
+  protocol: string;
+  engine: RoundResult;
+  baseline: RoundResult;
+  ratio: number;
+  engineRange: [number, number];
+  baselineRange: [number, number];
+  engineFailures: Map<string, number>;
+  baselineFailures: Map<string, number>;
+}
+
+function summariseRounds(rounds: RoundResult[]): RoundResult {
+  const of = (pick: (r: RoundResult) => number) => median(rounds.map(pick));
+  return {
+    checks: rounds.reduce((sum, r) => sum + r.checks, 0),
+    failures: rounds.reduce((sum, r) => sum + r.failures, 0),
+    rate: of((r) => r.rate),
+    p50: of((r) => r.p50),
+    p99: of((r) => r.p99),
+    mainCpu: of((r) => r.mainCpu),
+    targetCpu: of((r) => r.targetCpu),
+    machineCores: of((r) => r.machineCores),
+  };
+}
+
+async function throughputCell(
+  protocol: string,
+  engine: CheckOp,
+  baseline: CheckOp,
+  options: Options,
+  targets: Targets,
+): Promise<ThroughputCell> {
+  const failures = { engine: new Map<string, number>(), baseline: new Map<string, number>() };
+  if (options.warmupMs > 0) {
+    await runRound(engine, options.concurrency, options.warmupMs, targets, new Map());
+    await runRound(baseline, options.concurrency, options.warmupMs, targets, new Map());
+  }
+  const samples: { engine: RoundResult[]; baseline: RoundResult[] } = { engine: [], baseline: [] };
+  for (let round = 0; round < options.rounds; round++) {
+    // Alternating which side goes first spreads drift (thermal, other load) over both.
+    const order = round % 2 === 0 ? (['engine', 'baseline'] as const) : (['baseline', 'engine'] as const);
+    for (const side of order) {
+      const op = side === 'engine' ? engine : baseline;
+      samples[side].push(await runRound(op, options.concurrency, options.roundMs, targets, failures[side]));
+    }
+    const last = (side: 'engine' | 'baseline') => samples[side][samples[side].length - 1]!;
+    line(`${protocol}: round ${round + 1}/${options.rounds}: engine ${int(last('engine').rate)}/s | baseline ${int(last('baseline').rate)}/s`);
+  }
+  const range = (rounds: RoundResult[]): [number, number] => [Math.min(...rounds.map((r) => r.rate)), Math.max(...rounds.map((r) => r.rate))];
+  return {
+    protocol,
+    engine: summariseRounds(samples.engine),
+    baseline: summariseRounds(samples.baseline),
+    // The median of the ratios of rounds run back to back: drift cancels within a pair.
+    ratio: median(samples.engine.map((s, i) => s.rate / samples.baseline[i]!.rate)),
+    engineRange: range(samples.engine),
+    baselineRange: range(samples.baseline),
+    engineFailures: failures.engine,
+    baselineFailures: failures.baseline,
+  };
+}
+
+async function throughput(options: Options, targets: Targets): Promise<{ text: string[]; aims: Aim[] }> {
+  const tcpMonitors = targets.tcpPorts.map((port) => ({ uri: `${HOST}:${port}`, timeout: TIMEOUT_MS, degraded: null, retry: 0 }));
+  const grpcMonitors: GrpcProbeConfig[] = targets.grpcPorts.map((port) => ({
+    uri: `${HOST}:${port}`,
+    service: '',
+    tls: 'plaintext',
+    metadata: {},
+    timeout: TIMEOUT_MS,
+    degraded: null,
+    retry: 0,
+  }));
+  // What the engine passes every probe; built once, as the engine builds it on its first check.
+  const probeOptions = { trust: trustStore(), userAgent: USER_AGENT };
+  const outcome = (r: { result: CheckOutcome; message: string }) => (r.result === 'up' ? null : `${r.result}: ${r.message}`);
+  const rawGrpc = await rawGrpcCheck();
+
+  const cells: ThroughputCell[] = [];
+  cells.push(
+    await throughputCell(
+      'TCP',
+      (slot) => probeTcp(tcpMonitors[slot % tcpMonitors.length]!).then(outcome),
+      (slot) => rawTcp(targets.tcpPorts[slot % targets.tcpPorts.length]!),
+      options,
+      targets,
+    ),
+  );
+  cells.push(
+    await throughputCell(
+      'gRPC/h2c',
+      (slot) => probeGrpc(grpcMonitors[slot % grpcMonitors.length]!, probeOptions).then(outcome),
+      (slot) => rawGrpc(grpcMonitors[slot % grpcMonitors.length]!.uri),
+      options,
+      targets,
+    ),
+  );
+
+  const rows = [['protocol', 'engine checks/s', 'p50 ms', 'p99 ms', 'baseline checks/s', 'p50 ms', 'p99 ms', 'ratio', 'failures eng/base']];
+  const diagnostics = [
+    ['protocol', 'checks/s min-max engine', 'baseline', 'bench process CPU eng/base', 'targets process CPU eng/base', 'CPU us/check eng/base', `other processes (of ${CPUS} cores) eng/base`],
+  ];
+  const aims: Aim[] = [];
+  const failureLines: string[] = [];
+  for (const cell of cells) {
+    rows.push([
+      cell.protocol,
+      int(cell.engine.rate),
+      ms2(cell.engine.p50),
+      ms2(cell.engine.p99),
+      int(cell.baseline.rate),
+      ms2(cell.baseline.p50),
+      ms2(cell.baseline.p99),
+      cell.ratio.toFixed(2),
+      `${cell.engine.failures}/${cell.baseline.failures}`,
+    ]);
+    const usPer = (r: RoundResult) => ((r.mainCpu * 1e6) / r.rate).toFixed(0);
+    const others = (r: RoundResult) => (Number.isNaN(r.machineCores) ? 'n/a' : Math.max(0, r.machineCores - r.mainCpu - r.targetCpu).toFixed(2));
+    diagnostics.push([
+      cell.protocol,
+      `${int(cell.engineRange[0])}-${int(cell.engineRange[1])}`,
+      `${int(cell.baselineRange[0])}-${int(cell.baselineRange[1])}`,
+      `${pct(cell.engine.mainCpu)}/${pct(cell.baseline.mainCpu)}`,
+      `${pct(cell.engine.targetCpu)}/${pct(cell.baseline.targetCpu)}`,
+      `${usPer(cell.engine)}/${usPer(cell.baseline)}`,
+      `${others(cell.engine)}/${others(cell.baseline)}`,
+    ]);
+    const failuresOk = cell.engine.failures === 0;
+    aims.push({
+      name: `1. ${cell.protocol} throughput engine/baseline >= ${AIM_RATIO}`,
+      pass: cell.ratio >= AIM_RATIO && failuresOk,
+      detail: `${cell.ratio.toFixed(2)}${failuresOk ? '' : `, but ${cell.engine.failures} engine checks failed`}`,
+    });
+    for (const [side, failures] of [['engine', cell.engineFailures], ['baseline', cell.baselineFailures]] as const) {
+      for (const [message, n] of [...failures].sort((a, b) => b[1] - a[1]).slice(0, 3)) failureLines.push(`  ${cell.protocol} ${side}: ${n} x ${message}`);
+    }
+  }
+  const text = [
+    `1. Throughput: ${options.concurrency} checks in flight, ${options.warmupMs} ms warm-up per side, then ${options.rounds} round${options.rounds === 1 ? '' : 's'} ` +
+      `of ${options.roundMs} ms per side, engine and baseline alternating; medians of the rounds, ratio = median of per-round ratios.`,
+    `   Engine: probeTcp / probeGrpc (h2c, whole-server health) as the engine calls them, timeout ${TIMEOUT_MS} ms, retry 0.`,
+    `   Baseline: net.connect + destroy on 'connect'; grpc-js Health/Check (grpc-health-check service) with a new client and a local subchannel pool per call, closed after.`,
+    `   Targets: ${targets.tcpPorts.length} TCP listeners and ${targets.grpcPorts.length} grpc-js health servers on ${HOST} in a child process; in-flight loops spread over them.`,
+    '',
+    table(rows),
+    '',
+    'Diagnostics (medians of the rounds; CPU as a share of one core; us/check = bench process CPU per check; other processes = machine CPU',
+    'from /proc/stat minus the bench and targets processes, in cores: load on the machine that is not this bench):',
+    table(diagnostics),
+  ];
+  if (failureLines.length > 0) text.push('', 'Failures (most frequent):', ...failureLines);
+  return { text, aims };
+}
+
+// ---- part 2: the schedule ---------------------------------------------------------------------
+
+/**
+ * Seeds the database: the owner and their personal workspace (as the service's first start does),
+ * one TCP and one gRPC monitor created through the monitor service, and the rest inserted with
+ * SQL as copies of those two rows (same columns, same JSON layout), targets spread round robin.
+ */
+async function seedMonitors(dataDir: string, tcpCount: number, grpcCount: number, targets: Targets): Promise<void> {
+  const db = await openDatabase(dataDir);
+  try {
+    const userId = await ensureOwner(db);
+    const actor: Actor = { type: 'user', userId, surface: 'cli' };
+    // The default engine of createServices does not schedule: creating monitors checks nothing.
+    const services = createServices(db);
+    const workspaceId = Number((await services.workspaces.getBySlug(actor, 'personal')).id);
+    const common = { periodicity: '30s', timeout: TIMEOUT_MS, degraded: 2_000, retry: 1, regions: ['iad', 'fra'], tags: ['bench'] };
+    const templates = {
+      tcp: await services.monitors.create(actor, workspaceId, 'tcp', { ...common, name: 'bench tcp 0', uri: `${HOST}:${targets.tcpPorts[0]}` }),
+      grpc: await services.monitors.create(actor, workspaceId, 'grpc', {
+        ...common,
+        name: 'bench grpc 0',
+        uri: `${HOST}:${targets.grpcPorts[0]}`,
+        tls: 'plaintext',
+      }),
+    };
+    await withSqlite(db, (sqlite) => {
+      const rowOf = sqlite.prepare('select * from monitors where id = ?');
+      const insert = sqlite.prepare(
+        `insert into monitors (workspace_id, type, name, description, active, periodicity, regions, timeout_ms, degraded_ms, retry, open_telemetry, tags,
+           settings, revision, created_at, updated_at)
+         values (@workspace_id, @type, @name, @description, @active, @periodicity, @regions, @timeout_ms, @degraded_ms, @retry, @open_telemetry, @tags,
+           @settings, @revision, @created_at, @updated_at)`,
+      );
+      const rows = {
+        tcp: rowOf.get(Number(templates.tcp.id)) as Record<string, unknown> & { settings: string },
+        grpc: rowOf.get(Number(templates.grpc.id)) as Record<string, unknown> & { settings: string },
+      };
+      const settings = { tcp: JSON.parse(rows.tcp.settings) as { uri: string }, grpc: JSON.parse(rows.grpc.settings) as { uri: string } };
+      const total = tcpCount + grpcCount;
+      const made = { tcp: 1, grpc: 1 };
+      sqlite.transaction(() => {
+        // Types interleaved in proportion, so ids (and with them schedule offsets) mix both.
+        for (let k = 2; k < total; k++) {
+          const wantGrpc = Math.floor(((k + 1) * grpcCount) / total) > Math.floor((k * grpcCount) / total);
+          const type = (wantGrpc && made.grpc < grpcCount) || made.tcp >= tcpCount ? 'grpc' : 'tcp';
+          const n = made[type]++;
+          const ports = type === 'tcp' ? targets.tcpPorts : targets.grpcPorts;
+          const { id: _id, ...row } = rows[type];
+          insert.run({ ...row, name: `bench ${type} ${n}`, settings: JSON.stringify({ ...settings[type], uri: `${HOST}:${ports[n % ports.length]}` }) });
+        }
+      })();
+    });
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** The engine child: opens the seeded database, runs the schedule, reports, exits. */
+async function engineMain(input: EngineInput): Promise<void> {
+  const stages: EngineReport['stages'] = [];
+  const stage = (name: string) => stages.push([name, process.memoryUsage.rss(), process.memoryUsage().heapUsed]);
+  stage('modules loaded');
+  let logLines = 0;
+  const logSample: string[] = [];
+  const log = pino(
+    { level: 'warn', base: undefined },
+    {
+      write(text: string) {
+        logLines++;
+        if (logSample.length < 5) logSample.push(text.trim().slice(0, 400));
+      },
+    },
+  );
+  const db = await openDatabase(input.dataDir);
+  // Wired as the service wires it; default concurrency, no OTLP endpoints.
+  const engine = createCheckEngine(db, { log, version: VERSION, schedule: true });
+  createServices(db, engine.checks);
+  stage('database open, engine created');
+
+  let rssPeak = 0;
+  let heapUsedPeak = 0;
+  let maxRunning = 0;
+  let maxWaiting = 0;
+  const memory: EngineReport['memory'] = [];
+  let seriesFrom = 0;
+  let nextSeriesAt = Infinity;
+  const sample = () => {
+    const { rss, heapUsed, external, arrayBuffers } = process.memoryUsage();
+    rssPeak = Math.max(rssPeak, rss);
+    heapUsedPeak = Math.max(heapUsedPeak, heapUsed);
+    const t = performance.now();
+    if (t >= nextSeriesAt) {
+      memory.push([Math.round((t - seriesFrom) / 1000), rss, heapUsed, external + arrayBuffers]);
+      nextSeriesAt += MEMORY_SERIES_MS;
+    }
+    const { running, waiting } = engine.scheduler.load;
+    maxRunning = Math.max(maxRunning, running);
+    maxWaiting = Math.max(maxWaiting, waiting);
+  };
+  sample();
+  const sampler = setInterval(sample, RSS_SAMPLE_MS);
+  const delayHistogram = monitorEventLoopDelay({ resolution: 10 });
+
+  const startCalledAt = Date.now();
+  const startCpu = process.cpuUsage();
+  const t0 = performance.now();
+  await engine.start();
+  const startMs = performance.now() - t0;
+  const runningAt = Date.now();
+  stage('engine.start() returned');
+  const startCpuUsage = process.cpuUsage(startCpu);
+  const cpu = process.cpuUsage();
+  const elu = performance.eventLoopUtilization();
+  const machine = machineTicks();
+  seriesFrom = nextSeriesAt = performance.now();
+  delayHistogram.enable();
+  await delay(input.durationMs);
+  const endedAt = Date.now();
+  const { user, system } = process.cpuUsage(cpu);
+  const machineBusyCores = busyCores(machine, machineTicks());
+  const utilization = performance.eventLoopUtilization(elu).utilization;
+  delayHistogram.disable();
+  sample();
+  clearInterval(sampler);
+  const { stats } = engine.scheduler;
+  const report: EngineReport = {
+    type: 'report',
+    startCalledAt,
+    runningAt,
+    endedAt,
+    startMs,
+    startCpuMs: (startCpuUsage.user + startCpuUsage.system) / 1000,
+    cpuUserMs: user / 1000,
+    cpuSystemMs: system / 1000,
+    eventLoopUtilization: utilization,
+    eventLoopDelayP99Ms: delayHistogram.percentile(99) / 1e6,
+    eventLoopDelayMaxMs: delayHistogram.max / 1e6,
+    rssPeak,
+    rssEnd: process.memoryUsage.rss(),
+    heapUsedPeak,
+    jobs: engine.scheduler.load.jobs,
+    started: stats.started,
+    skippedBusy: stats.skippedBusy,
+    gaps: stats.gaps,
+    lagP50: stats.lag.quantile(0.5) ?? null,
+    lagP99: stats.lag.quantile(0.99) ?? null,
+    lagMax: stats.lag.quantile(1) ?? null,
+    maxRunning,
+    maxWaiting,
+    logLines: 0,
+    logSample: [],
+    closeMs: 0,
+    stages,
+    memory,
+    machineBusyCores,
+  };
+  const closing = performance.now();
+  await engine.close();
+  await db.destroy();
+  report.closeMs = performance.now() - closing;
+  report.logLines = logLines;
+  report.logSample = logSample;
+  // Checks in flight at close are dropped; their sockets and timers need not keep us here.
+  process.send!(report, () => process.exit(0));
+}
+
+/** Number of slots k*period + offset in [from, to). */
+const slotsIn = (from: number, to: number, offset: number) => Math.max(0, Math.ceil((to - offset) / PERIOD_MS) - Math.ceil((from - offset) / PERIOD_MS));
+
+async function schedule(options: Options, targets: Targets, tempDirs: string[]): Promise<{ text: string[]; aims: Aim[] }> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'statusdesk-bench-checks-'));
+  tempDirs.push(dataDir);
+  const seeding = performance.now();
+  await seedMonitors(dataDir, options.tcpMonitors, options.grpcMonitors, targets);
+  line(`seeded ${options.tcpMonitors} TCP + ${options.grpcMonitors} gRPC monitors in ${int(performance.now() - seeding)} ms; running the schedule for ${options.scheduleS} s`);
+
+  const execArgv = options.profileEngine ? ['--cpu-prof', '--cpu-prof-dir', options.profileEngine, '--heap-prof', '--heap-prof-dir', options.profileEngine] : [];
+  const bundle = await bundleSelf();
+  const { child, exited } = forkRole('engine', execArgv, bundle);
+  const targetCpu = await targets.cpu();
+  const targetFrom = performance.now();
+  let report: EngineReport;
+  try {
+    const answer = nextMessage(child, 'engine run', options.scheduleS * 1000 + 180_000, (m): m is EngineReport => (m as EngineReport)?.type === 'report');
+    child.send({ dataDir, durationMs: options.scheduleS * 1000 } satisfies EngineInput);
+    report = await answer;
+    await Promise.race([exited, delay(CHILD_STOP_TIMEOUT_MS)]);
+  } finally {
+    await endChild(child, exited);
+    await rm(bundle, { force: true });
+  }
+  // Over the engine process's whole life (start and close included): a slight overestimate of the run's.
+  const targetShare = ((await targets.cpu()) - targetCpu) / 1000 / (performance.now() - targetFrom);
+
+  // What was stored, per monitor, read after the engine closed (pending results flushed).
+  const db = await openDatabase(dataDir);
+  let perMonitor: { id: number; type: 'tcp' | 'grpc' | 'http'; n: number }[];
+  let byResult: { type: string; result: string; n: number }[];
+  let problems: { message: string; n: number }[];
+  try {
+    [perMonitor, byResult, problems] = await withSqlite(db, (sqlite) => [
+      sqlite.prepare('select m.id, m.type, count(r.id) as n from monitors m left join check_results r on r.monitor_id = m.id group by m.id').all() as {
+        id: number;
+        type: 'tcp' | 'grpc' | 'http';
+        n: number;
+      }[],
+      sqlite.prepare('select m.type, r.result, count(*) as n from check_results r join monitors m on m.id = r.monitor_id group by 1, 2 order by 1, 2').all() as {
+        type: string;
+        result: string;
+        n: number;
+      }[],
+      sqlite.prepare("select message, count(*) as n from check_results where result != 'up' group by 1 order by 2 desc limit 5").all() as { message: string; n: number }[],
+    ]);
+  } finally {
+    await db.destroy();
+  }
+
+  const elapsedMs = report.endedAt - report.runningAt;
+  const periods = Math.floor(elapsedMs / PERIOD_MS);
+  const windowEnd = report.endedAt - END_MARGIN_MS;
+  let belowPeriods = 0;
+  let missedSlots = 0;
+  let monitorsMissingSlots = 0;
+  let minRows = Infinity;
+  for (const m of perMonitor) {
+    minRows = Math.min(minRows, m.n);
+    if (m.n < periods) belowPeriods++;
+    // Every slot from the scheduler's start to shortly before the end was planned and must have run.
+    const expected = slotsIn(report.runningAt, windowEnd, offsetOf(m.id, PERIOD_MS));
+    if (m.n < expected) {
+      missedSlots += expected - m.n;
+      monitorsMissingSlots++;
+    }
+  }
+  const stored = perMonitor.reduce((sum, m) => sum + m.n, 0);
+  const notUp = byResult.filter((r) => r.result !== 'up').reduce((sum, r) => sum + r.n, 0);
+  const cpuShare = (report.cpuUserMs + report.cpuSystemMs) / elapsedMs;
+  const lagText = (v: number | null) => (v === null ? 'n/a' : `${ms2(v)} ms`);
+
+  const rows = [
+    ['figure', 'value'],
+    ['monitors scheduled (TCP + gRPC)', `${report.jobs} (${options.tcpMonitors} + ${options.grpcMonitors}), all at 30s`],
+    ['engine.start() (sync of all monitors)', `${int(report.startMs)} ms wall, ${int(report.startCpuMs)} ms CPU`],
+    ['scheduled run (scheduler started -> end)', `${(elapsedMs / 1000).toFixed(1)} s = ${periods} full period${periods === 1 ? '' : 's'}`],
+    ['checks started', `${report.started} (${int(report.started / (elapsedMs / 1000))}/s; expected ~${int((report.jobs * 1000) / PERIOD_MS)}/s)`],
+    ['check results stored', `${stored} (${notUp} not up)`],
+    ['schedule lag p50 / p99 / max', `${lagText(report.lagP50)} / ${lagText(report.lagP99)} / ${lagText(report.lagMax)}`],
+    ['skippedBusy / gaps', `${report.skippedBusy} / ${report.gaps}`],
+    ['checks in flight max / waiting max (250 ms samples)', `${report.maxRunning} / ${report.maxWaiting}`],
+    [`monitors with < ${periods} stored results`, `${belowPeriods} (fewest results of any monitor: ${minRows})`],
+    [`missed slots (each slot from scheduler start to end - ${END_MARGIN_MS / 1000} s)`, `${missedSlots} in ${monitorsMissingSlots} monitors`],
+    ['engine process CPU (user + system)', `${pct(cpuShare)} of one core (${int(report.cpuUserMs)} + ${int(report.cpuSystemMs)} ms)`],
+    ['engine event loop: utilisation / delay p99 / max', `${pct(report.eventLoopUtilization)} / ${ms2(report.eventLoopDelayP99Ms)} ms / ${ms2(report.eventLoopDelayMaxMs)} ms`],
+    ['engine RSS peak / at end; heap used peak', `${mb(report.rssPeak)} MB / ${mb(report.rssEnd)} MB; ${mb(report.heapUsedPeak)} MB`],
+    ['targets process CPU (not counted above)', `${pct(targetShare)} of one core`],
+    [
+      `other processes on the machine (of ${CPUS} cores)`,
+      report.machineBusyCores === null
+        ? 'n/a'
+        : `${Math.max(0, report.machineBusyCores - cpuShare - targetShare).toFixed(2)} cores (machine busy ${report.machineBusyCores.toFixed(2)} cores)`,
+    ],
+    ['engine.close()', `${int(report.closeMs)} ms`],
+    ['engine warnings/errors logged', String(report.logLines)],
+  ];
+  const text = [
+    `2. Schedule: ${options.tcpMonitors} TCP monitors over ${targets.tcpPorts.length} listeners and ${options.grpcMonitors} gRPC monitors (h2c) over ` +
+      `${targets.grpcPorts.length} grpc-js health servers, all at 30s, in one engine (default concurrency) on a real SQLite file, in its own process.`,
+    '',
+    table(rows, 2),
+    '',
+    `Engine memory at start (RSS/heap used MB): ${report.stages.map(([name, rss, heap]) => `${name} ${mb(rss)}/${mb(heap)}`).join(', ')}`,
+    `Engine memory every ${MEMORY_SERIES_MS / 1000} s (s: RSS/heap used/external MB): ` +
+      report.memory.map(([t, rss, heap, external]) => `${t}: ${mb(rss)}/${mb(heap)}/${mb(external)}`).join(', '),
+    `Results by type: ${byResult.map((r) => `${r.type} ${r.result} ${r.n}`).join(', ')}`,
+  ];
+  if (problems.length > 0) text.push('Most frequent messages of checks not up:', ...problems.map((p) => `  ${p.n} x ${p.message}`));
+  if (report.logSample.length > 0) text.push('First lines the engine logged:', ...report.logSample.map((s) => `  ${s}`));
+  const lagOk = report.lagP99 !== null && report.lagP99 < AIM_LAG_P99_MS;
+  const aims: Aim[] = [
+    { name: `2. schedule lag p99 < ${AIM_LAG_P99_MS / 1000} s`, pass: lagOk, detail: lagText(report.lagP99) },
+    {
+      name: '2. no missed periods',
+      pass: periods >= 1 && belowPeriods === 0 && missedSlots === 0,
+      detail: `${belowPeriods} monitors below ${periods} results; ${missedSlots} missed slots${periods < 2 ? ` (only ${periods} period${periods === 1 ? '' : 's'} run)` : ''}`,
+    },
+    { name: `2. peak RSS < ${AIM_RSS_MB} MB`, pass: report.rssPeak / 1_000_000 < AIM_RSS_MB, detail: `${mb(report.rssPeak)} MB` },
+  ];
+  return { text, aims };
+}
+
+// ---- part 3: the 14-day summary ---------------------------------------------------------------
+
+/** A small deterministic generator (mulberry32): the same results every run. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface RawCounts {
+  success: number;
+  degraded: number;
+  error: number;
+  latency: { p50: number; p75: number; p90: number; p95: number; p99: number } | null;
+  lastPingAt: number | null;
+}
+
+async function summaryPart(options: Options, tempDirs: string[]): Promise<{ text: string[]; aims: Aim[] }> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'statusdesk-bench-checks-'));
+  tempDirs.push(dataDir);
+  const db: Db = await openDatabase(dataDir);
+  try {
+    const fixedNow = Date.now();
+    const userId = await ensureOwner(db);
+    const actor: Actor = { type: 'user', userId, surface: 'cli' };
+    const log = pino({ level: 'silent' });
+    // A clock that stands still: the engine's window and the baseline's are the same milliseconds.
+    const engine = createCheckEngine(db, { log, version: VERSION, schedule: false, now: () => fixedNow });
+    const services = createServices(db, engine.checks);
+    const workspaceId = Number((await services.workspaces.getBySlug(actor, 'personal')).id);
+    const monitor: Monitor = await services.monitors.create(actor, workspaceId, 'tcp', {
+      name: 'bench summary',
+      periodicity: '30s',
+      uri: `${HOST}:9`,
+      timeout: TIMEOUT_MS,
+      degraded: 100,
+    });
+
+    // 14 days at 30 s, ending 15 s before now: latencies log-normal around 2 ms, 1% degraded, 0.5% down.
+    const count = (14 * DAY_MS) / PERIOD_MS;
+    const first = fixedNow - 14 * DAY_MS + PERIOD_MS / 2;
+    const next = random(42);
+    const store = createResultStore(db);
+    const writing = performance.now();
+    for (let i = 0; i < count; i += SUMMARY_ROWS_BATCH) {
+      const batch: StoredCheck[] = [];
+      for (let j = i; j < Math.min(count, i + SUMMARY_ROWS_BATCH); j++) {
+        const roll = next();
+        const gauss = Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
+        const result: CheckOutcome = roll < 0.005 ? 'down' : roll < 0.015 ? 'degraded' : 'up';
+        const latencyMs = Math.round((result === 'down' ? TIMEOUT_MS : result === 'degraded' ? 100 + 300 * next() : Math.min(99, 2 * Math.exp(0.5 * gauss))) * 1000) / 1000;
+        batch.push({
+          result,
+          latencyMs,
+          timing: { dns: null, connect: result === 'down' ? null : latencyMs, tls: null, ttfb: null, transfer: null, total: latencyMs },
+          attempts: 1,
+          message: result === 'down' ? `timed out after ${TIMEOUT_MS} ms` : `connected in ${latencyMs} ms`,
+          grpcStatus: null,
+          statusCode: null,
+          url: null,
+          responseHeaders: {},
+          assertionResults: [],
+          monitorId: Number(monitor.id),
+          workspaceId,
+          runner: 'local',
+          regions: monitor.regions,
+          startedAt: first + j * PERIOD_MS,
+        });
+      }
+      await store.write(batch);
+    }
+    const writeMs = performance.now() - writing;
+    line(`wrote ${count} results in ${int(writeMs)} ms; timing summaries`);
+
+    // The baseline: every latency row of the window, counted, sorted, percentiles by nearest rank.
+    const from = fixedNow - 14 * DAY_MS;
+    // Prepared once, as the store prepares its statements.
+    const scan = await withSqlite(db, (sqlite) =>
+      sqlite.prepare('select result, latency_ms, started_at from check_results where monitor_id = ? and started_at >= ? and started_at <= ?').raw(),
+    );
+    const rawScan = () =>
+      withSqlite(db, (): RawCounts => {
+        const rows = scan.all(Number(monitor.id), from, fixedNow) as [CheckOutcome, number, number][];
+        let success = 0;
+        let degraded = 0;
+        let error = 0;
+        let last = 0;
+        const latencies = new Float64Array(rows.length);
+        let n = 0;
+        for (const [result, latency, at] of rows) {
+          if (result === 'down') error++;
+          else {
+            if (result === 'up') success++;
+            else degraded++;
+            latencies[n++] = latency;
+          }
+          if (at > last) last = at;
+        }
+        const sorted = latencies.subarray(0, n).sort();
+        const q = (p: number) => nearestRank(sorted, p);
+        return { success, degraded, error, latency: n === 0 ? null : { p50: q(0.5), p75: q(0.75), p90: q(0.9), p95: q(0.95), p99: q(0.99) }, lastPingAt: last || null };
+      });
+    const viaEngine = () => engine.checks.summary(monitor, '14d');
+    const viaService = () => services.monitors.summary(actor, workspaceId, monitor.id, '14d');
+
+    const timings = { engine: [] as number[], raw: [] as number[], service: [] as number[] };
+    const time = async (fn: () => Promise<unknown>) => {
+      const t0 = performance.now();
+      await fn();
+      return performance.now() - t0;
+    };
+    for (let i = 0; i < SUMMARY_WARMUP_CALLS; i++) {
+      await viaEngine();
+      await rawScan();
+      await viaService();
+    }
+    for (let i = 0; i < options.summaryCalls; i++) {
+      // Alternating order, as in the other parts.
+      if (i % 2 === 0) {
+        timings.engine.push(await time(viaEngine));
+        timings.raw.push(await time(rawScan));
+      } else {
+        timings.raw.push(await time(rawScan));
+        timings.engine.push(await time(viaEngine));
+      }
+      timings.service.push(await time(viaService));
+    }
+
+    // The two must agree: counts exactly, percentiles within the histogram's 1% (plus rounding).
+    const summary: MonitorSummary = await viaEngine();
+    const raw = await rawScan();
+    const mismatches: string[] = [];
+    if (summary.successCount !== raw.success) mismatches.push(`successCount ${summary.successCount} vs ${raw.success}`);
+    if (summary.degradedCount !== raw.degraded) mismatches.push(`degradedCount ${summary.degradedCount} vs ${raw.degraded}`);
+    if (summary.errorCount !== raw.error) mismatches.push(`errorCount ${summary.errorCount} vs ${raw.error}`);
+    const rawLast = raw.lastPingAt === null ? null : new Date(raw.lastPingAt).toISOString();
+    if (summary.lastPingAt !== rawLast) mismatches.push(`lastPingAt ${summary.lastPingAt} vs ${rawLast}`);
+    let worstError = 0;
+    const percentiles = ['p50', 'p75', 'p90', 'p95', 'p99'] as const;
+    for (const p of percentiles) {
+      const a = summary.latency?.[p];
+      const b = raw.latency?.[p];
+      if (a === undefined || b === undefined) {
+        if (a !== b) mismatches.push(`${p} ${a} vs ${b}`);
+        continue;
+      }
+      const relative = Math.abs(a - b) / b;
+      worstError = Math.max(worstError, relative);
+      if (relative > 0.011) mismatches.push(`${p} ${a} vs ${b} (${pct(relative)} off)`);
+    }
+    const total = summary.successCount + summary.degradedCount + summary.errorCount;
+
+    const stat = (values: number[]) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      return [ms2(median(values)), ms2(nearestRank(sorted, 0.9)), ms2(sorted[0]!)];
+    };
+    const engineMedian = median(timings.engine);
+    const rows = [
+      ['query', 'median ms', 'p90 ms', 'min ms', 'vs raw scan'],
+      ['engine.checks.summary(monitor, 14d)', ...stat(timings.engine), `${(engineMedian / median(timings.raw)).toFixed(2)}x`],
+      ['raw SQL scan + sort (baseline)', ...stat(timings.raw), '1.00x'],
+      ['MonitorService.summary (auth + load + engine)', ...stat(timings.service), `${(median(timings.service) / median(timings.raw)).toFixed(2)}x`],
+    ];
+    const text = [
+      `3. Summary: one TCP monitor, ${count} results at 30 s over 14 days written through createResultStore().write in batches of ${SUMMARY_ROWS_BATCH} ` +
+        `(${int(writeMs)} ms, ${int(count / (writeMs / 1000))} rows/s); ${options.summaryCalls} timed calls each after ${SUMMARY_WARMUP_CALLS} warm-up calls.`,
+      '',
+      table(rows),
+      '',
+      `Summary: ${summary.successCount} up, ${summary.degradedCount} degraded, ${summary.errorCount} down (${total} of ${count}); ` +
+        `p50/p90/p99 ${summary.latency?.p50}/${summary.latency?.p90}/${summary.latency?.p99} ms; raw scan p50/p90/p99 ${raw.latency?.p50}/${raw.latency?.p90}/${raw.latency?.p99} ms.`,
+      `Agreement with the raw scan: ${mismatches.length === 0 ? `counts and last ping equal, percentiles within ${pct(worstError)}` : `MISMATCH: ${mismatches.join('; ')}`}.`,
+    ];
+    const aims: Aim[] = [
+      { name: `3. 14-day summary median < ${AIM_SUMMARY_MS} ms`, pass: engineMedian < AIM_SUMMARY_MS, detail: `${ms2(engineMedian)} ms` },
+      { name: '3. summary agrees with the raw scan', pass: mismatches.length === 0, detail: mismatches.length === 0 ? 'yes' : mismatches.join('; ') },
+    ];
+    await engine.close();
+    return { text, aims };
+  } finally {
+    await db.destroy();
+  }
+}
+
+// ---- main ---------------------------------------------------------------------------------------
+
+interface Aim {
+  name: string;
+  pass: boolean;
+  detail: string;
+}
+
+const PARTS = ['throughput', 'schedule', 'summary'] as const;
+type Part = (typeof PARTS)[number];
+
+interface Options {
+  quick: boolean;
+  parts: Part[];
+  rounds: number;
+  roundMs: number;
+  warmupMs: number;
+  concurrency: number;
+  tcpMonitors: number;
+  grpcMonitors: number;
+  scheduleS: number;
+  summaryCalls: number;
+  profileEngine: string | undefined;
+}
+
+function parseNumber(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) throw new Error(`--${name} must be a whole number from ${min} to ${max}, got ${value}`);
+  return n;
+}
+
+function parseOptions(): Options {
+  const { values } = parseArgs({
+    options: {
+      parts: { type: 'string' },
+      rounds: { type: 'string' },
+      'round-ms': { type: 'string' },
+      'warmup-ms': { type: 'string' },
+      concurrency: { type: 'string' },
+      'tcp-monitors': { type: 'string' },
+      'grpc-monitors': { type: 'string' },
+      'schedule-s': { type: 'string' },
+      'summary-calls': { type: 'string' },
+      'profile-engine': { type: 'string' },
+    },
+    strict: true,
+  });
+  const quick = ['1', 'true', 'yes'].includes((process.env.BENCH_QUICK ?? '').toLowerCase());
+  const parts = (values.parts ?? PARTS.join(',')).split(',').map((p) => p.trim());
+  for (const p of parts) if (!(PARTS as readonly string[]).includes(p)) throw new Error(`--parts must list some of ${PARTS.join(', ')}, got ${p}`);
+  return {
+    quick,
+    parts: parts as Part[],
+    rounds: parseNumber('rounds', values.rounds, quick ? 3 : 5, 1, 15),
+    roundMs: parseNumber('round-ms', values['round-ms'], quick ? 1_000 : 3_000, 200, 30_000),
+    warmupMs: parseNumber('warmup-ms', values['warmup-ms'], quick ? 500 : 1_000, 0, 10_000),
+    concurrency: parseNumber('concurrency', values.concurrency, 64, 1, 1_000),
+    tcpMonitors: parseNumber('tcp-monitors', values['tcp-monitors'], quick ? 2_000 : 20_000, 1, 200_000),
+    grpcMonitors: parseNumber('grpc-monitors', values['grpc-monitors'], quick ? 500 : 5_000, 1, 100_000),
+    // One period plus the margin for a quick run; two full periods plus 5 s otherwise.
+    scheduleS: parseNumber('schedule-s', values['schedule-s'], quick ? 36 : 66, 10, 3_600),
+    summaryCalls: parseNumber('summary-calls', values['summary-calls'], 50, 1, 1_000),
+    profileEngine: values['profile-engine'] === undefined ? undefined : resolve(values['profile-engine']),
+  };
+}
+
+async function main(): Promise<number> {
+  let options: Options;
+  try {
+    options = parseOptions();
+  } catch (error) {
+    process.stderr.write(
+      `bench:checks: ${(error as Error).message}\nUsage: npm run bench:checks -- [--parts throughput,schedule,summary] [--rounds N] [--round-ms MS] [--warmup-ms MS] ` +
+        '[--concurrency N] [--tcp-monitors N] [--grpc-monitors N] [--schedule-s S] [--summary-calls N] [--profile-engine DIR]\n',
+    );
+    return 2;
+  }
+  const tempDirs: string[] = [];
+  let targets: Targets | undefined;
+  let cleaning: Promise<void> | undefined;
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      await targets?.stop().catch((error: Error) => line(`bench:checks: stopping the targets: ${error.message}`));
+      for (const dir of tempDirs) await rm(dir, { recursive: true, force: true }).catch((error: Error) => line(`bench:checks: removing ${dir}: ${error.message}`));
+    })());
+  // Interrupted: children and temporary folders go too.
+  const onSignal = (signal: NodeJS.Signals) => {
+    line(`bench:checks: ${signal}, cleaning up`);
+    void cleanup().finally(() => process.exit(128 + (signal === 'SIGINT' ? 2 : 15)));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  // A failure outside the awaited chain (e.g. EPIPE on a closed stderr) still cleans up.
+  const onFatal = (error: unknown) => {
+    void cleanup().finally(() => {
+      process.stderr.write(`bench:checks: ${String((error as Error)?.stack ?? error)}\n`, () => process.exit(1));
+      setTimeout(() => process.exit(1), 1_000).unref();
+    });
+  };
+  process.once('uncaughtException', onFatal);
+  process.once('unhandledRejection', onFatal);
+
+  try {
+    targets = await startTargets();
+    const out: string[] = [
+      '',
+      `Check engine benchmark${options.quick ? ' (BENCH_QUICK: smoke-run sizes)' : ''}; Node ${process.version}, ${platform()} ${arch()}, ${CPUS} CPUs; ` +
+        `targets on ${HOST} in a child process.`,
+    ];
+    const aims: Aim[] = [];
+    for (const part of options.parts) {
+      line(`-- ${part}`);
+      const result =
+        part === 'throughput' ? await throughput(options, targets) : part === 'schedule' ? await schedule(options, targets, tempDirs) : await summaryPart(options, tempDirs);
+      out.push('', ...result.text);
+      aims.push(...result.aims);
+    }
+    const width = Math.max(...aims.map((a) => a.name.length));
+    out.push('', 'Aims:', ...aims.map((a) => `  ${verdict(a.pass)}  ${a.name.padEnd(width)}  ${a.detail}`));
+    if (options.quick) out.push('', 'BENCH_QUICK: sizes and durations are reduced; the aims are meant for the full run.');
+    process.stdout.write(`${out.join('\n')}\n`);
+    return 0;
+  } finally {
+    await cleanup();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    process.off('uncaughtException', onFatal);
+    process.off('unhandledRejection', onFatal);
+  }
+}
+
+const role = process.argv[process.argv.indexOf('--role') + 1];
+if (process.argv.includes('--role') && role === 'targets') {
+  await targetsMain();
+} else if (process.argv.includes('--role') && role === 'engine') {
+  process.on('disconnect', () => process.exit(1));
+  const input = await new Promise<EngineInput>((done) => process.once('message', (message: EngineInput) => done(message)));
+  await engineMain(input);
+} else {
+  try {
+    process.exitCode = await main();
+  } catch (error) {
+    process.stderr.write(`bench:checks: ${String((error as Error)?.stack ?? error)}\n`);
+    process.exitCode = 1;
+  }
+}
