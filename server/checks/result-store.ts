@@ -46,15 +46,37 @@ export interface WindowCounts {
 
 export const hourOf = (ms: number) => Math.floor(ms / HOUR_MS) * HOUR_MS;
 
+interface RollupRow {
+  success_count: number;
+  degraded_count: number;
+  error_count: number;
+  latency: Buffer;
+  last_ping_at: number;
+}
+
+interface StateRow {
+  monitor_id: number;
+  runner: string;
+  result: CheckOutcome;
+  regions: string;
+  checked_at: number;
+}
+
+interface GapRow {
+  runner: string;
+  started_at: number;
+  ended_at: number;
+}
+
 function statementsFor(sqlite: SQLite.Database) {
   return {
-    monitorExists: sqlite.prepare('select 1 from monitors where id = ?').pluck(),
+    monitorExists: sqlite.prepare<[number], number>('select 1 from monitors where id = ?').pluck(),
     insert: sqlite.prepare(
       `insert into check_results (monitor_id, runner, regions, started_at, result, latency_ms, dns_ms, connect_ms, tls_ms, ttfb_ms,
          transfer_ms, attempts, message, grpc_status, status_code, details)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    rollup: sqlite.prepare('select success_count, degraded_count, error_count, latency, last_ping_at from check_rollups where monitor_id = ? and hour = ?'),
+    rollup: sqlite.prepare<[number, number], RollupRow>('select success_count, degraded_count, error_count, latency, last_ping_at from check_rollups where monitor_id = ? and hour = ?'),
     saveRollup: sqlite.prepare(
       `insert into check_rollups (monitor_id, hour, success_count, degraded_count, error_count, latency, last_ping_at) values (?, ?, ?, ?, ?, ?, ?)
        on conflict (monitor_id, hour) do update set success_count = excluded.success_count, degraded_count = excluded.degraded_count,
@@ -65,16 +87,16 @@ function statementsFor(sqlite: SQLite.Database) {
        on conflict (monitor_id, runner) do update set result = excluded.result, regions = excluded.regions, checked_at = excluded.checked_at
        where excluded.checked_at >= check_state.checked_at`,
     ),
-    rollupsSince: sqlite.prepare('select success_count, degraded_count, error_count, latency, last_ping_at from check_rollups where monitor_id = ? and hour >= ?'),
-    rawBetween: sqlite.prepare('select result, latency_ms, started_at from check_results where monitor_id = ? and started_at >= ? and started_at < ?'),
-    states: sqlite.prepare('select runner, result, regions, checked_at from check_state where monitor_id = ?'),
-    allStates: sqlite.prepare('select monitor_id, runner, result from check_state'),
-    results: sqlite.prepare('select * from check_results where monitor_id = ? and started_at >= ? order by started_at desc, id desc limit ? offset ?'),
+    rollupsSince: sqlite.prepare<[number, number], RollupRow>('select success_count, degraded_count, error_count, latency, last_ping_at from check_rollups where monitor_id = ? and hour >= ?'),
+    rawBetween: sqlite.prepare<[number, number, number], { result: CheckOutcome; latency_ms: number; started_at: number }>('select result, latency_ms, started_at from check_results where monitor_id = ? and started_at >= ? and started_at < ?'),
+    states: sqlite.prepare<[number], StateRow>('select monitor_id, runner, result, regions, checked_at from check_state where monitor_id = ?'),
+    allStates: sqlite.prepare<[], StateRow>('select monitor_id, runner, result, regions, checked_at from check_state'),
+    results: sqlite.prepare<[number, number, number, number], CheckResultRow>('select * from check_results where monitor_id = ? and started_at >= ? order by started_at desc, id desc limit ? offset ?'),
     pruneResults: sqlite.prepare(`delete from check_results where id in (select id from check_results where started_at < ? limit ${PRUNE_CHUNK})`),
     pruneRollups: sqlite.prepare('delete from check_rollups where hour < ?'),
     pruneGaps: sqlite.prepare('delete from check_gaps where ended_at < ?'),
     insertGap: sqlite.prepare('insert into check_gaps (runner, started_at, ended_at) values (?, ?, ?)'),
-    gapsSince: sqlite.prepare('select runner, started_at, ended_at from check_gaps where ended_at >= ? order by started_at'),
+    gapsSince: sqlite.prepare<[number], GapRow>('select runner, started_at, ended_at from check_gaps where ended_at >= ? order by started_at'),
   };
 }
 
@@ -131,7 +153,7 @@ export function createResultStore(db: Db) {
               const key = `${c.monitorId}:${hour}`;
               let bucket = buckets.get(key);
               if (!bucket) {
-                const row = s.rollup.get(c.monitorId, hour) as { success_count: number; degraded_count: number; error_count: number; latency: Buffer; last_ping_at: number } | undefined;
+                const row = s.rollup.get(c.monitorId, hour);
                 bucket = row
                   ? { monitorId: c.monitorId, hour, success: row.success_count, degraded: row.degraded_count, error: row.error_count, latency: LatencyHistogram.decode(row.latency), last: row.last_ping_at }
                   : { monitorId: c.monitorId, hour, success: 0, degraded: 0, error: 0, latency: new LatencyHistogram(), last: 0 };
@@ -151,14 +173,14 @@ export function createResultStore(db: Db) {
       return run((s) => {
         const firstHour = hourOf(from) === from ? from : hourOf(from) + HOUR_MS;
         const total: Bucket = { success: 0, degraded: 0, error: 0, latency: new LatencyHistogram(), last: 0 };
-        for (const row of s.rollupsSince.all(monitorId, firstHour) as { success_count: number; degraded_count: number; error_count: number; latency: Buffer; last_ping_at: number }[]) {
+        for (const row of s.rollupsSince.all(monitorId, firstHour)) {
           total.success += row.success_count;
           total.degraded += row.degraded_count;
           total.error += row.error_count;
           total.latency.merge(LatencyHistogram.decode(row.latency));
           total.last = Math.max(total.last, row.last_ping_at);
         }
-        for (const row of s.rawBetween.all(monitorId, from, firstHour) as { result: CheckOutcome; latency_ms: number; started_at: number }[]) {
+        for (const row of s.rawBetween.all(monitorId, from, firstHour)) {
           count(total, row.result, row.latency_ms, row.started_at);
         }
         return { successCount: total.success, degradedCount: total.degraded, errorCount: total.error, latency: total.latency, lastPingAt: total.last || null };
@@ -167,7 +189,7 @@ export function createResultStore(db: Db) {
 
     states(monitorId: number): Promise<RunnerState[]> {
       return run((s) =>
-        (s.states.all(monitorId) as { runner: string; result: CheckOutcome; regions: string; checked_at: number }[]).map((r) => ({
+        s.states.all(monitorId).map((r) => ({
           runner: r.runner,
           result: r.result,
           regions: JSON.parse(r.regions) as string[],
@@ -177,21 +199,21 @@ export function createResultStore(db: Db) {
     },
 
     /** The latest result of every monitor by every runner. */
-    allStates(): Promise<{ monitor_id: number; runner: string; result: CheckOutcome }[]> {
-      return run((s) => s.allStates.all() as { monitor_id: number; runner: string; result: CheckOutcome }[]);
+    allStates(): Promise<StateRow[]> {
+      return run((s) => s.allStates.all());
     },
 
     /** Results of one monitor since `from`, newest first. */
     results(monitorId: number, from: number, limit: number, offset: number): Promise<CheckResultRow[]> {
-      return run((s) => s.results.all(monitorId, from, limit, offset) as CheckResultRow[]);
+      return run((s) => s.results.all(monitorId, from, limit, offset));
     },
 
     recordGap(runner: string, startedAt: number, endedAt: number): Promise<void> {
       return run((s) => void s.insertGap.run(runner, startedAt, endedAt));
     },
 
-    gaps(from: number): Promise<{ runner: string; started_at: number; ended_at: number }[]> {
-      return run((s) => s.gapsSince.all(from) as { runner: string; started_at: number; ended_at: number }[]);
+    gaps(from: number): Promise<GapRow[]> {
+      return run((s) => s.gapsSince.all(from));
     },
 
     /**

@@ -16,10 +16,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('last_seen_at', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db
-    .insertInto('private_locations' as never)
-    .values({ name: 'local', status: 'active', metadata: JSON.stringify({ kind: 'embedded' }), created_at: new Date().toISOString() } as never)
-    .execute();
+  await sql`insert into private_locations (name, status, metadata, created_at)
+    values ('local', 'active', ${JSON.stringify({ kind: 'embedded' })}, ${new Date().toISOString()})`.execute(db);
 
   // One row per check. Times are epoch milliseconds: these rows are many, and integers are small.
   await db.schema
