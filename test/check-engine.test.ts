@@ -813,7 +813,15 @@ describe('check engine in the service', () => {
         const created = (await client.createTCPMonitor({ monitor: { name: 'db', uri: `127.0.0.1:${await closedPort()}`, periodicity: Periodicity.PERIODICITY_1M } })).monitor!;
         const id = Number(created.id);
         assert.equal(svc.engine.scheduler.has(id), checks === 'on', `checks ${checks}: scheduled`);
-        if (checks === 'on') assert.ok(Math.abs(svc.engine.lastSeen - Date.now()) < 5_000, 'the runner has reported itself');
+        if (checks === 'on') {
+          const db = await openDatabase(svc.dataDir);
+          try {
+            const seen = await db.selectFrom('private_locations').select('last_seen_at').where('name', '=', 'local').executeTakeFirstOrThrow();
+            assert.ok(Math.abs(Date.parse(seen.last_seen_at!) - Date.now()) < 5_000, 'the runner has reported itself');
+          } finally {
+            await db.destroy();
+          }
+        }
         await client.deleteMonitor({ id: created.id });
         assert.equal(svc.engine.scheduler.has(id), false);
         assert.equal(svc.engine.scheduler.load.jobs, 0);

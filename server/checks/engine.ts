@@ -84,7 +84,6 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
   let flushing: Promise<void> = Promise.resolve();
   const timers: NodeJS.Timeout[] = [];
   let closed = false;
-  let lastSeen = now();
 
   const scheduler = createScheduler({
     concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
@@ -155,9 +154,14 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     return flushing;
   }
 
+  function outcomesOf(monitorId: number): Map<string, CheckOutcome> {
+    let byRunner = outcomes.get(monitorId);
+    if (!byRunner) outcomes.set(monitorId, (byRunner = new Map()));
+    return byRunner;
+  }
+
   function detectChange(c: StoredCheck): void {
-    let byRunner = outcomes.get(c.monitorId);
-    if (!byRunner) outcomes.set(c.monitorId, (byRunner = new Map()));
+    const byRunner = outcomesOf(c.monitorId);
     const from = worst(byRunner.values());
     byRunner.set(c.runner, c.result);
     const to = worst(byRunner.values())!;
@@ -181,11 +185,13 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     }
   }
 
+  /** Schedules an active monitor (anew, if it changed); a paused one is forgotten. */
   function track(monitor: Monitor, revision: number): void {
+    if (!options.schedule) return;
     const id = Number(monitor.id);
     if (!monitor.active) return forget(id);
     monitors.set(id, { revision, monitor });
-    if (options.schedule) scheduler.schedule(id, PERIOD_MS[monitor.periodicity]);
+    scheduler.schedule(id, PERIOD_MS[monitor.periodicity]);
   }
 
   function forget(id: number): void {
@@ -210,8 +216,7 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
   }
 
   async function heartbeat(): Promise<void> {
-    lastSeen = now();
-    await markRunnerSeen(db, runner, new Date(lastSeen).toISOString());
+    await markRunnerSeen(db, runner, new Date(now()).toISOString());
     await sync();
   }
 
@@ -279,15 +284,11 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
       return () => listeners.delete(listener);
     },
 
-    /** Loads monitors and their last states, then starts checking. */
+    /** Loads the last states (so a restart does not repeat alerts), then, when scheduling, the monitors, and starts checking. */
     async start(): Promise<void> {
-      for (const s of await store.allStates()) {
-        let byRunner = outcomes.get(s.monitor_id);
-        if (!byRunner) outcomes.set(s.monitor_id, (byRunner = new Map()));
-        byRunner.set(s.runner, s.result);
-      }
-      await sync();
+      for (const s of await store.allStates()) outcomesOf(s.monitor_id).set(s.runner, s.result);
       if (!options.schedule) return;
+      await sync();
       // The service was not running since the runner was last seen: nothing was checked.
       const previous = (await runnerByName(db, runner))?.last_seen_at;
       const t = now();
@@ -315,10 +316,6 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     },
 
     scheduler,
-    /** When the runner last reported itself alive. */
-    get lastSeen() {
-      return lastSeen;
-    },
   };
 }
 

@@ -106,6 +106,8 @@ async function handshake(socket: Socket | TLSSocket, target: Target, mode: GrpcC
 
 interface Answer {
   httpStatus: number;
+  /** The HTTP/2 error code with which the server reset the call, if it did. */
+  resetCode?: number;
   headers: IncomingHttpHeaders;
   trailers: IncomingHttpHeaders;
   body: Buffer;
@@ -149,7 +151,7 @@ async function call(session: ClientHttp2Session, target: Target, monitor: GrpcPr
     if (deadline.expired) throw deadline.timedOut();
     // The request left: whatever broke the call, it is not retried.
     if (stream.rstCode && stream.rstCode !== constants.NGHTTP2_NO_ERROR && stream.rstCode !== constants.NGHTTP2_REFUSED_STREAM) {
-      return { httpStatus: 200, headers, trailers: { 'grpc-status': '13', 'grpc-message': `the server reset the call (HTTP/2 error ${stream.rstCode})` }, body: Buffer.alloc(0) };
+      return { httpStatus: 0, headers, trailers, body: Buffer.alloc(0), resetCode: stream.rstCode };
     }
     if (!responded) throw new ConnectionFailure('reset', 'the connection closed before the server answered');
   }
@@ -162,6 +164,8 @@ async function call(session: ClientHttp2Session, target: Target, monitor: GrpcPr
 /** The health status and message of an answer, per SPEC 3.1. */
 function interpret(answer: Answer, service: string): [GrpcStatus, string] {
   const named = service === '' ? 'the server' : `the service "${service}"`;
+  // grpc-js reports a reset call as INTERNAL.
+  if (answer.resetCode !== undefined) return ['UNKNOWN', `the server answered INTERNAL: the server reset the call (HTTP/2 error ${answer.resetCode})`];
   const code = answer.httpStatus !== 200 ? codeOfHttpStatus(answer.httpStatus) : Number(answer.trailers['grpc-status'] ?? answer.headers['grpc-status'] ?? NaN);
   const serverMessage = grpcMessage(answer.trailers['grpc-message'] ?? answer.headers['grpc-message']);
   const detail = serverMessage ? `: ${serverMessage}` : answer.httpStatus !== 200 ? ` (HTTP status ${answer.httpStatus})` : '';

@@ -171,7 +171,7 @@ export function createResultStore(db: Db) {
     /** Counts and latency of the checks in [from, now]: whole hours from rollups, the partial first hour from raw rows. */
     window(monitorId: number, from: number): Promise<WindowCounts> {
       return run((s) => {
-        const firstHour = hourOf(from) === from ? from : hourOf(from) + HOUR_MS;
+        const firstHour = Math.ceil(from / HOUR_MS) * HOUR_MS;
         const total: Bucket = { success: 0, degraded: 0, error: 0, latency: new LatencyHistogram(), last: 0 };
         for (const row of s.rollupsSince.all(monitorId, firstHour)) {
           total.success += row.success_count;
