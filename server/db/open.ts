@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import envPaths from 'env-paths';
@@ -11,6 +12,7 @@ export type Db = Kysely<Database>;
 
 /** Marks the file as ours ("SDSK"), so a stray SQLite file is never migrated by mistake. */
 const APPLICATION_ID = 0x5344534b;
+const BUSY_TIMEOUT_MS = 5_000;
 const SCHEMA_VERSION = Object.keys(migrations).length;
 export const DATABASE_FILE = 'statusdesk.db';
 
@@ -36,13 +38,13 @@ export async function openDatabase(dataDir: string): Promise<Db> {
       probe.close();
     }
   }
-  const sqlite = openSqlite(file, { timeout: 5_000 });
+  const sqlite = openSqlite(file, { timeout: BUSY_TIMEOUT_MS });
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   handles.set(db, sqlite);
   try {
     if (schemaVersion(sqlite) !== SCHEMA_VERSION || applicationId(sqlite) !== APPLICATION_ID) await migrate(db, sqlite, file);
     // After the migration: the journal mode cannot change inside a transaction.
-    sqlite.pragma('journal_mode = WAL');
+    await useWal(sqlite);
     // NORMAL is durable against a crash of the process in WAL mode; only power loss can drop the
     // last commits, and it never corrupts the file.
     sqlite.pragma('synchronous = NORMAL');
@@ -52,6 +54,24 @@ export async function openDatabase(dataDir: string): Promise<Db> {
     throw error;
   }
   return db;
+}
+
+/**
+ * Switches the file to WAL once (the mode is stored in the file). The switch needs the file to
+ * itself, and SQLite reports a concurrent opener as busy at once instead of waiting, so a process
+ * starting alongside others retries for as long as its busy timeout.
+ */
+async function useWal(sqlite: SQLite.Database): Promise<void> {
+  const giveUpAt = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      if (sqlite.pragma('journal_mode', { simple: true }) !== 'wal') sqlite.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > giveUpAt) throw error;
+      await sleep(20);
+    }
+  }
 }
 
 const handles = new WeakMap<Db, SQLite.Database>();
