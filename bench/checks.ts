@@ -668,7 +668,7 @@ async function engineMain(input: EngineInput): Promise<void> {
   const db = await openDatabase(input.dataDir);
   // Wired as the service wires it; default concurrency, no OTLP endpoints.
   const engine = createCheckEngine(db, { log, version: VERSION, schedule: true });
-  createServices(db, engine.checks);
+  createServices(db, { checks: engine.checks });
   stage('database open, engine created');
 
   let rssPeak = 0;
@@ -915,7 +915,7 @@ async function summaryPart(options: Options, tempDirs: string[]): Promise<{ text
     const log = pino({ level: 'silent' });
     // A clock that stands still: the engine's window and the baseline's are the same milliseconds.
     const engine = createCheckEngine(db, { log, version: VERSION, schedule: false, now: () => fixedNow });
-    const services = createServices(db, engine.checks);
+    const services = createServices(db, { checks: engine.checks });
     const workspaceId = Number((await services.workspaces.getBySlug(actor, 'personal')).id);
     const monitor: Monitor = await services.monitors.create(actor, workspaceId, 'tcp', {
       name: 'bench summary',

@@ -23,6 +23,12 @@ export interface ServiceConfig {
   checkConcurrency?: number;
   /** How often metrics go to each monitor's OTLP endpoint (OTEL_METRIC_EXPORT_INTERVAL, ms). */
   otlpIntervalMs?: number;
+  /** Where visitors reach status pages and subscription links (STATUSDESK_PUBLIC_URL); default the API address. */
+  publicUrl?: string;
+  /** The mail relay for subscriber mail and email channels (STATUSDESK_SMTP_URL). */
+  smtpUrl?: string;
+  /** Sender of the service's mail (STATUSDESK_MAIL_FROM). */
+  mailFrom?: string;
 }
 
 export const DEFAULT_PORT = 3000;
@@ -52,6 +58,20 @@ export function parsePort(name: string, value: string | undefined, fallback: num
   const port = Number(value);
   if (!/^\d+$/.test(value) || port > 65535) throw new AppError('VALIDATION', `${name}: must be a port number from 0 to 65535, got ${value}`);
   return port;
+}
+
+function smtpSetting(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url?.protocol !== 'smtp:' && url?.protocol !== 'smtps:') {
+    throw new AppError('VALIDATION', 'STATUSDESK_SMTP_URL: must be an smtp:// or smtps:// URL, like smtps://user:password@smtp.example.com:465');
+  }
+  return value;
 }
 
 function switchSetting(name: string, value: string | undefined, fallback: boolean): boolean {
@@ -84,5 +104,8 @@ export function serviceConfig(
     scheduleChecks: switchSetting('STATUSDESK_CHECKS', env.STATUSDESK_CHECKS, true),
     checkConcurrency: countSetting('STATUSDESK_CHECK_CONCURRENCY', env.STATUSDESK_CHECK_CONCURRENCY),
     otlpIntervalMs: countSetting('OTEL_METRIC_EXPORT_INTERVAL', env.OTEL_METRIC_EXPORT_INTERVAL),
+    publicUrl: originSetting('STATUSDESK_PUBLIC_URL', env.STATUSDESK_PUBLIC_URL),
+    smtpUrl: smtpSetting(env.STATUSDESK_SMTP_URL),
+    mailFrom: env.STATUSDESK_MAIL_FROM || undefined,
   };
 }

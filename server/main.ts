@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { ServiceConfig } from './config.ts';
 import { openDatabase } from './db/open.ts';
 import { type CheckEngine, createCheckEngine } from './checks/engine.ts';
-import { createServices } from './domain/services.ts';
+import { createServices, type Services } from './domain/services.ts';
 import { ensureOwner } from './domain/users/users.ts';
 import { createDashboardApp } from './dashboard/dashboard-app.ts';
 import { createFront } from './http/front.ts';
@@ -20,6 +20,8 @@ export interface RunningService {
   signInUrl: string;
   /** The check engine: state changes, scheduler figures. */
   engine: CheckEngine;
+  /** The domain services the surfaces call. */
+  services: Services;
   /** Stops accepting, finishes requests in flight, stops checking, closes the database. */
   close(): Promise<void>;
 }
@@ -38,11 +40,8 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     concurrency: config.checkConcurrency,
     otlpIntervalMs: config.otlpIntervalMs,
   });
+  let services: Services | undefined;
   try {
-    const services = createServices(db, engine.checks);
-    const ownerId = await ensureOwner(db);
-    await services.sessions.prune();
-
     // Routes are attached once both ports are known: the Host/Origin guard needs them.
     const api = await listen({ host: config.host, port: config.port });
     listeners.push(api);
@@ -59,6 +58,22 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     const origins = [...apiOwnHosts, ...dashboardOwnHosts].map((h) => `http://${h}`).concat(apiUrl, dashboardUrl);
     const common = { log, maxBodyBytes: config.maxBodyBytes, docsBase };
 
+    const ready = createServices(db, { checks: engine.checks, publicUrl: config.publicUrl ?? apiUrl, smtpUrl: config.smtpUrl, mailFrom: config.mailFrom, log: log.child({ component: 'notifications' }) });
+    const ownerId = await ensureOwner(db);
+    services = ready;
+    await ready.sessions.prune();
+    const { alerts, publicPages } = ready;
+    // Alerts still being delivered when the service stops are waited for (each delivery is bounded).
+    const alertsInFlight = new Set<Promise<unknown>>();
+    engine.onStateChange((change) => {
+      publicPages.invalidate();
+      const alert: Promise<unknown> = alerts
+        .stateChanged(change)
+        .catch((error: unknown) => log.error({ err: error, monitorId: change.monitorId }, 'alert failed'))
+        .finally(() => alertsInFlight.delete(alert));
+      alertsInFlight.add(alert);
+    });
+
     const mount = (listener: Listener, hosts: string[], app: { fetch: Parameters<typeof getRequestListener>[0] }, rpc?: RequestHandler) => {
       const routes = getRequestListener(app.fetch);
       listener.handle(
@@ -68,26 +83,30 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
         }),
       );
     };
-    const rpc = createRpcHandler({ services, log, maxBodyBytes: config.maxBodyBytes });
-    mount(api, apiHosts, createApiApp({ ...common, services, apiUrl, version: VERSION }), rpc);
-    mount(dashboard, dashboardHosts, createDashboardApp({ ...common, services }));
+    const rpc = createRpcHandler({ services: ready, log, maxBodyBytes: config.maxBodyBytes });
+    mount(api, apiHosts, createApiApp({ ...common, services: ready, apiUrl, version: VERSION }), rpc);
+    mount(dashboard, dashboardHosts, createDashboardApp({ ...common, services: ready }));
 
-    const signInUrl = `${dashboardUrl}/signin?token=${await services.sessions.createSignInToken(ownerId)}`;
+    const signInUrl = `${dashboardUrl}/signin?token=${await ready.sessions.createSignInToken(ownerId)}`;
     await engine.start();
     return {
       apiUrl,
       dashboardUrl,
       signInUrl,
       engine,
+      services: ready,
       async close() {
         await Promise.all(listeners.map((l) => l.close()));
         await engine.close();
+        await Promise.all(alertsInFlight);
+        ready.close();
         await db.destroy();
       },
     };
   } catch (error) {
     await Promise.all(listeners.map((l) => l.close(0)));
     await engine.close();
+    services?.close();
     await db.destroy();
     throw error;
   }

@@ -64,7 +64,7 @@ async function setup(options: { schedule?: boolean; now?: () => number; concurre
     concurrency: options.concurrency,
     now: options.now,
   });
-  const services = createServices(db, engine.checks);
+  const services = createServices(db, { checks: engine.checks });
   const owner: Actor = { type: 'user', userId: ownerId, surface: 'cli' };
   const workspaceId = Number((await services.workspaces.getBySlug(owner, 'personal')).id);
   const changes: MonitorStateChange[] = [];

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
@@ -85,6 +85,13 @@ export function withSqlite<T>(db: Db, work: (sqlite: SQLite.Database) => T): Pro
   const sqlite = handles.get(db);
   if (!sqlite) throw new Error('not a database opened by openDatabase');
   return db.connection().execute(async () => work(sqlite));
+}
+
+/** The data folder a database was opened in: other files of the service live beside it. */
+export function dataDirOf(db: Db): string {
+  const sqlite = handles.get(db);
+  if (!sqlite) throw new Error('not a database opened by openDatabase');
+  return dirname(sqlite.name);
 }
 
 const STATEMENT_CACHE_SIZE = 256;

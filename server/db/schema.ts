@@ -158,6 +158,118 @@ export interface CheckGapTable {
   ended_at: EpochMs;
 }
 
+export interface StatusPageTable {
+  id: Generated<number>;
+  workspace_id: number;
+  slug: string;
+  title: string;
+  description: string;
+  created_at: ColumnType<Timestamp, Timestamp, never>;
+  updated_at: Timestamp;
+}
+
+export interface PageComponentTable {
+  id: Generated<number>;
+  page_id: number;
+  name: string;
+  description: string;
+  type: 'monitor' | 'static';
+  /** NULL for a static component, or a monitor component whose monitor was deleted. */
+  monitor_id: number | null;
+  group_name: string | null;
+  position: number;
+  created_at: ColumnType<Timestamp, Timestamp, never>;
+  updated_at: Timestamp;
+}
+
+export type ReportStatus = 'investigating' | 'identified' | 'monitoring' | 'resolved';
+
+export interface StatusReportTable {
+  id: Generated<number>;
+  workspace_id: number;
+  page_id: number;
+  title: string;
+  status: ReportStatus;
+  resolved_at: Timestamp | null;
+  created_at: ColumnType<Timestamp, Timestamp, never>;
+  updated_at: Timestamp;
+}
+
+export interface StatusReportComponentTable {
+  report_id: number;
+  component_id: number;
+}
+
+export interface StatusReportUpdateTable {
+  id: Generated<number>;
+  report_id: number;
+  status: ReportStatus;
+  message: string;
+  notify: number;
+  created_at: ColumnType<Timestamp, Timestamp, never>;
+}
+
+export interface MaintenanceTable {
+  id: Generated<number>;
+  workspace_id: number;
+  page_id: number;
+  title: string;
+  message: string;
+  starts_at: Timestamp;
+  ends_at: Timestamp;
+  created_at: ColumnType<Timestamp, Timestamp, never>;
+  updated_at: Timestamp;
+}
+
+export interface MaintenanceComponentTable {
+  maintenance_id: number;
+  component_id: number;
+}
+
+export interface PageSubscriberTable {
+  id: Generated<number>;
+  page_id: number;
+  kind: 'email' | 'webhook';
+  address: string;
+  status: 'pending' | 'active';
+  /** Sealed signing secret of a webhook subscriber. */
+  secret: string | null;
+  created_at: ColumnType<Timestamp, Timestamp, never>;
+  confirmed_at: Timestamp | null;
+  confirmation_sent_at: Timestamp | null;
+}
+
+export type ChannelKind = 'webhook' | 'slack' | 'discord' | 'email' | 'ntfy' | 'desktop';
+
+export interface NotificationChannelTable {
+  id: Generated<number>;
+  workspace_id: number;
+  name: string;
+  kind: ChannelKind;
+  /** JSON of the settings that are not secret. */
+  settings: string;
+  /** Sealed JSON of the credentials; never returned. */
+  credentials: string;
+  created_at: ColumnType<Timestamp, Timestamp, never>;
+  updated_at: Timestamp;
+}
+
+export interface ChannelMonitorTable {
+  channel_id: number;
+  monitor_id: number;
+}
+
+export interface AlertTable {
+  id: Generated<number>;
+  monitor_id: number;
+  kind: 'down' | 'recovered' | 'degraded';
+  message: string;
+  occurred_at: Timestamp;
+  suppressed_by: number | null;
+  /** JSON array of {channelId, ok, error}. */
+  deliveries: string;
+}
+
 export interface Database {
   workspaces: WorkspaceTable;
   users: UserTable;
@@ -171,6 +283,17 @@ export interface Database {
   check_rollups: CheckRollupTable;
   check_state: CheckStateTable;
   check_gaps: CheckGapTable;
+  status_pages: StatusPageTable;
+  page_components: PageComponentTable;
+  status_reports: StatusReportTable;
+  status_report_components: StatusReportComponentTable;
+  status_report_updates: StatusReportUpdateTable;
+  maintenances: MaintenanceTable;
+  maintenance_components: MaintenanceComponentTable;
+  page_subscribers: PageSubscriberTable;
+  notification_channels: NotificationChannelTable;
+  channel_monitors: ChannelMonitorTable;
+  alerts: AlertTable;
 }
 
 export type WorkspaceRow = Selectable<WorkspaceTable>;

@@ -1,22 +1,56 @@
+import { join } from 'node:path';
 import type { Kysely } from 'kysely';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { createCheckEngine } from '../checks/engine.ts';
-import { VERSION } from '../package-root.ts';
+import { dataDirOf } from '../db/open.ts';
 import type { Database } from '../db/schema.ts';
+import { deliverAlert } from '../delivery/alert-delivery.ts';
+import { VERSION } from '../package-root.ts';
 import { createIdentityService } from './identity.ts';
 import { createKeyService } from './keys/keys.ts';
 import { createLocationService } from './locations/locations.ts';
+import { createMaintenanceService } from './maintenance/maintenances.ts';
 import type { MonitorChecks } from './monitors/checks.ts';
 import { createMonitorService } from './monitors/monitors.ts';
+import { createAlertService } from './notifications/alerts.ts';
+import type { ChannelTarget } from './notifications/channel-rules.ts';
+import { createChannelService } from './notifications/channels.ts';
+import type { AlertEvent } from './notifications/events.ts';
+import { createOutbound } from './notifications/outbound.ts';
+import { createSubscriberService } from './notifications/subscribers.ts';
+import { createPageService } from './pages/pages.ts';
+import { createPublicPages } from './pages/public-pages.ts';
+import { createReportService } from './reports/reports.ts';
+import { createSealer, KEY_FILE, loadSealingKey } from './sealing.ts';
 import { createSessionService } from './sessions/sessions.ts';
 import { createWorkspaceService } from './workspaces/workspaces.ts';
 
-/**
- * Every domain service over one database: the single boundary all surfaces call. `checks` is the
- * check engine; by default one that runs checks only when asked (the service passes its
- * scheduling engine).
- */
-export function createServices(db: Kysely<Database>, checks: MonitorChecks = createCheckEngine(db, { log: pino({ enabled: false }), version: VERSION, schedule: false }).checks) {
+export interface ServiceOptions {
+  /** The check engine; by default one that runs checks only when asked (the service passes its scheduling engine). */
+  checks?: MonitorChecks;
+  /** Base of public addresses: status pages and the links in subscriber mail. */
+  publicUrl?: string;
+  /** The service's mail relay (STATUSDESK_SMTP_URL) and sender (STATUSDESK_MAIL_FROM). */
+  smtpUrl?: string;
+  mailFrom?: string;
+  log?: Logger;
+}
+
+/** Every domain service over one database: the single boundary all surfaces call. */
+export function createServices(db: Kysely<Database>, options: ServiceOptions = {}) {
+  const log = options.log ?? pino({ enabled: false });
+  const checks = options.checks ?? createCheckEngine(db, { log, version: VERSION, schedule: false }).checks;
+  const publicUrl = options.publicUrl ?? 'http://localhost:3000';
+  const sealer = createSealer(loadSealingKey(join(dataDirOf(db), KEY_FILE)));
+  const outbound = createOutbound({ smtpUrl: options.smtpUrl, mailFrom: options.mailFrom });
+  const deliver = (target: ChannelTarget, event: AlertEvent) => deliverAlert(target, event, outbound);
+
+  const publicPages = createPublicPages(db, { publicUrl, canMail: outbound.hasMailRelay });
+  const changed = (pageId: number) => publicPages.invalidate(pageId);
+  const subscribers = createSubscriberService(db, { publicUrl, sealer, outbound });
+  const publishing = { publicUrl, changed, log, notifySubscribers: subscribers.dispatch };
+  const channels = createChannelService(db, { sealer, deliver });
+
   return {
     workspaces: createWorkspaceService(db),
     keys: createKeyService(db),
@@ -24,6 +58,17 @@ export function createServices(db: Kysely<Database>, checks: MonitorChecks = cre
     sessions: createSessionService(db),
     monitors: createMonitorService(db, checks),
     locations: createLocationService(db),
+    pages: createPageService(db, { publicUrl, changed }),
+    publicPages,
+    reports: createReportService(db, publishing),
+    maintenances: createMaintenanceService(db, publishing),
+    subscribers,
+    channels,
+    alerts: createAlertService(db, { targetsOf: channels.targetsOf, deliver, log }),
+    /** Desktop alerts, for the app shell. */
+    onDesktopAlert: outbound.onDesktopAlert,
+    /** Closes the pooled mail connections. */
+    close: () => outbound.close(),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { AppError, type FieldViolation } from '../errors.ts';
 
 /** One VALIDATION error naming every rejected field and its rule. */
@@ -18,4 +18,39 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   throw validationError(result.error.issues);
+}
+
+/** The one-field VALIDATION error. */
+export function invalid(field: string, rule: string): AppError {
+  return new AppError('VALIDATION', `${field}: ${rule}`, [{ field, rule }]);
+}
+
+/**
+ * Ids of stored records are positive integers written in decimal; anything else cannot name a
+ * record, and is refused naming `field`.
+ */
+export function parseId(field: string, what: string, id: unknown): number {
+  const text = typeof id === 'number' ? String(id) : id;
+  const value = typeof text === 'string' && /^\d{1,15}$/.test(text) ? Number(text) : 0;
+  if (value < 1) throw invalid(field, `must be a ${what} id (a positive whole number), got ${JSON.stringify(id ?? null)}`);
+  return value;
+}
+
+export interface Pagination {
+  page: number;
+  perPage: number;
+  totalSize: number;
+  totalPages: number;
+}
+
+/** `page` (1-indexed, default 1) and `perPage` (default 50, at most `max`) of a paginated list. */
+export function pageQuery(max: number, defaultPerPage = Math.min(50, max)) {
+  return {
+    page: z.number().int('must be a whole number').min(1, 'must be 1 or more (pages are 1-indexed)').default(1),
+    perPage: z.number().int('must be a whole number').min(1, `must be 1 to ${max}`).max(max, `must be 1 to ${max}`).default(defaultPerPage),
+  };
+}
+
+export function paginationOf(page: number, perPage: number, totalSize: number): Pagination {
+  return { page, perPage, totalSize, totalPages: Math.ceil(totalSize / perPage) };
 }

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Services } from '../domain/services.ts';
 import { resolveActor } from '../http/credentials.ts';
 import { createHonoApp } from '../http/hono-app.ts';
+import { registerStatusPages } from '../public/status-routes.ts';
 import { registerDocs } from './docs.ts';
 import { registerWhoami } from './whoami.ts';
 
@@ -42,5 +43,6 @@ export function createApiApp(options: ApiAppOptions) {
   });
 
   registerDocs(app);
+  registerStatusPages(app, services);
   return app;
 }

@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import * as m0001 from './0001-initial.ts';
 import * as m0002 from './0002-monitors.ts';
 import * as m0003 from './0003-checks.ts';
+import * as m0004 from './0004-pages.ts';
 
 /**
  * Every migration, in order, imported statically so a bundled app carries them. Append only:
@@ -11,4 +12,5 @@ export const migrations: Record<string, Migration> = {
   '0001-initial': m0001,
   '0002-monitors': m0002,
   '0003-checks': m0003,
+  '0004-pages': m0004,
 };

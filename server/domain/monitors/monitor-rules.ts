@@ -26,7 +26,7 @@ const MAX_BODY_BYTES = 64 * 1024;
 const MAX_ASSERTIONS = 20;
 
 /** An error message for a value that is missing or of the wrong kind. */
-const expected = (what: string) => ({
+export const expected = (what: string) => ({
   error: (issue: { input?: unknown }) => (issue.input === undefined ? `is required: ${what}` : `must be ${what}`),
 });
 
@@ -95,7 +95,7 @@ function headerBounds(entries: Record<string, string>, ctx: z.RefinementCtx): vo
 const headerValue = z.string().regex(HEADER_VALUE, 'a header value must not contain line breaks or control characters');
 
 /** Request headers of an HTTP monitor or an OTLP export. Names are kept as given, matched without case. */
-const httpHeaders = z
+export const httpHeaders = z
   .record(
     z
       .string()
@@ -133,7 +133,7 @@ const grpcMetadata = z
     }
   });
 
-const httpUrl = (what: string) =>
+export const httpUrl = (what: string) =>
   z
     .string(expected('an http:// or https:// URL'))
     .trim()

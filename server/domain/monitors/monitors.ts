@@ -8,7 +8,7 @@ import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { type Plan, planOf } from '../plans.ts';
 import { defaultTcpRegions } from '../regions.ts';
-import { parseInput } from '../validation.ts';
+import { parseId, parseInput } from '../validation.ts';
 import { type MonitorChecks, summaryWindows } from './checks.ts';
 import {
   configOf,
@@ -45,15 +45,7 @@ const responseLogInput = z.strictObject({
 });
 
 /** Monitor ids are positive integers; anything else cannot name a monitor. */
-function monitorId(id: string): number {
-  const value = /^\d{1,15}$/.test(id) ? Number(id) : 0;
-  if (value < 1) {
-    throw new AppError('VALIDATION', `id: must be a monitor id (a positive whole number), got "${id}"`, [
-      { field: 'id', rule: 'must be a monitor id (a positive whole number)' },
-    ]);
-  }
-  return value;
-}
+const monitorId = (id: string) => parseId('id', 'monitor', id);
 
 /** What the audit log keeps of a monitor. */
 function snapshot(monitor: Monitor): Record<string, unknown> {

@@ -1,0 +1,148 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Signed JSON over HTTP: the one way webhooks, Slack, Discord and ntfy are told. One POST, no
+ * redirects followed, no retries. Errors name only the origin of the address: webhook URLs carry
+ * their tokens in the path or query, and error messages are stored and shown.
+ */
+
+export const SIGNATURE_HEADER = 'x-statusdesk-signature';
+export const EVENT_HEADER = 'x-statusdesk-event';
+export const USER_AGENT = 'Statusdesk';
+export const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_TOLERANCE_SECONDS = 300;
+
+const hmac = (secret: string, timestamp: number, body: string) => createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
+
+/** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, keyed with the channel's secret. */
+export function signPayload(secret: string, body: string, now = Date.now()): string {
+  const timestamp = Math.floor(now / 1000);
+  return `t=${timestamp},v1=${hmac(secret, timestamp, body)}`;
+}
+
+/**
+ * Whether `header` is a signature of `body` with `secret`, made within `toleranceSeconds` of
+ * `now` (either side). Several `v1=` entries are allowed; one must match. A malformed header is
+ * false, never an exception.
+ */
+export function verifySignature(secret: string, header: string, body: string, options: { toleranceSeconds?: number; now?: number } = {}): boolean {
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  const now = options.now ?? Date.now();
+  let timestamp: number | undefined;
+  const candidates: string[] = [];
+  for (const part of header.split(',')) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) return false;
+    const key = part.slice(0, eq).trim();
+    const value = part.slice(eq + 1).trim();
+    if (key === 't') {
+      if (timestamp !== undefined || !/^\d{1,12}$/.test(value)) return false;
+      timestamp = Number(value);
+    } else if (key === 'v1') {
+      if (!/^[0-9a-f]{64}$/i.test(value)) return false;
+      candidates.push(value.toLowerCase());
+    }
+  }
+  if (timestamp === undefined || candidates.length === 0) return false;
+  if (Math.abs(now / 1000 - timestamp) > tolerance) return false;
+  const expected = Buffer.from(hmac(secret, timestamp, body), 'hex');
+  let matched = false;
+  // Every candidate is compared, in constant time each, so the answer's timing says nothing.
+  for (const candidate of candidates) matched = timingSafeEqual(expected, Buffer.from(candidate, 'hex')) || matched;
+  return matched;
+}
+
+export interface PostOptions {
+  /** Signs the body into the x-statusdesk-signature header. */
+  secret?: string;
+  /** Sent as x-statusdesk-event. */
+  event?: string;
+  /** Extra request headers; they cannot replace content-type, user-agent or the two headers above. */
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+/** Network failures, by the code of the error under fetch's `fetch failed`. */
+const NETWORK_ERRORS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset by the server',
+  EPIPE: 'connection reset by the server',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  EADDRNOTAVAIL: 'address not available',
+  ETIMEDOUT: 'connection timed out',
+  ENOTFOUND: 'DNS lookup failed: no such host',
+  EAI_AGAIN: 'DNS lookup failed: the resolver did not answer',
+  ENODATA: 'DNS lookup failed: no address for the host',
+  UND_ERR_SOCKET: 'the connection broke off',
+  UND_ERR_CLOSED: 'the connection broke off',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'the server did not answer',
+  HPE_INVALID_CONSTANT: 'the answer is not HTTP',
+};
+
+const CERTIFICATE_ERROR = /CERT|SELF_SIGNED|ERR_TLS_CERT_ALTNAME_INVALID|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/;
+
+/** What went wrong in words, from fetch's error; never its message, which may quote the URL. */
+function describeFailure(error: unknown): string {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    const code = (current as NodeJS.ErrnoException).code;
+    if (code && NETWORK_ERRORS[code]) return NETWORK_ERRORS[code];
+    if (code && CERTIFICATE_ERROR.test(code)) return 'certificate verification failed';
+    if (code?.startsWith('ERR_SSL') || code?.startsWith('ERR_TLS')) return `TLS failed (${code})`;
+    current = current.cause;
+  }
+  const code = error instanceof Error ? ((error.cause as NodeJS.ErrnoException | undefined)?.code ?? (error as NodeJS.ErrnoException).code) : undefined;
+  return code ? `network error (${code})` : 'network error';
+}
+
+/**
+ * POSTs `payload` as JSON and resolves once a 2xx answer arrived. Redirects are not followed: a
+ * 3xx is a failure like any other non-2xx. Rejects with an Error naming only the origin:
+ * `POST https://hooks.example.com answered 500`, `... failed: connection refused`,
+ * `... timed out after 10000 ms`.
+ */
+export async function postJson(url: string, payload: unknown, options: PostOptions = {}): Promise<void> {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    throw new Error('POST failed: the address is not a valid URL');
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error(`POST failed: ${target.protocol}// addresses are not supported, only http:// and https://`);
+  const what = `POST ${target.origin}`;
+  if (target.username || target.password) throw new Error(`${what} failed: the address carries credentials; send them in a header instead`);
+
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const body = JSON.stringify(payload);
+  let headers: Headers;
+  try {
+    headers = new Headers(options.headers);
+  } catch {
+    // The error would quote the header, which may be a credential.
+    throw new Error(`${what} failed: a request header has an invalid name or value`);
+  }
+  headers.set('content-type', 'application/json');
+  headers.set('user-agent', USER_AGENT);
+  if (options.event !== undefined) headers.set(EVENT_HEADER, options.event);
+  else headers.delete(EVENT_HEADER);
+  if (options.secret !== undefined) headers.set(SIGNATURE_HEADER, signPayload(options.secret, body));
+  else headers.delete(SIGNATURE_HEADER);
+
+  const signal = AbortSignal.timeout(timeoutMs);
+  let response: Response;
+  try {
+    response = await fetch(target, { method: 'POST', headers, body, redirect: 'manual', signal });
+  } catch (error) {
+    if (signal.aborted) throw new Error(`${what} timed out after ${timeoutMs} ms`);
+    throw new Error(`${what} failed: ${describeFailure(error)}`);
+  }
+  // The answer's body is not used: drop it so the connection is released.
+  try {
+    await response.body?.cancel();
+  } catch {
+    // already gone
+  }
+  if (response.status < 200 || response.status > 299) throw new Error(`${what} answered ${response.status}`);
+}

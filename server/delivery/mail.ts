@@ -1,0 +1,168 @@
+import { createTransport } from 'nodemailer';
+
+/**
+ * Mail over SMTP through nodemailer: one pooled transport per SMTP URL. A message and all its
+ * recipients are one SMTP transaction. Errors name the server (host:port) and its answer, never
+ * the credentials of the URL.
+ */
+
+export interface Mail {
+  from: string;
+  to: string[];
+  subject: string;
+  text: string;
+  html: string;
+  headers?: Record<string, string>;
+}
+
+export interface Mailer {
+  /** Resolves once the server accepted the message for every recipient. */
+  send(mail: Mail): Promise<void>;
+  /** Closes the pooled connections; a message being sent is finished first. */
+  close(): void;
+}
+
+const MAX_CONNECTIONS = 5;
+/** A pooled connection is replaced after this many messages: effectively never. */
+const MAX_MESSAGES = 1_000_000;
+const CONNECTION_TIMEOUT_MS = 10_000;
+const GREETING_TIMEOUT_MS = 10_000;
+const SOCKET_TIMEOUT_MS = 30_000;
+
+interface SmtpServer {
+  host: string;
+  port: number;
+  secure: boolean;
+  user: string;
+  pass: string;
+}
+
+/**
+ * Reads an smtp:// or smtps:// URL: scheme, user, password, host and port. Without a port,
+ * smtp:// is 587 (STARTTLS when offered) and smtps:// is 465 (TLS from the start). Anything in
+ * the query is ignored. Errors never quote the URL: it carries the password.
+ */
+function parseSmtpUrl(smtpUrl: string): SmtpServer {
+  let url: URL;
+  try {
+    url = new URL(smtpUrl);
+  } catch {
+    throw new Error('the SMTP URL is not a valid URL; expected smtp:// or smtps://user:password@host:port');
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new Error(`the SMTP URL must use smtp:// or smtps://, not ${url.protocol}//`);
+  if (!url.hostname) throw new Error('the SMTP URL names no host');
+  const secure = url.protocol === 'smtps:';
+  const decode = (part: string) => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      return part;
+    }
+  };
+  return {
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: Number(url.port) || (secure ? 465 : 587),
+    secure,
+    user: decode(url.username),
+    pass: decode(url.password),
+  };
+}
+
+interface SmtpError extends Error {
+  code?: string;
+  /** Set by Node for socket errors under nodemailer's own code. */
+  originalCode?: string;
+  response?: string;
+  responseCode?: number;
+  command?: string;
+}
+
+const SOCKET_ERRORS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset by the server',
+  EPIPE: 'connection reset by the server',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ENOTFOUND: 'DNS lookup failed: no such host',
+  EAI_AGAIN: 'DNS lookup failed: the resolver did not answer',
+};
+
+/** One line of a server answer, trimmed: enough to say why, short enough to store. */
+const oneLine = (text: string) => {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+};
+
+/** The reason in words, from nodemailer's error: the server's answer when there is one. */
+function describe(error: SmtpError): string {
+  if (error.response) {
+    const answer = oneLine(error.response);
+    if (error.code === 'EAUTH') return `authentication failed: ${answer}`;
+    return error.command && error.command !== 'CONN' && error.command !== 'API' ? `answered ${error.command} with ${answer}` : `answered ${answer}`;
+  }
+  const code = error.originalCode ?? error.code ?? '';
+  if (SOCKET_ERRORS[code]) return SOCKET_ERRORS[code];
+  if (error.code === 'ETIMEDOUT') return `timed out: ${oneLine(error.message)}`;
+  if (error.code === 'ETLS' || /certificate|self[- ]signed/i.test(error.message)) return `TLS failed: ${oneLine(error.message)}`;
+  return oneLine(error.message) || 'failed';
+}
+
+/** Removes the password, raw and URL-encoded, from text that came back from the server. */
+function withoutPassword(text: string, server: SmtpServer): string {
+  if (!server.pass) return text;
+  let clean = text;
+  for (const secret of new Set([server.pass, encodeURIComponent(server.pass), Buffer.from(server.pass).toString('base64')])) {
+    if (secret) clean = clean.split(secret).join('••••••••');
+  }
+  return clean;
+}
+
+export function createMailer(smtpUrl: string): Mailer {
+  const server = parseSmtpUrl(smtpUrl);
+  const name = `SMTP ${server.host.includes(':') ? `[${server.host}]` : server.host}:${server.port}`;
+  const transport = createTransport({
+    pool: true,
+    host: server.host,
+    port: server.port,
+    secure: server.secure,
+    auth: server.user || server.pass ? { user: server.user, pass: server.pass } : undefined,
+    maxConnections: MAX_CONNECTIONS,
+    maxMessages: MAX_MESSAGES,
+    // A message whose connection closed under it fails; it is not sent again.
+    maxRequeues: 0,
+    connectionTimeout: CONNECTION_TIMEOUT_MS,
+    greetingTimeout: GREETING_TIMEOUT_MS,
+    socketTimeout: SOCKET_TIMEOUT_MS,
+    // Messages are plain strings: nothing is read from files or fetched from URLs.
+    disableFileAccess: true,
+    disableUrlAccess: true,
+    logger: false,
+  });
+  const failure = (reason: string) => new Error(withoutPassword(`${name} ${reason}`, server));
+  return {
+    async send(mail) {
+      let info: { accepted: unknown[]; rejected: unknown[]; rejectedErrors?: SmtpError[] | undefined };
+      try {
+        info = await transport.sendMail({
+          from: mail.from,
+          to: mail.to,
+          subject: mail.subject,
+          text: mail.text,
+          html: mail.html,
+          headers: mail.headers,
+        });
+      } catch (error) {
+        throw failure(describe(error as SmtpError));
+      }
+      if (info.rejected.length > 0) {
+        // Some recipients were refused: the others have the message, but the delivery is incomplete.
+        const answer = info.rejectedErrors?.[0]?.response;
+        const who = info.rejected.map(String).join(', ');
+        throw failure(`refused ${info.rejected.length} of ${info.rejected.length + info.accepted.length} recipients (${who})${answer ? `: ${oneLine(answer)}` : ''}`);
+      }
+    },
+    close() {
+      transport.close();
+    },
+  };
+}

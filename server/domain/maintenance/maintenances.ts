@@ -1,0 +1,249 @@
+import type { Logger } from 'pino';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import type { Database, MaintenanceTable } from '../../db/schema.ts';
+import type { Selectable } from 'kysely';
+import { writeTransaction } from '../../db/transaction.ts';
+import { AppError, notFound } from '../../errors.ts';
+import type { Actor } from '../actor.ts';
+import { authorize } from '../access.ts';
+import { recordAudit } from '../audit/audit.ts';
+import { expected } from '../monitors/monitor-rules.ts';
+import { dispatchAfterCommit, type NotifySubscribers, notifyRule } from '../notifications/publish.ts';
+import { componentsOfPage, toPage } from '../pages/page-repository.ts';
+import { resolvePage } from '../pages/pages.ts';
+import { invalid, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
+
+export interface Maintenance {
+  id: string;
+  pageId: string;
+  title: string;
+  message: string;
+  /** RFC 3339, UTC. */
+  from: string;
+  to: string;
+  /** Empty: the window covers the whole page. */
+  pageComponentIds: string[];
+  status: 'scheduled' | 'active' | 'completed';
+  createdAt: string;
+  updatedAt: string;
+}
+
+const MAX_PER_PAGE = 200;
+/** A date and time with a zone: without one, the same text means different moments on different machines. */
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+const instantRule = 'must be an ISO 8601 date and time with a zone, e.g. 2026-11-21T22:00:00Z';
+const instant = z
+  .string(expected(`an ISO 8601 date and time, e.g. 2026-11-21T22:00:00Z`))
+  .trim()
+  .refine((value) => ISO_8601.test(value) && !Number.isNaN(Date.parse(value)), instantRule)
+  .transform((value) => new Date(value).toISOString());
+const title = z.string(expected('a title')).trim().min(1, 'is required').max(200, 'must be at most 200 characters');
+const message = z.string(expected('text')).max(10_000, 'must be at most 10000 characters');
+const componentIds = z.array(z.union([z.string(), z.number()]), expected('a list of page component ids')).max(100, 'must name at most 100 components');
+
+const createInput = z.strictObject({
+  pageId: z.union([z.string(), z.number()], expected('a status page id')),
+  title,
+  message: message.default(''),
+  from: instant,
+  to: instant,
+  pageComponentIds: componentIds.default([]),
+  notify: z.boolean({ error: (issue) => (issue.input === undefined ? notifyRule : 'must be true or false') }),
+});
+const patchInput = z.strictObject({
+  title: title.optional(),
+  message: message.optional(),
+  from: instant.optional(),
+  to: instant.optional(),
+  pageComponentIds: componentIds.optional(),
+});
+const listInput = z.strictObject({ pageId: z.union([z.string(), z.number()]).optional(), ...pageQuery(MAX_PER_PAGE) });
+
+function checkOrder(from: string, to: string): void {
+  if (to <= from) throw invalid('to', `must be after from (${from}), got ${to}`);
+}
+
+export function statusAt(from: string, to: string, now: string): Maintenance['status'] {
+  return now < from ? 'scheduled' : now < to ? 'active' : 'completed';
+}
+
+function snapshot(m: Maintenance): Record<string, unknown> {
+  const { updatedAt: _u, status: _s, ...rest } = m;
+  return rest;
+}
+
+async function loadMaintenances(db: Kysely<Database>, rows: Selectable<MaintenanceTable>[]): Promise<Maintenance[]> {
+  if (rows.length === 0) return [];
+  const links = await db
+    .selectFrom('maintenance_components')
+    .selectAll()
+    .where('maintenance_id', 'in', rows.map((r) => r.id))
+    .orderBy('component_id')
+    .execute();
+  const now = new Date().toISOString();
+  return rows.map((row) => ({
+    id: String(row.id),
+    pageId: String(row.page_id),
+    title: row.title,
+    message: row.message,
+    from: row.starts_at,
+    to: row.ends_at,
+    pageComponentIds: links.filter((l) => l.maintenance_id === row.id).map((l) => String(l.component_id)),
+    status: statusAt(row.starts_at, row.ends_at, now),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  }));
+}
+
+export interface MaintenanceServiceOptions {
+  publicUrl: string;
+  notifySubscribers: NotifySubscribers;
+  changed(pageId: number): void;
+  log: Logger;
+}
+
+/**
+ * Maintenance windows (SPEC 2.5): planned periods on a page, for the whole page or some of its
+ * components. While one is active the page shows maintenance and alerts for the monitors of
+ * its components are held back.
+ */
+export function createMaintenanceService(db: Kysely<Database>, options: MaintenanceServiceOptions) {
+  async function components(q: Kysely<Database>, pageId: number, ids: (string | number)[]): Promise<{ ids: number[]; names: string[] }> {
+    const parsed = [...new Set(ids.map((id, i) => parseId(`pageComponentIds.${i}`, 'page component', id)))];
+    const { found, missing } = await componentsOfPage(q, pageId, parsed);
+    if (missing.length > 0) throw new AppError('NOT_FOUND', `pageComponentIds: page component ${missing[0]} does not exist on status page ${pageId}`);
+    return { ids: parsed, names: found.map((c) => c.name) };
+  }
+
+  async function loadRow(q: Kysely<Database>, workspaceId: number, id: string) {
+    const row = await q.selectFrom('maintenances').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', parseId('id', 'maintenance', id)).executeTakeFirst();
+    if (!row) throw notFound('maintenance', id);
+    return row;
+  }
+
+  async function replaceComponents(q: Kysely<Database>, maintenanceId: number, ids: number[]): Promise<void> {
+    await q.deleteFrom('maintenance_components').where('maintenance_id', '=', maintenanceId).execute();
+    if (ids.length > 0) await q.insertInto('maintenance_components').values(ids.map((component_id) => ({ maintenance_id: maintenanceId, component_id }))).execute();
+  }
+
+  return {
+    /** Windows newest first (by start). */
+    async list(actor: Actor, workspaceId: number, query: unknown = {}) {
+      await authorize(db, actor, workspaceId, 'read');
+      const { pageId, page, perPage } = parseInput(listInput, query);
+      let select = db.selectFrom('maintenances').where('workspace_id', '=', workspaceId);
+      if (pageId !== undefined) select = select.where('page_id', '=', (await resolvePage(db, workspaceId, pageId)).id);
+      const [{ total }, rows] = await Promise.all([
+        select.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+        select.selectAll().orderBy('starts_at', 'desc').orderBy('id', 'desc').limit(perPage).offset((page - 1) * perPage).execute(),
+      ]);
+      return { maintenances: await loadMaintenances(db, rows), pagination: paginationOf(page, perPage, total) };
+    },
+
+    async get(actor: Actor, workspaceId: number, id: string): Promise<Maintenance> {
+      await authorize(db, actor, workspaceId, 'read');
+      const [maintenance] = await loadMaintenances(db, [await loadRow(db, workspaceId, id)]);
+      return maintenance!;
+    },
+
+    /** Schedules a window; with notify, subscribers are told it is scheduled. */
+    async create(actor: Actor, workspaceId: number, input: unknown): Promise<{ maintenance: Maintenance; notified: boolean }> {
+      await authorize(db, actor, workspaceId, 'write');
+      const values = parseInput(createInput, input);
+      checkOrder(values.from, values.to);
+      const { maintenance, page, names } = await writeTransaction(db, async (trx) => {
+        const page = await resolvePage(trx, workspaceId, values.pageId);
+        const { ids, names } = await components(trx, page.id, values.pageComponentIds);
+        const now = new Date().toISOString();
+        const row = await trx
+          .insertInto('maintenances')
+          .values({ workspace_id: workspaceId, page_id: page.id, title: values.title, message: values.message, starts_at: values.from, ends_at: values.to, created_at: now, updated_at: now })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await replaceComponents(trx, row.id, ids);
+        const [maintenance] = await loadMaintenances(trx, [row]);
+        await recordAudit(trx, { workspaceId, entityType: 'maintenance', entityId: row.id, action: 'maintenance.create', actor, before: null, after: snapshot(maintenance!) });
+        return { maintenance: maintenance!, page, names };
+      });
+      options.changed(page.id);
+      const notified = await dispatchAfterCommit(
+        values.notify,
+        () =>
+          options.notifySubscribers(workspaceId, page.id, {
+            kind: 'maintenance.scheduled',
+            page: { id: String(page.id), slug: page.slug, title: page.title, url: toPage(page, options.publicUrl).url },
+            maintenance: { id: maintenance.id, title: maintenance.title, message: maintenance.message, from: maintenance.from, to: maintenance.to, components: names },
+          }),
+        options.log,
+      );
+      return { maintenance, notified };
+    },
+
+    /** Changes the fields given; notifies nobody. */
+    async update(actor: Actor, workspaceId: number, id: string, patch: unknown): Promise<Maintenance> {
+      await authorize(db, actor, workspaceId, 'write');
+      const values = parseInput(patchInput, patch);
+      if (Object.values(values).every((v) => v === undefined)) throw invalid('maintenance', 'names no field to change: set title, message, from, to or pageComponentIds');
+      const updated = await writeTransaction(db, async (trx) => {
+        const row = await loadRow(trx, workspaceId, id);
+        const [before] = await loadMaintenances(trx, [row]);
+        checkOrder(values.from ?? row.starts_at, values.to ?? row.ends_at);
+        if (values.pageComponentIds !== undefined) await replaceComponents(trx, row.id, (await components(trx, row.page_id, values.pageComponentIds)).ids);
+        const next = await trx
+          .updateTable('maintenances')
+          .set({
+            title: values.title ?? row.title,
+            message: values.message ?? row.message,
+            starts_at: values.from ?? row.starts_at,
+            ends_at: values.to ?? row.ends_at,
+            updated_at: new Date().toISOString(),
+          })
+          .where('id', '=', row.id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        const [after] = await loadMaintenances(trx, [next]);
+        await recordAudit(trx, { workspaceId, entityType: 'maintenance', entityId: row.id, action: 'maintenance.update', actor, before: snapshot(before!), after: snapshot(after!) });
+        return after!;
+      });
+      options.changed(Number(updated.pageId));
+      return updated;
+    },
+
+    async delete(actor: Actor, workspaceId: number, id: string): Promise<void> {
+      await authorize(db, actor, workspaceId, 'write');
+      const pageId = await writeTransaction(db, async (trx) => {
+        const row = await loadRow(trx, workspaceId, id);
+        const [before] = await loadMaintenances(trx, [row]);
+        await trx.deleteFrom('maintenances').where('id', '=', row.id).execute();
+        await recordAudit(trx, { workspaceId, entityType: 'maintenance', entityId: row.id, action: 'maintenance.delete', actor, before: snapshot(before!), after: null });
+        return row.page_id;
+      });
+      options.changed(pageId);
+    },
+  };
+}
+
+/**
+ * The active window, if any, that covers `monitorId` now: on a page with a component linked to
+ * the monitor, for the whole page or naming that component.
+ */
+export async function activeMaintenanceFor(db: Kysely<Database>, monitorId: number, now = new Date().toISOString()): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('maintenances as m')
+    .innerJoin('page_components as c', 'c.page_id', 'm.page_id')
+    .select('m.id')
+    .where('c.monitor_id', '=', monitorId)
+    .where('m.starts_at', '<=', now)
+    .where('m.ends_at', '>', now)
+    .where((eb) =>
+      eb.or([
+        eb.not(eb.exists(eb.selectFrom('maintenance_components as any').select('any.component_id').whereRef('any.maintenance_id', '=', 'm.id'))),
+        eb.exists(eb.selectFrom('maintenance_components as mc').select('mc.component_id').whereRef('mc.maintenance_id', '=', 'm.id').whereRef('mc.component_id', '=', 'c.id')),
+      ]),
+    )
+    .executeTakeFirst();
+  return row?.id;
+}
+
+export type MaintenanceService = ReturnType<typeof createMaintenanceService>;

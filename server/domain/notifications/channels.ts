@@ -1,0 +1,240 @@
+import type { Kysely, Selectable } from 'kysely';
+import { z } from 'zod';
+import type { Database, NotificationChannelTable } from '../../db/schema.ts';
+import { writeTransaction } from '../../db/transaction.ts';
+import { AppError, notFound } from '../../errors.ts';
+import type { Actor } from '../actor.ts';
+import { authorize } from '../access.ts';
+import { recordAudit } from '../audit/audit.ts';
+import { expected } from '../monitors/monitor-rules.ts';
+import type { Sealer } from '../sealing.ts';
+import { invalid, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
+import { type ChannelKind, channelKinds, channelSchemas, type ChannelTarget, credentialFields, maskCredential } from './channel-rules.ts';
+import type { AlertEvent } from './events.ts';
+
+export interface Channel {
+  id: string;
+  name: string;
+  kind: ChannelKind;
+  monitorIds: string[];
+  /** The kind's fields; credentials masked. */
+  config: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+type ChannelRow = Selectable<NotificationChannelTable>;
+
+const MAX_PER_PAGE = 200;
+const name = z.string(expected('a name')).trim().min(1, 'is required').max(200, 'must be at most 200 characters');
+const monitorIds = z.array(z.union([z.string(), z.number()]), expected('a list of monitor ids')).max(1000, 'must name at most 1000 monitors');
+const config = z.record(z.string(), z.unknown(), expected('an object with the fields of the channel kind'));
+const createInput = z.strictObject({
+  name,
+  kind: z.enum(channelKinds, expected(`one of ${channelKinds.join(', ')}`)),
+  monitorIds: monitorIds.default([]),
+  config: config.default({}),
+});
+const patchInput = z.strictObject({ name: name.optional(), monitorIds: monitorIds.optional(), config: config.optional() });
+const listInput = z.strictObject(pageQuery(MAX_PER_PAGE));
+
+/** A failure to deliver reads as a sentence whatever was thrown. */
+export const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+export interface ChannelServiceOptions {
+  sealer: Sealer;
+  /** Sends an alert to one channel; throws when it could not be delivered. */
+  deliver(target: ChannelTarget, event: AlertEvent): Promise<void>;
+}
+
+/**
+ * Notification channels (SPEC 2.10): where monitor alerts go, and which monitors feed each.
+ * Credentials are sealed before they are stored and leave only masked.
+ */
+export function createChannelService(db: Kysely<Database>, options: ChannelServiceOptions) {
+  const { sealer } = options;
+
+  /** Validates a kind's whole configuration and splits it into settings and credentials. */
+  function splitConfig(kind: ChannelKind, input: Record<string, unknown>) {
+    const secretFields = new Set(credentialFields(kind));
+    const settingsIn: Record<string, unknown> = {};
+    const credentialsIn: Record<string, unknown> = {};
+    for (const [field, value] of Object.entries(input)) (secretFields.has(field) ? credentialsIn : settingsIn)[field] = value;
+    const prefixed = (schema: z.ZodType, value: unknown): Record<string, unknown> => {
+      const result = schema.safeParse(value);
+      if (result.success) return result.data as Record<string, unknown>;
+      const issue = result.error.issues[0]!;
+      const field = ['config', ...issue.path.map(String)].join('.');
+      throw invalid(issue.code === 'unrecognized_keys' ? `config.${issue.keys[0]}` : field, issue.code === 'unrecognized_keys' ? `is not a field of a ${kind} channel` : issue.message);
+    };
+    return { settings: prefixed(channelSchemas[kind].settings, settingsIn), credentials: prefixed(channelSchemas[kind].credentials, credentialsIn) };
+  }
+
+  function targetOf(row: ChannelRow): ChannelTarget {
+    return { kind: row.kind, settings: JSON.parse(row.settings), credentials: sealer.open(row.credentials) } as ChannelTarget;
+  }
+
+  async function linkedMonitors(q: Kysely<Database>, channelIds: number[]): Promise<Map<number, string[]>> {
+    const links = channelIds.length === 0 ? [] : await q.selectFrom('channel_monitors').selectAll().where('channel_id', 'in', channelIds).orderBy('monitor_id').execute();
+    const byChannel = new Map<number, string[]>();
+    for (const link of links) byChannel.set(link.channel_id, [...(byChannel.get(link.channel_id) ?? []), String(link.monitor_id)]);
+    return byChannel;
+  }
+
+  function toChannel(row: ChannelRow, monitors: string[]): Channel {
+    const credentials = sealer.open<Record<string, unknown>>(row.credentials);
+    const masked = Object.fromEntries(Object.entries(credentials).map(([k, v]) => [k, maskCredential(v)]));
+    return {
+      id: String(row.id),
+      name: row.name,
+      kind: row.kind,
+      monitorIds: monitors,
+      config: { ...JSON.parse(row.settings), ...masked },
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    };
+  }
+
+  /** What the audit log keeps: masked credentials, and a keyed fingerprint that changes when they do. */
+  function snapshot(channel: Channel, row: ChannelRow): Record<string, unknown> {
+    const { updatedAt: _u, ...rest } = channel;
+    return { ...rest, credentialsFingerprint: sealer.token(`credentials:${JSON.stringify(sealer.open(row.credentials))}`).slice(0, 12) };
+  }
+
+  async function checkMonitors(q: Kysely<Database>, workspaceId: number, ids: (string | number)[]): Promise<number[]> {
+    const parsed = [...new Set(ids.map((id, i) => parseId(`monitorIds.${i}`, 'monitor', id)))];
+    if (parsed.length === 0) return [];
+    const rows = await q.selectFrom('monitors').select('id').where('workspace_id', '=', workspaceId).where('id', 'in', parsed).execute();
+    const found = new Set(rows.map((r) => r.id));
+    const missing = parsed.find((id) => !found.has(id));
+    if (missing !== undefined) throw new AppError('NOT_FOUND', `monitorIds: monitor ${missing} does not exist in this workspace`);
+    return parsed;
+  }
+
+  async function linkMonitors(q: Kysely<Database>, channelId: number, ids: number[]): Promise<void> {
+    await q.deleteFrom('channel_monitors').where('channel_id', '=', channelId).execute();
+    if (ids.length > 0) await q.insertInto('channel_monitors').values(ids.map((monitor_id) => ({ channel_id: channelId, monitor_id }))).execute();
+  }
+
+  async function loadRow(q: Kysely<Database>, workspaceId: number, id: string): Promise<ChannelRow> {
+    const row = await q.selectFrom('notification_channels').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', parseId('id', 'notification channel', id)).executeTakeFirst();
+    if (!row) throw notFound('notification channel', id);
+    return row;
+  }
+
+  async function channelOf(q: Kysely<Database>, row: ChannelRow): Promise<Channel> {
+    return toChannel(row, (await linkedMonitors(q, [row.id])).get(row.id) ?? []);
+  }
+
+  return {
+    /** Channels newest first, each with the monitors wired to it. */
+    async list(actor: Actor, workspaceId: number, query: unknown = {}) {
+      await authorize(db, actor, workspaceId, 'read');
+      const { page, perPage } = parseInput(listInput, query);
+      const select = db.selectFrom('notification_channels').where('workspace_id', '=', workspaceId);
+      const [{ total }, rows] = await Promise.all([
+        select.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+        select.selectAll().orderBy('id', 'desc').limit(perPage).offset((page - 1) * perPage).execute(),
+      ]);
+      const monitors = await linkedMonitors(db, rows.map((r) => r.id));
+      return { channels: rows.map((r) => toChannel(r, monitors.get(r.id) ?? [])), pagination: paginationOf(page, perPage, total) };
+    },
+
+    async get(actor: Actor, workspaceId: number, id: string): Promise<Channel> {
+      await authorize(db, actor, workspaceId, 'read');
+      return channelOf(db, await loadRow(db, workspaceId, id));
+    },
+
+    async create(actor: Actor, workspaceId: number, input: unknown): Promise<Channel> {
+      await authorize(db, actor, workspaceId, 'write');
+      const values = parseInput(createInput, input);
+      const { settings, credentials } = splitConfig(values.kind, values.config);
+      return writeTransaction(db, async (trx) => {
+        const monitors = await checkMonitors(trx, workspaceId, values.monitorIds);
+        const now = new Date().toISOString();
+        const row = await trx
+          .insertInto('notification_channels')
+          .values({ workspace_id: workspaceId, name: values.name, kind: values.kind, settings: JSON.stringify(settings), credentials: sealer.seal(credentials), created_at: now, updated_at: now })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await linkMonitors(trx, row.id, monitors);
+        const created = await channelOf(trx, row);
+        await recordAudit(trx, { workspaceId, entityType: 'notification_channel', entityId: row.id, action: 'notification_channel.create', actor, before: null, after: snapshot(created, row) });
+        return created;
+      });
+    },
+
+    /**
+     * Changes the fields given. `config` is merged into the stored one: a credential left out
+     * keeps its stored value, so a client that only ever saw masked values can still edit.
+     */
+    async update(actor: Actor, workspaceId: number, id: string, patch: unknown): Promise<Channel> {
+      await authorize(db, actor, workspaceId, 'write');
+      const values = parseInput(patchInput, patch);
+      if (Object.values(values).every((v) => v === undefined)) throw invalid('channel', 'names no field to change: set name, monitorIds or config');
+      return writeTransaction(db, async (trx) => {
+        const row = await loadRow(trx, workspaceId, id);
+        const before = await channelOf(trx, row);
+        const stored = { ...JSON.parse(row.settings), ...sealer.open<Record<string, unknown>>(row.credentials) };
+        const { settings, credentials } = splitConfig(row.kind, { ...stored, ...values.config });
+        if (values.monitorIds !== undefined) await linkMonitors(trx, row.id, await checkMonitors(trx, workspaceId, values.monitorIds));
+        const next = await trx
+          .updateTable('notification_channels')
+          .set({ name: values.name ?? row.name, settings: JSON.stringify(settings), credentials: sealer.seal(credentials), updated_at: new Date().toISOString() })
+          .where('id', '=', row.id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        const after = await channelOf(trx, next);
+        await recordAudit(trx, { workspaceId, entityType: 'notification_channel', entityId: row.id, action: 'notification_channel.update', actor, before: snapshot(before, row), after: snapshot(after, next) });
+        return after;
+      });
+    },
+
+    async delete(actor: Actor, workspaceId: number, id: string): Promise<void> {
+      await authorize(db, actor, workspaceId, 'write');
+      await writeTransaction(db, async (trx) => {
+        const row = await loadRow(trx, workspaceId, id);
+        const before = await channelOf(trx, row);
+        await trx.deleteFrom('notification_channels').where('id', '=', row.id).execute();
+        await recordAudit(trx, { workspaceId, entityType: 'notification_channel', entityId: row.id, action: 'notification_channel.delete', actor, before: snapshot(before, row), after: null });
+      });
+    },
+
+    /** Sends a test alert through the channel now. Needs write: it reaches out to the channel's target. */
+    async test(actor: Actor, workspaceId: number, id: string): Promise<{ delivered: boolean; error: string | null }> {
+      await authorize(db, actor, workspaceId, 'write');
+      const row = await loadRow(db, workspaceId, id);
+      const workspace = await db.selectFrom('workspaces').select(['slug', 'name']).where('id', '=', workspaceId).executeTakeFirstOrThrow();
+      const event: AlertEvent = {
+        kind: 'down',
+        monitor: { id: '0', name: 'Test monitor', type: 'tcp', target: 'example.test:443' },
+        from: 'up',
+        to: 'down',
+        message: `This is a test alert for the channel "${row.name}". No monitor changed state.`,
+        at: new Date().toISOString(),
+        workspace,
+        test: true,
+      };
+      try {
+        await options.deliver(targetOf(row), event);
+        return { delivered: true, error: null };
+      } catch (error) {
+        return { delivered: false, error: reasonOf(error) };
+      }
+    },
+
+    /** The channels wired to a monitor, opened for delivery. Not a call of any surface: the alert path uses it. */
+    async targetsOf(monitorId: number): Promise<{ id: number; target: ChannelTarget }[]> {
+      const rows = await db
+        .selectFrom('notification_channels as ch')
+        .innerJoin('channel_monitors as cm', 'cm.channel_id', 'ch.id')
+        .selectAll('ch')
+        .where('cm.monitor_id', '=', monitorId)
+        .orderBy('ch.id')
+        .execute();
+      return rows.map((row) => ({ id: row.id, target: targetOf(row) }));
+    },
+  };
+}
+
+export type ChannelService = ReturnType<typeof createChannelService>;

@@ -1,0 +1,45 @@
+import type { ReportStatus } from '../../db/schema.ts';
+
+/**
+ * What subscribers and channels are told. These are plain data: the delivery code turns them
+ * into mail, chat messages and signed JSON, and never reads the database.
+ */
+
+export const reportStatuses = ['investigating', 'identified', 'monitoring', 'resolved'] as const satisfies readonly ReportStatus[];
+export type { ReportStatus };
+
+export interface PageRef {
+  id: string;
+  slug: string;
+  title: string;
+  /** The public address of the page. */
+  url: string;
+}
+
+/** A page subscriber is told of these; `update_status_report` never produces one. */
+export type PageEvent =
+  | {
+      kind: 'report.created' | 'report.updated' | 'report.resolved';
+      page: PageRef;
+      report: { id: string; title: string; status: ReportStatus; components: string[] };
+      update: { id: string; status: ReportStatus; message: string; at: string };
+    }
+  | {
+      kind: 'maintenance.scheduled';
+      page: PageRef;
+      maintenance: { id: string; title: string; message: string; from: string; to: string; components: string[] };
+    };
+
+/** A monitor alert: one per change of a monitor's overall result. */
+export interface AlertEvent {
+  kind: 'down' | 'recovered' | 'degraded';
+  monitor: { id: string; name: string; type: string; target: string };
+  /** The overall result before the change; null for the first result. */
+  from: 'up' | 'degraded' | 'down' | null;
+  to: 'up' | 'degraded' | 'down';
+  message: string;
+  at: string;
+  workspace: { slug: string; name: string };
+  /** Set when the alert is a test send from the API. */
+  test?: boolean;
+}

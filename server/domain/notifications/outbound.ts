@@ -1,0 +1,52 @@
+import { createMailer, type Mailer } from '../../delivery/mail.ts';
+import { AppError } from '../../errors.ts';
+import type { AlertEvent } from './events.ts';
+
+export interface OutboundOptions {
+  /** The service's own mail relay (STATUSDESK_SMTP_URL): subscriber mail, and email channels without their own. */
+  smtpUrl?: string;
+  /** Sender of the service's mail (STATUSDESK_MAIL_FROM). */
+  mailFrom?: string;
+}
+
+export const DEFAULT_MAIL_FROM = 'Statusdesk <statusdesk@localhost>';
+
+/**
+ * The connections notifications leave by: pooled SMTP connections, one pool per relay, and the
+ * listeners of desktop alerts (the app shell shows them natively).
+ */
+export function createOutbound(options: OutboundOptions) {
+  const mailers = new Map<string, Mailer>();
+  const desktopListeners = new Set<(event: AlertEvent) => void>();
+  return {
+    mailFrom: options.mailFrom || DEFAULT_MAIL_FROM,
+    hasMailRelay: Boolean(options.smtpUrl),
+    /** The relay at `smtpUrl`, or the service's own when none is given. */
+    mailer(smtpUrl?: string): Mailer {
+      const url = smtpUrl ?? options.smtpUrl;
+      if (!url) {
+        throw new AppError('PRECONDITION_FAILED', 'no mail server is configured: set STATUSDESK_SMTP_URL (e.g. smtp://user:password@smtp.example.com:587) or give the email channel an smtpUrl');
+      }
+      let mailer = mailers.get(url);
+      if (!mailer) {
+        mailer = createMailer(url);
+        mailers.set(url, mailer);
+      }
+      return mailer;
+    },
+    desktop(event: AlertEvent): void {
+      for (const listener of desktopListeners) listener(event);
+    },
+    /** Listens for alerts of desktop channels; returns the function that stops listening. */
+    onDesktopAlert(listener: (event: AlertEvent) => void): () => void {
+      desktopListeners.add(listener);
+      return () => desktopListeners.delete(listener);
+    },
+    close(): void {
+      for (const mailer of mailers.values()) mailer.close();
+      mailers.clear();
+    },
+  };
+}
+
+export type Outbound = ReturnType<typeof createOutbound>;

@@ -1,0 +1,242 @@
+import type { Kysely, Selectable } from 'kysely';
+import { z } from 'zod';
+import type { Database, PageSubscriberTable } from '../../db/schema.ts';
+import { postJson } from '../../delivery/http-post.ts';
+import { confirmationContent, pageEventContent } from '../../delivery/templates.ts';
+import { writeTransaction } from '../../db/transaction.ts';
+import { AppError, notFound } from '../../errors.ts';
+import type { Actor } from '../actor.ts';
+import { authorize } from '../access.ts';
+import { recordAudit } from '../audit/audit.ts';
+import { httpUrl } from '../monitors/monitor-rules.ts';
+import { type PageRow, toPage } from '../pages/page-repository.ts';
+import { resolvePage } from '../pages/pages.ts';
+import { planOf } from '../plans.ts';
+import { newSecret } from '../secrets.ts';
+import type { Sealer } from '../sealing.ts';
+import { invalid, parseId, parseInput } from '../validation.ts';
+import { maskCredential } from './channel-rules.ts';
+import { reasonOf } from './channels.ts';
+import type { PageEvent } from './events.ts';
+import type { Outbound } from './outbound.ts';
+
+export interface Subscriber {
+  id: string;
+  pageId: string;
+  kind: 'email' | 'webhook';
+  /** The email address, or the webhook URL masked. */
+  address: string;
+  status: 'pending' | 'active';
+  createdAt: string;
+  confirmedAt: string | null;
+}
+
+type SubscriberRow = Selectable<PageSubscriberTable>;
+
+const email = z.email('must be an email address').max(254, 'must be at most 254 characters').transform((value) => value.toLowerCase());
+const addInput = z
+  .strictObject({ email: email.optional(), webhookUrl: httpUrl('the address that receives the JSON notifications').optional() })
+  .refine((value) => (value.email === undefined) !== (value.webhookUrl === undefined), { message: 'give exactly one of email or webhookUrl', path: ['email'] });
+
+/** Deliveries of one dispatch in flight at once; the mail pool queues behind its own connections. */
+const DISPATCH_CONCURRENCY = 16;
+/** A pending subscriber asking again gets a new confirmation mail at most this often. */
+const RESEND_AFTER_MS = 10 * 60_000;
+
+const webhookEvents: Record<PageEvent['kind'], string> = {
+  'report.created': 'status_report.created',
+  'report.updated': 'status_report.updated',
+  'report.resolved': 'status_report.resolved',
+  'maintenance.scheduled': 'maintenance.scheduled',
+};
+
+function toSubscriber(row: SubscriberRow): Subscriber {
+  return {
+    id: String(row.id),
+    pageId: String(row.page_id),
+    kind: row.kind,
+    address: row.kind === 'email' ? row.address : String(maskCredential(row.address)),
+    status: row.status,
+    createdAt: row.created_at,
+    confirmedAt: row.confirmed_at,
+  };
+}
+
+/** Runs `work` over `items`, at most `limit` at once; resolves when all have settled. */
+async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await work(items[next++]!);
+  });
+  await Promise.all(lanes);
+}
+
+export interface SubscriberServiceOptions {
+  publicUrl: string;
+  sealer: Sealer;
+  outbound: Outbound;
+}
+
+/**
+ * Page subscribers: email addresses (double opt-in, one-click unsubscribe) and webhooks, and the
+ * dispatch of page events to them.
+ */
+export function createSubscriberService(db: Kysely<Database>, options: SubscriberServiceOptions) {
+  const { sealer, outbound, publicUrl } = options;
+  const pageUrl = (page: PageRow) => toPage(page, publicUrl).url;
+  const link = (page: PageRow, action: 'confirm' | 'unsubscribe', row: SubscriberRow) =>
+    `${pageUrl(page)}/${action}?s=${row.id}&token=${sealer.token(`${action}:${row.id}:${row.address}`)}`;
+
+  async function sendConfirmation(page: PageRow, row: SubscriberRow): Promise<void> {
+    const content = confirmationContent({ id: String(page.id), slug: page.slug, title: page.title, url: pageUrl(page) }, link(page, 'confirm', row));
+    await outbound.mailer().send({ from: outbound.mailFrom, to: [row.address], ...content });
+  }
+
+  /** Adds a pending email subscriber (or finds the existing one) and mails the confirmation link. */
+  async function subscribeEmail(page: PageRow, address: string): Promise<SubscriberRow> {
+    if (!outbound.hasMailRelay) {
+      throw new AppError('PRECONDITION_FAILED', 'email subscriptions need a mail server: set STATUSDESK_SMTP_URL for the service');
+    }
+    const now = new Date();
+    const existing = await db.selectFrom('page_subscribers').selectAll().where('page_id', '=', page.id).where('kind', '=', 'email').where('address', '=', address).executeTakeFirst();
+    if (existing && (existing.status === 'active' || now.getTime() - Date.parse(existing.confirmation_sent_at ?? existing.created_at) < RESEND_AFTER_MS)) return existing;
+    const row = existing
+      ? await db.updateTable('page_subscribers').set({ confirmation_sent_at: now.toISOString() }).where('id', '=', existing.id).returningAll().executeTakeFirstOrThrow()
+      : await db
+          .insertInto('page_subscribers')
+          .values({ page_id: page.id, kind: 'email', address, status: 'pending', secret: null, created_at: now.toISOString(), confirmed_at: null, confirmation_sent_at: now.toISOString() })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+    await sendConfirmation(page, row);
+    return row;
+  }
+
+  /** The subscriber a public link names, if its token is genuine. */
+  async function linked(slug: string, action: 'confirm' | 'unsubscribe', id: string, token: string): Promise<{ page: PageRow; row: SubscriberRow }> {
+    const gone = new AppError('NOT_FOUND', 'this link is not valid: it may have been used already or mistyped');
+    const page = await db.selectFrom('status_pages').selectAll().where('slug', '=', slug).executeTakeFirst();
+    if (!page || !/^\d{1,15}$/.test(id)) throw gone;
+    const row = await db.selectFrom('page_subscribers').selectAll().where('page_id', '=', page.id).where('id', '=', Number(id)).executeTakeFirst();
+    if (!row || !sealer.verify(`${action}:${row.id}:${row.address}`, token)) throw gone;
+    return { page, row };
+  }
+
+  async function deliver(page: PageRow, row: SubscriberRow, event: PageEvent): Promise<void> {
+    if (row.kind === 'webhook') {
+      const { kind: _kind, ...rest } = event;
+      await postJson(row.address, { event: webhookEvents[event.kind], ...rest }, { secret: sealer.open<string>(row.secret!), event: webhookEvents[event.kind] });
+      return;
+    }
+    const unsubscribeUrl = link(page, 'unsubscribe', row);
+    await outbound.mailer().send({
+      from: outbound.mailFrom,
+      to: [row.address],
+      ...pageEventContent(event, { unsubscribeUrl }),
+      // RFC 8058: mail clients offer their own unsubscribe button, which POSTs to this address.
+      headers: { 'List-Unsubscribe': `<${unsubscribeUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+    });
+  }
+
+  return {
+    async list(actor: Actor, workspaceId: number, pageRef: string): Promise<Subscriber[]> {
+      await authorize(db, actor, workspaceId, 'read');
+      const page = await resolvePage(db, workspaceId, pageRef);
+      const rows = await db.selectFrom('page_subscribers').selectAll().where('page_id', '=', page.id).orderBy('id', 'desc').execute();
+      return rows.map(toSubscriber);
+    },
+
+    /**
+     * An email subscriber starts pending and is mailed a confirmation link; a webhook subscriber
+     * is active at once and gets its signing secret, returned only here.
+     */
+    async add(actor: Actor, workspaceId: number, pageRef: string, input: unknown): Promise<{ subscriber: Subscriber; secret: string | null }> {
+      await authorize(db, actor, workspaceId, 'write');
+      const values = parseInput(addInput, input);
+      const page = await resolvePage(db, workspaceId, pageRef);
+      let row: SubscriberRow;
+      let secret: string | null = null;
+      if (values.email !== undefined) {
+        row = await subscribeEmail(page, values.email);
+      } else {
+        secret = newSecret('whsec_');
+        const now = new Date().toISOString();
+        row = await db
+          .insertInto('page_subscribers')
+          .values({ page_id: page.id, kind: 'webhook', address: values.webhookUrl!, status: 'active', secret: sealer.seal(secret), created_at: now, confirmed_at: now, confirmation_sent_at: null })
+          .returningAll()
+          .executeTakeFirstOrThrow()
+          .catch((error: unknown) => {
+            if (String((error as Error).message).includes('UNIQUE')) throw new AppError('CONFLICT', 'webhookUrl: this address already receives the page\'s notifications', [{ field: 'webhookUrl', rule: 'must be unique on the page' }]);
+            throw error;
+          });
+      }
+      await recordAudit(db, { workspaceId, entityType: 'page_subscriber', entityId: row.id, action: 'page_subscriber.create', actor, before: null, after: { ...toSubscriber(row) } });
+      return { subscriber: toSubscriber(row), secret };
+    },
+
+    async remove(actor: Actor, workspaceId: number, id: string): Promise<void> {
+      await authorize(db, actor, workspaceId, 'write');
+      await writeTransaction(db, async (trx) => {
+        const row = await trx
+          .selectFrom('page_subscribers')
+          .innerJoin('status_pages', 'status_pages.id', 'page_subscribers.page_id')
+          .selectAll('page_subscribers')
+          .where('status_pages.workspace_id', '=', workspaceId)
+          .where('page_subscribers.id', '=', parseId('id', 'subscriber', id))
+          .executeTakeFirst();
+        if (!row) throw notFound('subscriber', id);
+        await trx.deleteFrom('page_subscribers').where('id', '=', row.id).execute();
+        await recordAudit(trx, { workspaceId, entityType: 'page_subscriber', entityId: row.id, action: 'page_subscriber.delete', actor, before: { ...toSubscriber(row) }, after: null });
+      });
+    },
+
+    /** The public form on the page. Says the same whether or not the address was subscribed before. */
+    async subscribePublic(slug: string, address: unknown): Promise<void> {
+      const parsed = email.safeParse(typeof address === 'string' ? address.trim() : address);
+      if (!parsed.success) throw invalid('email', 'must be an email address');
+      const page = await db.selectFrom('status_pages').selectAll().where('slug', '=', slug).executeTakeFirst();
+      if (!page) throw notFound('status page', slug);
+      await subscribeEmail(page, parsed.data);
+    },
+
+    async confirm(slug: string, id: string, token: string): Promise<{ pageTitle: string; pageUrl: string }> {
+      const { page, row } = await linked(slug, 'confirm', id, token);
+      if (row.status === 'pending') {
+        await db.updateTable('page_subscribers').set({ status: 'active', confirmed_at: new Date().toISOString() }).where('id', '=', row.id).execute();
+      }
+      return { pageTitle: page.title, pageUrl: pageUrl(page) };
+    },
+
+    /** Checks an unsubscribe link without acting on it (a mail scanner may fetch any link). */
+    async checkUnsubscribe(slug: string, id: string, token: string): Promise<{ pageTitle: string; pageUrl: string; address: string }> {
+      const { page, row } = await linked(slug, 'unsubscribe', id, token);
+      return { pageTitle: page.title, pageUrl: pageUrl(page), address: row.address };
+    },
+
+    async unsubscribe(slug: string, id: string, token: string): Promise<{ pageTitle: string; pageUrl: string }> {
+      const { page, row } = await linked(slug, 'unsubscribe', id, token);
+      await db.deleteFrom('page_subscribers').where('id', '=', row.id).execute();
+      return { pageTitle: page.title, pageUrl: pageUrl(page) };
+    },
+
+    /**
+     * Tells every active subscriber of the page. A silent no-op on plans without subscriber
+     * notifications. Every subscriber is attempted; afterwards it throws if any delivery failed.
+     */
+    async dispatch(workspaceId: number, pageId: number, event: PageEvent): Promise<void> {
+      const workspace = await db.selectFrom('workspaces').select('plan').where('id', '=', workspaceId).executeTakeFirstOrThrow();
+      if (!planOf(workspace.plan).subscriberNotifications) return;
+      const page = await db.selectFrom('status_pages').selectAll().where('id', '=', pageId).executeTakeFirstOrThrow();
+      const rows = await db.selectFrom('page_subscribers').selectAll().where('page_id', '=', pageId).where('status', '=', 'active').orderBy('id').execute();
+      const failures: string[] = [];
+      await eachLimited(rows, DISPATCH_CONCURRENCY, (row) =>
+        deliver(page, row, event).catch((error: unknown) => {
+          failures.push(`subscriber ${row.id}: ${reasonOf(error)}`);
+        }),
+      );
+      if (failures.length > 0) throw new Error(`${failures.length} of ${rows.length} subscriber deliveries failed; ${failures[0]}`);
+    },
+  };
+}
+
+export type SubscriberService = ReturnType<typeof createSubscriberService>;

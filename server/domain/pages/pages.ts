@@ -1,0 +1,256 @@
+import type { Kysely, Updateable } from 'kysely';
+import { z } from 'zod';
+import type { Database, PageComponentTable } from '../../db/schema.ts';
+import { writeTransaction } from '../../db/transaction.ts';
+import { AppError, notFound } from '../../errors.ts';
+import type { Actor } from '../actor.ts';
+import { authorize } from '../access.ts';
+import { recordAudit } from '../audit/audit.ts';
+import { expected } from '../monitors/monitor-rules.ts';
+import { invalid, parseId, parseInput } from '../validation.ts';
+import {
+  type ComponentRow,
+  findComponent,
+  findPageById,
+  findPageBySlug,
+  listComponentRows,
+  listPageRows,
+  nextPosition,
+  type PageComponent,
+  type PageRow,
+  type StatusPage,
+  toComponent,
+  toPage,
+} from './page-repository.ts';
+
+/**
+ * A slug is the page's public address. Lower-case letters, digits and hyphens; it must hold a
+ * letter, so a slug can never be mistaken for an id wherever either is accepted.
+ */
+const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const slugRule = 'must be 1 to 63 lower-case letters, digits or hyphens, start and end with a letter or digit, and hold at least one letter, e.g. acme-status';
+const slug = z
+  .string(expected(`a slug: ${slugRule}`))
+  .refine((value) => SLUG.test(value) && /[a-z]/.test(value), slugRule);
+
+const title = z.string(expected('a title')).trim().min(1, 'is required').max(200, 'must be at most 200 characters');
+const description = z.string(expected('text')).max(2000, 'must be at most 2000 characters');
+
+const pageInput = z.strictObject({ slug, title, description: description.default('') });
+const pagePatch = z.strictObject({ slug: slug.optional(), title: title.optional(), description: description.optional() });
+
+const group = z.string(expected('a group name')).trim().min(1, 'must not be empty; use null for no group').max(100, 'must be at most 100 characters').nullable();
+const position = z.number(expected('a position (a whole number from 0)')).int('must be a whole number').min(0, 'must not be negative').max(10_000, 'must be at most 10000');
+const monitorRef = z.union([z.string(), z.number()]).nullable();
+
+const componentInput = z.strictObject({
+  name: title,
+  description: description.default(''),
+  monitorId: monitorRef.optional(),
+  group: group.optional(),
+  position: position.optional(),
+});
+const componentPatch = z.strictObject({
+  name: title.optional(),
+  description: description.optional(),
+  monitorId: monitorRef.optional(),
+  group: group.optional(),
+  position: position.optional(),
+});
+
+function pageSnapshot(page: StatusPage): Record<string, unknown> {
+  const { updatedAt: _u, url: _url, ...rest } = page;
+  return rest;
+}
+
+function componentSnapshot(component: PageComponent): Record<string, unknown> {
+  const { updatedAt: _u, ...rest } = component;
+  return rest;
+}
+
+export interface PageServiceOptions {
+  /** The public base address of pages and links: {publicUrl}/status/{slug}. */
+  publicUrl: string;
+  /** Told after every committed change to a page's content, so caches of the public page are dropped. */
+  changed(pageId: number): void;
+}
+
+/**
+ * Looks a page up by id or slug within the workspace. Anything else, a page of another workspace
+ * included, is NOT_FOUND.
+ */
+export async function resolvePage(db: Kysely<Database>, workspaceId: number, ref: unknown, field = 'pageId'): Promise<PageRow> {
+  if (typeof ref !== 'string' && typeof ref !== 'number') throw invalid(field, 'is required: a status page id or slug');
+  const text = String(ref).trim();
+  if (text === '') throw invalid(field, 'is required: a status page id or slug');
+  const row = /^\d+$/.test(text) ? await findPageById(db, workspaceId, parseId(field, 'status page', text)) : await findPageBySlug(db, text);
+  if (!row || row.workspace_id !== workspaceId) throw notFound('status page', text);
+  return row;
+}
+
+/** A monitor of the workspace, or NOT_FOUND naming `field`. */
+async function monitorOf(db: Kysely<Database>, workspaceId: number, ref: string | number, field: string): Promise<number> {
+  const id = parseId(field, 'monitor', ref);
+  const row = await db.selectFrom('monitors').select('id').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  if (!row) throw new AppError('NOT_FOUND', `${field}: monitor ${id} does not exist in this workspace`);
+  return id;
+}
+
+function slugTaken(error: unknown, value: string | undefined): never {
+  if (String((error as Error).message).includes('UNIQUE constraint failed: status_pages.slug')) {
+    throw new AppError('CONFLICT', `slug: "${value}" is already used by another status page; choose another`, [{ field: 'slug', rule: 'must be unique' }]);
+  }
+  throw error;
+}
+
+export function createPageService(db: Kysely<Database>, options: PageServiceOptions) {
+  const page = (row: PageRow) => toPage(row, options.publicUrl);
+
+  async function loadComponent(q: Kysely<Database>, workspaceId: number, id: string): Promise<ComponentRow> {
+    const row = await findComponent(q, workspaceId, parseId('id', 'page component', id));
+    if (!row) throw notFound('page component', id);
+    return row;
+  }
+
+  return {
+    /** Every page of the workspace, newest first (unpaginated: a workspace has few pages). */
+    async list(actor: Actor, workspaceId: number): Promise<StatusPage[]> {
+      await authorize(db, actor, workspaceId, 'read');
+      return (await listPageRows(db, workspaceId)).map(page);
+    },
+
+    async get(actor: Actor, workspaceId: number, ref: string): Promise<StatusPage> {
+      await authorize(db, actor, workspaceId, 'read');
+      return page(await resolvePage(db, workspaceId, ref, 'page'));
+    },
+
+    async create(actor: Actor, workspaceId: number, input: unknown): Promise<StatusPage> {
+      await authorize(db, actor, workspaceId, 'write');
+      const values = parseInput(pageInput, input);
+      const created = await writeTransaction(db, async (trx) => {
+        const now = new Date().toISOString();
+        const row = await trx
+          .insertInto('status_pages')
+          .values({ workspace_id: workspaceId, ...values, created_at: now, updated_at: now })
+          .returningAll()
+          .executeTakeFirstOrThrow()
+          .catch((error: unknown) => slugTaken(error, values.slug));
+        const created = page(row);
+        await recordAudit(trx, { workspaceId, entityType: 'status_page', entityId: row.id, action: 'status_page.create', actor, before: null, after: pageSnapshot(created) });
+        return created;
+      });
+      options.changed(Number(created.id));
+      return created;
+    },
+
+    async update(actor: Actor, workspaceId: number, ref: string, patch: unknown): Promise<StatusPage> {
+      await authorize(db, actor, workspaceId, 'write');
+      const values = parseInput(pagePatch, patch);
+      if (Object.values(values).every((v) => v === undefined)) throw invalid('page', 'names no field to change: set slug, title or description');
+      const updated = await writeTransaction(db, async (trx) => {
+        const before = await resolvePage(trx, workspaceId, ref, 'id');
+        const row = await trx
+          .updateTable('status_pages')
+          .set({ ...values, updated_at: new Date().toISOString() })
+          .where('id', '=', before.id)
+          .returningAll()
+          .executeTakeFirstOrThrow()
+          .catch((error: unknown) => slugTaken(error, values.slug));
+        const after = page(row);
+        await recordAudit(trx, { workspaceId, entityType: 'status_page', entityId: row.id, action: 'status_page.update', actor, before: pageSnapshot(page(before)), after: pageSnapshot(after) });
+        return after;
+      });
+      options.changed(Number(updated.id));
+      return updated;
+    },
+
+    /** Deletes the page with its components, reports, maintenance windows and subscribers. */
+    async delete(actor: Actor, workspaceId: number, ref: string): Promise<void> {
+      await authorize(db, actor, workspaceId, 'write');
+      const id = await writeTransaction(db, async (trx) => {
+        const before = await resolvePage(trx, workspaceId, ref, 'id');
+        await trx.deleteFrom('status_pages').where('id', '=', before.id).execute();
+        await recordAudit(trx, { workspaceId, entityType: 'status_page', entityId: before.id, action: 'status_page.delete', actor, before: pageSnapshot(page(before)), after: null });
+        return before.id;
+      });
+      options.changed(id);
+    },
+
+    /** The page's components in display order. */
+    async listComponents(actor: Actor, workspaceId: number, ref: string): Promise<PageComponent[]> {
+      await authorize(db, actor, workspaceId, 'read');
+      const row = await resolvePage(db, workspaceId, ref);
+      return (await listComponentRows(db, row.id)).map(toComponent);
+    },
+
+    /** A component of type `monitor` when `monitorId` is given, else `static`; at the end of the page unless `position` says where. */
+    async addComponent(actor: Actor, workspaceId: number, ref: string, input: unknown): Promise<PageComponent> {
+      await authorize(db, actor, workspaceId, 'write');
+      const values = parseInput(componentInput, input);
+      const created = await writeTransaction(db, async (trx) => {
+        const pageRow = await resolvePage(trx, workspaceId, ref);
+        const monitorId = values.monitorId == null ? null : await monitorOf(trx, workspaceId, values.monitorId, 'monitorId');
+        const now = new Date().toISOString();
+        const row = await trx
+          .insertInto('page_components')
+          .values({
+            page_id: pageRow.id,
+            name: values.name,
+            description: values.description,
+            type: monitorId === null ? 'static' : 'monitor',
+            monitor_id: monitorId,
+            group_name: values.group ?? null,
+            position: values.position ?? (await nextPosition(trx, pageRow.id)),
+            created_at: now,
+            updated_at: now,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        const created = toComponent(row);
+        await recordAudit(trx, { workspaceId, entityType: 'page_component', entityId: row.id, action: 'page_component.create', actor, before: null, after: componentSnapshot(created) });
+        return created;
+      });
+      options.changed(Number(created.pageId));
+      return created;
+    },
+
+    /** Changes the fields given. `monitorId: null` unlinks the monitor (the component becomes static); `group: null` ungroups it. */
+    async updateComponent(actor: Actor, workspaceId: number, id: string, patch: unknown): Promise<PageComponent> {
+      await authorize(db, actor, workspaceId, 'write');
+      const values = parseInput(componentPatch, patch);
+      if (Object.values(values).every((v) => v === undefined)) throw invalid('component', 'names no field to change: set name, description, monitorId, group or position');
+      const updated = await writeTransaction(db, async (trx) => {
+        const before = await loadComponent(trx, workspaceId, id);
+        const set: Updateable<PageComponentTable> = { updated_at: new Date().toISOString() };
+        if (values.name !== undefined) set.name = values.name;
+        if (values.description !== undefined) set.description = values.description;
+        if (values.group !== undefined) set.group_name = values.group;
+        if (values.position !== undefined) set.position = values.position;
+        if (values.monitorId !== undefined) {
+          set.monitor_id = values.monitorId === null ? null : await monitorOf(trx, workspaceId, values.monitorId, 'monitorId');
+          set.type = set.monitor_id === null ? 'static' : 'monitor';
+        }
+        const row = await trx.updateTable('page_components').set(set).where('id', '=', before.id).returningAll().executeTakeFirstOrThrow();
+        const after = toComponent(row);
+        await recordAudit(trx, { workspaceId, entityType: 'page_component', entityId: row.id, action: 'page_component.update', actor, before: componentSnapshot(toComponent(before)), after: componentSnapshot(after) });
+        return after;
+      });
+      options.changed(Number(updated.pageId));
+      return updated;
+    },
+
+    /** Removes a component; reports and maintenance windows no longer name it. */
+    async removeComponent(actor: Actor, workspaceId: number, id: string): Promise<void> {
+      await authorize(db, actor, workspaceId, 'write');
+      const pageId = await writeTransaction(db, async (trx) => {
+        const before = await loadComponent(trx, workspaceId, id);
+        await trx.deleteFrom('page_components').where('id', '=', before.id).execute();
+        await recordAudit(trx, { workspaceId, entityType: 'page_component', entityId: before.id, action: 'page_component.delete', actor, before: componentSnapshot(toComponent(before)), after: null });
+        return before.page_id;
+      });
+      options.changed(pageId);
+    },
+  };
+}
+
+export type PageService = ReturnType<typeof createPageService>;

@@ -1,0 +1,191 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.ts';
+import { notFound } from '../../errors.ts';
+import { statusAt } from '../maintenance/maintenances.ts';
+import { planOf } from '../plans.ts';
+import { loadReports, type StatusReport } from '../reports/report-repository.ts';
+import { listComponentRows, toPage } from './page-repository.ts';
+import type { ComponentState, PublicComponent, PublicMaintenance, PublicPage, PublicReport, UptimeDay } from './public-view.ts';
+
+const DAY_MS = 86_400_000;
+export const HISTORY_DAYS = 90;
+const PAST_REPORT_DAYS = 14;
+/** How long a built view is served before it is built again; changes made through the services drop it at once. */
+const VIEW_TTL_MS = 10_000;
+
+const rank: Record<ComponentState, number> = { unknown: 0, operational: 1, maintenance: 2, degraded: 3, down: 4 };
+const worst = (states: ComponentState[]) => states.reduce<ComponentState>((a, b) => (rank[b] > rank[a] ? b : a), 'unknown');
+const fromResult: Record<string, ComponentState> = { up: 'operational', degraded: 'degraded', down: 'down' };
+
+export interface PublicPageOptions {
+  publicUrl: string;
+  /** Whether the service can send mail: without it the page offers no subscription. */
+  canMail: boolean;
+}
+
+/**
+ * The public face of status pages: everything a visitor may see, built from components, check
+ * health, 90 days of rollups, reports and maintenance windows. Nothing here needs a credential,
+ * so nothing here reveals more than the page shows.
+ */
+export function createPublicPages(db: Kysely<Database>, options: PublicPageOptions) {
+  const cache = new Map<string, { view: PublicPage; expires: number }>();
+
+  async function uptimeOf(monitorIds: number[], firstDay: number): Promise<Map<number, Map<number, { up: number; degraded: number; down: number }>>> {
+    const byMonitor = new Map<number, Map<number, { up: number; degraded: number; down: number }>>();
+    if (monitorIds.length === 0) return byMonitor;
+    const rows = await db
+      .selectFrom('check_rollups')
+      .select((eb) => [
+        'monitor_id',
+        eb.fn.sum<number>('success_count').as('up'),
+        eb.fn.sum<number>('degraded_count').as('degraded'),
+        eb.fn.sum<number>('error_count').as('down'),
+        eb.cast<number>(eb('hour', '/', DAY_MS), 'integer').as('day'),
+      ])
+      .where('monitor_id', 'in', monitorIds)
+      .where('hour', '>=', firstDay)
+      .groupBy(['monitor_id', 'day'])
+      .execute();
+    for (const row of rows) {
+      const days = byMonitor.get(row.monitor_id) ?? new Map();
+      days.set(Number(row.day) * DAY_MS, { up: Number(row.up), degraded: Number(row.degraded), down: Number(row.down) });
+      byMonitor.set(row.monitor_id, days);
+    }
+    return byMonitor;
+  }
+
+  function publicReport(report: StatusReport, names: Map<string, string>): PublicReport {
+    return {
+      id: report.id,
+      title: report.title,
+      status: report.status,
+      resolved: report.resolved,
+      createdAt: report.createdAt,
+      resolvedAt: report.resolvedAt,
+      components: report.pageComponentIds.flatMap((id) => names.get(id) ?? []),
+      updates: report.updates.map((u) => ({ status: u.status, message: u.message, at: u.createdAt })),
+    };
+  }
+
+  async function build(slug: string): Promise<PublicPage> {
+    const page = await db.selectFrom('status_pages').selectAll().where('slug', '=', slug).executeTakeFirst();
+    if (!page) throw notFound('status page', slug);
+    const now = Date.now();
+    const nowIso = new Date(now).toISOString();
+    const today = Math.floor(now / DAY_MS) * DAY_MS;
+    const firstDay = today - (HISTORY_DAYS - 1) * DAY_MS;
+    const components = await listComponentRows(db, page.id);
+    const monitorIds = [...new Set(components.flatMap((c) => (c.monitor_id === null ? [] : [c.monitor_id])))];
+
+    const [workspace, monitors, states, uptime, reportRows, maintenanceRows] = await Promise.all([
+      db.selectFrom('workspaces').select('plan').where('id', '=', page.workspace_id).executeTakeFirstOrThrow(),
+      monitorIds.length === 0 ? [] : db.selectFrom('monitors').select(['id', 'active']).where('id', 'in', monitorIds).execute(),
+      monitorIds.length === 0 ? [] : db.selectFrom('check_state').select(['monitor_id', 'result']).where('monitor_id', 'in', monitorIds).execute(),
+      uptimeOf(monitorIds, firstDay),
+      db
+        .selectFrom('status_reports')
+        .select('id')
+        .where('page_id', '=', page.id)
+        .where((eb) => eb.or([eb('status', '!=', 'resolved'), eb('resolved_at', '>=', new Date(now - PAST_REPORT_DAYS * DAY_MS).toISOString())]))
+        .orderBy('id', 'desc')
+        .execute(),
+      db.selectFrom('maintenances').selectAll().where('page_id', '=', page.id).where('ends_at', '>', nowIso).orderBy('starts_at').execute(),
+    ]);
+    const maintenanceLinks =
+      maintenanceRows.length === 0 ? [] : await db.selectFrom('maintenance_components').selectAll().where('maintenance_id', 'in', maintenanceRows.map((m) => m.id)).execute();
+    const reports = await loadReports(db, reportRows.map((r) => r.id));
+
+    const names = new Map(components.map((c) => [String(c.id), c.name]));
+    const activeMonitors = new Set(monitors.filter((m) => m.active === 1).map((m) => m.id));
+    const health = new Map<number, ComponentState>();
+    for (const state of states) {
+      if (!activeMonitors.has(state.monitor_id)) continue;
+      health.set(state.monitor_id, worst([health.get(state.monitor_id) ?? 'unknown', fromResult[state.result]!]));
+    }
+    const maintenances: PublicMaintenance[] = maintenanceRows.map((m) => ({
+      id: String(m.id),
+      title: m.title,
+      message: m.message,
+      from: m.starts_at,
+      to: m.ends_at,
+      active: statusAt(m.starts_at, m.ends_at, nowIso) === 'active',
+      components: maintenanceLinks.filter((l) => l.maintenance_id === m.id).flatMap((l) => names.get(String(l.component_id)) ?? []),
+    }));
+    const underMaintenance = (componentId: number) =>
+      maintenanceRows.some((m, i) => maintenances[i]!.active && (maintenanceLinks.every((l) => l.maintenance_id !== m.id) || maintenanceLinks.some((l) => l.maintenance_id === m.id && l.component_id === componentId)));
+    const activeReports = reports.filter((r) => !r.resolved);
+    const reported = new Set(activeReports.flatMap((r) => r.pageComponentIds));
+
+    const publicComponents: PublicComponent[] = components.map((c) => {
+      let state: ComponentState = c.monitor_id === null ? 'operational' : (health.get(c.monitor_id) ?? 'unknown');
+      if (reported.has(String(c.id)) && rank[state] < rank.degraded) state = 'degraded';
+      if (underMaintenance(c.id)) state = 'maintenance';
+      const history = c.monitor_id === null ? undefined : uptime.get(c.monitor_id);
+      const days: UptimeDay[] =
+        c.monitor_id === null
+          ? []
+          : Array.from({ length: HISTORY_DAYS }, (_, i) => {
+              const day = firstDay + i * DAY_MS;
+              const counts = history?.get(day) ?? { up: 0, degraded: 0, down: 0 };
+              const total = counts.up + counts.degraded + counts.down;
+              return { date: new Date(day).toISOString().slice(0, 10), ...counts, uptime: total === 0 ? null : (counts.up + counts.degraded) / total };
+            });
+      const totals = days.reduce((sum, d) => ({ ok: sum.ok + d.up + d.degraded, all: sum.all + d.up + d.degraded + d.down }), { ok: 0, all: 0 });
+      return { id: String(c.id), name: c.name, description: c.description, group: c.group_name, state, days, uptime: totals.all === 0 ? null : totals.ok / totals.all };
+    });
+
+    const componentStates = publicComponents.map((c) => c.state).filter((s) => s !== 'unknown');
+    let state: ComponentState = componentStates.length === 0 ? (publicComponents.length === 0 ? 'operational' : 'unknown') : worst(componentStates);
+    if (activeReports.length > 0 && rank[state] < rank.degraded) state = 'degraded';
+    const ref = toPage(page, options.publicUrl);
+    return {
+      id: ref.id,
+      slug: page.slug,
+      title: page.title,
+      description: page.description,
+      url: ref.url,
+      generatedAt: nowIso,
+      state,
+      // Grouped components are kept together, each group where its first component is.
+      components: groupTogether(publicComponents),
+      activeReports: activeReports.map((r) => publicReport(r, names)),
+      pastReports: reports.filter((r) => r.resolved).map((r) => publicReport(r, names)),
+      activeMaintenances: maintenances.filter((m) => m.active),
+      upcomingMaintenances: maintenances.filter((m) => !m.active),
+      subscribable: options.canMail && planOf(workspace.plan).subscriberNotifications,
+    };
+  }
+
+  return {
+    /** The page as visitors see it; NOT_FOUND for an unknown slug. */
+    async view(slug: string): Promise<PublicPage> {
+      const cached = cache.get(slug);
+      if (cached && cached.expires > Date.now()) return cached.view;
+      const view = await build(slug);
+      cache.set(slug, { view, expires: Date.now() + VIEW_TTL_MS });
+      return view;
+    },
+    /** Drops the cached view of a page (after a change to it), or of every page. */
+    invalidate(pageId?: number): void {
+      if (pageId === undefined) return cache.clear();
+      for (const [slug, entry] of cache) if (entry.view.id === String(pageId)) cache.delete(slug);
+    },
+  };
+}
+
+function groupTogether(components: PublicComponent[]): PublicComponent[] {
+  const result: PublicComponent[] = [];
+  const placed = new Set<string>();
+  for (const c of components) {
+    if (c.group === null) {
+      result.push(c);
+    } else if (!placed.has(c.group)) {
+      placed.add(c.group);
+      result.push(...components.filter((other) => other.group === c.group));
+    }
+  }
+  return result;
+}
+
+export type PublicPages = ReturnType<typeof createPublicPages>;

@@ -1,0 +1,226 @@
+import type { Logger } from 'pino';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import type { Database } from '../../db/schema.ts';
+import { writeTransaction } from '../../db/transaction.ts';
+import { AppError, notFound } from '../../errors.ts';
+import type { Actor } from '../actor.ts';
+import { authorize } from '../access.ts';
+import { recordAudit } from '../audit/audit.ts';
+import { expected } from '../monitors/monitor-rules.ts';
+import { type PageEvent, reportStatuses } from '../notifications/events.ts';
+import { dispatchAfterCommit, type NotifySubscribers, notifyRule } from '../notifications/publish.ts';
+import { componentsOfPage, type PageRow, toPage } from '../pages/page-repository.ts';
+import { resolvePage } from '../pages/pages.ts';
+import { invalid, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
+import { appendUpdate, loadReports, replaceReportComponents, type StatusReport } from './report-repository.ts';
+
+const MAX_PER_PAGE = 200;
+const status = z.enum(reportStatuses, expected(`one of ${reportStatuses.join(', ')}`));
+const title = z.string(expected('a title')).trim().min(1, 'is required').max(200, 'must be at most 200 characters');
+const message = z.string(expected('the text of the public update')).trim().min(1, 'is required: the text subscribers and the page show').max(10_000, 'must be at most 10000 characters');
+const notify = z.boolean({ error: (issue) => (issue.input === undefined ? notifyRule : 'must be true or false') });
+const componentIds = z.array(z.union([z.string(), z.number()]), expected('a list of page component ids')).max(100, 'must name at most 100 components');
+
+const createInput = z.strictObject({
+  pageId: z.union([z.string(), z.number()], expected('a status page id')),
+  title,
+  status: status.default('investigating'),
+  message,
+  pageComponentIds: componentIds.default([]),
+  notify,
+});
+const updateInput = z.strictObject({ status, message, notify });
+const resolveInput = z.strictObject({ message, notify });
+const patchInput = z.strictObject({ title: title.optional(), status: status.optional(), pageComponentIds: componentIds.optional() });
+const listInput = z.strictObject({
+  filter: z.enum(['active', 'all'], expected('active (unresolved reports only) or all')).default('active'),
+  pageId: z.union([z.string(), z.number()]).optional(),
+  ...pageQuery(MAX_PER_PAGE),
+});
+
+function snapshot(report: StatusReport): Record<string, unknown> {
+  const { updatedAt: _u, updates, ...rest } = report;
+  return { ...rest, updateCount: updates.length };
+}
+
+export interface ReportServiceOptions {
+  publicUrl: string;
+  notifySubscribers: NotifySubscribers;
+  changed(pageId: number): void;
+  log: Logger;
+}
+
+/**
+ * Status reports (SPEC 2.4, 3.3): incident communication on a page. Creating, adding an update
+ * and resolving append to the public timeline and may notify subscribers; editing the title,
+ * status or components does neither.
+ */
+export function createReportService(db: Kysely<Database>, options: ReportServiceOptions) {
+  /** The components of `pageId` with these ids, or NOT_FOUND naming the first that is not one of them. */
+  async function pageComponents(q: Kysely<Database>, pageId: number, ids: (string | number)[]): Promise<{ ids: number[]; names: string[] }> {
+    const parsed = [...new Set(ids.map((id, i) => parseId(`pageComponentIds.${i}`, 'page component', id)))];
+    const { found, missing } = await componentsOfPage(q, pageId, parsed);
+    if (missing.length > 0) throw new AppError('NOT_FOUND', `pageComponentIds: page component ${missing[0]} does not exist on status page ${pageId}`);
+    return { ids: parsed, names: found.map((c) => c.name) };
+  }
+
+  async function loadOne(q: Kysely<Database>, workspaceId: number, id: string): Promise<{ report: StatusReport; page: PageRow }> {
+    const reportId = parseId('id', 'status report', id);
+    const row = await q.selectFrom('status_reports').select(['id', 'page_id']).where('workspace_id', '=', workspaceId).where('id', '=', reportId).executeTakeFirst();
+    if (!row) throw notFound('status report', id);
+    const [report] = await loadReports(q, [row.id]);
+    const page = await q.selectFrom('status_pages').selectAll().where('id', '=', row.page_id).executeTakeFirstOrThrow();
+    return { report: report!, page };
+  }
+
+  async function componentNames(q: Kysely<Database>, ids: string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = await q.selectFrom('page_components').select('name').where('id', 'in', ids.map(Number)).orderBy('id').execute();
+    return rows.map((r) => r.name);
+  }
+
+  function event(kind: 'report.created' | 'report.updated' | 'report.resolved', page: PageRow, report: StatusReport, components: string[]): PageEvent {
+    const update = report.updates[0]!;
+    return {
+      kind,
+      page: { id: String(page.id), slug: page.slug, title: page.title, url: toPage(page, options.publicUrl).url },
+      report: { id: report.id, title: report.title, status: report.status, components },
+      update: { id: update.id, status: update.status, message: update.message, at: update.createdAt },
+    };
+  }
+
+  /** Commits an appended update, then dispatches it when asked. */
+  async function publish(
+    actor: Actor,
+    workspaceId: number,
+    notify: boolean,
+    work: (trx: Kysely<Database>) => Promise<{ before: StatusReport | null; reportId: number; page: PageRow; kind: 'report.created' | 'report.updated' | 'report.resolved' }>,
+  ): Promise<{ report: StatusReport; notified: boolean }> {
+    const { report, page, kind, components } = await writeTransaction(db, async (trx) => {
+      const { before, reportId, page, kind } = await work(trx);
+      const [report] = await loadReports(trx, [reportId]);
+      const action = kind === 'report.created' ? 'status_report.create' : kind === 'report.resolved' ? 'status_report.resolve' : 'status_report.add_update';
+      await recordAudit(trx, { workspaceId, entityType: 'status_report', entityId: reportId, action, actor, before: before && snapshot(before), after: snapshot(report!) });
+      return { report: report!, page, kind, components: await componentNames(trx, report!.pageComponentIds) };
+    });
+    options.changed(page.id);
+    const notified = await dispatchAfterCommit(notify, () => options.notifySubscribers(workspaceId, page.id, event(kind, page, report, components)), options.log);
+    return { report, notified };
+  }
+
+  return {
+    /** Reports newest first; `filter` active (default) leaves out resolved ones. */
+    async list(actor: Actor, workspaceId: number, query: unknown = {}) {
+      await authorize(db, actor, workspaceId, 'read');
+      const { filter, pageId, page, perPage } = parseInput(listInput, query);
+      let select = db.selectFrom('status_reports').where('workspace_id', '=', workspaceId);
+      if (pageId !== undefined) select = select.where('page_id', '=', (await resolvePage(db, workspaceId, pageId)).id);
+      if (filter === 'active') select = select.where('status', '!=', 'resolved');
+      const [{ total }, rows] = await Promise.all([
+        select.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+        select.select('id').orderBy('id', 'desc').limit(perPage).offset((page - 1) * perPage).execute(),
+      ]);
+      return { reports: await loadReports(db, rows.map((r) => r.id)), pagination: paginationOf(page, perPage, total) };
+    },
+
+    async get(actor: Actor, workspaceId: number, id: string): Promise<StatusReport> {
+      await authorize(db, actor, workspaceId, 'read');
+      return (await loadOne(db, workspaceId, id)).report;
+    },
+
+    /** Creates a report with its first public update. */
+    async create(actor: Actor, workspaceId: number, input: unknown) {
+      await authorize(db, actor, workspaceId, 'write');
+      const values = parseInput(createInput, input);
+      return publish(actor, workspaceId, values.notify, async (trx) => {
+        const page = await resolvePage(trx, workspaceId, values.pageId);
+        const components = await pageComponents(trx, page.id, values.pageComponentIds);
+        const now = new Date().toISOString();
+        const row = await trx
+          .insertInto('status_reports')
+          .values({
+            workspace_id: workspaceId,
+            page_id: page.id,
+            title: values.title,
+            status: values.status,
+            resolved_at: values.status === 'resolved' ? now : null,
+            created_at: now,
+            updated_at: now,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await replaceReportComponents(trx, row.id, components.ids);
+        await appendUpdate(trx, row.id, { status: values.status, message: values.message, notify: values.notify, at: now });
+        return { before: null, reportId: row.id, page, kind: 'report.created' };
+      });
+    },
+
+    /** Appends a public update and sets the report's status to the update's. */
+    async addUpdate(actor: Actor, workspaceId: number, id: string, input: unknown) {
+      await authorize(db, actor, workspaceId, 'write');
+      const values = parseInput(updateInput, input);
+      return publish(actor, workspaceId, values.notify, async (trx) => {
+        const { report: before, page } = await loadOne(trx, workspaceId, id);
+        const now = new Date().toISOString();
+        await trx
+          .updateTable('status_reports')
+          .set({ status: values.status, resolved_at: values.status === 'resolved' ? (before.resolvedAt ?? now) : null, updated_at: now })
+          .where('id', '=', Number(before.id))
+          .execute();
+        await appendUpdate(trx, Number(before.id), { status: values.status, message: values.message, notify: values.notify, at: now });
+        return { before, reportId: Number(before.id), page, kind: values.status === 'resolved' ? 'report.resolved' : 'report.updated' };
+      });
+    },
+
+    /** Resolves the report with a final public update. */
+    async resolve(actor: Actor, workspaceId: number, id: string, input: unknown) {
+      await authorize(db, actor, workspaceId, 'write');
+      const values = parseInput(resolveInput, input);
+      return publish(actor, workspaceId, values.notify, async (trx) => {
+        const { report: before, page } = await loadOne(trx, workspaceId, id);
+        const now = new Date().toISOString();
+        await trx.updateTable('status_reports').set({ status: 'resolved', resolved_at: now, updated_at: now }).where('id', '=', Number(before.id)).execute();
+        await appendUpdate(trx, Number(before.id), { status: 'resolved', message: values.message, notify: values.notify, at: now });
+        return { before, reportId: Number(before.id), page, kind: 'report.resolved' };
+      });
+    },
+
+    /** Edits title, status or components: no public update, no notification. */
+    async update(actor: Actor, workspaceId: number, id: string, patch: unknown): Promise<StatusReport> {
+      await authorize(db, actor, workspaceId, 'write');
+      const values = parseInput(patchInput, patch);
+      if (Object.values(values).every((v) => v === undefined)) throw invalid('report', 'names no field to change: set title, status or pageComponentIds');
+      const { report, pageId } = await writeTransaction(db, async (trx) => {
+        const { report: before, page } = await loadOne(trx, workspaceId, id);
+        const reportId = Number(before.id);
+        if (values.pageComponentIds !== undefined) await replaceReportComponents(trx, reportId, (await pageComponents(trx, page.id, values.pageComponentIds)).ids);
+        const now = new Date().toISOString();
+        const resolvedAt = values.status === undefined ? before.resolvedAt : values.status === 'resolved' ? (before.resolvedAt ?? now) : null;
+        await trx
+          .updateTable('status_reports')
+          .set({ title: values.title ?? before.title, status: values.status ?? before.status, resolved_at: resolvedAt, updated_at: now })
+          .where('id', '=', reportId)
+          .execute();
+        const [after] = await loadReports(trx, [reportId]);
+        await recordAudit(trx, { workspaceId, entityType: 'status_report', entityId: reportId, action: 'status_report.update', actor, before: snapshot(before), after: snapshot(after!) });
+        return { report: after!, pageId: page.id };
+      });
+      options.changed(pageId);
+      return report;
+    },
+
+    async delete(actor: Actor, workspaceId: number, id: string): Promise<void> {
+      await authorize(db, actor, workspaceId, 'write');
+      const pageId = await writeTransaction(db, async (trx) => {
+        const { report: before, page } = await loadOne(trx, workspaceId, id);
+        await trx.deleteFrom('status_reports').where('id', '=', Number(before.id)).execute();
+        await recordAudit(trx, { workspaceId, entityType: 'status_report', entityId: before.id, action: 'status_report.delete', actor, before: snapshot(before), after: null });
+        return page.id;
+      });
+      options.changed(pageId);
+    },
+  };
+}
+
+export type ReportService = ReturnType<typeof createReportService>;

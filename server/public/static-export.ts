@@ -1,0 +1,27 @@
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { PublicPage } from '../domain/pages/public-view.ts';
+import { renderAtomFeed, renderStatusPage, summaryJson } from './status-render.ts';
+
+/**
+ * A static copy of a status page, for publishing on any web host: index.html (no form, relative
+ * links), feed.atom and summary.json. Each file is written beside itself and renamed into place,
+ * so a folder that is being served never shows half a file.
+ */
+export async function exportStaticPage(page: PublicPage, outDir: string): Promise<string[]> {
+  await mkdir(outDir, { recursive: true });
+  const files: [name: string, content: string][] = [
+    ['index.html', renderStatusPage(page, { mode: 'static' })],
+    ['feed.atom', renderAtomFeed(page, `${page.url.replace(/\/+$/, '')}/feed.atom`)],
+    ['summary.json', `${JSON.stringify(summaryJson(page), null, 2)}\n`],
+  ];
+  const written: string[] = [];
+  for (const [name, content] of files) {
+    const path = join(outDir, name);
+    const partial = `${path}.${process.pid}.partial`;
+    await writeFile(partial, content, 'utf8');
+    await rename(partial, path);
+    written.push(path);
+  }
+  return written;
+}

@@ -1,0 +1,113 @@
+import type { Context } from 'hono';
+import type { PublicPage } from '../domain/pages/public-view.ts';
+import type { Services } from '../domain/services.ts';
+import { AppError } from '../errors.ts';
+import type { AppEnv, HonoApp } from '../http/hono-app.ts';
+import { renderAtomFeed, renderNoticePage, renderStatusPage, STATUS_PAGE_CSP, summaryJson } from './status-render.ts';
+
+/** Visitors may keep a page this long; changes show within it. */
+const CACHE_CONTROL = 'public, max-age=10';
+const HTML = 'text/html; charset=utf-8';
+
+const statusOf: Partial<Record<AppError['code'], number>> = { NOT_FOUND: 404, VALIDATION: 400, PRECONDITION_FAILED: 409 };
+
+/**
+ * The public status pages on the API port: /status/{slug} (HTML without JavaScript), its Atom
+ * feed, its JSON summary, and the email subscription (sign up, confirm, unsubscribe). No
+ * credential is needed; nothing here shows more than the page itself.
+ */
+export function registerStatusPages(app: HonoApp, services: Services): void {
+  // Rendering a view is the expensive part; a view is rebuilt only when it changed or expired.
+  const rendered = new WeakMap<PublicPage, Map<string, string>>();
+  const once = (view: PublicPage, kind: string, render: () => string): string => {
+    let forView = rendered.get(view);
+    if (!forView) rendered.set(view, (forView = new Map()));
+    let body = forView.get(kind);
+    if (body === undefined) forView.set(kind, (body = render()));
+    return body;
+  };
+
+  const page = (c: Context<AppEnv>, body: string, status = 200, cache = 'no-store') =>
+    c.body(body, status as 200, { 'content-type': HTML, 'content-security-policy': STATUS_PAGE_CSP, 'cache-control': cache });
+
+  /** An HTML answer for a visitor: errors are pages too, not JSON envelopes. */
+  async function visitor(c: Context<AppEnv>, work: () => Promise<Response>): Promise<Response> {
+    try {
+      return await work();
+    } catch (error) {
+      if (!(error instanceof AppError) || statusOf[error.code] === undefined) throw error;
+      const heading = error.code === 'NOT_FOUND' ? 'Not found' : 'That did not work';
+      return page(c, renderNoticePage({ title: 'Status', heading, message: error.message }), statusOf[error.code]);
+    }
+  }
+
+  app.get('/status/:slug', (c) =>
+    visitor(c, async () => {
+      const view = await services.publicPages.view(c.req.param('slug'));
+      return page(c, once(view, 'html', () => renderStatusPage(view, { mode: 'live' })), 200, CACHE_CONTROL);
+    }),
+  );
+
+  app.get('/status/:slug/feed.atom', async (c) => {
+    const view = await services.publicPages.view(c.req.param('slug'));
+    const body = once(view, 'atom', () => renderAtomFeed(view, `${view.url}/feed.atom`));
+    return c.body(body, 200, { 'content-type': 'application/atom+xml; charset=utf-8', 'cache-control': CACHE_CONTROL });
+  });
+
+  app.get('/status/:slug/summary.json', async (c) => {
+    const view = await services.publicPages.view(c.req.param('slug'));
+    const body = once(view, 'json', () => JSON.stringify(summaryJson(view)));
+    return c.body(body, 200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': CACHE_CONTROL });
+  });
+
+  app.post('/status/:slug/subscribe', (c) =>
+    visitor(c, async () => {
+      const slug = c.req.param('slug');
+      const form = await c.req.parseBody();
+      await services.subscribers.subscribePublic(slug, form.email);
+      const view = await services.publicPages.view(slug);
+      return page(
+        c,
+        renderNoticePage({
+          title: view.title,
+          heading: 'Check your inbox',
+          message: `If the address can receive mail, a confirmation link is on its way. Nothing is sent to it until the link is followed.`,
+          pageUrl: view.url,
+        }),
+      );
+    }),
+  );
+
+  app.get('/status/:slug/confirm', (c) =>
+    visitor(c, async () => {
+      const done = await services.subscribers.confirm(c.req.param('slug'), c.req.query('s') ?? '', c.req.query('token') ?? '');
+      return page(c, renderNoticePage({ title: done.pageTitle, heading: 'Subscription confirmed', message: `You will get an email when ${done.pageTitle} posts an incident or maintenance.`, pageUrl: done.pageUrl }));
+    }),
+  );
+
+  // A link followed from a mail only asks: mail scanners open links, and must not unsubscribe anyone.
+  app.get('/status/:slug/unsubscribe', (c) =>
+    visitor(c, async () => {
+      const [slug, id, token] = [c.req.param('slug'), c.req.query('s') ?? '', c.req.query('token') ?? ''];
+      const found = await services.subscribers.checkUnsubscribe(slug, id, token);
+      return page(
+        c,
+        renderNoticePage({
+          title: found.pageTitle,
+          heading: 'Unsubscribe?',
+          message: `${found.address} will no longer get updates from ${found.pageTitle}.`,
+          pageUrl: found.pageUrl,
+          form: { action: `${found.pageUrl}/unsubscribe?s=${encodeURIComponent(id)}&token=${encodeURIComponent(token)}`, button: 'Unsubscribe' },
+        }),
+      );
+    }),
+  );
+
+  // The button above, and mail clients' one-click unsubscribe (RFC 8058), which POSTs here.
+  app.post('/status/:slug/unsubscribe', (c) =>
+    visitor(c, async () => {
+      const done = await services.subscribers.unsubscribe(c.req.param('slug'), c.req.query('s') ?? '', c.req.query('token') ?? '');
+      return page(c, renderNoticePage({ title: done.pageTitle, heading: 'Unsubscribed', message: `You will get no more mail from ${done.pageTitle}.`, pageUrl: done.pageUrl }));
+    }),
+  );
+}
