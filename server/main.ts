@@ -53,12 +53,14 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     const docsBase = config.docsUrl ?? apiUrl;
     const apiOwnHosts = ownHosts(api.port, config.host);
     const dashboardOwnHosts = ownHosts(dashboard.port, config.host);
-    const apiHosts = [...apiOwnHosts, new URL(apiUrl).host];
+    // Status pages may be reached under their own public address (a tunnel, a reverse proxy).
+    const publicUrl = config.publicUrl ?? apiUrl;
+    const apiHosts = [...apiOwnHosts, new URL(apiUrl).host, new URL(publicUrl).host];
     const dashboardHosts = [...dashboardOwnHosts, new URL(dashboardUrl).host];
-    const origins = [...apiOwnHosts, ...dashboardOwnHosts].map((h) => `http://${h}`).concat(apiUrl, dashboardUrl);
+    const origins = [...apiOwnHosts, ...dashboardOwnHosts].map((h) => `http://${h}`).concat(apiUrl, dashboardUrl, publicUrl);
     const common = { log, maxBodyBytes: config.maxBodyBytes, docsBase };
 
-    const ready = createServices(db, { checks: engine.checks, publicUrl: config.publicUrl ?? apiUrl, smtpUrl: config.smtpUrl, mailFrom: config.mailFrom, log: log.child({ component: 'notifications' }) });
+    const ready = createServices(db, { checks: engine.checks, publicUrl, smtpUrl: config.smtpUrl, mailFrom: config.mailFrom, log: log.child({ component: 'notifications' }) });
     const ownerId = await ensureOwner(db);
     services = ready;
     await ready.sessions.prune();

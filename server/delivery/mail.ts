@@ -138,6 +138,8 @@ export function createMailer(smtpUrl: string): Mailer {
     disableUrlAccess: true,
     logger: false,
   });
+  // Failures reach the caller through send(); an 'error' event must never end the process.
+  transport.on('error', () => {});
   const failure = (reason: string) => new Error(withoutPassword(`${name} ${reason}`, server));
   return {
     async send(mail) {

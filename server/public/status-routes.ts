@@ -97,7 +97,8 @@ export function registerStatusPages(app: HonoApp, services: Services): void {
           heading: 'Unsubscribe?',
           message: `${found.address} will no longer get updates from ${found.pageTitle}.`,
           pageUrl: found.pageUrl,
-          form: { action: `${found.pageUrl}/unsubscribe?s=${encodeURIComponent(id)}&token=${encodeURIComponent(token)}`, button: 'Unsubscribe' },
+          // Relative: the form posts back to the address it was opened at, whatever host that was.
+          form: { action: `unsubscribe?s=${encodeURIComponent(id)}&token=${encodeURIComponent(token)}`, button: 'Unsubscribe' },
         }),
       );
     }),
