@@ -1,8 +1,19 @@
 import { type Client, createClient as createServiceClient, type Interceptor, type Transport } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
+import { MaintenanceService } from '../proto/gen/maintenance/v1/maintenance_pb.js';
 import { MonitorService } from '../proto/gen/monitor/v1/monitor_pb.js';
+import { NotificationService } from '../proto/gen/notification/v1/notification_pb.js';
+import { StatusPageService } from '../proto/gen/status_page/v1/status_page_pb.js';
+import { StatusReportService } from '../proto/gen/status_report/v1/status_report_pb.js';
 
+// monitor.v1 is exported flat (`Periodicity`, `TCPMonitorSchema`, ...). The other packages are
+// exported as namespaces named after them, since several declare the same names (each has its own
+// `Pagination`): `statusReportV1.StatusReportStatus.INVESTIGATING`, `notificationV1.PaginationSchema`.
 export * from '../proto/gen/monitor/v1/monitor_pb.js';
+export * as statusPageV1 from '../proto/gen/status_page/v1/status_page_pb.js';
+export * as statusReportV1 from '../proto/gen/status_report/v1/status_report_pb.js';
+export * as maintenanceV1 from '../proto/gen/maintenance/v1/maintenance_pb.js';
+export * as notificationV1 from '../proto/gen/notification/v1/notification_pb.js';
 export { Code, ConnectError } from '@connectrpc/connect';
 
 /** Where the service listens when nothing says otherwise. */
@@ -21,6 +32,14 @@ export interface ClientOptions {
 
 export interface StatusdeskClient {
   monitors: Client<typeof MonitorService>;
+  /** Status pages, their components and subscribers (status_page.v1.StatusPageService). */
+  pages: Client<typeof StatusPageService>;
+  /** Status reports (status_report.v1.StatusReportService). */
+  reports: Client<typeof StatusReportService>;
+  /** Maintenance windows (maintenance.v1.MaintenanceService). */
+  maintenances: Client<typeof MaintenanceService>;
+  /** Notification channels (notification.v1.NotificationService). */
+  notifications: Client<typeof NotificationService>;
   /** The address the client talks to. */
   baseUrl: string;
 }
@@ -59,5 +78,12 @@ export function createClient(options: ClientOptions = {}): StatusdeskClient {
   if (!apiKey) throw new MissingApiKeyError();
   const baseUrl = (options.baseUrl || env.SERVICE_API_URL || DEFAULT_API_URL).replace(/\/+$/, '');
   const transport = transportFor(options.protocol, baseUrl, [serviceKey(apiKey)]);
-  return { monitors: createServiceClient(MonitorService, transport), baseUrl };
+  return {
+    monitors: createServiceClient(MonitorService, transport),
+    pages: createServiceClient(StatusPageService, transport),
+    reports: createServiceClient(StatusReportService, transport),
+    maintenances: createServiceClient(MaintenanceService, transport),
+    notifications: createServiceClient(NotificationService, transport),
+    baseUrl,
+  };
 }

@@ -19,6 +19,7 @@ import {
   TLSMode,
 } from '../../proto/gen/monitor/v1/monitor_pb.js';
 import { AppError } from '../errors.ts';
+import { enumPairs } from './enum-pairs.ts';
 import type { CheckResult, RegionHealth, SummaryWindow as DomainWindow } from '../domain/monitors/checks.ts';
 import type { GrpcMonitor, HttpMonitor, Monitor, TcpMonitor } from '../domain/monitors/monitor-repository.ts';
 import { httpMethods, numberComparators, stringComparators, tlsModes } from '../domain/monitors/monitor-rules.ts';
@@ -29,20 +30,6 @@ import { frequencies } from '../domain/plans.ts';
  * a value the wire cannot express in the domain (an unspecified enum) becomes undefined, and the
  * domain's validation names it.
  */
-
-/**
- * Pairs wire enum values with domain names, both ways. The unspecified value maps to undefined
- * (not given). A number the schema does not define passes on as its digits, which the domain's
- * validation refuses with the list of allowed values, instead of being read as the default.
- */
-function enumPairs<D extends string>(domain: readonly D[], wire: readonly number[]) {
-  const toWire = new Map<string, number>(domain.map((d, i) => [d, wire[i]!]));
-  const toDomain = new Map<number, D>(wire.map((w, i) => [w, domain[i]!]));
-  return {
-    wire: (value: D): number => toWire.get(value) ?? 0,
-    domain: (value: number): string | undefined => (value === 0 ? undefined : (toDomain.get(value) ?? String(value))),
-  };
-}
 
 const periodicity = enumPairs(frequencies, [
   Periodicity.PERIODICITY_30S,

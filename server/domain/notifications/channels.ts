@@ -35,7 +35,13 @@ const createInput = z.strictObject({
   monitorIds: monitorIds.default([]),
   config: config.default({}),
 });
-const patchInput = z.strictObject({ name: name.optional(), monitorIds: monitorIds.optional(), config: config.optional() });
+const patchInput = z.strictObject({
+  name: name.optional(),
+  /** When given, must be the channel's own kind: a channel never changes kind. */
+  kind: z.enum(channelKinds, expected(`one of ${channelKinds.join(', ')}`)).optional(),
+  monitorIds: monitorIds.optional(),
+  config: config.optional(),
+});
 const listInput = z.strictObject(pageQuery(MAX_PER_PAGE));
 
 /** A failure to deliver reads as a sentence whatever was thrown. */
@@ -174,6 +180,9 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
       if (Object.values(values).every((v) => v === undefined)) throw invalid('channel', 'names no field to change: set name, monitorIds or config');
       return writeTransaction(db, async (trx) => {
         const row = await loadRow(trx, workspaceId, id);
+        if (values.kind !== undefined && values.kind !== row.kind) {
+          throw invalid('kind', `channel ${row.id} is a ${row.kind} channel and cannot become a ${values.kind} channel; create a new channel instead`);
+        }
         const before = await channelOf(trx, row);
         const stored = { ...JSON.parse(row.settings), ...sealer.open<Record<string, unknown>>(row.credentials) };
         const { settings, credentials } = splitConfig(row.kind, { ...stored, ...values.config });

@@ -92,23 +92,32 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
     await outbound.mailer().send({ from: outbound.mailFrom, to: [row.address], ...content });
   }
 
-  /** Adds a pending email subscriber (or finds the existing one) and mails the confirmation link. */
+  /**
+   * Adds a pending email subscriber (or finds the existing one) and mails the confirmation link.
+   * A link that could not be sent is sent again on the next request, however soon.
+   */
   async function subscribeEmail(page: PageRow, address: string): Promise<SubscriberRow> {
     if (!outbound.hasMailRelay) {
       throw new AppError('PRECONDITION_FAILED', 'email subscriptions need a mail server: set STATUSDESK_SMTP_URL for the service');
     }
-    const now = new Date();
+    const now = new Date().toISOString();
     const existing = await db.selectFrom('page_subscribers').selectAll().where('page_id', '=', page.id).where('kind', '=', 'email').where('address', '=', address).executeTakeFirst();
-    if (existing && (existing.status === 'active' || now.getTime() - Date.parse(existing.confirmation_sent_at ?? existing.created_at) < RESEND_AFTER_MS)) return existing;
-    const row = existing
-      ? await db.updateTable('page_subscribers').set({ confirmation_sent_at: now.toISOString() }).where('id', '=', existing.id).returningAll().executeTakeFirstOrThrow()
-      : await db
-          .insertInto('page_subscribers')
-          .values({ page_id: page.id, kind: 'email', address, status: 'pending', secret: null, created_at: now.toISOString(), confirmed_at: null, confirmation_sent_at: now.toISOString() })
-          .returningAll()
-          .executeTakeFirstOrThrow();
-    await sendConfirmation(page, row);
-    return row;
+    if (existing?.status === 'active') return existing;
+    if (existing?.confirmation_sent_at && Date.parse(now) - Date.parse(existing.confirmation_sent_at) < RESEND_AFTER_MS) return existing;
+    const row =
+      existing ??
+      (await db
+        .insertInto('page_subscribers')
+        .values({ page_id: page.id, kind: 'email', address, status: 'pending', secret: null, created_at: now, confirmed_at: null, confirmation_sent_at: null })
+        .returningAll()
+        .executeTakeFirstOrThrow());
+    try {
+      await sendConfirmation(page, row);
+    } catch (error) {
+      throw new AppError('PRECONDITION_FAILED', `the confirmation mail could not be sent; try again later (${reasonOf(error)})`);
+    }
+    await db.updateTable('page_subscribers').set({ confirmation_sent_at: now }).where('id', '=', row.id).execute();
+    return { ...row, confirmation_sent_at: now };
   }
 
   /** The subscriber a public link names, if its token is genuine. */

@@ -1,0 +1,148 @@
+import { create } from '@bufbuild/protobuf';
+import type { ServiceImpl } from '@connectrpc/connect';
+import {
+  ComponentType,
+  type PageComponent as PageComponentMessage,
+  PageComponentSchema,
+  type StatusPage as StatusPageMessage,
+  StatusPageSchema,
+  StatusPageService,
+  type Subscriber as SubscriberMessage,
+  SubscriberSchema,
+} from '../../proto/gen/status_page/v1/status_page_pb.js';
+import type { Subscriber } from '../domain/notifications/subscribers.ts';
+import type { PageComponent, StatusPage } from '../domain/pages/page-repository.ts';
+import type { Services } from '../domain/services.ts';
+import { callerOf } from './auth.ts';
+import { enumPairs } from './enum-pairs.ts';
+import { optionalTimestamp, text, timestamp } from './page-codec.ts';
+
+const componentType = enumPairs(['monitor', 'static'] as const satisfies readonly PageComponent['type'][], [ComponentType.MONITOR, ComponentType.STATIC]);
+
+export function toStatusPageMessage(page: StatusPage): StatusPageMessage {
+  return create(StatusPageSchema, {
+    id: page.id,
+    slug: page.slug,
+    title: page.title,
+    description: page.description,
+    url: page.url,
+    createdAt: timestamp(page.createdAt),
+    updatedAt: timestamp(page.updatedAt),
+  });
+}
+
+export function toPageComponentMessage(component: PageComponent): PageComponentMessage {
+  return create(PageComponentSchema, {
+    id: component.id,
+    pageId: component.pageId,
+    name: component.name,
+    description: component.description,
+    type: componentType.wire(component.type),
+    monitorId: component.monitorId ?? undefined,
+    group: component.group ?? undefined,
+    position: component.position,
+  });
+}
+
+export function toSubscriberMessage(subscriber: Subscriber): SubscriberMessage {
+  return create(SubscriberSchema, {
+    id: subscriber.id,
+    pageId: subscriber.pageId,
+    kind: subscriber.kind,
+    address: subscriber.address,
+    status: subscriber.status,
+    createdAt: timestamp(subscriber.createdAt),
+    confirmedAt: optionalTimestamp(subscriber.confirmedAt),
+  });
+}
+
+/** The empty string of an optional field that can be cleared means "clear" (null). */
+const clearable = (value: string | undefined): string | null | undefined => (value === '' ? null : value);
+
+/** status_page.v1.StatusPageService: decode, call the page and subscriber services, encode. No rules here. */
+export function statusPageServiceImpl(services: Services): ServiceImpl<typeof StatusPageService> {
+  const { pages, subscribers } = services;
+  return {
+    async listStatusPages(_req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      return { statusPages: (await pages.list(actor, workspaceId)).map(toStatusPageMessage) };
+    },
+
+    async getStatusPage(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      return { statusPage: toStatusPageMessage(await pages.get(actor, workspaceId, req.page)) };
+    },
+
+    async createStatusPage(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      const page = await pages.create(actor, workspaceId, { slug: text(req.slug), title: text(req.title), description: text(req.description) });
+      return { statusPage: toStatusPageMessage(page) };
+    },
+
+    async updateStatusPage(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      const page = await pages.update(actor, workspaceId, req.id, { slug: req.slug, title: req.title, description: req.description });
+      return { statusPage: toStatusPageMessage(page) };
+    },
+
+    async deleteStatusPage(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      await pages.delete(actor, workspaceId, req.id);
+      return {};
+    },
+
+    async listPageComponents(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      return { components: (await pages.listComponents(actor, workspaceId, req.pageId)).map(toPageComponentMessage) };
+    },
+
+    async addPageComponent(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      const component = await pages.addComponent(actor, workspaceId, req.pageId, {
+        name: text(req.name),
+        description: text(req.description),
+        monitorId: req.monitorId,
+        group: req.group,
+        position: req.position,
+      });
+      return { component: toPageComponentMessage(component) };
+    },
+
+    async updatePageComponent(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      const component = await pages.updateComponent(actor, workspaceId, req.id, {
+        name: req.name,
+        description: req.description,
+        monitorId: clearable(req.monitorId),
+        group: clearable(req.group),
+        position: req.position,
+      });
+      return { component: toPageComponentMessage(component) };
+    },
+
+    async removePageComponent(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      await pages.removeComponent(actor, workspaceId, req.id);
+      return {};
+    },
+
+    async listSubscribers(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      return { subscribers: (await subscribers.list(actor, workspaceId, req.pageId)).map(toSubscriberMessage) };
+    },
+
+    async addSubscriber(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      const target = req.target;
+      const input = target.case === 'email' ? { email: target.value } : target.case === 'webhookUrl' ? { webhookUrl: target.value } : {};
+      const { subscriber, secret } = await subscribers.add(actor, workspaceId, req.pageId, input);
+      return { subscriber: toSubscriberMessage(subscriber), webhookSecret: secret ?? undefined };
+    },
+
+    async removeSubscriber(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      await subscribers.remove(actor, workspaceId, req.id);
+      return {};
+    },
+  };
+}

@@ -1,0 +1,101 @@
+import { create } from '@bufbuild/protobuf';
+import type { ServiceImpl } from '@connectrpc/connect';
+import {
+  type StatusReport as StatusReportMessage,
+  StatusReportSchema,
+  StatusReportService,
+  StatusReportStatus,
+} from '../../proto/gen/status_report/v1/status_report_pb.js';
+import { reportStatuses } from '../domain/notifications/events.ts';
+import type { StatusReport } from '../domain/reports/report-repository.ts';
+import type { Services } from '../domain/services.ts';
+import { callerOf } from './auth.ts';
+import { enumPairs } from './enum-pairs.ts';
+import { count, list, maskedPatch, optionalTimestamp, text, timestamp } from './page-codec.ts';
+
+const reportStatus = enumPairs(reportStatuses, [
+  StatusReportStatus.INVESTIGATING,
+  StatusReportStatus.IDENTIFIED,
+  StatusReportStatus.MONITORING,
+  StatusReportStatus.RESOLVED,
+]);
+
+export function toStatusReportMessage(report: StatusReport): StatusReportMessage {
+  return create(StatusReportSchema, {
+    id: report.id,
+    pageId: report.pageId,
+    title: report.title,
+    status: reportStatus.wire(report.status),
+    resolved: report.resolved,
+    pageComponentIds: report.pageComponentIds,
+    updates: report.updates.map((u) => ({ id: u.id, status: reportStatus.wire(u.status), message: u.message, createdAt: timestamp(u.createdAt) })),
+    createdAt: timestamp(report.createdAt),
+    updatedAt: timestamp(report.updatedAt),
+    resolvedAt: optionalTimestamp(report.resolvedAt),
+  });
+}
+
+/** status_report.v1.StatusReportService: decode, call the report service, encode. No rules here. */
+export function statusReportServiceImpl(services: Services): ServiceImpl<typeof StatusReportService> {
+  const reports = services.reports;
+  return {
+    async listStatusReports(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      const result = await reports.list(actor, workspaceId, { filter: text(req.filter), pageId: req.pageId, page: count(req.page), perPage: count(req.perPage) });
+      return { statusReports: result.reports.map(toStatusReportMessage), pagination: result.pagination };
+    },
+
+    async getStatusReport(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      return { statusReport: toStatusReportMessage(await reports.get(actor, workspaceId, req.id)) };
+    },
+
+    async createStatusReport(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      const { report, notified } = await reports.create(actor, workspaceId, {
+        pageId: text(req.pageId),
+        title: text(req.title),
+        status: reportStatus.domain(req.status),
+        message: text(req.message),
+        pageComponentIds: list(req.pageComponentIds),
+        notify: req.notify,
+      });
+      return { statusReport: toStatusReportMessage(report), notified };
+    },
+
+    async addStatusReportUpdate(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      const { report, notified } = await reports.addUpdate(actor, workspaceId, req.id, {
+        status: reportStatus.domain(req.status),
+        message: text(req.message),
+        notify: req.notify,
+      });
+      return { statusReport: toStatusReportMessage(report), notified };
+    },
+
+    async updateStatusReport(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      const patch = maskedPatch(
+        {
+          title: { name: 'title', value: req.title, empty: '' },
+          status: { name: 'status', value: reportStatus.domain(req.status), empty: '' },
+          page_component_ids: { name: 'pageComponentIds', value: list(req.pageComponentIds), empty: [] },
+        },
+        req.updateMask,
+      );
+      return { statusReport: toStatusReportMessage(await reports.update(actor, workspaceId, req.id, patch)) };
+    },
+
+    async resolveStatusReport(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      const { report, notified } = await reports.resolve(actor, workspaceId, req.id, { message: text(req.message), notify: req.notify });
+      return { statusReport: toStatusReportMessage(report), notified };
+    },
+
+    async deleteStatusReport(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      await reports.delete(actor, workspaceId, req.id);
+      return {};
+    },
+  };
+}
