@@ -180,16 +180,22 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
+/** A day's label, as markup: only the date is text from outside, and it is escaped. */
 function dayLabel(day: UptimeDay): string {
-  if (day.uptime === null) return `${day.date}: no data`;
-  let label = `${day.date}: ${percent(day.uptime)} uptime`;
+  const date = escape(day.date);
+  if (day.uptime === null) return `${date}: no data`;
+  let label = `${date}: ${percent(day.uptime)} uptime`;
   if (day.down > 0) label += `, ${plural(day.down, 'failed check')}`;
   if (day.degraded > 0) label += `, ${plural(day.degraded, 'degraded check')}`;
   return label;
 }
 
+/** What Date#toISOString writes: taken as it is, without parsing (a page has hundreds). */
+const CANONICAL = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{3})?Z$/;
+
 /** RFC 3339 in UTC (milliseconds only when there are some), or null for text that is not a time. */
 function instant(value: string): string | null {
+  if (CANONICAL.test(value)) return value.endsWith('.000Z') ? `${value.slice(0, -5)}Z` : value;
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? null : new Date(ms).toISOString().replace('.000Z', 'Z');
 }
@@ -387,7 +393,7 @@ function uptimeBar(component: PublicComponent): Markup {
   // The bulk of a page: 90 items per component, so plain concatenation, and the shortest valid
   // markup (an unquoted class without spaces; </li> is implied by the next <li> and by </ol>).
   let blocks = '';
-  for (const day of ninetyDays(component.days)) blocks += `<li class=${uptimeClass(day.uptime)}><span>${escape(dayLabel(day))}</span>`;
+  for (const day of ninetyDays(component.days)) blocks += `<li class=${uptimeClass(day.uptime)}><span>${dayLabel(day)}</span>`;
   return html`<ol class="bar" aria-label="${component.name}: uptime per day, oldest first">${raw(blocks)}</ol>
 <p class="ax"><span><span class="d90">90 days ago</span><span class="d30">30 days ago</span></span>
 <span>${component.uptime === null ? 'No data' : `${percent(component.uptime)} uptime over 90 days`}</span><span>Today</span></p>`;
@@ -434,10 +440,10 @@ export function renderStatusPage(page: PublicPage, options: RenderOptions): stri
 <main id="main" class="w">
 ${notice && html`<p class="note n-${notice.kind}" role="${notice.kind === 'error' ? 'alert' : 'status'}"><span class="i" aria-hidden="true">${notice.kind === 'error' ? '✕' : 'i'}</span>${notice.text}</p>`}
 <section class="banner b-${page.state}" aria-labelledby="overall"><h2 id="overall"><span class="i" aria-hidden="true">${STATES[page.state].icon}</span>${overallText(page)}</h2></section>
-${page.activeMaintenances.length > 0 && section('maintenance-now', 'Maintenance in progress', page.activeMaintenances.map(maintenanceArticle))}
+${page.activeMaintenances.length > 0 && section('ongoing-maintenance', 'Maintenance in progress', page.activeMaintenances.map(maintenanceArticle))}
 ${page.activeReports.length > 0 && section('incidents', 'Current incidents', page.activeReports.map(reportArticle))}
 ${section('components', 'Components', componentList(page.components))}
-${page.upcomingMaintenances.length > 0 && section('maintenance-next', 'Scheduled maintenance', page.upcomingMaintenances.map(maintenanceArticle))}
+${page.upcomingMaintenances.length > 0 && section('scheduled-maintenance', 'Scheduled maintenance', page.upcomingMaintenances.map(maintenanceArticle))}
 ${section('history', 'Past incidents', page.pastReports.length > 0 ? page.pastReports.map(reportArticle) : html`<p class="mut">No incidents in the last 14 days.</p>`)}
 ${live &&
   page.subscribable &&

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import type { Context } from 'hono';
 import type { PublicPage } from '../domain/pages/public-view.ts';
 import type { Services } from '../domain/services.ts';
@@ -17,13 +18,14 @@ const statusOf: Partial<Record<AppError['code'], number>> = { NOT_FOUND: 404, VA
  * credential is needed; nothing here shows more than the page itself.
  */
 export function registerStatusPages(app: HonoApp, services: Services): void {
-  // Rendering a view is the expensive part; a view is rebuilt only when it changed or expired.
-  const rendered = new WeakMap<PublicPage, Map<string, string>>();
-  const once = (view: PublicPage, kind: string, render: () => string): string => {
-    let forView = rendered.get(view);
-    if (!forView) rendered.set(view, (forView = new Map()));
-    let body = forView.get(kind);
-    if (body === undefined) forView.set(kind, (body = render()));
+  // Rendering a view is the expensive part; a view is rebuilt only when it changed or expired,
+  // and each of its bodies is made once.
+  const bodies = new WeakMap<PublicPage, Map<string, string | Buffer>>();
+  const once = <T extends string | Buffer>(view: PublicPage, kind: string, make: () => T): T => {
+    let forView = bodies.get(view);
+    if (!forView) bodies.set(view, (forView = new Map()));
+    let body = forView.get(kind) as T | undefined;
+    if (body === undefined) forView.set(kind, (body = make()));
     return body;
   };
 
@@ -44,7 +46,18 @@ export function registerStatusPages(app: HonoApp, services: Services): void {
   app.get('/status/:slug', (c) =>
     visitor(c, async () => {
       const view = await services.publicPages.view(c.req.param('slug'));
-      return page(c, once(view, 'html', () => renderStatusPage(view, { mode: 'live' })), 200, CACHE_CONTROL);
+      const html = once(view, 'html', () => renderStatusPage(view, { mode: 'live' }));
+      // A page with many components is mostly uptime bars, which compress about thirtyfold;
+      // the compressed body is made once per view, like the page itself.
+      if (!/\bgzip\b/.test(c.req.header('accept-encoding') ?? '')) return page(c, html, 200, CACHE_CONTROL);
+      const compressed = once(view, 'html.gz', () => gzipSync(html));
+      return c.body(new Uint8Array(compressed), 200, {
+        'content-type': HTML,
+        'content-encoding': 'gzip',
+        vary: 'accept-encoding',
+        'content-security-policy': STATUS_PAGE_CSP,
+        'cache-control': CACHE_CONTROL,
+      });
     }),
   );
 
