@@ -173,8 +173,7 @@ export interface PageComponentTable {
   page_id: number;
   name: string;
   description: string;
-  type: 'monitor' | 'static';
-  /** NULL for a static component, or a monitor component whose monitor was deleted. */
+  /** The monitor that drives the component (type `monitor`); NULL for a static one. */
   monitor_id: number | null;
   group_name: string | null;
   position: number;

@@ -46,6 +46,18 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
   const deliver = (target: ChannelTarget, event: AlertEvent) => deliverAlert(target, event, outbound);
 
   const publicPages = createPublicPages(db, { publicUrl, canMail: outbound.hasMailRelay });
+  // A monitor that is paused, changed or deleted changes the components it drives at once.
+  const monitorChecks: MonitorChecks = {
+    ...checks,
+    monitorChanged(monitor) {
+      checks.monitorChanged(monitor);
+      publicPages.invalidate();
+    },
+    monitorRemoved(id) {
+      checks.monitorRemoved(id);
+      publicPages.invalidate();
+    },
+  };
   const changed = (pageId: number) => publicPages.invalidate(pageId);
   const subscribers = createSubscriberService(db, { publicUrl, sealer, outbound });
   const publishing = { publicUrl, changed, log, notifySubscribers: subscribers.dispatch };
@@ -56,7 +68,7 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
     keys: createKeyService(db),
     identity: createIdentityService(db),
     sessions: createSessionService(db),
-    monitors: createMonitorService(db, checks),
+    monitors: createMonitorService(db, monitorChecks),
     locations: createLocationService(db),
     pages: createPageService(db, { publicUrl, changed }),
     publicPages,

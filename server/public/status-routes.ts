@@ -91,29 +91,33 @@ export function registerStatusPages(app: HonoApp, services: Services): void {
     }),
   );
 
-  app.get('/status/:slug/confirm', (c) =>
+  // A link followed from a mail only asks, and the button acts: mail scanners open links, and must
+  // neither confirm a sign-up someone else made nor unsubscribe anyone.
+  const ask = (action: 'confirm' | 'unsubscribe', heading: string, message: (found: { pageTitle: string; address: string }) => string, button: string) =>
+    app.get(`/status/:slug/${action}`, (c) =>
+      visitor(c, async () => {
+        const [slug, id, token] = [c.req.param('slug'), c.req.query('s') ?? '', c.req.query('token') ?? ''];
+        const found = await services.subscribers.checkLink(slug, action, id, token);
+        return page(
+          c,
+          renderNoticePage({
+            title: found.pageTitle,
+            heading,
+            message: message(found),
+            pageUrl: found.pageUrl,
+            // Relative: the form posts back to the address it was opened at, whatever host that was.
+            form: { action: `${action}?s=${encodeURIComponent(id)}&token=${encodeURIComponent(token)}`, button },
+          }),
+        );
+      }),
+    );
+  ask('confirm', 'Confirm your subscription', (found) => `${found.address} will get an email when ${found.pageTitle} posts an incident or maintenance.`, 'Confirm');
+  ask('unsubscribe', 'Unsubscribe?', (found) => `${found.address} will no longer get updates from ${found.pageTitle}.`, 'Unsubscribe');
+
+  app.post('/status/:slug/confirm', (c) =>
     visitor(c, async () => {
       const done = await services.subscribers.confirm(c.req.param('slug'), c.req.query('s') ?? '', c.req.query('token') ?? '');
       return page(c, renderNoticePage({ title: done.pageTitle, heading: 'Subscription confirmed', message: `You will get an email when ${done.pageTitle} posts an incident or maintenance.`, pageUrl: done.pageUrl }));
-    }),
-  );
-
-  // A link followed from a mail only asks: mail scanners open links, and must not unsubscribe anyone.
-  app.get('/status/:slug/unsubscribe', (c) =>
-    visitor(c, async () => {
-      const [slug, id, token] = [c.req.param('slug'), c.req.query('s') ?? '', c.req.query('token') ?? ''];
-      const found = await services.subscribers.checkUnsubscribe(slug, id, token);
-      return page(
-        c,
-        renderNoticePage({
-          title: found.pageTitle,
-          heading: 'Unsubscribe?',
-          message: `${found.address} will no longer get updates from ${found.pageTitle}.`,
-          pageUrl: found.pageUrl,
-          // Relative: the form posts back to the address it was opened at, whatever host that was.
-          form: { action: `unsubscribe?s=${encodeURIComponent(id)}&token=${encodeURIComponent(token)}`, button: 'Unsubscribe' },
-        }),
-      );
     }),
   );
 

@@ -15,15 +15,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('status_pages_workspace').on('status_pages').columns(['workspace_id', 'id']).execute();
 
-  // A component whose monitor is deleted stays on the page, unlinked, so its history of reports
-  // and the page layout survive.
+  // A component with a monitor is of type `monitor`, else `static`. A component whose monitor is
+  // deleted stays on the page, unlinked (static), so its history of reports and the page layout survive.
   await db.schema
     .createTable('page_components')
     .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
     .addColumn('page_id', 'integer', (c) => c.notNull().references('status_pages.id').onDelete('cascade'))
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('description', 'text', (c) => c.notNull())
-    .addColumn('type', 'text', (c) => c.notNull().check(sql`type in ('monitor', 'static')`))
     .addColumn('monitor_id', 'integer', (c) => c.references('monitors.id').onDelete('set null'))
     .addColumn('group_name', 'text')
     .addColumn('position', 'integer', (c) => c.notNull())

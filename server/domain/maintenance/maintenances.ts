@@ -31,12 +31,20 @@ export interface Maintenance {
 
 const MAX_PER_PAGE = 200;
 /** A date and time with a zone: without one, the same text means different moments on different machines. */
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-](0\d|1[0-4]):[0-5]\d)$/i;
+
+/** A well-formed ISO 8601 instant on a day that exists (Date.parse rolls 30 February over to March). */
+function isInstant(value: string): boolean {
+  const match = ISO_8601.exec(value);
+  if (!match || Number.isNaN(Date.parse(value))) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  return month >= 1 && month <= 12 && day >= 1 && new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day;
+}
 const instantRule = 'must be an ISO 8601 date and time with a zone, e.g. 2026-11-21T22:00:00Z';
 const instant = z
   .string(expected(`an ISO 8601 date and time, e.g. 2026-11-21T22:00:00Z`))
   .trim()
-  .refine((value) => ISO_8601.test(value) && !Number.isNaN(Date.parse(value)), instantRule)
+  .refine(isInstant, instantRule)
   .transform((value) => new Date(value).toISOString());
 const title = z.string(expected('a title')).trim().min(1, 'is required').max(200, 'must be at most 200 characters');
 const message = z.string(expected('text')).max(10_000, 'must be at most 10000 characters');

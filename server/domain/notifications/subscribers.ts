@@ -97,6 +97,7 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
    * A link that could not be sent is sent again on the next request, however soon.
    */
   async function subscribeEmail(page: PageRow, address: string): Promise<SubscriberRow> {
+    await requireSubscriberPlan(page);
     if (!outbound.hasMailRelay) {
       throw new AppError('PRECONDITION_FAILED', 'email subscriptions need a mail server: set STATUSDESK_SMTP_URL for the service');
     }
@@ -118,6 +119,15 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
     }
     await db.updateTable('page_subscribers').set({ confirmation_sent_at: now }).where('id', '=', row.id).execute();
     return { ...row, confirmation_sent_at: now };
+  }
+
+  /** Subscribers are a feature of the plan: without it they could never be told anything. */
+  async function requireSubscriberPlan(page: PageRow): Promise<void> {
+    const workspace = await db.selectFrom('workspaces').select('plan').where('id', '=', page.workspace_id).executeTakeFirstOrThrow();
+    const plan = planOf(workspace.plan);
+    if (!plan.subscriberNotifications) {
+      throw new AppError('PRECONDITION_FAILED', `subscribers are not part of the ${plan.name} plan: its pages notify nobody; move the workspace to a plan with subscriber notifications`);
+    }
   }
 
   /** The subscriber a public link names, if its token is genuine. */
@@ -167,6 +177,7 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
       if (values.email !== undefined) {
         row = await subscribeEmail(page, values.email);
       } else {
+        await requireSubscriberPlan(page);
         secret = newSecret('whsec_');
         const now = new Date().toISOString();
         row = await db
@@ -216,9 +227,9 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
       return { pageTitle: page.title, pageUrl: pageUrl(page) };
     },
 
-    /** Checks an unsubscribe link without acting on it (a mail scanner may fetch any link). */
-    async checkUnsubscribe(slug: string, id: string, token: string): Promise<{ pageTitle: string; pageUrl: string; address: string }> {
-      const { page, row } = await linked(slug, 'unsubscribe', id, token);
+    /** Checks a confirm or unsubscribe link without acting on it (a mail scanner may fetch any link). */
+    async checkLink(slug: string, action: 'confirm' | 'unsubscribe', id: string, token: string): Promise<{ pageTitle: string; pageUrl: string; address: string }> {
+      const { page, row } = await linked(slug, action, id, token);
       return { pageTitle: page.title, pageUrl: pageUrl(page), address: row.address };
     },
 

@@ -49,7 +49,7 @@ export function toComponent(row: ComponentRow): PageComponent {
     pageId: String(row.page_id),
     name: row.name,
     description: row.description,
-    type: row.type,
+    type: row.monitor_id === null ? 'static' : 'monitor',
     monitorId: row.monitor_id === null ? null : String(row.monitor_id),
     group: row.group_name,
     position: row.position,

@@ -197,7 +197,6 @@ export function createPageService(db: Kysely<Database>, options: PageServiceOpti
             page_id: pageRow.id,
             name: values.name,
             description: values.description,
-            type: monitorId === null ? 'static' : 'monitor',
             monitor_id: monitorId,
             group_name: values.group ?? null,
             position: values.position ?? (await nextPosition(trx, pageRow.id)),
@@ -228,7 +227,6 @@ export function createPageService(db: Kysely<Database>, options: PageServiceOpti
         if (values.position !== undefined) set.position = values.position;
         if (values.monitorId !== undefined) {
           set.monitor_id = values.monitorId === null ? null : await monitorOf(trx, workspaceId, values.monitorId, 'monitorId');
-          set.type = set.monitor_id === null ? 'static' : 'monitor';
         }
         const row = await trx.updateTable('page_components').set(set).where('id', '=', before.id).returningAll().executeTakeFirstOrThrow();
         const after = toComponent(row);

@@ -30,6 +30,8 @@ export interface PublicPageOptions {
  */
 export function createPublicPages(db: Kysely<Database>, options: PublicPageOptions) {
   const cache = new Map<string, { view: PublicPage; expires: number }>();
+  /** Counts invalidations: a view built while one happened may hold the old state and is not kept. */
+  let generation = 0;
 
   async function uptimeOf(monitorIds: number[], firstDay: number): Promise<Map<number, Map<number, { up: number; degraded: number; down: number }>>> {
     const byMonitor = new Map<number, Map<number, { up: number; degraded: number; down: number }>>();
@@ -162,12 +164,14 @@ export function createPublicPages(db: Kysely<Database>, options: PublicPageOptio
     async view(slug: string): Promise<PublicPage> {
       const cached = cache.get(slug);
       if (cached && cached.expires > Date.now()) return cached.view;
+      const started = generation;
       const view = await build(slug);
-      cache.set(slug, { view, expires: Date.now() + VIEW_TTL_MS });
+      if (started === generation) cache.set(slug, { view, expires: Date.now() + VIEW_TTL_MS });
       return view;
     },
     /** Drops the cached view of a page (after a change to it), or of every page. */
     invalidate(pageId?: number): void {
+      generation++;
       if (pageId === undefined) return cache.clear();
       for (const [slug, entry] of cache) if (entry.view.id === String(pageId)) cache.delete(slug);
     },
