@@ -510,7 +510,7 @@ describe('deliverAlert', { timeout: 15_000 }, () => {
   });
 
   test('ntfy: JSON to the server root with topic, title, priority, tags, and the token as Bearer', async () => {
-    const request = await delivered({ kind: 'ntfy', settings: { server: http.url, topic: 'ops-alerts' }, credentials: { token: 'tk_abc' } });
+    const request = await delivered({ kind: 'ntfy', settings: { server: http.url }, credentials: { topic: 'ops-alerts', token: 'tk_abc' } });
     assert.equal(request.path, '/');
     assert.equal(request.headers['authorization'], 'Bearer tk_abc');
     const body = json(request.body);
@@ -520,7 +520,7 @@ describe('deliverAlert', { timeout: 15_000 }, () => {
     assert.equal(body['priority'], 4);
     assert.deepEqual(body['tags'], ['rotating_light']);
 
-    const plain = await delivered({ kind: 'ntfy', settings: { server: http.url, topic: 'ops-alerts', priority: 2 }, credentials: {} }, alert({ kind: 'recovered', from: 'down', to: 'up' }));
+    const plain = await delivered({ kind: 'ntfy', settings: { server: http.url, priority: 2 }, credentials: { topic: 'ops-alerts' } }, alert({ kind: 'recovered', from: 'down', to: 'up' }));
     assert.equal(plain.headers['authorization'], undefined, 'no token, no authorization');
     assert.equal(json(plain.body)['priority'], 2, "the channel's priority");
   });

@@ -550,7 +550,7 @@ describe('notification channels', () => {
     assert.deepEqual(byKind.get('webhook'), { url: `${hook.url}/…`, secret: '••••••••', headers: { authorization: '••••••••' } });
     assert.deepEqual(byKind.get('slack'), { webhookUrl: `${chat.url}/…` });
     assert.deepEqual(byKind.get('email'), { to: ['oncall@example.test', 'lead@example.test'], smtpUrl: `smtp://127.0.0.1:${channelSmtp.port}/…` });
-    assert.deepEqual(byKind.get('ntfy'), { server: chat.url, topic: 'alerts', token: '••••••••' });
+    assert.deepEqual(byKind.get('ntfy'), { server: chat.url, topic: '••••••••', token: '••••••••' });
     assert.deepEqual(byKind.get('desktop'), {});
 
     const rows = readRows<{ credentials: string; settings: string }>(svc.dataDir, 'select credentials, settings from notification_channels');

@@ -193,7 +193,7 @@ describe('StatusPageService', () => {
     const added = await writer.pages.addSubscriber({ pageId: page.id, target: { case: 'webhookUrl', value: hookUrl } });
     const subscriber = added.subscriber!;
     assert.deepEqual([subscriber.pageId, subscriber.kind, subscriber.status], [page.id, 'webhook', 'active']);
-    assert.equal(subscriber.address, 'https://hooks.example.test/…');
+    assert.equal(subscriber.address, 'https://…example.test/…');
     assert.ok(subscriber.confirmedAt);
     assert.match(added.webhookSecret ?? '', /^whsec_/);
 
@@ -619,10 +619,10 @@ describe('NotificationService', () => {
       for (const response of created) assertNoSecrets(response);
       const [slack, discord, email, ntfy, desktop] = created.map((r) => r.channel!);
       assert.ok(slack!.config.case === 'slack' && discord!.config.case === 'discord' && email!.config.case === 'email' && ntfy!.config.case === 'ntfy');
-      assert.equal(slack!.config.value.webhookUrl, 'https://hooks.slack.com/…');
+      assert.equal(slack!.config.value.webhookUrl, 'https://…slack.com/…');
       assert.equal(discord!.config.value.webhookUrl, 'https://discord.com/…');
-      assert.deepEqual([email!.config.value.to, email!.config.value.from, email!.config.value.smtpUrl], [['ops@example.test'], 'alerts@example.test', 'smtps://smtp.example.test:465/…']);
-      assert.deepEqual([ntfy!.config.value.server, ntfy!.config.value.topic, ntfy!.config.value.priority], ['https://ntfy.sh', 'statusdesk-alerts', 4]);
+      assert.deepEqual([email!.config.value.to, email!.config.value.from, email!.config.value.smtpUrl], [['ops@example.test'], 'alerts@example.test', 'smtps://…example.test:465/…']);
+      assert.deepEqual([ntfy!.config.value.server, ntfy!.config.value.topic, ntfy!.config.value.priority], ['https://ntfy.sh', '••••••••', 4]);
       assert.notEqual(ntfy!.config.value.token, undefined);
       assert.deepEqual([desktop!.kind, desktop!.config.case], ['desktop', 'desktop']);
 
@@ -669,7 +669,7 @@ describe('NotificationService', () => {
       assert.deepEqual(rotated.channel!.monitorIds, [monitorId]);
       const ntfyPriority = await writer.notifications.updateNotificationChannel({ id: ntfy!.id, config: { case: 'ntfy', value: { priority: 2 } } });
       assert.ok(ntfyPriority.channel!.config.case === 'ntfy');
-      assert.deepEqual([ntfyPriority.channel!.config.value.priority, ntfyPriority.channel!.config.value.topic], [2, 'statusdesk-alerts']);
+      assert.deepEqual([ntfyPriority.channel!.config.value.priority, ntfyPriority.channel!.config.value.topic], [2, '••••••••']);
       assertNoSecrets(ntfyPriority);
 
       // Unreachable: not delivered, with the reason and without the address's token.

@@ -99,8 +99,8 @@ export async function deliverAlert(target: ChannelTarget, event: AlertEvent, dep
       return mailer.send({ from: target.settings.from ?? deps.mailFrom, to: target.settings.to, ...alertContent(event) });
     }
     case 'ntfy': {
-      const { server, topic, priority } = target.settings;
-      const { token } = target.credentials;
+      const { server, priority } = target.settings;
+      const { topic, token } = target.credentials;
       const body = ntfyMessage(event, alertContent(event).subject, topic, priority);
       return postJson(server, body, { headers: token ? { authorization: `Bearer ${token}` } : undefined, timeoutMs });
     }

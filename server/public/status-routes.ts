@@ -76,7 +76,9 @@ export function registerStatusPages(app: HonoApp, services: Services): void {
   app.post('/status/:slug/subscribe', (c) =>
     visitor(c, async () => {
       const slug = c.req.param('slug');
-      const form = await c.req.parseBody();
+      const form = await c.req.parseBody().catch(() => {
+        throw new AppError('VALIDATION', 'email: send the form with an email field', [{ field: 'email', rule: 'is required' }]);
+      });
       await services.subscribers.subscribePublic(slug, form.email);
       const view = await services.publicPages.view(slug);
       return page(
@@ -96,8 +98,8 @@ export function registerStatusPages(app: HonoApp, services: Services): void {
   const ask = (action: 'confirm' | 'unsubscribe', heading: string, message: (found: { pageTitle: string; address: string }) => string, button: string) =>
     app.get(`/status/:slug/${action}`, (c) =>
       visitor(c, async () => {
-        const [slug, id, token] = [c.req.param('slug'), c.req.query('s') ?? '', c.req.query('token') ?? ''];
-        const found = await services.subscribers.checkLink(slug, action, id, token);
+        const [id, token] = [c.req.query('s') ?? '', c.req.query('token') ?? ''];
+        const found = await services.subscribers.checkLink(action, id, token);
         return page(
           c,
           renderNoticePage({
@@ -116,7 +118,7 @@ export function registerStatusPages(app: HonoApp, services: Services): void {
 
   app.post('/status/:slug/confirm', (c) =>
     visitor(c, async () => {
-      const done = await services.subscribers.confirm(c.req.param('slug'), c.req.query('s') ?? '', c.req.query('token') ?? '');
+      const done = await services.subscribers.confirm(c.req.query('s') ?? '', c.req.query('token') ?? '');
       return page(c, renderNoticePage({ title: done.pageTitle, heading: 'Subscription confirmed', message: `You will get an email when ${done.pageTitle} posts an incident or maintenance.`, pageUrl: done.pageUrl }));
     }),
   );
@@ -124,7 +126,7 @@ export function registerStatusPages(app: HonoApp, services: Services): void {
   // The button above, and mail clients' one-click unsubscribe (RFC 8058), which POSTs here.
   app.post('/status/:slug/unsubscribe', (c) =>
     visitor(c, async () => {
-      const done = await services.subscribers.unsubscribe(c.req.param('slug'), c.req.query('s') ?? '', c.req.query('token') ?? '');
+      const done = await services.subscribers.unsubscribe(c.req.query('s') ?? '', c.req.query('token') ?? '');
       return page(c, renderNoticePage({ title: done.pageTitle, heading: 'Unsubscribed', message: `You will get no more mail from ${done.pageTitle}.`, pageUrl: done.pageUrl }));
     }),
   );

@@ -33,12 +33,15 @@ const MAX_PER_PAGE = 200;
 /** A date and time with a zone: without one, the same text means different moments on different machines. */
 const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-](0\d|1[0-4]):[0-5]\d)$/i;
 
+/** Four-digit years only: beyond, the UTC form of an instant no longer sorts as text. */
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+
 /** A well-formed ISO 8601 instant on a day that exists (Date.parse rolls 30 February over to March). */
 function isInstant(value: string): boolean {
   const match = ISO_8601.exec(value);
   if (!match || Number.isNaN(Date.parse(value))) return false;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  return month >= 1 && month <= 12 && day >= 1 && new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day;
+  return month >= 1 && month <= 12 && day >= 1 && new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day && Date.parse(value) <= LAST_INSTANT;
 }
 const instantRule = 'must be an ISO 8601 date and time with a zone, e.g. 2026-11-21T22:00:00Z';
 const instant = z
@@ -69,7 +72,7 @@ const patchInput = z.strictObject({
 const listInput = z.strictObject({ pageId: z.union([z.string(), z.number()]).optional(), ...pageQuery(MAX_PER_PAGE) });
 
 function checkOrder(from: string, to: string): void {
-  if (to <= from) throw invalid('to', `must be after from (${from}), got ${to}`);
+  if (Date.parse(to) <= Date.parse(from)) throw invalid('to', `must be after from (${from}), got ${to}`);
 }
 
 export function statusAt(from: string, to: string, now: string): Maintenance['status'] {

@@ -20,7 +20,8 @@ export interface Alert {
 }
 
 export interface AlertServiceOptions {
-  targetsOf(monitorId: number): Promise<{ id: number; target: ChannelTarget }[]>;
+  /** The channels wired to a monitor; an error in place of a channel whose credentials cannot be read. */
+  targetsOf(monitorId: number): Promise<{ id: number; target: ChannelTarget | Error }[]>;
   deliver(target: ChannelTarget, event: AlertEvent): Promise<void>;
   log: Logger;
 }
@@ -55,7 +56,7 @@ export function createAlertService(db: Kysely<Database>, options: AlertServiceOp
         const targets = await options.targetsOf(monitorId);
         deliveries = await Promise.all(
           targets.map(({ id, target }) =>
-            options.deliver(target, event).then(
+            (target instanceof Error ? Promise.reject(target) : options.deliver(target, event)).then(
               () => ({ channelId: String(id), ok: true, error: null }),
               (error: unknown) => {
                 options.log.warn({ err: error, channelId: id, monitorId }, 'alert delivery failed');

@@ -63,12 +63,15 @@ export const channelSchemas = {
   ntfy: {
     settings: z.strictObject({
       server: httpUrl('the ntfy server, e.g. https://ntfy.sh').default('https://ntfy.sh'),
+      priority: z.number().int().min(1, 'must be 1 to 5').max(5, 'must be 1 to 5').optional(),
+    }),
+    // On a public ntfy server the topic name is the password: whoever knows it can read and post.
+    credentials: z.strictObject({
       topic: z
         .string(expected('a topic name'))
         .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, - or _'),
-      priority: z.number().int().min(1, 'must be 1 to 5').max(5, 'must be 1 to 5').optional(),
+      token: z.string().min(1).max(256, 'must be at most 256 characters').optional(),
     }),
-    credentials: z.strictObject({ token: z.string().min(1).max(256, 'must be at most 256 characters').optional() }),
   },
   /** Shown by the desktop app as a native notification. */
   desktop: {
@@ -89,14 +92,17 @@ export function credentialFields(kind: ChannelKind): string[] {
 export type ChannelTarget = { [K in ChannelKind]: { kind: K; settings: ChannelSettings<K>; credentials: ChannelCredentials<K> } }[ChannelKind];
 
 /**
- * A credential as the API shows it: a URL keeps its scheme and host, anything else its length
- * hidden; enough to tell two channels apart, never enough to use one.
+ * A credential as the API shows it: a URL keeps its scheme and the last two labels of its host
+ * (a subdomain can itself be the secret), anything else is hidden with its length; enough to
+ * tell two channels apart, never enough to use one.
  */
 export function maskCredential(value: unknown): unknown {
   if (typeof value === 'string') {
     try {
       const url = new URL(value);
-      if (url.protocol.startsWith('http') || url.protocol.startsWith('smtp')) return `${url.protocol}//${url.host}/…`;
+      const labels = url.hostname.split('.');
+      const host = labels.length > 2 && !/^[\d.]+$/.test(url.hostname) ? `…${labels.slice(-2).join('.')}` : url.hostname;
+      if (url.protocol.startsWith('http') || url.protocol.startsWith('smtp')) return `${url.protocol}//${host}${url.port ? `:${url.port}` : ''}/…`;
     } catch {
       // not a URL
     }

@@ -7,7 +7,7 @@ import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { expected } from '../monitors/monitor-rules.ts';
-import type { Sealer } from '../sealing.ts';
+import { KEY_FILE, type Sealer } from '../sealing.ts';
 import { invalid, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
 import { type ChannelKind, channelKinds, channelSchemas, type ChannelTarget, credentialFields, maskCredential } from './channel-rules.ts';
 import type { AlertEvent } from './events.ts';
@@ -44,6 +44,9 @@ const patchInput = z.strictObject({
 });
 const listInput = z.strictObject(pageQuery(MAX_PER_PAGE));
 
+/** Shown for each credential of a channel whose credentials cannot be read. */
+const UNREADABLE = '(unreadable: set again)';
+
 /** A failure to deliver reads as a sentence whatever was thrown. */
 export const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -76,8 +79,26 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
     return { settings: prefixed(channelSchemas[kind].settings, settingsIn), credentials: prefixed(channelSchemas[kind].credentials, credentialsIn) };
   }
 
+  /**
+   * The channel's credentials, or undefined when they cannot be opened (the data folder's key
+   * file was lost or replaced): the channel can then still be listed, given new credentials or
+   * deleted, and its alerts record the failure.
+   */
+  function credentialsOf(row: ChannelRow): Record<string, unknown> | undefined {
+    try {
+      return sealer.open<Record<string, unknown>>(row.credentials);
+    } catch {
+      return undefined;
+    }
+  }
+
+  const unreadable = (row: ChannelRow) =>
+    new AppError('PRECONDITION_FAILED', `the credentials of channel ${row.id} cannot be read (the key file ${KEY_FILE} of the data folder was lost or replaced); give the channel its credentials again`);
+
   function targetOf(row: ChannelRow): ChannelTarget {
-    return { kind: row.kind, settings: JSON.parse(row.settings), credentials: sealer.open(row.credentials) } as ChannelTarget;
+    const credentials = credentialsOf(row);
+    if (!credentials) throw unreadable(row);
+    return { kind: row.kind, settings: JSON.parse(row.settings), credentials } as ChannelTarget;
   }
 
   async function linkedMonitors(q: Kysely<Database>, channelIds: number[]): Promise<Map<number, string[]>> {
@@ -88,8 +109,10 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
   }
 
   function toChannel(row: ChannelRow, monitors: string[]): Channel {
-    const credentials = sealer.open<Record<string, unknown>>(row.credentials);
-    const masked = Object.fromEntries(Object.entries(credentials).map(([k, v]) => [k, maskCredential(v)]));
+    const credentials = credentialsOf(row);
+    const masked = credentials
+      ? Object.fromEntries(Object.entries(credentials).map(([k, v]) => [k, maskCredential(v)]))
+      : Object.fromEntries(credentialFields(row.kind).map((k) => [k, UNREADABLE]));
     return {
       id: String(row.id),
       name: row.name,
@@ -104,7 +127,7 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
   /** What the audit log keeps: masked credentials, and a keyed fingerprint that changes when they do. */
   function snapshot(channel: Channel, row: ChannelRow): Record<string, unknown> {
     const { updatedAt: _u, ...rest } = channel;
-    return { ...rest, credentialsFingerprint: sealer.token(`credentials:${JSON.stringify(sealer.open(row.credentials))}`).slice(0, 12) };
+    return { ...rest, credentialsFingerprint: sealer.token(`credentials:${row.credentials}`).slice(0, 12) };
   }
 
   async function checkMonitors(q: Kysely<Database>, workspaceId: number, ids: (string | number)[]): Promise<number[]> {
@@ -184,8 +207,12 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
           throw invalid('kind', `channel ${row.id} is a ${row.kind} channel and cannot become a ${values.kind} channel; create a new channel instead`);
         }
         const before = await channelOf(trx, row);
-        const stored = { ...JSON.parse(row.settings), ...sealer.open<Record<string, unknown>>(row.credentials) };
-        const { settings, credentials } = splitConfig(row.kind, { ...stored, ...values.config });
+        const storedCredentials = credentialsOf(row) ?? {};
+        // A credential sent back as it was shown (masked) is kept, not replaced by the mask.
+        const given = Object.fromEntries(
+          Object.entries(values.config ?? {}).filter(([k, v]) => !(k in storedCredentials && JSON.stringify(v) === JSON.stringify(maskCredential(storedCredentials[k])))),
+        );
+        const { settings, credentials } = splitConfig(row.kind, { ...JSON.parse(row.settings), ...storedCredentials, ...given });
         if (values.monitorIds !== undefined) await linkMonitors(trx, row.id, await checkMonitors(trx, workspaceId, values.monitorIds));
         const next = await trx
           .updateTable('notification_channels')
@@ -233,7 +260,7 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
     },
 
     /** The channels wired to a monitor, opened for delivery. Not a call of any surface: the alert path uses it. */
-    async targetsOf(monitorId: number): Promise<{ id: number; target: ChannelTarget }[]> {
+    async targetsOf(monitorId: number): Promise<{ id: number; target: ChannelTarget | AppError }[]> {
       const rows = await db
         .selectFrom('notification_channels as ch')
         .innerJoin('channel_monitors as cm', 'cm.channel_id', 'ch.id')
@@ -241,7 +268,7 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
         .where('cm.monitor_id', '=', monitorId)
         .orderBy('ch.id')
         .execute();
-      return rows.map((row) => ({ id: row.id, target: targetOf(row) }));
+      return rows.map((row) => ({ id: row.id, target: credentialsOf(row) ? targetOf(row) : unreadable(row) }));
     },
   };
 }

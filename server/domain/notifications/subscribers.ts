@@ -40,6 +40,7 @@ const addInput = z
 
 /** Deliveries of one dispatch in flight at once; the mail pool queues behind its own connections. */
 const DISPATCH_CONCURRENCY = 16;
+const MAIL_FAILED = 'the confirmation mail could not be sent';
 /** A pending subscriber asking again gets a new confirmation mail at most this often. */
 const RESEND_AFTER_MS = 10 * 60_000;
 
@@ -105,17 +106,18 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
     const existing = await db.selectFrom('page_subscribers').selectAll().where('page_id', '=', page.id).where('kind', '=', 'email').where('address', '=', address).executeTakeFirst();
     if (existing?.status === 'active') return existing;
     if (existing?.confirmation_sent_at && Date.parse(now) - Date.parse(existing.confirmation_sent_at) < RESEND_AFTER_MS) return existing;
+    // Two sign-ups of one address at once both find no row; the second insert then finds the first's.
+    await db
+      .insertInto('page_subscribers')
+      .values({ page_id: page.id, kind: 'email', address, status: 'pending', secret: null, created_at: now, confirmed_at: null, confirmation_sent_at: null })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
     const row =
-      existing ??
-      (await db
-        .insertInto('page_subscribers')
-        .values({ page_id: page.id, kind: 'email', address, status: 'pending', secret: null, created_at: now, confirmed_at: null, confirmation_sent_at: null })
-        .returningAll()
-        .executeTakeFirstOrThrow());
+      existing ?? (await db.selectFrom('page_subscribers').selectAll().where('page_id', '=', page.id).where('kind', '=', 'email').where('address', '=', address).executeTakeFirstOrThrow());
     try {
       await sendConfirmation(page, row);
     } catch (error) {
-      throw new AppError('PRECONDITION_FAILED', `the confirmation mail could not be sent; try again later (${reasonOf(error)})`);
+      throw new AppError('PRECONDITION_FAILED', `${MAIL_FAILED}; try again later (${reasonOf(error)})`);
     }
     await db.updateTable('page_subscribers').set({ confirmation_sent_at: now }).where('id', '=', row.id).execute();
     return { ...row, confirmation_sent_at: now };
@@ -131,12 +133,16 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
   }
 
   /** The subscriber a public link names, if its token is genuine. */
-  async function linked(slug: string, action: 'confirm' | 'unsubscribe', id: string, token: string): Promise<{ page: PageRow; row: SubscriberRow }> {
+  /**
+   * The subscriber a link names, if its token is genuine. The token alone decides: the slug in
+   * the address is not checked, so links mailed before a page's slug changed keep working.
+   */
+  async function linked(action: 'confirm' | 'unsubscribe', id: string, token: string): Promise<{ page: PageRow; row: SubscriberRow }> {
     const gone = new AppError('NOT_FOUND', 'this link is not valid: it may have been used already or mistyped');
-    const page = await db.selectFrom('status_pages').selectAll().where('slug', '=', slug).executeTakeFirst();
-    if (!page || !/^\d{1,15}$/.test(id)) throw gone;
-    const row = await db.selectFrom('page_subscribers').selectAll().where('page_id', '=', page.id).where('id', '=', Number(id)).executeTakeFirst();
+    if (!/^\d{1,15}$/.test(id)) throw gone;
+    const row = await db.selectFrom('page_subscribers').selectAll().where('id', '=', Number(id)).executeTakeFirst();
     if (!row || !sealer.verify(`${action}:${row.id}:${row.address}`, token)) throw gone;
+    const page = await db.selectFrom('status_pages').selectAll().where('id', '=', row.page_id).executeTakeFirstOrThrow();
     return { page, row };
   }
 
@@ -216,11 +222,17 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
       if (!parsed.success) throw invalid('email', 'must be an email address');
       const page = await db.selectFrom('status_pages').selectAll().where('slug', '=', slug).executeTakeFirst();
       if (!page) throw notFound('status page', slug);
-      await subscribeEmail(page, parsed.data);
+      try {
+        await subscribeEmail(page, parsed.data);
+      } catch (error) {
+        // A visitor learns that it failed, not how the service's mail relay answered.
+        if (error instanceof AppError && error.code === 'PRECONDITION_FAILED' && error.message.startsWith(MAIL_FAILED)) throw new AppError('PRECONDITION_FAILED', `${MAIL_FAILED}; try again later`);
+        throw error;
+      }
     },
 
-    async confirm(slug: string, id: string, token: string): Promise<{ pageTitle: string; pageUrl: string }> {
-      const { page, row } = await linked(slug, 'confirm', id, token);
+    async confirm(id: string, token: string): Promise<{ pageTitle: string; pageUrl: string }> {
+      const { page, row } = await linked('confirm', id, token);
       if (row.status === 'pending') {
         await db.updateTable('page_subscribers').set({ status: 'active', confirmed_at: new Date().toISOString() }).where('id', '=', row.id).execute();
       }
@@ -228,13 +240,13 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
     },
 
     /** Checks a confirm or unsubscribe link without acting on it (a mail scanner may fetch any link). */
-    async checkLink(slug: string, action: 'confirm' | 'unsubscribe', id: string, token: string): Promise<{ pageTitle: string; pageUrl: string; address: string }> {
-      const { page, row } = await linked(slug, action, id, token);
+    async checkLink(action: 'confirm' | 'unsubscribe', id: string, token: string): Promise<{ pageTitle: string; pageUrl: string; address: string }> {
+      const { page, row } = await linked(action, id, token);
       return { pageTitle: page.title, pageUrl: pageUrl(page), address: row.address };
     },
 
-    async unsubscribe(slug: string, id: string, token: string): Promise<{ pageTitle: string; pageUrl: string }> {
-      const { page, row } = await linked(slug, 'unsubscribe', id, token);
+    async unsubscribe(id: string, token: string): Promise<{ pageTitle: string; pageUrl: string }> {
+      const { page, row } = await linked('unsubscribe', id, token);
       await db.deleteFrom('page_subscribers').where('id', '=', row.id).execute();
       return { pageTitle: page.title, pageUrl: pageUrl(page) };
     },

@@ -29,7 +29,11 @@ export interface PublicPageOptions {
  * so nothing here reveals more than the page shows.
  */
 export function createPublicPages(db: Kysely<Database>, options: PublicPageOptions) {
-  const cache = new Map<string, { view: PublicPage; expires: number }>();
+  /**
+   * Views by slug. A view being built is shared by every request that wants it meanwhile, so a
+   * busy page is built once, not once per visitor. `pageId` is known once the build is done.
+   */
+  const cache = new Map<string, { view: Promise<PublicPage>; expires: number; pageId?: string }>();
   /** Counts invalidations: a view built while one happened may hold the old state and is not kept. */
   let generation = 0;
 
@@ -165,15 +169,20 @@ export function createPublicPages(db: Kysely<Database>, options: PublicPageOptio
       const cached = cache.get(slug);
       if (cached && cached.expires > Date.now()) return cached.view;
       const started = generation;
-      const view = await build(slug);
-      if (started === generation) cache.set(slug, { view, expires: Date.now() + VIEW_TTL_MS });
-      return view;
+      const entry: { view: Promise<PublicPage>; expires: number; pageId?: string } = { view: build(slug), expires: Date.now() + VIEW_TTL_MS };
+      cache.set(slug, entry);
+      const forget = () => {
+        if (cache.get(slug) === entry) cache.delete(slug);
+      };
+      entry.view.then((view) => (started === generation ? (entry.pageId = view.id) : forget()), forget);
+      return entry.view;
     },
     /** Drops the cached view of a page (after a change to it), or of every page. */
     invalidate(pageId?: number): void {
       generation++;
       if (pageId === undefined) return cache.clear();
-      for (const [slug, entry] of cache) if (entry.view.id === String(pageId)) cache.delete(slug);
+      // A view still being built may be of this page: it is dropped too.
+      for (const [slug, entry] of cache) if (entry.pageId === undefined || entry.pageId === String(pageId)) cache.delete(slug);
     },
   };
 }
