@@ -13,6 +13,9 @@ import { VERSION } from './package-root.ts';
 import { createApiApp } from './rest/api-app.ts';
 import { createRpcHandler, RPC_PATH } from './rpc/routes.ts';
 
+/** How often alerts held back by a maintenance window that has ended are looked for. */
+const RELEASE_HELD_ALERTS_MS = 30_000;
+
 export interface RunningService {
   apiUrl: string;
   dashboardUrl: string;
@@ -75,6 +78,15 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
         .finally(() => alertsInFlight.delete(alert));
       alertsInFlight.add(alert);
     });
+    // Alerts held back by a maintenance window go out when it ends, if the failure outlasted it.
+    const releaseHeld = setInterval(() => {
+      const release: Promise<unknown> = alerts
+        .releaseHeld()
+        .catch((error: unknown) => log.error({ err: error }, 'releasing held alerts failed'))
+        .finally(() => alertsInFlight.delete(release));
+      alertsInFlight.add(release);
+    }, RELEASE_HELD_ALERTS_MS);
+    releaseHeld.unref();
 
     const mount = (listener: Listener, hosts: string[], app: { fetch: Parameters<typeof getRequestListener>[0] }, rpc?: RequestHandler) => {
       const routes = getRequestListener(app.fetch);
@@ -100,6 +112,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
       async close() {
         await Promise.all(listeners.map((l) => l.close()));
         await engine.close();
+        clearInterval(releaseHeld);
         await Promise.all(alertsInFlight);
         ready.close();
         await db.destroy();

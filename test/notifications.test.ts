@@ -761,6 +761,16 @@ describe('alerts end to end', () => {
       assert.deepEqual([suppressed[2]!.kind, suppressed[2]!.suppressed_by, JSON.parse(suppressed[2]!.deliveries)], ['down', Number(maintenance.id), []]);
       await sleep(QUIET_MS);
       assert.deepEqual([hook.requests.length, alertSmtp.mails.length, desktop.length], [2, 2, 2], 'an alert was delivered during maintenance');
+      assert.deepEqual(await s.alerts.releaseHeld(), [], 'released while the window is still active');
+
+      // The window ends with the monitor still down: the held alert goes out then, once.
+      await s.maintenances.update(system, wsId, maintenance.id, { from: minutesFromNow(-2), to: minutesFromNow(-1) });
+      const released = await s.alerts.releaseHeld();
+      assert.deepEqual(released.map((a) => [a.kind, a.suppressedBy]), [['down', null]]);
+      assert.match(released[0]!.message, /held back during maintenance/);
+      await hook.waitFor(3);
+      assert.equal(JSON.parse(hook.requests[2]!.body).event, 'monitor.down');
+      assert.deepEqual(await s.alerts.releaseHeld(), [], 'a held alert is released once');
       // Nothing reached the unwired channel at any point.
       assert.ok(hook.requests.every((r) => r.path === '/alerts'));
     } finally {

@@ -34,61 +34,80 @@ const targetOf = (monitor: Monitor) => (monitor.type === 'http' ? monitor.url : 
  * it. Each alert is recorded with what became of it.
  */
 export function createAlertService(db: Kysely<Database>, options: AlertServiceOptions) {
+  /** Sends `event` to every channel of the monitor and records the alert. */
+  async function send(monitor: Monitor, event: Omit<AlertEvent, 'monitor' | 'workspace'>, suppressedBy: number | undefined): Promise<Alert | undefined> {
+    const monitorId = Number(monitor.id);
+    let deliveries: Alert['deliveries'] = [];
+    if (suppressedBy === undefined) {
+      const workspace = await db.selectFrom('workspaces').select(['slug', 'name']).where('id', '=', Number(monitor.workspaceId)).executeTakeFirstOrThrow();
+      const full: AlertEvent = { ...event, monitor: { id: monitor.id, name: monitor.name, type: monitor.type, target: targetOf(monitor) }, workspace };
+      const targets = await options.targetsOf(monitorId);
+      deliveries = await Promise.all(
+        targets.map(({ id, target }) =>
+          (target instanceof Error ? Promise.reject(target) : options.deliver(target, full)).then(
+            () => ({ channelId: String(id), ok: true, error: null }),
+            (error: unknown) => {
+              options.log.warn({ err: error, channelId: id, monitorId }, 'alert delivery failed');
+              return { channelId: String(id), ok: false, error: reasonOf(error) };
+            },
+          ),
+        ),
+      );
+    }
+    const row = await db
+      .insertInto('alerts')
+      .values({ monitor_id: monitorId, kind: event.kind, message: event.message, occurred_at: event.at, suppressed_by: suppressedBy ?? null, deliveries: JSON.stringify(deliveries) })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+      .catch(() => undefined); // the monitor was deleted meanwhile
+    if (!row) return undefined;
+    return {
+      id: String(row.id),
+      monitorId: monitor.id,
+      kind: event.kind,
+      message: event.message,
+      occurredAt: event.at,
+      suppressedBy: suppressedBy === undefined ? null : String(suppressedBy),
+      deliveries,
+    };
+  }
+
   return {
     async stateChanged(change: MonitorStateChange): Promise<Alert | undefined> {
-      const monitorId = Number(change.monitorId);
-      const workspaceId = Number(change.workspaceId);
-      const monitor = await findMonitor(db, workspaceId, monitorId);
+      const monitor = await findMonitor(db, Number(change.workspaceId), Number(change.monitorId));
       if (!monitor) return undefined; // deleted while its check ran
-      const suppressedBy = await activeMaintenanceFor(db, monitorId);
-      let deliveries: Alert['deliveries'] = [];
-      if (suppressedBy === undefined) {
-        const workspace = await db.selectFrom('workspaces').select(['slug', 'name']).where('id', '=', workspaceId).executeTakeFirstOrThrow();
-        const event: AlertEvent = {
-          kind: change.kind,
-          monitor: { id: monitor.id, name: monitor.name, type: monitor.type, target: targetOf(monitor) },
-          from: change.from,
-          to: change.to,
-          message: change.message,
-          at: change.at,
-          workspace,
-        };
-        const targets = await options.targetsOf(monitorId);
-        deliveries = await Promise.all(
-          targets.map(({ id, target }) =>
-            (target instanceof Error ? Promise.reject(target) : options.deliver(target, event)).then(
-              () => ({ channelId: String(id), ok: true, error: null }),
-              (error: unknown) => {
-                options.log.warn({ err: error, channelId: id, monitorId }, 'alert delivery failed');
-                return { channelId: String(id), ok: false, error: reasonOf(error) };
-              },
-            ),
-          ),
+      const { kind, from, to, message, at } = change;
+      return send(monitor, { kind, from, to, message, at }, await activeMaintenanceFor(db, Number(monitor.id)));
+    },
+
+    /**
+     * Alerts held back by a maintenance window that has ended, for monitors still down or
+     * degraded: sent now, once, so a failure that outlasts the window is not kept quiet. A
+     * monitor that recovered during the window had its recovery held back too, and is left alone.
+     */
+    async releaseHeld(): Promise<Alert[]> {
+      const held = await db
+        .selectFrom('alerts as a')
+        .innerJoin(db.selectFrom('alerts').select((eb) => ['monitor_id', eb.fn.max('id').as('latest')]).groupBy('monitor_id').as('l'), 'l.latest', 'a.id')
+        .innerJoin('monitors as m', 'm.id', 'a.monitor_id')
+        .select(['a.monitor_id', 'a.kind', 'a.message', 'm.workspace_id'])
+        .where('a.suppressed_by', 'is not', null)
+        .where('a.kind', 'in', ['down', 'degraded'])
+        .execute();
+      const sent: Alert[] = [];
+      for (const alert of held) {
+        if ((await activeMaintenanceFor(db, alert.monitor_id)) !== undefined) continue;
+        const monitor = await findMonitor(db, alert.workspace_id, alert.monitor_id);
+        if (!monitor) continue;
+        const kind = alert.kind as 'down' | 'degraded';
+        const released = await send(
+          monitor,
+          { kind, from: 'up', to: kind, message: `${alert.message} (held back during maintenance, which has ended)`, at: new Date().toISOString() },
+          undefined,
         );
+        if (released) sent.push(released);
       }
-      const row = await db
-        .insertInto('alerts')
-        .values({
-          monitor_id: monitorId,
-          kind: change.kind,
-          message: change.message,
-          occurred_at: change.at,
-          suppressed_by: suppressedBy ?? null,
-          deliveries: JSON.stringify(deliveries),
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow()
-        .catch(() => undefined); // the monitor was deleted meanwhile
-      if (!row) return undefined;
-      return {
-        id: String(row.id),
-        monitorId: String(monitorId),
-        kind: change.kind,
-        message: change.message,
-        occurredAt: change.at,
-        suppressedBy: suppressedBy === undefined ? null : String(suppressedBy),
-        deliveries,
-      };
+      return sent;
     },
   };
 }
