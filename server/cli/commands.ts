@@ -1,32 +1,17 @@
-import type { ParseArgsConfig } from 'node:util';
 import pino from 'pino';
 import { serviceConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { startService } from '../main.ts';
+import { channelCommands } from './channel-commands.ts';
+import { type Command, dataDir, json, required, restBase, str } from './flags.ts';
 import { withLocalOwner } from './local.ts';
 import { monitorCommands } from './monitor-commands.ts';
-import { NO_KEY, printJson, printTable, UsageError } from './output.ts';
+import { NO_KEY, printJson, printTable } from './output.ts';
+import { pageCommands } from './page-commands.ts';
+import { reportCommands } from './report-commands.ts';
 
-export type Options = NonNullable<ParseArgsConfig['options']>;
-export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
-
-export interface Command {
-  usage: string;
-  options: Options;
-  /** How many positional arguments the command takes. */
-  positionals?: number;
-  run(values: Values, positionals: string[]): Promise<void>;
-}
-
-const dataDir = { 'data-dir': { type: 'string' } } as const satisfies Options;
-const json = { json: { type: 'boolean' } } as const satisfies Options;
-const str = (values: Values, name: string) => values[name] as string | undefined;
-
-function required(values: Values, name: string): string {
-  const value = str(values, name);
-  if (value === undefined || value === '') throw new UsageError(`--${name} is required`);
-  return value;
-}
+export type { Command, Options, Values } from './flags.ts';
+export { restBase } from './flags.ts';
 
 const serve: Command = {
   usage: 'serve [--data-dir D] [--port P] [--dashboard-port Q] [--host H]',
@@ -136,11 +121,6 @@ const workspacesList: Command = {
   },
 };
 
-/** REST paths hang off the API address without the /rpc suffix of SERVICE_API_URL. */
-export function restBase(url: string): string {
-  return url.replace(/\/+$/, '').replace(/\/rpc$/, '');
-}
-
 const whoami: Command = {
   usage: 'whoami [--url URL] [--json]   (key from SERVICE_API_KEY, address from SERVICE_API_URL)',
   options: { ...json, url: { type: 'string' } },
@@ -171,4 +151,7 @@ export const commands: Record<string, Command> = {
   'workspaces list': workspacesList,
   whoami,
   ...monitorCommands,
+  ...pageCommands,
+  ...reportCommands,
+  ...channelCommands,
 };

@@ -12,11 +12,23 @@ ${Object.values(commands)
   statusdesk --version
 `;
 
+/** The longest command name is three words (`pages components add`). */
+const MOST_WORDS = 3;
+
+/** The command named by the first words of argv, the longest name first. */
 function findCommand(argv: string[]): { command: Command; rest: string[] } | undefined {
-  const two = commands[`${argv[0]} ${argv[1]}`];
-  if (two) return { command: two, rest: argv.slice(2) };
-  const one = commands[argv[0] ?? ''];
-  return one && { command: one, rest: argv.slice(1) };
+  for (let words = Math.min(MOST_WORDS, argv.length); words >= 1; words--) {
+    const command = commands[argv.slice(0, words).join(' ')];
+    if (command) return { command, rest: argv.slice(words) };
+  }
+  return undefined;
+}
+
+/** The words of an unknown command as typed, up to the first flag. */
+function typedName(argv: string[]): string {
+  const words = argv.slice(0, MOST_WORDS);
+  const flag = words.findIndex((w) => w.startsWith('-'));
+  return (flag === -1 ? words : words.slice(0, Math.max(flag, 1))).join(' ');
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -30,13 +42,12 @@ async function main(argv: string[]): Promise<number> {
   }
   const found = findCommand(argv);
   try {
-    if (!found) throw new UsageError(`unknown command: ${argv.slice(0, 2).join(' ')}`);
+    if (!found) throw new UsageError(`unknown command: ${typedName(argv)}`);
     const { values, positionals } = parseArgs({ args: found.rest, options: found.command.options, allowPositionals: true, strict: true });
     if (positionals.length !== (found.command.positionals ?? 0)) {
       throw new UsageError(`expected: statusdesk ${found.command.usage}`);
     }
-    await found.command.run(values, positionals);
-    return 0;
+    return (await found.command.run(values, positionals)) ?? 0;
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     const parseError = typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');

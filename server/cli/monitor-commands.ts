@@ -1,7 +1,6 @@
-import { create, type DescMessage, type MessageShape, toJson } from '@bufbuild/protobuf';
-import { type Duration, durationFromMs, durationMs, FieldMaskSchema, timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
+import { create } from '@bufbuild/protobuf';
+import { type Duration, durationFromMs, durationMs, FieldMaskSchema, timestampDate } from '@bufbuild/protobuf/wkt';
 import {
-  createClient,
   type GRPCMonitor,
   GRPCMonitorSchema,
   HTTPMethod,
@@ -19,23 +18,17 @@ import {
   GetMonitorStatusResponseSchema,
   GetMonitorSummaryResponseSchema,
   ListMonitorsResponseSchema,
+  type StatusdeskClient,
 } from '../../client/index.ts';
 import { httpMethods, tlsModes } from '../domain/monitors/monitor-rules.ts';
-import { AppError } from '../errors.ts';
 import { frequencies } from '../domain/plans.ts';
-import type { Command, Options, Values } from './commands.ts';
-import { NO_KEY, printJson, printTable, UsageError } from './output.ts';
+import { address, client, type Command, connection, count, list, oneOf, type Options, pairs, parseBoolean, printJsonMessage, rejectFlags, str, timeText, type Values } from './flags.ts';
+import { printJson, printTable, UsageError } from './output.ts';
 
 /**
  * `statusdesk monitors ...`: the monitor API through the client library, as any program would
  * use it. The key comes from SERVICE_API_KEY, the address from --url or SERVICE_API_URL.
  */
-
-/**
- * `--url` is the service address (it wins over SERVICE_API_URL), except where a monitor has a URL
- * of its own (`create http`, `update`): there it is the monitor's. `--api-url` is always the service.
- */
-const connection = { url: { type: 'string' }, 'api-url': { type: 'string' }, json: { type: 'boolean' } } as const satisfies Options;
 
 const scheduling = {
   name: { type: 'string' },
@@ -72,58 +65,11 @@ const httpFlags = {
 const schedulingUsage =
   '[--description D] [--active true|false] [--frequency 30s|1m|5m|10m|30m|1h] [--regions a,b] [--timeout 45s] [--degraded 2s] [--retry N] [--otlp-endpoint URL] [--otlp-header k=v]... [--tag T]...';
 
-const str = (values: Values, name: string) => values[name] as string | undefined;
-const list = (values: Values, name: string) => (values[name] as string[] | undefined) ?? [];
-
-function client(values: Values, urlIsService = true) {
-  if (!process.env.SERVICE_API_KEY) throw new AppError('UNAUTHORIZED', NO_KEY);
-  const given = str(values, 'api-url') ?? (urlIsService ? str(values, 'url') : undefined) ?? process.env.SERVICE_API_URL;
-  return createClient({ baseUrl: given && withRpcPath(given) });
-}
-
-/** The service's bare address (`http://localhost:3000`) means its RPC base, as whoami accepts both. */
-function withRpcPath(address: string): string {
-  try {
-    const url = new URL(address);
-    if (url.pathname === '/' || url.pathname === '') url.pathname = '/rpc';
-    return url.toString().replace(/\/+$/, '');
-  } catch {
-    return address;
-  }
-}
-
-function count(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new UsageError(`--${flag} must be a whole number, got "${value}"`);
-  return Number(value);
-}
-
 /** `45s`, `500ms`, `2m` as milliseconds. */
 export function parseDuration(flag: string, value: string): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(value.trim());
   if (!match) throw new UsageError(`--${flag} must be a duration like 500ms, 45s or 2m, got "${value}"`);
   return Math.round(Number(match[1]) * { ms: 1, s: 1000, m: 60_000 }[match[2] as 'ms' | 's' | 'm']);
-}
-
-function parseBoolean(flag: string, value: string): boolean {
-  if (value === 'true' || value === 'false') return value === 'true';
-  throw new UsageError(`--${flag} must be true or false, got "${value}"`);
-}
-
-/** `k=v` pairs as a map; the value may itself contain `=`. */
-function pairs(flag: string, entries: string[]): Record<string, string> {
-  return Object.fromEntries(
-    entries.map((entry) => {
-      const at = entry.indexOf('=');
-      if (at < 1) throw new UsageError(`--${flag} takes key=value, got "${entry}"`);
-      return [entry.slice(0, at), entry.slice(at + 1)];
-    }),
-  );
-}
-
-function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${flag} must be one of ${allowed.join(', ')}, got "${value}"`);
-  return value as T;
 }
 
 const periodicityOf = (value: string) => Periodicity[`PERIODICITY_${oneOf('frequency', value, frequencies).toUpperCase()}` as keyof typeof Periodicity];
@@ -225,15 +171,10 @@ const flagsByType = { tcp: tcpFlags, grpc: grpcFlags, http: httpFlags };
 type MonitorKind = keyof typeof schemas;
 
 const durationText = (d: Duration | undefined) => (d ? `${durationMs(d)} ms` : '-');
-const timeText = (t: Timestamp | undefined) => (t ? timestampDate(t).toISOString() : '-');
 const periodicityText = (p: Periodicity) => Periodicity[p]?.replace('PERIODICITY_', '').toLowerCase() ?? '-';
 
 function targetOf(kind: MonitorKind, monitor: AnyMonitor): string {
   return kind === 'http' ? (monitor as HTTPMonitor).url : (monitor as TCPMonitor | GRPCMonitor).uri;
-}
-
-function printJsonMessage<D extends DescMessage>(schema: D, message: MessageShape<D>): void {
-  printJson(toJson(schema, message));
 }
 
 function printMonitor(kind: MonitorKind, monitor: AnyMonitor): void {
@@ -261,7 +202,7 @@ function printMonitor(kind: MonitorKind, monitor: AnyMonitor): void {
   printTable(['FIELD', 'VALUE'], rows);
 }
 
-async function fetchMonitor(api: ReturnType<typeof createClient>, id: string): Promise<{ kind: MonitorKind; monitor: AnyMonitor }> {
+async function fetchMonitor(api: StatusdeskClient, id: string): Promise<{ kind: MonitorKind; monitor: AnyMonitor }> {
   const { monitor } = await api.monitors.getMonitor({ id });
   switch (monitor.case) {
     case 'tcpMonitor':
@@ -330,12 +271,10 @@ const monitorsCreate: Command = {
  */
 function rejectForeignFlags(kind: MonitorKind, values: Values, command: 'create' | 'update'): void {
   const connectionFlags = command === 'update' ? ['api-url', 'json', 'clear'] : Object.keys(connection);
-  const own = new Set([...connectionFlags, ...Object.keys(scheduling), ...Object.keys(flagsByType[kind])]);
-  const foreign = Object.keys(values).filter((flag) => !own.has(flag));
-  if (foreign.length > 0) throw new UsageError(`--${foreign[0]} does not apply to ${kind} monitors`);
+  rejectFlags(values, [...connectionFlags, ...Object.keys(scheduling), ...Object.keys(flagsByType[kind])], `${kind} monitors`);
 }
 
-async function createOf(api: ReturnType<typeof createClient>, kind: MonitorKind, fields: Record<string, unknown>): Promise<AnyMonitor> {
+async function createOf(api: StatusdeskClient, kind: MonitorKind, fields: Record<string, unknown>): Promise<AnyMonitor> {
   switch (kind) {
     case 'tcp':
       return (await api.monitors.createTCPMonitor({ monitor: create(TCPMonitorSchema, fields) })).monitor!;
@@ -376,7 +315,7 @@ const monitorsUpdate: Command = {
 
 const monitorsDelete: Command = {
   usage: 'monitors delete ID [--url URL]',
-  options: { url: connection.url, 'api-url': connection['api-url'] },
+  options: address,
   positionals: 1,
   async run(values, [id]) {
     await client(values).monitors.deleteMonitor({ id: id! });

@@ -64,7 +64,7 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
   const { sealer } = options;
 
   /** Validates a kind's whole configuration and splits it into settings and credentials. */
-  function splitConfig(kind: ChannelKind, input: Record<string, unknown>) {
+  function splitConfig(kind: ChannelKind, input: Record<string, unknown>, { settingsOnly = false } = {}) {
     const secretFields = new Set(credentialFields(kind));
     const settingsIn: Record<string, unknown> = {};
     const credentialsIn: Record<string, unknown> = {};
@@ -76,7 +76,7 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
       const field = ['config', ...issue.path.map(String)].join('.');
       throw invalid(issue.code === 'unrecognized_keys' ? `config.${issue.keys[0]}` : field, issue.code === 'unrecognized_keys' ? `is not a field of a ${kind} channel` : issue.message);
     };
-    return { settings: prefixed(channelSchemas[kind].settings, settingsIn), credentials: prefixed(channelSchemas[kind].credentials, credentialsIn) };
+    return { settings: prefixed(channelSchemas[kind].settings, settingsIn), credentials: settingsOnly ? {} : prefixed(channelSchemas[kind].credentials, credentialsIn) };
   }
 
   /**
@@ -127,7 +127,8 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
   /** What the audit log keeps: masked credentials, and a keyed fingerprint that changes when they do. */
   function snapshot(channel: Channel, row: ChannelRow): Record<string, unknown> {
     const { updatedAt: _u, ...rest } = channel;
-    return { ...rest, credentialsFingerprint: sealer.token(`credentials:${row.credentials}`).slice(0, 12) };
+    const credentials = credentialsOf(row);
+    return { ...rest, credentialsFingerprint: sealer.token(`credentials:${credentials ? JSON.stringify(credentials) : row.credentials}`).slice(0, 12) };
   }
 
   async function checkMonitors(q: Kysely<Database>, workspaceId: number, ids: (string | number)[]): Promise<number[]> {
@@ -207,16 +208,22 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
           throw invalid('kind', `channel ${row.id} is a ${row.kind} channel and cannot become a ${values.kind} channel; create a new channel instead`);
         }
         const before = await channelOf(trx, row);
-        const storedCredentials = credentialsOf(row) ?? {};
+        const stored = credentialsOf(row);
+        const secretFields = new Set(credentialFields(row.kind));
         // A credential sent back as it was shown (masked) is kept, not replaced by the mask.
         const given = Object.fromEntries(
-          Object.entries(values.config ?? {}).filter(([k, v]) => !(k in storedCredentials && JSON.stringify(v) === JSON.stringify(maskCredential(storedCredentials[k])))),
+          Object.entries(values.config ?? {}).filter(([k, v]) => !(stored && k in stored && JSON.stringify(v) === JSON.stringify(maskCredential(stored[k])))),
         );
-        const { settings, credentials } = splitConfig(row.kind, { ...JSON.parse(row.settings), ...storedCredentials, ...given });
+        const givesCredentials = Object.keys(given).some((k) => secretFields.has(k));
+        // Unreadable credentials are kept sealed as they are unless the update gives new ones, in
+        // which case it must give them all: nothing is merged into what cannot be read.
+        const keepSealed = !stored && !givesCredentials;
+        const { settings, credentials } = splitConfig(row.kind, { ...JSON.parse(row.settings), ...(stored ?? {}), ...given }, { settingsOnly: keepSealed });
+        const sealed = keepSealed ? row.credentials : JSON.stringify(credentials) === JSON.stringify(stored) ? row.credentials : sealer.seal(credentials);
         if (values.monitorIds !== undefined) await linkMonitors(trx, row.id, await checkMonitors(trx, workspaceId, values.monitorIds));
         const next = await trx
           .updateTable('notification_channels')
-          .set({ name: values.name ?? row.name, settings: JSON.stringify(settings), credentials: sealer.seal(credentials), updated_at: new Date().toISOString() })
+          .set({ name: values.name ?? row.name, settings: JSON.stringify(settings), credentials: sealed, updated_at: new Date().toISOString() })
           .where('id', '=', row.id)
           .returningAll()
           .executeTakeFirstOrThrow();

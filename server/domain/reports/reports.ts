@@ -173,14 +173,14 @@ export function createReportService(db: Kysely<Database>, options: ReportService
       });
     },
 
-    /** Resolves the report with a final public update. */
+    /** Resolves the report with a final public update. A report already resolved keeps the time it was first resolved. */
     async resolve(actor: Actor, workspaceId: number, id: string, input: unknown) {
       await authorize(db, actor, workspaceId, 'write');
       const values = parseInput(resolveInput, input);
       return publish(actor, workspaceId, values.notify, async (trx) => {
         const { report: before, page } = await loadOne(trx, workspaceId, id);
         const now = new Date().toISOString();
-        await trx.updateTable('status_reports').set({ status: 'resolved', resolved_at: now, updated_at: now }).where('id', '=', Number(before.id)).execute();
+        await trx.updateTable('status_reports').set({ status: 'resolved', resolved_at: before.resolvedAt ?? now, updated_at: now }).where('id', '=', Number(before.id)).execute();
         await appendUpdate(trx, Number(before.id), { status: 'resolved', message: values.message, notify: values.notify, at: now });
         return { before, reportId: Number(before.id), page, kind: 'report.resolved' };
       });

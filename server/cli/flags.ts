@@ -1,0 +1,136 @@
+import type { ParseArgsConfig } from 'node:util';
+import { type DescMessage, type MessageShape, toJson } from '@bufbuild/protobuf';
+import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
+import { createClient, type StatusdeskClient } from '../../client/index.ts';
+import { AppError } from '../errors.ts';
+import { NO_KEY, printJson, printTable, UsageError } from './output.ts';
+
+/** The flag helpers every command file shares: reading parsed flags, checking them, and reaching the service. */
+
+export type Options = NonNullable<ParseArgsConfig['options']>;
+export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+export interface Command {
+  usage: string;
+  options: Options;
+  /** How many positional arguments the command takes. */
+  positionals?: number;
+  /** Resolves to the exit code when it is not 0 without an error to print (`channels test`). */
+  run(values: Values, positionals: string[]): Promise<void | number>;
+}
+
+export const dataDir = { 'data-dir': { type: 'string' } } as const satisfies Options;
+export const json = { json: { type: 'boolean' } } as const satisfies Options;
+
+/**
+ * `--url` is the service address (it wins over SERVICE_API_URL), except where the thing created has
+ * a URL of its own (`monitors create http`, `channels add --kind webhook`, and the `update` of
+ * either): there it is that thing's. `--api-url` is always the service.
+ */
+export const connection = { url: { type: 'string' }, 'api-url': { type: 'string' }, json: { type: 'boolean' } } as const satisfies Options;
+
+/** The connection flags of a command that prints nothing but a note (delete, remove). */
+export const address = { url: connection.url, 'api-url': connection['api-url'] } as const satisfies Options;
+
+export const str = (values: Values, name: string) => values[name] as string | undefined;
+export const list = (values: Values, name: string) => (values[name] as string[] | undefined) ?? [];
+
+export function required(values: Values, name: string): string {
+  const value = str(values, name);
+  if (value === undefined || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+/** The client library with the key of SERVICE_API_KEY and the address of --api-url, --url (when it is the service's) or SERVICE_API_URL. */
+export function client(values: Values, urlIsService = true): StatusdeskClient {
+  if (!process.env.SERVICE_API_KEY) throw new AppError('UNAUTHORIZED', NO_KEY);
+  const given = str(values, 'api-url') ?? (urlIsService ? str(values, 'url') : undefined) ?? process.env.SERVICE_API_URL;
+  return createClient({ baseUrl: given && withRpcPath(given) });
+}
+
+/** The service's bare address (`http://localhost:3000`) means its RPC base, as whoami accepts both. */
+export function withRpcPath(address: string): string {
+  try {
+    const url = new URL(address);
+    if (url.pathname === '/' || url.pathname === '') url.pathname = '/rpc';
+    return url.toString().replace(/\/+$/, '');
+  } catch {
+    return address;
+  }
+}
+
+/** REST paths hang off the API address without the /rpc suffix of SERVICE_API_URL. */
+export function restBase(url: string): string {
+  return url.replace(/\/+$/, '').replace(/\/rpc$/, '');
+}
+
+export function count(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError(`--${flag} must be a whole number, got "${value}"`);
+  return Number(value);
+}
+
+/** A whole number for an int32 field of the API. */
+export function int32(flag: string, value: string | undefined): number | undefined {
+  const n = count(flag, value);
+  if (n !== undefined && n > 2_147_483_647) throw new UsageError(`--${flag} must be at most 2147483647, got "${value}"`);
+  return n;
+}
+
+export function parseBoolean(flag: string, value: string): boolean {
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw new UsageError(`--${flag} must be true or false, got "${value}"`);
+}
+
+/** `k=v` pairs as a map; the value may itself contain `=`. */
+export function pairs(flag: string, entries: string[]): Record<string, string> {
+  return Object.fromEntries(
+    entries.map((entry) => {
+      const at = entry.indexOf('=');
+      if (at < 1) throw new UsageError(`--${flag} takes key=value, got "${entry}"`);
+      return [entry.slice(0, at), entry.slice(at + 1)];
+    }),
+  );
+}
+
+export function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${flag} must be one of ${allowed.join(', ')}, got "${value}"`);
+  return value as T;
+}
+
+/**
+ * `--notify` and `--no-notify`: publishing must say whether subscribers are told, so one of the
+ * two is required, and both together are a mistake.
+ */
+export const notifyFlags = { notify: { type: 'boolean' }, 'no-notify': { type: 'boolean' } } as const satisfies Options;
+
+export function notifyOf(values: Values): boolean {
+  const yes = values.notify === true;
+  const no = values['no-notify'] === true;
+  if (yes && no) throw new UsageError('give one of --notify/--no-notify, not both');
+  if (!yes && !no) throw new UsageError('--notify/--no-notify is required: say whether the page\'s subscribers are told');
+  return yes;
+}
+
+/** Refuses a given flag outside `allowed`: a flag that does not apply is a mistake, not an option to ignore. */
+export function rejectFlags(values: Values, allowed: Iterable<string>, what: string): void {
+  const own = new Set(allowed);
+  const foreign = Object.keys(values).filter((flag) => values[flag] !== undefined && !own.has(flag));
+  if (foreign.length > 0) throw new UsageError(`--${foreign[0]} does not apply to ${what}`);
+}
+
+export function printJsonMessage<D extends DescMessage>(schema: D, message: MessageShape<D>): void {
+  printJson(toJson(schema, message));
+}
+
+export const timeText = (t: Timestamp | undefined) => (t ? timestampDate(t).toISOString() : '-');
+
+/** One record as a FIELD/VALUE table; an empty or absent value shows as `-`. */
+export function printFields(rows: [field: string, value: string | null | undefined][]): void {
+  printTable(['FIELD', 'VALUE'], rows.map(([field, value]) => [field, value === '' ? undefined : value]));
+}
+
+/** A line for people on stderr: stdout carries only results. */
+export function note(text: string): void {
+  process.stderr.write(`${text}\n`);
+}
