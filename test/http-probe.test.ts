@@ -353,11 +353,13 @@ describe('HTTP probe', { timeout: 12_000 }, () => {
       assert.equal(result.url, `${b.origin}/echo`);
     });
 
-    test('ttfb of a server that waits 200 ms before answering is 200–230 ms', async () => {
+    // The upper bound leaves room for a busy machine: the peer runs in this process, and a
+    // blocked event loop delays its answer too. The lower bound proves the wait is counted.
+    test('ttfb of a server that waits 200 ms before answering is at least 200 ms, and not far above', async () => {
       const result = await probe(`${a.origin}/slow-200`);
       assertUp(result);
       const ttfb = result.timing.ttfb!;
-      assert.ok(ttfb >= 200 && ttfb <= 230, `ttfb ${ttfb} ms`);
+      assert.ok(ttfb >= 200 && ttfb <= 450, `ttfb ${ttfb} ms`);
       assert.ok(result.latencyMs >= ttfb);
       assert.ok(result.timing.transfer! < 30, `transfer ${result.timing.transfer} ms`);
     });
