@@ -42,14 +42,14 @@ export function createHonoApp(options: HonoAppOptions) {
     c.set('actor', await options.authenticate.actor(c));
     await next();
   });
-  app.use(
-    bodyLimit({
-      maxSize: options.maxBodyBytes,
-      onError: () => {
-        throw new HTTPException(413, { message: `request body is over the limit of ${options.maxBodyBytes} bytes` });
-      },
-    }),
-  );
+  const limitBody = bodyLimit({
+    maxSize: options.maxBodyBytes,
+    onError: () => {
+      throw new HTTPException(413, { message: `request body is over the limit of ${options.maxBodyBytes} bytes` });
+    },
+  });
+  // A GET or HEAD has no body to limit; looking for one would build a whole Request per call.
+  app.use((c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
 
   app.onError((error, c) => {
     const requestId = requestIdOf(c);

@@ -1,10 +1,15 @@
-import { gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import type { Context } from 'hono';
 import type { PublicPage } from '../domain/pages/public-view.ts';
 import type { Services } from '../domain/services.ts';
 import { AppError } from '../errors.ts';
 import type { AppEnv, HonoApp } from '../http/hono-app.ts';
 import { renderAtomFeed, renderNoticePage, renderStatusPage, STATUS_PAGE_CSP, summaryJson } from './status-render.ts';
+
+const gzipAsync = promisify(gzip);
+/** A body as hono sends it. */
+type Bytes = Uint8Array<ArrayBuffer>;
 
 /** Visitors may keep a page this long; changes show within it. */
 const CACHE_CONTROL = 'public, max-age=10';
@@ -19,17 +24,20 @@ const statusOf: Partial<Record<AppError['code'], number>> = { NOT_FOUND: 404, VA
  */
 export function registerStatusPages(app: HonoApp, services: Services): void {
   // Rendering a view is the expensive part; a view is rebuilt only when it changed or expired,
-  // and each of its bodies is made once.
-  const bodies = new WeakMap<PublicPage, Map<string, string | Buffer>>();
-  const once = <T extends string | Buffer>(view: PublicPage, kind: string, make: () => T): T => {
+  // and each of its bodies is made once, as bytes: encoding a large page per request would cost
+  // more than sending it. Compression runs off the event loop.
+  const bodies = new WeakMap<PublicPage, Map<string, Promise<Bytes>>>();
+  const once = (view: PublicPage, kind: string, make: () => Bytes | Promise<Bytes>): Promise<Bytes> => {
     let forView = bodies.get(view);
     if (!forView) bodies.set(view, (forView = new Map()));
-    let body = forView.get(kind) as T | undefined;
-    if (body === undefined) forView.set(kind, (body = make()));
+    let body = forView.get(kind);
+    if (body === undefined) forView.set(kind, (body = Promise.resolve().then(make)));
     return body;
   };
+  const bytes = (text: string): Bytes => new Uint8Array(Buffer.from(text));
+  const notice = (options: Parameters<typeof renderNoticePage>[0]) => bytes(renderNoticePage(options));
 
-  const page = (c: Context<AppEnv>, body: string, status = 200, cache = 'no-store') =>
+  const page = (c: Context<AppEnv>, body: Bytes, status = 200, cache = 'no-store') =>
     c.body(body, status as 200, { 'content-type': HTML, 'content-security-policy': STATUS_PAGE_CSP, 'cache-control': cache });
 
   /** An HTML answer for a visitor: errors are pages too, not JSON envelopes. */
@@ -39,19 +47,18 @@ export function registerStatusPages(app: HonoApp, services: Services): void {
     } catch (error) {
       if (!(error instanceof AppError) || statusOf[error.code] === undefined) throw error;
       const heading = error.code === 'NOT_FOUND' ? 'Not found' : 'That did not work';
-      return page(c, renderNoticePage({ title: 'Status', heading, message: error.message }), statusOf[error.code]);
+      return page(c, notice({ title: 'Status', heading, message: error.message }), statusOf[error.code]);
     }
   }
 
   app.get('/status/:slug', (c) =>
     visitor(c, async () => {
       const view = await services.publicPages.view(c.req.param('slug'));
-      const html = once(view, 'html', () => renderStatusPage(view, { mode: 'live' }));
-      // A page with many components is mostly uptime bars, which compress about thirtyfold;
-      // the compressed body is made once per view, like the page itself.
-      if (!/\bgzip\b/.test(c.req.header('accept-encoding') ?? '')) return page(c, html, 200, CACHE_CONTROL);
-      const compressed = once(view, 'html.gz', () => gzipSync(html));
-      return c.body(new Uint8Array(compressed), 200, {
+      const html = () => once(view, 'html', () => bytes(renderStatusPage(view, { mode: 'live' })));
+      // A page with many components is mostly uptime bars, which compress about thirtyfold.
+      if (!/\bgzip\b/.test(c.req.header('accept-encoding') ?? '')) return page(c, await html(), 200, CACHE_CONTROL);
+      const compressed = await once(view, 'html.gz', async () => new Uint8Array(await gzipAsync(await html())));
+      return c.body(compressed, 200, {
         'content-type': HTML,
         'content-encoding': 'gzip',
         vary: 'accept-encoding',
@@ -63,13 +70,13 @@ export function registerStatusPages(app: HonoApp, services: Services): void {
 
   app.get('/status/:slug/feed.atom', async (c) => {
     const view = await services.publicPages.view(c.req.param('slug'));
-    const body = once(view, 'atom', () => renderAtomFeed(view, `${view.url}/feed.atom`));
+    const body = await once(view, 'atom', () => bytes(renderAtomFeed(view, `${view.url}/feed.atom`)));
     return c.body(body, 200, { 'content-type': 'application/atom+xml; charset=utf-8', 'cache-control': CACHE_CONTROL });
   });
 
   app.get('/status/:slug/summary.json', async (c) => {
     const view = await services.publicPages.view(c.req.param('slug'));
-    const body = once(view, 'json', () => JSON.stringify(summaryJson(view)));
+    const body = await once(view, 'json', () => bytes(JSON.stringify(summaryJson(view))));
     return c.body(body, 200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': CACHE_CONTROL });
   });
 
@@ -83,7 +90,7 @@ export function registerStatusPages(app: HonoApp, services: Services): void {
       const view = await services.publicPages.view(slug);
       return page(
         c,
-        renderNoticePage({
+        notice({
           title: view.title,
           heading: 'Check your inbox',
           message: `If the address can receive mail, a confirmation link is on its way. Nothing is sent to it until the link is followed.`,
@@ -102,7 +109,7 @@ export function registerStatusPages(app: HonoApp, services: Services): void {
         const found = await services.subscribers.checkLink(action, id, token);
         return page(
           c,
-          renderNoticePage({
+          notice({
             title: found.pageTitle,
             heading,
             message: message(found),
@@ -119,7 +126,7 @@ export function registerStatusPages(app: HonoApp, services: Services): void {
   app.post('/status/:slug/confirm', (c) =>
     visitor(c, async () => {
       const done = await services.subscribers.confirm(c.req.query('s') ?? '', c.req.query('token') ?? '');
-      return page(c, renderNoticePage({ title: done.pageTitle, heading: 'Subscription confirmed', message: `You will get an email when ${done.pageTitle} posts an incident or maintenance.`, pageUrl: done.pageUrl }));
+      return page(c, notice({ title: done.pageTitle, heading: 'Subscription confirmed', message: `You will get an email when ${done.pageTitle} posts an incident or maintenance.`, pageUrl: done.pageUrl }));
     }),
   );
 
@@ -127,7 +134,7 @@ export function registerStatusPages(app: HonoApp, services: Services): void {
   app.post('/status/:slug/unsubscribe', (c) =>
     visitor(c, async () => {
       const done = await services.subscribers.unsubscribe(c.req.query('s') ?? '', c.req.query('token') ?? '');
-      return page(c, renderNoticePage({ title: done.pageTitle, heading: 'Unsubscribed', message: `You will get no more mail from ${done.pageTitle}.`, pageUrl: done.pageUrl }));
+      return page(c, notice({ title: done.pageTitle, heading: 'Unsubscribed', message: `You will get no more mail from ${done.pageTitle}.`, pageUrl: done.pageUrl }));
     }),
   );
 }
