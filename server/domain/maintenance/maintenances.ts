@@ -4,14 +4,14 @@ import { z } from 'zod';
 import type { Database, MaintenanceTable } from '../../db/schema.ts';
 import type { Selectable } from 'kysely';
 import { writeTransaction } from '../../db/transaction.ts';
-import { AppError, notFound } from '../../errors.ts';
+import { notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { expected } from '../monitors/monitor-rules.ts';
 import { dispatchAfterCommit, type NotifySubscribers, notifyRule } from '../notifications/publish.ts';
-import { componentsOfPage, toPage } from '../pages/page-repository.ts';
-import { resolvePage } from '../pages/pages.ts';
+import { toPage } from '../pages/page-repository.ts';
+import { componentsOnPage, resolvePage } from '../pages/pages.ts';
 import { invalid, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
 
 export interface Maintenance {
@@ -120,13 +120,6 @@ export interface MaintenanceServiceOptions {
  * its components are held back.
  */
 export function createMaintenanceService(db: Kysely<Database>, options: MaintenanceServiceOptions) {
-  async function components(q: Kysely<Database>, pageId: number, ids: (string | number)[]): Promise<{ ids: number[]; names: string[] }> {
-    const parsed = [...new Set(ids.map((id, i) => parseId(`pageComponentIds.${i}`, 'page component', id)))];
-    const { found, missing } = await componentsOfPage(q, pageId, parsed);
-    if (missing.length > 0) throw new AppError('NOT_FOUND', `pageComponentIds: page component ${missing[0]} does not exist on status page ${pageId}`);
-    return { ids: parsed, names: found.map((c) => c.name) };
-  }
-
   async function loadRow(q: Kysely<Database>, workspaceId: number, id: string) {
     const row = await q.selectFrom('maintenances').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', parseId('id', 'maintenance', id)).executeTakeFirst();
     if (!row) throw notFound('maintenance', id);
@@ -165,7 +158,7 @@ export function createMaintenanceService(db: Kysely<Database>, options: Maintena
       checkOrder(values.from, values.to);
       const { maintenance, page, names } = await writeTransaction(db, async (trx) => {
         const page = await resolvePage(trx, workspaceId, values.pageId);
-        const { ids, names } = await components(trx, page.id, values.pageComponentIds);
+        const { ids, names } = await componentsOnPage(trx, page.id, values.pageComponentIds);
         const now = new Date().toISOString();
         const row = await trx
           .insertInto('maintenances')
@@ -200,7 +193,7 @@ export function createMaintenanceService(db: Kysely<Database>, options: Maintena
         const row = await loadRow(trx, workspaceId, id);
         const [before] = await loadMaintenances(trx, [row]);
         checkOrder(values.from ?? row.starts_at, values.to ?? row.ends_at);
-        if (values.pageComponentIds !== undefined) await replaceComponents(trx, row.id, (await components(trx, row.page_id, values.pageComponentIds)).ids);
+        if (values.pageComponentIds !== undefined) await replaceComponents(trx, row.id, (await componentsOnPage(trx, row.page_id, values.pageComponentIds)).ids);
         const next = await trx
           .updateTable('maintenances')
           .set({

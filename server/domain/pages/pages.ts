@@ -10,6 +10,7 @@ import { expected } from '../monitors/monitor-rules.ts';
 import { invalid, parseId, parseInput } from '../validation.ts';
 import {
   type ComponentRow,
+  componentsOfPage,
   findComponent,
   findPageById,
   findPageBySlug,
@@ -86,6 +87,17 @@ export async function resolvePage(db: Kysely<Database>, workspaceId: number, ref
   const row = /^\d+$/.test(text) ? await findPageById(db, workspaceId, parseId(field, 'status page', text)) : await findPageBySlug(db, text);
   if (!row || row.workspace_id !== workspaceId) throw notFound('status page', text);
   return row;
+}
+
+/**
+ * The components with these ids (`pageComponentIds` of a report or a maintenance window), each of
+ * which must be on `pageId`: NOT_FOUND names the first that is not. Duplicates count once.
+ */
+export async function componentsOnPage(q: Kysely<Database>, pageId: number, ids: (string | number)[]): Promise<{ ids: number[]; names: string[] }> {
+  const parsed = [...new Set(ids.map((id, i) => parseId(`pageComponentIds.${i}`, 'page component', id)))];
+  const { found, missing } = await componentsOfPage(q, pageId, parsed);
+  if (missing.length > 0) throw new AppError('NOT_FOUND', `pageComponentIds: page component ${missing[0]} does not exist on status page ${pageId}`);
+  return { ids: parsed, names: found.map((c) => c.name) };
 }
 
 /** A monitor of the workspace, or NOT_FOUND naming `field`. */

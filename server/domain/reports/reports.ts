@@ -3,15 +3,15 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Database } from '../../db/schema.ts';
 import { writeTransaction } from '../../db/transaction.ts';
-import { AppError, notFound } from '../../errors.ts';
+import { notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { expected } from '../monitors/monitor-rules.ts';
 import { type PageEvent, reportStatuses } from '../notifications/events.ts';
 import { dispatchAfterCommit, type NotifySubscribers, notifyRule } from '../notifications/publish.ts';
-import { componentsOfPage, type PageRow, toPage } from '../pages/page-repository.ts';
-import { resolvePage } from '../pages/pages.ts';
+import { type PageRow, toPage } from '../pages/page-repository.ts';
+import { componentsOnPage, resolvePage } from '../pages/pages.ts';
 import { invalid, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
 import { appendUpdate, loadReports, replaceReportComponents, type StatusReport } from './report-repository.ts';
 
@@ -58,13 +58,6 @@ export interface ReportServiceOptions {
  */
 export function createReportService(db: Kysely<Database>, options: ReportServiceOptions) {
   /** The components of `pageId` with these ids, or NOT_FOUND naming the first that is not one of them. */
-  async function pageComponents(q: Kysely<Database>, pageId: number, ids: (string | number)[]): Promise<{ ids: number[]; names: string[] }> {
-    const parsed = [...new Set(ids.map((id, i) => parseId(`pageComponentIds.${i}`, 'page component', id)))];
-    const { found, missing } = await componentsOfPage(q, pageId, parsed);
-    if (missing.length > 0) throw new AppError('NOT_FOUND', `pageComponentIds: page component ${missing[0]} does not exist on status page ${pageId}`);
-    return { ids: parsed, names: found.map((c) => c.name) };
-  }
-
   async function loadOne(q: Kysely<Database>, workspaceId: number, id: string): Promise<{ report: StatusReport; page: PageRow }> {
     const reportId = parseId('id', 'status report', id);
     const row = await q.selectFrom('status_reports').select(['id', 'page_id']).where('workspace_id', '=', workspaceId).where('id', '=', reportId).executeTakeFirst();
@@ -135,7 +128,7 @@ export function createReportService(db: Kysely<Database>, options: ReportService
       const values = parseInput(createInput, input);
       return publish(actor, workspaceId, values.notify, async (trx) => {
         const page = await resolvePage(trx, workspaceId, values.pageId);
-        const components = await pageComponents(trx, page.id, values.pageComponentIds);
+        const components = await componentsOnPage(trx, page.id, values.pageComponentIds);
         const now = new Date().toISOString();
         const row = await trx
           .insertInto('status_reports')
@@ -194,7 +187,7 @@ export function createReportService(db: Kysely<Database>, options: ReportService
       const { report, pageId } = await writeTransaction(db, async (trx) => {
         const { report: before, page } = await loadOne(trx, workspaceId, id);
         const reportId = Number(before.id);
-        if (values.pageComponentIds !== undefined) await replaceReportComponents(trx, reportId, (await pageComponents(trx, page.id, values.pageComponentIds)).ids);
+        if (values.pageComponentIds !== undefined) await replaceReportComponents(trx, reportId, (await componentsOnPage(trx, page.id, values.pageComponentIds)).ids);
         const now = new Date().toISOString();
         const resolvedAt = values.status === undefined ? before.resolvedAt : values.status === 'resolved' ? (before.resolvedAt ?? now) : null;
         await trx
