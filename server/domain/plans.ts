@@ -1,3 +1,6 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.ts';
+
 /**
  * Plans are a workspace setting with the entitlements of the interface (SPEC 8). A local
  * workspace starts on `scale`, which has every feature.
@@ -50,6 +53,12 @@ export const plans: Record<PlanName, Plan> = {
     subscriberNotifications: true,
   },
 };
+
+/** The plan a workspace is on. */
+export async function planOfWorkspace(db: Kysely<Database>, workspaceId: number): Promise<Plan> {
+  const row = await db.selectFrom('workspaces').select('plan').where('id', '=', workspaceId).executeTakeFirstOrThrow();
+  return planOf(row.plan);
+}
 
 export function planOf(name: string): Plan {
   if (!Object.hasOwn(plans, name)) throw new Error(`unknown plan ${name}`);

@@ -6,7 +6,7 @@ import { AppError, notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
-import { type Plan, planOf } from '../plans.ts';
+import { type Plan, planOfWorkspace } from '../plans.ts';
 import { defaultTcpRegions } from '../regions.ts';
 import { parseId, parseInput } from '../validation.ts';
 import { type MonitorChecks, summaryWindows } from './checks.ts';
@@ -74,11 +74,6 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
       monitors: page.flatMap((p) => known.get(p.id)?.monitor ?? []),
       total: page[0]?.total ?? (await countMonitors(db, workspaceId)),
     };
-  }
-
-  async function planOfWorkspace(q: Kysely<Database>, workspaceId: number): Promise<Plan> {
-    const row = await q.selectFrom('workspaces').select('plan').where('id', '=', workspaceId).executeTakeFirstOrThrow();
-    return planOf(row.plan);
   }
 
   /**

@@ -11,7 +11,7 @@ import { recordAudit } from '../audit/audit.ts';
 import { httpUrl } from '../monitors/monitor-rules.ts';
 import { type PageRow, toPage } from '../pages/page-repository.ts';
 import { resolvePage } from '../pages/pages.ts';
-import { planOf } from '../plans.ts';
+import { planOfWorkspace } from '../plans.ts';
 import { newSecret } from '../secrets.ts';
 import type { Sealer } from '../sealing.ts';
 import { invalid, parseId, parseInput } from '../validation.ts';
@@ -125,8 +125,7 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
 
   /** Subscribers are a feature of the plan: without it they could never be told anything. */
   async function requireSubscriberPlan(page: PageRow): Promise<void> {
-    const workspace = await db.selectFrom('workspaces').select('plan').where('id', '=', page.workspace_id).executeTakeFirstOrThrow();
-    const plan = planOf(workspace.plan);
+    const plan = await planOfWorkspace(db, page.workspace_id);
     if (!plan.subscriberNotifications) {
       throw new AppError('PRECONDITION_FAILED', `subscribers are not part of the ${plan.name} plan: its pages notify nobody; move the workspace to a plan with subscriber notifications`);
     }
@@ -256,8 +255,7 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
      * notifications. Every subscriber is attempted; afterwards it throws if any delivery failed.
      */
     async dispatch(workspaceId: number, pageId: number, event: PageEvent): Promise<void> {
-      const workspace = await db.selectFrom('workspaces').select('plan').where('id', '=', workspaceId).executeTakeFirstOrThrow();
-      if (!planOf(workspace.plan).subscriberNotifications) return;
+      if (!(await planOfWorkspace(db, workspaceId)).subscriberNotifications) return;
       const page = await db.selectFrom('status_pages').selectAll().where('id', '=', pageId).executeTakeFirstOrThrow();
       const rows = await db.selectFrom('page_subscribers').selectAll().where('page_id', '=', pageId).where('status', '=', 'active').orderBy('id').execute();
       const failures: string[] = [];

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { notFound } from '../../errors.ts';
 import { statusAt } from '../maintenance/maintenances.ts';
-import { planOf } from '../plans.ts';
+import { planOfWorkspace } from '../plans.ts';
 import { loadReports, type StatusReport } from '../reports/report-repository.ts';
 import { listComponentRows, toPage } from './page-repository.ts';
 import type { ComponentState, PublicComponent, PublicMaintenance, PublicPage, PublicReport, UptimeDay } from './public-view.ts';
@@ -84,8 +84,8 @@ export function createPublicPages(db: Kysely<Database>, options: PublicPageOptio
     const components = await listComponentRows(db, page.id);
     const monitorIds = [...new Set(components.flatMap((c) => (c.monitor_id === null ? [] : [c.monitor_id])))];
 
-    const [workspace, monitors, states, uptime, reportRows, maintenanceRows] = await Promise.all([
-      db.selectFrom('workspaces').select('plan').where('id', '=', page.workspace_id).executeTakeFirstOrThrow(),
+    const [plan, monitors, states, uptime, reportRows, maintenanceRows] = await Promise.all([
+      planOfWorkspace(db, page.workspace_id),
       monitorIds.length === 0 ? [] : db.selectFrom('monitors').select(['id', 'active']).where('id', 'in', monitorIds).execute(),
       monitorIds.length === 0 ? [] : db.selectFrom('check_state').select(['monitor_id', 'result']).where('monitor_id', 'in', monitorIds).execute(),
       uptimeOf(monitorIds, firstDay),
@@ -159,7 +159,7 @@ export function createPublicPages(db: Kysely<Database>, options: PublicPageOptio
       pastReports: reports.filter((r) => r.resolved).map((r) => publicReport(r, names)),
       activeMaintenances: maintenances.filter((m) => m.active),
       upcomingMaintenances: maintenances.filter((m) => !m.active),
-      subscribable: options.canMail && planOf(workspace.plan).subscriberNotifications,
+      subscribable: options.canMail && plan.subscriberNotifications,
     };
   }
 
