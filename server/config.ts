@@ -29,6 +29,8 @@ export interface ServiceConfig {
   smtpUrl?: string;
   /** Sender of the service's mail (STATUSDESK_MAIL_FROM). */
   mailFrom?: string;
+  /** Calls per minute per credential across REST, RPC and MCP (STATUSDESK_RATE_LIMIT); 0 turns the limit off. */
+  rateLimitPerMinute?: number;
 }
 
 export const DEFAULT_PORT = 3000;
@@ -81,6 +83,12 @@ function switchSetting(name: string, value: string | undefined, fallback: boolea
   throw new AppError('VALIDATION', `${name}: must be on or off, got ${value}`);
 }
 
+function rateSetting(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d+$/.test(value)) throw new AppError('VALIDATION', `STATUSDESK_RATE_LIMIT: must be a whole number of calls per minute (0 turns the limit off), got ${value}`);
+  return Number(value);
+}
+
 function countSetting(name: string, value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new AppError('VALIDATION', `${name}: must be a whole number of 1 or more, got ${value}`);
@@ -107,5 +115,6 @@ export function serviceConfig(
     publicUrl: originSetting('STATUSDESK_PUBLIC_URL', env.STATUSDESK_PUBLIC_URL),
     smtpUrl: smtpSetting(env.STATUSDESK_SMTP_URL),
     mailFrom: env.STATUSDESK_MAIL_FROM || undefined,
+    rateLimitPerMinute: rateSetting(env.STATUSDESK_RATE_LIMIT),
   };
 }

@@ -1,14 +1,17 @@
 import { getRequestListener } from '@hono/node-server';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from './config.ts';
+import { type ContentIndex, createContentIndex } from './content/content-index.ts';
 import { openDatabase } from './db/open.ts';
 import { type CheckEngine, createCheckEngine } from './checks/engine.ts';
 import { createServices, type Services } from './domain/services.ts';
 import { ensureOwner } from './domain/users/users.ts';
 import { createDashboardApp } from './dashboard/dashboard-app.ts';
+import { createAdmission } from './http/credentials.ts';
 import { createFront } from './http/front.ts';
 import { createOriginGuard, LOOPBACK_NAMES, ownHosts } from './http/guard.ts';
 import { type Listener, listen, type RequestHandler } from './http/listener.ts';
+import { createRateLimiter, DEFAULT_RATE_LIMIT_PER_MINUTE } from './http/rate-limit.ts';
 import { VERSION } from './package-root.ts';
 import { createApiApp } from './rest/api-app.ts';
 import { createRpcHandler, RPC_PATH } from './rpc/routes.ts';
@@ -44,6 +47,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     otlpIntervalMs: config.otlpIntervalMs,
   });
   let services: Services | undefined;
+  let content: ContentIndex | undefined;
   try {
     // Routes are attached once both ports are known: the Host/Origin guard needs them.
     const api = await listen({ host: config.host, port: config.port });
@@ -97,8 +101,11 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
         }),
       );
     };
-    const rpc = createRpcHandler({ services: ready, log, maxBodyBytes: config.maxBodyBytes });
-    mount(api, apiHosts, createApiApp({ ...common, services: ready, apiUrl, version: VERSION }), rpc);
+    // One budget per credential, whichever API its calls come through.
+    const admit = createAdmission(ready, createRateLimiter(config.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE));
+    const rpc = createRpcHandler({ services: ready, admit, log, maxBodyBytes: config.maxBodyBytes });
+    content = createContentIndex({ services: ready, docsUrl: docsBase, apiUrl });
+    mount(api, apiHosts, createApiApp({ ...common, services: ready, admit, content, apiUrl, version: VERSION }), rpc);
     mount(dashboard, dashboardHosts, createDashboardApp({ ...common, services: ready }));
 
     const signInUrl = `${dashboardUrl}/signin?token=${await ready.sessions.createSignInToken(ownerId)}`;
@@ -114,6 +121,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
         await engine.close();
         clearInterval(releaseHeld);
         await Promise.all(alertsInFlight);
+        content?.close();
         ready.close();
         await db.destroy();
       },
@@ -121,6 +129,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
   } catch (error) {
     await Promise.all(listeners.map((l) => l.close(0)));
     await engine.close();
+    content?.close();
     services?.close();
     await db.destroy();
     throw error;

@@ -76,7 +76,7 @@ describe('GET /openapi.json', () => {
     assert.equal(doc.openapi, '3.1.0');
     const result = await new Validator().validate(doc);
     assert.equal(result.valid, true, JSON.stringify(result.errors));
-    assert.deepEqual(Object.keys(doc.paths).sort(), ['/docs/{path}', '/v1/whoami']);
+    assert.deepEqual(Object.keys(doc.paths).sort(), ['/docs/{path}', '/llms.txt', '/v1/whoami']);
     assert.deepEqual(doc.components.securitySchemes.apiKey, {
       type: 'apiKey',
       in: 'header',

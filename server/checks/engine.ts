@@ -10,6 +10,7 @@ import type {
   MonitorSummary,
   ProbeResult,
   RegionHealth,
+  ResponseLog,
   ResponseLogQuery,
   SummaryWindow,
 } from '../domain/monitors/checks.ts';
@@ -20,7 +21,7 @@ import { probeGrpc } from './grpc-probe.ts';
 import { probeHttp } from './http-probe.ts';
 import { createOtlpExport } from './otlp-export.ts';
 import { probeResult } from './outcome.ts';
-import { DAY_MS, createResultStore, type StoredCheck, toCheckResult } from './result-store.ts';
+import { DAY_MS, createResultStore, type StoredCheck, toResponseLog } from './result-store.ts';
 import { createScheduler } from './scheduler.ts';
 import { probeTcp } from './tcp-probe.ts';
 
@@ -259,10 +260,19 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
       };
     },
 
-    async responseLogs(monitor, query: ResponseLogQuery): Promise<CheckResult[]> {
+    async responseLogs(monitor, query: ResponseLogQuery): Promise<ResponseLog[]> {
       // Each stored check stands for several regions: read enough checks to fill the page.
       const rows = await store.results(Number(monitor.id), now() - WINDOW_MS[query.window], query.offset + query.limit, 0);
-      return rows.flatMap((row) => (JSON.parse(row.regions) as string[]).map((region) => toCheckResult(row, region))).slice(query.offset, query.offset + query.limit);
+      return rows.flatMap((row) => (JSON.parse(row.regions) as string[]).map((region) => toResponseLog(row, region))).slice(query.offset, query.offset + query.limit);
+    },
+
+    async responseLog(id: string): Promise<ResponseLog | undefined> {
+      const match = /^(\d{1,15})-([a-z0-9-]{1,40})$/.exec(id);
+      if (!match) return undefined;
+      const row = await store.result(Number(match[1]));
+      const region = match[2]!;
+      if (!row || !(JSON.parse(row.regions) as string[]).includes(region)) return undefined;
+      return toResponseLog(row, region);
     },
 
     monitorChanged(monitor) {

@@ -1,7 +1,7 @@
 import type SQLite from 'better-sqlite3';
 import { type Db, withSqlite } from '../db/open.ts';
 import type { CheckResultRow } from '../db/schema.ts';
-import type { CheckOutcome, CheckResult, ProbeResult } from '../domain/monitors/checks.ts';
+import type { CheckOutcome, CheckResult, ProbeResult, ResponseLog } from '../domain/monitors/checks.ts';
 import { LatencyHistogram } from './latency-histogram.ts';
 
 /**
@@ -92,6 +92,7 @@ function statementsFor(sqlite: SQLite.Database) {
     states: sqlite.prepare<[number], StateRow>('select monitor_id, runner, result, regions, checked_at from check_state where monitor_id = ?'),
     allStates: sqlite.prepare<[], StateRow>('select monitor_id, runner, result, regions, checked_at from check_state'),
     results: sqlite.prepare<[number, number, number, number], CheckResultRow>('select * from check_results where monitor_id = ? and started_at >= ? order by started_at desc, id desc limit ? offset ?'),
+    result: sqlite.prepare<[number], CheckResultRow>('select * from check_results where id = ?'),
     pruneResults: sqlite.prepare(`delete from check_results where id in (select id from check_results where started_at < ? limit ${PRUNE_CHUNK})`),
     pruneRollups: sqlite.prepare('delete from check_rollups where hour < ?'),
     pruneGaps: sqlite.prepare('delete from check_gaps where ended_at < ?'),
@@ -208,6 +209,10 @@ export function createResultStore(db: Db) {
       return run((s) => s.results.all(monitorId, from, limit, offset));
     },
 
+    result(id: number): Promise<CheckResultRow | undefined> {
+      return run((s) => s.result.get(id));
+    },
+
     recordGap(runner: string, startedAt: number, endedAt: number): Promise<void> {
       return run((s) => void s.insertGap.run(runner, startedAt, endedAt));
     },
@@ -239,6 +244,11 @@ export function createResultStore(db: Db) {
 export type ResultStore = ReturnType<typeof createResultStore>;
 
 /** A stored row as the result record, standing for `region`. */
+/** A stored check as one region's response log, with an id that names both. */
+export function toResponseLog(row: CheckResultRow, region: string): ResponseLog {
+  return { id: `${row.id}-${region}`, ...toCheckResult(row, region) };
+}
+
 export function toCheckResult(row: CheckResultRow, region: string): CheckResult {
   const details = row.details === null ? null : (JSON.parse(row.details) as Pick<CheckResult, 'url' | 'responseHeaders' | 'assertionResults'>);
   return {

@@ -6,6 +6,7 @@ import { dataDirOf } from '../db/open.ts';
 import type { Database } from '../db/schema.ts';
 import { deliverAlert } from '../delivery/alert-delivery.ts';
 import { VERSION } from '../package-root.ts';
+import { createAuditLogService } from './audit/audit-log.ts';
 import { createIdentityService } from './identity.ts';
 import { createKeyService } from './keys/keys.ts';
 import { createLocationService } from './locations/locations.ts';
@@ -70,6 +71,7 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
     sessions: createSessionService(db),
     monitors: createMonitorService(db, monitorChecks),
     locations: createLocationService(db),
+    auditLog: createAuditLogService(db),
     pages: createPageService(db, { publicUrl, changed }),
     publicPages,
     reports: createReportService(db, publishing),

@@ -1,6 +1,7 @@
 import { AppError } from '../errors.ts';
 import type { Actor, Surface } from '../domain/actor.ts';
 import type { Services } from '../domain/services.ts';
+import { type RateLimiter, rateLimitKey } from './rate-limit.ts';
 
 /**
  * Resolves the caller of an API request. `x-service-key` carries an API key; the
@@ -19,4 +20,17 @@ export async function resolveActor(services: Services, headers: Headers, surface
     throw new AppError('UNAUTHORIZED', 'the bearer token is not a live access token');
   }
   throw new AppError('UNAUTHORIZED', 'missing credentials: send an API key in the x-service-key header');
+}
+
+/** Resolves the caller and counts its `calls` against its rate limit. */
+export type Admit = (headers: Headers, surface: Surface, calls?: number) => Promise<Actor>;
+
+/** The one way into the APIs (REST, RPC, MCP): who is calling, and may they call again so soon. */
+export function createAdmission(services: Services, limiter: RateLimiter): Admit {
+  return async (headers, surface, calls = 1) => {
+    const actor = await resolveActor(services, headers, surface);
+    const key = rateLimitKey(actor);
+    if (key !== undefined && calls > 0) limiter.take(key, calls);
+    return actor;
+  };
 }

@@ -8,6 +8,7 @@ import type { Actor } from '../domain/actor.ts';
 import { validationError } from '../domain/validation.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 import { asAppError, httpStatusOf, toEnvelope } from './errors.ts';
+import { RateLimited } from './rate-limit.ts';
 
 export type AppEnv = { Bindings: HttpBindings | Http2Bindings; Variables: { actor: Actor } };
 
@@ -61,6 +62,7 @@ export function createHonoApp(options: HonoAppOptions) {
     } else {
       appError = asAppError(error);
       status = httpStatusOf[appError.code];
+      if (error instanceof RateLimited) c.header('retry-after', String(error.retryAfterSeconds));
       if (appError.code === 'INTERNAL' && !c.req.raw.signal.aborted) {
         options.log.error({ err: error, requestId }, 'unhandled error');
       }

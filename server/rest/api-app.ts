@@ -1,13 +1,19 @@
 import type { Logger } from 'pino';
+import type { ContentIndex } from '../content/content-index.ts';
 import type { Services } from '../domain/services.ts';
-import { resolveActor } from '../http/credentials.ts';
+import type { Admit } from '../http/credentials.ts';
 import { createHonoApp } from '../http/hono-app.ts';
+import { registerMcp } from '../mcp/mcp-route.ts';
 import { registerStatusPages } from '../public/status-routes.ts';
 import { registerDocs } from './docs.ts';
 import { registerWhoami } from './whoami.ts';
 
 export interface ApiAppOptions {
   services: Services;
+  /** Resolves and rate-limits the caller of /v1/* and /mcp. */
+  admit: Admit;
+  /** The documentation and public pages behind the content tools, /llms.txt and search. */
+  content: ContentIndex;
   log: Logger;
   apiUrl: string;
   docsBase: string;
@@ -20,7 +26,7 @@ export function createApiApp(options: ApiAppOptions) {
   const { services } = options;
   const app = createHonoApp({
     ...options,
-    authenticate: { path: '/v1/*', actor: (c) => resolveActor(services, c.req.raw.headers, 'rest') },
+    authenticate: { path: '/v1/*', actor: (c) => options.admit(c.req.raw.headers, 'rest') },
   });
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', {
@@ -42,7 +48,18 @@ export function createApiApp(options: ApiAppOptions) {
     servers: [{ url: options.apiUrl }],
   });
 
-  registerDocs(app);
+  registerDocs(app, options.content);
   registerStatusPages(app, services);
+  registerMcp(app, {
+    services,
+    admit: options.admit,
+    content: options.content,
+    apiUrl: options.apiUrl,
+    docsUrl: options.docsBase,
+    version: options.version,
+    log: options.log,
+    // Read in-process: the resource is the document /openapi.json serves.
+    openapi: async () => (await app.request('/openapi.json')).text(),
+  });
   return app;
 }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from '@hono/zod-openapi';
+import type { ContentIndex } from '../content/content-index.ts';
 import { AppError } from '../errors.ts';
 import type { HonoApp } from '../http/hono-app.ts';
 import { packageRoot } from '../package-root.ts';
@@ -10,8 +11,11 @@ const DOCS_DIR = join(packageRoot, 'docs');
 /** Lower-case words and hyphens per segment: nothing that can climb out of the docs folder. */
 const DOC_PATH = /^[a-z0-9][a-z0-9-]*(\/[a-z0-9][a-z0-9-]*)*$/;
 
-/** The product's own documentation, as markdown, at /docs/<path> (the error envelope links here). */
-export function registerDocs(app: HonoApp): void {
+/**
+ * The product's own documentation, as markdown, at /docs/<path> (the error envelope links here),
+ * and the site index at /llms.txt.
+ */
+export function registerDocs(app: HonoApp, content: ContentIndex): void {
   // Documented by hand in the registry: the page path spans several segments, which an OpenAPI
   // route template cannot match, so the handler below is a plain wildcard route.
   app.openAPIRegistry.registerPath({
@@ -36,4 +40,16 @@ export function registerDocs(app: HonoApp): void {
       throw new AppError('NOT_FOUND', `no documentation page at ${path}`);
     }
   });
+
+  app.openAPIRegistry.registerPath({
+    method: 'get',
+    path: '/llms.txt',
+    summary: 'The site index (llms.txt)',
+    description: 'Product context, the plans, and a link to every documentation page and public status page. No credential needed.',
+    tags: ['Documentation'],
+    responses: {
+      200: { description: 'The index, as markdown in the llms.txt form.', content: { 'text/plain': { schema: z.string() } } },
+    },
+  });
+  app.get('/llms.txt', async (c) => c.body(await content.siteIndex(), 200, { 'content-type': 'text/plain; charset=utf-8' }));
 }

@@ -1,9 +1,9 @@
 import { Code, ConnectError, createContextKey, type HandlerContext, type Interceptor } from '@connectrpc/connect';
 import type { Logger } from 'pino';
 import type { Actor } from '../domain/actor.ts';
-import type { Services } from '../domain/services.ts';
 import { AppError } from '../errors.ts';
-import { resolveActor } from '../http/credentials.ts';
+import type { Admit } from '../http/credentials.ts';
+import { RateLimited } from '../http/rate-limit.ts';
 import { toConnectError } from './errors.ts';
 
 const callerKey = createContextKey<Actor | undefined>(undefined, { description: 'the authenticated caller' });
@@ -15,10 +15,10 @@ export function callerOf(context: HandlerContext): { actor: Actor; workspaceId: 
   return { actor, workspaceId: actor.workspaceId };
 }
 
-/** Resolves the credential of every call before its handler runs (`x-service-key`). */
-export function authenticate(services: Services): Interceptor {
+/** Resolves (and rate-limits) the credential of every call before its handler runs (`x-service-key`). */
+export function authenticate(admit: Admit): Interceptor {
   return (next) => async (req) => {
-    req.contextValues.set(callerKey, await resolveActor(services, req.header, 'rpc'));
+    req.contextValues.set(callerKey, await admit(req.header, 'rpc'));
     return next(req);
   };
 }
@@ -32,6 +32,7 @@ export function mapErrors(log: Logger): Interceptor {
     try {
       return await next(req);
     } catch (error) {
+      if (error instanceof RateLimited) throw toConnectError(error, { 'retry-after': String(error.retryAfterSeconds) });
       if (error instanceof AppError) throw toConnectError(error);
       if (error instanceof ConnectError) throw error;
       const requestId = req.header.get('x-request-id');

@@ -15,7 +15,7 @@ const codes: Record<ErrorCode, Code> = {
 };
 
 /** The Connect form of a domain error; field violations travel as a google.rpc.BadRequest detail. */
-export function toConnectError(error: AppError): ConnectError {
+export function toConnectError(error: AppError, headers?: Record<string, string>): ConnectError {
   const details =
     error.violations.length === 0
       ? []
@@ -27,5 +27,5 @@ export function toConnectError(error: AppError): ConnectError {
             }),
           },
         ];
-  return new ConnectError(error.message, codes[error.code], undefined, details);
+  return new ConnectError(error.message, codes[error.code], headers, details);
 }

@@ -6,6 +6,7 @@ import { NotificationService } from '../../proto/gen/notification/v1/notificatio
 import { StatusPageService } from '../../proto/gen/status_page/v1/status_page_pb.js';
 import { StatusReportService } from '../../proto/gen/status_report/v1/status_report_pb.js';
 import type { Services } from '../domain/services.ts';
+import type { Admit } from '../http/credentials.ts';
 import type { RequestHandler } from '../http/listener.ts';
 import { authenticate, mapErrors } from './auth.ts';
 import { maintenanceServiceImpl } from './maintenance-service.ts';
@@ -20,14 +21,14 @@ export const RPC_PATH = '/rpc';
  * The ConnectRPC services under `/rpc`: Connect (HTTP/1.1 and h2c), gRPC (h2c) and gRPC-Web,
  * all on the API port.
  */
-export function createRpcHandler(options: { services: Services; log: Logger; maxBodyBytes: number }): RequestHandler {
-  const { services, log, maxBodyBytes } = options;
+export function createRpcHandler(options: { services: Services; admit: Admit; log: Logger; maxBodyBytes: number }): RequestHandler {
+  const { services, admit, log, maxBodyBytes } = options;
   return connectNodeAdapter({
     requestPathPrefix: RPC_PATH,
     readMaxBytes: maxBodyBytes,
     // A misspelt field is refused rather than silently dropped.
     jsonOptions: { ignoreUnknownFields: false },
-    interceptors: [mapErrors(log), authenticate(services)],
+    interceptors: [mapErrors(log), authenticate(admit)],
     routes(router) {
       router.service(MonitorService, monitorServiceImpl(services));
       router.service(StatusPageService, statusPageServiceImpl(services));

@@ -81,6 +81,11 @@ export interface MonitorSummary {
   gaps: { startedAt: string; endedAt: string }[];
 }
 
+/** A stored check result as one region's response log: `id` is `<check id>-<region>`. */
+export interface ResponseLog extends CheckResult {
+  id: string;
+}
+
 export interface ResponseLogQuery {
   window: SummaryWindow;
   limit: number;
@@ -107,7 +112,9 @@ export interface MonitorChecks {
   status(monitor: Monitor): Promise<MonitorHealth>;
   summary(monitor: Monitor, window: SummaryWindow): Promise<MonitorSummary>;
   /** Check results newest first, one per region each stood for. */
-  responseLogs(monitor: Monitor, query: ResponseLogQuery): Promise<CheckResult[]>;
+  responseLogs(monitor: Monitor, query: ResponseLogQuery): Promise<ResponseLog[]>;
+  /** One response log by its id, of whichever monitor; undefined when there is none. */
+  responseLog(id: string): Promise<ResponseLog | undefined>;
   /** A monitor was created or changed (and committed): schedule it anew. */
   monitorChanged(monitor: Monitor): void;
   monitorRemoved(id: string): void;

@@ -23,6 +23,7 @@ import {
   toMonitor,
   updateMonitor,
 } from './monitor-repository.ts';
+import { activeIncidentCounts } from './incidents.ts';
 import { configSchemas, type MonitorType } from './monitor-rules.ts';
 
 const MAX_LIST_LIMIT = 100;
@@ -111,6 +112,13 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
 
     get: readable,
 
+    /** Open incidents of these monitors of the workspace (see incidents.ts); zero for the others. */
+    async activeIncidentCounts(actor: Actor, workspaceId: number, monitors: Monitor[]): Promise<Map<string, number>> {
+      await authorize(db, actor, workspaceId, 'read');
+      const counts = await activeIncidentCounts(db, monitors.map((m) => Number(m.id)));
+      return new Map(monitors.map((m) => [m.id, counts.get(Number(m.id)) ?? 0]));
+    },
+
     async create(actor: Actor, workspaceId: number, type: MonitorType, input: unknown): Promise<Monitor> {
       await authorize(db, actor, workspaceId, 'write');
       const monitor = await writeTransaction(db, async (trx) => {
@@ -186,6 +194,15 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
         throw new AppError('VALIDATION', `id: ${rule}`, [{ field: 'id', rule }]);
       }
       return checks.responseLogs(monitor, parseInput(responseLogInput, query));
+    },
+
+    /** One check of one region, by the id its response log carries. */
+    async responseLog(actor: Actor, workspaceId: number, id: string) {
+      await authorize(db, actor, workspaceId, 'read');
+      const log = await checks.responseLog(id);
+      // A log of another workspace's monitor is as absent as one that never was.
+      if (!log || !(await findMonitor(db, workspaceId, Number(log.monitorId)))) throw notFound('response log', id);
+      return log;
     },
   };
 }

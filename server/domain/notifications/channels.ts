@@ -175,6 +175,23 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
       return channelOf(db, await loadRow(db, workspaceId, id));
     },
 
+    /** The channels wired to each of these monitors of the workspace: id, name and kind only. */
+    async ofMonitors(actor: Actor, workspaceId: number, monitorIds: string[]): Promise<Map<string, { id: string; name: string; kind: ChannelKind }[]>> {
+      await authorize(db, actor, workspaceId, 'read');
+      const byMonitor = new Map<string, { id: string; name: string; kind: ChannelKind }[]>(monitorIds.map((id) => [id, []]));
+      if (monitorIds.length === 0) return byMonitor;
+      const rows = await db
+        .selectFrom('channel_monitors as l')
+        .innerJoin('notification_channels as c', 'c.id', 'l.channel_id')
+        .select(['l.monitor_id', 'c.id', 'c.name', 'c.kind'])
+        .where('c.workspace_id', '=', workspaceId)
+        .where('l.monitor_id', 'in', monitorIds.map(Number))
+        .orderBy('c.id')
+        .execute();
+      for (const row of rows) byMonitor.get(String(row.monitor_id))?.push({ id: String(row.id), name: row.name, kind: row.kind as ChannelKind });
+      return byMonitor;
+    },
+
     async create(actor: Actor, workspaceId: number, input: unknown): Promise<Channel> {
       await authorize(db, actor, workspaceId, 'write');
       const values = parseInput(createInput, input);

@@ -1,0 +1,61 @@
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import type { Actor } from '../domain/actor.ts';
+import type { Admit } from '../http/credentials.ts';
+import type { HonoApp } from '../http/hono-app.ts';
+import { RateLimited } from '../http/rate-limit.ts';
+import { AppError } from '../errors.ts';
+import { createMcpServerFactory, type McpServerOptions } from './mcp-server.ts';
+
+export const MCP_PATH = '/mcp';
+
+/** How many calls a JSON-RPC body makes: one per request; notifications and answers cost nothing. */
+export function callsIn(body: unknown): number {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.filter((m) => typeof m === 'object' && m !== null && 'method' in m && 'id' in m).length;
+}
+
+function oauthError(status: 401 | 429, error: string, description: string, headers: Record<string, string>): Response {
+  return new Response(JSON.stringify({ error, error_description: description }), {
+    status,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
+  });
+}
+
+/**
+ * /mcp: Streamable HTTP, stateless, both protocol eras (SPEC 4.3). The caller is admitted here,
+ * before any MCP work: a missing or dead credential is a 401 that points at the protected-resource
+ * metadata, a spent rate limit a plain 429 with Retry-After, neither of them a JSON-RPC error.
+ */
+export function registerMcp(app: HonoApp, options: McpServerOptions & { admit: Admit }): void {
+  const handler = createMcpHandler(createMcpServerFactory(options), { legacy: 'stateless' });
+  const resourceMetadata = `${options.apiUrl}/.well-known/oauth-protected-resource${MCP_PATH}`;
+
+  app.all(MCP_PATH, async (c) => {
+    // Stateless: there is no stream to open with GET and no session to end with DELETE.
+    if (c.req.method !== 'POST') return c.json({ error: 'method_not_allowed', error_description: `${MCP_PATH} accepts POST only` }, 405, { allow: 'POST' });
+
+    const text = await c.req.text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    let actor: Actor;
+    try {
+      actor = await options.admit(c.req.raw.headers, 'mcp', callsIn(body));
+    } catch (error) {
+      if (error instanceof RateLimited) return oauthError(429, 'rate_limited', error.message, { 'retry-after': String(error.retryAfterSeconds) });
+      if (error instanceof AppError && error.code === 'UNAUTHORIZED') {
+        return oauthError(401, 'invalid_token', error.message, { 'www-authenticate': `Bearer resource_metadata="${resourceMetadata}"` });
+      }
+      throw error;
+    }
+    // The body was read here; the handler gets it parsed, or as text to answer a parse error itself.
+    const request = body === undefined ? new Request(c.req.raw.url, { method: 'POST', headers: c.req.raw.headers, body: text }) : c.req.raw;
+    return handler.fetch(request, {
+      authInfo: { token: '', clientId: actor.type === 'apiKey' ? actor.keyId : '', scopes: actor.type === 'apiKey' ? actor.scopes : [], extra: { actor } },
+      parsedBody: body,
+    });
+  });
+}

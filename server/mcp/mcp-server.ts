@@ -1,0 +1,142 @@
+import { type McpServerFactory, ProtocolError, ProtocolErrorCode, Server, type Tool as ListedTool } from '@modelcontextprotocol/server';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { ContentIndex } from '../content/content-index.ts';
+import type { Actor } from '../domain/actor.ts';
+import { planOf } from '../domain/plans.ts';
+import type { Services } from '../domain/services.ts';
+import { validationError } from '../domain/validation.ts';
+import { type AppError, type ErrorCode } from '../errors.ts';
+import { asAppError } from '../http/errors.ts';
+import { contentTools } from './content-tools.ts';
+import { monitorTools } from './monitor-tools.ts';
+import { pageTools } from './page-tools.ts';
+import { type Resource, resourcesOf, type ResourceSources } from './resources.ts';
+import type { Tool, ToolContext } from './tool.ts';
+import { workspaceTools } from './workspace-tools.ts';
+
+/** Every tool of SPEC 4.3, in the order tools/list shows them. */
+export const allTools: readonly Tool[] = [...pageTools, ...monitorTools, ...workspaceTools, ...contentTools];
+
+/** Errors the caller can fix by changing the input: a tool result, so the model sees and retries (SPEC 7). */
+const toolErrors = new Set<ErrorCode>(['NOT_FOUND', 'VALIDATION', 'CONFLICT', 'LIMIT_EXCEEDED', 'PRECONDITION_FAILED']);
+/** JSON-RPC codes of the errors that are not the input's fault; -32000 to -32099 are the server's own. */
+export const jsonRpcCodes: Partial<Record<ErrorCode, number>> = { UNAUTHORIZED: -32001, FORBIDDEN: -32003, INTERNAL: ProtocolErrorCode.InternalError };
+
+const INSTRUCTIONS = [
+  'Statusdesk monitors network endpoints (TCP, gRPC health, HTTP) and publishes status pages.',
+  'Look up pageId with list_status_pages and pageComponentIds with list_page_components before creating reports or maintenance.',
+  'Publishing tools require notify: true tells the page subscribers, false never does and cannot be undone.',
+  'Documentation: search_docs and get_doc_page; the reference of this server is the mcp-server-reference resource.',
+].join(' ');
+
+/** A tool as tools/list shows it; schemas are converted once, not per request. */
+function listing(tool: Tool): ListedTool {
+  const { $schema: _in, ...inputSchema } = z.toJSONSchema(tool.input, { io: 'input' });
+  const { $schema: _out, ...outputSchema } = z.toJSONSchema(tool.output, { io: 'output' });
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: inputSchema as ListedTool['inputSchema'],
+    outputSchema: outputSchema as ListedTool['outputSchema'],
+    annotations: tool.annotations,
+  };
+}
+
+interface ToolSet {
+  /** What this caller can call: the plan's tools. A write tool a read credential calls reaches the service, which refuses it. */
+  callable: Map<string, Tool>;
+  /** What tools/list shows this caller: the callable tools its scope allows. */
+  listed: ListedTool[];
+}
+
+/** The four tool sets (read or write scope, with or without the audit log), built once. */
+function toolSets() {
+  const listings = new Map(allTools.map((t) => [t.name, listing(t)]));
+  const sets = new Map<string, ToolSet>();
+  return (canWrite: boolean, auditLog: boolean): ToolSet => {
+    const key = `${canWrite}:${auditLog}`;
+    let set = sets.get(key);
+    if (!set) {
+      const callable = allTools.filter((t) => t.feature !== 'auditLog' || auditLog);
+      set = {
+        callable: new Map(callable.map((t) => [t.name, t])),
+        listed: callable.filter((t) => t.access !== 'write' || canWrite).map((t) => listings.get(t.name)!),
+      };
+      sets.set(key, set);
+    }
+    return set;
+  };
+}
+
+function toolError(error: AppError) {
+  const text = `${error.code}: ${error.message}`;
+  const detail = error.violations.length > 0 ? { code: error.code, message: error.message, violations: error.violations } : { code: error.code, message: error.message };
+  return { content: [{ type: 'text' as const, text }], structuredContent: { error: detail }, isError: true };
+}
+
+export interface McpServerOptions extends Omit<ResourceSources, 'content'> {
+  services: Services;
+  content: ContentIndex;
+  version: string;
+  log: Logger;
+}
+
+/** The caller an MCP request was admitted as (set by the route, read by the factory). */
+export function actorOf(extra: Record<string, unknown> | undefined): Extract<Actor, { type: 'apiKey' }> {
+  const actor = extra?.actor as Actor | undefined;
+  if (actor?.type !== 'apiKey') throw new ProtocolError(jsonRpcCodes.UNAUTHORIZED!, 'the request reached the MCP server without a credential');
+  return actor;
+}
+
+/**
+ * The factory of the per-request MCP server: one fresh instance for each HTTP request, holding
+ * that request's caller and nothing else, so nothing can leak between clients.
+ */
+export function createMcpServerFactory(options: McpServerOptions): McpServerFactory {
+  const { services, content, log } = options;
+  const setFor = toolSets();
+  const resources: Resource[] = resourcesOf({ ...options, content });
+  const resourceList = resources.map(({ read: _read, ...listed }) => listed);
+
+  return async ({ authInfo }) => {
+    const actor = actorOf(authInfo?.extra);
+    const identity = await services.identity.whoami(actor);
+    const tools = setFor(actor.scopes.includes('write'), planOf(identity.plan).auditLog);
+    const context: ToolContext = { actor, workspaceId: actor.workspaceId, services, content };
+
+    const server = new Server(
+      { name: 'statusdesk', title: 'Statusdesk', version: options.version },
+      { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: INSTRUCTIONS },
+    );
+    server.setRequestHandler('tools/list', () => ({ tools: tools.listed }));
+    server.setRequestHandler('tools/call', async (request) => {
+      const { name, arguments: args } = request.params;
+      const tool = tools.callable.get(name);
+      if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool ${name}: call tools/list for the tools this credential can use`);
+      const parsed = tool.input.safeParse(args ?? {}, { error: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : undefined) });
+      if (!parsed.success) {
+        const invalid = validationError(parsed.error.issues);
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `invalid arguments for ${name}: ${invalid.message}`, { code: 'VALIDATION', violations: invalid.violations });
+      }
+      try {
+        const result = await tool.run(context, parsed.data);
+        return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+      } catch (thrown) {
+        const error = asAppError(thrown);
+        if (toolErrors.has(error.code)) return toolError(error);
+        if (error.code === 'INTERNAL') log.error({ err: thrown, tool: name }, 'mcp tool failed');
+        throw new ProtocolError(jsonRpcCodes[error.code] ?? ProtocolErrorCode.InternalError, error.message, { code: error.code });
+      }
+    });
+    server.setRequestHandler('resources/list', () => ({ resources: resourceList }));
+    server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
+    server.setRequestHandler('resources/read', async (request) => {
+      const resource = resources.find((r) => r.uri === request.params.uri);
+      if (!resource) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown resource ${request.params.uri}: resources/list names the three there are`);
+      return { contents: [{ uri: resource.uri, mimeType: resource.mimeType, text: await resource.read() }] };
+    });
+    return server;
+  };
+}

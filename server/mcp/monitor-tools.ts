@@ -1,0 +1,169 @@
+import { z } from 'zod';
+import { grpcStatuses, summaryWindows } from '../domain/monitors/checks.ts';
+import type { Monitor } from '../domain/monitors/monitor-repository.ts';
+import { defineTool, pageInput, pagination, READ, record, type ToolContext } from './tool.ts';
+
+const MAX_MONITORS_PER_PAGE = 50;
+const DEFAULT_RESPONSE_LOGS = 25;
+const MAX_RESPONSE_LOGS = 100;
+
+const monitorId = z.number().int().positive().describe('The numeric monitor id, from list_monitors.');
+const window = z.enum(summaryWindows).default('1d').describe('1d (default), 7d or 14d: how far back to look.');
+const timing = z
+  .object({
+    dns: z.number().nullable(),
+    connect: z.number().nullable(),
+    tls: z.number().nullable(),
+    ttfb: z.number().nullable(),
+    transfer: z.number().nullable(),
+    total: z.number().nullable(),
+  })
+  .describe('Phase durations in milliseconds; null for a phase that did not happen.');
+
+const channelRef = z.object({ id: z.string(), name: z.string(), kind: z.string() });
+
+const monitor = record({
+  monitorId: z.number().int(),
+  type: z.enum(['tcp', 'grpc', 'http']),
+  name: z.string(),
+  description: z.string(),
+  url: z.string().describe('The target: host:port for TCP and gRPC, the URL for HTTP.'),
+  active: z.boolean().describe('false while paused.'),
+  periodicity: z.string().describe('Check frequency: 30s, 1m, 5m, 10m, 30m or 1h.'),
+  regions: z.array(z.string()),
+  timeout: z.number().describe('Milliseconds.'),
+  degraded: z.number().nullable().describe('Milliseconds above which a success is degraded; null: never.'),
+  retry: z.number().int(),
+  tags: z.array(z.string()),
+  notificationChannels: z.array(channelRef).describe('The channels wired to the monitor.'),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+const responseLog = record({
+  id: z.string().describe('The response log id, for get_response_log.'),
+  monitorId: z.string(),
+  region: z.string(),
+  runner: z.string().describe('The runner (private location) that ran the check for this region.'),
+  startedAt: z.string(),
+  result: z.enum(['up', 'degraded', 'down']),
+  latencyMs: z.number(),
+  timing,
+  attempts: z.number().int(),
+  message: z.string(),
+  grpcStatus: z.enum(grpcStatuses).nullable(),
+  statusCode: z.number().int().nullable(),
+  url: z.string().nullable(),
+  responseHeaders: z.record(z.string(), z.string()).describe('Response headers; credentials and cookies redacted.'),
+  assertionResults: z.array(record({ assertion: z.string(), passed: z.boolean(), actual: z.string() })),
+});
+
+/** A monitor as the tools show it (SPEC 2.6): a numeric monitorId, its target as `url`, and its channels. */
+function shown(m: Monitor, channels: z.infer<typeof channelRef>[]) {
+  const { id, workspaceId: _workspaceId, ...config } = m;
+  return { monitorId: Number(id), ...config, url: 'url' in m ? m.url : m.uri, notificationChannels: channels };
+}
+
+async function channelsOf({ actor, workspaceId, services }: ToolContext, monitors: Monitor[]) {
+  return services.channels.ofMonitors(actor, workspaceId, monitors.map((m) => m.id));
+}
+
+export const monitorTools = [
+  defineTool({
+    name: 'list_monitors',
+    title: 'List monitors',
+    description: `Monitors newest first (TCP, gRPC and HTTP), each with its target, regions, frequency, channels and activeIncidentCount (1 while it is down, plus each unresolved status report on a component it drives). At most ${MAX_MONITORS_PER_PAGE} per page.`,
+    access: 'read',
+    annotations: READ,
+    input: z.strictObject(pageInput(MAX_MONITORS_PER_PAGE)),
+    output: z.object({ monitors: z.array(monitor.extend({ activeIncidentCount: z.number().int() })), pagination }),
+    async run(context, { page, perPage }) {
+      const { actor, workspaceId, services } = context;
+      const { monitors, total } = await services.monitors.list(actor, workspaceId, { limit: perPage, offset: (page - 1) * perPage });
+      const [channels, incidents] = await Promise.all([channelsOf(context, monitors), services.monitors.activeIncidentCounts(actor, workspaceId, monitors)]);
+      return {
+        monitors: monitors.map((m) => ({ ...shown(m, channels.get(m.id) ?? []), activeIncidentCount: incidents.get(m.id) ?? 0 })),
+        pagination: { page, perPage, totalSize: total, totalPages: Math.ceil(total / perPage) },
+      };
+    },
+  }),
+  defineTool({
+    name: 'get_monitor',
+    title: 'Get a monitor',
+    description: 'The full configuration of one monitor. It has no latency or health: use get_monitor_status and get_monitor_summary for those.',
+    access: 'read',
+    annotations: READ,
+    input: z.strictObject({ monitorId }),
+    output: z.object({ monitor }),
+    async run(context, args) {
+      const m = await context.services.monitors.get(context.actor, context.workspaceId, String(args.monitorId));
+      return { monitor: shown(m, (await channelsOf(context, [m])).get(m.id) ?? []) };
+    },
+  }),
+  defineTool({
+    name: 'get_monitor_status',
+    title: 'Get monitor status',
+    description: 'The current health of a monitor in each of its regions (active, degraded or error; null before its first check), and overall (the worst region). No time window.',
+    access: 'read',
+    annotations: READ,
+    input: z.strictObject({ monitorId }),
+    output: z.object({
+      monitorId: z.number().int(),
+      overall: z.enum(['active', 'degraded', 'error']).nullable(),
+      regions: z.array(record({ region: z.string(), status: z.enum(['active', 'degraded', 'error']).nullable(), lastCheckedAt: z.string().nullable() })),
+    }),
+    async run({ actor, workspaceId, services }, args) {
+      return { monitorId: args.monitorId, ...(await services.monitors.status(actor, workspaceId, String(args.monitorId))) };
+    },
+  }),
+  defineTool({
+    name: 'get_monitor_summary',
+    title: 'Get monitor summary',
+    description: 'Counts of successful, degraded and failed checks, latency percentiles p50 to p99 (ms) and the last check time, over 1d (default), 7d or 14d; gaps lists spans in which nothing was checked.',
+    access: 'read',
+    annotations: READ,
+    input: z.strictObject({ monitorId, window }),
+    output: z.object({
+      monitorId: z.number().int(),
+      window: z.enum(summaryWindows),
+      successCount: z.number().int(),
+      degradedCount: z.number().int(),
+      errorCount: z.number().int(),
+      latency: z.object({ p50: z.number(), p75: z.number(), p90: z.number(), p95: z.number(), p99: z.number() }).nullable(),
+      lastPingAt: z.string().nullable(),
+      gaps: z.array(z.object({ startedAt: z.string(), endedAt: z.string() })),
+    }),
+    async run({ actor, workspaceId, services }, args) {
+      return { monitorId: args.monitorId, ...(await services.monitors.summary(actor, workspaceId, String(args.monitorId), args.window)) };
+    },
+  }),
+  defineTool({
+    name: 'list_response_logs',
+    title: 'List response logs',
+    description: `Recent check results of an HTTP monitor, newest first, one per region: status code, latency, timing breakdown, redacted response headers, error message and assertion results. HTTP monitors only. limit at most ${MAX_RESPONSE_LOGS}, with offset.`,
+    access: 'read',
+    annotations: READ,
+    input: z.strictObject({
+      monitorId,
+      window,
+      limit: z.number().int().min(1).max(MAX_RESPONSE_LOGS).default(DEFAULT_RESPONSE_LOGS).describe(`How many, 1 to ${MAX_RESPONSE_LOGS}. Default ${DEFAULT_RESPONSE_LOGS}.`),
+      offset: z.number().int().min(0).default(0).describe('How many of the newest to skip. Default 0.'),
+    }),
+    output: z.object({ responseLogs: z.array(responseLog), window: z.enum(summaryWindows), limit: z.number().int(), offset: z.number().int() }),
+    async run({ actor, workspaceId, services }, { monitorId, ...query }) {
+      return { responseLogs: await services.monitors.responseLogs(actor, workspaceId, String(monitorId), query), ...query };
+    },
+  }),
+  defineTool({
+    name: 'get_response_log',
+    title: 'Get a response log',
+    description: 'Every detail of one check in one region, by the id list_response_logs gave.',
+    access: 'read',
+    annotations: READ,
+    input: z.strictObject({ responseLogId: z.string().min(1).describe('A response log id from list_response_logs, e.g. 1234-iad.') }),
+    output: z.object({ responseLog }),
+    async run({ actor, workspaceId, services }, args) {
+      return { responseLog: await services.monitors.responseLog(actor, workspaceId, args.responseLogId) };
+    },
+  }),
+];

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { defineTool, pageInput, pagination, READ, record } from './tool.ts';
+
+const snapshot = z.record(z.string(), z.unknown()).nullable();
+
+const auditEntry = record({
+  id: z.string().describe('The entry id, for get_audit_log.'),
+  entityType: z.string(),
+  entityId: z.string(),
+  action: z.string().describe('<entity>.<verb>, e.g. status_report.create.'),
+  actorType: z.string().describe('mcp for changes made through this server; apiKey, user or system otherwise.'),
+  actorId: z.string().describe('The key id, oat_<grant id> for an OAuth connection, or the user id.'),
+  actorUserId: z.number().int().nullable().describe('The user who created the key or approved the connection.'),
+  changedFields: z.array(z.string()),
+  createdAt: z.string(),
+});
+
+export const workspaceTools = [
+  defineTool({
+    name: 'list_notifications',
+    title: 'List notification channels',
+    description: 'Notification channels (webhook, Slack, Discord, email, ntfy, desktop) with the monitors wired to each. Credentials are never shown, only masked.',
+    access: 'read',
+    annotations: READ,
+    input: z.strictObject(pageInput(200)),
+    output: z.object({
+      notifications: z.array(
+        record({ id: z.string(), name: z.string(), kind: z.string(), monitorIds: z.array(z.string()), config: z.record(z.string(), z.unknown()).describe('Settings; credentials masked.') }),
+      ),
+      pagination,
+    }),
+    async run({ actor, workspaceId, services }, query) {
+      const { channels, pagination } = await services.channels.list(actor, workspaceId, query);
+      return { notifications: channels, pagination };
+    },
+  }),
+  defineTool({
+    name: 'list_private_locations',
+    title: 'List private locations',
+    description: 'The runners that check monitors: name, status (active, or error when silent), metadata and last-seen time. The embedded runner of this machine is the first. Agent tokens are never shown.',
+    access: 'read',
+    annotations: READ,
+    input: z.strictObject(pageInput(100)),
+    output: z.object({
+      privateLocations: z.array(
+        record({ id: z.string(), name: z.string(), status: z.enum(['active', 'error']), metadata: z.record(z.string(), z.string()), regions: z.array(z.string()), lastSeenAt: z.string().nullable() }),
+      ),
+      pagination,
+    }),
+    async run({ actor, workspaceId, services }, query) {
+      const { locations, pagination } = await services.locations.list(actor, workspaceId, query);
+      return { privateLocations: locations, pagination };
+    },
+  }),
+  defineTool({
+    name: 'list_audit_logs',
+    title: 'List audit log entries',
+    description: 'Who changed what, newest first, from the last 14 days only. Filter by entityType (e.g. monitor, status_report) and entityId. Snapshots are in get_audit_log.',
+    access: 'read',
+    feature: 'auditLog',
+    annotations: READ,
+    input: z.strictObject({
+      ...pageInput(50),
+      entityType: z.string().min(1).max(100).optional().describe('Only entries about this kind of entity, e.g. monitor, status_page, status_report, maintenance, api_key.'),
+      entityId: z.union([z.string().min(1), z.number().int()]).optional().describe('Only entries about this entity id.'),
+    }),
+    output: z.object({ auditLogs: z.array(auditEntry), pagination }),
+    async run({ actor, workspaceId, services }, query) {
+      const { auditLogs, pagination } = await services.auditLog.list(actor, workspaceId, query);
+      // The list names what changed; the snapshots are the detail get_audit_log gives.
+      return { auditLogs: auditLogs.map(({ before: _b, after: _a, ...entry }) => entry), pagination };
+    },
+  }),
+  defineTool({
+    name: 'get_audit_log',
+    title: 'Get an audit log entry',
+    description: 'One audit entry with its before and after snapshots and changedFields (last 14 days only).',
+    access: 'read',
+    feature: 'auditLog',
+    annotations: READ,
+    input: z.strictObject({ auditLogId: z.union([z.string().min(1), z.number().int().positive()]).describe('An entry id from list_audit_logs.') }),
+    output: z.object({ auditLog: auditEntry.extend({ before: snapshot, after: snapshot }) }),
+    async run({ actor, workspaceId, services }, args) {
+      return { auditLog: await services.auditLog.get(actor, workspaceId, String(args.auditLogId)) };
+    },
+  }),
+];
