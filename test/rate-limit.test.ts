@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Code, ConnectError, createClient } from '@connectrpc/connect';
+import { createConnectTransport } from '@connectrpc/connect-node';
+import { MonitorService } from '../proto/gen/monitor/v1/monitor_pb.js';
+import { serviceConfig } from '../server/config.ts';
+import { createRateLimiter, RateLimited } from '../server/http/rate-limit.ts';
+import { startTestService, type TestService } from './support/harness.ts';
+
+describe('the rate limiter', () => {
+  test('gives a credential its whole budget at once, then refills it evenly over a minute', () => {
+    let t = 0;
+    const limiter = createRateLimiter(60, () => t);
+    for (let i = 0; i < 60; i++) limiter.take('a');
+    assert.throws(() => limiter.take('a'), (e: unknown) => e instanceof RateLimited && e.retryAfterSeconds === 1 && e.code === 'LIMIT_EXCEEDED');
+    t += 1000; // one call per second comes back
+    limiter.take('a');
+    assert.throws(() => limiter.take('a'), RateLimited);
+  });
+
+  test('counts each credential on its own', () => {
+    const limiter = createRateLimiter(2, () => 0);
+    limiter.take('a', 2);
+    limiter.take('b', 2);
+    assert.throws(() => limiter.take('a'), RateLimited);
+  });
+
+  test('says how long until enough calls are back for a batch', () => {
+    let t = 0;
+    const limiter = createRateLimiter(60, () => t);
+    limiter.take('a', 60);
+    assert.throws(() => limiter.take('a', 10), (e: unknown) => e instanceof RateLimited && e.retryAfterSeconds === 10);
+    t += 10_000;
+    limiter.take('a', 10);
+  });
+
+  test('lets a batch larger than the whole budget through once the bucket is full', () => {
+    let t = 0;
+    const limiter = createRateLimiter(5, () => t);
+    limiter.take('a', 50);
+    assert.throws(() => limiter.take('a'), RateLimited);
+    t += 60_000;
+    limiter.take('a', 50);
+  });
+
+  test('is off at 0', () => {
+    const limiter = createRateLimiter(0);
+    for (let i = 0; i < 10_000; i++) limiter.take('a');
+  });
+
+  test('STATUSDESK_RATE_LIMIT is a whole number of calls per minute', () => {
+    assert.equal(serviceConfig({}, { STATUSDESK_RATE_LIMIT: '30' }).rateLimitPerMinute, 30);
+    assert.equal(serviceConfig({}, { STATUSDESK_RATE_LIMIT: '0' }).rateLimitPerMinute, 0);
+    assert.equal(serviceConfig({}, {}).rateLimitPerMinute, undefined);
+    assert.throws(() => serviceConfig({}, { STATUSDESK_RATE_LIMIT: 'lots' }), /STATUSDESK_RATE_LIMIT: must be a whole number/);
+  });
+});
+
+describe('one budget per credential across REST, RPC and MCP', () => {
+  let svc: TestService;
+  let key: string;
+  let other: string;
+
+  before(async () => {
+    svc = await startTestService({ STATUSDESK_RATE_LIMIT: '4' });
+    key = (await svc.createKey('read')).secret;
+    other = (await svc.createKey('read')).secret;
+  });
+  after(() => svc.stop());
+
+  test('REST, RPC and MCP calls draw on the same budget; the refusals are 429 with Retry-After on each surface', async () => {
+    const monitors = createClient(MonitorService, createConnectTransport({ baseUrl: `${svc.apiUrl}/rpc`, httpVersion: '1.1' }));
+    const rpcHeaders = { headers: { 'x-service-key': key } };
+    const mcp = (secret: string) =>
+      svc.api('/mcp', {
+        method: 'POST',
+        key: secret,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+
+    assert.equal((await svc.api('/v1/whoami', { key })).status, 200);
+    await monitors.listMonitors({}, rpcHeaders);
+    assert.equal((await mcp(key)).status, 200);
+    assert.equal((await svc.api('/v1/whoami', { key })).status, 200);
+
+    const rest = await svc.api('/v1/whoami', { key });
+    assert.equal(rest.status, 429);
+    assert.match(rest.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+    assert.equal((await rest.json()).code, 'LIMIT_EXCEEDED');
+
+    await assert.rejects(monitors.listMonitors({}, rpcHeaders), (e: unknown) => {
+      assert.ok(e instanceof ConnectError);
+      assert.equal(e.code, Code.ResourceExhausted);
+      assert.match(e.metadata.get('retry-after') ?? '', /^[1-9]\d*$/);
+      return true;
+    });
+
+    const refused = await mcp(key);
+    assert.equal(refused.status, 429);
+    assert.match(refused.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+    assert.equal((await refused.json()).error, 'rate_limited');
+
+    // Another credential of the same workspace has its own budget.
+    assert.equal((await svc.api('/v1/whoami', { key: other })).status, 200);
+    assert.equal((await mcp(other)).status, 200);
+  });
+});
