@@ -87,7 +87,7 @@ describe('one budget per credential across REST, RPC and MCP', () => {
     const rest = await svc.api('/v1/whoami', { key });
     assert.equal(rest.status, 429);
     assert.match(rest.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
-    assert.equal((await rest.json()).code, 'LIMIT_EXCEEDED');
+    assert.equal(((await rest.json()) as { code: string }).code, 'LIMIT_EXCEEDED');
 
     await assert.rejects(monitors.listMonitors({}, rpcHeaders), (e: unknown) => {
       assert.ok(e instanceof ConnectError);
@@ -99,7 +99,7 @@ describe('one budget per credential across REST, RPC and MCP', () => {
     const refused = await mcp(key);
     assert.equal(refused.status, 429);
     assert.match(refused.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
-    assert.equal((await refused.json()).error, 'rate_limited');
+    assert.equal(((await refused.json()) as { error: string }).error, 'rate_limited');
 
     // Another credential of the same workspace has its own budget.
     assert.equal((await svc.api('/v1/whoami', { key: other })).status, 200);

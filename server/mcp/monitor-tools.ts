@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { grpcStatuses, summaryWindows } from '../domain/monitors/checks.ts';
+import { redactHeaders } from '../checks/http-probe.ts';
 import type { Monitor } from '../domain/monitors/monitor-repository.ts';
 import { defineTool, pageInput, pagination, READ, record, type ToolContext } from './tool.ts';
 
@@ -58,10 +59,22 @@ const responseLog = record({
   assertionResults: z.array(record({ assertion: z.string(), passed: z.boolean(), actual: z.string() })),
 });
 
-/** A monitor as the tools show it (SPEC 2.6): a numeric monitorId, its target as `url`, and its channels. */
+/**
+ * A monitor as the tools show it (SPEC 2.6): a numeric monitorId, its target as `url`, and its
+ * channels. Header and metadata values named like credentials are redacted: an assistant's context
+ * is no place for a target's tokens, and no tool here writes them back.
+ */
 function shown(m: Monitor, channels: z.infer<typeof channelRef>[]) {
   const { id, workspaceId: _workspaceId, ...config } = m;
-  return { monitorId: Number(id), ...config, url: 'url' in m ? m.url : m.uri, notificationChannels: channels };
+  return {
+    monitorId: Number(id),
+    ...config,
+    ...('headers' in m ? { headers: redactHeaders(m.headers) } : {}),
+    ...('metadata' in m ? { metadata: redactHeaders(m.metadata) } : {}),
+    openTelemetry: m.openTelemetry && { ...m.openTelemetry, headers: redactHeaders(m.openTelemetry.headers) },
+    url: 'url' in m ? m.url : m.uri,
+    notificationChannels: channels,
+  };
 }
 
 async function channelsOf({ actor, workspaceId, services }: ToolContext, monitors: Monitor[]) {
@@ -90,7 +103,8 @@ export const monitorTools = [
   defineTool({
     name: 'get_monitor',
     title: 'Get a monitor',
-    description: 'The full configuration of one monitor. It has no latency or health: use get_monitor_status and get_monitor_summary for those.',
+    description:
+      'The full configuration of one monitor; header and metadata values named like credentials show as [redacted]. It has no latency or health: use get_monitor_status and get_monitor_summary for those.',
     access: 'read',
     annotations: READ,
     input: z.strictObject({ monitorId }),

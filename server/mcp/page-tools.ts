@@ -182,7 +182,7 @@ export const pageTools = [
   defineTool({
     name: 'list_maintenances',
     title: 'List maintenance windows',
-    description: 'Maintenance windows newest first, each with its status (scheduled, active or completed).',
+    description: 'Maintenance windows newest first (the latest start first), each with its status (scheduled, active or completed).',
     access: 'read',
     annotations: READ,
     input: z.strictObject({
