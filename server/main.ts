@@ -105,6 +105,8 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     const admit = createAdmission(ready, createRateLimiter(config.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE));
     const rpc = createRpcHandler({ services: ready, admit, log, maxBodyBytes: config.maxBodyBytes });
     content = createContentIndex({ services: ready, docsUrl: docsBase, apiUrl });
+    // Searches and the site index show a page changed a moment ago, not one 5 s old.
+    ready.publicPages.onInvalidate(content.invalidate);
     mount(api, apiHosts, createApiApp({ ...common, services: ready, admit, content, apiUrl, version: VERSION }), rpc);
     mount(dashboard, dashboardHosts, createDashboardApp({ ...common, services: ready }));
 

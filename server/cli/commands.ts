@@ -5,6 +5,7 @@ import { startService } from '../main.ts';
 import { channelCommands } from './channel-commands.ts';
 import { type Command, dataDir, json, required, restBase, str } from './flags.ts';
 import { withLocalOwner } from './local.ts';
+import { mcpCommand } from './mcp-bridge.ts';
 import { monitorCommands } from './monitor-commands.ts';
 import { NO_KEY, printJson, printTable } from './output.ts';
 import { pageCommands } from './page-commands.ts';
@@ -150,6 +151,7 @@ export const commands: Record<string, Command> = {
   'workspaces create': workspacesCreate,
   'workspaces list': workspacesList,
   whoami,
+  mcp: mcpCommand,
   ...monitorCommands,
   ...pageCommands,
   ...reportCommands,

@@ -10,8 +10,8 @@ const PRUNE_AT = 10_000;
 export class RateLimited extends AppError {
   readonly retryAfterSeconds: number;
 
-  constructor(retryAfterSeconds: number, perMinute: number) {
-    super('LIMIT_EXCEEDED', `rate limit reached: this credential may make ${perMinute} calls per minute; retry after ${retryAfterSeconds} s`);
+  constructor(retryAfterSeconds: number, perMinute: number, message = `rate limit reached: this credential may make ${perMinute} calls per minute; retry after ${retryAfterSeconds} s`) {
+    super('LIMIT_EXCEEDED', message);
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }
@@ -49,14 +49,13 @@ export function createRateLimiter(perMinute: number, now: () => number = () => p
         bucket = { tokens: perMinute, at: t };
         buckets.set(key, bucket);
       }
+      if (calls > perMinute) throw new RateLimited(60, perMinute, `a batch of ${calls} calls is more than the ${perMinute} calls per minute this credential may make; send smaller batches`);
       refill(bucket, t);
-      // A batch larger than the whole budget costs the whole budget, so it can pass at all.
-      const cost = Math.min(calls, perMinute);
-      if (bucket.tokens >= cost) {
-        bucket.tokens -= cost;
+      if (bucket.tokens >= calls) {
+        bucket.tokens -= calls;
         return;
       }
-      const missing = cost - bucket.tokens;
+      const missing = calls - bucket.tokens;
       throw new RateLimited(Math.max(1, Math.ceil(missing / perMs / 1000)), perMinute);
     },
   };

@@ -43,7 +43,7 @@ const monitor = record({
 
 const responseLog = record({
   id: z.string().describe('The response log id, for get_response_log.'),
-  monitorId: z.string(),
+  monitorId: z.number().int(),
   region: z.string(),
   runner: z.string().describe('The runner (private location) that ran the check for this region.'),
   startedAt: z.string(),
@@ -76,6 +76,9 @@ function shown(m: Monitor, channels: z.infer<typeof channelRef>[]) {
     notificationChannels: channels,
   };
 }
+
+/** Monitor ids are numbers in every tool (SPEC 2.6). */
+const numericMonitorId = <T extends { monitorId: string }>(log: T) => ({ ...log, monitorId: Number(log.monitorId) });
 
 async function channelsOf({ actor, workspaceId, services }: ToolContext, monitors: Monitor[]) {
   return services.channels.ofMonitors(actor, workspaceId, monitors.map((m) => m.id));
@@ -165,7 +168,8 @@ export const monitorTools = [
     }),
     output: z.object({ responseLogs: z.array(responseLog), window: z.enum(summaryWindows), limit: z.number().int(), offset: z.number().int() }),
     async run({ actor, workspaceId, services }, { monitorId, ...query }) {
-      return { responseLogs: await services.monitors.responseLogs(actor, workspaceId, String(monitorId), query), ...query };
+      const logs = await services.monitors.responseLogs(actor, workspaceId, String(monitorId), query);
+      return { responseLogs: logs.map(numericMonitorId), ...query };
     },
   }),
   defineTool({
@@ -177,7 +181,7 @@ export const monitorTools = [
     input: z.strictObject({ responseLogId: z.string().min(1).describe('A response log id from list_response_logs, e.g. 1234-iad.') }),
     output: z.object({ responseLog }),
     async run({ actor, workspaceId, services }, args) {
-      return { responseLog: await services.monitors.responseLog(actor, workspaceId, args.responseLogId) };
+      return { responseLog: numericMonitorId(await services.monitors.responseLog(actor, workspaceId, args.responseLogId)) };
     },
   }),
 ];

@@ -36,6 +36,7 @@ export function createPublicPages(db: Kysely<Database>, options: PublicPageOptio
   const cache = new Map<string, { view: Promise<PublicPage>; expires: number; pageId?: string }>();
   /** Counts invalidations: a view built while one happened may hold the old state and is not kept. */
   let generation = 0;
+  const listeners = new Set<() => void>();
 
   async function uptimeOf(monitorIds: number[], firstDay: number): Promise<Map<number, Map<number, { up: number; degraded: number; down: number }>>> {
     const byMonitor = new Map<number, Map<number, { up: number; degraded: number; down: number }>>();
@@ -180,9 +181,15 @@ export function createPublicPages(db: Kysely<Database>, options: PublicPageOptio
     /** Drops the cached view of a page (after a change to it), or of every page. */
     invalidate(pageId?: number): void {
       generation++;
+      for (const listener of listeners) listener();
       if (pageId === undefined) return cache.clear();
       // A view still being built may be of this page: it is dropped too.
       for (const [slug, entry] of cache) if (entry.pageId === undefined || entry.pageId === String(pageId)) cache.delete(slug);
+    },
+    /** Calls `listener` whenever a public page may have changed; returns the unsubscribe. */
+    onInvalidate(listener: () => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
   };
 }
