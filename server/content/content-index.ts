@@ -62,6 +62,7 @@ const CONTENT_READER: Actor = { type: 'system', surface: 'rest' };
 
 interface Entry extends ContentPage {
   rowid: number;
+  sectionRowids: number[];
   /** One line for the site index. */
   description: string;
 }
@@ -86,41 +87,51 @@ export function createContentIndex(options: ContentIndexOptions) {
   const statusMaxAgeMs = options.statusMaxAgeMs ?? STATUS_MAX_AGE_MS;
 
   const db = new SQLite(':memory:');
+  // Pages are ranked whole; snippets are cut from their best-matching section, because cutting
+  // one costs time in proportion to the text it is cut from, and whole reference pages are long.
   // Porter stemming lets "monitoring" find "monitors"; diacritics are folded so "cafe" finds "café".
-  db.exec(`CREATE VIRTUAL TABLE content USING fts5(
-    path UNINDEXED, type UNINDEXED, title, headings, body,
-    tokenize = 'porter unicode61 remove_diacritics 2', prefix = '2 3'
-  )`);
-  const insert = db.prepare<[string, string, string, string, string]>('INSERT INTO content (path, type, title, headings, body) VALUES (?, ?, ?, ?, ?)');
-  const remove = db.prepare<[number]>('DELETE FROM content WHERE rowid = ?');
-  const search = db.prepare<{ expression: string; types: string }>(`
-    SELECT path, snippet(content, 4, '**', '**', '…', ${SNIPPET_TOKENS}) AS snippet
-    FROM content
-    WHERE content MATCH @expression AND (@types = 'all' OR instr(@types, ',' || type || ',') > 0)
-    ORDER BY bm25(content, ${Object.values(WEIGHTS).join(', ')})
+  const tokenizer = `tokenize = 'porter unicode61 remove_diacritics 2', prefix = '2 3'`;
+  db.exec(`CREATE VIRTUAL TABLE pages USING fts5(path UNINDEXED, type UNINDEXED, title, headings, body, ${tokenizer})`);
+  db.exec(`CREATE VIRTUAL TABLE sections USING fts5(path UNINDEXED, body, ${tokenizer})`);
+  const insertPage = db.prepare<[string, string, string, string, string]>('INSERT INTO pages (path, type, title, headings, body) VALUES (?, ?, ?, ?, ?)');
+  const insertSection = db.prepare<[string, string]>('INSERT INTO sections (path, body) VALUES (?, ?)');
+  const deletePage = db.prepare<[number]>('DELETE FROM pages WHERE rowid = ?');
+  const deleteSection = db.prepare<[number]>('DELETE FROM sections WHERE rowid = ?');
+  const rankPages = db.prepare<{ expression: string; types: string }>(`
+    SELECT path FROM pages
+    WHERE pages MATCH @expression AND (@types = 'all' OR instr(@types, ',' || type || ',') > 0)
+    ORDER BY bm25(pages, ${Object.values(WEIGHTS).join(', ')})
     LIMIT ${RESULT_LIMIT}`);
-  const run = (expression: string, types: readonly ContentType[] | 'all') =>
-    search.all({ expression, types: types === 'all' ? 'all' : `,${types.join(',')},` }) as { path: string; snippet: string }[];
+  const rankSections = db.prepare<{ expression: string; paths: string }>(`
+    SELECT rowid AS id, path FROM sections
+    WHERE sections MATCH @expression AND path IN (SELECT value FROM json_each(@paths))
+    ORDER BY bm25(sections)`);
+  const snippets = db.prepare<{ expression: string; ids: string }>(`
+    SELECT path, snippet(sections, 1, '**', '**', '…', ${SNIPPET_TOKENS}) AS snippet FROM sections
+    WHERE sections MATCH @expression AND rowid IN (SELECT value FROM json_each(@ids))`);
 
   const pages = new Map<string, Entry>();
   let docsLoaded: Promise<void> | undefined;
   /** Bumped by invalidate(): an index made before it may miss the change. */
   let generation = 0;
-  let indexed = { generation: -1, startedAt: -Infinity };
+  /** Refreshes begun so far; the last finished one began as `indexed`. */
+  let begun = 0;
+  let indexed = { generation: -1, number: 0, startedAt: -Infinity };
   let refreshing: Promise<void> | undefined;
   let closed = false;
 
   function put(page: ContentPage, description: string, parts = parseMarkdown(page.markdown)): void {
-    const old = pages.get(page.path);
-    if (old) remove.run(old.rowid);
-    const { lastInsertRowid } = insert.run(page.path, page.type, page.title, parts.headings.join('\n'), parts.text);
-    pages.set(page.path, { ...page, description, rowid: Number(lastInsertRowid) });
+    drop(page.path);
+    const { lastInsertRowid } = insertPage.run(page.path, page.type, page.title, parts.headings.join('\n'), parts.text);
+    const sectionRowids = parts.sections.map((text) => Number(insertSection.run(page.path, text).lastInsertRowid));
+    pages.set(page.path, { ...page, description, rowid: Number(lastInsertRowid), sectionRowids });
   }
 
   function drop(path: string): void {
     const old = pages.get(path);
     if (!old) return;
-    remove.run(old.rowid);
+    deletePage.run(old.rowid);
+    for (const id of old.sectionRowids) deleteSection.run(id);
     pages.delete(path);
   }
 
@@ -188,7 +199,7 @@ export function createContentIndex(options: ContentIndexOptions) {
   }
 
   async function refreshStatusPages(): Promise<void> {
-    const started = { generation, startedAt: Date.now() };
+    const started = { generation, number: ++begun, startedAt: performance.now() };
     await docs();
     const slugs = await listSlugs();
     const views = await Promise.all(slugs.map(viewOf));
@@ -215,15 +226,20 @@ export function createContentIndex(options: ContentIndexOptions) {
   }
 
   /**
-   * Brings status pages up to date for a caller who asks now: an index begun after the last
-   * invalidate() and no longer than `statusMaxAgeMs` ago. Callers meanwhile share one refresh;
-   * one that began too early for a caller is followed by another.
+   * Brings status pages up to date for a caller who asks now: the index must have begun after the
+   * last invalidate(), and no longer than `statusMaxAgeMs` before the call (with 0, after it).
+   * Callers meanwhile share one refresh; one that began too early for a caller is followed by
+   * another.
    */
   async function statusPagesFresh(): Promise<void> {
-    const askedAt = Date.now();
-    const wanted = generation;
     if (closed) throw new Error('the content index is closed');
-    while (indexed.generation < wanted || indexed.startedAt < askedAt - statusMaxAgeMs) {
+    const askedAt = performance.now();
+    const wanted = generation;
+    const before = begun;
+    // Counted, not timed, for "after": a refresh begun in the same instant as the call may have
+    // read the database before the caller's own change was written.
+    const fresh = () => indexed.number > before || (indexed.generation >= wanted && statusMaxAgeMs > 0 && indexed.startedAt >= askedAt - statusMaxAgeMs);
+    while (!fresh()) {
       refreshing ??= refreshStatusPages().finally(() => (refreshing = undefined));
       await refreshing;
     }
@@ -239,16 +255,36 @@ export function createContentIndex(options: ContentIndexOptions) {
     return type as T;
   }
 
+  function rank(expression: string, types: readonly ContentType[] | 'all'): string[] {
+    const rows = rankPages.all({ expression, types: types === 'all' ? 'all' : `,${types.join(',')},` }) as { path: string }[];
+    return rows.map((row) => row.path);
+  }
+
   function find(query: string, types: readonly ContentType[] | 'all'): SearchResult[] {
     const expression = searchExpression(query);
     if (!expression) return [];
-    let rows = run(expression.all, types);
+    let paths = rank(expression.all, types);
+    let marked = `(${expression.all}) OR (${expression.any})`;
     // A question in plain words rarely has every word on one page; the best partial matches are
     // more use than nothing.
-    if (rows.length === 0 && expression.any !== expression.all) rows = run(expression.any, types);
-    return rows.map((row) => {
-      const page = pages.get(row.path)!;
-      return { title: page.title, type: page.type, snippet: row.snippet.replace(/\s+/g, ' ').trim(), url: page.url, path: page.path };
+    if (paths.length === 0) {
+      paths = rank(expression.any, types);
+      marked = expression.any;
+    }
+    if (paths.length === 0) return [];
+    // The best section of each page by any of the words; its snippet marks whole phrases where
+    // the query had them, and single words elsewhere.
+    const best = new Map<string, number>();
+    for (const row of rankSections.all({ expression: expression.any, paths: JSON.stringify(paths) }) as { id: number; path: string }[]) {
+      if (!best.has(row.path)) best.set(row.path, row.id);
+    }
+    const cut = new Map<string, string>();
+    for (const row of snippets.all({ expression: marked, ids: JSON.stringify([...best.values()]) }) as { path: string; snippet: string }[]) {
+      cut.set(row.path, row.snippet.replace(/\s+/g, ' ').trim());
+    }
+    return paths.map((path) => {
+      const page = pages.get(path)!;
+      return { title: page.title, type: page.type, snippet: cut.get(path) ?? page.description, url: page.url, path };
     });
   }
 
@@ -302,20 +338,22 @@ export function createContentIndex(options: ContentIndexOptions) {
       const input = validPath(path);
       await docs();
       const canonical = canonicalPath(input);
+      if (canonical === SITE_INDEX_PATH) {
+        await statusPagesFresh();
+        return publicPage(pages.get(SITE_INDEX_PATH)!);
+      }
       if (canonical.startsWith('status/')) {
         // Read from the page itself, not the index: what was just published shows at once.
         const slug = canonical.slice('status/'.length);
         const view = SLUG.test(slug) ? await viewOf(slug) : undefined;
         if (view) return { path: `status/${view.slug}`, title: view.title, type: 'status-page', url: view.url, markdown: statusPageMarkdown(view) };
-      } else if (canonical !== SITE_INDEX_PATH) {
+      } else {
         const page = pages.get(canonical);
         if (page) return publicPage(page);
       }
-      // The site index, and the suggestions for a path that names nothing, need every page listed.
-      await statusPagesFresh();
-      const site = pages.get(SITE_INDEX_PATH)!;
-      if (canonical === SITE_INDEX_PATH) return publicPage(site);
-      throw new AppError('NOT_FOUND', notFoundMessage(input, canonical, pages.keys(), 'search_content'));
+      // Suggestions name the pages there are now, not as last indexed.
+      const known = [...docPaths(), SITE_INDEX_PATH, ...(await listSlugs()).map((slug) => `status/${slug}`)];
+      throw new AppError('NOT_FOUND', notFoundMessage(input, canonical, known, 'search_content'));
     },
 
     /** The site index, llms.txt: product context, plans and a link to every public page. */
@@ -331,6 +369,7 @@ export function createContentIndex(options: ContentIndexOptions) {
 
     /** Frees the index. Calls afterwards fail. */
     close(): void {
+      if (closed) return;
       closed = true;
       db.close();
     },

@@ -13,6 +13,11 @@ export interface MarkdownParts {
   description: string | undefined;
   /** The text without markup, code included (commands and field names are worth finding). */
   text: string;
+  /**
+   * The same text cut at every heading, each part starting with its heading. Snippets are cut
+   * from the part that matches best: cutting one from a whole long page costs far more.
+   */
+  sections: string[];
 }
 
 const FENCE = /^\s{0,3}(```|~~~)/;
@@ -33,7 +38,8 @@ export function inlineText(line: string): string {
 export function parseMarkdown(markdown: string): MarkdownParts {
   let title: string | undefined;
   const headings: string[] = [];
-  const text: string[] = [];
+  const sections: string[][] = [[]];
+  let lines = sections[0]!;
   let paragraph: string[] = [];
   let description: string | undefined;
   let inFence = false;
@@ -50,16 +56,20 @@ export function parseMarkdown(markdown: string): MarkdownParts {
       continue;
     }
     if (inFence) {
-      text.push(line);
+      lines.push(line);
       continue;
     }
     const heading = HEADING.exec(line);
     if (heading) {
       endParagraph();
       const words = inlineText(heading[2]!);
-      if (heading[1] === '#' && title === undefined) title = words;
-      else headings.push(words);
-      text.push(words);
+      if (heading[1] === '#' && title === undefined) {
+        title = words;
+      } else {
+        headings.push(words);
+        if (lines.length > 0) sections.push((lines = []));
+      }
+      lines.push(words);
       continue;
     }
     if (TABLE_RULE.test(line) && line.includes('-')) continue;
@@ -73,17 +83,19 @@ export function parseMarkdown(markdown: string): MarkdownParts {
     const words = inlineText(trimmed.replace(/^>\s?/, '').replace(/^([-*+]|\d+[.)])\s+/, '')).replace(/\s*\|\s*/g, ' ').trim();
     if (prose && description === undefined) paragraph.push(words);
     else endParagraph();
-    text.push(words);
+    lines.push(words);
   }
   endParagraph();
-  return { title, headings, description, text: text.join('\n').replace(/\n{3,}/g, '\n\n').trim() };
+  const joined = sections.map((part) => part.join('\n').replace(/\n{3,}/g, '\n\n').trim()).filter((t) => t !== '');
+  return { title, headings, description, text: joined.join('\n\n'), sections: joined };
 }
 
 /** The first sentence, whitespace collapsed, cut at a word when it is long. */
 export function firstSentence(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   const end = /[.!?](?=\s+[A-Z`*_[(]|$)/.exec(flat);
-  const sentence = end ? flat.slice(0, end.index + 1) : flat;
+  // A sentence that leads into a list ends with a colon; on its own line it reads as a statement.
+  const sentence = (end ? flat.slice(0, end.index + 1) : flat).replace(/:$/, '.');
   return clip(sentence, DESCRIPTION_LIMIT);
 }
 

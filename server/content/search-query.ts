@@ -17,9 +17,9 @@ const MAX_QUERY_CHARS = 1_000;
 const MAX_TOKENS_PER_TERM = 8;
 
 export interface SearchExpression {
-  /** Every term must match. */
+  /** Every term must match, words joined in the query as a phrase. */
   all: string;
-  /** Any term may match: the fallback when no page has them all. */
+  /** Any word may match: the fallback when no page has them all, and what snippets mark. */
   any: string;
 }
 
@@ -30,12 +30,13 @@ export interface SearchExpression {
  */
 export function searchExpression(text: string): SearchExpression | undefined {
   const terms = (text.slice(0, MAX_QUERY_CHARS).match(TERM) ?? []).slice(0, MAX_TERMS);
-  const phrases = terms.flatMap((term, i) => {
-    const tokens = (term.match(WORD) ?? []).slice(0, MAX_TOKENS_PER_TERM);
-    if (tokens.length === 0) return [];
-    // Only letters, digits, marks and spaces are between the quotes: nothing there can close them.
-    return [`"${tokens.join(' ')}"${i === terms.length - 1 ? ' *' : ''}`];
-  });
-  if (phrases.length === 0) return undefined;
-  return { all: phrases.join(' AND '), any: phrases.join(' OR ') };
+  const groups = terms.map((term) => (term.match(WORD) ?? []).slice(0, MAX_TOKENS_PER_TERM)).filter((tokens) => tokens.length > 0);
+  if (groups.length === 0) return undefined;
+  // Only letters, digits, marks and spaces are between the quotes: nothing there can close them.
+  const quote = (tokens: string[], last: boolean) => `"${tokens.join(' ')}"${last ? ' *' : ''}`;
+  const words = groups.flat();
+  return {
+    all: groups.map((tokens, i) => quote(tokens, i === groups.length - 1)).join(' AND '),
+    any: words.map((word, i) => quote([word], i === words.length - 1)).join(' OR '),
+  };
 }
