@@ -443,7 +443,8 @@ describe('statusdesk mcp parts', () => {
     assert.match(forbidden.message, /403: host evil:3000 is not this service/);
     const limited = httpError(429, new Headers({ 'retry-after': '12' }), json({ error: 'rate_limited', error_description: 'slow down' }), endpoint);
     assert.match(limited.message, /retry after 12 seconds/);
-    assert.deepEqual(limited.data, { code: 'LIMIT_EXCEEDED', status: 429, retryAfter: 12 });
+    assert.deepEqual(limited.data, { code: 'LIMIT_EXCEEDED', status: 429, detail: 'slow down', retryAfter: 12 });
+    assert.doesNotMatch(limited.message, /slow down/);
     const failed = httpError(502, new Headers(), '<html>Bad Gateway</html>', endpoint);
     assert.equal(failed.code, -32603);
     assert.match(failed.message, /HTTP 502/);

@@ -132,9 +132,9 @@ export function httpError(status: number, headers: Headers, text: string, endpoi
     const wait = seconds === undefined ? 'retry later' : `retry after ${seconds} second${seconds === 1 ? '' : 's'}`;
     return {
       code: -32000,
-      // The service's own message already says when; the header is the fallback.
-      message: `rate limited by the service (429): ${said || wait}`,
-      data: { code: 'LIMIT_EXCEEDED', status, ...(seconds === undefined ? {} : { retryAfter: seconds }) },
+      // Said once, from the header; the service's own words (which repeat it) stay in data.
+      message: `rate limited by the service (429): ${wait}`,
+      data: { code: 'LIMIT_EXCEEDED', status, detail: said, ...(seconds === undefined ? {} : { retryAfter: seconds }) },
     };
   }
   if (status >= 500) {
