@@ -1,0 +1,1017 @@
+/**
+ * MCP benchmark: the service's /mcp endpoint next to a bare server built on the same SDK.
+ *
+ *   npm run bench:mcp -- [--rounds N] [--round-ms MS] [--warmup-ms MS] [--cpu-prof DIR]
+ *
+ * Measured: `tools/call list_monitors` (50 monitors in the workspace, the whole list on one page)
+ * and `tools/list`, at 1 and 16 concurrent clients, in the stateless legacy era (2025-11-25: a
+ * POST with the JSON-RPC body, no initialize, no session), plus one row of `tools/call
+ * list_monitors` in the modern era (2026-07-28: the `_meta` envelope with the protocol version and
+ * the client's capabilities, and the Mcp-Method / Mcp-Name headers). Requests per second and
+ * p50/p99 latency of each, and the ratio service/bare. Aim: at least 0.6 in every row.
+ *
+ * The service runs as shipped: `statusdesk serve` (the bundle in dist/) as its own process, with
+ * STATUSDESK_CHECKS=off and STATUSDESK_RATE_LIMIT=0 (rate limits off: a bench sends far more than
+ * a credential may), the default log level (one access line per request) with stderr to a file as
+ * a supervisor would keep it. The data is written before it starts, through the domain services:
+ * 50 monitors (TCP, gRPC and HTTP, interleaved) and a write key, which every request carries.
+ *
+ * The baseline is another process: node:http with `toNodeHandler(createMcpHandler(factory,
+ * { legacy: 'stateless' }))` from @modelcontextprotocol/node and @modelcontextprotocol/server,
+ * the factory building a fresh McpServer per request with one trivial tool. That tool is named
+ * list_monitors and answers the service's own list_monitors result, read once at start, so both
+ * sides send the same bytes for tools/call; its tools/list names the one tool. What separates the
+ * two is the service's own work per request: the front (request id, Host/Origin guard, access
+ * log), the credential, the per-request server with the full tool set, the input and output
+ * schemas, the domain call and its SQLite reads.
+ *
+ * The load generator is a small HTTP/1.1 client on node:net written for this bench (as
+ * bench/pages.ts has one): keep-alive connections on 127.0.0.1, one request in flight on each, a
+ * bounded loop of fixed duration, the response head parsed and the body (content-length or
+ * chunked, as the SDK answers) counted rather than copied. Both sides get the same request bytes
+ * but for the Host header (the service's own host for the service, whose guard refuses others).
+ * Every answer must be a 200 with a body of the size checked before the runs; the content is
+ * checked before measuring (tool count, 50 monitors, no isError).
+ *
+ * Per row: a warm-up of each side, then rounds of fixed duration, service and bare alternating
+ * (and swapping which goes first); the figures are medians of the rounds, the ratio the median of
+ * the per-round ratios. Server CPU comes from /proc (Linux); "client busy" is this thread's
+ * event-loop use: when it nears 100% the client, not the server, sets the pace.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import net from 'node:net';
+import { arch, availableParallelism, loadavg, platform, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const CLI = fileURLToPath(new URL('../bin/statusdesk.js', import.meta.url));
+const SELF = fileURLToPath(import.meta.url);
+const CPUS = availableParallelism();
+
+const AIM_RATIO = 0.6;
+const MONITOR_COUNT = 50;
+const MCP_PATH = '/mcp';
+const LEGACY_VERSION = '2025-11-25';
+const MODERN_VERSION = '2026-07-28';
+/** The tools/list of a write key on a plan with the audit log (the default workspace's plan). */
+const TOOLS_WITH_AUDIT_LOG = 23;
+const TOOLS_WITHOUT_AUDIT_LOG = 21;
+
+const READY_TIMEOUT_MS = 30_000;
+const EXIT_TIMEOUT_MS = 5_000;
+const KILL_TIMEOUT_MS = 2_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+/** Set on the baseline process: this file then serves the bare MCP handler instead of measuring. */
+const ROLE_ENV = 'BENCH_MCP_ROLE';
+const RESULT_FILE_ENV = 'BENCH_MCP_RESULT_FILE';
+
+// ---- small helpers --------------------------------------------------------------------------
+
+const line = (text: string) => process.stderr.write(`${text}\n`);
+
+/** Resolves with the promise's value, or undefined after `ms`, without leaving a timer behind. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, ms, undefined)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Nearest-rank percentile of sorted values; NaN when there are none. */
+function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)]!;
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   ')).join('\n');
+}
+
+const fixed = (digits: number) => (value: number) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+const f0 = fixed(0);
+const f1 = fixed(1);
+const f2 = fixed(2);
+const pct = (share: number) => (Number.isFinite(share) ? `${(share * 100).toFixed(0)}%` : 'n/a');
+const round2 = (value: number) => (Number.isFinite(value) ? Math.round(value * 100) / 100 : null);
+
+/** CPU seconds (user + system) a process has used so far; undefined off Linux. */
+function processCpuSeconds(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of the whole line, i.e. 11 and 12 after the name; in clock ticks (100 Hz on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+// ---- the baseline process -------------------------------------------------------------------
+
+/**
+ * The bare server: the SDK's stateless handler on node:http, a fresh McpServer per request with
+ * one tool whose answer is the service's list_monitors result as read at start (a constant).
+ * Its input schema takes the same arguments as the service's tool, so the request validates.
+ */
+async function bareServer(): Promise<void> {
+  const [{ createMcpHandler, McpServer }, { toNodeHandler }, { z }] = await Promise.all([
+    import('@modelcontextprotocol/server'),
+    import('@modelcontextprotocol/node'),
+    import('zod'),
+  ]);
+  const result = JSON.parse(readFileSync(process.env[RESULT_FILE_ENV]!, 'utf8')) as { content: { type: 'text'; text: string }[]; structuredContent: Record<string, unknown> };
+  const input = z.object({ page: z.number().int().min(1).optional(), perPage: z.number().int().min(1).max(50).optional() });
+  const handler = createMcpHandler(
+    () => {
+      const server = new McpServer({ name: 'bench-bare', version: '1.0.0' });
+      server.registerTool('list_monitors', { description: 'Lists the monitors.', inputSchema: input }, () => result);
+      return server;
+    },
+    { legacy: 'stateless' },
+  );
+  const node = toNodeHandler(handler);
+  // The same keep-alive timeout as the service's HTTP/1.1 server.
+  const server = http.createServer({ keepAliveTimeout: 5_000 }, (req, res) => void node(req, res));
+  server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address() as net.AddressInfo;
+    process.stdout.write(`${JSON.stringify({ event: 'ready', port })}\n`);
+  });
+  process.once('SIGTERM', () => {
+    server.close();
+    server.closeAllConnections();
+    void handler.close();
+  });
+}
+
+// ---- seeding --------------------------------------------------------------------------------
+
+interface Seeded {
+  key: string;
+  plan: string;
+  expectedTools: number;
+  mix: Record<'tcp' | 'grpc' | 'http', number>;
+  ms: number;
+}
+
+const REGION_SETS = [['iad', 'fra'], ['ams', 'sin', 'syd'], ['gru'], ['iad', 'lhr', 'nrt', 'jnb']];
+const PERIODICITIES = ['30s', '1m', '5m', '10m', '30m', '1h'];
+
+/**
+ * The data, written before the service starts, through the domain services: a write key (so
+ * tools/list names every tool) and 50 monitors of the three types, interleaved so the
+ * newest-first list mixes them. Every target is on loopback; checks are off in the service anyway.
+ */
+async function seed(dataDir: string): Promise<Seeded> {
+  const started = performance.now();
+  const [{ openDatabase }, { createServices }, { ensureOwner }, { planOf }] = await Promise.all([
+    import('../server/db/open.ts'),
+    import('../server/domain/services.ts'),
+    import('../server/domain/users/users.ts'),
+    import('../server/domain/plans.ts'),
+  ]);
+  const db = await openDatabase(dataDir);
+  try {
+    const services = createServices(db);
+    try {
+      const owner = { type: 'user' as const, userId: await ensureOwner(db), surface: 'cli' as const };
+      const workspace = await services.workspaces.getBySlug(owner, 'personal');
+      const ws = Number(workspace.id);
+      const { secret } = await services.keys.create(owner, { workspaceId: ws, name: 'bench:mcp', scope: 'write' });
+      const kinds = ['tcp', 'grpc', 'http'] as const;
+      const mix = { tcp: 0, grpc: 0, http: 0 };
+      for (let i = 0; i < MONITOR_COUNT; i++) {
+        const kind = kinds[i % kinds.length]!;
+        const common = {
+          name: `bench ${kind} monitor ${i + 1}`,
+          description: `Created by bench/mcp.ts (${i + 1}).`,
+          periodicity: PERIODICITIES[i % PERIODICITIES.length]!,
+          regions: REGION_SETS[i % REGION_SETS.length]!,
+          timeout: 10_000,
+          degraded: 2_000,
+          retry: i % 4,
+          tags: ['bench', `team-${i % 5}`],
+        };
+        const port = 22_000 + i;
+        if (kind === 'tcp') {
+          await services.monitors.create(owner, ws, 'tcp', { ...common, uri: `127.0.0.1:${port}` });
+        } else if (kind === 'grpc') {
+          await services.monitors.create(owner, ws, 'grpc', {
+            ...common,
+            uri: `127.0.0.1:${port}`,
+            service: 'shop.v1.OrderService',
+            tls: 'plaintext',
+            metadata: { 'x-team': `team-${i % 5}` },
+          });
+        } else {
+          await services.monitors.create(owner, ws, 'http', {
+            ...common,
+            url: `http://127.0.0.1:${port}/healthz`,
+            method: 'GET',
+            headers: { accept: 'application/json' },
+            statusCodeAssertions: [{ comparator: 'equal', target: 200 }],
+            bodyAssertions: [{ comparator: 'contains', target: '"ok"' }],
+          });
+        }
+        mix[kind]++;
+      }
+      const plan = planOf(workspace.plan);
+      return {
+        key: secret,
+        plan: plan.name,
+        expectedTools: plan.auditLog ? TOOLS_WITH_AUDIT_LOG : TOOLS_WITHOUT_AUDIT_LOG,
+        mix,
+        ms: performance.now() - started,
+      };
+    } finally {
+      services.close();
+    }
+  } finally {
+    await db.destroy();
+  }
+}
+
+// ---- child processes ------------------------------------------------------------------------
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+interface Child {
+  name: string;
+  child: ChildProcess;
+  port: number;
+  ready: Record<string, unknown>;
+  logTail(): string;
+  /** SIGTERM, then SIGKILL if it has not exited in time; says what happened (empty: a clean exit). */
+  stop(): Promise<string>;
+}
+
+const describeExit = ({ code, signal }: Exit) => (signal ? `signal ${signal}` : `code ${code}`);
+
+/** Spawns a Node.js process that prints one JSON ready line on stdout; resolves once it has. stderr goes to `logFile`. */
+async function spawnReady(name: string, args: string[], env: NodeJS.ProcessEnv, logFile: string, portOf: (ready: Record<string, unknown>) => number): Promise<Child> {
+  const fd = openSync(logFile, 'a');
+  let child: ChildProcess;
+  try {
+    child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', fd] });
+  } finally {
+    closeSync(fd);
+  }
+  const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  // The access log may hold hundreds of thousands of lines: only its end is read.
+  const logTail = () => {
+    try {
+      const tailFd = openSync(logFile, 'r');
+      try {
+        const size = fstatSync(tailFd).size;
+        const tail = Buffer.alloc(Math.min(size, 3_000));
+        readSync(tailFd, tail, 0, tail.length, size - tail.length);
+        return tail.toString('utf8').trim();
+      } finally {
+        closeSync(tailFd);
+      }
+    } catch {
+      return '';
+    }
+  };
+  const stop = async (): Promise<string> => {
+    if (child.exitCode !== null || child.signalCode !== null) return `already exited (${describeExit(await exited)})`;
+    child.kill('SIGTERM');
+    const exit = await within(exited, EXIT_TIMEOUT_MS);
+    if (exit) return exit.code === 0 || exit.signal === 'SIGTERM' ? '' : `exited with ${describeExit(exit)} on SIGTERM`;
+    child.kill('SIGKILL');
+    const killed = await within(exited, KILL_TIMEOUT_MS);
+    return killed ? `needed SIGKILL after ${EXIT_TIMEOUT_MS} ms` : `still running ${KILL_TIMEOUT_MS} ms after SIGKILL (pid ${child.pid})`;
+  };
+  const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    const stdout = child.stdout!;
+    let buffered = '';
+    const cleanup = () => {
+      clearTimeout(timer);
+      stdout.off('data', onData);
+      child.off('exit', onExit);
+      child.off('error', onError);
+      stdout.resume(); // keep draining
+    };
+    const onData = (chunk: string) => {
+      buffered += chunk;
+      const newline = buffered.indexOf('\n');
+      if (newline === -1) return;
+      cleanup();
+      try {
+        const parsed = JSON.parse(buffered.slice(0, newline)) as Record<string, unknown>;
+        if (parsed.event !== 'ready') throw new Error('not the ready line');
+        resolve(parsed);
+      } catch {
+        reject(new Error(`${name}: the first line on stdout is not the ready line`));
+      }
+    };
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+      cleanup();
+      reject(new Error(`${name}: exited (${describeExit({ code, signal })}) before the ready line`));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(new Error(`${name}: could not be spawned: ${error.message}`));
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`${name}: no ready line within ${READY_TIMEOUT_MS} ms`));
+    }, READY_TIMEOUT_MS);
+    stdout.setEncoding('utf8');
+    stdout.on('data', onData);
+    child.once('exit', onExit);
+    child.once('error', onError);
+  }).catch(async (error: Error) => {
+    await stop();
+    const tail = logTail();
+    throw new Error(`${error.message}${tail ? `\n--- stderr (tail) ---\n${tail}` : ''}`);
+  });
+  return { name, child, port: portOf(ready), ready, logTail, stop };
+}
+
+// ---- the requests ---------------------------------------------------------------------------
+
+type Era = 'legacy' | 'modern';
+type Method = 'tools/call' | 'tools/list';
+
+interface Case {
+  id: string;
+  era: Era;
+  method: Method;
+  clients: number;
+}
+
+const CASES: Case[] = [
+  { id: 'legacy tools/call list_monitors', era: 'legacy', method: 'tools/call', clients: 1 },
+  { id: 'legacy tools/call list_monitors', era: 'legacy', method: 'tools/call', clients: 16 },
+  { id: 'legacy tools/list', era: 'legacy', method: 'tools/list', clients: 1 },
+  { id: 'legacy tools/list', era: 'legacy', method: 'tools/list', clients: 16 },
+  { id: 'modern tools/call list_monitors', era: 'modern', method: 'tools/call', clients: 16 },
+];
+
+const ERA_VERSION: Record<Era, string> = { legacy: LEGACY_VERSION, modern: MODERN_VERSION };
+
+/** The JSON-RPC body and the MCP headers of one request of the era. */
+function mcpMessage(era: Era, method: Method): { body: string; headers: Record<string, string> } {
+  const params: Record<string, unknown> = method === 'tools/call' ? { name: 'list_monitors', arguments: { perPage: MONITOR_COUNT } } : {};
+  const headers: Record<string, string> = {
+    accept: 'application/json, text/event-stream',
+    'content-type': 'application/json',
+    'mcp-protocol-version': ERA_VERSION[era],
+  };
+  if (era === 'modern') {
+    // The per-request envelope of 2026-07-28, and the standard headers that mirror the body.
+    params._meta = {
+      'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+      'io.modelcontextprotocol/clientCapabilities': {},
+      'io.modelcontextprotocol/clientInfo': { name: 'statusdesk-bench', version: '1.0.0' },
+    };
+    headers['mcp-method'] = method;
+    if (method === 'tools/call') headers['mcp-name'] = 'list_monitors';
+  }
+  return { body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), headers };
+}
+
+/** The request as bytes, for the load generator: the same for both sides but for Host. */
+function requestBytes(host: string, era: Era, method: Method, key: string): Buffer {
+  const { body, headers } = mcpMessage(era, method);
+  const head = Object.entries({ ...headers, 'x-service-key': key, 'user-agent': 'statusdesk-bench' })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  return Buffer.from(`POST ${MCP_PATH} HTTP/1.1\r\nHost: ${host}\r\n${head}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`, 'latin1');
+}
+
+interface Answer {
+  status: number;
+  contentType: string;
+  body: string;
+  /** The JSON-RPC response: the body itself, or the last `data:` of an SSE stream. */
+  message: { result?: Record<string, unknown>; error?: { code: number; message: string } } | undefined;
+}
+
+/** One request on its own connection, for the checks before measuring. */
+function call(port: number, host: string, era: Era, method: Method, key: string): Promise<Answer> {
+  const { body, headers } = mcpMessage(era, method);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, path: MCP_PATH, method: 'POST', agent: false, timeout: REQUEST_TIMEOUT_MS, headers: { ...headers, host, 'x-service-key': key } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.once('error', reject);
+        res.once('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const contentType = String(res.headers['content-type'] ?? '');
+          let message: Answer['message'];
+          try {
+            if (contentType.startsWith('text/event-stream')) {
+              const data = text
+                .split('\n')
+                .filter((l) => l.startsWith('data:'))
+                .map((l) => l.slice(5).trim());
+              message = data.length ? JSON.parse(data[data.length - 1]!) : undefined;
+            } else {
+              message = JSON.parse(text);
+            }
+          } catch {
+            message = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, contentType, body: text, message });
+        });
+      },
+    );
+    req.once('timeout', () => req.destroy(new Error(`POST ${MCP_PATH}: no answer within ${REQUEST_TIMEOUT_MS} ms`)));
+    req.once('error', reject);
+    req.end(body);
+  });
+}
+
+/** Why the answer is not the expected one, or '' when it is. */
+function verdict(answer: Answer, method: Method, expect: { tools: number; monitors: number }): string {
+  const head = `${answer.status} ${answer.contentType}`;
+  if (answer.status !== 200) return `answered ${head}: ${answer.body.slice(0, 400)}`;
+  const message = answer.message;
+  if (!message) return `answered ${head} with no JSON-RPC message: ${answer.body.slice(0, 400)}`;
+  if (message.error) return `answered JSON-RPC error ${message.error.code}: ${message.error.message}`;
+  const result = message.result ?? {};
+  if (method === 'tools/list') {
+    const tools = (result.tools ?? []) as { name: string }[];
+    if (tools.length !== expect.tools) return `tools/list named ${tools.length} tools, expected ${expect.tools}`;
+    if (!tools.some((t) => t.name === 'list_monitors')) return 'tools/list does not name list_monitors';
+    return '';
+  }
+  if (result.isError) return `list_monitors answered isError: ${JSON.stringify(result.content).slice(0, 400)}`;
+  const structured = (result.structuredContent ?? {}) as { monitors?: unknown[]; pagination?: { totalSize?: number } };
+  if (structured.monitors?.length !== expect.monitors) return `list_monitors returned ${structured.monitors?.length ?? 'no'} monitors, expected ${expect.monitors}`;
+  if (structured.pagination?.totalSize !== expect.monitors) return `list_monitors said totalSize ${structured.pagination?.totalSize}, expected ${expect.monitors}`;
+  const text = (result.content as { type: string; text?: string }[] | undefined)?.find((c) => c.type === 'text')?.text;
+  let listed: { monitors?: unknown[] } | undefined;
+  try {
+    listed = text === undefined ? undefined : (JSON.parse(text) as { monitors?: unknown[] });
+  } catch {
+    listed = undefined;
+  }
+  if (listed?.monitors?.length !== expect.monitors) return 'list_monitors: the text content is not the same list as structuredContent';
+  return '';
+}
+
+// ---- the load generator ---------------------------------------------------------------------
+
+interface LoadResult {
+  requests: number;
+  /** Answers that were not 200, and broken connections. */
+  errors: number;
+  firstError: string;
+  /** The smallest and largest body (decoded from chunks). */
+  minBytes: number;
+  maxBytes: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  /** Busy share of this process's main thread (the client) during the round. */
+  clientBusy: number;
+  /** CPU of the server process as a share of one CPU; NaN when unknown. */
+  serverCpu: number;
+  /** Server CPU time per request, microseconds. */
+  serverUsPerRequest: number;
+}
+
+const CRLF = Buffer.from('\r\n');
+const CRLF2 = Buffer.from('\r\n\r\n');
+// Response parser states.
+const HEAD = 0;
+const FIXED = 1;
+const CHUNK_SIZE = 2;
+const CHUNK_DATA = 3;
+const CHUNK_END = 4;
+const TRAILER = 5;
+
+/**
+ * `connections` keep-alive connections, each with one request in flight at a time, until
+ * `durationMs` have passed; requests in flight at the deadline finish and are counted. Latency is
+ * from writing the request to the last byte of the body.
+ */
+async function load(port: number, request: Buffer, connections: number, durationMs: number, serverPid: number | undefined): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let firstError = '';
+  let minBytes = Number.POSITIVE_INFINITY;
+  let maxBytes = 0;
+  const fail = (reason: string) => {
+    errors++;
+    firstError ||= reason;
+  };
+  const elu = performance.eventLoopUtilization();
+  const cpuBefore = serverPid === undefined ? undefined : processCpuSeconds(serverPid);
+  const started = performance.now();
+  const until = started + durationMs;
+
+  const lane = () =>
+    new Promise<void>((resolve) => {
+      let socket: net.Socket;
+      let state = HEAD;
+      let pending: Buffer | null = null;
+      let status = 0;
+      let remaining = 0;
+      let bodyBytes = 0;
+      let closeAfter = false;
+      let sentAt = 0;
+      let busy = false;
+      let finished = false;
+      const finish = () => {
+        if (finished) return;
+        finished = true;
+        socket.destroy();
+        resolve();
+      };
+      const send = () => {
+        if (performance.now() >= until) return finish();
+        state = HEAD;
+        pending = null;
+        bodyBytes = 0;
+        busy = true;
+        sentAt = performance.now();
+        socket.write(request);
+      };
+      const complete = () => {
+        latencies.push(performance.now() - sentAt);
+        busy = false;
+        if (status !== 200) fail(`status ${status}, ${bodyBytes} bytes`);
+        if (bodyBytes < minBytes) minBytes = bodyBytes;
+        if (bodyBytes > maxBytes) maxBytes = bodyBytes;
+        // The server said it closes the connection: a new one is opened when this one has.
+        if (closeAfter) socket.end();
+        else send();
+      };
+      const onData = (chunk: Buffer) => {
+        let data = chunk;
+        if (pending) {
+          data = Buffer.concat([pending, chunk]);
+          pending = null;
+        }
+        let i = 0;
+        while (i < data.length && busy) {
+          switch (state) {
+            case HEAD: {
+              const end = data.indexOf(CRLF2, i);
+              if (end === -1) {
+                pending = Buffer.from(data.subarray(i));
+                i = data.length;
+                break;
+              }
+              const text = data.toString('latin1', i, end);
+              i = end + 4;
+              status = Number(text.slice(9, 12));
+              closeAfter = /\r\nconnection:\s*close/i.test(text);
+              if (/\r\ntransfer-encoding:\s*chunked/i.test(text)) {
+                state = CHUNK_SIZE;
+              } else {
+                const match = /\r\ncontent-length:\s*(\d+)/i.exec(text);
+                if (!match) {
+                  fail(`status ${status} with neither content-length nor chunked`);
+                  busy = false;
+                  socket.destroy();
+                  return;
+                }
+                remaining = Number(match[1]);
+                state = FIXED;
+                if (remaining === 0) complete();
+              }
+              break;
+            }
+            case FIXED: {
+              const take = Math.min(remaining, data.length - i);
+              remaining -= take;
+              bodyBytes += take;
+              i += take;
+              if (remaining === 0) complete();
+              break;
+            }
+            case CHUNK_SIZE:
+            case TRAILER: {
+              const eol = data.indexOf(CRLF, i);
+              if (eol === -1) {
+                pending = Buffer.from(data.subarray(i));
+                i = data.length;
+                break;
+              }
+              if (state === CHUNK_SIZE) {
+                // parseInt stops at a chunk extension (";...").
+                const size = Number.parseInt(data.toString('latin1', i, eol), 16);
+                i = eol + 2;
+                if (size === 0) state = TRAILER;
+                else {
+                  remaining = size;
+                  state = CHUNK_DATA;
+                }
+              } else {
+                // An empty line ends the trailer section, and the response.
+                const empty = eol === i;
+                i = eol + 2;
+                if (empty) complete();
+              }
+              break;
+            }
+            case CHUNK_DATA: {
+              const take = Math.min(remaining, data.length - i);
+              remaining -= take;
+              bodyBytes += take;
+              i += take;
+              if (remaining === 0) {
+                state = CHUNK_END;
+                remaining = 2;
+              }
+              break;
+            }
+            case CHUNK_END: {
+              const take = Math.min(remaining, data.length - i);
+              remaining -= take;
+              i += take;
+              if (remaining === 0) state = CHUNK_SIZE;
+              break;
+            }
+          }
+        }
+      };
+      const connect = () => {
+        closeAfter = false;
+        socket = net.connect({ host: '127.0.0.1', port, noDelay: true });
+        socket.once('connect', send);
+        socket.on('data', onData);
+        socket.on('error', (error) => fail(`connection: ${error.message}`));
+        socket.once('close', () => {
+          if (finished) return;
+          if (busy) fail('the server closed the connection during a request');
+          busy = false;
+          // A closed keep-alive connection is replaced while there is time left.
+          if (performance.now() < until) connect();
+          else finish();
+        });
+      };
+      connect();
+    });
+
+  await Promise.all(Array.from({ length: connections }, lane));
+  const elapsed = performance.now() - started;
+  const cpuAfter = serverPid === undefined ? undefined : processCpuSeconds(serverPid);
+  const serverCpuSeconds = cpuBefore === undefined || cpuAfter === undefined ? Number.NaN : cpuAfter - cpuBefore;
+  const sorted = Float64Array.from(latencies).sort();
+  return {
+    requests: latencies.length,
+    errors,
+    firstError,
+    minBytes,
+    maxBytes,
+    rps: latencies.length / (elapsed / 1000),
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+    max: sorted.length ? sorted[sorted.length - 1]! : Number.NaN,
+    clientBusy: performance.eventLoopUtilization(elu).utilization,
+    serverCpu: serverCpuSeconds / (elapsed / 1000),
+    serverUsPerRequest: (serverCpuSeconds * 1e6) / latencies.length,
+  };
+}
+
+// ---- figures --------------------------------------------------------------------------------
+
+interface SideFigures {
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  rpsMin: number;
+  rpsMax: number;
+  requests: number;
+  clientBusy: number;
+  serverCpu: number;
+  serverUsPerRequest: number;
+}
+
+function summarise(rounds: LoadResult[]): SideFigures {
+  const of = (pick: (r: LoadResult) => number) => median(rounds.map(pick));
+  return {
+    rps: of((r) => r.rps),
+    p50: of((r) => r.p50),
+    p99: of((r) => r.p99),
+    max: Math.max(...rounds.map((r) => r.max)),
+    rpsMin: Math.min(...rounds.map((r) => r.rps)),
+    rpsMax: Math.max(...rounds.map((r) => r.rps)),
+    requests: rounds.reduce((n, r) => n + r.requests, 0),
+    clientBusy: of((r) => r.clientBusy),
+    serverCpu: of((r) => r.serverCpu),
+    serverUsPerRequest: of((r) => r.serverUsPerRequest),
+  };
+}
+
+type Side = 'service' | 'bare';
+
+interface Row {
+  case: Case;
+  /** Decoded body bytes of each side's answer, as checked before the runs. */
+  bytes: Record<Side, number>;
+  figures: Record<Side, SideFigures>;
+  ratios: number[];
+  ratio: number;
+}
+
+// ---- main -----------------------------------------------------------------------------------
+
+interface Options {
+  rounds: number;
+  roundMs: number;
+  warmupMs: number;
+  cpuProf: string | undefined;
+}
+
+function parseNumber(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) throw new Error(`--${name} must be a whole number from ${min} to ${max}, got ${value}`);
+  return n;
+}
+
+function parseOptions(): Options {
+  const { values } = parseArgs({
+    options: { rounds: { type: 'string' }, 'round-ms': { type: 'string' }, 'warmup-ms': { type: 'string' }, 'cpu-prof': { type: 'string' } },
+    strict: true,
+  });
+  return {
+    rounds: parseNumber('rounds', values.rounds, 5, 1, 15),
+    roundMs: parseNumber('round-ms', values['round-ms'], 2_000, 200, 60_000),
+    warmupMs: parseNumber('warmup-ms', values['warmup-ms'], 1_000, 0, 30_000),
+    cpuProf: values['cpu-prof'] === undefined ? undefined : resolve(values['cpu-prof']),
+  };
+}
+
+async function main(): Promise<number> {
+  let options: Options;
+  try {
+    options = parseOptions();
+  } catch (error) {
+    process.stderr.write(`bench:mcp: ${(error as Error).message}\nUsage: npm run bench:mcp -- [--rounds N] [--round-ms MS] [--warmup-ms MS] [--cpu-prof DIR]\n`);
+    return 2;
+  }
+  const { rounds, roundMs, warmupMs, cpuProf } = options;
+
+  const loadBefore = loadavg()[0]!;
+  const root = await mkdtemp(join(tmpdir(), 'statusdesk-bench-mcp-'));
+  const dataDir = join(root, 'data');
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const problems: string[] = [];
+  let serviceLog: (() => string) | undefined;
+  /** Runs the clean-ups newest first, each once, whatever the others do. */
+  const stopAll = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) {
+      try {
+        await cleanup();
+      } catch (error) {
+        problems.push(`clean-up: ${(error as Error).message}`);
+        line(`bench:mcp: clean-up: ${(error as Error).message}`);
+      }
+    }
+  };
+  try {
+    const seeded = await seed(dataDir);
+    line(
+      `seeded in ${f0(seeded.ms)} ms: ${MONITOR_COUNT} monitors (${seeded.mix.tcp} TCP, ${seeded.mix.grpc} gRPC, ${seeded.mix.http} HTTP), ` +
+        `a write key; plan ${seeded.plan}, so tools/list should name ${seeded.expectedTools} tools`,
+    );
+
+    // The caller's STATUSDESK_* settings never change what is measured; only these are set.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('STATUSDESK_') && name !== ROLE_ENV));
+    const profiled = (args: string[], name: string) => (cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf, '--cpu-prof-name', `${name}.cpuprofile`, ...args] : args);
+    if (cpuProf) mkdirSync(cpuProf, { recursive: true });
+    const service = await spawnReady(
+      'statusdesk serve',
+      profiled([CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--dashboard-port', '0', '--host', '127.0.0.1'], 'service'),
+      { ...env, STATUSDESK_CHECKS: 'off', STATUSDESK_RATE_LIMIT: '0' },
+      join(root, 'service.log'),
+      (ready) => Number(new URL(String(ready.apiUrl)).port),
+    );
+    cleanups.push(async () => {
+      const problem = await service.stop();
+      if (problem) problems.push(`service: ${problem}`);
+    });
+    serviceLog = service.logTail;
+    // The service's own host (its guard refuses others); the connection itself goes to 127.0.0.1.
+    const serviceHost = new URL(String(service.ready.apiUrl)).host;
+    line(`service ready on 127.0.0.1:${service.port} (pid ${service.child.pid}), Host ${serviceHost}`);
+
+    // ---- checks of the service, and what the baseline will answer ----
+    const expectService = { tools: seeded.expectedTools, monitors: MONITOR_COUNT };
+    const reference = await call(service.port, serviceHost, 'legacy', 'tools/call', seeded.key);
+    const referenceProblem = verdict(reference, 'tools/call', expectService);
+    if (referenceProblem) throw new Error(`service, legacy tools/call list_monitors: ${referenceProblem}`);
+    const { _meta: _ignored, ...listResult } = reference.message!.result!;
+    const resultFile = join(root, 'list-monitors-result.json');
+    writeFileSync(resultFile, JSON.stringify(listResult));
+
+    const bare = await spawnReady('bare MCP server', profiled([SELF], 'bare'), { ...env, [ROLE_ENV]: 'bare', [RESULT_FILE_ENV]: resultFile }, join(root, 'bare.log'), (ready) =>
+      Number(ready.port),
+    );
+    cleanups.push(async () => {
+      const problem = await bare.stop();
+      if (problem) problems.push(`bare: ${problem}`);
+    });
+    const bareHost = `127.0.0.1:${bare.port}`;
+    line(`bare server ready on ${bareHost} (pid ${bare.child.pid})`);
+
+    const targets: Record<Side, { child: Child; host: string; expect: { tools: number; monitors: number } }> = {
+      service: { child: service, host: serviceHost, expect: expectService },
+      bare: { child: bare, host: bareHost, expect: { tools: 1, monitors: MONITOR_COUNT } },
+    };
+
+    // Every request kind, on both sides, answered as expected; the body sizes the runs compare to.
+    const checked = new Map<string, Record<Side, { bytes: number; contentType: string }>>();
+    for (const c of CASES) {
+      const kind = `${c.era} ${c.method}`;
+      if (checked.has(kind)) continue;
+      const sizes = {} as Record<Side, { bytes: number; contentType: string }>;
+      let ok = true;
+      for (const side of ['service', 'bare'] as const) {
+        const t = targets[side];
+        const answer = await call(t.child.port, t.host, c.era, c.method, seeded.key);
+        const problem = verdict(answer, c.method, t.expect);
+        if (problem) {
+          problems.push(`${side}, ${c.id} (${ERA_VERSION[c.era]}): ${problem}; the row is left out`);
+          ok = false;
+          break;
+        }
+        sizes[side] = { bytes: Buffer.byteLength(answer.body), contentType: answer.contentType.split(';')[0]! };
+      }
+      if (ok) {
+        checked.set(kind, sizes);
+        line(`${kind}: service ${sizes.service.bytes} bytes (${sizes.service.contentType}), bare ${sizes.bare.bytes} bytes (${sizes.bare.contentType})`);
+      }
+    }
+
+    // ---- the runs ----
+    const rows: Row[] = [];
+    for (const c of CASES) {
+      const sizes = checked.get(`${c.era} ${c.method}`);
+      if (!sizes) continue;
+      const label = `${c.id}, ${c.clients} client${c.clients === 1 ? '' : 's'}`;
+      const requests = {
+        service: requestBytes(serviceHost, c.era, c.method, seeded.key),
+        bare: requestBytes(bareHost, c.era, c.method, seeded.key),
+      };
+      const round = (side: Side, ms: number) => load(targets[side].child.port, requests[side], c.clients, ms, targets[side].child.child.pid);
+      if (warmupMs > 0) {
+        await round('service', warmupMs);
+        await round('bare', warmupMs);
+      }
+      const samples: Record<Side, LoadResult[]> = { service: [], bare: [] };
+      for (let r = 0; r < rounds; r++) {
+        // Alternating which side goes first spreads drift (thermal, other load) over both.
+        const order: Side[] = r % 2 === 0 ? ['service', 'bare'] : ['bare', 'service'];
+        for (const side of order) samples[side].push(await round(side, roundMs));
+        const last = (side: Side) => samples[side][samples[side].length - 1]!;
+        line(
+          `${label}: round ${r + 1}/${rounds}: service ${f0(last('service').rps)} rps (p99 ${f2(last('service').p99)} ms) | ` +
+            `bare ${f0(last('bare').rps)} rps (p99 ${f2(last('bare').p99)} ms)`,
+        );
+      }
+      for (const side of ['service', 'bare'] as const) {
+        const expected = sizes[side].bytes;
+        const low = Math.min(...samples[side].map((s) => s.minBytes));
+        const high = Math.max(...samples[side].map((s) => s.maxBytes));
+        if (low < expected * 0.95 || high > expected * 1.05) problems.push(`${label}, ${side}: bodies of ${low} to ${high} bytes, expected about ${expected}`);
+        const errors = samples[side].reduce((n, s) => n + s.errors, 0);
+        if (errors > 0) problems.push(`${label}, ${side}: ${errors} failed requests; first: ${samples[side].find((s) => s.firstError)!.firstError}`);
+      }
+      const ratios = samples.service.map((s, i) => s.rps / samples.bare[i]!.rps);
+      rows.push({
+        case: c,
+        bytes: { service: sizes.service.bytes, bare: sizes.bare.bytes },
+        figures: { service: summarise(samples.service), bare: summarise(samples.bare) },
+        ratios,
+        ratio: median(ratios),
+      });
+    }
+    const loadAfter = loadavg()[0]!;
+
+    // ---- report ----
+    const summary = [['request', 'era', 'clients', 'service rps', 'p50 ms', 'p99 ms', 'bare rps', 'p50 ms', 'p99 ms', 'ratio', `aim ${AIM_RATIO}`]];
+    const diagnostics = [['request', 'era', 'clients', 'rps min-max service', 'bare', 'body bytes svc/bare', 'server CPU svc/bare', 'server us/req svc/bare', 'client busy svc/bare']];
+    for (const row of rows) {
+      const { service: s, bare: b } = row.figures;
+      const request = row.case.method === 'tools/call' ? 'tools/call list_monitors' : 'tools/list';
+      const era = ERA_VERSION[row.case.era];
+      summary.push([request, era, String(row.case.clients), f0(s.rps), f2(s.p50), f2(s.p99), f0(b.rps), f2(b.p50), f2(b.p99), f2(row.ratio), row.ratio >= AIM_RATIO ? 'met' : 'MISSED']);
+      diagnostics.push([
+        request,
+        era,
+        String(row.case.clients),
+        `${f0(s.rpsMin)}-${f0(s.rpsMax)}`,
+        `${f0(b.rpsMin)}-${f0(b.rpsMax)}`,
+        `${row.bytes.service}/${row.bytes.bare}`,
+        `${pct(s.serverCpu)}/${pct(b.serverCpu)}`,
+        `${f0(s.serverUsPerRequest)}/${f0(b.serverUsPerRequest)}`,
+        `${pct(s.clientBusy)}/${pct(b.clientBusy)}`,
+      ]);
+    }
+    const ratioMet = rows.length === CASES.length && rows.every((r) => r.ratio >= AIM_RATIO);
+    const worst = rows.reduce<Row | undefined>((w, r) => (!w || r.ratio < w.ratio ? r : w), undefined);
+    const out = [
+      '',
+      `MCP: POST ${MCP_PATH}, ${MONITOR_COUNT} monitors (${seeded.mix.tcp} TCP, ${seeded.mix.grpc} gRPC, ${seeded.mix.http} HTTP), a write key on the ${seeded.plan} plan ` +
+        `(${seeded.expectedTools} tools); Node ${process.version}, ${platform()} ${arch()}, ${CPUS} CPUs; 1-minute load average ${f1(loadBefore)} before, ${f1(loadAfter)} after`,
+      `Service: statusdesk serve (dist/ bundle) as its own process, STATUSDESK_CHECKS=off, STATUSDESK_RATE_LIMIT=0, log level info to a file.`,
+      "Bare: node:http + toNodeHandler(createMcpHandler(factory, { legacy: 'stateless' })) in its own process, a fresh McpServer per request with one tool",
+      "   (list_monitors, answering the service's own result as a constant; its tools/list names that one tool).",
+      `Load: this bench's HTTP/1.1 client on node:net, keep-alive, one request in flight per connection, 127.0.0.1; per row ${warmupMs} ms warm-up per side,`,
+      `   then ${rounds} round${rounds === 1 ? '' : 's'} of ${roundMs} ms per side, service and bare alternating; medians of the rounds; ratio = median of per-round service/bare rps.`,
+      `Requests: ${LEGACY_VERSION}: stateless legacy (no initialize, MCP-Protocol-Version header, Accept: application/json, text/event-stream);`,
+      `   ${MODERN_VERSION}: the _meta envelope (protocolVersion, clientCapabilities, clientInfo) with Mcp-Method and Mcp-Name headers.`,
+      '',
+      table(summary),
+      '',
+      'Diagnostics (medians of the rounds): server CPU = CPU of the server process as a share of one CPU (from /proc); us/req = its CPU time per request;',
+      'client busy = event-loop use of this bench thread (near 100%: the client sets the pace).',
+      table(diagnostics),
+      '',
+      worst
+        ? `Worst ratio: ${f2(worst.ratio)} (${worst.case.id}, ${worst.case.clients} client${worst.case.clients === 1 ? '' : 's'}); aim >= ${AIM_RATIO} in every row: ${ratioMet ? 'met' : 'MISSED'}`
+        : 'No row was measured.',
+    ];
+    if (cpuProf) out.push('', `CPU profiles (service.cpuprofile, bare.cpuprofile): written to ${cpuProf} when the processes stop.`);
+    process.stdout.write(`${out.join('\n')}\n`);
+
+    await stopAll();
+    if (problems.length > 0) process.stdout.write(`\nProblems:\n${problems.map((x) => `  ${x}`).join('\n')}\n`);
+    const figure = (f: SideFigures) => ({
+      rps: round2(f.rps),
+      p50Ms: round2(f.p50),
+      p99Ms: round2(f.p99),
+      maxMs: round2(f.max),
+      serverCpu: round2(f.serverCpu),
+      serverUsPerRequest: round2(f.serverUsPerRequest),
+      clientBusy: round2(f.clientBusy),
+    });
+    const result = {
+      bench: 'mcp',
+      node: process.version,
+      cpus: CPUS,
+      monitors: MONITOR_COUNT,
+      tools: seeded.expectedTools,
+      rounds,
+      roundMs,
+      warmupMs,
+      aimRatio: AIM_RATIO,
+      ratioMet,
+      rows: rows.map((r) => ({
+        request: r.case.method === 'tools/call' ? 'tools/call list_monitors' : 'tools/list',
+        protocolVersion: ERA_VERSION[r.case.era],
+        clients: r.case.clients,
+        bodyBytes: r.bytes,
+        service: figure(r.figures.service),
+        bare: figure(r.figures.bare),
+        ratio: round2(r.ratio),
+        ratios: r.ratios.map(round2),
+        ratioMet: r.ratio >= AIM_RATIO,
+      })),
+      loadAverage: { before: round2(loadBefore), after: round2(loadAfter) },
+      problems,
+    };
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return problems.length > 0 ? 1 : 0;
+  } catch (error) {
+    // The service's own words (its log goes to a file in the folder about to be removed).
+    const tail = serviceLog?.();
+    if (tail) line(`--- service log (tail) ---\n${tail}\n---`);
+    throw error;
+  } finally {
+    await stopAll();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+if (process.env[ROLE_ENV] === 'bare') {
+  await bareServer();
+} else {
+  try {
+    process.exitCode = await main();
+  } catch (error) {
+    process.stderr.write(`bench:mcp: ${String((error as Error)?.stack ?? error)}\n`);
+    process.exitCode = 1;
+  }
+}
