@@ -6,10 +6,10 @@ import { RateLimited } from '../http/rate-limit.ts';
 import { AppError } from '../errors.ts';
 import { createMcpServerFactory, type McpServerOptions } from './mcp-server.ts';
 
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 
 /** How many calls a JSON-RPC body makes: one per request; notifications and answers cost nothing. */
-export function callsIn(body: unknown): number {
+function callsIn(body: unknown): number {
   const messages = Array.isArray(body) ? body : [body];
   return messages.filter((m) => typeof m === 'object' && m !== null && 'method' in m && 'id' in m).length;
 }

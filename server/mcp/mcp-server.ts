@@ -1,7 +1,6 @@
 import { type McpServerFactory, ProtocolError, ProtocolErrorCode, Server, type Tool as ListedTool } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { ContentIndex } from '../content/content-index.ts';
 import type { Actor } from '../domain/actor.ts';
 import { planOf } from '../domain/plans.ts';
 import type { Services } from '../domain/services.ts';
@@ -16,12 +15,12 @@ import type { Tool, ToolContext } from './tool.ts';
 import { workspaceTools } from './workspace-tools.ts';
 
 /** Every tool of SPEC 4.3, in the order tools/list shows them. */
-export const allTools: readonly Tool[] = [...pageTools, ...monitorTools, ...workspaceTools, ...contentTools];
+const allTools: readonly Tool[] = [...pageTools, ...monitorTools, ...workspaceTools, ...contentTools];
 
 /** Errors the caller can fix by changing the input: a tool result, so the model sees and retries (SPEC 7). */
 const toolErrors = new Set<ErrorCode>(['NOT_FOUND', 'VALIDATION', 'CONFLICT', 'LIMIT_EXCEEDED', 'PRECONDITION_FAILED']);
 /** JSON-RPC codes of the errors that are not the input's fault; -32000 to -32099 are the server's own. */
-export const jsonRpcCodes: Partial<Record<ErrorCode, number>> = { UNAUTHORIZED: -32001, FORBIDDEN: -32003, INTERNAL: ProtocolErrorCode.InternalError };
+const jsonRpcCodes: Partial<Record<ErrorCode, number>> = { UNAUTHORIZED: -32001, FORBIDDEN: -32003, INTERNAL: ProtocolErrorCode.InternalError };
 
 const INSTRUCTIONS = [
   'Statusdesk monitors network endpoints (TCP, gRPC health, HTTP) and publishes status pages.',
@@ -76,15 +75,14 @@ function toolError(error: AppError) {
   return { content: [{ type: 'text' as const, text }], structuredContent: { error: detail }, isError: true };
 }
 
-export interface McpServerOptions extends Omit<ResourceSources, 'content'> {
+export interface McpServerOptions extends ResourceSources {
   services: Services;
-  content: ContentIndex;
   version: string;
   log: Logger;
 }
 
 /** The caller an MCP request was admitted as (set by the route, read by the factory). */
-export function actorOf(extra: Record<string, unknown> | undefined): Extract<Actor, { type: 'apiKey' }> {
+function actorOf(extra: Record<string, unknown> | undefined): Extract<Actor, { type: 'apiKey' }> {
   const actor = extra?.actor as Actor | undefined;
   if (actor?.type !== 'apiKey') throw new ProtocolError(jsonRpcCodes.UNAUTHORIZED!, 'the request reached the MCP server without a credential');
   return actor;
@@ -97,7 +95,7 @@ export function actorOf(extra: Record<string, unknown> | undefined): Extract<Act
 export function createMcpServerFactory(options: McpServerOptions): McpServerFactory {
   const { services, content, log } = options;
   const setFor = toolSets();
-  const resources: Resource[] = resourcesOf({ ...options, content });
+  const resources: Resource[] = resourcesOf(options);
   const resourceList = resources.map(({ read: _read, ...listed }) => listed);
 
   return async ({ authInfo }) => {

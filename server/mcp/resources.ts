@@ -1,7 +1,7 @@
 import type { ContentIndex } from '../content/content-index.ts';
 
 /** SPEC 8: a remotely fetched resource waits at most this long. */
-export const REMOTE_FETCH_TIMEOUT_MS = 5_000;
+const REMOTE_FETCH_TIMEOUT_MS = 5_000;
 
 export interface ResourceSources {
   apiUrl: string;

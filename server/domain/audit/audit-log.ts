@@ -8,7 +8,7 @@ import { planOfWorkspace } from '../plans.ts';
 import { type Pagination, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
 
 /** Entries older than this are not shown (SPEC 8): the log answers for the last two weeks. */
-export const AUDIT_READ_WINDOW_MS = 14 * 24 * 60 * 60 * 1000;
+const AUDIT_READ_WINDOW_MS = 14 * 24 * 60 * 60 * 1000;
 const MAX_PER_PAGE = 50;
 
 export interface AuditEntry {
