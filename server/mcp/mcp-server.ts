@@ -100,18 +100,20 @@ export function createMcpServerFactory(options: McpServerOptions): McpServerFact
 
   return async ({ authInfo }) => {
     const actor = actorOf(authInfo?.extra);
-    const identity = await services.identity.whoami(actor);
-    const tools = setFor(actor.scopes.includes('write'), planOf(identity.plan).auditLog);
+    // The plan decides only whether the audit tools exist: read it when a request needs to know.
+    const toolsOfPlan = async () => setFor(actor.scopes.includes('write'), planOf((await services.identity.whoami(actor)).plan).auditLog);
+    const everyPlan = setFor(actor.scopes.includes('write'), true);
     const context: ToolContext = { actor, workspaceId: actor.workspaceId, services, content };
 
     const server = new Server(
       { name: 'statusdesk', title: 'Statusdesk', version: options.version },
       { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: INSTRUCTIONS },
     );
-    server.setRequestHandler('tools/list', () => ({ tools: tools.listed }));
+    server.setRequestHandler('tools/list', async () => ({ tools: (await toolsOfPlan()).listed }));
     server.setRequestHandler('tools/call', async (request) => {
       const { name, arguments: args } = request.params;
-      const tool = tools.callable.get(name);
+      let tool = everyPlan.callable.get(name);
+      if (tool?.feature !== undefined) tool = (await toolsOfPlan()).callable.get(name);
       if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool ${name}: call tools/list for the tools this credential can use`);
       const parsed = tool.input.safeParse(args ?? {}, { error: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : undefined) });
       if (!parsed.success) {
