@@ -243,12 +243,12 @@ export function createResultStore(db: Db) {
 
 export type ResultStore = ReturnType<typeof createResultStore>;
 
-/** A stored row as the result record, standing for `region`. */
 /** A stored check as one region's response log, with an id that names both. */
 export function toResponseLog(row: CheckResultRow, region: string): ResponseLog {
   return { id: `${row.id}-${region}`, ...toCheckResult(row, region) };
 }
 
+/** A stored row as the result record, standing for `region`. */
 export function toCheckResult(row: CheckResultRow, region: string): CheckResult {
   const details = row.details === null ? null : (JSON.parse(row.details) as Pick<CheckResult, 'url' | 'responseHeaders' | 'assertionResults'>);
   return {

@@ -7,7 +7,7 @@ import type { Services } from '../domain/services.ts';
 import { invalid } from '../domain/validation.ts';
 import { AppError } from '../errors.ts';
 import { packageRoot } from '../package-root.ts';
-import { canonicalPath, closestPaths, SITE_INDEX_PATH } from './content-paths.ts';
+import { canonicalPath, closestPaths, DOC_PATH, SITE_INDEX_PATH } from './content-paths.ts';
 import { parseMarkdown } from './markdown-text.ts';
 import { searchExpression } from './search-query.ts';
 import { renderSiteIndex, type SiteLink } from './site-index.ts';
@@ -54,9 +54,6 @@ const SNIPPET_TOKENS = 24;
 const STATUS_MAX_AGE_MS = 5_000;
 /** Titles decide ranking most, section headings next, then the body (bm25 weights, in column order). */
 const WEIGHTS = { path: 0, type: 0, title: 10, headings: 4, body: 1 };
-/** The page paths the docs route can serve: lower-case words and hyphens per segment. */
-const DOC_PATH = /^[a-z0-9][a-z0-9-]*(\/[a-z0-9][a-z0-9-]*)*$/;
-const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 /** Status pages are public: listing them needs no one's permission, and nothing here changes data. */
 const CONTENT_READER: Actor = { type: 'system', surface: 'rest' };
 
@@ -345,7 +342,7 @@ export function createContentIndex(options: ContentIndexOptions) {
       if (canonical.startsWith('status/')) {
         // Read from the page itself, not the index: what was just published shows at once.
         const slug = canonical.slice('status/'.length);
-        const view = SLUG.test(slug) ? await viewOf(slug) : undefined;
+        const view = await viewOf(slug);
         if (view) return { path: `status/${view.slug}`, title: view.title, type: 'status-page', url: view.url, markdown: statusPageMarkdown(view) };
       } else {
         const page = pages.get(canonical);

@@ -4,6 +4,8 @@
  */
 
 export const SITE_INDEX_PATH = 'llms.txt';
+/** A documentation page's path below docs/: lower-case words and hyphens per segment, nothing that can climb out of the folder. */
+export const DOC_PATH = /^[a-z0-9][a-z0-9-]*(\/[a-z0-9][a-z0-9-]*)*$/;
 /** Names a hosted product's site would have, for the page that means the same here. */
 const ALIASES: Record<string, string> = {
   docs: 'docs/index',

@@ -37,6 +37,7 @@ export function createRateLimiter(perMinute: number, now: () => number = () => p
 
   return {
     take(key, calls = 1) {
+      if (calls > perMinute) throw new RateLimited(60, perMinute, `a batch of ${calls} calls is more than the ${perMinute} calls per minute this credential may make; send smaller batches`);
       const t = now();
       let bucket = buckets.get(key);
       if (!bucket) {
@@ -49,7 +50,6 @@ export function createRateLimiter(perMinute: number, now: () => number = () => p
         bucket = { tokens: perMinute, at: t };
         buckets.set(key, bucket);
       }
-      if (calls > perMinute) throw new RateLimited(60, perMinute, `a batch of ${calls} calls is more than the ${perMinute} calls per minute this credential may make; send smaller batches`);
       refill(bucket, t);
       if (bucket.tokens >= calls) {
         bucket.tokens -= calls;

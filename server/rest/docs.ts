@@ -2,14 +2,13 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from '@hono/zod-openapi';
 import type { ContentIndex } from '../content/content-index.ts';
+import { DOC_PATH } from '../content/content-paths.ts';
 import { AppError } from '../errors.ts';
 import type { HonoApp } from '../http/hono-app.ts';
 import { packageRoot } from '../package-root.ts';
 import { ErrorEnvelopeSchema } from './schemas.ts';
 
 const DOCS_DIR = join(packageRoot, 'docs');
-/** Lower-case words and hyphens per segment: nothing that can climb out of the docs folder. */
-const DOC_PATH = /^[a-z0-9][a-z0-9-]*(\/[a-z0-9][a-z0-9-]*)*$/;
 
 /**
  * The product's own documentation, as markdown, at /docs/<path> (the error envelope links here),
