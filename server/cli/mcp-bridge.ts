@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline';
+import { createParser } from 'eventsource-parser';
 import type { Readable, Writable } from 'node:stream';
 import { DEFAULT_API_URL } from '../../client/index.ts';
 import { AppError } from '../errors.ts';
@@ -164,40 +165,18 @@ export function networkError(error: unknown, endpoint: string): JsonRpcError {
 
 /**
  * The `data` payloads of an SSE stream, one per event of the default type, as they complete.
- * Lines end in CRLF, LF or CR; an event still open when the stream ends is delivered too.
+ * An event still open when the stream ends is delivered too.
  */
 export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  let buffer = '';
-  let data: string[] = [];
-  let event = '';
-  const dispatch = function* () {
-    if (data.length > 0 && (event === '' || event === 'message')) yield data.join('\n');
-    data = [];
-    event = '';
-  };
-  const line = function* (text: string) {
-    if (text === '') return yield* dispatch();
-    if (text.startsWith(':')) return;
-    const colon = text.indexOf(':');
-    const field = colon === -1 ? text : text.slice(0, colon);
-    let value = colon === -1 ? '' : text.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') data.push(value);
-    else if (field === 'event') event = value;
-  };
+  const ready: string[] = [];
+  const parser = createParser({ onEvent: (event) => (event.event === undefined || event.event === 'message' ? void ready.push(event.data) : undefined) });
   for await (const chunk of body.pipeThrough(new TextDecoderStream())) {
-    buffer += chunk;
-    for (;;) {
-      const end = buffer.search(/\r\n|\r|\n/);
-      // A CR at the very end may be the first half of a CRLF split across chunks.
-      if (end === -1 || (end === buffer.length - 1 && buffer[end] === '\r')) break;
-      const width = buffer.startsWith('\r\n', end) ? 2 : 1;
-      yield* line(buffer.slice(0, end));
-      buffer = buffer.slice(end + width);
-    }
+    parser.feed(chunk);
+    yield* ready.splice(0);
   }
-  if (buffer !== '') yield* line(buffer.replace(/\r$/, ''));
-  yield* dispatch();
+  // A blank line ends whatever line and event the stream broke off in.
+  parser.feed('\n\n');
+  yield* ready.splice(0);
 }
 
 export interface BridgeOptions {
