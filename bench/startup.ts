@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { describeExit, type Exit, within } from './support/processes.ts';
 
 const CLI = fileURLToPath(new URL('../bin/statusdesk.js', import.meta.url));
 
@@ -58,17 +59,6 @@ function serveArgs(dataDir: string): string[] {
   return [CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--dashboard-port', '0', '--host', '127.0.0.1'];
 }
 
-/** Resolves with the promise's value, or undefined after `ms`, without leaving a timer behind. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, ms, undefined)));
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function residentBytes(pid: number): number | undefined {
@@ -79,13 +69,6 @@ function residentBytes(pid: number): number | undefined {
     return undefined;
   }
 }
-
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-const describeExit = ({ code, signal }: Exit) => (signal ? `signal ${signal}` : `code ${code}`);
 
 /**
  * The clock stops when the first stdout line arrives, before parsing, so the figure is what a

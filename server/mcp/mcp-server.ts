@@ -52,7 +52,8 @@ interface ToolSet {
 
 /** The four tool sets (read or write scope, with or without the audit log), built once. */
 function toolSets() {
-  const listings = new Map(allTools.map((t) => [t.name, listing(t)]));
+  // Built on first use, not at start-up: the service starts before anyone asks for tools.
+  let listings: Map<string, ListedTool> | undefined;
   const sets = new Map<string, ToolSet>();
   return (canWrite: boolean, auditLog: boolean): ToolSet => {
     const key = `${canWrite}:${auditLog}`;
@@ -61,7 +62,7 @@ function toolSets() {
       const callable = allTools.filter((t) => t.feature !== 'auditLog' || auditLog);
       set = {
         callable: new Map(callable.map((t) => [t.name, t])),
-        listed: callable.filter((t) => t.access !== 'write' || canWrite).map((t) => listings.get(t.name)!),
+        listed: callable.filter((t) => t.access !== 'write' || canWrite).map((t) => (listings ??= new Map(allTools.map((l) => [l.name, listing(l)]))).get(t.name)!),
       };
       sets.set(key, set);
     }
