@@ -22,7 +22,8 @@
  *    of the process (the one the aim is about) and once more with the mail code warm.
  *
  * Layout: the real service runs as its own process (`statusdesk serve`, STATUSDESK_CHECKS=off,
- * the default log level, stderr to a file as a supervisor would keep it); each static baseline is
+ * STATUSDESK_RATE_LIMIT=0 so the probe loop is never refused, the default log level, stderr to a
+ * file as a supervisor would keep it); each static baseline is
  * another process; the load generator and the probe loop run on this process's main thread; the
  * SMTP receiver on a worker thread of this process, so decoding mails never delays the probes.
  * Server CPU figures come from /proc (Linux); "client busy" is this thread's event-loop use, and
@@ -837,7 +838,7 @@ async function main(): Promise<number> {
     const service = await spawnReady(
       'statusdesk serve',
       serviceArgs,
-      { ...env, STATUSDESK_CHECKS: 'off', STATUSDESK_SMTP_URL: smtp.url },
+      { ...env, STATUSDESK_CHECKS: 'off', STATUSDESK_RATE_LIMIT: '0', STATUSDESK_SMTP_URL: smtp.url },
       join(root, 'service.log'),
       (ready) => Number(new URL(String(ready.apiUrl)).port),
     );

@@ -95,7 +95,7 @@ async function serviceWorker(logLevel: string): Promise<void> {
   try {
     const log = pino({ level: logLevel, base: undefined }, pino.destination('/dev/null'));
     // An empty environment: no STATUSDESK_* setting of the caller's shell changes what is measured.
-    const service = await startService(serviceConfig({ dataDir, host: '127.0.0.1', port: '0', dashboardPort: '0' }, {}), log);
+    const service = await startService(serviceConfig({ dataDir, host: '127.0.0.1', port: '0', dashboardPort: '0' }, { STATUSDESK_RATE_LIMIT: '0' }), log);
     try {
       const key = await withLocalOwner(dataDir, async (services, owner) => {
         const workspace = await services.workspaces.getBySlug(owner, 'personal');
