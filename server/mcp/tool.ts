@@ -2,6 +2,7 @@ import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Actor } from '../domain/actor.ts';
 import type { Services } from '../domain/services.ts';
+import { pageQuery } from '../domain/validation.ts';
 import type { ContentIndex } from '../content/content-index.ts';
 
 /** Who may call a tool: any credential (public content), a read credential, or a write one. */
@@ -29,18 +30,14 @@ export interface Tool {
 }
 
 /** Declares a tool whose handler sees its own parsed input type. */
-export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: {
-  name: string;
-  title: string;
-  description: string;
-  access: ToolAccess;
-  feature?: 'auditLog';
-  annotations: ToolAnnotations;
-  input: I;
-  output: O;
-  /** Its result must match `output`; the tests check every tool's answers against its schema. */
-  run(context: ToolContext, args: z.output<I>): Promise<object>;
-}): Tool {
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
+  tool: Omit<Tool, 'input' | 'output' | 'run'> & {
+    input: I;
+    output: O;
+    /** Its result must match `output`; the tests check every tool's answers against its schema. */
+    run(context: ToolContext, args: z.output<I>): Promise<object>;
+  },
+): Tool {
   return tool as unknown as Tool;
 }
 
@@ -61,11 +58,12 @@ export const pagination = z
   })
   .describe('Where this page sits in the whole list.');
 
-/** `page` and `perPage` of a paged list, with the list's own maximum. */
+/** The domain's `page` and `perPage` of a paged list, described for the model. */
 export function pageInput(max: number, defaultPerPage = Math.min(50, max)) {
+  const { page, perPage } = pageQuery(max, defaultPerPage);
   return {
-    page: z.number().int().min(1).default(1).describe('Page number, 1-indexed. Default 1.'),
-    perPage: z.number().int().min(1).max(max).default(defaultPerPage).describe(`Items per page, 1 to ${max}. Default ${defaultPerPage}.`),
+    page: page.describe('Page number, 1-indexed. Default 1.'),
+    perPage: perPage.describe(`Items per page, 1 to ${max}. Default ${defaultPerPage}.`),
   };
 }
 
