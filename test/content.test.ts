@@ -13,26 +13,11 @@ import { type ContentIndex, createContentIndex, type SearchResult } from '../ser
 import type { Actor } from '../server/domain/actor.ts';
 import { planNames, plans } from '../server/domain/plans.ts';
 import type { Services } from '../server/domain/services.ts';
-import { AppError, type ErrorCode } from '../server/errors.ts';
 import { packageRoot } from '../server/package-root.ts';
-import { startTestService, tempDir, type TestService } from './support/harness.ts';
+import { startTestService, tempDir, type TestService, rejectsWith } from './support/harness.ts';
 
 const system: Actor = { type: 'system', surface: 'cli' };
 
-/** Asserts an AppError of `code` naming `field` (message prefix or violation); returns it. */
-async function rejectsWith(call: Promise<unknown>, code: ErrorCode, field: string): Promise<AppError> {
-  let caught: unknown;
-  try {
-    await call;
-  } catch (error) {
-    caught = error;
-  }
-  assert.ok(caught instanceof AppError, `expected an AppError ${code}, got ${caught === undefined ? 'success' : String(caught)}`);
-  assert.equal(caught.code, code, `expected ${code}, got ${caught.code}: ${caught.message}`);
-  const named = caught.message.startsWith(`${field}:`) || caught.violations.some((v) => v.field === field);
-  assert.ok(named, `expected ${field} to be named, got: ${caught.message} ${JSON.stringify(caught.violations)}`);
-  return caught;
-}
 
 const paths = (results: SearchResult[]) => results.map((r) => r.path);
 

@@ -16,29 +16,14 @@ import { SIGNATURE_HEADER, verifySignature } from '../server/delivery/http-post.
 import type { Actor } from '../server/domain/actor.ts';
 import { KEY_FILE } from '../server/domain/sealing.ts';
 import type { Services } from '../server/domain/services.ts';
-import { AppError, type ErrorCode } from '../server/errors.ts';
-import { startTestService, tempDir, type TestService } from './support/harness.ts';
+import { AppError } from '../server/errors.ts';
+import { startTestService, tempDir, type TestService, rejectsWith } from './support/harness.ts';
 import { type HttpReceiver, type ReceivedMail, type SmtpReceiver, startHttpReceiver, startSmtpReceiver } from './support/receivers.ts';
 
 const system: Actor = { type: 'system', surface: 'cli' };
 
 // ---- helpers -----------------------------------------------------------------------------------
 
-async function rejectsWith(call: Promise<unknown>, code: ErrorCode, field?: string): Promise<AppError> {
-  let caught: unknown;
-  try {
-    await call;
-  } catch (error) {
-    caught = error;
-  }
-  assert.ok(caught instanceof AppError, `expected an AppError ${code}, got ${caught === undefined ? 'success' : String(caught)}`);
-  assert.equal(caught.code, code, `expected ${code}, got ${caught.code}: ${caught.message}`);
-  if (field !== undefined) {
-    const named = caught.message.startsWith(`${field}:`) || caught.violations.some((v) => v.field === field);
-    assert.ok(named, `expected ${field} to be named, got: ${caught.message} ${JSON.stringify(caught.violations)}`);
-  }
-  return caught;
-}
 
 function readRows<T = Record<string, unknown>>(dataDir: string, sql: string, ...params: unknown[]): T[] {
   const db = new SQLite(join(dataDir, DATABASE_FILE), { readonly: true, fileMustExist: true });

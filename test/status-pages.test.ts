@@ -13,9 +13,8 @@ import SQLite from 'better-sqlite3';
 import { DATABASE_FILE } from '../server/db/open.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import type { Services } from '../server/domain/services.ts';
-import { AppError, type ErrorCode } from '../server/errors.ts';
 import { closedPort, startTcpListener, type TcpListener } from './support/grpc-peers.ts';
-import { startTestService, type TestService } from './support/harness.ts';
+import { startTestService, type TestService, rejectsWith } from './support/harness.ts';
 import { type HttpReceiver, type SmtpReceiver, startHttpReceiver, startSmtpReceiver } from './support/receivers.ts';
 
 const system: Actor = { type: 'system', surface: 'cli' };
@@ -23,22 +22,6 @@ const owner: Actor = { type: 'user', userId: 1, surface: 'cli' };
 
 // ---- helpers -----------------------------------------------------------------------------------
 
-/** Asserts an AppError of `code`; with `field`, one that names it (message prefix or violation). */
-async function rejectsWith(call: Promise<unknown>, code: ErrorCode, field?: string): Promise<AppError> {
-  let caught: unknown;
-  try {
-    await call;
-  } catch (error) {
-    caught = error;
-  }
-  assert.ok(caught instanceof AppError, `expected an AppError ${code}, got ${caught === undefined ? 'success' : String(caught)}`);
-  assert.equal(caught.code, code, `expected ${code}, got ${caught.code}: ${caught.message}`);
-  if (field !== undefined) {
-    const named = caught.message.startsWith(`${field}:`) || caught.violations.some((v) => v.field === field);
-    assert.ok(named, `expected ${field} to be named, got: ${caught.message} ${JSON.stringify(caught.violations)}`);
-  }
-  return caught;
-}
 
 /** Rows of a table, read through a read-only connection of its own to the service's SQLite file. */
 function readRows<T = Record<string, unknown>>(dataDir: string, sql: string, ...params: unknown[]): T[] {

@@ -8,6 +8,7 @@ import pino from 'pino';
 import { withLocalOwner } from '../../server/cli/local.ts';
 import { serviceConfig } from '../../server/config.ts';
 import type { Scope } from '../../server/domain/actor.ts';
+import { AppError, type ErrorCode } from '../../server/errors.ts';
 import { type RunningService, startService } from '../../server/main.ts';
 
 export const CLI = new URL('../../bin/statusdesk.js', import.meta.url).pathname;
@@ -132,3 +133,19 @@ export async function assertErrorEnvelope(response: Response, status: number, co
   return body;
 }
 
+/** Asserts an AppError of `code`; with `field`, one that names it (message prefix or violation). */
+export async function rejectsWith(call: Promise<unknown>, code: ErrorCode, field?: string): Promise<AppError> {
+  let caught: unknown;
+  try {
+    await call;
+  } catch (error) {
+    caught = error;
+  }
+  assert.ok(caught instanceof AppError, `expected an AppError ${code}, got ${caught === undefined ? 'success' : String(caught)}`);
+  assert.equal(caught.code, code, `expected ${code}, got ${caught.code}: ${caught.message}`);
+  if (field !== undefined) {
+    const named = caught.message.startsWith(`${field}:`) || caught.violations.some((v) => v.field === field);
+    assert.ok(named, `expected ${field} to be named, got: ${caught.message} ${JSON.stringify(caught.violations)}`);
+  }
+  return caught;
+}
