@@ -49,6 +49,7 @@ import type { Monitor } from '../server/domain/monitors/monitor-repository.ts';
 import { createServices } from '../server/domain/services.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
 import { VERSION } from '../server/package-root.ts';
+import { median, parseNumber } from './support/figures.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const CPUS = availableParallelism();
@@ -96,11 +97,6 @@ function busyCores(from: ReturnType<typeof machineTicks>, to: ReturnType<typeof 
 
 // ---- small statistics and formatting --------------------------------------------------------
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 /** Nearest-rank percentile of sorted values (the rule LatencyHistogram.quantile follows). */
 function nearestRank(sorted: ArrayLike<number>, q: number): number {
@@ -1096,12 +1092,6 @@ interface Options {
   profileEngine: string | undefined;
 }
 
-function parseNumber(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < min || n > max) throw new Error(`--${name} must be a whole number from ${min} to ${max}, got ${value}`);
-  return n;
-}
 
 function parseOptions(): Options {
   const { values } = parseArgs({

@@ -34,7 +34,7 @@
  * counted by its content-length, never copied. It costs far less per request than node:http's
  * client or fetch, so a machine with few CPUs measures the servers rather than the client.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
@@ -46,6 +46,7 @@ import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { type Child, spawnReady, within } from './support/processes.ts';
+import { median, parseNumber, percentile, processCpuSeconds } from './support/figures.ts';
 
 const CLI = fileURLToPath(new URL('../bin/statusdesk.js', import.meta.url));
 const CPUS = availableParallelism();
@@ -76,17 +77,7 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const line = (text: string) => process.stderr.write(`${text}\n`);
 
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
-/** Nearest-rank percentile of sorted values; NaN when there are none. */
-function percentile(sorted: ArrayLike<number>, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)]!;
-}
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
@@ -112,18 +103,6 @@ function prng(seed: number): () => number {
   };
 }
 
-/** CPU seconds (user + system) a process has used so far; undefined off Linux. */
-function processCpuSeconds(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name, which is in parentheses and may hold spaces.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of the whole line, i.e. 11 and 12 after the name; in clock ticks (100 Hz on Linux).
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return undefined;
-  }
-}
 
 // ---- worker thread: the SMTP receiver ---------------------------------------------------------
 
@@ -755,12 +734,6 @@ interface Options {
   cpuProf: string | undefined;
 }
 
-function parseNumber(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < min || n > max) throw new Error(`--${name} must be a whole number from ${min} to ${max}, got ${value}`);
-  return n;
-}
 
 function parseOptions(): Options {
   const { values } = parseArgs({

@@ -42,6 +42,7 @@ import {
   StringComparator,
   TLSMode,
 } from '../proto/gen/monitor/v1/monitor_pb.js';
+import { median, parseNumber } from './support/figures.ts';
 
 const AIM_RATIO = 0.7;
 /** The mix asked for: 100 monitors in all. */
@@ -374,11 +375,6 @@ async function runRound(target: Target, protocol: Protocol, concurrency: number,
   };
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 interface CellSide {
   rps: number;
@@ -419,12 +415,6 @@ const rpsText = fixed(0);
 const msText = fixed(2);
 const pct = (share: number) => `${(share * 100).toFixed(0)}%`;
 
-function parseNumber(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < min || n > max) throw new Error(`--${name} must be a whole number from ${min} to ${max}, got ${value}`);
-  return n;
-}
 
 interface Options {
   rounds: number;
