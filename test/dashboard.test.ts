@@ -85,7 +85,7 @@ describe('sign-in link', () => {
   test('the session opens the dashboard page', async () => {
     const response = await dashboard('/');
     assert.equal(response.status, 200);
-    assert.match(await response.text(), /Statusdesk is running/);
+    assert.match(await response.text(), /<title>Statusdesk<\/title>[\s\S]*<div id="root"><\/div>/);
   });
 });
 

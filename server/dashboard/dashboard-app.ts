@@ -5,6 +5,7 @@ import { SESSION_TTL_MS } from '../domain/sessions/sessions.ts';
 import type { Services } from '../domain/services.ts';
 import { AppError } from '../errors.ts';
 import { type AppEnv, createHonoApp } from '../http/hono-app.ts';
+import { registerUi } from './ui-routes.ts';
 
 export const SESSION_COOKIE = 'statusdesk_session';
 
@@ -85,12 +86,7 @@ export function createDashboardApp(options: DashboardAppOptions) {
 
   app.post('/api/keys/:keyId/revoke', async (c) => c.json({ key: await services.keys.revoke(c.get('actor'), c.req.param('keyId')) }));
 
-  app.get('/', (c) =>
-    c.html(
-      '<!doctype html><meta charset="utf-8"><title>Statusdesk</title>' +
-        '<p>Statusdesk is running. The dashboard API is at <code>/api</code>; the API reference is the OpenAPI document on the API port.</p>',
-    ),
-  );
+  registerUi(app);
 
   return app;
 }

@@ -1,0 +1,146 @@
+import { type ReactNode, useEffect, useId, useRef } from 'react';
+import type { Access } from './api.ts';
+import { hasNavigated } from './router.tsx';
+
+/** A screen's title and lede; takes the focus after an in-app navigation so it is announced. */
+export function PageHeader({ title, children, actions }: { title: string; children?: ReactNode; actions?: ReactNode }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = `${title} · Statusdesk`;
+    if (hasNavigated()) heading.current?.focus();
+  }, [title]);
+  return (
+    <header className="page-header">
+      <div>
+        <h1 ref={heading} tabIndex={-1}>
+          {title}
+        </h1>
+        {children ? <p className="lede">{children}</p> : null}
+      </div>
+      {actions ? <div className="page-actions">{actions}</div> : null}
+    </header>
+  );
+}
+
+export function ErrorNote({ children, id }: { children: ReactNode; id?: string }) {
+  return (
+    <p className="note note-error" role="alert" id={id}>
+      {children}
+    </p>
+  );
+}
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p className="loading" role="status">
+      <span className="spinner" aria-hidden="true" />
+      Loading {what}…
+    </p>
+  );
+}
+
+export function AccessBadge({ access }: { access: Access }) {
+  return <span className={`badge ${access === 'write' ? 'badge-write' : 'badge-read'}`}>{access === 'write' ? 'Read & write' : 'Read only'}</span>;
+}
+
+/** Radios `Read only` and `Read & write`; `max` read disables the second. */
+export function AccessRadios({
+  value,
+  onChange,
+  max = 'write',
+  name,
+  legend = 'Access',
+}: {
+  value: Access;
+  onChange(access: Access): void;
+  max?: Access;
+  name: string;
+  legend?: string;
+}) {
+  const id = useId();
+  const option = (access: Access, label: string, hint: string, disabled = false) => (
+    <div className={`radio${disabled ? ' disabled' : ''}`}>
+      <input
+        type="radio"
+        id={`${id}-${access}`}
+        name={name}
+        value={access}
+        checked={value === access}
+        disabled={disabled}
+        aria-describedby={`${id}-${access}-hint`}
+        onChange={() => onChange(access)}
+      />
+      <label htmlFor={`${id}-${access}`}>{label}</label>
+      <small id={`${id}-${access}-hint`}>{hint}</small>
+    </div>
+  );
+  return (
+    <fieldset className="radios">
+      <legend>{legend}</legend>
+      {option('read', 'Read only', 'Reads monitors, pages and results')}
+      {max === 'read'
+        ? option('write', 'Read & write', 'Not asked for: access can be lowered, never raised', true)
+        : option('write', 'Read & write', 'Also creates, changes and deletes')}
+    </fieldset>
+  );
+}
+
+/**
+ * A modal confirmation on the native <dialog>: it traps the focus, closes on Escape and gives
+ * the focus back to the button that opened it.
+ */
+export function ConfirmDialog({
+  open,
+  title,
+  children,
+  confirmLabel,
+  busy,
+  error,
+  onConfirm,
+  onCancel,
+}: {
+  open: boolean;
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  busy?: boolean;
+  error?: string | undefined;
+  onConfirm(): void;
+  onCancel(): void;
+}) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  const bodyId = useId();
+  useEffect(() => {
+    const element = dialog.current;
+    if (!element) return;
+    if (open && !element.open) element.showModal();
+    if (!open && element.open) element.close();
+  }, [open]);
+  return (
+    <dialog
+      ref={dialog}
+      className="dialog"
+      aria-labelledby={titleId}
+      aria-describedby={bodyId}
+      onCancel={(event) => {
+        event.preventDefault();
+        onCancel();
+      }}
+    >
+      <h2 id={titleId}>{title}</h2>
+      <div id={bodyId} className="dialog-body">
+        {children}
+      </div>
+      {error ? <ErrorNote>{error}</ErrorNote> : null}
+      <div className="dialog-actions">
+        <button type="button" className="button" onClick={onCancel} autoFocus>
+          Cancel
+        </button>
+        <button type="button" className="button button-danger" onClick={onConfirm} disabled={busy}>
+          {confirmLabel}
+        </button>
+      </div>
+    </dialog>
+  );
+}

@@ -1,0 +1,24 @@
+// Line icons drawn in the text colour; decorative, so hidden from assistive technology.
+const paths = {
+  overview: 'M4 4h7v7H4zM13 4h7v4h-7zM13 10h7v10h-7zM4 13h7v7H4z',
+  key: 'M14.5 9.5a4.5 4.5 0 1 1-2.2-3.87M14.5 9.5 20 15l-2 2-1.5-1.5L15 17l-1.5-1.5 1.5-1.5-2.3-2.3M8.5 11.5h.01',
+  plug: 'M9 3v5M15 3v5M6 8h12v3a6 6 0 0 1-12 0zM12 17v4',
+  sun: 'M12 4V2M12 22v-2M4.93 4.93 3.51 3.51M20.49 20.49l-1.42-1.42M4 12H2M22 12h-2M4.93 19.07l-1.42 1.42M20.49 3.51l-1.42 1.42M16 12a4 4 0 1 1-8 0 4 4 0 0 1 8 0z',
+  moon: 'M20 14.5A8 8 0 0 1 9.5 4a8 8 0 1 0 10.5 10.5z',
+  signOut: 'M15 4h3a2 2 0 0 1 2 2v12a2 2 0 0 1-2 2h-3M10 8l-4 4 4 4M6 12h10',
+  copy: 'M9 9h10v11H9zM5 15H4V4h11v1',
+  check: 'M5 12.5 10 17l9-10',
+  chevron: 'M9 6l6 6-6 6',
+  warning: 'M12 4 2.5 20h19zM12 10v4M12 17h.01',
+  pulse: 'M3 12h4l3-7 4 14 3-7h4',
+} as const;
+
+export type IconName = keyof typeof paths;
+
+export function Icon({ name, className }: { name: IconName; className?: string }) {
+  return (
+    <svg className={`icon${className ? ` ${className}` : ''}`} viewBox="0 0 24 24" aria-hidden="true" focusable="false">
+      <path d={paths[name]} />
+    </svg>
+  );
+}

@@ -1,0 +1,246 @@
+import { Fragment, useEffect, useState } from 'react';
+import { accessLabel, api, type Connection, type ConsentRequest, type Workspace } from '../api.ts';
+import { AccessBadge, ConfirmDialog, ErrorNote, Loading, PageHeader } from '../components.tsx';
+import { DecisionForm, RequestFacts } from '../decision.tsx';
+import { asApiError, useResource } from '../hooks.ts';
+import { Icon } from '../icons.tsx';
+import { When } from '../time.tsx';
+
+/** Pending requests are asked for again this often while the window is visible. */
+const PENDING_POLL_MS = 3000;
+
+export function ConnectionsScreen({ workspace }: { workspace: Workspace }) {
+  const [connections, reloadConnections] = useResource(() => api.connections(workspace.id), workspace.id);
+  const [revoking, setRevoking] = useState<Connection>();
+  const [revokeError, setRevokeError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  const revoke = async () => {
+    if (!revoking) return;
+    setBusy(true);
+    try {
+      await api.revokeConnection(revoking.id);
+      setRevoking(undefined);
+      setRevokeError(undefined);
+      await reloadConnections();
+    } catch (error) {
+      setRevokeError(asApiError(error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <PageHeader title="Connected apps">AI editors and other programs you allowed to use {workspace.name} through OAuth. Revoke one and its tokens stop working at once.</PageHeader>
+
+      <PendingRequests onDecided={reloadConnections} />
+
+      <section aria-labelledby="connections-heading" className="section">
+        <h2 id="connections-heading">Connections to {workspace.name}</h2>
+        {connections.state === 'loading' ? <Loading what="connections" /> : null}
+        {connections.state === 'error' ? <ErrorNote>{connections.error.message}</ErrorNote> : null}
+        {connections.state === 'ready' && connections.value.connections.length === 0 ? (
+          <div className="empty">
+            <p>
+              <strong>No app is connected to {workspace.name}.</strong>
+            </p>
+            <p>
+              Point your editor at <code>http://localhost:3000/mcp</code>. It asks to connect, opens your browser, and the request shows up here for you to
+              approve.
+            </p>
+          </div>
+        ) : null}
+        {connections.state === 'ready' && connections.value.connections.length > 0 ? (
+          <ConnectionsTable
+            connections={connections.value.connections}
+            onRevoke={(connection) => {
+              setRevokeError(undefined);
+              setRevoking(connection);
+            }}
+          />
+        ) : null}
+      </section>
+
+      <ConfirmDialog
+        open={revoking !== undefined}
+        title={`Disconnect ${revoking?.clientName ?? ''}?`}
+        confirmLabel="Revoke connection"
+        busy={busy}
+        error={revokeError}
+        onConfirm={revoke}
+        onCancel={() => setRevoking(undefined)}
+      >
+        <p>
+          Its tokens stop working at once, in {revoking?.workspaceName}. To use Statusdesk again it has to ask again, and you approve it again.
+        </p>
+      </ConfirmDialog>
+    </>
+  );
+}
+
+function PendingRequests({ onDecided }: { onDecided(): Promise<void> }) {
+  const [requests, setRequests] = useState<ConsentRequest[]>([]);
+  const [error, setError] = useState<string>();
+  const [outcome, setOutcome] = useState<string>();
+
+  useEffect(() => {
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const load = async () => {
+      try {
+        const { requests: pending } = await api.pendingRequests();
+        if (stopped) return;
+        setRequests(pending.filter((r) => r.status === 'pending'));
+        setError(undefined);
+      } catch (caught) {
+        if (!stopped) setError(asApiError(caught).message);
+      }
+      if (!stopped) timer = setTimeout(tick, PENDING_POLL_MS);
+    };
+    const tick = () => (document.visibilityState === 'visible' ? void load() : (timer = setTimeout(tick, PENDING_POLL_MS)));
+    void load();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, []);
+
+  if (requests.length === 0 && !error && !outcome) return null;
+  return (
+    <section aria-labelledby="pending-heading" className="section">
+      <h2 id="pending-heading">Waiting for your decision</h2>
+      {error ? <ErrorNote>{error}</ErrorNote> : null}
+      <p className="small muted" role="status">
+        {outcome ?? ''}
+      </p>
+      {requests.map((request) => (
+        <article key={request.id} className="card pending" aria-labelledby={`pending-${request.id}`}>
+          <header className="pending-head">
+            <h3 id={`pending-${request.id}`}>{request.client.name}</h3>
+            <p className="match-small">
+              Code <code>{request.matchCode}</code>
+            </p>
+          </header>
+          <p className="small muted">
+            Check that this is the code the browser your editor opened shows. Expires <When iso={request.expiresAt} />.
+          </p>
+          <RequestFacts request={request} />
+          <DecisionForm
+            request={request}
+            onDecided={async (result) => {
+              setRequests((all) => all.filter((r) => r.id !== request.id));
+              setOutcome(
+                result.status === 'approved'
+                  ? `Approved ${request.client.name} (${accessLabel(result.access)}). Its browser continues on its own.`
+                  : `Denied ${request.client.name}.`,
+              );
+              await onDecided();
+            }}
+          />
+        </article>
+      ))}
+    </section>
+  );
+}
+
+function ConnectionsTable({ connections, onRevoke }: { connections: Connection[]; onRevoke(connection: Connection): void }) {
+  const [open, setOpen] = useState<string>();
+  return (
+    <div className="table-wrap">
+      <table className="table">
+        <thead>
+          <tr>
+            <th scope="col">App</th>
+            <th scope="col">Access</th>
+            <th scope="col">Workspace</th>
+            <th scope="col">Approved by</th>
+            <th scope="col">Connected</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Changes</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {connections.map((connection) => {
+            const expanded = open === connection.id;
+            const panelId = `activity-${connection.id}`;
+            return (
+              <Fragment key={connection.id}>
+                <tr>
+                  <th scope="row">
+                    <span className="cell-title">{connection.clientName}</span>
+                    <span className="muted small">{connection.clientSource === 'metadata' ? connection.clientHost : 'Registered here'}</span>
+                  </th>
+                  <td>
+                    <AccessBadge access={connection.access} />
+                  </td>
+                  <td>{connection.workspaceName}</td>
+                  <td>{connection.userName}</td>
+                  <td>
+                    <When iso={connection.connectedAt} />
+                  </td>
+                  <td>
+                    <When iso={connection.lastUsedAt} />
+                  </td>
+                  <td>
+                    {connection.changes === 0 ? (
+                      <span className="muted">None</span>
+                    ) : (
+                      <button
+                        type="button"
+                        className="button button-small button-ghost disclosure"
+                        aria-expanded={expanded}
+                        aria-controls={panelId}
+                        onClick={() => setOpen(expanded ? undefined : connection.id)}
+                      >
+                        <Icon name="chevron" />
+                        {connection.changes} {connection.changes === 1 ? 'change' : 'changes'}
+                      </button>
+                    )}
+                  </td>
+                  <td className="cell-actions">
+                    <button type="button" className="button button-small button-danger-quiet" onClick={() => onRevoke(connection)}>
+                      Revoke
+                    </button>
+                  </td>
+                </tr>
+                {expanded ? (
+                  <tr className="row-detail" id={panelId}>
+                    <td colSpan={8}>
+                      <Activity connection={connection} />
+                    </td>
+                  </tr>
+                ) : null}
+              </Fragment>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function Activity({ connection }: { connection: Connection }) {
+  const [activity] = useResource(() => api.activity(connection.id), connection.id);
+  if (activity.state === 'loading') return <Loading what="changes" />;
+  if (activity.state === 'error') return <ErrorNote>{activity.error.message}</ErrorNote>;
+  const { entries } = activity.value;
+  if (entries.length === 0) return <p className="muted">No changes recorded.</p>;
+  return (
+    <ol className="activity" aria-label={`Changes made by ${connection.clientName}`}>
+      {entries.map((entry) => (
+        <li key={entry.id}>
+          <code>{entry.action}</code>
+          <span>
+            {entry.entityType}
+            {entry.entityId ? ` ${entry.entityId}` : ''}
+          </span>
+          <When iso={entry.createdAt} />
+        </li>
+      ))}
+    </ol>
+  );
+}

@@ -1,0 +1,231 @@
+import { type FormEvent, useId, useRef, useState } from 'react';
+import { type Access, api, type ApiError, type ApiKey, type Workspace } from '../api.ts';
+import { AccessBadge, AccessRadios, ConfirmDialog, ErrorNote, Loading, PageHeader } from '../components.tsx';
+import { asApiError, useResource } from '../hooks.ts';
+import { Icon } from '../icons.tsx';
+import { When } from '../time.tsx';
+
+const keyAccess = (key: ApiKey): Access => (key.scopes.includes('write') ? 'write' : 'read');
+
+export function KeysScreen({ workspace }: { workspace: Workspace }) {
+  const [keys, reload] = useResource(() => api.keys(workspace.id), workspace.id);
+  const [created, setCreated] = useState<{ key: ApiKey; secret: string }>();
+  const [revoking, setRevoking] = useState<ApiKey>();
+  const [revokeError, setRevokeError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  const revoke = async () => {
+    if (!revoking) return;
+    setBusy(true);
+    try {
+      await api.revokeKey(revoking.id);
+      setRevoking(undefined);
+      setRevokeError(undefined);
+      await reload();
+    } catch (error) {
+      setRevokeError(asApiError(error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <PageHeader title="API keys">
+        Keys let scripts and the <code>statusdesk</code> command use the API of {workspace.name}. A key's secret is shown once, when it is created.
+      </PageHeader>
+
+      <CreateKeyForm
+        workspace={workspace}
+        onCreated={async (result) => {
+          setCreated(result);
+          await reload();
+        }}
+      />
+      {created ? <NewSecret name={created.key.name} secret={created.secret} onDone={() => setCreated(undefined)} /> : null}
+
+      <section aria-labelledby="keys-heading" className="section">
+        <h2 id="keys-heading">Keys of {workspace.name}</h2>
+        {keys.state === 'loading' ? <Loading what="keys" /> : null}
+        {keys.state === 'error' ? <ErrorNote>{keys.error.message}</ErrorNote> : null}
+        {keys.state === 'ready' && keys.value.keys.length === 0 ? (
+          <div className="empty">
+            <p>No keys yet. Create one above, or run <code>statusdesk keys create</code>.</p>
+          </div>
+        ) : null}
+        {keys.state === 'ready' && keys.value.keys.length > 0 ? (
+          <div className="table-wrap">
+            <table className="table">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Prefix</th>
+                  <th scope="col">Access</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {keys.value.keys.map((key) => (
+                  <tr key={key.id} className={key.revokedAt ? 'row-dim' : undefined}>
+                    <th scope="row">{key.name}</th>
+                    <td>
+                      <code className="prefix">{key.prefix}…</code>
+                    </td>
+                    <td>
+                      <AccessBadge access={keyAccess(key)} />
+                      {key.legacy ? <span className="muted small"> (made before scopes)</span> : null}
+                    </td>
+                    <td>
+                      <When iso={key.createdAt} />
+                    </td>
+                    <td>
+                      <When iso={key.lastUsedAt} />
+                    </td>
+                    <td>
+                      {key.revokedAt ? (
+                        <span className="status status-off">
+                          Revoked <When iso={key.revokedAt} />
+                        </span>
+                      ) : (
+                        <span className="status status-on">Active</span>
+                      )}
+                    </td>
+                    <td className="cell-actions">
+                      {key.revokedAt ? null : (
+                        <button
+                          type="button"
+                          className="button button-small button-danger-quiet"
+                          onClick={() => {
+                            setRevokeError(undefined);
+                            setRevoking(key);
+                          }}
+                        >
+                          Revoke
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        ) : null}
+      </section>
+
+      <ConfirmDialog
+        open={revoking !== undefined}
+        title={`Revoke the key “${revoking?.name ?? ''}”?`}
+        confirmLabel="Revoke key"
+        busy={busy}
+        error={revokeError}
+        onConfirm={revoke}
+        onCancel={() => setRevoking(undefined)}
+      >
+        <p>Programs using it are refused from their next call. This cannot be undone.</p>
+      </ConfirmDialog>
+    </>
+  );
+}
+
+function CreateKeyForm({ workspace, onCreated }: { workspace: Workspace; onCreated(result: { key: ApiKey; secret: string }): Promise<void> }) {
+  const [name, setName] = useState('');
+  const [access, setAccess] = useState<Access>('read');
+  const [error, setError] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+  const errorId = useId();
+  const nameId = useId();
+  const nameInput = useRef<HTMLInputElement>(null);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const result = await api.createKey(workspace.id, { name, scope: access });
+      setName('');
+      await onCreated(result);
+    } catch (caught) {
+      const apiError = asApiError(caught);
+      setError(apiError);
+      if (apiError.violations.some((v) => v.field === 'name')) nameInput.current?.focus();
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const nameInvalid = error?.violations.some((v) => v.field === 'name') ?? false;
+  return (
+    <section aria-labelledby="create-key-heading" className="card section">
+      <h2 id="create-key-heading">Create a key</h2>
+      <form className="form-row" onSubmit={submit} aria-describedby={error ? errorId : undefined} noValidate>
+        <div className="field">
+          <label htmlFor={nameId}>Name</label>
+          <input
+            id={nameId}
+            ref={nameInput}
+            type="text"
+            value={name}
+            maxLength={100}
+            autoComplete="off"
+            placeholder="laptop, deploy script…"
+            aria-invalid={nameInvalid || undefined}
+            aria-describedby={nameInvalid ? errorId : undefined}
+            onChange={(event) => setName(event.target.value)}
+          />
+        </div>
+        <AccessRadios name="key-access" value={access} onChange={setAccess} />
+        <div className="form-submit">
+          <button type="submit" className="button button-primary" disabled={busy}>
+            Create key
+          </button>
+        </div>
+      </form>
+      {error ? <ErrorNote id={errorId}>{error.message}</ErrorNote> : null}
+    </section>
+  );
+}
+
+function NewSecret({ name, secret, onDone }: { name: string; secret: string; onDone(): void }) {
+  const [copied, setCopied] = useState<'yes' | 'failed'>();
+  const field = useRef<HTMLInputElement>(null);
+  const fieldId = useId();
+
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(secret);
+      setCopied('yes');
+    } catch {
+      // No clipboard (an insecure origin, a refusal): select it so the keyboard can copy it.
+      field.current?.select();
+      setCopied('failed');
+    }
+  };
+
+  return (
+    <section aria-labelledby="new-secret-heading" className="card section card-success">
+      <h2 id="new-secret-heading">Key “{name}” created</h2>
+      <p>Copy its secret now: it will not be shown again. Anyone holding it can use this workspace with the key's access.</p>
+      <div className="secret-row">
+        <label htmlFor={fieldId} className="visually-hidden">
+          Secret
+        </label>
+        <input id={fieldId} ref={field} type="text" readOnly value={secret} className="secret" onFocus={(event) => event.target.select()} />
+        <button type="button" className="button" onClick={copy}>
+          <Icon name={copied === 'yes' ? 'check' : 'copy'} />
+          Copy
+        </button>
+        <button type="button" className="button button-ghost" onClick={onDone}>
+          Done
+        </button>
+      </div>
+      <p className="small muted" role="status">
+        {copied === 'yes' ? 'Copied to the clipboard.' : copied === 'failed' ? 'Copying was refused: the secret is selected, press Ctrl+C or ⌘C.' : ''}
+      </p>
+    </section>
+  );
+}

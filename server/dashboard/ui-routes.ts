@@ -1,0 +1,87 @@
+import { readFile, stat } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import type { Context } from 'hono';
+import { AppError } from '../errors.ts';
+import type { AppEnv, HonoApp } from '../http/hono-app.ts';
+import { packageRoot } from '../package-root.ts';
+
+/** Paths the UI's router draws; each is answered with index.html (renderer/src/router.tsx). */
+export const UI_ROUTES = ['/', '/keys', '/connections', '/oauth/consent'] as const;
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.webp': 'image/webp',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+};
+
+/** Vite names every emitted file by its content hash, so a name never changes meaning. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+/** A file name as Vite emits it: no folders, no dot files, nothing to climb out with. */
+const ASSET_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
+
+export interface UiOptions {
+  /** The built UI; `dist/renderer` of the package unless a test says otherwise. */
+  root?: string;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The UI on the dashboard port: the built files under `/assets/*`, and index.html for the
+ * router's paths. Registered last, so every API and sign-in route keeps its own answer.
+ */
+export function registerUi(app: HonoApp, options: UiOptions = {}): void {
+  const root = options.root ?? join(packageRoot, 'dist', 'renderer');
+  // Hashed files never change, so each is read once.
+  const assets = new Map<string, Uint8Array>();
+
+  const notBuilt = (c: Context<AppEnv>) => {
+    c.header('cache-control', 'no-store');
+    return c.text('The Statusdesk UI is not built: run npm run build.\n', 503);
+  };
+
+  app.get('/assets/*', async (c) => {
+    const name = c.req.path.slice('/assets/'.length);
+    const type = CONTENT_TYPES[extname(name).toLowerCase()];
+    if (!ASSET_NAME.test(name) || !type) throw new AppError('NOT_FOUND', `no file ${c.req.path}`);
+    let bytes = assets.get(name);
+    if (!bytes) {
+      try {
+        bytes = await readFile(join(root, 'assets', name));
+      } catch {
+        if (!(await exists(root))) return notBuilt(c);
+        throw new AppError('NOT_FOUND', `no file ${c.req.path}`);
+      }
+      assets.set(name, bytes);
+    }
+    return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
+      'content-type': type,
+      'cache-control': IMMUTABLE,
+      'x-content-type-options': 'nosniff',
+    });
+  });
+
+  // index.html is read on each request: it is small, and names the assets of the latest build.
+  const index = async (c: Context<AppEnv>) => {
+    let html: string;
+    try {
+      html = await readFile(join(root, 'index.html'), 'utf8');
+    } catch {
+      return notBuilt(c);
+    }
+    return c.html(html, 200, { 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' });
+  };
+  for (const route of UI_ROUTES) app.get(route, index);
+}

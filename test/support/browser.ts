@@ -1,0 +1,76 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type LaunchOptions, type Page } from 'playwright-core';
+import { withLocalOwner } from '../../server/cli/local.ts';
+import type { TestService } from './harness.ts';
+
+/** Where a Chromium is looked for, in order, before Playwright's own download. */
+export const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+
+/** Flags for a quiet headless browser in a container: no sandbox, GPU, updates or sync. */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+  '--no-first-run',
+];
+
+/** Every page action and wait gives up after this long, so a broken screen fails instead of hanging. */
+export const ACTION_TIMEOUT_MS = 15_000;
+
+/**
+ * A Chromium executable: `CHROMIUM_PATH`, then the system's, then the one `playwright-core
+ * install chromium` keeps in its cache. Undefined when there is none.
+ */
+export function findChromium(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.CHROMIUM_PATH) return existsSync(env.CHROMIUM_PATH) ? env.CHROMIUM_PATH : undefined;
+  const system = CHROMIUM_CANDIDATES.find((path) => existsSync(path));
+  if (system) return system;
+  try {
+    const cached = chromium.executablePath();
+    return cached && existsSync(cached) ? cached : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** "Chromium 156.0.8078.79 ..." of an executable, or undefined when it does not answer. */
+export function chromiumVersion(path: string): string | undefined {
+  try {
+    return execFileSync(path, ['--version'], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+export async function launchChromium(options: LaunchOptions = {}): Promise<Browser> {
+  const executablePath = findChromium();
+  if (!executablePath) throw new Error('no Chromium found: set CHROMIUM_PATH, install chromium, or run node scripts/ensure-chromium.ts');
+  return chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS, timeout: 30_000, ...options });
+}
+
+/** A fresh one-time sign-in link for the owner, as a restart of the service would print. */
+export async function signInLink(service: TestService): Promise<string> {
+  const token = await withLocalOwner(service.dataDir, async (services, owner) =>
+    services.sessions.createSignInToken(owner.type === 'user' ? owner.userId : 0),
+  );
+  return `${service.dashboardUrl}/signin?token=${token}`;
+}
+
+/** A browser context with bounded timeouts, optionally signed in (the link lands on `/`). */
+export async function openPage(
+  browser: Browser,
+  service: TestService,
+  options: BrowserContextOptions & { signedIn?: boolean } = {},
+): Promise<{ context: BrowserContext; page: Page }> {
+  const { signedIn = true, ...contextOptions } = options;
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, ...contextOptions });
+  context.setDefaultTimeout(ACTION_TIMEOUT_MS);
+  context.setDefaultNavigationTimeout(ACTION_TIMEOUT_MS);
+  const page = await context.newPage();
+  if (signedIn) await page.goto(await signInLink(service));
+  return { context, page };
+}
