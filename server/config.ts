@@ -1,4 +1,5 @@
 import { AppError } from './errors.ts';
+import type { MetadataNetwork } from './oauth/client-metadata.ts';
 import { resolveDataDir } from './db/open.ts';
 
 export interface ServiceConfig {
@@ -31,6 +32,10 @@ export interface ServiceConfig {
   mailFrom?: string;
   /** Calls per minute per credential across REST, RPC and MCP (STATUSDESK_RATE_LIMIT); 0 turns the limit off. */
   rateLimitPerMinute?: number;
+  /** AI-assistant domains whose https redirects OAuth clients may register (STATUSDESK_OAUTH_REDIRECT_DOMAINS). */
+  oauthRedirectDomains?: string[];
+  /** How Client ID Metadata Documents are fetched; set only by tests, which keep every packet on loopback. */
+  metadataNetwork?: MetadataNetwork;
 }
 
 export const DEFAULT_PORT = 3000;
@@ -89,6 +94,14 @@ function rateSetting(value: string | undefined): number | undefined {
   return Number(value);
 }
 
+function domainsSetting(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const domains = value.split(',').map((d) => d.trim().toLowerCase()).filter(Boolean);
+  const bad = domains.find((d) => !/^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(d));
+  if (bad) throw new AppError('VALIDATION', `STATUSDESK_OAUTH_REDIRECT_DOMAINS: must be domain names separated by commas, like claude.ai,cursor.com; got ${bad}`);
+  return domains;
+}
+
 function countSetting(name: string, value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new AppError('VALIDATION', `${name}: must be a whole number of 1 or more, got ${value}`);
@@ -116,5 +129,6 @@ export function serviceConfig(
     smtpUrl: smtpSetting(env.STATUSDESK_SMTP_URL),
     mailFrom: env.STATUSDESK_MAIL_FROM || undefined,
     rateLimitPerMinute: rateSetting(env.STATUSDESK_RATE_LIMIT),
+    oauthRedirectDomains: domainsSetting(env.STATUSDESK_OAUTH_REDIRECT_DOMAINS),
   };
 }

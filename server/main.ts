@@ -67,10 +67,19 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     const origins = [...apiOwnHosts, ...dashboardOwnHosts].map((h) => `http://${h}`).concat(apiUrl, dashboardUrl, publicUrl);
     const common = { log, maxBodyBytes: config.maxBodyBytes, docsBase };
 
-    const ready = createServices(db, { checks: engine.checks, publicUrl, smtpUrl: config.smtpUrl, mailFrom: config.mailFrom, log: log.child({ component: 'notifications' }) });
+    const ready = createServices(db, {
+      checks: engine.checks,
+      publicUrl,
+      smtpUrl: config.smtpUrl,
+      mailFrom: config.mailFrom,
+      log: log.child({ component: 'notifications' }),
+      issuer: apiUrl,
+      redirectPolicy: { ownHosts: [new URL(apiUrl).hostname, new URL(dashboardUrl).hostname], vendorDomains: config.oauthRedirectDomains },
+    });
     const ownerId = await ensureOwner(db);
     services = ready;
     await ready.sessions.prune();
+    await ready.oauth.prune();
     const { alerts, publicPages } = ready;
     // Alerts still being delivered when the service stops are waited for (each delivery is bounded).
     const alertsInFlight = new Set<Promise<unknown>>();
@@ -107,7 +116,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     content = createContentIndex({ services: ready, docsUrl: docsBase, apiUrl });
     // Searches and the site index show a page changed a moment ago, not one 5 s old.
     ready.publicPages.onInvalidate(content.invalidate);
-    mount(api, apiHosts, createApiApp({ ...common, services: ready, admit, content, apiUrl, version: VERSION }), rpc);
+    mount(api, apiHosts, createApiApp({ ...common, services: ready, admit, content, apiUrl, dashboardUrl, metadataNetwork: config.metadataNetwork, version: VERSION }), rpc);
     mount(dashboard, dashboardHosts, createDashboardApp({ ...common, services: ready }));
 
     const signInUrl = `${dashboardUrl}/signin?token=${await ready.sessions.createSignInToken(ownerId)}`;

@@ -232,13 +232,16 @@ describe('HTTP edge of /mcp', { timeout: 120_000 }, () => {
     services = svc.services;
     key = await svc.createKey('write');
     port = Number(new URL(svc.apiUrl).port);
-    resourceMetadata = `Bearer resource_metadata="${svc.apiUrl}/.well-known/oauth-protected-resource/mcp"`;
+    resourceMetadata = `Bearer resource_metadata="${svc.apiUrl}/.well-known/oauth-protected-resource/mcp", scope="read write"`;
   });
   after(() => svc.stop());
 
-  async function assertUnauthorized(response: { status: number; headers: Headers; text: string }) {
+  /** 401 with the metadata and scopes; a credential that was sent and refused also gets error="invalid_token" (RFC 6750 section 3.1). */
+  async function assertUnauthorized(response: { status: number; headers: Headers; text: string }, sent = true) {
     assert.equal(response.status, 401, response.text);
-    assert.equal(response.headers.get('www-authenticate'), resourceMetadata);
+    const challenge = response.headers.get('www-authenticate') ?? '';
+    if (sent) assert.ok(challenge.startsWith(`${resourceMetadata}, error="invalid_token", error_description="`), challenge);
+    else assert.equal(challenge, resourceMetadata);
     assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
     const body = JSON.parse(response.text);
     assert.deepEqual(Object.keys(body).sort(), ['error', 'error_description']);
@@ -254,8 +257,8 @@ describe('HTTP edge of /mcp', { timeout: 120_000 }, () => {
   });
 
   test('no credential, an unknown key, any bearer: 401 with the protected-resource metadata', async () => {
-    await assertUnauthorized(await postMcp(svc.apiUrl, legacyRequest('tools/list')));
-    await assertUnauthorized(await postMcp(svc.apiUrl, legacyRequest('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } })));
+    await assertUnauthorized(await postMcp(svc.apiUrl, legacyRequest('tools/list')), false);
+    await assertUnauthorized(await postMcp(svc.apiUrl, legacyRequest('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } })), false);
     await assertUnauthorized(await postMcp(svc.apiUrl, legacyRequest('tools/list'), { 'x-service-key': 'svc_not_a_live_key_0000000000000000' }));
     await assertUnauthorized(await postMcp(svc.apiUrl, legacyRequest('tools/list'), { authorization: 'Bearer svc_oat_not_a_live_token' }));
     await assertUnauthorized(await postMcp(svc.apiUrl, legacyRequest('tools/list'), { authorization: `Bearer ${key.secret}` }));

@@ -269,6 +269,73 @@ export interface AlertTable {
   deliveries: string;
 }
 
+export type OAuthScope = 'read' | 'write';
+
+export interface OAuthClientTable {
+  /** `sdc_…` for a registered client; the document's URL for a client known by its metadata document. */
+  id: string;
+  source: 'registered' | 'metadata';
+  name: string;
+  /** JSON array. */
+  redirect_uris: string;
+  created_at: ColumnType<Timestamp, Timestamp, never>;
+  /** First approval; a registered client never approved is deleted after a day. */
+  granted_at: Timestamp | null;
+}
+
+export interface OAuthGrantTable {
+  id: Generated<number>;
+  client_id: string;
+  user_id: number;
+  workspace_id: number;
+  scope: OAuthScope;
+  /** The resource its tokens are for: `{issuer}/mcp`, `{issuer}/rpc` or `{issuer}` (both). */
+  resource: string;
+  created_at: ColumnType<Timestamp, Timestamp, never>;
+  last_used_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+}
+
+export type OAuthRequestStatus = 'pending' | 'approved' | 'denied' | 'completed';
+
+export interface OAuthRequestTable {
+  id: string;
+  match_code: string;
+  client_id: string;
+  client_source: 'registered' | 'metadata';
+  client_name: string;
+  /** JSON array: the client's redirect URIs as they were when the request was made. */
+  client_redirect_uris: string;
+  redirect_uri: string;
+  code_challenge: string;
+  /** What the client asked for. */
+  scope: OAuthScope;
+  resource: string;
+  state: string | null;
+  /** SHA-256 of the one-time ticket that binds a browser; NULL once redeemed. */
+  ticket_hash: string | null;
+  /** SHA-256 of the secret in the cookie of the browser that made the request. */
+  browser_hash: string | null;
+  status: OAuthRequestStatus;
+  grant_id: number | null;
+  created_at: ColumnType<Timestamp, Timestamp, never>;
+  expires_at: Timestamp;
+}
+
+export interface OAuthTokenTable {
+  token_hash: string;
+  kind: 'code' | 'access' | 'refresh';
+  grant_id: number;
+  /** Codes: what the token request must repeat. */
+  redirect_uri: string | null;
+  code_challenge: string | null;
+  scope: OAuthScope;
+  created_at: ColumnType<Timestamp, Timestamp, never>;
+  expires_at: Timestamp;
+  /** A used code or a rotated refresh token: presenting it again is reuse. */
+  used_at: Timestamp | null;
+}
+
 export interface Database {
   workspaces: WorkspaceTable;
   users: UserTable;
@@ -293,6 +360,10 @@ export interface Database {
   notification_channels: NotificationChannelTable;
   channel_monitors: ChannelMonitorTable;
   alerts: AlertTable;
+  oauth_clients: OAuthClientTable;
+  oauth_grants: OAuthGrantTable;
+  oauth_requests: OAuthRequestTable;
+  oauth_tokens: OAuthTokenTable;
 }
 
 export type WorkspaceRow = Selectable<WorkspaceTable>;
@@ -303,3 +374,7 @@ export type AuditLogRow = Selectable<AuditLogTable>;
 export type MonitorRow = Selectable<MonitorTable>;
 export type CheckResultRow = Selectable<CheckResultTable>;
 export type PrivateLocationRow = Selectable<PrivateLocationTable>;
+export type OAuthClientRow = Selectable<OAuthClientTable>;
+export type OAuthGrantRow = Selectable<OAuthGrantTable>;
+export type OAuthRequestRow = Selectable<OAuthRequestTable>;
+export type OAuthTokenRow = Selectable<OAuthTokenTable>;

@@ -15,6 +15,7 @@ export async function authorize(db: Kysely<Database>, actor: Actor, workspaceId:
     case 'system':
       return;
     case 'apiKey':
+    case 'oauth':
       if (actor.workspaceId !== workspaceId) throw new AppError('NOT_FOUND', `workspace ${workspaceId} does not exist`);
       if (need !== 'read') requireWriteScope(actor);
       return;

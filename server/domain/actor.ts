@@ -20,6 +20,17 @@ export type Actor =
       surface: Surface;
     }
   | {
+      /** An OAuth connection: a client acting, within one workspace, for the person who approved it. */
+      type: 'oauth';
+      grantId: number;
+      clientId: string;
+      scopes: Scope[];
+      workspaceId: number;
+      /** Who approved the connection. */
+      userId: number;
+      surface: Surface;
+    }
+  | {
       /** A person using the owner's local tools (the CLI on the data folder, or the signed-in dashboard). */
       type: 'user';
       userId: number;
@@ -31,12 +42,25 @@ export type Actor =
       surface: Surface;
     };
 
+/** A credential of the APIs: an API key or an OAuth connection, bound to one workspace. */
+export type Credential = Extract<Actor, { type: 'apiKey' | 'oauth' }>;
+
+export function isCredential(actor: Actor): actor is Credential {
+  return actor.type === 'apiKey' || actor.type === 'oauth';
+}
+
+/** The stable id of a credential (SPEC 6.1): the key id, or `oat_<grant id>` for an OAuth connection. */
+export function credentialId(actor: Credential): string {
+  return actor.type === 'apiKey' ? actor.keyId : `oat_${actor.grantId}`;
+}
+
 /** The three audit columns that say who did it (SPEC 6.1). */
 export function auditActor(actor: Actor): { actor_type: string; actor_id: string; actor_user_id: number | null } {
   const type = actor.surface === 'mcp' ? 'mcp' : actor.type;
   switch (actor.type) {
     case 'apiKey':
-      return { actor_type: type, actor_id: actor.keyId, actor_user_id: actor.userId };
+    case 'oauth':
+      return { actor_type: type, actor_id: credentialId(actor), actor_user_id: actor.userId };
     case 'user':
       return { actor_type: type, actor_id: String(actor.userId), actor_user_id: actor.userId };
     case 'system':
@@ -44,9 +68,12 @@ export function auditActor(actor: Actor): { actor_type: string; actor_id: string
   }
 }
 
-/** Refuses a mutation by a read-only key. This check, not any surface's tool list, is the boundary. */
+/** Refuses a mutation by a read-only credential. This check, not any surface's tool list, is the boundary. */
 export function requireWriteScope(actor: Actor): void {
   if (actor.type === 'apiKey' && !actor.scopes.includes('write')) {
     throw new AppError('FORBIDDEN', 'this API key is read-only; create a read & write key to make changes');
+  }
+  if (actor.type === 'oauth' && !actor.scopes.includes('write')) {
+    throw new AppError('FORBIDDEN', 'this connection has read-only access; reconnect the app and choose Read & write to make changes');
   }
 }

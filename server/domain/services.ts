@@ -13,6 +13,9 @@ import { createLocationService } from './locations/locations.ts';
 import { createMaintenanceService } from './maintenance/maintenances.ts';
 import type { MonitorChecks } from './monitors/checks.ts';
 import { createMonitorService } from './monitors/monitors.ts';
+import { createConnectionService } from './oauth/grants.ts';
+import { createOAuthService } from './oauth/oauth.ts';
+import type { RedirectPolicy } from './oauth/redirect-uris.ts';
 import { createAlertService } from './notifications/alerts.ts';
 import type { ChannelTarget } from './notifications/channel-rules.ts';
 import { createChannelService } from './notifications/channels.ts';
@@ -24,6 +27,7 @@ import { createPublicPages } from './pages/public-pages.ts';
 import { createReportService } from './reports/reports.ts';
 import { createSealer, KEY_FILE, loadSealingKey } from './sealing.ts';
 import { createSessionService } from './sessions/sessions.ts';
+import { createUserService } from './users/users.ts';
 import { createWorkspaceService } from './workspaces/workspaces.ts';
 
 export interface ServiceOptions {
@@ -35,6 +39,10 @@ export interface ServiceOptions {
   smtpUrl?: string;
   mailFrom?: string;
   log?: Logger;
+  /** OAUTH_ISSUER; default http://localhost:3000. */
+  issuer?: string;
+  /** Where OAuth clients may be sent back to, beyond loopback and the editor schemes. */
+  redirectPolicy?: Partial<RedirectPolicy>;
 }
 
 /** Every domain service over one database: the single boundary all surfaces call. */
@@ -69,6 +77,9 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
     keys: createKeyService(db),
     identity: createIdentityService(db),
     sessions: createSessionService(db),
+    users: createUserService(db),
+    oauth: createOAuthService(db, { issuer: options.issuer ?? 'http://localhost:3000', redirectPolicy: options.redirectPolicy }),
+    connections: createConnectionService(db),
     monitors: createMonitorService(db, monitorChecks),
     locations: createLocationService(db),
     auditLog: createAuditLogService(db),

@@ -5,7 +5,7 @@ import { type RateLimiter, rateLimitKey } from './rate-limit.ts';
 
 /**
  * Resolves the caller of an API request. `x-service-key` carries an API key; the
- * `Authorization: Bearer` slot carries OAuth access tokens. When both are sent the key wins.
+ * `Authorization: Bearer` slot carries OAuth access tokens. When both are sent the key wins (SPEC 5.2).
  */
 export async function resolveActor(services: Services, headers: Headers, surface: Surface): Promise<Actor> {
   const key = headers.get('x-service-key') ?? undefined;
@@ -16,10 +16,19 @@ export async function resolveActor(services: Services, headers: Headers, surface
   }
   const authorization = headers.get('authorization') ?? undefined;
   if (authorization !== undefined) {
-    // No OAuth grant can exist yet, so no bearer token is live.
-    throw new AppError('UNAUTHORIZED', 'the bearer token is not a live access token');
+    const match = /^Bearer +(\S+) *$/i.exec(authorization);
+    const actor = match ? await services.oauth.tokens.authenticate(match[1]!, surface, resourceOf(services.oauth.issuer, surface)) : undefined;
+    if (!actor) throw new AppError('UNAUTHORIZED', 'the bearer token is not a live access token for this resource (unknown, expired, revoked, or issued for another resource)');
+    return actor;
   }
-  throw new AppError('UNAUTHORIZED', 'missing credentials: send an API key in the x-service-key header');
+  throw new AppError('UNAUTHORIZED', 'missing credentials: send an API key in the x-service-key header, or an OAuth access token as Authorization: Bearer');
+}
+
+/** The OAuth resource a surface serves (RFC 8707): tokens for it, or for the whole issuer, work there. */
+export function resourceOf(issuer: string, surface: Surface): string {
+  if (surface === 'mcp') return `${issuer}/mcp`;
+  if (surface === 'rpc') return `${issuer}/rpc`;
+  return issuer;
 }
 
 /** Resolves the caller and counts its `calls` against its rate limit. */

@@ -1,4 +1,4 @@
-import type { Actor } from '../domain/actor.ts';
+import { type Actor, credentialId, isCredential } from '../domain/actor.ts';
 import { AppError } from '../errors.ts';
 
 /** Calls per minute per credential unless STATUSDESK_RATE_LIMIT says otherwise. */
@@ -63,5 +63,5 @@ export function createRateLimiter(perMinute: number, now: () => number = () => p
 
 /** The credential a call is counted against; callers that are not API credentials are not limited. */
 export function rateLimitKey(actor: Actor): string | undefined {
-  return actor.type === 'apiKey' ? `key:${actor.keyId}` : undefined;
+  return isCredential(actor) ? credentialId(actor) : undefined;
 }

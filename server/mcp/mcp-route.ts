@@ -1,12 +1,12 @@
 import { createMcpHandler } from '@modelcontextprotocol/server';
-import type { Actor } from '../domain/actor.ts';
+import { type Actor, credentialId, isCredential } from '../domain/actor.ts';
 import type { Admit } from '../http/credentials.ts';
 import type { HonoApp } from '../http/hono-app.ts';
 import { RateLimited } from '../http/rate-limit.ts';
 import { AppError } from '../errors.ts';
 import { createMcpServerFactory, type McpServerOptions } from './mcp-server.ts';
 
-const MCP_PATH = '/mcp';
+export const MCP_PATH = '/mcp';
 
 /** How many calls a JSON-RPC body makes: one per request; notifications and answers cost nothing. */
 function callsIn(body: unknown): number {
@@ -47,14 +47,17 @@ export function registerMcp(app: HonoApp, options: McpServerOptions & { admit: A
     } catch (error) {
       if (error instanceof RateLimited) return oauthError(429, 'rate_limited', error.message, { 'retry-after': String(error.retryAfterSeconds) });
       if (error instanceof AppError && error.code === 'UNAUTHORIZED') {
-        return oauthError(401, 'invalid_token', error.message, { 'www-authenticate': `Bearer resource_metadata="${resourceMetadata}"` });
+        // RFC 6750 section 3.1: a request without credentials gets no error code; a refused token gets invalid_token.
+        const sent = c.req.header('x-service-key') !== undefined || c.req.header('authorization') !== undefined;
+        const challenge = `Bearer resource_metadata="${resourceMetadata}", scope="read write"${sent ? `, error="invalid_token", error_description="${error.message.replace(/["\\]/g, '')}"` : ''}`;
+        return oauthError(401, 'invalid_token', error.message, { 'www-authenticate': challenge });
       }
       throw error;
     }
     // The body was read here; the handler gets it parsed, or as text to answer a parse error itself.
     const request = body === undefined ? new Request(c.req.raw.url, { method: 'POST', headers: c.req.raw.headers, body: text }) : c.req.raw;
     return handler.fetch(request, {
-      authInfo: { token: '', clientId: actor.type === 'apiKey' ? actor.keyId : '', scopes: actor.type === 'apiKey' ? actor.scopes : [], extra: { actor } },
+      authInfo: { token: '', clientId: isCredential(actor) ? credentialId(actor) : '', scopes: isCredential(actor) ? actor.scopes : [], extra: { actor } },
       parsedBody: body,
     });
   });

@@ -1,7 +1,7 @@
 import { type McpServerFactory, ProtocolError, ProtocolErrorCode, Server, type Tool as ListedTool } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { Actor } from '../domain/actor.ts';
+import { type Actor, type Credential, isCredential } from '../domain/actor.ts';
 import { planOf } from '../domain/plans.ts';
 import type { Services } from '../domain/services.ts';
 import { validationError } from '../domain/validation.ts';
@@ -83,9 +83,9 @@ export interface McpServerOptions extends ResourceSources {
 }
 
 /** The caller an MCP request was admitted as (set by the route, read by the factory). */
-function actorOf(extra: Record<string, unknown> | undefined): Extract<Actor, { type: 'apiKey' }> {
+function actorOf(extra: Record<string, unknown> | undefined): Credential {
   const actor = extra?.actor as Actor | undefined;
-  if (actor?.type !== 'apiKey') throw new ProtocolError(jsonRpcCodes.UNAUTHORIZED!, 'the request reached the MCP server without a credential');
+  if (!actor || !isCredential(actor)) throw new ProtocolError(jsonRpcCodes.UNAUTHORIZED!, 'the request reached the MCP server without a credential');
   return actor;
 }
 

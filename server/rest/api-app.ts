@@ -4,6 +4,8 @@ import type { Services } from '../domain/services.ts';
 import type { Admit } from '../http/credentials.ts';
 import { createHonoApp } from '../http/hono-app.ts';
 import { registerMcp } from '../mcp/mcp-route.ts';
+import type { MetadataNetwork } from '../oauth/client-metadata.ts';
+import { registerOAuth } from '../oauth/routes.ts';
 import { registerStatusPages } from '../public/status-routes.ts';
 import { registerDocs } from './docs.ts';
 import { registerWhoami } from './whoami.ts';
@@ -16,6 +18,9 @@ export interface ApiAppOptions {
   content: ContentIndex;
   log: Logger;
   apiUrl: string;
+  /** Where /oauth/authorize sends the browser for consent. */
+  dashboardUrl: string;
+  metadataNetwork?: MetadataNetwork;
   docsBase: string;
   maxBodyBytes: number;
   version: string;
@@ -48,6 +53,7 @@ export function createApiApp(options: ApiAppOptions) {
     servers: [{ url: options.apiUrl }],
   });
 
+  registerOAuth(app, { services, issuer: options.apiUrl, dashboardUrl: options.dashboardUrl, docsBase: options.docsBase, metadataNetwork: options.metadataNetwork });
   registerDocs(app, options.content);
   registerStatusPages(app, services);
   registerMcp(app, {

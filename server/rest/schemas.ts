@@ -22,12 +22,23 @@ export const IdentitySchema = z
     slug: z.string().openapi({ description: 'Workspace slug.' }),
     plan: z.enum(planNames).openapi({ description: 'Plan of the workspace.' }),
     actor: z
-      .object({
-        type: z.literal('apiKey').openapi({ description: 'The kind of credential holder.' }),
-        keyId: z.string().openapi({ description: 'Id of the API key.' }),
-        scopes: z.array(z.enum(scopes)).openapi({ description: "['read'] or ['write']." }),
-      })
-      .strict()
+      .discriminatedUnion('type', [
+        z
+          .object({
+            type: z.literal('apiKey').openapi({ description: 'The kind of credential holder.' }),
+            keyId: z.string().openapi({ description: 'Id of the API key.' }),
+            scopes: z.array(z.enum(scopes)).openapi({ description: "['read'] or ['write']." }),
+          })
+          .strict(),
+        z
+          .object({
+            type: z.literal('oauth').openapi({ description: 'An app connected with OAuth.' }),
+            grantId: z.string().openapi({ description: 'Id of the connection, oat_<grant id>, as the audit log names it.' }),
+            clientId: z.string().openapi({ description: 'The OAuth client id of the app.' }),
+            scopes: z.array(z.enum(scopes)).openapi({ description: "['read'] or ['write']." }),
+          })
+          .strict(),
+      ])
       .openapi({ description: 'The resolved credential holder.' }),
   })
   .strict()

@@ -1,6 +1,6 @@
 import { Code, ConnectError, createContextKey, type HandlerContext, type Interceptor } from '@connectrpc/connect';
 import type { Logger } from 'pino';
-import type { Actor } from '../domain/actor.ts';
+import { type Actor, isCredential } from '../domain/actor.ts';
 import { AppError } from '../errors.ts';
 import type { Admit } from '../http/credentials.ts';
 import { RateLimited } from '../http/rate-limit.ts';
@@ -11,7 +11,7 @@ const callerKey = createContextKey<Actor | undefined>(undefined, { description: 
 /** The caller and the workspace its credential is bound to. */
 export function callerOf(context: HandlerContext): { actor: Actor; workspaceId: number } {
   const actor = context.values.get(callerKey);
-  if (actor?.type !== 'apiKey') throw new AppError('INTERNAL', 'the call reached a handler without an authenticated caller');
+  if (!actor || !isCredential(actor)) throw new AppError('INTERNAL', 'the call reached a handler without an authenticated caller');
   return { actor, workspaceId: actor.workspaceId };
 }
 

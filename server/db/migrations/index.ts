@@ -3,6 +3,7 @@ import * as m0001 from './0001-initial.ts';
 import * as m0002 from './0002-monitors.ts';
 import * as m0003 from './0003-checks.ts';
 import * as m0004 from './0004-pages.ts';
+import * as m0005 from './0005-oauth.ts';
 
 /**
  * Every migration, in order, imported statically so a bundled app carries them. Append only:
@@ -13,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   '0002-monitors': m0002,
   '0003-checks': m0003,
   '0004-pages': m0004,
+  '0005-oauth': m0005,
 };

@@ -4,15 +4,14 @@ import { z } from 'zod';
 import type { ApiKeyRow, Database } from '../../db/schema.ts';
 import { writeTransaction } from '../../db/transaction.ts';
 import { AppError, notFound } from '../../errors.ts';
-import { type Actor, type Scope, scopes, type Surface } from '../actor.ts';
+import { type Actor, isCredential, type Scope, scopes, type Surface } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
-import { hashSecret, newSecret } from '../secrets.ts';
+import { ACCESS_TOKEN_PREFIX, hashSecret, KEY_PREFIX, newSecret, REFRESH_TOKEN_PREFIX } from '../secrets.ts';
+
+const isOAuthToken = (secret: string) => secret.startsWith(ACCESS_TOKEN_PREFIX) || secret.startsWith(REFRESH_TOKEN_PREFIX);
 import { parseInput } from '../validation.ts';
 
-/** Every API key starts with this; OAuth access tokens start with `svc_oat_` and are never keys. */
-export const KEY_PREFIX = 'svc_';
-const OAUTH_TOKEN_PREFIX = 'svc_oat_';
 /** `svc_` and eight characters of the random part: enough to tell keys apart, useless to an attacker. */
 const LOOKUP_PREFIX_LENGTH = 12;
 /** last_used_at is refreshed at most this often per key, so reads do not turn into writes. */
@@ -62,7 +61,7 @@ function snapshot(key: ApiKey): Record<string, unknown> {
 function generateKeySecret(): string {
   for (;;) {
     const secret = newSecret(KEY_PREFIX);
-    if (!secret.startsWith(OAUTH_TOKEN_PREFIX)) return secret;
+    if (!isOAuthToken(secret)) return secret;
   }
 }
 
@@ -74,7 +73,7 @@ export function createKeyService(db: Kysely<Database>) {
     const row = Number.isSafeInteger(id)
       ? await q.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst()
       : undefined;
-    const visible = row && (actor.type !== 'apiKey' || row.workspace_id === actor.workspaceId);
+    const visible = row && (!isCredential(actor) || row.workspace_id === actor.workspaceId);
     if (!row || !visible) throw notFound('API key', keyId);
     return row;
   }
@@ -85,7 +84,7 @@ export function createKeyService(db: Kysely<Database>) {
      * secret is returned here once and stored only as a hash.
      */
     async create(actor: Actor, input: z.input<typeof createKeyInput>): Promise<{ key: ApiKey; secret: string }> {
-      if (actor.type === 'apiKey') {
+      if (isCredential(actor)) {
         throw new AppError('FORBIDDEN', 'API keys are created only in the dashboard or with the statusdesk CLI');
       }
       const values = parseInput(createKeyInput, input);
@@ -140,6 +139,7 @@ export function createKeyService(db: Kysely<Database>) {
         if (actor.type === 'apiKey' && actor.keyId !== String(current.id) && !actor.scopes.includes('write')) {
           throw new AppError('FORBIDDEN', 'a read-only API key may revoke only itself');
         }
+        if (actor.type === 'oauth') throw new AppError('FORBIDDEN', 'API keys are revoked only in the dashboard or with the statusdesk CLI');
         if (actor.type === 'user') await authorize(trx, actor, current.workspace_id, 'manage');
         if (current.revoked_at) return toApiKey(current);
         const updated = await trx
@@ -166,7 +166,7 @@ export function createKeyService(db: Kysely<Database>) {
      * key (unknown, malformed or revoked): the edge answers 401 either way.
      */
     async authenticate(secret: string, surface: Surface): Promise<Extract<Actor, { type: 'apiKey' }> | undefined> {
-      if (!secret.startsWith(KEY_PREFIX) || secret.startsWith(OAUTH_TOKEN_PREFIX) || secret.length > 200) return undefined;
+      if (!secret.startsWith(KEY_PREFIX) || isOAuthToken(secret) || secret.length > 200) return undefined;
       const hash = Buffer.from(hashSecret(secret));
       const candidates = await db
         .selectFrom('api_keys')

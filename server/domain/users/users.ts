@@ -50,3 +50,18 @@ export async function ensureOwner(db: Kysely<Database>): Promise<number> {
     return user.id;
   });
 }
+
+/** A person as the dashboard shows them. */
+export interface User {
+  id: string;
+  name: string;
+}
+
+export function createUserService(db: Kysely<Database>) {
+  return {
+    async get(userId: number): Promise<User | undefined> {
+      const row = await db.selectFrom('users').select(['id', 'name']).where('id', '=', userId).executeTakeFirst();
+      return row && { id: String(row.id), name: row.name };
+    },
+  };
+}

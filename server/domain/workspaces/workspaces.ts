@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { writeTransaction } from '../../db/transaction.ts';
 import type { Database, WorkspaceRow } from '../../db/schema.ts';
 import { AppError } from '../../errors.ts';
-import type { Actor } from '../actor.ts';
+import { type Actor, isCredential } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { type PlanName, planNames } from '../plans.ts';
@@ -37,7 +37,7 @@ export function createWorkspaceService(db: Kysely<Database>) {
   return {
     /** Creates a workspace; a person creating it becomes its owner. */
     async create(actor: Actor, input: z.input<typeof createWorkspaceInput>): Promise<Workspace> {
-      if (actor.type === 'apiKey') throw new AppError('FORBIDDEN', 'an API key cannot create workspaces');
+      if (isCredential(actor)) throw new AppError('FORBIDDEN', 'an API credential cannot create workspaces');
       const values = parseInput(createWorkspaceInput, input);
       return writeTransaction(db, async (trx) => {
         const taken = await trx.selectFrom('workspaces').select('id').where('slug', '=', values.slug).executeTakeFirst();
@@ -71,7 +71,7 @@ export function createWorkspaceService(db: Kysely<Database>) {
     /** The workspaces the actor can see: its one for a key, its memberships for a person. */
     async list(actor: Actor): Promise<Workspace[]> {
       let query = db.selectFrom('workspaces').selectAll('workspaces');
-      if (actor.type === 'apiKey') query = query.where('id', '=', actor.workspaceId);
+      if (isCredential(actor)) query = query.where('id', '=', actor.workspaceId);
       if (actor.type === 'user') {
         query = query
           .innerJoin('memberships', 'memberships.workspace_id', 'workspaces.id')

@@ -1,0 +1,116 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Context } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import type { OAuthScope } from '../db/schema.ts';
+import type { Actor } from '../domain/actor.ts';
+import { CONSENT_TTL_MS, type ConsentRequestView } from '../domain/oauth/consent.ts';
+import type { Services } from '../domain/services.ts';
+import { AppError } from '../errors.ts';
+import type { AppEnv, HonoApp } from '../http/hono-app.ts';
+import { errorPage } from '../oauth/error-page.ts';
+
+/** The cookie that binds one consent request to the browser that made it. */
+const bindingCookie = (requestId: string) => `statusdesk_consent_${requestId}`;
+const REQUEST_ID = /^[A-Za-z0-9_-]{22}$/;
+
+/**
+ * The anti-forgery token of a decision: bound to the dashboard session and the request, so only a
+ * page that could read the request with that session can approve or deny it.
+ */
+function csrfToken(sessionSecret: string, requestId: string): string {
+  return createHmac('sha256', sessionSecret).update(`consent:${requestId}`).digest('base64url');
+}
+
+function checkCsrf(sessionSecret: string, requestId: string, given: unknown): void {
+  const expected = Buffer.from(csrfToken(sessionSecret, requestId));
+  const actual = Buffer.from(typeof given === 'string' ? given : '');
+  if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) {
+    throw new AppError('FORBIDDEN', 'csrfToken: missing or not valid for this session and request; reload the page');
+  }
+}
+
+export interface ConsentRoutesOptions {
+  services: Services;
+  sessionCookie: string;
+  /** The signed-in person of a request, if any. */
+  personOf(c: Context<AppEnv>): Promise<Actor | undefined>;
+}
+
+async function readBody(c: Context<AppEnv>): Promise<Record<string, unknown>> {
+  try {
+    const body: unknown = await c.req.json();
+    if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body as Record<string, unknown>;
+  } catch {
+    // answered below
+  }
+  throw new AppError('VALIDATION', 'the request body must be a JSON object');
+}
+
+/**
+ * The dashboard's side of consent: the ticket that binds a browser, the request as the consent
+ * page sees it, and the decisions of a signed-in person (SPEC 5.2, step 3).
+ */
+export function registerConsentRoutes(app: HonoApp, options: ConsentRoutesOptions): void {
+  const { services, sessionCookie } = options;
+
+  /** A request decorated for a signed-in person: the anti-forgery token and the workspaces to choose from. */
+  async function forPerson(c: Context<AppEnv>, request: ConsentRequestView, person: Actor | undefined) {
+    if (!request.canDecide || !person) return request;
+    const session = getCookie(c, sessionCookie) ?? '';
+    const workspaces = (await services.workspaces.list(person)).map(({ id, name, slug }) => ({ id, name, slug }));
+    return { ...request, csrfToken: csrfToken(session, request.id), workspaces };
+  }
+
+  // The ticket from /oauth/authorize becomes this browser's cookie, and leaves the address at once.
+  app.use('/oauth/consent', async (c, next) => {
+    const ticket = c.req.query('ticket');
+    if (ticket === undefined) return next();
+    const redeemed = await services.oauth.redeemTicket(ticket);
+    if (!redeemed) return errorPage('invalid_request', 'This consent link was already used or has expired. Start connecting again from the app.');
+    setCookie(c, bindingCookie(redeemed.id), redeemed.browserSecret, {
+      httpOnly: true,
+      sameSite: 'Lax',
+      path: '/oauth/consent',
+      maxAge: Math.floor((2 * CONSENT_TTL_MS) / 1000),
+    });
+    c.header('cache-control', 'no-store');
+    c.header('referrer-policy', 'no-referrer');
+    return c.redirect(`/oauth/consent?request=${redeemed.id}`, 303);
+  });
+
+  app.get('/oauth/consent/requests/:id', async (c) => {
+    const id = c.req.param('id');
+    if (!REQUEST_ID.test(id)) throw new AppError('NOT_FOUND', `consent request ${id} does not exist`);
+    const person = await options.personOf(c);
+    const request = await services.oauth.view(id, { browserSecret: getCookie(c, bindingCookie(id)), person });
+    c.header('cache-control', 'no-store');
+    return c.json(await forPerson(c, request, person));
+  });
+
+  app.get('/api/oauth/requests', async (c) => {
+    const person = c.get('actor');
+    const requests = await services.oauth.pending(person);
+    return c.json({ requests: await Promise.all(requests.map((r) => forPerson(c, r, person))) });
+  });
+
+  app.post('/api/oauth/requests/:id/approve', async (c) => {
+    const id = c.req.param('id');
+    const body = await readBody(c);
+    checkCsrf(getCookie(c, sessionCookie) ?? '', id, body.csrfToken);
+    const workspaceId = body.workspaceId === undefined ? undefined : Number(body.workspaceId);
+    if (workspaceId !== undefined && (!Number.isSafeInteger(workspaceId) || workspaceId <= 0)) {
+      throw new AppError('VALIDATION', 'workspaceId: must be the id of one of your workspaces', [{ field: 'workspaceId', rule: 'must be the id of one of your workspaces' }]);
+    }
+    const person = c.get('actor');
+    const approved = await services.oauth.approve(person, { id }, { workspaceId, access: body.access as OAuthScope | undefined });
+    return c.json(await forPerson(c, approved, person));
+  });
+
+  app.post('/api/oauth/requests/:id/deny', async (c) => {
+    const id = c.req.param('id');
+    const body = await readBody(c);
+    checkCsrf(getCookie(c, sessionCookie) ?? '', id, body.csrfToken);
+    const person = c.get('actor');
+    return c.json(await forPerson(c, await services.oauth.deny(person, { id }), person));
+  });
+}
