@@ -5,9 +5,23 @@ import { SESSION_TTL_MS } from '../domain/sessions/sessions.ts';
 import type { Services } from '../domain/services.ts';
 import { AppError } from '../errors.ts';
 import { type AppEnv, createHonoApp } from '../http/hono-app.ts';
+import { registerConsentRoutes } from './consent-routes.ts';
 import { registerUi } from './ui-routes.ts';
 
 export const SESSION_COOKIE = 'statusdesk_session';
+
+/**
+ * Every dashboard answer: scripts, styles and connections only from the dashboard itself, and no
+ * page inside a frame, so no other site can script or overlay the consent screen.
+ */
+export const DASHBOARD_SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+  'cross-origin-opener-policy': 'same-origin',
+} as const;
 
 export interface DashboardAppOptions {
   services: Services;
@@ -36,17 +50,24 @@ function workspaceIdParam(c: Context<AppEnv>): number {
  */
 export function createDashboardApp(options: DashboardAppOptions) {
   const { services } = options;
+  const personOf = async (c: Context<AppEnv>) => {
+    const secret = getCookie(c, SESSION_COOKIE);
+    return secret ? services.sessions.resolveSession(secret) : undefined;
+  };
   const app = createHonoApp({
     ...options,
     authenticate: {
       path: '/api/*',
       async actor(c) {
-        const secret = getCookie(c, SESSION_COOKIE);
-        const actor = secret ? await services.sessions.resolveSession(secret) : undefined;
+        const actor = await personOf(c);
         if (!actor) throw new AppError('UNAUTHORIZED', 'not signed in: open the sign-in link that statusdesk serve printed');
         return actor;
       },
     },
+  });
+  app.use(async (c, next) => {
+    await next();
+    for (const [name, value] of Object.entries(DASHBOARD_SECURITY_HEADERS)) c.res.headers.set(name, value);
   });
 
   app.get('/signin', async (c) => {
@@ -65,7 +86,8 @@ export function createDashboardApp(options: DashboardAppOptions) {
 
   app.get('/api/session', async (c) => {
     const actor = c.get('actor');
-    return c.json({ workspaces: await services.workspaces.list(actor) });
+    const user = actor.type === 'user' ? await services.users.get(actor.userId) : undefined;
+    return c.json({ ...(user ? { user } : {}), workspaces: await services.workspaces.list(actor) });
   });
 
   app.post('/api/signout', async (c) => {
@@ -86,6 +108,17 @@ export function createDashboardApp(options: DashboardAppOptions) {
 
   app.post('/api/keys/:keyId/revoke', async (c) => c.json({ key: await services.keys.revoke(c.get('actor'), c.req.param('keyId')) }));
 
+  app.get('/api/workspaces/:workspaceId/connections', async (c) =>
+    c.json({ connections: await services.connections.list(c.get('actor'), workspaceIdParam(c)) }),
+  );
+  app.get('/api/connections/:connectionId/activity', async (c) =>
+    c.json({ entries: await services.connections.activity(c.get('actor'), c.req.param('connectionId')) }),
+  );
+  app.post('/api/connections/:connectionId/revoke', async (c) =>
+    c.json({ connection: await services.connections.revoke(c.get('actor'), c.req.param('connectionId')) }),
+  );
+
+  registerConsentRoutes(app, { services, sessionCookie: SESSION_COOKIE, personOf });
   registerUi(app);
 
   return app;
