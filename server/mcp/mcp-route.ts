@@ -4,9 +4,20 @@ import type { Admit } from '../http/credentials.ts';
 import type { HonoApp } from '../http/hono-app.ts';
 import { RateLimited } from '../http/rate-limit.ts';
 import { AppError } from '../errors.ts';
-import { createMcpServerFactory, type McpServerOptions } from './mcp-server.ts';
+import { createMcpServerFactory, isWriteTool, type McpServerOptions } from './mcp-server.ts';
 
 export const MCP_PATH = '/mcp';
+
+/**
+ * The write tool a single `tools/call` body names, if any: a read-only OAuth connection calling it
+ * is sent to step up its scope (MCP authorization, scope challenge) instead of into the server.
+ */
+function writeToolCalled(body: unknown): { id: unknown; name: string } | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const message = body as { method?: unknown; id?: unknown; params?: { name?: unknown } };
+  const name = message.params?.name;
+  return message.method === 'tools/call' && typeof name === 'string' && isWriteTool(name) ? { id: message.id, name } : undefined;
+}
 
 /** How many calls a JSON-RPC body makes: one per request; notifications and answers cost nothing. */
 function callsIn(body: unknown): number {
@@ -53,6 +64,18 @@ export function registerMcp(app: HonoApp, options: McpServerOptions & { admit: A
         return oauthError(401, 'invalid_token', error.message, { 'www-authenticate': challenge });
       }
       throw error;
+    }
+    const stepUp = actor.type === 'oauth' && !actor.scopes.includes('write') ? writeToolCalled(body) : undefined;
+    if (stepUp) {
+      // The domain would refuse it too (FORBIDDEN); answering here lets the client ask the person for write.
+      const message = `${stepUp.name} changes things: this connection has read-only access; reconnect and choose Read & write`;
+      return new Response(JSON.stringify({ jsonrpc: '2.0', id: stepUp.id ?? null, error: { code: -32003, message, data: { code: 'FORBIDDEN' } } }), {
+        status: 403,
+        headers: {
+          'content-type': 'application/json',
+          'www-authenticate': `Bearer error="insufficient_scope", scope="write", resource_metadata="${resourceMetadata}", error_description="${message}"`,
+        },
+      });
     }
     // The body was read here; the handler gets it parsed, or as text to answer a parse error itself.
     const request = body === undefined ? new Request(c.req.raw.url, { method: 'POST', headers: c.req.raw.headers, body: text }) : c.req.raw;

@@ -17,6 +17,13 @@ import { workspaceTools } from './workspace-tools.ts';
 /** Every tool of SPEC 4.3, in the order tools/list shows them. */
 const allTools: readonly Tool[] = [...pageTools, ...monitorTools, ...workspaceTools, ...contentTools];
 
+const writeTools = new Set(allTools.filter((t) => t.access === 'write').map((t) => t.name));
+
+/** Whether a tool changes things, and so needs the write scope. */
+export function isWriteTool(name: string): boolean {
+  return writeTools.has(name);
+}
+
 /** Errors the caller can fix by changing the input: a tool result, so the model sees and retries (SPEC 7). */
 const toolErrors = new Set<ErrorCode>(['NOT_FOUND', 'VALIDATION', 'CONFLICT', 'LIMIT_EXCEEDED', 'PRECONDITION_FAILED']);
 /** JSON-RPC codes of the errors that are not the input's fault; -32000 to -32099 are the server's own. */

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { writeTransaction } from '../../db/transaction.ts';
 import type { Database, WorkspaceRow } from '../../db/schema.ts';
 import { AppError } from '../../errors.ts';
-import { type Actor, isCredential } from '../actor.ts';
+import { type Actor, isCredential, type Role } from '../actor.ts';
+import { revokeGrant } from '../oauth/grants.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { type PlanName, planNames } from '../plans.ts';
@@ -27,6 +28,17 @@ export const createWorkspaceInput = z.object({
   name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
   slug: slugSchema,
   plan: z.enum(planNames, { error: `must be one of ${planNames.join(', ')}` }).default('scale'),
+});
+
+export interface Member {
+  userId: string;
+  name: string;
+  role: Role;
+}
+
+export const addMemberInput = z.object({
+  name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  role: z.enum(['owner', 'admin', 'member'], { error: 'must be owner, admin or member' }).default('member'),
 });
 
 export function toWorkspace(row: WorkspaceRow): Workspace {
@@ -86,6 +98,47 @@ export function createWorkspaceService(db: Kysely<Database>) {
       if (!row) throw new AppError('NOT_FOUND', `workspace ${slug} does not exist`);
       await authorize(db, actor, row.id, 'read');
       return toWorkspace(row);
+    },
+
+    /** Adds a person to a workspace (a new local user of that name). Owners and admins only. */
+    async addMember(actor: Actor, workspaceId: number, input: z.input<typeof addMemberInput>): Promise<Member> {
+      const values = parseInput(addMemberInput, input);
+      return writeTransaction(db, async (trx) => {
+        await authorize(trx, actor, workspaceId, 'manage');
+        const now = new Date().toISOString();
+        const user = await trx.insertInto('users').values({ name: values.name, email: null, created_at: now }).returning('id').executeTakeFirstOrThrow();
+        await trx.insertInto('memberships').values({ workspace_id: workspaceId, user_id: user.id, role: values.role, created_at: now }).execute();
+        const member: Member = { userId: String(user.id), name: values.name, role: values.role };
+        await recordAudit(trx, { workspaceId, entityType: 'membership', entityId: user.id, action: 'membership.create', actor, before: null, after: { ...member } });
+        return member;
+      });
+    },
+
+    /**
+     * Removes a person from a workspace, and with them every connection they approved for it
+     * (SPEC 3.4). The last owner stays.
+     */
+    async removeMember(actor: Actor, workspaceId: number, userId: number): Promise<void> {
+      await writeTransaction(db, async (trx) => {
+        await authorize(trx, actor, workspaceId, 'manage');
+        const row = await trx
+          .selectFrom('memberships')
+          .innerJoin('users', 'users.id', 'memberships.user_id')
+          .select(['memberships.role', 'users.name'])
+          .where('workspace_id', '=', workspaceId)
+          .where('user_id', '=', userId)
+          .executeTakeFirst();
+        if (!row) throw new AppError('NOT_FOUND', `user ${userId} is not a member of workspace ${workspaceId}`);
+        if (row.role === 'owner') {
+          const owners = await trx.selectFrom('memberships').select('user_id').where('workspace_id', '=', workspaceId).where('role', '=', 'owner').execute();
+          if (owners.length === 1) throw new AppError('PRECONDITION_FAILED', 'the last owner of a workspace cannot be removed');
+        }
+        const grants = await trx.selectFrom('oauth_grants').select('id').where('workspace_id', '=', workspaceId).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
+        for (const grant of grants) await revokeGrant(trx, grant.id, actor, 'member_removed');
+        await trx.deleteFrom('memberships').where('workspace_id', '=', workspaceId).where('user_id', '=', userId).execute();
+        const member: Member = { userId: String(userId), name: row.name, role: row.role as Role };
+        await recordAudit(trx, { workspaceId, entityType: 'membership', entityId: userId, action: 'membership.delete', actor, before: { ...member }, after: null });
+      });
     },
   };
 }
