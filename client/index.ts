@@ -1,4 +1,4 @@
-import { type Client, createClient as createServiceClient, type Interceptor, type Transport } from '@connectrpc/connect';
+import { type Client, Code, ConnectError, createClient as createServiceClient, type Interceptor, type Transport } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import { MaintenanceService } from '../proto/gen/maintenance/v1/maintenance_pb.js';
 import { MonitorService } from '../proto/gen/monitor/v1/monitor_pb.js';
@@ -22,8 +22,13 @@ export const DEFAULT_API_URL = 'http://localhost:3000/rpc';
 export interface ClientOptions {
   /** The RPC base address, e.g. `http://localhost:3000/rpc`. Wins over SERVICE_API_URL. */
   baseUrl?: string;
-  /** An API key (`svc_...`). Wins over SERVICE_API_KEY. */
+  /** An API key (`svc_...`). Wins over `accessToken` and SERVICE_API_KEY. */
   apiKey?: string;
+  /**
+   * An OAuth access token (`svc_oat_...`), sent as `Authorization: Bearer` instead of a key: the
+   * token, or a source asked before every call. Wins over SERVICE_API_KEY.
+   */
+  accessToken?: string | AccessTokenSource;
   /** The wire protocol. Default `connect`. */
   protocol?: 'connect' | 'grpc' | 'grpc-web';
   /** Where to read SERVICE_API_KEY and SERVICE_API_URL. Default `process.env`. */
@@ -44,10 +49,17 @@ export interface StatusdeskClient {
   baseUrl: string;
 }
 
-/** Thrown by createClient when neither the options nor the environment hold an API key. */
+/**
+ * Gives a current access token. Called with the token the service just refused (401), it gives a
+ * renewed one (for example by the refresh token grant), and the call is sent once more; giving
+ * the refused token back, or throwing, ends the call.
+ */
+export type AccessTokenSource = (refused?: string) => Promise<string>;
+
+/** Thrown by createClient when neither the options nor the environment hold a credential. */
 export class MissingApiKeyError extends Error {
   constructor() {
-    super('no API key: set SERVICE_API_KEY or pass apiKey (create a key with `statusdesk keys create`)');
+    super('no API key: set SERVICE_API_KEY or pass apiKey or accessToken (create a key with `statusdesk keys create`, or log in with `statusdesk login`)');
     this.name = 'MissingApiKeyError';
   }
 }
@@ -57,6 +69,24 @@ function serviceKey(apiKey: string): Interceptor {
   return (next) => (req) => {
     req.header.set('x-service-key', apiKey);
     return next(req);
+  };
+}
+
+/** Adds the bearer token to every call; a unary call refused with 401 is sent once more with a renewed token. */
+function bearerToken(source: AccessTokenSource): Interceptor {
+  return (next) => async (req) => {
+    const token = await source();
+    req.header.set('authorization', `Bearer ${token}`);
+    try {
+      return await next(req);
+    } catch (error) {
+      // A streaming request's messages are consumed by the first attempt.
+      if (req.stream || ConnectError.from(error).code !== Code.Unauthenticated) throw error;
+      const renewed = await source(token);
+      if (renewed === token) throw error;
+      req.header.set('authorization', `Bearer ${renewed}`);
+      return await next(req);
+    }
   };
 }
 
@@ -71,13 +101,22 @@ function transportFor(protocol: ClientOptions['protocol'], baseUrl: string, inte
   }
 }
 
-/** Typed clients of every Statusdesk service, authenticated with one API key. */
+/** The interceptor that carries the credential: the key of the options, their access token, or SERVICE_API_KEY. */
+function credential(options: ClientOptions, env: Record<string, string | undefined>): Interceptor {
+  if (options.apiKey) return serviceKey(options.apiKey);
+  const { accessToken } = options;
+  if (typeof accessToken === 'function') return bearerToken(accessToken);
+  if (accessToken) return bearerToken(async () => accessToken);
+  if (env.SERVICE_API_KEY) return serviceKey(env.SERVICE_API_KEY);
+  throw new MissingApiKeyError();
+}
+
+/** Typed clients of every Statusdesk service, authenticated with one API key or OAuth access token. */
 export function createClient(options: ClientOptions = {}): StatusdeskClient {
   const env = options.env ?? process.env;
-  const apiKey = options.apiKey || env.SERVICE_API_KEY;
-  if (!apiKey) throw new MissingApiKeyError();
+  const interceptor = credential(options, env);
   const baseUrl = (options.baseUrl || env.SERVICE_API_URL || DEFAULT_API_URL).replace(/\/+$/, '');
-  const transport = transportFor(options.protocol, baseUrl, [serviceKey(apiKey)]);
+  const transport = transportFor(options.protocol, baseUrl, [interceptor]);
   return {
     monitors: createServiceClient(MonitorService, transport),
     pages: createServiceClient(StatusPageService, transport),

@@ -184,7 +184,7 @@ describe('statusdesk mcp through the SDK stdio client', () => {
       const result = await runCli(['mcp', '--api-url', svc.apiUrl], { ...clean, SERVICE_API_KEY: key });
       assert.equal(result.code, 1, result.stderr);
       assert.equal(result.stdout, '');
-      assert.match(result.stderr, /^statusdesk: SERVICE_API_KEY is not set: create a key with `statusdesk keys create` and export it\n$/);
+      assert.match(result.stderr, /^statusdesk: SERVICE_API_KEY is not set and there is no login to http:\/\/localhost:\d+: run `statusdesk login --api-url http:\/\/localhost:\d+`, or create a key with `statusdesk keys create` and export it as SERVICE_API_KEY\n$/);
     }
   });
 
@@ -301,7 +301,7 @@ describe('statusdesk mcp on the wire', () => {
     createInterface({ input: output }).on('line', (line) => lines.push(JSON.parse(line)));
     const diagnostics: string[] = [];
     try {
-      const done = runBridge({ endpoint: mcpEndpoint(svc.apiUrl), key: read, input, output, diagnostic: (text) => diagnostics.push(text) });
+      const done = runBridge({ endpoint: mcpEndpoint(svc.apiUrl), credential: { apiKey: read }, input, output, diagnostic: (text) => diagnostics.push(text) });
       input.write(`${JSON.stringify(initialize(1, '2025-06-18'))}\n`);
       while (lines.length < 1) await new Promise((resolve) => setTimeout(resolve, 10));
       assert.equal(lines[0].result?.protocolVersion, '2025-06-18', JSON.stringify(lines[0]));
@@ -353,7 +353,7 @@ describe('statusdesk mcp on the wire', () => {
     const diagnostics: string[] = [];
     try {
       const started = Date.now();
-      const done = runBridge({ endpoint: mcpEndpoint(svc.apiUrl), key: read, input, output, diagnostic: (text) => diagnostics.push(text) });
+      const done = runBridge({ endpoint: mcpEndpoint(svc.apiUrl), credential: { apiKey: read }, input, output, diagnostic: (text) => diagnostics.push(text) });
       input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'list_status_pages', arguments: {} } })}\n`);
       input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 'quick', method: 'tools/list', params: {} })}\n`);
       input.end(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow', reason: 'user' } })}\n`);
@@ -402,22 +402,21 @@ describe('statusdesk mcp parts', () => {
 
   test('2026-07-28 requests name their version, method and name; others the negotiated version', () => {
     const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' };
-    const call = requestHeaders({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_monitors', _meta: envelope } }, 'svc_k', '2025-11-25');
+    const call = requestHeaders({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_monitors', _meta: envelope } }, '2025-11-25');
     assert.equal(call.get('mcp-protocol-version'), '2026-07-28');
     assert.equal(call.get('mcp-method'), 'tools/call');
     assert.equal(call.get('mcp-name'), 'list_monitors');
-    assert.equal(call.get('x-service-key'), 'svc_k');
     assert.equal(call.get('accept'), 'application/json, text/event-stream');
-    const read = requestHeaders({ jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: 'https://x.example/llms.txt', _meta: envelope } }, 'k', undefined);
+    const read = requestHeaders({ jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: 'https://x.example/llms.txt', _meta: envelope } }, undefined);
     assert.equal(read.get('mcp-name'), 'https://x.example/llms.txt');
-    const discover = requestHeaders({ jsonrpc: '2.0', id: 3, method: 'server/discover', params: { _meta: envelope } }, 'k', undefined);
+    const discover = requestHeaders({ jsonrpc: '2.0', id: 3, method: 'server/discover', params: { _meta: envelope } }, undefined);
     assert.equal(discover.get('mcp-name'), null);
 
-    const legacy = requestHeaders({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: {} }, 'k', '2025-06-18');
+    const legacy = requestHeaders({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: {} }, '2025-06-18');
     assert.equal(legacy.get('mcp-protocol-version'), '2025-06-18');
     assert.equal(legacy.get('mcp-method'), null);
-    assert.equal(requestHeaders({ jsonrpc: '2.0', id: 5, method: 'initialize', params: {} }, 'k', '2025-06-18').get('mcp-protocol-version'), null);
-    assert.equal(requestHeaders({ jsonrpc: '2.0', id: 6, method: 'tools/list' }, 'k', undefined).get('mcp-protocol-version'), null);
+    assert.equal(requestHeaders({ jsonrpc: '2.0', id: 5, method: 'initialize', params: {} }, '2025-06-18').get('mcp-protocol-version'), null);
+    assert.equal(requestHeaders({ jsonrpc: '2.0', id: 6, method: 'tools/list' }, undefined).get('mcp-protocol-version'), null);
   });
 
   test('header values outside printable ASCII are base64 in the =?base64?...?= wrapper', () => {

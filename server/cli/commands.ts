@@ -5,9 +5,11 @@ import { startService } from '../main.ts';
 import { channelCommands } from './channel-commands.ts';
 import { type Command, dataDir, json, required, restBase, str } from './flags.ts';
 import { withLocalOwner } from './local.ts';
+import { fetchWith, loginCommands, serviceCredential } from './login.ts';
 import { mcpCommand } from './mcp-bridge.ts';
 import { monitorCommands } from './monitor-commands.ts';
-import { NO_KEY, printJson, printTable } from './output.ts';
+import { oauthCommands } from './oauth-commands.ts';
+import { printJson, printTable } from './output.ts';
 import { pageCommands } from './page-commands.ts';
 import { reportCommands } from './report-commands.ts';
 
@@ -123,23 +125,24 @@ const workspacesList: Command = {
 };
 
 const whoami: Command = {
-  usage: 'whoami [--url URL] [--json]   (key from SERVICE_API_KEY, address from SERVICE_API_URL)',
+  usage: 'whoami [--url URL] [--json]   (key from SERVICE_API_KEY or the login of `statusdesk login`, address from SERVICE_API_URL)',
   options: { ...json, url: { type: 'string' } },
   async run(values) {
-    const key = process.env.SERVICE_API_KEY;
-    if (!key) throw new AppError('UNAUTHORIZED', NO_KEY);
     const base = restBase(str(values, 'url') ?? process.env.SERVICE_API_URL ?? 'http://localhost:3000/rpc');
+    const credential = serviceCredential(base);
     let response: Response;
     try {
-      response = await fetch(`${base}/v1/whoami`, { headers: { 'x-service-key': key }, signal: AbortSignal.timeout(10_000) });
+      response = await fetchWith(credential, `${base}/v1/whoami`, { signal: AbortSignal.timeout(10_000) });
     } catch (error) {
+      if (error instanceof AppError) throw error;
       const cause = (error as Error & { cause?: NodeJS.ErrnoException }).cause;
       throw new AppError('INTERNAL', `cannot reach ${base}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
     }
     const body = (await response.json().catch(() => ({}))) as Record<string, any>;
     if (!response.ok) throw new AppError(body.code ?? 'INTERNAL', `${response.status} ${body.message ?? response.statusText}`);
     if (values.json) return printJson(body);
-    printTable(['WORKSPACE', 'SLUG', 'PLAN', 'KEY', 'SCOPES'], [[body.name, body.slug, body.plan, body.actor?.keyId, body.actor?.scopes?.join(',')]]);
+    // An OAuth login is named as the audit log names it, oat_<grant id>.
+    printTable(['WORKSPACE', 'SLUG', 'PLAN', 'KEY', 'SCOPES'], [[body.name, body.slug, body.plan, body.actor?.keyId ?? body.actor?.grantId, body.actor?.scopes?.join(',')]]);
   },
 };
 
@@ -151,6 +154,8 @@ export const commands: Record<string, Command> = {
   'workspaces create': workspacesCreate,
   'workspaces list': workspacesList,
   whoami,
+  ...loginCommands,
+  ...oauthCommands,
   mcp: mcpCommand,
   ...monitorCommands,
   ...pageCommands,

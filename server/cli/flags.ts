@@ -1,9 +1,9 @@
 import type { ParseArgsConfig } from 'node:util';
 import { type DescMessage, type MessageShape, toJson } from '@bufbuild/protobuf';
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
-import { createClient, type StatusdeskClient } from '../../client/index.ts';
-import { AppError } from '../errors.ts';
-import { NO_KEY, printJson, printTable, UsageError } from './output.ts';
+import { createClient, DEFAULT_API_URL, type StatusdeskClient } from '../../client/index.ts';
+import { serviceCredential } from './login.ts';
+import { printJson, printTable, UsageError } from './output.ts';
 
 /** The flag helpers every command file shares: reading parsed flags, checking them, and reaching the service. */
 
@@ -41,11 +41,13 @@ export function required(values: Values, name: string): string {
   return value;
 }
 
-/** The client library with the key of SERVICE_API_KEY and the address of --api-url, --url (when it is the service's) or SERVICE_API_URL. */
+/**
+ * The client library at the address of --api-url, --url (when it is the service's) or
+ * SERVICE_API_URL, with the key of SERVICE_API_KEY or else the login to that service.
+ */
 export function client(values: Values, urlIsService = true): StatusdeskClient {
-  if (!process.env.SERVICE_API_KEY) throw new AppError('UNAUTHORIZED', NO_KEY);
-  const given = str(values, 'api-url') ?? (urlIsService ? str(values, 'url') : undefined) ?? process.env.SERVICE_API_URL;
-  return createClient({ baseUrl: given && withRpcPath(given) });
+  const baseUrl = withRpcPath(str(values, 'api-url') ?? (urlIsService ? str(values, 'url') : undefined) ?? (process.env.SERVICE_API_URL || DEFAULT_API_URL));
+  return createClient({ baseUrl, ...serviceCredential(baseUrl) });
 }
 
 /** The service's bare address (`http://localhost:3000`) means its RPC base, as whoami accepts both. */

@@ -4,7 +4,7 @@ import type { Readable, Writable } from 'node:stream';
 import { DEFAULT_API_URL } from '../../client/index.ts';
 import { AppError } from '../errors.ts';
 import { address, type Command, restBase, str } from './flags.ts';
-import { NO_KEY } from './output.ts';
+import { fetchWith, type ServiceCredential, serviceCredential } from './login.ts';
 
 /**
  * `statusdesk mcp`: MCP over stdio for clients that only start local processes (Claude Desktop),
@@ -64,8 +64,8 @@ export function headerValue(value: string): string {
  * version, method and (for the methods that have one) name; anything else gets the version the
  * initialize handshake negotiated, once there is one. The handshake itself goes without.
  */
-export function requestHeaders(body: unknown, key: string, negotiated: string | undefined): Headers {
-  const headers = new Headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-service-key': key });
+export function requestHeaders(body: unknown, negotiated: string | undefined): Headers {
+  const headers = new Headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
   const single = isObject(body) ? body : undefined;
   const claimed = single && envelopeVersion(single);
   if (single && claimed) {
@@ -109,11 +109,15 @@ function describeBody(text: string): string {
 /**
  * A refused POST as a JSON-RPC error a person can act on. The codes are the ones the /mcp
  * endpoint itself uses for the same conditions (UNAUTHORIZED -32001, FORBIDDEN -32003,
- * INTERNAL -32603); the rest are in the implementation-defined server range.
+ * INTERNAL -32603); the rest are in the implementation-defined server range. `credential` says
+ * what a 401 refused: SERVICE_API_KEY, or the login of `statusdesk login`.
  */
-export function httpError(status: number, headers: Headers, text: string, endpoint: string): JsonRpcError {
+export function httpError(status: number, headers: Headers, text: string, endpoint: string, credential: 'key' | 'login' = 'key'): JsonRpcError {
   const said = describeBody(text);
   const detail = said ? `: ${said}` : '';
+  if (status === 401 && credential === 'login') {
+    return { code: -32001, message: `the service refused your login (401${detail}): run \`statusdesk login\` again`, data: { code: 'UNAUTHORIZED', status } };
+  }
   if (status === 401) {
     return {
       code: -32001,
@@ -182,7 +186,7 @@ export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator
 export interface BridgeOptions {
   /** The service's MCP endpoint, `{origin}/mcp`. */
   endpoint: string;
-  key: string;
+  credential: ServiceCredential;
   input: Readable;
   output: Writable;
   /** One line for people (stderr): stdout carries only protocol messages. */
@@ -191,7 +195,7 @@ export interface BridgeOptions {
 
 /** Bridges until the input ends and every answer in flight is written (or the output closes). */
 export async function runBridge(options: BridgeOptions): Promise<void> {
-  const { endpoint, key, input, output, diagnostic } = options;
+  const { endpoint, credential, input, output, diagnostic } = options;
   let negotiated: string | undefined;
   let outputClosed = false;
   const inFlight = new Set<Promise<void>>();
@@ -243,10 +247,11 @@ export async function runBridge(options: BridgeOptions): Promise<void> {
     try {
       let response: Response;
       try {
-        response = await fetch(endpoint, { method: 'POST', headers: requestHeaders(body, key, negotiated), body: JSON.stringify(body), signal: abort.signal });
+        response = await fetchWith(credential, endpoint, { method: 'POST', headers: requestHeaders(body, negotiated), body: JSON.stringify(body), signal: abort.signal });
       } catch (error) {
         if (entry.cancelled) return;
-        const problem = networkError(error, endpoint);
+        // The login could not be refreshed: its message says what to run.
+        const problem = error instanceof AppError ? { code: -32001, message: error.message, data: { code: error.code } } : networkError(error, endpoint);
         diagnostic(`${what}: ${problem.message}`);
         return failAll(problem);
       }
@@ -261,7 +266,7 @@ export async function runBridge(options: BridgeOptions): Promise<void> {
           // Not JSON-RPC: described from the status below.
         }
         if (requests.size > 0 && [...requests.keys()].every((id) => answered.has(id))) return;
-        const problem = httpError(response.status, response.headers, text, endpoint);
+        const problem = httpError(response.status, response.headers, text, endpoint, 'apiKey' in credential ? 'key' : 'login');
         diagnostic(`${what}: ${problem.message}`);
         return failAll(problem);
       }
@@ -341,15 +346,13 @@ export function mcpEndpoint(serviceUrl: string): string {
 }
 
 export const mcpCommand: Command = {
-  usage: "mcp [--api-url URL]   (MCP over stdio for clients such as Claude Desktop, bridged to the service's /mcp; key from SERVICE_API_KEY, address from SERVICE_API_URL)",
+  usage: "mcp [--api-url URL]   (MCP over stdio for clients such as Claude Desktop, bridged to the service's /mcp; key from SERVICE_API_KEY or the login of `statusdesk login`, address from SERVICE_API_URL)",
   options: { ...address },
   async run(values) {
-    const key = process.env.SERVICE_API_KEY;
-    if (!key) throw new AppError('UNAUTHORIZED', NO_KEY);
     const endpoint = mcpEndpoint(str(values, 'api-url') ?? str(values, 'url') ?? (process.env.SERVICE_API_URL || DEFAULT_API_URL));
     await runBridge({
       endpoint,
-      key,
+      credential: serviceCredential(endpoint),
       input: process.stdin,
       output: process.stdout,
       diagnostic: (text) => process.stderr.write(`statusdesk mcp: ${text}\n`),

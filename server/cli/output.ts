@@ -2,8 +2,6 @@
 
 export class UsageError extends Error {}
 
-export const NO_KEY = 'SERVICE_API_KEY is not set: create a key with `statusdesk keys create` and export it';
-
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
