@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type LaunchOptions, type Page } from 'playwright-core';
-import { withLocalOwner } from '../../server/cli/local.ts';
 import type { TestService } from './harness.ts';
 
 /** Where a Chromium is looked for, in order, before Playwright's own download. */
@@ -54,6 +53,8 @@ export async function launchChromium(options: LaunchOptions = {}): Promise<Brows
 
 /** A fresh one-time sign-in link for the owner, as a restart of the service would print. */
 export async function signInLink(service: TestService): Promise<string> {
+  // Imported here so that finding a browser (scripts/ensure-chromium.ts) loads no service code.
+  const { withLocalOwner } = await import('../../server/cli/local.ts');
   const token = await withLocalOwner(service.dataDir, async (services, owner) =>
     services.sessions.createSignInToken(owner.type === 'user' ? owner.userId : 0),
   );

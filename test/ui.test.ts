@@ -1,0 +1,267 @@
+// The UI in Chromium against the real service, driven the way a person uses it: by the names
+// of its controls.
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, openPage } from './support/browser.ts';
+import { startTestService, type TestService } from './support/harness.ts';
+
+const TEST_TIMEOUT = { timeout: 60_000 };
+
+let service: TestService;
+before(async () => {
+  service = await startTestService();
+});
+after(() => service.stop());
+
+/** One browser per test, always closed. */
+async function withBrowser(run: (browser: Browser) => Promise<void>): Promise<void> {
+  const browser = await launchChromium();
+  try {
+    await run(browser);
+  } finally {
+    await browser.close();
+  }
+}
+
+/** What has the focus: its tag, id and accessible text, read in the page. */
+function focused(page: Page): Promise<{ tag: string; id: string; text: string; outline: string }> {
+  return page.evaluate(`(() => {
+    const el = document.activeElement;
+    const label = el.labels && el.labels[0] ? el.labels[0].textContent : '';
+    return { tag: el.tagName.toLowerCase(), id: el.id, text: (label || el.textContent || '').trim(), outline: getComputedStyle(el).outlineStyle };
+  })()`);
+}
+
+const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
+const backgroundOf = (page: Page) => page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
+
+/** Collects Content-Security-Policy violations the page reports. */
+function watchCsp(page: Page): string[] {
+  const violations: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+  });
+  return violations;
+}
+
+describe('the UI in Chromium', () => {
+  test('signed out: without a session every screen says how to sign in', TEST_TIMEOUT, () =>
+    withBrowser(async (browser) => {
+      const { page } = await openPage(browser, service, { signedIn: false });
+      for (const path of ['/', '/keys', '/connections']) {
+        await page.goto(`${service.dashboardUrl}${path}`);
+        await page.getByRole('heading', { name: 'Sign in to Statusdesk' }).waitFor();
+        assert.match(await page.getByRole('main').innerText(), /open the sign-in link that statusdesk serve printed/);
+        assert.equal(await nav(page).count(), 0, 'no navigation without a session');
+      }
+    }),
+  );
+
+  test('sign out ends the session: the screen says so, and a reload stays signed out', TEST_TIMEOUT, () =>
+    withBrowser(async (browser) => {
+      const { page } = await openPage(browser, service);
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
+      await page.reload();
+      await page.getByRole('heading', { name: 'Sign in to Statusdesk' }).waitFor();
+    }),
+  );
+
+  test('index.html carries the CSP with frame-ancestors none and X-Frame-Options DENY, and the app runs under it', TEST_TIMEOUT, () =>
+    withBrowser(async (browser) => {
+      const { page } = await openPage(browser, service, { signedIn: false });
+      const violations = watchCsp(page);
+      const response = await page.goto(`${service.dashboardUrl}/oauth/consent?request=${'A'.repeat(22)}`);
+      assert.ok(response);
+      const headers = response.headers();
+      assert.match(headers['content-security-policy'] ?? '', /frame-ancestors 'none'/);
+      assert.match(headers['content-security-policy'] ?? '', /script-src 'self'/);
+      assert.equal(headers['x-frame-options'], 'DENY');
+      assert.equal(headers['cache-control'], 'no-cache');
+      await page.getByRole('heading', { name: 'This request cannot be shown' }).waitFor();
+
+      const signedIn = await openPage(browser, service);
+      const more = watchCsp(signedIn.page);
+      await signedIn.page.getByRole('heading', { name: 'Overview' }).waitFor();
+      await nav(signedIn.page).getByRole('link', { name: 'API keys' }).click();
+      await signedIn.page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+      assert.deepEqual([...violations, ...more], []);
+    }),
+  );
+
+  test('frame: landmarks, a skip link first, then the workspace and the navigation by Tab, with a visible focus', TEST_TIMEOUT, () =>
+    withBrowser(async (browser) => {
+      const { page } = await openPage(browser, service);
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+      assert.equal(await page.getByRole('main').count(), 1);
+      assert.equal(await page.getByRole('banner').count(), 1);
+      assert.equal(await nav(page).count(), 1);
+
+      await page.keyboard.press('Tab');
+      const skip = await focused(page);
+      assert.deepEqual([skip.tag, skip.text], ['a', 'Skip to content']);
+      const box = await page.getByRole('link', { name: 'Skip to content' }).boundingBox();
+      assert.ok(box && box.y >= 0, 'the focused skip link is on screen');
+      assert.notEqual(skip.outline, 'none');
+
+      const order: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        await page.keyboard.press('Tab');
+        const now = await focused(page);
+        order.push(now.text);
+        assert.notEqual(now.outline, 'none', `${now.text} shows its focus`);
+      }
+      assert.equal(order[0], 'Current workspace');
+      assert.deepEqual(order.slice(1), ['Overview', 'API keys', 'Connected apps']);
+
+      // Enter on a link moves there; the new screen's heading takes the focus.
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name: 'Connected apps', level: 1 }).waitFor();
+      assert.equal(new URL(page.url()).pathname, '/connections');
+      assert.equal((await focused(page)).tag, 'h1');
+      assert.equal(await nav(page).getByRole('link', { name: 'Connected apps' }).getAttribute('aria-current'), 'page');
+
+      // The skip link takes the focus past the navigation, into the screen.
+      await page.goto(`${service.dashboardUrl}/keys`);
+      await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
+      assert.equal((await focused(page)).id, 'main');
+      await page.keyboard.press('Tab');
+      const inside = await page.evaluate<boolean>('document.getElementById("main").contains(document.activeElement)');
+      assert.ok(inside, 'Tab after the skip link stays in the screen');
+      assert.equal((await focused(page)).text, 'Name');
+    }),
+  );
+
+  test('theme: follows the system, the toggle switches light and dark, and the choice is remembered', TEST_TIMEOUT, () =>
+    withBrowser(async (browser) => {
+      const { page, context } = await openPage(browser, service, { colorScheme: 'light' });
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+      const toggle = page.getByRole('button', { name: 'Dark theme' });
+      assert.equal(await toggle.getAttribute('aria-pressed'), 'false');
+      const light = await backgroundOf(page);
+
+      await toggle.click();
+      assert.equal(await toggle.getAttribute('aria-pressed'), 'true');
+      assert.equal(await page.locator('html').getAttribute('data-theme'), 'dark');
+      const dark = await backgroundOf(page);
+      assert.notEqual(dark, light);
+
+      await page.reload();
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+      assert.equal(await page.getByRole('button', { name: 'Dark theme' }).getAttribute('aria-pressed'), 'true');
+      assert.equal(await backgroundOf(page), dark);
+      await context.close();
+
+      // A system in dark mode starts dark with nothing stored; the toggle goes light.
+      const darkSystem = await openPage(browser, service, { colorScheme: 'dark' });
+      const darkToggle = darkSystem.page.getByRole('button', { name: 'Dark theme' });
+      await darkSystem.page.getByRole('heading', { name: 'Overview' }).waitFor();
+      assert.equal(await darkToggle.getAttribute('aria-pressed'), 'true');
+      assert.equal(await backgroundOf(darkSystem.page), dark);
+      await darkToggle.click();
+      assert.equal(await darkToggle.getAttribute('aria-pressed'), 'false');
+      assert.equal(await backgroundOf(darkSystem.page), light);
+    }),
+  );
+
+  test('API keys: create a read-only key, see its secret once with Copy, then revoke it', TEST_TIMEOUT, () =>
+    withBrowser(async (browser) => {
+      const { page, context } = await openPage(browser, service);
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.dashboardUrl });
+      await nav(page).getByRole('link', { name: 'API keys' }).click();
+      await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+
+      const name = `laptop ${Date.now()}`;
+      await page.getByLabel('Name').fill(name);
+      await page.getByRole('radio', { name: 'Read only' }).check();
+      await page.getByRole('button', { name: 'Create key' }).click();
+
+      const secretField = page.getByRole('textbox', { name: 'Secret' });
+      await secretField.waitFor();
+      const secret = await secretField.inputValue();
+      assert.match(secret, /^svc_[A-Za-z0-9_-]{20,}$/);
+      assert.equal(await secretField.getAttribute('readonly'), '');
+      assert.match(await page.getByRole('region', { name: `Key “${name}” created` }).innerText(), /will not be shown again/);
+
+      await page.getByRole('button', { name: 'Copy' }).click();
+      await page.getByText('Copied to the clipboard.').waitFor();
+      assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), secret);
+
+      // The key is real and read only.
+      const whoami = await service.api('/v1/whoami', { key: secret });
+      assert.equal(whoami.status, 200);
+      const row = page.getByRole('row', { name: new RegExp(`^${name}`) });
+      assert.match(await row.innerText(), /Read only/);
+      assert.match(await row.innerText(), /Active/);
+
+      // Shown once: after a reload the secret is nowhere on the page.
+      await page.reload();
+      await row.waitFor();
+      assert.doesNotMatch(await page.content(), new RegExp(secret.slice(8)));
+
+      await row.getByRole('button', { name: 'Revoke' }).click();
+      const dialog = page.getByRole('dialog', { name: `Revoke the key “${name}”?` });
+      await dialog.waitFor();
+      await dialog.getByRole('button', { name: 'Revoke key' }).click();
+      await row.getByText('Revoked').waitFor();
+      assert.equal(await row.getByRole('button', { name: 'Revoke' }).count(), 0);
+      assert.equal((await service.api('/v1/whoami', { key: secret })).status, 401);
+    }),
+  );
+
+  test('API keys: a refused name is explained beside the form and marks the field', TEST_TIMEOUT, () =>
+    withBrowser(async (browser) => {
+      const { page } = await openPage(browser, service);
+      await page.goto(`${service.dashboardUrl}/keys`);
+      await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const alert = page.getByRole('region', { name: 'Create a key' }).getByRole('alert');
+      await alert.waitFor();
+      assert.match(await alert.innerText(), /^name: /);
+      assert.equal(await page.getByLabel('Name').getAttribute('aria-invalid'), 'true');
+      assert.equal(await page.getByRole('textbox', { name: 'Secret' }).count(), 0);
+    }),
+  );
+
+  test('a consent page framed by another origin does not load', TEST_TIMEOUT, async () => {
+    const consentUrl = `${service.dashboardUrl}/oauth/consent?request=${'B'.repeat(22)}`;
+    // A page of another origin (another port) that frames the consent page, and, as a control,
+    // a page of its own that may be framed.
+    const framer: Server = createServer((req, res) => {
+      res.setHeader('content-type', 'text/html; charset=utf-8');
+      if (req.url === '/own') return res.end('<!doctype html><p id="own">own page</p>');
+      res.end(
+        '<!doctype html><title>framer</title>' +
+          `<iframe id="victim" src="${consentUrl}" onload="this.dataset.loaded = '1'"></iframe>` +
+          `<iframe id="control" src="/own" onload="this.dataset.loaded = '1'"></iframe>`,
+      );
+    });
+    await new Promise<void>((resolve) => framer.listen(0, '127.0.0.1', resolve));
+    try {
+      await withBrowser(async (browser) => {
+        const { page } = await openPage(browser, service);
+        await page.getByRole('heading', { name: 'Overview' }).waitFor();
+        await page.goto(`http://127.0.0.1:${(framer.address() as AddressInfo).port}/`);
+        await page.waitForFunction(`document.getElementById('victim').dataset.loaded === '1' && document.getElementById('control').dataset.loaded === '1'`);
+        const control = page.frames().find((frame) => frame.url().endsWith('/own'));
+        assert.ok(control, 'the control frame loaded');
+        assert.equal(await control.locator('#own').count(), 1);
+
+        const victim = page.frameLocator('#victim');
+        // Give a page that did load the time to draw itself, then look.
+        await page.waitForTimeout(1000);
+        assert.equal(await victim.locator('#root').count(), 0, 'the consent UI loaded inside a frame');
+        assert.equal(await victim.getByText('Statusdesk').count(), 0);
+        assert.ok(!page.frames().some((frame) => frame.url().startsWith(service.dashboardUrl)), 'a frame shows the dashboard');
+      });
+    } finally {
+      await new Promise((resolve) => framer.close(resolve));
+    }
+  });
+});
