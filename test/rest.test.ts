@@ -84,7 +84,9 @@ describe('GET /openapi.json', () => {
       description: doc.components.securitySchemes.apiKey.description,
     });
     const whoamiGet = doc.paths['/v1/whoami'].get;
-    assert.deepEqual(whoamiGet.security, [{ apiKey: [] }]);
+    assert.deepEqual(whoamiGet.security, [{ apiKey: [] }, { oauth: [] }]);
+    assert.equal(doc.components.securitySchemes.oauth.type, 'oauth2');
+    assert.equal(doc.components.securitySchemes.oauth.flows.authorizationCode.tokenUrl, `${service.apiUrl}/oauth/token`);
     assert.deepEqual(Object.keys(whoamiGet.responses).sort(), ['200', '401', '403']);
     assert.deepEqual(doc.components.schemas.Error.required.sort(), ['code', 'docs', 'message', 'requestId']);
     assert.deepEqual(doc.components.schemas.Identity.required.sort(), ['actor', 'name', 'plan', 'slug']);

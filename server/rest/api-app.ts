@@ -40,6 +40,18 @@ export function createApiApp(options: ApiAppOptions) {
     name: 'x-service-key',
     description: 'An API key (svc_...) from Settings, General, API Keys, or `statusdesk keys create`.',
   });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'oauth', {
+    type: 'oauth2',
+    description: 'An OAuth access token (svc_oat_...) for the resource of the whole API, sent as Authorization: Bearer.',
+    flows: {
+      authorizationCode: {
+        authorizationUrl: `${options.apiUrl}/oauth/authorize`,
+        tokenUrl: `${options.apiUrl}/oauth/token`,
+        refreshUrl: `${options.apiUrl}/oauth/token`,
+        scopes: { read: 'Read the workspace', write: 'Read and change the workspace' },
+      },
+    },
+  });
 
   registerWhoami(app, services);
 

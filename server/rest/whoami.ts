@@ -7,9 +7,9 @@ const whoamiRoute = createRoute({
   method: 'get',
   path: '/v1/whoami',
   summary: 'The workspace and credential behind the request',
-  description: 'Resolves the API key in x-service-key to its workspace, plan and scopes.',
+  description: 'Resolves the API key in x-service-key, or the OAuth access token in Authorization: Bearer, to its workspace, plan and scopes.',
   tags: ['Identity'],
-  security: [{ apiKey: [] }],
+  security: [{ apiKey: [] }, { oauth: [] }],
   responses: {
     200: { description: 'The identity of the caller.', content: { 'application/json': { schema: IdentitySchema } } },
     ...authErrorResponses,
