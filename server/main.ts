@@ -18,6 +18,8 @@ import { createRpcHandler, RPC_PATH } from './rpc/routes.ts';
 
 /** How often alerts held back by a maintenance window that has ended are looked for. */
 const RELEASE_HELD_ALERTS_MS = 30_000;
+/** How often expired sign-in links, sessions, consent requests, codes and tokens are dropped. */
+const PRUNE_MS = 3_600_000;
 
 export interface RunningService {
   apiUrl: string;
@@ -100,6 +102,10 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
       alertsInFlight.add(release);
     }, RELEASE_HELD_ALERTS_MS);
     releaseHeld.unref();
+    const prune = setInterval(() => {
+      Promise.all([ready.sessions.prune(), ready.oauth.prune()]).catch((error: unknown) => log.error({ err: error }, 'pruning expired credentials failed'));
+    }, PRUNE_MS);
+    prune.unref();
 
     const mount = (listener: Listener, hosts: string[], app: { fetch: Parameters<typeof getRequestListener>[0] }, rpc?: RequestHandler) => {
       const routes = getRequestListener(app.fetch);
@@ -131,6 +137,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
         await Promise.all(listeners.map((l) => l.close()));
         await engine.close();
         clearInterval(releaseHeld);
+        clearInterval(prune);
         await Promise.all(alertsInFlight);
         content?.close();
         ready.close();
