@@ -1,6 +1,7 @@
 // The UI in Chromium against the real service, driven the way a person uses it: by the names
 // of its controls.
 import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -265,3 +266,211 @@ describe('the UI in Chromium', () => {
     }
   });
 });
+
+/** An editor's loopback redirect target: a tiny server that records where the browser came back to. */
+async function redirectTarget(): Promise<{ uri: string; arrivals: URL[]; close(): Promise<void> }> {
+  const arrivals: URL[] = [];
+  const server = createServer((req, res) => {
+    arrivals.push(new URL(req.url ?? '/', 'http://127.0.0.1'));
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    res.end('<!doctype html><title>editor</title><h1>Connected</h1>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    uri: `http://127.0.0.1:${port}/callback`,
+    arrivals,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Registers a client as an editor does, and builds its authorization address with PKCE. */
+async function editorClient(name: string, redirectUri: string) {
+  const registered = await service.api('/oauth/register', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: name, redirect_uris: [redirectUri] }),
+  });
+  assert.equal(registered.status, 201, await registered.clone().text());
+  const { client_id: clientId } = (await registered.json()) as { client_id: string };
+  const verifier = randomBytes(32).toString('base64url');
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  const state = randomBytes(12).toString('base64url');
+  return {
+    clientId,
+    verifier,
+    state,
+    authorizeUrl(scope: 'read' | 'write') {
+      const query = new URLSearchParams({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        scope,
+        state,
+      });
+      return `${service.apiUrl}/oauth/authorize?${query}`;
+    },
+    /** Trades the code for tokens, proving the code is the real thing. */
+    async token(code: string): Promise<{ access_token: string; scope: string }> {
+      const response = await service.api('/oauth/token', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: clientId, code_verifier: verifier }),
+      });
+      assert.equal(response.status, 200, await response.clone().text());
+      return (await response.json()) as { access_token: string; scope: string };
+    },
+  };
+}
+
+/** The browser arrived at the editor with a code, the state it sent, and the issuer. */
+function assertArrival(page: Page, redirectUri: string, state: string): string {
+  const url = new URL(page.url());
+  assert.equal(`${url.origin}${url.pathname}`, redirectUri);
+  assert.equal(url.searchParams.get('state'), state);
+  assert.equal(url.searchParams.get('iss'), service.apiUrl);
+  assert.equal(url.searchParams.get('error'), null);
+  const code = url.searchParams.get('code');
+  assert.ok(code, 'a code');
+  return code;
+}
+
+describe('consent and Connected apps in Chromium', () => {
+  test('a signed-in browser approves with Workspace, Read only and Approve, and goes back to the editor with code, state and iss', TEST_TIMEOUT, async () => {
+    const target = await redirectTarget();
+    try {
+      await withBrowser(async (browser) => {
+        const name = `Editor ${randomBytes(3).toString('hex')}`;
+        const client = await editorClient(name, target.uri);
+        const { page } = await openPage(browser, service);
+        await page.getByRole('heading', { name: 'Overview' }).waitFor();
+
+        await page.goto(client.authorizeUrl('read'));
+        await page.getByRole('heading', { name: `Allow ${name} to use Statusdesk?` }).waitFor();
+        const consentUrl = new URL(page.url());
+        assert.equal(consentUrl.pathname, '/oauth/consent');
+        assert.equal(consentUrl.searchParams.get('ticket'), null, 'the ticket has left the address');
+        const main = page.getByRole('main');
+        assert.match(await main.innerText(), /Registered with this Statusdesk/);
+        assert.match(await main.innerText(), /127\.0\.0\.1/);
+        assert.match(await page.getByRole('note').innerText(), /Any program on this computer can listen on a loopback port/);
+
+        // Asked for read: read cannot be raised to write.
+        assert.equal(await page.getByRole('radio', { name: 'Read & write' }).isDisabled(), true);
+        const workspace = page.getByLabel('Workspace', { exact: true });
+        await workspace.selectOption({ index: 0 });
+        await page.getByRole('radio', { name: 'Read only' }).check();
+        await page.getByRole('button', { name: 'Approve' }).click();
+
+        await page.waitForURL((url) => url.href.startsWith(target.uri));
+        const code = assertArrival(page, target.uri, client.state);
+        const tokens = await client.token(code);
+        assert.equal(tokens.scope, 'read');
+        assert.equal(target.arrivals.filter((url) => url.pathname === '/callback').length, 1, 'the browser came back once');
+
+        // Connected apps lists it; Revoke asks first, then the token stops working.
+        await page.goto(`${service.dashboardUrl}/connections`);
+        const row = page.getByRole('row', { name: new RegExp(`^${name}`) });
+        await row.waitFor();
+        assert.match(await row.innerText(), /Read only/);
+        await row.getByRole('button', { name: 'Revoke' }).click();
+        const dialog = page.getByRole('dialog', { name: `Disconnect ${name}?` });
+        await dialog.waitFor();
+        await dialog.getByRole('button', { name: 'Cancel' }).click();
+        await dialog.waitFor({ state: 'hidden' });
+        const whoami = await service.api('/v1/whoami', { headers: { authorization: `Bearer ${tokens.access_token}` } });
+        assert.equal(whoami.status, 200, 'Cancel revoked nothing');
+        await row.getByRole('button', { name: 'Revoke' }).click();
+        await dialog.getByRole('button', { name: 'Revoke connection' }).click();
+        await row.waitFor({ state: 'detached' });
+        const refused = await service.api('/v1/whoami', { headers: { authorization: `Bearer ${tokens.access_token}` } });
+        assert.equal(refused.status, 401);
+      });
+    } finally {
+      await target.close();
+    }
+  });
+
+  test('Deny sends the editor back with access_denied', TEST_TIMEOUT, async () => {
+    const target = await redirectTarget();
+    try {
+      await withBrowser(async (browser) => {
+        const name = `Editor ${randomBytes(3).toString('hex')}`;
+        const client = await editorClient(name, target.uri);
+        const { page } = await openPage(browser, service);
+        await page.goto(client.authorizeUrl('write'));
+        await page.getByRole('heading', { name: `Allow ${name} to use Statusdesk?` }).waitFor();
+        assert.equal(await page.getByRole('radio', { name: 'Read & write' }).isChecked(), true, 'the asked access is preselected');
+        await page.getByRole('button', { name: 'Deny' }).click();
+        await page.waitForURL((url) => url.href.startsWith(target.uri));
+        const url = new URL(page.url());
+        assert.equal(url.searchParams.get('error'), 'access_denied');
+        assert.equal(url.searchParams.get('state'), client.state);
+        assert.equal(url.searchParams.get('iss'), service.apiUrl);
+        assert.equal(url.searchParams.get('code'), null);
+      });
+    } finally {
+      await target.close();
+    }
+  });
+
+  test('a browser without a session shows the matching code and continues once Connected apps approves it elsewhere', TEST_TIMEOUT, async () => {
+    const target = await redirectTarget();
+    try {
+      await withBrowser(async (browser) => {
+        const name = `Editor ${randomBytes(3).toString('hex')}`;
+        const client = await editorClient(name, target.uri);
+
+        // The system browser the editor opened: no session.
+        const waiting = await openPage(browser, service, { signedIn: false });
+        await waiting.page.goto(client.authorizeUrl('write'));
+        await waiting.page.getByRole('heading', { name: 'Approve it where you are signed in' }).waitFor();
+        const matchCode = ((await waiting.page.locator('.match-code').innerText()).match(/[A-Z0-9]{4}-[A-Z0-9]{4}/) ?? [''])[0];
+        assert.match(matchCode, /^[A-Z0-9]{4}-[A-Z0-9]{4}$/);
+        const text = await waiting.page.getByRole('main').innerText();
+        assert.match(text, new RegExp(`statusdesk oauth approve ${matchCode}`));
+        assert.equal(await waiting.page.getByRole('button', { name: 'Approve' }).count(), 0, 'no decision without a session');
+
+        // The owner, signed in elsewhere, finds the same code under Connected apps.
+        const owner = await openPage(browser, service);
+        await owner.page.goto(`${service.dashboardUrl}/connections`);
+        const request = owner.page.getByRole('article', { name: name });
+        await request.waitFor();
+        assert.match(await request.innerText(), new RegExp(matchCode));
+        await request.getByLabel('Workspace', { exact: true }).selectOption({ index: 0 });
+        await request.getByRole('radio', { name: 'Read & write' }).check();
+        await request.getByRole('button', { name: 'Approve' }).click();
+        await request.waitFor({ state: 'detached' });
+
+        // The waiting page continues to the editor on its own.
+        await waiting.page.waitForURL((url) => url.href.startsWith(target.uri));
+        const code = assertArrival(waiting.page, target.uri, client.state);
+        const tokens = await client.token(code);
+        assert.equal(tokens.scope, 'write');
+
+        // Changes made with the token show under the connection.
+        const created = await service.api('/rpc/monitor.v1.MonitorService/CreateTCPMonitor', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.access_token}` },
+          body: JSON.stringify({ monitor: { name: 'db', uri: 'db.internal:5432', periodicity: 'PERIODICITY_10M' } }),
+        });
+        assert.equal(created.status, 200, await created.text());
+        await owner.page.reload();
+        const row = owner.page.getByRole('row', { name: new RegExp(`^${name}`) });
+        await row.waitFor();
+        assert.match(await row.innerText(), /Read & write/);
+        const changes = row.getByRole('button', { name: '1 change' });
+        await changes.click();
+        assert.equal(await changes.getAttribute('aria-expanded'), 'true');
+        const activity = owner.page.getByRole('list', { name: `Changes made by ${name}` });
+        await activity.waitFor();
+        assert.match(await activity.innerText(), /monitor/);
+      });
+    } finally {
+      await target.close();
+    }
+  });
+});
+
