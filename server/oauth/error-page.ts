@@ -8,17 +8,17 @@ const escape = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCo
  */
 export function errorPage(error: string, description: string): Response {
   const html = `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Statusdesk: cannot connect this app</title>
-<main style="font: 16px/1.5 system-ui, sans-serif; max-width: 36rem; margin: 4rem auto; padding: 0 1rem">
-<h1 style="font-size: 1.4rem">This app cannot connect to Statusdesk</h1>
+<main>
+<h1>This app cannot connect to Statusdesk</h1>
 <p>${escape(description)}</p>
-<p style="color: #666">Error: <code>${escape(error)}</code>. Nothing was shared with the app. Close this tab and try connecting again from the app; if it keeps failing, the app is not set up for this Statusdesk.</p>
+<p>Error: <code>${escape(error)}</code>. Nothing was shared with the app. Close this tab and try connecting again from the app; if it keeps failing, the app is not set up for this Statusdesk.</p>
 </main></html>`;
   return new Response(html, {
     status: 400,
     headers: {
       'content-type': 'text/html; charset=utf-8',
       ...NO_STORE,
-      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+      'content-security-policy': "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
       'x-frame-options': 'DENY',
     },
   });
