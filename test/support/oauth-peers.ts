@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import dns from 'node:dns';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
@@ -384,7 +385,7 @@ export async function authorizeAndApprove(service: OAuthTestService, options: Au
   const hops = await browser.open(redirectTo);
   assert.equal(hops[0]!.status, 200, `the receiver did not answer ${redirectTo}`);
   assert.equal(options.receiver.hits.length, before + 1);
-  const params = await options.receiver.next();
+  const params = options.receiver.hits[before]!;
   return { params, redirectTo, pkce: keys, state, requestId, browser };
 }
 
@@ -524,6 +525,37 @@ export async function startMetadataHost(hostname: string): Promise<MetadataHost>
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export interface DnsGuard {
+  /** Names the process tried to resolve through the system resolver, other than loopback ones. */
+  refused: string[];
+  restore(): void;
+}
+
+/**
+ * Refuses, and records, every system DNS lookup of a name that is not loopback, in this process:
+ * a metadata fetch that goes around its resolver (and so around its address checks) is caught
+ * here instead of sending a query off this machine.
+ */
+export function guardSystemDns(): DnsGuard {
+  const original = dns.lookup;
+  const refused: string[] = [];
+  const loopback = new Set(['localhost', '127.0.0.1', '::1']);
+  const guarded = ((hostname: string, ...rest: unknown[]) => {
+    if (loopback.has(hostname)) return (original as (...args: unknown[]) => unknown)(hostname, ...rest);
+    refused.push(hostname);
+    const callback = rest.at(-1) as (error: Error) => void;
+    process.nextTick(() => callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname} (system DNS refused by the test)`), { code: 'ENOTFOUND', hostname })));
+    return undefined;
+  }) as typeof dns.lookup;
+  dns.lookup = guarded;
+  return {
+    refused,
+    restore() {
+      dns.lookup = original;
     },
   };
 }
