@@ -125,19 +125,23 @@ function PendingRequests({ onDecided }: { onDecided(): Promise<void> }) {
           <p className="small muted">
             Check that this is the code the browser your editor opened shows. Expires <When iso={request.expiresAt} />.
           </p>
-          <RequestFacts request={request} />
-          <DecisionForm
-            request={request}
-            onDecided={async (result) => {
-              setRequests((all) => all.filter((r) => r.id !== request.id));
-              setOutcome(
-                result.status === 'approved'
-                  ? `Approved ${request.client.name} (${accessLabel(result.access)}). Its browser continues on its own.`
-                  : `Denied ${request.client.name}.`,
-              );
-              await onDecided();
-            }}
-          />
+          <div className="pending-body">
+            <div>
+              <RequestFacts request={request} />
+            </div>
+            <DecisionForm
+              request={request}
+              onDecided={async (result) => {
+                setRequests((all) => all.filter((r) => r.id !== request.id));
+                setOutcome(
+                  result.status === 'approved'
+                    ? `Approved ${request.client.name} (${accessLabel(result.access)}). Its browser continues on its own.`
+                    : `Denied ${request.client.name}.`,
+                );
+                await onDecided();
+              }}
+            />
+          </div>
         </article>
       ))}
     </section>
