@@ -59,7 +59,7 @@ function reason(error: unknown): string {
   if (error instanceof oauth.ResponseBodyError) return error.error_description ? `${error.error}: ${error.error_description}` : error.error;
   const cause = (error as { cause?: NodeJS.ErrnoException }).cause;
   if (error instanceof TypeError && cause?.code === 'ECONNREFUSED') return 'connection refused: is `statusdesk serve` running there?';
-  if (error instanceof TypeError && cause?.code) return cause.code;
+  if (error instanceof TypeError && cause) return cause.code ?? cause.message;
   return (error as Error)?.message ?? String(error);
 }
 
@@ -67,7 +67,7 @@ function reason(error: unknown): string {
 async function discover(issuer: string): Promise<oauth.AuthorizationServer> {
   const url = new URL(issuer);
   try {
-    return await oauth.processDiscoveryResponse(url, await oauth.discoveryRequest(url, requestOptions(issuer)));
+    return await oauth.processDiscoveryResponse(url, await oauth.discoveryRequest(url, { ...requestOptions(issuer), algorithm: 'oauth2' }));
   } catch (error) {
     const named = error instanceof oauth.OperationProcessingError && error.code === oauth.JSON_ATTRIBUTE_COMPARISON ? (error.cause as { body?: { issuer?: unknown } })?.body?.issuer : undefined;
     if (typeof named === 'string') throw new AppError('VALIDATION', `the service at ${issuer} calls itself ${named}: use --api-url ${named}`);
