@@ -90,11 +90,13 @@ describe('sign-in link', () => {
 });
 
 describe('dashboard API', () => {
-  test('GET /api/session lists the workspaces of the signed-in owner', async () => {
+  test('GET /api/session names the signed-in owner and lists their workspaces', async () => {
     const response = await dashboard('/api/session');
     assert.equal(response.status, 200);
     const body = await json(response);
-    assert.deepEqual(Object.keys(body), ['workspaces']);
+    assert.deepEqual(Object.keys(body), ['user', 'workspaces']);
+    assert.deepEqual(Object.keys(body.user).sort(), ['id', 'name']);
+    assert.match(body.user.id, /^\d+$/);
     assert.equal(body.workspaces.length, 1);
     const [workspace] = body.workspaces;
     assert.deepEqual(Object.keys(workspace).sort(), ['createdAt', 'id', 'name', 'plan', 'slug']);
