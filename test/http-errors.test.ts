@@ -97,7 +97,7 @@ describe('401 UNAUTHORIZED on the REST API', () => {
       await service.api('/v1/whoami'),
       401,
       'UNAUTHORIZED',
-      /^missing credentials: send an API key in the x-service-key header$/,
+      /^missing credentials: send an API key in the x-service-key header, or an OAuth access token as Authorization: Bearer$/,
       service.apiUrl,
     );
   });
@@ -131,7 +131,7 @@ describe('401 UNAUTHORIZED on the REST API', () => {
       await service.api('/v1/whoami', { headers: { authorization: 'Bearer svc_oat_x' } }),
       401,
       'UNAUTHORIZED',
-      /^the bearer token is not a live access token$/,
+      /^the bearer token is not a live access token for this resource/,
       service.apiUrl,
     );
   });
