@@ -230,6 +230,30 @@ describe('the UI in Chromium', () => {
     }),
   );
 
+  test('workspace switcher: another workspace shows its own keys, and the choice is remembered', TEST_TIMEOUT, () =>
+    withBrowser(async (browser) => {
+      const { withLocalOwner } = await import('../server/cli/local.ts');
+      const slug = `zeta-${randomBytes(3).toString('hex')}`;
+      const name = `Zeta ${slug.slice(5)}`;
+      await withLocalOwner(service.dataDir, (services, owner) => services.workspaces.create(owner, { name, slug, plan: 'pro' }));
+      await service.createKey('write', slug);
+
+      const { page } = await openPage(browser, service);
+      await page.goto(`${service.dashboardUrl}/keys`);
+      await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+      const switcher = page.getByLabel('Current workspace');
+      assert.notEqual(await switcher.inputValue(), '');
+      await switcher.selectOption({ label: name });
+      await page.getByRole('heading', { name: `Keys of ${name}` }).waitFor();
+      const rows = page.getByRole('table').getByRole('row');
+      await page.getByRole('row', { name: /^write key/ }).waitFor();
+      assert.equal(await rows.count(), 2, 'the header and the one key of the new workspace');
+
+      await page.reload();
+      await page.getByRole('heading', { name: `Keys of ${name}` }).waitFor();
+    }),
+  );
+
   test('a consent page framed by another origin does not load', TEST_TIMEOUT, async () => {
     const consentUrl = `${service.dashboardUrl}/oauth/consent?request=${'B'.repeat(22)}`;
     // A page of another origin (another port) that frames the consent page, and, as a control,
