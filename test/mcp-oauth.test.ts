@@ -181,7 +181,7 @@ describe('MCP SDK clients authorize themselves with OAuth', { timeout: 180_000 }
     assert.equal(provider.saved, undefined);
     // The real callback still works: the code was not spent by the refused one.
     await transport.finishAuth(callback);
-    assert.equal(await mcpStatus(svc.apiUrl, bearer(provider.saved.access_token)), 200);
+    assert.equal(await mcpStatus(svc.apiUrl, bearer(provider.tokens().access_token)), 200);
   });
 
   test('1.x SDK: an expired access token is refreshed with the rotated refresh token on the next connect', async () => {
@@ -191,6 +191,7 @@ describe('MCP SDK clients authorize themselves with OAuth', { timeout: 180_000 }
     await assert.rejects(new ClientV1({ name: 'sdk-1x', version: '1.0.0' }).connect(transport, { timeout: REQUEST_TIMEOUT_MS }), (error: unknown) => error instanceof UnauthorizedV1);
     await transport.finishAuth((await browse(svc, receiver, provider.authorizationUrls[0]!, 'write')).get('code')!);
     const first = provider.saved;
+    assert.ok(first);
     // The access token stops working (revoked server-side would end the grant; a dead token stands in for an expired one).
     provider.saved = { ...first, access_token: `svc_oat_${'e'.repeat(43)}` };
     const client = new ClientV1({ name: 'sdk-1x', version: '1.0.0' });

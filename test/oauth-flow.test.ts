@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import * as oauth from 'oauth4webapi';
+import { json } from './support/harness.ts';
 import { ALL_TOOLS, connectMcp, ok, postMcp, READ_TOOLS } from './support/mcp-client.ts';
 import {
   authorizeAndApprove,
@@ -106,12 +107,12 @@ describe('OAuth with an independent client (oauth4webapi)', { timeout: 180_000 }
     const mcp = await fetch(`${svc.apiUrl}/.well-known/oauth-protected-resource/mcp`);
     assert.equal(mcp.status, 200);
     assert.match(mcp.headers.get('content-type') ?? '', /^application\/json/);
-    const body = await mcp.json();
+    const body = await json(mcp);
     assert.equal(body.resource, `${svc.apiUrl}/mcp`);
     assert.deepEqual(body.authorization_servers, [svc.apiUrl]);
     assert.deepEqual(body.scopes_supported, SCOPES);
     assert.deepEqual(body.bearer_methods_supported, ['header']);
-    const root = await (await fetch(`${svc.apiUrl}/.well-known/oauth-protected-resource`)).json();
+    const root = await json(await fetch(`${svc.apiUrl}/.well-known/oauth-protected-resource`));
     assert.equal(root.resource, svc.apiUrl);
     assert.deepEqual(root.authorization_servers, [svc.apiUrl]);
   });
@@ -231,7 +232,7 @@ describe('OAuth with an independent client (oauth4webapi)', { timeout: 180_000 }
 
     const reuse = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), first, insecure);
     assert.equal(reuse.status, 400);
-    const body = await reuse.json();
+    const body = await json(reuse);
     assert.equal(body.error, 'invalid_grant');
     assert.equal(typeof body.error_description, 'string');
     // The whole grant is gone: the tokens of the rotation too.
@@ -293,7 +294,7 @@ describe('OAuth with an independent client (oauth4webapi)', { timeout: 180_000 }
     await decide(svc, requestId, { decide: 'approve' });
     const redirectTo = await waitForRedirect(svc, browser, requestId);
     assert.ok(new URL(redirectTo).searchParams.get('code'));
-    const second = await (await browser.fetch(`${svc.dashboardUrl}/oauth/consent/requests/${requestId}`)).json();
+    const second = await json(await browser.fetch(`${svc.dashboardUrl}/oauth/consent/requests/${requestId}`));
     assert.equal(second.redirectTo, undefined);
     assert.equal(second.status, 'completed');
   });
@@ -363,7 +364,7 @@ describe('OAuth with an independent client (oauth4webapi)', { timeout: 180_000 }
     const { client, tokens, grantId } = await connectClient(svc, receiver, { name: 'Connected editor' });
     const owner = new TestBrowser();
     await owner.signIn(svc);
-    const listed = await (await owner.fetch(`${svc.dashboardUrl}/api/workspaces/${svc.personalId}/connections`)).json();
+    const listed = await json(await owner.fetch(`${svc.dashboardUrl}/api/workspaces/${svc.personalId}/connections`));
     const connection = listed.connections.find((c: any) => c.id === String(grantId));
     assert.ok(connection, JSON.stringify(listed));
     assert.equal(connection.clientId, client.client_id);
@@ -375,7 +376,7 @@ describe('OAuth with an independent client (oauth4webapi)', { timeout: 180_000 }
     assert.equal(await mcpStatus(svc.apiUrl, bearer(tokens.access_token)), 200);
     const revoke = await owner.fetch(`${svc.dashboardUrl}/api/connections/${grantId}/revoke`, { method: 'POST', headers: { origin: svc.dashboardUrl, 'content-type': 'application/json' }, body: '{}' });
     assert.equal(revoke.status, 200, await revoke.clone().text());
-    assert.equal((await revoke.json()).connection.id, String(grantId));
+    assert.equal((await json(revoke)).connection.id, String(grantId));
     assert.equal(await mcpStatus(svc.apiUrl, bearer(tokens.access_token)), 401);
 
     const entries = (await svc.services.auditLog.list(svc.owner, svc.personalId, { entityType: 'oauth_grant', entityId: String(grantId) })).auditLogs;
