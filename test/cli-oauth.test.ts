@@ -424,9 +424,10 @@ describe('tokens of a login in use', () => {
       body: new URLSearchParams({ token: stored.refreshToken, client_id: stored.clientId }),
     });
     assert.equal(revoked.status, 200);
-    assertOneLineError(await cli(['whoami', '--url', svc.apiUrl], env), new RegExp(`your login has expired or was revoked: run \`statusdesk login --api-url ${svc.apiUrl}\``));
+    const expired = new RegExp(`^statusdesk: your login has expired or was revoked: run \`statusdesk login --api-url ${svc.apiUrl}\`\n$`);
+    assertOneLineError(await cli(['monitors', 'list', '--api-url', svc.apiUrl], env), expired);
     assert.deepEqual(storedLogins(env), {});
-    assertOneLineError(await cli(['monitors', 'list', '--api-url', svc.apiUrl], env), /there is no login to/);
+    assertOneLineError(await cli(['whoami', '--url', svc.apiUrl], env), /there is no login to/);
   });
 });
 

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { ConnectError } from '@connectrpc/connect';
 import { AppError } from '../errors.ts';
 import { VERSION } from '../package-root.ts';
 import { type Command, commands } from './commands.ts';
@@ -55,7 +56,9 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`statusdesk: ${(error as Error).message}\n\n${usage}`);
       return 2;
     }
-    const message = error instanceof AppError ? error.message : String((error as Error)?.message ?? error);
+    // A login that could not be refreshed fails inside the client library, which wraps what it throws.
+    const failure = error instanceof ConnectError && error.cause instanceof AppError ? error.cause : error;
+    const message = failure instanceof AppError ? failure.message : String((failure as Error)?.message ?? failure);
     process.stderr.write(`statusdesk: ${message}\n`);
     return 1;
   }
