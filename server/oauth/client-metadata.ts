@@ -89,9 +89,9 @@ export function createMetadataFetcher(network: MetadataNetwork = systemNetwork):
           port,
           path: url.pathname + url.search,
           headers: { accept: 'application/json', host: url.host },
+          // No agent: an agent would open its own connection, resolving the name again.
           createConnection: () => network.connect({ address, port, servername: isIP(host) ? '' : host }),
           timeout: METADATA_TIMEOUT_MS,
-          agent: false,
         },
         (res) => {
           if (res.statusCode !== 200) {

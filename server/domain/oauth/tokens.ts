@@ -6,7 +6,6 @@ import type { Actor, Surface } from '../actor.ts';
 import { ACCESS_TOKEN_PREFIX, hashSecret, newSecret, REFRESH_TOKEN_PREFIX } from '../secrets.ts';
 import { revokeGrant, type RevokeReason } from './grants.ts';
 import { OAuthError } from './oauth-error.ts';
-import { redirectMatches } from './redirect-uris.ts';
 
 /** An authorization code works once, within this time. */
 export const CODE_TTL_MS = 10 * 60_000;
@@ -117,7 +116,8 @@ export function createTokenService(db: Kysely<Database>, options: TokenOptions) 
       if (row.revoked_at) throw new OAuthError('invalid_grant', 'the grant of this code was revoked');
       if (Date.parse(row.expires_at) <= Date.now()) throw new OAuthError('invalid_grant', 'the code has expired: codes work for 10 minutes; authorize again');
       if (!sameText(row.client_id, input.clientId)) throw new OAuthError('invalid_grant', 'the code was issued to another client');
-      if (!redirectMatches(row.redirect_uri ?? '', input.redirectUri)) throw new OAuthError('invalid_grant', 'redirect_uri differs from the one of the authorization request');
+      // RFC 6749 section 4.1.3: identical to the authorization request's; the loopback port leeway is for matching registrations only.
+      if (row.redirect_uri !== input.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri differs from the one of the authorization request');
       if (!VERIFIER.test(input.codeVerifier) || !sameText(s256(input.codeVerifier), row.code_challenge ?? '')) {
         throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge of the authorization request');
       }
