@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { ApiKeyRow, Database } from '../../db/schema.ts';
 import { writeTransaction } from '../../db/transaction.ts';
+import { lastUsedRecorder } from '../last-used.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { type Actor, isCredential, type Scope, scopes, type Surface } from '../actor.ts';
 import { authorize } from '../access.ts';
@@ -14,8 +15,6 @@ import { parseInput } from '../validation.ts';
 
 /** `svc_` and eight characters of the random part: enough to tell keys apart, useless to an attacker. */
 const LOOKUP_PREFIX_LENGTH = 12;
-/** last_used_at is refreshed at most this often per key, so reads do not turn into writes. */
-const LAST_USED_RESOLUTION_MS = 60_000;
 
 export interface ApiKey {
   id: string;
@@ -66,7 +65,7 @@ function generateKeySecret(): string {
 }
 
 export function createKeyService(db: Kysely<Database>) {
-  const lastTouched = new Map<number, number>();
+  const touch = lastUsedRecorder((id, at) => db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute());
 
   async function findKey(q: Kysely<Database>, actor: Actor, keyId: string): Promise<ApiKeyRow> {
     const id = Number(keyId);
@@ -188,18 +187,6 @@ export function createKeyService(db: Kysely<Database>) {
       };
     },
   };
-
-  async function touch(id: number): Promise<void> {
-    const now = Date.now();
-    if (now - (lastTouched.get(id) ?? 0) < LAST_USED_RESOLUTION_MS) return;
-    lastTouched.set(id, now);
-    try {
-      await db.updateTable('api_keys').set({ last_used_at: new Date(now).toISOString() }).where('id', '=', id).execute();
-    } catch {
-      // Last use is a convenience: a busy database must not fail the request it came with.
-      lastTouched.delete(id);
-    }
-  }
 }
 
 export type KeyService = ReturnType<typeof createKeyService>;

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database, OAuthScope } from '../../db/schema.ts';
 import { writeTransaction } from '../../db/transaction.ts';
+import { lastUsedRecorder } from '../last-used.ts';
 import type { Actor, Surface } from '../actor.ts';
 import { ACCESS_TOKEN_PREFIX, hashSecret, newSecret, REFRESH_TOKEN_PREFIX } from '../secrets.ts';
 import { revokeGrant, type RevokeReason } from './grants.ts';
@@ -13,8 +14,6 @@ export const CODE_TTL_MS = 10 * 60_000;
 export const ACCESS_TOKEN_TTL_MS = 3_600_000;
 /** Refresh tokens: 90 days from their last use, rotated on every use (SPEC 5.2). */
 export const REFRESH_TOKEN_TTL_MS = 90 * 86_400_000;
-/** last_used_at of a grant is refreshed at most this often, so reads do not turn into writes. */
-const LAST_USED_RESOLUTION_MS = 60_000;
 /** RFC 7636: 43 to 128 unreserved characters. */
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
@@ -46,7 +45,7 @@ export interface TokenOptions {
 /** Codes, access and refresh tokens: issued, exchanged, rotated, recognised when replayed, and resolved to an actor. */
 export function createTokenService(db: Kysely<Database>, options: TokenOptions) {
   const { issuer } = options;
-  const lastTouched = new Map<number, number>();
+  const touch = lastUsedRecorder((id, at) => db.updateTable('oauth_grants').set({ last_used_at: at }).where('id', '=', id).execute());
   const system = (surface: Surface): Actor => ({ type: 'system', surface });
 
   async function issuePair(trx: Kysely<Database>, grantId: number, scope: OAuthScope, refreshScope: OAuthScope): Promise<TokenResponse> {
@@ -181,18 +180,6 @@ export function createTokenService(db: Kysely<Database>, options: TokenOptions) 
       await db.deleteFrom('oauth_tokens').where('expires_at', '<=', new Date().toISOString()).execute();
     },
   };
-
-  async function touch(grantId: number): Promise<void> {
-    const now = Date.now();
-    if (now - (lastTouched.get(grantId) ?? 0) < LAST_USED_RESOLUTION_MS) return;
-    lastTouched.set(grantId, now);
-    try {
-      await db.updateTable('oauth_grants').set({ last_used_at: new Date(now).toISOString() }).where('id', '=', grantId).execute();
-    } catch {
-      // Last use is a convenience: a busy database must not fail the request it came with.
-      lastTouched.delete(grantId);
-    }
-  }
 }
 
 export type TokenService = ReturnType<typeof createTokenService>;
