@@ -249,20 +249,19 @@ describe('statusdesk oauth pending, approve and deny', () => {
 interface LoginRun {
   env: NodeJS.ProcessEnv;
   clientId: string;
-  stderr: string;
+  stderr(): string;
 }
 
 /**
- * `statusdesk login --no-browser` as a person runs it: the address it prints is opened, the code
- * is approved with `statusdesk oauth approve`, and the browser follows the decision to the
- * command's own loopback callback.
+ * `statusdesk login --no-browser` up to the decision: the address it prints is opened in the
+ * "browser", and the request is waiting for approval.
  */
-async function logIn(access: 'read' | 'write' = 'write', env?: NodeJS.ProcessEnv): Promise<LoginRun> {
-  env ??= await configEnv();
+async function startLogin(env: NodeJS.ProcessEnv) {
   const child = spawn(process.execPath, [CLI, 'login', '--no-browser', '--api-url', svc.apiUrl], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let stderr = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  // 'close', not 'exit': by then everything it wrote to stderr has been read.
+  const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
   const address = new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stderr! });
     lines.on('line', (line) => {
@@ -284,14 +283,21 @@ async function logIn(access: 'read' | 'write' = 'write', env?: NodeJS.ProcessEnv
   const request = (await pendingRequests()).find((r) => r.client.id === clientId);
   assert.ok(request, 'the login is waiting for approval');
   assert.equal(request.client.name, 'Statusdesk CLI');
-  assertOk(await cli(['oauth', 'approve', request.matchCode, '--workspace', 'personal', '--access', access, '--data-dir', svc.dataDir]));
-  const callback = await fetch(await collect(browser));
+  return { clientId, browser, matchCode: request.matchCode as string, exited, stderr: () => stderr };
+}
+
+/** A whole login: approved with `statusdesk oauth approve`, and the browser follows the decision to the command's own loopback callback. */
+async function logIn(access: 'read' | 'write' = 'write', env?: NodeJS.ProcessEnv): Promise<LoginRun> {
+  env ??= await configEnv();
+  const login = await startLogin(env);
+  assertOk(await cli(['oauth', 'approve', login.matchCode, '--workspace', 'personal', '--access', access, '--data-dir', svc.dataDir]));
+  const callback = await fetch(await collect(login.browser));
   assert.equal(callback.status, 200);
   assert.match(await callback.text(), /You can close this tab/);
 
-  assert.equal(await exited, 0, stderr);
-  assert.match(stderr, new RegExp(`^logged in to ${svc.apiUrl} \\(workspace access: ${access}\\)$`, 'm'));
-  return { env, clientId, stderr };
+  assert.equal(await login.exited, 0, login.stderr());
+  assert.match(login.stderr(), new RegExp(`^logged in to ${svc.apiUrl} \\(workspace access: ${access}\\)$`, 'm'));
+  return { env, clientId: login.clientId, stderr: login.stderr };
 }
 
 describe('statusdesk login and logout', () => {
@@ -367,6 +373,22 @@ describe('statusdesk login and logout', () => {
     const old = await fetch(`${svc.apiUrl}/v1/whoami`, { headers: { authorization: `Bearer ${replaced.accessToken}` } });
     assert.equal(old.status, 401);
     assertOk(await cli(['whoami', '--url', svc.apiUrl], first.env));
+  });
+
+  test('a denied login exits 1 saying so, stores nothing, and its callback is answered once', T, async () => {
+    const env = await configEnv();
+    const login = await startLogin(env);
+    assertOk(await cli(['oauth', 'deny', login.matchCode, '--data-dir', svc.dataDir]));
+    const redirect = await collect(login.browser);
+    const stray = new URL(redirect);
+    stray.searchParams.set('state', 'another');
+    const refused = await fetch(stray);
+    assert.equal(refused.status, 400, 'an answer with another state does not end the login');
+    const callback = await fetch(redirect);
+    assert.match(await callback.text(), /not connected/);
+    assert.equal(await login.exited, 1);
+    assert.match(login.stderr(), /^statusdesk: login refused: access_denied/m);
+    assert.equal(existsSync(credentialsPath(env.STATUSDESK_CONFIG_DIR!)), false);
   });
 
   test('logout without a login says so and exits 0', T, async () => {

@@ -172,7 +172,8 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.char
 
 /** The page the browser shows at the end of the login. */
 function answerPage(response: ServerResponse, status: number, title: string, text: string): void {
-  response.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+  // The connection ends with the page, so the command can exit as soon as the login is done.
+  response.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', connection: 'close' });
   response.end(`<!doctype html><html lang="en"><meta charset="utf-8"><title>Statusdesk</title><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></html>\n`);
 }
 
@@ -188,10 +189,12 @@ interface Callback {
  */
 async function listenForCallback(check: (url: URL) => URLSearchParams) {
   let settle!: { resolve(callback: Callback): void; reject(error: Error): void };
-  const arrived = new Promise<Callback>((resolve, reject) => (settle = { resolve, reject }));
+  let settled = false;
+  const arrived = new Promise<Callback>((resolve, reject) => (settle = { resolve, reject })).finally(() => (settled = true));
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', redirectUri);
     if (request.method !== 'GET' || url.pathname !== CALLBACK_PATH) return answerPage(response, 404, 'Not found', 'This address only receives the answer of a Statusdesk login.');
+    if (settled) return answerPage(response, 409, 'Already answered', 'This login has already received its answer. You can close this tab.');
     let params: URLSearchParams;
     try {
       params = check(url);
@@ -213,7 +216,6 @@ async function listenForCallback(check: (url: URL) => URLSearchParams) {
     arrived,
     close() {
       clearTimeout(timer);
-      server.closeAllConnections();
       server.close();
     },
   };
