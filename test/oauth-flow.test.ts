@@ -204,7 +204,7 @@ describe('OAuth with an independent client (oauth4webapi)', { timeout: 180_000 }
     assert.equal(answer.body.scope, 'write', 'no scope asks for write');
   });
 
-  test('a read grant (lowered from write in the signed-in dashboard) lists only the read tools; a change is refused', async () => {
+  test('a read grant (lowered from write in the signed-in dashboard) lists only the read tools; a change is 403 insufficient_scope with -32003, and nothing changes', async () => {
     const { tokens } = await codeFlow({ scope: 'write', access: 'read', via: 'dashboard' });
     assert.equal(tokens.scope, 'read');
     assert.deepEqual(await toolNamesWith(svc.apiUrl, bearer(tokens.access_token)), [...READ_TOOLS].sort());
@@ -214,9 +214,25 @@ describe('OAuth with an independent client (oauth4webapi)', { timeout: 180_000 }
       { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'create_status_report', arguments: { pageId: page.id, title: 'No', message: 'm', notify: false } } },
       bearer(tokens.access_token),
     );
-    // The contract: a JSON-RPC error -32003 inside a 200.
-    assert.equal(call.status, 200, `a read token's change: ${call.status} ${call.text.slice(0, 300)}`);
-    assert.equal(call.messages[0]?.error?.code, -32003);
+    // The contract: 403 whose body is the JSON-RPC error -32003, and a step-up challenge for write.
+    assert.equal(call.status, 403, `a read token's change: ${call.status} ${call.text.slice(0, 300)}`);
+    const body = JSON.parse(call.text);
+    assert.equal(body.id, 7);
+    assert.equal(body.error?.code, -32003);
+    assert.equal(body.error?.data?.code, 'FORBIDDEN');
+    const challenge = call.headers.get('www-authenticate') ?? '';
+    assert.ok(challenge.startsWith('Bearer error="insufficient_scope", scope="write", '), challenge);
+    assert.ok(challenge.includes(`resource_metadata="${svc.apiUrl}/.well-known/oauth-protected-resource/mcp"`), challenge);
+    assert.match(challenge, /error_description="[^"]+"/);
+    // A read key on the same call keeps SPEC 7's answer: -32003 inside a 200.
+    const readKey = await svc.createKey('read');
+    const byKey = await postMcp(
+      svc.apiUrl,
+      { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'create_status_report', arguments: { pageId: page.id, title: 'No', message: 'm', notify: false } } },
+      { 'x-service-key': readKey.secret },
+    );
+    assert.equal(byKey.status, 200);
+    assert.equal(byKey.messages[0]?.error?.code, -32003);
     assert.equal((await svc.services.reports.list(svc.owner, svc.personalId, { filter: 'all', pageId: page.id })).pagination.totalSize, 0);
   });
 
