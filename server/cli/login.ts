@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import type { AccessTokenSource } from '../../client/index.ts';
 import { AppError } from '../errors.ts';
-import { type Command, note, str, type Values } from './flags.ts';
+import { address, type Command, note, str, type Values } from './flags.ts';
 import { configDir, deleteLogin, loadLogin, saveLogin, type StoredLogin, withLoginLock } from './login-store.ts';
 
 /**
@@ -278,15 +278,15 @@ async function revoke(login: StoredLogin): Promise<void> {
   await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), login.refreshToken, requestOptions(login.issuer)));
 }
 
-/** --api-url, else SERVICE_API_URL's origin, else the default service. */
+/** --api-url (or --url, which names nothing else here), else SERVICE_API_URL's origin, else the default service. */
 function issuerOf(values: Values): string {
-  return serviceOrigin(str(values, 'api-url') ?? (process.env.SERVICE_API_URL || DEFAULT_SERVICE));
+  return serviceOrigin(str(values, 'api-url') ?? str(values, 'url') ?? (process.env.SERVICE_API_URL || DEFAULT_SERVICE));
 }
 
 export const loginCommands: Record<string, Command> = {
   login: {
     usage: 'login [--api-url URL] [--no-browser]   (log in through the browser; commands then work without SERVICE_API_KEY)',
-    options: { 'api-url': { type: 'string' }, 'no-browser': { type: 'boolean' } },
+    options: { ...address, 'no-browser': { type: 'boolean' } },
     async run(values) {
       const issuer = issuerOf(values);
       const dir = configDir();
@@ -300,7 +300,7 @@ export const loginCommands: Record<string, Command> = {
   },
   logout: {
     usage: 'logout [--api-url URL]',
-    options: { 'api-url': { type: 'string' } },
+    options: address,
     async run(values) {
       const issuer = issuerOf(values);
       const dir = configDir();
