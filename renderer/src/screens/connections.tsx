@@ -2,7 +2,7 @@ import { Fragment, useEffect, useState } from 'react';
 import { accessLabel, api, type Connection, type ConsentRequest, type Workspace } from '../api.ts';
 import { AccessBadge, ConfirmDialog, ErrorNote, Loading, PageHeader } from '../components.tsx';
 import { DecisionForm, RequestFacts } from '../decision.tsx';
-import { asApiError, useResource } from '../hooks.ts';
+import { asApiError, useConfirmedAction, useResource } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { When } from '../time.tsx';
 
@@ -11,24 +11,7 @@ const PENDING_POLL_MS = 3000;
 
 export function ConnectionsScreen({ workspace }: { workspace: Workspace }) {
   const [connections, reloadConnections] = useResource(() => api.connections(workspace.id), workspace.id);
-  const [revoking, setRevoking] = useState<Connection>();
-  const [revokeError, setRevokeError] = useState<string>();
-  const [busy, setBusy] = useState(false);
-
-  const revoke = async () => {
-    if (!revoking) return;
-    setBusy(true);
-    try {
-      await api.revokeConnection(revoking.id);
-      setRevoking(undefined);
-      setRevokeError(undefined);
-      await reloadConnections();
-    } catch (error) {
-      setRevokeError(asApiError(error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const revoke = useConfirmedAction((connection: Connection) => api.revokeConnection(connection.id), reloadConnections);
 
   return (
     <>
@@ -54,25 +37,14 @@ export function ConnectionsScreen({ workspace }: { workspace: Workspace }) {
         {connections.state === 'ready' && connections.value.connections.length > 0 ? (
           <ConnectionsTable
             connections={connections.value.connections}
-            onRevoke={(connection) => {
-              setRevokeError(undefined);
-              setRevoking(connection);
-            }}
+            onRevoke={revoke.ask}
           />
         ) : null}
       </section>
 
-      <ConfirmDialog
-        open={revoking !== undefined}
-        title={`Disconnect ${revoking?.clientName ?? ''}?`}
-        confirmLabel="Revoke connection"
-        busy={busy}
-        error={revokeError}
-        onConfirm={revoke}
-        onCancel={() => setRevoking(undefined)}
-      >
+      <ConfirmDialog {...revoke.dialog} title={`Disconnect ${revoke.target?.clientName ?? ''}?`} confirmLabel="Revoke connection">
         <p>
-          Its tokens stop working at once, in {revoking?.workspaceName}. To use Statusdesk again it has to ask again, and you approve it again.
+          Its tokens stop working at once, in {revoke.target?.workspaceName}. To use Statusdesk again it has to ask again, and you approve it again.
         </p>
       </ConfirmDialog>
     </>

@@ -1,7 +1,7 @@
 import { type FormEvent, useId, useRef, useState } from 'react';
 import { type Access, api, type ApiError, type ApiKey, type Workspace } from '../api.ts';
 import { AccessBadge, AccessRadios, ConfirmDialog, ErrorNote, Loading, PageHeader } from '../components.tsx';
-import { asApiError, useResource } from '../hooks.ts';
+import { asApiError, useConfirmedAction, useResource } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { When } from '../time.tsx';
 
@@ -10,24 +10,7 @@ const keyAccess = (key: ApiKey): Access => (key.scopes.includes('write') ? 'writ
 export function KeysScreen({ workspace }: { workspace: Workspace }) {
   const [keys, reload] = useResource(() => api.keys(workspace.id), workspace.id);
   const [created, setCreated] = useState<{ key: ApiKey; secret: string }>();
-  const [revoking, setRevoking] = useState<ApiKey>();
-  const [revokeError, setRevokeError] = useState<string>();
-  const [busy, setBusy] = useState(false);
-
-  const revoke = async () => {
-    if (!revoking) return;
-    setBusy(true);
-    try {
-      await api.revokeKey(revoking.id);
-      setRevoking(undefined);
-      setRevokeError(undefined);
-      await reload();
-    } catch (error) {
-      setRevokeError(asApiError(error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const revoke = useConfirmedAction((key: ApiKey) => api.revokeKey(key.id), reload);
 
   return (
     <>
@@ -100,10 +83,7 @@ export function KeysScreen({ workspace }: { workspace: Workspace }) {
                         <button
                           type="button"
                           className="button button-small button-danger-quiet"
-                          onClick={() => {
-                            setRevokeError(undefined);
-                            setRevoking(key);
-                          }}
+                          onClick={() => revoke.ask(key)}
                         >
                           Revoke
                         </button>
@@ -117,15 +97,7 @@ export function KeysScreen({ workspace }: { workspace: Workspace }) {
         ) : null}
       </section>
 
-      <ConfirmDialog
-        open={revoking !== undefined}
-        title={`Revoke the key “${revoking?.name ?? ''}”?`}
-        confirmLabel="Revoke key"
-        busy={busy}
-        error={revokeError}
-        onConfirm={revoke}
-        onCancel={() => setRevoking(undefined)}
-      >
+      <ConfirmDialog {...revoke.dialog} title={`Revoke the key “${revoke.target?.name ?? ''}”?`} confirmLabel="Revoke key">
         <p>Programs using it are refused from their next call. This cannot be undone.</p>
       </ConfirmDialog>
     </>
