@@ -85,6 +85,29 @@ export function AccessRadios({
   );
 }
 
+/** A table of `columns` and a last column for each row's actions, its heading there for screen readers only. */
+export function ActionsTable({ columns, children }: { columns: string[]; children: ReactNode }) {
+  return (
+    <div className="table-wrap">
+      <table className="table">
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th key={column} scope="col">
+                {column}
+              </th>
+            ))}
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
 /**
  * A modal confirmation on the native <dialog>: it traps the focus, closes on Escape and gives
  * the focus back to the button that opened it.

@@ -1,6 +1,6 @@
 import { Fragment, useEffect, useState } from 'react';
 import { accessLabel, api, type Connection, type ConsentRequest, type Workspace } from '../api.ts';
-import { AccessBadge, ConfirmDialog, ErrorNote, Loading, PageHeader } from '../components.tsx';
+import { AccessBadge, ActionsTable, ConfirmDialog, ErrorNote, Loading, PageHeader } from '../components.tsx';
 import { DecisionForm, RequestFacts } from '../decision.tsx';
 import { asApiError, useConfirmedAction, useResource } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
@@ -123,79 +123,61 @@ function PendingRequests({ onDecided }: { onDecided(): Promise<void> }) {
 function ConnectionsTable({ connections, onRevoke }: { connections: Connection[]; onRevoke(connection: Connection): void }) {
   const [open, setOpen] = useState<string>();
   return (
-    <div className="table-wrap">
-      <table className="table">
-        <thead>
-          <tr>
-            <th scope="col">App</th>
-            <th scope="col">Access</th>
-            <th scope="col">Workspace</th>
-            <th scope="col">Approved by</th>
-            <th scope="col">Connected</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Changes</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {connections.map((connection) => {
-            const expanded = open === connection.id;
-            const panelId = `activity-${connection.id}`;
-            return (
-              <Fragment key={connection.id}>
-                <tr>
-                  <th scope="row">
-                    <span className="cell-title">{connection.clientName}</span>
-                    <span className="muted small">{connection.clientSource === 'metadata' ? connection.clientHost : 'Registered here'}</span>
-                  </th>
-                  <td>
-                    <AccessBadge access={connection.access} />
-                  </td>
-                  <td>{connection.workspaceName}</td>
-                  <td>{connection.userName}</td>
-                  <td>
-                    <When iso={connection.connectedAt} />
-                  </td>
-                  <td>
-                    <When iso={connection.lastUsedAt} />
-                  </td>
-                  <td>
-                    {connection.changes === 0 ? (
-                      <span className="muted">None</span>
-                    ) : (
-                      <button
-                        type="button"
-                        className="button button-small button-ghost disclosure"
-                        aria-expanded={expanded}
-                        aria-controls={panelId}
-                        onClick={() => setOpen(expanded ? undefined : connection.id)}
-                      >
-                        <Icon name="chevron" />
-                        {connection.changes} {connection.changes === 1 ? 'change' : 'changes'}
-                      </button>
-                    )}
-                  </td>
-                  <td className="cell-actions">
-                    <button type="button" className="button button-small button-danger-quiet" onClick={() => onRevoke(connection)}>
-                      Revoke
-                    </button>
-                  </td>
-                </tr>
-                {expanded ? (
-                  <tr className="row-detail" id={panelId}>
-                    <td colSpan={8}>
-                      <Activity connection={connection} />
-                    </td>
-                  </tr>
-                ) : null}
-              </Fragment>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+    <ActionsTable columns={['App', 'Access', 'Workspace', 'Approved by', 'Connected', 'Last used', 'Changes']}>
+      {connections.map((connection) => {
+        const expanded = open === connection.id;
+        const panelId = `activity-${connection.id}`;
+        return (
+          <Fragment key={connection.id}>
+            <tr>
+              <th scope="row">
+                <span className="cell-title">{connection.clientName}</span>
+                <span className="muted small">{connection.clientSource === 'metadata' ? connection.clientHost : 'Registered here'}</span>
+              </th>
+              <td>
+                <AccessBadge access={connection.access} />
+              </td>
+              <td>{connection.workspaceName}</td>
+              <td>{connection.userName}</td>
+              <td>
+                <When iso={connection.connectedAt} />
+              </td>
+              <td>
+                <When iso={connection.lastUsedAt} />
+              </td>
+              <td>
+                {connection.changes === 0 ? (
+                  <span className="muted">None</span>
+                ) : (
+                  <button
+                    type="button"
+                    className="button button-small button-ghost disclosure"
+                    aria-expanded={expanded}
+                    aria-controls={panelId}
+                    onClick={() => setOpen(expanded ? undefined : connection.id)}
+                  >
+                    <Icon name="chevron" />
+                    {connection.changes} {connection.changes === 1 ? 'change' : 'changes'}
+                  </button>
+                )}
+              </td>
+              <td className="cell-actions">
+                <button type="button" className="button button-small button-danger-quiet" onClick={() => onRevoke(connection)}>
+                  Revoke
+                </button>
+              </td>
+            </tr>
+            {expanded ? (
+              <tr className="row-detail" id={panelId}>
+                <td colSpan={8}>
+                  <Activity connection={connection} />
+                </td>
+              </tr>
+            ) : null}
+          </Fragment>
+        );
+      })}
+    </ActionsTable>
   );
 }
 

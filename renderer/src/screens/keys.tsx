@@ -1,6 +1,6 @@
 import { type FormEvent, useId, useRef, useState } from 'react';
 import { type Access, api, type ApiError, type ApiKey, type Workspace } from '../api.ts';
-import { AccessBadge, AccessRadios, ConfirmDialog, ErrorNote, Loading, PageHeader } from '../components.tsx';
+import { AccessBadge, AccessRadios, ActionsTable, ConfirmDialog, ErrorNote, Loading, PageHeader } from '../components.tsx';
 import { asApiError, useConfirmedAction, useResource } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { When } from '../time.tsx';
@@ -37,63 +37,46 @@ export function KeysScreen({ workspace }: { workspace: Workspace }) {
           </div>
         ) : null}
         {keys.state === 'ready' && keys.value.keys.length > 0 ? (
-          <div className="table-wrap">
-            <table className="table">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Prefix</th>
-                  <th scope="col">Access</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {keys.value.keys.map((key) => (
-                  <tr key={key.id} className={key.revokedAt ? 'row-dim' : undefined}>
-                    <th scope="row">{key.name}</th>
-                    <td>
-                      <code className="prefix">{key.prefix}…</code>
-                    </td>
-                    <td>
-                      <AccessBadge access={keyAccess(key)} />
-                      {key.legacy ? <span className="muted small"> (made before scopes)</span> : null}
-                    </td>
-                    <td>
-                      <When iso={key.createdAt} />
-                    </td>
-                    <td>
-                      <When iso={key.lastUsedAt} />
-                    </td>
-                    <td>
-                      {key.revokedAt ? (
-                        <span className="status status-off">
-                          Revoked <When iso={key.revokedAt} />
-                        </span>
-                      ) : (
-                        <span className="status status-on">Active</span>
-                      )}
-                    </td>
-                    <td className="cell-actions">
-                      {key.revokedAt ? null : (
-                        <button
-                          type="button"
-                          className="button button-small button-danger-quiet"
-                          onClick={() => revoke.ask(key)}
-                        >
-                          Revoke
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <ActionsTable columns={['Name', 'Prefix', 'Access', 'Created', 'Last used', 'Status']}>
+            {keys.value.keys.map((key) => (
+              <tr key={key.id} className={key.revokedAt ? 'row-dim' : undefined}>
+                <th scope="row">{key.name}</th>
+                <td>
+                  <code className="prefix">{key.prefix}…</code>
+                </td>
+                <td>
+                  <AccessBadge access={keyAccess(key)} />
+                  {key.legacy ? <span className="muted small"> (made before scopes)</span> : null}
+                </td>
+                <td>
+                  <When iso={key.createdAt} />
+                </td>
+                <td>
+                  <When iso={key.lastUsedAt} />
+                </td>
+                <td>
+                  {key.revokedAt ? (
+                    <span className="status status-off">
+                      Revoked <When iso={key.revokedAt} />
+                    </span>
+                  ) : (
+                    <span className="status status-on">Active</span>
+                  )}
+                </td>
+                <td className="cell-actions">
+                  {key.revokedAt ? null : (
+                    <button
+                      type="button"
+                      className="button button-small button-danger-quiet"
+                      onClick={() => revoke.ask(key)}
+                    >
+                      Revoke
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </ActionsTable>
         ) : null}
       </section>
 
