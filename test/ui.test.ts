@@ -291,8 +291,30 @@ describe('the UI in Chromium', () => {
   });
 });
 
+/** A browser and a fresh editor: a client registered under a new name, with its loopback redirect target; all closed after `run`. */
+async function withEditor(
+  run: (browser: Browser, editor: { name: string; client: EditorClient; target: RedirectTarget }) => Promise<void>,
+): Promise<void> {
+  const target = await redirectTarget();
+  try {
+    await withBrowser(async (browser) => {
+      const name = `Editor ${randomBytes(3).toString('hex')}`;
+      const client = await editorClient(name, target.uri);
+      await run(browser, { name, client, target });
+    });
+  } finally {
+    await target.close();
+  }
+}
+
+interface RedirectTarget {
+  uri: string;
+  arrivals: URL[];
+  close(): Promise<void>;
+}
+
 /** An editor's loopback redirect target: a tiny server that records where the browser came back to. */
-async function redirectTarget(): Promise<{ uri: string; arrivals: URL[]; close(): Promise<void> }> {
+async function redirectTarget(): Promise<RedirectTarget> {
   const arrivals: URL[] = [];
   const server = createServer((req, res) => {
     arrivals.push(new URL(req.url ?? '/', 'http://127.0.0.1'));
@@ -349,6 +371,8 @@ async function editorClient(name: string, redirectUri: string) {
   };
 }
 
+type EditorClient = Awaited<ReturnType<typeof editorClient>>;
+
 /** The browser arrived at the editor with a code, the state it sent, and the issuer. */
 function assertArrival(page: Page, redirectUri: string, state: string): string {
   const url = new URL(page.url());
@@ -362,139 +386,117 @@ function assertArrival(page: Page, redirectUri: string, state: string): string {
 }
 
 describe('consent and Connected apps in Chromium', () => {
-  test('a signed-in browser approves with Workspace, Read only and Approve, and goes back to the editor with code, state and iss', TEST_TIMEOUT, async () => {
-    const target = await redirectTarget();
-    try {
-      await withBrowser(async (browser) => {
-        const name = `Editor ${randomBytes(3).toString('hex')}`;
-        const client = await editorClient(name, target.uri);
-        const { page } = await openPage(browser, service);
-        await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  test('a signed-in browser approves with Workspace, Read only and Approve, and goes back to the editor with code, state and iss', TEST_TIMEOUT, () =>
+    withEditor(async (browser, { name, client, target }) => {
+      const { page } = await openPage(browser, service);
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
 
-        await page.goto(client.authorizeUrl('read'));
-        await page.getByRole('heading', { name: `Allow ${name} to use Statusdesk?` }).waitFor();
-        const consentUrl = new URL(page.url());
-        assert.equal(consentUrl.pathname, '/oauth/consent');
-        assert.equal(consentUrl.searchParams.get('ticket'), null, 'the ticket has left the address');
-        const main = page.getByRole('main');
-        assert.match(await main.innerText(), /Registered with this Statusdesk/);
-        assert.match(await main.innerText(), /127\.0\.0\.1/);
-        assert.match(await page.getByRole('note').innerText(), /Any program on this computer can listen on a loopback port/);
+      await page.goto(client.authorizeUrl('read'));
+      await page.getByRole('heading', { name: `Allow ${name} to use Statusdesk?` }).waitFor();
+      const consentUrl = new URL(page.url());
+      assert.equal(consentUrl.pathname, '/oauth/consent');
+      assert.equal(consentUrl.searchParams.get('ticket'), null, 'the ticket has left the address');
+      const main = page.getByRole('main');
+      assert.match(await main.innerText(), /Registered with this Statusdesk/);
+      assert.match(await main.innerText(), /127\.0\.0\.1/);
+      assert.match(await page.getByRole('note').innerText(), /Any program on this computer can listen on a loopback port/);
 
-        // Asked for read: read cannot be raised to write.
-        assert.equal(await page.getByRole('radio', { name: 'Read & write' }).isDisabled(), true);
-        const workspace = page.getByLabel('Workspace', { exact: true });
-        await workspace.selectOption({ index: 0 });
-        await page.getByRole('radio', { name: 'Read only' }).check();
-        await page.getByRole('button', { name: 'Approve' }).click();
+      // Asked for read: read cannot be raised to write.
+      assert.equal(await page.getByRole('radio', { name: 'Read & write' }).isDisabled(), true);
+      const workspace = page.getByLabel('Workspace', { exact: true });
+      await workspace.selectOption({ index: 0 });
+      await page.getByRole('radio', { name: 'Read only' }).check();
+      await page.getByRole('button', { name: 'Approve' }).click();
 
-        await page.waitForURL((url) => url.href.startsWith(target.uri));
-        const code = assertArrival(page, target.uri, client.state);
-        const tokens = await client.token(code);
-        assert.equal(tokens.scope, 'read');
-        assert.equal(target.arrivals.filter((url) => url.pathname === '/callback').length, 1, 'the browser came back once');
+      await page.waitForURL((url) => url.href.startsWith(target.uri));
+      const code = assertArrival(page, target.uri, client.state);
+      const tokens = await client.token(code);
+      assert.equal(tokens.scope, 'read');
+      assert.equal(target.arrivals.filter((url) => url.pathname === '/callback').length, 1, 'the browser came back once');
 
-        // Connected apps lists it; Revoke asks first, then the token stops working.
-        await page.goto(`${service.dashboardUrl}/connections`);
-        const row = page.getByRole('row', { name: new RegExp(`^${name}`) });
-        await row.waitFor();
-        assert.match(await row.innerText(), /Read only/);
-        await row.getByRole('button', { name: 'Revoke' }).click();
-        const dialog = page.getByRole('dialog', { name: `Disconnect ${name}?` });
-        await dialog.waitFor();
-        await dialog.getByRole('button', { name: 'Cancel' }).click();
-        await dialog.waitFor({ state: 'hidden' });
-        const whoami = await service.api('/v1/whoami', { headers: { authorization: `Bearer ${tokens.access_token}` } });
-        assert.equal(whoami.status, 200, 'Cancel revoked nothing');
-        await row.getByRole('button', { name: 'Revoke' }).click();
-        await dialog.getByRole('button', { name: 'Revoke connection' }).click();
-        await row.waitFor({ state: 'detached' });
-        const refused = await service.api('/v1/whoami', { headers: { authorization: `Bearer ${tokens.access_token}` } });
-        assert.equal(refused.status, 401);
+      // Connected apps lists it; Revoke asks first, then the token stops working.
+      await page.goto(`${service.dashboardUrl}/connections`);
+      const row = page.getByRole('row', { name: new RegExp(`^${name}`) });
+      await row.waitFor();
+      assert.match(await row.innerText(), /Read only/);
+      await row.getByRole('button', { name: 'Revoke' }).click();
+      const dialog = page.getByRole('dialog', { name: `Disconnect ${name}?` });
+      await dialog.waitFor();
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await dialog.waitFor({ state: 'hidden' });
+      const whoami = await service.api('/v1/whoami', { headers: { authorization: `Bearer ${tokens.access_token}` } });
+      assert.equal(whoami.status, 200, 'Cancel revoked nothing');
+      await row.getByRole('button', { name: 'Revoke' }).click();
+      await dialog.getByRole('button', { name: 'Revoke connection' }).click();
+      await row.waitFor({ state: 'detached' });
+      const refused = await service.api('/v1/whoami', { headers: { authorization: `Bearer ${tokens.access_token}` } });
+      assert.equal(refused.status, 401);
+    }),
+  );
+
+  test('Deny sends the editor back with access_denied', TEST_TIMEOUT, () =>
+    withEditor(async (browser, { name, client, target }) => {
+      const { page } = await openPage(browser, service);
+      await page.goto(client.authorizeUrl('write'));
+      await page.getByRole('heading', { name: `Allow ${name} to use Statusdesk?` }).waitFor();
+      assert.equal(await page.getByRole('radio', { name: 'Read & write' }).isChecked(), true, 'the asked access is preselected');
+      await page.getByRole('button', { name: 'Deny' }).click();
+      await page.waitForURL((url) => url.href.startsWith(target.uri));
+      const url = new URL(page.url());
+      assert.equal(url.searchParams.get('error'), 'access_denied');
+      assert.equal(url.searchParams.get('state'), client.state);
+      assert.equal(url.searchParams.get('iss'), service.apiUrl);
+      assert.equal(url.searchParams.get('code'), null);
+    }),
+  );
+
+  test('a browser without a session shows the matching code and continues once Connected apps approves it elsewhere', TEST_TIMEOUT, () =>
+    withEditor(async (browser, { name, client, target }) => {
+      // The system browser the editor opened: no session.
+      const waiting = await openPage(browser, service, { signedIn: false });
+      await waiting.page.goto(client.authorizeUrl('write'));
+      await waiting.page.getByRole('heading', { name: 'Approve it where you are signed in' }).waitFor();
+      const matchCode = ((await waiting.page.locator('.match-code').innerText()).match(/[A-Z0-9]{4}-[A-Z0-9]{4}/) ?? [''])[0];
+      assert.match(matchCode, /^[A-Z0-9]{4}-[A-Z0-9]{4}$/);
+      const text = await waiting.page.getByRole('main').innerText();
+      assert.match(text, new RegExp(`statusdesk oauth approve ${matchCode}`));
+      assert.equal(await waiting.page.getByRole('button', { name: 'Approve' }).count(), 0, 'no decision without a session');
+
+      // The owner, signed in elsewhere, finds the same code under Connected apps.
+      const owner = await openPage(browser, service);
+      await owner.page.goto(`${service.dashboardUrl}/connections`);
+      const request = owner.page.getByRole('article', { name: name });
+      await request.waitFor();
+      assert.match(await request.innerText(), new RegExp(matchCode));
+      await request.getByLabel('Workspace', { exact: true }).selectOption({ index: 0 });
+      await request.getByRole('radio', { name: 'Read & write' }).check();
+      await request.getByRole('button', { name: 'Approve' }).click();
+      await request.waitFor({ state: 'detached' });
+
+      // The waiting page continues to the editor on its own.
+      await waiting.page.waitForURL((url) => url.href.startsWith(target.uri));
+      const code = assertArrival(waiting.page, target.uri, client.state);
+      const tokens = await client.token(code);
+      assert.equal(tokens.scope, 'write');
+
+      // Changes made with the token show under the connection.
+      const created = await service.api('/rpc/monitor.v1.MonitorService/CreateTCPMonitor', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.access_token}` },
+        body: JSON.stringify({ monitor: { name: 'db', uri: 'db.internal:5432', periodicity: 'PERIODICITY_10M' } }),
       });
-    } finally {
-      await target.close();
-    }
-  });
-
-  test('Deny sends the editor back with access_denied', TEST_TIMEOUT, async () => {
-    const target = await redirectTarget();
-    try {
-      await withBrowser(async (browser) => {
-        const name = `Editor ${randomBytes(3).toString('hex')}`;
-        const client = await editorClient(name, target.uri);
-        const { page } = await openPage(browser, service);
-        await page.goto(client.authorizeUrl('write'));
-        await page.getByRole('heading', { name: `Allow ${name} to use Statusdesk?` }).waitFor();
-        assert.equal(await page.getByRole('radio', { name: 'Read & write' }).isChecked(), true, 'the asked access is preselected');
-        await page.getByRole('button', { name: 'Deny' }).click();
-        await page.waitForURL((url) => url.href.startsWith(target.uri));
-        const url = new URL(page.url());
-        assert.equal(url.searchParams.get('error'), 'access_denied');
-        assert.equal(url.searchParams.get('state'), client.state);
-        assert.equal(url.searchParams.get('iss'), service.apiUrl);
-        assert.equal(url.searchParams.get('code'), null);
-      });
-    } finally {
-      await target.close();
-    }
-  });
-
-  test('a browser without a session shows the matching code and continues once Connected apps approves it elsewhere', TEST_TIMEOUT, async () => {
-    const target = await redirectTarget();
-    try {
-      await withBrowser(async (browser) => {
-        const name = `Editor ${randomBytes(3).toString('hex')}`;
-        const client = await editorClient(name, target.uri);
-
-        // The system browser the editor opened: no session.
-        const waiting = await openPage(browser, service, { signedIn: false });
-        await waiting.page.goto(client.authorizeUrl('write'));
-        await waiting.page.getByRole('heading', { name: 'Approve it where you are signed in' }).waitFor();
-        const matchCode = ((await waiting.page.locator('.match-code').innerText()).match(/[A-Z0-9]{4}-[A-Z0-9]{4}/) ?? [''])[0];
-        assert.match(matchCode, /^[A-Z0-9]{4}-[A-Z0-9]{4}$/);
-        const text = await waiting.page.getByRole('main').innerText();
-        assert.match(text, new RegExp(`statusdesk oauth approve ${matchCode}`));
-        assert.equal(await waiting.page.getByRole('button', { name: 'Approve' }).count(), 0, 'no decision without a session');
-
-        // The owner, signed in elsewhere, finds the same code under Connected apps.
-        const owner = await openPage(browser, service);
-        await owner.page.goto(`${service.dashboardUrl}/connections`);
-        const request = owner.page.getByRole('article', { name: name });
-        await request.waitFor();
-        assert.match(await request.innerText(), new RegExp(matchCode));
-        await request.getByLabel('Workspace', { exact: true }).selectOption({ index: 0 });
-        await request.getByRole('radio', { name: 'Read & write' }).check();
-        await request.getByRole('button', { name: 'Approve' }).click();
-        await request.waitFor({ state: 'detached' });
-
-        // The waiting page continues to the editor on its own.
-        await waiting.page.waitForURL((url) => url.href.startsWith(target.uri));
-        const code = assertArrival(waiting.page, target.uri, client.state);
-        const tokens = await client.token(code);
-        assert.equal(tokens.scope, 'write');
-
-        // Changes made with the token show under the connection.
-        const created = await service.api('/rpc/monitor.v1.MonitorService/CreateTCPMonitor', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.access_token}` },
-          body: JSON.stringify({ monitor: { name: 'db', uri: 'db.internal:5432', periodicity: 'PERIODICITY_10M' } }),
-        });
-        assert.equal(created.status, 200, await created.text());
-        await owner.page.reload();
-        const row = owner.page.getByRole('row', { name: new RegExp(`^${name}`) });
-        await row.waitFor();
-        assert.match(await row.innerText(), /Read & write/);
-        const changes = row.getByRole('button', { name: '1 change' });
-        await changes.click();
-        assert.equal(await changes.getAttribute('aria-expanded'), 'true');
-        const activity = owner.page.getByRole('list', { name: `Changes made by ${name}` });
-        await activity.waitFor();
-        assert.match(await activity.innerText(), /monitor/);
-      });
-    } finally {
-      await target.close();
-    }
-  });
+      assert.equal(created.status, 200, await created.text());
+      await owner.page.reload();
+      const row = owner.page.getByRole('row', { name: new RegExp(`^${name}`) });
+      await row.waitFor();
+      assert.match(await row.innerText(), /Read & write/);
+      const changes = row.getByRole('button', { name: '1 change' });
+      await changes.click();
+      assert.equal(await changes.getAttribute('aria-expanded'), 'true');
+      const activity = owner.page.getByRole('list', { name: `Changes made by ${name}` });
+      await activity.waitFor();
+      assert.match(await activity.innerText(), /monitor/);
+    }),
+  );
 });
 
