@@ -48,7 +48,8 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Child, spawnReady } from './support/processes.ts';
-import { median, parseNumber, percentile, processCpuSeconds } from './support/figures.ts';
+import { median, parseNumber, table } from './support/figures.ts';
+import { keepAliveLoad, type LoadFigures } from './support/load.ts';
 
 const CLI = fileURLToPath(new URL('../bin/statusdesk.js', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -74,11 +75,6 @@ const line = (text: string) => process.stderr.write(`${text}\n`);
 
 
 
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   ')).join('\n');
-}
 
 const fixed = (digits: number) => (value: number) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 const f0 = fixed(0);
@@ -343,24 +339,10 @@ function verdict(answer: Answer, method: Method, expect: { tools: number; monito
 
 // ---- the load generator ---------------------------------------------------------------------
 
-interface LoadResult {
-  requests: number;
-  /** Answers that were not 200, and broken connections. */
-  errors: number;
-  firstError: string;
+interface LoadResult extends LoadFigures {
   /** The smallest and largest body (decoded from chunks). */
   minBytes: number;
   maxBytes: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  max: number;
-  /** Busy share of this process's main thread (the client) during the round. */
-  clientBusy: number;
-  /** CPU of the server process as a share of one CPU; NaN when unknown. */
-  serverCpu: number;
-  /** Server CPU time per request, microseconds. */
-  serverUsPerRequest: number;
 }
 
 const CRLF = Buffer.from('\r\n');
@@ -374,70 +356,43 @@ const CHUNK_END = 4;
 const TRAILER = 5;
 
 /**
- * `connections` keep-alive connections, each with one request in flight at a time, until
- * `durationMs` have passed; requests in flight at the deadline finish and are counted. Latency is
- * from writing the request to the last byte of the body.
+ * `connections` keep-alive connections (see keepAliveLoad) sending `request`. Latency is from
+ * writing the request to the last byte of the body.
  */
 async function load(port: number, request: Buffer, connections: number, durationMs: number, serverPid: number | undefined): Promise<LoadResult> {
-  const latencies: number[] = [];
-  let errors = 0;
-  let firstError = '';
   let minBytes = Number.POSITIVE_INFINITY;
   let maxBytes = 0;
-  const fail = (reason: string) => {
-    errors++;
-    firstError ||= reason;
-  };
-  const elu = performance.eventLoopUtilization();
-  const cpuBefore = serverPid === undefined ? undefined : processCpuSeconds(serverPid);
-  const started = performance.now();
-  const until = started + durationMs;
-
-  const lane = () =>
-    new Promise<void>((resolve) => {
-      let socket: net.Socket;
-      let state = HEAD;
-      let pending: Buffer | null = null;
-      let status = 0;
-      let remaining = 0;
-      let bodyBytes = 0;
-      let closeAfter = false;
-      let sentAt = 0;
-      let busy = false;
-      let finished = false;
-      const finish = () => {
-        if (finished) return;
-        finished = true;
-        socket.destroy();
-        resolve();
-      };
-      const send = () => {
-        if (performance.now() >= until) return finish();
+  const figures = await keepAliveLoad(port, connections, durationMs, serverPid, (_, lane) => {
+    let state = HEAD;
+    let pending: Buffer | null = null;
+    let status = 0;
+    let remaining = 0;
+    let bodyBytes = 0;
+    let closeAfter = false;
+    const complete = () => {
+      lane.answered();
+      if (status !== 200) lane.fail(`status ${status}, ${bodyBytes} bytes`);
+      if (bodyBytes < minBytes) minBytes = bodyBytes;
+      if (bodyBytes > maxBytes) maxBytes = bodyBytes;
+      // The server said it closes the connection: a new one is opened when this one has.
+      if (closeAfter) lane.end();
+      else lane.send();
+    };
+    return {
+      reset() {
         state = HEAD;
         pending = null;
         bodyBytes = 0;
-        busy = true;
-        sentAt = performance.now();
-        socket.write(request);
-      };
-      const complete = () => {
-        latencies.push(performance.now() - sentAt);
-        busy = false;
-        if (status !== 200) fail(`status ${status}, ${bodyBytes} bytes`);
-        if (bodyBytes < minBytes) minBytes = bodyBytes;
-        if (bodyBytes > maxBytes) maxBytes = bodyBytes;
-        // The server said it closes the connection: a new one is opened when this one has.
-        if (closeAfter) socket.end();
-        else send();
-      };
-      const onData = (chunk: Buffer) => {
+      },
+      request: () => request,
+      read(chunk) {
         let data = chunk;
         if (pending) {
           data = Buffer.concat([pending, chunk]);
           pending = null;
         }
         let i = 0;
-        while (i < data.length && busy) {
+        while (i < data.length && lane.busy) {
           switch (state) {
             case HEAD: {
               const end = data.indexOf(CRLF2, i);
@@ -455,9 +410,8 @@ async function load(port: number, request: Buffer, connections: number, duration
               } else {
                 const match = /\r\ncontent-length:\s*(\d+)/i.exec(text);
                 if (!match) {
-                  fail(`status ${status} with neither content-length nor chunked`);
-                  busy = false;
-                  socket.destroy();
+                  lane.fail(`status ${status} with neither content-length nor chunked`);
+                  lane.drop();
                   return;
                 }
                 remaining = Number(match[1]);
@@ -519,44 +473,10 @@ async function load(port: number, request: Buffer, connections: number, duration
             }
           }
         }
-      };
-      const connect = () => {
-        closeAfter = false;
-        socket = net.connect({ host: '127.0.0.1', port, noDelay: true });
-        socket.once('connect', send);
-        socket.on('data', onData);
-        socket.on('error', (error) => fail(`connection: ${error.message}`));
-        socket.once('close', () => {
-          if (finished) return;
-          if (busy) fail('the server closed the connection during a request');
-          busy = false;
-          // A closed keep-alive connection is replaced while there is time left.
-          if (performance.now() < until) connect();
-          else finish();
-        });
-      };
-      connect();
-    });
-
-  await Promise.all(Array.from({ length: connections }, lane));
-  const elapsed = performance.now() - started;
-  const cpuAfter = serverPid === undefined ? undefined : processCpuSeconds(serverPid);
-  const serverCpuSeconds = cpuBefore === undefined || cpuAfter === undefined ? Number.NaN : cpuAfter - cpuBefore;
-  const sorted = Float64Array.from(latencies).sort();
-  return {
-    requests: latencies.length,
-    errors,
-    firstError,
-    minBytes,
-    maxBytes,
-    rps: latencies.length / (elapsed / 1000),
-    p50: percentile(sorted, 0.5),
-    p99: percentile(sorted, 0.99),
-    max: sorted.length ? sorted[sorted.length - 1]! : Number.NaN,
-    clientBusy: performance.eventLoopUtilization(elu).utilization,
-    serverCpu: serverCpuSeconds / (elapsed / 1000),
-    serverUsPerRequest: (serverCpuSeconds * 1e6) / latencies.length,
-  };
+      },
+    };
+  });
+  return { ...figures, minBytes, maxBytes };
 }
 
 // ---- figures --------------------------------------------------------------------------------

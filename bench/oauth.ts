@@ -25,15 +25,14 @@
  * first; figures are medians of the rounds. Every answer must be a 200.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import { arch, availableParallelism, loadavg, platform, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { spawnReady } from './support/processes.ts';
-import { median, parseNumber, percentile, processCpuSeconds } from './support/figures.ts';
+import { median, parseNumber, table } from './support/figures.ts';
+import { keepAliveLoad, type LoadFigures } from './support/load.ts';
 
 const CLI = fileURLToPath(new URL('../bin/statusdesk.js', import.meta.url));
 const CPUS = availableParallelism();
@@ -47,11 +46,6 @@ const fixed = (digits: number) => (value: number) => (Number.isFinite(value) ? v
 const f0 = fixed(0);
 const f2 = fixed(2);
 const round2 = (value: number) => (Number.isFinite(value) ? Math.round(value * 100) / 100 : null);
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   ')).join('\n');
-}
 
 // ---- requests as bytes ----------------------------------------------------------------------
 
@@ -70,54 +64,20 @@ const refreshBody = (refreshToken: string, clientId: string) => new URLSearchPar
 
 // ---- the load generator ---------------------------------------------------------------------
 
-interface LoadResult {
-  requests: number;
-  errors: number;
-  firstError: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  serverUsPerRequest: number;
-}
-
 /**
- * One lane per connection, each with one request in flight until `durationMs` have passed.
- * `next(lane)` gives each lane's next request; `answered(lane, body)`, when given, sees every 200's body.
+ * `lanes` connections (see keepAliveLoad). `next(lane)` gives each lane's next request;
+ * `answered(lane, body)`, when given, sees every 200's body.
  */
-async function load(port: number, lanes: number, durationMs: number, serverPid: number | undefined, next: (lane: number) => Buffer, answered?: (lane: number, body: string) => void): Promise<LoadResult> {
-  const latencies: number[] = [];
-  let errors = 0;
-  let firstError = '';
-  const fail = (reason: string) => {
-    errors++;
-    firstError ||= reason;
-  };
-  const cpuBefore = serverPid === undefined ? undefined : processCpuSeconds(serverPid);
-  const started = performance.now();
-  const until = started + durationMs;
-
-  const lane = (index: number) =>
-    new Promise<void>((resolve) => {
-      let socket: net.Socket;
-      let buffer: Buffer = Buffer.alloc(0);
-      let sentAt = 0;
-      let busy = false;
-      let finished = false;
-      const finish = () => {
-        if (finished) return;
-        finished = true;
-        socket.destroy();
-        resolve();
-      };
-      const send = () => {
-        if (performance.now() >= until) return finish();
+function load(port: number, lanes: number, durationMs: number, serverPid: number | undefined, next: (lane: number) => Buffer, answered?: (lane: number, body: string) => void): Promise<LoadFigures> {
+  return keepAliveLoad(port, lanes, durationMs, serverPid, (index, lane) => {
+    let buffer: Buffer = Buffer.alloc(0);
+    return {
+      reset() {
         buffer = Buffer.alloc(0);
-        busy = true;
-        sentAt = performance.now();
-        socket.write(next(index));
-      };
+      },
+      request: () => next(index),
       // Answers are small (a token pair, a tool list): the whole answer is buffered, then parsed.
-      const onData = (chunk: Buffer) => {
+      read(chunk) {
         buffer = buffer.length ? Buffer.concat([buffer, chunk]) : chunk;
         const end = buffer.indexOf('\r\n\r\n');
         if (end === -1) return;
@@ -141,49 +101,20 @@ async function load(port: number, lanes: number, durationMs: number, serverPid: 
           }
           body = Buffer.concat(parts);
         } else {
-          fail(`status ${status} with neither content-length nor chunked`);
-          return finish();
+          lane.fail(`status ${status} with neither content-length nor chunked`);
+          return lane.finish();
         }
-        latencies.push(performance.now() - sentAt);
-        busy = false;
-        if (status !== 200) fail(`status ${status}: ${body.toString('utf8').slice(0, 200)}`);
+        lane.answered();
+        if (status !== 200) lane.fail(`status ${status}: ${body.toString('utf8').slice(0, 200)}`);
         if (answered) {
-          if (status !== 200) return finish(); // a broken refresh chain cannot go on
+          if (status !== 200) return lane.finish(); // a broken refresh chain cannot go on
           answered(index, body.toString('utf8'));
         }
-        if (/\r\nconnection:\s*close/i.test(head)) socket.end();
-        else send();
-      };
-      const connect = () => {
-        socket = net.connect({ host: '127.0.0.1', port, noDelay: true });
-        socket.once('connect', send);
-        socket.on('data', onData);
-        socket.on('error', (error) => fail(`connection: ${error.message}`));
-        socket.once('close', () => {
-          if (finished) return;
-          if (busy) fail('the server closed the connection during a request');
-          busy = false;
-          if (performance.now() < until) connect();
-          else finish();
-        });
-      };
-      connect();
-    });
-
-  await Promise.all(Array.from({ length: lanes }, (_, i) => lane(i)));
-  const elapsed = performance.now() - started;
-  const cpuAfter = serverPid === undefined ? undefined : processCpuSeconds(serverPid);
-  const cpu = cpuBefore === undefined || cpuAfter === undefined ? Number.NaN : cpuAfter - cpuBefore;
-  const sorted = Float64Array.from(latencies).sort();
-  return {
-    requests: latencies.length,
-    errors,
-    firstError,
-    rps: latencies.length / (elapsed / 1000),
-    p50: percentile(sorted, 0.5),
-    p99: percentile(sorted, 0.99),
-    serverUsPerRequest: (cpu * 1e6) / latencies.length,
-  };
+        if (/\r\nconnection:\s*close/i.test(head)) lane.end();
+        else lane.send();
+      },
+    };
+  });
 }
 
 // ---- grants, as a person makes them ---------------------------------------------------------
@@ -263,7 +194,7 @@ interface Figures {
   usPerRequest: number;
 }
 
-const summarise = (rounds: LoadResult[]): Figures => ({
+const summarise = (rounds: LoadFigures[]): Figures => ({
   rps: median(rounds.map((r) => r.rps)),
   p50: median(rounds.map((r) => r.p50)),
   p99: median(rounds.map((r) => r.p99)),
@@ -352,7 +283,7 @@ async function main(): Promise<number> {
     for (const clients of CLIENT_COUNTS) {
       for (const kind of ['refresh', 'metadata'] as const) {
         if (warmupMs > 0) await run(clients, warmupMs, kind);
-        const samples: LoadResult[] = [];
+        const samples: LoadFigures[] = [];
         for (let r = 0; r < rounds; r++) samples.push(await run(clients, roundMs, kind));
         const errors = samples.reduce((n, s) => n + s.errors, 0);
         if (errors) problems.push(`${kind}, ${clients} clients: ${errors} failed; first: ${samples.find((s) => s.firstError)!.firstError}`);
@@ -366,7 +297,7 @@ async function main(): Promise<number> {
         await run(clients, warmupMs, 'bearer');
         await run(clients, warmupMs, 'key');
       }
-      const samples: Record<'bearer' | 'key', LoadResult[]> = { bearer: [], key: [] };
+      const samples: Record<'bearer' | 'key', LoadFigures[]> = { bearer: [], key: [] };
       for (let r = 0; r < rounds; r++) {
         const order = r % 2 === 0 ? (['bearer', 'key'] as const) : (['key', 'bearer'] as const);
         for (const side of order) samples[side].push(await run(clients, roundMs, side));

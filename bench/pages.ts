@@ -37,7 +37,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
 import { arch, availableParallelism, loadavg, platform, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -46,7 +45,8 @@ import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { type Child, spawnReady, within } from './support/processes.ts';
-import { median, parseNumber, percentile, processCpuSeconds } from './support/figures.ts';
+import { median, parseNumber, percentile, processCpuSeconds, table } from './support/figures.ts';
+import { keepAliveLoad, type LoadFigures } from './support/load.ts';
 
 const CLI = fileURLToPath(new URL('../bin/statusdesk.js', import.meta.url));
 const CPUS = availableParallelism();
@@ -78,11 +78,6 @@ const line = (text: string) => process.stderr.write(`${text}\n`);
 
 
 
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   ')).join('\n');
-}
 
 const fixed = (digits: number) => (value: number) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 const f0 = fixed(0);
@@ -396,24 +391,10 @@ const STATIC_SCRIPT = [
 
 // ---- the load generator ---------------------------------------------------------------------
 
-interface LoadResult {
-  requests: number;
-  /** Answers that were not 200, and broken connections. */
-  errors: number;
+interface LoadResult extends LoadFigures {
   /** The smallest and largest body: a page rebuilt during the run may differ by a few bytes (its "Generated" time). */
   minBytes: number;
   maxBytes: number;
-  firstError: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  max: number;
-  /** Busy share of this process's main thread (the client) during the round. */
-  clientBusy: number;
-  /** CPU of the server process as a share of one CPU; NaN when unknown. */
-  serverCpu: number;
-  /** Server CPU time per request, microseconds. */
-  serverUsPerRequest: number;
 }
 
 /** What a browser sends; the service then answers the gzipped page it keeps per view. */
@@ -468,9 +449,8 @@ function summarise(rounds: LoadResult[]): SideFigures {
 const CRLF2 = Buffer.from('\r\n\r\n');
 
 /**
- * `connections` keep-alive connections, each with one request in flight at a time, until
- * `durationMs` have passed; requests in flight at the deadline finish and are counted. Latency is
- * from writing the request to the last byte of the body.
+ * `connections` keep-alive connections (see keepAliveLoad) asking for `path`. Latency is from
+ * writing the request to the last byte of the body.
  */
 async function load(
   port: number,
@@ -484,123 +464,64 @@ async function load(
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
   const request = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/html\r\nUser-Agent: statusdesk-bench\r\n${extra}\r\n`, 'latin1');
-  const latencies: number[] = [];
-  let errors = 0;
-  let firstError = '';
   let minBytes = Number.POSITIVE_INFINITY;
   let maxBytes = 0;
-  const fail = (reason: string) => {
-    errors++;
-    firstError ||= reason;
-  };
-  const elu = performance.eventLoopUtilization();
-  const cpuBefore = serverPid === undefined ? undefined : processCpuSeconds(serverPid);
-  const started = performance.now();
-  const until = started + durationMs;
-
-  const lane = () =>
-    new Promise<void>((resolve) => {
-      let socket: net.Socket;
-      let head: Buffer | null = null;
-      let inHead = true;
-      let remaining = 0;
-      let status = 0;
-      let length = 0;
-      let sentAt = 0;
-      let busy = false;
-      let finished = false;
-      const finish = () => {
-        if (finished) return;
-        finished = true;
-        socket.destroy();
-        resolve();
-      };
-      const send = () => {
-        if (performance.now() >= until) return finish();
+  const figures = await keepAliveLoad(port, connections, durationMs, serverPid, (_, lane) => {
+    let head: Buffer | null = null;
+    let inHead = true;
+    let remaining = 0;
+    let status = 0;
+    let length = 0;
+    const complete = () => {
+      lane.answered();
+      if (status !== 200) lane.fail(`status ${status}, ${length} bytes`);
+      if (length < minBytes) minBytes = length;
+      if (length > maxBytes) maxBytes = length;
+      lane.send();
+    };
+    return {
+      reset() {
         inHead = true;
         head = null;
-        busy = true;
-        sentAt = performance.now();
-        socket.write(request);
-      };
-      const complete = () => {
-        latencies.push(performance.now() - sentAt);
-        busy = false;
-        if (status !== 200) fail(`status ${status}, ${length} bytes`);
-        if (length < minBytes) minBytes = length;
-        if (length > maxBytes) maxBytes = length;
-        send();
-      };
-      const connect = () => {
-        socket = net.connect({ host: '127.0.0.1', port, noDelay: true });
-        socket.once('connect', send);
-        socket.on('data', (chunk: Buffer) => {
-          let offset = 0;
-          while (offset < chunk.length && busy) {
-            if (inHead) {
-              const pending = head ? head.length : 0;
-              const view = head ? Buffer.concat([head, chunk.subarray(offset)]) : chunk.subarray(offset);
-              const end = view.indexOf(CRLF2);
-              if (end === -1) {
-                head = Buffer.from(view);
-                offset = chunk.length;
-                break;
-              }
-              const text = view.toString('latin1', 0, end);
-              status = Number(text.slice(9, 12));
-              const match = /\r\ncontent-length:\s*(\d+)/i.exec(text);
-              if (!match) {
-                fail(`status ${status} without content-length`);
-                busy = false;
-                socket.destroy();
-                return;
-              }
-              length = Number(match[1]);
-              remaining = length;
-              inHead = false;
-              head = null;
-              offset += end + 4 - pending;
-              if (remaining === 0) complete();
-            } else {
-              const take = Math.min(remaining, chunk.length - offset);
-              remaining -= take;
-              offset += take;
-              if (remaining === 0) complete();
+      },
+      request: () => request,
+      read(chunk) {
+        let offset = 0;
+        while (offset < chunk.length && lane.busy) {
+          if (inHead) {
+            const pending = head ? head.length : 0;
+            const view = head ? Buffer.concat([head, chunk.subarray(offset)]) : chunk.subarray(offset);
+            const end = view.indexOf(CRLF2);
+            if (end === -1) {
+              head = Buffer.from(view);
+              offset = chunk.length;
+              break;
             }
+            const text = view.toString('latin1', 0, end);
+            status = Number(text.slice(9, 12));
+            const match = /\r\ncontent-length:\s*(\d+)/i.exec(text);
+            if (!match) {
+              lane.fail(`status ${status} without content-length`);
+              lane.drop();
+              return;
+            }
+            length = Number(match[1]);
+            remaining = length;
+            inHead = false;
+            head = null;
+            offset += end + 4 - pending;
+            if (remaining === 0) complete();
+          } else {
+            const take = Math.min(remaining, chunk.length - offset);
+            remaining -= take;
+            offset += take;
+            if (remaining === 0) complete();
           }
-        });
-        socket.on('error', (error) => fail(`connection: ${error.message}`));
-        socket.once('close', () => {
-          if (finished) return;
-          if (busy) fail('the server closed the connection during a request');
-          busy = false;
-          // A closed keep-alive connection is replaced while there is time left.
-          if (performance.now() < until) connect();
-          else finish();
-        });
-      };
-      connect();
-    });
-
-  await Promise.all(Array.from({ length: connections }, lane));
-  const elapsed = performance.now() - started;
-  const cpuAfter = serverPid === undefined ? undefined : processCpuSeconds(serverPid);
-  const serverCpuSeconds = cpuBefore === undefined || cpuAfter === undefined ? Number.NaN : cpuAfter - cpuBefore;
-  const sorted = Float64Array.from(latencies).sort();
-  return {
-    requests: latencies.length,
-    errors,
-    firstError,
-    minBytes,
-    maxBytes,
-    rps: latencies.length / (elapsed / 1000),
-    p50: percentile(sorted, 0.5),
-    p99: percentile(sorted, 0.99),
-    max: sorted.length ? sorted[sorted.length - 1]! : Number.NaN,
-    clientBusy: performance.eventLoopUtilization(elu).utilization,
-    serverCpu: serverCpuSeconds / (elapsed / 1000),
-    serverUsPerRequest: (serverCpuSeconds * 1e6) / latencies.length,
-  };
+        }
+      },
+    };
+  });
+  return { ...figures, minBytes, maxBytes };
 }
 
 /** One plain GET, for checks and single timings: status, headers, body, latency. */
