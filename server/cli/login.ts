@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import type { AccessTokenSource } from '../../client/index.ts';
 import { AppError } from '../errors.ts';
-import { address, type Command, note, str, type Values } from './flags.ts';
+import { type Command, note, str, type Values } from './flags.ts';
 import { configDir, deleteLogin, loadLogin, saveLogin, type StoredLogin, withLoginLock } from './login-store.ts';
 
 /**
@@ -286,7 +286,7 @@ function issuerOf(values: Values): string {
 export const loginCommands: Record<string, Command> = {
   login: {
     usage: 'login [--api-url URL] [--no-browser]   (log in through the browser; commands then work without SERVICE_API_KEY)',
-    options: { ...address, 'no-browser': { type: 'boolean' } },
+    options: { url: { type: 'string' }, 'api-url': { type: 'string' }, 'no-browser': { type: 'boolean' } },
     async run(values) {
       const issuer = issuerOf(values);
       const dir = configDir();
@@ -300,7 +300,7 @@ export const loginCommands: Record<string, Command> = {
   },
   logout: {
     usage: 'logout [--api-url URL]',
-    options: address,
+    options: { url: { type: 'string' }, 'api-url': { type: 'string' } },
     async run(values) {
       const issuer = issuerOf(values);
       const dir = configDir();
