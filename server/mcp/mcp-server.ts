@@ -77,10 +77,15 @@ function toolSets() {
   };
 }
 
+/**
+ * The tool result of an error the caller can fix: `CODE: message` as its one text content, and no
+ * `structuredContent`. An error is not the tool's output, so it cannot match the outputSchema, and
+ * 1.x SDK clients (the MCP Inspector, most editors) check structuredContent against it even when
+ * isError is set: they would throw -32602 and the model would never read the message. A VALIDATION
+ * message already names each rejected field and its rule (`field: rule; field: rule`).
+ */
 function toolError(error: AppError) {
-  const text = `${error.code}: ${error.message}`;
-  const detail = error.violations.length > 0 ? { code: error.code, message: error.message, violations: error.violations } : { code: error.code, message: error.message };
-  return { content: [{ type: 'text' as const, text }], structuredContent: { error: detail }, isError: true };
+  return { content: [{ type: 'text' as const, text: `${error.code}: ${error.message}` }], isError: true };
 }
 
 export interface McpServerOptions extends ResourceSources {

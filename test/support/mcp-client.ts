@@ -1,8 +1,9 @@
 /**
  * MCP clients for the integration tests: the official SDK client over Streamable HTTP, speaking
  * one protocol era (the 2025 `initialize` handshake at a given revision, or the stateless
- * 2026-07-28 revision through `server/discover`), with the headers a test chooses; plus raw
- * JSON-RPC posts for what a client library hides (statuses, headers, bodies).
+ * 2026-07-28 revision through `server/discover`), with the headers a test chooses; the 1.x SDK
+ * client (`@modelcontextprotocol/sdk`, what the MCP Inspector and most editors run), which speaks
+ * 2025-11-25 only; plus raw JSON-RPC posts for what a client library hides (statuses, headers, bodies).
  */
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
@@ -13,6 +14,9 @@ import {
   ProtocolError,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpError as ProtocolErrorV1 } from '@modelcontextprotocol/sdk/types.js';
 
 export const LEGACY_ERAS = ['2025-11-25', '2025-06-18'] as const;
 export const MODERN_ERA = '2026-07-28';
@@ -93,20 +97,55 @@ export async function connectMcp(apiUrl: string, era: Era, credential: string | 
   };
 }
 
-/** The JSON-RPC error a call was answered with; fails when it succeeded. */
-export async function rpcError(call: Promise<unknown>): Promise<ProtocolError> {
+/** The one era the 1.x SDK client offers in its `initialize`. */
+export const V1_ERA = '2025-11-25';
+
+/** A connection of either SDK major: what the error tests run through both. */
+export interface SdkConnection {
+  sdk: '1.x' | '2.x';
+  era: Era;
+  /** Calls a tool; fails on a JSON-RPC error, and on a result the client itself refuses. */
+  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+/**
+ * A connected 1.x SDK client, sending `headers` on every request. The tool list is fetched once,
+ * so, as in the Inspector, every later tool call is checked by the client against the tool's
+ * outputSchema (1.x checks `structuredContent` whenever it is present, even with `isError`).
+ */
+export async function connectMcpV1(apiUrl: string, credential: string | Record<string, string>): Promise<SdkConnection & { client: ClientV1 }> {
+  const transport = new TransportV1(new URL(`${apiUrl}/mcp`), { requestInit: { headers: credentialHeaders(credential) } });
+  const client = new ClientV1({ name: 'statusdesk-tests-1x', version: '1.0.0' });
+  await client.connect(transport, { timeout: REQUEST_TIMEOUT_MS });
+  assert.equal(client.getServerVersion()?.name, 'statusdesk');
+  await client.listTools(undefined, { timeout: REQUEST_TIMEOUT_MS });
+  return {
+    sdk: '1.x',
+    era: V1_ERA,
+    client,
+    call: (name, args = {}) => client.callTool({ name, arguments: args }, undefined, { timeout: REQUEST_TIMEOUT_MS }) as Promise<CallToolResult>,
+    close: () => client.close(),
+  };
+}
+
+/** A JSON-RPC error as either SDK major throws it: `code`, `message` and `data`. */
+export type AnyProtocolError = ProtocolError | ProtocolErrorV1;
+
+/** The JSON-RPC error a call was answered with (by a client of either major); fails when it succeeded. */
+export async function rpcError(call: Promise<unknown>): Promise<AnyProtocolError> {
   let result: unknown;
   try {
     result = await call;
   } catch (error) {
-    assert.ok(error instanceof ProtocolError, `expected a JSON-RPC error, got ${String(error)}`);
+    assert.ok(error instanceof ProtocolError || error instanceof ProtocolErrorV1, `expected a JSON-RPC error, got ${String(error)}`);
     return error;
   }
   assert.fail(`expected a JSON-RPC error, got the result ${JSON.stringify(result).slice(0, 500)}`);
 }
 
 /** Asserts a JSON-RPC error of `code` whose data names `appCode` (when given). */
-export async function assertRpcError(call: Promise<unknown>, code: number, appCode?: string, message?: RegExp): Promise<ProtocolError> {
+export async function assertRpcError(call: Promise<unknown>, code: number, appCode?: string, message?: RegExp): Promise<AnyProtocolError> {
   const error = await rpcError(call);
   assert.equal(error.code, code, `expected JSON-RPC ${code}, got ${error.code}: ${error.message}`);
   if (appCode !== undefined) assert.deepEqual((error.data as { code?: unknown } | undefined)?.code, appCode, `error.data: ${JSON.stringify(error.data)}`);
@@ -129,15 +168,19 @@ export function textOf(result: CallToolResult): string {
   return (texts[0] as { text: string }).text;
 }
 
-/** Asserts an isError tool result of `code`; returns its error object. */
-export function toolError(result: CallToolResult, code: string, message?: RegExp): { code: string; message: string; violations?: { field: string; rule: string }[] } {
+/**
+ * Asserts an isError tool result of `code`; returns the code and message its text carries. An
+ * error result has no `structuredContent` (it could not match the tool's outputSchema, which 1.x
+ * clients check even on errors): its one text content is `CODE: message`.
+ */
+export function toolError(result: CallToolResult, code: string, message?: RegExp): { code: string; message: string } {
   assert.equal(result.isError, true, `expected isError with ${code}, got ${JSON.stringify(result.structuredContent ?? result.content).slice(0, 500)}`);
-  const error = (result.structuredContent as { error?: { code: string; message: string } } | undefined)?.error;
-  assert.ok(error, `no structuredContent.error in ${JSON.stringify(result)}`);
-  assert.equal(error.code, code, `expected ${code}, got ${error.code}: ${error.message}`);
+  assert.equal(result.structuredContent, undefined, `an error result carries structuredContent: ${JSON.stringify(result).slice(0, 500)}`);
   const text = textOf(result);
-  assert.ok(text.includes(error.message), `the text content does not carry the message: ${text}`);
-  assert.ok(!text.trimStart().startsWith('{'), `the text content is JSON, not a readable message: ${text}`);
+  const match = /^([A-Z_]+): (\S[\s\S]*)$/.exec(text);
+  assert.ok(match, `the text content is not "CODE: message": ${text}`);
+  const error = { code: match[1]!, message: match[2]! };
+  assert.equal(error.code, code, `expected ${code}, got ${text}`);
   if (message) assert.match(error.message, message);
   return error;
 }
