@@ -123,7 +123,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     // Searches and the site index show a page changed a moment ago, not one 5 s old.
     ready.publicPages.onInvalidate(content.invalidate);
     mount(api, apiHosts, createApiApp({ ...common, services: ready, admit, content, apiUrl, dashboardUrl, metadataNetwork: config.metadataNetwork, version: VERSION }), rpc);
-    mount(dashboard, dashboardHosts, createDashboardApp({ ...common, services: ready }));
+    mount(dashboard, dashboardHosts, createDashboardApp({ ...common, services: ready, origins: dashboardOwnHosts.map((h) => `http://${h}`).concat(dashboardUrl) }));
 
     const signInUrl = `${dashboardUrl}/signin?token=${await ready.sessions.createSignInToken(ownerId)}`;
     await engine.start();

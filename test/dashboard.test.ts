@@ -10,26 +10,45 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 let service: TestService;
 /** The first use of the one-time link, made before the tests so every test can use the session. */
 let signIn: Response;
-let cookie: string;
+/** A session's two halves: the cookie the browser keeps, and the token the page keeps. */
+interface Session {
+  cookie: string;
+  token: string;
+}
+let session: Session;
 let workspaceId: string;
+
+/** The session a sign-in answer gives: the cookie, and the token in the redirect's fragment. */
+function sessionOf(response: Response): Session {
+  const cookie = (response.headers.getSetCookie()[0] ?? '').split(';')[0]!;
+  const token = /^\/#session=([A-Za-z0-9_-]{43})$/.exec(response.headers.get('location') ?? '')?.[1] ?? '';
+  return { cookie, token };
+}
 
 before(async () => {
   service = await startTestService();
   signIn = await fetch(service.signInUrl, { redirect: 'manual' });
-  cookie = (signIn.headers.getSetCookie()[0] ?? '').split(';')[0]!;
+  session = sessionOf(signIn);
 });
 after(() => service.stop());
 
-function dashboard(path: string, init: RequestInit & { session?: string | null } = {}): Promise<Response> {
-  const { session = cookie, ...rest } = init;
+/** A request as the dashboard's page sends it: both halves of the session, and on a change its origin and a JSON body. */
+function dashboard(path: string, init: RequestInit & { session?: Partial<Session> | null } = {}): Promise<Response> {
+  const { session: given = session, ...rest } = init;
   const headers = new Headers(rest.headers);
-  if (session) headers.set('cookie', session);
-  if (typeof rest.body === 'string') headers.set('content-type', 'application/json');
+  if (given?.cookie) headers.set('cookie', given.cookie);
+  if (given?.token) headers.set('x-statusdesk-session', given.token);
+  if (rest.method === 'POST') {
+    if (!headers.has('origin')) headers.set('origin', service.dashboardUrl);
+    if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+  }
   return fetch(`${service.dashboardUrl}${path}`, { ...rest, headers, redirect: 'manual' });
 }
 
 const createKey = (body: unknown, ws = workspaceId) =>
   dashboard(`/api/workspaces/${ws}/keys`, { method: 'POST', body: JSON.stringify(body) });
+const createKeyAs = (as: Partial<Session>, body: unknown) =>
+  dashboard(`/api/workspaces/${workspaceId}/keys`, { session: as, method: 'POST', body: JSON.stringify(body) });
 
 async function listKeys(): Promise<{ text: string; keys: Record<string, unknown>[] }> {
   const response = await dashboard(`/api/workspaces/${workspaceId}/keys`);
@@ -53,9 +72,10 @@ async function newSignInLink(): Promise<string> {
 }
 
 describe('sign-in link', () => {
-  test('redirects 303 to / and sets an HttpOnly SameSite=Strict session cookie', () => {
+  test('redirects 303 to / with the page\'s session token in the fragment, and sets an HttpOnly SameSite=Strict session cookie', () => {
     assert.equal(signIn.status, 303);
-    assert.equal(signIn.headers.get('location'), '/');
+    assert.match(signIn.headers.get('location') ?? '', /^\/#session=[A-Za-z0-9_-]{43}$/);
+    assert.equal(signIn.headers.get('cache-control'), 'no-store');
     const cookies = signIn.headers.getSetCookie();
     assert.equal(cookies.length, 1);
     const [pair = '', ...attributes] = cookies[0]!.split(';').map((part) => part.trim());
@@ -83,7 +103,7 @@ describe('sign-in link', () => {
   });
 
   test('the session opens the dashboard page', async () => {
-    const response = await dashboard('/');
+    const response = await dashboard('/', { session: { cookie: session.cookie } });
     assert.equal(response.status, 200);
     assert.match(await response.text(), /<title>Statusdesk<\/title>[\s\S]*<div id="root"><\/div>/);
   });
@@ -207,7 +227,7 @@ describe('dashboard API', () => {
   test('without a session cookie every API route is 401 and nothing changes', async () => {
     const issued = await json(await createKey({ name: 'guarded', scope: 'read' }));
     const before = (await listKeys()).keys.length;
-    for (const session of [null, 'statusdesk_session=' + 'A'.repeat(43), 'other_cookie=1']) {
+    for (const session of [null, { cookie: 'statusdesk_session=' + 'A'.repeat(43) }, { cookie: 'other_cookie=1' }]) {
       const attempts = [
         dashboard('/api/session', { session }),
         dashboard(`/api/workspaces/${workspaceId}/keys`, { session }),
@@ -236,13 +256,66 @@ describe('dashboard API', () => {
   });
 });
 
+describe('the session cookie alone', () => {
+  // Browsers send localhost cookies to every port: another local server the owner visits has the cookie.
+  test('a replayed cookie without the page\'s token reads nothing and mints no key', async () => {
+    const before = (await listKeys()).keys.length;
+    const stolen = { cookie: session.cookie };
+    for (const token of [undefined, 'A'.repeat(43), session.token.slice(1)]) {
+      const thief = { ...stolen, token };
+      await assertErrorEnvelope(await dashboard('/api/session', { session: thief }), 401, 'UNAUTHORIZED', /^not signed in/, service.apiUrl);
+      await assertErrorEnvelope(await createKeyAs(thief, { name: 'stolen', scope: 'write' }), 401, 'UNAUTHORIZED', /^not signed in/, service.apiUrl);
+      await assertErrorEnvelope(await dashboard('/api/oauth/requests', { session: thief }), 401, 'UNAUTHORIZED', /^not signed in/, service.apiUrl);
+    }
+    assert.equal((await listKeys()).keys.length, before);
+  });
+
+  test('the token of one session does not open another', async () => {
+    const other = sessionOf(await fetch(await newSignInLink(), { redirect: 'manual' }));
+    await assertErrorEnvelope(await dashboard('/api/session', { session: { cookie: session.cookie, token: other.token } }), 401, 'UNAUTHORIZED', /^not signed in/, service.apiUrl);
+    assert.equal((await dashboard('/api/session', { session: other })).status, 200);
+  });
+});
+
+describe('changes come only from the dashboard\'s pages', () => {
+  test('another origin, or none, is refused 403 and nothing is created', async () => {
+    const before = (await listKeys()).keys.length;
+    for (const origin of [service.apiUrl, 'http://evil.example', 'null']) {
+      const response = await dashboard(`/api/workspaces/${workspaceId}/keys`, { method: 'POST', body: JSON.stringify({ name: 'x', scope: 'write' }), headers: { origin } });
+      assert.equal(response.status, 403, origin);
+    }
+    const noOrigin = await fetch(`${service.dashboardUrl}/api/workspaces/${workspaceId}/keys`, {
+      method: 'POST',
+      headers: { cookie: session.cookie, 'x-statusdesk-session': session.token, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'x', scope: 'write' }),
+    });
+    await assertErrorEnvelope(noOrigin, 403, 'FORBIDDEN', /^changes are accepted only from the dashboard's own pages/, service.apiUrl);
+    assert.equal((await listKeys()).keys.length, before);
+  });
+
+  test('a form or text body (what a cross-site page can send unasked) is refused, naming content-type', async () => {
+    const before = (await listKeys()).keys.length;
+    for (const [type, body] of [
+      ['text/plain', JSON.stringify({ name: 'x', scope: 'write' })],
+      ['application/x-www-form-urlencoded', 'name=x&scope=write'],
+      ['multipart/form-data; boundary=b', '--b--'],
+    ] as const) {
+      const response = await dashboard(`/api/workspaces/${workspaceId}/keys`, { method: 'POST', body, headers: { 'content-type': type } });
+      const error = await assertErrorEnvelope(response, 400, 'VALIDATION', /^content-type: must be application\/json/, service.apiUrl);
+      assert.equal(error.violations[0].field, 'content-type');
+    }
+    assert.equal((await listKeys()).keys.length, before);
+  });
+});
+
 describe('sign-out', () => {
   test('POST /api/signout ends the session and clears the cookie', async () => {
     const link = await newSignInLink();
     const response = await fetch(link, { redirect: 'manual' });
     assert.equal(response.status, 303);
-    const second = response.headers.getSetCookie()[0]!.split(';')[0]!;
-    assert.notEqual(second, cookie);
+    const second = sessionOf(response);
+    assert.notEqual(second.cookie, session.cookie);
+    assert.notEqual(second.token, session.token);
     assert.equal((await dashboard('/api/session', { session: second })).status, 200);
 
     const out = await dashboard('/api/signout', { session: second, method: 'POST' });

@@ -61,6 +61,21 @@ describe('the UI in Chromium', () => {
     }),
   );
 
+  test('the sign-in link leaves the session token in this origin only: gone from the address, kept across a reload', TEST_TIMEOUT, () =>
+    withBrowser(async (browser) => {
+      const { page } = await openPage(browser, service);
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+      assert.equal(new URL(page.url()).hash, '', 'the token is dropped from the address');
+      assert.match((await page.evaluate(() => localStorage.getItem('statusdesk.sessionToken'))) ?? '', /^[A-Za-z0-9_-]{43}$/);
+      await page.reload();
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+      // The cookie alone, as another local server the browser visits would receive it, is signed out.
+      await page.evaluate(() => localStorage.removeItem('statusdesk.sessionToken'));
+      await page.reload();
+      await page.getByRole('heading', { name: 'Sign in to Statusdesk' }).waitFor();
+    }),
+  );
+
   test('sign out ends the session: the screen says so, and a reload stays signed out', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
       const { page } = await openPage(browser, service);

@@ -110,8 +110,26 @@ async function errorOf(response: Response): Promise<ApiError> {
   return new ApiError(response.status, 'UNKNOWN', `the service answered ${response.status} ${response.statusText}`.trim());
 }
 
+/** Where the page keeps its session token: this origin's storage, which no other port or site can read. */
+const SESSION_TOKEN_KEY = 'statusdesk.sessionToken';
+/** The header the dashboard API wants the session token in, beside the session cookie. */
+const SESSION_TOKEN_HEADER = 'x-statusdesk-session';
+
+/**
+ * The sign-in link hands the page its session token in the address fragment, which is never sent
+ * to a server. It is kept in this origin's storage and dropped from the address at once.
+ */
+export function adoptSessionToken(): void {
+  const token = /(?:^#|&)session=([A-Za-z0-9_-]+)/.exec(location.hash)?.[1];
+  if (!token) return;
+  localStorage.setItem(SESSION_TOKEN_KEY, token);
+  history.replaceState(history.state, '', location.pathname + location.search);
+}
+
 export async function request<T>(path: string, init: { method?: 'GET' | 'POST'; body?: unknown } = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
+  const token = localStorage.getItem(SESSION_TOKEN_KEY);
+  if (token) headers[SESSION_TOKEN_HEADER] = token;
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
@@ -140,7 +158,7 @@ const seg = encodeURIComponent;
 
 export const api = {
   session: () => request<Session>('/api/session'),
-  signOut: () => post<void>('/api/signout'),
+  signOut: () => post<void>('/api/signout').finally(() => localStorage.removeItem(SESSION_TOKEN_KEY)),
 
   keys: (workspaceId: string) => request<{ keys: ApiKey[] }>(`${ws(workspaceId)}/keys`),
   createKey: (workspaceId: string, body: { name: string; scope: Access }) =>

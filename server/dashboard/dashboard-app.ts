@@ -9,6 +9,8 @@ import { registerConsentRoutes } from './consent-routes.ts';
 import { registerUi } from './ui-routes.ts';
 
 export const SESSION_COOKIE = 'statusdesk_session';
+/** The header in which the page sends its half of the session (see sessionToken). */
+export const SESSION_TOKEN_HEADER = 'x-statusdesk-session';
 
 /**
  * Every dashboard answer: scripts, styles and connections only from the dashboard itself, and no
@@ -25,6 +27,8 @@ export const DASHBOARD_SECURITY_HEADERS = {
 
 export interface DashboardAppOptions {
   services: Services;
+  /** The dashboard's own origins: changes are accepted only from them. */
+  origins: string[];
   log: Logger;
   docsBase: string;
   maxBodyBytes: number;
@@ -52,8 +56,10 @@ export function createDashboardApp(options: DashboardAppOptions) {
   const { services } = options;
   const personOf = async (c: Context<AppEnv>) => {
     const secret = getCookie(c, SESSION_COOKIE);
-    return secret ? services.sessions.resolveSession(secret) : undefined;
+    const token = c.req.header(SESSION_TOKEN_HEADER);
+    return secret && token ? services.sessions.resolveSession(secret, token) : undefined;
   };
+  const origins = new Set(options.origins.map((o) => o.toLowerCase()));
   const app = createHonoApp({
     ...options,
     authenticate: {
@@ -69,19 +75,33 @@ export function createDashboardApp(options: DashboardAppOptions) {
     await next();
     for (const [name, value] of Object.entries(DASHBOARD_SECURITY_HEADERS)) c.res.headers.set(name, value);
   });
+  // A change comes only from the dashboard's own pages: JSON (a form or text/plain body is what a
+  // cross-site request can send without asking) from the dashboard's exact origin.
+  app.use('/api/*', async (c, next) => {
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      const origin = c.req.header('origin');
+      if (!origin || !origins.has(origin.toLowerCase())) throw new AppError('FORBIDDEN', `changes are accepted only from the dashboard's own pages (origin ${origin ?? '(none)'})`);
+      const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+      if (type !== 'application/json') throw new AppError('VALIDATION', `content-type: must be application/json, got ${type || '(none)'}`, [{ field: 'content-type', rule: 'must be application/json' }]);
+    }
+    await next();
+  });
 
   app.get('/signin', async (c) => {
     const session = await services.sessions.redeemSignIn(c.req.query('token') ?? '');
     if (!session) {
       return c.html('<!doctype html><title>Statusdesk</title><p>This sign-in link has expired or was already used. Restart Statusdesk or run <code>statusdesk serve</code> for a new one.</p>', 401);
     }
-    setCookie(c, SESSION_COOKIE, session, {
+    setCookie(c, SESSION_COOKIE, session.secret, {
       httpOnly: true,
       sameSite: 'Strict',
       path: '/',
       maxAge: Math.floor(SESSION_TTL_MS / 1000),
     });
-    return c.redirect('/', 303);
+    // The page's half of the session travels in the fragment, which no server (and no log) sees.
+    c.header('cache-control', 'no-store');
+    c.header('referrer-policy', 'no-referrer');
+    return c.redirect(`/#session=${session.token}`, 303);
   });
 
   app.get('/api/session', async (c) => {

@@ -212,11 +212,20 @@ export class TestBrowser {
     }
   }
 
-  /** One request with this browser's cookies; no redirect followed. */
+  /** host:port → the session token the dashboard's page keeps (from the sign-in redirect's fragment). */
+  readonly sessionTokens = new Map<string, string>();
+
+  /**
+   * One request with this browser's cookies, as the page of that origin sends it: its session
+   * token, and its Origin on a change. No redirect followed.
+   */
   async fetch(url: string, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers);
     const cookie = this.cookieHeader(url);
     if (cookie) headers.set('cookie', cookie);
+    const token = this.sessionTokens.get(new URL(url).host);
+    if (token && !headers.has('x-statusdesk-session')) headers.set('x-statusdesk-session', token);
+    if ((init.method ?? 'GET') !== 'GET' && !headers.has('origin')) headers.set('origin', new URL(url).origin);
     const response = await fetch(url, { ...init, headers, redirect: 'manual', signal: AbortSignal.timeout(WAIT_MS) });
     this.keep(url, response);
     return response;
@@ -243,6 +252,9 @@ export class TestBrowser {
     const hops = await this.open(`${service.dashboardUrl}/signin?token=${token}`);
     assert.equal(hops[0]!.status, 303, 'the sign-in link did not sign in');
     assert.ok(this.cookieHeader(service.dashboardUrl)?.includes('statusdesk_session='), 'no session cookie');
+    const sessionToken = /#session=([A-Za-z0-9_-]+)$/.exec(hops[0]!.location ?? '')?.[1];
+    assert.ok(sessionToken, `no session token in ${hops[0]!.location}`);
+    this.sessionTokens.set(new URL(service.dashboardUrl).host, sessionToken);
   }
 }
 

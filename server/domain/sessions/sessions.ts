@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import type { Actor } from '../actor.ts';
@@ -10,6 +11,21 @@ export const SIGN_IN_TTL_MS = 15 * 60_000;
  * every port of a host: another local server visited in the same browser would see it.
  */
 export const SESSION_TTL_MS = 12 * 3_600_000;
+
+/**
+ * The second half of a dashboard session, held by the page rather than the browser's cookie jar:
+ * browsers send `localhost` cookies to every port, so any other local server the owner visits
+ * receives the cookie, but not this token, which the page keeps in its own origin's storage.
+ */
+export function sessionToken(sessionSecret: string): string {
+  return createHmac('sha256', sessionSecret).update('statusdesk dashboard session').digest('base64url');
+}
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
 
 /**
  * Dashboard sign-in for the owner of the machine: the service mints a one-time link at start,
@@ -35,8 +51,11 @@ export function createSessionService(db: Kysely<Database>) {
   return {
     createSignInToken: (userId: number) => mint('signin', userId, SIGN_IN_TTL_MS),
 
-    /** Exchanges a sign-in token for a session secret; a used, expired or unknown token gives undefined. */
-    async redeemSignIn(token: string): Promise<string | undefined> {
+    /**
+     * Exchanges a sign-in token for a session: the secret for the cookie and the token for the page.
+     * A used, expired or unknown sign-in token gives undefined.
+     */
+    async redeemSignIn(token: string): Promise<{ secret: string; token: string } | undefined> {
       const now = new Date().toISOString();
       const row = await db
         .deleteFrom('dashboard_tokens')
@@ -45,10 +64,13 @@ export function createSessionService(db: Kysely<Database>) {
         .returning(['user_id', 'expires_at'])
         .executeTakeFirst();
       if (!row || row.expires_at <= now) return undefined;
-      return mint('session', row.user_id, SESSION_TTL_MS);
+      const secret = await mint('session', row.user_id, SESSION_TTL_MS);
+      return { secret, token: sessionToken(secret) };
     },
 
-    async resolveSession(secret: string): Promise<Actor | undefined> {
+    /** The person of a live session; both halves are needed (the cookie's secret and the page's token). */
+    async resolveSession(secret: string, token: string): Promise<Actor | undefined> {
+      if (!sameText(token, sessionToken(secret))) return undefined;
       const row = await db
         .selectFrom('dashboard_tokens')
         .select('user_id')
