@@ -247,19 +247,14 @@ describe('renderStatusPage', () => {
     assert.match(out, /<p class="note n-info" role="status"><span class="i" aria-hidden="true">i<\/span>Check your inbox.<\/p>/);
   });
 
-  test('stays small and fast at 50 components and 200 reports', () => {
+  test('stays small at 50 components and 200 reports, with every component and active report', () => {
+    // Speed is measured by the benchmarks (npm run bench:pages), not here: a busy machine must not fail a unit test.
     const page = makePage(50, 200);
-    let out = renderStatusPage(page, { mode: 'live' });
-    // The best of five, so that a pause of the collector or a busy machine does not decide.
-    let elapsed = Infinity;
-    for (let i = 0; i < 5; i++) {
-      const started = performance.now();
-      out = renderStatusPage(page, { mode: 'live' });
-      elapsed = Math.min(elapsed, performance.now() - started);
-    }
+    const out = renderStatusPage(page, { mode: 'live' });
     assert.ok(Buffer.byteLength(out) < 600_000, `${Buffer.byteLength(out)} bytes`);
-    // Generous for slow machines: a render takes a few milliseconds.
-    assert.ok(elapsed < 50, `${elapsed} ms`);
+    for (const c of page.components) assert.ok(out.includes(`>${c.name}<`), `${c.name} is not on the page`);
+    for (const r of page.activeReports) assert.ok(out.includes(r.title), `${r.title} is not on the page`);
+    assert.equal(renderStatusPage(page, { mode: 'live' }), out, 'the same view rendered twice differs');
   });
 
   test('allows its one stylesheet by hash', () => {
