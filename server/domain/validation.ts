@@ -54,3 +54,18 @@ export function pageQuery(max: number, defaultPerPage = Math.min(50, max)) {
 export function paginationOf(page: number, perPage: number, totalSize: number): Pagination {
   return { page, perPage, totalSize, totalPages: Math.ceil(totalSize / perPage) };
 }
+
+/** Control characters (line breaks included) and the bidirectional overrides and isolates that can disguise text. */
+const NOT_IN_A_LINE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+/** Characters that show nothing: a name of only these looks empty. */
+const ONLY_INVISIBLE = /^[\s\u200b-\u200f\u2060\ufeff\u00ad]+$/;
+
+/**
+ * A name or title: one line of visible text. It lands in mail subjects and headers, feeds, logs
+ * and tables, where a line break or a bidirectional override would be an injection or a disguise.
+ */
+export function oneLine<S extends z.ZodType<string>>(schema: S) {
+  return schema
+    .refine((value) => !NOT_IN_A_LINE.test(value), 'must be one line, without control characters or bidirectional overrides')
+    .refine((value) => !ONLY_INVISIBLE.test(value), 'must contain a visible character');
+}

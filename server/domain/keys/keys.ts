@@ -11,7 +11,7 @@ import { recordAudit } from '../audit/audit.ts';
 import { ACCESS_TOKEN_PREFIX, hashSecret, KEY_PREFIX, newSecret, REFRESH_TOKEN_PREFIX } from '../secrets.ts';
 
 const isOAuthToken = (secret: string) => secret.startsWith(ACCESS_TOKEN_PREFIX) || secret.startsWith(REFRESH_TOKEN_PREFIX);
-import { parseInput } from '../validation.ts';
+import { oneLine, parseInput } from '../validation.ts';
 
 /** `svc_` and eight characters of the random part: enough to tell keys apart, useless to an attacker. */
 const LOOKUP_PREFIX_LENGTH = 12;
@@ -32,7 +32,7 @@ export interface ApiKey {
 
 export const createKeyInput = z.object({
   workspaceId: z.number().int().positive(),
-  name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  name: oneLine(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters')),
   scope: z.enum(scopes, { error: 'must be read or write' }),
 });
 

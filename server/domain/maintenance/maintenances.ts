@@ -12,7 +12,7 @@ import { expected } from '../monitors/monitor-rules.ts';
 import { dispatchAfterCommit, type NotifySubscribers, notifyRule } from '../notifications/publish.ts';
 import { toPage } from '../pages/page-repository.ts';
 import { componentsOnPage, resolvePage } from '../pages/pages.ts';
-import { invalid, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
+import { invalid, oneLine, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
 
 export interface Maintenance {
   id: string;
@@ -49,7 +49,7 @@ const instant = z
   .trim()
   .refine(isInstant, instantRule)
   .transform((value) => new Date(value).toISOString());
-const title = z.string(expected('a title')).trim().min(1, 'is required').max(200, 'must be at most 200 characters');
+const title = oneLine(z.string(expected('a title')).trim().min(1, 'is required').max(200, 'must be at most 200 characters'));
 const message = z.string(expected('text')).max(10_000, 'must be at most 10000 characters');
 const componentIds = z.array(z.union([z.string(), z.number()]), expected('a list of page component ids')).max(100, 'must name at most 100 components');
 

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { frequencies } from '../plans.ts';
 import { isRegion, regions as regionCatalogue } from '../regions.ts';
+import { oneLine } from '../validation.ts';
 
 /**
  * The validation rules of monitor configuration (SPEC 2.7, 2.8): one schema per monitor type,
@@ -169,7 +170,7 @@ const durationMs = () => z.number({ error: 'must be a duration in milliseconds' 
 
 /** Fields every monitor type has. Regions are per type: TCP and HTTP default them, gRPC requires them. */
 const commonFields = {
-  name: z.string(expected('a name')).trim().min(1, 'is required').max(200, 'must be at most 200 characters'),
+  name: oneLine(z.string(expected('a name')).trim().min(1, 'is required').max(200, 'must be at most 200 characters')),
   description: z.string().max(2000, 'must be at most 2000 characters').default(''),
   active: z.boolean().default(true),
   periodicity: z.enum(frequencies, expected(`one of ${frequencies.join(', ')}`)),
@@ -181,7 +182,7 @@ const commonFields = {
   retry: z.number().int('must be a whole number').min(0, 'must be 0 to 10').max(MAX_RETRY, 'must be 0 to 10').default(DEFAULT_RETRY),
   openTelemetry: openTelemetry.nullable().default(null),
   tags: z
-    .array(z.string().trim().min(1, 'a tag must not be empty').max(64, 'a tag must be at most 64 characters'))
+    .array(oneLine(z.string().trim().min(1, 'a tag must not be empty').max(64, 'a tag must be at most 64 characters')))
     .max(20, 'must have at most 20 tags')
     .refine((list) => new Set(list).size === list.length, 'must not repeat a tag')
     .default([]),

@@ -8,7 +8,7 @@ import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { expected } from '../monitors/monitor-rules.ts';
 import { KEY_FILE, type Sealer } from '../sealing.ts';
-import { invalid, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
+import { invalid, oneLine, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
 import { type ChannelKind, channelKinds, channelSchemas, type ChannelTarget, credentialFields, maskCredential } from './channel-rules.ts';
 import type { AlertEvent } from './events.ts';
 
@@ -26,7 +26,7 @@ export interface Channel {
 type ChannelRow = Selectable<NotificationChannelTable>;
 
 const MAX_PER_PAGE = 200;
-const name = z.string(expected('a name')).trim().min(1, 'is required').max(200, 'must be at most 200 characters');
+const name = oneLine(z.string(expected('a name')).trim().min(1, 'is required').max(200, 'must be at most 200 characters'));
 const monitorIds = z.array(z.union([z.string(), z.number()]), expected('a list of monitor ids')).max(1000, 'must name at most 1000 monitors');
 const config = z.record(z.string(), z.unknown(), expected('an object with the fields of the channel kind'));
 const createInput = z.strictObject({

@@ -7,7 +7,7 @@ import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { expected } from '../monitors/monitor-rules.ts';
-import { invalid, parseId, parseInput } from '../validation.ts';
+import { invalid, oneLine, parseId, parseInput } from '../validation.ts';
 import {
   type ComponentRow,
   componentsOfPage,
@@ -34,13 +34,13 @@ const slug = z
   .string(expected(`a slug: ${slugRule}`))
   .refine((value) => SLUG.test(value) && /[a-z]/.test(value), slugRule);
 
-const title = z.string(expected('a title')).trim().min(1, 'is required').max(200, 'must be at most 200 characters');
+const title = oneLine(z.string(expected('a title')).trim().min(1, 'is required').max(200, 'must be at most 200 characters'));
 const description = z.string(expected('text')).max(2000, 'must be at most 2000 characters');
 
 const pageInput = z.strictObject({ slug, title, description: description.default('') });
 const pagePatch = z.strictObject({ slug: slug.optional(), title: title.optional(), description: description.optional() });
 
-const group = z.string(expected('a group name')).trim().min(1, 'must not be empty; use null for no group').max(100, 'must be at most 100 characters').nullable();
+const group = oneLine(z.string(expected('a group name')).trim().min(1, 'must not be empty; use null for no group').max(100, 'must be at most 100 characters')).nullable();
 const position = z.number(expected('a position (a whole number from 0)')).int('must be a whole number').min(0, 'must not be negative').max(10_000, 'must be at most 10000');
 const monitorRef = z.union([z.string(), z.number()]).nullable();
 

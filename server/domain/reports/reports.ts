@@ -12,12 +12,12 @@ import { type PageEvent, reportStatuses } from '../notifications/events.ts';
 import { dispatchAfterCommit, type NotifySubscribers, notifyRule } from '../notifications/publish.ts';
 import { type PageRow, toPage } from '../pages/page-repository.ts';
 import { componentsOnPage, resolvePage } from '../pages/pages.ts';
-import { invalid, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
+import { invalid, oneLine, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
 import { appendUpdate, loadReports, replaceReportComponents, type StatusReport } from './report-repository.ts';
 
 const MAX_PER_PAGE = 200;
 const status = z.enum(reportStatuses, expected(`one of ${reportStatuses.join(', ')}`));
-const title = z.string(expected('a title')).trim().min(1, 'is required').max(200, 'must be at most 200 characters');
+const title = oneLine(z.string(expected('a title')).trim().min(1, 'is required').max(200, 'must be at most 200 characters'));
 const message = z.string(expected('the text of the public update')).trim().min(1, 'is required: the text subscribers and the page show').max(10_000, 'must be at most 10000 characters');
 const notify = z.boolean({ error: (issue) => (issue.input === undefined ? notifyRule : 'must be true or false') });
 const componentIds = z.array(z.union([z.string(), z.number()]), expected('a list of page component ids')).max(100, 'must name at most 100 components');

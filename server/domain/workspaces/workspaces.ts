@@ -8,7 +8,7 @@ import { revokeGrant } from '../oauth/grants.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { type PlanName, planNames } from '../plans.ts';
-import { parseInput } from '../validation.ts';
+import { oneLine, parseInput } from '../validation.ts';
 
 export interface Workspace {
   id: string;
@@ -25,7 +25,7 @@ export const slugSchema = z
   .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be lower-case letters, digits and single hyphens, not at either end');
 
 export const createWorkspaceInput = z.object({
-  name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  name: oneLine(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters')),
   slug: slugSchema,
   plan: z.enum(planNames, { error: `must be one of ${planNames.join(', ')}` }).default('scale'),
 });
@@ -37,7 +37,7 @@ export interface Member {
 }
 
 export const addMemberInput = z.object({
-  name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  name: oneLine(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters')),
   role: z.enum(['owner', 'admin', 'member'], { error: 'must be owner, admin or member' }).default('member'),
 });
 
