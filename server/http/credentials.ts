@@ -31,15 +31,30 @@ export function resourceOf(issuer: string, surface: Surface): string {
   return issuer;
 }
 
-/** Resolves the caller and counts its `calls` against its rate limit. */
-export type Admit = (headers: Headers, surface: Surface, calls?: number) => Promise<Actor>;
+/**
+ * Resolves the caller and counts its `calls` against its rate limit. The two steps are also
+ * there apart, for a surface that must know who calls before it reads the body that says how
+ * many calls it makes (`/mcp`): a caller without a live credential is refused unread.
+ */
+export interface Admit {
+  (headers: Headers, surface: Surface, calls?: number): Promise<Actor>;
+  /** Who is calling, from the headers alone; counts nothing. Throws UNAUTHORIZED. */
+  resolve(headers: Headers, surface: Surface): Promise<Actor>;
+  /** Counts `calls` of a resolved caller against its rate limit. Throws RateLimited. */
+  count(actor: Actor, calls: number): void;
+}
 
 /** The one way into the APIs (REST, RPC, MCP): who is calling, and may they call again so soon. */
 export function createAdmission(services: Services, limiter: RateLimiter): Admit {
-  return async (headers, surface, calls = 1) => {
-    const actor = await resolveActor(services, headers, surface);
+  const resolve = (headers: Headers, surface: Surface) => resolveActor(services, headers, surface);
+  const count = (actor: Actor, calls: number) => {
     const key = rateLimitKey(actor);
     if (key !== undefined && calls > 0) limiter.take(key, calls);
+  };
+  const admit = async (headers: Headers, surface: Surface, calls = 1) => {
+    const actor = await resolve(headers, surface);
+    count(actor, calls);
     return actor;
   };
+  return Object.assign(admit, { resolve, count });
 }

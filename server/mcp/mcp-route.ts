@@ -35,7 +35,8 @@ function oauthError(status: 401 | 429, error: string, description: string, heade
 /**
  * /mcp: Streamable HTTP, stateless, both protocol eras (SPEC 4.3). The caller is admitted here,
  * before any MCP work: a missing or dead credential is a 401 that points at the protected-resource
- * metadata, a spent rate limit a plain 429 with Retry-After, neither of them a JSON-RPC error.
+ * metadata (answered from the headers, before the body is read), a spent rate limit a plain 429
+ * with Retry-After, neither of them a JSON-RPC error.
  */
 export function registerMcp(app: HonoApp, options: McpServerOptions & { admit: Admit }): void {
   const handler = createMcpHandler(createMcpServerFactory(options), { legacy: 'stateless' });
@@ -45,6 +46,21 @@ export function registerMcp(app: HonoApp, options: McpServerOptions & { admit: A
     // Stateless: there is no stream to open with GET and no session to end with DELETE.
     if (c.req.method !== 'POST') return c.json({ error: 'method_not_allowed', error_description: `${MCP_PATH} accepts POST only` }, 405, { allow: 'POST' });
 
+    // Who is calling comes from the headers: a caller without a live credential is refused before
+    // its body is read, so an unauthenticated client cannot hold the request open by sending it slowly.
+    let actor: Actor;
+    try {
+      actor = await options.admit.resolve(c.req.raw.headers, 'mcp');
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'UNAUTHORIZED') {
+        // RFC 6750 section 3.1: a request without credentials gets no error code; a refused token gets invalid_token.
+        const sent = c.req.header('x-service-key') !== undefined || c.req.header('authorization') !== undefined;
+        const challenge = `Bearer resource_metadata="${resourceMetadata}", scope="read write"${sent ? `, error="invalid_token", error_description="${error.message.replace(/["\\]/g, '')}"` : ''}`;
+        return oauthError(401, 'invalid_token', error.message, { 'www-authenticate': challenge });
+      }
+      throw error;
+    }
+    // How many calls it makes is in the body.
     const text = await c.req.text();
     let body: unknown;
     try {
@@ -52,17 +68,10 @@ export function registerMcp(app: HonoApp, options: McpServerOptions & { admit: A
     } catch {
       body = undefined;
     }
-    let actor: Actor;
     try {
-      actor = await options.admit(c.req.raw.headers, 'mcp', callsIn(body));
+      options.admit.count(actor, callsIn(body));
     } catch (error) {
       if (error instanceof RateLimited) return oauthError(429, 'rate_limited', error.message, { 'retry-after': String(error.retryAfterSeconds) });
-      if (error instanceof AppError && error.code === 'UNAUTHORIZED') {
-        // RFC 6750 section 3.1: a request without credentials gets no error code; a refused token gets invalid_token.
-        const sent = c.req.header('x-service-key') !== undefined || c.req.header('authorization') !== undefined;
-        const challenge = `Bearer resource_metadata="${resourceMetadata}", scope="read write"${sent ? `, error="invalid_token", error_description="${error.message.replace(/["\\]/g, '')}"` : ''}`;
-        return oauthError(401, 'invalid_token', error.message, { 'www-authenticate': challenge });
-      }
       throw error;
     }
     const stepUp = actor.type === 'oauth' && !actor.scopes.includes('write') ? writeToolCalled(body) : undefined;
