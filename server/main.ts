@@ -9,7 +9,7 @@ import { ensureOwner } from './domain/users/users.ts';
 import { createDashboardApp } from './dashboard/dashboard-app.ts';
 import { createAdmission } from './http/credentials.ts';
 import { createFront } from './http/front.ts';
-import { createOriginGuard, LOOPBACK_NAMES, ownHosts } from './http/guard.ts';
+import { createOriginGuard, LOOPBACK_NAMES, type OriginGuard, ownHosts } from './http/guard.ts';
 import { type Listener, listen, type RequestHandler } from './http/listener.ts';
 import { createRateLimiter, DEFAULT_RATE_LIMIT_PER_MINUTE } from './http/rate-limit.ts';
 import { VERSION } from './package-root.ts';
@@ -64,9 +64,12 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     const dashboardOwnHosts = ownHosts(dashboard.port, config.host);
     // Status pages may be reached under their own public address (a tunnel, a reverse proxy).
     const publicUrl = config.publicUrl ?? apiUrl;
-    const apiHosts = [...apiOwnHosts, new URL(apiUrl).host, new URL(publicUrl).host];
+    const apiHosts = [...apiOwnHosts, new URL(apiUrl).host];
     const dashboardHosts = [...dashboardOwnHosts, new URL(dashboardUrl).host];
-    const origins = [...apiOwnHosts, ...dashboardOwnHosts].map((h) => `http://${h}`).concat(apiUrl, dashboardUrl, publicUrl);
+    const origins = [...apiOwnHosts, ...dashboardOwnHosts].map((h) => `http://${h}`).concat(apiUrl, dashboardUrl);
+    // The public address reaches the status pages only (they load nothing from elsewhere on the port).
+    const apiGuard = createOriginGuard(apiHosts, origins, { hosts: [new URL(publicUrl).host], origins: [publicUrl], paths: ['/status/'] });
+    const dashboardGuard = createOriginGuard(dashboardHosts, origins);
     const common = { log, maxBodyBytes: config.maxBodyBytes, docsBase };
 
     const ready = createServices(db, {
@@ -107,13 +110,13 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     }, PRUNE_MS);
     prune.unref();
 
-    const mount = (listener: Listener, hosts: string[], app: { fetch: Parameters<typeof getRequestListener>[0] }, rpc?: RequestHandler) => {
+    const mount = (listener: Listener, guard: OriginGuard, app: { fetch: Parameters<typeof getRequestListener>[0] }, rpc?: RequestHandler) => {
       const routes = getRequestListener(app.fetch);
       listener.handle(
-        createFront({ ...common, guard: createOriginGuard(hosts, origins) }, (req, res) => {
+        createFront({ ...common, guard }, guard.confine((req, res) => {
           if (rpc && req.url?.startsWith(`${RPC_PATH}/`)) return rpc(req, res);
           void routes(req, res);
-        }),
+        }, docsBase)),
       );
     };
     // One budget per credential, whichever API its calls come through.
@@ -122,8 +125,8 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     content = createContentIndex({ services: ready, docsUrl: docsBase, apiUrl });
     // Searches and the site index show a page changed a moment ago, not one 5 s old.
     ready.publicPages.onInvalidate(content.invalidate);
-    mount(api, apiHosts, createApiApp({ ...common, services: ready, admit, content, apiUrl, dashboardUrl, metadataNetwork: config.metadataNetwork, version: VERSION }), rpc);
-    mount(dashboard, dashboardHosts, createDashboardApp({ ...common, services: ready, origins: dashboardOwnHosts.map((h) => `http://${h}`).concat(dashboardUrl) }));
+    mount(api, apiGuard, createApiApp({ ...common, services: ready, admit, content, apiUrl, dashboardUrl, metadataNetwork: config.metadataNetwork, version: VERSION }), rpc);
+    mount(dashboard, dashboardGuard, createDashboardApp({ ...common, services: ready, origins: dashboardOwnHosts.map((h) => `http://${h}`).concat(dashboardUrl) }));
 
     const signInUrl = `${dashboardUrl}/signin?token=${await ready.sessions.createSignInToken(ownerId)}`;
     await engine.start();

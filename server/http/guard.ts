@@ -1,12 +1,37 @@
 import { networkInterfaces } from 'node:os';
+import { AppError } from '../errors.ts';
+import { toEnvelope } from './errors.ts';
+import type { Request, RequestHandler, Response } from './listener.ts';
 
 /**
  * DNS-rebinding and cross-site protection for a loopback service: a request must name one of the
  * service's own hosts, and a browser request must come from one of the service's own origins.
  */
 export interface OriginGuard {
-  /** Why the request is refused, or undefined when it may pass. */
+  /**
+   * Why the request is refused, or undefined when it may pass. A host or origin admitted only for
+   * some paths passes here; `confine` refuses it elsewhere.
+   */
   check(host: string | undefined, origin: string | undefined): string | undefined;
+  /** Why the request may not reach `url` (the request target) under its host and origin, or undefined. */
+  checkPath(host: string | undefined, origin: string | undefined, url: string | undefined): string | undefined;
+  /**
+   * `route` behind the path check: a request under a host or origin that may reach only some paths
+   * is refused 403 elsewhere, in the same envelope as the refusals of `check`.
+   */
+  confine(route: RequestHandler, docsBase: string): RequestHandler;
+}
+
+/**
+ * Hosts (host:port as in `Host`) and origins admitted only under some path prefixes, like the
+ * public address of the status pages (a tunnel or proxy), which must not reach the API, MCP,
+ * OAuth or the dashboard.
+ */
+export interface Confined {
+  hosts: Iterable<string>;
+  origins: Iterable<string>;
+  /** Path prefixes they may reach, like `/status/`. */
+  paths: string[];
 }
 
 /** Names of this machine's loopback interface. */
@@ -29,18 +54,74 @@ export function ownHosts(port: number, boundHost: string): string[] {
   return hosts;
 }
 
-export function createOriginGuard(hosts: Iterable<string>, origins: Iterable<string>): OriginGuard {
+/** The path of a request target (origin or absolute form), with dot segments resolved as the router resolves them. */
+function pathOf(url: string | undefined): string | undefined {
+  try {
+    return new URL(url ?? '', 'http://path.invalid').pathname;
+  } catch {
+    return undefined;
+  }
+}
+
+function hostOf(req: Request): string | undefined {
+  const value = req.headers[':authority'] ?? req.headers.host;
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function originOf(req: Request): string | undefined {
+  const value = req.headers.origin;
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * The guard of one port: `hosts` and `origins` reach every path; the `confined` ones only their
+ * paths, unless they are also among the full ones (a public address equal to the API's own).
+ */
+export function createOriginGuard(hosts: Iterable<string>, origins: Iterable<string>, confined?: Confined): OriginGuard {
   const allowedHosts = new Set([...hosts].map((h) => h.toLowerCase()));
   const allowedOrigins = new Set([...origins].map((o) => o.toLowerCase()));
-  return {
+  const confinedHosts = new Set([...(confined?.hosts ?? [])].map((h) => h.toLowerCase()).filter((h) => !allowedHosts.has(h)));
+  const confinedOrigins = new Set([...(confined?.origins ?? [])].map((o) => o.toLowerCase()).filter((o) => !allowedOrigins.has(o)));
+  const paths = confined?.paths ?? [];
+  const ownHost = [...allowedHosts][0];
+
+  const guard: OriginGuard = {
     check(host, origin) {
-      if (!host || !allowedHosts.has(host.toLowerCase())) {
-        return `host ${host || '(none)'} is not this service; use ${[...allowedHosts][0]}`;
+      const name = host?.toLowerCase();
+      if (!name || !(allowedHosts.has(name) || confinedHosts.has(name))) {
+        return `host ${host || '(none)'} is not this service; use ${ownHost}`;
       }
-      if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase())) {
+      if (origin !== undefined && !(allowedOrigins.has(origin.toLowerCase()) || confinedOrigins.has(origin.toLowerCase()))) {
         return `origin ${origin} may not call this service`;
       }
       return undefined;
     },
+    checkPath(host, origin, url) {
+      const hostConfined = host !== undefined && confinedHosts.has(host.toLowerCase());
+      const originConfined = origin !== undefined && confinedOrigins.has(origin.toLowerCase());
+      if (!hostConfined && !originConfined) return undefined;
+      const path = pathOf(url);
+      if (path !== undefined && paths.some((prefix) => path.startsWith(prefix))) return undefined;
+      // The same words as a foreign host or origin: the public address is not this service beyond its pages.
+      return hostConfined ? `host ${host} is not this service; use ${ownHost}` : `origin ${origin} may not call this service`;
+    },
+    confine(route, docsBase) {
+      if (confinedHosts.size === 0 && confinedOrigins.size === 0) return route;
+      return (req, res) => {
+        const refusal = guard.checkPath(hostOf(req), originOf(req), req.url);
+        if (refusal) return refuse(res, refusal, String(req.headers['x-request-id'] ?? ''), docsBase);
+        route(req, res);
+      };
+    },
   };
+  return guard;
+}
+
+/** A 403 in the error envelope, as the front answers a refused Host or Origin. */
+function refuse(res: Response, message: string, requestId: string, docsBase: string): void {
+  const body = JSON.stringify(toEnvelope(new AppError('FORBIDDEN', message), requestId, docsBase));
+  res.statusCode = 403;
+  res.setHeader('content-type', 'application/json');
+  res.setHeader('content-length', Buffer.byteLength(body));
+  res.end(body);
 }
