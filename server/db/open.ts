@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
@@ -27,7 +27,7 @@ export function resolveDataDir(flag?: string, env: NodeJS.ProcessEnv = process.e
  * written to it.
  */
 export async function openDatabase(dataDir: string): Promise<Db> {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  privateFolder(dataDir);
   const file = join(dataDir, DATABASE_FILE);
   if (existsSync(file)) {
     // Read-only first: even closing a read-write connection may write (it checkpoints the WAL).
@@ -38,6 +38,7 @@ export async function openDatabase(dataDir: string): Promise<Db> {
       probe.close();
     }
   }
+  privateFiles(dataDir, file);
   const sqlite = openSqlite(file, { timeout: BUSY_TIMEOUT_MS });
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   handles.set(db, sqlite);
@@ -54,6 +55,69 @@ export async function openDatabase(dataDir: string): Promise<Db> {
     throw error;
   }
   return db;
+}
+
+/** Modes mean nothing to Windows, which keeps the folder private by its ACL. */
+const HAS_MODES = process.platform !== 'win32';
+const FOLDER_MODE = 0o700;
+const FILE_MODE = 0o600;
+
+/** Refuses to start, naming the folder, when it cannot be made private. */
+function refusePrivate(dataDir: string, what: string, error: unknown): never {
+  const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  throw new AppError(
+    'PRECONDITION_FAILED',
+    `the data folder ${dataDir} cannot be made private to this user (${what}: ${reason}); ` +
+      'refusing to start: give the folder and its files to the user running Statusdesk, or choose another folder with --data-dir',
+  );
+}
+
+/**
+ * Creates the data folder, or tightens one that exists, to its owner only (0700): a folder made
+ * by hand or by another program may be readable by every user of the machine.
+ */
+function privateFolder(dataDir: string): void {
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: FOLDER_MODE });
+  } catch (error) {
+    refusePrivate(dataDir, 'creating it', error);
+  }
+  if (!HAS_MODES) return;
+  try {
+    if ((statSync(dataDir).mode & 0o777) !== FOLDER_MODE) chmodSync(dataDir, FOLDER_MODE);
+  } catch (error) {
+    refusePrivate(dataDir, `setting its mode to 0${FOLDER_MODE.toString(8)}`, error);
+  }
+}
+
+/**
+ * Every file in the data folder readable and writable by its owner only (0600), and the database
+ * created so: SQLite gives the -wal, -shm and journal files the mode of the database file.
+ * Symbolic links are left alone (their targets are not the service's).
+ */
+function privateFiles(dataDir: string, file: string): void {
+  if (!HAS_MODES) return;
+  let name = DATABASE_FILE;
+  try {
+    try {
+      closeSync(openSync(file, 'wx', FILE_MODE)); // an empty file is a new database to SQLite
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    for (const entry of readdirSync(dataDir, { withFileTypes: true })) {
+      if (!entry.isFile()) continue;
+      name = entry.name;
+      const path = join(dataDir, entry.name);
+      try {
+        if ((statSync(path).mode & 0o777) !== FILE_MODE) chmodSync(path, FILE_MODE);
+      } catch (error) {
+        // Gone since the listing (another process closing its -wal or -shm): nothing to tighten.
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    }
+  } catch (error) {
+    refusePrivate(dataDir, `setting the mode of ${name} to 0${FILE_MODE.toString(8)}`, error);
+  }
 }
 
 /**
