@@ -85,6 +85,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     services = ready;
     await ready.sessions.prune();
     await ready.oauth.prune();
+    await ready.subscribers.prunePending();
     const { alerts, publicPages } = ready;
     // Alerts still being delivered when the service stops are waited for (each delivery is bounded).
     const alertsInFlight = new Set<Promise<unknown>>();
@@ -106,7 +107,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     }, RELEASE_HELD_ALERTS_MS);
     releaseHeld.unref();
     const prune = setInterval(() => {
-      Promise.all([ready.sessions.prune(), ready.oauth.prune()]).catch((error: unknown) => log.error({ err: error }, 'pruning expired credentials failed'));
+      Promise.all([ready.sessions.prune(), ready.oauth.prune(), ready.subscribers.prunePending()]).catch((error: unknown) => log.error({ err: error }, 'pruning expired credentials failed'));
     }, PRUNE_MS);
     prune.unref();
 

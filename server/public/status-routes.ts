@@ -2,6 +2,7 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { Context } from 'hono';
 import type { PublicPage } from '../domain/pages/public-view.ts';
+import { SubscribeLimited } from '../domain/notifications/subscribers.ts';
 import type { Services } from '../domain/services.ts';
 import { AppError } from '../errors.ts';
 import type { AppEnv, HonoApp } from '../http/hono-app.ts';
@@ -15,7 +16,8 @@ type Bytes = Uint8Array<ArrayBuffer>;
 const CACHE_CONTROL = 'public, max-age=10';
 const HTML = 'text/html; charset=utf-8';
 
-const statusOf: Partial<Record<AppError['code'], number>> = { NOT_FOUND: 404, VALIDATION: 400, PRECONDITION_FAILED: 409 };
+const statusOf: Partial<Record<AppError['code'], number>> = { NOT_FOUND: 404, VALIDATION: 400, PRECONDITION_FAILED: 409, LIMIT_EXCEEDED: 429 };
+const headingOf: Partial<Record<AppError['code'], string>> = { NOT_FOUND: 'Not found', LIMIT_EXCEEDED: 'Too many sign-ups' };
 
 /**
  * The public status pages on the API port: /status/{slug} (HTML without JavaScript), its Atom
@@ -46,8 +48,10 @@ export function registerStatusPages(app: HonoApp, services: Services): void {
       return await work();
     } catch (error) {
       if (!(error instanceof AppError) || statusOf[error.code] === undefined) throw error;
-      const heading = error.code === 'NOT_FOUND' ? 'Not found' : 'That did not work';
-      return page(c, notice({ title: 'Status', heading, message: error.message }), statusOf[error.code]);
+      const heading = headingOf[error.code] ?? 'That did not work';
+      const answer = page(c, notice({ title: 'Status', heading, message: error.message }), statusOf[error.code]);
+      if (error instanceof SubscribeLimited) answer.headers.set('retry-after', String(error.retryAfterSeconds));
+      return answer;
     }
   }
 
@@ -86,7 +90,8 @@ export function registerStatusPages(app: HonoApp, services: Services): void {
       const form = await c.req.parseBody().catch(() => {
         throw new AppError('VALIDATION', 'email: send the form with an email field', [{ field: 'email', rule: 'is required' }]);
       });
-      await services.subscribers.subscribePublic(slug, form.email);
+      // The address of the connection: behind a tunnel or proxy it is the proxy's, for every visitor.
+      await services.subscribers.subscribePublic(slug, form.email, c.env.incoming.socket?.remoteAddress ?? 'unknown');
       const view = await services.publicPages.view(slug);
       return page(
         c,

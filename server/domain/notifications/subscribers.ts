@@ -44,6 +44,74 @@ const MAIL_FAILED = 'the confirmation mail could not be sent';
 /** A pending subscriber asking again gets a new confirmation mail at most this often. */
 const RESEND_AFTER_MS = 10 * 60_000;
 
+/**
+ * Limits of the public form, which anyone may post to: confirmation mails sent per client address
+ * (IPv6 by /64) in a window, and per page in a window (through a tunnel or proxy every visitor has
+ * the proxy's address, so the page's limit is the one that holds). Kept in memory: a restart
+ * forgets them.
+ */
+export const SUBSCRIBE_LIMITS = {
+  perClient: { count: 5, windowMs: 10 * 60_000 },
+  perPage: { count: 100, windowMs: 60 * 60_000 },
+  /** A pending subscriber not confirmed this long after its last confirmation mail is dropped. */
+  pendingTtlMs: 48 * 60 * 60_000,
+} as const;
+/** Clients and pages tracked before idle ones are dropped. */
+const LIMIT_KEYS_PRUNE_AT = 10_000;
+
+/** A sign-up refused by the public form's limits; the page answers 429 with Retry-After. */
+export class SubscribeLimited extends AppError {
+  readonly retryAfterSeconds: number;
+
+  constructor(retryAfterSeconds: number, message: string) {
+    super('LIMIT_EXCEEDED', message);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** Sliding windows of send times by key: refuses once `count` fall within `windowMs`. */
+function slidingWindows(count: number, windowMs: number, describe: (minutes: number) => string, now: () => number) {
+  const sent = new Map<string, number[]>();
+  const recent = (key: string, t: number) => {
+    const times = (sent.get(key) ?? []).filter((at) => at > t - windowMs);
+    if (times.length === 0) sent.delete(key);
+    else sent.set(key, times);
+    return times;
+  };
+  return {
+    /** Throws SubscribeLimited when `key` has spent its window. */
+    check(key: string): void {
+      const t = now();
+      const times = recent(key, t);
+      if (times.length < count) return;
+      const seconds = Math.max(1, Math.ceil((times[0]! + windowMs - t) / 1000));
+      throw new SubscribeLimited(seconds, describe(Math.ceil(seconds / 60)));
+    },
+    record(key: string): void {
+      const t = now();
+      if (sent.size >= LIMIT_KEYS_PRUNE_AT) for (const k of sent.keys()) recent(k, t);
+      sent.set(key, [...recent(key, t), t]);
+    },
+    prune(): void {
+      const t = now();
+      for (const k of sent.keys()) recent(k, t);
+    },
+  };
+}
+
+/** The key of a client address: IPv4 as is (IPv4-mapped IPv6 too), IPv6 by its /64 network. */
+export function clientKey(address: string): string {
+  const bare = address.split('%')[0]!.toLowerCase();
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(bare);
+  if (mapped) return mapped[1]!;
+  if (!bare.includes(':')) return bare;
+  const [head = '', tail] = bare.split('::');
+  const first = head ? head.split(':') : [];
+  const last = tail ? tail.split(':') : [];
+  const groups = tail === undefined ? first : [...first, ...Array<string>(Math.max(0, 8 - first.length - last.length)).fill('0'), ...last];
+  return `${groups.slice(0, 4).map((g) => parseInt(g || '0', 16).toString(16)).join(':')}::/64`;
+}
+
 const webhookEvents: Record<PageEvent['kind'], string> = {
   'report.created': 'status_report.created',
   'report.updated': 'status_report.updated',
@@ -84,6 +152,10 @@ export interface SubscriberServiceOptions {
  */
 export function createSubscriberService(db: Kysely<Database>, options: SubscriberServiceOptions) {
   const { sealer, outbound, publicUrl } = options;
+  const now = () => Date.now();
+  const { perClient, perPage } = SUBSCRIBE_LIMITS;
+  const clientWindows = slidingWindows(perClient.count, perClient.windowMs, (minutes) => `too many sign-ups from your address: at most ${perClient.count} every ${perClient.windowMs / 60_000} minutes; try again in ${minutes} minute${minutes === 1 ? '' : 's'}`, now);
+  const pageWindows = slidingWindows(perPage.count, perPage.windowMs, (minutes) => `this page has had too many sign-ups in the last hour; try again in ${minutes} minute${minutes === 1 ? '' : 's'}`, now);
   const pageUrl = (page: PageRow) => toPage(page, publicUrl).url;
   const link = (page: PageRow, action: 'confirm' | 'unsubscribe', row: SubscriberRow) =>
     `${pageUrl(page)}/${action}?s=${row.id}&token=${sealer.token(`${action}:${row.id}:${row.address}`)}`;
@@ -97,7 +169,7 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
    * Adds a pending email subscriber (or finds the existing one) and mails the confirmation link.
    * A link that could not be sent is sent again on the next request, however soon.
    */
-  async function subscribeEmail(page: PageRow, address: string): Promise<SubscriberRow> {
+  async function subscribeEmail(page: PageRow, address: string, beforeSending: () => void = () => {}): Promise<SubscriberRow> {
     await requireSubscriberPlan(page);
     if (!outbound.hasMailRelay) {
       throw new AppError('PRECONDITION_FAILED', 'email subscriptions need a mail server: set STATUSDESK_SMTP_URL for the service');
@@ -106,6 +178,8 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
     const existing = await db.selectFrom('page_subscribers').selectAll().where('page_id', '=', page.id).where('kind', '=', 'email').where('address', '=', address).executeTakeFirst();
     if (existing?.status === 'active') return existing;
     if (existing?.confirmation_sent_at && Date.parse(now) - Date.parse(existing.confirmation_sent_at) < RESEND_AFTER_MS) return existing;
+    // A mail will be sent: the limits are checked and counted here, before any row is added.
+    beforeSending();
     // Two sign-ups of one address at once both find no row; the second insert then finds the first's.
     await db
       .insertInto('page_subscribers')
@@ -215,19 +289,53 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
       });
     },
 
-    /** The public form on the page. Says the same whether or not the address was subscribed before. */
-    async subscribePublic(slug: string, address: unknown): Promise<void> {
+    /**
+     * The public form on the page. Says the same whether or not the address was subscribed before.
+     * `client` is the visitor's network address: a client or a page over its limit is refused
+     * (SubscribeLimited) before anything is looked up or sent, so a refusal says nothing about the
+     * address either. Only sign-ups that send a confirmation mail count.
+     */
+    async subscribePublic(slug: string, address: unknown, client?: string): Promise<void> {
       const parsed = email.safeParse(typeof address === 'string' ? address.trim() : address);
       if (!parsed.success) throw invalid('email', 'must be an email address');
       const page = await db.selectFrom('status_pages').selectAll().where('slug', '=', slug).executeTakeFirst();
       if (!page) throw notFound('status page', slug);
+      const clientId = client === undefined ? undefined : clientKey(client);
+      const pageId = String(page.id);
+      const withinLimits = () => {
+        if (clientId !== undefined) clientWindows.check(clientId);
+        pageWindows.check(pageId);
+      };
+      withinLimits();
       try {
-        await subscribeEmail(page, parsed.data);
+        // Checked again and counted at once (no await between) when a mail is about to go.
+        await subscribeEmail(page, parsed.data, () => {
+          withinLimits();
+          if (clientId !== undefined) clientWindows.record(clientId);
+          pageWindows.record(pageId);
+        });
       } catch (error) {
         // A visitor learns that it failed, not how the service's mail relay answered.
         if (error instanceof AppError && error.code === 'PRECONDITION_FAILED' && error.message.startsWith(MAIL_FAILED)) throw new AppError('PRECONDITION_FAILED', `${MAIL_FAILED}; try again later`);
         throw error;
       }
+    },
+
+    /**
+     * Drops email subscribers still pending SUBSCRIBE_LIMITS.pendingTtlMs after their last
+     * confirmation mail (or their sign-up, when no mail went out), and forgets idle limit windows.
+     */
+    async prunePending(): Promise<number> {
+      clientWindows.prune();
+      pageWindows.prune();
+      const cutoff = new Date(now() - SUBSCRIBE_LIMITS.pendingTtlMs).toISOString();
+      const result = await db
+        .deleteFrom('page_subscribers')
+        .where('kind', '=', 'email')
+        .where('status', '=', 'pending')
+        .where((eb) => eb(eb.fn.coalesce('confirmation_sent_at', 'created_at'), '<', cutoff))
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
 
     async confirm(id: string, token: string): Promise<{ pageTitle: string; pageUrl: string }> {
