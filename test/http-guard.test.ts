@@ -222,8 +222,9 @@ describe('Host and Origin guard', () => {
     const signIn = await fetch(service.signInUrl, { redirect: 'manual' });
     assert.equal(signIn.status, 303);
     const cookie = signIn.headers.getSetCookie()[0]!.split(';')[0]!;
+    const token = /#session=(.+)$/.exec(signIn.headers.get('location') ?? '')![1]!;
     const listKeys = async () => {
-      const response = await request(dashboardPort, '/api/workspaces/1/keys', { host: `localhost:${dashboardPort}`, cookie });
+      const response = await request(dashboardPort, '/api/workspaces/1/keys', { host: `localhost:${dashboardPort}`, cookie, 'x-statusdesk-session': token });
       assert.equal(response.status, 200);
       return JSON.parse(response.body).keys as unknown[];
     };
@@ -231,7 +232,7 @@ describe('Host and Origin guard', () => {
     const response = await request(
       dashboardPort,
       '/api/workspaces/1/keys',
-      { host: `localhost:${dashboardPort}`, origin: 'http://evil.example', cookie, 'content-type': 'text/plain' },
+      { host: `localhost:${dashboardPort}`, origin: 'http://evil.example', cookie, 'x-statusdesk-session': token, 'content-type': 'text/plain' },
       'POST',
       JSON.stringify({ name: 'stolen', scope: 'write' }),
     );
@@ -367,7 +368,8 @@ describe('OAUTH_ISSUER and DASHBOARD_URL', () => {
     const signIn = await request(dashboardPort, `${url.pathname}${url.search}`, { host: url.host });
     assert.equal(signIn.status, 303);
     const cookie = String((signIn.headers['set-cookie'] as string[])[0]).split(';')[0]!;
-    const session = await request(dashboardPort, '/api/session', { host: url.host, cookie });
+    const token = /#session=(.+)$/.exec(String(signIn.headers.location))![1]!;
+    const session = await request(dashboardPort, '/api/session', { host: url.host, cookie, 'x-statusdesk-session': token });
     assert.equal(session.status, 200);
     assert.equal(JSON.parse(session.body).workspaces[0].slug, 'personal');
   });
