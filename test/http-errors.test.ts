@@ -3,7 +3,7 @@ import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { withLocalOwner } from '../server/cli/local.ts';
 import { errorCodes } from '../server/errors.ts';
-import { assertErrorEnvelope, json, startTestService, type TestService } from './support/harness.ts';
+import { assertErrorEnvelope, dashboardSession, json, startTestService, type TestService } from './support/harness.ts';
 
 const MiB = 1024 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -73,20 +73,19 @@ function assertRawError(response: RawResponse, status: number, code: string, mes
 }
 
 let service: TestService;
-let cookie: string;
+/** The headers of the signed-in dashboard page: both halves of the session and its origin. */
+let session: Record<string, string>;
 let keysUrl: string;
 
 before(async () => {
   service = await startTestService();
-  const signIn = await fetch(service.signInUrl, { redirect: 'manual' });
-  assert.equal(signIn.status, 303);
-  cookie = signIn.headers.getSetCookie()[0]!.split(';')[0]!;
+  session = await dashboardSession(service);
   keysUrl = `${service.dashboardUrl}/api/workspaces/1/keys`;
 });
 after(() => service.stop());
 
 async function keyCount(): Promise<number> {
-  const response = await fetch(keysUrl, { headers: { cookie } });
+  const response = await fetch(keysUrl, { headers: session });
   assert.equal(response.status, 200);
   return (await json(response)).keys.length;
 }
@@ -172,7 +171,7 @@ describe('x-request-id', () => {
       await service.api('/nope'),
       await service.api('/v1/nope', { key: secret }),
       await fetch(`${service.dashboardUrl}/api/session`),
-      await fetch(keysUrl, { method: 'POST', headers: { cookie }, body: '{' }),
+      await fetch(keysUrl, { method: 'POST', headers: { ...session, 'content-type': 'application/json' }, body: '{' }),
       await fetch(`${service.apiUrl}/v1/whoami`, { headers: { origin: 'http://evil.example' } }),
     ];
     const ids = new Set<string>();
@@ -249,11 +248,11 @@ describe('request bodies over 1 MiB', () => {
     send(keysUrl, 'POST', { 'content-type': 'application/json', ...headers }, write);
 
   test('a declared Content-Length over the limit is 413 LIMIT_EXCEEDED before the body is read', async () => {
-    for (const extra of [{}, { cookie }] as Record<string, string>[]) {
+    for (const extra of [{}, session] as Record<string, string>[]) {
       const response = await dashboardPost({ 'content-length': String(MiB + 1), ...extra }, (req) => req.write('{"name":"'));
       assertRawError(response, 413, 'LIMIT_EXCEEDED', `request body of ${MiB + 1} bytes is over the limit of ${MiB} bytes`, service.apiUrl);
     }
-    const huge = await dashboardPost({ 'content-length': String(50 * MiB), cookie }, (req) => req.write('{'));
+    const huge = await dashboardPost({ 'content-length': String(50 * MiB), ...session }, (req) => req.write('{'));
     assertRawError(huge, 413, 'LIMIT_EXCEEDED', `request body of ${50 * MiB} bytes is over the limit of ${MiB} bytes`, service.apiUrl);
   });
 
@@ -263,22 +262,22 @@ describe('request bodies over 1 MiB', () => {
   });
 
   test('a body of exactly 1 MiB is read (and here refused only as bad JSON)', async () => {
-    const response = await dashboardPost({ 'content-length': String(MiB), cookie }, (req) => req.end(Buffer.alloc(MiB, 'x')));
+    const response = await dashboardPost({ 'content-length': String(MiB), ...session }, (req) => req.end(Buffer.alloc(MiB, 'x')));
     assertRawError(response, 400, 'VALIDATION', 'the request body is not valid JSON', service.apiUrl);
   });
 
   test('a chunked body without Content-Length that grows over the limit is 413 LIMIT_EXCEEDED', async () => {
     const before = await keyCount();
-    const response = await dashboardPost({ cookie }, writeChunked(MiB + 1));
+    const response = await dashboardPost(session, writeChunked(MiB + 1));
     assertRawError(response, 413, 'LIMIT_EXCEEDED', `request body is over the limit of ${MiB} bytes`, service.apiUrl);
-    const large = await dashboardPost({ cookie }, writeChunked(3 * MiB));
+    const large = await dashboardPost(session, writeChunked(3 * MiB));
     assertRawError(large, 413, 'LIMIT_EXCEEDED', `request body is over the limit of ${MiB} bytes`, service.apiUrl);
     assert.equal(await keyCount(), before);
   });
 
   test('a chunked body under the limit is read as usual', async () => {
     const json = JSON.stringify({ name: 'chunked', scope: 'read' });
-    const response = await dashboardPost({ cookie }, (req) => {
+    const response = await dashboardPost(session, (req) => {
       req.write(json.slice(0, 10));
       req.end(json.slice(10));
     });
@@ -291,7 +290,7 @@ describe('malformed JSON', () => {
   test('a signed-in POST with a body that is not JSON is 400 VALIDATION and creates nothing', async () => {
     const before = await keyCount();
     for (const body of ['{"name":"x","scope":"read"', '', 'name=x&scope=read', '{\'name\': \'x\'}']) {
-      const response = await fetch(keysUrl, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body });
+      const response = await fetch(keysUrl, { method: 'POST', headers: { ...session, 'content-type': 'application/json' }, body });
       const envelope = await assertErrorEnvelope(response, 400, 'VALIDATION', /^the request body is not valid JSON$/, service.apiUrl);
       assert.equal(envelope.violations, undefined);
     }

@@ -20,8 +20,8 @@ function hostOf(req: Request): string | undefined {
 }
 
 /**
- * What every request passes before routing, on every port and protocol: a request id, the
- * Host/Origin guard, the declared body size, and one log line when it is answered.
+ * What every request passes before routing, on every port and protocol: a request id, no type
+ * sniffing, the Host/Origin guard, the declared body size, and one log line when it is answered.
  */
 export function createFront(options: FrontOptions, route: RequestHandler): RequestHandler {
   const { guard, log, maxBodyBytes, docsBase } = options;
@@ -40,6 +40,8 @@ export function createFront(options: FrontOptions, route: RequestHandler): Reque
     const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     req.headers['x-request-id'] = requestId;
     res.setHeader('x-request-id', requestId);
+    // No answer of this service is to be sniffed into another type (a JSON error read as HTML, say).
+    res.setHeader('x-content-type-options', 'nosniff');
     res.once('close', () => {
       // 499: the client went away before the answer was sent. The path only: query strings can
       // carry one-time secrets.

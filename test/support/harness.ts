@@ -57,6 +57,19 @@ export async function startTestService(env: NodeJS.ProcessEnv = {}, dataDir?: st
   };
 }
 
+/**
+ * Signs in to the dashboard with the service's one-time link and gives the headers its page sends:
+ * the session cookie, the session token from the redirect's fragment, and the dashboard's origin.
+ */
+export async function dashboardSession(service: TestService): Promise<Record<string, string>> {
+  const signIn = await fetch(service.signInUrl, { redirect: 'manual' });
+  assert.equal(signIn.status, 303, 'the sign-in link was already used: sign in once per service');
+  const cookie = signIn.headers.getSetCookie()[0]!.split(';')[0]!;
+  const token = /#session=([A-Za-z0-9_-]+)$/.exec(signIn.headers.get('location') ?? '')?.[1];
+  assert.ok(token, 'no session token in the sign-in redirect');
+  return { cookie, 'x-statusdesk-session': token, origin: service.dashboardUrl };
+}
+
 export interface CliResult {
   code: number;
   stdout: string;
