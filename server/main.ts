@@ -14,7 +14,7 @@ import { type Listener, listen, type RequestHandler } from './http/listener.ts';
 import { createRateLimiter, DEFAULT_RATE_LIMIT_PER_MINUTE } from './http/rate-limit.ts';
 import { VERSION } from './package-root.ts';
 import { createApiApp } from './rest/api-app.ts';
-import { createRpcHandler, RPC_PATH } from './rpc/routes.ts';
+import { createRpcHandler, isRpcRequest } from './rpc/routes.ts';
 
 /** How often alerts held back by a maintenance window that has ended are looked for. */
 const RELEASE_HELD_ALERTS_MS = 30_000;
@@ -115,7 +115,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
       const routes = getRequestListener(app.fetch);
       listener.handle(
         createFront({ ...common, guard }, guard.confine((req, res) => {
-          if (rpc && req.url?.startsWith(`${RPC_PATH}/`)) return rpc(req, res);
+          if (rpc && isRpcRequest(req)) return rpc(req, res);
           void routes(req, res);
         }, docsBase)),
       );

@@ -1,3 +1,4 @@
+import { Code, type ConnectRouter } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import type { Logger } from 'pino';
 import { MaintenanceService } from '../../proto/gen/maintenance/v1/maintenance_pb.js';
@@ -7,7 +8,7 @@ import { StatusPageService } from '../../proto/gen/status_page/v1/status_page_pb
 import { StatusReportService } from '../../proto/gen/status_report/v1/status_report_pb.js';
 import type { Services } from '../domain/services.ts';
 import type { Admit } from '../http/credentials.ts';
-import type { RequestHandler } from '../http/listener.ts';
+import type { Request, RequestHandler, Response } from '../http/listener.ts';
 import { authenticate, mapErrors } from './auth.ts';
 import { maintenanceServiceImpl } from './maintenance-service.ts';
 import { monitorServiceImpl } from './monitor-service.ts';
@@ -17,24 +18,113 @@ import { statusReportServiceImpl } from './status-report-service.ts';
 
 export const RPC_PATH = '/rpc';
 
+/** The gRPC protocol (`application/grpc`, `application/grpc+proto`, `+json`), not gRPC-Web. */
+const GRPC_CONTENT_TYPE = /^application\/grpc(?:\+[\w.-]+)?\s*(?:;|$)/i;
+
+function isGrpc(req: Request): boolean {
+  const type = req.headers['content-type'];
+  return typeof type === 'string' && GRPC_CONTENT_TYPE.test(type);
+}
+
 /**
- * The ConnectRPC services under `/rpc`: Connect (HTTP/1.1 and h2c), gRPC (h2c) and gRPC-Web,
- * all on the API port.
+ * Whether a request is for the RPC handler: anything under `/rpc/`, and gRPC at any other path,
+ * since standard gRPC clients (grpcurl, grpc-js and grpc-go stubs) call `/package.Service/Method`
+ * and cannot add a prefix. Connect and gRPC-Web are served under `/rpc` only.
+ */
+export function isRpcRequest(req: Request): boolean {
+  return req.url?.startsWith(`${RPC_PATH}/`) === true || isGrpc(req);
+}
+
+/**
+ * The gRPC spec's percent-encoding of `grpc-message`: bytes outside printable ASCII, and `%`.
+ * Connect encodes it with encodeURIComponent, which also escapes `:`, `,`, `/` and the like;
+ * grpc-js decodes with decodeURI, which leaves those escaped (`missing credentials%3A ...`).
+ */
+export function encodeGrpcMessage(message: string): string {
+  let out = '';
+  for (const byte of Buffer.from(message, 'utf8')) {
+    out += byte >= 0x20 && byte <= 0x7e && byte !== 0x25 ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+function reencodeGrpcMessage(headers: unknown): void {
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return;
+  const fields = headers as Record<string, unknown>;
+  const value = fields['grpc-message'];
+  if (typeof value !== 'string') return;
+  try {
+    fields['grpc-message'] = encodeGrpcMessage(decodeURIComponent(value));
+  } catch {
+    // Not Connect's encoding: leave it as it is.
+  }
+}
+
+/**
+ * Rewrites `grpc-message` wherever Connect sends it to a gRPC client: in the trailers, or in the
+ * headers of a trailers-only response.
+ */
+function encodeStatusPerGrpcSpec(res: Response): void {
+  const target = res as unknown as { writeHead(...args: unknown[]): unknown; addTrailers(headers: unknown): void };
+  const writeHead = target.writeHead;
+  const addTrailers = target.addTrailers;
+  target.writeHead = function (...args: unknown[]) {
+    for (const arg of args) reencodeGrpcMessage(arg);
+    return writeHead.apply(this, args);
+  };
+  target.addTrailers = function (headers: unknown) {
+    reencodeGrpcMessage(headers);
+    addTrailers.call(this, headers);
+  };
+}
+
+/**
+ * The ConnectRPC services: Connect (HTTP/1.1 and h2c), gRPC (h2c) and gRPC-Web under `/rpc`, and
+ * gRPC also at the standard `/package.Service/Method` paths, all on the API port, behind the
+ * same interceptors.
  */
 export function createRpcHandler(options: { services: Services; admit: Admit; log: Logger; maxBodyBytes: number }): RequestHandler {
   const { services, admit, log, maxBodyBytes } = options;
-  return connectNodeAdapter({
-    requestPathPrefix: RPC_PATH,
+  const impls = {
+    monitors: monitorServiceImpl(services),
+    pages: statusPageServiceImpl(services),
+    reports: statusReportServiceImpl(services),
+    maintenances: maintenanceServiceImpl(services),
+    notifications: notificationServiceImpl(services),
+  };
+  const routes = (router: ConnectRouter) => {
+    router.service(MonitorService, impls.monitors);
+    router.service(StatusPageService, impls.pages);
+    router.service(StatusReportService, impls.reports);
+    router.service(MaintenanceService, impls.maintenances);
+    router.service(NotificationService, impls.notifications);
+  };
+  const common = {
     readMaxBytes: maxBodyBytes,
     // A misspelt field is refused rather than silently dropped.
     jsonOptions: { ignoreUnknownFields: false },
     interceptors: [mapErrors(log), authenticate(admit)],
-    routes(router) {
-      router.service(MonitorService, monitorServiceImpl(services));
-      router.service(StatusPageService, statusPageServiceImpl(services));
-      router.service(StatusReportService, statusReportServiceImpl(services));
-      router.service(MaintenanceService, maintenanceServiceImpl(services));
-      router.service(NotificationService, notificationServiceImpl(services));
+    routes,
+  };
+  const prefixed = connectNodeAdapter({ ...common, requestPathPrefix: RPC_PATH });
+  const standard = connectNodeAdapter({
+    ...common,
+    connect: false,
+    grpcWeb: false,
+    // A gRPC client is told in its own terms that a method is not here.
+    fallback(req, res) {
+      const path = (req.url ?? '').split('?')[0];
+      res.writeHead(200, { 'content-type': 'application/grpc' });
+      res.addTrailers({ 'grpc-status': String(Code.Unimplemented), 'grpc-message': encodeGrpcMessage(`unknown method ${path}`) });
+      res.end();
     },
   });
+  return (req, res) => {
+    const grpc = isGrpc(req);
+    if (grpc) encodeStatusPerGrpcSpec(res);
+    if (req.url?.startsWith(`${RPC_PATH}/`)) return prefixed(req, res);
+    if (grpc) return standard(req, res);
+    res.statusCode = 404;
+    res.end();
+  };
 }
