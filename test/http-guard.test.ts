@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import http2 from 'node:http2';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
@@ -8,57 +6,7 @@ import { withLocalOwner } from '../server/cli/local.ts';
 import { serviceConfig } from '../server/config.ts';
 import { type RunningService, startService } from '../server/main.ts';
 import { startTestService, tempDir, type TestService } from './support/harness.ts';
-
-interface RawResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/**
- * One HTTP/1.1 request to a loopback port that sends exactly the headers given, Host included
- * (fetch does not let a caller choose Host).
- */
-function request(port: number, path: string, headers: Record<string, string>, method = 'GET', body?: string): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path, method, headers, setHost: false, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** One cleartext HTTP/2 request (prior knowledge) on its own connection. */
-function h2Request(port: number, headers: http2.OutgoingHttpHeaders): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const session = http2.connect(`http://127.0.0.1:${port}`);
-    session.on('error', reject);
-    const stream = session.request(headers);
-    let status = 0;
-    let responseHeaders: Record<string, string | string[] | undefined> = {};
-    let text = '';
-    stream.setEncoding('utf8');
-    stream.on('response', (h) => {
-      status = Number(h[':status']);
-      responseHeaders = h as Record<string, string | string[] | undefined>;
-    });
-    stream.on('data', (chunk: string) => (text += chunk));
-    stream.on('error', (error) => {
-      session.close();
-      reject(error);
-    });
-    stream.on('end', () => {
-      session.close();
-      resolve({ status, headers: responseHeaders, body: text });
-    });
-    stream.end();
-  });
-}
+import { h2Request, type RawResponse, request } from './support/raw-http.ts';
 
 /** The raw bytes of one request on a fresh TCP connection, for requests Node's client will not send. */
 function rawExchange(port: number, text: string): Promise<string> {

@@ -4,65 +4,15 @@
  * Requests connect to 127.0.0.1 and only name the public host in Host.
  */
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import http2 from 'node:http2';
 import { after, before, describe, test } from 'node:test';
 import type { Actor } from '../server/domain/actor.ts';
 import { createOriginGuard } from '../server/http/guard.ts';
 import { startTestService, type TestService } from './support/harness.ts';
-
-interface RawResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
+import { h2Request, type RawResponse, request } from './support/raw-http.ts';
 
 const system: Actor = { type: 'system', surface: 'cli' };
 const PUBLIC_URL = 'https://status.example.com';
 const PUBLIC_HOST = 'status.example.com';
-
-/** One HTTP/1.1 request to 127.0.0.1 with exactly the headers given, Host included. */
-function request(port: number, path: string, headers: Record<string, string>, method = 'GET', body?: string): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path, method, headers, setHost: false, agent: false, timeout: 5_000 }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error('no answer within 5 s')));
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** One cleartext HTTP/2 request (prior knowledge) on its own connection to 127.0.0.1. */
-function h2Request(port: number, headers: http2.OutgoingHttpHeaders): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const session = http2.connect(`http://127.0.0.1:${port}`);
-    session.on('error', reject);
-    const stream = session.request(headers);
-    let status = 0;
-    let responseHeaders: Record<string, string | string[] | undefined> = {};
-    let text = '';
-    stream.setEncoding('utf8');
-    stream.on('response', (h) => {
-      status = Number(h[':status']);
-      responseHeaders = h as Record<string, string | string[] | undefined>;
-    });
-    stream.on('data', (chunk: string) => (text += chunk));
-    stream.on('error', (error) => {
-      session.close();
-      reject(error);
-    });
-    stream.on('end', () => {
-      session.close();
-      resolve({ status, headers: responseHeaders, body: text });
-    });
-    stream.end();
-  });
-}
 
 /** A refusal by the Host/Origin guard: 403 and exactly the four fields of the error envelope. */
 function assertForbidden(response: RawResponse, docsBase: string, message: RegExp, what: string): void {
