@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import pino from 'pino';
 import { withLocalOwner } from '../../server/cli/local.ts';
-import { serviceConfig } from '../../server/config.ts';
+import { type ServiceConfig, serviceConfig } from '../../server/config.ts';
 import type { Scope } from '../../server/domain/actor.ts';
 import { AppError, type ErrorCode } from '../../server/errors.ts';
 import { type RunningService, startService } from '../../server/main.ts';
@@ -27,13 +27,16 @@ export interface TestService extends RunningService {
   stop(): Promise<void>;
 }
 
-/** The real service, in this process, on free loopback ports with a fresh data folder. */
-export async function startTestService(env: NodeJS.ProcessEnv = {}, dataDir?: string): Promise<TestService> {
+/**
+ * The real service, in this process, on free loopback ports with a fresh data folder. `overrides`
+ * set what no environment variable can (a stand-in network for metadata documents).
+ */
+export async function startTestService(env: NodeJS.ProcessEnv = {}, dataDir?: string, overrides: Partial<ServiceConfig> = {}): Promise<TestService> {
   const dir = dataDir ? undefined : await tempDir();
   const path = dataDir ?? dir!.path;
   // Monitors in tests point at names like db.internal: nothing is checked unless a test asks.
   const config = serviceConfig({ dataDir: path, port: '0', dashboardPort: '0' }, { STATUSDESK_CHECKS: 'off', ...env });
-  const service = await startService(config, pino({ level: 'silent' }));
+  const service = await startService({ ...config, ...overrides }, pino({ level: 'silent' }));
   return {
     ...service,
     dataDir: path,

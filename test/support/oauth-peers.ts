@@ -13,14 +13,11 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
-import pino from 'pino';
 import { generate } from 'selfsigned';
 import { withLocalOwner } from '../../server/cli/local.ts';
-import { serviceConfig } from '../../server/config.ts';
 import type { Actor } from '../../server/domain/actor.ts';
-import { startService } from '../../server/main.ts';
 import type { MetadataNetwork } from '../../server/oauth/client-metadata.ts';
-import { type TestService, tempDir } from './harness.ts';
+import { startTestService, type TestService } from './harness.ts';
 import { connectMcp, postMcp } from './mcp-client.ts';
 
 /** Every wait in this file gives up after this long, so a broken flow fails instead of hanging. */
@@ -41,32 +38,10 @@ export interface OAuthTestService extends TestService {
  * optionally a stand-in network for metadata documents (`config.metadataNetwork`).
  */
 export async function startOAuthService(options: { env?: NodeJS.ProcessEnv; metadataNetwork?: MetadataNetwork } = {}): Promise<OAuthTestService> {
-  const dir = await tempDir();
-  const config = serviceConfig({ dataDir: dir.path, port: '0', dashboardPort: '0' }, { STATUSDESK_CHECKS: 'off', ...options.env });
-  const service = await startService({ ...config, ...(options.metadataNetwork ? { metadataNetwork: options.metadataNetwork } : {}) }, pino({ level: 'silent' }));
-  const owner = (await withLocalOwner(dir.path, async (_services, actor) => actor)) as Owner;
+  const service = await startTestService(options.env, undefined, options.metadataNetwork ? { metadataNetwork: options.metadataNetwork } : {});
+  const owner = (await withLocalOwner(service.dataDir, async (_services, actor) => actor)) as Owner;
   const personalId = Number((await service.services.workspaces.getBySlug(owner, 'personal')).id);
-  return {
-    ...service,
-    dataDir: dir.path,
-    owner,
-    personalId,
-    async createKey(scope, workspace = 'personal') {
-      const ws = await service.services.workspaces.getBySlug(owner, workspace);
-      const { key, secret } = await service.services.keys.create(owner, { workspaceId: Number(ws.id), name: `${scope} key`, scope });
-      return { id: key.id, secret };
-    },
-    api(p, init = {}) {
-      const { key, ...rest } = init;
-      const headers = new Headers(rest.headers);
-      if (key) headers.set('x-service-key', key);
-      return fetch(`${service.apiUrl}${p}`, { ...rest, headers });
-    },
-    async stop() {
-      await service.close();
-      await dir.remove();
-    },
-  };
+  return { ...service, owner, personalId };
 }
 
 // ---- PKCE -----------------------------------------------------------------------------------------
