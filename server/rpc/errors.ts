@@ -1,5 +1,5 @@
 import { create } from '@bufbuild/protobuf';
-import { Code, ConnectError } from '@connectrpc/connect';
+import { Code, ConnectError, type HandlerContext } from '@connectrpc/connect';
 import { BadRequest_FieldViolationSchema, BadRequestSchema } from '../../proto/gen/google/rpc/error_details_pb.js';
 import { AppError, type ErrorCode } from '../errors.ts';
 
@@ -28,4 +28,33 @@ export function toConnectError(error: AppError, headers?: Record<string, string>
           },
         ];
   return new ConnectError(error.message, codes[error.code], headers, details);
+}
+
+/**
+ * Connect's refusals of a request message it could not decode, as the client's fault. connect-node
+ * decodes the body before any interceptor runs and reports a malformed binary message as
+ * `internal` ("parse binary: …"), which would blame the service; the error is rewritten as
+ * `invalid_argument` on its way out. The call's context is aborted with the error before it is
+ * answered, on Connect, gRPC and gRPC-Web alike, so the abort is where it is caught.
+ */
+export function refineRequestErrors(context: HandlerContext): void {
+  const signal = context.signal;
+  signal.addEventListener(
+    'abort',
+    () => {
+      const error: unknown = signal.reason;
+      if (!(error instanceof ConnectError) || error.code !== Code.Internal) return;
+      if (!error.rawMessage.startsWith('parse binary:')) return;
+      rewrite(error, Code.InvalidArgument, `the request is not a valid ${context.method.input.typeName} message (${error.rawMessage.slice('parse binary: '.length)})`);
+    },
+    { once: true },
+  );
+}
+
+/** Changes the code and message of an error that is on its way out (ConnectError's fields are readonly only in its types). */
+function rewrite(error: ConnectError, code: Code, message: string): void {
+  const fields = error as { code: Code; rawMessage: string; message: string };
+  fields.code = code;
+  fields.rawMessage = message;
+  fields.message = new ConnectError(message, code).message;
 }

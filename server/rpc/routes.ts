@@ -10,6 +10,7 @@ import type { Services } from '../domain/services.ts';
 import type { Admit } from '../http/credentials.ts';
 import type { Request, RequestHandler, Response } from '../http/listener.ts';
 import { authenticate, mapErrors } from './auth.ts';
+import { refineRequestErrors } from './errors.ts';
 import { maintenanceServiceImpl } from './maintenance-service.ts';
 import { monitorServiceImpl } from './monitor-service.ts';
 import { notificationServiceImpl } from './notification-service.ts';
@@ -104,6 +105,8 @@ export function createRpcHandler(options: { services: Services; admit: Admit; lo
     // A misspelt field is refused rather than silently dropped.
     jsonOptions: { ignoreUnknownFields: false },
     interceptors: [mapErrors(log), authenticate(admit)],
+    // Runs before the body is read: hooks the refusals of a body Connect cannot decode (errors.ts).
+    requestGate: refineRequestErrors,
     routes,
   };
   const prefixed = connectNodeAdapter({ ...common, requestPathPrefix: RPC_PATH });
