@@ -27,28 +27,26 @@ function grpcFrame(message: Buffer): Buffer {
   return Buffer.concat([head, message]);
 }
 
-/** One gRPC call over h2c to 127.0.0.1; the status and message from the trailers (or a trailers-only answer). */
-function grpcCall(path: string, headers: http2.OutgoingHttpHeaders, body: Buffer): Promise<{ status: string | undefined; message: string | undefined }> {
+/**
+ * One gRPC call over h2c to 127.0.0.1: the status and message of its trailers (or of a
+ * trailers-only answer), taken as soon as they come, even while the body is still being sent.
+ */
+function grpcCall(path: string, headers: http2.OutgoingHttpHeaders, body: Buffer): Promise<{ status: string; message: string | undefined }> {
   return new Promise((resolve, reject) => {
     const session = http2.connect(`http://127.0.0.1:${new URL(service.apiUrl).port}`);
     session.on('error', reject);
     const stream = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers', ...headers });
-    let status: string | undefined;
-    let message: string | undefined;
     const take = (fields: http2.IncomingHttpHeaders) => {
-      if (fields['grpc-status'] !== undefined) {
-        status = String(fields['grpc-status']);
-        message = fields['grpc-message'] === undefined ? undefined : decodeURIComponent(String(fields['grpc-message']));
-      }
+      if (fields['grpc-status'] === undefined) return;
+      const message = fields['grpc-message'];
+      resolve({ status: String(fields['grpc-status']), message: message === undefined ? undefined : decodeURIComponent(String(message)) });
+      session.destroy();
     };
     stream.on('response', take);
     stream.on('trailers', take);
-    stream.on('error', reject);
+    stream.on('error', () => {});
+    stream.on('close', () => reject(new Error('the stream closed without a gRPC status')));
     stream.resume();
-    stream.on('close', () => {
-      session.close();
-      resolve({ status, message });
-    });
     stream.end(body);
   });
 }
@@ -91,5 +89,49 @@ describe('malformed request messages', () => {
       assert.equal(error.code, 'invalid_argument', body);
       assert.match(error.message, /^cannot decode message monitor\.v1\.ListMonitorsRequest from JSON/, body);
     }
+  });
+});
+
+describe('request bodies over 1 MiB on ConnectRPC', () => {
+  const MiB = 1024 * 1024;
+  /** A body of `total` zero bytes in 64 KiB chunks, with no declared length (chunked on HTTP/1.1). */
+  const stream = (total: number) =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let sent = 0; sent < total; sent += 64 * 1024) controller.enqueue(new Uint8Array(Math.min(64 * 1024, total - sent)));
+        controller.close();
+      },
+    });
+
+  test('a chunked Connect body that grows over the limit is 400 invalid_argument naming the limit, not resource_exhausted', async () => {
+    for (const type of ['application/proto', 'application/json']) {
+      const response = await fetch(`${service.apiUrl}/rpc${LIST_MONITORS}`, {
+        method: 'POST',
+        headers: { 'content-type': type, 'x-service-key': key },
+        body: stream(MiB + 64 * 1024),
+        duplex: 'half',
+      } as RequestInit);
+      assert.equal(response.status, 400, type);
+      assert.equal(response.headers.get('retry-after'), null);
+      assert.deepEqual(await response.json(), { code: 'invalid_argument', message: `request body is over the limit of ${MiB} bytes` });
+    }
+  });
+
+  test('a gRPC message over the limit is status 3 INVALID_ARGUMENT naming the limit, not RESOURCE_EXHAUSTED', async () => {
+    const answer = await grpcCall(LIST_MONITORS, { 'x-service-key': key }, grpcFrame(Buffer.alloc(2 * MiB)));
+    assert.equal(answer.status, '3', answer.message);
+    assert.equal(answer.message, `request body is over the limit of ${MiB} bytes`);
+  });
+
+  test('a Connect request that declares a Content-Length over the limit is 413 LIMIT_EXCEEDED before its body is read', async () => {
+    const response = await fetch(`${service.apiUrl}/rpc${LIST_MONITORS}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/proto', 'x-service-key': key },
+      body: new Uint8Array(MiB + 1),
+    });
+    assert.equal(response.status, 413);
+    const error = (await response.json()) as { code: string; message: string };
+    assert.equal(error.code, 'LIMIT_EXCEEDED');
+    assert.equal(error.message, `request body of ${MiB + 1} bytes is over the limit of ${MiB} bytes`);
   });
 });

@@ -31,24 +31,31 @@ export function toConnectError(error: AppError, headers?: Record<string, string>
 }
 
 /**
- * Connect's refusals of a request message it could not decode, as the client's fault. connect-node
- * decodes the body before any interceptor runs and reports a malformed binary message as
- * `internal` ("parse binary: …"), which would blame the service; the error is rewritten as
- * `invalid_argument` on its way out. The call's context is aborted with the error before it is
- * answered, on Connect, gRPC and gRPC-Web alike, so the abort is where it is caught.
+ * Connect's refusals of a request body it could not take, as the client's fault and in words that
+ * do not invite a retry. connect-node reads and decodes the body before any interceptor runs, and
+ * reports a malformed binary message as `internal` ("parse binary: …"), which would blame the
+ * service, and a body over `readMaxBytes` as `resource_exhausted`, which clients retry; both are
+ * rewritten as `invalid_argument` on their way out. The call's context is aborted with the error
+ * before it is answered, on Connect, gRPC and gRPC-Web alike, so the abort is where it is caught:
+ * the returned request gate hooks it before the body is read.
  */
-export function refineRequestErrors(context: HandlerContext): void {
-  const signal = context.signal;
-  signal.addEventListener(
-    'abort',
-    () => {
-      const error: unknown = signal.reason;
-      if (!(error instanceof ConnectError) || error.code !== Code.Internal) return;
-      if (!error.rawMessage.startsWith('parse binary:')) return;
-      rewrite(error, Code.InvalidArgument, `the request is not a valid ${context.method.input.typeName} message (${error.rawMessage.slice('parse binary: '.length)})`);
-    },
-    { once: true },
-  );
+export function refineRequestErrors(maxBodyBytes: number): (context: HandlerContext) => void {
+  return (context) => {
+    const signal = context.signal;
+    signal.addEventListener(
+      'abort',
+      () => {
+        const error: unknown = signal.reason;
+        if (!(error instanceof ConnectError)) return;
+        if (error.code === Code.Internal && error.rawMessage.startsWith('parse binary:')) {
+          rewrite(error, Code.InvalidArgument, `the request is not a valid ${context.method.input.typeName} message (${error.rawMessage.slice('parse binary: '.length)})`);
+        } else if (error.code === Code.ResourceExhausted && error.rawMessage.includes('readMaxBytes')) {
+          rewrite(error, Code.InvalidArgument, `request body is over the limit of ${maxBodyBytes} bytes`);
+        }
+      },
+      { once: true },
+    );
+  };
 }
 
 /** Changes the code and message of an error that is on its way out (ConnectError's fields are readonly only in its types). */

@@ -105,8 +105,8 @@ export function createRpcHandler(options: { services: Services; admit: Admit; lo
     // A misspelt field is refused rather than silently dropped.
     jsonOptions: { ignoreUnknownFields: false },
     interceptors: [mapErrors(log), authenticate(admit)],
-    // Runs before the body is read: hooks the refusals of a body Connect cannot decode (errors.ts).
-    requestGate: refineRequestErrors,
+    // Runs before the body is read: hooks the refusals of a body Connect cannot take (errors.ts).
+    requestGate: refineRequestErrors(maxBodyBytes),
     routes,
   };
   const prefixed = connectNodeAdapter({ ...common, requestPathPrefix: RPC_PATH });
