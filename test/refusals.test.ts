@@ -135,3 +135,51 @@ describe('request bodies over 1 MiB on ConnectRPC', () => {
     assert.equal(error.message, `request body of ${MiB + 1} bytes is over the limit of ${MiB} bytes`);
   });
 });
+
+describe('HTTP/2 header blocks', () => {
+  /**
+   * One h2c GET of /openapi.json with an `x-padding` header of `size` bytes, sent at once or only
+   * after the server's SETTINGS have arrived: the status, or the code the stream was reset with.
+   */
+  function h2Get(size: number, waitForSettings: boolean): Promise<{ status?: number; rstCode?: number }> {
+    return new Promise((resolve, reject) => {
+      const session = http2.connect(`http://127.0.0.1:${new URL(service.apiUrl).port}`);
+      session.on('error', reject);
+      const send = () => {
+        const stream = session.request({ ':path': '/openapi.json', 'x-padding': 'a'.repeat(size) });
+        let status: number | undefined;
+        stream.on('response', (headers) => (status = Number(headers[':status'])));
+        stream.on('error', () => {});
+        stream.resume();
+        stream.on('close', () => {
+          session.close();
+          resolve(status === undefined ? { rstCode: stream.rstCode } : { status });
+        });
+        stream.end();
+      };
+      if (waitForSettings) session.once('remoteSettings', send);
+      else send();
+    });
+  }
+
+  test('a header block over the HTTP/1.1 limit (20 KB) is refused on h2c, one of 10 KB passes', async () => {
+    for (const waitForSettings of [false, true]) {
+      assert.deepEqual(await h2Get(10 * 1024, waitForSettings), { status: 200 }, `waitForSettings ${waitForSettings}`);
+      const refused = await h2Get(20 * 1024, waitForSettings);
+      assert.ok(refused.status === 431 || refused.rstCode === http2.constants.NGHTTP2_ENHANCE_YOUR_CALM, `waitForSettings ${waitForSettings}: ${JSON.stringify(refused)}`);
+    }
+  });
+
+  test('the server advertises the HTTP/1.1 limit as its SETTINGS_MAX_HEADER_LIST_SIZE', async () => {
+    const session = http2.connect(`http://127.0.0.1:${new URL(service.apiUrl).port}`);
+    try {
+      const settings = await new Promise<http2.Settings>((resolve, reject) => {
+        session.once('remoteSettings', resolve);
+        session.once('error', reject);
+      });
+      assert.equal(settings.maxHeaderListSize, 16 * 1024);
+    } finally {
+      session.close();
+    }
+  });
+});

@@ -13,6 +13,13 @@ const SNIFF_TIMEOUT_MS = 10_000;
 /** A request must arrive whole within this time. */
 const REQUEST_TIMEOUT_MS = 60_000;
 
+/** The size of a header list as HTTP/2 counts it (RFC 9113, 6.5.2): names and values, plus 32 octets per field. */
+function headerListSize(rawHeaders: string[]): number {
+  let size = 0;
+  for (const field of rawHeaders) size += Buffer.byteLength(field);
+  return size + (rawHeaders.length / 2) * 32;
+}
+
 export interface Listener {
   port: number;
   /** Sets the handler of every request; until then requests are answered 503. */
@@ -33,7 +40,20 @@ export async function listen(options: { host: string; port: number }): Promise<L
   };
   const dispatch: RequestHandler = (req, res) => handler(req, res);
   const h1 = http.createServer({ keepAliveTimeout: 5_000, headersTimeout: 15_000, requestTimeout: REQUEST_TIMEOUT_MS }, dispatch);
-  const h2 = http2.createServer({}, dispatch);
+  // HTTP/2 takes header blocks no larger than HTTP/1.1 does (http.maxHeaderSize, 16 KiB unless
+  // --max-http-header-size says otherwise). The limit is advertised in SETTINGS and enforced by
+  // Node once the client has acknowledged them (the stream is reset, ENHANCE_YOUR_CALM); a request
+  // sent before that, as a first request usually is, is measured here and answered 431, as
+  // HTTP/1.1 answers an oversized header section.
+  const h2 = http2.createServer({ settings: { maxHeaderListSize: http.maxHeaderSize } }, (req, res) => {
+    if (headerListSize((req as Http2ServerRequest).rawHeaders) > http.maxHeaderSize) {
+      res.statusCode = 431;
+      res.setHeader('content-type', 'text/plain; charset=utf-8');
+      res.end(`request header fields are over the limit of ${http.maxHeaderSize} bytes\n`);
+      return;
+    }
+    dispatch(req, res);
+  });
   // The same limits as HTTP/1.1: an idle connection, or a request that never finishes, is dropped.
   h2.setTimeout(REQUEST_TIMEOUT_MS);
   h2.on('stream', (stream) => stream.setTimeout(REQUEST_TIMEOUT_MS, () => stream.close(http2.constants.NGHTTP2_CANCEL)));
