@@ -1,7 +1,6 @@
 import type { Http2Bindings, HttpBindings } from '@hono/node-server';
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import type { Context, MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import type { Actor } from '../domain/actor.ts';
@@ -43,11 +42,9 @@ export function createHonoApp(options: HonoAppOptions) {
     c.set('actor', await options.authenticate.actor(c));
     await next();
   });
-  const limitBody = bodyLimit({
-    maxSize: options.maxBodyBytes,
-    onError: () => {
-      throw new HTTPException(413, { message: `request body is over the limit of ${options.maxBodyBytes} bytes` });
-    },
+  const limitBody = limitBodyWhileRead(options.maxBodyBytes, (c) => {
+    const error = new AppError('LIMIT_EXCEEDED', `request body is over the limit of ${options.maxBodyBytes} bytes`);
+    return new Response(JSON.stringify(toEnvelope(error, requestIdOf(c), options.docsBase)), { status: 413, headers: { 'content-type': 'application/json' } });
   });
   // A GET or HEAD has no body to limit; looking for one would build a whole Request per call.
   app.use((c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
@@ -79,3 +76,49 @@ export function createHonoApp(options: HonoAppOptions) {
 }
 
 export type HonoApp = ReturnType<typeof createHonoApp>;
+
+/**
+ * The body limit. A declared Content-Length over it is refused before the route runs (the front
+ * refuses it even earlier). A body without one (chunked) is counted while the route reads it,
+ * not read up front: a route that can refuse from the headers alone (`/mcp` without a live
+ * credential) answers at once, however slowly the body comes. Once the body grows over the limit
+ * the route's reading fails and, whatever the route made of that (a JSON error, say), the answer
+ * is `refuse`'s.
+ */
+function limitBodyWhileRead(maxSize: number, refuse: (c: Context<AppEnv>) => Response): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const source = c.req.raw.body;
+    if (!source) return next();
+    const headers = c.req.raw.headers;
+    if (headers.has('content-length') && !headers.has('transfer-encoding')) {
+      return Number.parseInt(headers.get('content-length') ?? '0', 10) > maxSize ? refuse(c) : next();
+    }
+    let size = 0;
+    let over = false;
+    const reader = source.getReader();
+    const limited = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) return controller.close();
+        size += value.byteLength;
+        if (size > maxSize) {
+          over = true;
+          // The rest is not read; the source is left as it is, since cancelling it would
+          // destroy the connection before the refusal is sent.
+          return controller.error(new HTTPException(413, { message: `request body is over the limit of ${maxSize} bytes` }));
+        }
+        controller.enqueue(value);
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    });
+    c.req.raw = new Request(c.req.raw, { body: limited, duplex: 'half' } as RequestInit);
+    await next();
+    if (over) {
+      // Instead of the route's answer, not merged with it: none of its headers apply.
+      c.res = undefined;
+      c.res = refuse(c);
+    }
+  };
+}
