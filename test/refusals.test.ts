@@ -5,7 +5,13 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import http2 from 'node:http2';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import type { PublicMaintenance, PublicPage } from '../server/domain/pages/public-view.ts';
+import { exportStaticPage } from '../server/public/static-export.ts';
+import { renderStatusPage, STATUS_PAGE_CSP } from '../server/public/status-render.ts';
 import { startTestService, type TestService } from './support/harness.ts';
 
 let service: TestService;
@@ -260,5 +266,55 @@ describe('/mcp with a chunked body', () => {
     } finally {
       post.destroy();
     }
+  });
+});
+
+/** A page view as the renderers get it, with `maintenances` upcoming. */
+function pageView(generatedAt: string, upcoming: PublicMaintenance[] = []): PublicPage {
+  return {
+    id: '7',
+    slug: 'acme',
+    title: 'Acme',
+    description: '',
+    url: 'http://localhost:3000/status/acme',
+    generatedAt,
+    state: 'operational',
+    components: [],
+    activeReports: [],
+    pastReports: [],
+    activeMaintenances: [],
+    upcomingMaintenances: upcoming,
+    subscribable: true,
+  };
+}
+
+/** The decoded content of the page's CSP meta tag, or undefined without one. */
+function metaPolicy(html: string): string | undefined {
+  const match = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html);
+  return match?.[1]!.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+}
+
+describe('the static export without response headers', () => {
+  test('refuses scripts, fetches and inline styles it was not built with: its CSP is a meta tag, the live policy without frame-ancestors', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'statusdesk-export-'));
+    try {
+      await exportStaticPage(pageView('2026-11-21T12:00:00.000Z'), out);
+      const index = await readFile(join(out, 'index.html'), 'utf8');
+      const policy = metaPolicy(index);
+      assert.ok(policy, 'index.html has no Content-Security-Policy meta tag');
+      const expected = STATUS_PAGE_CSP.split('; ').filter((d) => !d.startsWith('frame-ancestors'));
+      assert.deepEqual(policy.split('; '), expected);
+      assert.ok(expected.includes("default-src 'none'") && expected.some((d) => d.startsWith("style-src 'sha256-")));
+      // Before anything it governs: the first element after the charset.
+      assert.ok(index.indexOf('<meta http-equiv="Content-Security-Policy"') < index.indexOf('<style>'));
+      assert.match(index, /<meta charset="utf-8">\s*<meta http-equiv="Content-Security-Policy"/);
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+  });
+
+  test('the live page keeps its policy in the header only, frame-ancestors included', async () => {
+    assert.equal(metaPolicy(renderStatusPage(pageView('2026-11-21T12:00:00.000Z'), { mode: 'live' })), undefined);
+    assert.match(STATUS_PAGE_CSP, /frame-ancestors 'none'/);
   });
 });

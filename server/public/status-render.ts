@@ -330,11 +330,23 @@ export const STATUS_PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-function documentOf(parts: { title: string; description?: string; head?: Markup; body: Markup }): string {
+/** Directives a `<meta http-equiv>` policy cannot carry (CSP Level 3): browsers ignore them there, with a warning. */
+const HEADER_ONLY_DIRECTIVES = new Set(['frame-ancestors', 'report-uri', 'sandbox']);
+
+/**
+ * The policy of a page served without our headers (the static export): the same policy, as a
+ * `<meta http-equiv>` tag, without what only a header can carry. Framing is then up to the host.
+ */
+export const STATUS_PAGE_META_CSP = STATUS_PAGE_CSP.split('; ')
+  .filter((directive) => !HEADER_ONLY_DIRECTIVES.has(directive.split(' ')[0]!))
+  .join('; ');
+
+function documentOf(parts: { title: string; description?: string; csp?: string; head?: Markup; body: Markup }): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+${parts.csp ? html`<meta http-equiv="Content-Security-Policy" content="${parts.csp}">` : ''}
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>${parts.title}</title>
@@ -465,6 +477,8 @@ ${live &&
   return documentOf({
     title: `${page.title}: ${overallText(page)}`,
     description: page.description,
+    // A live page gets its policy as a header (status-routes.ts); a static copy carries it.
+    csp: live ? undefined : STATUS_PAGE_META_CSP,
     head: html`<link rel="alternate" type="application/atom+xml" title="${page.title}" href="${feedUrl}">
 <link rel="alternate" type="application/json" href="${jsonUrl}">`,
     body,
