@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { PublicMaintenance, PublicPage } from '../server/domain/pages/public-view.ts';
 import { exportStaticPage } from '../server/public/static-export.ts';
-import { renderStatusPage, STATUS_PAGE_CSP } from '../server/public/status-render.ts';
+import { renderAtomFeed, renderStatusPage, STATUS_PAGE_CSP } from '../server/public/status-render.ts';
 import { startTestService, type TestService } from './support/harness.ts';
 
 let service: TestService;
@@ -316,5 +316,28 @@ describe('the static export without response headers', () => {
   test('the live page keeps its policy in the header only, frame-ancestors included', async () => {
     assert.equal(metaPolicy(renderStatusPage(pageView('2026-11-21T12:00:00.000Z'), { mode: 'live' })), undefined);
     assert.match(STATUS_PAGE_CSP, /frame-ancestors 'none'/);
+  });
+});
+
+describe('the Atom feed', () => {
+  const window = (id: string, from: string, to: string): PublicMaintenance => ({ id, title: `Upgrade ${id}`, message: '', from, to, active: false, components: [] });
+  /** The text of every `<updated>`, the feed's first, then each entry's. */
+  const updatedTimes = (feed: string) => [...feed.matchAll(/<updated>([^<]*)<\/updated>/g)].map((m) => m[1]!);
+
+  test('refuses an updated time in the future: an upcoming maintenance is updated at most when the feed is rendered', () => {
+    const generated = '2026-11-21T12:00:00.000Z';
+    const feed = renderAtomFeed(
+      pageView(generated, [window('m1', '2026-11-22T02:00:00Z', '2026-11-22T04:00:00Z'), window('m2', '2026-12-01T00:00:00Z', '2026-12-01T01:00:00Z')]),
+      'http://localhost:3000/status/acme/feed.atom',
+    );
+    const times = updatedTimes(feed);
+    assert.equal(times.length, 3, feed);
+    for (const time of times) assert.ok(Date.parse(time) <= Date.parse(generated), `${time} is after ${generated}`);
+    assert.deepEqual(times, ['2026-11-21T12:00:00Z', '2026-11-21T12:00:00Z', '2026-11-21T12:00:00Z']);
+  });
+
+  test('a window whose start has come keeps its start as its updated time', () => {
+    const feed = renderAtomFeed(pageView('2026-11-21T12:00:00.000Z', [window('m1', '2026-11-21T11:00:00Z', '2026-11-21T13:00:00Z')]), 'http://localhost:3000/status/acme/feed.atom');
+    assert.deepEqual(updatedTimes(feed), ['2026-11-21T11:00:00Z', '2026-11-21T11:00:00Z']);
   });
 });

@@ -296,10 +296,11 @@ describe('renderAtomFeed', () => {
     assert.deepEqual(new Set(ids).size, 6);
     assert.ok(ids.includes('urn:statusdesk:page:7:report:r3'));
     assert.ok(ids.includes('urn:statusdesk:page:7:maintenance:m2'));
-    // Newest first; the feed's updated is the newest entry's.
+    // Newest first; the feed's updated is the newest entry's, which for the windows still to come
+    // is the time the feed was rendered, never their start.
     const times = entries.map((e) => elements(e, 'updated')[0]!);
     assert.deepEqual(times, [...times].sort().reverse());
-    assert.equal(elements(feed, 'updated')[0], '2026-12-01T00:00:00Z');
+    assert.equal(elements(feed, 'updated')[0], '2026-11-21T12:00:00Z');
   });
 
   test('carries the timeline as escaped HTML, updated at the latest update', () => {

@@ -557,7 +557,8 @@ ${maintenance.message && html`<p>${lines(maintenance.message)}</p>`}`;
   return {
     id: entryId(page, 'maintenance', maintenance.id),
     title: `Maintenance: ${maintenance.title}`,
-    // A window has no updates of its own: its start is its one stable time.
+    // A window has no updates of its own: its start is its one stable time, once it has come
+    // (until then the feed's own time, see renderAtomFeed).
     updated: maintenance.from,
     published: null,
     link: `${base}#${anchor('maintenance', maintenance.id)}`,
@@ -576,7 +577,12 @@ export function renderAtomFeed(page: PublicPage, selfUrl: string): string {
   const entries = [
     ...[...page.activeReports, ...page.pastReports].map((r) => reportEntry(page, base, r)),
     ...[...page.activeMaintenances, ...page.upcomingMaintenances].map((m) => maintenanceEntry(page, base, m)),
-  ].map((entry) => ({ ...entry, updated: instant(entry.updated) ?? generated, published: entry.published === null ? null : instant(entry.published) }));
+  ].map((entry) => {
+    // Never later than the feed itself: an upcoming window's start is in the future, and a reader
+    // would keep it on top, "updated" at a time that has not come.
+    const updated = instant(entry.updated) ?? generated;
+    return { ...entry, updated: updated > generated ? generated : updated, published: entry.published === null ? null : instant(entry.published) };
+  });
   entries.sort((a, b) => (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : 0));
   const updated = entries.reduce((latest, entry) => (entry.updated > latest ? entry.updated : latest), '') || generated;
   return html`<?xml version="1.0" encoding="utf-8"?>
