@@ -83,6 +83,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     });
     const ownerId = await ensureOwner(db);
     services = ready;
+    await ready.sealStoredSecrets();
     await ready.sessions.prune();
     await ready.oauth.prune();
     await ready.subscribers.prunePending();

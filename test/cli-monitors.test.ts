@@ -197,7 +197,7 @@ describe('monitors create', () => {
       await monitors([
         'create', 'grpc', '--name', 'orders', '--target', 'api.internal:50051',
         '--service', 'shop.v1.Orders', '--tls', 'plaintext',
-        '--metadata', 'x-tenant=acme', '--metadata', 'x-token=a=b',
+        '--metadata', 'x-tenant=acme', '--metadata', 'x-query=a=b', '--metadata', 'x-token=t0ken',
         '--regions', 'iad,fra', '--frequency', '30s', '--timeout', '5s', '--degraded', '1s', '--retry', '0',
         '--description', 'order service', '--tag', 'shop', '--tag', 'grpc',
         '--json',
@@ -209,7 +209,8 @@ describe('monitors create', () => {
     assert.equal(body.uri, 'api.internal:50051');
     assert.equal(body.service, 'shop.v1.Orders');
     assert.equal(body.tls, 'TLS_MODE_PLAINTEXT');
-    assert.deepEqual(body.metadata, { 'x-tenant': 'acme', 'x-token': 'a=b' }, 'a value keeps the = after the first');
+    // A value keeps the = after the first; a credential-like one comes back [redacted].
+    assert.deepEqual(body.metadata, { 'x-tenant': 'acme', 'x-query': 'a=b', 'x-token': '[redacted]' });
     assert.deepEqual(body.regions, ['iad', 'fra']);
     assert.equal(body.periodicity, 'PERIODICITY_30S');
     assert.equal(body.timeout, '5s');
@@ -457,7 +458,7 @@ describe('monitors get, update and delete', () => {
   );
 
   test(
-    'update --otlp-endpoint changes the endpoint and keeps the OTLP headers',
+    'update --otlp-endpoint changes the endpoint and keeps the OTLP headers (credential-like values shown [redacted])',
     T,
     async () => {
       const { monitor } = await api.monitors.createTCPMonitor({
@@ -469,7 +470,8 @@ describe('monitors get, update and delete', () => {
         },
       });
       const updated = jsonOf(await monitors(['update', monitor!.id, '--otlp-endpoint', 'https://otel2.example/v1/metrics', '--json']));
-      assert.deepEqual(updated.openTelemetry, { endpoint: 'https://otel2.example/v1/metrics', headers: { authorization: 'Bearer x' } });
+      // The headers the command read back were [redacted]; sent back so, the stored value is kept.
+      assert.deepEqual(updated.openTelemetry, { endpoint: 'https://otel2.example/v1/metrics', headers: { authorization: '[redacted]' } });
     },
   );
 

@@ -190,9 +190,9 @@ describe('gRPC uri and service', () => {
 describe('gRPC metadata', () => {
   const create = (metadata: Record<string, string>) => clients.scale.createGRPCMonitor({ monitor: grpc({ metadata }) });
 
-  test('accepts lower-case header names with printable values', async () => {
+  test('accepts lower-case header names with printable values (credential-like values come back [redacted])', async () => {
     const created = (await create({ authorization: 'Bearer abc', 'x-tenant': 'a b\tc', 'x-trace-bin': 'AAEC' })).monitor!;
-    assert.deepEqual(created.metadata, { authorization: 'Bearer abc', 'x-tenant': 'a b\tc', 'x-trace-bin': 'AAEC' });
+    assert.deepEqual(created.metadata, { authorization: '[redacted]', 'x-tenant': 'a b\tc', 'x-trace-bin': 'AAEC' });
   });
 
   test('refuses an upper-case key, saying HTTP/2 names are lower-case', async () => {
@@ -394,7 +394,7 @@ describe('OpenTelemetry export', () => {
       const created = (
         await clients.scale.createTCPMonitor({ monitor: tcp({ openTelemetry: { endpoint, headers: { Authorization: 'Bearer t' } } }) })
       ).monitor!;
-      assert.deepEqual([created.openTelemetry?.endpoint, created.openTelemetry?.headers], [endpoint, { Authorization: 'Bearer t' }]);
+      assert.deepEqual([created.openTelemetry?.endpoint, created.openTelemetry?.headers], [endpoint, { Authorization: '[redacted]' }]);
     });
   }
 

@@ -175,7 +175,7 @@ describe('MonitorService on every protocol', () => {
       assert.deepEqual(tcp.regions, SCALE_DEFAULT_REGIONS);
       assert.equal(grpc.service, 'grpc.health.v1.Health');
       assert.equal(grpc.tls, TLSMode.TLS_MODE_PLAINTEXT);
-      assert.deepEqual(grpc.metadata, { authorization: 'Bearer abc' });
+      assert.deepEqual(grpc.metadata, { authorization: '[redacted]' }, 'credential-like metadata comes back masked');
       assert.equal(http.method, HTTPMethod.HTTP_METHOD_POST);
       assert.equal(http.body, '{"ping":true}');
       assert.equal(http.statusCodeAssertions[0]?.target, 200);
@@ -623,7 +623,7 @@ describe('MonitorService partial updates', () => {
     const { name: _n2, updatedAt: _u2, ...restAfter } = updated;
     assert.deepEqual(restAfter, restBefore);
     assert.deepEqual(updated.regions, ['iad', 'fra']);
-    assert.deepEqual(updated.metadata, { authorization: 'Bearer abc' });
+    assert.deepEqual(updated.metadata, { authorization: '[redacted]' });
     assert.deepEqual(updated.degraded?.seconds, 2n);
     assert.deepEqual(updated.createdAt, created.createdAt);
     assert.deepEqual(await get(created.id), updated);

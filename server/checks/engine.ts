@@ -15,6 +15,7 @@ import type {
   SummaryWindow,
 } from '../domain/monitors/checks.ts';
 import { allMonitorRevisions, findMonitorRows, type Monitor, toMonitor } from '../domain/monitors/monitor-repository.ts';
+import { sealerOf } from '../domain/sealing.ts';
 import { EMBEDDED_RUNNER, markRunnerSeen, runnerByName } from '../domain/locations/location-repository.ts';
 import { emptyTiming, trustStore } from './connection.ts';
 import { probeGrpc } from './grpc-probe.ts';
@@ -212,7 +213,7 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     }
     for (const id of monitors.keys()) if (!seen.has(id)) forget(id);
     for (let i = 0; i < stale.length; i += 500) {
-      for (const row of await findMonitorRows(db, stale.slice(i, i + 500))) track(toMonitor(row), row.revision);
+      for (const row of await findMonitorRows(db, stale.slice(i, i + 500))) track(toMonitor(row, sealerOf(db)), row.revision);
     }
   }
 

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { SecureContext } from 'node:tls';
 import type { AssertionResult, ProbeResult, Timing } from '../domain/monitors/checks.ts';
 import type { HttpConfig } from '../domain/monitors/monitor-rules.ts';
+import { isSecretName, REDACTED } from '../domain/monitors/monitor-secrets.ts';
 import { ConnectionFailure, Deadline, emptyTiming, openConnection, round, since, until, withRetries } from './connection.ts';
 import { degradedMessage, failedProbe } from './outcome.ts';
 
@@ -30,9 +31,7 @@ const MAX_BODY_BYTES = 1024 * 1024;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Request headers that must not follow a redirect to another origin. */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
-/** Response headers whose values are never stored or shown. */
-const SECRET_HEADER = /authorization|cookie|token|secret|password|passwd|session|api-?key|credential|signature/i;
-export const REDACTED = '[redacted]';
+export { REDACTED };
 
 interface Answer {
   url: URL;
@@ -225,7 +224,7 @@ function evaluate(monitor: HttpProbeConfig, answer: Answer): AssertionResult[] {
     const name = a.key.toLowerCase();
     const raw = answer.headers[name];
     const value = Array.isArray(raw) ? raw.join(', ') : (raw ?? '');
-    const shown = SECRET_HEADER.test(name) ? REDACTED : raw === undefined ? 'no such header' : quoted(value);
+    const shown = isSecretName(name) ? REDACTED : raw === undefined ? 'no such header' : quoted(value);
     const target = a.comparator === 'empty' || a.comparator === 'not_empty' ? '' : ` ${quoted(a.target)}`;
     results.push({ assertion: `header ${name} ${a.comparator}${target}`, passed: STRING_TESTS[a.comparator](value, a.target), actual: shown });
   }
@@ -241,7 +240,7 @@ export function redactHeaders(headers: IncomingHttpHeaders): Record<string, stri
   const shown: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
-    shown[name] = SECRET_HEADER.test(name) ? REDACTED : Array.isArray(value) ? value.join(', ') : value;
+    shown[name] = isSecretName(name) ? REDACTED : Array.isArray(value) ? value.join(', ') : value;
   }
   return shown;
 }

@@ -85,6 +85,11 @@ export interface MonitorTable {
   tags: string;
   /** JSON object with the fields of the monitor's type (target, TLS, request, assertions). */
   settings: string;
+  /**
+   * Sealed JSON of the values of credential-like request headers, gRPC metadata and OTLP headers
+   * (`settings` and `open_telemetry` hold `[redacted]` in their place); NULL when there are none.
+   */
+  secrets: string | null;
   /** 1 on create, one more on every update: a row with the same id and revision is unchanged. */
   revision: number;
   created_at: ColumnType<Timestamp, Timestamp, never>;
@@ -229,7 +234,10 @@ export interface PageSubscriberTable {
   id: Generated<number>;
   page_id: number;
   kind: 'email' | 'webhook';
+  /** The email address; for a webhook, a keyed fingerprint of its URL (unique per page). */
   address: string;
+  /** Sealed URL of a webhook subscriber. */
+  sealed_address: string | null;
   status: 'pending' | 'active';
   /** Sealed signing secret of a webhook subscriber. */
   secret: string | null;
@@ -357,6 +365,8 @@ export interface Database {
   maintenances: MaintenanceTable;
   maintenance_components: MaintenanceComponentTable;
   page_subscribers: PageSubscriberTable;
+  /** Sealing steps left by a migration for the next start (see server/domain/stored-secrets.ts). */
+  pending_sealing: { step: string };
   notification_channels: NotificationChannelTable;
   channel_monitors: ChannelMonitorTable;
   alerts: AlertTable;

@@ -1,5 +1,8 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Kysely } from 'kysely';
+import { dataDirOf } from '../db/open.ts';
 
 /**
  * Credentials at rest. Channel credentials and subscriber secrets are sealed with AES-256-GCM
@@ -69,4 +72,19 @@ export function createSealer(key: Buffer): Sealer {
       return given.length === expected.length && timingSafeEqual(given, expected);
     },
   };
+}
+
+const sealers = new WeakMap<Kysely<any>, Sealer>();
+
+/**
+ * The sealer of a database opened by openDatabase, under the key file of its data folder: one per
+ * database, shared by the domain services and the check engine (which opens monitors' secrets).
+ */
+export function sealerOf(db: Kysely<any>): Sealer {
+  let sealer = sealers.get(db);
+  if (!sealer) {
+    sealer = createSealer(loadSealingKey(join(dataDirOf(db), KEY_FILE)));
+    sealers.set(db, sealer);
+  }
+  return sealer;
 }

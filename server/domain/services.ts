@@ -1,8 +1,6 @@
-import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import pino, { type Logger } from 'pino';
 import { createCheckEngine } from '../checks/engine.ts';
-import { dataDirOf } from '../db/open.ts';
 import type { Database } from '../db/schema.ts';
 import { deliverAlert } from '../delivery/alert-delivery.ts';
 import { VERSION } from '../package-root.ts';
@@ -25,7 +23,8 @@ import { createSubscriberService } from './notifications/subscribers.ts';
 import { createPageService } from './pages/pages.ts';
 import { createPublicPages } from './pages/public-pages.ts';
 import { createReportService } from './reports/reports.ts';
-import { createSealer, KEY_FILE, loadSealingKey } from './sealing.ts';
+import { sealerOf } from './sealing.ts';
+import { sealStoredSecrets } from './stored-secrets.ts';
 import { createSessionService } from './sessions/sessions.ts';
 import { createUserService } from './users/users.ts';
 import { createWorkspaceService } from './workspaces/workspaces.ts';
@@ -50,7 +49,7 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
   const log = options.log ?? pino({ enabled: false });
   const checks = options.checks ?? createCheckEngine(db, { log, version: VERSION, schedule: false }).checks;
   const publicUrl = options.publicUrl ?? 'http://localhost:3000';
-  const sealer = createSealer(loadSealingKey(join(dataDirOf(db), KEY_FILE)));
+  const sealer = sealerOf(db);
   const outbound = createOutbound({ smtpUrl: options.smtpUrl, mailFrom: options.mailFrom });
   const deliver = (target: ChannelTarget, event: AlertEvent) => deliverAlert(target, event, outbound);
 
@@ -80,7 +79,9 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
     users: createUserService(db),
     oauth: createOAuthService(db, { issuer: options.issuer ?? 'http://localhost:3000', redirectPolicy: options.redirectPolicy }),
     connections: createConnectionService(db),
-    monitors: createMonitorService(db, monitorChecks),
+    monitors: createMonitorService(db, monitorChecks, sealer),
+    /** Seals what earlier versions stored in the clear (see stored-secrets.ts); the service runs it at start. */
+    sealStoredSecrets: () => sealStoredSecrets(db, sealer),
     locations: createLocationService(db),
     auditLog: createAuditLogService(db),
     pages: createPageService(db, { publicUrl, changed }),

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { grpcStatuses, summaryWindows } from '../domain/monitors/checks.ts';
-import { redactHeaders } from '../checks/http-probe.ts';
 import type { Monitor } from '../domain/monitors/monitor-repository.ts';
 import { defineTool, pageInput, pagination, READ, record, type ToolContext } from './tool.ts';
 
@@ -61,17 +60,14 @@ const responseLog = record({
 
 /**
  * A monitor as the tools show it (SPEC 2.6): a numeric monitorId, its target as `url`, and its
- * channels. Header and metadata values named like credentials are redacted: an assistant's context
- * is no place for a target's tokens, and no tool here writes them back.
+ * channels. Header and metadata values named like credentials come from the monitor service
+ * already `[redacted]`, as on every surface (monitor-secrets.ts).
  */
 function shown(m: Monitor, channels: z.infer<typeof channelRef>[]) {
   const { id, workspaceId: _workspaceId, ...config } = m;
   return {
     monitorId: Number(id),
     ...config,
-    ...('headers' in m ? { headers: redactHeaders(m.headers) } : {}),
-    ...('metadata' in m ? { metadata: redactHeaders(m.metadata) } : {}),
-    openTelemetry: m.openTelemetry && { ...m.openTelemetry, headers: redactHeaders(m.openTelemetry.headers) },
     url: 'url' in m ? m.url : m.uri,
     notificationChannels: channels,
   };

@@ -1,6 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database, MonitorRow } from '../../db/schema.ts';
 import type { Frequency } from '../plans.ts';
+import type { Sealer } from '../sealing.ts';
+import { joinSecrets, openSecrets, splitSecrets } from './monitor-secrets.ts';
 import type { GrpcConfig, HttpConfig, MonitorType, TcpConfig } from './monitor-rules.ts';
 
 /** What every stored monitor carries besides its configuration. */
@@ -17,8 +19,12 @@ export type HttpMonitor = Stored & { type: 'http' } & HttpConfig;
 export type Monitor = TcpMonitor | GrpcMonitor | HttpMonitor;
 export type MonitorConfig = TcpConfig | GrpcConfig | HttpConfig;
 
-export function toMonitor(row: MonitorRow): Monitor {
-  return {
+/**
+ * A stored monitor. With the sealer, credential-like header and metadata values are opened (what
+ * the probes send); without it they stay `[redacted]` (enough for names and targets).
+ */
+export function toMonitor(row: MonitorRow, sealer?: Sealer): Monitor {
+  const monitor = {
     id: String(row.id),
     workspaceId: String(row.workspace_id),
     type: row.type,
@@ -36,6 +42,7 @@ export function toMonitor(row: MonitorRow): Monitor {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   } as Monitor;
+  return sealer && row.secrets !== null ? joinSecrets(monitor, openSecrets(sealer, row.secrets)) : monitor;
 }
 
 /** The configuration of a monitor: what a create or an update may set. */
@@ -44,9 +51,12 @@ export function configOf(monitor: Monitor): MonitorConfig {
   return config;
 }
 
-function columns(config: MonitorConfig) {
-  const { name, description, active, periodicity, regions, timeout, degraded, retry, openTelemetry, tags, ...settings } = config;
+/** The columns of a configuration: credential-like values sealed, `[redacted]` in their place. */
+function columns(config: MonitorConfig, sealer: Sealer) {
+  const { clear, secrets } = splitSecrets(config);
+  const { name, description, active, periodicity, regions, timeout, degraded, retry, openTelemetry, tags, ...settings } = clear;
   return {
+    secrets: secrets && sealer.seal(secrets),
     name,
     description,
     active: active ? 1 : 0,
@@ -61,9 +71,9 @@ function columns(config: MonitorConfig) {
   };
 }
 
-export async function findMonitor(db: Kysely<Database>, workspaceId: number, id: number): Promise<Monitor | undefined> {
+export async function findMonitor(db: Kysely<Database>, workspaceId: number, id: number, sealer?: Sealer): Promise<Monitor | undefined> {
   const row = await db.selectFrom('monitors').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
-  return row && toMonitor(row);
+  return row && toMonitor(row, sealer);
 }
 
 /**
@@ -99,24 +109,24 @@ export async function findMonitorRows(db: Kysely<Database>, ids: number[]): Prom
   return db.selectFrom('monitors').selectAll().where('id', 'in', ids).execute();
 }
 
-export async function insertMonitor(db: Kysely<Database>, workspaceId: number, type: MonitorType, config: MonitorConfig): Promise<Monitor> {
+export async function insertMonitor(db: Kysely<Database>, sealer: Sealer, workspaceId: number, type: MonitorType, config: MonitorConfig): Promise<Monitor> {
   const now = new Date().toISOString();
   const row = await db
     .insertInto('monitors')
-    .values({ workspace_id: workspaceId, type, ...columns(config), revision: 1, created_at: now, updated_at: now })
+    .values({ workspace_id: workspaceId, type, ...columns(config, sealer), revision: 1, created_at: now, updated_at: now })
     .returningAll()
     .executeTakeFirstOrThrow();
-  return toMonitor(row);
+  return toMonitor(row, sealer);
 }
 
-export async function updateMonitor(db: Kysely<Database>, id: number, config: MonitorConfig): Promise<Monitor> {
+export async function updateMonitor(db: Kysely<Database>, sealer: Sealer, id: number, config: MonitorConfig): Promise<Monitor> {
   const row = await db
     .updateTable('monitors')
-    .set({ ...columns(config), revision: sql`revision + 1`, updated_at: new Date().toISOString() })
+    .set({ ...columns(config, sealer), revision: sql`revision + 1`, updated_at: new Date().toISOString() })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
-  return toMonitor(row);
+  return toMonitor(row, sealer);
 }
 
 export async function deleteMonitor(db: Kysely<Database>, id: number): Promise<void> {

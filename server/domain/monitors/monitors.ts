@@ -7,6 +7,7 @@ import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { type Plan, planOfWorkspace } from '../plans.ts';
+import { type Sealer, sealerOf } from '../sealing.ts';
 import { defaultTcpRegions } from '../regions.ts';
 import { parseId, parseInput } from '../validation.ts';
 import { type MonitorChecks, summaryWindows } from './checks.ts';
@@ -25,6 +26,7 @@ import {
 } from './monitor-repository.ts';
 import { activeIncidentCounts } from './incidents.ts';
 import { configSchemas, type MonitorType } from './monitor-rules.ts';
+import { keepRedacted, redactSecrets, secretsFingerprint } from './monitor-secrets.ts';
 
 const MAX_LIST_LIMIT = 100;
 const DEFAULT_LIST_LIMIT = 50;
@@ -48,18 +50,26 @@ const responseLogInput = z.strictObject({
 /** Monitor ids are positive integers; anything else cannot name a monitor. */
 const monitorId = (id: string) => parseId('id', 'monitor', id);
 
-/** What the audit log keeps of a monitor. */
-function snapshot(monitor: Monitor): Record<string, unknown> {
-  const { updatedAt: _updatedAt, ...rest } = monitor;
-  return rest;
+/**
+ * What the audit log keeps of a monitor: credential-like values `[redacted]`, and a keyed
+ * fingerprint of them that changes when they do.
+ */
+function snapshot(sealer: Sealer, monitor: Monitor): Record<string, unknown> {
+  const { updatedAt: _updatedAt, ...rest } = redactSecrets(monitor);
+  const fingerprint = secretsFingerprint(sealer, monitor);
+  return fingerprint === null ? rest : { ...rest, secretsFingerprint: fingerprint };
 }
 
-export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks) {
+/**
+ * Monitors. Every answer shows credential-like header and metadata values `[redacted]` (see
+ * monitor-secrets.ts); only the check engine gets the opened values.
+ */
+export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks, sealer: Sealer = sealerOf(db)) {
   /**
    * Decoded monitors by id, with the revision they were read at. Lists are the most frequent
    * call and monitors rarely change, so a list reads ids and revisions and decodes only rows it
    * has not seen at that revision. Every writer bumps the revision, other processes included.
-   * The cached monitors are frozen: callers share them.
+   * The cached monitors are frozen and redacted: callers share them.
    */
   const known = new Map<number, { revision: number; monitor: Monitor }>();
 
@@ -68,7 +78,7 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
     const stale = page.filter((p) => known.get(p.id)?.revision !== p.revision).map((p) => p.id);
     if (stale.length > 0) {
       if (known.size + stale.length > KNOWN_MONITORS_LIMIT) known.clear();
-      for (const row of await findMonitorRows(db, stale)) known.set(row.id, { revision: row.revision, monitor: Object.freeze(toMonitor(row)) });
+      for (const row of await findMonitorRows(db, stale)) known.set(row.id, { revision: row.revision, monitor: Object.freeze(redactSecrets(toMonitor(row))) });
     }
     return {
       // A monitor deleted between the two reads drops out of the page.
@@ -91,8 +101,9 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
     return { ...config, regions: config.regions ?? defaultTcpRegions(plan) };
   }
 
+  /** The monitor with its credential-like values opened: never an answer as it is. */
   async function load(q: Kysely<Database>, workspaceId: number, id: string): Promise<Monitor> {
-    const monitor = await findMonitor(q, workspaceId, monitorId(id));
+    const monitor = await findMonitor(q, workspaceId, monitorId(id), sealer);
     if (!monitor) throw notFound('monitor', id);
     return monitor;
   }
@@ -100,6 +111,11 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
   async function readable(actor: Actor, workspaceId: number, id: string): Promise<Monitor> {
     await authorize(db, actor, workspaceId, 'read');
     return load(db, workspaceId, id);
+  }
+
+  /** The monitor as it is shown. */
+  async function get(actor: Actor, workspaceId: number, id: string): Promise<Monitor> {
+    return redactSecrets(await readable(actor, workspaceId, id));
   }
 
   return {
@@ -110,7 +126,7 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
       return pageOf(workspaceId, limit, offset);
     },
 
-    get: readable,
+    get,
 
     /** Open incidents of these monitors of the workspace (see incidents.ts); zero for the others. */
     async activeIncidentCounts(actor: Actor, workspaceId: number, monitors: Monitor[]): Promise<Map<string, number>> {
@@ -123,17 +139,18 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
       await authorize(db, actor, workspaceId, 'write');
       const monitor = await writeTransaction(db, async (trx) => {
         const config = completeConfig(type, input, await planOfWorkspace(trx, workspaceId));
-        const created = await insertMonitor(trx, workspaceId, type, config);
-        await recordAudit(trx, { workspaceId, entityType: 'monitor', entityId: created.id, action: 'monitor.create', actor, before: null, after: snapshot(created) });
+        const created = await insertMonitor(trx, sealer, workspaceId, type, config);
+        await recordAudit(trx, { workspaceId, entityType: 'monitor', entityId: created.id, action: 'monitor.create', actor, before: null, after: snapshot(sealer, created) });
         return created;
       });
       checks.monitorChanged(monitor);
-      return monitor;
+      return redactSecrets(monitor);
     },
 
     /**
      * Changes the fields named in `patch`; every other field keeps its value. A field set to
-     * null returns to its default (or is refused if it is required).
+     * null returns to its default (or is refused if it is required). A credential-like header or
+     * metadata value sent back as `[redacted]`, as it was shown, keeps its stored value.
      */
     async update(actor: Actor, workspaceId: number, type: MonitorType, id: string, patch: Record<string, unknown>): Promise<Monitor> {
       await authorize(db, actor, workspaceId, 'write');
@@ -150,13 +167,13 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
         }
         const merged: Record<string, unknown> = { ...configOf(before), ...patch };
         for (const [field, value] of Object.entries(patch)) if (value === null) delete merged[field];
-        const config = completeConfig(type, merged, await planOfWorkspace(trx, workspaceId), before);
-        const after = await updateMonitor(trx, Number(before.id), config);
-        await recordAudit(trx, { workspaceId, entityType: 'monitor', entityId: before.id, action: 'monitor.update', actor, before: snapshot(before), after: snapshot(after) });
+        const config = keepRedacted(completeConfig(type, merged, await planOfWorkspace(trx, workspaceId), before), before);
+        const after = await updateMonitor(trx, sealer, Number(before.id), config);
+        await recordAudit(trx, { workspaceId, entityType: 'monitor', entityId: before.id, action: 'monitor.update', actor, before: snapshot(sealer, before), after: snapshot(sealer, after) });
         return after;
       });
       checks.monitorChanged(monitor);
-      return monitor;
+      return redactSecrets(monitor);
     },
 
     async delete(actor: Actor, workspaceId: number, id: string): Promise<void> {
@@ -165,7 +182,7 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
         const before = await load(trx, workspaceId, id);
         await deleteMonitor(trx, Number(before.id));
         known.delete(Number(before.id));
-        await recordAudit(trx, { workspaceId, entityType: 'monitor', entityId: before.id, action: 'monitor.delete', actor, before: snapshot(before), after: null });
+        await recordAudit(trx, { workspaceId, entityType: 'monitor', entityId: before.id, action: 'monitor.delete', actor, before: snapshot(sealer, before), after: null });
       });
       checks.monitorRemoved(id);
     },

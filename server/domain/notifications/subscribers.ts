@@ -119,12 +119,32 @@ const webhookEvents: Record<PageEvent['kind'], string> = {
   'maintenance.scheduled': 'maintenance.scheduled',
 };
 
-function toSubscriber(row: SubscriberRow): Subscriber {
+/** Shown for the URL of a webhook subscriber that cannot be opened (the key file was lost). */
+const UNREADABLE = '(unreadable: subscribe again)';
+
+/**
+ * The URL of a webhook subscriber: sealed in `sealed_address`, with a keyed fingerprint of it in
+ * `address` (which keeps a page's addresses unique). Rows of earlier versions hold the URL in
+ * `address` until the start seals them (stored-secrets.ts).
+ */
+export const webhookFingerprint = (sealer: Sealer, url: string) => `hmac:${sealer.token(`webhook-subscriber:${url}`)}`;
+
+function webhookUrlOf(sealer: Sealer, row: SubscriberRow): string | undefined {
+  if (row.sealed_address === null) return row.address;
+  try {
+    return sealer.open<string>(row.sealed_address);
+  } catch {
+    return undefined;
+  }
+}
+
+function toSubscriber(sealer: Sealer, row: SubscriberRow): Subscriber {
+  const url = row.kind === 'webhook' ? webhookUrlOf(sealer, row) : undefined;
   return {
     id: String(row.id),
     pageId: String(row.page_id),
     kind: row.kind,
-    address: row.kind === 'email' ? row.address : String(maskCredential(row.address)),
+    address: row.kind === 'email' ? row.address : url === undefined ? UNREADABLE : String(maskCredential(url)),
     status: row.status,
     createdAt: row.created_at,
     confirmedAt: row.confirmed_at,
@@ -222,7 +242,9 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
   async function deliver(page: PageRow, row: SubscriberRow, event: PageEvent): Promise<void> {
     if (row.kind === 'webhook') {
       const { kind: _kind, ...rest } = event;
-      await postJson(row.address, { event: webhookEvents[event.kind], ...rest }, { secret: sealer.open<string>(row.secret!), event: webhookEvents[event.kind] });
+      const url = webhookUrlOf(sealer, row);
+      if (url === undefined) throw new Error(`the address of webhook subscriber ${row.id} cannot be read (the key file of the data folder was lost or replaced); subscribe it again`);
+      await postJson(url, { event: webhookEvents[event.kind], ...rest }, { secret: sealer.open<string>(row.secret!), event: webhookEvents[event.kind] });
       return;
     }
     const unsubscribeUrl = link(page, 'unsubscribe', row);
@@ -240,7 +262,7 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
       await authorize(db, actor, workspaceId, 'read');
       const page = await resolvePage(db, workspaceId, pageRef);
       const rows = await db.selectFrom('page_subscribers').selectAll().where('page_id', '=', page.id).orderBy('id', 'desc').execute();
-      return rows.map(toSubscriber);
+      return rows.map((row) => toSubscriber(sealer, row));
     },
 
     /**
@@ -261,7 +283,17 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
         const now = new Date().toISOString();
         row = await db
           .insertInto('page_subscribers')
-          .values({ page_id: page.id, kind: 'webhook', address: values.webhookUrl!, status: 'active', secret: sealer.seal(secret), created_at: now, confirmed_at: now, confirmation_sent_at: null })
+          .values({
+            page_id: page.id,
+            kind: 'webhook',
+            address: webhookFingerprint(sealer, values.webhookUrl!),
+            sealed_address: sealer.seal(values.webhookUrl!),
+            status: 'active',
+            secret: sealer.seal(secret),
+            created_at: now,
+            confirmed_at: now,
+            confirmation_sent_at: null,
+          })
           .returningAll()
           .executeTakeFirstOrThrow()
           .catch((error: unknown) => {
@@ -269,8 +301,8 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
             throw error;
           });
       }
-      await recordAudit(db, { workspaceId, entityType: 'page_subscriber', entityId: row.id, action: 'page_subscriber.create', actor, before: null, after: { ...toSubscriber(row) } });
-      return { subscriber: toSubscriber(row), secret };
+      await recordAudit(db, { workspaceId, entityType: 'page_subscriber', entityId: row.id, action: 'page_subscriber.create', actor, before: null, after: { ...toSubscriber(sealer, row) } });
+      return { subscriber: toSubscriber(sealer, row), secret };
     },
 
     async remove(actor: Actor, workspaceId: number, id: string): Promise<void> {
@@ -285,7 +317,7 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
           .executeTakeFirst();
         if (!row) throw notFound('subscriber', id);
         await trx.deleteFrom('page_subscribers').where('id', '=', row.id).execute();
-        await recordAudit(trx, { workspaceId, entityType: 'page_subscriber', entityId: row.id, action: 'page_subscriber.delete', actor, before: { ...toSubscriber(row) }, after: null });
+        await recordAudit(trx, { workspaceId, entityType: 'page_subscriber', entityId: row.id, action: 'page_subscriber.delete', actor, before: { ...toSubscriber(sealer, row) }, after: null });
       });
     },
 
