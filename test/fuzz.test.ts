@@ -332,8 +332,8 @@ class Sender {
 
 // ---- the contract -----------------------------------------------------------------------------------
 
-/** A line of a stack trace, or Node.js's internals: never in an answer. */
-const STACK = /^\s*at .*(?:\(|\s)(?:file:\/\/|\/|[A-Za-z]:\\)[^\s)]*:\d+(?::\d+)?\)?\s*$|node:internal|\n\s+at [\w.<>$]+ \([^)]*:\d+:\d+\)/m;
+/** A frame of a stack trace (`at fn (/path/file.ts:1:2)`, raw or JSON-escaped), or Node.js's internals: never in an answer. */
+const STACK = /node:internal|\bat (?:[\w.<>$[\] ]+ )?\(?(?:file:\/\/|\/|[A-Za-z]:\\{1,2})[^\s()"]*:\d+:\d+\)?/;
 
 interface Violation {
   surface: string;
@@ -402,6 +402,10 @@ const KNOWN_DEFECTS: { reason: string; matches(v: Violation): boolean }[] = [
       (v.kind === 'HTTP 500' || v.kind === 'gRPC status 13') &&
       /"(?:connect-timeout-ms":"0|grpc-timeout":"0[HMSmun])"/.test(v.request) &&
       /parse(?:%20| )binary/.test(v.answer),
+  },
+  {
+    reason: 'a Connect or gRPC body that says it is compressed (content-encoding, grpc-encoding: gzip or br) but does not decompress is answered internal (HTTP 500, gRPC INTERNAL) "decompression failed", not invalid_argument',
+    matches: (v) => v.surface === 'rpc' && (v.kind === 'HTTP 500' || v.kind === 'gRPC status 13') && /decompression(?:%20| )failed/.test(v.answer),
   },
   {
     reason: 'an MCP request whose params fail the SDK\'s schema (initialize without params) is answered -32603 internal error carrying the schema\'s dump, not -32602 invalid params',
