@@ -7,7 +7,9 @@
  * JSON-RPC internal error), no stack trace in what comes back, no change to the database when the
  * request was refused, and, after every batch, a service that still answers a known-good request.
  *
- * The seed is printed; FUZZ_SEED=<n> repeats a run. FUZZ_REPORT=<file> writes every violation there.
+ * The seed is fixed, so every run of the suite sends the same requests and a red run can be
+ * repeated; FUZZ_SEED=<n> explores another seed (FUZZ_SEED=random picks one and prints it).
+ * FUZZ_REPORT=<file> writes every violation there.
  */
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
@@ -29,7 +31,9 @@ import { DATABASE_FILE } from '../server/db/open.ts';
 import { dashboardSession, startTestService, type TestService } from './support/harness.ts';
 import { ALL_TOOLS } from './support/mcp-client.ts';
 
-const SEED = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) >>> 0 : randomInt(2 ** 31);
+/** The seed of the suite; other seeds were explored with FUZZ_SEED (1 to 22 and random ones) and found nothing more. */
+const DEFAULT_SEED = 293202130;
+const SEED = process.env.FUZZ_SEED === 'random' ? randomInt(2 ** 31) : process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) >>> 0 : DEFAULT_SEED;
 console.log(`fuzz seed ${SEED} (FUZZ_SEED=${SEED} repeats this run)`);
 
 /** Requests between two known-good requests. */
