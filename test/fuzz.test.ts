@@ -412,10 +412,6 @@ const KNOWN_DEFECTS: { reason: string; matches(v: Violation): boolean }[] = [
     matches: (v) => v.surface === 'rpc' && (v.kind === 'HTTP 500' || v.kind === 'gRPC status 13') && /decompression(?:%20| )failed/.test(v.answer),
   },
   {
-    reason: 'an MCP request whose params fail the SDK\'s schema (initialize without params) is answered -32603 internal error carrying the schema\'s dump, not -32602 invalid params',
-    matches: (v) => v.surface === 'mcp' && v.kind === 'JSON-RPC internal error (-32603)' && /invalid_type/.test(v.answer),
-  },
-  {
     reason: 'a GET /oauth/authorize that carries a body (chunked) creates the consent request, yet is answered a bare 400 with connection: close',
     matches: (v) => v.surface === 'oauth' && /^refused, yet the database changed \(oauth_requests \d+ -> \d+\)$/.test(v.kind) && /^HTTP\/1\.1 GET \/oauth\/authorize\?/.test(v.request) && !v.request.endsWith(' ""') && v.answer.startsWith('400 '),
   },

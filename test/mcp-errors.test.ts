@@ -124,6 +124,30 @@ describe('tool errors on the wire', { timeout: 60_000 }, () => {
     assert.deepEqual(message.result.content, [{ type: 'text', text: 'NOT_FOUND: monitor 999 does not exist in this workspace' }]);
   });
 
+  test('params that are missing where required, or not an object, are -32602 naming params, not an internal error', async () => {
+    const headers = { 'x-service-key': writeKey.secret };
+    const cases = [
+      { jsonrpc: '2.0', id: 'a', method: 'initialize' },
+      { jsonrpc: '2.0', id: 'b', method: 'tools/call' },
+      { jsonrpc: '2.0', id: 'c', method: 'resources/read' },
+      { jsonrpc: '2.0', id: 'd', method: 'tools/list', params: 'all' },
+      { jsonrpc: '2.0', id: 'e', method: 'tools/call', params: [1, 2] },
+      { jsonrpc: '2.0', id: 'f', method: 'initialize', params: null },
+    ];
+    for (const body of cases) {
+      const answer = await postMcp(svc.apiUrl, body, headers);
+      assert.equal(answer.status, 200, answer.text);
+      const [message] = answer.messages;
+      assert.equal(message?.id, body.id, answer.text);
+      assert.equal(message.error?.code, INVALID_PARAMS, answer.text);
+      assert.match(message.error.message, /params/);
+      assert.doesNotMatch(answer.text, /invalid_type|expected/);
+    }
+    // tools/list takes no params at all: leaving them out is fine.
+    const list = await postMcp(svc.apiUrl, { jsonrpc: '2.0', id: 'g', method: 'tools/list' }, headers);
+    assert.ok(list.messages[0]?.result?.tools, list.text);
+  });
+
   test('every client major reads the same error', async () => {
     const seen: unknown[] = [];
     for (const client of CLIENTS) {

@@ -172,7 +172,7 @@ describe('OAuth with an independent client (oauth4webapi)', { timeout: 180_000 }
 
     assert.deepEqual(await toolNamesWith(svc.apiUrl, bearer(tokens.access_token)), ALL_TOOLS);
 
-    const page = await svc.services.pages.create(svc.owner, svc.personalId, { slug: `flow-${randomState().toLowerCase()}`.replace(/[^a-z0-9-]/g, 'x'), title: 'Flow' });
+    const page = await svc.services.pages.create(svc.owner, svc.personalId, { slug: `flow-${randomState().toLowerCase().replace(/[^a-z0-9]/g, 'x')}`, title: 'Flow' });
     const editor = await connectMcp(svc.apiUrl, '2025-11-25', bearer(tokens.access_token));
     let reportId: string;
     try {

@@ -19,6 +19,25 @@ function writeToolCalled(body: unknown): { id: unknown; name: string } | undefin
   return message.method === 'tools/call' && typeof name === 'string' && isWriteTool(name) ? { id: message.id, name } : undefined;
 }
 
+/** Methods served here whose params are required (MCP schema). */
+const PARAMS_REQUIRED = new Set(['initialize', 'tools/call', 'resources/read']);
+
+/**
+ * Why a single JSON-RPC request's params cannot be what its method takes, if so. The SDK checks
+ * this too, but answers -32603 with its validator's dump; the client's mistake is -32602, said plainly.
+ */
+function paramsProblem(body: unknown): { id: unknown; message: string } | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const message = body as { method?: unknown; id?: unknown; params?: unknown };
+  if (typeof message.method !== 'string' || !('id' in message)) return undefined;
+  const { params } = message;
+  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
+    return { id: message.id, message: `params of ${message.method} must be an object` };
+  }
+  if (params === undefined && PARAMS_REQUIRED.has(message.method)) return { id: message.id, message: `${message.method} needs params: an object` };
+  return undefined;
+}
+
 /** How many calls a JSON-RPC body makes: one per request; notifications and answers cost nothing. */
 function callsIn(body: unknown): number {
   const messages = Array.isArray(body) ? body : [body];
@@ -73,6 +92,11 @@ export function registerMcp(app: HonoApp, options: McpServerOptions & { admit: A
     } catch (error) {
       if (error instanceof RateLimited) return oauthError(429, 'rate_limited', error.message, { 'retry-after': String(error.retryAfterSeconds) });
       throw error;
+    }
+    const malformed = paramsProblem(body);
+    if (malformed) {
+      const error = { code: -32602, message: malformed.message, data: { code: 'VALIDATION', violations: [{ field: 'params', rule: 'must be an object' }] } };
+      return new Response(JSON.stringify({ jsonrpc: '2.0', id: malformed.id ?? null, error }), { status: 200, headers: { 'content-type': 'application/json' } });
     }
     const stepUp = actor.type === 'oauth' && !actor.scopes.includes('write') ? writeToolCalled(body) : undefined;
     if (stepUp) {
