@@ -408,10 +408,6 @@ const KNOWN_DEFECTS: { reason: string; matches(v: Violation): boolean }[] = [
       /parse(?:%20| )binary/.test(v.answer),
   },
   {
-    reason: 'a Connect or gRPC body that says it is compressed (content-encoding, grpc-encoding: gzip or br) but does not decompress is answered internal (HTTP 500, gRPC INTERNAL) "decompression failed", not invalid_argument',
-    matches: (v) => v.surface === 'rpc' && (v.kind === 'HTTP 500' || v.kind === 'gRPC status 13') && /decompression(?:%20| )failed/.test(v.answer),
-  },
-  {
     reason: 'a GET /oauth/authorize that carries a body (chunked) creates the consent request, yet is answered a bare 400 with connection: close',
     matches: (v) => v.surface === 'oauth' && /^refused, yet the database changed \(oauth_requests \d+ -> \d+\)$/.test(v.kind) && /^HTTP\/1\.1 GET \/oauth\/authorize\?/.test(v.request) && !v.request.endsWith(' ""') && v.answer.startsWith('400 '),
   },

@@ -73,6 +73,23 @@ describe('malformed request messages', () => {
     }
   });
 
+  test('a Connect body that names a content-encoding it is not in is 400 invalid_argument, not internal', async () => {
+    for (const [type, encoding, body] of [
+      ['application/proto', 'br', Buffer.from([0x0a, 0x01, 0x31])],
+      ['application/proto', 'gzip', Buffer.from([0xff, 0xff, 0xff])],
+      ['application/json', 'gzip', Buffer.from('{')],
+    ] as const) {
+      const response = await fetch(`${service.apiUrl}/rpc${LIST_MONITORS}`, {
+        method: 'POST',
+        headers: { 'content-type': type, 'content-encoding': encoding, 'x-service-key': key },
+        body,
+      });
+      const text = await response.text();
+      assert.equal(response.status, 400, `${type} ${encoding}: ${text}`);
+      assert.equal(JSON.parse(text).code, 'invalid_argument');
+    }
+  });
+
   test('a gRPC request that is not a valid message is status 3 INVALID_ARGUMENT, under /rpc and at the standard path', async () => {
     for (const path of [LIST_MONITORS, `/rpc${LIST_MONITORS}`]) {
       const answer = await grpcCall(path, { 'x-service-key': key }, grpcFrame(NOT_PROTOBUF));

@@ -49,6 +49,8 @@ export function refineRequestErrors(maxBodyBytes: number): (context: HandlerCont
         if (!(error instanceof ConnectError)) return;
         if (error.code === Code.Internal && error.rawMessage.startsWith('parse binary:')) {
           rewrite(error, Code.InvalidArgument, `the request is not a valid ${context.method.input.typeName} message (${error.rawMessage.slice('parse binary: '.length)})`);
+        } else if (error.code === Code.Internal && error.rawMessage === 'decompression failed') {
+          rewrite(error, Code.InvalidArgument, 'the request body does not decompress with the content-encoding it names');
         } else if (error.code === Code.ResourceExhausted && error.rawMessage.includes('readMaxBytes')) {
           rewrite(error, Code.InvalidArgument, `request body is over the limit of ${maxBodyBytes} bytes`);
         }
