@@ -372,11 +372,13 @@ function refused(a: Answer): boolean {
 
 /**
  * Answers the protocols themselves prescribe, though they read like server errors: Connect answers
- * a Content-Encoding it does not support with `unimplemented` (HTTP 501), and gRPC answers a message
- * flagged as compressed without a grpc-encoding with INTERNAL (as grpc-go and grpc-java do).
+ * a Content-Encoding it does not support with `unimplemented` (HTTP 501) and a deadline that has
+ * passed (a timeout of 0) with `deadline_exceeded` (HTTP 504), and gRPC answers a message flagged as
+ * compressed without a grpc-encoding with INTERNAL (as grpc-go and grpc-java do).
  */
 function prescribed(a: Answer): boolean {
   if (a.status === 501 && /"code"\s*:\s*"unimplemented"/.test(a.body) && /compression|encoding/.test(a.body)) return true;
+  if (a.status === 504 && /"code"\s*:\s*"deadline_exceeded"/.test(a.body) && /a timeout of 0/.test(a.body)) return true;
   const message = decodeURIComponent(String(a.trailers['grpc-message'] ?? a.headers['grpc-message'] ?? /grpc-message:\s*(.*)/.exec(a.body)?.[1] ?? ''));
   return grpcStatus(a) === '13' && /^received compressed envelope, but do not know how to decompress$/.test(message.trim());
 }
@@ -398,15 +400,6 @@ function contractBreach(a: Answer): string | undefined {
  * and the contract still holds for everything else. Empty when the service keeps it everywhere.
  */
 const KNOWN_DEFECTS: { reason: string; matches(v: Violation): boolean }[] = [
-  {
-    reason:
-      'with a zero deadline (connect-timeout-ms: 0, grpc-timeout: 0<unit>), an undecodable protobuf body is answered internal (HTTP 500, gRPC INTERNAL) with the decoder\'s own message, not invalid_argument',
-    matches: (v) =>
-      v.surface === 'rpc' &&
-      (v.kind === 'HTTP 500' || v.kind === 'gRPC status 13') &&
-      /"(?:connect-timeout-ms":"0|grpc-timeout":"0[HMSmun])"/.test(v.request) &&
-      /parse(?:%20| )binary/.test(v.answer),
-  },
   {
     reason: 'a GET /oauth/authorize that carries a body (chunked) creates the consent request, yet is answered a bare 400 with connection: close',
     matches: (v) => v.surface === 'oauth' && /^refused, yet the database changed \(oauth_requests \d+ -> \d+\)$/.test(v.kind) && /^HTTP\/1\.1 GET \/oauth\/authorize\?/.test(v.request) && !v.request.endsWith(' ""') && v.answer.startsWith('400 '),

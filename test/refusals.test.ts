@@ -73,6 +73,21 @@ describe('malformed request messages', () => {
     }
   });
 
+  test('a timeout of 0 is deadline_exceeded before the body is read, whatever the body, not internal', async () => {
+    for (const body of [Buffer.from([0xff, 0xff, 0xff, 0xff]), Buffer.alloc(0)]) {
+      const response = await fetch(`${service.apiUrl}/rpc${LIST_MONITORS}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/proto', 'connect-timeout-ms': '0', 'x-service-key': key },
+        body,
+      });
+      const text = await response.text();
+      assert.equal(response.status, 504, text);
+      assert.deepEqual(JSON.parse(text), { code: 'deadline_exceeded', message: 'the deadline passed before the request was read (a timeout of 0)' });
+    }
+    const answer = await grpcCall(LIST_MONITORS, { 'x-service-key': key, 'grpc-timeout': '0m' }, grpcFrame(NOT_PROTOBUF));
+    assert.equal(answer.status, '4', answer.message);
+  });
+
   test('a Connect body that names a content-encoding it is not in is 400 invalid_argument, not internal', async () => {
     for (const [type, encoding, body] of [
       ['application/proto', 'br', Buffer.from([0x0a, 0x01, 0x31])],

@@ -41,6 +41,10 @@ export function toConnectError(error: AppError, headers?: Record<string, string>
  */
 export function refineRequestErrors(maxBodyBytes: number): (context: HandlerContext) => void {
   return (context) => {
+    // A deadline of 0 has passed before the body is read; past this point connect-node would answer
+    // a body it cannot parse as internal, since its refusal then no longer reaches the abort below.
+    const remaining = context.timeoutMs();
+    if (remaining !== undefined && remaining <= 0) throw new ConnectError('the deadline passed before the request was read (a timeout of 0)', Code.DeadlineExceeded);
     const signal = context.signal;
     signal.addEventListener(
       'abort',
