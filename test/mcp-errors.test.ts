@@ -143,6 +143,11 @@ describe('tool errors on the wire', { timeout: 60_000 }, () => {
       assert.match(message.error.message, /params/);
       assert.doesNotMatch(answer.text, /invalid_type|expected/);
     }
+    // In a batch, the malformed request is -32602 and the others are not run.
+    const batch = await postMcp(svc.apiUrl, [{ jsonrpc: '2.0', id: 'h', method: 'initialize' }, { jsonrpc: '2.0', id: 'i', method: 'tools/list' }], headers);
+    assert.equal(batch.status, 200, batch.text);
+    const answers = JSON.parse(batch.text);
+    assert.deepEqual(answers.map((a: any) => [a.id, a.error?.code]), [['h', INVALID_PARAMS], ['i', -32600]]);
     // tools/list takes no params at all: leaving them out is fine.
     const list = await postMcp(svc.apiUrl, { jsonrpc: '2.0', id: 'g', method: 'tools/list' }, headers);
     assert.ok(list.messages[0]?.result?.tools, list.text);

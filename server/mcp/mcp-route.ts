@@ -23,19 +23,35 @@ function writeToolCalled(body: unknown): { id: unknown; name: string } | undefin
 const PARAMS_REQUIRED = new Set(['initialize', 'tools/call', 'resources/read']);
 
 /**
- * Why a single JSON-RPC request's params cannot be what its method takes, if so. The SDK checks
- * this too, but answers -32603 with its validator's dump; the client's mistake is -32602, said plainly.
+ * Why a JSON-RPC request's params cannot be what its method takes, if so. The SDK checks this too,
+ * but answers -32603 with its validator's dump; the client's mistake is -32602, said plainly.
  */
-function paramsProblem(body: unknown): { id: unknown; message: string } | undefined {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
-  const message = body as { method?: unknown; id?: unknown; params?: unknown };
-  if (typeof message.method !== 'string' || !('id' in message)) return undefined;
-  const { params } = message;
-  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
-    return { id: message.id, message: `params of ${message.method} must be an object` };
-  }
-  if (params === undefined && PARAMS_REQUIRED.has(message.method)) return { id: message.id, message: `${message.method} needs params: an object` };
+function paramsProblem(message: unknown): string | undefined {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
+  const { method, params } = message as { method?: unknown; params?: unknown };
+  if (typeof method !== 'string' || !('id' in message)) return undefined;
+  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) return `params of ${method} must be an object`;
+  if (params === undefined && PARAMS_REQUIRED.has(method)) return `${method} needs params: an object`;
   return undefined;
+}
+
+/**
+ * The answer to a body with malformed params: -32602 for each such request; in a batch, the other
+ * requests are not run (-32600), so nothing half-happens.
+ */
+function malformedParamsAnswer(body: unknown): Response | undefined {
+  const messages = Array.isArray(body) ? body : [body];
+  const problems = messages.map(paramsProblem);
+  if (problems.every((p) => p === undefined)) return undefined;
+  const requests = messages.filter((m) => typeof m === 'object' && m !== null && 'id' in m && 'method' in m) as { id: unknown }[];
+  const answers = requests.map((m) => {
+    const problem = problems[messages.indexOf(m)];
+    const error = problem
+      ? { code: -32602, message: problem, data: { code: 'VALIDATION', violations: [{ field: 'params', rule: 'must be an object' }] } }
+      : { code: -32600, message: 'not run: another request of this batch has malformed params' };
+    return { jsonrpc: '2.0', id: m.id ?? null, error };
+  });
+  return new Response(JSON.stringify(Array.isArray(body) ? answers : answers[0]), { status: 200, headers: { 'content-type': 'application/json' } });
 }
 
 /** How many calls a JSON-RPC body makes: one per request; notifications and answers cost nothing. */
@@ -93,11 +109,8 @@ export function registerMcp(app: HonoApp, options: McpServerOptions & { admit: A
       if (error instanceof RateLimited) return oauthError(429, 'rate_limited', error.message, { 'retry-after': String(error.retryAfterSeconds) });
       throw error;
     }
-    const malformed = paramsProblem(body);
-    if (malformed) {
-      const error = { code: -32602, message: malformed.message, data: { code: 'VALIDATION', violations: [{ field: 'params', rule: 'must be an object' }] } };
-      return new Response(JSON.stringify({ jsonrpc: '2.0', id: malformed.id ?? null, error }), { status: 200, headers: { 'content-type': 'application/json' } });
-    }
+    const malformed = malformedParamsAnswer(body);
+    if (malformed) return malformed;
     const stepUp = actor.type === 'oauth' && !actor.scopes.includes('write') ? writeToolCalled(body) : undefined;
     if (stepUp) {
       // The domain would refuse it too (FORBIDDEN); answering here lets the client ask the person for write.
