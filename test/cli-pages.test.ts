@@ -154,11 +154,13 @@ describe('reports, maintenance and subscribers', () => {
   });
 
   test('reports create without --notify or --no-notify, or with both, is a usage error naming --notify; nothing is published', T, async () => {
-    const base = ['reports', 'create', '--page', page.slug, '--title', 'Slow', '--message', 'Looking'];
+    // A page of its own: the other tests publish on the shared one.
+    const quiet = await pageFixture('incidents-usage');
+    const base = ['reports', 'create', '--page', quiet.slug, '--title', 'Slow', '--message', 'Looking'];
     const [neither, both] = await Promise.all([cli(base), cli([...base, '--notify', '--no-notify'])]);
     assertUsageError(neither, /--notify\/--no-notify is required/);
     assertUsageError(both, /--notify\/--no-notify, not both/);
-    assert.equal((await api.reports.listStatusReports({ filter: 'all', pageId: page.id })).pagination!.totalSize, 0);
+    assert.equal((await api.reports.listStatusReports({ filter: 'all', pageId: quiet.id })).pagination!.totalSize, 0);
   });
 
   test('create --no-notify gives notified false; update-status and resolve add to the timeline', T, async () => {

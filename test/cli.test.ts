@@ -368,8 +368,13 @@ describe('serve', () => {
   describe('with a running service', () => {
     let dataDir: string;
     let service: ServeProcess;
-    let readSecret: string;
-    let readId: string;
+    /** A read key of the running service, made by the CLI once, for the tests that only use one. */
+    let made: Promise<{ readSecret: string; readId: string }> | undefined;
+    const readKey = () =>
+      (made ??= (async () => {
+        const readSecret = await createKey(dataDir, 'read', 'reader');
+        return { readSecret, readId: String((await listKeys(dataDir)).find((k) => k.name === 'reader')?.id) };
+      })());
     let dir: { path: string; remove(): Promise<void> };
     before(async () => {
       dir = await tempDir();
@@ -382,8 +387,8 @@ describe('serve', () => {
     });
 
     test('a key created by the CLI while it runs is usable at once', T, async () => {
-      readSecret = await createKey(dataDir, 'read', 'live');
-      readId = String((await listKeys(dataDir)).find((k) => k.name === 'live')?.id);
+      const readSecret = await createKey(dataDir, 'read', 'live');
+      const readId = String((await listKeys(dataDir)).find((k) => k.name === 'live')?.id);
       const response = await fetch(`${service.ready.apiUrl}/v1/whoami`, { headers: { 'x-service-key': readSecret } });
       assert.equal(response.status, 200);
       const body = await json(response);
@@ -391,6 +396,7 @@ describe('serve', () => {
     });
 
     test('whoami reads the key from SERVICE_API_KEY and the address from SERVICE_API_URL', T, async () => {
+      const { readSecret, readId } = await readKey();
       const result = await cli(['whoami', '--json'], { SERVICE_API_KEY: readSecret, SERVICE_API_URL: `${service.ready.apiUrl}/rpc` });
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.stderr, '');
@@ -408,6 +414,7 @@ describe('serve', () => {
     });
 
     test('--url wins over a wrong SERVICE_API_URL', T, async () => {
+      const { readSecret, readId } = await readKey();
       const wrong = `http://127.0.0.1:${await closedPort()}/rpc`;
       const failing = await cli(['whoami', '--json'], { SERVICE_API_KEY: readSecret, SERVICE_API_URL: wrong });
       assertOneLineError(failing, /cannot reach http:\/\/127\.0\.0\.1:\d+/);

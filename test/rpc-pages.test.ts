@@ -112,7 +112,9 @@ describe('StatusPageService', () => {
   after(() => svc.stop());
 
   test('create, get by id and slug, list, update, delete', async () => {
-    assert.deepEqual((await writer.pages.listStatusPages({})).statusPages, []);
+    // Other tests of this file make pages too: only the ones this test makes are compared.
+    const mine = async () => (await reader.pages.listStatusPages({})).statusPages.filter((p) => p.slug.startsWith('acme'));
+    assert.deepEqual(await mine(), []);
     const created = (await writer.pages.createStatusPage({ slug: 'acme', title: 'Acme', description: 'Our services' })).statusPage!;
     assert.match(created.id, /^\d+$/);
     assert.deepEqual([created.slug, created.title, created.description], ['acme', 'Acme', 'Our services']);
@@ -125,7 +127,7 @@ describe('StatusPageService', () => {
     const second = (await writer.pages.createStatusPage({ slug: 'acme-internal', title: 'Internal' })).statusPage!;
     assert.equal(second.description, '');
     assert.deepEqual(
-      (await reader.pages.listStatusPages({})).statusPages.map((p) => p.slug),
+      (await mine()).map((p) => p.slug),
       ['acme-internal', 'acme'],
     );
 
@@ -140,7 +142,7 @@ describe('StatusPageService', () => {
     await writer.pages.deleteStatusPage({ id: second.id });
     await assertCode(writer.pages.getStatusPage({ page: second.id }), Code.NotFound);
     await assertCode(writer.pages.deleteStatusPage({ id: second.id }), Code.NotFound);
-    assert.deepEqual((await writer.pages.listStatusPages({})).statusPages.map((p) => p.id), [created.id]);
+    assert.deepEqual((await mine()).map((p) => p.id), [created.id]);
   });
 
   test('refuses invalid and taken slugs and missing titles, naming the field', async () => {
