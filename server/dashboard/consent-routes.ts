@@ -1,9 +1,9 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import type { OAuthScope } from '../db/schema.ts';
 import type { Actor } from '../domain/actor.ts';
 import { CONSENT_TTL_MS, type ConsentRequestView } from '../domain/oauth/consent.ts';
+import { derivedSecret, sameSecret } from '../domain/secrets.ts';
 import type { Services } from '../domain/services.ts';
 import { AppError } from '../errors.ts';
 import type { AppEnv, HonoApp } from '../http/hono-app.ts';
@@ -18,13 +18,11 @@ const REQUEST_ID = /^[A-Za-z0-9_-]{22}$/;
  * page that could read the request with that session can approve or deny it.
  */
 function csrfToken(sessionSecret: string, requestId: string): string {
-  return createHmac('sha256', sessionSecret).update(`consent:${requestId}`).digest('base64url');
+  return derivedSecret(sessionSecret, `consent:${requestId}`);
 }
 
 function checkCsrf(sessionSecret: string, requestId: string, given: unknown): void {
-  const expected = Buffer.from(csrfToken(sessionSecret, requestId));
-  const actual = Buffer.from(typeof given === 'string' ? given : '');
-  if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) {
+  if (typeof given !== 'string' || !sameSecret(given, csrfToken(sessionSecret, requestId))) {
     throw new AppError('FORBIDDEN', 'csrfToken: missing or not valid for this session and request; reload the page');
   }
 }

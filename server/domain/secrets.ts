@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** API keys start with this; OAuth tokens too, but with their own longer prefixes, never issued as keys. */
 export const KEY_PREFIX = 'svc_';
@@ -18,4 +18,16 @@ export function newSecret(prefix: string): string {
  */
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
+}
+
+/** Whether two secrets (or their hashes) are equal, in time that does not tell how much of them matched. */
+export function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** A secret derived from another for one purpose: holding it proves holding the other, not the reverse. */
+export function derivedSecret(secret: string, purpose: string): string {
+  return createHmac('sha256', secret).update(purpose).digest('base64url');
 }

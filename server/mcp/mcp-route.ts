@@ -4,6 +4,7 @@ import type { Admit } from '../http/credentials.ts';
 import type { HonoApp } from '../http/hono-app.ts';
 import { RateLimited } from '../http/rate-limit.ts';
 import { AppError } from '../errors.ts';
+import { oauthJson } from '../oauth/respond.ts';
 import { createMcpServerFactory, isWriteTool, type McpServerOptions } from './mcp-server.ts';
 
 export const MCP_PATH = '/mcp';
@@ -60,12 +61,9 @@ function callsIn(body: unknown): number {
   return messages.filter((m) => typeof m === 'object' && m !== null && 'method' in m && 'id' in m).length;
 }
 
-function oauthError(status: 401 | 429, error: string, description: string, headers: Record<string, string>): Response {
-  return new Response(JSON.stringify({ error, error_description: description }), {
-    status,
-    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
-  });
-}
+/** A refusal before MCP, in the RFC 6750 shape the OAuth endpoints use too. */
+const oauthError = (status: 401 | 429, error: string, description: string, headers: Record<string, string>) =>
+  oauthJson({ error, error_description: description }, status, headers);
 
 /**
  * /mcp: Streamable HTTP, stateless, both protocol eras (SPEC 4.3). The caller is admitted here,

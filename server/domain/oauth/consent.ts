@@ -1,11 +1,11 @@
-import { randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database, OAuthRequestRow, OAuthScope } from '../../db/schema.ts';
 import { writeTransaction } from '../../db/transaction.ts';
 import { AppError } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
-import { hashSecret, newSecret } from '../secrets.ts';
+import { hashSecret, newSecret, sameSecret } from '../secrets.ts';
 import { invalid } from '../validation.ts';
 import type { OAuthClient } from './clients.ts';
 import { createGrant } from './grants.ts';
@@ -65,12 +65,7 @@ export function normalizeMatchCode(code: string): string {
   return plain.length === 8 ? `${plain.slice(0, 4)}-${plain.slice(4)}` : plain;
 }
 
-function sameHash(stored: string | null, secret: string | undefined): boolean {
-  if (!stored || !secret) return false;
-  const a = Buffer.from(stored);
-  const b = Buffer.from(hashSecret(secret));
-  return a.length === b.length && timingSafeEqual(a, b);
-}
+const isHashOf = (stored: string | null, secret: string | undefined) => stored !== null && secret !== undefined && sameSecret(stored, hashSecret(secret));
 
 const isExpired = (row: OAuthRequestRow) => Date.parse(row.expires_at) <= Date.now();
 
@@ -212,7 +207,7 @@ export function createConsentService(db: Kysely<Database>, options: ConsentOptio
      */
     async view(id: string, viewer: ConsentViewer): Promise<ConsentRequestView> {
       const row = await find(db, { id });
-      const isBrowser = sameHash(row.browser_hash, viewer.browserSecret);
+      const isBrowser = isHashOf(row.browser_hash, viewer.browserSecret);
       const canDecide = viewer.person?.type === 'user';
       if (!isBrowser && !canDecide) throw new AppError('FORBIDDEN', 'this consent request belongs to another browser');
       if (!isBrowser || (row.status !== 'approved' && row.status !== 'denied') || isExpired(row)) return view(row, canDecide);

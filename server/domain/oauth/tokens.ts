@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import { withSqlite } from '../../db/open.ts';
@@ -6,7 +6,7 @@ import type { Database, OAuthGrantRow, OAuthScope, OAuthTokenRow } from '../../d
 import { writeTransaction } from '../../db/transaction.ts';
 import { lastUsedRecorder } from '../last-used.ts';
 import type { Actor, Surface } from '../actor.ts';
-import { ACCESS_TOKEN_PREFIX, hashSecret, newSecret, REFRESH_TOKEN_PREFIX } from '../secrets.ts';
+import { ACCESS_TOKEN_PREFIX, hashSecret, newSecret, REFRESH_TOKEN_PREFIX, sameSecret } from '../secrets.ts';
 import { revokeGrant, type RevokeReason } from './grants.ts';
 import { OAuthError } from './oauth-error.ts';
 
@@ -31,12 +31,6 @@ export interface TokenResponse {
 /** The PKCE S256 transform of a verifier (RFC 7636). */
 export function s256(verifier: string): string {
   return createHash('sha256').update(verifier).digest('base64url');
-}
-
-function sameText(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 export interface TokenOptions {
@@ -117,10 +111,10 @@ export function createTokenService(db: Kysely<Database>, options: TokenOptions) 
       if (row.used_at) return refuseReuse(row.grant_id, 'code_replayed', 'the code was already used; the grant it produced is revoked');
       if (row.revoked_at) throw new OAuthError('invalid_grant', 'the grant of this code was revoked');
       if (Date.parse(row.expires_at) <= Date.now()) throw new OAuthError('invalid_grant', 'the code has expired: codes work for 10 minutes; authorize again');
-      if (!sameText(row.client_id, input.clientId)) throw new OAuthError('invalid_grant', 'the code was issued to another client');
+      if (!sameSecret(row.client_id, input.clientId)) throw new OAuthError('invalid_grant', 'the code was issued to another client');
       // RFC 6749 section 4.1.3: identical to the authorization request's; the loopback port leeway is for matching registrations only.
       if (row.redirect_uri !== input.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri differs from the one of the authorization request');
-      if (!VERIFIER.test(input.codeVerifier) || !sameText(s256(input.codeVerifier), row.code_challenge ?? '')) {
+      if (!VERIFIER.test(input.codeVerifier) || !sameSecret(s256(input.codeVerifier), row.code_challenge ?? '')) {
         throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge of the authorization request');
       }
       if (input.resource !== undefined && input.resource !== row.resource) {
@@ -139,7 +133,7 @@ export function createTokenService(db: Kysely<Database>, options: TokenOptions) 
       if (row.used_at) return refuseReuse(row.grant_id, 'refresh_token_reused', 'the refresh token was already used; the grant is revoked, connect the app again');
       if (row.revoked_at) throw new OAuthError('invalid_grant', 'the grant of this refresh token was revoked');
       if (Date.parse(row.expires_at) <= Date.now()) throw new OAuthError('invalid_grant', 'the refresh token has expired: connect the app again');
-      if (!sameText(row.client_id, input.clientId)) throw new OAuthError('invalid_grant', 'the refresh token was issued to another client');
+      if (!sameSecret(row.client_id, input.clientId)) throw new OAuthError('invalid_grant', 'the refresh token was issued to another client');
       if (input.scope === 'write' && row.scope !== 'write') throw new OAuthError('invalid_scope', 'this connection was approved for read only; write cannot be added by a refresh');
       if (input.resource !== undefined && input.resource !== row.resource) {
         throw new OAuthError('invalid_target', `resource must be ${row.resource}, the resource that was authorized`);

@@ -1,8 +1,7 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import type { Actor } from '../actor.ts';
-import { hashSecret, newSecret } from '../secrets.ts';
+import { derivedSecret, hashSecret, newSecret, sameSecret } from '../secrets.ts';
 
 /** A sign-in link works once, within this time. */
 export const SIGN_IN_TTL_MS = 15 * 60_000;
@@ -18,13 +17,7 @@ export const SESSION_TTL_MS = 12 * 3_600_000;
  * receives the cookie, but not this token, which the page keeps in its own origin's storage.
  */
 export function sessionToken(sessionSecret: string): string {
-  return createHmac('sha256', sessionSecret).update('statusdesk dashboard session').digest('base64url');
-}
-
-function sameText(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
+  return derivedSecret(sessionSecret, 'statusdesk dashboard session');
 }
 
 /**
@@ -70,7 +63,7 @@ export function createSessionService(db: Kysely<Database>) {
 
     /** The person of a live session; both halves are needed (the cookie's secret and the page's token). */
     async resolveSession(secret: string, token: string): Promise<Actor | undefined> {
-      if (!sameText(token, sessionToken(secret))) return undefined;
+      if (!sameSecret(token, sessionToken(secret))) return undefined;
       const row = await db
         .selectFrom('dashboard_tokens')
         .select('user_id')
