@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, request as httpRequest, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -32,6 +32,7 @@ import {
   rawHttp,
   READ_TOOLS,
 } from './support/mcp-client.ts';
+import { unfinishedPost } from './support/raw-http.ts';
 
 const system: Actor = { type: 'system', surface: 'cli' };
 const daysFromNow = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
@@ -52,37 +53,6 @@ async function rejection(call: Promise<unknown>): Promise<unknown> {
     return error;
   }
   assert.fail('expected the call to fail, but it succeeded');
-}
-
-/**
- * A POST to /mcp whose body is sent only in part: the headers and `partial` go out at once, the
- * rest only when `finish` is called. `answer` settles with the response as soon as it is complete,
- * or fails when none comes within `withinMs`.
- */
-function unfinishedPost(port: number, headers: Record<string, string>, partial: string, withinMs: number) {
-  const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/mcp', headers });
-  const answer = new Promise<{ status: number; headers: Headers; text: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no answer within ${withinMs} ms while the body was unfinished`)), withinMs);
-    req.on('response', (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => {
-        clearTimeout(timer);
-        const received = new Headers();
-        for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) received.set(name, Array.isArray(value) ? value.join(', ') : value);
-        resolve({ status: res.statusCode ?? 0, headers: received, text });
-      });
-      res.on('error', reject);
-    });
-    req.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-  });
-  req.flushHeaders();
-  req.write(partial);
-  return { answer, finish: (rest: string) => req.end(rest), destroy: () => req.destroy() };
 }
 
 // ---- scopes ---------------------------------------------------------------------------------------
@@ -317,7 +287,7 @@ describe('HTTP edge of /mcp', { timeout: 120_000 }, () => {
       [{ authorization: 'Bearer svc_oat_not_a_live_token' }, true],
     ];
     for (const [credential, sent] of credentials) {
-      const post = unfinishedPost(port, { ...mcpHeaders, ...credential }, body.slice(0, 10), 5_000);
+      const post = unfinishedPost(port, '/mcp', { ...mcpHeaders, ...credential }, body.slice(0, 10), 5_000);
       try {
         await assertUnauthorized(await post.answer, sent);
       } finally {
@@ -325,7 +295,7 @@ describe('HTTP edge of /mcp', { timeout: 120_000 }, () => {
       }
     }
     // The control: a live key's request is answered only once its body is complete.
-    const post = unfinishedPost(port, { ...mcpHeaders, 'x-service-key': key.secret }, body.slice(0, 10), 10_000);
+    const post = unfinishedPost(port, '/mcp', { ...mcpHeaders, 'x-service-key': key.secret }, body.slice(0, 10), 10_000);
     try {
       const early = await Promise.race([post.answer.then(() => 'answered'), new Promise((resolve) => setTimeout(resolve, 300, 'waiting'))]);
       assert.equal(early, 'waiting', 'a live key was answered before its body was sent');

@@ -3,7 +3,6 @@
  * (docs/reference/errors.md) promises and never one that invites a retry.
  */
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import http2 from 'node:http2';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,6 +12,7 @@ import type { PublicMaintenance, PublicPage } from '../server/domain/pages/publi
 import { exportStaticPage } from '../server/public/static-export.ts';
 import { renderAtomFeed, renderStatusPage, STATUS_PAGE_CSP } from '../server/public/status-render.ts';
 import { startTestService, type TestService } from './support/harness.ts';
+import { unfinishedPost } from './support/raw-http.ts';
 
 let service: TestService;
 let key: string;
@@ -236,36 +236,14 @@ describe('/mcp with a chunked body', () => {
    * A POST to /mcp without a Content-Length (so chunked) that sends `first` and then nothing until
    * `finish`; its answer must come within `withinMs`.
    */
-  function stalledPost(headers: Record<string, string>, first: string, withinMs: number) {
-    const req = http.request({ host: '127.0.0.1', port: new URL(service.apiUrl).port, method: 'POST', path: '/mcp', headers, agent: false });
-    const answer = new Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no answer within ${withinMs} ms while the chunked body was unfinished`)), withinMs);
-      req.on('response', (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => {
-          clearTimeout(timer);
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text });
-        });
-      });
-      req.on('error', (error) => {
-        clearTimeout(timer);
-        reject(error);
-      });
-    });
-    req.write(first);
-    return { answer, finish: (rest: string) => req.end(rest), destroy: () => req.destroy() };
-  }
-
   test('no credential or a dead one, with a chunked body that stalls after one chunk: the 401 comes at once', async () => {
     const credentials: Record<string, string>[] = [{}, { 'x-service-key': 'svc_not_a_live_key_0000000000000000' }, { authorization: 'Bearer svc_oat_not_a_live_token' }];
     for (const credential of credentials) {
-      const post = stalledPost(mcpHeaders(credential), body.slice(0, 10), 5_000);
+      const post = unfinishedPost(Number(new URL(service.apiUrl).port), '/mcp', mcpHeaders(credential), body.slice(0, 10), 5_000);
       try {
         const response = await post.answer;
         assert.equal(response.status, 401, response.text);
-        assert.match(String(response.headers['www-authenticate']), /^Bearer resource_metadata="/);
+        assert.match(String(response.headers.get('www-authenticate')), /^Bearer resource_metadata="/);
         assert.equal(JSON.parse(response.text).error, 'invalid_token');
       } finally {
         post.destroy();
@@ -274,7 +252,7 @@ describe('/mcp with a chunked body', () => {
   });
 
   test('a live key with a chunked body is answered once the body is complete', async () => {
-    const post = stalledPost(mcpHeaders({ 'x-service-key': key }), body.slice(0, 10), 10_000);
+    const post = unfinishedPost(Number(new URL(service.apiUrl).port), '/mcp', mcpHeaders({ 'x-service-key': key }), body.slice(0, 10), 10_000);
     try {
       const early = await Promise.race([post.answer.then(() => 'answered'), new Promise((resolve) => setTimeout(resolve, 300, 'waiting'))]);
       assert.equal(early, 'waiting', 'a live key was answered before its body was sent');
@@ -288,7 +266,7 @@ describe('/mcp with a chunked body', () => {
 
   test('a live key with a chunked body that grows over 1 MiB is 413 LIMIT_EXCEEDED', async () => {
     const MiB = 1024 * 1024;
-    const post = stalledPost(mcpHeaders({ 'x-service-key': key }), '[' + ' '.repeat(MiB), 10_000);
+    const post = unfinishedPost(Number(new URL(service.apiUrl).port), '/mcp', mcpHeaders({ 'x-service-key': key }), '[' + ' '.repeat(MiB), 10_000);
     try {
       const response = await post.answer;
       assert.equal(response.status, 413, response.text);

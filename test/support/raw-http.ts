@@ -53,3 +53,34 @@ export function h2Request(port: number, headers: http2.OutgoingHttpHeaders): Pro
     stream.end();
   });
 }
+
+/**
+ * A POST whose body is sent in part, the rest held back until `finish`: what a slow or stalling
+ * client does. Without Content-Length among `headers` the body goes chunked. The answer must come
+ * within `withinMs`.
+ */
+export function unfinishedPost(port: number, path: string, headers: Record<string, string>, first: string, withinMs: number) {
+  const req = http.request({ host: '127.0.0.1', port, method: 'POST', path, headers, agent: false });
+  const answer = new Promise<{ status: number; headers: Headers; text: string }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer within ${withinMs} ms while the body was unfinished`)), withinMs);
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => {
+        clearTimeout(timer);
+        const received = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) received.set(name, Array.isArray(value) ? value.join(', ') : value);
+        resolve({ status: res.statusCode ?? 0, headers: received, text });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+  });
+  req.flushHeaders();
+  req.write(first);
+  return { answer, finish: (rest: string) => req.end(rest), destroy: () => req.destroy() };
+}
