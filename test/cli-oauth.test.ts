@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { after, afterEach, before, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import * as oauth from 'oauth4webapi';
 import { configDir, credentialsPath, deleteLogin, loadLogin, saveLogin, type StoredLogin, withLoginLock } from '../server/cli/login-store.ts';
 import { serviceCredential, serviceOrigin } from '../server/cli/login.ts';
 import { AppError } from '../server/errors.ts';
-import { CLI, type CliResult, json, runCli, startTestService, tempDir, type TestService } from './support/harness.ts';
+import { CLI, type CliResult, json, perTestCleanup, runCli, startTestService, type TestService } from './support/harness.ts';
 
 /**
  * The command line's side of OAuth: `statusdesk oauth pending|approve|deny` deciding on requests a
@@ -32,18 +32,7 @@ after(async () => {
   await svc?.stop();
 });
 
-const folders: (() => Promise<void>)[] = [];
-const children: ChildProcess[] = [];
-afterEach(async () => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  while (folders.length) await folders.pop()!();
-});
-
-async function folder(): Promise<string> {
-  const dir = await tempDir();
-  folders.push(dir.remove);
-  return dir.path;
-}
+const { folder, children } = perTestCleanup();
 
 /** A config folder of its own: every test logs in afresh. */
 async function configEnv(): Promise<NodeJS.ProcessEnv> {

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { after, afterEach, before, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { restBase } from '../server/cli/commands.ts';
 import { DATABASE_FILE, openDatabase } from '../server/db/open.ts';
 import { createServices } from '../server/domain/services.ts';
-import { CLI, type CliResult, json, runCli, type ServeProcess, spawnServe, tempDir } from './support/harness.ts';
+import { CLI, type CliResult, json, perTestCleanup, runCli, type ServeProcess, spawnServe, tempDir } from './support/harness.ts';
 
 const SECRET_LINE = /^svc_[A-Za-z0-9_-]{43,}\n$/;
 const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
@@ -37,18 +37,7 @@ after(async () => {
   await scratch.remove();
 });
 
-const folders: (() => Promise<void>)[] = [];
-const children: ChildProcess[] = [];
-afterEach(async () => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  while (folders.length) await folders.pop()!();
-});
-
-async function folder(): Promise<string> {
-  const dir = await tempDir();
-  folders.push(dir.remove);
-  return dir.path;
-}
+const { folder, children } = perTestCleanup();
 
 function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
   return runCli(args, { ...clean, ...env });

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { afterEach } from 'node:test';
 import pino from 'pino';
 import { withLocalOwner } from '../../server/cli/local.ts';
 import { type ServiceConfig, serviceConfig } from '../../server/config.ts';
@@ -71,6 +72,27 @@ export async function dashboardSession(service: TestService): Promise<Record<str
   const token = /#session=([A-Za-z0-9_-]+)$/.exec(signIn.headers.get('location') ?? '')?.[1];
   assert.ok(token, 'no session token in the sign-in redirect');
   return { cookie, 'x-statusdesk-session': token, origin: service.dashboardUrl };
+}
+
+/**
+ * Temporary folders and child processes that each test of a file makes, removed and killed after
+ * that test (registers an afterEach; call once at the file's top level).
+ */
+export function perTestCleanup(): { folder(): Promise<string>; children: ChildProcess[] } {
+  const folders: (() => Promise<void>)[] = [];
+  const children: ChildProcess[] = [];
+  afterEach(async () => {
+    for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    while (folders.length) await folders.pop()!();
+  });
+  return {
+    children,
+    async folder() {
+      const dir = await tempDir();
+      folders.push(dir.remove);
+      return dir.path;
+    },
+  };
 }
 
 export interface CliResult {
