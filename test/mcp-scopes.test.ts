@@ -184,15 +184,19 @@ describe('plan gate', { timeout: 120_000 }, () => {
         }
       }
     }
-    const writer = await connectMcp(svc.apiUrl, '2025-11-25', keys.starter!.write);
+    // A starter workspace of its own, since this test moves it to pro.
+    const owner: Actor = { type: 'user', userId: (await services.keys.authenticate(keys.starter!.write, 'rpc'))!.userId!, surface: 'cli' };
+    const moving = await services.workspaces.create(owner, { name: 'moving', slug: 'plan-starter-moving', plan: 'starter' });
+    const movingKey = (await svc.createKey('write', 'plan-starter-moving')).secret;
+    const writer = await connectMcp(svc.apiUrl, '2025-11-25', movingKey);
     try {
-      const page = await services.pages.create(system, keys.starter!.ws, { slug: 'plan-starter-page', title: 'Starter' });
+      const page = await services.pages.create(system, Number(moving.id), { slug: 'plan-starter-page', title: 'Starter' });
       const report = ok(await writer.call('create_status_report', { pageId: page.id, title: 'Starter report', message: 'm', notify: false })).statusReport;
       // Moved to pro, the workspace reads the entry written while on starter.
       const db = new SQLite(join(svc.dataDir, DATABASE_FILE), { timeout: 5000 });
-      db.prepare("update workspaces set plan = 'pro' where id = ?").run(keys.starter!.ws);
+      db.prepare("update workspaces set plan = 'pro' where id = ?").run(Number(moving.id));
       db.close();
-      const upgraded = await connectMcp(svc.apiUrl, '2025-11-25', keys.starter!.write);
+      const upgraded = await connectMcp(svc.apiUrl, '2025-11-25', movingKey);
       try {
         const entries = ok(await upgraded.call('list_audit_logs', { entityType: 'status_report', entityId: report.id })).auditLogs;
         assert.equal(entries.length, 1);
