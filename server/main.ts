@@ -6,7 +6,7 @@ import { openDatabase } from './db/open.ts';
 import { type CheckEngine, createCheckEngine } from './checks/engine.ts';
 import { createServices, type Services } from './domain/services.ts';
 import { ensureOwner } from './domain/users/users.ts';
-import { createDashboardApp } from './dashboard/dashboard-app.ts';
+import { createDashboardApp, dashboardCaller } from './dashboard/dashboard-app.ts';
 import { createAdmission } from './http/credentials.ts';
 import { createFront } from './http/front.ts';
 import { createOriginGuard, LOOPBACK_NAMES, type OriginGuard, ownHosts } from './http/guard.ts';
@@ -14,6 +14,7 @@ import { type Listener, listen, type RequestHandler } from './http/listener.ts';
 import { createRateLimiter, DEFAULT_RATE_LIMIT_PER_MINUTE } from './http/rate-limit.ts';
 import { VERSION } from './package-root.ts';
 import { createApiApp } from './rest/api-app.ts';
+import { credentialCaller } from './rpc/auth.ts';
 import { createRpcHandler, isRpcRequest } from './rpc/routes.ts';
 
 /** How often alerts held back by a maintenance window that has ended are looked for. */
@@ -123,12 +124,14 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     };
     // One budget per credential, whichever API its calls come through.
     const admit = createAdmission(ready, createRateLimiter(config.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE));
-    const rpc = createRpcHandler({ services: ready, admit, log, maxBodyBytes: config.maxBodyBytes });
+    const rpc = createRpcHandler({ services: ready, caller: credentialCaller(admit), log, maxBodyBytes: config.maxBodyBytes, surface: 'api' });
     content = createContentIndex({ services: ready, docsUrl: docsBase, apiUrl });
     // Searches and the site index show a page changed a moment ago, not one 5 s old.
     ready.publicPages.onInvalidate(content.invalidate);
     mount(api, apiGuard, createApiApp({ ...common, services: ready, admit, content, apiUrl, dashboardUrl, metadataNetwork: config.metadataNetwork, version: VERSION }), rpc);
-    mount(dashboard, dashboardGuard, createDashboardApp({ ...common, services: ready, origins: dashboardOwnHosts.map((h) => `http://${h}`).concat(dashboardUrl) }));
+    const dashboardOrigins = dashboardOwnHosts.map((h) => `http://${h}`).concat(dashboardUrl);
+    const dashboardRpc = createRpcHandler({ services: ready, caller: dashboardCaller(ready, dashboardOrigins), log, maxBodyBytes: config.maxBodyBytes, surface: 'dashboard' });
+    mount(dashboard, dashboardGuard, createDashboardApp({ ...common, services: ready, origins: dashboardOrigins }), dashboardRpc);
 
     const signInUrl = `${dashboardUrl}/signin?token=${await ready.sessions.createSignInToken(ownerId)}`;
     await engine.start();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { withLocalOwner } from '../server/cli/local.ts';
-import { assertErrorEnvelope, json, startTestService, type TestService } from './support/harness.ts';
+import { assertErrorEnvelope, json, resumedToken, startTestService, type TestService } from './support/harness.ts';
 
 const SESSION_TTL_SECONDS = 12 * 3600;
 const KEY_FIELDS = ['createdAt', 'createdByUserId', 'id', 'lastUsedAt', 'legacy', 'name', 'prefix', 'revokedAt', 'scopes', 'workspaceId'];
@@ -18,17 +18,16 @@ interface Session {
 let session: Session;
 let workspaceId: string;
 
-/** The session a sign-in answer gives: the cookie, and the token in the redirect's fragment. */
-function sessionOf(response: Response): Session {
+/** The session a sign-in answer gives: the cookie, and the page token its page then asks for. */
+async function sessionOf(response: Response): Promise<Session> {
   const cookie = (response.headers.getSetCookie()[0] ?? '').split(';')[0]!;
-  const token = /^\/#session=([A-Za-z0-9_-]{43})$/.exec(response.headers.get('location') ?? '')?.[1] ?? '';
-  return { cookie, token };
+  return { cookie, token: await resumedToken(service.dashboardUrl, cookie) };
 }
 
 before(async () => {
   service = await startTestService();
   signIn = await fetch(service.signInUrl, { redirect: 'manual' });
-  session = sessionOf(signIn);
+  session = await sessionOf(signIn);
   workspaceId = (await json(await dashboard('/api/session'))).workspaces[0].id;
 });
 after(() => service.stop());
@@ -73,9 +72,9 @@ async function newSignInLink(): Promise<string> {
 }
 
 describe('sign-in link', () => {
-  test('redirects 303 to / with the page\'s session token in the fragment, and sets an HttpOnly SameSite=Strict session cookie', () => {
+  test('redirects 303 to / with no secret in the address, and sets an HttpOnly SameSite=Strict session cookie', () => {
     assert.equal(signIn.status, 303);
-    assert.match(signIn.headers.get('location') ?? '', /^\/#session=[A-Za-z0-9_-]{43}$/);
+    assert.equal(signIn.headers.get('location'), '/');
     assert.equal(signIn.headers.get('cache-control'), 'no-store');
     const cookies = signIn.headers.getSetCookie();
     assert.equal(cookies.length, 1);
@@ -273,7 +272,7 @@ describe('the session cookie alone', () => {
   });
 
   test('the token of one session does not open another', async () => {
-    const other = sessionOf(await fetch(await newSignInLink(), { redirect: 'manual' }));
+    const other = await sessionOf(await fetch(await newSignInLink(), { redirect: 'manual' }));
     await assertErrorEnvelope(await dashboard('/api/session', { session: { cookie: session.cookie, token: other.token } }), 401, 'UNAUTHORIZED', /^not signed in/, service.apiUrl);
     assert.equal((await dashboard('/api/session', { session: other })).status, 200);
   });
@@ -315,7 +314,7 @@ describe('sign-out', () => {
     const link = await newSignInLink();
     const response = await fetch(link, { redirect: 'manual' });
     assert.equal(response.status, 303);
-    const second = sessionOf(response);
+    const second = await sessionOf(response);
     assert.notEqual(second.cookie, session.cookie);
     assert.notEqual(second.token, session.token);
     assert.equal((await dashboard('/api/session', { session: second })).status, 200);

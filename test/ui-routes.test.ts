@@ -44,8 +44,12 @@ describe('UI routes', () => {
   after(() => dir.remove());
 
   test('every route of the UI answers index.html, not cached', async () => {
-    assert.deepEqual([...UI_ROUTES], ['/', '/keys', '/connections', '/oauth/consent']);
-    for (const path of [...UI_ROUTES, '/oauth/consent?request=abc']) {
+    // The renderer's router draws exactly these paths.
+    const router = readFileSync(join(packageRoot, 'renderer', 'src', 'router.tsx'), 'utf8');
+    const drawn = /export const ROUTES = \[([^\]]*)\]/.exec(router)![1]!.match(/'[^']*'/g)!.map((quoted) => quoted.slice(1, -1));
+    assert.deepEqual([...UI_ROUTES], drawn);
+    const paths = UI_ROUTES.map((route) => route.replaceAll(':id', '42'));
+    for (const path of [...paths, '/oauth/consent?request=abc', '/monitors/new?type=grpc']) {
       const response = await app.request(path);
       assert.equal(response.status, 200, path);
       assert.match(response.headers.get('content-type') ?? '', /^text\/html; charset=utf-8/i, path);
@@ -57,7 +61,7 @@ describe('UI routes', () => {
   });
 
   test('other paths are not the UI: /api/*, /signin, consent requests and unknown pages are 404', async () => {
-    for (const path of ['/api/session', '/signin', '/oauth/consent/requests/abc', '/settings', '/keys/1', '/index.html']) {
+    for (const path of ['/api/session', '/signin', '/oauth/consent/requests/abc', '/settings', '/keys/1', '/index.html', '/monitors', '/monitors/1/edit/x', '/pages/1/2']) {
       const response = await app.request(path);
       assert.equal(response.status, 404, path);
       assert.match(response.headers.get('content-type') ?? '', /^application\/json/, path);
@@ -147,7 +151,8 @@ describe('the built UI', () => {
     };
     walk(join(packageRoot, 'renderer', 'src'));
     assert.ok(sources.length > 5);
-    const allowed = /^(\.{1,2}\/(?!.*\bserver\/)|react$|react-dom\/client$|react\/jsx-runtime$)/;
+    // Relative imports (the generated RPC messages under proto/gen among them) and browser packages.
+    const allowed = /^(\.{1,2}\/(?!.*\bserver\/)|react$|react-dom\/client$|react\/jsx-runtime$|@bufbuild\/protobuf(\/wkt)?$|@connectrpc\/connect(-web)?$)/;
     for (const file of sources) {
       const code = readFileSync(file, 'utf8');
       // `from '...'` of imports and re-exports, `import '...'` for side effects, and import('...').

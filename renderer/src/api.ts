@@ -72,6 +72,133 @@ export interface ActivityEntry {
   createdAt: string;
 }
 
+export type MonitorType = 'tcp' | 'grpc' | 'http';
+/** A monitor's state as the overview shows it: its checks' worst region, or why there is none. */
+export type MonitorState = 'up' | 'degraded' | 'down' | 'pending' | 'paused';
+
+/** One row of the overview (GET /api/workspaces/:id/overview). */
+export interface OverviewRow {
+  id: string;
+  name: string;
+  type: MonitorType;
+  /** `host:port` of a TCP or gRPC monitor, the URL of an HTTP monitor. */
+  target: string;
+  tags: string[];
+  state: MonitorState;
+  /** Latency of the latest check, in ms; null before the first. */
+  lastLatencyMs: number | null;
+  lastCheckedAt: string | null;
+  /** When the state last changed (the first check counts as a change); null before the first check. */
+  changedAt: string | null;
+  /** Median latency per hour over the last 24 hours, oldest first; null for an hour without checks. */
+  sparkline: (number | null)[];
+}
+
+export interface OverviewQuery {
+  q?: string;
+  state?: MonitorState;
+  type?: MonitorType;
+  tag?: string;
+  limit?: number;
+  offset?: number;
+}
+
+export interface Overview {
+  monitors: OverviewRow[];
+  /** Monitors that match the query, across all pages. */
+  total: number;
+  /** Monitors of the workspace in each state, whatever the query. */
+  counts: Record<MonitorState, number>;
+  /** Every tag used in the workspace, sorted. */
+  tags: string[];
+}
+
+/** Latency percentiles and outcomes per time bucket (GET .../monitors/:id/latency?window=). */
+export interface LatencySeries {
+  window: '1d' | '7d' | '14d';
+  bucketMs: number;
+  points: { at: string; p50: number | null; p95: number | null; p99: number | null; up: number; degraded: number; down: number }[];
+  /** Spans in which no check ran: the machine slept or the service was stopped. */
+  gaps: { startedAt: string; endedAt: string }[];
+}
+
+export interface Timing {
+  dns: number | null;
+  connect: number | null;
+  tls: number | null;
+  ttfb: number | null;
+  transfer: number | null;
+  total: number | null;
+}
+
+/** One check, for one region (GET .../monitors/:id/results, newest first). */
+export interface CheckResult {
+  id: string;
+  region: string;
+  runner: string;
+  startedAt: string;
+  result: 'up' | 'degraded' | 'down';
+  latencyMs: number;
+  timing: Timing;
+  attempts: number;
+  message: string;
+  grpcStatus: string | null;
+  statusCode: number | null;
+}
+
+/** A monitor's health in each of its regions, with the runner that checks there (GET .../monitors/:id/regions). */
+export interface RegionHealth {
+  region: string;
+  status: 'active' | 'degraded' | 'error' | null;
+  lastCheckedAt: string | null;
+  runner: string | null;
+}
+
+/** What the workspace's plan allows (GET /api/workspaces/:id/plan). */
+export interface PlanAllowance {
+  plan: string;
+  frequencies: string[];
+  /** Every region a monitor may name. */
+  regions: string[];
+  /** The regions a TCP monitor gets when it names none. */
+  defaultTcpRegions: string[];
+  auditLog: boolean;
+  subscriberNotifications: boolean;
+}
+
+/** Who made an audited change, as the audit filter names them. */
+export type AuditActorKind = 'apiKey' | 'oauth' | 'mcp' | 'dashboard' | 'cli' | 'system';
+
+export interface AuditEntry {
+  id: string;
+  entityType: string;
+  entityId: string;
+  action: string;
+  actor: { kind: AuditActorKind; id: string; label: string };
+  changedFields: string[];
+  /** Snapshots with secrets already redacted by the service. */
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+  createdAt: string;
+}
+
+export interface AuditQuery {
+  entityType?: string;
+  entityId?: string;
+  actor?: AuditActorKind;
+  /** ISO times, inclusive. */
+  from?: string;
+  to?: string;
+  limit?: number;
+  /** The `next` of the previous page. */
+  cursor?: string;
+}
+
+/** A change the live feed announces (GET /api/workspaces/:id/events, text/event-stream). */
+export type LiveEvent =
+  | { type: 'state'; monitorId: string; monitorName: string; from: string | null; to: 'up' | 'degraded' | 'down'; at: string; message: string }
+  | { type: 'changed'; entity: 'monitor' | 'page' | 'report' | 'maintenance' | 'channel' | 'key' | 'connection'; id: string };
+
 export interface Violation {
   field: string;
   rule: string;
@@ -110,25 +237,51 @@ async function errorOf(response: Response): Promise<ApiError> {
   return new ApiError(response.status, 'UNKNOWN', `the service answered ${response.status} ${response.statusText}`.trim());
 }
 
-/** Where the page keeps its session token: this origin's storage, which no other port or site can read. */
-const SESSION_TOKEN_KEY = 'statusdesk.sessionToken';
 /** The header the dashboard API wants the session token in, beside the session cookie. */
-const SESSION_TOKEN_HEADER = 'x-statusdesk-session';
+export const SESSION_TOKEN_HEADER = 'x-statusdesk-session';
 
 /**
- * The sign-in link hands the page its session token in the address fragment, which is never sent
- * to a server. It is kept in this origin's storage and dropped from the address at once.
+ * The page's half of the session, held in memory only (never in an address or in storage): the
+ * page asks for it with the cookie when it loads (`POST /signin/resume`), and again after a reload.
  */
-export function adoptSessionToken(): void {
-  const token = /(?:^#|&)session=([A-Za-z0-9_-]+)/.exec(location.hash)?.[1];
-  if (!token) return;
-  localStorage.setItem(SESSION_TOKEN_KEY, token);
-  history.replaceState(history.state, '', location.pathname + location.search);
+let sessionToken: Promise<string | undefined> | undefined;
+
+async function resume(): Promise<string | undefined> {
+  try {
+    const response = await fetch('/signin/resume', {
+      method: 'POST',
+      headers: { accept: 'application/json', 'content-type': 'application/json' },
+      body: '{}',
+      credentials: 'same-origin',
+      cache: 'no-store',
+    });
+    if (!response.ok) return undefined;
+    return ((await response.json()) as { token?: string }).token;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The session token, asked for once per page load; undefined when the window is not signed in. */
+export function currentSessionToken(): Promise<string | undefined> {
+  sessionToken ??= resume();
+  return sessionToken;
+}
+
+/** Forgets the token, so the next call asks again (after signing in or out). */
+export function forgetSessionToken(): void {
+  sessionToken = undefined;
+}
+
+/** Tells every listener the window is signed out. */
+export function signedOut(): void {
+  forgetSessionToken();
+  signedOutListeners.forEach((listener) => listener());
 }
 
 export async function request<T>(path: string, init: { method?: 'GET' | 'POST'; body?: unknown } = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
-  const token = localStorage.getItem(SESSION_TOKEN_KEY);
+  const token = await currentSessionToken();
   if (token) headers[SESSION_TOKEN_HEADER] = token;
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
@@ -145,11 +298,34 @@ export async function request<T>(path: string, init: { method?: 'GET' | 'POST'; 
   }
   if (!response.ok) {
     const error = await errorOf(response);
-    if (response.status === 401 && path.startsWith('/api/')) signedOutListeners.forEach((listener) => listener());
+    if (response.status === 401 && path.startsWith('/api/')) signedOut();
     throw error;
   }
   if (response.status === 204) return undefined as T;
   return (await response.json()) as T;
+}
+
+/** A query string of the values that are set. */
+function search(query: object): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== '' && value !== null) params.set(name, String(value));
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+/** A file the dashboard API makes (POST, so it is a change from this page): its bytes and name. */
+async function download(path: string): Promise<{ blob: Blob; filename: string }> {
+  const token = await currentSessionToken();
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (token) headers[SESSION_TOKEN_HEADER] = token;
+  const response = await fetch(path, { method: 'POST', headers, body: '{}', credentials: 'same-origin', cache: 'no-store' });
+  if (!response.ok) {
+    const error = await errorOf(response);
+    if (response.status === 401) signedOut();
+    throw error;
+  }
+  const filename = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'status-page.zip';
+  return { blob: await response.blob(), filename };
 }
 
 const post = <T>(path: string, body: unknown = {}) => request<T>(path, { method: 'POST', body });
@@ -158,12 +334,23 @@ const seg = encodeURIComponent;
 
 export const api = {
   session: () => request<Session>('/api/session'),
-  signOut: () => post<void>('/api/signout').finally(() => localStorage.removeItem(SESSION_TOKEN_KEY)),
+  signOut: () => post<void>('/api/signout').finally(forgetSessionToken),
 
   keys: (workspaceId: string) => request<{ keys: ApiKey[] }>(`${ws(workspaceId)}/keys`),
   createKey: (workspaceId: string, body: { name: string; scope: Access }) =>
     post<{ key: ApiKey; secret: string }>(`${ws(workspaceId)}/keys`, body),
   revokeKey: (id: string) => post<{ key: ApiKey }>(`/api/keys/${seg(id)}/revoke`),
+
+  overview: (workspaceId: string, query: OverviewQuery = {}) => request<Overview>(`${ws(workspaceId)}/overview${search(query)}`),
+  latency: (workspaceId: string, monitorId: string, window: LatencySeries['window']) =>
+    request<LatencySeries>(`${ws(workspaceId)}/monitors/${seg(monitorId)}/latency${search({ window })}`),
+  results: (workspaceId: string, monitorId: string, limit = 20) =>
+    request<{ results: CheckResult[] }>(`${ws(workspaceId)}/monitors/${seg(monitorId)}/results${search({ limit })}`),
+  regions: (workspaceId: string, monitorId: string) => request<{ regions: RegionHealth[] }>(`${ws(workspaceId)}/monitors/${seg(monitorId)}/regions`),
+  plan: (workspaceId: string) => request<PlanAllowance>(`${ws(workspaceId)}/plan`),
+  audit: (workspaceId: string, query: AuditQuery = {}) => request<{ entries: AuditEntry[]; next: string | null }>(`${ws(workspaceId)}/audit${search(query)}`),
+  /** The static site of a status page, as a zip file's bytes. */
+  exportPage: (workspaceId: string, pageId: string) => download(`${ws(workspaceId)}/pages/${seg(pageId)}/export`),
 
   consentRequest: (id: string) => request<ConsentRequest>(`/oauth/consent/requests/${seg(id)}`),
   pendingRequests: () => request<{ requests: ConsentRequest[] }>('/api/oauth/requests'),

@@ -1,15 +1,37 @@
-import { useEffect, useState } from 'react';
-import { api, type ApiError, onSignedOut, type Session } from './api.ts';
+import { type ComponentType, lazy, Suspense, useEffect, useState } from 'react';
+import { api, type ApiError, onSignedOut, type Session, type Workspace } from './api.ts';
 import { ErrorNote, Loading } from './components.tsx';
 import { Frame } from './frame.tsx';
 import { asApiError } from './hooks.ts';
-import { useLocation } from './router.tsx';
-import { ConnectionsScreen } from './screens/connections.tsx';
+import { matchRoute, type Route, useLocation } from './router.tsx';
 import { ConsentScreen } from './screens/consent.tsx';
-import { KeysScreen } from './screens/keys.tsx';
 import { NotFoundScreen } from './screens/not-found.tsx';
-import { OverviewScreen } from './screens/overview.tsx';
 import { CenteredPage, SignedOutScreen } from './screens/signed-out.tsx';
+
+/** What every screen of a workspace gets: the workspace, and the route's parameters. */
+export interface ScreenProps {
+  workspace: Workspace;
+  params: Record<string, string>;
+}
+
+/** A screen loaded on first use, so each screen is its own part of the bundle. */
+function screen(load: () => Promise<Record<string, unknown>>, name: string) {
+  return lazy(async () => ({ default: (await load())[name] as ComponentType<ScreenProps> }));
+}
+
+const SCREENS: Record<Exclude<Route, '/oauth/consent'>, ComponentType<ScreenProps>> = {
+  '/': screen(() => import('./screens/overview.tsx'), 'OverviewScreen'),
+  '/monitors/new': screen(() => import('./screens/monitor-form.tsx'), 'MonitorFormScreen'),
+  '/monitors/:id': screen(() => import('./screens/monitor-detail.tsx'), 'MonitorDetailScreen'),
+  '/monitors/:id/edit': screen(() => import('./screens/monitor-form.tsx'), 'MonitorFormScreen'),
+  '/pages': screen(() => import('./screens/pages.tsx'), 'PagesScreen'),
+  '/pages/:id': screen(() => import('./screens/page-detail.tsx'), 'PageDetailScreen'),
+  '/notifications': screen(() => import('./screens/notifications.tsx'), 'NotificationsScreen'),
+  '/audit': screen(() => import('./screens/audit.tsx'), 'AuditScreen'),
+  '/connect': screen(() => import('./screens/connect-editor.tsx'), 'ConnectEditorScreen'),
+  '/keys': screen(() => import('./screens/keys.tsx'), 'KeysScreen'),
+  '/connections': screen(() => import('./screens/connections.tsx'), 'ConnectionsScreen'),
+};
 
 const WORKSPACE_KEY = 'statusdesk.workspace';
 
@@ -82,16 +104,22 @@ function Dashboard({ path }: { path: string }) {
     setSession({ state: 'signed-out', byUser: true });
   };
 
-  let screen;
-  if (path === '/') screen = <OverviewScreen workspace={workspace} />;
-  else if (!workspace) screen = <NotFoundScreen title="No workspace">You are not a member of any workspace yet.</NotFoundScreen>;
-  else if (path === '/keys') screen = <KeysScreen key={workspace.id} workspace={workspace} />;
-  else if (path === '/connections') screen = <ConnectionsScreen key={workspace.id} workspace={workspace} />;
-  else screen = <NotFoundScreen title="Page not found">There is no page at {path}.</NotFoundScreen>;
+  const matched = matchRoute(path);
+  let content;
+  if (!workspace) content = <NotFoundScreen title="No workspace">You are not a member of any workspace yet.</NotFoundScreen>;
+  else if (!matched || matched.route === '/oauth/consent') content = <NotFoundScreen title="Page not found">There is no page at {path}.</NotFoundScreen>;
+  else {
+    const Screen = SCREENS[matched.route];
+    content = (
+      <Suspense fallback={<Loading what="this page" />}>
+        <Screen key={`${workspace.id} ${path}`} workspace={workspace} params={matched.params} />
+      </Suspense>
+    );
+  }
 
   return (
     <Frame session={session.session} workspace={workspace} onWorkspace={chooseWorkspace} onSignOut={signOut}>
-      {screen}
+      {content}
     </Frame>
   );
 }

@@ -6,6 +6,10 @@ import { useTheme } from './theme.ts';
 
 const NAV: { to: string; label: string; icon: IconName }[] = [
   { to: '/', label: 'Overview', icon: 'overview' },
+  { to: '/pages', label: 'Status pages', icon: 'page' },
+  { to: '/notifications', label: 'Notifications', icon: 'bell' },
+  { to: '/audit', label: 'Audit log', icon: 'list' },
+  { to: '/connect', label: 'Connect an editor', icon: 'terminal' },
   { to: '/keys', label: 'API keys', icon: 'key' },
   { to: '/connections', label: 'Connected apps', icon: 'plug' },
 ];

@@ -11,6 +11,19 @@ const paths = {
   chevron: 'M9 6l6 6-6 6',
   warning: 'M12 4 2.5 20h19zM12 10v4M12 17h.01',
   pulse: 'M3 12h4l3-7 4 14 3-7h4',
+  page: 'M6 3h9l4 4v14H6zM14 3v5h5M9 12h7M9 16h7',
+  bell: 'M6 16V11a6 6 0 0 1 12 0v5l2 2H4zM10 20a2 2 0 0 0 4 0',
+  list: 'M8 6h12M8 12h12M8 18h12M4 6h.01M4 12h.01M4 18h.01',
+  terminal: 'M4 5h16v14H4zM7 9l3 3-3 3M12 15h5',
+  plus: 'M12 5v14M5 12h14',
+  search: 'M11 18a7 7 0 1 1 0-14 7 7 0 0 1 0 14zM20 20l-4-4',
+  pause: 'M8 5v14M16 5v14',
+  play: 'M7 4l13 8-13 8z',
+  refresh: 'M20 11a8 8 0 0 0-14.9-3M4 5v4h4M4 13a8 8 0 0 0 14.9 3M20 19v-4h-4',
+  edit: 'M4 20h4L19 9l-4-4L4 16zM13 7l4 4',
+  trash: 'M4 7h16M9 7V4h6v3M6 7l1 13h10l1-13',
+  external: 'M14 4h6v6M20 4l-9 9M18 14v6H4V6h6',
+  download: 'M12 4v11M7 10l5 5 5-5M4 20h16',
 } as const;
 
 export type IconName = keyof typeof paths;

@@ -1,8 +1,46 @@
 import { type AnchorHTMLAttributes, type MouseEvent, useSyncExternalStore } from 'react';
 
-// A history router for the handful of screens there are. The service answers each of these paths
-// with index.html (server/dashboard/ui-routes.ts keeps the same list).
-export const ROUTES = ['/', '/keys', '/connections', '/oauth/consent'] as const;
+// A history router for the screens there are. The service answers each of these paths with
+// index.html (server/dashboard/ui-routes.ts keeps the same list, in the same `:param` syntax).
+export const ROUTES = [
+  '/',
+  '/monitors/new',
+  '/monitors/:id',
+  '/monitors/:id/edit',
+  '/pages',
+  '/pages/:id',
+  '/notifications',
+  '/audit',
+  '/connect',
+  '/keys',
+  '/connections',
+  '/oauth/consent',
+] as const;
+
+export type Route = (typeof ROUTES)[number];
+
+/** The route a path shows and its parameters, or undefined for a path no screen draws. */
+export function matchRoute(path: string): { route: Route; params: Record<string, string> } | undefined {
+  const parts = path.split('/').filter(Boolean);
+  for (const route of ROUTES) {
+    const pattern = route.split('/').filter(Boolean);
+    if (pattern.length !== parts.length) continue;
+    const params: Record<string, string> = {};
+    const matches = pattern.every((segment, i) => {
+      if (segment.startsWith(':')) {
+        try {
+          params[segment.slice(1)] = decodeURIComponent(parts[i]!);
+        } catch {
+          return false;
+        }
+        return true;
+      }
+      return segment === parts[i];
+    });
+    if (matches) return { route, params };
+  }
+  return undefined;
+}
 
 const NAVIGATED = 'statusdesk:navigated';
 let navigatedInApp = false;
@@ -46,5 +84,6 @@ export function Link({ to, onClick, ...rest }: LinkProps) {
     event.preventDefault();
     navigate(to);
   };
-  return <a href={to} aria-current={path === to ? 'page' : undefined} onClick={handle} {...rest} />;
+  const current = path === to || (to !== '/' && !to.includes('?') && path.startsWith(`${to}/`));
+  return <a href={to} aria-current={current ? 'page' : undefined} onClick={handle} {...rest} />;
 }

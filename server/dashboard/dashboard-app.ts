@@ -1,9 +1,12 @@
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { parse as parseCookies } from 'hono/utils/cookie';
 import type { Logger } from 'pino';
 import { SESSION_TTL_MS } from '../domain/sessions/sessions.ts';
 import type { Services } from '../domain/services.ts';
+import type { Actor } from '../domain/actor.ts';
 import { AppError } from '../errors.ts';
+import type { ResolveCaller } from '../rpc/auth.ts';
 import { type AppEnv, createHonoApp } from '../http/hono-app.ts';
 import { registerConsentRoutes } from './consent-routes.ts';
 import { registerUi } from './ui-routes.ts';
@@ -48,25 +51,62 @@ function workspaceIdParam(c: Context<AppEnv>): number {
   return id;
 }
 
+/** The header in which the UI names the workspace an RPC call is about. */
+export const WORKSPACE_HEADER = 'x-statusdesk-workspace';
+
+/** The person of a live dashboard session: the cookie's secret and the page's token, both. */
+async function personOf(services: Services, cookieSecret: string | undefined, token: string | undefined): Promise<Actor | undefined> {
+  return cookieSecret && token ? services.sessions.resolveSession(cookieSecret, token) : undefined;
+}
+
+const notSignedIn = () => new AppError('UNAUTHORIZED', 'not signed in: open the sign-in link that statusdesk serve printed');
+
+/**
+ * The callers of the RPC services on the dashboard port: the signed-in person, from one of the
+ * dashboard's own pages, acting in the workspace the page names (membership is checked by the
+ * domain services, as for every other call).
+ */
+export function dashboardCaller(services: Services, origins: readonly string[]): ResolveCaller {
+  const own = new Set(origins.map((o) => o.toLowerCase()));
+  return async (headers) => {
+    requireOwnPage(own, headers.get('origin') ?? undefined, headers.get('content-type') ?? undefined);
+    const secret = parseCookies(headers.get('cookie') ?? '', SESSION_COOKIE)[SESSION_COOKIE];
+    const actor = await personOf(services, secret, headers.get(SESSION_TOKEN_HEADER) ?? undefined);
+    if (!actor) throw notSignedIn();
+    const named = headers.get(WORKSPACE_HEADER) ?? '';
+    const workspaceId = Number(named);
+    if (!/^[1-9]\d{0,15}$/.test(named) || !Number.isSafeInteger(workspaceId)) {
+      throw new AppError('VALIDATION', `${WORKSPACE_HEADER}: must be a workspace id`, [{ field: WORKSPACE_HEADER, rule: 'must be a workspace id' }]);
+    }
+    return { actor, workspaceId };
+  };
+}
+
+/**
+ * Refuses a change that does not come from one of the dashboard's own pages: it must carry one of
+ * `origins` exactly, and a JSON body.
+ */
+export function requireOwnPage(origins: ReadonlySet<string>, origin: string | undefined, contentType: string | undefined): void {
+  if (!origin || !origins.has(origin.toLowerCase())) throw new AppError('FORBIDDEN', `changes are accepted only from the dashboard's own pages (origin ${origin ?? '(none)'})`);
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') throw new AppError('VALIDATION', `content-type: must be application/json, got ${type || '(none)'}`, [{ field: 'content-type', rule: 'must be application/json' }]);
+}
+
 /**
  * The dashboard's own port: the one-time sign-in link, the session cookie, and the JSON API the
  * desktop UI uses for what only the owner's local tools may do (issuing and revoking API keys).
  */
 export function createDashboardApp(options: DashboardAppOptions) {
   const { services } = options;
-  const personOf = async (c: Context<AppEnv>) => {
-    const secret = getCookie(c, SESSION_COOKIE);
-    const token = c.req.header(SESSION_TOKEN_HEADER);
-    return secret && token ? services.sessions.resolveSession(secret, token) : undefined;
-  };
+  const personOfPage = (c: Context<AppEnv>) => personOf(services, getCookie(c, SESSION_COOKIE), c.req.header(SESSION_TOKEN_HEADER));
   const origins = new Set(options.origins.map((o) => o.toLowerCase()));
   const app = createHonoApp({
     ...options,
     authenticate: {
       path: '/api/*',
       async actor(c) {
-        const actor = await personOf(c);
-        if (!actor) throw new AppError('UNAUTHORIZED', 'not signed in: open the sign-in link that statusdesk serve printed');
+        const actor = await personOfPage(c);
+        if (!actor) throw notSignedIn();
         return actor;
       },
     },
@@ -77,13 +117,9 @@ export function createDashboardApp(options: DashboardAppOptions) {
   });
   // A change comes only from the dashboard's own pages: JSON (a form or text/plain body is what a
   // cross-site request can send without asking) from the dashboard's exact origin.
+  const fromOwnPage = (c: Context<AppEnv>) => requireOwnPage(origins, c.req.header('origin'), c.req.header('content-type'));
   app.use('/api/*', async (c, next) => {
-    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
-      const origin = c.req.header('origin');
-      if (!origin || !origins.has(origin.toLowerCase())) throw new AppError('FORBIDDEN', `changes are accepted only from the dashboard's own pages (origin ${origin ?? '(none)'})`);
-      const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-      if (type !== 'application/json') throw new AppError('VALIDATION', `content-type: must be application/json, got ${type || '(none)'}`, [{ field: 'content-type', rule: 'must be application/json' }]);
-    }
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') fromOwnPage(c);
     await next();
   });
 
@@ -98,10 +134,21 @@ export function createDashboardApp(options: DashboardAppOptions) {
       path: '/',
       maxAge: Math.floor(SESSION_TTL_MS / 1000),
     });
-    // The page's half of the session travels in the fragment, which no server (and no log) sees.
+    // The page asks for its half of the session itself (/signin/resume), so no address holds it.
     c.header('cache-control', 'no-store');
     c.header('referrer-policy', 'no-referrer');
-    return c.redirect(`/#session=${session.token}`, 303);
+    return c.redirect('/', 303);
+  });
+
+  // A page of the dashboard's own origin, holding the cookie, gets the session's page token. Pages
+  // keep it in memory only: a reload asks again. Only the dashboard's exact origin, with a JSON
+  // body, is answered, which a page of another site or port cannot send without the service's leave.
+  app.post('/signin/resume', async (c) => {
+    fromOwnPage(c);
+    c.header('cache-control', 'no-store');
+    const token = await services.sessions.resumeSession(getCookie(c, SESSION_COOKIE) ?? '');
+    if (!token) throw notSignedIn();
+    return c.json({ token });
   });
 
   app.get('/api/session', async (c) => {
@@ -138,7 +185,7 @@ export function createDashboardApp(options: DashboardAppOptions) {
     c.json({ connection: await services.connections.revoke(c.get('actor'), c.req.param('connectionId')) }),
   );
 
-  registerConsentRoutes(app, { services, sessionCookie: SESSION_COOKIE, personOf });
+  registerConsentRoutes(app, { services, sessionCookie: SESSION_COOKIE, personOf: personOfPage });
   registerUi(app);
 
   return app;

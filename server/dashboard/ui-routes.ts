@@ -6,7 +6,20 @@ import type { AppEnv, HonoApp } from '../http/hono-app.ts';
 import { packageRoot } from '../package-root.ts';
 
 /** Paths the UI's router draws; each is answered with index.html (renderer/src/router.tsx). */
-export const UI_ROUTES = ['/', '/keys', '/connections', '/oauth/consent'] as const;
+export const UI_ROUTES = [
+  '/',
+  '/monitors/new',
+  '/monitors/:id',
+  '/monitors/:id/edit',
+  '/pages',
+  '/pages/:id',
+  '/notifications',
+  '/audit',
+  '/connect',
+  '/keys',
+  '/connections',
+  '/oauth/consent',
+] as const;
 
 const CONTENT_TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',

@@ -6,19 +6,40 @@ import type { Admit } from '../http/credentials.ts';
 import { RateLimited } from '../http/rate-limit.ts';
 import { toConnectError } from './errors.ts';
 
-const callerKey = createContextKey<Actor | undefined>(undefined, { description: 'the authenticated caller' });
-
-/** The caller and the workspace its credential is bound to. */
-export function callerOf(context: HandlerContext): { actor: Actor; workspaceId: number } {
-  const actor = context.values.get(callerKey);
-  if (!actor || !isCredential(actor)) throw new AppError('INTERNAL', 'the call reached a handler without an authenticated caller');
-  return { actor, workspaceId: actor.workspaceId };
+/** Who calls, and the workspace the call is about. */
+export interface Caller {
+  actor: Actor;
+  workspaceId: number;
 }
 
-/** Resolves (and rate-limits) the credential of every call before its handler runs (`x-service-key`). */
-export function authenticate(admit: Admit): Interceptor {
+/** Resolves the caller of a call from its headers, or throws UNAUTHORIZED. */
+export type ResolveCaller = (headers: Headers) => Promise<Caller>;
+
+const callerKey = createContextKey<Caller | undefined>(undefined, { description: 'the authenticated caller' });
+
+/** The caller and the workspace of the call. */
+export function callerOf(context: HandlerContext): Caller {
+  const caller = context.values.get(callerKey);
+  if (!caller) throw new AppError('INTERNAL', 'the call reached a handler without an authenticated caller');
+  return caller;
+}
+
+/**
+ * The callers of the API port: an API key (`x-service-key`) or an OAuth access token, resolved
+ * and rate-limited, acting in the workspace the credential is bound to.
+ */
+export function credentialCaller(admit: Admit): ResolveCaller {
+  return async (headers) => {
+    const actor = await admit(headers, 'rpc');
+    if (!isCredential(actor)) throw new AppError('INTERNAL', 'the API port resolved a caller that is not a credential');
+    return { actor, workspaceId: actor.workspaceId };
+  };
+}
+
+/** Resolves the caller of every call before its handler runs. */
+export function authenticate(resolve: ResolveCaller): Interceptor {
   return (next) => async (req) => {
-    req.contextValues.set(callerKey, await admit(req.header, 'rpc'));
+    req.contextValues.set(callerKey, await resolve(req.header));
     return next(req);
   };
 }

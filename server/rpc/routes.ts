@@ -7,9 +7,8 @@ import { NotificationService } from '../../proto/gen/notification/v1/notificatio
 import { StatusPageService } from '../../proto/gen/status_page/v1/status_page_pb.js';
 import { StatusReportService } from '../../proto/gen/status_report/v1/status_report_pb.js';
 import type { Services } from '../domain/services.ts';
-import type { Admit } from '../http/credentials.ts';
 import type { Request, RequestHandler, Response } from '../http/listener.ts';
-import { authenticate, mapErrors } from './auth.ts';
+import { authenticate, mapErrors, type ResolveCaller } from './auth.ts';
 import { refineRequestErrors } from './errors.ts';
 import { maintenanceServiceImpl } from './maintenance-service.ts';
 import { monitorServiceImpl } from './monitor-service.ts';
@@ -79,13 +78,26 @@ function encodeStatusPerGrpcSpec(res: Response): void {
   };
 }
 
+export interface RpcHandlerOptions {
+  services: Services;
+  /** Who calls, from a call's headers. */
+  caller: ResolveCaller;
+  log: Logger;
+  maxBodyBytes: number;
+  /**
+   * The API port: also gRPC at the standard `/package.Service/Method` paths, and gRPC-Web.
+   * The dashboard port serves the Connect protocol under `/rpc` only, to its own pages.
+   */
+  surface: 'api' | 'dashboard';
+}
+
 /**
- * The ConnectRPC services: Connect (HTTP/1.1 and h2c), gRPC (h2c) and gRPC-Web under `/rpc`, and
- * gRPC also at the standard `/package.Service/Method` paths, all on the API port, behind the
- * same interceptors.
+ * The ConnectRPC services behind the same interceptors: on the API port, Connect (HTTP/1.1 and
+ * h2c), gRPC (h2c) and gRPC-Web under `/rpc`, and gRPC also at the standard paths; on the
+ * dashboard port, the Connect protocol under `/rpc` for the UI (connect-web).
  */
-export function createRpcHandler(options: { services: Services; admit: Admit; log: Logger; maxBodyBytes: number }): RequestHandler {
-  const { services, admit, log, maxBodyBytes } = options;
+export function createRpcHandler(options: RpcHandlerOptions): RequestHandler {
+  const { services, caller, log, maxBodyBytes, surface } = options;
   const impls = {
     monitors: monitorServiceImpl(services),
     pages: statusPageServiceImpl(services),
@@ -104,11 +116,19 @@ export function createRpcHandler(options: { services: Services; admit: Admit; lo
     readMaxBytes: maxBodyBytes,
     // A misspelt field is refused rather than silently dropped.
     jsonOptions: { ignoreUnknownFields: false },
-    interceptors: [mapErrors(log), authenticate(admit)],
+    interceptors: [mapErrors(log), authenticate(caller)],
     // Runs before the body is read: hooks the refusals of a body Connect cannot take (errors.ts).
     requestGate: refineRequestErrors(maxBodyBytes),
     routes,
   };
+  if (surface === 'dashboard') {
+    const prefixed = connectNodeAdapter({ ...common, grpc: false, grpcWeb: false, requestPathPrefix: RPC_PATH });
+    return (req, res) => {
+      if (req.url?.startsWith(`${RPC_PATH}/`)) return prefixed(req, res);
+      res.statusCode = 404;
+      res.end();
+    };
+  }
   const prefixed = connectNodeAdapter({ ...common, requestPathPrefix: RPC_PATH });
   const standard = connectNodeAdapter({
     ...common,

@@ -69,9 +69,18 @@ export async function dashboardSession(service: TestService): Promise<Record<str
   const signIn = await fetch(service.signInUrl, { redirect: 'manual' });
   assert.equal(signIn.status, 303, 'the sign-in link was already used: sign in once per service');
   const cookie = signIn.headers.getSetCookie()[0]!.split(';')[0]!;
-  const token = /#session=([A-Za-z0-9_-]+)$/.exec(signIn.headers.get('location') ?? '')?.[1];
-  assert.ok(token, 'no session token in the sign-in redirect');
-  return { cookie, 'x-statusdesk-session': token, origin: service.dashboardUrl };
+  return { cookie, 'x-statusdesk-session': await resumedToken(service.dashboardUrl, cookie), origin: service.dashboardUrl };
+}
+
+/** The page token of a signed-in session, asked for as the dashboard's own page asks (POST /signin/resume). */
+export async function resumedToken(dashboardUrl: string, cookie: string): Promise<string> {
+  const response = await fetch(`${dashboardUrl}/signin/resume`, {
+    method: 'POST',
+    headers: { cookie, origin: dashboardUrl, 'content-type': 'application/json' },
+    body: '{}',
+  });
+  assert.equal(response.status, 200, `resuming the session: ${response.status}`);
+  return ((await response.json()) as { token: string }).token;
 }
 
 /**

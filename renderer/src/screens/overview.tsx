@@ -1,9 +1,9 @@
-import type { Workspace } from '../api.ts';
+import type { ScreenProps } from '../app.tsx';
 import { PageHeader } from '../components.tsx';
 import { Icon } from '../icons.tsx';
 import { Link } from '../router.tsx';
 
-export function OverviewScreen({ workspace }: { workspace: Workspace | undefined }) {
+export function OverviewScreen({ workspace }: ScreenProps) {
   return (
     <>
       <PageHeader title="Overview">{workspace ? <>Statusdesk is running for {workspace.name}.</> : <>Statusdesk is running.</>}</PageHeader>
