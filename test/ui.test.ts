@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, openPage } from './support/browser.ts';
+import { openPage, watchCsp, withBrowser } from './support/browser.ts';
 import { startTestService, type TestService } from './support/harness.ts';
 
 const TEST_TIMEOUT = { timeout: 60_000 };
@@ -16,16 +16,6 @@ before(async () => {
   service = await startTestService();
 });
 after(() => service.stop());
-
-/** One browser per test, always closed. */
-async function withBrowser(run: (browser: Browser) => Promise<void>): Promise<void> {
-  const browser = await launchChromium();
-  try {
-    await run(browser);
-  } finally {
-    await browser.close();
-  }
-}
 
 /** What has the focus: its tag, id and accessible text, read in the page. */
 function focused(page: Page): Promise<{ tag: string; id: string; text: string; outline: string }> {
@@ -38,15 +28,6 @@ function focused(page: Page): Promise<{ tag: string; id: string; text: string; o
 
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 const backgroundOf = (page: Page) => page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
-
-/** Collects Content-Security-Policy violations the page reports. */
-function watchCsp(page: Page): string[] {
-  const violations: string[] = [];
-  page.on('console', (message) => {
-    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
-  });
-  return violations;
-}
 
 describe('the UI in Chromium', () => {
   test('signed out: without a session every screen says how to sign in', TEST_TIMEOUT, () =>

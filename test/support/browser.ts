@@ -75,3 +75,22 @@ export async function openPage(
   if (signedIn) await page.goto(await signInLink(service));
   return { context, page };
 }
+
+/** One browser for `run`, always closed. */
+export async function withBrowser(run: (browser: Browser) => Promise<void>): Promise<void> {
+  const browser = await launchChromium();
+  try {
+    await run(browser);
+  } finally {
+    await browser.close();
+  }
+}
+
+/** Collects the Content-Security-Policy violations a page reports. */
+export function watchCsp(page: Page): string[] {
+  const violations: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+  });
+  return violations;
+}
