@@ -131,7 +131,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     mount(api, apiGuard, createApiApp({ ...common, services: ready, admit, content, apiUrl, dashboardUrl, metadataNetwork: config.metadataNetwork, version: VERSION }), rpc);
     const dashboardOrigins = dashboardOwnHosts.map((h) => `http://${h}`).concat(dashboardUrl);
     const dashboardRpc = createRpcHandler({ services: ready, caller: dashboardCaller(ready, dashboardOrigins), log, maxBodyBytes: config.maxBodyBytes, surface: 'dashboard' });
-    mount(dashboard, dashboardGuard, createDashboardApp({ ...common, services: ready, origins: dashboardOrigins }), dashboardRpc);
+    mount(dashboard, dashboardGuard, createDashboardApp({ ...common, services: ready, origins: dashboardOrigins, apiUrl }), dashboardRpc);
 
     const signInUrl = `${dashboardUrl}/signin?token=${await ready.sessions.createSignInToken(ownerId)}`;
     await engine.start();

@@ -14,6 +14,10 @@ export interface Workspace {
 export interface Session {
   workspaces: Workspace[];
   user?: { id: string; name: string };
+  /** The API port, where scripts and editors connect. */
+  apiUrl: string;
+  /** The MCP endpoint editors connect to. */
+  mcpUrl: string;
 }
 
 export interface ApiKey {

@@ -12,6 +12,8 @@ import { CenteredPage, SignedOutScreen } from './screens/signed-out.tsx';
 export interface ScreenProps {
   workspace: Workspace;
   params: Record<string, string>;
+  /** The signed-in session: the person, their workspaces, and the service's addresses. */
+  session: Session;
 }
 
 /** A screen loaded on first use, so each screen is its own part of the bundle. */
@@ -112,7 +114,7 @@ function Dashboard({ path }: { path: string }) {
     const Screen = SCREENS[matched.route];
     content = (
       <Suspense fallback={<Loading what="this page" />}>
-        <Screen key={`${workspace.id} ${path}`} workspace={workspace} params={matched.params} />
+        <Screen key={`${workspace.id} ${path}`} workspace={workspace} params={matched.params} session={session.session} />
       </Suspense>
     );
   }

@@ -35,6 +35,8 @@ export interface DashboardAppOptions {
   log: Logger;
   docsBase: string;
   maxBodyBytes: number;
+  /** The API port's address, where editors and scripts connect (MCP at `{apiUrl}/mcp`). */
+  apiUrl: string;
 }
 
 async function readJson(c: Context<AppEnv>): Promise<unknown> {
@@ -154,7 +156,7 @@ export function createDashboardApp(options: DashboardAppOptions) {
   app.get('/api/session', async (c) => {
     const actor = c.get('actor');
     const user = actor.type === 'user' ? await services.users.get(actor.userId) : undefined;
-    return c.json({ ...(user ? { user } : {}), workspaces: await services.workspaces.list(actor) });
+    return c.json({ ...(user ? { user } : {}), workspaces: await services.workspaces.list(actor), apiUrl: options.apiUrl, mcpUrl: `${options.apiUrl}/mcp` });
   });
 
   app.post('/api/signout', async (c) => {
