@@ -110,11 +110,13 @@ describe('sign-in link', () => {
 });
 
 describe('dashboard API', () => {
-  test('GET /api/session names the signed-in owner and lists their workspaces', async () => {
+  test('GET /api/session names the signed-in owner, lists their workspaces, and gives the API and MCP addresses', async () => {
     const response = await dashboard('/api/session');
     assert.equal(response.status, 200);
     const body = await json(response);
-    assert.deepEqual(Object.keys(body), ['user', 'workspaces']);
+    assert.deepEqual(Object.keys(body), ['user', 'workspaces', 'apiUrl', 'mcpUrl']);
+    assert.equal(body.apiUrl, service.apiUrl);
+    assert.equal(body.mcpUrl, `${service.apiUrl}/mcp`);
     assert.deepEqual(Object.keys(body.user).sort(), ['id', 'name']);
     assert.match(body.user.id, /^\d+$/);
     assert.equal(body.workspaces.length, 1);

@@ -71,7 +71,8 @@ const notSignedIn = () => new AppError('UNAUTHORIZED', 'not signed in: open the 
 export function dashboardCaller(services: Services, origins: readonly string[]): ResolveCaller {
   const own = new Set(origins.map((o) => o.toLowerCase()));
   return async (headers) => {
-    requireOwnPage(own, headers.get('origin') ?? undefined, headers.get('content-type') ?? undefined);
+    // The Connect protocol itself refuses the bodies another site can send unasked (415).
+    requireOwnOrigin(own, headers.get('origin') ?? undefined);
     const secret = parseCookies(headers.get('cookie') ?? '', SESSION_COOKIE)[SESSION_COOKIE];
     const actor = await personOf(services, secret, headers.get(SESSION_TOKEN_HEADER) ?? undefined);
     if (!actor) throw notSignedIn();
@@ -84,12 +85,17 @@ export function dashboardCaller(services: Services, origins: readonly string[]):
   };
 }
 
+/** Refuses a request that does not carry one of the dashboard's own origins exactly. */
+function requireOwnOrigin(origins: ReadonlySet<string>, origin: string | undefined): void {
+  if (!origin || !origins.has(origin.toLowerCase())) throw new AppError('FORBIDDEN', `changes are accepted only from the dashboard's own pages (origin ${origin ?? '(none)'})`);
+}
+
 /**
  * Refuses a change that does not come from one of the dashboard's own pages: it must carry one of
- * `origins` exactly, and a JSON body.
+ * `origins` exactly, and a JSON body (a form or text body is what another site can send unasked).
  */
-export function requireOwnPage(origins: ReadonlySet<string>, origin: string | undefined, contentType: string | undefined): void {
-  if (!origin || !origins.has(origin.toLowerCase())) throw new AppError('FORBIDDEN', `changes are accepted only from the dashboard's own pages (origin ${origin ?? '(none)'})`);
+function requireOwnPage(origins: ReadonlySet<string>, origin: string | undefined, contentType: string | undefined): void {
+  requireOwnOrigin(origins, origin);
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json') throw new AppError('VALIDATION', `content-type: must be application/json, got ${type || '(none)'}`, [{ field: 'content-type', rule: 'must be application/json' }]);
 }

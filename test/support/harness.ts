@@ -63,7 +63,7 @@ export async function startTestService(env: NodeJS.ProcessEnv = {}, dataDir?: st
 
 /**
  * Signs in to the dashboard with the service's one-time link and gives the headers its page sends:
- * the session cookie, the session token from the redirect's fragment, and the dashboard's origin.
+ * the session cookie, the page token it then asks for (POST /signin/resume), and the dashboard's origin.
  */
 export async function dashboardSession(service: TestService): Promise<Record<string, string>> {
   const signIn = await fetch(service.signInUrl, { redirect: 'manual' });
