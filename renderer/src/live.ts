@@ -1,0 +1,238 @@
+// The live feed of a workspace: `GET /api/workspaces/:id/events`, a text/event-stream of
+// LiveEvent. Read with fetch rather than EventSource because the session token goes in a header,
+// never in the address. One connection per workspace, shared by every screen that listens, closed
+// when the last one stops listening, and reopened after a drop with a bounded backoff.
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { currentSessionToken, type LiveEvent, SESSION_TOKEN_HEADER, signedOut } from './api.ts';
+
+/** `connecting` until the stream answers, `open` while it does, `retrying` while waiting to reconnect. */
+export type LiveStatus = 'connecting' | 'open' | 'retrying';
+
+interface Listener {
+  onEvent(event: LiveEvent): void;
+  /** Called when the stream (re)opens: events may have been missed while it was down. */
+  onOpen(): void;
+}
+
+const FIRST_RETRY_MS = 1_000;
+const LAST_RETRY_MS = 30_000;
+
+/** Event names the feed sends; others (comments, keep-alives, future kinds) are skipped. */
+const EVENT_NAMES = new Set(['state', 'changed']);
+
+/**
+ * Splits a text/event-stream into events: `event:` and `data:` lines, a blank line ends one.
+ * Keeps the unfinished tail between chunks. Lines end in LF, CRLF or CR, as the format allows.
+ */
+export class EventStreamParser {
+  private buffer = '';
+  private name = '';
+  private data: string[] = [];
+
+  constructor(private readonly emit: (name: string, data: string) => void) {}
+
+  push(chunk: string): void {
+    this.buffer += chunk;
+    // A final CR may be the first half of a CRLF split across chunks: keep it for the next one.
+    const heldCr = this.buffer.endsWith('\r');
+    const lines = (heldCr ? this.buffer.slice(0, -1) : this.buffer).split(/\r\n|\r|\n/);
+    this.buffer = (lines.pop() ?? '') + (heldCr ? '\r' : '');
+    for (const line of lines) this.line(line);
+  }
+
+  private line(line: string): void {
+    if (line === '') {
+      if (this.data.length > 0) this.emit(this.name || 'message', this.data.join('\n'));
+      this.name = '';
+      this.data = [];
+      return;
+    }
+    if (line.startsWith(':')) return;
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'event') this.name = value;
+    else if (field === 'data') this.data.push(value);
+  }
+}
+
+class Feed {
+  readonly listeners = new Set<Listener>();
+  status: LiveStatus = 'connecting';
+  private readonly statusWatchers = new Set<() => void>();
+  private abort: AbortController | undefined;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private failures = 0;
+  private closed = false;
+
+  constructor(private readonly workspaceId: string) {}
+
+  start(): void {
+    void this.connect();
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    this.abort?.abort();
+  }
+
+  watchStatus(onChange: () => void): () => void {
+    this.statusWatchers.add(onChange);
+    return () => this.statusWatchers.delete(onChange);
+  }
+
+  private setStatus(status: LiveStatus): void {
+    if (this.status === status) return;
+    this.status = status;
+    this.statusWatchers.forEach((watch) => watch());
+  }
+
+  private async connect(): Promise<void> {
+    if (this.closed) return;
+    const abort = new AbortController();
+    this.abort = abort;
+    try {
+      const headers: Record<string, string> = { accept: 'text/event-stream' };
+      const token = await currentSessionToken();
+      if (token) headers[SESSION_TOKEN_HEADER] = token;
+      const response = await fetch(`/api/workspaces/${encodeURIComponent(this.workspaceId)}/events`, {
+        headers,
+        credentials: 'same-origin',
+        cache: 'no-store',
+        signal: abort.signal,
+      });
+      if (response.status === 401) {
+        // The session is gone: every screen turns to the sign-in page, nothing to reconnect to.
+        signedOut();
+        return;
+      }
+      if (!response.ok || !response.body) throw new Error(`the live feed answered ${response.status}`);
+      this.failures = 0;
+      this.setStatus('open');
+      this.listeners.forEach((listener) => listener.onOpen());
+      const parser = new EventStreamParser((name, data) => this.dispatch(name, data));
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        parser.push(value);
+      }
+    } catch {
+      // A refused connection, a drop mid-stream or our own abort: the retry below decides.
+    }
+    if (this.closed) return;
+    this.failures += 1;
+    this.setStatus('retrying');
+    // 1 s, 2 s, 4 s ... up to 30 s, with some jitter so that many windows do not reconnect at once.
+    const delay = Math.min(LAST_RETRY_MS, FIRST_RETRY_MS * 2 ** (this.failures - 1)) * (0.75 + Math.random() * 0.5);
+    this.retryTimer = setTimeout(() => void this.connect(), delay);
+  }
+
+  private dispatch(name: string, data: string): void {
+    if (!EVENT_NAMES.has(name)) return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      return;
+    }
+    if (typeof parsed !== 'object' || parsed === null) return;
+    const event = { ...parsed, type: name } as LiveEvent;
+    this.listeners.forEach((listener) => listener.onEvent(event));
+  }
+}
+
+const feeds = new Map<string, Feed>();
+const closing = new Map<string, ReturnType<typeof setTimeout>>();
+
+/** How long a feed nobody listens to stays open: moving from one screen to the next keeps it. */
+const LINGER_MS = 5_000;
+
+function subscribe(workspaceId: string, listener: Listener): () => void {
+  clearTimeout(closing.get(workspaceId));
+  closing.delete(workspaceId);
+  let feed = feeds.get(workspaceId);
+  if (!feed) {
+    feed = new Feed(workspaceId);
+    feeds.set(workspaceId, feed);
+    feed.start();
+  }
+  feed.listeners.add(listener);
+  const subscribed = feed;
+  return () => {
+    subscribed.listeners.delete(listener);
+    if (subscribed.listeners.size > 0) return;
+    closing.set(
+      workspaceId,
+      setTimeout(() => {
+        closing.delete(workspaceId);
+        if (subscribed.listeners.size > 0) return;
+        subscribed.close();
+        if (feeds.get(workspaceId) === subscribed) feeds.delete(workspaceId);
+      }, LINGER_MS),
+    );
+  };
+}
+
+/**
+ * Calls `onEvent` for every event of the workspace's live feed, and `onOpen` whenever the feed
+ * (re)connects (what changed while it was down was not announced). Returns the feed's status.
+ */
+export function useLiveEvents(workspaceId: string, onEvent: (event: LiveEvent) => void, onOpen?: () => void): LiveStatus {
+  const handlers = useRef({ onEvent, onOpen });
+  handlers.current = { onEvent, onOpen };
+  const [feed, setFeed] = useState<Feed>();
+
+  useEffect(() => {
+    const unsubscribe = subscribe(workspaceId, {
+      onEvent: (event) => handlers.current.onEvent(event),
+      onOpen: () => handlers.current.onOpen?.(),
+    });
+    setFeed(feeds.get(workspaceId));
+    return unsubscribe;
+  }, [workspaceId]);
+
+  const watch = useCallback((onChange: () => void) => feed?.watchStatus(onChange) ?? (() => undefined), [feed]);
+  return useSyncExternalStore(watch, () => feed?.status ?? 'connecting');
+}
+
+// Browser notifications for monitors that go down.
+
+export type NotificationPermissionState = NotificationPermission | 'unsupported';
+
+const permissionWatchers = new Set<() => void>();
+const supported = () => typeof Notification !== 'undefined';
+const permission = (): NotificationPermissionState => (supported() ? Notification.permission : 'unsupported');
+
+/** Asks the browser for permission; only ever called from a click on the offer. */
+export async function askNotificationPermission(): Promise<NotificationPermissionState> {
+  if (!supported()) return 'unsupported';
+  const answer = await Notification.requestPermission();
+  permissionWatchers.forEach((watch) => watch());
+  return answer;
+}
+
+/** The window's notification permission, re-read after asking. */
+export function useNotificationPermission(): NotificationPermissionState {
+  return useSyncExternalStore((onChange) => {
+    permissionWatchers.add(onChange);
+    return () => permissionWatchers.delete(onChange);
+  }, permission);
+}
+
+/** Monitors already announced as down, so that two screens listening do not announce one change twice. */
+const announced = new Set<string>();
+
+/** A notification for a `state` event to `down`, when the window may show one. */
+export function announceDown(event: LiveEvent): void {
+  if (event.type !== 'state' || event.to !== 'down' || permission() !== 'granted') return;
+  const key = `${event.monitorId} ${event.at}`;
+  if (announced.has(key)) return;
+  announced.add(key);
+  // Only the latest few matter: an event is delivered to the screens listening at that moment.
+  if (announced.size > 200) announced.delete(announced.values().next().value!);
+  // The tag makes a later notification of the same monitor replace this one instead of piling up.
+  new Notification(`${event.monitorName} is down`, { body: event.message, tag: `monitor-${event.monitorId}` });
+}
