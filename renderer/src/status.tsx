@@ -1,6 +1,6 @@
 // A monitor's state shown the same way on every screen: a colour, a shape and a word, so the
 // state reads without colour (colour-blind users, high-contrast modes, a printed page).
-import type { MonitorState } from './api.ts';
+import type { MonitorState, MonitorType } from './api.ts';
 import './status.css';
 
 export const STATE_LABELS: Record<MonitorState, string> = {
@@ -10,6 +10,9 @@ export const STATE_LABELS: Record<MonitorState, string> = {
   pending: 'Pending',
   paused: 'Paused',
 };
+
+/** A monitor's type as people write it, shown beside its state. */
+export const TYPE_LABELS: Record<MonitorType, string> = { tcp: 'TCP', grpc: 'gRPC', http: 'HTTP' };
 
 /** Every state, worst first: the order counts and filters list them in. */
 export const MONITOR_STATES: readonly MonitorState[] = ['down', 'degraded', 'up', 'pending', 'paused'];

@@ -1,37 +1,568 @@
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { api, type ApiError, type MonitorState, type MonitorType, type Overview, type OverviewRow } from '../api.ts';
 import type { ScreenProps } from '../app.tsx';
-import { PageHeader } from '../components.tsx';
+import { formatMs, Sparkline } from '../charts.tsx';
+import { ErrorNote, Loading, PageHeader } from '../components.tsx';
+import { asApiError } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
-import { Link } from '../router.tsx';
+import { announceDown, askNotificationPermission, type LiveStatus, useLiveEvents, useNotificationPermission } from '../live.ts';
+import { Link, useLocation } from '../router.tsx';
+import { MONITOR_STATES, STATE_LABELS, StatusBadge, StatusDot, TYPE_LABELS } from '../status.tsx';
+import { When } from '../time.tsx';
+import './overview.css';
+
+/** Rows per request: the server's page, and the unit the list loads as it scrolls. */
+const PAGE_SIZE = 100;
+/** A search goes out at once, then at most once per this while typing continues. */
+const SEARCH_DEBOUNCE_MS = 150;
+/** Latency and sparklines move without any state change, so the rows are refreshed this often. */
+const REFRESH_MS = 30_000;
+/** Live events that arrive together cause one refresh. */
+const COALESCE_MS = 250;
+const ROW_ESTIMATE_PX = 57;
+
+const MONITOR_TYPES = Object.keys(TYPE_LABELS) as MonitorType[];
+
+interface Filters {
+  q: string;
+  state: MonitorState | '';
+  type: MonitorType | '';
+  tag: string;
+}
+
+const NO_FILTERS: Filters = { q: '', state: '', type: '', tag: '' };
+
+function filtersFrom(query: URLSearchParams): Filters {
+  const state = query.get('state') ?? '';
+  const type = query.get('type') ?? '';
+  return {
+    q: query.get('q') ?? '',
+    state: (MONITOR_STATES as readonly string[]).includes(state) ? (state as MonitorState) : '',
+    type: (MONITOR_TYPES as string[]).includes(type) ? (type as MonitorType) : '',
+    tag: query.get('tag') ?? '',
+  };
+}
+
+const isFiltered = (filters: Filters) => filters.q !== '' || filters.state !== '' || filters.type !== '' || filters.tag !== '';
+
+/**
+ * Keeps the filters in the address (replacing, not adding, history entries), so that coming back
+ * from a monitor finds the list as it was left.
+ */
+function rememberInAddress(filters: Filters): void {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(filters)) if (value) params.set(name, value);
+  const search = params.toString();
+  const next = `/${search ? `?${search}` : ''}`;
+  if (location.pathname + location.search !== next) history.replaceState(history.state, '', next);
+}
+
+interface LoadedPage {
+  rows: OverviewRow[];
+  /** The refresh round it was loaded in; an older one is loaded again when it comes into view. */
+  round: number;
+}
+
+interface ListState {
+  /** The filters' generation the pages belong to. */
+  generation: number;
+  status: 'loading' | 'ready' | 'error';
+  total: number;
+  counts: Overview['counts'] | undefined;
+  tags: string[];
+  pages: Map<number, LoadedPage>;
+  /** The latest failure; with pages still shown, the rows are from before it. */
+  error: ApiError | undefined;
+}
+
+/**
+ * The overview's rows, a page of 100 at a time from the server as the list needs them. A change
+ * of filters starts a new generation (answers for an older one are dropped) but keeps the rows
+ * shown until the first new page is in; a refresh starts a new round, reloading the pages in view
+ * now and the others when they come into view, so the list never empties or jumps.
+ */
+function useOverviewRows(workspaceId: string, filters: Filters) {
+  const [list, setList] = useState<ListState>({ generation: 0, status: 'loading', total: 0, counts: undefined, tags: [], pages: new Map(), error: undefined });
+  const generation = useRef(0);
+  const round = useRef(0);
+  const inFlight = useRef(new Map<number, string>());
+  const range = useRef({ start: 0, end: 0 });
+  const current = useRef({ workspaceId, filters });
+  current.current = { workspaceId, filters };
+
+  const fetchPage = useCallback(async (page: number) => {
+    const ticket = `${generation.current}:${round.current}`;
+    if (inFlight.current.get(page) === ticket) return;
+    inFlight.current.set(page, ticket);
+    const asked = { generation: generation.current, round: round.current };
+    const { workspaceId: ws, filters: f } = current.current;
+    try {
+      const answer = await api.overview(ws, {
+        q: f.q || undefined,
+        state: f.state || undefined,
+        type: f.type || undefined,
+        tag: f.tag || undefined,
+        limit: PAGE_SIZE,
+        offset: page * PAGE_SIZE,
+      });
+      if (asked.generation !== generation.current) return;
+      setList((previous) => {
+        const pages = previous.generation === asked.generation ? new Map(previous.pages) : new Map<number, LoadedPage>();
+        pages.set(page, { rows: answer.monitors, round: asked.round });
+        return { generation: asked.generation, status: 'ready', total: answer.total, counts: answer.counts, tags: answer.tags, pages, error: undefined };
+      });
+    } catch (error) {
+      if (asked.generation !== generation.current) return;
+      setList((previous) => ({ ...previous, status: previous.status === 'ready' ? 'ready' : 'error', error: asApiError(error) }));
+    } finally {
+      if (inFlight.current.get(page) === ticket) inFlight.current.delete(page);
+    }
+  }, []);
+
+  const latest = useRef(list);
+  latest.current = list;
+
+  /** Loads the pages under rows `start`..`end` that are missing, from older filters or an older round. */
+  const ensure = useCallback(
+    (start: number, end: number) => {
+      range.current = { start, end };
+      const { pages, generation: shown } = latest.current;
+      const first = Math.floor(start / PAGE_SIZE);
+      const last = Math.max(first, Math.floor(end / PAGE_SIZE));
+      for (let page = first; page <= last; page++) {
+        const loaded = shown === generation.current ? pages.get(page) : undefined;
+        if (!loaded || loaded.round < round.current) void fetchPage(page);
+      }
+    },
+    [fetchPage],
+  );
+
+  const filterKey = `${workspaceId}\n${filters.q}\n${filters.state}\n${filters.type}\n${filters.tag}`;
+  useEffect(() => {
+    generation.current += 1;
+    inFlight.current.clear();
+    range.current = { start: 0, end: 0 };
+    void fetchPage(0);
+  }, [filterKey, fetchPage]);
+
+  const refresh = useCallback(() => {
+    round.current += 1;
+    ensure(range.current.start, range.current.end);
+  }, [ensure]);
+
+  return { list, ensure, refresh };
+}
+
+/** Calls `run` once for a burst of calls within `ms`. */
+function useCoalesced(run: () => void, ms: number): () => void {
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  const latest = useRef(run);
+  latest.current = run;
+  useEffect(() => () => clearTimeout(timer.current), []);
+  return useCallback(() => {
+    if (timer.current !== undefined) return;
+    timer.current = setTimeout(() => {
+      timer.current = undefined;
+      latest.current();
+    }, ms);
+  }, [ms]);
+}
 
 export function OverviewScreen({ workspace }: ScreenProps) {
+  const { query } = useLocation();
+  const [filters, setFilters] = useState<Filters>(() => filtersFrom(query));
+  const { list, ensure, refresh } = useOverviewRows(workspace.id, filters);
+
+  useEffect(() => rememberInAddress(filters), [filters]);
+
+  const scheduleRefresh = useCoalesced(refresh, COALESCE_MS);
+  const live = useLiveEvents(
+    workspace.id,
+    (event) => {
+      announceDown(event);
+      if (event.type === 'state' || event.entity === 'monitor') scheduleRefresh();
+    },
+    scheduleRefresh,
+  );
+
+  useEffect(() => {
+    const timer = setInterval(() => {
+      if (!document.hidden) refresh();
+    }, REFRESH_MS);
+    const onVisible = () => {
+      if (!document.hidden) refresh();
+    };
+    document.addEventListener('visibilitychange', onVisible);
+    return () => {
+      clearInterval(timer);
+      document.removeEventListener('visibilitychange', onVisible);
+    };
+  }, [refresh]);
+
+  const workspaceTotal = list.counts ? MONITOR_STATES.reduce((sum, state) => sum + list.counts![state], 0) : 0;
+  const header = (
+    <PageHeader
+      title="Overview"
+      actions={
+        <Link to="/monitors/new" className="button button-primary">
+          <Icon name="plus" />
+          Add monitor
+        </Link>
+      }
+    >
+      Every monitor of {workspace.name}, worst first, updated as checks run. <LiveNote status={live} />
+    </PageHeader>
+  );
+
+  if (list.status === 'loading' || (list.status === 'error' && !list.counts)) {
+    return (
+      <>
+        {header}
+        {list.status === 'loading' ? (
+          <Loading what="monitors" />
+        ) : (
+          <div>
+            <ErrorNote>{list.error?.message}</ErrorNote>
+            <p>
+              <button type="button" className="button" onClick={refresh}>
+                <Icon name="refresh" />
+                Try again
+              </button>
+            </p>
+          </div>
+        )}
+      </>
+    );
+  }
+
+  if (workspaceTotal === 0 && !isFiltered(filters)) {
+    return (
+      <>
+        {header}
+        <NoMonitorsYet />
+      </>
+    );
+  }
+
   return (
     <>
-      <PageHeader title="Overview">{workspace ? <>Statusdesk is running for {workspace.name}.</> : <>Statusdesk is running.</>}</PageHeader>
-      <section className="card placeholder" aria-labelledby="overview-next">
-        <span className="placeholder-icon" aria-hidden="true">
-          <Icon name="pulse" />
-        </span>
-        <h2 id="overview-next">Monitors are coming to this window</h2>
-        <p>
-          The next release adds monitors, their results and status pages here. Until then, manage them with the <code>statusdesk</code> command or the API.
-        </p>
-      </section>
-      <div className="tiles">
-        <Link to="/keys" className="tile">
-          <Icon name="key" />
-          <span>
-            <strong>API keys</strong>
-            <small>Keys for scripts and the statusdesk command</small>
-          </span>
+      {header}
+      <NotificationOffer />
+      <StateCounts counts={list.counts!} total={workspaceTotal} selected={filters.state} onSelect={(state) => setFilters((f) => ({ ...f, state }))} />
+      <FilterBar filters={filters} tags={list.tags} onChange={setFilters} />
+      {list.error ? <ErrorNote>Could not refresh the list: {list.error.message}</ErrorNote> : null}
+      <MonitorList list={list} filtered={isFiltered(filters)} ensure={ensure} onClear={() => setFilters(NO_FILTERS)} />
+    </>
+  );
+}
+
+function LiveNote({ status }: { status: LiveStatus }) {
+  if (status === 'open') {
+    return (
+      <span className="live-note live-open">
+        <span className="live-dot" aria-hidden="true" />
+        Live
+      </span>
+    );
+  }
+  if (status === 'retrying') return <span className="live-note">Live updates paused, reconnecting; the list still refreshes every 30 seconds.</span>;
+  return null;
+}
+
+function NoMonitorsYet() {
+  return (
+    <section className="card placeholder" aria-labelledby="no-monitors">
+      <span className="placeholder-icon" aria-hidden="true">
+        <Icon name="pulse" />
+      </span>
+      <h2 id="no-monitors">No monitors yet</h2>
+      <p>
+        A monitor checks a TCP port, a gRPC health service or an HTTP address on a schedule, and this page shows whether each one is up. Add your first
+        one, or let your AI editor set them up for you.
+      </p>
+      <div className="empty-actions">
+        <Link to="/monitors/new" className="button button-primary">
+          <Icon name="plus" />
+          Add a monitor
         </Link>
-        <Link to="/connections" className="tile">
-          <Icon name="plug" />
-          <span>
-            <strong>Connected apps</strong>
-            <small>AI editors you approved, and requests waiting for you</small>
-          </span>
+        <Link to="/connect" className="button">
+          <Icon name="terminal" />
+          Connect an AI editor
         </Link>
       </div>
+    </section>
+  );
+}
+
+/** The offer of browser notifications, asked for only when the person presses it. */
+function NotificationOffer() {
+  const permission = useNotificationPermission();
+  const [asking, setAsking] = useState(false);
+  if (permission === 'unsupported') return null;
+  if (permission === 'granted') {
+    return (
+      <p className="notify-offer muted small">
+        <Icon name="bell" />
+        This window notifies you when a monitor goes down.
+      </p>
+    );
+  }
+  if (permission === 'denied') {
+    return (
+      <p className="notify-offer muted small">
+        <Icon name="bell" />
+        Notifications are blocked for this site; allow them in the browser's site settings to hear about monitors going down.
+      </p>
+    );
+  }
+  return (
+    <p className="notify-offer">
+      <button
+        type="button"
+        className="button button-small"
+        disabled={asking}
+        onClick={async () => {
+          setAsking(true);
+          try {
+            await askNotificationPermission();
+          } finally {
+            setAsking(false);
+          }
+        }}
+      >
+        <Icon name="bell" />
+        Notify me when a monitor goes down
+      </button>
+    </p>
+  );
+}
+
+function StateCounts({
+  counts,
+  total,
+  selected,
+  onSelect,
+}: {
+  counts: Overview['counts'];
+  total: number;
+  selected: MonitorState | '';
+  onSelect(state: MonitorState | ''): void;
+}) {
+  return (
+    <div className="state-counts" role="group" aria-label="Monitors by state">
+      <button type="button" className="state-count" aria-pressed={selected === ''} onClick={() => onSelect('')}>
+        <span>All</span>
+        <strong>{total.toLocaleString()}</strong>
+      </button>
+      {MONITOR_STATES.map((state) => (
+        <button
+          key={state}
+          type="button"
+          className={`state-count status-${state}`}
+          aria-pressed={selected === state}
+          onClick={() => onSelect(selected === state ? '' : state)}
+        >
+          <StatusDot state={state} />
+          <span>{STATE_LABELS[state]}</span>
+          <strong>{counts[state].toLocaleString()}</strong>
+        </button>
+      ))}
+    </div>
+  );
+}
+
+function FilterBar({ filters, tags, onChange }: { filters: Filters; tags: string[]; onChange(update: (f: Filters) => Filters): void }) {
+  const id = useId();
+  const [text, setText] = useState(filters.q);
+  const lastSent = useRef(0);
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  // Clearing the filters from elsewhere empties the box too.
+  useEffect(() => {
+    setText((shown) => (shown.trim() === filters.q ? shown : filters.q));
+  }, [filters.q]);
+
+  const search = (value: string) => {
+    setText(value);
+    clearTimeout(timer.current);
+    const send = () => {
+      lastSent.current = Date.now();
+      onChange((f) => ({ ...f, q: value.trim() }));
+    };
+    // The first key after a pause searches at once; a burst of keys searches once it settles.
+    if (Date.now() - lastSent.current > SEARCH_DEBOUNCE_MS) send();
+    else timer.current = setTimeout(send, SEARCH_DEBOUNCE_MS);
+  };
+
+  return (
+    <div className="filter-bar" role="search" aria-label="Filter monitors">
+      <div className="field filter-search">
+        <label htmlFor={`${id}-q`}>Search by name</label>
+        <span className="search-input">
+          <Icon name="search" />
+          <input id={`${id}-q`} type="search" value={text} autoComplete="off" spellCheck={false} onChange={(event) => search(event.target.value)} />
+        </span>
+      </div>
+      <div className="field">
+        <label htmlFor={`${id}-state`}>State</label>
+        <select id={`${id}-state`} value={filters.state} onChange={(event) => onChange((f) => ({ ...f, state: event.target.value as MonitorState | '' }))}>
+          <option value="">All states</option>
+          {MONITOR_STATES.map((state) => (
+            <option key={state} value={state}>
+              {STATE_LABELS[state]}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor={`${id}-type`}>Type</label>
+        <select id={`${id}-type`} value={filters.type} onChange={(event) => onChange((f) => ({ ...f, type: event.target.value as MonitorType | '' }))}>
+          <option value="">All types</option>
+          {MONITOR_TYPES.map((type) => (
+            <option key={type} value={type}>
+              {TYPE_LABELS[type]}
+            </option>
+          ))}
+        </select>
+      </div>
+      {tags.length > 0 || filters.tag ? (
+        <div className="field">
+          <label htmlFor={`${id}-tag`}>Tag</label>
+          <select id={`${id}-tag`} value={filters.tag} onChange={(event) => onChange((f) => ({ ...f, tag: event.target.value }))}>
+            <option value="">All tags</option>
+            {(tags.includes(filters.tag) || !filters.tag ? tags : [filters.tag, ...tags]).map((tag) => (
+              <option key={tag} value={tag}>
+                {tag}
+              </option>
+            ))}
+          </select>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+function MonitorList({ list, filtered, ensure, onClear }: { list: ListState; filtered: boolean; ensure(start: number, end: number): void; onClear(): void }) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const countId = useId();
+  const virtualizer = useVirtualizer({
+    count: list.total,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_ESTIMATE_PX,
+    overscan: 8,
+    getItemKey: (index) => rowAt(list.pages, index)?.id ?? `row-${index}`,
+  });
+  const items = virtualizer.getVirtualItems();
+  const first = items[0]?.index ?? 0;
+  const last = items[items.length - 1]?.index ?? 0;
+
+  useEffect(() => {
+    if (list.total > 0) ensure(first, last);
+  }, [first, last, list.total, list.generation, list.pages, ensure]);
+
+  // New filters show their first rows, not the scroll position of the old ones.
+  useEffect(() => {
+    scroller.current?.scrollTo({ top: 0 });
+  }, [list.generation]);
+
+  const shown = list.total.toLocaleString();
+  const countText = list.total === 1 ? '1 monitor' : `${shown} monitors`;
+
+  if (list.total === 0) {
+    return (
+      <div className="empty" role="status">
+        <p>
+          <strong>No monitors match these filters.</strong>
+        </p>
+        <button type="button" className="button" onClick={onClear}>
+          Clear filters
+        </button>
+      </div>
+    );
+  }
+
+  return (
+    <div className="monitor-list-card">
+      <p id={countId} className="monitor-count muted small" role="status">
+        {filtered ? `${countText} match` : countText}
+      </p>
+      <div className="monitor-head" aria-hidden="true">
+        <span>Status</span>
+        <span>Name</span>
+        <span>Type</span>
+        <span>Latency</span>
+        <span>Last 24 h</span>
+        <span>Changed</span>
+      </div>
+      <div ref={scroller} className="monitor-scroller">
+        <ul role="list" aria-label="Monitors" aria-describedby={countId} className="monitor-list" style={{ height: virtualizer.getTotalSize() }}>
+          {items.map((item) => {
+            const row = rowAt(list.pages, item.index);
+            return (
+              <li
+                key={item.key}
+                ref={virtualizer.measureElement}
+                data-index={item.index}
+                aria-setsize={list.total}
+                aria-posinset={item.index + 1}
+                className="monitor-row"
+                style={{ transform: `translateY(${item.start}px)` }}
+              >
+                {row ? <MonitorRow row={row} /> : <span className="row-loading muted small">Loading…</span>}
+              </li>
+            );
+          })}
+        </ul>
+      </div>
+    </div>
+  );
+}
+
+function rowAt(pages: Map<number, LoadedPage>, index: number): OverviewRow | undefined {
+  return pages.get(Math.floor(index / PAGE_SIZE))?.rows[index % PAGE_SIZE];
+}
+
+function MonitorRow({ row }: { row: OverviewRow }) {
+  return (
+    <>
+      <span className="cell-state">
+        <StatusBadge state={row.state} />
+      </span>
+      <span className="cell-name">
+        <Link to={`/monitors/${encodeURIComponent(row.id)}`} className="monitor-link">
+          {row.name}
+        </Link>
+        <span className="monitor-target">
+          <span className="visually-hidden">Target </span>
+          {row.target}
+        </span>
+        {row.tags.length > 0 ? (
+          <span className="monitor-tags">
+            <span className="visually-hidden">Tags </span>
+            {row.tags.map((tag) => (
+              <span key={tag} className="badge">
+                {tag}
+              </span>
+            ))}
+          </span>
+        ) : null}
+      </span>
+      <span className="cell-type">
+        <span className="visually-hidden">Type </span>
+        {TYPE_LABELS[row.type]}
+      </span>
+      <span className="cell-latency">
+        <span className="visually-hidden">Latency </span>
+        {row.lastLatencyMs === null ? <span className="muted">No check yet</span> : formatMs(row.lastLatencyMs)}
+      </span>
+      <span className="cell-spark">
+        <Sparkline values={row.sparkline} />
+      </span>
+      <span className="cell-changed">
+        <span className="visually-hidden">Changed </span>
+        <When iso={row.changedAt} never="Not checked yet" />
+      </span>
     </>
   );
 }
