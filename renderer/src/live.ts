@@ -10,7 +10,7 @@ export type LiveStatus = 'connecting' | 'open' | 'retrying';
 
 interface Listener {
   onEvent(event: LiveEvent): void;
-  /** Called when the stream (re)opens: events may have been missed while it was down. */
+  /** Called when the stream opens again after a drop: events may have been missed while it was down. */
   onOpen(): void;
 }
 
@@ -109,9 +109,11 @@ class Feed {
         return;
       }
       if (!response.ok || !response.body) throw new Error(`the live feed answered ${response.status}`);
+      // After a drop, what changed meanwhile was never announced: listeners load it again.
+      const missed = this.failures > 0;
       this.failures = 0;
       this.setStatus('open');
-      this.listeners.forEach((listener) => listener.onOpen());
+      if (missed) this.listeners.forEach((listener) => listener.onOpen());
       const parser = new EventStreamParser((name, data) => this.dispatch(name, data));
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       for (;;) {
@@ -177,8 +179,8 @@ function subscribe(workspaceId: string, listener: Listener): () => void {
 }
 
 /**
- * Calls `onEvent` for every event of the workspace's live feed, and `onOpen` whenever the feed
- * (re)connects (what changed while it was down was not announced). Returns the feed's status.
+ * Calls `onEvent` for every event of the workspace's live feed, and `onOpen` when the feed
+ * reconnects after a drop (what changed while it was down was not announced). Returns its status.
  */
 export function useLiveEvents(workspaceId: string, onEvent: (event: LiveEvent) => void, onOpen?: () => void): LiveStatus {
   const handlers = useRef({ onEvent, onOpen });
@@ -196,6 +198,21 @@ export function useLiveEvents(workspaceId: string, onEvent: (event: LiveEvent) =
 
   const watch = useCallback((onChange: () => void) => feed?.watchStatus(onChange) ?? (() => undefined), [feed]);
   return useSyncExternalStore(watch, () => feed?.status ?? 'connecting');
+}
+
+/** Calls `run` once for a burst of calls within `ms`: a change announced several times is fetched once. */
+export function useCoalesced(run: () => void, ms: number): () => void {
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  const latest = useRef(run);
+  latest.current = run;
+  useEffect(() => () => clearTimeout(timer.current), []);
+  return useCallback(() => {
+    if (timer.current !== undefined) return;
+    timer.current = setTimeout(() => {
+      timer.current = undefined;
+      latest.current();
+    }, ms);
+  }, [ms]);
 }
 
 // Browser notifications for monitors that go down.

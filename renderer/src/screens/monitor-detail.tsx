@@ -1,6 +1,582 @@
+import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
+import { type ReactNode, useCallback, useEffect, useId, useState } from 'react';
+import {
+  type CheckResult as ProtoCheckResult,
+  type GetMonitorResponse,
+  MonitorStatus,
+  Periodicity,
+  SummaryWindow,
+} from '../../../proto/gen/monitor/v1/monitor_pb.js';
+import { api, type ApiError, type CheckResult, type LatencySeries, type MonitorState, type MonitorType, type RegionHealth } from '../api.ts';
 import type { ScreenProps } from '../app.tsx';
-import { PageHeader } from '../components.tsx';
+import { formatMs, LatencyChart, PhaseBar } from '../charts.tsx';
+import { ConfirmDialog, ErrorNote, Loading, PageHeader } from '../components.tsx';
+import { asApiError, type Loaded, useConfirmedAction, useResource } from '../hooks.ts';
+import { Icon } from '../icons.tsx';
+import { announceDown, useCoalesced, useLiveEvents } from '../live.ts';
+import { Link, navigate } from '../router.tsx';
+import { type Rpc, rpcFor } from '../rpc.ts';
+import { StatusBadge, TYPE_LABELS } from '../status.tsx';
+import { When } from '../time.tsx';
+import './monitor-detail.css';
 
-export function MonitorDetailScreen(_props: ScreenProps) {
-  return <PageHeader title="Monitor">Not built yet.</PageHeader>;
+type Period = LatencySeries['window'];
+
+const PERIODS: { value: Period; label: string; summary: SummaryWindow }[] = [
+  { value: '1d', label: '1 day', summary: SummaryWindow.SUMMARY_WINDOW_1D },
+  { value: '7d', label: '7 days', summary: SummaryWindow.SUMMARY_WINDOW_7D },
+  { value: '14d', label: '14 days', summary: SummaryWindow.SUMMARY_WINDOW_14D },
+];
+
+const EVERY: Record<Periodicity, string> = {
+  [Periodicity.PERIODICITY_UNSPECIFIED]: 'on no schedule',
+  [Periodicity.PERIODICITY_30S]: 'every 30 seconds',
+  [Periodicity.PERIODICITY_1M]: 'every minute',
+  [Periodicity.PERIODICITY_5M]: 'every 5 minutes',
+  [Periodicity.PERIODICITY_10M]: 'every 10 minutes',
+  [Periodicity.PERIODICITY_30M]: 'every 30 minutes',
+  [Periodicity.PERIODICITY_1H]: 'every hour',
+};
+
+/** Checks and timings change without an event (a check that keeps its state), so the screen refreshes this often. */
+const REFRESH_MS = 30_000;
+const COALESCE_MS = 250;
+
+/** What this screen shows of a monitor, whichever its type. */
+interface MonitorFacts {
+  id: string;
+  type: MonitorType;
+  name: string;
+  description: string;
+  target: string;
+  active: boolean;
+  periodicity: Periodicity;
+  regions: string[];
+  tags: string[];
+}
+
+function factsOf(response: GetMonitorResponse): MonitorFacts {
+  const { monitor } = response;
+  switch (monitor.case) {
+    case 'tcpMonitor': {
+      const m = monitor.value;
+      return { id: m.id, type: 'tcp', name: m.name, description: m.description, target: m.uri, active: m.active !== false, periodicity: m.periodicity, regions: m.regions, tags: m.tags };
+    }
+    case 'grpcMonitor': {
+      const m = monitor.value;
+      const target = m.service ? `${m.uri} (${m.service})` : m.uri;
+      return { id: m.id, type: 'grpc', name: m.name, description: m.description, target, active: m.active !== false, periodicity: m.periodicity, regions: m.regions, tags: m.tags };
+    }
+    case 'httpMonitor': {
+      const m = monitor.value;
+      return { id: m.id, type: 'http', name: m.name, description: m.description, target: m.url, active: m.active !== false, periodicity: m.periodicity, regions: m.regions, tags: m.tags };
+    }
+    default:
+      throw new Error('the service answered a monitor of a type this window does not know');
+  }
+}
+
+function setActive(rpc: Rpc, monitor: MonitorFacts, active: boolean): Promise<unknown> {
+  // Without an update mask only the fields present change: `active` alone.
+  const request = { id: monitor.id, monitor: { active } };
+  switch (monitor.type) {
+    case 'tcp':
+      return rpc.monitors.updateTCPMonitor(request);
+    case 'grpc':
+      return rpc.monitors.updateGRPCMonitor(request);
+    case 'http':
+      return rpc.monitors.updateHTTPMonitor(request);
+  }
+}
+
+function stateOf(monitor: MonitorFacts, overall: MonitorStatus | undefined): MonitorState {
+  if (!monitor.active) return 'paused';
+  switch (overall) {
+    case MonitorStatus.ACTIVE:
+      return 'up';
+    case MonitorStatus.DEGRADED:
+      return 'degraded';
+    case MonitorStatus.ERROR:
+      return 'down';
+    default:
+      return 'pending';
+  }
+}
+
+const iso = (timestamp: Timestamp | undefined) => (timestamp ? timestampDate(timestamp).toISOString() : null);
+
+/** A result of TriggerMonitor in the shape of the dashboard API's results, so one view shows both. */
+function fromProto(result: ProtoCheckResult, index: number): CheckResult {
+  const timing = result.timing;
+  return {
+    id: `now-${index}`,
+    region: result.region,
+    runner: result.runner,
+    startedAt: iso(result.startedAt) ?? new Date().toISOString(),
+    result: result.result === 'down' || result.result === 'degraded' ? result.result : 'up',
+    latencyMs: result.latencyMs,
+    timing: {
+      dns: timing?.dns ?? null,
+      connect: timing?.connect ?? null,
+      tls: timing?.tls ?? null,
+      ttfb: timing?.ttfb ?? null,
+      transfer: timing?.transfer ?? null,
+      total: timing?.total ?? null,
+    },
+    attempts: result.attempts,
+    message: result.message,
+    grpcStatus: result.grpcStatus || null,
+    statusCode: result.statusCode ?? null,
+  };
+}
+
+export function MonitorDetailScreen({ workspace, params }: ScreenProps) {
+  const id = params.id ?? '';
+  const rpc = rpcFor(workspace.id);
+  const [period, setPeriod] = useState<Period>('1d');
+  const summaryWindow = PERIODS.find((w) => w.value === period)!.summary;
+  const key = `${workspace.id} ${id}`;
+
+  const [monitor, reloadMonitor] = useResource(async () => factsOf(await rpc.monitors.getMonitor({ id })), key);
+  const [status, reloadStatus] = useResource(() => rpc.monitors.getMonitorStatus({ id }), key);
+  const [summary, reloadSummary] = useResource(() => rpc.monitors.getMonitorSummary({ id, window: summaryWindow }), `${key} ${period}`);
+  const [latency, reloadLatency] = useResource(() => api.latency(workspace.id, id, period), `${key} ${period}`);
+  const [regions, reloadRegions] = useResource(() => api.regions(workspace.id, id), key);
+  const [results, reloadResults] = useResource(() => api.results(workspace.id, id, 20), key);
+  const isHttp = monitor.state === 'ready' && monitor.value.type === 'http';
+  const [logs, reloadLogs] = useResource(
+    async () => (isHttp ? (await rpc.monitors.listResponseLogs({ id, window: summaryWindow, limit: 20 })).results : []),
+    `${key} ${period} ${isHttp}`,
+  );
+
+  const refreshAll = useCallback(async () => {
+    await Promise.all([reloadMonitor(), reloadStatus(), reloadSummary(), reloadLatency(), reloadRegions(), reloadResults(), reloadLogs()]);
+  }, [reloadMonitor, reloadStatus, reloadSummary, reloadLatency, reloadRegions, reloadResults, reloadLogs]);
+
+  const scheduleRefresh = useCoalesced(() => void refreshAll(), COALESCE_MS);
+  useLiveEvents(
+    workspace.id,
+    (event) => {
+      announceDown(event);
+      if ((event.type === 'state' && event.monitorId === id) || (event.type === 'changed' && event.entity === 'monitor' && event.id === id)) scheduleRefresh();
+    },
+    scheduleRefresh,
+  );
+  useEffect(() => {
+    const timer = setInterval(() => {
+      if (!document.hidden) void refreshAll();
+    }, REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [refreshAll]);
+
+  const [checked, setChecked] = useState<{ results: CheckResult[]; at: string } | ApiError | 'running'>();
+  const [toggling, setToggling] = useState(false);
+  const [actionError, setActionError] = useState<string>();
+  const remove = useConfirmedAction(
+    (monitorId: string) => rpc.monitors.deleteMonitor({ id: monitorId }),
+    async () => navigate('/'),
+  );
+
+  if (monitor.state === 'loading') {
+    return (
+      <>
+        <PageHeader title="Monitor" />
+        <Loading what="the monitor" />
+      </>
+    );
+  }
+  if (monitor.state === 'error') {
+    if (monitor.error.status === 404) {
+      return (
+        <>
+          <PageHeader title="Monitor not found" />
+          <section className="card placeholder">
+            <p>
+              There is no monitor with the id <code>{id}</code> in {workspace.name}. It may have been deleted, or it belongs to another workspace.
+            </p>
+            <Link to="/" className="button">
+              Back to the overview
+            </Link>
+          </section>
+        </>
+      );
+    }
+    return (
+      <>
+        <PageHeader title="Monitor" />
+        <ErrorNote>{monitor.error.message}</ErrorNote>
+      </>
+    );
+  }
+
+  const facts = monitor.value;
+  const state = stateOf(facts, status.state === 'ready' ? status.value.overall : undefined);
+
+  const checkNow = async () => {
+    setChecked('running');
+    try {
+      const answer = await rpc.monitors.triggerMonitor({ id });
+      setChecked({ results: answer.results.map(fromProto), at: new Date().toISOString() });
+    } catch (error) {
+      setChecked(asApiError(error));
+    }
+    await refreshAll();
+  };
+
+  const toggle = async () => {
+    setToggling(true);
+    setActionError(undefined);
+    try {
+      await setActive(rpc, facts, !facts.active);
+      await refreshAll();
+    } catch (error) {
+      setActionError(asApiError(error).message);
+    } finally {
+      setToggling(false);
+    }
+  };
+
+  return (
+    <>
+      <PageHeader
+        title={facts.name}
+        actions={
+          <div className="detail-actions">
+            <button type="button" className="button" onClick={checkNow} disabled={checked === 'running'}>
+              <Icon name="refresh" />
+              Check now
+            </button>
+            <button type="button" className="button" onClick={toggle} disabled={toggling}>
+              <Icon name={facts.active ? 'pause' : 'play'} />
+              {facts.active ? 'Pause' : 'Resume'}
+            </button>
+            <Link to={`/monitors/${encodeURIComponent(facts.id)}/edit`} className="button">
+              <Icon name="edit" />
+              Edit
+            </Link>
+            <button type="button" className="button button-danger-quiet" onClick={() => remove.ask(facts.id)}>
+              <Icon name="trash" />
+              Delete
+            </button>
+          </div>
+        }
+      />
+      <div className="detail-facts">
+        <span className="detail-state" aria-live="polite">
+          <span className="visually-hidden">Status: </span>
+          <StatusBadge state={state} />
+        </span>
+        <span className="badge">{TYPE_LABELS[facts.type]}</span>
+        <code className="detail-target">{facts.target}</code>
+        <span className="muted small">
+          Checked {EVERY[facts.periodicity]}
+          {facts.regions.length ? ` from ${facts.regions.join(', ')}` : ''}
+        </span>
+        {facts.tags.map((tag) => (
+          <span key={tag} className="badge">
+            {tag}
+          </span>
+        ))}
+      </div>
+      {facts.description ? <p className="lede detail-description">{facts.description}</p> : null}
+      {!facts.active ? (
+        <p className="note note-warning">
+          <Icon name="pause" />
+          Paused: no scheduled checks run until you resume it. Check now still runs one.
+        </p>
+      ) : null}
+      {actionError ? <ErrorNote>{actionError}</ErrorNote> : null}
+
+      {checked ? <CheckNowPanel checked={checked} /> : null}
+
+      <section className="card section" aria-labelledby="latency-heading">
+        <div className="section-head">
+          <h2 id="latency-heading">Latency</h2>
+          <PeriodPicker value={period} onChange={setPeriod} />
+        </div>
+        <Section loaded={latency} what="latency">
+          {(series) => <LatencyChart series={series} />}
+        </Section>
+      </section>
+
+      <section className="card section" aria-labelledby="uptime-heading">
+        <h2 id="uptime-heading">Uptime, {PERIODS.find((w) => w.value === period)!.label}</h2>
+        <Section loaded={summary} what="uptime">
+          {(value) => <Uptime successes={Number(value.successCount)} degraded={Number(value.degradedCount)} errors={Number(value.errorCount)} gaps={value.gaps} />}
+        </Section>
+      </section>
+
+      <section className="section" aria-labelledby="regions-heading">
+        <h2 id="regions-heading">Regions</h2>
+        <Section loaded={regions} what="regions">
+          {(value) => <RegionsTable regions={value.regions} />}
+        </Section>
+      </section>
+
+      <section className="section" aria-labelledby="results-heading">
+        <h2 id="results-heading">Recent checks</h2>
+        <Section loaded={results} what="recent checks">
+          {(value) => <ResultsTable results={value.results} />}
+        </Section>
+      </section>
+
+      {isHttp ? (
+        <section className="section" aria-labelledby="logs-heading">
+          <h2 id="logs-heading">Response logs</h2>
+          <Section loaded={logs} what="response logs">
+            {(value) => <ResponseLogs results={value} />}
+          </Section>
+        </section>
+      ) : null}
+
+      <ConfirmDialog title={`Delete ${facts.name}?`} confirmLabel="Delete monitor" {...remove.dialog}>
+        <p>Its checks stop and its results are deleted. Status pages that show it lose that component. This cannot be undone.</p>
+      </ConfirmDialog>
+    </>
+  );
+}
+
+/** A part of the screen that loads on its own: its spinner, its error, or its content. */
+function Section<T>({ loaded, what, children }: { loaded: Loaded<T>; what: string; children(value: T): ReactNode }) {
+  if (loaded.state === 'loading') return <Loading what={what} />;
+  if (loaded.state === 'error') return <ErrorNote>{loaded.error.message}</ErrorNote>;
+  return <>{children(loaded.value)}</>;
+}
+
+function PeriodPicker({ value, onChange }: { value: Period; onChange(period: Period): void }) {
+  const name = useId();
+  return (
+    <fieldset className="segmented">
+      <legend className="visually-hidden">Window</legend>
+      {PERIODS.map((w) => (
+        <label key={w.value} className="segment">
+          <input type="radio" name={name} value={w.value} checked={value === w.value} onChange={() => onChange(w.value)} />
+          <span>{w.label}</span>
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+function CheckNowPanel({ checked }: { checked: { results: CheckResult[]; at: string } | ApiError | 'running' }) {
+  return (
+    <section className="card section check-now" aria-labelledby="check-now-heading" aria-live="polite" aria-busy={checked === 'running'}>
+      <h2 id="check-now-heading">Check result</h2>
+      {checked === 'running' ? (
+        <Loading what="the check" />
+      ) : 'results' in checked ? (
+        checked.results.length === 0 ? (
+          <p className="muted">The check ran in no region.</p>
+        ) : (
+          <ul className="check-now-list">
+            {checked.results.map((result) => (
+              <li key={result.id}>
+                <div className="check-now-line">
+                  <StatusBadge state={result.result} />
+                  <strong>{formatMs(result.latencyMs)}</strong>
+                  <span>
+                    {result.region} <span className="muted">via {result.runner}</span>
+                  </span>
+                  <span className="muted">{describe(result)}</span>
+                </div>
+                <PhaseBar timing={result.timing} />
+              </li>
+            ))}
+          </ul>
+        )
+      ) : (
+        <ErrorNote>{checked.message}</ErrorNote>
+      )}
+    </section>
+  );
+}
+
+/** What a check found, in words: its message, the status code or health answer, retries. */
+function describe(result: CheckResult): string {
+  const parts = [result.message];
+  if (result.statusCode !== null) parts.push(`HTTP ${result.statusCode}`);
+  if (result.grpcStatus) parts.push(result.grpcStatus);
+  if (result.attempts > 1) parts.push(`${result.attempts} attempts`);
+  return parts.filter(Boolean).join(' · ');
+}
+
+function Uptime({ successes, degraded, errors, gaps }: { successes: number; degraded: number; errors: number; gaps: { startedAt?: Timestamp; endedAt?: Timestamp }[] }) {
+  const total = successes + degraded + errors;
+  const shown = gaps.slice(-20).reverse();
+  return (
+    <div className="uptime">
+      {total === 0 ? (
+        <p className="muted">No checks ran in this window yet.</p>
+      ) : (
+        <p className="uptime-figure">
+          <strong>{(((successes + degraded) / total) * 100).toFixed(total >= 10_000 ? 3 : 2)}%</strong> up
+          <span className="muted small">
+            {' '}
+            of {total.toLocaleString()} checks: {successes.toLocaleString()} up, {degraded.toLocaleString()} degraded, {errors.toLocaleString()} down
+          </span>
+        </p>
+      )}
+      <h3>Spans without checks</h3>
+      {gaps.length === 0 ? (
+        <p className="muted small">None: checks ran throughout the window.</p>
+      ) : (
+        <>
+          <p className="muted small">The machine slept or Statusdesk was not running; these spans count neither as up nor as down.</p>
+          <ul className="gap-list">
+            {shown.map((gap, index) => (
+              <li key={index}>
+                <GapSpan from={iso(gap.startedAt)} to={iso(gap.endedAt)} />
+              </li>
+            ))}
+          </ul>
+          {gaps.length > shown.length ? <p className="muted small">And {gaps.length - shown.length} earlier.</p> : null}
+        </>
+      )}
+    </div>
+  );
+}
+
+function duration(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 1) return 'under a minute';
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h${minutes % 60 ? ` ${minutes % 60} min` : ''}`;
+  return `${Math.round(hours / 24)} days`;
+}
+
+function GapSpan({ from, to }: { from: string | null; to: string | null }) {
+  if (!from || !to) return null;
+  const format = (value: string) => new Date(value).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+  return (
+    <>
+      <time dateTime={from}>{format(from)}</time> to <time dateTime={to}>{format(to)}</time>{' '}
+      <span className="muted">({duration(new Date(to).getTime() - new Date(from).getTime())})</span>
+    </>
+  );
+}
+
+const REGION_STATES: Record<NonNullable<RegionHealth['status']>, { state: MonitorState; label: string }> = {
+  active: { state: 'up', label: 'Up' },
+  degraded: { state: 'degraded', label: 'Degraded' },
+  error: { state: 'down', label: 'Down' },
+};
+
+function RegionsTable({ regions }: { regions: RegionHealth[] }) {
+  if (regions.length === 0) return <p className="empty">This monitor names no region.</p>;
+  return (
+    <div className="table-wrap">
+      <table className="table">
+        <thead>
+          <tr>
+            <th scope="col">Region</th>
+            <th scope="col">Status</th>
+            <th scope="col">Runner</th>
+            <th scope="col">Last check</th>
+          </tr>
+        </thead>
+        <tbody>
+          {regions.map((region) => (
+            <tr key={region.region}>
+              <th scope="row">{region.region}</th>
+              <td>{region.status ? <StatusBadge state={REGION_STATES[region.status].state} label={REGION_STATES[region.status].label} /> : <StatusBadge state="pending" label="No check yet" />}</td>
+              <td>{region.runner ?? <span className="muted">None yet</span>}</td>
+              <td>
+                <When iso={region.lastCheckedAt} never="Never" />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function ResultsTable({ results }: { results: CheckResult[] }) {
+  if (results.length === 0) return <p className="empty">No checks yet. Press Check now to run one.</p>;
+  return (
+    <div className="table-wrap">
+      <table className="table results-table">
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Region</th>
+            <th scope="col">Result</th>
+            <th scope="col">Latency</th>
+            <th scope="col">Phases</th>
+            <th scope="col">Details</th>
+          </tr>
+        </thead>
+        <tbody>
+          {results.map((result) => (
+            <tr key={result.id}>
+              <td>
+                <When iso={result.startedAt} />
+              </td>
+              <td>
+                {result.region}
+                <span className="muted small"> via {result.runner}</span>
+              </td>
+              <td>
+                <StatusBadge state={result.result} />
+              </td>
+              <td className="numeric">{formatMs(result.latencyMs)}</td>
+              <td className="cell-wrap">
+                <PhaseBar timing={result.timing} />
+              </td>
+              <td className="cell-wrap small">{describe(result)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function ResponseLogs({ results }: { results: ProtoCheckResult[] }) {
+  if (results.length === 0) return <p className="empty">No responses in this window yet.</p>;
+  return (
+    <div className="table-wrap">
+      <table className="table results-table">
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Region</th>
+            <th scope="col">Status code</th>
+            <th scope="col">URL</th>
+            <th scope="col">Assertions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {results.map((result, index) => (
+            <tr key={`${iso(result.startedAt)} ${result.region} ${index}`}>
+              <td>
+                <When iso={iso(result.startedAt)} />
+              </td>
+              <td>{result.region}</td>
+              <td className="numeric">{result.statusCode ?? <span className="muted">No answer</span>}</td>
+              <td className="cell-wrap">
+                <code className="log-url">{result.url || '—'}</code>
+              </td>
+              <td className="cell-wrap">
+                {result.assertionResults.length === 0 ? (
+                  <span className="muted small">{result.message || 'Any 2xx passes'}</span>
+                ) : (
+                  <ul className="assertions">
+                    {result.assertionResults.map((assertion, i) => (
+                      <li key={i} className={assertion.passed ? 'assertion-passed' : 'assertion-failed'}>
+                        <Icon name={assertion.passed ? 'check' : 'warning'} />
+                        <strong>{assertion.passed ? 'Passed' : 'Failed'}</strong> {assertion.assertion}
+                        {assertion.actual ? <span className="muted"> (got {assertion.actual})</span> : null}
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
 }

@@ -6,7 +6,7 @@ import { formatMs, Sparkline } from '../charts.tsx';
 import { ErrorNote, Loading, PageHeader } from '../components.tsx';
 import { asApiError } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
-import { announceDown, askNotificationPermission, type LiveStatus, useLiveEvents, useNotificationPermission } from '../live.ts';
+import { announceDown, askNotificationPermission, type LiveStatus, useCoalesced, useLiveEvents, useNotificationPermission } from '../live.ts';
 import { Link, useLocation } from '../router.tsx';
 import { MONITOR_STATES, STATE_LABELS, StatusBadge, StatusDot, TYPE_LABELS } from '../status.tsx';
 import { When } from '../time.tsx';
@@ -152,21 +152,6 @@ function useOverviewRows(workspaceId: string, filters: Filters) {
   }, [ensure]);
 
   return { list, ensure, refresh };
-}
-
-/** Calls `run` once for a burst of calls within `ms`. */
-function useCoalesced(run: () => void, ms: number): () => void {
-  const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
-  const latest = useRef(run);
-  latest.current = run;
-  useEffect(() => () => clearTimeout(timer.current), []);
-  return useCallback(() => {
-    if (timer.current !== undefined) return;
-    timer.current = setTimeout(() => {
-      timer.current = undefined;
-      latest.current();
-    }, ms);
-  }, [ms]);
 }
 
 export function OverviewScreen({ workspace }: ScreenProps) {
