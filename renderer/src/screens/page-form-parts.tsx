@@ -1,0 +1,175 @@
+// What the sections of a status page share: the page's data as they receive it, the monitors a
+// component can follow, the notify choice of every publishing form, the components an incident
+// or a maintenance affects, and the conversions between the wire's times and the inputs'.
+import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
+import { useId } from 'react';
+import type { PageComponent, StatusPage } from '../../../proto/gen/status_page/v1/status_page_pb.js';
+import { FieldGroup } from '../forms.tsx';
+import type { Rpc } from '../rpc.ts';
+import './page-forms.css';
+
+/** A monitor as a component links to it. */
+export interface MonitorChoice {
+  id: string;
+  name: string;
+  /** A paused monitor's components show "Status unknown" on the public page. */
+  active: boolean;
+}
+
+/** What every section of the page's screen gets. */
+export interface PageSectionProps {
+  rpc: Rpc;
+  workspaceId: string;
+  page: StatusPage;
+  /** In display order (position, then id), as the service lists them. */
+  components: PageComponent[];
+  /** Loads the components again, after a change made here or elsewhere. */
+  reloadComponents(): Promise<void>;
+  monitors: MonitorChoice[];
+}
+
+/** Monitors asked for per call: ListMonitors answers at most 100. */
+const MONITOR_PAGE = 100;
+/** Monitors offered for linking; a workspace with more links the others from the command line. */
+export const MONITOR_CHOICE_LIMIT = 1000;
+
+/** The workspace's monitors (newest first, up to MONITOR_CHOICE_LIMIT) sorted by name, and how many there are. */
+export async function loadMonitorChoices(rpc: Rpc): Promise<{ monitors: MonitorChoice[]; total: number }> {
+  const pageOf = async (offset: number) => {
+    const answer = await rpc.monitors.listMonitors({ limit: MONITOR_PAGE, offset });
+    const monitors = [...answer.httpMonitors, ...answer.tcpMonitors, ...answer.grpcMonitors].map((m) => ({ id: m.id, name: m.name, active: m.active !== false }));
+    return { monitors, total: answer.totalSize };
+  };
+  const first = await pageOf(0);
+  const wanted = Math.min(first.total, MONITOR_CHOICE_LIMIT);
+  const offsets: number[] = [];
+  for (let offset = MONITOR_PAGE; offset < wanted; offset += MONITOR_PAGE) offsets.push(offset);
+  const rest = await Promise.all(offsets.map(pageOf));
+  const monitors = [first, ...rest].flatMap((p) => p.monitors);
+  monitors.sort((a, b) => a.name.localeCompare(b.name) || Number(a.id) - Number(b.id));
+  return { monitors, total: first.total };
+}
+
+/** A wire timestamp as ISO 8601, for `When` and sorting. */
+export const isoOf = (timestamp: Timestamp | undefined): string | undefined => (timestamp ? timestampDate(timestamp).toISOString() : undefined);
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** An instant as a datetime-local input shows it: the viewer's local wall time, to the minute. */
+export function localInputValue(iso: string): string {
+  const d = new Date(iso);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/** A datetime-local value (local wall time) as the RFC 3339 UTC instant the service expects; '' when empty or invalid. */
+export function instantOfLocal(value: string): string {
+  if (!value) return '';
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? '' : date.toISOString().replace('.000Z', 'Z');
+}
+
+/**
+ * The explicit notify choice of a publishing form. Neither radio starts checked: telling
+ * subscribers cannot be undone, and not telling them is final for that update, so the person
+ * decides every time. `refused` is set once a submit was tried without a choice; the form then
+ * moves the focus to the first radio, which the message describes.
+ */
+export function NotifyChoice({
+  name,
+  value,
+  onChange,
+  refused,
+  serviceRule,
+}: {
+  name: string;
+  value: boolean | undefined;
+  onChange(notify: boolean): void;
+  refused: boolean;
+  serviceRule?: string | undefined;
+}) {
+  const id = useId();
+  const error = serviceRule ?? (refused && value === undefined ? 'Choose whether to notify subscribers: nothing is published until you do.' : undefined);
+  return (
+    <FieldGroup legend="Subscribers" hint="Required: choose one. Nothing is published until you do." error={error} className="notify-choice">
+      {(control) => (
+        <div className="radios">
+          <div className="radio">
+            <input type="radio" id={`${id}-yes`} name={name} checked={value === true} {...control} onChange={() => onChange(true)} />
+            <label htmlFor={`${id}-yes`}>Notify subscribers</label>
+            <small>Email and webhook subscribers of this page are told now.</small>
+          </div>
+          <div className="radio">
+            <input type="radio" id={`${id}-no`} name={name} checked={value === false} {...control} onChange={() => onChange(false)} />
+            <label htmlFor={`${id}-no`}>Don't notify</label>
+            <small>Nobody is told, now or later: this update is never sent.</small>
+          </div>
+        </div>
+      )}
+    </FieldGroup>
+  );
+}
+
+/** Checkboxes of the page's components; none checked means the page as a whole. */
+export function ComponentChecklist({
+  components,
+  selected,
+  onChange,
+  legend,
+  error,
+}: {
+  components: PageComponent[];
+  selected: string[];
+  onChange(ids: string[]): void;
+  legend: string;
+  error?: string | undefined;
+}) {
+  if (components.length === 0) {
+    return (
+      <FieldGroup legend={legend} hint="The page has no components yet: this applies to the page as a whole." error={error}>
+        {() => null}
+      </FieldGroup>
+    );
+  }
+  const toggle = (componentId: string, on: boolean) =>
+    onChange(on ? components.map((c) => c.id).filter((c) => c === componentId || selected.includes(c)) : selected.filter((c) => c !== componentId));
+  return (
+    <FieldGroup legend={legend} hint="None checked: the whole page." error={error} className="checklist">
+      {(control) => (
+        <div className="checklist-items">
+          {components.map((component) => (
+            <label key={component.id} className="check">
+              <input type="checkbox" {...control} checked={selected.includes(component.id)} onChange={(event) => toggle(component.id, event.target.checked)} />
+              <span>
+                {component.name}
+                {component.group ? <span className="muted small"> ({component.group})</span> : null}
+              </span>
+            </label>
+          ))}
+        </div>
+      )}
+    </FieldGroup>
+  );
+}
+
+/** The names of `ids` among the page's components, for a list of what is affected. */
+export function componentNames(components: PageComponent[], ids: string[]): string {
+  if (ids.length === 0) return 'The whole page';
+  const names = new Map(components.map((c) => [c.id, c.name]));
+  return ids.map((id) => names.get(id) ?? `removed component ${id}`).join(', ');
+}
+
+/** A form's submit button, and Cancel when the form can be closed. */
+export function FormActions({ busy, submitLabel, onCancel }: { busy: boolean; submitLabel: string; onCancel: (() => void) | undefined }) {
+  return (
+    <div className="form-actions">
+      <button type="submit" className="button button-primary" disabled={busy}>
+        {submitLabel}
+      </button>
+      {onCancel ? (
+        <button type="button" className="button button-ghost" onClick={onCancel}>
+          Cancel
+        </button>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,197 @@
+import { type FormEvent, useId, useRef, useState } from 'react';
+import type { Subscriber } from '../../../proto/gen/status_page/v1/status_page_pb.js';
+import type { ApiError } from '../api.ts';
+import { ActionsTable, ConfirmDialog, ErrorNote, Loading } from '../components.tsx';
+import { Field, FormProblems, matchViolations } from '../forms.tsx';
+import { asApiError, useConfirmedAction, useResource } from '../hooks.ts';
+import { Icon } from '../icons.tsx';
+import { When } from '../time.tsx';
+import { FormActions, isoOf, type PageSectionProps } from './page-form-parts.tsx';
+
+type Kind = 'email' | 'webhook';
+
+export function PageSubscribersSection({ rpc, page }: PageSectionProps) {
+  const [subscribers, reload] = useResource(() => rpc.pages.listSubscribers({ pageId: page.id }).then((r) => r.subscribers), page.id);
+  const [adding, setAdding] = useState(false);
+  const [secret, setSecret] = useState<{ address: string; secret: string }>();
+  const remove = useConfirmedAction((s: Subscriber) => rpc.pages.removeSubscriber({ id: s.id }), reload);
+
+  const empty = subscribers.state === 'ready' && subscribers.value.length === 0;
+  return (
+    <section aria-labelledby="subscribers-heading" className="section">
+      <div className="section-head">
+        <h2 id="subscribers-heading">Subscribers</h2>
+        {adding ? null : (
+          <button type="button" className="button button-primary" onClick={() => setAdding(true)}>
+            <Icon name="plus" />
+            Add a subscriber
+          </button>
+        )}
+      </div>
+      <p className="muted section-lede">
+        Subscribers hear of status reports and maintenance when you publish them with “Notify subscribers”. Visitors can subscribe by email on the public page
+        when the service has a mail server; an address added here is also asked to confirm first. A webhook receives each notice as a signed JSON POST.
+      </p>
+
+      {adding ? (
+        <AddSubscriberForm
+          onCancel={() => setAdding(false)}
+          onSubmit={async (target) => {
+            const answer = await rpc.pages.addSubscriber({ pageId: page.id, target });
+            setAdding(false);
+            if (answer.webhookSecret) setSecret({ address: answer.subscriber!.address, secret: answer.webhookSecret });
+            await reload();
+          }}
+        />
+      ) : null}
+      {secret ? <WebhookSecret {...secret} onDone={() => setSecret(undefined)} /> : null}
+
+      {subscribers.state === 'loading' ? <Loading what="subscribers" /> : null}
+      {subscribers.state === 'error' ? <ErrorNote>{subscribers.error.message}</ErrorNote> : null}
+      {empty ? (
+        <div className="empty">
+          <p>
+            <strong>No subscribers yet.</strong> Add an email address or a webhook above, or share the public page, whose visitors can subscribe themselves.
+          </p>
+        </div>
+      ) : null}
+      {subscribers.state === 'ready' && subscribers.value.length > 0 ? (
+        <ActionsTable columns={['Address', 'Kind', 'Status', 'Since']}>
+          {subscribers.value.map((s) => (
+            <tr key={s.id}>
+              <th scope="row">
+                <code>{s.address}</code>
+              </th>
+              <td>{s.kind === 'webhook' ? 'Webhook' : 'Email'}</td>
+              <td>
+                {s.status === 'active' ? (
+                  <span className="status status-on">Active</span>
+                ) : (
+                  <span className="status status-off" title="The address has not followed its confirmation link yet.">
+                    Waiting for confirmation
+                  </span>
+                )}
+              </td>
+              <td>
+                <When iso={isoOf(s.confirmedAt ?? s.createdAt)} />
+              </td>
+              <td className="cell-actions">
+                <button type="button" className="button button-small button-danger-quiet" onClick={() => remove.ask(s)}>
+                  <Icon name="trash" />
+                  Remove<span className="visually-hidden"> {s.address}</span>
+                </button>
+              </td>
+            </tr>
+          ))}
+        </ActionsTable>
+      ) : null}
+
+      <ConfirmDialog {...remove.dialog} title={`Remove the subscriber ${remove.target?.address ?? ''}?`} confirmLabel="Remove subscriber">
+        <p>It hears nothing more from this page. It is not told that it was removed.</p>
+      </ConfirmDialog>
+    </section>
+  );
+}
+
+function AddSubscriberForm({
+  onCancel,
+  onSubmit,
+}: {
+  onCancel(): void;
+  onSubmit(target: { case: 'email'; value: string } | { case: 'webhookUrl'; value: string }): Promise<void>;
+}) {
+  const [kind, setKind] = useState<Kind>('email');
+  const [address, setAddress] = useState('');
+  const [error, setError] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+  const form = useRef<HTMLFormElement>(null);
+  const id = useId();
+  const errors = matchViolations(error, ['email', 'webhookUrl']);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      await onSubmit(kind === 'email' ? { case: 'email', value: address.trim() } : { case: 'webhookUrl', value: address.trim() });
+    } catch (caught) {
+      setError(asApiError(caught));
+      requestAnimationFrame(() => form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section aria-labelledby={`${id}-heading`} className="card section">
+      <h3 id={`${id}-heading`}>Add a subscriber</h3>
+      <form ref={form} className="stack-form" onSubmit={submit} noValidate>
+        <FormProblems error={error} errors={errors} />
+        <fieldset className="radios radios-inline">
+          <legend>Kind</legend>
+          <div className="radio">
+            <input type="radio" id={`${id}-email`} name={`${id}-kind`} checked={kind === 'email'} onChange={() => setKind('email')} />
+            <label htmlFor={`${id}-email`}>Email address</label>
+          </div>
+          <div className="radio">
+            <input type="radio" id={`${id}-webhook`} name={`${id}-kind`} checked={kind === 'webhook'} onChange={() => setKind('webhook')} />
+            <label htmlFor={`${id}-webhook`}>Webhook</label>
+          </div>
+        </fieldset>
+        {kind === 'email' ? (
+          <Field label="Email address" hint="A confirmation link is mailed to it; nothing else is sent until it is followed." error={errors.of('email')}>
+            {(control) => <input {...control} type="email" value={address} autoComplete="off" placeholder="ops@example.com" onChange={(e) => setAddress(e.target.value)} />}
+          </Field>
+        ) : (
+          <Field label="Webhook URL" hint="An http:// or https:// address. Active at once; its signing key is shown once." error={errors.of('webhookUrl')}>
+            {(control) => (
+              <input {...control} type="url" value={address} autoComplete="off" placeholder="https://example.com/hooks/status" onChange={(e) => setAddress(e.target.value)} />
+            )}
+          </Field>
+        )}
+        <FormActions busy={busy} submitLabel="Add subscriber" onCancel={onCancel} />
+      </form>
+    </section>
+  );
+}
+
+/** A webhook's signing key, shown once: the receiver needs it to check the signature of each notice. */
+function WebhookSecret({ address, secret, onDone }: { address: string; secret: string; onDone(): void }) {
+  const [copied, setCopied] = useState<'yes' | 'failed'>();
+  const field = useRef<HTMLInputElement>(null);
+  const id = useId();
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(secret);
+      setCopied('yes');
+    } catch {
+      // No clipboard (an insecure origin, a refusal): select it so the keyboard can copy it.
+      field.current?.select();
+      setCopied('failed');
+    }
+  };
+  return (
+    <section aria-labelledby={`${id}-heading`} className="card section card-success">
+      <h3 id={`${id}-heading`}>Webhook {address} added</h3>
+      <p>
+        Each notice carries an <code>x-statusdesk-signature</code> header: an HMAC-SHA256 keyed with this secret. Copy it now for the receiver; it is not shown
+        again.
+      </p>
+      <div className="secret-row">
+        <label htmlFor={`${id}-secret`} className="visually-hidden">
+          Signing secret
+        </label>
+        <input id={`${id}-secret`} ref={field} type="text" readOnly value={secret} className="secret" onFocus={(e) => e.target.select()} />
+        <button type="button" className="button" onClick={copy}>
+          <Icon name={copied === 'yes' ? 'check' : 'copy'} />
+          Copy
+        </button>
+        <button type="button" className="button button-ghost" onClick={onDone}>
+          Done
+        </button>
+      </div>
+      <p className="small muted" role="status">
+        {copied === 'yes' ? 'Copied to the clipboard.' : copied === 'failed' ? 'Copying was refused: the secret is selected, press Ctrl+C or ⌘C.' : ''}
+      </p>
+    </section>
+  );
+}
