@@ -1,0 +1,346 @@
+// The overview, the monitor detail screen and live updates, in Chromium against the real service:
+// monitors made through the RPC with an API key, checked against loopback listeners, and the
+// screens driven by the names of their controls.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { type Client, Code, ConnectError, createClient } from '@connectrpc/connect';
+import { createConnectTransport } from '@connectrpc/connect-node';
+import type { Browser, Page } from 'playwright-core';
+import { MonitorService, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
+import { withLocalOwner } from '../server/cli/local.ts';
+import { openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { startTestService, type TestService } from './support/harness.ts';
+
+const TEST_TIMEOUT = { timeout: 120_000 };
+/** How long a live update may take to reach the page: the event, the coalescing, the refetch. */
+const LIVE_WAIT_MS = 10_000;
+
+let service: TestService;
+before(async () => {
+  service = await startTestService();
+});
+after(() => service.stop());
+
+type Monitors = Client<typeof MonitorService>;
+
+interface TestWorkspace {
+  name: string;
+  rpc: Monitors;
+}
+
+/** A workspace of its own for each test (they run in any order), and a write key's RPC client. */
+async function newWorkspace(): Promise<TestWorkspace> {
+  const slug = `ov-${randomBytes(4).toString('hex')}`;
+  await withLocalOwner(service.dataDir, (services, owner) => services.workspaces.create(owner, { name: slug, slug, plan: 'scale' }));
+  const { secret } = await service.createKey('write', slug);
+  const transport = createConnectTransport({
+    baseUrl: `${service.apiUrl}/rpc`,
+    httpVersion: '1.1',
+    interceptors: [
+      (next) => (req) => {
+        req.header.set('x-service-key', secret);
+        return next(req);
+      },
+    ],
+  });
+  return { name: slug, rpc: createClient(MonitorService, transport) };
+}
+
+/** A TCP listener on 127.0.0.1 that accepts and closes; `close` also ends connections still open. */
+async function listener(): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise((resolve) => {
+        sockets.forEach((socket) => socket.destroy());
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A loopback port nothing listens on: a connection there is refused. */
+async function closedPort(): Promise<number> {
+  const { port, close } = await listener();
+  await close();
+  return port;
+}
+
+async function tcpMonitor(ws: TestWorkspace, name: string, port: number, tags: string[] = []): Promise<string> {
+  // One region and no retries: a refused connection is reported at once.
+  const { monitor } = await ws.rpc.createTCPMonitor({
+    monitor: { name, uri: `127.0.0.1:${port}`, periodicity: Periodicity.PERIODICITY_10M, regions: ['iad'], retry: 0, tags },
+  });
+  return monitor!.id;
+}
+
+/** Signed in, on the overview of `ws`. */
+async function openOverview(browser: Browser, ws: TestWorkspace, viewport = { width: 1280, height: 800 }) {
+  const { context, page } = await openPage(browser, service, { viewport });
+  const violations = watchCsp(page);
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  await page.getByLabel('Current workspace').selectOption({ label: ws.name });
+  await page.getByText(`Every monitor of ${ws.name}`).waitFor();
+  return { context, page, violations };
+}
+
+const monitorList = (page: Page) => page.getByRole('list', { name: 'Monitors' });
+const rowOf = (page: Page, name: string) => monitorList(page).getByRole('listitem').filter({ has: page.getByRole('link', { name, exact: true }) });
+
+/** The names of the monitors the list shows, once it shows exactly `expected` (in any order). */
+async function waitForRows(page: Page, expected: string[]): Promise<void> {
+  const want = [...expected].sort();
+  const deadline = Date.now() + LIVE_WAIT_MS;
+  let seen: string[] = [];
+  while (Date.now() < deadline) {
+    seen = (await monitorList(page).getByRole('link').allInnerTexts()).map((text) => text.trim()).sort();
+    if (JSON.stringify(seen) === JSON.stringify(want)) return;
+    await page.waitForTimeout(100);
+  }
+  assert.deepEqual(seen, want, 'the rows the list shows');
+}
+
+/** Marks the document, so that a later check can tell it was never reloaded. */
+async function markDocument(page: Page): Promise<void> {
+  await page.evaluate('window.__sameDocument = true');
+}
+async function assertSameDocument(page: Page): Promise<void> {
+  assert.equal(await page.evaluate('window.__sameDocument === true'), true, 'the page was not reloaded or navigated away');
+}
+
+describe('the overview and the monitor detail screen in Chromium', () => {
+  test('a workspace without monitors: the overview says what to do first and offers to add a monitor or connect an AI editor', TEST_TIMEOUT, () =>
+    withBrowser(async (browser) => {
+      const ws = await newWorkspace();
+      const { page, violations } = await openOverview(browser, ws);
+      await page.getByRole('heading', { name: 'No monitors yet' }).waitFor();
+      const add = page.getByRole('link', { name: 'Add a monitor' });
+      const connect = page.getByRole('link', { name: 'Connect an AI editor' });
+      assert.equal(await add.getAttribute('href'), '/monitors/new');
+      assert.equal(await connect.getAttribute('href'), '/connect');
+      assert.equal(await page.getByRole('link', { name: 'Add monitor', exact: true }).getAttribute('href'), '/monitors/new', 'the header action');
+      assert.equal(await monitorList(page).count(), 0, 'no list without monitors');
+      await connect.click();
+      await page.waitForURL(`${service.dashboardUrl}/connect`);
+      assert.deepEqual(violations, []);
+    }),
+  );
+
+  test('rows say each state in words after a check; the search, the state counts and the no-match state narrow and restore the list', TEST_TIMEOUT, () =>
+    withBrowser(async (browser) => {
+      const ws = await newWorkspace();
+      const open = await listener();
+      try {
+        const refused = await closedPort();
+        const upId = await tcpMonitor(ws, 'alpha api', open.port, ['prod']);
+        const downId = await tcpMonitor(ws, 'beta db', refused, ['prod']);
+        await tcpMonitor(ws, 'gamma cache', refused, ['staging']);
+        assert.equal((await ws.rpc.triggerMonitor({ id: upId })).results[0]?.result, 'up');
+        assert.equal((await ws.rpc.triggerMonitor({ id: downId })).results[0]?.result, 'down');
+
+        const { page, violations } = await openOverview(browser, ws);
+        await waitForRows(page, ['alpha api', 'beta db', 'gamma cache']);
+        assert.match(await rowOf(page, 'alpha api').innerText(), /\bUp\b/);
+        assert.match(await rowOf(page, 'alpha api').innerText(), /127\.0\.0\.1:\d+/);
+        assert.match(await rowOf(page, 'beta db').innerText(), /\bDown\b/);
+        assert.match(await rowOf(page, 'gamma cache').innerText(), /\bPending\b/);
+        assert.match(await page.getByRole('status').filter({ hasText: 'monitors' }).innerText(), /^3 monitors$/);
+
+        // Tab goes from one row's link to the next.
+        const links = monitorList(page).getByRole('link');
+        await links.first().focus();
+        const firstName = await links.first().innerText();
+        await page.keyboard.press('Tab');
+        const next = await page.evaluate('document.activeElement.textContent');
+        assert.notEqual(next, firstName);
+        assert.ok(['alpha api', 'beta db', 'gamma cache'].includes(String(next)), `the focus went to ${String(next)}`);
+
+        // Search by name, on the server.
+        await page.getByRole('searchbox', { name: 'Search by name' }).fill('beta');
+        await waitForRows(page, ['beta db']);
+        assert.match(page.url(), /[?&]q=beta\b/, 'the search is kept in the address');
+        await page.getByRole('searchbox', { name: 'Search by name' }).fill('');
+        await waitForRows(page, ['alpha api', 'beta db', 'gamma cache']);
+
+        // The counts filter: Down shows 1, and pressing it narrows to that one.
+        const down = page.getByRole('group', { name: 'Monitors by state' }).getByRole('button', { name: /^Down/ });
+        assert.match(await down.innerText(), /Down\s*1/);
+        await down.click();
+        assert.equal(await down.getAttribute('aria-pressed'), 'true');
+        await waitForRows(page, ['beta db']);
+        assert.equal(await page.getByLabel('State', { exact: true }).inputValue(), 'down', 'the state select follows');
+        await page.getByLabel('State', { exact: true }).selectOption({ label: 'Pending' });
+        await waitForRows(page, ['gamma cache']);
+        await page.getByLabel('State', { exact: true }).selectOption({ label: 'All states' });
+        await page.getByLabel('Tag', { exact: true }).selectOption('prod');
+        await waitForRows(page, ['alpha api', 'beta db']);
+
+        // Nothing matches: said so, and the filters can be cleared.
+        await page.getByRole('searchbox', { name: 'Search by name' }).fill('no such monitor');
+        await page.getByText('No monitors match these filters.').waitFor();
+        await page.getByRole('button', { name: 'Clear filters' }).click();
+        await waitForRows(page, ['alpha api', 'beta db', 'gamma cache']);
+        assert.equal(await page.getByRole('searchbox', { name: 'Search by name' }).inputValue(), '');
+        assert.equal(await page.getByLabel('Tag', { exact: true }).inputValue(), '');
+
+        // 420 px wide: nothing sticks out sideways, and the rows still read.
+        await page.setViewportSize({ width: 420, height: 800 });
+        await rowOf(page, 'alpha api').waitFor();
+        assert.ok(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), 'no horizontal scroll at 420 px');
+        assert.ok(await rowOf(page, 'beta db').getByText('Down').isVisible());
+        assert.deepEqual(violations, []);
+      } finally {
+        await open.close();
+      }
+    }),
+  );
+
+  test('a list longer than a page loads further pages as it scrolls, and keeps rows reachable', TEST_TIMEOUT, () =>
+    withBrowser(async (browser) => {
+      const ws = await newWorkspace();
+      const count = 230;
+      await withLocalOwner(service.dataDir, async (services, owner) => {
+        const id = Number((await services.workspaces.getBySlug(owner, ws.name)).id);
+        for (let i = 0; i < count; i++) {
+          await services.monitors.create(owner, id, 'tcp', { name: `svc-${String(i).padStart(3, '0')}`, uri: `127.0.0.1:${10_000 + i}`, periodicity: '10m' });
+        }
+      });
+      const { page } = await openOverview(browser, ws);
+      const list = monitorList(page);
+      await list.getByRole('link').first().waitFor();
+      assert.ok(await list.getAttribute('aria-describedby'), 'the list is described by its count');
+      const rendered = await list.getByRole('listitem').count();
+      assert.ok(rendered > 0 && rendered < 60, `only the rows in view are in the page (${rendered})`);
+      assert.equal(await list.getByRole('listitem').first().getAttribute('aria-setsize'), String(count));
+      // Scrolling to the end loads the third page, and its last row.
+      await page.evaluate(`(() => { const s = document.querySelector('.monitor-scroller'); s.scrollTop = s.scrollHeight; })()`);
+      const last = list.getByRole('listitem').filter({ has: page.getByRole('link') }).last();
+      await page.waitForFunction(
+        `[...document.querySelectorAll('[aria-label="Monitors"] li')].some((li) => li.getAttribute('aria-posinset') === '${count}' && li.querySelector('a'))`,
+        undefined,
+        { timeout: LIVE_WAIT_MS },
+      );
+      assert.equal(await last.getAttribute('aria-posinset'), String(count));
+    }),
+  );
+
+  test('a check shows Up with a chart; when the listener closes, a check from the RPC turns the detail page and the overview to Down without a reload, with a browser notification', TEST_TIMEOUT, () =>
+    withBrowser(async (browser) => {
+      const ws = await newWorkspace();
+      const open = await listener();
+      try {
+        const id = await tcpMonitor(ws, 'orders db', open.port);
+        const { context, page, violations } = await openOverview(browser, ws);
+        // A stand-in for the browser's notifications, recording what the page shows.
+        await context.addInitScript(`(() => {
+          window.__notifications = [];
+          window.__asked = 0;
+          class RecordedNotification {
+            static permission = 'default';
+            static async requestPermission() { window.__asked += 1; RecordedNotification.permission = 'granted'; return 'granted'; }
+            constructor(title, options) { window.__notifications.push({ title, body: options && options.body }); }
+          }
+          window.Notification = RecordedNotification;
+        })()`);
+
+        // The overview, in a tab of its own, follows the change too.
+        const overview = await context.newPage();
+        await overview.goto(`${service.dashboardUrl}/`);
+        await rowOf(overview, 'orders db').waitFor();
+        assert.equal(await overview.evaluate('window.__asked'), 0, 'notifications are never asked for unasked');
+        await overview.getByRole('button', { name: 'Notify me when a monitor goes down' }).click();
+        await overview.getByText('This window notifies you when a monitor goes down.').waitFor();
+        assert.equal(await overview.evaluate('window.__asked'), 1);
+
+        await rowOf(page, 'orders db').getByRole('link').click();
+        await page.getByRole('heading', { name: 'orders db', level: 1 }).waitFor();
+        assert.equal(new URL(page.url()).pathname, `/monitors/${id}`);
+        await page.getByRole('button', { name: 'Check now' }).click();
+        const result = page.getByRole('region', { name: 'Check result' });
+        await result.getByText('Up', { exact: true }).waitFor();
+        await page.locator('.detail-state').getByText('Up', { exact: true }).waitFor();
+        await page.getByRole('img', { name: /^Over the last 24 hours: p50 typically/ }).waitFor();
+        await page.getByRole('list', { name: 'Legend' }).getByText('p95').waitFor();
+        await rowOf(overview, 'orders db').getByText('Up', { exact: true }).waitFor({ timeout: LIVE_WAIT_MS });
+
+        await markDocument(page);
+        await markDocument(overview);
+        await open.close();
+        const [checked] = (await ws.rpc.triggerMonitor({ id })).results;
+        assert.equal(checked?.result, 'down');
+
+        await page.locator('.detail-state').getByText('Down', { exact: true }).waitFor({ timeout: LIVE_WAIT_MS });
+        await rowOf(overview, 'orders db').getByText('Down', { exact: true }).waitFor({ timeout: LIVE_WAIT_MS });
+        await assertSameDocument(page);
+        await assertSameDocument(overview);
+        assert.equal(new URL(page.url()).pathname, `/monitors/${id}`);
+        assert.equal(await page.getByRole('table').filter({ hasText: 'Phases' }).getByText('Down', { exact: true }).count() > 0, true, 'the recent checks list the failed one');
+
+        const notifications = (await overview.evaluate('window.__notifications')) as { title: string; body: string }[];
+        assert.equal(notifications.length, 1, JSON.stringify(notifications));
+        assert.equal(notifications[0]!.title, 'orders db is down');
+        assert.ok(notifications[0]!.body.length > 0, 'the notification says what happened');
+        assert.deepEqual(violations, []);
+      } finally {
+        await open.close();
+      }
+    }),
+  );
+
+  test('pause and resume, Check now with its phases, and delete after confirming; an unknown monitor is not found', TEST_TIMEOUT, () =>
+    withBrowser(async (browser) => {
+      const ws = await newWorkspace();
+      const open = await listener();
+      try {
+        const id = await tcpMonitor(ws, 'queue broker', open.port);
+        const { page, violations } = await openOverview(browser, ws);
+        await rowOf(page, 'queue broker').getByRole('link').click();
+        await page.getByRole('heading', { name: 'queue broker', level: 1 }).waitFor();
+        assert.equal(await page.getByRole('link', { name: 'Edit' }).getAttribute('href'), `/monitors/${id}/edit`);
+
+        await page.getByRole('button', { name: 'Pause' }).click();
+        await page.getByRole('button', { name: 'Resume' }).waitFor();
+        await page.locator('.detail-state').getByText('Paused', { exact: true }).waitFor();
+        const paused = await ws.rpc.getMonitor({ id });
+        assert.equal(paused.monitor.case === 'tcpMonitor' && paused.monitor.value.active, false);
+        await page.getByRole('button', { name: 'Resume' }).click();
+        await page.getByRole('button', { name: 'Pause' }).waitFor();
+        const resumed = await ws.rpc.getMonitor({ id });
+        assert.equal(resumed.monitor.case === 'tcpMonitor' && resumed.monitor.value.active, true);
+
+        await page.getByRole('button', { name: 'Check now' }).click();
+        const result = page.getByRole('region', { name: 'Check result' });
+        await result.getByText('Up', { exact: true }).waitFor();
+        assert.match(await result.getByRole('list', { name: 'Phases' }).first().innerText(), /Connect \d/);
+        assert.match(await result.innerText(), /iad/);
+
+        await page.getByRole('button', { name: 'Delete' }).click();
+        const dialog = page.getByRole('dialog', { name: 'Delete queue broker?' });
+        await dialog.waitFor();
+        await dialog.getByRole('button', { name: 'Cancel' }).click();
+        await dialog.waitFor({ state: 'hidden' });
+        assert.equal((await ws.rpc.getMonitor({ id })).monitor.case, 'tcpMonitor', 'cancel deletes nothing');
+        await page.getByRole('button', { name: 'Delete' }).click();
+        await dialog.getByRole('button', { name: 'Delete monitor' }).click();
+        await page.waitForURL(`${service.dashboardUrl}/`);
+        await page.getByRole('heading', { name: 'Overview' }).waitFor();
+        await assert.rejects(ws.rpc.getMonitor({ id }), (error: unknown) => ConnectError.from(error).code === Code.NotFound);
+
+        await page.goto(`${service.dashboardUrl}/monitors/${id}`);
+        await page.getByRole('heading', { name: 'Monitor not found' }).waitFor();
+        await page.getByRole('link', { name: 'Back to the overview' }).waitFor();
+        assert.deepEqual(violations, []);
+      } finally {
+        await open.close();
+      }
+    }),
+  );
+});
