@@ -1,6 +1,7 @@
 import { type KeyboardEvent, type ReactNode, useId, useRef, useState } from 'react';
-import type { ApiError, Violation } from './api.ts';
+import { ApiError, type Violation } from './api.ts';
 import { ErrorNote } from './components.tsx';
+import { asApiError } from './hooks.ts';
 import { Icon } from './icons.tsx';
 import './forms.css';
 
@@ -99,6 +100,16 @@ export function FieldGroup({
       {error && messageId ? <FieldMessage id={messageId}>{error}</FieldMessage> : null}
     </fieldset>
   );
+}
+
+/**
+ * The ApiError of a failed call, with its violations. connect-es wraps what an interceptor throws
+ * (rpc.ts turns every RPC failure into an ApiError there) in a ConnectError of code `unknown`
+ * whose `cause` is that ApiError; the cause is the refusal to show.
+ */
+export function refusalOf(caught: unknown): ApiError {
+  if (caught instanceof Error && caught.cause instanceof ApiError) return caught.cause;
+  return asApiError(caught);
 }
 
 /** The violations of a refusal, each given to the field of the form that shows it. */
@@ -219,7 +230,9 @@ export function KeyValueEditor({
 }) {
   const id = useId();
   const list = useRef<HTMLDivElement>(null);
-  const update = (key: string, change: Partial<KeyValueRow>) => onChange(rows.map((row) => (row.key === key ? { ...row, ...change } : row)));
+  // A hidden value belongs to its name: renamed, the row needs a value of its own.
+  const update = (key: string, change: Partial<KeyValueRow>) =>
+    onChange(rows.map((row) => (row.key === key ? { ...row, ...change, kept: row.kept && change.name === undefined } : row)));
   const add = () => {
     onChange([...rows, { key: rowKey(), name: '', value: '' }]);
     // The new row's name takes the focus once it is drawn.
