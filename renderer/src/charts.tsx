@@ -8,7 +8,8 @@ import './charts.css';
 
 /** "850 ms", "1.2 s", "14 s": latencies as people read them. */
 export function formatMs(ms: number): string {
-  if (ms < 1) return `${ms.toFixed(1)} ms`;
+  if (ms === 0) return '0 ms';
+  if (ms < 10) return `${ms.toFixed(1)} ms`;
   if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
   return `${Math.round(ms / 1000)} s`;
@@ -129,7 +130,9 @@ export function LatencyChart({ series, now = Date.now() }: { series: LatencySeri
   const x = (at: number) => PAD.left + ((at - start) / (end - start)) * innerW;
   const y = (ms: number) => PAD.top + innerH - (ms / top) * innerH;
   const times = series.points.map((p) => new Date(p.at).getTime() + series.bucketMs / 2);
-  const ticks = Array.from({ length: 5 }, (_, i) => start + ((end - start) * i) / 4);
+  // A label needs about 90 px: fewer of them on a narrow window.
+  const tickCount = Math.max(2, Math.min(5, Math.floor(innerW / 90)));
+  const ticks = Array.from({ length: tickCount }, (_, i) => start + ((end - start) * i) / (tickCount - 1));
   const tickLabel = (at: number) =>
     series.window === '1d'
       ? new Date(at).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })

@@ -412,7 +412,7 @@ function Uptime({ successes, degraded, errors, gaps }: { successes: number; degr
           <strong>{(((successes + degraded) / total) * 100).toFixed(total >= 10_000 ? 3 : 2)}%</strong> up
           <span className="muted small">
             {' '}
-            of {total.toLocaleString()} checks: {successes.toLocaleString()} up, {degraded.toLocaleString()} degraded, {errors.toLocaleString()} down
+            of {total === 1 ? '1 check' : `${total.toLocaleString()} checks`}: {successes.toLocaleString()} up, {degraded.toLocaleString()} degraded, {errors.toLocaleString()} down
           </span>
         </p>
       )}

@@ -20,7 +20,7 @@ const SEARCH_DEBOUNCE_MS = 150;
 const REFRESH_MS = 30_000;
 /** Live events that arrive together cause one refresh. */
 const COALESCE_MS = 250;
-const ROW_ESTIMATE_PX = 57;
+const ROW_ESTIMATE_PX = 56;
 
 const MONITOR_TYPES = Object.keys(TYPE_LABELS) as MonitorType[];
 
@@ -251,7 +251,7 @@ function LiveNote({ status }: { status: LiveStatus }) {
       </span>
     );
   }
-  if (status === 'retrying') return <span className="live-note">Live updates paused, reconnecting; the list still refreshes every 30 seconds.</span>;
+  if (status === 'retrying') return <span className="live-note">Reconnecting live updates…</span>;
   return null;
 }
 
@@ -518,20 +518,22 @@ function MonitorRow({ row }: { row: OverviewRow }) {
         <Link to={`/monitors/${encodeURIComponent(row.id)}`} className="monitor-link">
           {row.name}
         </Link>
-        <span className="monitor-target">
-          <span className="visually-hidden">Target </span>
-          {row.target}
-        </span>
-        {row.tags.length > 0 ? (
-          <span className="monitor-tags">
-            <span className="visually-hidden">Tags </span>
-            {row.tags.map((tag) => (
-              <span key={tag} className="badge">
-                {tag}
-              </span>
-            ))}
+        <span className="monitor-sub">
+          <span className="monitor-target">
+            <span className="visually-hidden">Target </span>
+            {row.target}
           </span>
-        ) : null}
+          {row.tags.length > 0 ? (
+            <span className="monitor-tags">
+              <span className="visually-hidden">Tags </span>
+              {row.tags.map((tag) => (
+                <span key={tag} className="badge">
+                  {tag}
+                </span>
+              ))}
+            </span>
+          ) : null}
+        </span>
       </span>
       <span className="cell-type">
         <span className="visually-hidden">Type </span>
