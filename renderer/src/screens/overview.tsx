@@ -548,7 +548,7 @@ function MonitorRow({ row }: { row: OverviewRow }) {
       </span>
       <span className="cell-changed">
         <span className="visually-hidden">Changed </span>
-        <When iso={row.changedAt} never="Not checked yet" />
+        <When iso={row.changedAt} never="Never" />
       </span>
     </>
   );
