@@ -58,7 +58,7 @@ export function PageMaintenanceSection({ rpc, page, components }: PageSectionPro
     <section aria-labelledby="maintenance-heading" className="section">
       <div className="section-head">
         <h2 id="maintenance-heading">Maintenance windows</h2>
-        {creating || empty ? null : (
+        {windows.state !== 'ready' || creating || empty ? null : (
           <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
             <Icon name="plus" />
             Schedule maintenance

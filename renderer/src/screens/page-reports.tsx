@@ -48,7 +48,7 @@ export function PageReportsSection({ rpc, page, components }: PageSectionProps) 
     <section aria-labelledby="reports-heading" className="section">
       <div className="section-head">
         <h2 id="reports-heading">Status reports</h2>
-        {creating || empty ? null : (
+        {reports.state !== 'ready' || creating || empty ? null : (
           <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
             <Icon name="plus" />
             New status report

@@ -130,7 +130,7 @@ function AddSubscriberForm({
           <legend>Kind</legend>
           <div className="radio">
             <input type="radio" id={`${id}-email`} name={`${id}-kind`} checked={kind === 'email'} onChange={() => setKind('email')} />
-            <label htmlFor={`${id}-email`}>Email address</label>
+            <label htmlFor={`${id}-email`}>Email</label>
           </div>
           <div className="radio">
             <input type="radio" id={`${id}-webhook`} name={`${id}-kind`} checked={kind === 'webhook'} onChange={() => setKind('webhook')} />

@@ -46,7 +46,7 @@ export function PagesScreen({ workspace }: ScreenProps) {
       <PageHeader
         title="Status pages"
         actions={
-          empty || creating ? null : (
+          pages.state !== 'ready' || empty || creating ? null : (
             <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
               <Icon name="plus" />
               New status page

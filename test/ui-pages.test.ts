@@ -1,0 +1,270 @@
+// Status pages, status reports, subscribers and notification channels in Chromium against the
+// real service, driven through the names of the controls. Subscribers and channels point at real
+// receivers on 127.0.0.1.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import type { Locator, Page } from 'playwright-core';
+import { createClient, Periodicity, type StatusdeskClient } from '../client/index.ts';
+import { verifySignature } from '../server/delivery/http-post.ts';
+import { ACTION_TIMEOUT_MS, openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { startTestService, type TestService } from './support/harness.ts';
+import { type SmtpReceiver, startHttpReceiver, startSmtpReceiver } from './support/receivers.ts';
+
+const TEST_TIMEOUT = { timeout: 90_000 };
+
+let service: TestService;
+let smtp: SmtpReceiver;
+let client: StatusdeskClient;
+
+before(async () => {
+  smtp = await startSmtpReceiver({ lifetimeMs: 300_000 });
+  service = await startTestService({ STATUSDESK_SMTP_URL: smtp.url });
+  client = createClient({ baseUrl: `${service.apiUrl}/rpc`, apiKey: (await service.createKey('write')).secret, env: {} });
+});
+after(async () => {
+  await service?.stop();
+  await smtp?.close();
+});
+
+const uniqueSlug = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
+
+async function seedMonitor(name: string): Promise<string> {
+  const { monitor } = await client.monitors.createTCPMonitor({ monitor: { name, uri: 'db.internal:5432', periodicity: Periodicity.PERIODICITY_1M } });
+  return monitor!.id;
+}
+
+/** A page with components made through the RPC, for the tests that are about what comes after. */
+async function seedPage(title: string, components: string[]): Promise<{ id: string; slug: string; url: string; components: Map<string, string> }> {
+  const slug = uniqueSlug('ui');
+  const { statusPage } = await client.pages.createStatusPage({ slug, title });
+  const ids = new Map<string, string>();
+  for (const name of components) ids.set(name, (await client.pages.addPageComponent({ pageId: statusPage!.id, name })).component!.id);
+  return { id: statusPage!.id, slug, url: statusPage!.url, components: ids };
+}
+
+/** The component names of a page as the service holds them, in display order. */
+async function serviceOrder(pageId: string): Promise<string[]> {
+  return (await client.pages.listPageComponents({ pageId })).components.map((c) => c.name);
+}
+
+/** Polls `read` until it equals `expected`, for at most ACTION_TIMEOUT_MS. */
+async function eventually<T>(read: () => Promise<T>, expected: T, what: string): Promise<void> {
+  const deadline = Date.now() + ACTION_TIMEOUT_MS;
+  let last: T = await read();
+  while (JSON.stringify(last) !== JSON.stringify(expected)) {
+    if (Date.now() > deadline) assert.deepEqual(last, expected, what);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    last = await read();
+  }
+}
+
+/** The names shown in the page's list of components, in order. */
+const shownOrder = (page: Page) => page.getByRole('list', { name: /in page order$/ }).locator('.component-name').allInnerTexts();
+
+/** The text of the elements that describe `control` (aria-describedby), as a screen reader reads them. */
+function descriptionOf(control: Locator): Promise<string> {
+  return control.evaluate((element) =>
+    (element.getAttribute('aria-describedby') ?? '')
+      .split(/\s+/)
+      .map((id: string) => element.ownerDocument.getElementById(id)?.textContent ?? '')
+      .join(' '),
+  );
+}
+
+/** Whether `control` has the focus. */
+const isFocused = (control: Locator) => control.evaluate((element) => element === element.ownerDocument.activeElement);
+
+describe('status pages in Chromium', () => {
+  test('a page and its components are made in the UI, and an order changed by keyboard persists after a reload', TEST_TIMEOUT, () =>
+    withBrowser(async (browser) => {
+      await seedMonitor('orders-db');
+      const { page } = await openPage(browser, service);
+      const violations = watchCsp(page);
+      await page.goto(`${service.dashboardUrl}/pages`);
+      await page.getByRole('heading', { name: 'Status pages', level: 1 }).waitFor();
+
+      // With no page yet the form is open; otherwise it opens from its button.
+      const newPage = page.getByRole('button', { name: 'New status page' });
+      await page.getByRole('button', { name: 'Create page' }).or(newPage).waitFor();
+      if (await newPage.isVisible()) await newPage.click();
+      const slug = uniqueSlug('orders');
+      await page.getByLabel('Title').fill('Orders');
+      await page.getByLabel('Slug').fill(slug);
+      await page.getByLabel('Description (optional)').fill('The order pipeline');
+      await page.getByRole('button', { name: 'Create page' }).click();
+      await page.getByRole('heading', { name: 'Orders', level: 1 }).waitFor();
+      const pageId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
+      assert.equal((await client.pages.getStatusPage({ page: slug })).statusPage!.id, pageId);
+
+      // The first component follows the seeded monitor; the second is static.
+      await page.getByRole('tab', { name: 'Components', selected: true }).waitFor();
+      await page.getByLabel('Name', { exact: true }).fill('Checkout API');
+      await page.getByLabel('Monitor', { exact: true }).selectOption({ label: 'orders-db' });
+      await page.getByRole('button', { name: 'Add component' }).click();
+      await page.getByText('Follows orders-db').waitFor();
+      await page.getByRole('button', { name: 'Add a component' }).click();
+      await page.getByLabel('Name', { exact: true }).fill('Storefront');
+      await page.getByRole('button', { name: 'Add component' }).click();
+      await page.getByRole('button', { name: 'Move Storefront up' }).waitFor();
+      assert.deepEqual(await shownOrder(page), ['Checkout API', 'Storefront']);
+      const [linked] = (await client.pages.listPageComponents({ pageId })).components;
+      assert.equal(linked!.monitorId !== undefined, true, 'the first component is linked to the monitor');
+
+      // Moved by keyboard: the live region says where it went, and the focus stays on its controls.
+      await page.getByRole('button', { name: 'Move Storefront up' }).focus();
+      await page.keyboard.press('Enter');
+      await page.getByRole('status').filter({ hasText: 'Storefront moved to position 1 of 2.' }).waitFor();
+      assert.deepEqual(await shownOrder(page), ['Storefront', 'Checkout API']);
+      assert.equal(await isFocused(page.getByRole('button', { name: 'Move Storefront down' })), true, 'at the top, the focus moves to the button that still works');
+      assert.equal(await page.getByRole('button', { name: 'Move Storefront up' }).isDisabled(), true);
+
+      await eventually(() => serviceOrder(pageId), ['Storefront', 'Checkout API'], 'the new order is saved');
+      await page.reload();
+      await page.getByRole('button', { name: 'Move Storefront down' }).waitFor();
+      assert.deepEqual(await shownOrder(page), ['Storefront', 'Checkout API']);
+      assert.deepEqual(violations, []);
+    }),
+  );
+
+  test('a status report needs the notify choice; published without notifying it reaches the public page and no subscriber, and an update joins its timeline', TEST_TIMEOUT, () =>
+    withBrowser(async (browser) => {
+      const target = await seedPage('Payments', ['Card API', 'Dashboard']);
+      const hooks = await startHttpReceiver({ lifetimeMs: 120_000 });
+      try {
+        const { context, page } = await openPage(browser, service);
+        const violations = watchCsp(page);
+
+        // Two active subscribers, added in the UI: a webhook, and an address that confirms.
+        await page.goto(`${service.dashboardUrl}/pages/${target.id}?tab=subscribers`);
+        await page.getByRole('tab', { name: 'Subscribers', selected: true }).waitFor();
+        await page.getByRole('button', { name: 'Add a subscriber' }).click();
+        await page.getByRole('radio', { name: 'Webhook' }).check();
+        await page.getByLabel('Webhook URL').fill(`${hooks.url}/status-hook`);
+        await page.getByRole('button', { name: 'Add subscriber' }).click();
+        await page.getByRole('heading', { name: /^Webhook .* added$/ }).waitFor();
+        const secret = await page.getByLabel('Signing secret').inputValue();
+        assert.match(secret, /\S{16,}/);
+        await page.getByRole('button', { name: 'Done' }).click();
+
+        const mailsBefore = smtp.mails.length;
+        const address = `${uniqueSlug('reader')}@example.test`;
+        await page.getByRole('button', { name: 'Add a subscriber' }).click();
+        await page.getByLabel('Email address', { exact: true }).fill(address);
+        await page.getByRole('button', { name: 'Add subscriber' }).click();
+        const [confirmation] = (await smtp.waitFor(mailsBefore + 1)).slice(mailsBefore);
+        const confirmLink = /https?:\/\/\S+\/confirm\?\S+/.exec(confirmation!.text)?.[0];
+        assert.ok(confirmLink, 'the confirmation mail has its link');
+        assert.equal((await fetch(confirmLink, { method: 'POST' })).status, 200);
+        await page.reload();
+        await page.getByRole('row', { name: new RegExp(address) }).getByText('Active').waitFor();
+        const mailsSettled = smtp.mails.length;
+
+        // Publishing without a choice is refused beside the choice, and nothing is published.
+        await page.getByRole('tab', { name: 'Status reports' }).click();
+        await page.getByRole('tab', { name: 'Status reports', selected: true }).waitFor();
+        const form = page.getByRole('region', { name: 'New status report' });
+        await form.getByLabel('Title').fill('Card payments failing');
+        await form.getByRole('checkbox', { name: 'Card API' }).check();
+        await form.getByLabel('Status').selectOption({ label: 'Identified' });
+        await form.getByLabel('Message').fill('A certificate expired at the card processor.');
+        const notifyRadio = form.getByRole('radio', { name: 'Notify subscribers' });
+        const quietRadio = form.getByRole('radio', { name: "Don't notify" });
+        assert.equal(await notifyRadio.isChecked(), false);
+        assert.equal(await quietRadio.isChecked(), false, 'no notify choice is made for the person');
+        await form.getByRole('button', { name: 'Publish report' }).click();
+        const choice = form.getByRole('group', { name: 'Subscribers' });
+        await choice.getByText('Choose whether to notify subscribers: nothing is published until you do.').waitFor();
+        assert.match(await descriptionOf(notifyRadio), /Choose whether to notify subscribers/, 'the radios are described by the refusal');
+        assert.equal(await isFocused(notifyRadio), true, 'the focus goes to the choice');
+        assert.equal((await client.reports.listStatusReports({ pageId: target.id, filter: 'all' })).statusReports.length, 0, 'nothing was published');
+
+        await quietRadio.check();
+        await form.getByRole('button', { name: 'Publish report' }).click();
+        await page.getByRole('status').filter({ hasText: 'Report “Card payments failing” published. Subscribers were not notified.' }).waitFor();
+        await page.getByRole('heading', { name: 'Card payments failing', level: 3 }).waitFor();
+        // The report is shown once CreateStatusReport has answered, and the service answers after
+        // its dispatch: anything sent to a subscriber would be here by now.
+        assert.equal(hooks.requests.length, 0, 'no webhook was called');
+        assert.equal(smtp.mails.length, mailsSettled, 'no mail was sent');
+
+        // The public page, opened as a visitor opens it.
+        const visitor = await context.newPage();
+        await visitor.goto(target.url);
+        const incidents = visitor.getByRole('region', { name: 'Current incidents' });
+        await incidents.getByRole('heading', { name: 'Card payments failing' }).waitFor();
+        assert.match(await incidents.innerText(), /A certificate expired at the card processor\./);
+        await visitor.close();
+
+        // An update, again with its own choice; notified this time, so the receivers are heard.
+        await page.getByRole('button', { name: 'Add an update to Card payments failing' }).click();
+        const update = page.getByRole('group', { name: 'Add an update to Card payments failing' });
+        await update.getByLabel('Status').selectOption({ label: 'Monitoring' });
+        await update.getByLabel('Message').fill('The certificate is renewed; payments go through again.');
+        await update.getByRole('button', { name: 'Publish update' }).click();
+        await update.getByText('Choose whether to notify subscribers: nothing is published until you do.').waitFor();
+        await update.getByRole('radio', { name: 'Notify subscribers' }).check();
+        await update.getByRole('button', { name: 'Publish update' }).click();
+        await page.getByRole('status').filter({ hasText: 'Update to “Card payments failing” published. Subscribers were notified.' }).waitFor();
+
+        const timeline = page.getByRole('list', { name: 'Timeline of Card payments failing' });
+        await timeline.getByText('The certificate is renewed; payments go through again.').waitFor();
+        const entries = await timeline.getByRole('listitem').allInnerTexts();
+        assert.equal(entries.length, 2);
+        assert.match(entries[0]!, /^Monitoring\s+The certificate is renewed/);
+        assert.match(entries[1]!, /^Identified\s+A certificate expired/);
+
+        const [hook] = await hooks.waitFor(1);
+        assert.equal(hook!.path, '/status-hook');
+        assert.match(hook!.body, /The certificate is renewed/);
+        assert.ok(verifySignature(secret, hook!.headers['x-statusdesk-signature'] ?? '', hook!.body), 'signed with the secret shown once');
+        const mails = await smtp.waitFor(mailsSettled + 1);
+        assert.deepEqual(mails[mailsSettled]!.envelopeTo, [address]);
+        assert.equal(hooks.requests.length, 1, 'the report itself was never sent later');
+        assert.deepEqual(violations, []);
+      } finally {
+        await hooks.close();
+      }
+    }),
+  );
+
+  test('a webhook channel made in the UI: Send test delivers one request to it, and a refusal is shown as it came', TEST_TIMEOUT, () =>
+    withBrowser(async (browser) => {
+      const receiver = await startHttpReceiver({ lifetimeMs: 120_000 });
+      try {
+        const { page } = await openPage(browser, service);
+        const violations = watchCsp(page);
+        await page.goto(`${service.dashboardUrl}/notifications`);
+        await page.getByRole('heading', { name: 'Notifications', level: 1 }).waitFor();
+        const newChannel = page.getByRole('button', { name: 'New channel' });
+        await page.getByRole('button', { name: 'Create channel' }).or(newChannel).waitFor();
+        if (await newChannel.isVisible()) await newChannel.click();
+
+        const name = `Pager ${randomBytes(3).toString('hex')}`;
+        const secret = 'sixteen-or-more-characters';
+        await page.getByLabel('Name', { exact: true }).fill(name);
+        await page.getByRole('radio', { name: 'Webhook' }).check();
+        await page.getByLabel('URL', { exact: true }).fill(`${receiver.url}/alerts`);
+        await page.getByLabel('Signing secret').fill(secret);
+        await page.getByRole('button', { name: 'Create channel' }).click();
+
+        const row = page.getByRole('row', { name: new RegExp(name) });
+        await row.getByRole('button', { name: `Send test to ${name}` }).click();
+        await row.getByText('Delivered').waitFor();
+        const [request] = await receiver.waitFor(1);
+        assert.equal(request!.method, 'POST');
+        assert.equal(request!.path, '/alerts');
+        assert.ok(verifySignature(secret, request!.headers['x-statusdesk-signature'] ?? '', request!.body), 'signed with the secret typed in');
+        assert.equal(receiver.requests.length, 1, 'one test, one request');
+
+        receiver.setStatus(500);
+        await row.getByRole('button', { name: `Send test to ${name}` }).click();
+        await row.getByText(/^Not delivered: .*500/).waitFor();
+        assert.equal(receiver.requests.length, 2);
+        assert.deepEqual(violations, []);
+      } finally {
+        await receiver.close();
+      }
+    }),
+  );
+});
