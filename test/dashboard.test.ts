@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { withLocalOwner } from '../server/cli/local.ts';
-import { assertErrorEnvelope, json, resumedToken, startTestService, type TestService } from './support/harness.ts';
+import { assertErrorEnvelope, json, sessionTokenOf, startTestService, type TestService } from './support/harness.ts';
 
 const SESSION_TTL_SECONDS = 12 * 3600;
 const KEY_FIELDS = ['createdAt', 'createdByUserId', 'id', 'lastUsedAt', 'legacy', 'name', 'prefix', 'revokedAt', 'scopes', 'workspaceId'];
@@ -18,10 +18,10 @@ interface Session {
 let session: Session;
 let workspaceId: string;
 
-/** The session a sign-in answer gives: the cookie, and the page token its page then asks for. */
+/** The session a sign-in answer gives: the cookie, and the token in the page it answers with. */
 async function sessionOf(response: Response): Promise<Session> {
   const cookie = (response.headers.getSetCookie()[0] ?? '').split(';')[0]!;
-  return { cookie, token: await resumedToken(service.dashboardUrl, cookie) };
+  return { cookie, token: sessionTokenOf(await response.text()) };
 }
 
 before(async () => {
@@ -72,9 +72,11 @@ async function newSignInLink(): Promise<string> {
 }
 
 describe('sign-in link', () => {
-  test('redirects 303 to / with no secret in the address, and sets an HttpOnly SameSite=Strict session cookie', () => {
-    assert.equal(signIn.status, 303);
-    assert.equal(signIn.headers.get('location'), '/');
+  test('answers the UI with the page\'s token in its body (no address holds it), uncached, and sets an HttpOnly SameSite=Strict session cookie', () => {
+    assert.equal(signIn.status, 200);
+    assert.equal(signIn.headers.get('location'), null);
+    assert.match(signIn.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(session.token, /^[A-Za-z0-9_-]{43}$/);
     assert.equal(signIn.headers.get('cache-control'), 'no-store');
     const cookies = signIn.headers.getSetCookie();
     assert.equal(cookies.length, 1);
@@ -315,7 +317,7 @@ describe('sign-out', () => {
   test('POST /api/signout ends the session and clears the cookie', async () => {
     const link = await newSignInLink();
     const response = await fetch(link, { redirect: 'manual' });
-    assert.equal(response.status, 303);
+    assert.equal(response.status, 200);
     const second = await sessionOf(response);
     assert.notEqual(second.cookie, session.cookie);
     assert.notEqual(second.token, session.token);

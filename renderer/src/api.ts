@@ -244,37 +244,95 @@ async function errorOf(response: Response): Promise<ApiError> {
 /** The header the dashboard API wants the session token in, beside the session cookie. */
 export const SESSION_TOKEN_HEADER = 'x-statusdesk-session';
 
-/**
- * The page's half of the session, held in memory only (never in an address or in storage): the
- * page asks for it with the cookie when it loads (`POST /signin/resume`), and again after a reload.
- */
-let sessionToken: Promise<string | undefined> | undefined;
+/** Where this tab keeps its half of the session: its own origin's session storage, gone with the tab. */
+const TOKEN_KEY = 'statusdesk.session';
+/** The meta element the sign-in answer carries the token in (server/dashboard/dashboard-app.ts). */
+const TOKEN_META = 'statusdesk-session';
+/** Tabs of this origin hand the token to a new tab of theirs; no other origin can join the channel. */
+const TOKEN_CHANNEL = 'statusdesk.session';
+/** How long a new tab waits for another tab of the dashboard to answer. */
+const ASK_TABS_MS = 250;
 
-async function resume(): Promise<string | undefined> {
+function storedToken(): string | undefined {
   try {
-    const response = await fetch('/signin/resume', {
-      method: 'POST',
-      headers: { accept: 'application/json', 'content-type': 'application/json' },
-      body: '{}',
-      credentials: 'same-origin',
-      cache: 'no-store',
-    });
-    if (!response.ok) return undefined;
-    return ((await response.json()) as { token?: string }).token;
+    return sessionStorage.getItem(TOKEN_KEY) ?? undefined;
   } catch {
     return undefined;
   }
 }
 
-/** The session token, asked for once per page load; undefined when the window is not signed in. */
+function storeToken(token: string | undefined): void {
+  try {
+    if (token) sessionStorage.setItem(TOKEN_KEY, token);
+    else sessionStorage.removeItem(TOKEN_KEY);
+  } catch {
+    // Storage refused: the token lasts as long as this page.
+  }
+}
+
+let sessionToken: Promise<string | undefined> | undefined;
+const channel = typeof BroadcastChannel === 'undefined' ? undefined : new BroadcastChannel(TOKEN_CHANNEL);
+channel?.addEventListener('message', (event: MessageEvent<{ ask?: true; token?: string; signedOut?: true }>) => {
+  if (event.data.ask) {
+    void currentTokenOfThisTab().then((token) => token && channel.postMessage({ token }));
+  } else if (event.data.signedOut) {
+    storeToken(undefined);
+    sessionToken = Promise.resolve(undefined);
+  }
+});
+
+/** The token this tab holds, without asking the others. */
+function currentTokenOfThisTab(): Promise<string | undefined> {
+  const stored = storedToken();
+  return stored ? Promise.resolve(stored) : (sessionToken ?? Promise.resolve(undefined));
+}
+
+/** Asks the other open tabs of the dashboard for the token; undefined when none answers in time. */
+function askOtherTabs(): Promise<string | undefined> {
+  if (!channel) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    const onAnswer = (event: MessageEvent<{ token?: string }>) => {
+      if (!event.data.token) return;
+      finish(event.data.token);
+    };
+    const finish = (token: string | undefined) => {
+      clearTimeout(timer);
+      channel.removeEventListener('message', onAnswer);
+      if (token) storeToken(token);
+      resolve(token);
+    };
+    const timer = setTimeout(finish, ASK_TABS_MS, undefined);
+    channel.addEventListener('message', onAnswer);
+    channel.postMessage({ ask: true });
+  });
+}
+
+/**
+ * Takes the session token from the sign-in answer's meta element into this tab's session storage,
+ * and shows `/` instead of the one-time link's address. Runs before the first render.
+ */
+export function adoptSessionToken(): void {
+  const meta = document.querySelector<HTMLMetaElement>(`meta[name="${TOKEN_META}"]`);
+  if (!meta) return;
+  storeToken(meta.content);
+  sessionToken = Promise.resolve(meta.content || undefined);
+  meta.remove();
+  history.replaceState(null, '', '/');
+}
+
+/** This tab's session token, or another open tab's; undefined when the window is not signed in. */
 export function currentSessionToken(): Promise<string | undefined> {
-  sessionToken ??= resume();
+  const stored = storedToken();
+  if (stored) return Promise.resolve(stored);
+  sessionToken ??= askOtherTabs();
   return sessionToken;
 }
 
-/** Forgets the token, so the next call asks again (after signing in or out). */
+/** Forgets the token in this tab and every other tab of the dashboard. */
 export function forgetSessionToken(): void {
-  sessionToken = undefined;
+  storeToken(undefined);
+  sessionToken = Promise.resolve(undefined);
+  channel?.postMessage({ signedOut: true });
 }
 
 /** Tells every listener the window is signed out. */

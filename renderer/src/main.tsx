@@ -1,9 +1,11 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { adoptSessionToken } from './api.ts';
 import { App } from './app.tsx';
 import { applyStoredTheme } from './theme.ts';
 import './styles.css';
 
+adoptSessionToken();
 applyStoredTheme();
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

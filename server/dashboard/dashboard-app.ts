@@ -9,7 +9,7 @@ import { AppError } from '../errors.ts';
 import type { ResolveCaller } from '../rpc/auth.ts';
 import { type AppEnv, createHonoApp } from '../http/hono-app.ts';
 import { registerConsentRoutes } from './consent-routes.ts';
-import { registerUi } from './ui-routes.ts';
+import { readIndexHtml, registerUi } from './ui-routes.ts';
 
 export const SESSION_COOKIE = 'statusdesk_session';
 /** The header in which the page sends its half of the session (see sessionToken). */
@@ -51,6 +51,17 @@ function workspaceIdParam(c: Context<AppEnv>): number {
   const id = Number(c.req.param('workspaceId'));
   if (!Number.isSafeInteger(id) || id <= 0) throw new AppError('NOT_FOUND', `workspace ${c.req.param('workspaceId')} does not exist`);
   return id;
+}
+
+/** The name of the meta element in which the sign-in answer hands the page its session token. */
+export const SESSION_TOKEN_META = 'statusdesk-session';
+
+const NOT_BUILT_PAGE = '<!doctype html><html lang="en"><head><title>Statusdesk</title></head><body><p>Signed in. The Statusdesk UI is not built: run npm run build.</p></body></html>';
+
+/** The UI's page with the session token in a meta element, which the app reads once and removes. */
+function withSessionToken(html: string, token: string): string {
+  const meta = `<meta name="${SESSION_TOKEN_META}" content="${token}">`;
+  return html.includes('</head>') ? html.replace('</head>', `${meta}</head>`) : `${meta}${html}`;
 }
 
 /** The header in which the UI names the workspace an RPC call is about. */
@@ -142,21 +153,11 @@ export function createDashboardApp(options: DashboardAppOptions) {
       path: '/',
       maxAge: Math.floor(SESSION_TTL_MS / 1000),
     });
-    // The page asks for its half of the session itself (/signin/resume), so no address holds it.
+    // The page's half of the session travels in this answer's body, which only the browser that
+    // opened the one-time link reads: never in an address, never in a cookie other ports receive.
     c.header('cache-control', 'no-store');
     c.header('referrer-policy', 'no-referrer');
-    return c.redirect('/', 303);
-  });
-
-  // A page of the dashboard's own origin, holding the cookie, gets the session's page token. Pages
-  // keep it in memory only: a reload asks again. Only the dashboard's exact origin, with a JSON
-  // body, is answered, which a page of another site or port cannot send without the service's leave.
-  app.post('/signin/resume', async (c) => {
-    fromOwnPage(c);
-    c.header('cache-control', 'no-store');
-    const token = await services.sessions.resumeSession(getCookie(c, SESSION_COOKIE) ?? '');
-    if (!token) throw notSignedIn();
-    return c.json({ token });
+    return c.html(withSessionToken((await readIndexHtml()) ?? NOT_BUILT_PAGE, session.token));
   });
 
   app.get('/api/session', async (c) => {

@@ -43,6 +43,15 @@ export interface UiOptions {
   root?: string;
 }
 
+/** The built index.html; undefined when the UI is not built. */
+export async function readIndexHtml(root = join(packageRoot, 'dist', 'renderer')): Promise<string | undefined> {
+  try {
+    return await readFile(join(root, 'index.html'), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 async function exists(path: string): Promise<boolean> {
   try {
     return (await stat(path)).isDirectory();
@@ -88,12 +97,8 @@ export function registerUi(app: HonoApp, options: UiOptions = {}): void {
 
   // index.html is read on each request: it is small, and names the assets of the latest build.
   const index = async (c: Context<AppEnv>) => {
-    let html: string;
-    try {
-      html = await readFile(join(root, 'index.html'), 'utf8');
-    } catch {
-      return notBuilt(c);
-    }
+    const html = await readIndexHtml(root);
+    if (html === undefined) return notBuilt(c);
     return c.html(html, 200, { 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' });
   };
   for (const route of UI_ROUTES) app.get(route, index);

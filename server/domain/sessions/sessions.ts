@@ -74,21 +74,6 @@ export function createSessionService(db: Kysely<Database>) {
       return row && { type: 'user', userId: row.user_id, surface: 'dashboard' };
     },
 
-    /**
-     * The page's token of a live session, for a page of the dashboard's own origin that holds the
-     * cookie but (after a reload) no longer its token: pages keep the token in memory only.
-     */
-    async resumeSession(secret: string): Promise<string | undefined> {
-      const row = await db
-        .selectFrom('dashboard_tokens')
-        .select('user_id')
-        .where('token_hash', '=', hashSecret(secret))
-        .where('kind', '=', 'session')
-        .where('expires_at', '>', new Date().toISOString())
-        .executeTakeFirst();
-      return row && sessionToken(secret);
-    },
-
     async endSession(secret: string): Promise<void> {
       await db.deleteFrom('dashboard_tokens').where('token_hash', '=', hashSecret(secret)).execute();
     },
