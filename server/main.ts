@@ -4,6 +4,8 @@ import type { ServiceConfig } from './config.ts';
 import { type ContentIndex, createContentIndex } from './content/content-index.ts';
 import { openDatabase } from './db/open.ts';
 import { type CheckEngine, createCheckEngine } from './checks/engine.ts';
+import { createLiveFeed, type LiveFeed } from './domain/live-feed.ts';
+import { createMonitorViewService } from './domain/monitors/monitor-views.ts';
 import { createServices, type Services } from './domain/services.ts';
 import { ensureOwner } from './domain/users/users.ts';
 import { createDashboardApp, dashboardCaller } from './dashboard/dashboard-app.ts';
@@ -51,6 +53,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
   });
   let services: Services | undefined;
   let content: ContentIndex | undefined;
+  let live: LiveFeed | undefined;
   try {
     // Routes are attached once both ports are known: the Host/Origin guard needs them.
     const api = await listen({ host: config.host, port: config.port });
@@ -82,6 +85,10 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
       issuer: apiUrl,
       redirectPolicy: { ownHosts: [new URL(apiUrl).hostname, new URL(dashboardUrl).hostname], vendorDomains: config.oauthRedirectDomains },
     });
+    // The open dashboards hear of state changes and committed changes as they happen.
+    const feed = createLiveFeed(db, { log: log.child({ component: 'live' }) });
+    live = feed;
+    engine.onStateChange(feed.stateChanged);
     const ownerId = await ensureOwner(db);
     services = ready;
     await ready.sealStoredSecrets();
@@ -131,7 +138,8 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     mount(api, apiGuard, createApiApp({ ...common, services: ready, admit, content, apiUrl, dashboardUrl, metadataNetwork: config.metadataNetwork, version: VERSION }), rpc);
     const dashboardOrigins = dashboardOwnHosts.map((h) => `http://${h}`).concat(dashboardUrl);
     const dashboardRpc = createRpcHandler({ services: ready, caller: dashboardCaller(ready, dashboardOrigins), log, maxBodyBytes: config.maxBodyBytes, surface: 'dashboard' });
-    mount(dashboard, dashboardGuard, createDashboardApp({ ...common, services: ready, origins: dashboardOrigins, apiUrl }), dashboardRpc);
+    const views = createMonitorViewService(db);
+    mount(dashboard, dashboardGuard, createDashboardApp({ ...common, services: ready, origins: dashboardOrigins, apiUrl, views, live: feed }), dashboardRpc);
 
     const signInUrl = `${dashboardUrl}/signin?token=${await ready.sessions.createSignInToken(ownerId)}`;
     await engine.start();
@@ -142,6 +150,8 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
       engine,
       services: ready,
       async close() {
+        // Open event streams never finish by themselves: they end first, so the ports close at once.
+        feed.close();
         await Promise.all(listeners.map((l) => l.close()));
         await engine.close();
         clearInterval(releaseHeld);
@@ -153,6 +163,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
       },
     };
   } catch (error) {
+    live?.close();
     await Promise.all(listeners.map((l) => l.close(0)));
     await engine.close();
     content?.close();

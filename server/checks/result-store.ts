@@ -46,6 +46,9 @@ export interface WindowCounts {
 
 export const hourOf = (ms: number) => Math.floor(ms / HOUR_MS) * HOUR_MS;
 
+/** Outcomes by the severity the state queries rank them with (up 0, degraded 1, down 2). */
+const BY_SEVERITY: readonly CheckOutcome[] = ['up', 'degraded', 'down'];
+
 interface RollupRow {
   success_count: number;
   degraded_count: number;
@@ -83,9 +86,18 @@ function statementsFor(sqlite: SQLite.Database) {
          error_count = excluded.error_count, latency = excluded.latency, last_ping_at = excluded.last_ping_at`,
     ),
     saveState: sqlite.prepare(
-      `insert into check_state (monitor_id, runner, result, regions, checked_at) values (?, ?, ?, ?, ?)
-       on conflict (monitor_id, runner) do update set result = excluded.result, regions = excluded.regions, checked_at = excluded.checked_at
+      `insert into check_state (monitor_id, runner, result, regions, checked_at, latency_ms) values (?, ?, ?, ?, ?, ?)
+       on conflict (monitor_id, runner) do update set result = excluded.result, regions = excluded.regions, checked_at = excluded.checked_at,
+         latency_ms = excluded.latency_ms
        where excluded.checked_at >= check_state.checked_at`,
+    ),
+    worstState: sqlite
+      .prepare<[number], number>(`select max(case result when 'down' then 2 when 'degraded' then 1 else 0 end) from check_state where monitor_id = ?`)
+      .pluck(),
+    // Written only when the state is new: most checks find it unchanged and write nothing.
+    saveOverall: sqlite.prepare(
+      `insert into monitor_state (monitor_id, state, changed_at) values (?, ?, ?)
+       on conflict (monitor_id) do update set state = excluded.state, changed_at = excluded.changed_at where monitor_state.state <> excluded.state`,
     ),
     rollupsSince: sqlite.prepare<[number, number], RollupRow>('select success_count, degraded_count, error_count, latency, last_ping_at from check_rollups where monitor_id = ? and hour >= ?'),
     rawBetween: sqlite.prepare<[number, number, number], { result: CheckOutcome; latency_ms: number; started_at: number }>('select result, latency_ms, started_at from check_results where monitor_id = ? and started_at >= ? and started_at < ?'),
@@ -131,9 +143,9 @@ export function createResultStore(db: Db) {
 
   return {
     /**
-     * Stores a batch in one transaction: raw rows, the hourly rollups they fall in, and the latest
-     * state per monitor and runner. Checks of monitors deleted meanwhile are dropped. Returns the
-     * checks that were stored.
+     * Stores a batch in one transaction: raw rows, the hourly rollups they fall in, the latest
+     * state per monitor and runner, and each monitor's overall state with when it last changed.
+     * Checks of monitors deleted meanwhile are dropped. Returns the checks that were stored.
      */
     write(checks: StoredCheck[]): Promise<StoredCheck[]> {
       return run((s, sqlite) =>
@@ -149,7 +161,8 @@ export function createResultStore(db: Db) {
               const t = c.timing;
               const details = c.url === null ? null : JSON.stringify({ url: c.url, responseHeaders: c.responseHeaders, assertionResults: c.assertionResults });
               s.insert.run(c.monitorId, c.runner, JSON.stringify(c.regions), c.startedAt, c.result, c.latencyMs, t.dns, t.connect, t.tls, t.ttfb, t.transfer, c.attempts, c.message, c.grpcStatus, c.statusCode, details);
-              s.saveState.run(c.monitorId, c.runner, c.result, JSON.stringify(c.regions), c.startedAt);
+              s.saveState.run(c.monitorId, c.runner, c.result, JSON.stringify(c.regions), c.startedAt, c.latencyMs);
+              s.saveOverall.run(c.monitorId, BY_SEVERITY[s.worstState.get(c.monitorId)!]!, c.startedAt);
               const hour = hourOf(c.startedAt);
               const key = `${c.monitorId}:${hour}`;
               let bucket = buckets.get(key);

@@ -8,7 +8,11 @@ import type { Actor } from '../domain/actor.ts';
 import { AppError } from '../errors.ts';
 import type { ResolveCaller } from '../rpc/auth.ts';
 import { type AppEnv, createHonoApp } from '../http/hono-app.ts';
+import { registerAuditRoutes } from './audit-routes.ts';
 import { registerConsentRoutes } from './consent-routes.ts';
+import { registerExportRoute } from './export-route.ts';
+import { registerLiveRoutes } from './live-routes.ts';
+import { registerMonitorViewRoutes } from './monitor-view-routes.ts';
 import { readIndexHtml, registerUi } from './ui-routes.ts';
 
 export const SESSION_COOKIE = 'statusdesk_session';
@@ -194,6 +198,10 @@ export function createDashboardApp(options: DashboardAppOptions) {
     c.json({ connection: await services.connections.revoke(c.get('actor'), c.req.param('connectionId')) }),
   );
 
+  registerMonitorViewRoutes(app, options);
+  registerAuditRoutes(app, options);
+  registerLiveRoutes(app, { ...options, personOf: personOfPage });
+  registerExportRoute(app, options);
   registerConsentRoutes(app, { services, sessionCookie: SESSION_COOKIE, personOf: personOfPage });
   registerUi(app);
 

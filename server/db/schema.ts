@@ -50,6 +50,8 @@ export interface AuditLogTable {
   actor_type: string;
   actor_id: string;
   actor_user_id: number | null;
+  /** The surface the change came through (see Surface); NULL for entries written before it was recorded. */
+  actor_surface: string | null;
   /** JSON snapshots; NULL where the entity did not exist before (create) or after (delete). */
   before: string | null;
   after: string | null;
@@ -154,6 +156,16 @@ export interface CheckStateTable {
   result: 'up' | 'degraded' | 'down';
   regions: string;
   checked_at: EpochMs;
+  /** NULL for a check stored before latencies were kept here whose raw result was already gone. */
+  latency_ms: number | null;
+}
+
+/** A monitor's overall state: the worst of its runners' latest checks, and since when. */
+export interface MonitorStateTable {
+  monitor_id: number;
+  state: 'up' | 'degraded' | 'down';
+  /** When the check that brought this state started (the first check counts). */
+  changed_at: EpochMs;
 }
 
 export interface CheckGapTable {
@@ -356,6 +368,7 @@ export interface Database {
   check_results: CheckResultTable;
   check_rollups: CheckRollupTable;
   check_state: CheckStateTable;
+  monitor_state: MonitorStateTable;
   check_gaps: CheckGapTable;
   status_pages: StatusPageTable;
   page_components: PageComponentTable;

@@ -54,17 +54,21 @@ export function credentialId(actor: Credential): string {
   return actor.type === 'apiKey' ? actor.keyId : `oat_${actor.grantId}`;
 }
 
-/** The three audit columns that say who did it (SPEC 6.1). */
-export function auditActor(actor: Actor): { actor_type: string; actor_id: string; actor_user_id: number | null } {
+/**
+ * The audit columns that say who did it (SPEC 6.1), and through which surface: a person acts as
+ * the same actor type in the dashboard and in the CLI, and only the surface tells them apart.
+ */
+export function auditActor(actor: Actor): { actor_type: string; actor_id: string; actor_user_id: number | null; actor_surface: Surface } {
   const type = actor.surface === 'mcp' ? 'mcp' : actor.type;
+  const actor_surface = actor.surface;
   switch (actor.type) {
     case 'apiKey':
     case 'oauth':
-      return { actor_type: type, actor_id: credentialId(actor), actor_user_id: actor.userId };
+      return { actor_type: type, actor_id: credentialId(actor), actor_user_id: actor.userId, actor_surface };
     case 'user':
-      return { actor_type: type, actor_id: String(actor.userId), actor_user_id: actor.userId };
+      return { actor_type: type, actor_id: String(actor.userId), actor_user_id: actor.userId, actor_surface };
     case 'system':
-      return { actor_type: type, actor_id: 'system', actor_user_id: null };
+      return { actor_type: type, actor_id: 'system', actor_user_id: null, actor_surface };
   }
 }
 

@@ -5,7 +5,8 @@ import { AppError, notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { planOfWorkspace } from '../plans.ts';
-import { type Pagination, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
+import { type Pagination, invalid, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
+import { type AuditActorView, actorKindCondition, auditActorKinds, describeActors } from './audit-actors.ts';
 
 /** Entries older than this are not shown (SPEC 8): the log answers for the last two weeks. */
 const AUDIT_READ_WINDOW_MS = 14 * 24 * 60 * 60 * 1000;
@@ -30,6 +31,66 @@ const listInput = z.strictObject({
   entityId: z.union([z.string(), z.number()]).transform(String).optional(),
   ...pageQuery(MAX_PER_PAGE),
 });
+
+/** An entry with its actor described for people (see audit-actors.ts). */
+export interface AttributedAuditEntry {
+  id: string;
+  entityType: string;
+  entityId: string;
+  action: string;
+  actor: AuditActorView;
+  changedFields: string[];
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+  createdAt: string;
+}
+
+const MAX_ENTRIES = 100;
+const DEFAULT_ENTRIES = 50;
+const entriesRule = `must be a whole number from 1 to ${MAX_ENTRIES}`;
+const timeRule = 'must be an ISO 8601 date and time, e.g. 2026-01-31T09:00:00Z';
+/** A time of a query, as the stored times are written (so they compare as text). */
+const queryTime = z
+  .string()
+  .refine((v) => /^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v)), timeRule)
+  .transform((v) => new Date(v).toISOString())
+  .optional();
+
+const entriesInput = z.object({
+  entityType: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').optional(),
+  entityId: z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters').optional(),
+  actor: z.enum(auditActorKinds, { error: `must be one of ${auditActorKinds.join(', ')}` }).optional(),
+  from: queryTime,
+  to: queryTime,
+  limit: z
+    .string()
+    .regex(/^\d{1,9}$/, entriesRule)
+    .transform(Number)
+    .pipe(z.number().min(1, entriesRule).max(MAX_ENTRIES, entriesRule))
+    .optional(),
+  cursor: z.string().max(200, 'must be the next of an earlier page').optional(),
+});
+
+/** Where a page ends: the last entry's time and id, which the next page continues below. */
+interface Cursor {
+  createdAt: string;
+  id: number;
+}
+
+/** Opaque to callers: they only hand back what a page gave them. */
+const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify([c.createdAt, c.id])).toString('base64url');
+
+function decodeCursor(text: string): Cursor {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && Number.isSafeInteger(value[1]) && value[1] > 0) {
+      return { createdAt: value[0], id: value[1] };
+    }
+  } catch {
+    // answered below
+  }
+  throw invalid('cursor', 'must be the next of an earlier page');
+}
 
 function toEntry(row: AuditLogRow): AuditEntry {
   return {
@@ -80,6 +141,42 @@ export function createAuditLogService(db: Kysely<Database>, now: () => number = 
         base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
       ]);
       return { auditLogs: rows.map(toEntry), pagination: paginationOf(input.page, input.perPage, Number(total.n)) };
+    },
+
+    /**
+     * A page of the entries of the last 14 days, newest first, with who made each change as
+     * people name them; filtered by entity, kind of actor and time (`from` and `to` inclusive).
+     * `next` continues below the page's last entry, so entries written meanwhile do not shift it.
+     */
+    async entries(actor: Actor, workspaceId: number, query: unknown = {}): Promise<{ entries: AttributedAuditEntry[]; next: string | null }> {
+      const since = await readable(actor, workspaceId);
+      const input = parseInput(entriesInput, query);
+      const limit = input.limit ?? DEFAULT_ENTRIES;
+      const cursor = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
+      let rows = db
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('created_at', '>=', input.from !== undefined && input.from > since ? input.from : since);
+      if (input.to !== undefined) rows = rows.where('created_at', '<=', input.to);
+      if (input.entityType !== undefined) rows = rows.where('entity_type', '=', input.entityType);
+      if (input.entityId !== undefined) rows = rows.where('entity_id', '=', input.entityId);
+      if (input.actor !== undefined) rows = rows.where(actorKindCondition(input.actor));
+      if (cursor) {
+        rows = rows.where((eb) => eb.or([eb('created_at', '<', cursor.createdAt), eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)])]));
+      }
+      // One more than the page: whether there is a next page, without counting.
+      const found = await rows.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+      const page = found.slice(0, limit);
+      const actorOf = await describeActors(db, page);
+      const lastOfPage = page.at(-1);
+      return {
+        entries: page.map((row) => {
+          const { actorType: _type, actorId: _id, actorUserId: _user, ...entry } = toEntry(row);
+          return { ...entry, actor: actorOf(row) };
+        }),
+        next: found.length > limit && lastOfPage ? encodeCursor({ createdAt: lastOfPage.created_at, id: lastOfPage.id }) : null,
+      };
     },
 
     /** One entry with its before and after snapshots; entries past the 14 days are not found. */

@@ -22,6 +22,20 @@ export function changedFields(before: Snapshot | null, after: Snapshot | null): 
 }
 
 /**
+ * Told each time an entry is written, with nothing about it: a nudge to read the log again. The
+ * entry is still inside its transaction then, and a read through the same database waits for that
+ * transaction to end, so a reader sees the entry only once it is committed (and never if it is
+ * rolled back). Entries of every database in the process nudge every listener; each reads its own.
+ */
+const recorded = new Set<() => void>();
+
+/** Subscribes to the nudge of recordAudit; returns the unsubscribe. */
+export function onAuditRecorded(listener: () => void): () => void {
+  recorded.add(listener);
+  return () => recorded.delete(listener);
+}
+
+/**
  * Writes the audit entry of a mutation. Call it inside the mutation's own transaction, so the
  * change and its entry commit together or not at all. An update that changed nothing writes none.
  */
@@ -42,5 +56,6 @@ export async function recordAudit(trx: Kysely<Database>, change: AuditChange): P
       created_at: new Date().toISOString(),
     })
     .execute();
+  for (const listener of recorded) listener();
   return true;
 }

@@ -1,0 +1,37 @@
+import type { MonitorViewService } from '../domain/monitors/monitor-views.ts';
+import type { HonoApp } from '../http/hono-app.ts';
+import type { DashboardAppOptions } from './dashboard-app.ts';
+import { workspaceIdOf } from './route-params.ts';
+
+declare module './dashboard-app.ts' {
+  interface DashboardAppOptions {
+    /** What the dashboard's screens read about monitors and the plan. */
+    views: MonitorViewService;
+  }
+}
+
+/**
+ * What the overview and a monitor's page read: the workspace's monitors with their state, one
+ * monitor's latency, latest results and regions, and what the plan allows. Query values are
+ * handed to the domain as they came; it refuses the ones it cannot use, naming them.
+ */
+export function registerMonitorViewRoutes(app: HonoApp, options: DashboardAppOptions): void {
+  const { views } = options;
+  const ws = '/api/workspaces/:workspaceId';
+
+  app.get(`${ws}/overview`, async (c) => c.json(await views.overview(c.get('actor'), workspaceIdOf(c), c.req.query())));
+
+  app.get(`${ws}/monitors/:monitorId/latency`, async (c) =>
+    c.json(await views.latency(c.get('actor'), workspaceIdOf(c), c.req.param('monitorId'), c.req.query())),
+  );
+
+  app.get(`${ws}/monitors/:monitorId/results`, async (c) =>
+    c.json({ results: await views.results(c.get('actor'), workspaceIdOf(c), c.req.param('monitorId'), c.req.query()) }),
+  );
+
+  app.get(`${ws}/monitors/:monitorId/regions`, async (c) =>
+    c.json({ regions: await views.regions(c.get('actor'), workspaceIdOf(c), c.req.param('monitorId')) }),
+  );
+
+  app.get(`${ws}/plan`, async (c) => c.json(await views.plan(c.get('actor'), workspaceIdOf(c))));
+}

@@ -1,0 +1,90 @@
+import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
+import type { AuditLogRow, Database } from '../../db/schema.ts';
+
+/**
+ * Who made an audited change, as people tell them apart: through an API key, an OAuth
+ * connection, MCP (whatever the credential), the dashboard, the CLI, or the service itself.
+ */
+export const auditActorKinds = ['apiKey', 'oauth', 'mcp', 'dashboard', 'cli', 'system'] as const;
+export type AuditActorKind = (typeof auditActorKinds)[number];
+
+export interface AuditActorView {
+  kind: AuditActorKind;
+  /** As stored: the key id, `oat_<grant id>`, the person's id, or `system`. */
+  id: string;
+  /** The key's name, the connected app's name, the person's name, or Statusdesk. */
+  label: string;
+}
+
+type ActorColumns = Pick<AuditLogRow, 'actor_type' | 'actor_id' | 'actor_user_id' | 'actor_surface'>;
+
+/** A person acts through the dashboard or the CLI; entries written before the surface was kept are the CLI's. */
+export function kindOf(row: ActorColumns): AuditActorKind {
+  switch (row.actor_type) {
+    case 'apiKey':
+    case 'oauth':
+    case 'mcp':
+    case 'system':
+      return row.actor_type;
+    default:
+      return row.actor_surface === 'dashboard' ? 'dashboard' : 'cli';
+  }
+}
+
+/** The condition on audit_log's columns that picks the entries of one kind of actor. */
+export function actorKindCondition(kind: AuditActorKind): Expression<SqlBool> {
+  switch (kind) {
+    case 'dashboard':
+      return sql<SqlBool>`(actor_type = 'user' and actor_surface = 'dashboard')`;
+    case 'cli':
+      return sql<SqlBool>`(actor_type = 'user' and (actor_surface is null or actor_surface <> 'dashboard'))`;
+    default:
+      return sql<SqlBool>`actor_type = ${kind}`;
+  }
+}
+
+const GRANT_ACTOR = /^oat_(\d{1,15})$/;
+const KEY_ACTOR = /^\d{1,15}$/;
+
+/**
+ * The actors of these entries as people read them. Names are looked up once per page; a key,
+ * connection or person that is gone keeps its id in the label.
+ */
+export async function describeActors(db: Kysely<Database>, rows: ActorColumns[]): Promise<(row: ActorColumns) => AuditActorView> {
+  const keyIds = new Set<number>();
+  const grantIds = new Set<number>();
+  const userIds = new Set<number>();
+  for (const row of rows) {
+    const kind = kindOf(row);
+    if (kind === 'dashboard' || kind === 'cli') {
+      if (row.actor_user_id !== null) userIds.add(row.actor_user_id);
+    } else if (kind !== 'system') {
+      const grant = GRANT_ACTOR.exec(row.actor_id);
+      if (grant) grantIds.add(Number(grant[1]));
+      else if (KEY_ACTOR.test(row.actor_id)) keyIds.add(Number(row.actor_id));
+    }
+  }
+  const [keys, grants, users] = await Promise.all([
+    keyIds.size === 0 ? [] : db.selectFrom('api_keys').select(['id', 'name']).where('id', 'in', [...keyIds]).execute(),
+    grantIds.size === 0
+      ? []
+      : db.selectFrom('oauth_grants as g').innerJoin('oauth_clients as c', 'c.id', 'g.client_id').select(['g.id', 'c.name']).where('g.id', 'in', [...grantIds]).execute(),
+    userIds.size === 0 ? [] : db.selectFrom('users').select(['id', 'name']).where('id', 'in', [...userIds]).execute(),
+  ]);
+  const keyNames = new Map(keys.map((k) => [String(k.id), k.name]));
+  const appNames = new Map(grants.map((g) => [`oat_${g.id}`, g.name]));
+  const userNames = new Map(users.map((u) => [u.id, u.name]));
+  return (row) => {
+    const kind = kindOf(row);
+    const id = row.actor_id;
+    switch (kind) {
+      case 'system':
+        return { kind, id, label: 'Statusdesk' };
+      case 'dashboard':
+      case 'cli':
+        return { kind, id, label: (row.actor_user_id !== null && userNames.get(row.actor_user_id)) || `user ${id}` };
+      default:
+        return { kind, id, label: keyNames.get(id) ?? appNames.get(id) ?? (GRANT_ACTOR.test(id) ? `connection ${id}` : `API key ${id}`) };
+    }
+  };
+}

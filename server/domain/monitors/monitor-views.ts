@@ -1,0 +1,347 @@
+import { z } from 'zod';
+import { LatencyHistogram } from '../../checks/latency-histogram.ts';
+import { toResponseLog } from '../../checks/result-store.ts';
+import type { Db } from '../../db/open.ts';
+import { notFound } from '../../errors.ts';
+import type { Actor } from '../actor.ts';
+import { authorize } from '../access.ts';
+import { planOfWorkspace } from '../plans.ts';
+import { defaultTcpRegions, regions as regionCatalogue } from '../regions.ts';
+import { parseInput } from '../validation.ts';
+import { type CheckOutcome, type RegionHealth, type SummaryWindow, summaryWindows, type Timing } from './checks.ts';
+import type { MonitorType } from './monitor-rules.ts';
+import {
+  fold,
+  gapsSince,
+  latestChecks,
+  latestResults,
+  type MonitorState,
+  monitorRegions,
+  monitorStates,
+  overviewPage,
+  rawOutcomes,
+  registerFold,
+  rollups,
+  stateCounts,
+  workspaceTags,
+} from './view-repository.ts';
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
+const SPARKLINE_HOURS = 24;
+const MAX_OVERVIEW_LIMIT = 200;
+const DEFAULT_OVERVIEW_LIMIT = 100;
+/** Past this, an offset is not a page anyone scrolls to. */
+const MAX_OFFSET = 1_000_000;
+const MAX_RESULTS = 100;
+const DEFAULT_RESULTS = 20;
+
+/** Each window's buckets: 1d from raw results (kept 14 days), 7d and 14d from the hourly rollups. */
+const SERIES: Record<SummaryWindow, { windowMs: number; bucketMs: number; raw: boolean }> = {
+  '1d': { windowMs: DAY_MS, bucketMs: 15 * MINUTE_MS, raw: true },
+  '7d': { windowMs: 7 * DAY_MS, bucketMs: HOUR_MS, raw: false },
+  '14d': { windowMs: 14 * DAY_MS, bucketMs: 2 * HOUR_MS, raw: false },
+};
+const monitorTypes = ['tcp', 'grpc', 'http'] as const satisfies readonly MonitorType[];
+const HEALTH: Record<CheckOutcome, RegionHealth> = { up: 'active', degraded: 'degraded', down: 'error' };
+const SEVERITY: Record<CheckOutcome, number> = { up: 0, degraded: 1, down: 2 };
+
+export type { MonitorState };
+
+export interface OverviewRow {
+  id: string;
+  name: string;
+  type: MonitorType;
+  /** `host:port` of a TCP or gRPC monitor, the URL of an HTTP monitor. */
+  target: string;
+  tags: string[];
+  state: MonitorState;
+  lastLatencyMs: number | null;
+  lastCheckedAt: string | null;
+  /** When the overall state last changed (the first check counts); null before the first check. */
+  changedAt: string | null;
+  /** Median latency per hour over the last 24 hours, oldest first (the current hour last); null for an hour without answered checks. */
+  sparkline: (number | null)[];
+}
+
+export interface Overview {
+  monitors: OverviewRow[];
+  /** Monitors that match the query, across all pages. */
+  total: number;
+  /** Monitors of the workspace in each state, whatever the query. */
+  counts: Record<MonitorState, number>;
+  /** Every tag used in the workspace. */
+  tags: string[];
+}
+
+export interface LatencyPoint {
+  at: string;
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+  up: number;
+  degraded: number;
+  down: number;
+}
+
+export interface LatencySeries {
+  window: SummaryWindow;
+  bucketMs: number;
+  points: LatencyPoint[];
+  gaps: { startedAt: string; endedAt: string }[];
+}
+
+/** One check for one region, as the dashboard lists them. */
+export interface RecentResult {
+  id: string;
+  region: string;
+  runner: string;
+  startedAt: string;
+  result: CheckOutcome;
+  latencyMs: number;
+  timing: Timing;
+  attempts: number;
+  message: string;
+  grpcStatus: string | null;
+  statusCode: number | null;
+}
+
+export interface RegionRunnerHealth {
+  region: string;
+  status: RegionHealth | null;
+  lastCheckedAt: string | null;
+  /** The runner whose check the status comes from; null when none has checked the region. */
+  runner: string | null;
+}
+
+export interface PlanAllowance {
+  plan: string;
+  frequencies: string[];
+  regions: string[];
+  defaultTcpRegions: string[];
+  auditLog: boolean;
+  subscriberNotifications: boolean;
+}
+
+/** A whole number written in decimal, within [min, max]. Query values arrive as text. */
+function wholeNumber(min: number, max: number, fallback: number) {
+  const rule = `must be a whole number from ${min} to ${max}`;
+  return z
+    .string()
+    .regex(/^\d{1,9}$/, rule)
+    .transform(Number)
+    .pipe(z.number().min(min, rule).max(max, rule))
+    .optional()
+    .transform((n) => n ?? fallback);
+}
+
+/** An optional text filter; empty means none. */
+const textFilter = (max: number) =>
+  z
+    .string()
+    .max(max, `must be at most ${max} characters`)
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const overviewQuery = z.object({
+  q: textFilter(200),
+  state: z.enum(monitorStates, { error: `must be one of ${monitorStates.join(', ')}` }).optional(),
+  type: z.enum(monitorTypes, { error: `must be one of ${monitorTypes.join(', ')}` }).optional(),
+  tag: textFilter(100),
+  limit: wholeNumber(1, MAX_OVERVIEW_LIMIT, DEFAULT_OVERVIEW_LIMIT),
+  offset: wholeNumber(0, MAX_OFFSET, 0),
+});
+
+const latencyQuery = z.object({
+  window: z.enum(summaryWindows, { error: `must be one of ${summaryWindows.join(', ')}` }).default('1d'),
+});
+
+const resultsQuery = z.object({ limit: wholeNumber(1, MAX_RESULTS, DEFAULT_RESULTS) });
+
+/** Monitor ids are positive integers; anything else names no monitor of the workspace. */
+function monitorIdOf(id: string): number {
+  const value = /^\d{1,15}$/.test(id) ? Number(id) : 0;
+  if (value < 1) throw notFound('monitor', id);
+  return value;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+interface Bucket {
+  up: number;
+  degraded: number;
+  down: number;
+  latency: LatencyHistogram;
+}
+
+const emptyBucket = (): Bucket => ({ up: 0, degraded: 0, down: 0, latency: new LatencyHistogram() });
+
+function toPoint(at: number, bucket: Bucket): LatencyPoint {
+  const q = (p: number) => bucket.latency.quantile(p) ?? null;
+  return { at: iso(at), p50: q(0.5), p95: q(0.95), p99: q(0.99), up: bucket.up, degraded: bucket.degraded, down: bucket.down };
+}
+
+/**
+ * What the dashboard's screens read about monitors: the overview of a workspace, one monitor's
+ * latency over time, its latest results and its regions, and what the plan allows. Read-only.
+ */
+export function createMonitorViewService(db: Db, now: () => number = Date.now) {
+  let folding: Promise<void> | undefined;
+
+  /** The monitor's id after the workspace check; not found when it is another workspace's. */
+  async function readable(actor: Actor, workspaceId: number, id: string): Promise<{ monitorId: number; regions: string[] }> {
+    await authorize(db, actor, workspaceId, 'read');
+    const monitorId = monitorIdOf(id);
+    const regions = await monitorRegions(db, workspaceId, monitorId);
+    if (!regions) throw notFound('monitor', id);
+    return { monitorId, regions };
+  }
+
+  /** Median latency per hour of each monitor, for the 24 hours up to and including the current one. */
+  async function sparklines(monitorIds: number[]): Promise<Map<number, (number | null)[]>> {
+    const lastHour = Math.floor(now() / HOUR_MS) * HOUR_MS;
+    const firstHour = lastHour - (SPARKLINE_HOURS - 1) * HOUR_MS;
+    const lines = new Map(monitorIds.map((id) => [id, Array.from({ length: SPARKLINE_HOURS }, (): number | null => null)]));
+    for (const row of await rollups(db, monitorIds, firstHour, lastHour + HOUR_MS)) {
+      const median = LatencyHistogram.decode(row.latency).quantile(0.5);
+      if (median !== undefined) lines.get(row.monitor_id)![(row.hour - firstHour) / HOUR_MS] = median;
+    }
+    return lines;
+  }
+
+  return {
+    /**
+     * The workspace's monitors in the order that needs attention first (down, degraded, pending,
+     * up, paused, then by name and id), filtered by `q` (name, target or a tag), state, type and
+     * tag, one page at a time; with counts by state and the tags of the whole workspace.
+     */
+    async overview(actor: Actor, workspaceId: number, query: unknown): Promise<Overview> {
+      await authorize(db, actor, workspaceId, 'read');
+      const input = parseInput(overviewQuery, query);
+      await (folding ??= registerFold(db));
+      const filter = { q: input.q === undefined ? undefined : fold(input.q), state: input.state, type: input.type, tag: input.tag };
+      const { rows, total } = await overviewPage(db, workspaceId, filter, input.limit, input.offset);
+      const ids = rows.map((r) => r.id);
+      const [counts, tags, latest, lines] = await Promise.all([stateCounts(db, workspaceId), workspaceTags(db, workspaceId), latestChecks(db, ids), sparklines(ids)]);
+      const last = new Map<number, { checkedAt: number; latencyMs: number | null }>();
+      for (const check of latest) {
+        const seen = last.get(check.monitor_id);
+        if (!seen || check.checked_at > seen.checkedAt) last.set(check.monitor_id, { checkedAt: check.checked_at, latencyMs: check.latency_ms });
+      }
+      return {
+        monitors: rows.map((row) => {
+          const check = last.get(row.id);
+          return {
+            id: String(row.id),
+            name: row.name,
+            type: row.type,
+            target: row.target,
+            tags: JSON.parse(row.tags) as string[],
+            state: row.state,
+            lastLatencyMs: check?.latencyMs ?? null,
+            lastCheckedAt: check ? iso(check.checkedAt) : null,
+            changedAt: row.changed_at === null ? null : iso(row.changed_at),
+            sparkline: lines.get(row.id)!,
+          };
+        }),
+        total,
+        counts,
+        tags,
+      };
+    },
+
+    /**
+     * Latency percentiles (p50, p95, p99 of the checks that were up or degraded) and outcome
+     * counts per bucket, over the whole window: aligned buckets from the one the window starts in
+     * to the current one, empty ones included. 1d reads raw results in 15-minute buckets; 7d and
+     * 14d read the hourly rollups in 1-hour and 2-hour buckets.
+     */
+    async latency(actor: Actor, workspaceId: number, id: string, query: unknown): Promise<LatencySeries> {
+      const { monitorId } = await readable(actor, workspaceId, id);
+      const { window } = parseInput(latencyQuery, query);
+      const { windowMs, bucketMs, raw } = SERIES[window];
+      const t = now();
+      const windowStart = t - windowMs;
+      const first = Math.floor(windowStart / bucketMs) * bucketMs;
+      const last = Math.floor(t / bucketMs) * bucketMs;
+      const buckets = Array.from({ length: (last - first) / bucketMs + 1 }, emptyBucket);
+      const bucketOf = (at: number) => buckets[Math.floor((at - first) / bucketMs)];
+      if (raw) {
+        for (const row of await rawOutcomes(db, monitorId, first, last + bucketMs)) {
+          const bucket = bucketOf(row.started_at)!;
+          bucket[row.result]++;
+          // Latency percentiles describe answered checks: a failure's duration is its timeout.
+          if (row.result !== 'down') bucket.latency.add(row.latency_ms);
+        }
+      } else {
+        for (const row of await rollups(db, [monitorId], first, last + bucketMs)) {
+          const bucket = bucketOf(row.hour)!;
+          bucket.up += row.success_count;
+          bucket.degraded += row.degraded_count;
+          bucket.down += row.error_count;
+          bucket.latency.merge(LatencyHistogram.decode(row.latency));
+        }
+      }
+      const gaps = (await gapsSince(db, windowStart)).map((g) => ({ startedAt: iso(Math.max(g.started_at, windowStart)), endedAt: iso(g.ended_at) }));
+      return { window, bucketMs, points: buckets.map((bucket, i) => toPoint(first + i * bucketMs, bucket)), gaps };
+    },
+
+    /** The monitor's latest checks, newest first, one entry per region each stood for; any monitor type. */
+    async results(actor: Actor, workspaceId: number, id: string, query: unknown): Promise<RecentResult[]> {
+      const { monitorId } = await readable(actor, workspaceId, id);
+      const { limit } = parseInput(resultsQuery, query);
+      // A check stands for each region its runner served: `limit` checks fill the page.
+      const rows = await latestResults(db, monitorId, limit);
+      return rows
+        .flatMap((row) => (JSON.parse(row.regions) as string[]).map((region) => toResponseLog(row, region)))
+        .slice(0, limit)
+        .map((log) => ({
+          id: log.id,
+          region: log.region,
+          runner: log.runner,
+          startedAt: log.startedAt,
+          result: log.result,
+          latencyMs: log.latencyMs,
+          timing: log.timing,
+          attempts: log.attempts,
+          message: log.message,
+          grpcStatus: log.grpcStatus,
+          statusCode: log.statusCode,
+        }));
+    },
+
+    /**
+     * The monitor's health in each of its regions: the latest check of a runner that served the
+     * region, and that runner (as GetMonitorStatus answers, with the runner).
+     */
+    async regions(actor: Actor, workspaceId: number, id: string): Promise<RegionRunnerHealth[]> {
+      const { monitorId, regions } = await readable(actor, workspaceId, id);
+      const states = (await latestChecks(db, [monitorId])).map((s) => ({ ...s, regions: JSON.parse(s.regions) as string[] }));
+      return regions.map((region) => {
+        const latest = states
+          .filter((s) => s.regions.includes(region))
+          .sort((a, b) => b.checked_at - a.checked_at || SEVERITY[b.result] - SEVERITY[a.result])[0];
+        return latest
+          ? { region, status: HEALTH[latest.result], lastCheckedAt: iso(latest.checked_at), runner: latest.runner }
+          : { region, status: null, lastCheckedAt: null, runner: null };
+      });
+    },
+
+    /** What the workspace's plan allows: frequencies, regions, and its features. */
+    async plan(actor: Actor, workspaceId: number): Promise<PlanAllowance> {
+      await authorize(db, actor, workspaceId, 'read');
+      const plan = await planOfWorkspace(db, workspaceId);
+      return {
+        plan: plan.name,
+        frequencies: [...plan.frequencies],
+        regions: regionCatalogue.map((r) => r.id),
+        defaultTcpRegions: defaultTcpRegions(plan),
+        auditLog: plan.auditLog,
+        subscriberNotifications: plan.subscriberNotifications,
+      };
+    },
+  };
+}
+
+export type MonitorViewService = ReturnType<typeof createMonitorViewService>;

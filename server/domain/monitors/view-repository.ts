@@ -1,0 +1,156 @@
+import type SQLite from 'better-sqlite3';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { type Db, withSqlite } from '../../db/open.ts';
+import type { CheckResultRow, Database } from '../../db/schema.ts';
+import type { CheckOutcome } from './checks.ts';
+import type { MonitorType } from './monitor-rules.ts';
+
+/** A monitor's state as the overview shows it: its checks' worst outcome, or why there is none. */
+export const monitorStates = ['up', 'degraded', 'down', 'pending', 'paused'] as const;
+export type MonitorState = (typeof monitorStates)[number];
+
+export interface OverviewFilter {
+  /** Already folded (see fold): matched as a substring of the folded name, target and tags. */
+  q?: string;
+  state?: MonitorState;
+  type?: MonitorType;
+  /** One tag, exactly. */
+  tag?: string;
+}
+
+export interface OverviewRowData {
+  id: number;
+  name: string;
+  type: MonitorType;
+  target: string;
+  tags: string;
+  state: MonitorState;
+  changed_at: number | null;
+}
+
+/**
+ * Case folding for names, targets and tags, as the overview compares and orders them. SQLite's own
+ * lower() and LIKE fold ASCII letters only; this folds every script the way JavaScript does.
+ */
+export const fold = (text: string) => text.toLowerCase();
+const FOLD_FUNCTION = 'statusdesk_fold';
+const withFold = new WeakSet<SQLite.Database>();
+
+/** Makes fold callable from SQL on the database's connection, once. */
+export function registerFold(db: Db): Promise<void> {
+  return withSqlite(db, (sqlite) => {
+    if (withFold.has(sqlite)) return;
+    sqlite.function(FOLD_FUNCTION, { deterministic: true }, (text: unknown) => (typeof text === 'string' ? fold(text) : text));
+    withFold.add(sqlite);
+  });
+}
+
+const folded = (expression: RawBuilder<unknown>) => sql`${sql.raw(FOLD_FUNCTION)}(${expression})`;
+
+const target = sql<string>`coalesce(json_extract(m.settings, '$.uri'), json_extract(m.settings, '$.url'), '')`;
+const state = sql<MonitorState>`case when m.active = 0 then 'paused' else coalesce(s.state, 'pending') end`;
+/** The overview's order of states: what needs attention first. */
+const rank = sql<number>`case when m.active = 0 then 4 else case s.state when 'down' then 0 when 'degraded' then 1 when 'up' then 3 else 2 end end`;
+
+function monitorsWithState(db: Kysely<Database>, workspaceId: number) {
+  return db
+    .selectFrom('monitors as m')
+    .leftJoin('monitor_state as s', 's.monitor_id', 'm.id')
+    .where('m.workspace_id', '=', workspaceId);
+}
+
+function filtered(db: Kysely<Database>, workspaceId: number, filter: OverviewFilter) {
+  let query = monitorsWithState(db, workspaceId);
+  if (filter.type !== undefined) query = query.where('m.type', '=', filter.type);
+  if (filter.state !== undefined) query = query.where(sql<boolean>`${state} = ${filter.state}`);
+  if (filter.tag !== undefined) query = query.where(sql<boolean>`exists (select 1 from json_each(m.tags) t where t.value = ${filter.tag})`);
+  if (filter.q !== undefined) {
+    const q = filter.q;
+    query = query.where(
+      sql<boolean>`(instr(${folded(sql`m.name`)}, ${q}) > 0 or instr(${folded(target)}, ${q}) > 0
+        or exists (select 1 from json_each(m.tags) t where instr(${folded(sql`t.value`)}, ${q}) > 0))`,
+    );
+  }
+  return query;
+}
+
+/** One page of the monitors that match, in the overview's order, and how many match in all. */
+export async function overviewPage(db: Kysely<Database>, workspaceId: number, filter: OverviewFilter, limit: number, offset: number): Promise<{ rows: OverviewRowData[]; total: number }> {
+  const [rows, count] = await Promise.all([
+    filtered(db, workspaceId, filter)
+      .select(['m.id', 'm.name', 'm.type', 'm.tags', target.as('target'), state.as('state'), 's.changed_at'])
+      .orderBy(rank)
+      .orderBy(folded(sql`m.name`))
+      .orderBy('m.id')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
+    filtered(db, workspaceId, filter)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+/** How many of the workspace's monitors are in each state. */
+export async function stateCounts(db: Kysely<Database>, workspaceId: number): Promise<Record<MonitorState, number>> {
+  const rows = await monitorsWithState(db, workspaceId)
+    .select([state.as('state'), (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy(sql`1`)
+    .execute();
+  const counts = Object.fromEntries(monitorStates.map((s) => [s, 0])) as Record<MonitorState, number>;
+  for (const row of rows) counts[row.state] = Number(row.n);
+  return counts;
+}
+
+/** Every tag used in the workspace, once, ordered case-insensitively. */
+export async function workspaceTags(db: Kysely<Database>, workspaceId: number): Promise<string[]> {
+  const rows = await sql<{ tag: string }>`select distinct t.value as tag from monitors m, json_each(m.tags) t
+    where m.workspace_id = ${workspaceId} order by ${folded(sql`t.value`)}, t.value`.execute(db);
+  return rows.rows.map((r) => r.tag);
+}
+
+/** Each runner's latest check of these monitors. */
+export async function latestChecks(db: Kysely<Database>, monitorIds: number[]) {
+  if (monitorIds.length === 0) return [];
+  return db.selectFrom('check_state').select(['monitor_id', 'runner', 'result', 'regions', 'checked_at', 'latency_ms']).where('monitor_id', 'in', monitorIds).execute();
+}
+
+/** The hourly rollups of these monitors in [fromHour, toHour). */
+export async function rollups(db: Kysely<Database>, monitorIds: number[], fromHour: number, toHour: number) {
+  if (monitorIds.length === 0) return [];
+  return db
+    .selectFrom('check_rollups')
+    .select(['monitor_id', 'hour', 'success_count', 'degraded_count', 'error_count', 'latency'])
+    .where('monitor_id', 'in', monitorIds)
+    .where('hour', '>=', fromHour)
+    .where('hour', '<', toHour)
+    .execute();
+}
+
+/** The raw results of one monitor in [from, to): outcome, latency and time only. */
+export async function rawOutcomes(db: Kysely<Database>, monitorId: number, from: number, to: number): Promise<{ result: CheckOutcome; latency_ms: number; started_at: number }[]> {
+  return db
+    .selectFrom('check_results')
+    .select(['result', 'latency_ms', 'started_at'])
+    .where('monitor_id', '=', monitorId)
+    .where('started_at', '>=', from)
+    .where('started_at', '<', to)
+    .execute();
+}
+
+/** The latest `limit` results of one monitor, newest first. */
+export async function latestResults(db: Kysely<Database>, monitorId: number, limit: number): Promise<CheckResultRow[]> {
+  return db.selectFrom('check_results').selectAll().where('monitor_id', '=', monitorId).orderBy('started_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** Spans in which no check ran that end at or after `from`, oldest first. */
+export async function gapsSince(db: Kysely<Database>, from: number) {
+  return db.selectFrom('check_gaps').select(['started_at', 'ended_at']).where('ended_at', '>=', from).orderBy('started_at').execute();
+}
+
+/** The monitor's regions, or undefined when it is not one of the workspace's. */
+export async function monitorRegions(db: Kysely<Database>, workspaceId: number, monitorId: number): Promise<string[] | undefined> {
+  const row = await db.selectFrom('monitors').select('regions').where('workspace_id', '=', workspaceId).where('id', '=', monitorId).executeTakeFirst();
+  return row && (JSON.parse(row.regions) as string[]);
+}
