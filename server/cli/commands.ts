@@ -3,6 +3,7 @@ import { serviceConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { startService } from '../main.ts';
 import { channelCommands } from './channel-commands.ts';
+import { dashboardCommand } from './dashboard-command.ts';
 import { type Command, dataDir, json, required, restBase, str } from './flags.ts';
 import { withLocalOwner } from './local.ts';
 import { fetchWith, loginCommands, serviceCredential } from './login.ts';
@@ -154,6 +155,7 @@ export const commands: Record<string, Command> = {
   'workspaces create': workspacesCreate,
   'workspaces list': workspacesList,
   whoami,
+  dashboard: dashboardCommand,
   ...loginCommands,
   ...oauthCommands,
   mcp: mcpCommand,

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import type { AccessTokenSource } from '../../client/index.ts';
 import { AppError } from '../errors.ts';
+import { openBrowser } from './browser.ts';
 import { type Command, note, str, type Values } from './flags.ts';
 import { configDir, deleteLogin, loadLogin, saveLogin, type StoredLogin, withLoginLock } from './login-store.ts';
 
@@ -152,20 +152,6 @@ export async function fetchWith(credential: ServiceCredential, url: string, init
   if (renewed === token) return response;
   await response.body?.cancel();
   return send('authorization', `Bearer ${renewed}`);
-}
-
-/** Opens `url` in the system browser, detached; a machine without one still has the address printed. */
-function openBrowser(url: string): void {
-  // cmd reads `&` as a command separator unless escaped.
-  const [command, args, verbatim] =
-    process.platform === 'darwin' ? ['open', [url], false] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url.replaceAll('&', '^&')], true] : ['xdg-open', [url], false];
-  try {
-    const child = spawn(command, args, { detached: true, stdio: 'ignore', windowsVerbatimArguments: verbatim });
-    child.on('error', () => {});
-    child.unref();
-  } catch {
-    // No opener: the address is on standard error.
-  }
 }
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
