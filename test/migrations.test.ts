@@ -14,7 +14,7 @@ import { tempDir } from './support/harness.ts';
 
 const APPLICATION_ID = 0x5344534b; // "SDSK"
 const KNOWN_VERSION = Object.keys(migrations).length;
-const SCHEMA_TABLES = ['api_keys', 'audit_log', 'dashboard_tokens', 'memberships', 'users', 'workspaces', 'monitors', 'private_locations', 'check_results', 'check_rollups', 'check_state', 'check_gaps', 'status_pages', 'page_components', 'status_reports', 'status_report_components', 'status_report_updates', 'maintenances', 'maintenance_components', 'page_subscribers', 'notification_channels', 'channel_monitors', 'alerts', 'oauth_clients', 'oauth_grants', 'oauth_requests', 'oauth_tokens', 'pending_sealing'];
+const SCHEMA_TABLES = ['api_keys', 'audit_log', 'dashboard_tokens', 'memberships', 'users', 'workspaces', 'monitors', 'private_locations', 'check_results', 'check_rollups', 'check_state', 'monitor_state', 'check_gaps', 'status_pages', 'page_components', 'status_reports', 'status_report_components', 'status_report_updates', 'maintenances', 'maintenance_components', 'page_subscribers', 'notification_channels', 'channel_monitors', 'alerts', 'oauth_clients', 'oauth_grants', 'oauth_requests', 'oauth_tokens', 'pending_sealing'];
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -119,7 +119,7 @@ describe('openDatabase', () => {
     for (const t of SCHEMA_TABLES) assert.ok(tables.includes(t), `missing table ${t}`);
     const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
     assert.deepEqual(applied.rows.map((r) => r.name), Object.keys(migrations));
-    assert.equal(KNOWN_VERSION, 6, 'update this suite when a migration is added');
+    assert.equal(KNOWN_VERSION, 7, 'update this suite when a migration is added');
   });
 
   test('enforces foreign keys and the plan check', async () => {
