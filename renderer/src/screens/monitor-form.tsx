@@ -60,40 +60,6 @@ const FREQUENCIES: { name: string; periodicity: Periodicity; label: string }[] =
   { name: '1h', periodicity: Periodicity.PERIODICITY_1H, label: '1 hour' },
 ];
 
-/**
- * What docs/reference/plans.md documents, for a service that does not answer
- * GET /api/workspaces/:id/plan (404): the frequencies of each plan, and the region catalogue,
- * of which a TCP monitor without regions gets the first 4 (hobby) or 6 (paid plans).
- */
-const DOCUMENTED_FREQUENCIES: Record<string, string[]> = {
-  hobby: ['10m', '30m', '1h'],
-  starter: ['1m', '5m', '10m', '30m', '1h'],
-  pro: ['30s', '1m', '5m', '10m', '30m', '1h'],
-  scale: ['30s', '1m', '5m', '10m', '30m', '1h'],
-};
-const DOCUMENTED_REGIONS = ['iad', 'ams', 'sin', 'syd', 'fra', 'gru', 'jnb', 'lax', 'lhr', 'nrt', 'ord', 'bom', 'cdg', 'yyz'];
-
-function documentedPlan(workspace: Workspace): PlanAllowance {
-  const plan = workspace.plan ?? 'scale';
-  return {
-    plan,
-    frequencies: DOCUMENTED_FREQUENCIES[plan] ?? DOCUMENTED_FREQUENCIES.scale!,
-    regions: DOCUMENTED_REGIONS,
-    defaultTcpRegions: DOCUMENTED_REGIONS.slice(0, plan === 'hobby' ? 4 : 6),
-    auditLog: plan === 'pro' || plan === 'scale',
-    subscriberNotifications: plan !== 'hobby',
-  };
-}
-
-async function loadPlan(workspace: Workspace): Promise<PlanAllowance> {
-  try {
-    return await api.plan(workspace.id);
-  } catch (error) {
-    if (refusalOf(error).status === 404) return documentedPlan(workspace);
-    throw error;
-  }
-}
-
 const METHODS: { method: HTTPMethod; label: string }[] = [
   { method: HTTPMethod.HTTP_METHOD_GET, label: 'GET' },
   { method: HTTPMethod.HTTP_METHOD_HEAD, label: 'HEAD' },
@@ -397,7 +363,7 @@ function failureOf(error: ApiError, type: MonitorType, form: FormState): Failure
 // ---- the screen ------------------------------------------------------------------------------
 
 export function MonitorFormScreen({ workspace, params }: ScreenProps) {
-  const [plan] = useResource(() => loadPlan(workspace), workspace.id);
+  const [plan] = useResource(() => api.plan(workspace.id), workspace.id);
   return params.id === undefined ? <NewMonitor workspace={workspace} plan={plan} /> : <EditMonitor workspace={workspace} id={params.id} plan={plan} />;
 }
 
