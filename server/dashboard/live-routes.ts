@@ -72,7 +72,7 @@ export function registerLiveRoutes(app: HonoApp, options: LiveRouteOptions): voi
     );
     // Not found or not allowed answers as JSON, before the stream starts.
     subscription = await live.subscribe(c.get('actor'), workspaceId, { send: (event) => write(frame(event)), end });
-    if (!open) return new Response(body, { headers: eventStreamHeaders });
+    if (!open) return new Response(body, { headers: eventStreamHeaders(c) });
     c.req.raw.signal.addEventListener('abort', onAbort);
     write(': connected\n\n');
     keepAlive = setInterval(() => {
@@ -85,13 +85,19 @@ export function registerLiveRoutes(app: HonoApp, options: LiveRouteOptions): voi
       );
     }, KEEP_ALIVE_MS);
     keepAlive.unref();
-    return new Response(body, { headers: eventStreamHeaders });
+    return new Response(body, { headers: eventStreamHeaders(c) });
   });
 }
 
-const eventStreamHeaders = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-store',
-  // A proxy in front must pass each event on as it comes.
-  'x-accel-buffering': 'no',
-};
+function eventStreamHeaders(c: Context<AppEnv>): Record<string, string> {
+  return {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    // A proxy in front must pass each event on as it comes.
+    'x-accel-buffering': 'no',
+    // An HTTP/1.1 connection that carried a stream closes with it: left open for another request,
+    // it would hold a stopping service until the client's keep-alive ran out. (HTTP/2 has no
+    // such header; its streams end on their own.)
+    ...(c.env.incoming.httpVersionMajor === 1 ? { connection: 'close' } : {}),
+  };
+}
