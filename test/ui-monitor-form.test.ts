@@ -255,9 +255,14 @@ describe('the monitor form in Chromium', () => {
       await page.waitForURL(new RegExp(`/monitors/${id}$`));
       await page.goto(`${service.dashboardUrl}/monitors/${id}/edit`);
 
+      const sent: unknown[] = [];
+      page.on('request', (request) => {
+        if (request.url().endsWith('/monitor.v1.MonitorService/UpdateTCPMonitor')) sent.push(request.postDataJSON());
+      });
       await field(page, 'Name').fill('New name');
       await page.getByRole('button', { name: 'Save changes' }).click();
       assert.equal(await detailId(page), id);
+      assert.deepEqual(sent, [{ id, monitor: { name: 'New name' }, updateMask: 'name' }], 'only the changed field is sent, and named in the mask');
       await page.getByRole('heading', { level: 1, name: 'New name' }).waitFor();
 
       const stored = (await monitorOf(ws, id)).value as { name: string; uri: string; tags: string[]; regions: string[] };

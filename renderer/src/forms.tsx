@@ -175,6 +175,9 @@ export function focusFirstInvalid(form: HTMLFormElement | null): boolean {
   return first !== null && first !== undefined;
 }
 
+/** `Header` → `header` in the middle of a sentence; an acronym (`OTLP header`) stays as it is. */
+const inSentence = (words: string) => (/^[A-Z][a-z]/.test(words) ? words[0]!.toLowerCase() + words.slice(1) : words);
+
 let nextRowKey = 0;
 /** A key for a new row of a list editor, stable while the row lives. */
 export const rowKey = () => `row-${++nextRowKey}`;
@@ -254,7 +257,7 @@ export function KeyValueEditor({
           <div className="kv-rows" ref={list}>
             {rows.map((row, index) => {
               const label = `${item} ${index + 1}`;
-              const rowError = row.name ? errors.of(`${field}.${row.name}`) : undefined;
+              const rowError = row.name.trim() ? errors.of(`${field}.${row.name.trim()}`) : undefined;
               const messageId = `${id}-${row.key}-message`;
               const keptId = `${id}-${row.key}-kept`;
               return (
@@ -292,7 +295,7 @@ export function KeyValueEditor({
                   </div>
                   <button type="button" className="button button-small button-ghost kv-remove" onClick={() => remove(index)}>
                     <Icon name="trash" />
-                    <span className="visually-hidden">Remove {label.toLowerCase()}</span>
+                    <span className="visually-hidden">Remove {inSentence(label)}</span>
                   </button>
                   {row.kept ? (
                     <p className="field-hint kv-note" id={keptId}>
@@ -310,7 +313,7 @@ export function KeyValueEditor({
           </div>
           <button type="button" className="button button-small kv-add" onClick={add}>
             <Icon name="plus" />
-            Add {item.toLowerCase()}
+            Add {inSentence(item)}
           </button>
         </>
       )}
@@ -361,8 +364,6 @@ export function TagInput({
     if ((event.key === 'Enter' || event.key === ',') && text.trim()) {
       event.preventDefault();
       commit();
-    } else if (event.key === 'Backspace' && text === '' && tags.length > 0) {
-      onChange(tags.slice(0, -1));
     }
   };
   return (
