@@ -557,6 +557,9 @@ function MonitorForm({
   const problemsRef = useRef<HTMLDivElement>(null);
   const set = <K extends keyof FormState>(name: K, value: FormState[K]) => setForm((current) => ({ ...current, [name]: value }));
 
+  // A refusal was about the type it was sent as; another type starts without it, keeping what was typed.
+  useEffect(() => setFailure(undefined), [type]);
+
   useEffect(() => {
     if (!failure) return;
     // The first field the service named takes the focus; with none, the note above the form.
