@@ -90,6 +90,13 @@ describe('status pages in Chromium', () => {
       if (await newPage.isVisible()) await newPage.click();
       const slug = uniqueSlug('orders');
       await page.getByLabel('Title').fill('Orders');
+      // The service's rule for a refused slug is shown beside the field and describes it.
+      await page.getByLabel('Slug').fill('Not a slug!');
+      await page.getByRole('button', { name: 'Create page' }).click();
+      const slugField = page.getByLabel('Slug');
+      await slugField.and(page.locator('[aria-invalid="true"]')).waitFor();
+      assert.equal(await isFocused(slugField), true, 'the refused field takes the focus');
+      assert.match(await descriptionOf(slugField), /lower-case letters, digits or hyphens/);
       await page.getByLabel('Slug').fill(slug);
       await page.getByLabel('Description (optional)').fill('The order pipeline');
       await page.getByRole('button', { name: 'Create page' }).click();

@@ -259,7 +259,11 @@ function MaintenanceForm({
         <Field label="Message (optional)" hint="What visitors should know about the work." error={errors.of('message')}>
           {(control) => <textarea {...control} value={message} rows={2} onChange={(e) => setMessage(e.target.value)} />}
         </Field>
-        {announce ? <NotifyChoice name={`${headingId}-notify`} value={notify} onChange={setNotify} refused={refused} serviceRule={errors.of('notify')} /> : null}
+        {announce ? (
+          <NotifyChoice name={`${headingId}-notify`} value={notify} onChange={setNotify} refused={refused} serviceRule={errors.of('notify')} />
+        ) : (
+          <p className="field-hint">Changes show on the page at once; subscribers are not told of them.</p>
+        )}
         <FormActions busy={busy} submitLabel={submitLabel} onCancel={onCancel} />
       </form>
     </div>

@@ -152,7 +152,10 @@ function Preview({ components, data, title, description }: { components: PageCom
                   <div className="small muted">Affects: {componentNames(components, report.pageComponentIds)}</div>
                   {latest ? (
                     <p className="small">
-                      {latest.message} <When iso={isoOf(latest.createdAt)} />
+                      {latest.message}{' '}
+                      <span className="muted">
+                        · <When iso={isoOf(latest.createdAt)} />
+                      </span>
                     </p>
                   ) : null}
                 </li>
