@@ -169,6 +169,21 @@ describe('the audit log in Chromium', () => {
       // Nothing of the person's matches an API key on status pages: the filtered empty state.
       await page.getByLabel('Record type').selectOption({ label: 'Status page' });
       await page.getByText('No entry matches these filters.').waitFor();
+
+      // The time range, in the browser's own time: a window ending before the changes holds none of them.
+      await page.getByRole('button', { name: 'Clear filters' }).first().click();
+      await waitForActions(page, ['status_page.create', 'monitor.update', 'monitor.create', 'api_key.create', 'workspace.create']);
+      const localMinute = (offsetMs: number) =>
+        page.evaluate((offset) => {
+          const at = new Date(Date.now() + offset);
+          at.setMinutes(at.getMinutes() - at.getTimezoneOffset());
+          return at.toISOString().slice(0, 16);
+        }, offsetMs);
+      await page.getByLabel('To', { exact: true }).fill(await localMinute(-60 * 60_000));
+      await page.getByText('No entry matches these filters.').waitFor();
+      await page.getByLabel('To', { exact: true }).fill(await localMinute(60 * 60_000));
+      await page.getByLabel('From', { exact: true }).fill(await localMinute(-60 * 60_000));
+      await waitForActions(page, ['status_page.create', 'monitor.update', 'monitor.create', 'api_key.create', 'workspace.create']);
       assert.deepEqual(violations, []);
       await context.close();
     }));

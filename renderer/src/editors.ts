@@ -210,7 +210,7 @@ export function editorSetup(editor: EditorId, service: Service, credential: Cred
             ? []
             : [
                 {
-                  text: 'Claude Desktop starts Statusdesk’s bridge, statusdesk mcp, which signs in with your command-line login. Log in once (it opens your browser; approve it in Statusdesk):',
+                  text: 'Claude Desktop starts Statusdesk’s bridge, statusdesk mcp, which signs in with your command-line login. Log in once: it opens your browser; approve it in Statusdesk, where it is named Statusdesk CLI.',
                   snippet: { label: 'Command', kind: 'command', text: loginCommand(service) } satisfies Snippet,
                 },
               ]),
