@@ -65,7 +65,7 @@ function setPlan(ws: TestWorkspace, plan: string): void {
 async function open(browser: Browser, ws: TestWorkspace, path: string, viewport = { width: 1280, height: 800 }) {
   const { context, page } = await openPage(browser, service, { viewport });
   const violations = watchCsp(page);
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  // Signed in once the frame shows the workspace switcher, whatever the first screen draws.
   await page.getByLabel('Current workspace').selectOption({ label: ws.name });
   await page.goto(`${service.dashboardUrl}${path}`);
   return { context, page, violations };
