@@ -19,6 +19,7 @@ import { DATABASE_FILE, openDatabase } from '../server/db/open.ts';
 import { migrations } from '../server/db/migrations/index.ts';
 import type { PlanName } from '../server/domain/plans.ts';
 import { createAuditLogService } from '../server/domain/audit/audit-log.ts';
+import { LatencyHistogram } from '../server/checks/latency-histogram.ts';
 import { connectMcp, MODERN_ERA } from './support/mcp-client.ts';
 import { dashboardSession, startTestService, tempDir, type TestService } from './support/harness.ts';
 
@@ -191,6 +192,33 @@ describe('GET /api/workspaces/:id/overview', () => {
     assert.deepEqual(charlie.sparkline, Array(24).fill(null));
     const delta = overview.monitors.find((m: any) => m.id === ids.delta);
     assert.deepEqual(delta.sparkline, Array(24).fill(null), 'a failed check has no latency to show');
+  });
+
+  test('the sparkline holds each earlier hour\'s median where it has answered checks, oldest first', async () => {
+    const past = await workspace();
+    const id = await tcpMonitor(past, 'with history', 'db.internal:5432');
+    const hour = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
+    // Hours written as the result store writes them: counts and a histogram of the answered checks.
+    const db = await openDatabase(service.dataDir);
+    try {
+      for (const [hoursAgo, latencies, errors] of [[20, [10, 20, 30], 0], [5, [40, 50, 60, 70, 80], 1], [3, [], 2]] as const) {
+        const histogram = new LatencyHistogram();
+        for (const ms of latencies) histogram.add(ms);
+        await db
+          .insertInto('check_rollups')
+          .values({ monitor_id: Number(id), hour: hour - hoursAgo * HOUR_MS, success_count: latencies.length, degraded_count: 0, error_count: errors, latency: histogram.encode(), last_ping_at: hour - hoursAgo * HOUR_MS })
+          .execute();
+      }
+    } finally {
+      await db.destroy();
+    }
+    for (const round of ['first', 'again']) {
+      const [row] = (await read(`${past.id}/overview`)).monitors;
+      const readAt = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
+      const at = (hoursAgo: number) => 23 - hoursAgo - (readAt - hour) / HOUR_MS;
+      const filled = row.sparkline.flatMap((v: number | null, i: number) => (v === null ? [] : [[i, Math.round(v)]]));
+      assert.deepEqual(filled, [[at(20), 20], [at(5), 60]], `${round}: medians within 1%, and none for an hour of failures only`);
+    }
   });
 
   test('a check in the same state moves the last check but not when the state changed', async () => {

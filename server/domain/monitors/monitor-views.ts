@@ -35,6 +35,13 @@ const DEFAULT_OVERVIEW_LIMIT = 100;
 /** Past this, an offset is not a page anyone scrolls to. */
 const MAX_OFFSET = 1_000_000;
 const MAX_RESULTS = 100;
+/**
+ * A rollup can still change after its hour: a check is counted in the hour it started, and with
+ * its retries one can take many minutes. An hour that ended this long ago is taken as final.
+ */
+const FINAL_AFTER_MS = HOUR_MS;
+/** Medians of final hours kept (about 20 bytes each); past this the memo starts again. */
+const MEDIAN_MEMO_LIMIT = 100_000;
 const DEFAULT_RESULTS = 20;
 
 /** Each window's buckets: 1d from raw results (kept 14 days), 7d and 14d from the hourly rollups. */
@@ -188,6 +195,12 @@ function toPoint(at: number, bucket: Bucket): LatencyPoint {
  */
 export function createMonitorViewService(db: Db, now: () => number = Date.now) {
   let folding: Promise<void> | undefined;
+  /**
+   * Median latency of final hours, by monitor and hour: decoding the histograms of a page's 2,400
+   * hours costs more than the rest of an overview, and the UI asks for the same page again and again.
+   */
+  const medians = new Map<number, Map<number, number | null>>();
+  let memoized = 0;
 
   /** The monitor's id after the workspace check; not found when it is another workspace's. */
   async function readable(actor: Actor, workspaceId: number, id: string): Promise<{ monitorId: number; regions: string[] }> {
@@ -200,12 +213,40 @@ export function createMonitorViewService(db: Db, now: () => number = Date.now) {
 
   /** Median latency per hour of each monitor, for the 24 hours up to and including the current one. */
   async function sparklines(monitorIds: number[]): Promise<Map<number, (number | null)[]>> {
-    const lastHour = Math.floor(now() / HOUR_MS) * HOUR_MS;
+    const t = now();
+    const lastHour = Math.floor(t / HOUR_MS) * HOUR_MS;
     const firstHour = lastHour - (SPARKLINE_HOURS - 1) * HOUR_MS;
-    const lines = new Map(monitorIds.map((id) => [id, Array.from({ length: SPARKLINE_HOURS }, (): number | null => null)]));
-    for (const row of await rollups(db, monitorIds, firstHour, lastHour + HOUR_MS)) {
-      const median = LatencyHistogram.decode(row.latency).quantile(0.5);
-      if (median !== undefined) lines.get(row.monitor_id)![(row.hour - firstHour) / HOUR_MS] = median;
+    const hours = Array.from({ length: SPARKLINE_HOURS }, (_, i) => firstHour + i * HOUR_MS);
+    const isFinal = (hour: number) => hour + HOUR_MS + FINAL_AFTER_MS <= t;
+    // Monitors with every final hour known need only the hours that may still change.
+    const known = new Set(monitorIds.filter((id) => hours.every((hour) => !isFinal(hour) || medians.get(id)?.has(hour))));
+    const unknown = monitorIds.filter((id) => !known.has(id));
+    const openFrom = hours.find((hour) => !isFinal(hour))!;
+    const [recent, whole] = await Promise.all([rollups(db, [...known], openFrom, lastHour + HOUR_MS), rollups(db, unknown, firstHour, lastHour + HOUR_MS)]);
+    const found = new Map<string, number | null>();
+    for (const row of [...recent, ...whole]) found.set(`${row.monitor_id}:${row.hour}`, LatencyHistogram.decode(row.latency).quantile(0.5) ?? null);
+    if (memoized > MEDIAN_MEMO_LIMIT) {
+      medians.clear();
+      memoized = 0;
+    }
+    const lines = new Map<number, (number | null)[]>();
+    for (const id of monitorIds) {
+      let memo = medians.get(id);
+      if (!memo) medians.set(id, (memo = new Map()));
+      for (const hour of memo.keys()) {
+        if (hour >= firstHour) continue;
+        memo.delete(hour);
+        memoized--;
+      }
+      const line = hours.map((hour) => {
+        if (!isFinal(hour)) return found.get(`${id}:${hour}`) ?? null;
+        if (!memo.has(hour)) {
+          memo.set(hour, found.get(`${id}:${hour}`) ?? null);
+          memoized++;
+        }
+        return memo.get(hour)!;
+      });
+      lines.set(id, line);
     }
     return lines;
   }

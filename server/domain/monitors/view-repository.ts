@@ -45,9 +45,15 @@ export function registerFold(db: Db): Promise<void> {
   });
 }
 
-const folded = (expression: RawBuilder<unknown>) => sql`${sql.raw(FOLD_FUNCTION)}(${expression})`;
+/**
+ * `expression` folded: by SQLite's lower() when it is printable ASCII (the same result, without a
+ * call into JavaScript, which costs more than the rest of the query at 10,000 monitors), by fold
+ * otherwise. `expression` must be a column or cheap: it is written twice.
+ */
+const folded = (expression: RawBuilder<unknown>) =>
+  sql`(case when ${expression} glob '*[^ -~]*' then ${sql.raw(FOLD_FUNCTION)}(${expression}) else lower(${expression}) end)`;
 
-const target = sql<string>`coalesce(json_extract(m.settings, '$.uri'), json_extract(m.settings, '$.url'), '')`;
+const target = sql<string>`coalesce(m.settings ->> '$.uri', m.settings ->> '$.url', '')`;
 const state = sql<MonitorState>`case when m.active = 0 then 'paused' else coalesce(s.state, 'pending') end`;
 /** The overview's order of states: what needs attention first. */
 const rank = sql<number>`case when m.active = 0 then 4 else case s.state when 'down' then 0 when 'degraded' then 1 when 'up' then 3 else 2 end end`;
@@ -74,22 +80,31 @@ function filtered(db: Kysely<Database>, workspaceId: number, filter: OverviewFil
   return query;
 }
 
-/** One page of the monitors that match, in the overview's order, and how many match in all. */
+/**
+ * One page of the monitors that match, in the overview's order, and how many match in all. The
+ * filter runs once: the page's ids and the count come from one pass (a second only for a page
+ * past the end), and the page's rows are read by id.
+ */
 export async function overviewPage(db: Kysely<Database>, workspaceId: number, filter: OverviewFilter, limit: number, offset: number): Promise<{ rows: OverviewRowData[]; total: number }> {
-  const [rows, count] = await Promise.all([
-    filtered(db, workspaceId, filter)
-      .select(['m.id', 'm.name', 'm.type', 'm.tags', target.as('target'), state.as('state'), 's.changed_at'])
-      .orderBy(rank)
-      .orderBy(folded(sql`m.name`))
-      .orderBy('m.id')
-      .limit(limit)
-      .offset(offset)
-      .execute(),
-    filtered(db, workspaceId, filter)
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  const page = await filtered(db, workspaceId, filter)
+    .select(['m.id', sql<number>`count(*) over ()`.as('total')])
+    .orderBy(rank)
+    .orderBy(folded(sql`m.name`))
+    .orderBy('m.id')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+  if (page.length === 0) {
+    const total = offset === 0 ? 0 : Number((await filtered(db, workspaceId, filter).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    return { rows: [], total };
+  }
+  const found = await monitorsWithState(db, workspaceId)
+    .select(['m.id', 'm.name', 'm.type', 'm.tags', target.as('target'), state.as('state'), 's.changed_at'])
+    .where('m.id', 'in', page.map((p) => p.id))
+    .execute();
+  const byId = new Map(found.map((row) => [row.id, row]));
+  // A monitor deleted between the two reads drops out of the page.
+  return { rows: page.flatMap((p) => byId.get(p.id) ?? []), total: page[0]!.total };
 }
 
 /** How many of the workspace's monitors are in each state. */
