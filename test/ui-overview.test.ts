@@ -221,14 +221,10 @@ describe('the overview and the monitor detail screen in Chromium', () => {
       assert.ok(rendered > 0 && rendered < 60, `only the rows in view are in the page (${rendered})`);
       assert.equal(await list.getByRole('listitem').first().getAttribute('aria-setsize'), String(count));
       // Scrolling to the end loads the third page, and its last row.
-      await page.evaluate(`(() => { const s = document.querySelector('.monitor-scroller'); s.scrollTop = s.scrollHeight; })()`);
-      const last = list.getByRole('listitem').filter({ has: page.getByRole('link') }).last();
-      await page.waitForFunction(
-        `[...document.querySelectorAll('[aria-label="Monitors"] li')].some((li) => li.getAttribute('aria-posinset') === '${count}' && li.querySelector('a'))`,
-        undefined,
-        { timeout: LIVE_WAIT_MS },
-      );
-      assert.equal(await last.getAttribute('aria-posinset'), String(count));
+      await page.locator('.monitor-scroller').evaluate((scroller) => scroller.scrollTo({ top: scroller.scrollHeight }));
+      const last = list.locator(`li[aria-posinset="${count}"]`);
+      await last.getByRole('link', { name: `svc-${String(count - 1).padStart(3, '0')}` }).waitFor({ timeout: LIVE_WAIT_MS });
+      assert.equal(await last.getAttribute('aria-setsize'), String(count));
     }),
   );
 
@@ -239,6 +235,16 @@ describe('the overview and the monitor detail screen in Chromium', () => {
       try {
         const id = await tcpMonitor(ws, 'orders db', open.port);
         const { context, page, violations } = await openOverview(browser, ws);
+        await rowOf(page, 'orders db').getByRole('link').click();
+        await page.getByRole('heading', { name: 'orders db', level: 1 }).waitFor();
+        assert.equal(new URL(page.url()).pathname, `/monitors/${id}`);
+        await page.getByRole('button', { name: 'Check now' }).click();
+        const result = page.getByRole('region', { name: 'Check result' });
+        await result.getByText('Up', { exact: true }).waitFor();
+        await page.locator('.detail-state').getByText('Up', { exact: true }).waitFor();
+        await page.getByRole('img', { name: /^Over the last 24 hours: p50 typically/ }).waitFor();
+        await page.getByRole('list', { name: 'Legend' }).getByText('p95').waitFor();
+
         // A stand-in for the browser's notifications, recording what the page shows.
         await context.addInitScript(`(() => {
           window.__notifications = [];
@@ -250,26 +256,14 @@ describe('the overview and the monitor detail screen in Chromium', () => {
           }
           window.Notification = RecordedNotification;
         })()`);
-
         // The overview, in a tab of its own, follows the change too.
         const overview = await context.newPage();
         await overview.goto(`${service.dashboardUrl}/`);
-        await rowOf(overview, 'orders db').waitFor();
+        await rowOf(overview, 'orders db').getByText('Up', { exact: true }).waitFor();
         assert.equal(await overview.evaluate('window.__asked'), 0, 'notifications are never asked for unasked');
         await overview.getByRole('button', { name: 'Notify me when a monitor goes down' }).click();
         await overview.getByText('This window notifies you when a monitor goes down.').waitFor();
         assert.equal(await overview.evaluate('window.__asked'), 1);
-
-        await rowOf(page, 'orders db').getByRole('link').click();
-        await page.getByRole('heading', { name: 'orders db', level: 1 }).waitFor();
-        assert.equal(new URL(page.url()).pathname, `/monitors/${id}`);
-        await page.getByRole('button', { name: 'Check now' }).click();
-        const result = page.getByRole('region', { name: 'Check result' });
-        await result.getByText('Up', { exact: true }).waitFor();
-        await page.locator('.detail-state').getByText('Up', { exact: true }).waitFor();
-        await page.getByRole('img', { name: /^Over the last 24 hours: p50 typically/ }).waitFor();
-        await page.getByRole('list', { name: 'Legend' }).getByText('p95').waitFor();
-        await rowOf(overview, 'orders db').getByText('Up', { exact: true }).waitFor({ timeout: LIVE_WAIT_MS });
 
         await markDocument(page);
         await markDocument(overview);
@@ -304,7 +298,7 @@ describe('the overview and the monitor detail screen in Chromium', () => {
         const { page, violations } = await openOverview(browser, ws);
         await rowOf(page, 'queue broker').getByRole('link').click();
         await page.getByRole('heading', { name: 'queue broker', level: 1 }).waitFor();
-        assert.equal(await page.getByRole('link', { name: 'Edit' }).getAttribute('href'), `/monitors/${id}/edit`);
+        assert.equal(await page.getByRole('link', { name: 'Edit', exact: true }).getAttribute('href'), `/monitors/${id}/edit`);
 
         await page.getByRole('button', { name: 'Pause' }).click();
         await page.getByRole('button', { name: 'Resume' }).waitFor();
