@@ -172,8 +172,18 @@ export function createAuditLogService(db: Kysely<Database>, now: () => number = 
       const lastOfPage = page.at(-1);
       return {
         entries: page.map((row) => {
-          const { actorType: _type, actorId: _id, actorUserId: _user, ...entry } = toEntry(row);
-          return { ...entry, actor: actorOf(row) };
+          const entry = toEntry(row);
+          return {
+            id: entry.id,
+            entityType: entry.entityType,
+            entityId: entry.entityId,
+            action: entry.action,
+            actor: actorOf(row),
+            changedFields: entry.changedFields,
+            before: entry.before,
+            after: entry.after,
+            createdAt: entry.createdAt,
+          };
         }),
         next: found.length > limit && lastOfPage ? encodeCursor({ createdAt: lastOfPage.created_at, id: lastOfPage.id }) : null,
       };
