@@ -3,12 +3,13 @@
 // screens driven by the names of their controls.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { createServer as createHttpServer } from 'node:http';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type Client, Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import type { Browser, Page } from 'playwright-core';
-import { MonitorService, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
+import { MonitorService, NumberComparator, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { withLocalOwner } from '../server/cli/local.ts';
 import { openPage, watchCsp, withBrowser } from './support/browser.ts';
 import { startTestService, type TestService } from './support/harness.ts';
@@ -334,6 +335,40 @@ describe('the overview and the monitor detail screen in Chromium', () => {
         assert.deepEqual(violations, []);
       } finally {
         await open.close();
+      }
+    }),
+  );
+
+  test('an HTTP monitor lists its responses: status code, address and each assertion with its result', TEST_TIMEOUT, () =>
+    withBrowser(async (browser) => {
+      const ws = await newWorkspace();
+      const web = createHttpServer((_request, res) => res.writeHead(503, { 'content-type': 'text/plain' }).end('maintenance'));
+      await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+      try {
+        const url = `http://127.0.0.1:${(web.address() as AddressInfo).port}/health`;
+        const { monitor } = await ws.rpc.createHTTPMonitor({
+          monitor: {
+            name: 'storefront',
+            url,
+            periodicity: Periodicity.PERIODICITY_10M,
+            regions: ['iad'],
+            retry: 0,
+            statusCodeAssertions: [{ comparator: NumberComparator.EQUAL, target: 200 }],
+          },
+        });
+        const { page, violations } = await openOverview(browser, ws);
+        await page.goto(`${service.dashboardUrl}/monitors/${monitor!.id}`);
+        await page.getByRole('heading', { name: 'storefront', level: 1 }).waitFor();
+        await page.getByRole('region', { name: 'Response logs' }).getByText('No responses in this window yet.').waitFor();
+        await page.getByRole('button', { name: 'Check now' }).click();
+        await page.getByRole('region', { name: 'Check result' }).getByText('Down', { exact: true }).waitFor();
+        const logs = page.getByRole('region', { name: 'Response logs' }).getByRole('table');
+        await logs.getByRole('cell', { name: '503', exact: true }).waitFor();
+        assert.match(await logs.innerText(), new RegExp(url.replace(/[.?/]/g, '\\$&')));
+        assert.match(await logs.getByRole('listitem').first().innerText(), /Failed.*200.*got 503/s);
+        assert.deepEqual(violations, []);
+      } finally {
+        web.close();
       }
     }),
   );
