@@ -68,7 +68,6 @@ async function personHeaders(ws: TestWorkspace): Promise<Record<string, string>>
 async function openScreen(browser: Browser, ws: TestWorkspace, link: string, viewport = { width: 1280, height: 800 }) {
   const { context, page } = await openPage(browser, service, { viewport });
   const violations = watchCsp(page);
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
   await page.getByLabel('Current workspace').selectOption({ label: ws.name });
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link }).click();
   return { context, page, violations };
