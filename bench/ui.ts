@@ -159,13 +159,14 @@ async function round(browser: Browser, dashboardUrl: string, emptyUrl: string, s
   const search = ui.getByRole('searchbox');
   const start = performance.now();
   await search.fill(SEARCH_TERM);
-  // A string, so the page's code is not type-checked against this process's (DOM-less) types.
+  // A function, not a string: the page's CSP refuses eval. It runs in the page, where `document` is.
   await ui.waitForFunction(
-    `(() => {
-      const rows = [...document.querySelectorAll('[aria-label="Monitors"] a')];
-      return rows.length > 0 && rows.every((a) => (a.textContent || '').includes(${JSON.stringify(SEARCH_TERM)}));
-    })()`,
-    undefined,
+    (term: string) => {
+      const page = globalThis as unknown as { document: { querySelectorAll(selector: string): ArrayLike<{ textContent: string | null }> } };
+      const rows = Array.from(page.document.querySelectorAll('[aria-label="Monitors"] a'));
+      return rows.length > 0 && rows.every((a) => (a.textContent ?? '').includes(term));
+    },
+    SEARCH_TERM,
     { timeout: WAIT_MS, polling: 'raf' },
   );
   const filter = performance.now() - start;

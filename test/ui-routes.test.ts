@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import { UI_ROUTES, registerUi } from '../server/dashboard/ui-routes.ts';
@@ -38,6 +39,9 @@ describe('UI routes', () => {
     writeFileSync(join(dir.path, 'assets', 'index-AbC123.css'), 'body{}');
     writeFileSync(join(dir.path, 'assets', 'favicon-x1.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
     writeFileSync(join(dir.path, 'assets', 'notes.txt'), 'not served');
+    writeFileSync(join(dir.path, 'assets', 'app-Z9.js'), 'console.log("plain")');
+    writeFileSync(join(dir.path, 'assets', 'app-Z9.js.br'), brotliCompressSync('console.log("plain")'));
+    writeFileSync(join(dir.path, 'assets', 'app-Z9.js.gz'), gzipSync('console.log("plain")'));
     writeFileSync(join(dir.path, 'secret.js'), 'outside assets');
     app = uiApp(dir.path);
   });
@@ -82,6 +86,33 @@ describe('UI routes', () => {
       assert.equal(response.headers.get('x-content-type-options'), 'nosniff', name);
       assert.equal(await response.text(), body, name);
     }
+  });
+
+  test('a script is sent brotli- or gzip-compressed to a browser that accepts it, as the build wrote it, and plain otherwise', async () => {
+    const cases = [
+      ['gzip, deflate, br, zstd', 'br'],
+      ['gzip', 'gzip'],
+      ['br;q=0, gzip', 'gzip'],
+      ['br;q=0.0, gzip;q=0', null],
+      ['identity', null],
+      ['', null],
+    ] as const;
+    for (const [accept, encoding] of cases) {
+      const response = await app.request('/assets/app-Z9.js', { headers: { 'accept-encoding': accept } });
+      assert.equal(response.status, 200, accept);
+      assert.equal(response.headers.get('content-encoding'), encoding, accept);
+      assert.equal(response.headers.get('vary'), 'accept-encoding', accept);
+      assert.match(response.headers.get('content-type') ?? '', /^text\/javascript/, accept);
+      const bytes = Buffer.from(await response.arrayBuffer());
+      const text = encoding === 'br' ? brotliDecompressSync(bytes).toString() : encoding === 'gzip' ? gunzipSync(bytes).toString() : bytes.toString();
+      assert.equal(text, 'console.log("plain")', accept);
+    }
+    // The compressed copies are not addresses of their own.
+    assert.equal((await app.request('/assets/app-Z9.js.br')).status, 404);
+    // An asset without copies is sent plain to a browser that would accept them.
+    const plain = await app.request('/assets/index-AbC123.js', { headers: { 'accept-encoding': 'br, gzip' } });
+    assert.equal(plain.headers.get('content-encoding'), null);
+    assert.equal(await plain.text(), 'console.log(1)');
   });
 
   test('an unknown asset, an unknown kind of file, or a path out of assets/ is 404', async () => {

@@ -1,7 +1,6 @@
 import { type KeyboardEvent, type ReactNode, useId, useRef, useState } from 'react';
 import { ApiError, type Violation } from './api.ts';
 import { ErrorNote } from './components.tsx';
-import { asApiError } from './hooks.ts';
 import { Icon } from './icons.tsx';
 import './forms.css';
 
@@ -100,16 +99,6 @@ export function FieldGroup({
       {error && messageId ? <FieldMessage id={messageId}>{error}</FieldMessage> : null}
     </fieldset>
   );
-}
-
-/**
- * The ApiError of a failed call, with its violations. connect-es wraps what an interceptor throws
- * (rpc.ts turns every RPC failure into an ApiError there) in a ConnectError of code `unknown`
- * whose `cause` is that ApiError; the cause is the refusal to show.
- */
-export function refusalOf(caught: unknown): ApiError {
-  if (caught instanceof Error && caught.cause instanceof ApiError) return caught.cause;
-  return asApiError(caught);
 }
 
 /** The violations of a refusal, each given to the field of the form that shows it. */

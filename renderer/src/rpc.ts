@@ -52,20 +52,37 @@ export function rpcError(error: unknown): ApiError {
   return new ApiError(HTTP_STATUS[connect.code] ?? 500, CODE_NAMES[connect.code] ?? 'INTERNAL', message, violations);
 }
 
-/** Signs the call in, names its workspace, and turns a failure into an ApiError. */
+/** Signs the call in and names its workspace. */
 function sessionInterceptor(workspaceId: string): Interceptor {
   return (next) => async (req) => {
     const token = await currentSessionToken();
     if (token) req.header.set(SESSION_TOKEN_HEADER, token);
     req.header.set(WORKSPACE_HEADER, workspaceId);
-    try {
-      return await next(req);
-    } catch (error) {
-      const apiError = rpcError(error);
-      if (apiError.status === 401) signedOut();
-      throw apiError;
-    }
+    return next(req);
   };
+}
+
+/**
+ * A client whose every call fails with an ApiError, as the dashboard API's calls do. This is done
+ * around the client, not in an interceptor: connect-es wraps what an interceptor throws in a
+ * ConnectError of code `unknown`, which would lose the code and the violations.
+ */
+function failingAsApiErrors<T extends object>(client: T): T {
+  return new Proxy(client, {
+    get(target, key, receiver) {
+      const method = Reflect.get(target, key, receiver) as unknown;
+      if (typeof method !== 'function') return method;
+      return async (...args: unknown[]) => {
+        try {
+          return await (method as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        } catch (error) {
+          const apiError = rpcError(error);
+          if (apiError.status === 401) signedOut();
+          throw apiError;
+        }
+      };
+    },
+  });
 }
 
 const services = {
@@ -89,7 +106,7 @@ export function rpcFor(workspaceId: string): Rpc {
       interceptors: [sessionInterceptor(workspaceId)],
       fetch: (input, init) => fetch(input, { ...init, credentials: 'same-origin', cache: 'no-store' }),
     });
-    const make = <S extends DescService>(service: S) => createClient(service, transport);
+    const make = <S extends DescService>(service: S) => failingAsApiErrors(createClient(service, transport));
     rpc = {
       monitors: make(services.monitors),
       pages: make(services.pages),

@@ -38,6 +38,28 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** A file name as Vite emits it: no folders, no dot files, nothing to climb out with. */
 const ASSET_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 
+/** The encodings the build writes beside each script and style, best first. */
+const ENCODINGS = [
+  { name: 'br', suffix: '.br' },
+  { name: 'gzip', suffix: '.gz' },
+] as const;
+
+/** Whether an Accept-Encoding header accepts `coding` (named, and not with q=0). */
+function accepts(header: string, coding: string): boolean {
+  return header.split(',').some((part) => {
+    const [name, ...params] = part.split(';').map((p) => p.trim().toLowerCase());
+    return name === coding && !params.some((p) => /^q=0(?:\.0*)?$/.test(p));
+  });
+}
+
+const assetHeaders = (type: string) => ({
+  'content-type': type,
+  'cache-control': IMMUTABLE,
+  'x-content-type-options': 'nosniff',
+  // A cache keeps the encodings apart.
+  vary: 'accept-encoding',
+});
+
 export interface UiOptions {
   /** The built UI; `dist/renderer` of the package unless a test says otherwise. */
   root?: string;
@@ -66,8 +88,19 @@ async function exists(path: string): Promise<boolean> {
  */
 export function registerUi(app: HonoApp, options: UiOptions = {}): void {
   const root = options.root ?? join(packageRoot, 'dist', 'renderer');
-  // Hashed files never change, so each is read once.
-  const assets = new Map<string, Uint8Array>();
+  // Hashed files never change, so each is read once (and a missing one looked for once).
+  const assets = new Map<string, Uint8Array | null>();
+  const asset = async (file: string): Promise<Uint8Array | undefined> => {
+    if (!assets.has(file)) {
+      try {
+        assets.set(file, await readFile(join(root, 'assets', file)));
+      } catch {
+        if (!(await exists(root))) return undefined;
+        assets.set(file, null);
+      }
+    }
+    return assets.get(file) ?? undefined;
+  };
 
   const notBuilt = (c: Context<AppEnv>) => {
     c.header('cache-control', 'no-store');
@@ -78,21 +111,17 @@ export function registerUi(app: HonoApp, options: UiOptions = {}): void {
     const name = c.req.path.slice('/assets/'.length);
     const type = CONTENT_TYPES[extname(name).toLowerCase()];
     if (!ASSET_NAME.test(name) || !type) throw new AppError('NOT_FOUND', `no file ${c.req.path}`);
-    let bytes = assets.get(name);
-    if (!bytes) {
-      try {
-        bytes = await readFile(join(root, 'assets', name));
-      } catch {
-        if (!(await exists(root))) return notBuilt(c);
-        throw new AppError('NOT_FOUND', `no file ${c.req.path}`);
-      }
-      assets.set(name, bytes);
+    // The build writes brotli and gzip copies of scripts and styles; a browser gets the best it accepts.
+    const accepted = c.req.header('accept-encoding') ?? '';
+    for (const encoding of ENCODINGS) {
+      if (!accepts(accepted, encoding.name)) continue;
+      const bytes = await asset(`${name}${encoding.suffix}`);
+      if (bytes) return c.body(bytes as Uint8Array<ArrayBuffer>, 200, { ...assetHeaders(type), 'content-encoding': encoding.name });
     }
-    return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
-      'content-type': type,
-      'cache-control': IMMUTABLE,
-      'x-content-type-options': 'nosniff',
-    });
+    const bytes = await asset(name);
+    if (bytes) return c.body(bytes as Uint8Array<ArrayBuffer>, 200, assetHeaders(type));
+    if (!(await exists(root))) return notBuilt(c);
+    throw new AppError('NOT_FOUND', `no file ${c.req.path}`);
   });
 
   // index.html is read on each request: it is small, and names the assets of the latest build.

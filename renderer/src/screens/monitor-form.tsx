@@ -25,12 +25,11 @@ import {
   KeyValueEditor,
   type KeyValueRow,
   matchViolations,
-  refusalOf,
   rowKey,
   rowsOf,
   TagInput,
 } from '../forms.tsx';
-import { type Loaded, useResource } from '../hooks.ts';
+import { asApiError, type Loaded, useResource } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { Link, navigate, useLocation } from '../router.tsx';
 import { rpcFor } from '../rpc.ts';
@@ -417,7 +416,7 @@ function EditMonitor({ workspace, id, plan }: { workspace: Workspace; id: string
       const found = monitorOf(id, (await rpc.monitors.getMonitor({ id })).monitor);
       return { found, initial: formOf(found) };
     } catch (caught) {
-      throw refusalOf(caught);
+      throw asApiError(caught);
     }
   }, `${workspace.id} ${id}`);
   const detail = `/monitors/${encodeURIComponent(id)}`;
@@ -572,7 +571,7 @@ function MonitorForm({
     try {
       await onSave(form);
     } catch (caught) {
-      setFailure(failureOf(refusalOf(caught), type, form));
+      setFailure(failureOf(asApiError(caught), type, form));
       setBusy(false);
     }
   };
