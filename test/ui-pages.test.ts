@@ -84,7 +84,7 @@ async function focusReaches(control: Locator): Promise<void> {
 }
 
 describe('status pages in Chromium', () => {
-  test('a page and its components are made in the UI, and an order changed by keyboard persists after a reload', TEST_TIMEOUT, () =>
+  test('a page and its components are made in the UI, an order changed by keyboard persists after a reload, and dragging reorders too', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
       await seedMonitor('orders-db');
       const { page } = await openPage(browser, service);
@@ -138,6 +138,12 @@ describe('status pages in Chromium', () => {
       await page.reload();
       await page.getByRole('button', { name: 'Move Storefront down' }).waitFor();
       assert.deepEqual(await shownOrder(page), ['Storefront', 'Checkout API']);
+
+      // And by drag and drop: Checkout API dropped on the upper half of Storefront goes before it.
+      const row = (name: string) => page.getByRole('list', { name: /in page order$/ }).getByRole('listitem').filter({ has: page.locator('.component-name', { hasText: name }) });
+      await row('Checkout API').dragTo(row('Storefront'), { targetPosition: { x: 40, y: 4 } });
+      await page.getByRole('status').filter({ hasText: 'Checkout API moved to position 1 of 2.' }).waitFor();
+      await eventually(() => serviceOrder(pageId), ['Checkout API', 'Storefront'], 'the dragged order is saved');
       assert.deepEqual(violations, []);
     }),
   );
