@@ -7,7 +7,7 @@ import {
   Periodicity,
   SummaryWindow,
 } from '../../../proto/gen/monitor/v1/monitor_pb.js';
-import { api, ApiError, type CheckResult, type LatencySeries, type MonitorState, type MonitorType, type RegionHealth } from '../api.ts';
+import { api, type ApiError, type CheckResult, type LatencySeries, type MonitorState, type MonitorType, type RegionHealth } from '../api.ts';
 import type { ScreenProps } from '../app.tsx';
 import { formatMs, LatencyChart, PhaseBar } from '../charts.tsx';
 import { ConfirmDialog, ErrorNote, Loading, PageHeader } from '../components.tsx';
@@ -81,11 +81,11 @@ function setActive(rpc: Rpc, monitor: MonitorFacts, active: boolean): Promise<un
   const request = { id: monitor.id, monitor: { active } };
   switch (monitor.type) {
     case 'tcp':
-      return failingAsApi(rpc.monitors.updateTCPMonitor(request));
+      return rpc.monitors.updateTCPMonitor(request);
     case 'grpc':
-      return failingAsApi(rpc.monitors.updateGRPCMonitor(request));
+      return rpc.monitors.updateGRPCMonitor(request);
     case 'http':
-      return failingAsApi(rpc.monitors.updateHTTPMonitor(request));
+      return rpc.monitors.updateHTTPMonitor(request);
   }
 }
 
@@ -101,17 +101,6 @@ function stateOf(monitor: MonitorFacts, overall: MonitorStatus | undefined): Mon
     default:
       return 'pending';
   }
-}
-
-/**
- * An RPC call whose failure is the ApiError the session interceptor made of the service's answer:
- * connect-es wraps what an interceptor throws in a ConnectError of code `unknown` (the message
- * prefixed "[unknown]", a not-found no longer a 404) and keeps the thrown error as its cause.
- */
-function failingAsApi<T>(call: Promise<T>): Promise<T> {
-  return call.catch((error: unknown) => {
-    throw error instanceof Error && error.cause instanceof ApiError ? error.cause : error;
-  });
 }
 
 const iso = (timestamp: Timestamp | undefined) => (timestamp ? timestampDate(timestamp).toISOString() : null);
@@ -148,15 +137,15 @@ export function MonitorDetailScreen({ workspace, params }: ScreenProps) {
   const summaryWindow = PERIODS.find((w) => w.value === period)!.summary;
   const key = `${workspace.id} ${id}`;
 
-  const [monitor, reloadMonitor] = useResource(async () => factsOf(await failingAsApi(rpc.monitors.getMonitor({ id }))), key);
-  const [status, reloadStatus] = useResource(() => failingAsApi(rpc.monitors.getMonitorStatus({ id })), key);
-  const [summary, reloadSummary] = useResource(() => failingAsApi(rpc.monitors.getMonitorSummary({ id, window: summaryWindow })), `${key} ${period}`);
+  const [monitor, reloadMonitor] = useResource(async () => factsOf(await rpc.monitors.getMonitor({ id })), key);
+  const [status, reloadStatus] = useResource(() => rpc.monitors.getMonitorStatus({ id }), key);
+  const [summary, reloadSummary] = useResource(() => rpc.monitors.getMonitorSummary({ id, window: summaryWindow }), `${key} ${period}`);
   const [latency, reloadLatency] = useResource(() => api.latency(workspace.id, id, period), `${key} ${period}`);
   const [regions, reloadRegions] = useResource(() => api.regions(workspace.id, id), key);
   const [results, reloadResults] = useResource(() => api.results(workspace.id, id, 20), key);
   const isHttp = monitor.state === 'ready' && monitor.value.type === 'http';
   const [logs, reloadLogs] = useResource(
-    async () => (isHttp ? (await failingAsApi(rpc.monitors.listResponseLogs({ id, window: summaryWindow, limit: 20 }))).results : []),
+    async () => (isHttp ? (await rpc.monitors.listResponseLogs({ id, window: summaryWindow, limit: 20 })).results : []),
     `${key} ${period} ${isHttp}`,
   );
 
@@ -184,7 +173,7 @@ export function MonitorDetailScreen({ workspace, params }: ScreenProps) {
   const [toggling, setToggling] = useState(false);
   const [actionError, setActionError] = useState<string>();
   const remove = useConfirmedAction(
-    (monitorId: string) => failingAsApi(rpc.monitors.deleteMonitor({ id: monitorId })),
+    (monitorId: string) => rpc.monitors.deleteMonitor({ id: monitorId }),
     async () => navigate('/'),
   );
 
@@ -226,7 +215,7 @@ export function MonitorDetailScreen({ workspace, params }: ScreenProps) {
   const checkNow = async () => {
     setChecked('running');
     try {
-      const answer = await failingAsApi(rpc.monitors.triggerMonitor({ id }));
+      const answer = await rpc.monitors.triggerMonitor({ id });
       setChecked({ results: answer.results.map(fromProto), at: new Date().toISOString() });
     } catch (error) {
       setChecked(asApiError(error));
