@@ -38,6 +38,8 @@ const FROM_MONITOR: Record<MonitorStatus, ComponentState> = {
   [MonitorStatus.ERROR]: 'down',
 };
 
+const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
 interface PreviewData {
   reports: StatusReport[];
   maintenances: Maintenance[];
@@ -173,7 +175,7 @@ function Preview({ components, data, title, description }: { components: PageCom
               <li key={m.id}>
                 <strong>{m.title}</strong> <span className="badge">{m.status === 'active' ? 'In progress' : 'Scheduled'}</span>
                 <div className="small muted">
-                  {new Date(m.from).toLocaleString()} – {new Date(m.to).toLocaleString()} · {componentNames(components, m.pageComponentIds)}
+                  {when(m.from)} – {when(m.to)} · {componentNames(components, m.pageComponentIds)}
                 </div>
               </li>
             ))}
