@@ -16,24 +16,33 @@ export interface ScreenProps {
   session: Session;
 }
 
-/** A screen loaded on first use, so each screen is its own part of the bundle. */
-function screen(load: () => Promise<Record<string, unknown>>, name: string) {
-  return lazy(async () => ({ default: (await load())[name] as ComponentType<ScreenProps> }));
-}
+type ScreenRoute = Exclude<Route, '/oauth/consent'>;
+type ScreenModule = Record<string, unknown>;
 
-const SCREENS: Record<Exclude<Route, '/oauth/consent'>, ComponentType<ScreenProps>> = {
-  '/': screen(() => import('./screens/overview.tsx'), 'OverviewScreen'),
-  '/monitors/new': screen(() => import('./screens/monitor-form.tsx'), 'MonitorFormScreen'),
-  '/monitors/:id': screen(() => import('./screens/monitor-detail.tsx'), 'MonitorDetailScreen'),
-  '/monitors/:id/edit': screen(() => import('./screens/monitor-form.tsx'), 'MonitorFormScreen'),
-  '/pages': screen(() => import('./screens/pages.tsx'), 'PagesScreen'),
-  '/pages/:id': screen(() => import('./screens/page-detail.tsx'), 'PageDetailScreen'),
-  '/notifications': screen(() => import('./screens/notifications.tsx'), 'NotificationsScreen'),
-  '/audit': screen(() => import('./screens/audit.tsx'), 'AuditScreen'),
-  '/connect': screen(() => import('./screens/connect-editor.tsx'), 'ConnectEditorScreen'),
-  '/keys': screen(() => import('./screens/keys.tsx'), 'KeysScreen'),
-  '/connections': screen(() => import('./screens/connections.tsx'), 'ConnectionsScreen'),
+/** Each screen is its own part of the bundle, loaded on first use: the module and its component. */
+const SCREEN_MODULES: Record<ScreenRoute, [() => Promise<ScreenModule>, string]> = {
+  '/': [() => import('./screens/overview.tsx'), 'OverviewScreen'],
+  '/monitors/new': [() => import('./screens/monitor-form.tsx'), 'MonitorFormScreen'],
+  '/monitors/:id': [() => import('./screens/monitor-detail.tsx'), 'MonitorDetailScreen'],
+  '/monitors/:id/edit': [() => import('./screens/monitor-form.tsx'), 'MonitorFormScreen'],
+  '/pages': [() => import('./screens/pages.tsx'), 'PagesScreen'],
+  '/pages/:id': [() => import('./screens/page-detail.tsx'), 'PageDetailScreen'],
+  '/notifications': [() => import('./screens/notifications.tsx'), 'NotificationsScreen'],
+  '/audit': [() => import('./screens/audit.tsx'), 'AuditScreen'],
+  '/connect': [() => import('./screens/connect-editor.tsx'), 'ConnectEditorScreen'],
+  '/keys': [() => import('./screens/keys.tsx'), 'KeysScreen'],
+  '/connections': [() => import('./screens/connections.tsx'), 'ConnectionsScreen'],
 };
+
+const SCREENS = Object.fromEntries(
+  Object.entries(SCREEN_MODULES).map(([route, [load, name]]) => [route, lazy(async () => ({ default: (await load())[name] as ComponentType<ScreenProps> }))]),
+) as unknown as Record<ScreenRoute, ComponentType<ScreenProps>>;
+
+/** Starts loading the first screen's part while the session is asked for, not after. */
+export function preloadFirstScreen(): void {
+  const route = matchRoute(location.pathname)?.route;
+  if (route && route !== '/oauth/consent') void SCREEN_MODULES[route][0]().catch(() => undefined);
+}
 
 const WORKSPACE_KEY = 'statusdesk.workspace';
 
