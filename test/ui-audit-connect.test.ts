@@ -50,7 +50,7 @@ interface TestWorkspace {
 }
 
 /** A workspace of its own for each test (they run in any order), on `plan`. */
-async function newWorkspace(prefix: string, plan = 'scale'): Promise<TestWorkspace> {
+async function newWorkspace(prefix: string, plan: 'hobby' | 'starter' | 'pro' | 'scale' = 'scale'): Promise<TestWorkspace> {
   const slug = `${prefix}-${randomBytes(4).toString('hex')}`;
   const workspace = await service.services.workspaces.create(service.owner, { name: slug, slug, plan });
   return { id: workspace.id, name: slug };
@@ -104,7 +104,7 @@ async function assertSameDocument(page: Page): Promise<void> {
 
 /** Everything the page keeps in its address and storage, where no key secret may be. */
 async function addressAndStorage(page: Page): Promise<string> {
-  return page.evaluate(() => JSON.stringify([location.href, { ...localStorage }, { ...sessionStorage }]));
+  return page.evaluate<string>('JSON.stringify([location.href, { ...localStorage }, { ...sessionStorage }])');
 }
 
 describe('the audit log in Chromium', () => {
@@ -218,7 +218,7 @@ describe('the audit log in Chromium', () => {
       await waitForActions(page, ['workspace.create']);
       await page.getByRole('button', { name: /workspace\.create/ }).click();
       await page.getByRole('rowheader', { name: 'slug', exact: true }).waitFor();
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`);
       await context.close();
     }));
@@ -264,7 +264,7 @@ describe('Connect an AI editor in Chromium', () => {
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.dashboardUrl });
       await page.getByRole('button', { name: 'Copy claude_desktop_config.json' }).click();
       await page.getByRole('figure', { name: 'claude_desktop_config.json' }).getByRole('status').getByText('Copied.').waitFor();
-      assert.deepEqual(JSON.parse(await page.evaluate(() => navigator.clipboard.readText())), desktop);
+      assert.deepEqual(JSON.parse(await page.evaluate<string>('navigator.clipboard.readText()')), desktop);
       assert.deepEqual(violations, []);
       await context.close();
     }));
