@@ -7,9 +7,9 @@ import { ActionsTable, ConfirmDialog, ErrorNote, Loading, PageHeader } from '../
 import { entriesOf, Field, FieldGroup, FormProblems, KeyValueEditor, type KeyValueRow, matchViolations, rowsOf, TagInput } from '../forms.tsx';
 import { asApiError, useConfirmedAction, useResource } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
-import type { Rpc } from '../rpc.ts';
+import { type Rpc, rpcFor } from '../rpc.ts';
 import { When } from '../time.tsx';
-import { FormActions, isoOf, loadMonitorChoices, type MonitorChoice, rpcClients } from './page-form-parts.tsx';
+import { FormActions, isoOf, loadMonitorChoices, type MonitorChoice } from './page-form-parts.tsx';
 import './notifications.css';
 
 // The workspace's notification channels: where monitors' alerts go. Credentials (webhook URLs,
@@ -51,7 +51,7 @@ function targetOf(channel: NotificationChannel): string {
 type TestAnswer = { state: 'sending' } | { state: 'done'; delivered: boolean; error: string };
 
 export function NotificationsScreen({ workspace }: ScreenProps) {
-  const rpc = rpcClients(workspace.id);
+  const rpc = rpcFor(workspace.id);
   const [channels, reload] = useResource(() => rpc.notifications.listNotificationChannels({ perPage: 200 }).then((r) => r.channels), workspace.id);
   const [monitors] = useResource(() => loadMonitorChoices(rpc).then((r) => r.monitors), workspace.id);
   const [creating, setCreating] = useState(false);

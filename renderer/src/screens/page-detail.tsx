@@ -4,9 +4,10 @@ import { ErrorNote, Loading, PageHeader } from '../components.tsx';
 import { useResource } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { Link, navigate, useLocation } from '../router.tsx';
+import { rpcFor } from '../rpc.ts';
 import { PageComponentsSection } from './page-components.tsx';
 import { PageExportSection } from './page-export.tsx';
-import { loadMonitorChoices, MONITOR_CHOICE_LIMIT, type PageSectionProps, rpcClients } from './page-form-parts.tsx';
+import { loadMonitorChoices, MONITOR_CHOICE_LIMIT, type PageSectionProps } from './page-form-parts.tsx';
 import { PageMaintenanceSection } from './page-maintenance.tsx';
 import { PagePreviewSection } from './page-preview.tsx';
 import { PageReportsSection } from './page-reports.tsx';
@@ -25,7 +26,7 @@ const TABS = [
 type TabId = (typeof TABS)[number]['id'];
 
 export function PageDetailScreen({ workspace, params }: ScreenProps) {
-  const rpc = rpcClients(workspace.id);
+  const rpc = rpcFor(workspace.id);
   const pageId = params.id ?? '';
   const { query } = useLocation();
   const tab: TabId = TABS.find((t) => t.id === query.get('tab'))?.id ?? 'components';

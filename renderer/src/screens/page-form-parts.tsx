@@ -4,44 +4,9 @@
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import { useId } from 'react';
 import type { PageComponent, StatusPage } from '../../../proto/gen/status_page/v1/status_page_pb.js';
-import { ApiError } from '../api.ts';
 import { FieldGroup } from '../forms.tsx';
-import { type Rpc, rpcFor } from '../rpc.ts';
+import type { Rpc } from '../rpc.ts';
 import './page-forms.css';
-
-const withFailures = new WeakMap<Rpc, Rpc>();
-
-/**
- * The RPC clients of a workspace, each call failing with the ApiError the session interceptor
- * made of the service's answer. connect-es wraps whatever an interceptor throws in a ConnectError
- * of code `unknown` (the message prefixed "[unknown]", the violations lost) and keeps the thrown
- * error as its `cause`: that cause is thrown instead.
- */
-export function rpcClients(workspaceId: string): Rpc {
-  const rpc = rpcFor(workspaceId);
-  let wrapped = withFailures.get(rpc);
-  if (!wrapped) {
-    const unwrap = (error: unknown) => {
-      throw error instanceof Error && error.cause instanceof ApiError ? error.cause : error;
-    };
-    const clients = Object.entries(rpc).map(([name, client]) => [
-      name,
-      new Proxy(client as object, {
-        get(target, key) {
-          const member: unknown = Reflect.get(target, key);
-          if (typeof member !== 'function') return member;
-          return (...args: unknown[]) => {
-            const result: unknown = member.apply(target, args);
-            return result instanceof Promise ? result.catch(unwrap) : result;
-          };
-        },
-      }),
-    ]);
-    wrapped = Object.fromEntries(clients) as Rpc;
-    withFailures.set(rpc, wrapped);
-  }
-  return wrapped;
-}
 
 /** A monitor as a component links to it. */
 export interface MonitorChoice {

@@ -7,8 +7,9 @@ import { Field, focusFirstInvalid, FormProblems, matchViolations } from '../form
 import { asApiError, useConfirmedAction, useResource } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { Link, navigate } from '../router.tsx';
+import { rpcFor } from '../rpc.ts';
 import { When } from '../time.tsx';
-import { isoOf, rpcClients } from './page-form-parts.tsx';
+import { isoOf } from './page-form-parts.tsx';
 import './pages.css';
 
 interface PageRow {
@@ -29,7 +30,7 @@ function slugFrom(title: string): string {
 }
 
 export function PagesScreen({ workspace }: ScreenProps) {
-  const rpc = rpcClients(workspace.id);
+  const rpc = rpcFor(workspace.id);
   const [pages, reload] = useResource(async (): Promise<PageRow[]> => {
     const { statusPages } = await rpc.pages.listStatusPages({});
     // The list has no component counts; each page's components are asked for at once.
@@ -132,7 +133,7 @@ function CreatePageForm({
   onCancel: (() => void) | undefined;
   onCreated(page: StatusPage): void;
 }) {
-  const rpc = rpcClients(workspaceId);
+  const rpc = rpcFor(workspaceId);
   const [title, setTitle] = useState('');
   const [slug, setSlug] = useState<string>();
   const [description, setDescription] = useState('');
