@@ -366,6 +366,17 @@ describe('the overview and the monitor detail screen in Chromium', () => {
         await logs.getByRole('cell', { name: '503', exact: true }).waitFor();
         assert.match(await logs.innerText(), new RegExp(url.replace(/[.?/]/g, '\\$&')));
         assert.match(await logs.getByRole('listitem').first().innerText(), /Failed.*200.*got 503/s);
+
+        // The period: the chart and the uptime follow the radio chosen.
+        await page.getByRole('radio', { name: '7 days' }).check();
+        await page.getByRole('img', { name: /the last 7 days/ }).waitFor();
+        await page.getByRole('heading', { name: 'Uptime, 7 days' }).waitFor();
+        assert.match(await page.getByRole('region', { name: 'Uptime, 7 days' }).innerText(), /0\.00% up/);
+
+        // 420 px wide: the screen does not scroll sideways (wide tables scroll in their own frame).
+        await page.setViewportSize({ width: 420, height: 800 });
+        await page.getByRole('button', { name: 'Check now' }).waitFor();
+        assert.ok(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), 'no horizontal scroll at 420 px');
         assert.deepEqual(violations, []);
       } finally {
         web.close();
