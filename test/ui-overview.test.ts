@@ -369,7 +369,7 @@ describe('the overview and the monitor detail screen in Chromium', () => {
 
         // The period: the chart and the uptime follow the radio chosen.
         await page.getByRole('radio', { name: '7 days' }).check();
-        await page.getByRole('img', { name: /the last 7 days/ }).waitFor();
+        await page.getByRole('region', { name: 'Latency' }).getByText('No check latencies in the last 7 days.').waitFor();
         await page.getByRole('heading', { name: 'Uptime, 7 days' }).waitFor();
         assert.match(await page.getByRole('region', { name: 'Uptime, 7 days' }).innerText(), /0\.00% up/);
 

@@ -117,8 +117,14 @@ function niceCeiling(value: number): number {
 const CHART_H = 220;
 const PAD = { top: 12, right: 12, bottom: 26, left: 52 };
 
-/** p50, p95 and p99 per bucket, with the spans in which no check ran shaded. */
+/** p50, p95 and p99 per bucket, with the spans in which no check ran shaded; a sentence when there is nothing to draw. */
 export function LatencyChart({ series, now = Date.now() }: { series: LatencySeries; now?: number }) {
+  const drawable = series.gaps.length > 0 || series.points.some((p) => p.p50 !== null || p.p95 !== null || p.p99 !== null);
+  if (!drawable) return <p className="empty">{latencySummary(series)}</p>;
+  return <LatencyPlot series={series} now={now} />;
+}
+
+function LatencyPlot({ series, now }: { series: LatencySeries; now: number }) {
   const [ref, width] = useWidth<HTMLDivElement>();
   const summaryId = `latency-summary-${series.window}`;
   const end = now;
