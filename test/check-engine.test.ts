@@ -735,8 +735,8 @@ describe('check engine: batched writes', () => {
         storedCheck(999_999, f.workspaceId, now, 'up', 5),
       ]);
       assert.deepEqual(
-        written.map((c) => c.monitorId),
-        [Number(kept.id)],
+        written.map((t) => [t.check.monitorId, t.from, t.to]),
+        [[Number(kept.id), null, 'up']],
       );
       assert.deepEqual(await rowCounts(f.db, kept.id), { results: 1, rollups: 1, state: 1 });
       assert.deepEqual(await rowCounts(f.db, gone.id), { results: 0, rollups: 0, state: 0 });

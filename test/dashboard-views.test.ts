@@ -20,6 +20,10 @@ import { migrations } from '../server/db/migrations/index.ts';
 import type { PlanName } from '../server/domain/plans.ts';
 import { createAuditLogService } from '../server/domain/audit/audit-log.ts';
 import { LatencyHistogram } from '../server/checks/latency-histogram.ts';
+import { createResultStore, type StoredCheck } from '../server/checks/result-store.ts';
+import type { CheckOutcome } from '../server/domain/monitors/checks.ts';
+import { createServices } from '../server/domain/services.ts';
+import { ensureOwner } from '../server/domain/users/users.ts';
 import { connectMcp, MODERN_ERA } from './support/mcp-client.ts';
 import { dashboardSession, startTestService, tempDir, type TestService } from './support/harness.ts';
 
@@ -622,6 +626,51 @@ describe('POST /api/workspaces/:id/pages/:pageId/export', () => {
     assert.equal(notFound.status, 404);
     assert.equal(((await notFound.json()) as { code: string }).code, 'NOT_FOUND');
     assert.equal((await post(ws.id, { ...session, 'content-type': 'text/plain' })).status, 400);
+  });
+});
+
+describe("a monitor's overall state, as the result store keeps it", () => {
+  const check = (monitorId: number, runner: string, startedAt: number, result: CheckOutcome): StoredCheck => ({
+    monitorId,
+    workspaceId: 1,
+    runner,
+    regions: ['iad'],
+    startedAt,
+    result,
+    latencyMs: 5,
+    timing: { dns: null, connect: 5, tls: null, ttfb: null, transfer: null, total: 5 },
+    attempts: 1,
+    message: result,
+    grpcStatus: null,
+    statusCode: null,
+    url: null,
+    responseHeaders: {},
+    assertionResults: [],
+  });
+
+  test('the worst of the runners, changed when a check changes it, and known again after a restart', async () => {
+    const dir = await tempDir();
+    const db = await openDatabase(dir.path);
+    try {
+      const owner = await ensureOwner(db);
+      const monitor = await createServices(db).monitors.create({ type: 'user', userId: owner, surface: 'cli' }, 1, 'tcp', { name: 'm', uri: 'db.internal:1', periodicity: '1m', active: false });
+      const id = Number(monitor.id);
+      const stored = async () => db.selectFrom('monitor_state').select(['state', 'changed_at']).where('monitor_id', '=', id).executeTakeFirst();
+      const t = 1_800_000_000_000;
+      const store = createResultStore(db);
+      const moves = async (checks: StoredCheck[]) => (await store.write(checks)).map((m) => `${m.from}>${m.to}`);
+      assert.deepEqual(await moves([check(id, 'local', t, 'up'), check(id, 'remote', t + 1, 'down'), check(id, 'remote', t + 2, 'down')]), ['null>up', 'up>down', 'down>down']);
+      assert.deepEqual(await stored(), { state: 'down', changed_at: t + 1 });
+      // A check older than its runner's latest changes nothing; the remote runner recovering does.
+      assert.deepEqual(await moves([check(id, 'remote', t - 5, 'up'), check(id, 'remote', t + 3, 'degraded'), check(id, 'remote', t + 4, 'up')]), ['down>down', 'down>degraded', 'degraded>up']);
+      assert.deepEqual(await stored(), { state: 'up', changed_at: t + 4 });
+      // Another store on the same data (a restart) reads what the first one kept.
+      assert.deepEqual((await createResultStore(db).write([check(id, 'local', t + 5, 'up')])).map((m) => `${m.from}>${m.to}`), ['up>up']);
+      assert.deepEqual(await stored(), { state: 'up', changed_at: t + 4 });
+    } finally {
+      await db.destroy();
+      await dir.remove();
+    }
   });
 });
 

@@ -22,7 +22,7 @@ import { probeGrpc } from './grpc-probe.ts';
 import { probeHttp } from './http-probe.ts';
 import { createOtlpExport } from './otlp-export.ts';
 import { probeResult } from './outcome.ts';
-import { DAY_MS, createResultStore, type StoredCheck, toResponseLog } from './result-store.ts';
+import { DAY_MS, createResultStore, type StoredCheck, type StoredTransition, toResponseLog } from './result-store.ts';
 import { createScheduler } from './scheduler.ts';
 import { probeTcp } from './tcp-probe.ts';
 
@@ -79,8 +79,6 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
   const listeners = new Set<(change: MonitorStateChange) => void>();
   /** Scheduled monitors by id, with the revision they were read at. */
   const monitors = new Map<number, { revision: number; monitor: Monitor }>();
-  /** Latest outcome of each monitor by runner: where state changes are detected. */
-  const outcomes = new Map<number, Map<string, CheckOutcome>>();
   let pending: StoredCheck[] = [];
   let flushTimer: NodeJS.Timeout | undefined;
   let flushing: Promise<void> = Promise.resolve();
@@ -147,8 +145,7 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     flushing = flushing.then(async () => {
       if (batch.length === 0) return;
       try {
-        const stored = await store.write(batch);
-        for (const c of stored) detectChange(c);
+        for (const transition of await store.write(batch)) announce(transition);
       } catch (error) {
         log.error({ err: error, results: batch.length }, 'storing check results failed');
       }
@@ -156,17 +153,8 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     return flushing;
   }
 
-  function outcomesOf(monitorId: number): Map<string, CheckOutcome> {
-    let byRunner = outcomes.get(monitorId);
-    if (!byRunner) outcomes.set(monitorId, (byRunner = new Map()));
-    return byRunner;
-  }
-
-  function detectChange(c: StoredCheck): void {
-    const byRunner = outcomesOf(c.monitorId);
-    const from = worst(byRunner.values());
-    byRunner.set(c.runner, c.result);
-    const to = worst(byRunner.values())!;
+  /** Tells the listeners of a change of a monitor's overall state (the result store detects them). */
+  function announce({ check: c, from, to }: StoredTransition): void {
     // A first check that is up is not news; every other change is.
     if (from === to || (from === null && to === 'up')) return;
     const change: MonitorStateChange = {
@@ -283,6 +271,7 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
 
     monitorRemoved(id) {
       forget(Number(id));
+      store.forget(Number(id));
     },
   };
 
@@ -295,9 +284,8 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
       return () => listeners.delete(listener);
     },
 
-    /** Loads the last states (so a restart does not repeat alerts), then, when scheduling, the monitors, and starts checking. */
+    /** When scheduling, loads the monitors and starts checking. (The states of before a restart are the result store's: alerts are not repeated.) */
     async start(): Promise<void> {
-      for (const s of await store.allStates()) outcomesOf(s.monitor_id).set(s.runner, s.result);
       if (!options.schedule) return;
       await sync();
       // The service was not running since the runner was last seen: nothing was checked.

@@ -46,8 +46,28 @@ export interface WindowCounts {
 
 export const hourOf = (ms: number) => Math.floor(ms / HOUR_MS) * HOUR_MS;
 
-/** Outcomes by the severity the state queries rank them with (up 0, degraded 1, down 2). */
-const BY_SEVERITY: readonly CheckOutcome[] = ['up', 'degraded', 'down'];
+const SEVERITY: Record<CheckOutcome, number> = { up: 0, degraded: 1, down: 2 };
+
+/** A monitor's overall state: the worst of its runners' latest outcomes. Null before the first check. */
+function worst(byRunner: Map<string, { result: CheckOutcome; at: number }>): CheckOutcome | null {
+  let result: CheckOutcome | null = null;
+  for (const { result: o } of byRunner.values()) if (result === null || SEVERITY[o] > SEVERITY[result]) result = o;
+  return result;
+}
+
+/** What a stored check did to its monitor's overall state (from === to when nothing changed). */
+export interface StoredTransition {
+  check: StoredCheck;
+  /** Null before the monitor's first check. */
+  from: CheckOutcome | null;
+  to: CheckOutcome;
+}
+
+/** A monitor's latest outcome by runner, and the overall state stored for it. */
+interface Overall {
+  byRunner: Map<string, { result: CheckOutcome; at: number }>;
+  state: CheckOutcome | null;
+}
 
 interface RollupRow {
   success_count: number;
@@ -91,18 +111,14 @@ function statementsFor(sqlite: SQLite.Database) {
          latency_ms = excluded.latency_ms
        where excluded.checked_at >= check_state.checked_at`,
     ),
-    worstState: sqlite
-      .prepare<[number], number>(`select max(case result when 'down' then 2 when 'degraded' then 1 else 0 end) from check_state where monitor_id = ?`)
-      .pluck(),
-    // Written only when the state is new: most checks find it unchanged and write nothing.
+    overall: sqlite.prepare<[number], CheckOutcome>('select state from monitor_state where monitor_id = ?').pluck(),
     saveOverall: sqlite.prepare(
       `insert into monitor_state (monitor_id, state, changed_at) values (?, ?, ?)
-       on conflict (monitor_id) do update set state = excluded.state, changed_at = excluded.changed_at where monitor_state.state <> excluded.state`,
+       on conflict (monitor_id) do update set state = excluded.state, changed_at = excluded.changed_at`,
     ),
     rollupsSince: sqlite.prepare<[number, number], RollupRow>('select success_count, degraded_count, error_count, latency, last_ping_at from check_rollups where monitor_id = ? and hour >= ?'),
     rawBetween: sqlite.prepare<[number, number, number], { result: CheckOutcome; latency_ms: number; started_at: number }>('select result, latency_ms, started_at from check_results where monitor_id = ? and started_at >= ? and started_at < ?'),
     states: sqlite.prepare<[number], StateRow>('select monitor_id, runner, result, regions, checked_at from check_state where monitor_id = ?'),
-    allStates: sqlite.prepare<[], StateRow>('select monitor_id, runner, result, regions, checked_at from check_state'),
     results: sqlite.prepare<[number, number, number, number], CheckResultRow>('select * from check_results where monitor_id = ? and started_at >= ? order by started_at desc, id desc limit ? offset ?'),
     result: sqlite.prepare<[number], CheckResultRow>('select * from check_results where id = ?'),
     pruneResults: sqlite.prepare(`delete from check_results where id in (select id from check_results where started_at < ? limit ${PRUNE_CHUNK})`),
@@ -134,6 +150,21 @@ function count(bucket: Bucket, result: CheckOutcome, latencyMs: number, at: numb
 
 export function createResultStore(db: Db) {
   const statements = new WeakMap<SQLite.Database, ReturnType<typeof statementsFor>>();
+  /**
+   * Each monitor's overall state, read from the database the first time this store writes a check
+   * of it, then kept up to date here: the store is the one writer of check results, and a check
+   * then costs no read to tell whether it changed the state.
+   */
+  const overalls = new Map<number, Overall>();
+
+  /** A copy to change within a transaction: it replaces the kept one only once the transaction commits. */
+  function overallOf(s: ReturnType<typeof statementsFor>, monitorId: number): Overall {
+    const kept = overalls.get(monitorId);
+    if (kept) return { byRunner: new Map(kept.byRunner), state: kept.state };
+    const byRunner = new Map(s.states.all(monitorId).map((r) => [r.runner, { result: r.result, at: r.checked_at }]));
+    return { byRunner, state: s.overall.get(monitorId) ?? null };
+  }
+
   const run = <T>(work: (s: ReturnType<typeof statementsFor>, sqlite: SQLite.Database) => T) =>
     withSqlite(db, (sqlite) => {
       let s = statements.get(sqlite);
@@ -144,12 +175,14 @@ export function createResultStore(db: Db) {
   return {
     /**
      * Stores a batch in one transaction: raw rows, the hourly rollups they fall in, the latest
-     * state per monitor and runner, and each monitor's overall state with when it last changed.
-     * Checks of monitors deleted meanwhile are dropped. Returns the checks that were stored.
+     * state per monitor and runner, and each monitor's overall state with when it last changed
+     * (the first check counts). Checks of monitors deleted meanwhile are dropped. Returns the
+     * checks that were stored, in order, each with the overall state before and after it.
      */
-    write(checks: StoredCheck[]): Promise<StoredCheck[]> {
-      return run((s, sqlite) =>
-        sqlite
+    write(checks: StoredCheck[]): Promise<StoredTransition[]> {
+      const touched = new Map<number, Overall>();
+      return run((s, sqlite) => {
+        const stored = sqlite
           .transaction(() => {
             const exists = new Map<number, boolean>();
             const kept = checks.filter((c) => {
@@ -157,12 +190,24 @@ export function createResultStore(db: Db) {
               return exists.get(c.monitorId);
             });
             const buckets = new Map<string, Bucket & { monitorId: number; hour: number }>();
+            const transitions: StoredTransition[] = [];
             for (const c of kept) {
               const t = c.timing;
               const details = c.url === null ? null : JSON.stringify({ url: c.url, responseHeaders: c.responseHeaders, assertionResults: c.assertionResults });
               s.insert.run(c.monitorId, c.runner, JSON.stringify(c.regions), c.startedAt, c.result, c.latencyMs, t.dns, t.connect, t.tls, t.ttfb, t.transfer, c.attempts, c.message, c.grpcStatus, c.statusCode, details);
               s.saveState.run(c.monitorId, c.runner, c.result, JSON.stringify(c.regions), c.startedAt, c.latencyMs);
-              s.saveOverall.run(c.monitorId, BY_SEVERITY[s.worstState.get(c.monitorId)!]!, c.startedAt);
+              let overall = touched.get(c.monitorId);
+              if (!overall) touched.set(c.monitorId, (overall = overallOf(s, c.monitorId)));
+              // As check_state keeps it: a check older than the runner's latest changes nothing.
+              const latest = overall.byRunner.get(c.runner);
+              if (!latest || c.startedAt >= latest.at) overall.byRunner.set(c.runner, { result: c.result, at: c.startedAt });
+              const from = overall.state;
+              const to = worst(overall.byRunner)!;
+              if (to !== from) {
+                s.saveOverall.run(c.monitorId, to, c.startedAt);
+                overall.state = to;
+              }
+              transitions.push({ check: c, from, to });
               const hour = hourOf(c.startedAt);
               const key = `${c.monitorId}:${hour}`;
               let bucket = buckets.get(key);
@@ -176,10 +221,17 @@ export function createResultStore(db: Db) {
               count(bucket, c.result, c.latencyMs, c.startedAt);
             }
             for (const b of buckets.values()) s.saveRollup.run(b.monitorId, b.hour, b.success, b.degraded, b.error, b.latency.encode(), b.last);
-            return kept;
+            return transitions;
           })
-          .immediate(),
-      );
+          .immediate();
+        for (const [monitorId, overall] of touched) overalls.set(monitorId, overall);
+        return stored;
+      });
+    },
+
+    /** A deleted monitor: its overall state is no longer kept. */
+    forget(monitorId: number): void {
+      overalls.delete(monitorId);
     },
 
     /** Counts and latency of the checks in [from, now]: whole hours from rollups, the partial first hour from raw rows. */
@@ -210,11 +262,6 @@ export function createResultStore(db: Db) {
           checkedAt: r.checked_at,
         })),
       );
-    },
-
-    /** The latest result of every monitor by every runner. */
-    allStates(): Promise<StateRow[]> {
-      return run((s) => s.allStates.all());
     },
 
     /** Results of one monitor since `from`, newest first. */
