@@ -120,8 +120,9 @@ async function main(): Promise<void> {
         for (const [name, path, heading] of screens) {
           await page.goto(`${service.dashboardUrl}${path}`);
           await page.getByRole('heading', { name: heading, level: 1 }).first().waitFor();
-          // Charts and lists fill in after their data arrives.
-          await page.waitForLoadState('networkidle');
+          // Charts and lists fill in after their data arrives (the live feed keeps the network busy,
+          // so there is no idle moment to wait for).
+          await page.waitForTimeout(1_500);
           await page.screenshot({ path: join(OUT, `${name}-${theme}.png`) });
           process.stdout.write(`docs/screenshots/${name}-${theme}.png\n`);
         }

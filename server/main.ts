@@ -4,8 +4,6 @@ import type { ServiceConfig } from './config.ts';
 import { type ContentIndex, createContentIndex } from './content/content-index.ts';
 import { openDatabase } from './db/open.ts';
 import { type CheckEngine, createCheckEngine } from './checks/engine.ts';
-import { createLiveFeed, type LiveFeed } from './domain/live-feed.ts';
-import { createMonitorViewService } from './domain/monitors/monitor-views.ts';
 import { createServices, type Services } from './domain/services.ts';
 import { ensureOwner } from './domain/users/users.ts';
 import { createDashboardApp, dashboardCaller } from './dashboard/dashboard-app.ts';
@@ -53,7 +51,6 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
   });
   let services: Services | undefined;
   let content: ContentIndex | undefined;
-  let live: LiveFeed | undefined;
   try {
     // Routes are attached once both ports are known: the Host/Origin guard needs them.
     const api = await listen({ host: config.host, port: config.port });
@@ -86,9 +83,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
       redirectPolicy: { ownHosts: [new URL(apiUrl).hostname, new URL(dashboardUrl).hostname], vendorDomains: config.oauthRedirectDomains },
     });
     // The open dashboards hear of state changes and committed changes as they happen.
-    const feed = createLiveFeed(db, { log: log.child({ component: 'live' }) });
-    live = feed;
-    engine.onStateChange(feed.stateChanged);
+    engine.onStateChange(ready.live.stateChanged);
     const ownerId = await ensureOwner(db);
     services = ready;
     await ready.sealStoredSecrets();
@@ -138,8 +133,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     mount(api, apiGuard, createApiApp({ ...common, services: ready, admit, content, apiUrl, dashboardUrl, metadataNetwork: config.metadataNetwork, version: VERSION }), rpc);
     const dashboardOrigins = dashboardOwnHosts.map((h) => `http://${h}`).concat(dashboardUrl);
     const dashboardRpc = createRpcHandler({ services: ready, caller: dashboardCaller(ready, dashboardOrigins), log, maxBodyBytes: config.maxBodyBytes, surface: 'dashboard' });
-    const views = createMonitorViewService(db);
-    mount(dashboard, dashboardGuard, createDashboardApp({ ...common, services: ready, origins: dashboardOrigins, apiUrl, views, live: feed }), dashboardRpc);
+    mount(dashboard, dashboardGuard, createDashboardApp({ ...common, services: ready, origins: dashboardOrigins, apiUrl }), dashboardRpc);
 
     const signInUrl = `${dashboardUrl}/signin?token=${await ready.sessions.createSignInToken(ownerId)}`;
     await engine.start();
@@ -151,7 +145,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
       services: ready,
       async close() {
         // Open event streams never finish by themselves: they end first, so the ports close at once.
-        feed.close();
+        ready.live.close();
         await Promise.all(listeners.map((l) => l.close()));
         await engine.close();
         clearInterval(releaseHeld);
@@ -163,7 +157,6 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
       },
     };
   } catch (error) {
-    live?.close();
     await Promise.all(listeners.map((l) => l.close(0)));
     await engine.close();
     content?.close();

@@ -48,7 +48,10 @@ interface Fixture {
   engine: CheckEngine;
   services: Services;
   workspaceId: number;
+  /** Changes of state: what alerts are made of. */
   changes: MonitorStateChange[];
+  /** First checks that were up (`checked`): announced to the screens, not alerted. */
+  firstChecks: MonitorStateChange[];
   close(): Promise<void>;
 }
 
@@ -68,13 +71,15 @@ async function setup(options: { schedule?: boolean; now?: () => number; concurre
   const owner: Actor = { type: 'user', userId: ownerId, surface: 'cli' };
   const workspaceId = Number((await services.workspaces.getBySlug(owner, 'personal')).id);
   const changes: MonitorStateChange[] = [];
-  engine.onStateChange((change) => changes.push(change));
+  const firstChecks: MonitorStateChange[] = [];
+  engine.onStateChange((change) => (change.kind === 'checked' ? firstChecks : changes).push(change));
   return {
     db,
     engine,
     services,
     workspaceId,
     changes,
+    firstChecks,
     async close() {
       await engine.close();
       await db.destroy();
@@ -211,7 +216,12 @@ describe('check engine: scheduled checks', () => {
       assert.deepEqual(JSON.parse(row.regions), ['iad', 'fra']);
       assert.ok(row.started_at >= slot && row.started_at < slot + 1_500, `started at its slot: ${row.started_at - slot} ms after it`);
       assert.ok(peer.connections >= 1, 'the target was really connected to');
-      assert.equal(f.changes.length, 0, 'a first check that is up is not a state change');
+      assert.equal(f.changes.length, 0, 'a first check that is up is not a change of state');
+      assert.deepEqual(
+        f.firstChecks.map((c) => [c.monitorId, c.from, c.to, c.kind]),
+        [[monitor.id, null, 'up', 'checked']],
+        'it is announced once, as checked',
+      );
       assert.ok(f.engine.scheduler.stats.started >= 1);
     } finally {
       await f.close();
@@ -416,7 +426,8 @@ describe('check engine: state changes', () => {
           ['fra', 'up'],
         ],
       );
-      assert.equal(f.changes.length, 0, 'the first check is up: no event');
+      assert.equal(f.changes.length, 0, 'the first check is up: no change of state');
+      assert.equal(f.firstChecks.length, 1, 'the first check is announced as checked');
 
       await peer.close();
       peer = undefined;

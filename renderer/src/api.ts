@@ -198,6 +198,36 @@ export interface AuditQuery {
   cursor?: string;
 }
 
+/** A status page component's state as its public page shows it. */
+export type PublicState = 'operational' | 'degraded' | 'down' | 'maintenance' | 'unknown';
+
+/** What a status page's visitors see now: its public summary (GET .../pages/:id/preview, as summary.json). */
+export interface PagePreview {
+  page: { id: string; slug: string; title: string; url: string; updatedAt: string };
+  status: { state: PublicState; description: string };
+  components: { id: string; name: string; group: string | null; state: PublicState; uptime: number | null }[];
+  activeReports: {
+    id: string;
+    title: string;
+    status: 'investigating' | 'identified' | 'monitoring' | 'resolved';
+    /** Component names; none means the whole page. */
+    components: string[];
+    updatedAt: string;
+    latestUpdate: { status: string; message: string; at: string } | null;
+  }[];
+  maintenances: { active: PreviewMaintenance[]; upcoming: PreviewMaintenance[] };
+}
+
+export interface PreviewMaintenance {
+  id: string;
+  title: string;
+  message: string;
+  from: string;
+  to: string;
+  /** Component names; none means the whole page. */
+  components: string[];
+}
+
 /** A change the live feed announces (GET /api/workspaces/:id/events, text/event-stream). */
 export type LiveEvent =
   | { type: 'state'; monitorId: string; monitorName: string; from: string | null; to: 'up' | 'degraded' | 'down'; at: string; message: string }
@@ -411,6 +441,7 @@ export const api = {
   regions: (workspaceId: string, monitorId: string) => request<{ regions: RegionHealth[] }>(`${ws(workspaceId)}/monitors/${seg(monitorId)}/regions`),
   plan: (workspaceId: string) => request<PlanAllowance>(`${ws(workspaceId)}/plan`),
   audit: (workspaceId: string, query: AuditQuery = {}) => request<{ entries: AuditEntry[]; next: string | null }>(`${ws(workspaceId)}/audit${search(query)}`),
+  pagePreview: (workspaceId: string, pageId: string) => request<PagePreview>(`${ws(workspaceId)}/pages/${seg(pageId)}/preview`),
   /** The static site of a status page, as a zip file's bytes. */
   exportPage: (workspaceId: string, pageId: string) => download(`${ws(workspaceId)}/pages/${seg(pageId)}/export`),
 

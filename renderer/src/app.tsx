@@ -3,6 +3,7 @@ import { api, type ApiError, onSignedOut, type Session, type Workspace } from '.
 import { ErrorNote, Loading } from './components.tsx';
 import { Frame } from './frame.tsx';
 import { asApiError } from './hooks.ts';
+import { DownNotifications } from './live.ts';
 import { matchRoute, type Route, useLocation } from './router.tsx';
 import { ConsentScreen } from './screens/consent.tsx';
 import { NotFoundScreen } from './screens/not-found.tsx';
@@ -130,6 +131,7 @@ function Dashboard({ path }: { path: string }) {
 
   return (
     <Frame session={session.session} workspace={workspace} onWorkspace={chooseWorkspace} onSignOut={signOut}>
+      {workspace ? <DownNotifications key={workspace.id} workspaceId={workspace.id} /> : null}
       {content}
     </Frame>
   );

@@ -1,4 +1,4 @@
-import { type KeyboardEvent, type ReactNode, useId, useRef, useState } from 'react';
+import { type KeyboardEvent, type ReactNode, type RefObject, useEffect, useId, useRef, useState } from 'react';
 import { ApiError, type Violation } from './api.ts';
 import { ErrorNote } from './components.tsx';
 import { Icon } from './icons.tsx';
@@ -155,6 +155,13 @@ export function FormProblems({ error, errors, id }: { error: ApiError | undefine
       </ul>
     </div>
   );
+}
+
+/** Once a refusal is drawn, the focus goes to the first field it marks invalid. */
+export function useFocusOnRefusal(form: RefObject<HTMLFormElement | null>, refusal: ApiError | undefined): void {
+  useEffect(() => {
+    if (refusal) focusFirstInvalid(form.current);
+  }, [form, refusal]);
 }
 
 /** Moves the focus to the first control of `form` marked invalid; true when there was one. */

@@ -239,7 +239,7 @@ export function useNotificationPermission(): NotificationPermissionState {
   }, permission);
 }
 
-/** Monitors already announced as down, so that two screens listening do not announce one change twice. */
+/** Changes already announced, so that a change delivered again (after a reconnect) is announced once. */
 const announced = new Set<string>();
 
 /** A notification for a `state` event to `down`, when the window may show one. */
@@ -248,8 +248,14 @@ export function announceDown(event: LiveEvent): void {
   const key = `${event.monitorId} ${event.at}`;
   if (announced.has(key)) return;
   announced.add(key);
-  // Only the latest few matter: an event is delivered to the screens listening at that moment.
+  // Only the latest few matter: an event is delivered to the listeners of that moment.
   if (announced.size > 200) announced.delete(announced.values().next().value!);
   // The tag makes a later notification of the same monitor replace this one instead of piling up.
   new Notification(`${event.monitorName} is down`, { body: event.message, tag: `monitor-${event.monitorId}` });
+}
+
+/** Announces monitors going down while the window shows any screen of the workspace (rendered by the frame). */
+export function DownNotifications({ workspaceId }: { workspaceId: string }): null {
+  useLiveEvents(workspaceId, announceDown);
+  return null;
 }

@@ -155,14 +155,13 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
 
   /** Tells the listeners of a change of a monitor's overall state (the result store detects them). */
   function announce({ check: c, from, to }: StoredTransition): void {
-    // A first check that is up is not news; every other change is.
-    if (from === to || (from === null && to === 'up')) return;
+    if (from === to) return;
     const change: MonitorStateChange = {
       monitorId: String(c.monitorId),
       workspaceId: String(c.workspaceId),
       from,
       to,
-      kind: to === 'down' ? 'down' : to === 'degraded' ? 'degraded' : 'recovered',
+      kind: to === 'down' ? 'down' : to === 'degraded' ? 'degraded' : from === null ? 'checked' : 'recovered',
       at: new Date(c.startedAt).toISOString(),
       message: c.message,
     };

@@ -13,6 +13,8 @@ import { registerConsentRoutes } from './consent-routes.ts';
 import { registerExportRoute } from './export-route.ts';
 import { registerLiveRoutes } from './live-routes.ts';
 import { registerMonitorViewRoutes } from './monitor-view-routes.ts';
+import { registerPagePreviewRoute } from './page-preview-route.ts';
+import { workspaceIdOf } from './route-params.ts';
 import { readIndexHtml, registerUi } from './ui-routes.ts';
 
 export const SESSION_COOKIE = 'statusdesk_session';
@@ -49,12 +51,6 @@ async function readJson(c: Context<AppEnv>): Promise<unknown> {
   } catch {
     throw new AppError('VALIDATION', 'the request body is not valid JSON');
   }
-}
-
-function workspaceIdParam(c: Context<AppEnv>): number {
-  const id = Number(c.req.param('workspaceId'));
-  if (!Number.isSafeInteger(id) || id <= 0) throw new AppError('NOT_FOUND', `workspace ${c.req.param('workspaceId')} does not exist`);
-  return id;
 }
 
 /** The name of the meta element in which the sign-in answer hands the page its session token. */
@@ -177,19 +173,19 @@ export function createDashboardApp(options: DashboardAppOptions) {
   });
 
   app.get('/api/workspaces/:workspaceId/keys', async (c) =>
-    c.json({ keys: await services.keys.list(c.get('actor'), workspaceIdParam(c)) }),
+    c.json({ keys: await services.keys.list(c.get('actor'), workspaceIdOf(c)) }),
   );
 
   app.post('/api/workspaces/:workspaceId/keys', async (c) => {
     const body = (await readJson(c)) as Record<string, unknown> | null;
-    const created = await services.keys.create(c.get('actor'), { ...(body ?? {}), workspaceId: workspaceIdParam(c) } as never);
+    const created = await services.keys.create(c.get('actor'), { ...(body ?? {}), workspaceId: workspaceIdOf(c) } as never);
     return c.json(created, 201);
   });
 
   app.post('/api/keys/:keyId/revoke', async (c) => c.json({ key: await services.keys.revoke(c.get('actor'), c.req.param('keyId')) }));
 
   app.get('/api/workspaces/:workspaceId/connections', async (c) =>
-    c.json({ connections: await services.connections.list(c.get('actor'), workspaceIdParam(c)) }),
+    c.json({ connections: await services.connections.list(c.get('actor'), workspaceIdOf(c)) }),
   );
   app.get('/api/connections/:connectionId/activity', async (c) =>
     c.json({ entries: await services.connections.activity(c.get('actor'), c.req.param('connectionId')) }),
@@ -202,6 +198,7 @@ export function createDashboardApp(options: DashboardAppOptions) {
   registerAuditRoutes(app, options);
   registerLiveRoutes(app, { ...options, personOf: personOfPage });
   registerExportRoute(app, options);
+  registerPagePreviewRoute(app, options);
   registerConsentRoutes(app, { services, sessionCookie: SESSION_COOKIE, personOf: personOfPage });
   registerUi(app);
 

@@ -1,16 +1,9 @@
 import type { Context } from 'hono';
 import type { Actor } from '../domain/actor.ts';
-import type { LiveEvent, LiveFeed, LiveSubscription } from '../domain/live-feed.ts';
+import type { LiveEvent, LiveSubscription } from '../domain/live-feed.ts';
 import type { AppEnv, HonoApp } from '../http/hono-app.ts';
 import type { DashboardAppOptions } from './dashboard-app.ts';
 import { workspaceIdOf } from './route-params.ts';
-
-declare module './dashboard-app.ts' {
-  interface DashboardAppOptions {
-    /** State changes and committed changes, announced to the open dashboards. */
-    live: LiveFeed;
-  }
-}
 
 /** A comment line every so often: proxies and the client see the stream is alive. */
 const KEEP_ALIVE_MS = 15_000;
@@ -31,7 +24,8 @@ const frame = (event: LiveEvent) => `event: ${event.type}\ndata: ${JSON.stringif
  * it was opened with is gone (looked at with every keep-alive).
  */
 export function registerLiveRoutes(app: HonoApp, options: LiveRouteOptions): void {
-  const { live, personOf } = options;
+  const { personOf } = options;
+  const { live } = options.services;
 
   app.get('/api/workspaces/:workspaceId/events', async (c) => {
     const workspaceId = workspaceIdOf(c);

@@ -1,14 +1,6 @@
-import type { MonitorViewService } from '../domain/monitors/monitor-views.ts';
 import type { HonoApp } from '../http/hono-app.ts';
 import type { DashboardAppOptions } from './dashboard-app.ts';
 import { workspaceIdOf } from './route-params.ts';
-
-declare module './dashboard-app.ts' {
-  interface DashboardAppOptions {
-    /** What the dashboard's screens read about monitors and the plan. */
-    views: MonitorViewService;
-  }
-}
 
 /**
  * What the overview and a monitor's page read: the workspace's monitors with their state, one
@@ -16,7 +8,7 @@ declare module './dashboard-app.ts' {
  * handed to the domain as they came; it refuses the ones it cannot use, naming them.
  */
 export function registerMonitorViewRoutes(app: HonoApp, options: DashboardAppOptions): void {
-  const { views } = options;
+  const views = options.services.monitorViews;
   const ws = '/api/workspaces/:workspaceId';
 
   app.get(`${ws}/overview`, async (c) => c.json(await views.overview(c.get('actor'), workspaceIdOf(c), c.req.query())));

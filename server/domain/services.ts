@@ -7,9 +7,11 @@ import { VERSION } from '../package-root.ts';
 import { createAuditLogService } from './audit/audit-log.ts';
 import { createIdentityService } from './identity.ts';
 import { createKeyService } from './keys/keys.ts';
+import { createLiveFeed } from './live-feed.ts';
 import { createLocationService } from './locations/locations.ts';
 import { createMaintenanceService } from './maintenance/maintenances.ts';
 import type { MonitorChecks } from './monitors/checks.ts';
+import { createMonitorViewService } from './monitors/monitor-views.ts';
 import { createMonitorService } from './monitors/monitors.ts';
 import { createConnectionService } from './oauth/grants.ts';
 import { createOAuthService } from './oauth/oauth.ts';
@@ -70,6 +72,7 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
   const subscribers = createSubscriberService(db, { publicUrl, sealer, outbound });
   const publishing = { publicUrl, changed, log, notifySubscribers: subscribers.dispatch };
   const channels = createChannelService(db, { sealer, deliver });
+  const live = createLiveFeed(db, { log: log.child({ component: 'live' }) });
 
   return {
     workspaces: createWorkspaceService(db),
@@ -80,6 +83,10 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
     oauth: createOAuthService(db, { issuer: options.issuer ?? 'http://localhost:3000', redirectPolicy: options.redirectPolicy }),
     connections: createConnectionService(db),
     monitors: createMonitorService(db, monitorChecks, sealer),
+    /** What the dashboard's screens read: the overview, a monitor's latency, results and regions, the plan. */
+    monitorViews: createMonitorViewService(db),
+    /** State changes and committed changes, announced to the open dashboards. */
+    live,
     /** Seals what earlier versions stored in the clear (see stored-secrets.ts); the service runs it at start. */
     sealStoredSecrets: () => sealStoredSecrets(db, sealer),
     locations: createLocationService(db),
@@ -93,8 +100,11 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
     alerts: createAlertService(db, { targetsOf: channels.targetsOf, deliver, log }),
     /** Desktop alerts, for the app shell. */
     onDesktopAlert: outbound.onDesktopAlert,
-    /** Closes the pooled mail connections. */
-    close: () => outbound.close(),
+    /** Ends the open live streams and closes the pooled mail connections. */
+    close() {
+      live.close();
+      outbound.close();
+    },
   };
 }
 

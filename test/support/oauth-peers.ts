@@ -17,7 +17,7 @@ import { generate } from 'selfsigned';
 import { withLocalOwner } from '../../server/cli/local.ts';
 import type { Actor } from '../../server/domain/actor.ts';
 import type { MetadataNetwork } from '../../server/oauth/client-metadata.ts';
-import { startTestService, type TestService } from './harness.ts';
+import { sessionTokenOf, startTestService, type TestService } from './harness.ts';
 import { connectMcp, postMcp } from './mcp-client.ts';
 
 /** Every wait in this file gives up after this long, so a broken flow fails instead of hanging. */
@@ -187,7 +187,7 @@ export class TestBrowser {
     }
   }
 
-  /** host:port → the session token the dashboard's page keeps (from the sign-in redirect's fragment). */
+  /** host:port → the session token the dashboard's page keeps (from the sign-in answer's page). */
   readonly sessionTokens = new Map<string, string>();
 
   /**
@@ -224,12 +224,10 @@ export class TestBrowser {
   /** Signs this browser in to the dashboard as the owner. */
   async signIn(service: OAuthTestService): Promise<void> {
     const token = await service.services.sessions.createSignInToken(service.owner.userId);
-    const hops = await this.open(`${service.dashboardUrl}/signin?token=${token}`);
-    assert.equal(hops[0]!.status, 303, 'the sign-in link did not sign in');
+    const response = await this.fetch(`${service.dashboardUrl}/signin?token=${token}`);
+    assert.equal(response.status, 200, 'the sign-in link did not sign in');
     assert.ok(this.cookieHeader(service.dashboardUrl)?.includes('statusdesk_session='), 'no session cookie');
-    const sessionToken = /#session=([A-Za-z0-9_-]+)$/.exec(hops[0]!.location ?? '')?.[1];
-    assert.ok(sessionToken, `no session token in ${hops[0]!.location}`);
-    this.sessionTokens.set(new URL(service.dashboardUrl).host, sessionToken);
+    this.sessionTokens.set(new URL(service.dashboardUrl).host, sessionTokenOf(await response.text()));
   }
 }
 

@@ -13,7 +13,7 @@ import { formatMs, LatencyChart, PhaseBar } from '../charts.tsx';
 import { ConfirmDialog, ErrorNote, Loading, PageHeader } from '../components.tsx';
 import { asApiError, type Loaded, useConfirmedAction, useResource } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
-import { announceDown, useCoalesced, useLiveEvents } from '../live.ts';
+import { useCoalesced, useLiveEvents } from '../live.ts';
 import { Link, navigate } from '../router.tsx';
 import { type Rpc, rpcFor } from '../rpc.ts';
 import { StatusBadge, TYPE_LABELS } from '../status.tsx';
@@ -157,7 +157,6 @@ export function MonitorDetailScreen({ workspace, params }: ScreenProps) {
   useLiveEvents(
     workspace.id,
     (event) => {
-      announceDown(event);
       if ((event.type === 'state' && event.monitorId === id) || (event.type === 'changed' && event.entity === 'monitor' && event.id === id)) scheduleRefresh();
     },
     scheduleRefresh,

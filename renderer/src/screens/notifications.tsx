@@ -4,7 +4,7 @@ import type { CreateNotificationChannelRequestSchema, NotificationChannel } from
 import { ApiError } from '../api.ts';
 import type { ScreenProps } from '../app.tsx';
 import { ActionsTable, ConfirmDialog, ErrorNote, Loading, PageHeader } from '../components.tsx';
-import { entriesOf, Field, FieldGroup, FormProblems, KeyValueEditor, type KeyValueRow, matchViolations, rowsOf, TagInput } from '../forms.tsx';
+import { entriesOf, Field, FieldGroup, FormProblems, KeyValueEditor, type KeyValueRow, matchViolations, rowsOf, TagInput, useFocusOnRefusal } from '../forms.tsx';
 import { asApiError, useConfirmedAction, useResource } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { type Rpc, rpcFor } from '../rpc.ts';
@@ -303,6 +303,7 @@ function ChannelForm({
   const [error, setError] = useState<ApiError>();
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
+  useFocusOnRefusal(form, error);
   const headingId = useId();
   const set = (change: Partial<ChannelValues>) => setValues((v) => ({ ...v, ...change }));
   const k = values.kind;
@@ -343,7 +344,6 @@ function ChannelForm({
       await onSaved();
     } catch (caught) {
       setError(asApiError(caught));
-      requestAnimationFrame(() => form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
       setBusy(false);
     }
   };

@@ -6,7 +6,7 @@ import { formatMs, Sparkline } from '../charts.tsx';
 import { ErrorNote, Loading, PageHeader } from '../components.tsx';
 import { asApiError } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
-import { announceDown, askNotificationPermission, type LiveStatus, useCoalesced, useLiveEvents, useNotificationPermission } from '../live.ts';
+import { askNotificationPermission, type LiveStatus, useCoalesced, useLiveEvents, useNotificationPermission } from '../live.ts';
 import { Link, useLocation } from '../router.tsx';
 import { MONITOR_STATES, STATE_LABELS, StatusBadge, StatusDot, TYPE_LABELS } from '../status.tsx';
 import { When } from '../time.tsx';
@@ -165,7 +165,6 @@ export function OverviewScreen({ workspace }: ScreenProps) {
   const live = useLiveEvents(
     workspace.id,
     (event) => {
-      announceDown(event);
       if (event.type === 'state' || event.entity === 'monitor') scheduleRefresh();
     },
     scheduleRefresh,

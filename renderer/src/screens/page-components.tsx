@@ -2,7 +2,7 @@ import { type DragEvent, type FormEvent, useEffect, useId, useLayoutEffect, useR
 import type { PageComponent } from '../../../proto/gen/status_page/v1/status_page_pb.js';
 import type { ApiError } from '../api.ts';
 import { ConfirmDialog, ErrorNote } from '../components.tsx';
-import { Field, focusFirstInvalid, FormProblems, matchViolations } from '../forms.tsx';
+import { Field, FormProblems, matchViolations, useFocusOnRefusal } from '../forms.tsx';
 import { asApiError, useConfirmedAction } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import type { MonitorChoice, PageSectionProps } from './page-form-parts.tsx';
@@ -443,6 +443,7 @@ function ComponentForm({
   const [error, setError] = useState<ApiError>();
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
+  useFocusOnRefusal(form, error);
   const headingId = useId();
   const groupsId = useId();
   const errors = matchViolations(error, ['name', 'description', 'monitorId', 'group']);
@@ -456,7 +457,6 @@ function ComponentForm({
       await onSubmit({ ...values, name: values.name.trim(), group: values.group.trim() });
     } catch (caught) {
       setError(asApiError(caught));
-      requestAnimationFrame(() => focusFirstInvalid(form.current));
       setBusy(false);
     }
   };

@@ -3,7 +3,7 @@ import type { Maintenance } from '../../../proto/gen/maintenance/v1/maintenance_
 import type { PageComponent } from '../../../proto/gen/status_page/v1/status_page_pb.js';
 import type { ApiError } from '../api.ts';
 import { ConfirmDialog, ErrorNote, Loading } from '../components.tsx';
-import { Field, FormProblems, matchViolations } from '../forms.tsx';
+import { Field, FormProblems, matchViolations, useFocusOnRefusal } from '../forms.tsx';
 import { asApiError, useConfirmedAction, useResource } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { ComponentChecklist, componentNames, FormActions, instantOfLocal, localInputValue, NotifyChoice, type PageSectionProps } from './page-form-parts.tsx';
@@ -218,6 +218,7 @@ function MaintenanceForm({
   const [error, setError] = useState<ApiError>();
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
+  useFocusOnRefusal(form, error);
   const headingId = useId();
   const errors = matchViolations(error, ['title', 'message', 'from', 'to', 'pageComponentIds', 'notify']);
 
@@ -234,7 +235,6 @@ function MaintenanceForm({
       await onSubmit({ title: name.trim(), message: message.trim(), from: instantOfLocal(from), to: instantOfLocal(to), pageComponentIds: affected }, notify ?? false);
     } catch (caught) {
       setError(asApiError(caught));
-      requestAnimationFrame(() => form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
       setBusy(false);
     }
   };

@@ -1,29 +1,17 @@
-import type { Maintenance } from '../../../proto/gen/maintenance/v1/maintenance_pb.js';
-import { MonitorStatus } from '../../../proto/gen/monitor/v1/monitor_pb.js';
-import type { PageComponent } from '../../../proto/gen/status_page/v1/status_page_pb.js';
-import type { StatusReport } from '../../../proto/gen/status_report/v1/status_report_pb.js';
-import type { MonitorState } from '../api.ts';
+import { api, type MonitorState, type PagePreview, type PreviewMaintenance, type PublicState } from '../api.ts';
 import { ErrorNote, Loading } from '../components.tsx';
 import { useResource } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { StatusBadge } from '../status.tsx';
 import { When } from '../time.tsx';
-import { componentNames, isoOf, type PageSectionProps } from './page-form-parts.tsx';
-import { REPORT_STATUS_LABELS } from './page-reports.tsx';
+import type { PageSectionProps } from './page-form-parts.tsx';
 
-// What a visitor of the public page sees now, told in the dashboard: the dashboard's
-// Content-Security-Policy allows no frames, so the page itself opens in its own tab. The states
-// follow the public page's rules (docs/guides/status-pages.md, "How a component's state is
-// decided"): a monitor's worst region, unknown when paused or unchecked, at least degraded when
-// an open report names it, under maintenance while an active window covers it.
-
-type ComponentState = 'operational' | 'degraded' | 'down' | 'maintenance' | 'unknown';
-
-const RANK: Record<ComponentState, number> = { unknown: 0, operational: 1, maintenance: 2, degraded: 3, down: 4 };
-const worst = (states: ComponentState[]) => states.reduce<ComponentState>((a, b) => (RANK[b] > RANK[a] ? b : a), 'unknown');
+// What a visitor of the public page sees now: the page's own public summary, made by the service
+// with the public page's rules (the same summary.json it serves), told in the dashboard's words.
+// The public page itself opens in its own tab: the dashboard's pages allow no frames.
 
 /** The public page's words for each state, with the monitor badge of the same meaning. */
-const STATE_SHOWN: Record<ComponentState, { label: string; badge: MonitorState }> = {
+const STATE_SHOWN: Record<PublicState, { label: string; badge: MonitorState }> = {
   operational: { label: 'Operational', badge: 'up' },
   degraded: { label: 'Degraded performance', badge: 'degraded' },
   down: { label: 'Outage', badge: 'down' },
@@ -31,54 +19,23 @@ const STATE_SHOWN: Record<ComponentState, { label: string; badge: MonitorState }
   unknown: { label: 'Status unknown', badge: 'pending' },
 };
 
-const FROM_MONITOR: Record<MonitorStatus, ComponentState> = {
-  [MonitorStatus.UNSPECIFIED]: 'unknown',
-  [MonitorStatus.ACTIVE]: 'operational',
-  [MonitorStatus.DEGRADED]: 'degraded',
-  [MonitorStatus.ERROR]: 'down',
+/** The public words of a report's status. */
+const REPORT_STATUS: Record<PagePreview['activeReports'][number]['status'], string> = {
+  investigating: 'Investigating',
+  identified: 'Identified',
+  monitoring: 'Monitoring',
+  resolved: 'Resolved',
 };
 
 const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const affects = (names: string[]) => (names.length === 0 ? 'the whole page' : names.join(', '));
+const percent = (uptime: number) => `${(uptime * 100).toFixed(uptime >= 0.9995 ? 0 : 2)}% uptime`;
 
-interface PreviewData {
-  reports: StatusReport[];
-  maintenances: Maintenance[];
-  /** Health by monitor id, for the monitors the components follow. */
-  health: Map<string, ComponentState>;
-}
-
-function banner(state: ComponentState, states: ComponentState[]): string {
-  switch (state) {
-    case 'operational':
-      return 'All systems operational';
-    case 'degraded':
-      return 'Degraded performance';
-    case 'down':
-      return states.length > 0 && states.every((s) => s === 'down') ? 'Major outage' : 'Partial outage';
-    case 'maintenance':
-      return 'Under maintenance';
-    case 'unknown':
-      return 'Status unknown';
-  }
-}
-
-export function PagePreviewSection({ rpc, page, components, monitors }: PageSectionProps) {
-  const linked = [...new Set(components.flatMap((c) => (c.monitorId === undefined ? [] : [c.monitorId])))];
-  const [data, reload] = useResource(async (): Promise<PreviewData> => {
-    const active = new Set(monitors.filter((m) => m.active).map((m) => m.id));
-    const [reports, maintenances, statuses] = await Promise.all([
-      rpc.reports.listStatusReports({ pageId: page.id, filter: 'active', perPage: 200 }).then((r) => r.statusReports),
-      rpc.maintenances.listMaintenances({ pageId: page.id, perPage: 200 }).then((r) => r.maintenances.filter((m) => m.status !== 'completed')),
-      Promise.all(
-        linked.map(async (id): Promise<[string, ComponentState]> => {
-          if (!active.has(id)) return [id, 'unknown'];
-          const status = await rpc.monitors.getMonitorStatus({ id });
-          return [id, FROM_MONITOR[status.overall]];
-        }),
-      ),
-    ]);
-    return { reports, maintenances, health: new Map(statuses) };
-  }, `${page.id} ${components.map((c) => `${c.id}:${c.monitorId ?? ''}`).join(',')}`);
+export function PagePreviewSection({ workspaceId, page, components }: PageSectionProps) {
+  const [data, reload] = useResource(
+    () => api.pagePreview(workspaceId, page.id),
+    `${page.id} ${components.map((c) => `${c.id}:${c.monitorId ?? ''}:${c.group ?? ''}`).join(',')}`,
+  );
 
   return (
     <section aria-labelledby="preview-heading" className="section">
@@ -97,85 +54,70 @@ export function PagePreviewSection({ rpc, page, components, monitors }: PageSect
         </div>
       </div>
       <p className="muted section-lede">
-        A summary of <code>{page.url}</code>: its banner, each component's state, open incidents and maintenance. The public page adds 90 days of uptime per
-        component and the incidents of the last 14 days.
+        The summary of <code>{page.url}</code> as its visitors get it: the banner, each component's state and uptime, open incidents and maintenance. The
+        public page adds each component's 90 days and the incidents of the last 14 days.
       </p>
       {data.state === 'loading' ? <Loading what="the preview" /> : null}
       {data.state === 'error' ? <ErrorNote>{data.error.message}</ErrorNote> : null}
-      {data.state === 'ready' ? <Preview components={components} data={data.value} title={page.title} description={page.description} /> : null}
+      {data.state === 'ready' ? <Preview preview={data.value} description={page.description} /> : null}
     </section>
   );
 }
 
-function Preview({ components, data, title, description }: { components: PageComponent[]; data: PreviewData; title: string; description: string }) {
-  const activeWindows = data.maintenances.filter((m) => m.status === 'active');
-  const upcoming = data.maintenances.filter((m) => m.status === 'scheduled').sort((a, b) => a.from.localeCompare(b.from));
-  const reported = new Set(data.reports.flatMap((r) => r.pageComponentIds));
-  const underMaintenance = (id: string) => activeWindows.some((m) => m.pageComponentIds.length === 0 || m.pageComponentIds.includes(id));
-
-  const states = components.map((c): ComponentState => {
-    let state: ComponentState = c.monitorId === undefined ? 'operational' : (data.health.get(c.monitorId) ?? 'unknown');
-    if (reported.has(c.id) && RANK[state] < RANK.degraded) state = 'degraded';
-    if (underMaintenance(c.id)) state = 'maintenance';
-    return state;
-  });
-  const known = states.filter((s) => s !== 'unknown');
-  let overall: ComponentState = known.length === 0 ? (components.length === 0 ? 'operational' : 'unknown') : worst(known);
-  if (data.reports.length > 0 && RANK[overall] < RANK.degraded) overall = 'degraded';
-
+function Preview({ preview, description }: { preview: PagePreview; description: string }) {
+  const windows: (PreviewMaintenance & { active: boolean })[] = [
+    ...preview.maintenances.active.map((m) => ({ ...m, active: true })),
+    ...preview.maintenances.upcoming.map((m) => ({ ...m, active: false })),
+  ];
   // Grouped components are shown together, each group where its first component is.
-  const groups: { name: string | undefined; items: { component: PageComponent; state: ComponentState }[] }[] = [];
-  components.forEach((component, i) => {
-    const item = { component, state: states[i]! };
-    const group = component.group === undefined ? undefined : groups.find((g) => g.name === component.group);
-    if (group) group.items.push(item);
-    else groups.push({ name: component.group, items: [item] });
-  });
+  const groups: { name: string | null; items: PagePreview['components'] }[] = [];
+  for (const component of preview.components) {
+    const group = component.group === null ? undefined : groups.find((g) => g.name === component.group);
+    if (group) group.items.push(component);
+    else groups.push({ name: component.group, items: [component] });
+  }
 
   return (
     <div className="preview card">
       <div className="preview-title">
-        <strong>{title}</strong>
+        <strong>{preview.page.title}</strong>
         {description ? <span className="muted">{description}</span> : null}
       </div>
-      <p className={`preview-banner preview-${overall}`}>
-        <StatusBadge state={STATE_SHOWN[overall].badge} label={banner(overall, states)} />
+      <p className={`preview-banner preview-${preview.status.state}`}>
+        <StatusBadge state={STATE_SHOWN[preview.status.state].badge} label={preview.status.description} />
       </p>
 
-      {data.reports.length > 0 ? (
+      {preview.activeReports.length > 0 ? (
         <section aria-labelledby="preview-incidents" className="preview-part">
           <h3 id="preview-incidents">Current incidents</h3>
           <ul className="preview-list">
-            {data.reports.map((report) => {
-              const latest = report.updates[0];
-              return (
-                <li key={report.id}>
-                  <strong>{report.title}</strong> <span className="badge">{REPORT_STATUS_LABELS[report.status]}</span>
-                  <div className="small muted">Affects: {componentNames(components, report.pageComponentIds)}</div>
-                  {latest ? (
-                    <p className="small">
-                      {latest.message}{' '}
-                      <span className="muted">
-                        · <When iso={isoOf(latest.createdAt)} />
-                      </span>
-                    </p>
-                  ) : null}
-                </li>
-              );
-            })}
+            {preview.activeReports.map((report) => (
+              <li key={report.id}>
+                <strong>{report.title}</strong> <span className="badge">{REPORT_STATUS[report.status]}</span>
+                <div className="small muted">Affects: {affects(report.components)}</div>
+                {report.latestUpdate ? (
+                  <p className="small">
+                    {report.latestUpdate.message}{' '}
+                    <span className="muted">
+                      · <When iso={report.latestUpdate.at} />
+                    </span>
+                  </p>
+                ) : null}
+              </li>
+            ))}
           </ul>
         </section>
       ) : null}
 
-      {activeWindows.length + upcoming.length > 0 ? (
+      {windows.length > 0 ? (
         <section aria-labelledby="preview-maintenance" className="preview-part">
           <h3 id="preview-maintenance">Maintenance</h3>
           <ul className="preview-list">
-            {[...activeWindows, ...upcoming].map((m) => (
+            {windows.map((m) => (
               <li key={m.id}>
-                <strong>{m.title}</strong> <span className="badge">{m.status === 'active' ? 'In progress' : 'Scheduled'}</span>
+                <strong>{m.title}</strong> <span className="badge">{m.active ? 'In progress' : 'Scheduled'}</span>
                 <div className="small muted">
-                  {when(m.from)} – {when(m.to)} · {componentNames(components, m.pageComponentIds)}
+                  {when(m.from)} – {when(m.to)} · {affects(m.components)}
                 </div>
               </li>
             ))}
@@ -185,15 +127,16 @@ function Preview({ components, data, title, description }: { components: PageCom
 
       <section aria-labelledby="preview-components" className="preview-part">
         <h3 id="preview-components">Components</h3>
-        {components.length === 0 ? <p className="muted">No components: visitors see only the banner.</p> : null}
+        {preview.components.length === 0 ? <p className="muted">No components: visitors see only the banner.</p> : null}
         {groups.map((group) => (
-          <div key={group.name ?? `single-${group.items[0]!.component.id}`} className="preview-group">
-            {group.name !== undefined ? <h4>{group.name}</h4> : null}
+          <div key={group.name ?? `single-${group.items[0]!.id}`} className="preview-group">
+            {group.name !== null ? <h4>{group.name}</h4> : null}
             <ul className="preview-components">
-              {group.items.map(({ component, state }) => (
+              {group.items.map((component) => (
                 <li key={component.id}>
                   <span>{component.name}</span>
-                  <StatusBadge state={STATE_SHOWN[state].badge} label={STATE_SHOWN[state].label} />
+                  {component.uptime !== null ? <span className="small muted">{percent(component.uptime)}</span> : null}
+                  <StatusBadge state={STATE_SHOWN[component.state].badge} label={STATE_SHOWN[component.state].label} />
                 </li>
               ))}
             </ul>

@@ -3,7 +3,7 @@ import type { PageComponent } from '../../../proto/gen/status_page/v1/status_pag
 import { type StatusReport, StatusReportStatus } from '../../../proto/gen/status_report/v1/status_report_pb.js';
 import type { ApiError } from '../api.ts';
 import { ConfirmDialog, ErrorNote, Loading } from '../components.tsx';
-import { Field, FormProblems, matchViolations } from '../forms.tsx';
+import { Field, FormProblems, matchViolations, useFocusOnRefusal } from '../forms.tsx';
 import { asApiError, useConfirmedAction, useResource } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { When } from '../time.tsx';
@@ -217,6 +217,7 @@ function usePublishing<T>(send: (values: T & { notify: boolean }) => Promise<voi
   const [error, setError] = useState<ApiError>();
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
+  useFocusOnRefusal(form, error);
 
   const submit = (values: T) => async (event: FormEvent) => {
     event.preventDefault();
@@ -231,7 +232,6 @@ function usePublishing<T>(send: (values: T & { notify: boolean }) => Promise<voi
       await send({ ...values, notify });
     } catch (caught) {
       setError(asApiError(caught));
-      requestAnimationFrame(() => form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
       setBusy(false);
     }
   };

@@ -2,7 +2,7 @@ import { type FormEvent, useId, useRef, useState } from 'react';
 import type { Subscriber } from '../../../proto/gen/status_page/v1/status_page_pb.js';
 import type { ApiError } from '../api.ts';
 import { ActionsTable, ConfirmDialog, ErrorNote, Loading } from '../components.tsx';
-import { Field, FormProblems, matchViolations } from '../forms.tsx';
+import { Field, FormProblems, matchViolations, useFocusOnRefusal } from '../forms.tsx';
 import { asApiError, useConfirmedAction, useResource } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { When } from '../time.tsx';
@@ -105,6 +105,7 @@ function AddSubscriberForm({
   const [error, setError] = useState<ApiError>();
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
+  useFocusOnRefusal(form, error);
   const id = useId();
   const errors = matchViolations(error, ['email', 'webhookUrl']);
 
@@ -116,7 +117,6 @@ function AddSubscriberForm({
       await onSubmit(kind === 'email' ? { case: 'email', value: address.trim() } : { case: 'webhookUrl', value: address.trim() });
     } catch (caught) {
       setError(asApiError(caught));
-      requestAnimationFrame(() => form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
       setBusy(false);
     }
   };

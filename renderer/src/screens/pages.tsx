@@ -3,7 +3,7 @@ import type { StatusPage } from '../../../proto/gen/status_page/v1/status_page_p
 import type { ApiError } from '../api.ts';
 import type { ScreenProps } from '../app.tsx';
 import { ActionsTable, ConfirmDialog, ErrorNote, Loading, PageHeader } from '../components.tsx';
-import { Field, focusFirstInvalid, FormProblems, matchViolations } from '../forms.tsx';
+import { Field, FormProblems, matchViolations, useFocusOnRefusal } from '../forms.tsx';
 import { asApiError, useConfirmedAction, useResource } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { Link, navigate } from '../router.tsx';
@@ -141,6 +141,7 @@ function CreatePageForm({
   const [busy, setBusy] = useState(false);
   const headingId = useId();
   const form = useRef<HTMLFormElement>(null);
+  useFocusOnRefusal(form, error);
   // The slug follows the title until it is typed into.
   const shownSlug = slug ?? slugFrom(title);
   const errors = matchViolations(error, ['title', 'slug', 'description']);
@@ -154,7 +155,6 @@ function CreatePageForm({
       onCreated(statusPage!);
     } catch (caught) {
       setError(asApiError(caught));
-      requestAnimationFrame(() => focusFirstInvalid(form.current));
     } finally {
       setBusy(false);
     }

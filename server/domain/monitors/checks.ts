@@ -99,7 +99,8 @@ export interface MonitorStateChange {
   /** Null before the monitor's first check. */
   from: CheckOutcome | null;
   to: CheckOutcome;
-  kind: 'down' | 'recovered' | 'degraded';
+  /** `checked`: the monitor's first check, and it was up (news for its screens, not for alerts). */
+  kind: 'down' | 'recovered' | 'degraded' | 'checked';
   /** When the check that changed the state started. */
   at: string;
   message: string;

@@ -74,6 +74,8 @@ export function createAlertService(db: Kysely<Database>, options: AlertServiceOp
 
   return {
     async stateChanged(change: MonitorStateChange): Promise<Alert | undefined> {
+      // A first check that is up is not news.
+      if (change.kind === 'checked') return undefined;
       const monitor = await findMonitor(db, Number(change.workspaceId), Number(change.monitorId));
       if (!monitor) return undefined; // deleted while its check ran
       const { kind, from, to, message, at } = change;

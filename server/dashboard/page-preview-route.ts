@@ -1,0 +1,17 @@
+import type { HonoApp } from '../http/hono-app.ts';
+import { summaryJson } from '../public/status-render.ts';
+import type { DashboardAppOptions } from './dashboard-app.ts';
+import { workspaceIdOf } from './route-params.ts';
+
+/**
+ * What a visitor of a status page sees now, for the dashboard's preview: the page's public
+ * summary (the `summary.json` the public page serves), made from the same view by the same code,
+ * so the dashboard never decides a component's state by rules of its own.
+ */
+export function registerPagePreviewRoute(app: HonoApp, options: DashboardAppOptions): void {
+  const { services } = options;
+  app.get('/api/workspaces/:workspaceId/pages/:pageId/preview', async (c) => {
+    const page = await services.pages.get(c.get('actor'), workspaceIdOf(c), c.req.param('pageId'));
+    return c.json(summaryJson(await services.publicPages.view(page.slug)), 200, { 'cache-control': 'no-store' });
+  });
+}
