@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
-import { type Client, createClient, type Interceptor } from '@connectrpc/connect';
+import { type Client, createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { unzipSync } from 'fflate';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
@@ -25,7 +25,7 @@ import type { CheckOutcome } from '../server/domain/monitors/checks.ts';
 import { createServices } from '../server/domain/services.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
 import { connectMcp, MODERN_ERA } from './support/mcp-client.ts';
-import { dashboardSession, startTestService, tempDir, type TestService } from './support/harness.ts';
+import { dashboardSession, monitorRpc, newWorkspace, startTestService, tempDir, type TestService, withHeaders } from './support/harness.ts';
 
 let service: TestService;
 let session: Record<string, string>;
@@ -49,12 +49,6 @@ const unique = (prefix: string) => `${prefix}-${process.pid}-${++made}`;
 
 type MonitorClient = Client<typeof MonitorService>;
 
-function withHeaders(headers: Record<string, string>): Interceptor {
-  return (next) => (req) => {
-    for (const [name, value] of Object.entries(headers)) req.header.set(name, value);
-    return next(req);
-  };
-}
 
 interface Workspace {
   id: string;
@@ -66,11 +60,9 @@ interface Workspace {
 
 /** A workspace of its own for a test, the signed-in person its owner, with a write key. */
 async function workspace(plan: PlanName = 'scale'): Promise<Workspace> {
-  const slug = unique('views');
-  const ws = await withLocalOwner(service.dataDir, (services, owner) => services.workspaces.create(owner, { name: slug, slug, plan }));
-  const { secret } = await service.createKey('write', slug);
-  const rpc = createClient(MonitorService, createConnectTransport({ baseUrl: `${service.apiUrl}/rpc`, httpVersion: '1.1', interceptors: [withHeaders({ 'x-service-key': secret })] }));
-  return { id: ws.id, slug, rpc, key: secret };
+  const ws = await newWorkspace(service, 'views', plan);
+  const { secret } = await service.createKey('write', ws.slug);
+  return { ...ws, rpc: monitorRpc(service, secret), key: secret };
 }
 
 /** The RPC as the dashboard's page calls it: the session, in the workspace it names. */

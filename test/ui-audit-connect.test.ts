@@ -5,13 +5,14 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { createClient, type Interceptor } from '@connectrpc/connect';
+import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { MonitorService, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
+import type { PlanName } from '../server/domain/plans.ts';
 import { StatusPageService } from '../proto/gen/status_page/v1/status_page_pb.js';
 import { openPage, signInLink, watchCsp, withBrowser } from './support/browser.ts';
-import { sessionTokenOf } from './support/harness.ts';
+import { newWorkspace, sessionTokenOf, withHeaders } from './support/harness.ts';
 import { connectMcp } from './support/mcp-client.ts';
 import { bearer, connectClient, type OAuthTestService, type Receiver, startOAuthService, startReceiver } from './support/oauth-peers.ts';
 
@@ -32,14 +33,6 @@ after(async () => {
   await service.stop();
 });
 
-const withHeaders =
-  (headers: Record<string, string>): Interceptor =>
-  (next) =>
-  (req) => {
-    for (const [name, value] of Object.entries(headers)) req.header.set(name, value);
-    return next(req);
-  };
-
 function transport(baseUrl: string, headers: Record<string, string>) {
   return createConnectTransport({ baseUrl: `${baseUrl}/rpc`, httpVersion: '1.1', interceptors: [withHeaders(headers)] });
 }
@@ -49,11 +42,10 @@ interface TestWorkspace {
   name: string;
 }
 
-/** A workspace of its own for each test (they run in any order), on `plan`. */
-async function newWorkspace(prefix: string, plan: 'hobby' | 'starter' | 'pro' | 'scale' = 'scale'): Promise<TestWorkspace> {
-  const slug = `${prefix}-${randomBytes(4).toString('hex')}`;
-  const workspace = await service.services.workspaces.create(service.owner, { name: slug, slug, plan });
-  return { id: workspace.id, name: slug };
+/** A workspace of its own for each test, on `plan`. */
+async function newTestWorkspace(prefix: string, plan: PlanName = 'scale'): Promise<TestWorkspace> {
+  const ws = await newWorkspace(service, prefix, plan);
+  return { id: ws.id, name: ws.slug };
 }
 
 /** The headers the dashboard's own page sends to its /rpc, for a fresh sign-in of the owner. */
@@ -110,7 +102,7 @@ async function addressAndStorage(page: Page): Promise<string> {
 describe('the audit log in Chromium', () => {
   test('changes by an API key and by the person in the dashboard, narrowed by actor and record type; a diff shows the changed field and a redacted header', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
-      const ws = await newWorkspace('audit');
+      const ws = await newTestWorkspace('audit');
       const { secret } = await service.createKey('write', ws.name);
       const asKey = createClient(MonitorService, transport(service.apiUrl, { 'x-service-key': secret }));
       const person = await personHeaders(ws);
@@ -189,8 +181,8 @@ describe('the audit log in Chromium', () => {
 
   test('Load more continues below the first page, and a plan without the audit log says so instead of failing', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
-      const ws = await newWorkspace('audit-more');
-      const hobby = await newWorkspace('audit-hobby', 'hobby');
+      const ws = await newTestWorkspace('audit-more');
+      const hobby = await newTestWorkspace('audit-hobby', 'hobby');
       const { secret } = await service.createKey('write', ws.name);
       const asKey = createClient(MonitorService, transport(service.apiUrl, { 'x-service-key': secret }));
       for (let i = 0; i < 52; i++) await asKey.createTCPMonitor({ monitor: { name: `db-${i}`, uri: `db${i}.internal:5432`, periodicity: Periodicity.PERIODICITY_10M } });
@@ -213,7 +205,7 @@ describe('the audit log in Chromium', () => {
 
   test('at 420 px wide the filters and an opened entry fit the window', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
-      const ws = await newWorkspace('audit-narrow');
+      const ws = await newTestWorkspace('audit-narrow');
       const { page, context } = await openScreen(browser, ws, 'Audit log', { width: 420, height: 800 });
       await waitForActions(page, ['workspace.create']);
       await page.getByRole('button', { name: /workspace\.create/ }).click();
@@ -227,7 +219,7 @@ describe('the audit log in Chromium', () => {
 describe('Connect an AI editor in Chromium', () => {
   test('each editor’s setup names the real MCP address; the install links use the editor’s scheme and carry the configuration', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
-      const ws = await newWorkspace('connect');
+      const ws = await newTestWorkspace('connect');
       const mcpUrl = `${service.apiUrl}/mcp`;
       const { page, context, violations } = await openScreen(browser, ws, 'Connect an editor');
       await page.getByRole('heading', { name: 'Connect an AI editor', level: 1 }).waitFor();
@@ -271,7 +263,7 @@ describe('Connect an AI editor in Chromium', () => {
 
   test('a key made on the screen: its secret in the setup once, and the screen sees a real MCP client connect with it, without a reload', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
-      const ws = await newWorkspace('connect-key');
+      const ws = await newTestWorkspace('connect-key');
       const { page, context } = await openScreen(browser, ws, 'Connect an editor');
       await page.getByRole('tab', { name: 'Cursor' }).click();
       await page.getByRole('radio', { name: 'An API key' }).check();
@@ -309,7 +301,7 @@ describe('Connect an AI editor in Chromium', () => {
 
   test('with OAuth the screen waits for the editor, and names the app once it is approved and calls', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
-      const ws = await newWorkspace('connect-oauth');
+      const ws = await newTestWorkspace('connect-oauth');
       const { page, context } = await openScreen(browser, ws, 'Connect an editor');
       await page.getByRole('status').getByText('Waiting for Claude Code to connect…').waitFor();
       // One round of the screen's check, so the connection is new to it.

@@ -1,12 +1,10 @@
 // Creating and editing monitors in Chromium against the real service: the form driven by the
 // names of its controls, and what the service stored read back through the RPC with a key.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { durationMs } from '@bufbuild/protobuf/wkt';
-import { type Client, createClient } from '@connectrpc/connect';
-import { createConnectTransport } from '@connectrpc/connect-node';
+import type { Client } from '@connectrpc/connect';
 import SQLite from 'better-sqlite3';
 import type { Browser, Page } from 'playwright-core';
 import { HTTPMethod, MonitorService, NumberComparator, Periodicity, StringComparator } from '../proto/gen/monitor/v1/monitor_pb.js';
@@ -14,7 +12,7 @@ import { withLocalOwner } from '../server/cli/local.ts';
 import { DATABASE_FILE } from '../server/db/open.ts';
 import { openPage, watchCsp, withBrowser } from './support/browser.ts';
 import { startTcpListener } from './support/grpc-peers.ts';
-import { startTestService, type TestService } from './support/harness.ts';
+import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
 import { startHttpReceiver } from './support/receivers.ts';
 
 const TEST_TIMEOUT = { timeout: 120_000 };
@@ -33,22 +31,11 @@ interface TestWorkspace {
   rpc: Monitors;
 }
 
-/** A workspace of its own for each test (they run in any order), and a write key's RPC client. */
-async function newWorkspace(): Promise<TestWorkspace> {
-  const slug = `mf-${randomBytes(4).toString('hex')}`;
-  const created = await withLocalOwner(service.dataDir, (services, owner) => services.workspaces.create(owner, { name: slug, slug, plan: 'scale' }));
-  const { secret } = await service.createKey('write', slug);
-  const transport = createConnectTransport({
-    baseUrl: `${service.apiUrl}/rpc`,
-    httpVersion: '1.1',
-    interceptors: [
-      (next) => (req) => {
-        req.header.set('x-service-key', secret);
-        return next(req);
-      },
-    ],
-  });
-  return { id: created.id, name: slug, rpc: createClient(MonitorService, transport) };
+/** A workspace of its own for each test, and its write key's RPC client. */
+async function newTestWorkspace(): Promise<TestWorkspace> {
+  const ws = await newWorkspace(service, 'mf');
+  const { secret } = await service.createKey('write', ws.slug);
+  return { id: ws.id, name: ws.slug, rpc: monitorRpc(service, secret) };
 }
 
 /** Moves a workspace to another plan, as a change of plan outside the dashboard does. */
@@ -97,7 +84,7 @@ async function monitorOf(ws: TestWorkspace, id: string) {
 describe('the monitor form in Chromium', () => {
   test('a TCP monitor typed into the form is created as typed, lands on its detail page, and its target answers', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
-      const ws = await newWorkspace();
+      const ws = await newTestWorkspace();
       const target = await startTcpListener('127.0.0.1');
       try {
         const { page, violations } = await open(browser, ws, '/monitors/new?type=tcp');
@@ -169,7 +156,7 @@ describe('the monitor form in Chromium', () => {
 
   test("a gRPC monitor with a bad port or a scheme shows the service's message beside that field, keeps what was typed, and stores nothing", TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
-      const ws = await newWorkspace();
+      const ws = await newTestWorkspace();
       const { page } = await open(browser, ws, '/monitors/new');
       await page.getByRole('heading', { name: 'New monitor' }).waitFor();
       await page.getByRole('radio', { name: 'gRPC' }).check();
@@ -210,7 +197,7 @@ describe('the monitor form in Chromium', () => {
 
   test('on the hobby plan only 10m, 30m and 1h are offered, and the TCP default regions are its four; the form fits 420px', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
-      const ws = await newWorkspace();
+      const ws = await newTestWorkspace();
       setPlan(ws, 'hobby');
       const { page } = await open(browser, ws, '/monitors/new?type=tcp', { width: 420, height: 800 });
       const frequency = page.getByRole('group', { name: 'Frequency' });
@@ -231,7 +218,7 @@ describe('the monitor form in Chromium', () => {
 
   test("editing a monitor's name saves that change only, and Cancel returns to its detail screen", TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
-      const ws = await newWorkspace();
+      const ws = await newTestWorkspace();
       const { monitor } = await ws.rpc.createTCPMonitor({
         monitor: {
           name: 'Old name',
@@ -279,7 +266,7 @@ describe('the monitor form in Chromium', () => {
 
   test('an HTTP monitor with headers, a body and assertions round-trips: stored as typed, prefilled, and a hidden header kept on save', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
-      const ws = await newWorkspace();
+      const ws = await newTestWorkspace();
       const receiver = await startHttpReceiver();
       try {
         const { page, violations } = await open(browser, ws, '/monitors/new?type=http');

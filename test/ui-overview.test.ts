@@ -2,17 +2,15 @@
 // monitors made through the RPC with an API key, checked against loopback listeners, and the
 // screens driven by the names of their controls.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer } from 'node:http';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { type Client, Code, ConnectError, createClient } from '@connectrpc/connect';
-import { createConnectTransport } from '@connectrpc/connect-node';
+import { type Client, Code, ConnectError } from '@connectrpc/connect';
 import type { Browser, Page } from 'playwright-core';
 import { MonitorService, NumberComparator, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { withLocalOwner } from '../server/cli/local.ts';
 import { openPage, watchCsp, withBrowser } from './support/browser.ts';
-import { startTestService, type TestService } from './support/harness.ts';
+import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
 
 const TEST_TIMEOUT = { timeout: 120_000 };
 /** How long a live update may take to reach the page: the event, the coalescing, the refetch. */
@@ -31,22 +29,11 @@ interface TestWorkspace {
   rpc: Monitors;
 }
 
-/** A workspace of its own for each test (they run in any order), and a write key's RPC client. */
-async function newWorkspace(): Promise<TestWorkspace> {
-  const slug = `ov-${randomBytes(4).toString('hex')}`;
-  await withLocalOwner(service.dataDir, (services, owner) => services.workspaces.create(owner, { name: slug, slug, plan: 'scale' }));
-  const { secret } = await service.createKey('write', slug);
-  const transport = createConnectTransport({
-    baseUrl: `${service.apiUrl}/rpc`,
-    httpVersion: '1.1',
-    interceptors: [
-      (next) => (req) => {
-        req.header.set('x-service-key', secret);
-        return next(req);
-      },
-    ],
-  });
-  return { name: slug, rpc: createClient(MonitorService, transport) };
+/** A workspace of its own for each test, and its write key's RPC client. */
+async function newTestWorkspace(): Promise<TestWorkspace> {
+  const ws = await newWorkspace(service, 'ov');
+  const { secret } = await service.createKey('write', ws.slug);
+  return { name: ws.slug, rpc: monitorRpc(service, secret) };
 }
 
 /** A TCP listener on 127.0.0.1 that accepts and closes; `close` also ends connections still open. */
@@ -120,7 +107,7 @@ async function assertSameDocument(page: Page): Promise<void> {
 describe('the overview and the monitor detail screen in Chromium', () => {
   test('a workspace without monitors: the overview says what to do first and offers to add a monitor or connect an AI editor', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
-      const ws = await newWorkspace();
+      const ws = await newTestWorkspace();
       const { page, violations } = await openOverview(browser, ws);
       await page.getByRole('heading', { name: 'No monitors yet' }).waitFor();
       const add = page.getByRole('link', { name: 'Add a monitor' });
@@ -137,7 +124,7 @@ describe('the overview and the monitor detail screen in Chromium', () => {
 
   test('rows say each state in words after a check; the search, the state counts and the no-match state narrow and restore the list', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
-      const ws = await newWorkspace();
+      const ws = await newTestWorkspace();
       const open = await listener();
       try {
         const refused = await closedPort();
@@ -206,7 +193,7 @@ describe('the overview and the monitor detail screen in Chromium', () => {
 
   test('a list longer than a page loads further pages as it scrolls, and keeps rows reachable', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
-      const ws = await newWorkspace();
+      const ws = await newTestWorkspace();
       const count = 230;
       await withLocalOwner(service.dataDir, async (services, owner) => {
         const id = Number((await services.workspaces.getBySlug(owner, ws.name)).id);
@@ -231,7 +218,7 @@ describe('the overview and the monitor detail screen in Chromium', () => {
 
   test('a check shows Up with a chart; when the listener closes, a check from the RPC turns the detail page and the overview to Down without a reload, with a browser notification', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
-      const ws = await newWorkspace();
+      const ws = await newTestWorkspace();
       const open = await listener();
       try {
         const id = await tcpMonitor(ws, 'orders db', open.port);
@@ -292,7 +279,7 @@ describe('the overview and the monitor detail screen in Chromium', () => {
 
   test('pause and resume, Check now with its phases, and delete after confirming; an unknown monitor is not found', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
-      const ws = await newWorkspace();
+      const ws = await newTestWorkspace();
       const open = await listener();
       try {
         const id = await tcpMonitor(ws, 'queue broker', open.port);
@@ -341,7 +328,7 @@ describe('the overview and the monitor detail screen in Chromium', () => {
 
   test('an HTTP monitor lists its responses: status code, address and each assertion with its result', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
-      const ws = await newWorkspace();
+      const ws = await newTestWorkspace();
       const web = createHttpServer((_request, res) => res.writeHead(503, { 'content-type': 'text/plain' }).end('maintenance'));
       await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
       try {

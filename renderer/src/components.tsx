@@ -1,5 +1,6 @@
-import { type ReactNode, useEffect, useId, useRef } from 'react';
+import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import type { Access } from './api.ts';
+import { Icon } from './icons.tsx';
 import { hasNavigated } from './router.tsx';
 
 /** A screen's title and lede; takes the focus after an in-app navigation so it is announced. */
@@ -165,5 +166,64 @@ export function ConfirmDialog({
         </button>
       </div>
     </dialog>
+  );
+}
+
+/**
+ * A secret the service shows this once (a key's, a webhook's signing secret): read-only, selected
+ * on focus, with Copy (which selects it when the clipboard is refused) and Done.
+ */
+export function SecretOnce({
+  heading,
+  level = 2,
+  label,
+  secret,
+  onDone,
+  children,
+}: {
+  heading: ReactNode;
+  level?: 2 | 3;
+  /** The field's accessible name, e.g. "Secret". */
+  label: string;
+  secret: string;
+  onDone(): void;
+  /** What the secret is for, and that it is not shown again. */
+  children: ReactNode;
+}) {
+  const [copied, setCopied] = useState<'yes' | 'failed'>();
+  const field = useRef<HTMLInputElement>(null);
+  const id = useId();
+  const Heading = level === 2 ? 'h2' : 'h3';
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(secret);
+      setCopied('yes');
+    } catch {
+      // No clipboard (an insecure origin, a refusal): select it so the keyboard can copy it.
+      field.current?.select();
+      setCopied('failed');
+    }
+  };
+  return (
+    <section aria-labelledby={`${id}-heading`} className="card section card-success">
+      <Heading id={`${id}-heading`}>{heading}</Heading>
+      <p>{children}</p>
+      <div className="secret-row">
+        <label htmlFor={`${id}-secret`} className="visually-hidden">
+          {label}
+        </label>
+        <input id={`${id}-secret`} ref={field} type="text" readOnly value={secret} className="secret" onFocus={(event) => event.target.select()} />
+        <button type="button" className="button" onClick={copy}>
+          <Icon name={copied === 'yes' ? 'check' : 'copy'} />
+          Copy
+        </button>
+        <button type="button" className="button button-ghost" onClick={onDone}>
+          Done
+        </button>
+      </div>
+      <p className="small muted" role="status">
+        {copied === 'yes' ? 'Copied to the clipboard.' : copied === 'failed' ? 'Copying was refused: the secret is selected, press Ctrl+C or ⌘C.' : ''}
+      </p>
+    </section>
   );
 }

@@ -1,14 +1,19 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach } from 'node:test';
+import { type Client, createClient, type Interceptor } from '@connectrpc/connect';
+import { createConnectTransport } from '@connectrpc/connect-node';
 import pino from 'pino';
+import { MonitorService } from '../../proto/gen/monitor/v1/monitor_pb.js';
 import { withLocalOwner } from '../../server/cli/local.ts';
 import { type ServiceConfig, serviceConfig } from '../../server/config.ts';
 import type { Scope } from '../../server/domain/actor.ts';
+import type { PlanName } from '../../server/domain/plans.ts';
 import { AppError, type ErrorCode } from '../../server/errors.ts';
 import { type RunningService, startService } from '../../server/main.ts';
 
@@ -59,6 +64,29 @@ export async function startTestService(env: NodeJS.ProcessEnv = {}, dataDir?: st
       await dir?.remove();
     },
   };
+}
+
+/** A Connect interceptor that sets each of `headers` on every call. */
+export function withHeaders(headers: Record<string, string>): Interceptor {
+  return (next) => (req) => {
+    for (const [name, value] of Object.entries(headers)) req.header.set(name, value);
+    return next(req);
+  };
+}
+
+/**
+ * A workspace of its own for one test (tests run in any order), owned by the machine's owner, on
+ * `plan`: its id and its slug (also its name).
+ */
+export async function newWorkspace(service: TestService, prefix: string, plan: PlanName = 'scale'): Promise<{ id: string; slug: string }> {
+  const slug = `${prefix}-${randomBytes(4).toString('hex')}`;
+  const workspace = await withLocalOwner(service.dataDir, (services, owner) => services.workspaces.create(owner, { name: slug, slug, plan }));
+  return { id: workspace.id, slug };
+}
+
+/** The MonitorService of the API port (Connect over HTTP/1.1), called with the API key `key`. */
+export function monitorRpc(service: TestService, key: string): Client<typeof MonitorService> {
+  return createClient(MonitorService, createConnectTransport({ baseUrl: `${service.apiUrl}/rpc`, httpVersion: '1.1', interceptors: [withHeaders({ 'x-service-key': key })] }));
 }
 
 /**

@@ -1,8 +1,7 @@
 import { type FormEvent, useId, useRef, useState } from 'react';
 import { type Access, api, type ApiError, type ApiKey, type Workspace } from '../api.ts';
-import { AccessBadge, AccessRadios, ActionsTable, ConfirmDialog, ErrorNote, Loading, PageHeader } from '../components.tsx';
+import { AccessBadge, AccessRadios, ActionsTable, ConfirmDialog, ErrorNote, Loading, PageHeader, SecretOnce } from '../components.tsx';
 import { asApiError, useConfirmedAction, useResource } from '../hooks.ts';
-import { Icon } from '../icons.tsx';
 import { When } from '../time.tsx';
 
 const keyAccess = (key: ApiKey): Access => (key.scopes.includes('write') ? 'write' : 'read');
@@ -25,7 +24,11 @@ export function KeysScreen({ workspace }: { workspace: Workspace }) {
           await reload();
         }}
       />
-      {created ? <NewSecret name={created.key.name} secret={created.secret} onDone={() => setCreated(undefined)} /> : null}
+      {created ? (
+        <SecretOnce heading={<>Key “{created.key.name}” created</>} label="Secret" secret={created.secret} onDone={() => setCreated(undefined)}>
+          Copy its secret now: it will not be shown again. Anyone holding it can use this workspace with the key's access.
+        </SecretOnce>
+      ) : null}
 
       <section aria-labelledby="keys-heading" className="section">
         <h2 id="keys-heading">Keys of {workspace.name}</h2>
@@ -145,42 +148,3 @@ function CreateKeyForm({ workspace, onCreated }: { workspace: Workspace; onCreat
   );
 }
 
-function NewSecret({ name, secret, onDone }: { name: string; secret: string; onDone(): void }) {
-  const [copied, setCopied] = useState<'yes' | 'failed'>();
-  const field = useRef<HTMLInputElement>(null);
-  const fieldId = useId();
-
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(secret);
-      setCopied('yes');
-    } catch {
-      // No clipboard (an insecure origin, a refusal): select it so the keyboard can copy it.
-      field.current?.select();
-      setCopied('failed');
-    }
-  };
-
-  return (
-    <section aria-labelledby="new-secret-heading" className="card section card-success">
-      <h2 id="new-secret-heading">Key “{name}” created</h2>
-      <p>Copy its secret now: it will not be shown again. Anyone holding it can use this workspace with the key's access.</p>
-      <div className="secret-row">
-        <label htmlFor={fieldId} className="visually-hidden">
-          Secret
-        </label>
-        <input id={fieldId} ref={field} type="text" readOnly value={secret} className="secret" onFocus={(event) => event.target.select()} />
-        <button type="button" className="button" onClick={copy}>
-          <Icon name={copied === 'yes' ? 'check' : 'copy'} />
-          Copy
-        </button>
-        <button type="button" className="button button-ghost" onClick={onDone}>
-          Done
-        </button>
-      </div>
-      <p className="small muted" role="status">
-        {copied === 'yes' ? 'Copied to the clipboard.' : copied === 'failed' ? 'Copying was refused: the secret is selected, press Ctrl+C or ⌘C.' : ''}
-      </p>
-    </section>
-  );
-}

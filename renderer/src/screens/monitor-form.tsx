@@ -861,21 +861,49 @@ function Cell({ label, message, children }: { label: string; message: RowMessage
   );
 }
 
+/** "… is <comparator> <target>": the comparison of a header or body assertion; no target for empty / not empty. */
+function StringComparison({
+  label,
+  comparator,
+  target,
+  comparatorError,
+  targetError,
+  onChange,
+}: {
+  label: string;
+  comparator: StringComparator;
+  target: string;
+  comparatorError: RowMessage;
+  targetError: RowMessage;
+  onChange(change: { comparator?: StringComparator; target?: string }): void;
+}) {
+  return (
+    <>
+      <Cell label={`${label} comparator`} message={comparatorError}>
+        {(control) => (
+          <select {...control} value={comparator} onChange={(e) => onChange({ comparator: Number(e.target.value) as StringComparator })}>
+            {STRING_COMPARATORS.map((c) => (
+              <option key={c.comparator} value={c.comparator}>
+                {c.label}
+              </option>
+            ))}
+          </select>
+        )}
+      </Cell>
+      {takesNoTarget(comparator) ? null : (
+        <Cell label={`${label} target`} message={targetError}>
+          {(control) => <input {...control} type="text" autoComplete="off" spellCheck={false} value={target} onChange={(e) => onChange({ target: e.target.value })} />}
+        </Cell>
+      )}
+    </>
+  );
+}
+
 function Assertions({ form, set, errors, rowError }: { form: FormState; set: Setter; errors: FieldErrors; rowError: RowError }) {
   const update = <K extends 'statusCodeAssertions' | 'headerAssertions' | 'bodyAssertions'>(list: K, key: string, change: Partial<FormState[K][number]>) =>
     set(list, form[list].map((row) => (row.key === key ? { ...row, ...change } : row)) as FormState[K]);
   const remove = <K extends 'statusCodeAssertions' | 'headerAssertions' | 'bodyAssertions'>(list: K, key: string) =>
     set(list, form[list].filter((row) => row.key !== key) as FormState[K]);
-
-  const stringComparatorSelect = (control: object, value: StringComparator, onChange: (c: StringComparator) => void) => (
-    <select {...control} value={value} onChange={(e) => onChange(Number(e.target.value) as StringComparator)}>
-      {STRING_COMPARATORS.map((c) => (
-        <option key={c.comparator} value={c.comparator}>
-          {c.label}
-        </option>
-      ))}
-    </select>
-  );
 
   return (
     <>
@@ -966,16 +994,14 @@ function Assertions({ form, set, errors, rowError }: { form: FormState; set: Set
                     )}
                   </Cell>
                   <span className="assertion-word">is</span>
-                  <Cell label={`${label} comparator`} message={comparatorError}>
-                    {(control) => stringComparatorSelect(control, row.comparator, (comparator) => update('headerAssertions', row.key, { comparator }))}
-                  </Cell>
-                  {takesNoTarget(row.comparator) ? null : (
-                    <Cell label={`${label} target`} message={targetError}>
-                      {(control) => (
-                        <input {...control} type="text" autoComplete="off" spellCheck={false} value={row.target} onChange={(e) => update('headerAssertions', row.key, { target: e.target.value })} />
-                      )}
-                    </Cell>
-                  )}
+                  <StringComparison
+                    label={label}
+                    comparator={row.comparator}
+                    target={row.target}
+                    comparatorError={comparatorError}
+                    targetError={targetError}
+                    onChange={(change) => update('headerAssertions', row.key, change)}
+                  />
                 </>
               }
             />
@@ -1002,16 +1028,14 @@ function Assertions({ form, set, errors, rowError }: { form: FormState; set: Set
               cells={
                 <>
                   <span className="assertion-word">Body</span>
-                  <Cell label={`${label} comparator`} message={comparatorError}>
-                    {(control) => stringComparatorSelect(control, row.comparator, (comparator) => update('bodyAssertions', row.key, { comparator }))}
-                  </Cell>
-                  {takesNoTarget(row.comparator) ? null : (
-                    <Cell label={`${label} target`} message={targetError}>
-                      {(control) => (
-                        <input {...control} type="text" autoComplete="off" spellCheck={false} value={row.target} onChange={(e) => update('bodyAssertions', row.key, { target: e.target.value })} />
-                      )}
-                    </Cell>
-                  )}
+                  <StringComparison
+                    label={label}
+                    comparator={row.comparator}
+                    target={row.target}
+                    comparatorError={comparatorError}
+                    targetError={targetError}
+                    onChange={(change) => update('bodyAssertions', row.key, change)}
+                  />
                 </>
               }
             />

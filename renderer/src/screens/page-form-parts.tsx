@@ -173,3 +173,26 @@ export function FormActions({ busy, submitLabel, onCancel }: { busy: boolean; su
     </div>
   );
 }
+
+/** What a publishing call (a report, an update, a maintenance window) answered, in words. */
+export interface PublishedNote {
+  text: string;
+  /** The subscribers were to be told, and sending failed. */
+  failed: boolean;
+}
+
+/** What a publishing call answered, said in words: who was told. */
+export function publishedNote(what: string, notify: boolean, notified: boolean): PublishedNote {
+  if (!notify) return { text: `${what} Subscribers were not notified.`, failed: false };
+  if (notified) return { text: `${what} Subscribers were notified.`, failed: false };
+  return { text: `${what} Sending it to subscribers failed; it is published on the page, and will not be sent again.`, failed: true };
+}
+
+/** The latest publishing note, in a live region that is there before it has anything to say. */
+export function PublishedNoteLine({ note }: { note: PublishedNote | undefined }) {
+  return (
+    <p role="status" className={note ? `note ${note.failed ? 'note-warning' : 'note-done'}` : 'visually-hidden'}>
+      {note?.text}
+    </p>
+  );
+}

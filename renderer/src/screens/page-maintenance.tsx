@@ -6,7 +6,7 @@ import { ConfirmDialog, ErrorNote, Loading } from '../components.tsx';
 import { Field, FormProblems, matchViolations, useFocusOnRefusal } from '../forms.tsx';
 import { asApiError, useConfirmedAction, useResource } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
-import { ComponentChecklist, componentNames, FormActions, instantOfLocal, localInputValue, NotifyChoice, type PageSectionProps } from './page-form-parts.tsx';
+import { ComponentChecklist, componentNames, FormActions, instantOfLocal, localInputValue, NotifyChoice, type PageSectionProps, type PublishedNote, publishedNote, PublishedNoteLine } from './page-form-parts.tsx';
 
 // Maintenance windows as a calendar of days: in progress, upcoming (soonest first) and past
 // (latest first), each listed under the local day it starts on. Times are entered and shown in
@@ -42,7 +42,7 @@ export function PageMaintenanceSection({ rpc, page, components }: PageSectionPro
   const [windows, reload] = useResource(() => rpc.maintenances.listMaintenances({ pageId: page.id, perPage: 200 }).then((r) => r.maintenances), page.id);
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<string>();
-  const [note, setNote] = useState<{ text: string; failed: boolean }>();
+  const [note, setNote] = useState<PublishedNote>();
   const remove = useConfirmedAction((m: Maintenance) => rpc.maintenances.deleteMaintenance({ id: m.id }), reload);
 
   const all = windows.state === 'ready' ? windows.value : [];
@@ -80,21 +80,12 @@ export function PageMaintenanceSection({ rpc, page, components }: PageSectionPro
           onSubmit={async (values, notify) => {
             const answer = await rpc.maintenances.createMaintenance({ pageId: page.id, ...values, notify });
             setCreating(false);
-            const what = `Maintenance “${values.title}” scheduled.`;
-            setNote(
-              !notify
-                ? { text: `${what} Subscribers were not notified.`, failed: false }
-                : answer.notified
-                  ? { text: `${what} Subscribers were notified.`, failed: false }
-                  : { text: `${what} Sending it to subscribers failed; it is on the page, and will not be sent again.`, failed: true },
-            );
+            setNote(publishedNote(`Maintenance “${values.title}” scheduled.`, notify, answer.notified));
             await reload();
           }}
         />
       ) : null}
-      <p role="status" className={note ? `note ${note.failed ? 'note-warning' : 'note-done'}` : 'visually-hidden'}>
-        {note?.text}
-      </p>
+      <PublishedNoteLine note={note} />
 
       {windows.state === 'loading' ? <Loading what="maintenance windows" /> : null}
       {windows.state === 'error' ? <ErrorNote>{windows.error.message}</ErrorNote> : null}

@@ -7,7 +7,7 @@ import { Field, FormProblems, matchViolations, useFocusOnRefusal } from '../form
 import { asApiError, useConfirmedAction, useResource } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { When } from '../time.tsx';
-import { ComponentChecklist, componentNames, FormActions, isoOf, NotifyChoice, type PageSectionProps } from './page-form-parts.tsx';
+import { ComponentChecklist, componentNames, FormActions, isoOf, NotifyChoice, type PageSectionProps, type PublishedNote, publishedNote, PublishedNoteLine } from './page-form-parts.tsx';
 
 export const REPORT_STATUS_LABELS: Record<StatusReportStatus, string> = {
   [StatusReportStatus.UNSPECIFIED]: 'Unknown',
@@ -20,12 +20,6 @@ export const REPORT_STATUS_LABELS: Record<StatusReportStatus, string> = {
 /** The statuses an open incident moves through; resolving has its own action. */
 const OPEN_STATUSES = [StatusReportStatus.INVESTIGATING, StatusReportStatus.IDENTIFIED, StatusReportStatus.MONITORING] as const;
 
-/** What a publishing call answered, said in words: who was told. */
-function publishedNote(what: string, notify: boolean, notified: boolean): { text: string; failed: boolean } {
-  if (!notify) return { text: `${what} Subscribers were not notified.`, failed: false };
-  if (notified) return { text: `${what} Subscribers were notified.`, failed: false };
-  return { text: `${what} Sending it to subscribers failed; it is published on the page, and will not be sent again.`, failed: true };
-}
 
 /** Open reports first (newest first), then resolved ones (latest resolved first). */
 function inListOrder(reports: StatusReport[]): StatusReport[] {
@@ -40,7 +34,7 @@ export function PageReportsSection({ rpc, page, components }: PageSectionProps) 
     page.id,
   );
   const [creating, setCreating] = useState(false);
-  const [note, setNote] = useState<{ text: string; failed: boolean }>();
+  const [note, setNote] = useState<PublishedNote>();
   const remove = useConfirmedAction((report: StatusReport) => rpc.reports.deleteStatusReport({ id: report.id }), reload);
 
   const empty = reports.state === 'ready' && reports.value.length === 0;
@@ -72,9 +66,7 @@ export function PageReportsSection({ rpc, page, components }: PageSectionProps) 
           }}
         />
       ) : null}
-      <p role="status" className={note ? `note ${note.failed ? 'note-warning' : 'note-done'}` : 'visually-hidden'}>
-        {note?.text}
-      </p>
+      <PublishedNoteLine note={note} />
 
       {reports.state === 'loading' ? <Loading what="status reports" /> : null}
       {reports.state === 'error' ? <ErrorNote>{reports.error.message}</ErrorNote> : null}
@@ -112,7 +104,7 @@ function ReportCard({
   components: PageComponent[];
   rpc: PageSectionProps['rpc'];
   onChanged(): Promise<void>;
-  onNote(note: { text: string; failed: boolean }): void;
+  onNote(note: PublishedNote): void;
   onDelete(): void;
 }) {
   const [form, setForm] = useState<'update' | 'resolve'>();

@@ -1,7 +1,7 @@
 import { type FormEvent, useId, useRef, useState } from 'react';
 import type { Subscriber } from '../../../proto/gen/status_page/v1/status_page_pb.js';
 import type { ApiError } from '../api.ts';
-import { ActionsTable, ConfirmDialog, ErrorNote, Loading } from '../components.tsx';
+import { ActionsTable, ConfirmDialog, ErrorNote, Loading, SecretOnce } from '../components.tsx';
 import { Field, FormProblems, matchViolations, useFocusOnRefusal } from '../forms.tsx';
 import { asApiError, useConfirmedAction, useResource } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
@@ -44,7 +44,12 @@ export function PageSubscribersSection({ rpc, page }: PageSectionProps) {
           }}
         />
       ) : null}
-      {secret ? <WebhookSecret {...secret} onDone={() => setSecret(undefined)} /> : null}
+      {secret ? (
+        <SecretOnce heading={<>Webhook {secret.address} added</>} level={3} label="Signing secret" secret={secret.secret} onDone={() => setSecret(undefined)}>
+          Each notice carries an <code>x-statusdesk-signature</code> header: an HMAC-SHA256 keyed with this secret. Copy it now for the receiver; it is not shown
+          again.
+        </SecretOnce>
+      ) : null}
 
       {subscribers.state === 'loading' ? <Loading what="subscribers" /> : null}
       {subscribers.state === 'error' ? <ErrorNote>{subscribers.error.message}</ErrorNote> : null}
@@ -154,44 +159,3 @@ function AddSubscriberForm({
   );
 }
 
-/** A webhook's signing key, shown once: the receiver needs it to check the signature of each notice. */
-function WebhookSecret({ address, secret, onDone }: { address: string; secret: string; onDone(): void }) {
-  const [copied, setCopied] = useState<'yes' | 'failed'>();
-  const field = useRef<HTMLInputElement>(null);
-  const id = useId();
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(secret);
-      setCopied('yes');
-    } catch {
-      // No clipboard (an insecure origin, a refusal): select it so the keyboard can copy it.
-      field.current?.select();
-      setCopied('failed');
-    }
-  };
-  return (
-    <section aria-labelledby={`${id}-heading`} className="card section card-success">
-      <h3 id={`${id}-heading`}>Webhook {address} added</h3>
-      <p>
-        Each notice carries an <code>x-statusdesk-signature</code> header: an HMAC-SHA256 keyed with this secret. Copy it now for the receiver; it is not shown
-        again.
-      </p>
-      <div className="secret-row">
-        <label htmlFor={`${id}-secret`} className="visually-hidden">
-          Signing secret
-        </label>
-        <input id={`${id}-secret`} ref={field} type="text" readOnly value={secret} className="secret" onFocus={(e) => e.target.select()} />
-        <button type="button" className="button" onClick={copy}>
-          <Icon name={copied === 'yes' ? 'check' : 'copy'} />
-          Copy
-        </button>
-        <button type="button" className="button button-ghost" onClick={onDone}>
-          Done
-        </button>
-      </div>
-      <p className="small muted" role="status">
-        {copied === 'yes' ? 'Copied to the clipboard.' : copied === 'failed' ? 'Copying was refused: the secret is selected, press Ctrl+C or ⌘C.' : ''}
-      </p>
-    </section>
-  );
-}
