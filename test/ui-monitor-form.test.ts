@@ -82,10 +82,11 @@ async function monitorOf(ws: TestWorkspace, id: string) {
 }
 
 describe('the monitor form in Chromium', () => {
-  test('a TCP monitor typed into the form is created as typed, lands on its detail page, and its target answers', TEST_TIMEOUT, () =>
+  test('a TCP monitor typed into the form is created as typed, lands on its detail page, shows up with a chart, and turns down without a reload when its listener closes', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
       const ws = await newTestWorkspace();
       const target = await startTcpListener('127.0.0.1');
+      let closed = false;
       try {
         const { page, violations } = await open(browser, ws, '/monitors/new?type=tcp');
         await page.getByRole('heading', { name: 'New monitor' }).waitFor();
@@ -147,9 +148,23 @@ describe('the monitor form in Chromium', () => {
         const { results } = await ws.rpc.triggerMonitor({ id });
         assert.ok(results.length > 0 && results.every((r) => r.result === 'up' || r.result === 'degraded'), JSON.stringify(results.map((r) => r.message)));
         assert.ok(target.connections > 0, 'the check connected to the listener');
+
+        // On its page, Check now shows it up, with a chart; when the listener closes, a check
+        // turns the page to Down by itself: no reload (the page keeps a mark of its own).
+        await page.getByRole('button', { name: 'Check now' }).click();
+        await page.locator('.detail-state').getByText(/^(Up|Degraded)$/).waitFor();
+        await page.getByRole('img', { name: /^Over the last 24 hours: p50 typically/ }).waitFor();
+        await page.evaluate('window.__sameDocument = true');
+        await target.close();
+        closed = true;
+        const [checked] = (await ws.rpc.triggerMonitor({ id })).results;
+        assert.equal(checked?.result, 'down');
+        await page.locator('.detail-state').getByText('Down', { exact: true }).waitFor();
+        assert.equal(await page.evaluate('window.__sameDocument'), true, 'the page was not reloaded');
+        assert.equal(new URL(page.url()).pathname, `/monitors/${id}`);
         assert.deepEqual(violations, []);
       } finally {
-        await target.close();
+        if (!closed) await target.close();
       }
     }),
   );
