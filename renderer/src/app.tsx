@@ -35,14 +35,51 @@ const SCREEN_MODULES: Record<ScreenRoute, [() => Promise<ScreenModule>, string]>
   '/connections': [() => import('./screens/connections.tsx'), 'ConnectionsScreen'],
 };
 
-const SCREENS = Object.fromEntries(
-  Object.entries(SCREEN_MODULES).map(([route, [load, name]]) => [route, lazy(async () => ({ default: (await load())[name] as ComponentType<ScreenProps> }))]),
-) as unknown as Record<ScreenRoute, ComponentType<ScreenProps>>;
+/**
+ * A screen that renders at once when its part of the bundle is already loaded, and suspends only
+ * when it is not: a suspended screen is shown no sooner than React's fallback throttle allows
+ * (about 300 ms), which the first screen, loaded beside the session, need not wait for.
+ */
+function loadedOnDemand([load, name]: [() => Promise<ScreenModule>, string]) {
+  let loaded: ComponentType<ScreenProps> | undefined;
+  let loading: Promise<ComponentType<ScreenProps>> | undefined;
+  const preload = () =>
+    (loading ??= load().then((module) => {
+      loaded = module[name] as ComponentType<ScreenProps>;
+      return loaded;
+    }));
+  const Suspended = lazy(async () => ({ default: await preload() }));
+  function Screen(props: ScreenProps) {
+    const Loaded = loaded;
+    return Loaded ? <Loaded {...props} /> : <Suspended {...props} />;
+  }
+  return { Screen, preload };
+}
 
-/** Starts loading the first screen's part while the session is asked for, not after. */
-export function preloadFirstScreen(): void {
+const SCREENS = Object.fromEntries(Object.entries(SCREEN_MODULES).map(([route, module]) => [route, loadedOnDemand(module)])) as unknown as Record<
+  ScreenRoute,
+  ReturnType<typeof loadedOnDemand>
+>;
+
+let earlySession: Promise<Session> | undefined;
+
+/**
+ * Starts what the first screen needs before React's first render rather than after it: the
+ * session, and the screen's part of the bundle.
+ */
+export function startFirstScreen(): void {
   const route = matchRoute(location.pathname)?.route;
-  if (route && route !== '/oauth/consent') void SCREEN_MODULES[route][0]().catch(() => undefined);
+  if (route === '/oauth/consent') return;
+  earlySession = api.session();
+  earlySession.catch(() => undefined);
+  if (route) void SCREENS[route].preload().catch(() => undefined);
+}
+
+/** The session asked for at start, once; afterwards a new request. */
+function takeEarlySession(): Promise<Session> {
+  const early = earlySession;
+  earlySession = undefined;
+  return early ?? api.session();
 }
 
 const WORKSPACE_KEY = 'statusdesk.workspace';
@@ -71,7 +108,7 @@ function Dashboard({ path }: { path: string }) {
 
   useEffect(() => onSignedOut(() => setSession({ state: 'signed-out', byUser: false })), []);
   useEffect(() => {
-    api.session().then(
+    takeEarlySession().then(
       (value) => setSession({ state: 'ready', session: value }),
       (error) => {
         const apiError = asApiError(error);
@@ -121,7 +158,7 @@ function Dashboard({ path }: { path: string }) {
   if (!workspace) content = <NotFoundScreen title="No workspace">You are not a member of any workspace yet.</NotFoundScreen>;
   else if (!matched || matched.route === '/oauth/consent') content = <NotFoundScreen title="Page not found">There is no page at {path}.</NotFoundScreen>;
   else {
-    const Screen = SCREENS[matched.route];
+    const { Screen } = SCREENS[matched.route];
     content = (
       <Suspense fallback={<Loading what="this page" />}>
         <Screen key={`${workspace.id} ${path}`} workspace={workspace} params={matched.params} session={session.session} />

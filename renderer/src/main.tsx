@@ -1,12 +1,12 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { adoptSessionToken } from './api.ts';
-import { App, preloadFirstScreen } from './app.tsx';
+import { App, startFirstScreen } from './app.tsx';
 import { applyStoredTheme } from './theme.ts';
 import './styles.css';
 
 adoptSessionToken();
-preloadFirstScreen();
+startFirstScreen();
 applyStoredTheme();
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
