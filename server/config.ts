@@ -36,6 +36,11 @@ export interface ServiceConfig {
   oauthRedirectDomains?: string[];
   /** How Client ID Metadata Documents are fetched; set only by tests, which keep every packet on loopback. */
   metadataNetwork?: MetadataNetwork;
+  /**
+   * The 32-byte key that seals stored credentials, when it is kept outside the data folder (the
+   * desktop app keeps it in the system keychain); without it, the data folder's key file.
+   */
+  sealingKey?: Buffer;
 }
 
 export const DEFAULT_PORT = 3000;

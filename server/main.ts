@@ -4,6 +4,7 @@ import type { ServiceConfig } from './config.ts';
 import { type ContentIndex, createContentIndex } from './content/content-index.ts';
 import { openDatabase } from './db/open.ts';
 import { type CheckEngine, createCheckEngine } from './checks/engine.ts';
+import { useSealingKey } from './domain/sealing.ts';
 import { createServices, type Services } from './domain/services.ts';
 import { ensureOwner } from './domain/users/users.ts';
 import { createDashboardApp, dashboardCaller } from './dashboard/dashboard-app.ts';
@@ -25,8 +26,12 @@ const PRUNE_MS = 3_600_000;
 export interface RunningService {
   apiUrl: string;
   dashboardUrl: string;
+  /** The ports listened on (the addresses above may name others: OAUTH_ISSUER, DASHBOARD_URL). */
+  ports: { api: number; dashboard: number };
   /** A one-time link that signs the owner into the dashboard. */
   signInUrl: string;
+  /** The machine's owner: the person the dashboard's sign-in links sign in. */
+  ownerId: number;
   /** The check engine: state changes, scheduler figures. */
   engine: CheckEngine;
   /** The domain services the surfaces call. */
@@ -41,6 +46,14 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     log.warn({ host: config.host }, 'listening beyond loopback: other machines can reach this service');
   }
   const db = await openDatabase(config.dataDir);
+  if (config.sealingKey) {
+    try {
+      useSealingKey(db, config.sealingKey);
+    } catch (error) {
+      await db.destroy();
+      throw error;
+    }
+  }
   const listeners: Listener[] = [];
   const engine = createCheckEngine(db, {
     log: log.child({ component: 'checks' }),
@@ -140,7 +153,9 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     return {
       apiUrl,
       dashboardUrl,
+      ports: { api: api.port, dashboard: dashboard.port },
       signInUrl,
+      ownerId,
       engine,
       services: ready,
       async close() {

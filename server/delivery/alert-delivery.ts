@@ -14,7 +14,7 @@ export interface AlertDeliveryDeps {
   mailer(smtpUrl: string | undefined): Mailer;
   /** Sender of email channels without their own `from`. */
   mailFrom: string;
-  /** Shows the alert as a native notification (the desktop app). */
+  /** Hands the alert to the desktop app, which shows it natively; throws when no app took it. */
   desktop(event: AlertEvent): void;
   /** Timeout of each HTTP request; default 10 s. */
   timeoutMs?: number;

@@ -11,9 +11,13 @@ export interface OutboundOptions {
 
 export const DEFAULT_MAIL_FROM = 'Statusdesk <statusdesk@localhost>';
 
+/** Why a desktop channel's alert was not shown. */
+export const NO_DESKTOP_APP = 'no Statusdesk desktop app is running to show it';
+
 /**
  * The connections notifications leave by: pooled SMTP connections, one pool per relay, and the
- * listeners of desktop alerts (the app shell shows them natively).
+ * listeners of desktop alerts: the desktop app's service host, which hands them to the app to
+ * show natively.
  */
 export function createOutbound(options: OutboundOptions) {
   const mailers = new Map<string, Mailer>();
@@ -34,10 +38,28 @@ export function createOutbound(options: OutboundOptions) {
       }
       return mailer;
     },
+    /**
+     * Hands a desktop channel's alert to the desktop app. Throws when no app listens, or when none
+     * took it, so the alert records that nothing was shown instead of a delivery.
+     */
     desktop(event: AlertEvent): void {
-      for (const listener of desktopListeners) listener(event);
+      if (desktopListeners.size === 0) throw new AppError('PRECONDITION_FAILED', NO_DESKTOP_APP);
+      let failure: unknown;
+      let handed = false;
+      for (const listener of desktopListeners) {
+        try {
+          listener(event);
+          handed = true;
+        } catch (error) {
+          failure = error;
+        }
+      }
+      if (!handed) throw failure;
     },
-    /** Listens for alerts of desktop channels; returns the function that stops listening. */
+    /**
+     * Listens for alerts of desktop channels; returns the function that stops listening. A
+     * listener throws when it could not hand the alert on.
+     */
     onDesktopAlert(listener: (event: AlertEvent) => void): () => void {
       desktopListeners.add(listener);
       return () => desktopListeners.delete(listener);
