@@ -26,6 +26,14 @@ await Promise.all([
     external: ['better-sqlite3'],
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   }),
+  // The desktop app's service host, run in a utility process: like the command, one file but SQLite.
+  build({
+    ...common,
+    entryPoints: ['server/desktop/service-host.ts'],
+    outfile: `${out}/desktop-host.js`,
+    external: ['better-sqlite3'],
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  }),
   // The client library: our code and the generated messages; Connect and protobuf stay
   // dependencies, so an application shares them with its other Connect clients.
   build({ ...common, entryPoints: ['client/index.ts'], outfile: `${out}/client.js`, packages: 'external' }),
