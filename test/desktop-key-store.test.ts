@@ -132,20 +132,18 @@ test('a move that stopped before removing the plain file is finished', (t) => {
   writeFileSync(join(dir, KEY_FILE), copy, { mode: 0o600 });
   const result = loadSealingKey(dir, cipher);
   assert.ok(result.key?.equals(key));
-  assert.equal(result.protection === 'keychain' && result.note, undefined);
   assert.deepEqual(readdirSync(dir), [SEALED_KEY_FILE]);
 });
 
-test('a plain key that differs from the sealed one is left alone, and the sealed one is used', (t) => {
+test('a plain key that differs from the sealed one stops the start, and both are kept', (t) => {
   const dir = dataFolder(t);
   const cipher = keychain();
-  const sealedKey = loadSealingKey(dir, cipher).key!;
+  loadSealingKey(dir, cipher);
   const other = randomBytes(32).toString('base64');
   writeFileSync(join(dir, KEY_FILE), other, { mode: 0o600 });
-  const result = loadSealingKey(dir, cipher);
-  assert.ok(result.key?.equals(sealedKey));
-  assert.match(result.protection === 'keychain' ? (result.note ?? '') : '', /holds another key/);
+  assert.throws(() => loadSealingKey(dir, cipher), /secret\.key holds another key than the one the app keeps in the system keychain/);
   assert.equal(readFileSync(join(dir, KEY_FILE), 'utf8'), other);
+  assert.deepEqual(readdirSync(dir).sort(), [KEY_FILE, SEALED_KEY_FILE]);
 });
 
 test('a plain file that holds no key is refused and kept', (t) => {

@@ -5,8 +5,9 @@ import { dashboardPath, deepLinkFromArgv, parseDeepLink } from '../main/src/deep
 import { consentDecidedPayload, IPC, isTrustedSender, openExternalPayload } from '../main/src/ipc.ts';
 import { DASHBOARD_CSP, navigationDecision, windowOpenDecision } from '../main/src/navigation.ts';
 import { alertNotification, consentNotification } from '../main/src/notification-text.ts';
-import { MAX_LISTED_DOWN, type TrayHealth, type TrayItem, trayModel } from '../main/src/tray.ts';
+import { MAX_LISTED_DOWN, type TrayItem, trayModel } from '../main/src/tray.ts';
 import { DASHBOARD_SECURITY_HEADERS } from '../server/dashboard/dashboard-app.ts';
+import type { HealthSummary } from '../server/desktop/host-protocol.ts';
 
 const REQUEST_ID = randomBytes(16).toString('base64url');
 const ORIGIN = 'http://localhost:3001';
@@ -145,7 +146,7 @@ describe('navigation', () => {
   });
 });
 
-function health(down: number, counts: Partial<TrayHealth['counts']> = {}): TrayHealth {
+function health(down: number, counts: Partial<HealthSummary['counts']> = {}): HealthSummary {
   const all = { up: 0, degraded: 0, down, pending: 0, paused: 0, ...counts };
   return {
     overall: down > 0 ? 'down' : all.degraded > 0 ? 'degraded' : all.up > 0 ? 'up' : 'unknown',
@@ -185,7 +186,7 @@ describe('tray', () => {
   });
 
   test('a monitor’s name is one line of bounded length in the menu', () => {
-    const model = trayModel({ ...health(1), down: [{ monitorId: '5', name: `evil\nQuit Statusdesk\u202e${'x'.repeat(200)}` }] }, 'running', { openAtLogin: false });
+    const model = trayModel({ ...health(1), down: [{ monitorId: '5', name: `evil\nQuit Statusdesk\u202e${'x'.repeat(200)}`, workspaceId: '1' }] }, 'running', { openAtLogin: false });
     const item = model.items[2];
     assert.ok(item && !item.separator);
     assert.ok(!/[\n\u202e]/.test(item.label), item.label);
@@ -218,13 +219,18 @@ describe('tray', () => {
 });
 
 describe('notification text', () => {
-  const alert = { monitorId: '42', monitorName: 'orders-db', workspaceName: 'Personal', message: 'connection refused', at: '2026-11-02T10:00:00Z' };
+  const alert = { monitorId: '42', monitorName: 'orders-db', workspaceName: 'Personal', message: 'connection refused', at: '2026-11-02T10:00:00Z', test: false };
 
   test('an alert names the monitor and what happened, and opens the monitor', () => {
     assert.deepEqual(alertNotification({ ...alert, kind: 'down' }), { title: 'orders-db is down', body: 'connection refused (Personal)', path: '/monitors/42' });
     assert.equal(alertNotification({ ...alert, kind: 'recovered' }).title, 'orders-db is up again');
     assert.equal(alertNotification({ ...alert, kind: 'degraded' }).title, 'orders-db is degraded');
     assert.equal(alertNotification({ ...alert, kind: 'down', message: '' }).body, 'In Personal');
+  });
+
+  test('a channel’s test alert says it is a test and opens the channels', () => {
+    const text = alertNotification({ ...alert, kind: 'down', monitorId: '0', monitorName: 'Test monitor', message: 'This is a test alert for the channel "Desk". No monitor changed state.', test: true });
+    assert.deepEqual(text, { title: 'Statusdesk test alert', body: 'This is a test alert for the channel "Desk". No monitor changed state. (Personal)', path: '/notifications' });
   });
 
   test('an alert’s names and message are single lines of bounded length', () => {
@@ -234,17 +240,18 @@ describe('notification text', () => {
     assert.ok(text.title.length <= 70 && text.body.length <= 220, `${text.title.length} ${text.body.length}`);
   });
 
+  const request = { id: REQUEST_ID, matchCode: 'KXRD-7QPM', clientName: 'Cursor', access: 'write', expiresAt: '2026-11-02T10:10:00Z' } as const;
+
   test('a consent request names the app as it calls itself, the access and the code, and opens the consent page', () => {
-    const request = { id: REQUEST_ID, matchCode: 'KXRD-7QPM', clientName: 'Cursor', access: 'write', expiresAt: '2026-11-02T10:10:00Z' } as const;
     const text = consentNotification(request);
     assert.equal(text.title, 'An app asks to connect to Statusdesk');
     assert.equal(text.body, '“Cursor” asks for read & write access. Allow it only if the page your editor opened shows the code KXRD-7QPM.');
     assert.equal(text.path, `/oauth/consent?request=${REQUEST_ID}`);
-    assert.match(consentNotification({ id: REQUEST_ID, matchCode: 'KXRD-7QPM', clientName: 'x', access: 'read' }).body, /read-only access/);
+    assert.match(consentNotification({ ...request, access: 'read' }).body, /read-only access/);
   });
 
   test('an app cannot write its own sentences into the consent notification', () => {
-    const text = consentNotification({ id: REQUEST_ID, matchCode: 'KXRD-7QPM', clientName: `Cursor”\n\nStatusdesk approved this already. Code: AAAA-AAAA${' '.repeat(50)}pad`, access: 'read' });
+    const text = consentNotification({ ...request, clientName: `Cursor”\n\nStatusdesk approved this already. Code: AAAA-AAAA${' '.repeat(50)}pad`, access: 'read' });
     assert.ok(!text.body.includes('\n'));
     assert.match(text.body, /^“Cursor Statusdesk approved this[^”“]*…” asks for read-only access\. [^”“]* KXRD-7QPM\.$/);
   });

@@ -16,7 +16,7 @@ export interface KeyCipher {
 }
 
 export type SealingKey =
-  | { key: Buffer; protection: 'keychain'; note?: string }
+  | { key: Buffer; protection: 'keychain' }
   | { key: undefined; protection: 'file'; reason: string };
 
 /** The headless service's plain key file (KEY_FILE in server/domain/sealing.ts). */
@@ -68,7 +68,7 @@ function readsBack(file: string, key: Buffer, cipher: KeyCipher): boolean {
   }
 }
 
-/** The sealed key, once secret.key.sealed exists: the plain file is removed when it holds the same key. */
+/** The sealed key, once secret.key.sealed exists; a plain file beside it must hold the same key, and goes. */
 function openSealed(dataDir: string, cipher: KeyCipher): SealingKey {
   const sealedFile = join(dataDir, SEALED_KEY_FILE);
   const refusal = keychainRefusal(cipher);
@@ -82,7 +82,8 @@ function openSealed(dataDir: string, cipher: KeyCipher): SealingKey {
     rmSync(plainFile);
     return { key, protection: 'keychain' };
   }
-  return { key, protection: 'keychain', note: `${plainFile} holds another key than ${SEALED_KEY_FILE}; the app uses the sealed one and left the file as it is` };
+  // The service would refuse it too (credentials sealed under one key cannot be read with the other).
+  throw new Error(`${plainFile} holds another key than the one the app keeps in the system keychain (${SEALED_KEY_FILE}): move one of them out of the folder`);
 }
 
 /**

@@ -1,6 +1,7 @@
 // The words of the app's native notifications, and the dashboard path a click opens. Monitor and
 // app names come from whoever created them (an app names itself when it registers), so each is one
 // line of bounded length, and an app's name is quoted as what it calls itself, never as a fact.
+import type { ConsentMessage, DesktopAlert } from '../../server/desktop/host-protocol.ts';
 import { oneLine } from './tray.ts';
 
 export interface NotificationText {
@@ -10,47 +11,36 @@ export interface NotificationText {
   path: string;
 }
 
-/** What the text reads of the host's alert. */
-export interface AlertFacts {
-  kind: 'down' | 'recovered' | 'degraded';
-  monitorId: string | number;
-  monitorName: string;
-  workspaceName: string;
-  message: string;
-}
-
-/** What the text reads of a pending consent request. */
-export interface ConsentFacts {
-  id: string;
-  matchCode: string;
-  clientName: string;
-  access: 'read' | 'write';
-}
+type ConsentRequest = ConsentMessage['request'];
 
 const MAX_BODY = 200;
 
-const ALERT_TITLES: Record<AlertFacts['kind'], string> = {
+const ALERT_TITLES: Record<DesktopAlert['kind'], string> = {
   down: 'is down',
   recovered: 'is up again',
   degraded: 'is degraded',
 };
 
-export function alertNotification(alert: AlertFacts): NotificationText {
+export function alertNotification(alert: DesktopAlert): NotificationText {
   const message = oneLine(alert.message, MAX_BODY);
+  const workspace = oneLine(alert.workspaceName);
+  const body = message === '' ? `In ${workspace}` : `${message} (${workspace})`;
+  // A channel's Send test: no monitor changed, so a click opens the channels.
+  if (alert.test) return { title: 'Statusdesk test alert', body, path: '/notifications' };
   return {
     title: `${oneLine(alert.monitorName)} ${ALERT_TITLES[alert.kind]}`,
-    body: message === '' ? `In ${oneLine(alert.workspaceName)}` : `${message} (${oneLine(alert.workspaceName)})`,
-    path: `/monitors/${encodeURIComponent(String(alert.monitorId))}`,
+    body,
+    path: `/monitors/${encodeURIComponent(alert.monitorId)}`,
   };
 }
 
 /** The access as the consent page names it (Read only, Read & write). */
-const ACCESS_TEXT: Record<ConsentFacts['access'], string> = {
+const ACCESS_TEXT: Record<ConsentRequest['access'], string> = {
   read: 'read-only access',
   write: 'read & write access',
 };
 
-export function consentNotification(request: ConsentFacts): NotificationText {
+export function consentNotification(request: ConsentRequest): NotificationText {
   // Without quote marks of its own, a name cannot close the quote and go on as the app's text.
   const name = oneLine(request.clientName.replace(/["“”]/g, ''), 40);
   return {

@@ -1,15 +1,7 @@
 // The tray: its icon, tooltip and menu as plain data, from the service's last health report and the
 // supervisor's state. The adapter turns the items into a native menu and carries out their actions.
-
-export type Overall = 'up' | 'degraded' | 'down' | 'unknown';
-export type ServiceState = 'starting' | 'running' | 'restarting' | 'stopped';
-
-/** What the tray reads of the host's health report. */
-export interface TrayHealth {
-  overall: Overall;
-  down: readonly { monitorId: string | number; name: string }[];
-  counts: { up: number; degraded: number; down: number; pending: number; paused: number };
-}
+import type { HealthSummary, OverallHealth } from '../../server/desktop/host-protocol.ts';
+import type { SupervisorState } from './supervisor.ts';
 
 export type TrayAction = { type: 'open'; path: string } | { type: 'toggle-open-at-login' } | { type: 'install-cli' } | { type: 'quit' };
 
@@ -18,7 +10,7 @@ export type TrayItem =
   | { separator: true };
 
 export interface TrayModel {
-  icon: Overall;
+  icon: OverallHealth;
   tooltip: string;
   items: TrayItem[];
 }
@@ -39,7 +31,7 @@ export function oneLine(text: string, max = MAX_LABEL): string {
 }
 
 /** The status line: the service's state while it is not running, else what the monitors say. */
-function statusLine(health: TrayHealth | undefined, state: ServiceState): string {
+function statusLine(health: HealthSummary | undefined, state: SupervisorState): string {
   if (state === 'starting') return 'Starting…';
   if (state === 'restarting') return 'Restarting after a crash…';
   if (state === 'stopped') return 'Stopped';
@@ -57,12 +49,12 @@ function statusLine(health: TrayHealth | undefined, state: ServiceState): string
   return down + degraded + pending === 0 && paused === 0 ? `All ${plural(up, 'monitor', 'monitors')} up` : parts.join(', ');
 }
 
-function downItems(health: TrayHealth | undefined, state: ServiceState): TrayItem[] {
+function downItems(health: HealthSummary | undefined, state: SupervisorState): TrayItem[] {
   if (!health || state !== 'running' || health.down.length === 0) return [];
   const listed = health.down.slice(0, MAX_LISTED_DOWN).map((monitor): TrayItem => ({
     label: `${oneLine(monitor.name)} is down`,
     enabled: true,
-    action: { type: 'open', path: `/monitors/${encodeURIComponent(String(monitor.monitorId))}` },
+    action: { type: 'open', path: `/monitors/${encodeURIComponent(monitor.monitorId)}` },
   }));
   const more = health.down.length - listed.length;
   const rest: TrayItem[] = more > 0 ? [{ label: `and ${more} more`, enabled: true, action: { type: 'open', path: '/' } }] : [];
@@ -70,11 +62,11 @@ function downItems(health: TrayHealth | undefined, state: ServiceState): TrayIte
 }
 
 /** The icon shows the monitors' state only while the service runs and reports it. */
-function iconOf(health: TrayHealth | undefined, state: ServiceState): Overall {
+function iconOf(health: HealthSummary | undefined, state: SupervisorState): OverallHealth {
   return state === 'running' && health ? health.overall : 'unknown';
 }
 
-export function trayModel(health: TrayHealth | undefined, state: ServiceState, options: { openAtLogin: boolean }): TrayModel {
+export function trayModel(health: HealthSummary | undefined, state: SupervisorState, options: { openAtLogin: boolean }): TrayModel {
   const status = statusLine(health, state);
   return {
     icon: iconOf(health, state),
