@@ -19,7 +19,7 @@ import { appMessageOf, type HostMessage, hostMessageOf, ProtocolError } from '..
 import { NO_DESKTOP_APP } from '../server/domain/notifications/outbound.ts';
 import { createSealer, KEY_FILE, KEY_HELD_FILE } from '../server/domain/sealing.ts';
 import { packageRoot } from '../server/package-root.ts';
-import { perTestCleanup, sessionTokenOf, startTestService } from './support/harness.ts';
+import { perTestCleanup, rejectsWith, sessionTokenOf, startTestService } from './support/harness.ts';
 import { authorizeUrl, pkce, registerClient, startReceiver, TestBrowser } from './support/oauth-peers.ts';
 
 const HOST = join(packageRoot, 'dist', 'desktop-host.js');
@@ -44,6 +44,7 @@ interface Host {
 
 /** The host as a child process with its message channel, not yet started. */
 function forkHost(env: NodeJS.ProcessEnv = {}): Host {
+  assert.ok(existsSync(HOST), `${HOST} is missing: run npm run build`);
   // Monitors are checked only when a test triggers them.
   const child = fork(HOST, [], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { ...process.env, STATUSDESK_CHECKS: 'off', ...env } });
   cleanup.children.push(child);
@@ -137,6 +138,23 @@ async function waitForRows<T>(dataDir: string, sql: string, ...params: unknown[]
     if (rows.length > 0) return rows;
     assert.ok(Date.now() < deadline, `no rows for ${sql}`);
     await sleep(POLL_MS);
+  }
+}
+
+/** Opens an authorization of a new loopback client in a browser, up to the waiting page: the consent request's id. */
+async function askConsent(apiUrl: string, dashboardUrl: string, clientName: string): Promise<{ requestId: string; browser: TestBrowser }> {
+  const receiver = await startReceiver();
+  try {
+    const client = await registerClient(apiUrl, [receiver.redirectUri()], clientName);
+    const browser = new TestBrowser();
+    const hops = await browser.open(
+      authorizeUrl(apiUrl, { response_type: 'code', client_id: client.client_id, redirect_uri: receiver.redirectUri(), code_challenge: pkce().challenge, code_challenge_method: 'S256', scope: 'read', state: 'desk' }),
+    );
+    const waiting = new URL(hops.at(-1)!.url);
+    assert.equal(`${waiting.origin}${waiting.pathname}`, `${dashboardUrl}/oauth/consent`);
+    return { requestId: waiting.searchParams.get('request')!, browser };
+  } finally {
+    await receiver.close();
   }
 }
 
@@ -315,26 +333,28 @@ describe('the service host', () => {
   test('a pending consent request reaches the app with the matching code its waiting page shows', async () => {
     const host = await startHost(await cleanup.folder());
     const { apiUrl, dashboardUrl } = host.ready;
-    const receiver = await startReceiver();
-    try {
-      const client = await registerClient(apiUrl, [receiver.redirectUri()], 'Desk editor');
-      const browser = new TestBrowser();
-      const hops = await browser.open(
-        authorizeUrl(apiUrl, { response_type: 'code', client_id: client.client_id, redirect_uri: receiver.redirectUri(), code_challenge: pkce().challenge, code_challenge_method: 'S256', scope: 'read', state: 'desk' }),
-      );
-      const waiting = new URL(hops.at(-1)!.url);
-      assert.equal(`${waiting.origin}${waiting.pathname}`, `${dashboardUrl}/oauth/consent`);
-      const requestId = waiting.searchParams.get('request')!;
-      const page = await browser.fetch(`${dashboardUrl}/oauth/consent/requests/${requestId}`);
-      assert.equal(page.status, 200);
-      const shown = (await page.json()) as { matchCode: string; expiresAt: string };
+    const { requestId, browser } = await askConsent(apiUrl, dashboardUrl, 'Desk editor');
+    const page = await browser.fetch(`${dashboardUrl}/oauth/consent/requests/${requestId}`);
+    assert.equal(page.status, 200);
+    const shown = (await page.json()) as { matchCode: string; expiresAt: string };
 
-      const { request } = await host.waitFor('consent', (m) => m.request.id === requestId);
-      assert.deepEqual(request, { id: requestId, matchCode: shown.matchCode, clientName: 'Desk editor', access: 'read', expiresAt: shown.expiresAt });
-      assert.match(request.matchCode, /^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+    const { request } = await host.waitFor('consent', (m) => m.request.id === requestId);
+    assert.deepEqual(request, { id: requestId, matchCode: shown.matchCode, clientName: 'Desk editor', access: 'read', expiresAt: shown.expiresAt });
+    assert.match(request.matchCode, /^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+  });
+
+  test('consent requests still pending from before the host started reach the app at start', async () => {
+    const dataDir = await cleanup.folder();
+    const svc = await startTestService({}, dataDir);
+    let requestId: string;
+    try {
+      ({ requestId } = await askConsent(svc.apiUrl, svc.dashboardUrl, 'Early editor'));
     } finally {
-      await receiver.close();
+      await svc.close();
     }
+    const host = await startHost(dataDir);
+    const { request } = await host.waitFor('consent', (m) => m.request.id === requestId);
+    assert.equal(request.clientName, 'Early editor');
   });
 
   test('health: up, then down listing the monitor, then paused, then nothing once it is deleted', async () => {
@@ -399,6 +419,15 @@ describe('the service host', () => {
     assert.equal(existsSync(join(dataDir, `${DATABASE_FILE}-wal`)), false, 'the database was not closed');
   });
 
+  test('a termination signal (how the app ends a utility process) closes the service: stopped, and exit code 0', async () => {
+    const dataDir = await cleanup.folder();
+    const host = await startHost(dataDir);
+    host.child.kill('SIGTERM');
+    await host.waitFor('stopped');
+    assert.equal(await exitOf(host), 0);
+    assert.equal(existsSync(join(dataDir, `${DATABASE_FILE}-wal`)), false, 'the database was not closed');
+  });
+
   test('a host given a sealing key seals with it, and makes no key file in the data folder', async () => {
     const dataDir = await cleanup.folder();
     const key = randomBytes(32);
@@ -415,6 +444,19 @@ describe('the service host', () => {
     assert.throws(() => createSealer(randomBytes(32)).open(row.credentials), 'another key opens it');
     assert.equal(existsSync(join(dataDir, KEY_FILE)), false, `${KEY_FILE} was made although the app holds the key`);
     assert.ok(existsSync(join(dataDir, KEY_HELD_FILE)), 'nothing in the folder says where its key is');
+  });
+
+  test('commands on a folder whose key the app holds do what needs no key, refuse what does, and make no key file', async () => {
+    const dataDir = await cleanup.folder();
+    const svc = await startTestService({}, dataDir, { sealingKey: randomBytes(32) });
+    await svc.close();
+    await withLocalOwner(dataDir, async (services, owner) => {
+      const ws = Number((await services.workspaces.getBySlug(owner, 'personal')).id);
+      await services.keys.create(owner, { workspaceId: ws, name: 'made on the folder', scope: 'read' });
+      const refused = await rejectsWith(services.channels.create(owner, ws, { name: 'Hook', kind: 'webhook', config: { url: 'http://127.0.0.1:9/hook', secret: 'a-secret-of-sixteen-or-more' } }), 'PRECONDITION_FAILED');
+      assert.match(refused.message, /sealed with a key the Statusdesk desktop app keeps/);
+    });
+    assert.equal(existsSync(join(dataDir, KEY_FILE)), false, `a command made ${KEY_FILE}`);
   });
 
   test('a data folder with its own key file: the app’s key must be that key', async () => {
