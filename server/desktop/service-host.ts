@@ -15,7 +15,7 @@ import type { ConsentRequestView } from '../domain/oauth/consent.ts';
 import { AppError } from '../errors.ts';
 import { type RunningService, startService } from '../main.ts';
 import { coalesce, healthSummary } from './health-summary.ts';
-import { type AppMessage, appMessageOf, type DesktopAlert, type HealthSummary, type HostPorts, type StartMessage } from './host-protocol.ts';
+import { type AppMessage, appMessageOf, type DesktopAlert, type HealthSummary, type HostMessage, type HostPorts, type StartMessage } from './host-protocol.ts';
 import { type ParentChannel, parentChannel } from './parent-channel.ts';
 
 /** Health is worked out at most this often, however many monitors change at once. */
@@ -23,6 +23,8 @@ const HEALTH_INTERVAL_MS = 250;
 
 interface Started {
   service: RunningService;
+  /** Tells the app what is already there: the health of the monitors, and consent requests still pending. */
+  greet(): void;
   /** Stops listening to the service: alerts, consent requests, health. */
   detach(): Promise<void>;
 }
@@ -65,7 +67,7 @@ function runServiceHost(channel: ParentChannel, log: Logger): void {
   let exiting = false;
 
   /** Ends the host after its last message; only the first call counts. */
-  async function exit(code: number, last: Parameters<ParentChannel['send']>[0]): Promise<void> {
+  async function exit(code: number, last: HostMessage): Promise<void> {
     if (exiting) return;
     exiting = true;
     await channel.send(last);
@@ -91,6 +93,7 @@ function runServiceHost(channel: ParentChannel, log: Logger): void {
     const { apiUrl, dashboardUrl, ports } = service;
     await channel.send({ type: 'ready', apiUrl, dashboardUrl, ports });
     log.info({ apiUrl, dashboardUrl, dataDir: message.dataDir }, 'ready');
+    started.greet();
     return started;
   }
 
@@ -104,11 +107,6 @@ function runServiceHost(channel: ParentChannel, log: Logger): void {
       void channel.send({ type: 'alert', alert: alertOf(event) });
     });
     const stopConsent = services.oauth.onRequested((request) => void channel.send({ type: 'consent', request: consentOf(request) }));
-    // Requests made while the app was not running still wait for a decision.
-    services.oauth
-      .pending(owner)
-      .then((requests) => requests.reverse().forEach((request) => void channel.send({ type: 'consent', request: consentOf(request) })))
-      .catch((error: unknown) => log.error({ err: error }, 'reading pending consent requests failed'));
 
     let sent: string | undefined;
     const health = coalesce(async () => {
@@ -128,9 +126,16 @@ function runServiceHost(channel: ParentChannel, log: Logger): void {
     // State changes come from the check engine; monitors created, paused or deleted leave an audit entry.
     const stopStates = engine.onStateChange(() => health.poke());
     const stopAudit = onAuditRecorded(() => health.poke());
-    health.poke();
     return {
       service,
+      greet() {
+        health.poke();
+        // Requests made while the app was not running still wait for a decision: oldest first.
+        services.oauth
+          .pending(owner)
+          .then((requests) => requests.reverse().forEach((request) => void channel.send({ type: 'consent', request: consentOf(request) })))
+          .catch((error: unknown) => log.error({ err: error }, 'reading pending consent requests failed'));
+      },
       async detach() {
         stopAlerts();
         stopConsent();
@@ -170,7 +175,7 @@ function runServiceHost(channel: ParentChannel, log: Logger): void {
     switch (message.type) {
       case 'start':
         if (starting || stopping) {
-          log.warn('a second start is ignored: the service is already started');
+          log.warn('a start is ignored: the host was started already, or is stopping');
           return;
         }
         starting = start(message);
