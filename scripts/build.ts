@@ -34,6 +34,10 @@ await Promise.all([
     external: ['better-sqlite3'],
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   }),
+  // The desktop app's main process, and the preload of its windows (a sandboxed preload is
+  // loaded as CommonJS, with only `electron` to require).
+  build({ ...common, entryPoints: ['main/src/main.ts'], outfile: `${out}/desktop/main.js`, external: ['electron'] }),
+  build({ ...common, entryPoints: ['main/src/preload.ts'], outfile: `${out}/desktop/preload.cjs`, format: 'cjs', platform: 'browser', external: ['electron'] }),
   // The client library: our code and the generated messages; Connect and protobuf stay
   // dependencies, so an application shares them with its other Connect clients.
   build({ ...common, entryPoints: ['client/index.ts'], outfile: `${out}/client.js`, packages: 'external' }),

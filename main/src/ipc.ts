@@ -3,15 +3,9 @@
 // link took the window to by mistake, an iframe) gets nothing.
 import { z } from 'zod';
 import { CONSENT_REQUEST_ID } from './deep-links.ts';
+import { IPC } from './ipc-channels.ts';
 
-export const IPC = {
-  /** () → the app's version. */
-  version: 'app:version',
-  /** (url) → opens an http(s) address in the system browser. */
-  openExternal: 'app:open-external',
-  /** (request id) → the native consent window's request was decided: the window may close. */
-  consentDecided: 'consent:decided',
-} as const;
+export { IPC };
 
 export type IpcChannel = (typeof IPC)[keyof typeof IPC];
 
