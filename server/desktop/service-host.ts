@@ -19,7 +19,7 @@ import { type AppMessage, appMessageOf, type DesktopAlert, type HealthSummary, t
 import { type ParentChannel, parentChannel } from './parent-channel.ts';
 
 /** Health is worked out at most this often, however many monitors change at once. */
-const HEALTH_INTERVAL_MS = 250;
+const HEALTH_INTERVAL_MS = 500;
 
 interface Started {
   service: RunningService;
