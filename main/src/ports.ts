@@ -36,7 +36,7 @@ function tryListen(port: number, host: string): Promise<Bind> {
   return new Promise((resolve) => {
     const server = createServer();
     server.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'EADDRNOTAVAIL' || error.code === 'EAFNOSUPPORT' ? 'no-address' : 'taken'));
-    server.listen({ port, host, exclusive: true }, () => server.close(() => resolve('free')));
+    server.listen(port, host, () => server.close(() => resolve('free')));
   });
 }
 

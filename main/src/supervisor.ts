@@ -150,6 +150,15 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     options.onStateChange(next, reason);
   }
 
+  /** A host that has just died cannot take a message; its exit, which follows, says what happened. */
+  function sendTo(run: Run, message: AppMessage): void {
+    try {
+      run.host.send(message);
+    } catch {
+      return;
+    }
+  }
+
   function rejectSignIns(reason: string): void {
     for (const pending of signIns.splice(0)) {
       clearTimeout(pending.timer);
@@ -213,7 +222,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       exited(run, code, signal);
       run.markExited();
     });
-    run.host.send(message);
+    sendTo(run, message);
     const timer = setTimeout(() => run.settle({ error: new Error(`the service did not start within ${duration(readyTimeoutMs)}`) }), readyTimeoutMs);
     return run.ready.then(
       (ready) => {
@@ -285,7 +294,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
           }, signInTimeoutMs),
         };
         signIns.push(pending);
-        run.host.send({ type: 'sign-in' });
+        sendTo(run, { type: 'sign-in' });
       });
     },
 
@@ -296,7 +305,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         const run = current;
         let reason: string | undefined;
         if (run && !run.hasExited) {
-          run.host.send({ type: 'stop' });
+          sendTo(run, { type: 'stop' });
           if (!(await within(run.exited, stopTimeoutMs))) {
             reason = `the service did not stop within ${duration(stopTimeoutMs)} and was ended`;
             run.host.kill();
