@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { api, type ApiError, type ConsentRequest } from '../api.ts';
 import { ErrorNote, Loading } from '../components.tsx';
 import { DecisionForm, RequestFacts } from '../decision.tsx';
+import { desktop } from '../desktop.ts';
 import { asApiError } from '../hooks.ts';
 import { useLocation } from '../router.tsx';
 import { relative, useNow } from '../time.tsx';
@@ -112,6 +113,8 @@ export function ConsentScreen() {
   if (request.status !== 'pending') return <Outcome request={request} />;
 
   const decided = async (result: ConsentRequest) => {
+    // The desktop app's consent window has done its job: the app closes it.
+    void desktop?.consentDecided(request.id).catch(() => undefined);
     if (result.redirectTo) return show(result);
     // The approving browser may be the one that started the flow: ask for its way back.
     try {
