@@ -98,11 +98,11 @@ async function exitOf(host: Host): Promise<number | null> {
 }
 
 /** A read & write client of the host's personal workspace, with a key made on the data folder. */
-async function writeClient(dataDir: string, apiUrl: string): Promise<{ client: StatusdeskClient; workspace: { id: string; name: string } }> {
+async function writeClient(dataDir: string, apiUrl: string): Promise<{ client: StatusdeskClient; workspace: { id: string; name: string; slug: string } }> {
   const { secret, workspace } = await withLocalOwner(dataDir, async (services, owner) => {
     const ws = await services.workspaces.getBySlug(owner, 'personal');
     const { secret } = await services.keys.create(owner, { workspaceId: Number(ws.id), name: 'desktop test', scope: 'write' });
-    return { secret, workspace: { id: ws.id, name: ws.name } };
+    return { secret, workspace: { id: ws.id, name: ws.name, slug: ws.slug } };
   });
   return { client: createClient({ baseUrl: `${apiUrl}/rpc`, apiKey: secret, env: {} }), workspace };
 }
@@ -289,7 +289,7 @@ describe('the service host', () => {
       assert.equal((await client.monitors.triggerMonitor({ id: monitorId })).results[0]!.result, 'down');
 
       const { alert } = await host.waitFor('alert', (m) => m.alert.monitorId === monitorId);
-      assert.deepEqual({ ...alert, message: '', at: '' }, { kind: 'down', monitorId, monitorName: 'desk db', workspaceName: workspace.name, message: '', at: '', test: false });
+      assert.deepEqual({ ...alert, message: '', at: '' }, { kind: 'down', monitorId, monitorName: 'desk db', workspaceName: workspace.name, workspaceSlug: workspace.slug, message: '', at: '', test: false });
       assert.match(alert.message, /refused|ECONNREFUSED/i);
       assert.ok(Date.parse(alert.at) <= Date.now());
       const recorded = await waitForRows<{ deliveries: string }>(dataDir, 'select deliveries from alerts where monitor_id = ?', Number(monitorId));

@@ -176,7 +176,7 @@ describe('tray', () => {
     assert.equal(few.icon, 'down');
     assert.equal(few.tooltip, 'Statusdesk: 2 down, 1 degraded, 3 up');
     assert.deepEqual(labels(few.items).slice(0, 5), ['2 down, 1 degraded, 3 up', '—', 'db-1 is down', 'db-2 is down', '—']);
-    assert.deepEqual(few.items[2], { label: 'db-1 is down', enabled: true, action: { type: 'open', path: '/monitors/1' } });
+    assert.deepEqual(few.items[2], { label: 'db-1 is down', enabled: true, action: { type: 'open', path: '/monitors/1?workspace=1' } });
     assert.equal((itemNamed(few.items, 'Open at login') as { checked?: boolean }).checked, true);
 
     const many = trayModel(health(MAX_LISTED_DOWN + 3), 'running', { openAtLogin: false });
@@ -219,10 +219,10 @@ describe('tray', () => {
 });
 
 describe('notification text', () => {
-  const alert = { monitorId: '42', monitorName: 'orders-db', workspaceName: 'Personal', message: 'connection refused', at: '2026-11-02T10:00:00Z', test: false };
+  const alert = { monitorId: '42', monitorName: 'orders-db', workspaceName: 'Personal', workspaceSlug: 'personal', message: 'connection refused', at: '2026-11-02T10:00:00Z', test: false };
 
   test('an alert names the monitor and what happened, and opens the monitor', () => {
-    assert.deepEqual(alertNotification({ ...alert, kind: 'down' }), { title: 'orders-db is down', body: 'connection refused (Personal)', path: '/monitors/42' });
+    assert.deepEqual(alertNotification({ ...alert, kind: 'down' }), { title: 'orders-db is down', body: 'connection refused (Personal)', path: '/monitors/42?workspace=personal' });
     assert.equal(alertNotification({ ...alert, kind: 'recovered' }).title, 'orders-db is up again');
     assert.equal(alertNotification({ ...alert, kind: 'degraded' }).title, 'orders-db is degraded');
     assert.equal(alertNotification({ ...alert, kind: 'down', message: '' }).body, 'In Personal');

@@ -20,7 +20,7 @@ import {
   type WebContents,
 } from 'electron';
 import type { HealthSummary, HostMessage, ReadyMessage } from '../../server/desktop/host-protocol.ts';
-import { installCli, planCliInstall } from './cli-install.ts';
+import { canWriteInto, installCli, planCliInstall } from './cli-install.ts';
 import { dashboardPath, deepLinkFromArgv, parseDeepLink } from './deep-links.ts';
 import { consentDecidedPayload, IPC, isTrustedSender, openExternalPayload } from './ipc.ts';
 import { loadSealingKey } from './key-store.ts';
@@ -181,7 +181,7 @@ export function createDesktopApp() {
   }
 
   async function installCommand(): Promise<void> {
-    const plan = planCliInstall({ platform: process.platform, home: app.getPath('home'), env: process.env, appExecutable: process.execPath, cliScript: join(root, 'dist', 'statusdesk.js'), dataDir });
+    const plan = planCliInstall({ platform: process.platform, home: app.getPath('home'), env: process.env, appExecutable: process.execPath, cliScript: join(root, 'dist', 'statusdesk.js'), dataDir, isWritable: canWriteInto });
     try {
       const done = await installCli(plan);
       saveSettings({ cliInstalledAt: new Date().toISOString() });
@@ -239,10 +239,11 @@ export function createDesktopApp() {
       tray = new Tray(iconOf('unknown'));
       updateTray();
       app.setLoginItemSettings({ openAtLogin: settings.openAtLogin });
-      // The key that seals stored credentials, kept by the system keychain where there is one.
-      const sealing = loadSealingKey(dataDir, safeStorage);
-      const ports = await choosePorts(settings.ports, isPortFree);
       try {
+        // The key that seals stored credentials, kept by the system keychain where there is one.
+        const sealing = loadSealingKey(dataDir, safeStorage);
+        if (sealing.protection === 'file') process.emitWarning(sealing.reason);
+        const ports = await choosePorts(settings.ports, isPortFree);
         ready = await supervisor.start({ type: 'start', dataDir, ports, sealingKey: sealing.key?.toString('base64') });
       } catch (error) {
         await dialog.showMessageBox({ type: 'error', message: 'Statusdesk could not start', detail: (error as Error).message });

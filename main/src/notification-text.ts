@@ -30,7 +30,8 @@ export function alertNotification(alert: DesktopAlert): NotificationText {
   return {
     title: `${oneLine(alert.monitorName)} ${ALERT_TITLES[alert.kind]}`,
     body,
-    path: `/monitors/${encodeURIComponent(alert.monitorId)}`,
+    // In its own workspace, whichever the window shows.
+    path: `/monitors/${encodeURIComponent(alert.monitorId)}?workspace=${encodeURIComponent(alert.workspaceSlug)}`,
   };
 }
 

@@ -54,7 +54,8 @@ function downItems(health: HealthSummary | undefined, state: SupervisorState): T
   const listed = health.down.slice(0, MAX_LISTED_DOWN).map((monitor): TrayItem => ({
     label: `${oneLine(monitor.name)} is down`,
     enabled: true,
-    action: { type: 'open', path: `/monitors/${encodeURIComponent(monitor.monitorId)}` },
+    // In its own workspace, whichever the window shows.
+    action: { type: 'open', path: `/monitors/${encodeURIComponent(monitor.monitorId)}?workspace=${encodeURIComponent(monitor.workspaceId)}` },
   }));
   const more = health.down.length - listed.length;
   const rest: TrayItem[] = more > 0 ? [{ label: `and ${more} more`, enabled: true, action: { type: 'open', path: '/' } }] : [];

@@ -4,7 +4,7 @@ import { ErrorNote, Loading } from './components.tsx';
 import { Frame } from './frame.tsx';
 import { asApiError } from './hooks.ts';
 import { DownNotifications } from './live.ts';
-import { matchRoute, type Route, useLocation } from './router.tsx';
+import { matchRoute, navigate, type Route, useLocation } from './router.tsx';
 import { ConsentScreen } from './screens/consent.tsx';
 import { NotFoundScreen } from './screens/not-found.tsx';
 import { CenteredPage, SignedOutScreen } from './screens/signed-out.tsx';
@@ -95,14 +95,14 @@ function rememberedWorkspace(): string | null {
 type SessionState = { state: 'loading' } | { state: 'signed-out'; byUser: boolean } | { state: 'error'; error: ApiError } | { state: 'ready'; session: Session };
 
 export function App() {
-  const { path } = useLocation();
+  const { path, query } = useLocation();
   // The consent page stands alone: it is opened by an editor in a browser that is usually not
   // signed in, and decides with its own request's data.
   if (path === '/oauth/consent') return <ConsentScreen />;
-  return <Dashboard path={path} />;
+  return <Dashboard path={path} query={query} />;
 }
 
-function Dashboard({ path }: { path: string }) {
+function Dashboard({ path, query }: { path: string; query: URLSearchParams }) {
   const [session, setSession] = useState<SessionState>({ state: 'loading' });
   const [chosen, setChosen] = useState<string | null>(rememberedWorkspace);
 
@@ -135,9 +135,19 @@ function Dashboard({ path }: { path: string }) {
   }
 
   const { workspaces } = session.session;
-  const workspace = workspaces.find((w) => w.id === chosen) ?? workspaces[0];
+  // A link may name the workspace it is about (`?workspace=` id or slug: the desktop app's tray
+  // and notifications do); it is shown without changing the one this browser remembers.
+  const named = query.get('workspace');
+  const linked = named === null ? undefined : workspaces.find((w) => w.id === named || w.slug === named);
+  const workspace = linked ?? workspaces.find((w) => w.id === chosen) ?? workspaces[0];
   const chooseWorkspace = (id: string) => {
     setChosen(id);
+    // The person's choice wins over the workspace a link named.
+    if (named !== null) {
+      const rest = new URLSearchParams(query);
+      rest.delete('workspace');
+      navigate(rest.size ? `${path}?${rest}` : path, { replace: true });
+    }
     try {
       localStorage.setItem(WORKSPACE_KEY, id);
     } catch {

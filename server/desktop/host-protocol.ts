@@ -57,6 +57,8 @@ export interface DesktopAlert {
   monitorId: string;
   monitorName: string;
   workspaceName: string;
+  /** The workspace's slug: the app opens the monitor in its workspace (`?workspace=`). */
+  workspaceSlug: string;
   message: string;
   /** When the check that changed the state started (ISO 8601). */
   at: string;
@@ -136,6 +138,7 @@ const hostMessage = z.discriminatedUnion('type', [
       monitorId: text,
       monitorName: z.string(),
       workspaceName: z.string(),
+      workspaceSlug: z.string(),
       message: z.string(),
       at: text,
       test: z.boolean(),

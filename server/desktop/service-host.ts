@@ -34,6 +34,7 @@ const alertOf = (event: AlertEvent): DesktopAlert => ({
   monitorId: event.monitor.id,
   monitorName: event.monitor.name,
   workspaceName: event.workspace.name,
+  workspaceSlug: event.workspace.slug,
   message: event.message,
   at: event.at,
   test: event.test === true,
