@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Browser, chromium } from 'playwright-core';
-import { createSupervisor, type HostProcess } from '../main/src/supervisor.ts';
+import { createSupervisor, forkedHost, type HostProcess } from '../main/src/supervisor.ts';
 import { withLocalOwner } from '../server/cli/local.ts';
 import { CHROMIUM_ARGS, findChromium } from '../test/support/browser.ts';
 import { median, parseNumber, table } from './support/figures.ts';
@@ -69,14 +69,8 @@ async function desktopRound(browser: Browser, dataDir: string): Promise<Measured
   let child: ChildProcess | undefined;
   const supervisor = createSupervisor({
     spawn(): HostProcess {
-      const forked = fork(HOST, [], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
-      child = forked;
-      return {
-        send: (message) => forked.send(message),
-        onMessage: (listener) => forked.on('message', listener),
-        onExit: (listener) => forked.on('exit', listener),
-        kill: () => forked.kill(),
-      };
+      child = fork(HOST, [], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+      return forkedHost(child);
     },
     onEvent: () => undefined,
     onStateChange: () => undefined,

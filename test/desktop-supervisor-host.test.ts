@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type KeyCipher, loadSealingKey, SEALED_KEY_FILE } from '../main/src/key-store.ts';
 import { choosePorts, isPortFree } from '../main/src/ports.ts';
-import { createSupervisor, type HostEvent, type SupervisorState } from '../main/src/supervisor.ts';
+import { createSupervisor, forkedHost, type HostEvent, type SupervisorState } from '../main/src/supervisor.ts';
 import { KEY_FILE } from '../server/domain/sealing.ts';
 import { perTestCleanup, sessionTokenOf } from './support/harness.ts';
 
@@ -74,12 +74,7 @@ test('supervises the real service host: starts it, signs in, restarts it after k
       const child = fork(HOST, [], { env: { ...process.env, STATUSDESK_CHECKS: 'off', STATUSDESK_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
       children.push(child);
       cleanup.children.push(child);
-      return {
-        send: (message) => child.send(message),
-        onMessage: (listener) => child.on('message', listener),
-        onExit: (listener) => child.on('exit', listener),
-        kill: () => child.kill(),
-      };
+      return forkedHost(child);
     },
     onEvent: (event) => events.push(event),
     onStateChange: (state) => states.push(state),

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { StartMessage } from '../server/desktop/host-protocol.ts';
-import { createSupervisor, type HostEvent, type HostProcess, type Supervisor, type SupervisorOptions, type SupervisorState } from '../main/src/supervisor.ts';
+import { createSupervisor, forkedHost, type HostEvent, type HostProcess, type Supervisor, type SupervisorOptions, type SupervisorState } from '../main/src/supervisor.ts';
 import { perTestCleanup } from './support/harness.ts';
 
 const cleanup = perTestCleanup();
@@ -74,12 +74,7 @@ async function harness(t: TestContext, modeOf: (spawned: number) => string, over
     const child = fork(script, [], { env: { ...process.env, HOST_MODE: modeOf(children.length), HOST_LOG: logFile }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     children.push(child);
     cleanup.children.push(child);
-    return {
-      send: (message) => child.send(message),
-      onMessage: (listener) => child.on('message', listener),
-      onExit: (listener) => child.on('exit', listener),
-      kill: () => child.kill(),
-    };
+    return forkedHost(child);
   };
   const options: SupervisorOptions = {
     spawn: spawnHost,

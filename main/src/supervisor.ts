@@ -3,6 +3,7 @@
 // what crosses to it are the messages of server/desktop/host-protocol.ts, checked on arrival.
 // A host that dies unexpectedly is started again on the same ports, after a pause that grows with
 // each crash, until it has crashed too often within a minute: then the supervisor stops and says why.
+import type { ChildProcess } from 'node:child_process';
 import {
   type AlertMessage,
   type AppMessage,
@@ -26,6 +27,19 @@ export interface HostProcess {
   onExit(listener: (code: number | null, signal: string | null) => void): void;
   /** Ends the process now, whatever it is doing. */
   kill(): void;
+}
+
+/**
+ * A Node.js child process with a message channel (`child_process.fork`) as a host process: how
+ * the tests and benchmarks run the service host, where the app uses Electron's utilityProcess.
+ */
+export function forkedHost(child: ChildProcess): HostProcess {
+  return {
+    send: (message) => child.send(message),
+    onMessage: (listener) => child.on('message', listener),
+    onExit: (listener) => child.on('exit', listener),
+    kill: () => child.kill(),
+  };
 }
 
 export interface SupervisorOptions {
