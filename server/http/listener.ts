@@ -110,7 +110,11 @@ export async function listen(options: { host: string; port: number }): Promise<L
         for (const socket of sockets) socket.destroy();
       }, graceMs);
       h1.close(); // stops its timers and closes idle sockets; it never listened, so its callback has nothing to say
+      // A keep-alive connection whose request finishes meanwhile is closed as soon as it is idle,
+      // not when its keep-alive runs out: stopping waits for requests, not for idle clients.
+      const sweep = setInterval(() => h1.closeIdleConnections(), 25);
       await closed;
+      clearInterval(sweep);
       clearTimeout(deadline);
     },
   };
