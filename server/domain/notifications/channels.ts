@@ -93,7 +93,7 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
   }
 
   const unreadable = (row: ChannelRow) =>
-    new AppError('PRECONDITION_FAILED', `the credentials of channel ${row.id} cannot be read (the key file ${KEY_FILE} of the data folder was lost or replaced); give the channel its credentials again`);
+    new AppError('PRECONDITION_FAILED', `the credentials of channel ${row.id} cannot be read (the sealing key they were sealed with is gone: the data folder's ${KEY_FILE}, or the desktop app's copy in the system keychain, was lost or replaced); give the channel its credentials again`);
 
   function targetOf(row: ChannelRow): ChannelTarget {
     const credentials = credentialsOf(row);
