@@ -443,6 +443,8 @@ describe('a workspace on the hobby plan', () => {
   after(() => hook.close());
 
   test('subscribers kept from a bigger plan are not told: dispatch is a silent no-op, notified true', async () => {
+    // Subscribed while the workspace was on a plan with subscriber notifications.
+    setPlan('scale');
     const page = await services.pages.create(owner, hobby, { slug: 'hobby-page', title: 'Hobby page' });
     await services.subscribers.add(owner, hobby, page.id, { webhookUrl: `${hook.url}/hobby` });
     setPlan('hobby');
@@ -531,7 +533,7 @@ describe('notification channels', () => {
     noCredential(listed, 'list');
 
     // What the masks look like: enough to recognise a channel, never enough to use it.
-    const byKind = new Map(listed.channels.map((c) => [c.kind, c.config]));
+    const byKind = new Map(listed.channels.filter((c) => ids.includes(c.id)).map((c) => [c.kind, c.config]));
     assert.deepEqual(byKind.get('webhook'), { url: `${hook.url}/…`, secret: '••••••••', headers: { authorization: '••••••••' } });
     assert.deepEqual(byKind.get('slack'), { webhookUrl: `${chat.url}/…` });
     assert.deepEqual(byKind.get('email'), { to: ['oncall@example.test', 'lead@example.test'], smtpUrl: `smtp://127.0.0.1:${channelSmtp.port}/…` });
