@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -564,7 +565,6 @@ describe('NotificationService', () => {
   let writer: StatusdeskClient;
   let reader: StatusdeskClient;
   let other: StatusdeskClient;
-  let monitorId: string;
 
   // Every credential given below; none may ever come back.
   const secrets = {
@@ -587,11 +587,15 @@ describe('NotificationService', () => {
     writer = clientOf(svc, (await svc.createKey('write')).secret);
     reader = clientOf(svc, (await svc.createKey('read')).secret);
     other = await workspaceClient(svc, 'channels-other');
-    monitorId = (await writer.monitors.createTCPMonitor({ monitor: { name: 'db', uri: 'db.internal:5432', periodicity: Periodicity.PERIODICITY_1M } })).monitor!.id;
   });
   after(() => svc.stop());
 
   test('every kind: created, listed, read and changed with credentials masked, never returned', async () => {
+    // A workspace of its own: the list below is exactly the channels made here, whatever ran before.
+    const slug = `channels-${randomBytes(4).toString('hex')}`;
+    const writer = await workspaceClient(svc, slug);
+    const reader = clientOf(svc, (await svc.createKey('read', slug)).secret);
+    const monitorId = (await writer.monitors.createTCPMonitor({ monitor: { name: 'db', uri: 'db.internal:5432', periodicity: Periodicity.PERIODICITY_1M } })).monitor!.id;
     const hook = await receiver(204);
     try {
       const webhookUrl = `${hook.origin}/alerts/${secrets.webhookPath}`;
