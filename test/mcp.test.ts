@@ -485,6 +485,8 @@ describe('monitors', { timeout: 120_000 }, () => {
   });
 
   test('activeIncidentCount: one while the monitor is down, plus one per unresolved report naming its component', async () => {
+    // A monitor of its own, never checked, whatever ran before.
+    const down = await services.monitors.create(system, ws, 'tcp', { name: 'mcp counted', uri: `127.0.0.1:${await closedPort()}`, periodicity: '1m', regions: ['iad'], retry: 0, timeout: 1000 });
     const count = async (id: string) => ok(await reader.call('list_monitors', { perPage: 50 })).monitors.find((m: any) => idOf(m) === id).activeIncidentCount;
     assert.equal(await count(down.id), 0);
     assert.equal((await services.monitors.trigger(system, ws, down.id))[0]!.result, 'down');
