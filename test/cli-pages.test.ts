@@ -164,6 +164,9 @@ describe('reports, maintenance and subscribers', () => {
   });
 
   test('create --no-notify gives notified false; update-status and resolve add to the timeline', T, async () => {
+    // A page of its own: its report list below is exactly the report made here.
+    const page = await pageFixture('incidents-timeline');
+    const componentId = (await api.pages.addPageComponent({ pageId: page.id, name: 'API' })).component!.id;
     const created = jsonOf(
       await cli(['reports', 'create', '--page', page.slug, '--title', 'Slow API', '--message', 'Looking into it', '--component', componentId, '--no-notify', '--json']),
     );
