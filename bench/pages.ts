@@ -223,7 +223,7 @@ async function seed(dataDir: string, subscriberCount: number): Promise<Seeded> {
       import('../server/domain/services.ts'),
       import('../server/domain/users/users.ts'),
       import('../server/checks/result-store.ts'),
-      import('../server/checks/latency-histogram.ts'),
+      import('../server/domain/monitors/latency-histogram.ts'),
       import('../server/domain/locations/location-repository.ts'),
       import('better-sqlite3'),
     ]);

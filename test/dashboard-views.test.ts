@@ -19,7 +19,7 @@ import { DATABASE_FILE, openDatabase } from '../server/db/open.ts';
 import { migrations } from '../server/db/migrations/index.ts';
 import type { PlanName } from '../server/domain/plans.ts';
 import { createAuditLogService } from '../server/domain/audit/audit-log.ts';
-import { LatencyHistogram } from '../server/checks/latency-histogram.ts';
+import { LatencyHistogram } from '../server/domain/monitors/latency-histogram.ts';
 import { createResultStore, type StoredCheck } from '../server/checks/result-store.ts';
 import type { CheckOutcome } from '../server/domain/monitors/checks.ts';
 import { createServices } from '../server/domain/services.ts';

@@ -22,7 +22,8 @@ import { probeGrpc } from './grpc-probe.ts';
 import { probeHttp } from './http-probe.ts';
 import { createOtlpExport } from './otlp-export.ts';
 import { probeResult } from './outcome.ts';
-import { DAY_MS, createResultStore, type StoredCheck, type StoredTransition, toResponseLog } from './result-store.ts';
+import { responseLogsOf, toResponseLog } from '../domain/monitors/check-records.ts';
+import { DAY_MS, createResultStore, type StoredCheck, type StoredTransition } from './result-store.ts';
 import { createScheduler } from './scheduler.ts';
 import { probeTcp } from './tcp-probe.ts';
 
@@ -251,7 +252,7 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     async responseLogs(monitor, query: ResponseLogQuery): Promise<ResponseLog[]> {
       // Each stored check stands for several regions: read enough checks to fill the page.
       const rows = await store.results(Number(monitor.id), now() - WINDOW_MS[query.window], query.offset + query.limit, 0);
-      return rows.flatMap((row) => (JSON.parse(row.regions) as string[]).map((region) => toResponseLog(row, region))).slice(query.offset, query.offset + query.limit);
+      return responseLogsOf(rows).slice(query.offset, query.offset + query.limit);
     },
 
     async responseLog(id: string): Promise<ResponseLog | undefined> {

@@ -1,8 +1,8 @@
 import type SQLite from 'better-sqlite3';
 import { type Db, withSqlite } from '../db/open.ts';
 import type { CheckResultRow } from '../db/schema.ts';
-import type { CheckOutcome, CheckResult, ProbeResult, ResponseLog } from '../domain/monitors/checks.ts';
-import { LatencyHistogram } from './latency-histogram.ts';
+import type { CheckOutcome, ProbeResult } from '../domain/monitors/checks.ts';
+import { LatencyHistogram } from '../domain/monitors/latency-histogram.ts';
 
 /**
  * Where check results live: raw results (kept RAW_RETENTION_MS), hourly rollups that answer
@@ -302,29 +302,3 @@ export function createResultStore(db: Db) {
 }
 
 export type ResultStore = ReturnType<typeof createResultStore>;
-
-/** A stored check as one region's response log, with an id that names both. */
-export function toResponseLog(row: CheckResultRow, region: string): ResponseLog {
-  return { id: `${row.id}-${region}`, ...toCheckResult(row, region) };
-}
-
-/** A stored row as the result record, standing for `region`. */
-export function toCheckResult(row: CheckResultRow, region: string): CheckResult {
-  const details = row.details === null ? null : (JSON.parse(row.details) as Pick<CheckResult, 'url' | 'responseHeaders' | 'assertionResults'>);
-  return {
-    monitorId: String(row.monitor_id),
-    region,
-    runner: row.runner,
-    startedAt: new Date(row.started_at).toISOString(),
-    result: row.result,
-    latencyMs: row.latency_ms,
-    timing: { dns: row.dns_ms, connect: row.connect_ms, tls: row.tls_ms, ttfb: row.ttfb_ms, transfer: row.transfer_ms, total: row.latency_ms },
-    attempts: row.attempts,
-    message: row.message,
-    grpcStatus: row.grpc_status as CheckResult['grpcStatus'],
-    statusCode: row.status_code,
-    url: details?.url ?? null,
-    responseHeaders: details?.responseHeaders ?? {},
-    assertionResults: details?.assertionResults ?? [],
-  };
-}

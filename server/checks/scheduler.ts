@@ -1,4 +1,4 @@
-import { LatencyHistogram } from './latency-histogram.ts';
+import { LatencyHistogram } from '../domain/monitors/latency-histogram.ts';
 
 /**
  * When checks run. Each job runs once per period at a stable offset within the period, derived

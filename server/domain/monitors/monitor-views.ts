@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { LatencyHistogram } from '../../checks/latency-histogram.ts';
-import { toResponseLog } from '../../checks/result-store.ts';
+import { LatencyHistogram } from './latency-histogram.ts';
+import { responseLogsOf } from './check-records.ts';
 import type { Db } from '../../db/open.ts';
 import { notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
@@ -334,8 +334,7 @@ export function createMonitorViewService(db: Db, now: () => number = Date.now) {
       const { limit } = parseInput(resultsQuery, query);
       // A check stands for each region its runner served: `limit` checks fill the page.
       const rows = await latestResults(db, monitorId, limit);
-      return rows
-        .flatMap((row) => (JSON.parse(row.regions) as string[]).map((region) => toResponseLog(row, region)))
+      return responseLogsOf(rows)
         .slice(0, limit)
         .map((log) => ({
           id: log.id,
