@@ -4,6 +4,7 @@ import type { Database, PageSubscriberTable } from '../../db/schema.ts';
 import { postJson } from '../../delivery/http-post.ts';
 import { confirmationContent, pageEventContent } from '../../delivery/templates.ts';
 import { writeTransaction } from '../../db/transaction.ts';
+import { isUniqueViolation } from '../../db/unique-violation.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
@@ -297,7 +298,7 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
           .returningAll()
           .executeTakeFirstOrThrow()
           .catch((error: unknown) => {
-            if (String((error as Error).message).includes('UNIQUE')) throw new AppError('CONFLICT', 'webhookUrl: this address already receives the page\'s notifications', [{ field: 'webhookUrl', rule: 'must be unique on the page' }]);
+            if (isUniqueViolation(error, 'page_subscribers.page_id', 'page_subscribers.kind', 'page_subscribers.address')) throw new AppError('CONFLICT', 'webhookUrl: this address already receives the page\'s notifications', [{ field: 'webhookUrl', rule: 'must be unique on the page' }]);
             throw error;
           });
       }

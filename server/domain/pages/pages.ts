@@ -2,6 +2,7 @@ import type { Kysely, Updateable } from 'kysely';
 import { z } from 'zod';
 import type { Database, PageComponentTable } from '../../db/schema.ts';
 import { writeTransaction } from '../../db/transaction.ts';
+import { isUniqueViolation } from '../../db/unique-violation.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
@@ -109,7 +110,7 @@ async function monitorOf(db: Kysely<Database>, workspaceId: number, ref: string 
 }
 
 function slugTaken(error: unknown, value: string | undefined): never {
-  if (String((error as Error).message).includes('UNIQUE constraint failed: status_pages.slug')) {
+  if (isUniqueViolation(error, 'status_pages.slug')) {
     throw new AppError('CONFLICT', `slug: "${value}" is already used by another status page; choose another`, [{ field: 'slug', rule: 'must be unique' }]);
   }
   throw error;

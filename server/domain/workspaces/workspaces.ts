@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { writeTransaction } from '../../db/transaction.ts';
+import { isUniqueViolation } from '../../db/unique-violation.ts';
 import type { Database, WorkspaceRow } from '../../db/schema.ts';
 import { AppError } from '../../errors.ts';
 import { type Actor, isCredential, type Role } from '../actor.ts';
@@ -52,14 +53,16 @@ export function createWorkspaceService(db: Kysely<Database>) {
       if (isCredential(actor)) throw new AppError('FORBIDDEN', 'an API credential cannot create workspaces');
       const values = parseInput(createWorkspaceInput, input);
       return writeTransaction(db, async (trx) => {
-        const taken = await trx.selectFrom('workspaces').select('id').where('slug', '=', values.slug).executeTakeFirst();
-        if (taken) throw new AppError('CONFLICT', `slug: a workspace with slug ${values.slug} already exists`, [{ field: 'slug', rule: 'must be unique' }]);
         const now = new Date().toISOString();
         const row = await trx
           .insertInto('workspaces')
           .values({ ...values, created_at: now })
           .returningAll()
-          .executeTakeFirstOrThrow();
+          .executeTakeFirstOrThrow()
+          .catch((error: unknown) => {
+            if (isUniqueViolation(error, 'workspaces.slug')) throw new AppError('CONFLICT', `slug: a workspace with slug ${values.slug} already exists`, [{ field: 'slug', rule: 'must be unique' }]);
+            throw error;
+          });
         if (actor.type === 'user') {
           await trx
             .insertInto('memberships')
