@@ -9,9 +9,10 @@ import { type Actor, isCredential, type Scope, scopes, type Surface } from '../a
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { ACCESS_TOKEN_PREFIX, hashSecret, KEY_PREFIX, newSecret, REFRESH_TOKEN_PREFIX } from '../secrets.ts';
+import { oneLine, parseInput } from '../validation.ts';
+import { findKeyRow, insertKey, listKeyRows, liveKeyRowsByPrefix, markKeyRevoked, markKeyUsed } from './key-repository.ts';
 
 const isOAuthToken = (secret: string) => secret.startsWith(ACCESS_TOKEN_PREFIX) || secret.startsWith(REFRESH_TOKEN_PREFIX);
-import { oneLine, parseInput } from '../validation.ts';
 
 /** `svc_` and eight characters of the random part: enough to tell keys apart, useless to an attacker. */
 const LOOKUP_PREFIX_LENGTH = 12;
@@ -65,13 +66,11 @@ function generateKeySecret(): string {
 }
 
 export function createKeyService(db: Kysely<Database>) {
-  const touch = lastUsedRecorder((id, at) => db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute());
+  const touch = lastUsedRecorder((id, at) => markKeyUsed(db, id, at));
 
   async function findKey(q: Kysely<Database>, actor: Actor, keyId: string): Promise<ApiKeyRow> {
     const id = Number(keyId);
-    const row = Number.isSafeInteger(id)
-      ? await q.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst()
-      : undefined;
+    const row = Number.isSafeInteger(id) ? await findKeyRow(q, id) : undefined;
     const visible = row && (!isCredential(actor) || row.workspace_id === actor.workspaceId);
     if (!row || !visible) throw notFound('API key', keyId);
     return row;
@@ -90,19 +89,15 @@ export function createKeyService(db: Kysely<Database>) {
       await authorize(db, actor, values.workspaceId, 'manage');
       const secret = generateKeySecret();
       return writeTransaction(db, async (trx) => {
-        const row = await trx
-          .insertInto('api_keys')
-          .values({
-            workspace_id: values.workspaceId,
-            name: values.name,
-            prefix: secret.slice(0, LOOKUP_PREFIX_LENGTH),
-            secret_hash: hashSecret(secret),
-            scopes: JSON.stringify([values.scope]),
-            created_by_user_id: actor.type === 'user' ? actor.userId : null,
-            created_at: new Date().toISOString(),
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow();
+        const row = await insertKey(trx, {
+          workspace_id: values.workspaceId,
+          name: values.name,
+          prefix: secret.slice(0, LOOKUP_PREFIX_LENGTH),
+          secret_hash: hashSecret(secret),
+          scopes: JSON.stringify([values.scope]),
+          created_by_user_id: actor.type === 'user' ? actor.userId : null,
+          created_at: new Date().toISOString(),
+        });
         const key = toApiKey(row);
         await recordAudit(trx, {
           workspaceId: row.workspace_id,
@@ -119,13 +114,7 @@ export function createKeyService(db: Kysely<Database>) {
 
     async list(actor: Actor, workspaceId: number): Promise<ApiKey[]> {
       await authorize(db, actor, workspaceId, 'read');
-      const rows = await db
-        .selectFrom('api_keys')
-        .selectAll()
-        .where('workspace_id', '=', workspaceId)
-        .orderBy('id', 'desc')
-        .execute();
-      return rows.map(toApiKey);
+      return (await listKeyRows(db, workspaceId)).map(toApiKey);
     },
 
     /**
@@ -141,12 +130,7 @@ export function createKeyService(db: Kysely<Database>) {
         if (actor.type === 'oauth') throw new AppError('FORBIDDEN', 'API keys are revoked only in the dashboard or with the statusdesk CLI');
         if (actor.type === 'user') await authorize(trx, actor, current.workspace_id, 'manage');
         if (current.revoked_at) return toApiKey(current);
-        const updated = await trx
-          .updateTable('api_keys')
-          .set({ revoked_at: new Date().toISOString() })
-          .where('id', '=', current.id)
-          .returningAll()
-          .executeTakeFirstOrThrow();
+        const updated = await markKeyRevoked(trx, current.id, new Date().toISOString());
         await recordAudit(trx, {
           workspaceId: current.workspace_id,
           entityType: 'api_key',
@@ -167,12 +151,7 @@ export function createKeyService(db: Kysely<Database>) {
     async authenticate(secret: string, surface: Surface): Promise<Extract<Actor, { type: 'apiKey' }> | undefined> {
       if (!secret.startsWith(KEY_PREFIX) || isOAuthToken(secret) || secret.length > 200) return undefined;
       const hash = Buffer.from(hashSecret(secret));
-      const candidates = await db
-        .selectFrom('api_keys')
-        .selectAll()
-        .where('prefix', '=', secret.slice(0, LOOKUP_PREFIX_LENGTH))
-        .where('revoked_at', 'is', null)
-        .execute();
+      const candidates = await liveKeyRowsByPrefix(db, secret.slice(0, LOOKUP_PREFIX_LENGTH));
       const row = candidates.find((c) => timingSafeEqual(Buffer.from(c.secret_hash), hash));
       if (!row) return undefined;
       await touch(row.id);

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import type { Actor } from '../actor.ts';
 import { derivedSecret, hashSecret, newSecret, sameSecret } from '../secrets.ts';
+import { deleteDashboardToken, deleteExpiredDashboardTokens, insertDashboardToken, liveTokenUser, takeDashboardToken } from './session-repository.ts';
 
 /** A sign-in link works once, within this time. */
 export const SIGN_IN_TTL_MS = 15 * 60_000;
@@ -28,16 +29,13 @@ export function createSessionService(db: Kysely<Database>) {
   async function mint(kind: 'signin' | 'session', userId: number, ttlMs: number): Promise<string> {
     const secret = newSecret('');
     const now = Date.now();
-    await db
-      .insertInto('dashboard_tokens')
-      .values({
-        token_hash: hashSecret(secret),
-        kind,
-        user_id: userId,
-        created_at: new Date(now).toISOString(),
-        expires_at: new Date(now + ttlMs).toISOString(),
-      })
-      .execute();
+    await insertDashboardToken(db, {
+      hash: hashSecret(secret),
+      kind,
+      userId,
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + ttlMs).toISOString(),
+    });
     return secret;
   }
 
@@ -50,12 +48,7 @@ export function createSessionService(db: Kysely<Database>) {
      */
     async redeemSignIn(token: string): Promise<{ secret: string; token: string } | undefined> {
       const now = new Date().toISOString();
-      const row = await db
-        .deleteFrom('dashboard_tokens')
-        .where('token_hash', '=', hashSecret(token))
-        .where('kind', '=', 'signin')
-        .returning(['user_id', 'expires_at'])
-        .executeTakeFirst();
+      const row = await takeDashboardToken(db, hashSecret(token), 'signin');
       if (!row || row.expires_at <= now) return undefined;
       const secret = await mint('session', row.user_id, SESSION_TTL_MS);
       return { secret, token: sessionToken(secret) };
@@ -64,23 +57,17 @@ export function createSessionService(db: Kysely<Database>) {
     /** The person of a live session; both halves are needed (the cookie's secret and the page's token). */
     async resolveSession(secret: string, token: string): Promise<Actor | undefined> {
       if (!sameSecret(token, sessionToken(secret))) return undefined;
-      const row = await db
-        .selectFrom('dashboard_tokens')
-        .select('user_id')
-        .where('token_hash', '=', hashSecret(secret))
-        .where('kind', '=', 'session')
-        .where('expires_at', '>', new Date().toISOString())
-        .executeTakeFirst();
-      return row && { type: 'user', userId: row.user_id, surface: 'dashboard' };
+      const userId = await liveTokenUser(db, hashSecret(secret), 'session', new Date().toISOString());
+      return userId === undefined ? undefined : { type: 'user', userId, surface: 'dashboard' };
     },
 
     async endSession(secret: string): Promise<void> {
-      await db.deleteFrom('dashboard_tokens').where('token_hash', '=', hashSecret(secret)).execute();
+      await deleteDashboardToken(db, hashSecret(secret));
     },
 
     /** Drops expired links and sessions; run at start. */
     async prune(): Promise<void> {
-      await db.deleteFrom('dashboard_tokens').where('expires_at', '<=', new Date().toISOString()).execute();
+      await deleteExpiredDashboardTokens(db, new Date().toISOString());
     },
   };
 }

@@ -1,0 +1,28 @@
+import type { Kysely } from 'kysely';
+import type { ApiKeyRow, Database, NewApiKey } from '../../db/schema.ts';
+
+export async function findKeyRow(db: Kysely<Database>, id: number): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The workspace's keys, newest first, revoked ones included. */
+export async function listKeyRows(db: Kysely<Database>, workspaceId: number): Promise<ApiKeyRow[]> {
+  return db.selectFrom('api_keys').selectAll().where('workspace_id', '=', workspaceId).orderBy('id', 'desc').execute();
+}
+
+/** The live keys whose secrets begin with this lookup prefix. */
+export async function liveKeyRowsByPrefix(db: Kysely<Database>, prefix: string): Promise<ApiKeyRow[]> {
+  return db.selectFrom('api_keys').selectAll().where('prefix', '=', prefix).where('revoked_at', 'is', null).execute();
+}
+
+export async function insertKey(db: Kysely<Database>, values: NewApiKey): Promise<ApiKeyRow> {
+  return db.insertInto('api_keys').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function markKeyRevoked(db: Kysely<Database>, id: number, at: string): Promise<ApiKeyRow> {
+  return db.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function markKeyUsed(db: Kysely<Database>, id: number, at: string): Promise<void> {
+  await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+}
