@@ -46,7 +46,7 @@ import { type Db, openDatabase, withSqlite } from '../server/db/open.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import type { CheckOutcome, MonitorSummary } from '../server/domain/monitors/checks.ts';
 import type { Monitor } from '../server/domain/monitors/monitor-repository.ts';
-import { createServices } from '../server/domain/services.ts';
+import { createServices } from '../server/services.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
 import { VERSION } from '../server/package-root.ts';
 import { median, parseNumber } from './support/figures.ts';

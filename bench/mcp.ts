@@ -143,7 +143,7 @@ async function seed(dataDir: string): Promise<Seeded> {
   const started = performance.now();
   const [{ openDatabase }, { createServices }, { ensureOwner }, { planOf }] = await Promise.all([
     import('../server/db/open.ts'),
-    import('../server/domain/services.ts'),
+    import('../server/services.ts'),
     import('../server/domain/users/users.ts'),
     import('../server/domain/plans.ts'),
   ]);

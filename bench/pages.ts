@@ -220,7 +220,7 @@ async function seed(dataDir: string, subscriberCount: number): Promise<Seeded> {
   const [{ openDatabase, DATABASE_FILE }, { createServices }, { ensureOwner }, { createResultStore, hourOf, HOUR_MS }, { LatencyHistogram }, { EMBEDDED_RUNNER }, { default: SQLite }] =
     await Promise.all([
       import('../server/db/open.ts'),
-      import('../server/domain/services.ts'),
+      import('../server/services.ts'),
       import('../server/domain/users/users.ts'),
       import('../server/checks/result-store.ts'),
       import('../server/domain/monitors/latency-histogram.ts'),

@@ -5,7 +5,7 @@ import { type ContentIndex, createContentIndex } from './content/content-index.t
 import { openDatabase } from './db/open.ts';
 import { type CheckEngine, createCheckEngine } from './checks/engine.ts';
 import { useSealingKey } from './domain/sealing.ts';
-import { createServices, type Services } from './domain/services.ts';
+import { createServices, type Services } from './services.ts';
 import { ensureOwner } from './domain/users/users.ts';
 import { createDashboardApp, dashboardCaller } from './dashboard/dashboard-app.ts';
 import { createAdmission } from './http/credentials.ts';

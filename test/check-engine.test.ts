@@ -21,7 +21,7 @@ import { type Db, openDatabase } from '../server/db/open.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import { RUNNER_SILENCE_MS } from '../server/domain/locations/locations.ts';
 import type { CheckOutcome, MonitorStateChange } from '../server/domain/monitors/checks.ts';
-import { createServices, type Services } from '../server/domain/services.ts';
+import { createServices, type Services } from '../server/services.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
 import { AppError } from '../server/errors.ts';
 import { closedPort, startTcpListener, type TcpListener } from './support/grpc-peers.ts';

@@ -3,9 +3,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createClient, Periodicity, type StatusdeskClient } from '../client/index.ts';
-import { verifySignature } from '../server/delivery/http-post.ts';
 import { type CliResult, runCli, startTestService, tempDir, type TestService } from './support/harness.ts';
-import { type HttpReceiver, startHttpReceiver } from './support/receivers.ts';
+import { type HttpReceiver, startHttpReceiver, verifySignature } from './support/receivers.ts';
 
 /**
  * `statusdesk pages|reports|maintenance|channels ...` as a user runs them: the real command in a

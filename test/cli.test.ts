@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { restBase } from '../server/cli/commands.ts';
 import { DATABASE_FILE, openDatabase } from '../server/db/open.ts';
-import { createServices } from '../server/domain/services.ts';
+import { createServices } from '../server/services.ts';
 import { CLI, type CliResult, json, perTestCleanup, runCli, type ServeProcess, spawnServe, tempDir } from './support/harness.ts';
 
 const SECRET_LINE = /^svc_[A-Za-z0-9_-]{43,}\n$/;

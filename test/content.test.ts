@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type ContentIndex, createContentIndex, type SearchResult } from '../server/content/content-index.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import { planNames, plans } from '../server/domain/plans.ts';
-import type { Services } from '../server/domain/services.ts';
+import type { Services } from '../server/services.ts';
 import { packageRoot } from '../server/package-root.ts';
 import { startTestService, tempDir, type TestService, rejectsWith } from './support/harness.ts';
 

@@ -22,7 +22,7 @@ import { createAuditLogService } from '../server/domain/audit/audit-log.ts';
 import { LatencyHistogram } from '../server/domain/monitors/latency-histogram.ts';
 import { createResultStore, type StoredCheck } from '../server/checks/result-store.ts';
 import type { CheckOutcome } from '../server/domain/monitors/checks.ts';
-import { createServices } from '../server/domain/services.ts';
+import { createServices } from '../server/services.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
 import { connectMcp, MODERN_ERA } from './support/mcp-client.ts';
 import { dashboardSession, monitorRpc, newWorkspace, startTestService, tempDir, type TestService, withHeaders } from './support/harness.ts';

@@ -4,12 +4,12 @@ import { once } from 'node:events';
 import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type AlertDeliveryDeps, DISCORD_COLOR, deliverAlert } from '../server/delivery/alert-delivery.ts';
-import { postJson, SIGNATURE_HEADER, signPayload, verifySignature } from '../server/delivery/http-post.ts';
+import { postJson, SIGNATURE_HEADER, signPayload } from '../server/delivery/http-post.ts';
 import { createMailer, type Mailer } from '../server/delivery/mail.ts';
 import { alertContent, confirmationContent, pageEventContent } from '../server/delivery/templates.ts';
 import type { ChannelTarget } from '../server/domain/notifications/channel-rules.ts';
 import type { AlertEvent, PageEvent, PageRef } from '../server/domain/notifications/events.ts';
-import { type HttpReceiver, type SmtpReceiver, startHttpReceiver, startSmtpReceiver } from './support/receivers.ts';
+import { type HttpReceiver, type SmtpReceiver, startHttpReceiver, startSmtpReceiver, verifySignature } from './support/receivers.ts';
 
 /*
  * The delivery layer against real loopback receivers (test/support/receivers.ts): an SMTP server

@@ -10,7 +10,7 @@ import { type Actor, requireWriteScope, type Scope, type Surface } from '../serv
 import { changedFields, recordAudit } from '../server/domain/audit/audit.ts';
 import { planNames, plans, planOf, frequencies, type PlanName } from '../server/domain/plans.ts';
 import { defaultTcpRegions, isRegion, regions } from '../server/domain/regions.ts';
-import { createServices, type Services } from '../server/domain/services.ts';
+import { createServices, type Services } from '../server/services.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
 import { AppError, type ErrorCode } from '../server/errors.ts';
 import { tempDir } from './support/harness.ts';

@@ -15,7 +15,7 @@ import SQLite from 'better-sqlite3';
 import { DATABASE_FILE } from '../server/db/open.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import type { PlanName } from '../server/domain/plans.ts';
-import type { Services } from '../server/domain/services.ts';
+import type { Services } from '../server/services.ts';
 import { startTestService, type TestService } from './support/harness.ts';
 import {
   ALL_TOOLS,

@@ -7,7 +7,7 @@ import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { DATABASE_FILE, type Db, openDatabase } from '../server/db/open.ts';
 import { migrations } from '../server/db/migrations/index.ts';
-import { createServices } from '../server/domain/services.ts';
+import { createServices } from '../server/services.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
 import { AppError } from '../server/errors.ts';
 import { tempDir } from './support/harness.ts';

@@ -11,14 +11,14 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
 import { DATABASE_FILE } from '../server/db/open.ts';
-import { EVENT_HEADER, SIGNATURE_HEADER, verifySignature } from '../server/delivery/http-post.ts';
+import { EVENT_HEADER, SIGNATURE_HEADER } from '../server/delivery/http-post.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import type { AlertEvent } from '../server/domain/notifications/events.ts';
-import type { Services } from '../server/domain/services.ts';
+import type { Services } from '../server/services.ts';
 import { AppError } from '../server/errors.ts';
 import { startTcpListener, type TcpListener } from './support/grpc-peers.ts';
 import { startTestService, type TestService, rejectsWith } from './support/harness.ts';
-import { type HttpReceiver, type ReceivedMail, type SmtpReceiver, startHttpReceiver, startSmtpReceiver } from './support/receivers.ts';
+import { type HttpReceiver, type ReceivedMail, type SmtpReceiver, startHttpReceiver, startSmtpReceiver, verifySignature } from './support/receivers.ts';
 
 const system: Actor = { type: 'system', surface: 'cli' };
 const owner: Actor = { type: 'user', userId: 1, surface: 'cli' };

@@ -12,7 +12,7 @@ import type { OAuthClient } from '../server/domain/oauth/clients.ts';
 import { normalizeMatchCode } from '../server/domain/oauth/consent.ts';
 import { OAuthError } from '../server/domain/oauth/oauth-error.ts';
 import { DEFAULT_REDIRECT_DOMAINS, redirectMatches, registrationProblem } from '../server/domain/oauth/redirect-uris.ts';
-import { createServices, type Services } from '../server/domain/services.ts';
+import { createServices, type Services } from '../server/services.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
 import { isPublicAddress } from '../server/oauth/client-metadata.ts';
 import { rejectsWith, tempDir } from './support/harness.ts';

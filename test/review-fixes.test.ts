@@ -12,13 +12,13 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
 import { DATABASE_FILE } from '../server/db/open.ts';
-import { SIGNATURE_HEADER, verifySignature } from '../server/delivery/http-post.ts';
+import { SIGNATURE_HEADER } from '../server/delivery/http-post.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import { KEY_FILE } from '../server/domain/sealing.ts';
-import type { Services } from '../server/domain/services.ts';
+import type { Services } from '../server/services.ts';
 import { AppError } from '../server/errors.ts';
 import { startTestService, tempDir, type TestService, rejectsWith } from './support/harness.ts';
-import { type HttpReceiver, type ReceivedMail, type SmtpReceiver, startHttpReceiver, startSmtpReceiver } from './support/receivers.ts';
+import { type HttpReceiver, type ReceivedMail, type SmtpReceiver, startHttpReceiver, startSmtpReceiver, verifySignature } from './support/receivers.ts';
 
 const system: Actor = { type: 'system', surface: 'cli' };
 

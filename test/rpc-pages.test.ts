@@ -15,8 +15,8 @@ import {
 } from '../client/index.ts';
 import { BadRequestSchema } from '../proto/gen/google/rpc/error_details_pb.js';
 import { withLocalOwner } from '../server/cli/local.ts';
-import { verifySignature } from '../server/delivery/http-post.ts';
 import { startTestService, type TestService } from './support/harness.ts';
+import { verifySignature } from './support/receivers.ts';
 
 const { ComponentType } = statusPageV1;
 const { StatusReportStatus } = statusReportV1;

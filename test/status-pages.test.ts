@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
 import { DATABASE_FILE } from '../server/db/open.ts';
 import type { Actor } from '../server/domain/actor.ts';
-import type { Services } from '../server/domain/services.ts';
+import type { Services } from '../server/services.ts';
 import { closedPort, startTcpListener, type TcpListener } from './support/grpc-peers.ts';
 import { startTestService, type TestService, rejectsWith } from './support/harness.ts';
 import { type HttpReceiver, type SmtpReceiver, startHttpReceiver, startSmtpReceiver } from './support/receivers.ts';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type Db, openDatabase } from '../server/db/open.ts';
 import type { Actor } from '../server/domain/actor.ts';
-import { createServices, type Services } from '../server/domain/services.ts';
+import { createServices, type Services } from '../server/services.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
 import { rejectsWith, tempDir } from './support/harness.ts';
 

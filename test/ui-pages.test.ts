@@ -8,10 +8,9 @@ import { after, before, describe, test } from 'node:test';
 import { strFromU8, unzipSync } from 'fflate';
 import type { Locator, Page } from 'playwright-core';
 import { createClient, Periodicity, type StatusdeskClient } from '../client/index.ts';
-import { verifySignature } from '../server/delivery/http-post.ts';
 import { ACTION_TIMEOUT_MS, openPage, watchCsp, withBrowser } from './support/browser.ts';
 import { startTestService, type TestService } from './support/harness.ts';
-import { type SmtpReceiver, startHttpReceiver, startSmtpReceiver } from './support/receivers.ts';
+import { type SmtpReceiver, startHttpReceiver, startSmtpReceiver, verifySignature } from './support/receivers.ts';
 
 const TEST_TIMEOUT = { timeout: 90_000 };
 

@@ -3,7 +3,7 @@ import type { EventEmitter } from 'node:events';
 import { isIP, type Socket, connect as netConnect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { checkServerIdentity, connect as tlsConnect, createSecureContext, getCACertificates, type SecureContext, type TLSSocket } from 'node:tls';
-import type { Timing } from '../domain/monitors/checks.ts';
+import type { Timing } from '../domain/monitors/check-results.ts';
 
 /**
  * Opening a connection to a target phase by phase (DNS, TCP, TLS), timing each phase, within the

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { SecureContext, TLSSocket } from 'node:tls';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { HealthCheckRequestSchema, HealthCheckResponse_ServingStatus, HealthCheckResponseSchema } from '../../proto/gen/grpc/health/v1/health_pb.js';
-import type { GrpcStatus, ProbeResult, Timing } from '../domain/monitors/checks.ts';
+import type { GrpcStatus, ProbeResult, Timing } from '../domain/monitors/check-results.ts';
 import type { GrpcConfig } from '../domain/monitors/monitor-rules.ts';
 import { ConnectionFailure, Deadline, emptyTiming, openConnection, parseTarget, round, since, type Target, until, withRetries } from './connection.ts';
 import { degradedMessage, failedProbe, probeResult } from './outcome.ts';

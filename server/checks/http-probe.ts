@@ -1,7 +1,7 @@
 import { type IncomingHttpHeaders, type IncomingMessage, request as httpRequest } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { SecureContext } from 'node:tls';
-import type { AssertionResult, ProbeResult, Timing } from '../domain/monitors/checks.ts';
+import type { AssertionResult, ProbeResult, Timing } from '../domain/monitors/check-results.ts';
 import type { HttpConfig } from '../domain/monitors/monitor-rules.ts';
 import { isSecretName, REDACTED } from '../domain/monitors/monitor-secrets.ts';
 import { ConnectionFailure, Deadline, emptyTiming, openConnection, round, since, until, withRetries } from './connection.ts';

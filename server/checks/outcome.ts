@@ -1,4 +1,4 @@
-import type { CheckOutcome, GrpcStatus, ProbeResult, Timing } from '../domain/monitors/checks.ts';
+import type { CheckOutcome, GrpcStatus, ProbeResult, Timing } from '../domain/monitors/check-results.ts';
 import type { Deadline } from './connection.ts';
 
 /** A probe result with the fields only HTTP and gRPC checks fill left empty. */

@@ -1,7 +1,7 @@
 import type SQLite from 'better-sqlite3';
 import { type Db, withSqlite } from '../db/open.ts';
 import type { CheckResultRow } from '../db/schema.ts';
-import type { CheckOutcome, ProbeResult } from '../domain/monitors/checks.ts';
+import type { CheckOutcome, ProbeResult } from '../domain/monitors/check-results.ts';
 import { LatencyHistogram } from '../domain/monitors/latency-histogram.ts';
 
 /**

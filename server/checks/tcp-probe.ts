@@ -1,4 +1,4 @@
-import type { ProbeResult } from '../domain/monitors/checks.ts';
+import type { ProbeResult } from '../domain/monitors/check-results.ts';
 import type { TcpConfig } from '../domain/monitors/monitor-rules.ts';
 import { ConnectionFailure, Deadline, emptyTiming, openConnection, parseTarget, withRetries } from './connection.ts';
 import { degradedMessage, failedProbe, probeResult } from './outcome.ts';

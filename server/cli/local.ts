@@ -1,6 +1,6 @@
 import { openDatabase, resolveDataDir } from '../db/open.ts';
 import type { Actor } from '../domain/actor.ts';
-import { createServices, type ServiceOptions, type Services } from '../domain/services.ts';
+import { createServices, type ServiceOptions, type Services } from '../services.ts';
 import { ensureOwner } from '../domain/users/users.ts';
 
 /**

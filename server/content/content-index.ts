@@ -3,7 +3,7 @@ import { join, sep } from 'node:path';
 import SQLite from 'better-sqlite3';
 import type { Actor } from '../domain/actor.ts';
 import type { PublicPage } from '../domain/pages/public-view.ts';
-import type { Services } from '../domain/services.ts';
+import type { Services } from '../services.ts';
 import { invalid } from '../domain/validation.ts';
 import { AppError } from '../errors.ts';
 import { packageRoot } from '../package-root.ts';

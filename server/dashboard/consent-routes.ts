@@ -4,7 +4,7 @@ import type { OAuthScope } from '../db/schema.ts';
 import type { Actor } from '../domain/actor.ts';
 import { CONSENT_TTL_MS, type ConsentRequestView } from '../domain/oauth/consent.ts';
 import { derivedSecret, sameSecret } from '../domain/secrets.ts';
-import type { Services } from '../domain/services.ts';
+import type { Services } from '../services.ts';
 import { AppError } from '../errors.ts';
 import type { AppEnv, HonoApp } from '../http/hono-app.ts';
 import { errorPage } from '../oauth/error-page.ts';

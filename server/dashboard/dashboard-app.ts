@@ -3,7 +3,7 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { parse as parseCookies } from 'hono/utils/cookie';
 import type { Logger } from 'pino';
 import { SESSION_TTL_MS } from '../domain/sessions/sessions.ts';
-import type { Services } from '../domain/services.ts';
+import type { Services } from '../services.ts';
 import type { Actor } from '../domain/actor.ts';
 import { AppError } from '../errors.ts';
 import type { ResolveCaller } from '../rpc/auth.ts';

@@ -1,5 +1,5 @@
 import type { Actor } from '../domain/actor.ts';
-import type { Services } from '../domain/services.ts';
+import type { Services } from '../services.ts';
 import type { HealthSummary, OverallHealth } from './host-protocol.ts';
 
 /** Down monitors named per workspace: more than a tray menu shows; the counts stay whole. */

@@ -3,7 +3,7 @@ import type { Db } from '../db/open.ts';
 import type { Actor } from './actor.ts';
 import { authorize } from './access.ts';
 import { onAuditRecorded } from './audit/audit.ts';
-import type { CheckOutcome, MonitorStateChange } from './monitors/checks.ts';
+import type { CheckOutcome, MonitorStateChange } from './monitors/check-results.ts';
 
 /** What changed, as the live feed names it. */
 export type LiveEntity = 'monitor' | 'page' | 'report' | 'maintenance' | 'channel' | 'key' | 'connection';

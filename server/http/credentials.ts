@@ -1,6 +1,6 @@
 import { AppError } from '../errors.ts';
 import type { Actor, Surface } from '../domain/actor.ts';
-import type { Services } from '../domain/services.ts';
+import type { Services } from '../services.ts';
 import { type RateLimiter, rateLimitKey } from './rate-limit.ts';
 
 /**

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { type Actor, type Credential, isCredential } from '../domain/actor.ts';
 import { planOf } from '../domain/plans.ts';
-import type { Services } from '../domain/services.ts';
+import type { Services } from '../services.ts';
 import { validationError } from '../domain/validation.ts';
 import { type AppError, type ErrorCode } from '../errors.ts';
 import { asAppError } from '../http/errors.ts';

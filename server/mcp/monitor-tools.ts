@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { grpcStatuses, summaryWindows } from '../domain/monitors/checks.ts';
+import { grpcStatuses, summaryWindows } from '../domain/monitors/check-results.ts';
 import type { Monitor } from '../domain/monitors/monitor-repository.ts';
 import { defineTool, pageInput, pagination, READ, record, type ToolContext } from './tool.ts';
 

@@ -1,7 +1,7 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Actor } from '../domain/actor.ts';
-import type { Services } from '../domain/services.ts';
+import type { Services } from '../services.ts';
 import { pageQuery } from '../domain/validation.ts';
 import type { ContentIndex } from '../content/content-index.ts';
 

@@ -2,7 +2,7 @@ import type { OAuthScope } from '../db/schema.ts';
 import type { ClientMetadataFetcher, OAuthClient } from '../domain/oauth/clients.ts';
 import { OAuthError } from '../domain/oauth/oauth-error.ts';
 import { redirectMatches } from '../domain/oauth/redirect-uris.ts';
-import type { Services } from '../domain/services.ts';
+import type { Services } from '../services.ts';
 import type { HonoApp } from '../http/hono-app.ts';
 import { errorPage } from './error-page.ts';
 import { NO_STORE } from './respond.ts';

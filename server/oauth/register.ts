@@ -1,4 +1,4 @@
-import type { Services } from '../domain/services.ts';
+import type { Services } from '../services.ts';
 import type { HonoApp } from '../http/hono-app.ts';
 import { OAuthError } from '../domain/oauth/oauth-error.ts';
 import { answering, oauthJson } from './respond.ts';

@@ -1,4 +1,4 @@
-import type { Services } from '../domain/services.ts';
+import type { Services } from '../services.ts';
 import type { HonoApp } from '../http/hono-app.ts';
 import { answering, oauthJson, required, requestParams } from './respond.ts';
 

@@ -1,5 +1,5 @@
 import { OAuthError } from '../domain/oauth/oauth-error.ts';
-import type { Services } from '../domain/services.ts';
+import type { Services } from '../services.ts';
 import type { HonoApp } from '../http/hono-app.ts';
 import { requestedResource, requestedScope } from './authorize.ts';
 import { answering, oauthJson, required, requestParams } from './respond.ts';

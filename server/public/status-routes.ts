@@ -3,7 +3,7 @@ import { gzip } from 'node:zlib';
 import type { Context } from 'hono';
 import type { PublicPage } from '../domain/pages/public-view.ts';
 import { SubscribeLimited } from '../domain/notifications/subscribers.ts';
-import type { Services } from '../domain/services.ts';
+import type { Services } from '../services.ts';
 import { AppError } from '../errors.ts';
 import type { AppEnv, HonoApp } from '../http/hono-app.ts';
 import { renderAtomFeed, renderNoticePage, renderStatusPage, STATUS_PAGE_CSP, summaryJson } from './status-render.ts';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ContentIndex } from '../content/content-index.ts';
-import type { Services } from '../domain/services.ts';
+import type { Services } from '../services.ts';
 import type { Admit } from '../http/credentials.ts';
 import { createHonoApp } from '../http/hono-app.ts';
 import { registerMcp } from '../mcp/mcp-route.ts';

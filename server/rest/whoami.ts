@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import type { Services } from '../domain/services.ts';
+import type { Services } from '../services.ts';
 import type { HonoApp } from '../http/hono-app.ts';
 import { authErrorResponses, IdentitySchema } from './schemas.ts';
 

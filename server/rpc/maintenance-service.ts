@@ -2,7 +2,7 @@ import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { type Maintenance as MaintenanceMessage, MaintenanceSchema, MaintenanceService } from '../../proto/gen/maintenance/v1/maintenance_pb.js';
 import type { Maintenance } from '../domain/maintenance/maintenances.ts';
-import type { Services } from '../domain/services.ts';
+import type { Services } from '../services.ts';
 import { callerOf } from './auth.ts';
 import { count, list, maskedPatch, text, timestamp } from './page-codec.ts';
 

@@ -20,7 +20,7 @@ import {
 } from '../../proto/gen/monitor/v1/monitor_pb.js';
 import { AppError } from '../errors.ts';
 import { enumPairs } from './enum-pairs.ts';
-import type { CheckResult, RegionHealth, SummaryWindow as DomainWindow } from '../domain/monitors/checks.ts';
+import type { CheckResult, RegionHealth, SummaryWindow as DomainWindow } from '../domain/monitors/check-results.ts';
 import type { GrpcMonitor, HttpMonitor, Monitor, TcpMonitor } from '../domain/monitors/monitor-repository.ts';
 import { httpMethods, numberComparators, stringComparators, tlsModes } from '../domain/monitors/monitor-rules.ts';
 import { frequencies } from '../domain/plans.ts';

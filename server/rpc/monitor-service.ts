@@ -1,6 +1,6 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { MonitorService } from '../../proto/gen/monitor/v1/monitor_pb.js';
-import type { Services } from '../domain/services.ts';
+import type { Services } from '../services.ts';
 import type { Monitor } from '../domain/monitors/monitor-repository.ts';
 import { callerOf } from './auth.ts';
 import {

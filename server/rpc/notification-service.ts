@@ -7,7 +7,7 @@ import {
   NotificationService,
 } from '../../proto/gen/notification/v1/notification_pb.js';
 import type { Channel } from '../domain/notifications/channels.ts';
-import type { Services } from '../domain/services.ts';
+import type { Services } from '../services.ts';
 import { AppError } from '../errors.ts';
 import { callerOf } from './auth.ts';
 import { count, list, maskedPatch, text, timestamp } from './page-codec.ts';

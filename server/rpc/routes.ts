@@ -6,7 +6,7 @@ import { MonitorService } from '../../proto/gen/monitor/v1/monitor_pb.js';
 import { NotificationService } from '../../proto/gen/notification/v1/notification_pb.js';
 import { StatusPageService } from '../../proto/gen/status_page/v1/status_page_pb.js';
 import { StatusReportService } from '../../proto/gen/status_report/v1/status_report_pb.js';
-import type { Services } from '../domain/services.ts';
+import type { Services } from '../services.ts';
 import type { Request, RequestHandler, Response } from '../http/listener.ts';
 import { authenticate, mapErrors, type ResolveCaller } from './auth.ts';
 import { refineRequestErrors } from './errors.ts';

@@ -12,7 +12,7 @@ import {
 } from '../../proto/gen/status_page/v1/status_page_pb.js';
 import type { Subscriber } from '../domain/notifications/subscribers.ts';
 import type { PageComponent, StatusPage } from '../domain/pages/page-repository.ts';
-import type { Services } from '../domain/services.ts';
+import type { Services } from '../services.ts';
 import { callerOf } from './auth.ts';
 import { enumPairs } from './enum-pairs.ts';
 import { optionalTimestamp, text, timestamp } from './page-codec.ts';

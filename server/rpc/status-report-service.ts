@@ -8,7 +8,7 @@ import {
 } from '../../proto/gen/status_report/v1/status_report_pb.js';
 import { reportStatuses } from '../domain/notifications/events.ts';
 import type { StatusReport } from '../domain/reports/report-repository.ts';
-import type { Services } from '../domain/services.ts';
+import type { Services } from '../services.ts';
 import { callerOf } from './auth.ts';
 import { enumPairs } from './enum-pairs.ts';
 import { count, list, maskedPatch, optionalTimestamp, text, timestamp } from './page-codec.ts';

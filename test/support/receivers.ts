@@ -1,9 +1,10 @@
 /**
  * Loopback receivers for the delivery tests: an SMTP server (smtp-server) that keeps every mail it
- * accepts, decoded with postal-mime, and an HTTP server that keeps every request. Both listen on
- * 127.0.0.1 only, are unref'd, and close themselves after `lifetimeMs` at the latest, so nothing
- * outlives its test file.
+ * accepts, decoded with postal-mime, an HTTP server that keeps every request, and the check of a
+ * webhook's signature a receiver makes. Both servers listen on 127.0.0.1 only, are unref'd, and
+ * close themselves after `lifetimeMs` at the latest, so nothing outlives its test file.
  */
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -254,4 +255,40 @@ export async function startHttpReceiver(options: HttpReceiverOptions = {}): Prom
     },
     close,
   };
+}
+
+/** How far a signature's time may be from now, either side, before a receiver refuses it. */
+const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+/**
+ * Whether `header` (x-statusdesk-signature) is a signature of `body` with `secret`, made within
+ * `toleranceSeconds` of `now` (either side), checked as a webhook receiver would check it.
+ * Several `v1=` entries are allowed; one must match. A malformed header is false, never an
+ * exception.
+ */
+export function verifySignature(secret: string, header: string, body: string, options: { toleranceSeconds?: number; now?: number } = {}): boolean {
+  const tolerance = options.toleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS;
+  const now = options.now ?? Date.now();
+  let timestamp: number | undefined;
+  const candidates: string[] = [];
+  for (const part of header.split(',')) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) return false;
+    const key = part.slice(0, eq).trim();
+    const value = part.slice(eq + 1).trim();
+    if (key === 't') {
+      if (timestamp !== undefined || !/^\d{1,12}$/.test(value)) return false;
+      timestamp = Number(value);
+    } else if (key === 'v1') {
+      if (!/^[0-9a-f]{64}$/i.test(value)) return false;
+      candidates.push(value.toLowerCase());
+    }
+  }
+  if (timestamp === undefined || candidates.length === 0) return false;
+  if (Math.abs(now / 1000 - timestamp) > tolerance) return false;
+  const expected = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest();
+  let matched = false;
+  // Every candidate is compared, in constant time each, as a receiver should.
+  for (const candidate of candidates) matched = timingSafeEqual(expected, Buffer.from(candidate, 'hex')) || matched;
+  return matched;
 }

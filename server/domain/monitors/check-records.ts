@@ -1,5 +1,5 @@
 import type { CheckResultRow } from '../../db/schema.ts';
-import type { CheckResult, ResponseLog } from './checks.ts';
+import type { CheckResult, ResponseLog } from './check-results.ts';
 
 // A stored check (a row of check_results) as the records every surface shows: the check engine
 // reads rows with them, and so do the dashboard's views.

@@ -8,7 +8,7 @@ import { authorize } from '../access.ts';
 import { planOfWorkspace } from '../plans.ts';
 import { defaultTcpRegions, regions as regionCatalogue } from '../regions.ts';
 import { parseInput } from '../validation.ts';
-import { type CheckOutcome, type RegionHealth, type SummaryWindow, summaryWindows, type Timing } from './checks.ts';
+import { type CheckOutcome, type RegionHealth, type SummaryWindow, summaryWindows, type Timing } from './check-results.ts';
 import type { MonitorType } from './monitor-rules.ts';
 import {
   fold,

@@ -10,7 +10,7 @@ import { type Plan, planOfWorkspace } from '../plans.ts';
 import { type Sealer, sealerOf } from '../sealing.ts';
 import { defaultTcpRegions } from '../regions.ts';
 import { parseId, parseInput } from '../validation.ts';
-import { type MonitorChecks, summaryWindows } from './checks.ts';
+import { type MonitorChecks, summaryWindows } from './check-results.ts';
 import {
   configOf,
   countMonitors,

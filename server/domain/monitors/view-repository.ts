@@ -2,7 +2,7 @@ import type SQLite from 'better-sqlite3';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { type Db, withSqlite } from '../../db/open.ts';
 import type { CheckResultRow, Database } from '../../db/schema.ts';
-import type { CheckOutcome } from './checks.ts';
+import type { CheckOutcome } from './check-results.ts';
 import type { MonitorType } from './monitor-rules.ts';
 
 /** A monitor's state as the overview shows it: its checks' worst outcome, or why there is none. */

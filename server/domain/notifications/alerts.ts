@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/schema.ts';
 import { activeMaintenanceFor } from '../maintenance/maintenances.ts';
-import type { MonitorStateChange } from '../monitors/checks.ts';
+import type { MonitorStateChange } from '../monitors/check-results.ts';
 import { findMonitor, type Monitor } from '../monitors/monitor-repository.ts';
 import type { ChannelTarget } from './channel-rules.ts';
 import { reasonOf } from './channels.ts';
