@@ -44,7 +44,7 @@ import { offsetOf } from '../server/checks/scheduler.ts';
 import { probeTcp } from '../server/checks/tcp-probe.ts';
 import { type Db, openDatabase, withSqlite } from '../server/db/open.ts';
 import type { Actor } from '../server/domain/actor.ts';
-import type { CheckOutcome, MonitorSummary } from '../server/domain/monitors/checks.ts';
+import type { CheckOutcome, MonitorSummary } from '../server/domain/monitors/check-results.ts';
 import type { Monitor } from '../server/domain/monitors/monitor-repository.ts';
 import { createServices } from '../server/services.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';

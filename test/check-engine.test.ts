@@ -20,7 +20,7 @@ import { serviceConfig } from '../server/config.ts';
 import { type Db, openDatabase } from '../server/db/open.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import { RUNNER_SILENCE_MS } from '../server/domain/locations/locations.ts';
-import type { CheckOutcome, MonitorStateChange } from '../server/domain/monitors/checks.ts';
+import type { CheckOutcome, MonitorStateChange } from '../server/domain/monitors/check-results.ts';
 import { createServices, type Services } from '../server/services.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
 import { AppError } from '../server/errors.ts';

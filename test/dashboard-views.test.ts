@@ -21,7 +21,7 @@ import type { PlanName } from '../server/domain/plans.ts';
 import { createAuditLogService } from '../server/domain/audit/audit-log.ts';
 import { LatencyHistogram } from '../server/domain/monitors/latency-histogram.ts';
 import { createResultStore, type StoredCheck } from '../server/checks/result-store.ts';
-import type { CheckOutcome } from '../server/domain/monitors/checks.ts';
+import type { CheckOutcome } from '../server/domain/monitors/check-results.ts';
 import { createServices } from '../server/services.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
 import { connectMcp, MODERN_ERA } from './support/mcp-client.ts';

@@ -5,7 +5,7 @@ import type { SecureContext } from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
 import { trustStore } from '../server/checks/connection.ts';
 import { type GrpcProbeConfig, probeGrpc } from '../server/checks/grpc-probe.ts';
-import type { ProbeResult } from '../server/domain/monitors/checks.ts';
+import type { ProbeResult } from '../server/domain/monitors/check-results.ts';
 import {
   type Blackhole,
   closedPort,

@@ -11,7 +11,7 @@ import type { SecureContext } from 'node:tls';
 import { generate } from 'selfsigned';
 import { trustStore } from '../server/checks/connection.ts';
 import { type HttpProbeConfig, probeHttp } from '../server/checks/http-probe.ts';
-import type { ProbeResult } from '../server/domain/monitors/checks.ts';
+import type { ProbeResult } from '../server/domain/monitors/check-results.ts';
 
 /*
  * The HTTP probe against real loopback servers (node:http / node:https), which record what reached

@@ -3,7 +3,7 @@ import { lookup } from 'node:dns/promises';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { probeTcp } from '../server/checks/tcp-probe.ts';
-import type { ProbeResult } from '../server/domain/monitors/checks.ts';
+import type { ProbeResult } from '../server/domain/monitors/check-results.ts';
 import {
   type Blackhole,
   closedPort,

@@ -13,7 +13,7 @@ import type {
   ResponseLog,
   ResponseLogQuery,
   SummaryWindow,
-} from '../domain/monitors/checks.ts';
+} from '../domain/monitors/check-results.ts';
 import { allMonitorRevisions, findMonitorRows, type Monitor, toMonitor } from '../domain/monitors/monitor-repository.ts';
 import { sealerOf } from '../domain/sealing.ts';
 import { EMBEDDED_RUNNER, markRunnerSeen, runnerByName } from '../domain/locations/location-repository.ts';

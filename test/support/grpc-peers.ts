@@ -21,7 +21,7 @@ import {
   HealthCheckResponse_ServingStatus,
   HealthCheckResponseSchema,
 } from '../../proto/gen/grpc/health/v1/health_pb.js';
-import type { GrpcStatus } from '../../server/domain/monitors/checks.ts';
+import type { GrpcStatus } from '../../server/domain/monitors/check-results.ts';
 
 export type LoopbackHost = '127.0.0.1' | '::1';
 

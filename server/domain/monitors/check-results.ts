@@ -1,5 +1,11 @@
 import type { Monitor } from './monitor-repository.ts';
 
+/**
+ * What checks find out, as every surface shows it (results, health, summaries, response logs), and
+ * MonitorChecks: the port through which the monitor service asks the check engine (server/checks)
+ * for them.
+ */
+
 export const summaryWindows = ['1d', '7d', '14d'] as const;
 export type SummaryWindow = (typeof summaryWindows)[number];
 
