@@ -1,12 +1,12 @@
 /**
- * The check scheduler (server/checks/scheduler.ts) with a wall clock the test controls. Timers
- * are real: the scheduler sleeps at most the distance (in clock milliseconds) to its next slot,
- * so with small periods it looks at the fake clock often, and each step below waits a little
- * longer than one period for it to notice.
+ * The check scheduler (server/checks/scheduler.ts) with a wall clock the test controls and mock
+ * timers (node:test `mock.timers`): the scheduler sleeps at most the distance (in clock
+ * milliseconds) to its next slot, so each step below moves the timers a little more than one
+ * period for it to notice, and no test waits for real time to pass.
  */
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, mock, test } from 'node:test';
+import { setImmediate as turn } from 'node:timers/promises';
 import { createScheduler, offsetOf, type Scheduler } from '../server/checks/scheduler.ts';
 
 /** A moment far from any special value; periods below divide it or not, it does not matter. */
@@ -36,10 +36,11 @@ interface Harness {
 }
 
 /**
- * A scheduler on a fake clock. `hang(id)` decides whether a run of `id` hangs until released;
- * otherwise runs end at once.
+ * A scheduler on a fake clock, with mock timers until `stop()`. `hang(id)` decides whether a run
+ * of `id` hangs until released; otherwise runs end at once.
  */
 function harness(options: { concurrency?: number; start?: number; hang?: (id: number) => boolean } = {}): Harness {
+  mock.timers.enable({ apis: ['setTimeout'] });
   let t = options.start ?? BASE;
   const runs: Run[] = [];
   const gaps: [number, number][] = [];
@@ -83,6 +84,7 @@ function harness(options: { concurrency?: number; start?: number; hang?: (id: nu
       scheduler.stop();
       // Let hanging runs end so nothing is left behind.
       for (const p of pending.splice(0)) p.done();
+      mock.timers.reset();
     },
   };
 }
@@ -93,17 +95,27 @@ const slotFrom = (t: number, periodMs: number, id: number) => {
   return Math.ceil((t - offset) / periodMs) * periodMs + offset;
 };
 
-/** Waits (briefly) until `condition` holds. */
-async function eventually(condition: () => boolean, what: string, timeoutMs = 1_500): Promise<void> {
-  const start = Date.now();
-  while (!condition()) {
-    if (Date.now() - start > timeoutMs) assert.fail(`never happened: ${what}`);
-    await sleep(5);
+/** How far the mock timers move at a time: the scheduler's shortest sleep. */
+const STEP_MS = 5;
+
+/** Moves the mock timers by `ms`, a step at a time, letting the runs that started or ended settle after each step. */
+async function elapse(ms: number): Promise<void> {
+  for (let left = ms; left > 0; left -= STEP_MS) {
+    mock.timers.tick(Math.min(STEP_MS, left));
+    await turn();
+  }
+}
+
+/** Moves the mock timers until `condition` holds; fails after `limitMs` of them. */
+async function eventually(condition: () => boolean, what: string, limitMs = 1_500): Promise<void> {
+  for (let elapsed = 0; !condition(); elapsed += STEP_MS) {
+    if (elapsed > limitMs) assert.fail(`never happened: ${what}`);
+    await elapse(STEP_MS);
   }
 }
 
 /** Gives the scheduler time to look at the clock: it sleeps at most one period (in ms) while the clock stands still. */
-const settle = (periodMs: number) => sleep(Math.min(periodMs, 1_000) + 40);
+const settle = (periodMs: number) => elapse(Math.min(periodMs, 1_000) + 40);
 
 describe('scheduler offsets', () => {
   test('the offset of a job is stable and inside the period', () => {
