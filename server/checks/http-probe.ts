@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { SecureContext } from 'node:tls';
 import type { AssertionResult, ProbeResult, Timing } from '../domain/monitors/check-results.ts';
 import type { HttpConfig } from '../domain/monitors/monitor-rules.ts';
-import { isSecretName, REDACTED } from '../domain/monitors/monitor-secrets.ts';
+import { isSecretName, REDACTED, redactHeaders } from '../domain/monitors/monitor-secrets.ts';
 import { ConnectionFailure, Deadline, emptyTiming, openConnection, round, since, until, withRetries } from './connection.ts';
 import { degradedMessage, failedProbe } from './outcome.ts';
 
@@ -233,14 +233,4 @@ function evaluate(monitor: HttpProbeConfig, answer: Answer): AssertionResult[] {
     results.push({ assertion: `body ${a.comparator}${target}`, passed: STRING_TESTS[a.comparator](answer.body, a.target), actual: quoted(answer.body) });
   }
   return results;
-}
-
-/** Response headers as stored and shown: lower-case names, credentials and cookies replaced. */
-export function redactHeaders(headers: IncomingHttpHeaders): Record<string, string> {
-  const shown: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    shown[name] = isSecretName(name) ? REDACTED : Array.isArray(value) ? value.join(', ') : value;
-  }
-  return shown;
 }

@@ -18,6 +18,16 @@ export const isSecretName = (name: string) => SECRET_NAME.test(name);
 
 type Entries = Record<string, string>;
 
+/** Response headers as stored and shown: lower-case names, credentials and cookies replaced. */
+export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const shown: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    shown[name] = isSecretName(name) ? REDACTED : Array.isArray(value) ? value.join(', ') : value;
+  }
+  return shown;
+}
+
 /** The sealed part of a monitor: the credential-like values of each of its three maps. */
 export interface MonitorSecrets {
   headers?: Entries;
