@@ -20,6 +20,11 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
   throw validationError(result.error.issues);
 }
 
+/** An error message for a value that is missing or of the wrong kind. */
+export const expected = (what: string) => ({
+  error: (issue: { input?: unknown }) => (issue.input === undefined ? `is required: ${what}` : `must be ${what}`),
+});
+
 /** The one-field VALIDATION error. */
 export function invalid(field: string, rule: string): AppError {
   return new AppError('VALIDATION', `${field}: ${rule}`, [{ field, rule }]);
@@ -69,3 +74,54 @@ export function oneLine<S extends z.ZodType<string>>(schema: S) {
     .refine((value) => !NOT_IN_A_LINE.test(value), 'must be one line, without control characters or bidirectional overrides')
     .refine((value) => !ONLY_INVISIBLE.test(value), 'must contain a visible character');
 }
+
+/** An absolute http:// or https:// address without credentials; `what` says what it is for. */
+export const httpUrl = (what: string) =>
+  z
+    .string(expected('an http:// or https:// URL'))
+    .trim()
+    .min(1, 'is required: an http:// or https:// URL')
+    .superRefine((value, ctx) => {
+      let url: URL;
+      try {
+        url = new URL(value);
+      } catch {
+        return ctx.addIssue({ code: 'custom', message: `must be an absolute http:// or https:// URL (${what})` });
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        ctx.addIssue({ code: 'custom', message: `must use http:// or https://, not ${url.protocol}// (${what})` });
+      } else if (url.username || url.password) {
+        ctx.addIssue({ code: 'custom', message: 'must not carry credentials; send them in a header instead' });
+      }
+    });
+
+const MAX_HEADER_ENTRIES = 32;
+const MAX_HEADER_BYTES = 8 * 1024;
+
+/** A header field name (RFC 9110 token). */
+export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** A header value: visible characters, spaces and tabs; never CR, LF or NUL. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\uffff]*$/;
+/** Headers the sender sets itself, or that belong to the connection rather than the request. */
+export const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'host', 'content-length']);
+
+/** The bounds of every header map: how many entries, and how many bytes in all. */
+export function headerBounds(entries: Record<string, string>, ctx: z.RefinementCtx): void {
+  const count = Object.keys(entries).length;
+  if (count > MAX_HEADER_ENTRIES) ctx.addIssue({ code: 'custom', message: `must have at most ${MAX_HEADER_ENTRIES} entries, got ${count}` });
+  const bytes = Object.entries(entries).reduce((sum, [k, v]) => sum + Buffer.byteLength(k) + Buffer.byteLength(v), 0);
+  if (bytes > MAX_HEADER_BYTES) ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_HEADER_BYTES} bytes in all, got ${bytes}` });
+}
+
+export const headerValue = z.string().regex(HEADER_VALUE, 'a header value must not contain line breaks or control characters');
+
+/** Request headers of an HTTP monitor, an OTLP export or a webhook. Names are kept as given, matched without case. */
+export const httpHeaders = z
+  .record(
+    z
+      .string()
+      .regex(HEADER_NAME, 'must be a valid HTTP header name')
+      .refine((name) => !CONNECTION_HEADERS.has(name.toLowerCase()), 'is set by the connection and cannot be configured'),
+    headerValue,
+  )
+  .superRefine(headerBounds);

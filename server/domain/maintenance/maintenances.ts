@@ -8,11 +8,10 @@ import { notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
-import { expected } from '../monitors/monitor-rules.ts';
 import { dispatchAfterCommit, type NotifySubscribers, notifyRule } from '../notifications/publish.ts';
 import { toPage } from '../pages/page-repository.ts';
 import { componentsOnPage, resolvePage } from '../pages/pages.ts';
-import { invalid, oneLine, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
+import { expected, invalid, oneLine, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
 
 export interface Maintenance {
   id: string;

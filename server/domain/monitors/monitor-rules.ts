@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { frequencies } from '../plans.ts';
 import { isRegion, regions as regionCatalogue } from '../regions.ts';
-import { oneLine } from '../validation.ts';
+import { CONNECTION_HEADERS, expected, HEADER_NAME, headerBounds, headerValue, httpHeaders, httpUrl, oneLine } from '../validation.ts';
 
 /**
  * The validation rules of monitor configuration (SPEC 2.7, 2.8): one schema per monitor type,
@@ -21,26 +21,13 @@ const MAX_TIMEOUT_MS = 120_000;
 const MIN_TIMEOUT_MS = 100;
 const DEFAULT_RETRY = 3;
 const MAX_RETRY = 10;
-const MAX_HEADER_ENTRIES = 32;
-const MAX_HEADER_BYTES = 8 * 1024;
 const MAX_BODY_BYTES = 64 * 1024;
 const MAX_ASSERTIONS = 20;
 
-/** An error message for a value that is missing or of the wrong kind. */
-export const expected = (what: string) => ({
-  error: (issue: { input?: unknown }) => (issue.input === undefined ? `is required: ${what}` : `must be ${what}`),
-});
-
-/** A header field name (RFC 9110 token). */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** A header value: visible characters, spaces and tabs; never CR, LF or NUL. */
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\uffff]*$/;
 /** A fully qualified protobuf service name, e.g. `grpc.health.v1.Health`. */
 const SERVICE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 const HOST_LABEL = /^[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-/** Headers the check sets itself, or that belong to the connection rather than the request. */
-const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'host', 'content-length']);
 
 function isHostname(host: string): boolean {
   return host.length <= 253 && host.split('.').every((label) => HOST_LABEL.test(label));
@@ -86,33 +73,13 @@ const hostPort = (example: string) =>
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
     });
 
-function headerBounds(entries: Record<string, string>, ctx: z.RefinementCtx): void {
-  const count = Object.keys(entries).length;
-  if (count > MAX_HEADER_ENTRIES) ctx.addIssue({ code: 'custom', message: `must have at most ${MAX_HEADER_ENTRIES} entries, got ${count}` });
-  const bytes = Object.entries(entries).reduce((sum, [k, v]) => sum + Buffer.byteLength(k) + Buffer.byteLength(v), 0);
-  if (bytes > MAX_HEADER_BYTES) ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_HEADER_BYTES} bytes in all, got ${bytes}` });
-}
-
-const headerValue = z.string().regex(HEADER_VALUE, 'a header value must not contain line breaks or control characters');
-
-/** Request headers of an HTTP monitor or an OTLP export. Names are kept as given, matched without case. */
-export const httpHeaders = z
-  .record(
-    z
-      .string()
-      .regex(TOKEN, 'must be a valid HTTP header name')
-      .refine((name) => !CONNECTION_HEADERS.has(name.toLowerCase()), 'is set by the connection and cannot be configured'),
-    headerValue,
-  )
-  .superRefine(headerBounds);
-
 /** gRPC metadata: sent as HTTP/2 headers, so names must be lower-case and not pseudo-headers. */
 const grpcMetadata = z
   .record(
     z.string().superRefine((name, ctx) => {
       const problem = name.startsWith(':')
         ? 'pseudo-headers are set by the check and cannot be metadata'
-        : !TOKEN.test(name)
+        : !HEADER_NAME.test(name)
           ? 'must be a valid HTTP/2 header name'
           : name !== name.toLowerCase()
             ? 'HTTP/2 header names must be lower-case'
@@ -133,25 +100,6 @@ const grpcMetadata = z
       }
     }
   });
-
-export const httpUrl = (what: string) =>
-  z
-    .string(expected('an http:// or https:// URL'))
-    .trim()
-    .min(1, 'is required: an http:// or https:// URL')
-    .superRefine((value, ctx) => {
-      let url: URL;
-      try {
-        url = new URL(value);
-      } catch {
-        return ctx.addIssue({ code: 'custom', message: `must be an absolute http:// or https:// URL (${what})` });
-      }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-        ctx.addIssue({ code: 'custom', message: `must use http:// or https://, not ${url.protocol}// (${what})` });
-      } else if (url.username || url.password) {
-        ctx.addIssue({ code: 'custom', message: 'must not carry credentials; send them in a header instead' });
-      }
-    });
 
 const openTelemetry = z.strictObject({
   endpoint: httpUrl('metrics are exported over OTLP/HTTP only'),
@@ -239,7 +187,7 @@ function emptyTargetRule(value: { comparator: string; target: string }, ctx: z.R
 
 const headerAssertion = z
   .strictObject({
-    key: z.string().regex(TOKEN, 'must be a valid HTTP header name'),
+    key: z.string().regex(HEADER_NAME, 'must be a valid HTTP header name'),
     comparator: z.enum(stringComparators, { error: `must be one of ${stringComparators.join(', ')}` }),
     target: z.string().max(1024, 'must be at most 1024 characters').default(''),
   })

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { expected, httpHeaders, httpUrl } from '../monitors/monitor-rules.ts';
+import { expected, httpHeaders, httpUrl } from '../validation.ts';
 
 /**
  * Notification channels (SPEC 2.10): where monitor alerts go. Each kind's fields are split into

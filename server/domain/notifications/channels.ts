@@ -6,9 +6,8 @@ import { AppError, notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
-import { expected } from '../monitors/monitor-rules.ts';
 import { KEY_FILE, type Sealer } from '../sealing.ts';
-import { invalid, oneLine, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
+import { expected, invalid, oneLine, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
 import { type ChannelKind, channelKinds, channelSchemas, type ChannelTarget, credentialFields, maskCredential } from './channel-rules.ts';
 import type { AlertEvent } from './events.ts';
 

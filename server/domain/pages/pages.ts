@@ -7,8 +7,7 @@ import { AppError, notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
-import { expected } from '../monitors/monitor-rules.ts';
-import { invalid, oneLine, parseId, parseInput } from '../validation.ts';
+import { expected, invalid, oneLine, parseId, parseInput } from '../validation.ts';
 import {
   type ComponentRow,
   componentsOfPage,

@@ -7,12 +7,11 @@ import { notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
-import { expected } from '../monitors/monitor-rules.ts';
 import { type PageEvent, reportStatuses } from '../notifications/events.ts';
 import { dispatchAfterCommit, type NotifySubscribers, notifyRule } from '../notifications/publish.ts';
 import { type PageRow, toPage } from '../pages/page-repository.ts';
 import { componentsOnPage, resolvePage } from '../pages/pages.ts';
-import { invalid, oneLine, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
+import { expected, invalid, oneLine, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
 import { appendUpdate, loadReports, replaceReportComponents, type StatusReport } from './report-repository.ts';
 
 const MAX_PER_PAGE = 200;
