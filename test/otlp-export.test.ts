@@ -263,6 +263,10 @@ describe('OTLP export of check metrics', () => {
     await run('notServing');
     seenAtPlainCheck = { a: collectorA.requests.length, b: collectorB.requests.length };
     await run('plain');
+    // Every check above is exported before any test reads the collectors.
+    const counted = (receiver: Receiver, id: string, checks: number) => byMetric(receiver.latest(id), COUNT).reduce((sum, p) => sum + p.value, 0) === checks;
+    await until(() => counted(collectorA, ids.tcp, 4) && counted(collectorA, ids.refused, 1), 'the TCP monitors exported to collector A');
+    await until(() => counted(collectorB, ids.serving, 2) && counted(collectorB, ids.notServing, 1), 'the gRPC monitors exported to collector B');
   });
 
   after(async () => {
@@ -279,9 +283,6 @@ describe('OTLP export of check metrics', () => {
   });
 
   test("each monitor's metrics reach its own endpoint as OTLP/HTTP JSON, with its configured headers", async () => {
-    await until(() => collectorA.latest(ids.tcp).length > 0 && collectorA.latest(ids.refused).length > 0, 'the TCP monitors exported to collector A');
-    await until(() => collectorB.latest(ids.serving).length > 0 && collectorB.latest(ids.notServing).length > 0, 'the gRPC monitors exported to collector B');
-
     for (const [receiver, headers] of [
       [collectorA, { authorization: SECRET }],
       [collectorB, { authorization: 'Bearer grpc-collector', 'x-scope-orgid': 'statusdesk-tests' }],
@@ -312,10 +313,6 @@ describe('OTLP export of check metrics', () => {
   });
 
   test('a TCP check is recorded once per region, in seconds, with only the phases that happened (connect, not DNS/TLS/TTFB/transfer)', async () => {
-    await until(() => {
-      const durations = byMetric(collectorA.latest(ids.tcp), DURATION);
-      return durations.length === 2 && durations.every((p) => p.count === 2);
-    }, 'both TCP checks exported, in both regions');
     const points = collectorA.latest(ids.tcp);
     // A literal IP has no DNS phase; TCP has no TLS, TTFB or transfer.
     assert.deepEqual(metricNames(points), [COUNT, PHASE('connect'), DURATION].sort());
@@ -421,10 +418,14 @@ describe('OTLP export of check metrics', () => {
       const { id } = (await client.createTCPMonitor({
         monitor: { name: 'leaving', uri: tcp.uri, periodicity: Periodicity.PERIODICITY_1M, retry: 0, regions: ['syd'], openTelemetry: otel(collectorA, { authorization: SECRET }) },
       })).monitor!;
+      // Collector A stays in use by another monitor of this test's own.
+      const staying = (await client.createTCPMonitor({
+        monitor: { name: 'staying', uri: tcp.uri, periodicity: Periodicity.PERIODICITY_1M, retry: 0, regions: ['syd'], openTelemetry: otel(collectorA, { authorization: SECRET }) },
+      })).monitor!.id;
       await trigger(client, id);
       await until(() => collectorA.latest(id).length > 0, 'exported to A');
       await client.updateTCPMonitor({ id, monitor: {}, updateMask: { paths: ['open_telemetry'] } });
-      await trigger(client, ids.tcp); // collector A stays in use by the first TCP monitor
+      await trigger(client, staying);
       await trigger(client, id);
       const seen = collectorA.requests.length;
       await until(() => collectorA.requests.length >= seen + 2, 'two more export rounds on A');
@@ -442,7 +443,6 @@ describe('OTLP export of check metrics', () => {
 
 describe('a failing collector never slows or breaks checks', () => {
   let svc: TestService;
-  let stopped = false;
   let client: MonitorClient;
   let tcp: TcpListener;
   let failing: Receiver;
@@ -462,7 +462,7 @@ describe('a failing collector never slows or breaks checks', () => {
   });
 
   after(async () => {
-    if (!stopped) await svc?.stop();
+    await svc?.stop();
     await Promise.all([failing?.close(), silent?.close(), healthy?.close(), tcp?.close()]);
   });
 
@@ -473,7 +473,8 @@ describe('a failing collector never slows or breaks checks', () => {
         assert.ok(ms < 1000, `round ${round}, ${key}: the trigger took ${ms.toFixed(0)} ms`);
         assert.deepEqual(results.map((r) => [r.region, r.result]), [['iad', 'up']], `round ${round}, ${key}`);
       }
-      await sleep(INTERVAL_MS + 50); // let the exports of this round go out (and fail) before the next
+      // The exports of this round go out (and fail) before the next.
+      await until(() => byMetric(healthy.latest(ids.healthy), COUNT)[0]?.value === round, `the exports of round ${round}`);
     }
     // The collectors were really asked, and kept being asked after failing.
     await until(() => failing.requests.length >= 2, 'the failing collector was tried again after a 500');
@@ -489,16 +490,33 @@ describe('a failing collector never slows or breaks checks', () => {
   });
 
   test('the service stops within a few seconds while a collector holds an export unanswered', async () => {
-    assert.ok(silent.held() >= 1, 'an export is in flight to the silent collector');
-    const start = performance.now();
-    await svc.stop();
-    stopped = true;
-    const ms = performance.now() - start;
-    assert.ok(ms < 4000, `stopping took ${ms.toFixed(0)} ms`);
-    // Stopped means stopped: no further exports anywhere.
-    const counts = [failing, silent, healthy].map((r) => r.requests.length);
-    await sleep(3 * INTERVAL_MS);
-    assert.deepEqual([failing, silent, healthy].map((r) => r.requests.length), counts);
+    // A service of its own, since it is stopped here.
+    const held = await startReceiver('never');
+    const other = await startReceiver('ok');
+    const stopping = await startTestService({ OTEL_METRIC_EXPORT_INTERVAL: String(INTERVAL_MS) });
+    let stopped = false;
+    try {
+      const ownClient = monitorClient(stopping.apiUrl, (await stopping.createKey('write')).secret);
+      for (const [name, receiver] of [['held', held], ['other', other]] as const) {
+        const { id } = (await ownClient.createTCPMonitor({
+          monitor: { name, uri: tcp.uri, periodicity: Periodicity.PERIODICITY_1M, retry: 0, regions: ['iad'], openTelemetry: otel(receiver, { authorization: SECRET }) },
+        })).monitor!;
+        await trigger(ownClient, id);
+      }
+      await until(() => held.held() >= 1 && other.requests.length >= 1, 'an export is in flight to the silent collector');
+      const start = performance.now();
+      await stopping.stop();
+      stopped = true;
+      const ms = performance.now() - start;
+      assert.ok(ms < 4000, `stopping took ${ms.toFixed(0)} ms`);
+      // Stopped means stopped: no further exports anywhere.
+      const counts = [held, other].map((r) => r.requests.length);
+      await sleep(3 * INTERVAL_MS);
+      assert.deepEqual([held, other].map((r) => r.requests.length), counts);
+    } finally {
+      if (!stopped) await stopping.stop();
+      await Promise.all([held.close(), other.close()]);
+    }
   });
 
   test(
