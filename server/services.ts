@@ -3,6 +3,8 @@ import pino, { type Logger } from 'pino';
 import { createCheckEngine } from './checks/engine.ts';
 import type { Database } from './db/schema.ts';
 import { deliverAlert } from './delivery/alert-delivery.ts';
+import { createOutbound } from './delivery/outbound.ts';
+import { createSubscriberDelivery } from './delivery/subscriber-delivery.ts';
 import { VERSION } from './package-root.ts';
 import { createAuditLogService } from './domain/audit/audit-log.ts';
 import { createIdentityService } from './domain/identity.ts';
@@ -20,7 +22,6 @@ import { createAlertService } from './domain/notifications/alerts.ts';
 import type { ChannelTarget } from './domain/notifications/channel-rules.ts';
 import { createChannelService } from './domain/notifications/channels.ts';
 import type { AlertEvent } from './domain/notifications/events.ts';
-import { createOutbound } from './domain/notifications/outbound.ts';
 import { createSubscriberService } from './domain/notifications/subscribers.ts';
 import { createPageService } from './domain/pages/pages.ts';
 import { createPublicPages } from './domain/pages/public-pages.ts';
@@ -69,7 +70,7 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
     },
   };
   const changed = (pageId: number) => publicPages.invalidate(pageId);
-  const subscribers = createSubscriberService(db, { publicUrl, sealer, outbound });
+  const subscribers = createSubscriberService(db, { publicUrl, sealer, delivery: createSubscriberDelivery(outbound) });
   const publishing = { publicUrl, changed, log, notifySubscribers: subscribers.dispatch };
   const channels = createChannelService(db, { sealer, deliver });
   const live = createLiveFeed(db, { log: log.child({ component: 'live' }) });

@@ -16,7 +16,7 @@ import { withLocalOwner } from '../server/cli/local.ts';
 import { DATABASE_FILE } from '../server/db/open.ts';
 import { coalesce } from '../server/desktop/health-summary.ts';
 import { appMessageOf, type HostMessage, hostMessageOf, ProtocolError } from '../server/desktop/host-protocol.ts';
-import { NO_DESKTOP_APP } from '../server/domain/notifications/outbound.ts';
+import { NO_DESKTOP_APP } from '../server/delivery/outbound.ts';
 import { createSealer, KEY_FILE, KEY_HELD_FILE } from '../server/domain/sealing.ts';
 import { packageRoot } from '../server/package-root.ts';
 import { perTestCleanup, rejectsWith, sessionTokenOf, startTestService } from './support/harness.ts';

@@ -1,6 +1,6 @@
-import { createMailer, type Mailer } from '../../delivery/mail.ts';
-import { AppError } from '../../errors.ts';
-import type { AlertEvent } from './events.ts';
+import type { AlertEvent } from '../domain/notifications/events.ts';
+import { AppError } from '../errors.ts';
+import { createMailer, type Mailer } from './mail.ts';
 
 export interface OutboundOptions {
   /** The service's own mail relay (STATUSDESK_SMTP_URL): subscriber mail, and email channels without their own. */

@@ -10,7 +10,7 @@ import { serviceConfig } from '../config.ts';
 import type { Actor } from '../domain/actor.ts';
 import { onAuditRecorded } from '../domain/audit/audit.ts';
 import type { AlertEvent } from '../domain/notifications/events.ts';
-import { NO_DESKTOP_APP } from '../domain/notifications/outbound.ts';
+import { NO_DESKTOP_APP } from '../delivery/outbound.ts';
 import type { ConsentRequestView } from '../domain/oauth/consent.ts';
 import { AppError } from '../errors.ts';
 import { type RunningService, startService } from '../main.ts';

@@ -1,15 +1,13 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import type { Database, PageSubscriberTable } from '../../db/schema.ts';
-import { postJson } from '../../delivery/http-post.ts';
-import { confirmationContent, pageEventContent } from '../../delivery/templates.ts';
+import type { Database } from '../../db/schema.ts';
 import { writeTransaction } from '../../db/transaction.ts';
 import { isUniqueViolation } from '../../db/unique-violation.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
-import { type PageRow, toPage } from '../pages/page-repository.ts';
+import { findPageById, findPageBySlug, type PageRow, toPage } from '../pages/page-repository.ts';
 import { resolvePage } from '../pages/pages.ts';
 import { planOfWorkspace } from '../plans.ts';
 import { newSecret } from '../secrets.ts';
@@ -17,8 +15,20 @@ import type { Sealer } from '../sealing.ts';
 import { httpUrl, invalid, parseId, parseInput } from '../validation.ts';
 import { maskCredential } from './channel-rules.ts';
 import { reasonOf } from './channels.ts';
-import type { PageEvent } from './events.ts';
-import type { Outbound } from './outbound.ts';
+import type { PageEvent, PageRef } from './events.ts';
+import {
+  activateSubscriber,
+  deletePendingBefore,
+  deleteSubscriber,
+  findEmailSubscriber,
+  findSubscriber,
+  insertPendingEmail,
+  insertWebhook,
+  listActiveSubscriberRows,
+  listSubscriberRows,
+  markConfirmationSent,
+  type SubscriberRow,
+} from './subscriber-repository.ts';
 
 export interface Subscriber {
   id: string;
@@ -31,7 +41,18 @@ export interface Subscriber {
   confirmedAt: string | null;
 }
 
-type SubscriberRow = Selectable<PageSubscriberTable>;
+/** Where a page event goes: an email subscriber with its own unsubscribe link, or a webhook with its signing secret. */
+export type SubscriberAddress = { kind: 'email'; address: string; unsubscribeUrl: string } | { kind: 'webhook'; url: string; secret: string };
+
+/** How subscribers are told: the delivery layer formats and sends (delivery/subscriber-delivery.ts). */
+export interface SubscriberDelivery {
+  /** Whether the service has a mail relay: email subscriptions need one. */
+  canMail: boolean;
+  /** Mails a new email subscriber the link that confirms it; throws when it was not sent. */
+  confirmation(address: string, page: PageRef, confirmUrl: string): Promise<void>;
+  /** Tells one subscriber of a page event; throws when it was not delivered. */
+  pageEvent(to: SubscriberAddress, event: PageEvent): Promise<void>;
+}
 
 const email = z.email('must be an email address').max(254, 'must be at most 254 characters').transform((value) => value.toLowerCase());
 const addInput = z
@@ -112,13 +133,6 @@ export function clientKey(address: string): string {
   return `${groups.slice(0, 4).map((g) => parseInt(g || '0', 16).toString(16)).join(':')}::/64`;
 }
 
-const webhookEvents: Record<PageEvent['kind'], string> = {
-  'report.created': 'status_report.created',
-  'report.updated': 'status_report.updated',
-  'report.resolved': 'status_report.resolved',
-  'maintenance.scheduled': 'maintenance.scheduled',
-};
-
 /** Shown for the URL of a webhook subscriber that cannot be opened (the key file was lost). */
 const UNREADABLE = '(unreadable: subscribe again)';
 
@@ -163,7 +177,7 @@ async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Prom
 export interface SubscriberServiceOptions {
   publicUrl: string;
   sealer: Sealer;
-  outbound: Outbound;
+  delivery: SubscriberDelivery;
 }
 
 /**
@@ -171,7 +185,7 @@ export interface SubscriberServiceOptions {
  * dispatch of page events to them.
  */
 export function createSubscriberService(db: Kysely<Database>, options: SubscriberServiceOptions) {
-  const { sealer, outbound, publicUrl } = options;
+  const { sealer, delivery, publicUrl } = options;
   const now = () => Date.now();
   const { perClient, perPage } = SUBSCRIBE_LIMITS;
   const clientWindows = slidingWindows(perClient.count, perClient.windowMs, (minutes) => `too many sign-ups from your address: at most ${perClient.count} every ${perClient.windowMs / 60_000} minutes; try again in ${minutes} minute${minutes === 1 ? '' : 's'}`, now);
@@ -180,41 +194,47 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
   const link = (page: PageRow, action: 'confirm' | 'unsubscribe', row: SubscriberRow) =>
     `${pageUrl(page)}/${action}?s=${row.id}&token=${sealer.token(`${action}:${row.id}:${row.address}`)}`;
 
-  async function sendConfirmation(page: PageRow, row: SubscriberRow): Promise<void> {
-    const content = confirmationContent({ id: String(page.id), slug: page.slug, title: page.title, url: pageUrl(page) }, link(page, 'confirm', row));
-    await outbound.mailer().send({ from: outbound.mailFrom, to: [row.address], ...content });
-  }
+  const pageRef = (page: PageRow): PageRef => ({ id: String(page.id), slug: page.slug, title: page.title, url: pageUrl(page) });
 
   /**
    * Adds a pending email subscriber (or finds the existing one) and mails the confirmation link.
-   * A link that could not be sent is sent again on the next request, however soon.
+   * A link that could not be sent is sent again on the next request, however soon. `beforeSending`
+   * runs once a mail is about to go; `record` writes what the caller keeps of the sign-up, in the
+   * transaction that marks the mail sent.
    */
-  async function subscribeEmail(page: PageRow, address: string, beforeSending: () => void = () => {}): Promise<SubscriberRow> {
+  async function subscribeEmail(
+    page: PageRow,
+    address: string,
+    hooks: { beforeSending?: () => void; record?: (trx: Kysely<Database>, row: SubscriberRow) => Promise<unknown> } = {},
+  ): Promise<SubscriberRow> {
+    const { beforeSending = () => {}, record = async () => {} } = hooks;
     await requireSubscriberPlan(page);
-    if (!outbound.hasMailRelay) {
+    if (!delivery.canMail) {
       throw new AppError('PRECONDITION_FAILED', 'email subscriptions need a mail server: set STATUSDESK_SMTP_URL for the service');
     }
     const now = new Date().toISOString();
-    const existing = await db.selectFrom('page_subscribers').selectAll().where('page_id', '=', page.id).where('kind', '=', 'email').where('address', '=', address).executeTakeFirst();
-    if (existing?.status === 'active') return existing;
-    if (existing?.confirmation_sent_at && Date.parse(now) - Date.parse(existing.confirmation_sent_at) < RESEND_AFTER_MS) return existing;
+    const existing = await findEmailSubscriber(db, page.id, address);
+    if (existing?.status === 'active' || (existing?.confirmation_sent_at && Date.parse(now) - Date.parse(existing.confirmation_sent_at) < RESEND_AFTER_MS)) {
+      await record(db, existing);
+      return existing;
+    }
     // A mail will be sent: the limits are checked and counted here, before any row is added.
     beforeSending();
     // Two sign-ups of one address at once both find no row; the second insert then finds the first's.
-    await db
-      .insertInto('page_subscribers')
-      .values({ page_id: page.id, kind: 'email', address, status: 'pending', secret: null, created_at: now, confirmed_at: null, confirmation_sent_at: null })
-      .onConflict((oc) => oc.doNothing())
-      .execute();
-    const row =
-      existing ?? (await db.selectFrom('page_subscribers').selectAll().where('page_id', '=', page.id).where('kind', '=', 'email').where('address', '=', address).executeTakeFirstOrThrow());
+    await insertPendingEmail(db, page.id, address, now);
+    const row = existing ?? (await findEmailSubscriber(db, page.id, address));
+    if (!row) throw new Error(`the subscriber ${address} of page ${page.id} was removed while it signed up`);
     try {
-      await sendConfirmation(page, row);
+      await delivery.confirmation(row.address, pageRef(page), link(page, 'confirm', row));
     } catch (error) {
       throw new AppError('PRECONDITION_FAILED', `${MAIL_FAILED}; try again later (${reasonOf(error)})`);
     }
-    await db.updateTable('page_subscribers').set({ confirmation_sent_at: now }).where('id', '=', row.id).execute();
-    return { ...row, confirmation_sent_at: now };
+    const sent = { ...row, confirmation_sent_at: now };
+    await writeTransaction(db, async (trx) => {
+      await markConfirmationSent(trx, row.id, now);
+      await record(trx, sent);
+    });
+    return sent;
   }
 
   /** Subscribers are a feature of the plan: without it they could never be told anything. */
@@ -225,7 +245,6 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
     }
   }
 
-  /** The subscriber a public link names, if its token is genuine. */
   /**
    * The subscriber a link names, if its token is genuine. The token alone decides: the slug in
    * the address is not checked, so links mailed before a page's slug changed keep working.
@@ -233,35 +252,26 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
   async function linked(action: 'confirm' | 'unsubscribe', id: string, token: string): Promise<{ page: PageRow; row: SubscriberRow }> {
     const gone = new AppError('NOT_FOUND', 'this link is not valid: it may have been used already or mistyped');
     if (!/^\d{1,15}$/.test(id)) throw gone;
-    const row = await db.selectFrom('page_subscribers').selectAll().where('id', '=', Number(id)).executeTakeFirst();
+    const row = await findSubscriber(db, Number(id));
     if (!row || !sealer.verify(`${action}:${row.id}:${row.address}`, token)) throw gone;
-    const page = await db.selectFrom('status_pages').selectAll().where('id', '=', row.page_id).executeTakeFirstOrThrow();
+    const page = await findPageById(db, row.workspace_id, row.page_id);
+    if (!page) throw gone;
     return { page, row };
   }
 
-  async function deliver(page: PageRow, row: SubscriberRow, event: PageEvent): Promise<void> {
-    if (row.kind === 'webhook') {
-      const { kind: _kind, ...rest } = event;
-      const url = webhookUrlOf(sealer, row);
-      if (url === undefined) throw new Error(`the address of webhook subscriber ${row.id} cannot be read (the key file of the data folder was lost or replaced); subscribe it again`);
-      await postJson(url, { event: webhookEvents[event.kind], ...rest }, { secret: sealer.open<string>(row.secret!), event: webhookEvents[event.kind] });
-      return;
-    }
-    const unsubscribeUrl = link(page, 'unsubscribe', row);
-    await outbound.mailer().send({
-      from: outbound.mailFrom,
-      to: [row.address],
-      ...pageEventContent(event, { unsubscribeUrl }),
-      // RFC 8058: mail clients offer their own unsubscribe button, which POSTs to this address.
-      headers: { 'List-Unsubscribe': `<${unsubscribeUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
-    });
+  /** Tells one subscriber of `event`: at its address with its unsubscribe link, or at its webhook signed with its secret. */
+  async function tell(page: PageRow, row: SubscriberRow, event: PageEvent): Promise<void> {
+    if (row.kind === 'email') return delivery.pageEvent({ kind: 'email', address: row.address, unsubscribeUrl: link(page, 'unsubscribe', row) }, event);
+    const url = webhookUrlOf(sealer, row);
+    if (url === undefined) throw new Error(`the address of webhook subscriber ${row.id} cannot be read (the key file of the data folder was lost or replaced); subscribe it again`);
+    return delivery.pageEvent({ kind: 'webhook', url, secret: sealer.open<string>(row.secret!) }, event);
   }
 
   return {
     async list(actor: Actor, workspaceId: number, pageRef: string): Promise<Subscriber[]> {
       await authorize(db, actor, workspaceId, 'read');
       const page = await resolvePage(db, workspaceId, pageRef);
-      const rows = await db.selectFrom('page_subscribers').selectAll().where('page_id', '=', page.id).orderBy('id', 'desc').execute();
+      const rows = await listSubscriberRows(db, page.id);
       return rows.map((row) => toSubscriber(sealer, row));
     },
 
@@ -273,50 +283,32 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
       await authorize(db, actor, workspaceId, 'write');
       const values = parseInput(addInput, input);
       const page = await resolvePage(db, workspaceId, pageRef);
-      let row: SubscriberRow;
-      let secret: string | null = null;
+      const recordCreate = (trx: Kysely<Database>, row: SubscriberRow) =>
+        recordAudit(trx, { workspaceId, entityType: 'page_subscriber', entityId: row.id, action: 'page_subscriber.create', actor, before: null, after: { ...toSubscriber(sealer, row) } });
       if (values.email !== undefined) {
-        row = await subscribeEmail(page, values.email);
-      } else {
-        await requireSubscriberPlan(page);
-        secret = newSecret('whsec_');
-        const now = new Date().toISOString();
-        row = await db
-          .insertInto('page_subscribers')
-          .values({
-            page_id: page.id,
-            kind: 'webhook',
-            address: webhookFingerprint(sealer, values.webhookUrl!),
-            sealed_address: sealer.seal(values.webhookUrl!),
-            status: 'active',
-            secret: sealer.seal(secret),
-            created_at: now,
-            confirmed_at: now,
-            confirmation_sent_at: null,
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow()
-          .catch((error: unknown) => {
-            if (isUniqueViolation(error, 'page_subscribers.page_id', 'page_subscribers.kind', 'page_subscribers.address')) throw new AppError('CONFLICT', 'webhookUrl: this address already receives the page\'s notifications', [{ field: 'webhookUrl', rule: 'must be unique on the page' }]);
-            throw error;
-          });
+        const row = await subscribeEmail(page, values.email, { record: recordCreate });
+        return { subscriber: toSubscriber(sealer, row), secret: null };
       }
-      await recordAudit(db, { workspaceId, entityType: 'page_subscriber', entityId: row.id, action: 'page_subscriber.create', actor, before: null, after: { ...toSubscriber(sealer, row) } });
+      await requireSubscriberPlan(page);
+      const url = values.webhookUrl!;
+      const secret = newSecret('whsec_');
+      const row = await writeTransaction(db, async (trx) => {
+        const created = await insertWebhook(trx, page.id, { fingerprint: webhookFingerprint(sealer, url), sealedUrl: sealer.seal(url), sealedSecret: sealer.seal(secret), at: new Date().toISOString() }).catch((error: unknown) => {
+          if (isUniqueViolation(error, 'page_subscribers.page_id', 'page_subscribers.kind', 'page_subscribers.address')) throw new AppError('CONFLICT', 'webhookUrl: this address already receives the page\'s notifications', [{ field: 'webhookUrl', rule: 'must be unique on the page' }]);
+          throw error;
+        });
+        await recordCreate(trx, created);
+        return created;
+      });
       return { subscriber: toSubscriber(sealer, row), secret };
     },
 
     async remove(actor: Actor, workspaceId: number, id: string): Promise<void> {
       await authorize(db, actor, workspaceId, 'write');
       await writeTransaction(db, async (trx) => {
-        const row = await trx
-          .selectFrom('page_subscribers')
-          .innerJoin('status_pages', 'status_pages.id', 'page_subscribers.page_id')
-          .selectAll('page_subscribers')
-          .where('status_pages.workspace_id', '=', workspaceId)
-          .where('page_subscribers.id', '=', parseId('id', 'subscriber', id))
-          .executeTakeFirst();
-        if (!row) throw notFound('subscriber', id);
-        await trx.deleteFrom('page_subscribers').where('id', '=', row.id).execute();
+        const row = await findSubscriber(trx, parseId('id', 'subscriber', id));
+        if (!row || row.workspace_id !== workspaceId) throw notFound('subscriber', id);
+        await deleteSubscriber(trx, row.id);
         await recordAudit(trx, { workspaceId, entityType: 'page_subscriber', entityId: row.id, action: 'page_subscriber.delete', actor, before: { ...toSubscriber(sealer, row) }, after: null });
       });
     },
@@ -330,7 +322,7 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
     async subscribePublic(slug: string, address: unknown, client?: string): Promise<void> {
       const parsed = email.safeParse(typeof address === 'string' ? address.trim() : address);
       if (!parsed.success) throw invalid('email', 'must be an email address');
-      const page = await db.selectFrom('status_pages').selectAll().where('slug', '=', slug).executeTakeFirst();
+      const page = await findPageBySlug(db, slug);
       if (!page) throw notFound('status page', slug);
       const clientId = client === undefined ? undefined : clientKey(client);
       const pageId = String(page.id);
@@ -341,10 +333,12 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
       withinLimits();
       try {
         // Checked again and counted at once (no await between) when a mail is about to go.
-        await subscribeEmail(page, parsed.data, () => {
-          withinLimits();
-          if (clientId !== undefined) clientWindows.record(clientId);
-          pageWindows.record(pageId);
+        await subscribeEmail(page, parsed.data, {
+          beforeSending: () => {
+            withinLimits();
+            if (clientId !== undefined) clientWindows.record(clientId);
+            pageWindows.record(pageId);
+          },
         });
       } catch (error) {
         // A visitor learns that it failed, not how the service's mail relay answered.
@@ -360,20 +354,13 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
     async prunePending(): Promise<number> {
       clientWindows.prune();
       pageWindows.prune();
-      const cutoff = new Date(now() - SUBSCRIBE_LIMITS.pendingTtlMs).toISOString();
-      const result = await db
-        .deleteFrom('page_subscribers')
-        .where('kind', '=', 'email')
-        .where('status', '=', 'pending')
-        .where((eb) => eb(eb.fn.coalesce('confirmation_sent_at', 'created_at'), '<', cutoff))
-        .executeTakeFirst();
-      return Number(result.numDeletedRows);
+      return deletePendingBefore(db, new Date(now() - SUBSCRIBE_LIMITS.pendingTtlMs).toISOString());
     },
 
     async confirm(id: string, token: string): Promise<{ pageTitle: string; pageUrl: string }> {
       const { page, row } = await linked('confirm', id, token);
       if (row.status === 'pending') {
-        await db.updateTable('page_subscribers').set({ status: 'active', confirmed_at: new Date().toISOString() }).where('id', '=', row.id).execute();
+        await activateSubscriber(db, row.id, new Date().toISOString());
       }
       return { pageTitle: page.title, pageUrl: pageUrl(page) };
     },
@@ -386,7 +373,7 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
 
     async unsubscribe(id: string, token: string): Promise<{ pageTitle: string; pageUrl: string }> {
       const { page, row } = await linked('unsubscribe', id, token);
-      await db.deleteFrom('page_subscribers').where('id', '=', row.id).execute();
+      await deleteSubscriber(db, row.id);
       return { pageTitle: page.title, pageUrl: pageUrl(page) };
     },
 
@@ -396,11 +383,12 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
      */
     async dispatch(workspaceId: number, pageId: number, event: PageEvent): Promise<void> {
       if (!(await planOfWorkspace(db, workspaceId)).subscriberNotifications) return;
-      const page = await db.selectFrom('status_pages').selectAll().where('id', '=', pageId).executeTakeFirstOrThrow();
-      const rows = await db.selectFrom('page_subscribers').selectAll().where('page_id', '=', pageId).where('status', '=', 'active').orderBy('id').execute();
+      const page = await findPageById(db, workspaceId, pageId);
+      if (!page) throw notFound('status page', String(pageId));
+      const rows = await listActiveSubscriberRows(db, pageId);
       const failures: string[] = [];
       await eachLimited(rows, DISPATCH_CONCURRENCY, (row) =>
-        deliver(page, row, event).catch((error: unknown) => {
+        tell(page, row, event).catch((error: unknown) => {
           failures.push(`subscriber ${row.id}: ${reasonOf(error)}`);
         }),
       );

@@ -1,0 +1,52 @@
+import type { PageEvent, PageRef } from '../domain/notifications/events.ts';
+import type { SubscriberDelivery, SubscriberAddress } from '../domain/notifications/subscribers.ts';
+import { postJson } from './http-post.ts';
+import type { Mailer } from './mail.ts';
+import { confirmationContent, pageEventContent } from './templates.ts';
+
+/**
+ * Tells page subscribers: the mail that confirms a sign-up, and each page event as mail (with a
+ * one-click unsubscribe) or as signed JSON. One attempt: a failure rejects, and the caller
+ * records and reports it.
+ */
+
+export interface SubscriberDeliveryDeps {
+  /** The service's own mail relay; throws when there is none. */
+  mailer(): Mailer;
+  /** Sender of the service's mail. */
+  mailFrom: string;
+  /** Whether the service has a mail relay. */
+  hasMailRelay: boolean;
+}
+
+const webhookEvents: Record<PageEvent['kind'], string> = {
+  'report.created': 'status_report.created',
+  'report.updated': 'status_report.updated',
+  'report.resolved': 'status_report.resolved',
+  'maintenance.scheduled': 'maintenance.scheduled',
+};
+
+export function createSubscriberDelivery(deps: SubscriberDeliveryDeps): SubscriberDelivery {
+  return {
+    canMail: deps.hasMailRelay,
+
+    async confirmation(address: string, page: PageRef, confirmUrl: string): Promise<void> {
+      await deps.mailer().send({ from: deps.mailFrom, to: [address], ...confirmationContent(page, confirmUrl) });
+    },
+
+    async pageEvent(to: SubscriberAddress, event: PageEvent): Promise<void> {
+      if (to.kind === 'webhook') {
+        const { kind, ...rest } = event;
+        await postJson(to.url, { event: webhookEvents[kind], ...rest }, { secret: to.secret, event: webhookEvents[kind] });
+        return;
+      }
+      await deps.mailer().send({
+        from: deps.mailFrom,
+        to: [to.address],
+        ...pageEventContent(event, { unsubscribeUrl: to.unsubscribeUrl }),
+        // RFC 8058: mail clients offer their own unsubscribe button, which POSTs to this address.
+        headers: { 'List-Unsubscribe': `<${to.unsubscribeUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+      });
+    },
+  };
+}
