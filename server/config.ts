@@ -1,39 +1,190 @@
-import { AppError } from './errors.ts';
-import type { MetadataNetwork } from './oauth/client-metadata.ts';
+import { z } from 'zod';
 import { resolveDataDir } from './db/open.ts';
+import { DEFAULT_MAIL_FROM } from './delivery/outbound.ts';
+import { DEFAULT_REDIRECT_DOMAINS } from './domain/oauth/redirect-uris.ts';
+import { AppError } from './errors.ts';
+import { DEFAULT_RATE_LIMIT_PER_MINUTE } from './http/rate-limit.ts';
+import type { MetadataNetwork } from './oauth/client-metadata.ts';
 
-export interface ServiceConfig {
-  dataDir: string;
-  /** Address to bind; loopback unless the user opts in. */
-  host: string;
-  /** API, RPC, MCP and OAuth port; 0 picks a free one. */
-  port: number;
-  /** Dashboard port; 0 picks a free one. */
-  dashboardPort: number;
-  /** Origin of /mcp and /oauth/*, fixed by configuration (SPEC 5.3); default http://localhost:<port>. */
-  oauthIssuer?: string;
-  /** Address serving the dashboard and /oauth/consent; default http://localhost:<dashboard port>. */
-  dashboardUrl?: string;
-  /** Base of the documentation links; default the service's own /docs. */
-  docsUrl?: string;
+export const DEFAULT_PORT = 3000;
+export const DEFAULT_DASHBOARD_PORT = 3001;
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * One setting of `statusdesk serve`: where it is read (a flag, an environment variable, or both,
+ * the flag winning), its rule, its default and what it means. The parsing, its error messages
+ * and the settings table of the reference (docs/reference/cli.md) all come from these entries.
+ */
+export interface Setting {
+  flag?: string;
+  env?: string;
+  /** How the text becomes the value; its messages follow the setting's name. None for what Node.js itself reads. */
+  rule?: z.ZodType;
+  /** The value when unset, as the reference shows it (markdown). */
+  default: string;
+  /** What it sets, in one line of the reference (markdown). */
+  description: string;
+}
+
+/** Text a rule refuses, shown after the rule's words. */
+const got = (rule: string) => ({ error: (issue: { input?: unknown }) => `${rule}, got ${String(issue.input)}` });
+/** Unset and empty are the same: the setting's default. */
+const unsetIfEmpty = <T extends z.ZodType<unknown, string>>(rule: T) => z.preprocess((text) => (text === '' ? undefined : text), rule.optional());
+
+const isHttpUrl = (text: string) => ['http:', 'https:'].includes(URL.parse(text)?.protocol ?? '');
+const isOrigin = (text: string) => {
+  const url = new URL(text);
+  return url.pathname === '/' && !url.search && !url.hash;
+};
+/** An origin-only URL (scheme, host, port), normalised: no trailing slash, a lower-case host. */
+const origin = unsetIfEmpty(
+  z
+    .string()
+    .refine(isHttpUrl, { ...got('must be an http or https URL'), abort: true })
+    .refine(isOrigin, 'must be an origin without a path, like http://localhost:3000')
+    .transform((text) => new URL(text).origin),
+);
+const port = z
+  .string()
+  .refine((text) => /^\d+$/.test(text) && Number(text) <= 65535, got('must be a port number from 0 to 65535'))
+  .transform(Number);
+/** A whole number of 1 or more. */
+const count = unsetIfEmpty(
+  z
+    .string()
+    .refine((text) => /^\d+$/.test(text) && Number(text) >= 1, got('must be a whole number of 1 or more'))
+    .transform(Number),
+);
+const onOrOff = z.stringbool({ truthy: ['on', 'true', '1'], falsy: ['off', 'false', '0'], case: 'sensitive', ...got('must be on or off') });
+const DOMAIN = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+const domains = z
+  .string()
+  .transform((text) => text.split(',').map((d) => d.trim().toLowerCase()).filter(Boolean))
+  .pipe(z.array(z.string().regex(DOMAIN, { error: (issue) => `must be domain names separated by commas, like claude.ai,cursor.com; got ${String(issue.input)}` })));
+const smtpUrl = unsetIfEmpty(
+  z.string().refine((text) => ['smtp:', 'smtps:'].includes(URL.parse(text)?.protocol ?? ''), 'must be an smtp:// or smtps:// URL, like smtps://user:password@smtp.example.com:465'),
+);
+
+/** Every setting, in the order the reference lists them. */
+export const SETTINGS = {
+  dataDir: {
+    flag: '--data-dir',
+    env: 'STATUSDESK_DATA_DIR',
+    // Reached with the flag and the variable already tried: the platform's folder is what remains.
+    rule: z.string().optional().transform((dir) => resolveDataDir(dir, {})),
+    default:
+      "the platform's app-data folder: `~/.local/share/statusdesk` on Linux (or `$XDG_DATA_HOME/statusdesk`), `~/Library/Application Support/statusdesk` on macOS, `%LOCALAPPDATA%\\statusdesk\\Data` on Windows",
+    description: 'data folder',
+  },
+  host: {
+    flag: '--host',
+    rule: z.string().default('127.0.0.1'),
+    default: '`127.0.0.1`',
+    description: 'address both ports listen on; any but loopback lets other machines reach them, and is logged as a warning (see [Security](security))',
+  },
+  port: {
+    flag: '--port',
+    rule: port.default(DEFAULT_PORT),
+    default: `\`${DEFAULT_PORT}\``,
+    description: 'port of the API, ConnectRPC, MCP and OAuth; `0` picks a free port',
+  },
+  dashboardPort: {
+    flag: '--dashboard-port',
+    rule: port.default(DEFAULT_DASHBOARD_PORT),
+    default: `\`${DEFAULT_DASHBOARD_PORT}\``,
+    description: 'port of the dashboard; `0` picks a free port',
+  },
+  oauthIssuer: {
+    env: 'OAUTH_ISSUER',
+    rule: origin,
+    default: '`http://localhost:<port>`',
+    description: 'origin of `/mcp` and `/oauth/*`, fixed by configuration',
+  },
+  dashboardUrl: {
+    env: 'DASHBOARD_URL',
+    rule: origin,
+    default: '`http://localhost:<dashboard port>`',
+    description: 'origin serving the dashboard and `/oauth/consent`',
+  },
+  docsUrl: {
+    env: 'STATUSDESK_DOCS_URL',
+    rule: origin,
+    default: 'the API address',
+    description:
+      'origin of the documentation, without a path: the `docs` links of error envelopes point under its `/docs`, and the MCP resources `mcp-server-reference` and `site-index` are read from it (locally when it is this service, fetched otherwise)',
+  },
+  rateLimitPerMinute: {
+    env: 'STATUSDESK_RATE_LIMIT',
+    rule: unsetIfEmpty(z.string().regex(/^\d+$/, got('must be a whole number of calls per minute (0 turns the limit off)')).transform(Number)),
+    default: `\`${DEFAULT_RATE_LIMIT_PER_MINUTE}\``,
+    description: 'calls per minute per credential, shared by REST (`/v1/*`), ConnectRPC and MCP; a whole number, `0` for no limit (see [Rate limits](errors#rate-limits))',
+  },
+  logLevel: {
+    env: 'STATUSDESK_LOG_LEVEL',
+    rule: z.string().default('info'),
+    default: '`info`',
+    description: '`debug`, `info`, `warn`, `error`, `silent`',
+  },
+  scheduleChecks: {
+    env: 'STATUSDESK_CHECKS',
+    rule: unsetIfEmpty(onOrOff).transform((on) => on ?? true),
+    default: '`on`',
+    description: '`off` stops scheduled checks (triggered checks still run)',
+  },
+  checkConcurrency: {
+    env: 'STATUSDESK_CHECK_CONCURRENCY',
+    rule: count,
+    // The check engine's own default.
+    default: '`500`',
+    description: 'most checks in flight at once',
+  },
+  otlpIntervalMs: {
+    env: 'OTEL_METRIC_EXPORT_INTERVAL',
+    rule: count,
+    // The check engine's own default.
+    default: '`60000`',
+    description: "milliseconds between metric exports to each monitor's OTLP endpoint",
+  },
+  oauthRedirectDomains: {
+    env: 'STATUSDESK_OAUTH_REDIRECT_DOMAINS',
+    rule: domains.optional(),
+    default: `\`${DEFAULT_REDIRECT_DOMAINS.join(', ')}\``,
+    description: "comma-separated AI-assistant domains whose https redirect URIs (and their subdomains') OAuth clients may register (see [OAuth](oauth))",
+  },
+  publicUrl: {
+    env: 'STATUSDESK_PUBLIC_URL',
+    rule: origin,
+    default: 'the API address',
+    description: 'origin visitors and subscribers reach status pages at (the links in subscriber mail); its host reaches `/status/*` only (every other path answers it 403)',
+  },
+  smtpUrl: {
+    env: 'STATUSDESK_SMTP_URL',
+    rule: smtpUrl,
+    default: 'none: no email subscriptions',
+    description: 'the mail relay for subscriber mail and for email channels without their own, `smtp://` or `smtps://user:password@host:port`',
+  },
+  mailFrom: {
+    env: 'STATUSDESK_MAIL_FROM',
+    rule: unsetIfEmpty(z.string()),
+    default: `\`${DEFAULT_MAIL_FROM}\``,
+    description: "sender of the service's mail",
+  },
+  extraCaCerts: {
+    env: 'NODE_EXTRA_CA_CERTS',
+    default: 'none',
+    description: 'a PEM file of extra certificate authorities trusted by TLS checks (read by Node.js at start)',
+  },
+} as const satisfies Record<string, Setting>;
+
+type Settings = typeof SETTINGS;
+type Parsed = { [K in keyof Settings as Settings[K] extends { rule: z.ZodType } ? K : never]: Settings[K] extends { rule: infer R } ? R : never };
+type Flags = { [K in keyof Settings as Settings[K] extends { flag: string } ? K : never]?: string };
+
+const parsed = Object.fromEntries(Object.entries(SETTINGS).flatMap(([key, setting]) => ('rule' in setting ? [[key, setting.rule]] : []))) as Parsed;
+const settingsSchema = z.object(parsed);
+
+export type ServiceConfig = z.output<typeof settingsSchema> & {
   maxBodyBytes: number;
-  logLevel: string;
-  /** Check active monitors on their schedule (STATUSDESK_CHECKS=off turns it off). */
-  scheduleChecks: boolean;
-  /** Most checks in flight at once. */
-  checkConcurrency?: number;
-  /** How often metrics go to each monitor's OTLP endpoint (OTEL_METRIC_EXPORT_INTERVAL, ms). */
-  otlpIntervalMs?: number;
-  /** Where visitors reach status pages and subscription links (STATUSDESK_PUBLIC_URL); default the API address. */
-  publicUrl?: string;
-  /** The mail relay for subscriber mail and email channels (STATUSDESK_SMTP_URL). */
-  smtpUrl?: string;
-  /** Sender of the service's mail (STATUSDESK_MAIL_FROM). */
-  mailFrom?: string;
-  /** Calls per minute per credential across REST, RPC and MCP (STATUSDESK_RATE_LIMIT); 0 turns the limit off. */
-  rateLimitPerMinute?: number;
-  /** AI-assistant domains whose https redirects OAuth clients may register (STATUSDESK_OAUTH_REDIRECT_DOMAINS). */
-  oauthRedirectDomains?: string[];
   /** How Client ID Metadata Documents are fetched; set only by tests, which keep every packet on loopback. */
   metadataNetwork?: MetadataNetwork;
   /**
@@ -41,99 +192,41 @@ export interface ServiceConfig {
    * desktop app keeps it in the system keychain); without it, the data folder's key file.
    */
   sealingKey?: Buffer;
+};
+
+/** The service's settings from `statusdesk serve`'s flags and the environment, or an error naming the first bad one and its rule. */
+export function serviceConfig(flags: Flags, env: NodeJS.ProcessEnv = process.env): ServiceConfig {
+  const texts: Record<string, string | undefined> = {};
+  const names: Record<string, string> = {};
+  for (const [key, setting] of Object.entries(SETTINGS) as [string, Setting][]) {
+    const flag = (flags as Record<string, string | undefined>)[key];
+    // The flag wins; an empty one gives way to the variable.
+    const fromFlag = setting.env === undefined || Boolean(flag);
+    texts[key] = fromFlag ? flag : env[setting.env!];
+    names[key] = (fromFlag ? setting.flag : setting.env)!;
+  }
+  const result = settingsSchema.safeParse(texts);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw new AppError('VALIDATION', `${names[String(issue.path[0])]}: ${issue.message}`);
+  }
+  return { ...result.data, maxBodyBytes: DEFAULT_MAX_BODY_BYTES };
 }
 
-export const DEFAULT_PORT = 3000;
-export const DEFAULT_DASHBOARD_PORT = 3001;
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-
-/** An origin-only URL (scheme, host, port) from a setting, or a clear error naming the setting. */
+/** An origin-only URL from a setting outside the service's own (`--public-url`), or a clear error naming it. */
 export function originSetting(name: string, value: string | undefined): string | undefined {
-  if (value === undefined || value === '') return undefined;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new AppError('VALIDATION', `${name}: must be an http or https URL, got ${value}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new AppError('VALIDATION', `${name}: must be an http or https URL, got ${value}`);
-  }
-  if (url.pathname !== '/' || url.search || url.hash) {
-    throw new AppError('VALIDATION', `${name}: must be an origin without a path, like http://localhost:3000`);
-  }
-  return url.origin;
+  const result = origin.safeParse(value);
+  if (!result.success) throw new AppError('VALIDATION', `${name}: ${result.error.issues[0]!.message}`);
+  return result.data;
 }
 
-export function parsePort(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) throw new AppError('VALIDATION', `${name}: must be a port number from 0 to 65535, got ${value}`);
-  return port;
-}
-
-function smtpSetting(value: string | undefined): string | undefined {
-  if (value === undefined || value === '') return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  if (url?.protocol !== 'smtp:' && url?.protocol !== 'smtps:') {
-    throw new AppError('VALIDATION', 'STATUSDESK_SMTP_URL: must be an smtp:// or smtps:// URL, like smtps://user:password@smtp.example.com:465');
-  }
-  return value;
-}
-
-function switchSetting(name: string, value: string | undefined, fallback: boolean): boolean {
-  if (value === undefined || value === '') return fallback;
-  if (['on', 'true', '1'].includes(value)) return true;
-  if (['off', 'false', '0'].includes(value)) return false;
-  throw new AppError('VALIDATION', `${name}: must be on or off, got ${value}`);
-}
-
-function rateSetting(value: string | undefined): number | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (!/^\d+$/.test(value)) throw new AppError('VALIDATION', `STATUSDESK_RATE_LIMIT: must be a whole number of calls per minute (0 turns the limit off), got ${value}`);
-  return Number(value);
-}
-
-function domainsSetting(value: string | undefined): string[] | undefined {
-  if (value === undefined) return undefined;
-  const domains = value.split(',').map((d) => d.trim().toLowerCase()).filter(Boolean);
-  const bad = domains.find((d) => !/^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(d));
-  if (bad) throw new AppError('VALIDATION', `STATUSDESK_OAUTH_REDIRECT_DOMAINS: must be domain names separated by commas, like claude.ai,cursor.com; got ${bad}`);
-  return domains;
-}
-
-function countSetting(name: string, value: string | undefined): number | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new AppError('VALIDATION', `${name}: must be a whole number of 1 or more, got ${value}`);
-  return Number(value);
-}
-
-export function serviceConfig(
-  flags: { dataDir?: string; host?: string; port?: string; dashboardPort?: string },
-  env: NodeJS.ProcessEnv = process.env,
-): ServiceConfig {
-  return {
-    dataDir: resolveDataDir(flags.dataDir, env),
-    host: flags.host ?? '127.0.0.1',
-    port: parsePort('--port', flags.port, DEFAULT_PORT),
-    dashboardPort: parsePort('--dashboard-port', flags.dashboardPort, DEFAULT_DASHBOARD_PORT),
-    oauthIssuer: originSetting('OAUTH_ISSUER', env.OAUTH_ISSUER),
-    dashboardUrl: originSetting('DASHBOARD_URL', env.DASHBOARD_URL),
-    docsUrl: originSetting('STATUSDESK_DOCS_URL', env.STATUSDESK_DOCS_URL),
-    maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
-    logLevel: env.STATUSDESK_LOG_LEVEL ?? 'info',
-    scheduleChecks: switchSetting('STATUSDESK_CHECKS', env.STATUSDESK_CHECKS, true),
-    checkConcurrency: countSetting('STATUSDESK_CHECK_CONCURRENCY', env.STATUSDESK_CHECK_CONCURRENCY),
-    otlpIntervalMs: countSetting('OTEL_METRIC_EXPORT_INTERVAL', env.OTEL_METRIC_EXPORT_INTERVAL),
-    publicUrl: originSetting('STATUSDESK_PUBLIC_URL', env.STATUSDESK_PUBLIC_URL),
-    smtpUrl: smtpSetting(env.STATUSDESK_SMTP_URL),
-    mailFrom: env.STATUSDESK_MAIL_FROM || undefined,
-    rateLimitPerMinute: rateSetting(env.STATUSDESK_RATE_LIMIT),
-    oauthRedirectDomains: domainsSetting(env.STATUSDESK_OAUTH_REDIRECT_DOMAINS),
-  };
+/** The settings table of docs/reference/cli.md. */
+export function settingsTable(): string {
+  const code = (name: string | undefined) => (name ? [`\`${name}\``] : []);
+  const rows = Object.values(SETTINGS as Record<string, Setting>).map((s) => {
+    const names = [...code(s.flag), ...code(s.env)].join(', ');
+    const meaning = s.flag && s.env ? `${s.description} (the flag wins)` : s.description;
+    return `| ${names} | ${meaning} | ${s.default} |`;
+  });
+  return ['| Setting | Meaning | Default |', '|---|---|---|', ...rows].join('\n');
 }

@@ -16,7 +16,6 @@ import { MonitorService, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.
 import { createCheckEngine, type CheckEngine } from '../server/checks/engine.ts';
 import { createResultStore, DAY_MS, HOUR_MS, hourOf, type StoredCheck } from '../server/checks/result-store.ts';
 import { offsetOf } from '../server/checks/scheduler.ts';
-import { serviceConfig } from '../server/config.ts';
 import { type Db, openDatabase } from '../server/db/open.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import { RUNNER_SILENCE_MS } from '../server/domain/locations/locations.ts';
@@ -788,29 +787,6 @@ describe('check engine: batched writes', () => {
 // ---- the service wiring ------------------------------------------------------------------------------
 
 describe('check engine in the service', () => {
-  test('settings: STATUSDESK_CHECKS, STATUSDESK_CHECK_CONCURRENCY and OTEL_METRIC_EXPORT_INTERVAL', () => {
-    const config = (env: NodeJS.ProcessEnv) => serviceConfig({ dataDir: '/nonexistent' }, env);
-    assert.equal(config({}).scheduleChecks, true, 'checks are on by default');
-    for (const off of ['off', 'false', '0']) assert.equal(config({ STATUSDESK_CHECKS: off }).scheduleChecks, false);
-    for (const on of ['on', 'true', '1']) assert.equal(config({ STATUSDESK_CHECKS: on }).scheduleChecks, true);
-    assert.equal(config({ STATUSDESK_CHECK_CONCURRENCY: '3' }).checkConcurrency, 3);
-    assert.equal(config({}).checkConcurrency, undefined);
-    assert.equal(config({ OTEL_METRIC_EXPORT_INTERVAL: '5000' }).otlpIntervalMs, 5_000);
-    for (const [name, value] of [
-      ['STATUSDESK_CHECKS', 'maybe'],
-      ['STATUSDESK_CHECK_CONCURRENCY', '0'],
-      ['STATUSDESK_CHECK_CONCURRENCY', 'many'],
-      ['STATUSDESK_CHECK_CONCURRENCY', '-1'],
-      ['OTEL_METRIC_EXPORT_INTERVAL', '1.5'],
-    ] as const) {
-      assert.throws(
-        () => config({ [name]: value }),
-        (error: unknown) => error instanceof AppError && error.code === 'VALIDATION' && error.message.startsWith(`${name}: `),
-        `${name}=${value}`,
-      );
-    }
-  });
-
   test('with STATUSDESK_CHECKS=on the running service schedules monitors created over RPC, and forgets deleted ones', async () => {
     for (const checks of ['on', 'off']) {
       const svc = await startTestService({ STATUSDESK_CHECKS: checks, STATUSDESK_CHECK_CONCURRENCY: '3' });

@@ -3,7 +3,6 @@ import { after, before, describe, test } from 'node:test';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { MonitorService } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { serviceConfig } from '../server/config.ts';
 import { createRateLimiter, RateLimited } from '../server/http/rate-limit.ts';
 import { startTestService, type TestService } from './support/harness.ts';
 
@@ -43,13 +42,6 @@ describe('the rate limiter', () => {
   test('is off at 0', () => {
     const limiter = createRateLimiter(0);
     for (let i = 0; i < 10_000; i++) limiter.take('a');
-  });
-
-  test('STATUSDESK_RATE_LIMIT is a whole number of calls per minute', () => {
-    assert.equal(serviceConfig({}, { STATUSDESK_RATE_LIMIT: '30' }).rateLimitPerMinute, 30);
-    assert.equal(serviceConfig({}, { STATUSDESK_RATE_LIMIT: '0' }).rateLimitPerMinute, 0);
-    assert.equal(serviceConfig({}, {}).rateLimitPerMinute, undefined);
-    assert.throws(() => serviceConfig({}, { STATUSDESK_RATE_LIMIT: 'lots' }), /STATUSDESK_RATE_LIMIT: must be a whole number/);
   });
 });
 
