@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
-import { type Actor, type Role, requireWriteScope } from './actor.ts';
+import { type Actor, requireWriteScope } from './actor.ts';
+import { roleOf } from './workspaces/workspace-repository.ts';
 
 /** What a call needs: to read, to change, or to manage the workspace itself (keys, members). */
 export type Need = 'read' | 'write' | 'manage';
@@ -28,14 +29,4 @@ export async function authorize(db: Kysely<Database>, actor: Actor, workspaceId:
       return;
     }
   }
-}
-
-async function roleOf(db: Kysely<Database>, workspaceId: number, userId: number): Promise<Role | undefined> {
-  const row = await db
-    .selectFrom('memberships')
-    .select('role')
-    .where('workspace_id', '=', workspaceId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
-  return row?.role as Role | undefined;
 }

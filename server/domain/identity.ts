@@ -3,6 +3,7 @@ import type { Database } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { type Actor, credentialId, isCredential, type Scope } from './actor.ts';
 import type { PlanName } from './plans.ts';
+import { findWorkspaceRow } from './workspaces/workspace-repository.ts';
 
 /** The identity object of GET /v1/whoami (SPEC 2.1), exactly those fields. */
 export interface Identity {
@@ -16,16 +17,12 @@ export function createIdentityService(db: Kysely<Database>) {
   return {
     async whoami(actor: Actor): Promise<Identity> {
       if (!isCredential(actor)) throw new AppError('UNAUTHORIZED', 'whoami answers for an API key or an OAuth access token');
-      const workspace = await db
-        .selectFrom('workspaces')
-        .select(['name', 'slug', 'plan'])
-        .where('id', '=', actor.workspaceId)
-        .executeTakeFirstOrThrow();
+      const { name, slug, plan } = await findWorkspaceRow(db, actor.workspaceId);
       const holder: Identity['actor'] =
         actor.type === 'apiKey'
           ? { type: 'apiKey', keyId: actor.keyId, scopes: actor.scopes }
           : { type: 'oauth', grantId: credentialId(actor), clientId: actor.clientId, scopes: actor.scopes };
-      return { ...workspace, plan: workspace.plan as PlanName, actor: holder };
+      return { name, slug, plan: plan as PlanName, actor: holder };
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
+import { findWorkspaceRow } from './workspaces/workspace-repository.ts';
 
 /**
  * Plans are a workspace setting with the entitlements of the interface (SPEC 8). A local
@@ -56,8 +57,7 @@ export const plans: Record<PlanName, Plan> = {
 
 /** The plan a workspace is on. */
 export async function planOfWorkspace(db: Kysely<Database>, workspaceId: number): Promise<Plan> {
-  const row = await db.selectFrom('workspaces').select('plan').where('id', '=', workspaceId).executeTakeFirstOrThrow();
-  return planOf(row.plan);
+  return planOf((await findWorkspaceRow(db, workspaceId)).plan);
 }
 
 export function planOf(name: string): Plan {

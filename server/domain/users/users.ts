@@ -5,6 +5,8 @@ import type { Database } from '../../db/schema.ts';
 import type { Actor } from '../actor.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { toWorkspace } from '../workspaces/workspaces.ts';
+import { firstOwnerId, insertMembership, insertWorkspace } from '../workspaces/workspace-repository.ts';
+import { findUserRow, insertUser } from './user-repository.ts';
 
 export const DEFAULT_WORKSPACE_SLUG = 'personal';
 
@@ -21,22 +23,16 @@ function localUserName(): string {
  * every feature. Later starts find the owner and change nothing. Returns the owner's id.
  */
 export async function ensureOwner(db: Kysely<Database>): Promise<number> {
-  const findOwner = (q: Kysely<Database>) =>
-    q.selectFrom('memberships').select('user_id').where('role', '=', 'owner').orderBy('created_at').executeTakeFirst();
-  const existing = await findOwner(db);
-  if (existing) return existing.user_id;
+  const existing = await firstOwnerId(db);
+  if (existing !== undefined) return existing;
   return writeTransaction(db, async (trx) => {
-    const raced = await findOwner(trx);
-    if (raced) return raced.user_id;
+    const raced = await firstOwnerId(trx);
+    if (raced !== undefined) return raced;
     const now = new Date().toISOString();
     const name = localUserName();
-    const user = await trx.insertInto('users').values({ name, email: null, created_at: now }).returning('id').executeTakeFirstOrThrow();
-    const row = await trx
-      .insertInto('workspaces')
-      .values({ name: `${name}'s workspace`, slug: DEFAULT_WORKSPACE_SLUG, plan: 'scale', created_at: now })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await trx.insertInto('memberships').values({ workspace_id: row.id, user_id: user.id, role: 'owner', created_at: now }).execute();
+    const userId = await insertUser(trx, name, now);
+    const row = await insertWorkspace(trx, { name: `${name}'s workspace`, slug: DEFAULT_WORKSPACE_SLUG, plan: 'scale', createdAt: now });
+    await insertMembership(trx, row.id, userId, 'owner', now);
     const system: Actor = { type: 'system', surface: 'cli' };
     await recordAudit(trx, {
       workspaceId: row.id,
@@ -45,9 +41,9 @@ export async function ensureOwner(db: Kysely<Database>): Promise<number> {
       action: 'workspace.create',
       actor: system,
       before: null,
-      after: { ...toWorkspace(row), ownerUserId: String(user.id), ownerName: name },
+      after: { ...toWorkspace(row), ownerUserId: String(userId), ownerName: name },
     });
-    return user.id;
+    return userId;
   });
 }
 
@@ -60,7 +56,7 @@ export interface User {
 export function createUserService(db: Kysely<Database>) {
   return {
     async get(userId: number): Promise<User | undefined> {
-      const row = await db.selectFrom('users').select(['id', 'name']).where('id', '=', userId).executeTakeFirst();
+      const row = await findUserRow(db, userId);
       return row && { id: String(row.id), name: row.name };
     },
   };

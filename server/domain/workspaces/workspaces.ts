@@ -6,10 +6,21 @@ import type { Database, WorkspaceRow } from '../../db/schema.ts';
 import { AppError } from '../../errors.ts';
 import { type Actor, isCredential, type Role } from '../actor.ts';
 import { revokeGrant } from '../oauth/grants.ts';
+import { liveGrantIdsOf } from '../oauth/grant-repository.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { type PlanName, planNames } from '../plans.ts';
+import { insertUser } from '../users/user-repository.ts';
 import { oneLine, parseInput } from '../validation.ts';
+import {
+  countOwners,
+  deleteMembership,
+  findMember,
+  findWorkspaceRowBySlug,
+  insertMembership,
+  insertWorkspace,
+  listWorkspaceRows,
+} from './workspace-repository.ts';
 
 export interface Workspace {
   id: string;
@@ -54,21 +65,11 @@ export function createWorkspaceService(db: Kysely<Database>) {
       const values = parseInput(createWorkspaceInput, input);
       return writeTransaction(db, async (trx) => {
         const now = new Date().toISOString();
-        const row = await trx
-          .insertInto('workspaces')
-          .values({ ...values, created_at: now })
-          .returningAll()
-          .executeTakeFirstOrThrow()
-          .catch((error: unknown) => {
+        const row = await insertWorkspace(trx, { ...values, createdAt: now }).catch((error: unknown) => {
             if (isUniqueViolation(error, 'workspaces.slug')) throw new AppError('CONFLICT', `slug: a workspace with slug ${values.slug} already exists`, [{ field: 'slug', rule: 'must be unique' }]);
             throw error;
           });
-        if (actor.type === 'user') {
-          await trx
-            .insertInto('memberships')
-            .values({ workspace_id: row.id, user_id: actor.userId, role: 'owner', created_at: now })
-            .execute();
-        }
+        if (actor.type === 'user') await insertMembership(trx, row.id, actor.userId, 'owner', now);
         const workspace = toWorkspace(row);
         await recordAudit(trx, {
           workspaceId: row.id,
@@ -85,19 +86,12 @@ export function createWorkspaceService(db: Kysely<Database>) {
 
     /** The workspaces the actor can see: its one for a key, its memberships for a person. */
     async list(actor: Actor): Promise<Workspace[]> {
-      let query = db.selectFrom('workspaces').selectAll('workspaces');
-      if (isCredential(actor)) query = query.where('id', '=', actor.workspaceId);
-      if (actor.type === 'user') {
-        query = query
-          .innerJoin('memberships', 'memberships.workspace_id', 'workspaces.id')
-          .where('memberships.user_id', '=', actor.userId);
-      }
-      const rows = await query.orderBy('workspaces.id').execute();
-      return rows.map(toWorkspace);
+      const only = isCredential(actor) ? { id: actor.workspaceId } : actor.type === 'user' ? { memberId: actor.userId } : {};
+      return (await listWorkspaceRows(db, only)).map(toWorkspace);
     },
 
     async getBySlug(actor: Actor, slug: string): Promise<Workspace> {
-      const row = await db.selectFrom('workspaces').selectAll().where('slug', '=', slug).executeTakeFirst();
+      const row = await findWorkspaceRowBySlug(db, slug);
       if (!row) throw new AppError('NOT_FOUND', `workspace ${slug} does not exist`);
       await authorize(db, actor, row.id, 'read');
       return toWorkspace(row);
@@ -109,10 +103,10 @@ export function createWorkspaceService(db: Kysely<Database>) {
       return writeTransaction(db, async (trx) => {
         await authorize(trx, actor, workspaceId, 'manage');
         const now = new Date().toISOString();
-        const user = await trx.insertInto('users').values({ name: values.name, email: null, created_at: now }).returning('id').executeTakeFirstOrThrow();
-        await trx.insertInto('memberships').values({ workspace_id: workspaceId, user_id: user.id, role: values.role, created_at: now }).execute();
-        const member: Member = { userId: String(user.id), name: values.name, role: values.role };
-        await recordAudit(trx, { workspaceId, entityType: 'membership', entityId: user.id, action: 'membership.create', actor, before: null, after: { ...member } });
+        const userId = await insertUser(trx, values.name, now);
+        await insertMembership(trx, workspaceId, userId, values.role, now);
+        const member: Member = { userId: String(userId), name: values.name, role: values.role };
+        await recordAudit(trx, { workspaceId, entityType: 'membership', entityId: userId, action: 'membership.create', actor, before: null, after: { ...member } });
         return member;
       });
     },
@@ -124,22 +118,14 @@ export function createWorkspaceService(db: Kysely<Database>) {
     async removeMember(actor: Actor, workspaceId: number, userId: number): Promise<void> {
       await writeTransaction(db, async (trx) => {
         await authorize(trx, actor, workspaceId, 'manage');
-        const row = await trx
-          .selectFrom('memberships')
-          .innerJoin('users', 'users.id', 'memberships.user_id')
-          .select(['memberships.role', 'users.name'])
-          .where('workspace_id', '=', workspaceId)
-          .where('user_id', '=', userId)
-          .executeTakeFirst();
+        const row = await findMember(trx, workspaceId, userId);
         if (!row) throw new AppError('NOT_FOUND', `user ${userId} is not a member of workspace ${workspaceId}`);
-        if (row.role === 'owner') {
-          const owners = await trx.selectFrom('memberships').select('user_id').where('workspace_id', '=', workspaceId).where('role', '=', 'owner').execute();
-          if (owners.length === 1) throw new AppError('PRECONDITION_FAILED', 'the last owner of a workspace cannot be removed');
+        if (row.role === 'owner' && (await countOwners(trx, workspaceId)) === 1) {
+          throw new AppError('PRECONDITION_FAILED', 'the last owner of a workspace cannot be removed');
         }
-        const grants = await trx.selectFrom('oauth_grants').select('id').where('workspace_id', '=', workspaceId).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
-        for (const grant of grants) await revokeGrant(trx, grant.id, actor, 'member_removed');
-        await trx.deleteFrom('memberships').where('workspace_id', '=', workspaceId).where('user_id', '=', userId).execute();
-        const member: Member = { userId: String(userId), name: row.name, role: row.role as Role };
+        for (const grantId of await liveGrantIdsOf(trx, workspaceId, userId)) await revokeGrant(trx, grantId, actor, 'member_removed');
+        await deleteMembership(trx, workspaceId, userId);
+        const member: Member = { userId: String(userId), name: row.name, role: row.role };
         await recordAudit(trx, { workspaceId, entityType: 'membership', entityId: userId, action: 'membership.delete', actor, before: { ...member }, after: null });
       });
     },

@@ -1,0 +1,75 @@
+import type { Kysely } from 'kysely';
+import type { Database, WorkspaceRow } from '../../db/schema.ts';
+import type { Role } from '../actor.ts';
+
+export async function findWorkspaceRow(db: Kysely<Database>, id: number): Promise<WorkspaceRow> {
+  return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+export async function findWorkspaceRowBySlug(db: Kysely<Database>, slug: string): Promise<WorkspaceRow | undefined> {
+  return db.selectFrom('workspaces').selectAll().where('slug', '=', slug).executeTakeFirst();
+}
+
+/** Workspaces in id order: every one, the one with this id, or those this user is a member of. */
+export async function listWorkspaceRows(db: Kysely<Database>, only: { id?: number; memberId?: number } = {}): Promise<WorkspaceRow[]> {
+  let query = db.selectFrom('workspaces').selectAll('workspaces');
+  if (only.id !== undefined) query = query.where('id', '=', only.id);
+  if (only.memberId !== undefined) {
+    query = query.innerJoin('memberships', 'memberships.workspace_id', 'workspaces.id').where('memberships.user_id', '=', only.memberId);
+  }
+  return query.orderBy('workspaces.id').execute();
+}
+
+export async function insertWorkspace(db: Kysely<Database>, values: { name: string; slug: string; plan: string; createdAt: string }): Promise<WorkspaceRow> {
+  return db
+    .insertInto('workspaces')
+    .values({ name: values.name, slug: values.slug, plan: values.plan, created_at: values.createdAt })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function insertMembership(db: Kysely<Database>, workspaceId: number, userId: number, role: Role, at: string): Promise<void> {
+  await db.insertInto('memberships').values({ workspace_id: workspaceId, user_id: userId, role, created_at: at }).execute();
+}
+
+export async function deleteMembership(db: Kysely<Database>, workspaceId: number, userId: number): Promise<void> {
+  await db.deleteFrom('memberships').where('workspace_id', '=', workspaceId).where('user_id', '=', userId).execute();
+}
+
+export async function roleOf(db: Kysely<Database>, workspaceId: number, userId: number): Promise<Role | undefined> {
+  const row = await db
+    .selectFrom('memberships')
+    .select('role')
+    .where('workspace_id', '=', workspaceId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row?.role as Role | undefined;
+}
+
+/** A member's role with their name. */
+export async function findMember(db: Kysely<Database>, workspaceId: number, userId: number) {
+  const row = await db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select(['memberships.role', 'users.name'])
+    .where('workspace_id', '=', workspaceId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row && { role: row.role as Role, name: row.name };
+}
+
+export async function countOwners(db: Kysely<Database>, workspaceId: number): Promise<number> {
+  const { total } = await db
+    .selectFrom('memberships')
+    .select((eb) => eb.fn.countAll<number>().as('total'))
+    .where('workspace_id', '=', workspaceId)
+    .where('role', '=', 'owner')
+    .executeTakeFirstOrThrow();
+  return total;
+}
+
+/** The user who first became an owner of any workspace: the machine's owner. */
+export async function firstOwnerId(db: Kysely<Database>): Promise<number | undefined> {
+  const row = await db.selectFrom('memberships').select('user_id').where('role', '=', 'owner').orderBy('created_at').executeTakeFirst();
+  return row?.user_id;
+}
