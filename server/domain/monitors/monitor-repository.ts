@@ -132,3 +132,9 @@ export async function updateMonitor(db: Kysely<Database>, sealer: Sealer, id: nu
 export async function deleteMonitor(db: Kysely<Database>, id: number): Promise<void> {
   await db.deleteFrom('monitors').where('id', '=', id).execute();
 }
+
+/** Those of these ids that name monitors of the workspace. */
+export async function monitorIdsIn(db: Kysely<Database>, workspaceId: number, ids: number[]): Promise<Set<number>> {
+  const rows = await db.selectFrom('monitors').select('id').where('workspace_id', '=', workspaceId).where('id', 'in', ids).execute();
+  return new Set(rows.map((row) => row.id));
+}

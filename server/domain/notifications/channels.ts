@@ -1,13 +1,27 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import type { Database, NotificationChannelTable } from '../../db/schema.ts';
+import type { Database } from '../../db/schema.ts';
 import { writeTransaction } from '../../db/transaction.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
+import { monitorIdsIn } from '../monitors/monitor-repository.ts';
 import { KEY_FILE, type Sealer } from '../sealing.ts';
 import { expected, invalid, oneLine, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
+import { findWorkspaceRow } from '../workspaces/workspace-repository.ts';
+import {
+  type ChannelRow,
+  channelLinksOfMonitors,
+  channelRowsOfMonitor,
+  deleteChannel,
+  findChannelRow,
+  insertChannel,
+  listChannelRows,
+  monitorLinksOfChannels,
+  replaceChannelLinks,
+  updateChannel,
+} from './channel-repository.ts';
 import { type ChannelKind, channelKinds, channelSchemas, type ChannelTarget, credentialFields, maskCredential } from './channel-rules.ts';
 import type { AlertEvent } from './events.ts';
 
@@ -21,8 +35,6 @@ export interface Channel {
   createdAt: string;
   updatedAt: string;
 }
-
-type ChannelRow = Selectable<NotificationChannelTable>;
 
 const MAX_PER_PAGE = 200;
 const name = oneLine(z.string(expected('a name')).trim().min(1, 'is required').max(200, 'must be at most 200 characters'));
@@ -101,9 +113,8 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
   }
 
   async function linkedMonitors(q: Kysely<Database>, channelIds: number[]): Promise<Map<number, string[]>> {
-    const links = channelIds.length === 0 ? [] : await q.selectFrom('channel_monitors').selectAll().where('channel_id', 'in', channelIds).orderBy('monitor_id').execute();
     const byChannel = new Map<number, string[]>();
-    for (const link of links) byChannel.set(link.channel_id, [...(byChannel.get(link.channel_id) ?? []), String(link.monitor_id)]);
+    for (const link of await monitorLinksOfChannels(q, channelIds)) byChannel.set(link.channel_id, [...(byChannel.get(link.channel_id) ?? []), String(link.monitor_id)]);
     return byChannel;
   }
 
@@ -133,20 +144,14 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
   async function checkMonitors(q: Kysely<Database>, workspaceId: number, ids: (string | number)[]): Promise<number[]> {
     const parsed = [...new Set(ids.map((id, i) => parseId(`monitorIds.${i}`, 'monitor', id)))];
     if (parsed.length === 0) return [];
-    const rows = await q.selectFrom('monitors').select('id').where('workspace_id', '=', workspaceId).where('id', 'in', parsed).execute();
-    const found = new Set(rows.map((r) => r.id));
+    const found = await monitorIdsIn(q, workspaceId, parsed);
     const missing = parsed.find((id) => !found.has(id));
     if (missing !== undefined) throw new AppError('NOT_FOUND', `monitorIds: monitor ${missing} does not exist in this workspace`);
     return parsed;
   }
 
-  async function linkMonitors(q: Kysely<Database>, channelId: number, ids: number[]): Promise<void> {
-    await q.deleteFrom('channel_monitors').where('channel_id', '=', channelId).execute();
-    if (ids.length > 0) await q.insertInto('channel_monitors').values(ids.map((monitor_id) => ({ channel_id: channelId, monitor_id }))).execute();
-  }
-
   async function loadRow(q: Kysely<Database>, workspaceId: number, id: string): Promise<ChannelRow> {
-    const row = await q.selectFrom('notification_channels').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', parseId('id', 'notification channel', id)).executeTakeFirst();
+    const row = await findChannelRow(q, workspaceId, parseId('id', 'notification channel', id));
     if (!row) throw notFound('notification channel', id);
     return row;
   }
@@ -160,11 +165,7 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
     async list(actor: Actor, workspaceId: number, query: unknown = {}) {
       await authorize(db, actor, workspaceId, 'read');
       const { page, perPage } = parseInput(listInput, query);
-      const select = db.selectFrom('notification_channels').where('workspace_id', '=', workspaceId);
-      const [{ total }, rows] = await Promise.all([
-        select.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-        select.selectAll().orderBy('id', 'desc').limit(perPage).offset((page - 1) * perPage).execute(),
-      ]);
+      const { rows, total } = await listChannelRows(db, workspaceId, perPage, (page - 1) * perPage);
       const monitors = await linkedMonitors(db, rows.map((r) => r.id));
       return { channels: rows.map((r) => toChannel(r, monitors.get(r.id) ?? [])), pagination: paginationOf(page, perPage, total) };
     },
@@ -179,15 +180,7 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
       await authorize(db, actor, workspaceId, 'read');
       const byMonitor = new Map<string, { id: string; name: string; kind: ChannelKind }[]>(monitorIds.map((id) => [id, []]));
       if (monitorIds.length === 0) return byMonitor;
-      const rows = await db
-        .selectFrom('channel_monitors as l')
-        .innerJoin('notification_channels as c', 'c.id', 'l.channel_id')
-        .select(['l.monitor_id', 'c.id', 'c.name', 'c.kind'])
-        .where('c.workspace_id', '=', workspaceId)
-        .where('l.monitor_id', 'in', monitorIds.map(Number))
-        .orderBy('c.id')
-        .execute();
-      for (const row of rows) byMonitor.get(String(row.monitor_id))?.push({ id: String(row.id), name: row.name, kind: row.kind as ChannelKind });
+      for (const row of await channelLinksOfMonitors(db, workspaceId, monitorIds.map(Number))) byMonitor.get(String(row.monitor_id))?.push({ id: String(row.id), name: row.name, kind: row.kind as ChannelKind });
       return byMonitor;
     },
 
@@ -198,12 +191,8 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
       return writeTransaction(db, async (trx) => {
         const monitors = await checkMonitors(trx, workspaceId, values.monitorIds);
         const now = new Date().toISOString();
-        const row = await trx
-          .insertInto('notification_channels')
-          .values({ workspace_id: workspaceId, name: values.name, kind: values.kind, settings: JSON.stringify(settings), credentials: sealer.seal(credentials), created_at: now, updated_at: now })
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        await linkMonitors(trx, row.id, monitors);
+        const row = await insertChannel(trx, { workspace_id: workspaceId, name: values.name, kind: values.kind, settings: JSON.stringify(settings), credentials: sealer.seal(credentials), created_at: now, updated_at: now });
+        await replaceChannelLinks(trx, row.id, monitors);
         const created = await channelOf(trx, row);
         await recordAudit(trx, { workspaceId, entityType: 'notification_channel', entityId: row.id, action: 'notification_channel.create', actor, before: null, after: snapshot(created, row) });
         return created;
@@ -236,13 +225,8 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
         const keepSealed = !stored && !givesCredentials;
         const { settings, credentials } = splitConfig(row.kind, { ...JSON.parse(row.settings), ...(stored ?? {}), ...given }, { settingsOnly: keepSealed });
         const sealed = keepSealed ? row.credentials : JSON.stringify(credentials) === JSON.stringify(stored) ? row.credentials : sealer.seal(credentials);
-        if (values.monitorIds !== undefined) await linkMonitors(trx, row.id, await checkMonitors(trx, workspaceId, values.monitorIds));
-        const next = await trx
-          .updateTable('notification_channels')
-          .set({ name: values.name ?? row.name, settings: JSON.stringify(settings), credentials: sealed, updated_at: new Date().toISOString() })
-          .where('id', '=', row.id)
-          .returningAll()
-          .executeTakeFirstOrThrow();
+        if (values.monitorIds !== undefined) await replaceChannelLinks(trx, row.id, await checkMonitors(trx, workspaceId, values.monitorIds));
+        const next = await updateChannel(trx, row.id, { name: values.name ?? row.name, settings: JSON.stringify(settings), credentials: sealed, updated_at: new Date().toISOString() });
         const after = await channelOf(trx, next);
         await recordAudit(trx, { workspaceId, entityType: 'notification_channel', entityId: row.id, action: 'notification_channel.update', actor, before: snapshot(before, row), after: snapshot(after, next) });
         return after;
@@ -254,7 +238,7 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
       await writeTransaction(db, async (trx) => {
         const row = await loadRow(trx, workspaceId, id);
         const before = await channelOf(trx, row);
-        await trx.deleteFrom('notification_channels').where('id', '=', row.id).execute();
+        await deleteChannel(trx, row.id);
         await recordAudit(trx, { workspaceId, entityType: 'notification_channel', entityId: row.id, action: 'notification_channel.delete', actor, before: snapshot(before, row), after: null });
       });
     },
@@ -263,7 +247,7 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
     async test(actor: Actor, workspaceId: number, id: string): Promise<{ delivered: boolean; error: string | null }> {
       await authorize(db, actor, workspaceId, 'write');
       const row = await loadRow(db, workspaceId, id);
-      const workspace = await db.selectFrom('workspaces').select(['slug', 'name']).where('id', '=', workspaceId).executeTakeFirstOrThrow();
+      const { slug, name } = await findWorkspaceRow(db, workspaceId);
       const event: AlertEvent = {
         kind: 'down',
         monitor: { id: '0', name: 'Test monitor', type: 'tcp', target: 'example.test:443' },
@@ -271,7 +255,7 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
         to: 'down',
         message: `This is a test alert for the channel "${row.name}". No monitor changed state.`,
         at: new Date().toISOString(),
-        workspace,
+        workspace: { slug, name },
         test: true,
       };
       try {
@@ -284,14 +268,7 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
 
     /** The channels wired to a monitor, opened for delivery. Not a call of any surface: the alert path uses it. */
     async targetsOf(monitorId: number): Promise<{ id: number; target: ChannelTarget | AppError }[]> {
-      const rows = await db
-        .selectFrom('notification_channels as ch')
-        .innerJoin('channel_monitors as cm', 'cm.channel_id', 'ch.id')
-        .selectAll('ch')
-        .where('cm.monitor_id', '=', monitorId)
-        .orderBy('ch.id')
-        .execute();
-      return rows.map((row) => ({ id: row.id, target: credentialsOf(row) ? targetOf(row) : unreadable(row) }));
+      return (await channelRowsOfMonitor(db, monitorId)).map((row) => ({ id: row.id, target: credentialsOf(row) ? targetOf(row) : unreadable(row) }));
     },
   };
 }

@@ -1,0 +1,69 @@
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Database, NotificationChannelTable } from '../../db/schema.ts';
+
+export type ChannelRow = Selectable<NotificationChannelTable>;
+
+export async function findChannelRow(db: Kysely<Database>, workspaceId: number, id: number): Promise<ChannelRow | undefined> {
+  return db.selectFrom('notification_channels').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+}
+
+/** A page of the workspace's channels, newest first, with the total. */
+export async function listChannelRows(db: Kysely<Database>, workspaceId: number, limit: number, offset: number) {
+  const select = db.selectFrom('notification_channels').where('workspace_id', '=', workspaceId);
+  const [{ total }, rows] = await Promise.all([
+    select.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    select.selectAll().orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+  ]);
+  return { rows, total };
+}
+
+/** The channels wired to a monitor, oldest first. */
+export async function channelRowsOfMonitor(db: Kysely<Database>, monitorId: number): Promise<ChannelRow[]> {
+  return db
+    .selectFrom('notification_channels as ch')
+    .innerJoin('channel_monitors as cm', 'cm.channel_id', 'ch.id')
+    .selectAll('ch')
+    .where('cm.monitor_id', '=', monitorId)
+    .orderBy('ch.id')
+    .execute();
+}
+
+/** Which of the workspace's channels are wired to which of these monitors, oldest channel first. */
+export async function channelLinksOfMonitors(db: Kysely<Database>, workspaceId: number, monitorIds: number[]) {
+  return db
+    .selectFrom('channel_monitors as l')
+    .innerJoin('notification_channels as c', 'c.id', 'l.channel_id')
+    .select(['l.monitor_id', 'c.id', 'c.name', 'c.kind'])
+    .where('c.workspace_id', '=', workspaceId)
+    .where('l.monitor_id', 'in', monitorIds)
+    .orderBy('c.id')
+    .execute();
+}
+
+/** The links of these channels to their monitors, in monitor order. */
+export async function monitorLinksOfChannels(db: Kysely<Database>, channelIds: number[]) {
+  if (channelIds.length === 0) return [];
+  return db.selectFrom('channel_monitors').selectAll().where('channel_id', 'in', channelIds).orderBy('monitor_id').execute();
+}
+
+/** Wires the channel to exactly these monitors. */
+export async function replaceChannelLinks(db: Kysely<Database>, channelId: number, monitorIds: number[]): Promise<void> {
+  await db.deleteFrom('channel_monitors').where('channel_id', '=', channelId).execute();
+  if (monitorIds.length > 0) await db.insertInto('channel_monitors').values(monitorIds.map((monitor_id) => ({ channel_id: channelId, monitor_id }))).execute();
+}
+
+export async function insertChannel(db: Kysely<Database>, values: Insertable<NotificationChannelTable>): Promise<ChannelRow> {
+  return db.insertInto('notification_channels').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateChannel(
+  db: Kysely<Database>,
+  id: number,
+  values: { name: string; settings: string; credentials: string; updated_at: string },
+): Promise<ChannelRow> {
+  return db.updateTable('notification_channels').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function deleteChannel(db: Kysely<Database>, id: number): Promise<void> {
+  await db.deleteFrom('notification_channels').where('id', '=', id).execute();
+}
