@@ -18,8 +18,6 @@ import { createApiApp } from './rest/api-app.ts';
 import { credentialCaller } from './rpc/auth.ts';
 import { createRpcHandler, isRpcRequest } from './rpc/routes.ts';
 
-/** How often alerts held back by a maintenance window that has ended are looked for. */
-const RELEASE_HELD_ALERTS_MS = 30_000;
 /** How often expired sign-in links, sessions, consent requests, codes and tokens are dropped. */
 const PRUNE_MS = 3_600_000;
 
@@ -103,26 +101,11 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     await ready.sessions.prune();
     await ready.oauth.prune();
     await ready.subscribers.prunePending();
-    const { alerts, publicPages } = ready;
-    // Alerts still being delivered when the service stops are waited for (each delivery is bounded).
-    const alertsInFlight = new Set<Promise<unknown>>();
-    engine.onStateChange((change) => {
-      publicPages.invalidate();
-      const alert: Promise<unknown> = alerts
-        .stateChanged(change)
-        .catch((error: unknown) => log.error({ err: error, monitorId: change.monitorId }, 'alert failed'))
-        .finally(() => alertsInFlight.delete(alert));
-      alertsInFlight.add(alert);
-    });
+    // A state change shows on the status pages at once, and its alert goes out to the channels.
+    engine.onStateChange(() => ready.publicPages.invalidate());
+    engine.onStateChange(ready.alerts.sendInBackground);
     // Alerts held back by a maintenance window go out when it ends, if the failure outlasted it.
-    const releaseHeld = setInterval(() => {
-      const release: Promise<unknown> = alerts
-        .releaseHeld()
-        .catch((error: unknown) => log.error({ err: error }, 'releasing held alerts failed'))
-        .finally(() => alertsInFlight.delete(release));
-      alertsInFlight.add(release);
-    }, RELEASE_HELD_ALERTS_MS);
-    releaseHeld.unref();
+    ready.alerts.start();
     const prune = setInterval(() => {
       Promise.all([ready.sessions.prune(), ready.oauth.prune(), ready.subscribers.prunePending()]).catch((error: unknown) => log.error({ err: error }, 'pruning expired credentials failed'));
     }, PRUNE_MS);
@@ -163,9 +146,9 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
         ready.live.close();
         await Promise.all(listeners.map((l) => l.close()));
         await engine.close();
-        clearInterval(releaseHeld);
         clearInterval(prune);
-        await Promise.all(alertsInFlight);
+        // Alerts still being sent are waited for (each delivery is bounded).
+        await ready.alerts.close();
         content?.close();
         ready.close();
         await db.destroy();
@@ -174,6 +157,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
   } catch (error) {
     await Promise.all(listeners.map((l) => l.close(0)));
     await engine.close();
+    await services?.alerts.close();
     content?.close();
     services?.close();
     await db.destroy();

@@ -1,9 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/schema.ts';
-import { activeMaintenanceFor } from '../maintenance/maintenances.ts';
+import { activeMaintenanceFor } from '../maintenance/maintenance-repository.ts';
 import type { MonitorStateChange } from '../monitors/check-results.ts';
 import { findMonitor, type Monitor } from '../monitors/monitor-repository.ts';
+import { findWorkspaceRow } from '../workspaces/workspace-repository.ts';
+import { insertAlert, latestHeldFailures } from './alert-repository.ts';
 import type { ChannelTarget } from './channel-rules.ts';
 import { reasonOf } from './channels.ts';
 import type { AlertEvent } from './events.ts';
@@ -26,6 +28,9 @@ export interface AlertServiceOptions {
   log: Logger;
 }
 
+/** How often alerts held back by a maintenance window that has ended are looked for. */
+const RELEASE_HELD_EVERY_MS = 30_000;
+
 const targetOf = (monitor: Monitor) => (monitor.type === 'http' ? monitor.url : monitor.uri);
 
 /**
@@ -39,8 +44,8 @@ export function createAlertService(db: Kysely<Database>, options: AlertServiceOp
     const monitorId = Number(monitor.id);
     let deliveries: Alert['deliveries'] = [];
     if (suppressedBy === undefined) {
-      const workspace = await db.selectFrom('workspaces').select(['slug', 'name']).where('id', '=', Number(monitor.workspaceId)).executeTakeFirstOrThrow();
-      const full: AlertEvent = { ...event, monitor: { id: monitor.id, name: monitor.name, type: monitor.type, target: targetOf(monitor) }, workspace };
+      const { slug, name } = await findWorkspaceRow(db, Number(monitor.workspaceId));
+      const full: AlertEvent = { ...event, monitor: { id: monitor.id, name: monitor.name, type: monitor.type, target: targetOf(monitor) }, workspace: { slug, name } };
       const targets = await options.targetsOf(monitorId);
       deliveries = await Promise.all(
         targets.map(({ id, target }) =>
@@ -54,15 +59,12 @@ export function createAlertService(db: Kysely<Database>, options: AlertServiceOp
         ),
       );
     }
-    const row = await db
-      .insertInto('alerts')
-      .values({ monitor_id: monitorId, kind: event.kind, message: event.message, occurred_at: event.at, suppressed_by: suppressedBy ?? null, deliveries: JSON.stringify(deliveries) })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-      .catch(() => undefined); // the monitor was deleted meanwhile
-    if (!row) return undefined;
+    const id = await insertAlert(db, { monitorId, kind: event.kind, message: event.message, at: event.at, suppressedBy: suppressedBy ?? null, deliveries }).catch(
+      () => undefined, // the monitor was deleted meanwhile
+    );
+    if (id === undefined) return undefined;
     return {
-      id: String(row.id),
+      id: String(id),
       monitorId: monitor.id,
       kind: event.kind,
       message: event.message,
@@ -72,44 +74,65 @@ export function createAlertService(db: Kysely<Database>, options: AlertServiceOp
     };
   }
 
+  async function stateChanged(change: MonitorStateChange): Promise<Alert | undefined> {
+    // A first check that is up is not news.
+    if (change.kind === 'checked') return undefined;
+    const monitor = await findMonitor(db, Number(change.workspaceId), Number(change.monitorId));
+    if (!monitor) return undefined; // deleted while its check ran
+    const { kind, from, to, message, at } = change;
+    return send(monitor, { kind, from, to, message, at }, await activeMaintenanceFor(db, Number(monitor.id)));
+  }
+
+  /**
+   * Alerts held back by a maintenance window that has ended, for monitors still down or
+   * degraded: sent now, once, so a failure that outlasts the window is not kept quiet. A
+   * monitor that recovered during the window had its recovery held back too, and is left alone.
+   */
+  async function releaseHeld(): Promise<Alert[]> {
+    const held = await latestHeldFailures(db);
+    const sent: Alert[] = [];
+    for (const alert of held) {
+      if ((await activeMaintenanceFor(db, alert.monitor_id)) !== undefined) continue;
+      const monitor = await findMonitor(db, alert.workspace_id, alert.monitor_id);
+      if (!monitor) continue;
+      const kind = alert.kind as 'down' | 'degraded';
+      const released = await send(
+        monitor,
+        { kind, from: 'up', to: kind, message: `${alert.message} (held back during maintenance, which has ended)`, at: new Date().toISOString() },
+        undefined,
+      );
+      if (released) sent.push(released);
+    }
+    return sent;
+  }
+
+  /** Alerts still being sent in the background: closing waits for them (each delivery is bounded). */
+  const inFlight = new Set<Promise<unknown>>();
+  const inBackground = (work: Promise<unknown>, failed: string, context: object = {}) => {
+    const settled: Promise<unknown> = work.catch((error: unknown) => options.log.error({ err: error, ...context }, failed)).finally(() => inFlight.delete(settled));
+    inFlight.add(settled);
+  };
+  let releasing: NodeJS.Timeout | undefined;
+
   return {
-    async stateChanged(change: MonitorStateChange): Promise<Alert | undefined> {
-      // A first check that is up is not news.
-      if (change.kind === 'checked') return undefined;
-      const monitor = await findMonitor(db, Number(change.workspaceId), Number(change.monitorId));
-      if (!monitor) return undefined; // deleted while its check ran
-      const { kind, from, to, message, at } = change;
-      return send(monitor, { kind, from, to, message, at }, await activeMaintenanceFor(db, Number(monitor.id)));
+    stateChanged,
+    releaseHeld,
+
+    /** The check engine's state-change listener: the change's alert goes out in the background, a failure logged. */
+    sendInBackground(change: MonitorStateChange): void {
+      inBackground(stateChanged(change), 'alert failed', { monitorId: change.monitorId });
     },
 
-    /**
-     * Alerts held back by a maintenance window that has ended, for monitors still down or
-     * degraded: sent now, once, so a failure that outlasts the window is not kept quiet. A
-     * monitor that recovered during the window had its recovery held back too, and is left alone.
-     */
-    async releaseHeld(): Promise<Alert[]> {
-      const held = await db
-        .selectFrom('alerts as a')
-        .innerJoin(db.selectFrom('alerts').select((eb) => ['monitor_id', eb.fn.max('id').as('latest')]).groupBy('monitor_id').as('l'), 'l.latest', 'a.id')
-        .innerJoin('monitors as m', 'm.id', 'a.monitor_id')
-        .select(['a.monitor_id', 'a.kind', 'a.message', 'm.workspace_id'])
-        .where('a.suppressed_by', 'is not', null)
-        .where('a.kind', 'in', ['down', 'degraded'])
-        .execute();
-      const sent: Alert[] = [];
-      for (const alert of held) {
-        if ((await activeMaintenanceFor(db, alert.monitor_id)) !== undefined) continue;
-        const monitor = await findMonitor(db, alert.workspace_id, alert.monitor_id);
-        if (!monitor) continue;
-        const kind = alert.kind as 'down' | 'degraded';
-        const released = await send(
-          monitor,
-          { kind, from: 'up', to: kind, message: `${alert.message} (held back during maintenance, which has ended)`, at: new Date().toISOString() },
-          undefined,
-        );
-        if (released) sent.push(released);
-      }
-      return sent;
+    /** Releases held alerts every 30 s, in the background, until closed. */
+    start(): void {
+      releasing ??= setInterval(() => inBackground(releaseHeld(), 'releasing held alerts failed'), RELEASE_HELD_EVERY_MS).unref();
+    },
+
+    /** Stops releasing held alerts and waits for the alerts still being sent. */
+    async close(): Promise<void> {
+      clearInterval(releasing);
+      releasing = undefined;
+      await Promise.all(inFlight);
     },
   };
 }
