@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import type { Database, MaintenanceTable } from '../../db/schema.ts';
-import type { Selectable } from 'kysely';
+import type { Database } from '../../db/schema.ts';
 import { writeTransaction } from '../../db/transaction.ts';
 import { notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
@@ -12,6 +11,16 @@ import { dispatchAfterCommit, type NotifySubscribers, notifyRule } from '../noti
 import { toPage } from '../pages/page-repository.ts';
 import { componentsOnPage, resolvePage } from '../pages/pages.ts';
 import { expected, invalid, oneLine, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
+import {
+  componentLinksOf,
+  deleteMaintenance,
+  findMaintenanceRow,
+  insertMaintenance,
+  listMaintenanceRows,
+  type MaintenanceRow,
+  replaceMaintenanceComponents,
+  updateMaintenance,
+} from './maintenance-repository.ts';
 
 export interface Maintenance {
   id: string;
@@ -83,14 +92,9 @@ function snapshot(m: Maintenance): Record<string, unknown> {
   return rest;
 }
 
-async function loadMaintenances(db: Kysely<Database>, rows: Selectable<MaintenanceTable>[]): Promise<Maintenance[]> {
+async function loadMaintenances(db: Kysely<Database>, rows: MaintenanceRow[]): Promise<Maintenance[]> {
   if (rows.length === 0) return [];
-  const links = await db
-    .selectFrom('maintenance_components')
-    .selectAll()
-    .where('maintenance_id', 'in', rows.map((r) => r.id))
-    .orderBy('component_id')
-    .execute();
+  const links = await componentLinksOf(db, rows.map((r) => r.id));
   const now = new Date().toISOString();
   return rows.map((row) => ({
     id: String(row.id),
@@ -120,14 +124,9 @@ export interface MaintenanceServiceOptions {
  */
 export function createMaintenanceService(db: Kysely<Database>, options: MaintenanceServiceOptions) {
   async function loadRow(q: Kysely<Database>, workspaceId: number, id: string) {
-    const row = await q.selectFrom('maintenances').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', parseId('id', 'maintenance', id)).executeTakeFirst();
+    const row = await findMaintenanceRow(q, workspaceId, parseId('id', 'maintenance', id));
     if (!row) throw notFound('maintenance', id);
     return row;
-  }
-
-  async function replaceComponents(q: Kysely<Database>, maintenanceId: number, ids: number[]): Promise<void> {
-    await q.deleteFrom('maintenance_components').where('maintenance_id', '=', maintenanceId).execute();
-    if (ids.length > 0) await q.insertInto('maintenance_components').values(ids.map((component_id) => ({ maintenance_id: maintenanceId, component_id }))).execute();
   }
 
   return {
@@ -135,12 +134,8 @@ export function createMaintenanceService(db: Kysely<Database>, options: Maintena
     async list(actor: Actor, workspaceId: number, query: unknown = {}) {
       await authorize(db, actor, workspaceId, 'read');
       const { pageId, page, perPage } = parseInput(listInput, query);
-      let select = db.selectFrom('maintenances').where('workspace_id', '=', workspaceId);
-      if (pageId !== undefined) select = select.where('page_id', '=', (await resolvePage(db, workspaceId, pageId)).id);
-      const [{ total }, rows] = await Promise.all([
-        select.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-        select.selectAll().orderBy('starts_at', 'desc').orderBy('id', 'desc').limit(perPage).offset((page - 1) * perPage).execute(),
-      ]);
+      const onPage = pageId === undefined ? undefined : (await resolvePage(db, workspaceId, pageId)).id;
+      const { rows, total } = await listMaintenanceRows(db, workspaceId, onPage, perPage, (page - 1) * perPage);
       return { maintenances: await loadMaintenances(db, rows), pagination: paginationOf(page, perPage, total) };
     },
 
@@ -159,12 +154,8 @@ export function createMaintenanceService(db: Kysely<Database>, options: Maintena
         const page = await resolvePage(trx, workspaceId, values.pageId);
         const { ids, names } = await componentsOnPage(trx, page.id, values.pageComponentIds);
         const now = new Date().toISOString();
-        const row = await trx
-          .insertInto('maintenances')
-          .values({ workspace_id: workspaceId, page_id: page.id, title: values.title, message: values.message, starts_at: values.from, ends_at: values.to, created_at: now, updated_at: now })
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        await replaceComponents(trx, row.id, ids);
+        const row = await insertMaintenance(trx, { workspace_id: workspaceId, page_id: page.id, title: values.title, message: values.message, starts_at: values.from, ends_at: values.to, created_at: now, updated_at: now });
+        await replaceMaintenanceComponents(trx, row.id, ids);
         const [maintenance] = await loadMaintenances(trx, [row]);
         await recordAudit(trx, { workspaceId, entityType: 'maintenance', entityId: row.id, action: 'maintenance.create', actor, before: null, after: snapshot(maintenance!) });
         return { maintenance: maintenance!, page, names };
@@ -192,19 +183,14 @@ export function createMaintenanceService(db: Kysely<Database>, options: Maintena
         const row = await loadRow(trx, workspaceId, id);
         const [before] = await loadMaintenances(trx, [row]);
         checkOrder(values.from ?? row.starts_at, values.to ?? row.ends_at);
-        if (values.pageComponentIds !== undefined) await replaceComponents(trx, row.id, (await componentsOnPage(trx, row.page_id, values.pageComponentIds)).ids);
-        const next = await trx
-          .updateTable('maintenances')
-          .set({
-            title: values.title ?? row.title,
-            message: values.message ?? row.message,
-            starts_at: values.from ?? row.starts_at,
-            ends_at: values.to ?? row.ends_at,
-            updated_at: new Date().toISOString(),
-          })
-          .where('id', '=', row.id)
-          .returningAll()
-          .executeTakeFirstOrThrow();
+        if (values.pageComponentIds !== undefined) await replaceMaintenanceComponents(trx, row.id, (await componentsOnPage(trx, row.page_id, values.pageComponentIds)).ids);
+        const next = await updateMaintenance(trx, row.id, {
+          title: values.title ?? row.title,
+          message: values.message ?? row.message,
+          starts_at: values.from ?? row.starts_at,
+          ends_at: values.to ?? row.ends_at,
+          updated_at: new Date().toISOString(),
+        });
         const [after] = await loadMaintenances(trx, [next]);
         await recordAudit(trx, { workspaceId, entityType: 'maintenance', entityId: row.id, action: 'maintenance.update', actor, before: snapshot(before!), after: snapshot(after!) });
         return after!;
@@ -218,35 +204,13 @@ export function createMaintenanceService(db: Kysely<Database>, options: Maintena
       const pageId = await writeTransaction(db, async (trx) => {
         const row = await loadRow(trx, workspaceId, id);
         const [before] = await loadMaintenances(trx, [row]);
-        await trx.deleteFrom('maintenances').where('id', '=', row.id).execute();
+        await deleteMaintenance(trx, row.id);
         await recordAudit(trx, { workspaceId, entityType: 'maintenance', entityId: row.id, action: 'maintenance.delete', actor, before: snapshot(before!), after: null });
         return row.page_id;
       });
       options.changed(pageId);
     },
   };
-}
-
-/**
- * The active window, if any, that covers `monitorId` now: on a page with a component linked to
- * the monitor, for the whole page or naming that component.
- */
-export async function activeMaintenanceFor(db: Kysely<Database>, monitorId: number, now = new Date().toISOString()): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('maintenances as m')
-    .innerJoin('page_components as c', 'c.page_id', 'm.page_id')
-    .select('m.id')
-    .where('c.monitor_id', '=', monitorId)
-    .where('m.starts_at', '<=', now)
-    .where('m.ends_at', '>', now)
-    .where((eb) =>
-      eb.or([
-        eb.not(eb.exists(eb.selectFrom('maintenance_components as any').select('any.component_id').whereRef('any.maintenance_id', '=', 'm.id'))),
-        eb.exists(eb.selectFrom('maintenance_components as mc').select('mc.component_id').whereRef('mc.maintenance_id', '=', 'm.id').whereRef('mc.component_id', '=', 'c.id')),
-      ]),
-    )
-    .executeTakeFirst();
-  return row?.id;
 }
 
 export type MaintenanceService = ReturnType<typeof createMaintenanceService>;
