@@ -8,7 +8,6 @@ import { once } from 'node:events';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { createClient, type Interceptor } from '@connectrpc/connect';
 import pino from 'pino';
@@ -25,6 +24,7 @@ import { ensureOwner } from '../server/domain/users/users.ts';
 import { AppError } from '../server/errors.ts';
 import { closedPort, startTcpListener, type TcpListener } from './support/grpc-peers.ts';
 import { startTestService, tempDir } from './support/harness.ts';
+import { eventually } from './support/wait.ts';
 
 const PERIOD_30S = 30_000;
 const system: Actor = { type: 'system', surface: 'cli' };
@@ -107,16 +107,6 @@ function bringSlotNear(clock: Clock, id: string, leadMs = 1_500): number {
   const slot = slotFrom(clock.now(), PERIOD_30S, id);
   if (slot - leadMs > clock.now()) clock.setTo(slot - leadMs);
   return slot;
-}
-
-async function eventually<T>(read: () => Promise<T> | T, done: (value: T) => boolean, what: string, timeoutMs = 4_000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() - start > timeoutMs) assert.fail(`never happened: ${what} (last: ${JSON.stringify(value)})`);
-    await sleep(20);
-  }
 }
 
 async function rowCounts(db: Db, monitorId: number | string) {

@@ -5,12 +5,12 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { type KeyCipher, loadSealingKey, SEALED_KEY_FILE } from '../main/src/key-store.ts';
 import { choosePorts, isPortFree } from '../main/src/ports.ts';
 import { createSupervisor, forkedHost, type HostEvent, type SupervisorState } from '../main/src/supervisor.ts';
 import { KEY_FILE } from '../server/domain/sealing.ts';
 import { perTestCleanup, sessionTokenOf } from './support/harness.ts';
+import { until } from './support/wait.ts';
 
 const cleanup = perTestCleanup();
 const HOST = new URL('../server/desktop/service-host.ts', import.meta.url).pathname;
@@ -56,14 +56,6 @@ async function signedInSession(link: string): Promise<number> {
   return session.status;
 }
 
-async function until(what: string, check: () => boolean, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
-
 test('supervises the real service host: starts it, signs in, restarts it after kill -9, and stops it cleanly', async (t) => {
   const dataDir = await cleanup.folder();
   const states: SupervisorState[] = [];
@@ -96,11 +88,11 @@ test('supervises the real service host: starts it, signs in, restarts it after k
   const link = await supervisor.requestSignIn();
   assert.ok(link.startsWith(`${ready.dashboardUrl}/signin?token=`), link);
   assert.equal(await signedInSession(link), 200);
-  await until('the first health report', () => events.some((event) => event.type === 'health'));
+  await until(() => events.some((event) => event.type === 'health'), 'the first health report', 30_000);
 
   const first = children[0]!;
   first.kill('SIGKILL');
-  await until('a restart', () => states.filter((state) => state === 'running').length === 2);
+  await until(() => states.filter((state) => state === 'running').length === 2, 'a restart', 30_000);
   assert.deepEqual(states, ['starting', 'running', 'restarting', 'running']);
   assert.equal(first.signalCode, 'SIGKILL');
   assert.equal(children.length, 2);

@@ -19,6 +19,7 @@ import { AppError } from '../server/errors.ts';
 import { startTcpListener, type TcpListener } from './support/grpc-peers.ts';
 import { startTestService, type TestService, rejectsWith } from './support/harness.ts';
 import { type HttpReceiver, type ReceivedMail, type SmtpReceiver, startHttpReceiver, startSmtpReceiver, verifySignature } from './support/receivers.ts';
+import { eventually } from './support/wait.ts';
 
 const system: Actor = { type: 'system', surface: 'cli' };
 const owner: Actor = { type: 'user', userId: 1, surface: 'cli' };
@@ -47,17 +48,6 @@ function databaseBytes(dataDir: string): string {
     // no WAL right now
   }
   return text;
-}
-
-/** Polls `read` until `done`; fails after `timeoutMs`. */
-async function eventually<T>(read: () => T | Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 4_000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() - start > timeoutMs) assert.fail(`never happened: ${what} (last: ${JSON.stringify(value)})`);
-    await sleep(20);
-  }
 }
 
 /** Waits for the `n`-th entry (1-based) of a receiver and returns it. */

@@ -17,6 +17,7 @@ import { createConnectTransport } from '@connectrpc/connect-node';
 import { type CheckResult, MonitorService, MonitorStatus, Periodicity, TLSMode } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { closedPort, type GrpcPeer, startGrpcPeer, startTcpListener, type TcpListener } from './support/grpc-peers.ts';
 import { runCli, spawnServe, startTestService, tempDir, type TestService } from './support/harness.ts';
+import { until } from './support/wait.ts';
 
 const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 const INTERVAL_MS = 200;
@@ -188,15 +189,6 @@ async function startReceiver(answer: 'ok' | 'error' | 'never'): Promise<Receiver
 }
 
 // ---- helpers ------------------------------------------------------------------------------------
-
-/** Polls `condition` every 25 ms for up to `ms`. */
-async function until(condition: () => boolean, what: string, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`not within ${ms} ms: ${what}`);
-    await sleep(25);
-  }
-}
 
 function monitorClient(baseUrl: string, secret: string): MonitorClient {
   const withKey: Interceptor = (next) => (req) => {

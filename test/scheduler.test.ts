@@ -107,7 +107,7 @@ async function elapse(ms: number): Promise<void> {
 }
 
 /** Moves the mock timers until `condition` holds; fails after `limitMs` of them. */
-async function eventually(condition: () => boolean, what: string, limitMs = 1_500): Promise<void> {
+async function advanceUntil(condition: () => boolean, what: string, limitMs = 1_500): Promise<void> {
   for (let elapsed = 0; !condition(); elapsed += STEP_MS) {
     if (elapsed > limitMs) assert.fail(`never happened: ${what}`);
     await elapse(STEP_MS);
@@ -208,7 +208,7 @@ describe('scheduler timing', () => {
       await settle(P);
       assert.equal(h.runsOf(id).length, 0, 'one millisecond before the slot nothing runs');
       h.clock.set(next);
-      await eventually(() => h.runsOf(id).length === 1, 'the run at the slot');
+      await advanceUntil(() => h.runsOf(id).length === 1, 'the run at the slot');
       assert.equal(h.runsOf(id)[0]!.scheduledAt, next);
       await settle(P);
       assert.equal(h.runsOf(id).length, 1, 'one run per slot');
@@ -232,7 +232,7 @@ describe('scheduler concurrency', () => {
       h.scheduler.start();
       // Every job's slot is passed at once (less than the gap threshold): all become due together.
       h.clock.advance(P);
-      await eventually(() => h.runs.length === 2, 'two checks running');
+      await advanceUntil(() => h.runs.length === 2, 'two checks running');
       await settle(50);
       assert.equal(h.runs.length, 2, 'no third check starts while two run');
       assert.deepEqual(h.scheduler.load, { running: 2, waiting: 3, jobs: 5 });
@@ -245,12 +245,12 @@ describe('scheduler concurrency', () => {
       // The slow one keeps hanging; every other check gets its turn as the other slot frees.
       for (let i = 1; i < bySlot.length; i++) {
         const id = bySlot[i]!;
-        await eventually(() => h.hanging().includes(id), `job ${id} started`);
+        await advanceUntil(() => h.hanging().includes(id), `job ${id} started`);
         assert.ok(h.hanging().includes(slow), 'the slow check is still running');
         assert.equal(h.inFlight(), 2);
         h.release(id);
       }
-      await eventually(() => h.inFlight() === 1, 'only the slow check is left');
+      await advanceUntil(() => h.inFlight() === 1, 'only the slow check is left');
       assert.deepEqual(h.scheduler.load, { running: 1, waiting: 0, jobs: 5 });
       assert.equal(h.maxInFlight(), 2, 'never more than two at once');
       for (const id of ids) assert.equal(h.runsOf(id).length, 1, `job ${id} ran once`);
@@ -258,15 +258,15 @@ describe('scheduler concurrency', () => {
       // Next period: the slow one is still busy and is skipped; the others run again.
       h.clock.advance(P);
       // One slot is free (the slow check holds the other): the next check starts, the rest wait.
-      await eventually(() => h.runs.length === 5 + 1, 'the next period started');
+      await advanceUntil(() => h.runs.length === 5 + 1, 'the next period started');
       await settle(50);
       assert.equal(h.runs.length, 6);
       for (let i = 1; i < bySlot.length; i++) {
         const id = bySlot[i]!;
-        await eventually(() => h.hanging().includes(id), `job ${id} ran again`);
+        await advanceUntil(() => h.hanging().includes(id), `job ${id} ran again`);
         h.release(id);
       }
-      await eventually(() => h.inFlight() === 1, 'only the slow check is left again');
+      await advanceUntil(() => h.inFlight() === 1, 'only the slow check is left again');
       assert.equal(h.runsOf(slow).length, 1, 'the busy job did not run twice');
       assert.equal(h.scheduler.stats.skippedBusy, 1);
       assert.equal(h.maxInFlight(), 2);
@@ -283,7 +283,7 @@ describe('scheduler concurrency', () => {
       h.scheduler.schedule(id, P);
       h.scheduler.start();
       h.clock.advance(P);
-      await eventually(() => h.runsOf(id).length === 1, 'the first run');
+      await advanceUntil(() => h.runsOf(id).length === 1, 'the first run');
       for (let period = 1; period <= 3; period++) {
         h.clock.advance(P);
         await settle(P);
@@ -292,9 +292,9 @@ describe('scheduler concurrency', () => {
       }
       assert.equal(h.scheduler.stats.started, 1);
       h.release(id);
-      await eventually(() => h.inFlight() === 0, 'the run ended');
+      await advanceUntil(() => h.inFlight() === 0, 'the run ended');
       h.clock.advance(P);
-      await eventually(() => h.runsOf(id).length === 2, 'runs again once free');
+      await advanceUntil(() => h.runsOf(id).length === 2, 'runs again once free');
       await settle(P);
       assert.equal(h.runsOf(id).length, 2);
       assert.equal(h.scheduler.stats.skippedBusy, 3);
@@ -315,7 +315,7 @@ describe('scheduler under overload', () => {
         for (const id of ids) h.scheduler.schedule(id, P);
         h.scheduler.start();
         h.clock.advance(P);
-        await eventually(() => h.runs.length === 1, 'the first check is running');
+        await advanceUntil(() => h.runs.length === 1, 'the first check is running');
         const [blocker] = h.hanging();
         const queued = ids.filter((id) => id !== blocker);
         // Four more periods pass while the single slot is held.
@@ -355,7 +355,7 @@ describe('scheduler and the wall clock', () => {
       // Three hours pass at once. The new time is exactly the slot of one job.
       const woken = slotFrom(asleepAt + 3 * HOUR_MS, P, ids[0]!);
       h.clock.set(woken);
-      await eventually(() => h.gaps.length > 0, 'the gap is reported');
+      await advanceUntil(() => h.gaps.length > 0, 'the gap is reported');
       await settle(P);
       assert.deepEqual(h.gaps, [[asleepAt, woken]], 'one gap, from the last look before the sleep to the wake');
       assert.equal(h.scheduler.stats.gaps, 1);

@@ -14,18 +14,11 @@ import {
   type TcpListener,
   withFailingResolver,
 } from './support/grpc-peers.ts';
+import { until } from './support/wait.ts';
 
 type TcpMonitor = Parameters<typeof probeTcp>[0];
 
 const monitor = (uri: string, overrides: Partial<TcpMonitor> = {}): TcpMonitor => ({ uri, timeout: 2000, degraded: null, retry: 0, ...overrides });
-
-/** Waits (briefly) for a condition that a peer observes asynchronously. */
-async function eventually(condition: () => boolean, what: string): Promise<void> {
-  for (let waited = 0; !condition(); waited += 10) {
-    if (waited >= 1000) assert.fail(`never happened: ${what}`);
-    await sleep(10);
-  }
-}
 
 /** The fields a TCP probe never fills, and the total that must be the latency. */
 function assertTcpShape(result: ProbeResult): void {
@@ -73,7 +66,7 @@ describe('TCP probe', () => {
     assert.ok(result.timing.connect! >= 0 && result.timing.connect! <= result.latencyMs);
     assertTcpShape(result);
     assert.equal(listener.connections, accepted + 1);
-    await eventually(() => listener.closedByPeer === closed + 1, 'the probe closes its connection');
+    await until(() => listener.closedByPeer === closed + 1, 'the probe closes its connection');
   });
 
   test('an IPv6 literal in brackets ([::1]:port) is connected the same way', async () => {
@@ -83,7 +76,7 @@ describe('TCP probe', () => {
     assert.equal(result.timing.dns, null);
     assert.equal(typeof result.timing.connect, 'number');
     assertTcpShape(result);
-    await eventually(() => listener6.connections === 1, 'the ::1 listener sees the connection');
+    await until(() => listener6.connections === 1, 'the ::1 listener sees the connection');
   });
 
   test('a hostname (localhost) is resolved in a timed DNS phase before the connect', async () => {
@@ -93,7 +86,7 @@ describe('TCP probe', () => {
     assert.equal(typeof result.timing.connect, 'number');
     assert.ok(result.timing.dns! + result.timing.connect! <= result.latencyMs);
     assertTcpShape(result);
-    await eventually(() => localhostListener.connections === 1, 'the listener sees the connection');
+    await until(() => localhostListener.connections === 1, 'the listener sees the connection');
   });
 
   test('a refused port is down with "connection refused" and no connect time', async () => {

@@ -5,12 +5,14 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
+import { isDeepStrictEqual } from 'node:util';
 import { strFromU8, unzipSync } from 'fflate';
 import type { Locator, Page } from 'playwright-core';
 import { createClient, Periodicity, type StatusdeskClient } from '../client/index.ts';
 import { ACTION_TIMEOUT_MS, openPage, watchCsp, withBrowser } from './support/browser.ts';
 import { startTestService, type TestService } from './support/harness.ts';
 import { type SmtpReceiver, startHttpReceiver, startSmtpReceiver, verifySignature } from './support/receivers.ts';
+import { eventually } from './support/wait.ts';
 
 const TEST_TIMEOUT = { timeout: 90_000 };
 
@@ -47,17 +49,6 @@ async function seedPage(title: string, components: string[]): Promise<{ id: stri
 /** The component names of a page as the service holds them, in display order. */
 async function serviceOrder(pageId: string): Promise<string[]> {
   return (await client.pages.listPageComponents({ pageId })).components.map((c) => c.name);
-}
-
-/** Polls `read` until it equals `expected`, for at most ACTION_TIMEOUT_MS. */
-async function eventually<T>(read: () => Promise<T>, expected: T, what: string): Promise<void> {
-  const deadline = Date.now() + ACTION_TIMEOUT_MS;
-  let last: T = await read();
-  while (JSON.stringify(last) !== JSON.stringify(expected)) {
-    if (Date.now() > deadline) assert.deepEqual(last, expected, what);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    last = await read();
-  }
 }
 
 /** The names shown in the page's list of components, in order. */
@@ -133,7 +124,7 @@ describe('status pages in Chromium', () => {
       assert.equal(await isFocused(page.getByRole('button', { name: 'Move Storefront down' })), true, 'at the top, the focus moves to the button that still works');
       assert.equal(await page.getByRole('button', { name: 'Move Storefront up' }).isDisabled(), true);
 
-      await eventually(() => serviceOrder(pageId), ['Storefront', 'Checkout API'], 'the new order is saved');
+      await eventually(() => serviceOrder(pageId), (order) => isDeepStrictEqual(order, ['Storefront', 'Checkout API']), 'the new order is saved', ACTION_TIMEOUT_MS);
       await page.reload();
       await page.getByRole('button', { name: 'Move Storefront down' }).waitFor();
       assert.deepEqual(await shownOrder(page), ['Storefront', 'Checkout API']);
@@ -142,7 +133,7 @@ describe('status pages in Chromium', () => {
       const row = (name: string) => page.getByRole('list', { name: /in page order$/ }).getByRole('listitem').filter({ has: page.locator('.component-name', { hasText: name }) });
       await row('Checkout API').dragTo(row('Storefront'), { targetPosition: { x: 40, y: 4 } });
       await page.getByRole('status').filter({ hasText: 'Checkout API moved to position 1 of 2.' }).waitFor();
-      await eventually(() => serviceOrder(pageId), ['Checkout API', 'Storefront'], 'the dragged order is saved');
+      await eventually(() => serviceOrder(pageId), (order) => isDeepStrictEqual(order, ['Checkout API', 'Storefront']), 'the dragged order is saved', ACTION_TIMEOUT_MS);
       assert.deepEqual(violations, []);
     }),
   );
