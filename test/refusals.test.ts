@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { PublicMaintenance, PublicPage } from '../server/domain/pages/public-view.ts';
 import { exportStaticPage } from '../server/public/static-export.ts';
-import { renderAtomFeed, renderStatusPage, STATUS_PAGE_CSP } from '../server/public/status-render.ts';
+import { renderAtomFeed } from '../server/public/atom-feed.ts';
+import { STATUS_PAGE_CSP } from '../server/public/html-document.ts';
+import { renderStatusPage } from '../server/public/status-page.ts';
 import { startTestService, type TestService } from './support/harness.ts';
 import { unfinishedPost } from './support/raw-http.ts';
 

@@ -4,9 +4,12 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import type { ComponentState, PublicComponent, PublicMaintenance, PublicPage, PublicReport, UptimeDay } from '../server/domain/pages/public-view.ts';
+import { type ComponentState, type PublicComponent, type PublicMaintenance, type PublicPage, type PublicReport, summaryJson, type UptimeDay } from '../server/domain/pages/public-view.ts';
 import { exportStaticPage } from '../server/public/static-export.ts';
-import { renderAtomFeed, renderNoticePage, renderStatusPage, STATUS_PAGE_CSP, summaryJson } from '../server/public/status-render.ts';
+import { renderAtomFeed } from '../server/public/atom-feed.ts';
+import { STATUS_PAGE_CSP } from '../server/public/html-document.ts';
+import { renderNoticePage } from '../server/public/notice-page.ts';
+import { renderStatusPage } from '../server/public/status-page.ts';
 
 /**
  * The public renderers (status page HTML, Atom feed, JSON summary, notice pages, static export),

@@ -1,30 +1,8 @@
-import type { ComponentState, PublicMaintenance, PublicPage, PublicReport } from '../domain/pages/public-view.ts';
-import { summaryJson } from '../public/status-render.ts';
-
-const STATE_WORDS: Record<ComponentState, string> = {
-  operational: 'Operational',
-  degraded: 'Degraded performance',
-  down: 'Outage',
-  maintenance: 'Under maintenance',
-  unknown: 'Status unknown',
-};
-
-const REPORT_WORDS: Record<PublicReport['status'], string> = {
-  investigating: 'Investigating',
-  identified: 'Identified',
-  monitoring: 'Monitoring',
-  resolved: 'Resolved',
-};
+import type { PublicMaintenance, PublicPage, PublicReport } from '../domain/pages/public-view.ts';
+import { COMPONENT_STATE_LABEL, overallStatus, percent, REPORT_STATUS_LABEL } from '../domain/public-words.ts';
 
 /** Text from page editors on one line, where a line break would end a list item or heading. */
 const line = (text: string) => text.replace(/\s+/g, ' ').trim();
-
-/** Rounded down, as on the page itself: one failed check in thousands never reads 100%. */
-function percent(share: number): string {
-  if (share >= 1) return '100%';
-  if (!(share > 0)) return '0%';
-  return `${(Math.floor(share * 10_000 + 1e-7) / 100).toFixed(2)}%`;
-}
 
 const affects = (names: string[]) => (names.length === 0 ? 'the whole page' : names.map(line).join(', '));
 
@@ -34,9 +12,9 @@ function report(r: PublicReport): string[] {
   return [
     `### ${line(r.title)}`,
     '',
-    `Status: ${REPORT_WORDS[r.status]}. ${when}${components}`,
+    `Status: ${REPORT_STATUS_LABEL[r.status]}. ${when}${components}`,
     '',
-    ...r.updates.map((u) => `- ${u.at}, ${REPORT_WORDS[u.status]}: ${line(u.message)}`),
+    ...r.updates.map((u) => `- ${u.at}, ${REPORT_STATUS_LABEL[u.status]}: ${line(u.message)}`),
     '',
   ];
 }
@@ -53,7 +31,7 @@ function maintenance(m: PublicMaintenance): string[] {
 export function statusPageMarkdown(page: PublicPage): string {
   const out = [`# ${line(page.title)}`, ''];
   if (page.description.trim()) out.push(page.description.trim(), '');
-  out.push(`Current status: **${summaryJson(page).status.description}**`, '');
+  out.push(`Current status: **${overallStatus(page)}**`, '');
   out.push(`Public page: ${page.url} (Atom feed: ${page.url}/feed.atom, JSON summary: ${page.url}/summary.json)`, '');
   if (page.subscribable) out.push(`Email updates: subscribe on ${page.url}`, '');
 
@@ -63,7 +41,7 @@ export function statusPageMarkdown(page: PublicPage): string {
       const group = c.group === null ? '' : ` (${line(c.group)})`;
       const uptime = c.uptime === null ? '' : `, ${percent(c.uptime)} uptime over 90 days`;
       const description = c.description.trim() ? `: ${line(c.description)}` : '';
-      out.push(`- ${line(c.name)}${group}: ${STATE_WORDS[c.state]}${uptime}${description}`);
+      out.push(`- ${line(c.name)}${group}: ${COMPONENT_STATE_LABEL[c.state]}${uptime}${description}`);
     }
     out.push('');
   }
@@ -80,6 +58,6 @@ export function statusPageMarkdown(page: PublicPage): string {
 
 /** One line about the page for the site index: its state, then its own description. */
 export function statusPageSummary(page: PublicPage): string {
-  const state = summaryJson(page).status.description;
+  const state = overallStatus(page);
   return page.description.trim() ? `${state}. ${line(page.description)}` : `${state}.`;
 }

@@ -1,5 +1,5 @@
 import type { HonoApp } from '../http/hono-app.ts';
-import { summaryJson } from '../public/status-render.ts';
+import { summaryJson } from '../domain/pages/public-view.ts';
 import type { DashboardAppOptions } from './dashboard-app.ts';
 import { workspaceIdOf } from './route-params.ts';
 

@@ -1,5 +1,6 @@
 import type { ChannelTarget } from '../domain/notifications/channel-rules.ts';
 import type { AlertEvent } from '../domain/notifications/events.ts';
+import { ALERT_SENTENCE } from '../domain/public-words.ts';
 import { postJson } from './http-post.ts';
 import type { Mailer } from './mail.ts';
 import { alertContent } from './templates.ts';
@@ -20,7 +21,6 @@ export interface AlertDeliveryDeps {
   timeoutMs?: number;
 }
 
-const SENTENCE: Record<AlertEvent['kind'], string> = { down: 'is down', recovered: 'has recovered', degraded: 'is degraded' };
 /** Embed colours: red, green, amber. */
 export const DISCORD_COLOR: Record<AlertEvent['kind'], number> = { down: 0xd93025, recovered: 0x1e8e3e, degraded: 0xf29900 };
 const SLACK_ICON: Record<AlertEvent['kind'], string> = { down: ':red_circle:', recovered: ':large_green_circle:', degraded: ':large_yellow_circle:' };
@@ -42,7 +42,7 @@ const truncate = (text: string, limit: number) => (text.length > limit ? `${text
 function slackMessage(event: AlertEvent, subject: string) {
   const { monitor } = event;
   const lines = [
-    `${SLACK_ICON[event.kind]} *${slackEscape(`${monitor.name} ${SENTENCE[event.kind]}`)}*${event.test ? ' (test)' : ''}`,
+    `${SLACK_ICON[event.kind]} *${slackEscape(`${monitor.name} ${ALERT_SENTENCE[event.kind]}`)}*${event.test ? ' (test)' : ''}`,
     `*What happened:* ${slackEscape(event.message)}`,
     `*Monitor:* ${slackEscape(`${monitor.name} (monitor ${monitor.id}), ${monitor.type} ${monitor.target}`)}`,
     `*Result:* ${slackEscape(change(event))}`,

@@ -1,5 +1,6 @@
 import { html } from 'hono/html';
-import type { AlertEvent, PageEvent, PageRef, ReportStatus } from '../domain/notifications/events.ts';
+import type { AlertEvent, PageEvent, PageRef } from '../domain/notifications/events.ts';
+import { ALERT_LABEL, ALERT_SENTENCE, REPORT_STATUS_LABEL } from '../domain/public-words.ts';
 
 /**
  * What a message says, as a subject, plain text and HTML, from the plain event data. The HTML is
@@ -83,9 +84,6 @@ const textFacts = (rows: [string, string][]) => rows.map(([label, value]) => `${
 
 // ---- monitor alerts -----------------------------------------------------------------------------
 
-const ALERT_LABEL: Record<AlertEvent['kind'], string> = { down: 'Down', recovered: 'Recovered', degraded: 'Degraded' };
-const ALERT_SENTENCE: Record<AlertEvent['kind'], string> = { down: 'is down', recovered: 'has recovered', degraded: 'is degraded' };
-
 const change = (event: AlertEvent) => (event.from === null ? `first result: ${event.to}` : `${event.from} → ${event.to}`);
 
 /** `[Down] api.example.com (monitor 12)`; `[Test] [Down] …` for a test send. */
@@ -122,13 +120,6 @@ ${facts(rows)}
 
 // ---- page subscribers ---------------------------------------------------------------------------
 
-export const STATUS_LABEL: Record<ReportStatus, string> = {
-  investigating: 'Investigating',
-  identified: 'Identified',
-  monitoring: 'Monitoring',
-  resolved: 'Resolved',
-};
-
 const components = (names: string[]) => (names.length > 0 ? names.join(', ') : 'none listed');
 
 function subscriberFooter(event: PageEvent, unsubscribeUrl: string): { text: string; html: Markup } {
@@ -164,7 +155,7 @@ ${footer.html}`;
     return { subject, text, html: render(layout(subject, body)) };
   }
   const { report, update } = event;
-  const status = event.kind === 'report.resolved' ? STATUS_LABEL.resolved : STATUS_LABEL[update.status];
+  const status = event.kind === 'report.resolved' ? REPORT_STATUS_LABEL.resolved : REPORT_STATUS_LABEL[update.status];
   const subject = `${prefix} ${status}: ${oneLine(report.title)}`;
   const headline = event.kind === 'report.created' ? `New incident: ${report.title}` : event.kind === 'report.resolved' ? `Resolved: ${report.title}` : `Update: ${report.title}`;
   const rows: [string, string][] = [

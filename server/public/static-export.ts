@@ -1,7 +1,8 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PublicPage } from '../domain/pages/public-view.ts';
-import { renderAtomFeed, renderStatusPage, summaryJson } from './status-render.ts';
+import { type PublicPage, summaryJson } from '../domain/pages/public-view.ts';
+import { renderAtomFeed } from './atom-feed.ts';
+import { renderStatusPage } from './status-page.ts';
 
 /**
  * A static copy of a status page, for publishing on any web host: index.html (no form, relative

@@ -1,12 +1,15 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { Context } from 'hono';
-import type { PublicPage } from '../domain/pages/public-view.ts';
+import { type PublicPage, summaryJson } from '../domain/pages/public-view.ts';
 import { SubscribeLimited } from '../domain/notifications/subscribers.ts';
 import type { Services } from '../services.ts';
 import { AppError } from '../errors.ts';
 import type { AppEnv, HonoApp } from '../http/hono-app.ts';
-import { renderAtomFeed, renderNoticePage, renderStatusPage, STATUS_PAGE_CSP, summaryJson } from './status-render.ts';
+import { renderAtomFeed } from './atom-feed.ts';
+import { STATUS_PAGE_CSP } from './html-document.ts';
+import { renderNoticePage } from './notice-page.ts';
+import { renderStatusPage } from './status-page.ts';
 
 const gzipAsync = promisify(gzip);
 /** A body as hono sends it. */

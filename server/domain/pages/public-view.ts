@@ -1,7 +1,9 @@
+import { overallStatus } from '../public-words.ts';
+
 /**
  * The public view of a status page: everything a visitor may see, and nothing else, as plain
- * data. The pages domain builds it; the renderers in server/public turn it into HTML, an Atom
- * feed and a JSON summary without looking anything up.
+ * data, and its JSON summary. The pages domain builds it; the renderers in server/public turn it
+ * into HTML and an Atom feed without looking anything up.
  */
 
 export type ComponentState = 'operational' | 'degraded' | 'down' | 'maintenance' | 'unknown';
@@ -24,4 +26,74 @@ export interface PublicPage {
   activeMaintenances: PublicMaintenance[]; upcomingMaintenances: PublicMaintenance[] /* soonest first */;
   /** Whether the page offers email subscription (a form posting to `${url}/subscribe`). */
   subscribable: boolean;
+}
+
+/** The public JSON of a page: no day-by-day history, only what a script polls for. */
+export interface StatusSummary {
+  page: { id: string; slug: string; title: string; url: string; updatedAt: string };
+  status: { state: ComponentState; description: string };
+  components: { id: string; name: string; group: string | null; state: ComponentState; uptime: number | null }[];
+  activeReports: {
+    id: string;
+    title: string;
+    status: PublicUpdate['status'];
+    components: string[];
+    updatedAt: string;
+    latestUpdate: PublicUpdate | null;
+  }[];
+  maintenances: { active: SummaryMaintenance[]; upcoming: SummaryMaintenance[] };
+}
+
+export interface SummaryMaintenance {
+  id: string;
+  title: string;
+  message: string;
+  from: string;
+  to: string;
+  components: string[];
+}
+
+/** The newest update's time, else the report's creation. */
+export function reportUpdatedAt(report: PublicReport): string {
+  let latest = report.createdAt;
+  let latestMs = Date.parse(latest);
+  for (const update of report.updates) {
+    const ms = Date.parse(update.at);
+    if (!Number.isNaN(ms) && !(ms <= latestMs)) {
+      latest = update.at;
+      latestMs = ms;
+    }
+  }
+  return latest;
+}
+
+/** The newest update: the first, as the view orders them, unless the times disagree. */
+function latestUpdate(report: PublicReport): PublicUpdate | null {
+  let latest: PublicUpdate | null = null;
+  for (const update of report.updates) {
+    if (latest === null || Date.parse(update.at) > Date.parse(latest.at)) latest = update;
+  }
+  return latest;
+}
+
+function summaryMaintenance(m: PublicMaintenance): SummaryMaintenance {
+  return { id: m.id, title: m.title, message: m.message, from: m.from, to: m.to, components: m.components };
+}
+
+/** The page's public JSON (served as summary.json): current state, components and open matters. */
+export function summaryJson(page: PublicPage): StatusSummary {
+  return {
+    page: { id: page.id, slug: page.slug, title: page.title, url: page.url, updatedAt: page.generatedAt },
+    status: { state: page.state, description: overallStatus(page) },
+    components: page.components.map((c) => ({ id: c.id, name: c.name, group: c.group, state: c.state, uptime: c.uptime })),
+    activeReports: page.activeReports.map((r) => ({
+      id: r.id,
+      title: r.title,
+      status: r.status,
+      components: r.components,
+      updatedAt: reportUpdatedAt(r),
+      latestUpdate: latestUpdate(r),
+    })),
+    maintenances: { active: page.activeMaintenances.map(summaryMaintenance), upcoming: page.upcomingMaintenances.map(summaryMaintenance) },
+  };
 }
