@@ -1,6 +1,8 @@
 import { documentOf } from './html-document.ts';
 import { html } from './markup.ts';
 
+/** The small pages of the email subscription, in the status page's style. */
+
 export interface NoticeOptions {
   /** The status page's title: shown above the heading and in the document title. */
   title: string;
