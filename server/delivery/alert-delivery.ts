@@ -1,6 +1,6 @@
 import type { ChannelTarget } from '../domain/notifications/channel-rules.ts';
 import type { AlertEvent } from '../domain/notifications/events.ts';
-import { ALERT_SENTENCE } from '../domain/public-words.ts';
+import { ALERT_SENTENCE, resultChange } from '../domain/public-words.ts';
 import { postJson } from './http-post.ts';
 import type { Mailer } from './mail.ts';
 import { alertContent } from './templates.ts';
@@ -29,8 +29,6 @@ const NTFY_TAG: Record<AlertEvent['kind'], string> = { down: 'rotating_light', r
 /** ntfy priorities (1 min … 5 max) when the channel sets none. */
 const NTFY_PRIORITY: Record<AlertEvent['kind'], number> = { down: 4, recovered: 3, degraded: 3 };
 
-const change = (event: AlertEvent) => (event.from === null ? `first result: ${event.to}` : `${event.from} → ${event.to}`);
-
 /** Slack mrkdwn: &, < and > are control characters (links, mentions) and must be escaped. */
 const slackEscape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -45,7 +43,7 @@ function slackMessage(event: AlertEvent, subject: string) {
     `${SLACK_ICON[event.kind]} *${slackEscape(`${monitor.name} ${ALERT_SENTENCE[event.kind]}`)}*${event.test ? ' (test)' : ''}`,
     `*What happened:* ${slackEscape(event.message)}`,
     `*Monitor:* ${slackEscape(`${monitor.name} (monitor ${monitor.id}), ${monitor.type} ${monitor.target}`)}`,
-    `*Result:* ${slackEscape(change(event))}`,
+    `*Result:* ${slackEscape(resultChange(event))}`,
     `*When:* ${slackEscape(event.at)}`,
   ];
   return {
@@ -61,7 +59,7 @@ function discordMessage(event: AlertEvent, subject: string) {
     '',
     `**Type:** ${discordEscape(monitor.type)}`,
     `**Target:** ${discordEscape(monitor.target)}`,
-    `**Result:** ${discordEscape(change(event))}`,
+    `**Result:** ${discordEscape(resultChange(event))}`,
     `**Workspace:** ${discordEscape(event.workspace.name)}`,
   ].join('\n');
   return {
@@ -76,7 +74,7 @@ function ntfyMessage(event: AlertEvent, subject: string, topic: string, priority
   return {
     topic,
     title: subject,
-    message: [event.message, `${monitor.type} ${monitor.target}`, change(event), event.at].join('\n'),
+    message: [event.message, `${monitor.type} ${monitor.target}`, resultChange(event), event.at].join('\n'),
     priority: priority ?? NTFY_PRIORITY[event.kind],
     tags: event.test ? [NTFY_TAG[event.kind], 'test'] : [NTFY_TAG[event.kind]],
   };

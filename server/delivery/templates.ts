@@ -1,6 +1,6 @@
 import { html } from 'hono/html';
 import type { AlertEvent, PageEvent, PageRef } from '../domain/notifications/events.ts';
-import { ALERT_LABEL, ALERT_SENTENCE, REPORT_STATUS_LABEL } from '../domain/public-words.ts';
+import { ALERT_LABEL, ALERT_SENTENCE, REPORT_STATUS_LABEL, resultChange } from '../domain/public-words.ts';
 
 /**
  * What a message says, as a subject, plain text and HTML, from the plain event data. The HTML is
@@ -84,8 +84,6 @@ const textFacts = (rows: [string, string][]) => rows.map(([label, value]) => `${
 
 // ---- monitor alerts -----------------------------------------------------------------------------
 
-const change = (event: AlertEvent) => (event.from === null ? `first result: ${event.to}` : `${event.from} → ${event.to}`);
-
 /** `[Down] api.example.com (monitor 12)`; `[Test] [Down] …` for a test send. */
 export function alertContent(event: AlertEvent): Content {
   const { monitor } = event;
@@ -97,7 +95,7 @@ export function alertContent(event: AlertEvent): Content {
     ['Type', monitor.type],
     ['Target', monitor.target],
     ['What happened', event.message],
-    ['Result', change(event)],
+    ['Result', resultChange(event)],
     ['When', when],
     ['Workspace', event.workspace.name],
   ];

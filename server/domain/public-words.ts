@@ -56,3 +56,6 @@ export const ALERT_LABEL: Record<AlertEvent['kind'], string> = { down: 'Down', r
 
 /** What happened to the monitor, after its name: `api.example.com is down`. */
 export const ALERT_SENTENCE: Record<AlertEvent['kind'], string> = { down: 'is down', recovered: 'has recovered', degraded: 'is degraded' };
+
+/** How the monitor's result changed: `down → up`, or `first result: down`. */
+export const resultChange = (event: Pick<AlertEvent, 'from' | 'to'>) => (event.from === null ? `first result: ${event.to}` : `${event.from} → ${event.to}`);
