@@ -11,7 +11,7 @@ import {
   SubscriberSchema,
 } from '../../proto/gen/status_page/v1/status_page_pb.js';
 import type { Subscriber } from '../domain/notifications/subscribers.ts';
-import type { PageComponent, StatusPage } from '../domain/pages/page-repository.ts';
+import type { PageComponent, StatusPage } from '../domain/pages/pages.ts';
 import type { Services } from '../services.ts';
 import { callerOf } from './auth.ts';
 import { enumPairs } from './enum-pairs.ts';

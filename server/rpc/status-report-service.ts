@@ -7,7 +7,7 @@ import {
   StatusReportStatus,
 } from '../../proto/gen/status_report/v1/status_report_pb.js';
 import { reportStatuses } from '../domain/notifications/events.ts';
-import type { StatusReport } from '../domain/reports/report-repository.ts';
+import type { StatusReport } from '../domain/reports/reports.ts';
 import type { Services } from '../services.ts';
 import { callerOf } from './auth.ts';
 import { enumPairs } from './enum-pairs.ts';

@@ -69,3 +69,8 @@ export async function activeMaintenanceFor(db: Kysely<Database>, monitorId: numb
     .executeTakeFirst();
   return row?.id;
 }
+
+/** A status page's windows that have not ended by `now`, earliest start first. */
+export async function currentMaintenanceRowsOfPage(db: Kysely<Database>, pageId: number, now: string): Promise<MaintenanceRow[]> {
+  return db.selectFrom('maintenances').selectAll().where('page_id', '=', pageId).where('ends_at', '>', now).orderBy('starts_at').execute();
+}

@@ -8,8 +8,7 @@ import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { dispatchAfterCommit, type NotifySubscribers, notifyRule } from '../notifications/publish.ts';
-import { toPage } from '../pages/page-repository.ts';
-import { componentsOnPage, resolvePage } from '../pages/pages.ts';
+import { componentsOnPage, resolvePage, toPage } from '../pages/pages.ts';
 import { expected, invalid, oneLine, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
 import {
   componentLinksOf,

@@ -138,3 +138,10 @@ export async function monitorIdsIn(db: Kysely<Database>, workspaceId: number, id
   const rows = await db.selectFrom('monitors').select('id').where('workspace_id', '=', workspaceId).where('id', 'in', ids).execute();
   return new Set(rows.map((row) => row.id));
 }
+
+/** Those of these monitors that are active (not paused). */
+export async function activeMonitorIds(db: Kysely<Database>, ids: number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('monitors').select('id').where('id', 'in', ids).where('active', '=', 1).execute();
+  return new Set(rows.map((row) => row.id));
+}

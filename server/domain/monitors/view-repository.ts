@@ -9,6 +9,8 @@ import type { MonitorType } from './monitor-rules.ts';
 export const monitorStates = ['up', 'degraded', 'down', 'pending', 'paused'] as const;
 export type MonitorState = (typeof monitorStates)[number];
 
+const DAY_MS = 86_400_000;
+
 export interface OverviewFilter {
   /** Already folded (see fold): matched as a substring of the folded name, target and tags. */
   q?: string;
@@ -140,6 +142,24 @@ export async function rollups(db: Kysely<Database>, monitorIds: number[], fromHo
     .where('monitor_id', 'in', monitorIds)
     .where('hour', '>=', fromHour)
     .where('hour', '<', toHour)
+    .execute();
+}
+
+/** The outcomes of these monitors summed per UTC day (`day` counts days since the epoch) from `fromHour`. */
+export async function dailyOutcomes(db: Kysely<Database>, monitorIds: number[], fromHour: number) {
+  if (monitorIds.length === 0) return [];
+  return db
+    .selectFrom('check_rollups')
+    .select((eb) => [
+      'monitor_id',
+      eb.fn.sum<number>('success_count').as('up'),
+      eb.fn.sum<number>('degraded_count').as('degraded'),
+      eb.fn.sum<number>('error_count').as('down'),
+      eb.cast<number>(eb('hour', '/', DAY_MS), 'integer').as('day'),
+    ])
+    .where('monitor_id', 'in', monitorIds)
+    .where('hour', '>=', fromHour)
+    .groupBy(['monitor_id', 'day'])
     .execute();
 }
 

@@ -1,65 +1,16 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Database, PageComponentTable, StatusPageTable } from '../../db/schema.ts';
-
-export interface StatusPage {
-  id: string;
-  workspaceId: string;
-  slug: string;
-  title: string;
-  description: string;
-  /** The public address: {public url}/status/{slug}. */
-  url: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface PageComponent {
-  id: string;
-  pageId: string;
-  name: string;
-  description: string;
-  type: 'monitor' | 'static';
-  /** The monitor whose health drives the component; null for a static one. */
-  monitorId: string | null;
-  group: string | null;
-  position: number;
-  createdAt: string;
-  updatedAt: string;
-}
 
 export type PageRow = Selectable<StatusPageTable>;
 export type ComponentRow = Selectable<PageComponentTable>;
 
-export function toPage(row: PageRow, publicUrl: string): StatusPage {
-  return {
-    id: String(row.id),
-    workspaceId: String(row.workspace_id),
-    slug: row.slug,
-    title: row.title,
-    description: row.description,
-    url: `${publicUrl}/status/${row.slug}`,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-export function toComponent(row: ComponentRow): PageComponent {
-  return {
-    id: String(row.id),
-    pageId: String(row.page_id),
-    name: row.name,
-    description: row.description,
-    type: row.monitor_id === null ? 'static' : 'monitor',
-    monitorId: row.monitor_id === null ? null : String(row.monitor_id),
-    group: row.group_name,
-    position: row.position,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
 export async function findPageById(db: Kysely<Database>, workspaceId: number, id: number): Promise<PageRow | undefined> {
   return db.selectFrom('status_pages').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+}
+
+/** A page by id alone: for a row of the page's own that names it. */
+export async function pageRowOf(db: Kysely<Database>, id: number): Promise<PageRow> {
+  return db.selectFrom('status_pages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }
 
 export async function findPageBySlug(db: Kysely<Database>, slug: string): Promise<PageRow | undefined> {
@@ -104,4 +55,36 @@ export async function componentsOfPage(db: Kysely<Database>, pageId: number, ids
   const rows = await db.selectFrom('page_components').selectAll().where('page_id', '=', pageId).where('id', 'in', ids).execute();
   const byId = new Map(rows.map((r) => [r.id, r]));
   return { found: ids.flatMap((id) => byId.get(id) ?? []), missing: ids.filter((id) => !byId.has(id)) };
+}
+
+/** The names of these components, in id order. */
+export async function componentNames(db: Kysely<Database>, ids: number[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('page_components').select('name').where('id', 'in', ids).orderBy('id').execute();
+  return rows.map((r) => r.name);
+}
+
+export async function insertPage(db: Kysely<Database>, values: Insertable<StatusPageTable>): Promise<PageRow> {
+  return db.insertInto('status_pages').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updatePage(db: Kysely<Database>, id: number, values: Updateable<StatusPageTable>): Promise<PageRow> {
+  return db.updateTable('status_pages').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Deletes the page; its components, reports, maintenance windows and subscribers go with it. */
+export async function deletePage(db: Kysely<Database>, id: number): Promise<void> {
+  await db.deleteFrom('status_pages').where('id', '=', id).execute();
+}
+
+export async function insertComponent(db: Kysely<Database>, values: Insertable<PageComponentTable>): Promise<ComponentRow> {
+  return db.insertInto('page_components').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateComponent(db: Kysely<Database>, id: number, values: Updateable<PageComponentTable>): Promise<ComponentRow> {
+  return db.updateTable('page_components').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function deleteComponent(db: Kysely<Database>, id: number): Promise<void> {
+  await db.deleteFrom('page_components').where('id', '=', id).execute();
 }

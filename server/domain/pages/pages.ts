@@ -7,22 +7,79 @@ import { AppError, notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
+import { monitorIdsIn } from '../monitors/monitor-repository.ts';
 import { expected, invalid, oneLine, parseId, parseInput } from '../validation.ts';
 import {
   type ComponentRow,
   componentsOfPage,
+  deleteComponent,
+  deletePage,
   findComponent,
   findPageById,
   findPageBySlug,
+  insertComponent,
+  insertPage,
   listComponentRows,
   listPageRows,
   nextPosition,
-  type PageComponent,
   type PageRow,
-  type StatusPage,
-  toComponent,
-  toPage,
+  updateComponent,
+  updatePage,
 } from './page-repository.ts';
+
+export interface StatusPage {
+  id: string;
+  workspaceId: string;
+  slug: string;
+  title: string;
+  description: string;
+  /** The public address: {public url}/status/{slug}. */
+  url: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface PageComponent {
+  id: string;
+  pageId: string;
+  name: string;
+  description: string;
+  type: 'monitor' | 'static';
+  /** The monitor whose health drives the component; null for a static one. */
+  monitorId: string | null;
+  group: string | null;
+  position: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function toPage(row: PageRow, publicUrl: string): StatusPage {
+  return {
+    id: String(row.id),
+    workspaceId: String(row.workspace_id),
+    slug: row.slug,
+    title: row.title,
+    description: row.description,
+    url: `${publicUrl}/status/${row.slug}`,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function toComponent(row: ComponentRow): PageComponent {
+  return {
+    id: String(row.id),
+    pageId: String(row.page_id),
+    name: row.name,
+    description: row.description,
+    type: row.monitor_id === null ? 'static' : 'monitor',
+    monitorId: row.monitor_id === null ? null : String(row.monitor_id),
+    group: row.group_name,
+    position: row.position,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
 
 /**
  * A slug is the page's public address. Lower-case letters, digits and hyphens; it must hold a
@@ -103,8 +160,7 @@ export async function componentsOnPage(q: Kysely<Database>, pageId: number, ids:
 /** A monitor of the workspace, or NOT_FOUND naming `field`. */
 async function monitorOf(db: Kysely<Database>, workspaceId: number, ref: string | number, field: string): Promise<number> {
   const id = parseId(field, 'monitor', ref);
-  const row = await db.selectFrom('monitors').select('id').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
-  if (!row) throw new AppError('NOT_FOUND', `${field}: monitor ${id} does not exist in this workspace`);
+  if (!(await monitorIdsIn(db, workspaceId, [id])).has(id)) throw new AppError('NOT_FOUND', `${field}: monitor ${id} does not exist in this workspace`);
   return id;
 }
 
@@ -141,12 +197,7 @@ export function createPageService(db: Kysely<Database>, options: PageServiceOpti
       const values = parseInput(pageInput, input);
       const created = await writeTransaction(db, async (trx) => {
         const now = new Date().toISOString();
-        const row = await trx
-          .insertInto('status_pages')
-          .values({ workspace_id: workspaceId, ...values, created_at: now, updated_at: now })
-          .returningAll()
-          .executeTakeFirstOrThrow()
-          .catch((error: unknown) => slugTaken(error, values.slug));
+        const row = await insertPage(trx, { workspace_id: workspaceId, ...values, created_at: now, updated_at: now }).catch((error: unknown) => slugTaken(error, values.slug));
         const created = page(row);
         await recordAudit(trx, { workspaceId, entityType: 'status_page', entityId: row.id, action: 'status_page.create', actor, before: null, after: pageSnapshot(created) });
         return created;
@@ -161,13 +212,7 @@ export function createPageService(db: Kysely<Database>, options: PageServiceOpti
       if (Object.values(values).every((v) => v === undefined)) throw invalid('page', 'names no field to change: set slug, title or description');
       const updated = await writeTransaction(db, async (trx) => {
         const before = await resolvePage(trx, workspaceId, ref, 'id');
-        const row = await trx
-          .updateTable('status_pages')
-          .set({ ...values, updated_at: new Date().toISOString() })
-          .where('id', '=', before.id)
-          .returningAll()
-          .executeTakeFirstOrThrow()
-          .catch((error: unknown) => slugTaken(error, values.slug));
+        const row = await updatePage(trx, before.id, { ...values, updated_at: new Date().toISOString() }).catch((error: unknown) => slugTaken(error, values.slug));
         const after = page(row);
         await recordAudit(trx, { workspaceId, entityType: 'status_page', entityId: row.id, action: 'status_page.update', actor, before: pageSnapshot(page(before)), after: pageSnapshot(after) });
         return after;
@@ -181,7 +226,7 @@ export function createPageService(db: Kysely<Database>, options: PageServiceOpti
       await authorize(db, actor, workspaceId, 'write');
       const id = await writeTransaction(db, async (trx) => {
         const before = await resolvePage(trx, workspaceId, ref, 'id');
-        await trx.deleteFrom('status_pages').where('id', '=', before.id).execute();
+        await deletePage(trx, before.id);
         await recordAudit(trx, { workspaceId, entityType: 'status_page', entityId: before.id, action: 'status_page.delete', actor, before: pageSnapshot(page(before)), after: null });
         return before.id;
       });
@@ -203,20 +248,16 @@ export function createPageService(db: Kysely<Database>, options: PageServiceOpti
         const pageRow = await resolvePage(trx, workspaceId, ref);
         const monitorId = values.monitorId == null ? null : await monitorOf(trx, workspaceId, values.monitorId, 'monitorId');
         const now = new Date().toISOString();
-        const row = await trx
-          .insertInto('page_components')
-          .values({
-            page_id: pageRow.id,
-            name: values.name,
-            description: values.description,
-            monitor_id: monitorId,
-            group_name: values.group ?? null,
-            position: values.position ?? (await nextPosition(trx, pageRow.id)),
-            created_at: now,
-            updated_at: now,
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow();
+        const row = await insertComponent(trx, {
+          page_id: pageRow.id,
+          name: values.name,
+          description: values.description,
+          monitor_id: monitorId,
+          group_name: values.group ?? null,
+          position: values.position ?? (await nextPosition(trx, pageRow.id)),
+          created_at: now,
+          updated_at: now,
+        });
         const created = toComponent(row);
         await recordAudit(trx, { workspaceId, entityType: 'page_component', entityId: row.id, action: 'page_component.create', actor, before: null, after: componentSnapshot(created) });
         return created;
@@ -240,7 +281,7 @@ export function createPageService(db: Kysely<Database>, options: PageServiceOpti
         if (values.monitorId !== undefined) {
           set.monitor_id = values.monitorId === null ? null : await monitorOf(trx, workspaceId, values.monitorId, 'monitorId');
         }
-        const row = await trx.updateTable('page_components').set(set).where('id', '=', before.id).returningAll().executeTakeFirstOrThrow();
+        const row = await updateComponent(trx, before.id, set);
         const after = toComponent(row);
         await recordAudit(trx, { workspaceId, entityType: 'page_component', entityId: row.id, action: 'page_component.update', actor, before: componentSnapshot(toComponent(before)), after: componentSnapshot(after) });
         return after;
@@ -254,7 +295,7 @@ export function createPageService(db: Kysely<Database>, options: PageServiceOpti
       await authorize(db, actor, workspaceId, 'write');
       const pageId = await writeTransaction(db, async (trx) => {
         const before = await loadComponent(trx, workspaceId, id);
-        await trx.deleteFrom('page_components').where('id', '=', before.id).execute();
+        await deleteComponent(trx, before.id);
         await recordAudit(trx, { workspaceId, entityType: 'page_component', entityId: before.id, action: 'page_component.delete', actor, before: componentSnapshot(toComponent(before)), after: null });
         return before.page_id;
       });

@@ -1,10 +1,15 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { notFound } from '../../errors.ts';
+import { componentLinksOf, currentMaintenanceRowsOfPage } from '../maintenance/maintenance-repository.ts';
 import { statusAt } from '../maintenance/maintenances.ts';
+import { activeMonitorIds } from '../monitors/monitor-repository.ts';
+import { dailyOutcomes, latestChecks } from '../monitors/view-repository.ts';
 import { planOfWorkspace } from '../plans.ts';
-import { loadReports, type StatusReport } from '../reports/report-repository.ts';
-import { listComponentRows, toPage } from './page-repository.ts';
+import { recentReportIdsOfPage } from '../reports/report-repository.ts';
+import { loadReports, type StatusReport } from '../reports/reports.ts';
+import { findPageBySlug, listComponentRows } from './page-repository.ts';
+import { toPage } from './pages.ts';
 import type { ComponentState, PublicComponent, PublicMaintenance, PublicPage, PublicReport, UptimeDay } from './public-view.ts';
 
 const DAY_MS = 86_400_000;
@@ -40,21 +45,7 @@ export function createPublicPages(db: Kysely<Database>, options: PublicPageOptio
 
   async function uptimeOf(monitorIds: number[], firstDay: number): Promise<Map<number, Map<number, { up: number; degraded: number; down: number }>>> {
     const byMonitor = new Map<number, Map<number, { up: number; degraded: number; down: number }>>();
-    if (monitorIds.length === 0) return byMonitor;
-    const rows = await db
-      .selectFrom('check_rollups')
-      .select((eb) => [
-        'monitor_id',
-        eb.fn.sum<number>('success_count').as('up'),
-        eb.fn.sum<number>('degraded_count').as('degraded'),
-        eb.fn.sum<number>('error_count').as('down'),
-        eb.cast<number>(eb('hour', '/', DAY_MS), 'integer').as('day'),
-      ])
-      .where('monitor_id', 'in', monitorIds)
-      .where('hour', '>=', firstDay)
-      .groupBy(['monitor_id', 'day'])
-      .execute();
-    for (const row of rows) {
+    for (const row of await dailyOutcomes(db, monitorIds, firstDay)) {
       const days = byMonitor.get(row.monitor_id) ?? new Map();
       days.set(Number(row.day) * DAY_MS, { up: Number(row.up), degraded: Number(row.degraded), down: Number(row.down) });
       byMonitor.set(row.monitor_id, days);
@@ -76,7 +67,7 @@ export function createPublicPages(db: Kysely<Database>, options: PublicPageOptio
   }
 
   async function build(slug: string): Promise<PublicPage> {
-    const page = await db.selectFrom('status_pages').selectAll().where('slug', '=', slug).executeTakeFirst();
+    const page = await findPageBySlug(db, slug);
     if (!page) throw notFound('status page', slug);
     const now = Date.now();
     const nowIso = new Date(now).toISOString();
@@ -85,26 +76,18 @@ export function createPublicPages(db: Kysely<Database>, options: PublicPageOptio
     const components = await listComponentRows(db, page.id);
     const monitorIds = [...new Set(components.flatMap((c) => (c.monitor_id === null ? [] : [c.monitor_id])))];
 
-    const [plan, monitors, states, uptime, reportRows, maintenanceRows] = await Promise.all([
+    const [plan, activeMonitors, states, uptime, reportIds, maintenanceRows] = await Promise.all([
       planOfWorkspace(db, page.workspace_id),
-      monitorIds.length === 0 ? [] : db.selectFrom('monitors').select(['id', 'active']).where('id', 'in', monitorIds).execute(),
-      monitorIds.length === 0 ? [] : db.selectFrom('check_state').select(['monitor_id', 'result']).where('monitor_id', 'in', monitorIds).execute(),
+      activeMonitorIds(db, monitorIds),
+      latestChecks(db, monitorIds),
       uptimeOf(monitorIds, firstDay),
-      db
-        .selectFrom('status_reports')
-        .select('id')
-        .where('page_id', '=', page.id)
-        .where((eb) => eb.or([eb('status', '!=', 'resolved'), eb('resolved_at', '>=', new Date(now - PAST_REPORT_DAYS * DAY_MS).toISOString())]))
-        .orderBy('id', 'desc')
-        .execute(),
-      db.selectFrom('maintenances').selectAll().where('page_id', '=', page.id).where('ends_at', '>', nowIso).orderBy('starts_at').execute(),
+      recentReportIdsOfPage(db, page.id, new Date(now - PAST_REPORT_DAYS * DAY_MS).toISOString()),
+      currentMaintenanceRowsOfPage(db, page.id, nowIso),
     ]);
-    const maintenanceLinks =
-      maintenanceRows.length === 0 ? [] : await db.selectFrom('maintenance_components').selectAll().where('maintenance_id', 'in', maintenanceRows.map((m) => m.id)).execute();
-    const reports = await loadReports(db, reportRows.map((r) => r.id));
+    const maintenanceLinks = await componentLinksOf(db, maintenanceRows.map((m) => m.id));
+    const reports = await loadReports(db, reportIds);
 
     const names = new Map(components.map((c) => [String(c.id), c.name]));
-    const activeMonitors = new Set(monitors.filter((m) => m.active === 1).map((m) => m.id));
     const health = new Map<number, ComponentState>();
     for (const state of states) {
       if (!activeMonitors.has(state.monitor_id)) continue;

@@ -1,54 +1,63 @@
-import type { Kysely } from 'kysely';
-import type { Database, ReportStatus } from '../../db/schema.ts';
+import type { Insertable, Kysely, Updateable } from 'kysely';
+import type { Database, ReportStatus, StatusReportTable } from '../../db/schema.ts';
 
-export interface StatusReportUpdate {
-  id: string;
-  status: ReportStatus;
-  message: string;
-  createdAt: string;
-}
-
-export interface StatusReport {
-  id: string;
-  pageId: string;
-  title: string;
-  status: ReportStatus;
-  resolved: boolean;
-  pageComponentIds: string[];
-  /** The public timeline, newest first. */
-  updates: StatusReportUpdate[];
-  createdAt: string;
-  updatedAt: string;
-  resolvedAt: string | null;
-}
-
-/** Whole reports (components and updates included) for the given ids, in the order given. */
-export async function loadReports(db: Kysely<Database>, ids: number[]): Promise<StatusReport[]> {
-  if (ids.length === 0) return [];
+/** The rows of these reports with their components (in component order) and updates (newest first). */
+export async function findReportRows(db: Kysely<Database>, ids: number[]) {
   const [rows, components, updates] = await Promise.all([
     db.selectFrom('status_reports').selectAll().where('id', 'in', ids).execute(),
     db.selectFrom('status_report_components').selectAll().where('report_id', 'in', ids).orderBy('component_id').execute(),
     db.selectFrom('status_report_updates').selectAll().where('report_id', 'in', ids).orderBy('id', 'desc').execute(),
   ]);
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return ids.flatMap((id) => {
-    const row = byId.get(id);
-    if (!row) return [];
-    return {
-      id: String(row.id),
-      pageId: String(row.page_id),
-      title: row.title,
-      status: row.status,
-      resolved: row.status === 'resolved',
-      pageComponentIds: components.filter((c) => c.report_id === id).map((c) => String(c.component_id)),
-      updates: updates
-        .filter((u) => u.report_id === id)
-        .map((u) => ({ id: String(u.id), status: u.status, message: u.message, createdAt: u.created_at })),
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-      resolvedAt: row.resolved_at,
-    };
-  });
+  return { rows, components, updates };
+}
+
+/** The page of a report of the workspace. */
+export async function findReportPageId(db: Kysely<Database>, workspaceId: number, id: number): Promise<number | undefined> {
+  const row = await db.selectFrom('status_reports').select('page_id').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  return row?.page_id;
+}
+
+/** The ids of a page of the workspace's reports (of one status page, or of all; unresolved only, or all), newest first, with the total. */
+export async function listReportIds(
+  db: Kysely<Database>,
+  workspaceId: number,
+  only: { pageId?: number; unresolved: boolean },
+  limit: number,
+  offset: number,
+): Promise<{ ids: number[]; total: number }> {
+  let select = db.selectFrom('status_reports').where('workspace_id', '=', workspaceId);
+  if (only.pageId !== undefined) select = select.where('page_id', '=', only.pageId);
+  if (only.unresolved) select = select.where('status', '!=', 'resolved');
+  const [{ total }, rows] = await Promise.all([
+    select.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    select.select('id').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+  ]);
+  return { ids: rows.map((r) => r.id), total };
+}
+
+/** The ids of a status page's reports that are unresolved or were resolved since `resolvedSince`, newest first. */
+export async function recentReportIdsOfPage(db: Kysely<Database>, pageId: number, resolvedSince: string): Promise<number[]> {
+  const rows = await db
+    .selectFrom('status_reports')
+    .select('id')
+    .where('page_id', '=', pageId)
+    .where((eb) => eb.or([eb('status', '!=', 'resolved'), eb('resolved_at', '>=', resolvedSince)]))
+    .orderBy('id', 'desc')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+export async function insertReport(db: Kysely<Database>, values: Insertable<StatusReportTable>): Promise<number> {
+  const row = await db.insertInto('status_reports').values(values).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function updateReport(db: Kysely<Database>, id: number, values: Updateable<StatusReportTable>): Promise<void> {
+  await db.updateTable('status_reports').set(values).where('id', '=', id).execute();
+}
+
+export async function deleteReport(db: Kysely<Database>, id: number): Promise<void> {
+  await db.deleteFrom('status_reports').where('id', '=', id).execute();
 }
 
 export async function replaceReportComponents(db: Kysely<Database>, reportId: number, componentIds: number[]): Promise<void> {

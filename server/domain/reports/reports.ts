@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import type { Database } from '../../db/schema.ts';
+import type { Database, ReportStatus } from '../../db/schema.ts';
 import { writeTransaction } from '../../db/transaction.ts';
 import { notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
@@ -9,10 +9,65 @@ import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { type PageEvent, reportStatuses } from '../notifications/events.ts';
 import { dispatchAfterCommit, type NotifySubscribers, notifyRule } from '../notifications/publish.ts';
-import { type PageRow, toPage } from '../pages/page-repository.ts';
-import { componentsOnPage, resolvePage } from '../pages/pages.ts';
+import { componentNames, type PageRow, pageRowOf } from '../pages/page-repository.ts';
+import { componentsOnPage, resolvePage, toPage } from '../pages/pages.ts';
 import { expected, invalid, oneLine, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
-import { appendUpdate, loadReports, replaceReportComponents, type StatusReport } from './report-repository.ts';
+import {
+  appendUpdate,
+  deleteReport,
+  findReportPageId,
+  findReportRows,
+  insertReport,
+  listReportIds,
+  replaceReportComponents,
+  updateReport,
+} from './report-repository.ts';
+
+export interface StatusReportUpdate {
+  id: string;
+  status: ReportStatus;
+  message: string;
+  createdAt: string;
+}
+
+export interface StatusReport {
+  id: string;
+  pageId: string;
+  title: string;
+  status: ReportStatus;
+  resolved: boolean;
+  pageComponentIds: string[];
+  /** The public timeline, newest first. */
+  updates: StatusReportUpdate[];
+  createdAt: string;
+  updatedAt: string;
+  resolvedAt: string | null;
+}
+
+/** Whole reports (components and updates included) for the given ids, in the order given. */
+export async function loadReports(db: Kysely<Database>, ids: number[]): Promise<StatusReport[]> {
+  if (ids.length === 0) return [];
+  const { rows, components, updates } = await findReportRows(db, ids);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    if (!row) return [];
+    return {
+      id: String(row.id),
+      pageId: String(row.page_id),
+      title: row.title,
+      status: row.status,
+      resolved: row.status === 'resolved',
+      pageComponentIds: components.filter((c) => c.report_id === id).map((c) => String(c.component_id)),
+      updates: updates
+        .filter((u) => u.report_id === id)
+        .map((u) => ({ id: String(u.id), status: u.status, message: u.message, createdAt: u.created_at })),
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      resolvedAt: row.resolved_at,
+    };
+  });
+}
 
 const MAX_PER_PAGE = 200;
 const status = z.enum(reportStatuses, expected(`one of ${reportStatuses.join(', ')}`));
@@ -59,17 +114,10 @@ export function createReportService(db: Kysely<Database>, options: ReportService
   /** The components of `pageId` with these ids, or NOT_FOUND naming the first that is not one of them. */
   async function loadOne(q: Kysely<Database>, workspaceId: number, id: string): Promise<{ report: StatusReport; page: PageRow }> {
     const reportId = parseId('id', 'status report', id);
-    const row = await q.selectFrom('status_reports').select(['id', 'page_id']).where('workspace_id', '=', workspaceId).where('id', '=', reportId).executeTakeFirst();
-    if (!row) throw notFound('status report', id);
-    const [report] = await loadReports(q, [row.id]);
-    const page = await q.selectFrom('status_pages').selectAll().where('id', '=', row.page_id).executeTakeFirstOrThrow();
-    return { report: report!, page };
-  }
-
-  async function componentNames(q: Kysely<Database>, ids: string[]): Promise<string[]> {
-    if (ids.length === 0) return [];
-    const rows = await q.selectFrom('page_components').select('name').where('id', 'in', ids.map(Number)).orderBy('id').execute();
-    return rows.map((r) => r.name);
+    const pageId = await findReportPageId(q, workspaceId, reportId);
+    if (pageId === undefined) throw notFound('status report', id);
+    const [report] = await loadReports(q, [reportId]);
+    return { report: report!, page: await pageRowOf(q, pageId) };
   }
 
   function event(kind: 'report.created' | 'report.updated' | 'report.resolved', page: PageRow, report: StatusReport, components: string[]): PageEvent {
@@ -94,7 +142,7 @@ export function createReportService(db: Kysely<Database>, options: ReportService
       const [report] = await loadReports(trx, [reportId]);
       const action = kind === 'report.created' ? 'status_report.create' : kind === 'report.resolved' ? 'status_report.resolve' : 'status_report.add_update';
       await recordAudit(trx, { workspaceId, entityType: 'status_report', entityId: reportId, action, actor, before: before && snapshot(before), after: snapshot(report!) });
-      return { report: report!, page, kind, components: await componentNames(trx, report!.pageComponentIds) };
+      return { report: report!, page, kind, components: await componentNames(trx, report!.pageComponentIds.map(Number)) };
     });
     options.changed(page.id);
     const notified = await dispatchAfterCommit(notify, () => options.notifySubscribers(workspaceId, page.id, event(kind, page, report, components)), options.log);
@@ -106,14 +154,9 @@ export function createReportService(db: Kysely<Database>, options: ReportService
     async list(actor: Actor, workspaceId: number, query: unknown = {}) {
       await authorize(db, actor, workspaceId, 'read');
       const { filter, pageId, page, perPage } = parseInput(listInput, query);
-      let select = db.selectFrom('status_reports').where('workspace_id', '=', workspaceId);
-      if (pageId !== undefined) select = select.where('page_id', '=', (await resolvePage(db, workspaceId, pageId)).id);
-      if (filter === 'active') select = select.where('status', '!=', 'resolved');
-      const [{ total }, rows] = await Promise.all([
-        select.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-        select.select('id').orderBy('id', 'desc').limit(perPage).offset((page - 1) * perPage).execute(),
-      ]);
-      return { reports: await loadReports(db, rows.map((r) => r.id)), pagination: paginationOf(page, perPage, total) };
+      const onPage = pageId === undefined ? undefined : (await resolvePage(db, workspaceId, pageId)).id;
+      const { ids, total } = await listReportIds(db, workspaceId, { pageId: onPage, unresolved: filter === 'active' }, perPage, (page - 1) * perPage);
+      return { reports: await loadReports(db, ids), pagination: paginationOf(page, perPage, total) };
     },
 
     async get(actor: Actor, workspaceId: number, id: string): Promise<StatusReport> {
@@ -129,22 +172,18 @@ export function createReportService(db: Kysely<Database>, options: ReportService
         const page = await resolvePage(trx, workspaceId, values.pageId);
         const components = await componentsOnPage(trx, page.id, values.pageComponentIds);
         const now = new Date().toISOString();
-        const row = await trx
-          .insertInto('status_reports')
-          .values({
-            workspace_id: workspaceId,
-            page_id: page.id,
-            title: values.title,
-            status: values.status,
-            resolved_at: values.status === 'resolved' ? now : null,
-            created_at: now,
-            updated_at: now,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        await replaceReportComponents(trx, row.id, components.ids);
-        await appendUpdate(trx, row.id, { status: values.status, message: values.message, notify: values.notify, at: now });
-        return { before: null, reportId: row.id, page, kind: 'report.created' };
+        const reportId = await insertReport(trx, {
+          workspace_id: workspaceId,
+          page_id: page.id,
+          title: values.title,
+          status: values.status,
+          resolved_at: values.status === 'resolved' ? now : null,
+          created_at: now,
+          updated_at: now,
+        });
+        await replaceReportComponents(trx, reportId, components.ids);
+        await appendUpdate(trx, reportId, { status: values.status, message: values.message, notify: values.notify, at: now });
+        return { before: null, reportId, page, kind: 'report.created' };
       });
     },
 
@@ -155,11 +194,7 @@ export function createReportService(db: Kysely<Database>, options: ReportService
       return publish(actor, workspaceId, values.notify, async (trx) => {
         const { report: before, page } = await loadOne(trx, workspaceId, id);
         const now = new Date().toISOString();
-        await trx
-          .updateTable('status_reports')
-          .set({ status: values.status, resolved_at: values.status === 'resolved' ? (before.resolvedAt ?? now) : null, updated_at: now })
-          .where('id', '=', Number(before.id))
-          .execute();
+        await updateReport(trx, Number(before.id), { status: values.status, resolved_at: values.status === 'resolved' ? (before.resolvedAt ?? now) : null, updated_at: now });
         await appendUpdate(trx, Number(before.id), { status: values.status, message: values.message, notify: values.notify, at: now });
         return { before, reportId: Number(before.id), page, kind: values.status === 'resolved' ? 'report.resolved' : 'report.updated' };
       });
@@ -172,7 +207,7 @@ export function createReportService(db: Kysely<Database>, options: ReportService
       return publish(actor, workspaceId, values.notify, async (trx) => {
         const { report: before, page } = await loadOne(trx, workspaceId, id);
         const now = new Date().toISOString();
-        await trx.updateTable('status_reports').set({ status: 'resolved', resolved_at: before.resolvedAt ?? now, updated_at: now }).where('id', '=', Number(before.id)).execute();
+        await updateReport(trx, Number(before.id), { status: 'resolved', resolved_at: before.resolvedAt ?? now, updated_at: now });
         await appendUpdate(trx, Number(before.id), { status: 'resolved', message: values.message, notify: values.notify, at: now });
         return { before, reportId: Number(before.id), page, kind: 'report.resolved' };
       });
@@ -189,11 +224,7 @@ export function createReportService(db: Kysely<Database>, options: ReportService
         if (values.pageComponentIds !== undefined) await replaceReportComponents(trx, reportId, (await componentsOnPage(trx, page.id, values.pageComponentIds)).ids);
         const now = new Date().toISOString();
         const resolvedAt = values.status === undefined ? before.resolvedAt : values.status === 'resolved' ? (before.resolvedAt ?? now) : null;
-        await trx
-          .updateTable('status_reports')
-          .set({ title: values.title ?? before.title, status: values.status ?? before.status, resolved_at: resolvedAt, updated_at: now })
-          .where('id', '=', reportId)
-          .execute();
+        await updateReport(trx, reportId, { title: values.title ?? before.title, status: values.status ?? before.status, resolved_at: resolvedAt, updated_at: now });
         const [after] = await loadReports(trx, [reportId]);
         await recordAudit(trx, { workspaceId, entityType: 'status_report', entityId: reportId, action: 'status_report.update', actor, before: snapshot(before), after: snapshot(after!) });
         return { report: after!, pageId: page.id };
@@ -206,7 +237,7 @@ export function createReportService(db: Kysely<Database>, options: ReportService
       await authorize(db, actor, workspaceId, 'write');
       const pageId = await writeTransaction(db, async (trx) => {
         const { report: before, page } = await loadOne(trx, workspaceId, id);
-        await trx.deleteFrom('status_reports').where('id', '=', Number(before.id)).execute();
+        await deleteReport(trx, Number(before.id));
         await recordAudit(trx, { workspaceId, entityType: 'status_report', entityId: before.id, action: 'status_report.delete', actor, before: snapshot(before), after: null });
         return page.id;
       });
