@@ -47,7 +47,11 @@ export interface ServiceOptions {
   redirectPolicy?: Partial<RedirectPolicy>;
 }
 
-/** Every domain service over one database: the single boundary all surfaces call. */
+/**
+ * Every domain service over one database: the single boundary all surfaces call. Composed here,
+ * above the domain, because it hands the services what lies beside them: the check engine and the
+ * delivery of alerts and subscriber notifications.
+ */
 export function createServices(db: Kysely<Database>, options: ServiceOptions = {}) {
   const log = options.log ?? pino({ enabled: false });
   const checks = options.checks ?? createCheckEngine(db, { log, version: VERSION, schedule: false }).checks;

@@ -191,10 +191,9 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
   const clientWindows = slidingWindows(perClient.count, perClient.windowMs, (minutes) => `too many sign-ups from your address: at most ${perClient.count} every ${perClient.windowMs / 60_000} minutes; try again in ${minutes} minute${minutes === 1 ? '' : 's'}`, now);
   const pageWindows = slidingWindows(perPage.count, perPage.windowMs, (minutes) => `this page has had too many sign-ups in the last hour; try again in ${minutes} minute${minutes === 1 ? '' : 's'}`, now);
   const pageUrl = (page: PageRow) => toPage(page, publicUrl).url;
+  const pageRef = (page: PageRow): PageRef => ({ id: String(page.id), slug: page.slug, title: page.title, url: pageUrl(page) });
   const link = (page: PageRow, action: 'confirm' | 'unsubscribe', row: SubscriberRow) =>
     `${pageUrl(page)}/${action}?s=${row.id}&token=${sealer.token(`${action}:${row.id}:${row.address}`)}`;
-
-  const pageRef = (page: PageRow): PageRef => ({ id: String(page.id), slug: page.slug, title: page.title, url: pageUrl(page) });
 
   /**
    * Adds a pending email subscriber (or finds the existing one) and mails the confirmation link.
