@@ -70,5 +70,3 @@ export function createOutbound(options: OutboundOptions) {
     },
   };
 }
-
-export type Outbound = ReturnType<typeof createOutbound>;
