@@ -2,9 +2,11 @@
  * Check engine benchmark, three parts, all against loopback targets (127.0.0.1 only):
  *
  *   1. Throughput: sustained checks per second through the engine's TCP and gRPC/h2c probes at a
- *      fixed concurrency, next to a baseline in the same run: bare `net.connect` + close, and bare
- *      @grpc/grpc-js health calls (grpc-health-check's service, a new client and connection per
- *      call, closed after). Aim: engine / baseline >= 0.5 for each protocol.
+ *      fixed concurrency (closedLoop of bench/support/load.ts), next to a baseline in the same run
+ *      doing the least the same check can: a bare `net.connect` + close, and a bare node:http2
+ *      grpc.health.v1.Health/Check (the message framed by hand, a fresh h2c connection per call,
+ *      closed after). The ratio is the probes' cost over the protocol's own. Aim: engine /
+ *      baseline >= 0.5 for each protocol.
  *   2. Schedule: 20,000 TCP and 5,000 gRPC monitors at 30s, stored in a real SQLite file, checked
  *      by one engine with its schedule on for at least two full periods. Aims: schedule lag
  *      p99 < 2 s, no missed periods, peak RSS < 400 MB.
@@ -20,13 +22,14 @@
  * their CPU is never counted against the engine. Part 1 and part 3 run on the main process. Part 2
  * runs the engine alone in a second child process (the main process seeds the database first and
  * counts the stored results after), so its CPU time and RSS are the engine's only: no load
- * generator, no grpc-js client, no garbage of part 1. --profile-engine DIR writes a V8 CPU profile
+ * generator, no garbage of part 1. --profile-engine DIR writes a V8 CPU profile
  * and a sampling heap profile of that child (node --cpu-prof --heap-prof) to DIR. That child runs
  * this file bundled by esbuild, as the service runs: without Node's TypeScript loader in memory.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import http2 from 'node:http2';
 import net from 'node:net';
 import { arch, availableParallelism, platform, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -49,7 +52,8 @@ import type { Monitor } from '../server/domain/monitors/monitor-repository.ts';
 import { createServices } from '../server/services.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
 import { VERSION } from '../server/package-root.ts';
-import { median, parseNumber } from './support/figures.ts';
+import { compare, median, parseNumber, percentile, table } from './support/figures.ts';
+import { closedLoop, failuresOf, type LoadFigures } from './support/load.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const CPUS = availableParallelism();
@@ -95,19 +99,7 @@ function busyCores(from: ReturnType<typeof machineTicks>, to: ReturnType<typeof 
   return ((to.busy - from.busy) / (to.total - from.total)) * CPUS;
 }
 
-// ---- small statistics and formatting --------------------------------------------------------
-
-
-/** Nearest-rank percentile of sorted values (the rule LatencyHistogram.quantile follows). */
-function nearestRank(sorted: ArrayLike<number>, q: number): number {
-  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!;
-}
-
-/** Names read best left-aligned (the first `left` columns), figures right-aligned so the digits line up. */
-function table(rows: string[][], left = 1): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i < left ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   ').trimEnd()).join('\n');
-}
+// ---- formatting -----------------------------------------------------------------------------
 
 const fixed = (digits: number) => (value: number) => value.toFixed(digits);
 const int = fixed(0);
@@ -338,12 +330,7 @@ async function startTargets(): Promise<Targets> {
 /** One check: resolves with null when it succeeded, or with what went wrong. */
 type CheckOp = (slot: number) => Promise<string | null>;
 
-interface RoundResult {
-  checks: number;
-  failures: number;
-  rate: number;
-  p50: number;
-  p99: number;
+interface RoundResult extends LoadFigures {
   /** CPU of the main process (the probes or the baseline loop) as a share of one core. */
   mainCpu: number;
   /** CPU of the targets process as a share of one core. */
@@ -352,38 +339,18 @@ interface RoundResult {
   machineCores: number;
 }
 
-async function runRound(op: CheckOp, concurrency: number, ms: number, targets: Targets, failures: Map<string, number>): Promise<RoundResult> {
-  const latencies: number[] = [];
-  let failed = 0;
+async function runRound(op: CheckOp, concurrency: number, ms: number, targets: Targets): Promise<RoundResult> {
   const targetCpu = await targets.cpu();
   const machine = machineTicks();
   const cpu = process.cpuUsage();
   const started = performance.now();
-  const until = started + ms;
-  await Promise.all(
-    Array.from({ length: concurrency }, async (_, slot) => {
-      while (performance.now() < until) {
-        const t0 = performance.now();
-        const problem = await op(slot);
-        latencies.push(performance.now() - t0);
-        if (problem !== null) {
-          failed++;
-          failures.set(problem, (failures.get(problem) ?? 0) + 1);
-        }
-      }
-    }),
-  );
+  const figures = await closedLoop(concurrency, ms, op);
   const elapsed = performance.now() - started;
   const { user, system } = process.cpuUsage(cpu);
   const machineCores = busyCores(machine, machineTicks()) ?? NaN;
   const targetMicros = (await targets.cpu()) - targetCpu;
-  const sorted = Float64Array.from(latencies).sort();
   return {
-    checks: latencies.length,
-    failures: failed,
-    rate: latencies.length / (elapsed / 1000),
-    p50: nearestRank(sorted, 0.5),
-    p99: nearestRank(sorted, 0.99),
+    ...figures,
     mainCpu: (user + system) / 1000 / elapsed,
     targetCpu: targetMicros / 1000 / elapsed,
     machineCores,
@@ -404,34 +371,42 @@ function rawTcp(port: number): Promise<string | null> {
   });
 }
 
-interface HealthClient extends Grpc.Client {
-  check(request: { service: string }, options: Grpc.CallOptions, callback: (error: Grpc.ServiceError | null, response?: { status: string }) => void): Grpc.ClientUnaryCall;
-}
+/** An empty HealthCheckRequest (the whole server), framed: not compressed, 0 bytes long. */
+const HEALTH_CHECK_FRAME = Buffer.alloc(5);
+/** HealthCheckResponse { status: SERVING }, framed: field 1, varint 1. */
+const SERVING_FRAME = Buffer.from([0, 0, 0, 0, 2, 0x08, 0x01]);
 
 /**
- * The gRPC baseline: a new grpc-js client per call, closed after. A local subchannel pool: without
- * it, clients of the same target share grpc-js's global pool and reuse one another's connections.
- * Loaded when needed: the engine's process never loads grpc-js.
+ * The gRPC baseline: grpc.health.v1.Health/Check on bare node:http2, the message framed by hand,
+ * on a fresh h2c connection per call, destroyed after; the answer must be SERVING with
+ * grpc-status 0. What the probe adds on top is its own work: phase timing, the deadline, the
+ * metadata, decoding, the outcome.
  */
-async function rawGrpcCheck(): Promise<(uri: string) => Promise<string | null>> {
-  const grpc = await import('@grpc/grpc-js');
-  const { service } = await import('grpc-health-check');
-  const Client = grpc.makeClientConstructor(service as unknown as Grpc.ServiceDefinition, 'grpc.health.v1.Health') as unknown as new (
-    address: string,
-    credentials: Grpc.ChannelCredentials,
-    options?: Grpc.ClientOptions,
-  ) => HealthClient;
-  const insecure = grpc.credentials.createInsecure();
-  return (uri) => {
-    const client = new Client(uri, insecure, { 'grpc.use_local_subchannel_pool': 1 });
-    return new Promise((done) => {
-      client.check({ service: '' }, { deadline: Date.now() + TIMEOUT_MS }, (error, response) => {
-        client.close();
-        if (error) done(`grpc-js: ${grpc.status[error.code] ?? error.code} ${error.details}`);
-        else done(response?.status === 'SERVING' ? null : `grpc-js: answered ${response?.status}`);
-      });
+function bareGrpcHealth(port: number): Promise<string | null> {
+  return new Promise((done) => {
+    const session = http2.connect(`http://${HOST}:${port}`);
+    let ended = false;
+    const end = (problem: string | null) => {
+      if (ended) return;
+      ended = true;
+      clearTimeout(timer);
+      session.destroy();
+      done(problem);
+    };
+    const timer = setTimeout(() => end(`http2: no answer within ${TIMEOUT_MS} ms`), TIMEOUT_MS);
+    session.once('error', (error: NodeJS.ErrnoException) => end(`http2: ${error.code ?? error.message}`));
+    const stream = session.request({ ':method': 'POST', ':path': '/grpc.health.v1.Health/Check', 'content-type': 'application/grpc', te: 'trailers' });
+    const chunks: Buffer[] = [];
+    let status: string | undefined;
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.once('trailers', (trailers) => (status = String(trailers['grpc-status'])));
+    stream.once('error', (error: NodeJS.ErrnoException) => end(`http2 stream: ${error.code ?? error.message}`));
+    stream.once('end', () => {
+      const body = Buffer.concat(chunks);
+      end(status === '0' && body.equals(SERVING_FRAME) ? null : `http2: grpc-status ${status}, ${body.length} bytes`);
     });
-  };
+    stream.end(HEALTH_CHECK_FRAME);
+  });
 }
 
 interface ThroughputCell {
@@ -441,16 +416,17 @@ interface ThroughputCell {
   ratio: number;
   engineRange: [number, number];
   baselineRange: [number, number];
-  engineFailures: Map<string, number>;
-  baselineFailures: Map<string, number>;
+  engineFailures: [string, number][];
+  baselineFailures: [string, number][];
 }
 
 function summariseRounds(rounds: RoundResult[]): RoundResult {
   const of = (pick: (r: RoundResult) => number) => median(rounds.map(pick));
   return {
-    checks: rounds.reduce((sum, r) => sum + r.checks, 0),
-    failures: rounds.reduce((sum, r) => sum + r.failures, 0),
-    rate: of((r) => r.rate),
+    ...rounds[0]!,
+    requests: rounds.reduce((sum, r) => sum + r.requests, 0),
+    errors: rounds.reduce((sum, r) => sum + r.errors, 0),
+    rps: of((r) => r.rps),
     p50: of((r) => r.p50),
     p99: of((r) => r.p99),
     mainCpu: of((r) => r.mainCpu),
@@ -459,40 +435,24 @@ function summariseRounds(rounds: RoundResult[]): RoundResult {
   };
 }
 
-async function throughputCell(
-  protocol: string,
-  engine: CheckOp,
-  baseline: CheckOp,
-  options: Options,
-  targets: Targets,
-): Promise<ThroughputCell> {
-  const failures = { engine: new Map<string, number>(), baseline: new Map<string, number>() };
-  if (options.warmupMs > 0) {
-    await runRound(engine, options.concurrency, options.warmupMs, targets, new Map());
-    await runRound(baseline, options.concurrency, options.warmupMs, targets, new Map());
-  }
-  const samples: { engine: RoundResult[]; baseline: RoundResult[] } = { engine: [], baseline: [] };
-  for (let round = 0; round < options.rounds; round++) {
-    // Alternating which side goes first spreads drift (thermal, other load) over both.
-    const order = round % 2 === 0 ? (['engine', 'baseline'] as const) : (['baseline', 'engine'] as const);
-    for (const side of order) {
-      const op = side === 'engine' ? engine : baseline;
-      samples[side].push(await runRound(op, options.concurrency, options.roundMs, targets, failures[side]));
-    }
-    const last = (side: 'engine' | 'baseline') => samples[side][samples[side].length - 1]!;
-    line(`${protocol}: round ${round + 1}/${options.rounds}: engine ${int(last('engine').rate)}/s | baseline ${int(last('baseline').rate)}/s`);
-  }
-  const range = (rounds: RoundResult[]): [number, number] => [Math.min(...rounds.map((r) => r.rate)), Math.max(...rounds.map((r) => r.rate))];
+async function throughputCell(protocol: string, engine: CheckOp, baseline: CheckOp, options: Options, targets: Targets): Promise<ThroughputCell> {
+  const ops = { engine, baseline };
+  const { samples, ratio } = await compare<'engine' | 'baseline', RoundResult>(
+    ['engine', 'baseline'],
+    options,
+    (side, ms) => runRound(ops[side], options.concurrency, ms, targets),
+    (round, last) => line(`${protocol}: round ${round + 1}/${options.rounds}: engine ${int(last.engine.rps)}/s | baseline ${int(last.baseline.rps)}/s`),
+  );
+  const range = (rounds: RoundResult[]): [number, number] => [Math.min(...rounds.map((r) => r.rps)), Math.max(...rounds.map((r) => r.rps))];
   return {
     protocol,
     engine: summariseRounds(samples.engine),
     baseline: summariseRounds(samples.baseline),
-    // The median of the ratios of rounds run back to back: drift cancels within a pair.
-    ratio: median(samples.engine.map((s, i) => s.rate / samples.baseline[i]!.rate)),
+    ratio,
     engineRange: range(samples.engine),
     baselineRange: range(samples.baseline),
-    engineFailures: failures.engine,
-    baselineFailures: failures.baseline,
+    engineFailures: failuresOf(samples.engine),
+    baselineFailures: failuresOf(samples.baseline),
   };
 }
 
@@ -510,7 +470,6 @@ async function throughput(options: Options, targets: Targets): Promise<{ text: s
   // What the engine passes every probe; built once, as the engine builds it on its first check.
   const probeOptions = { trust: trustStore(), userAgent: USER_AGENT };
   const outcome = (r: { result: CheckOutcome; message: string }) => (r.result === 'up' ? null : `${r.result}: ${r.message}`);
-  const rawGrpc = await rawGrpcCheck();
 
   const cells: ThroughputCell[] = [];
   cells.push(
@@ -526,7 +485,7 @@ async function throughput(options: Options, targets: Targets): Promise<{ text: s
     await throughputCell(
       'gRPC/h2c',
       (slot) => probeGrpc(grpcMonitors[slot % grpcMonitors.length]!, probeOptions).then(outcome),
-      (slot) => rawGrpc(grpcMonitors[slot % grpcMonitors.length]!.uri),
+      (slot) => bareGrpcHealth(targets.grpcPorts[slot % targets.grpcPorts.length]!),
       options,
       targets,
     ),
@@ -541,16 +500,16 @@ async function throughput(options: Options, targets: Targets): Promise<{ text: s
   for (const cell of cells) {
     rows.push([
       cell.protocol,
-      int(cell.engine.rate),
+      int(cell.engine.rps),
       ms2(cell.engine.p50),
       ms2(cell.engine.p99),
-      int(cell.baseline.rate),
+      int(cell.baseline.rps),
       ms2(cell.baseline.p50),
       ms2(cell.baseline.p99),
       cell.ratio.toFixed(2),
-      `${cell.engine.failures}/${cell.baseline.failures}`,
+      `${cell.engine.errors}/${cell.baseline.errors}`,
     ]);
-    const usPer = (r: RoundResult) => ((r.mainCpu * 1e6) / r.rate).toFixed(0);
+    const usPer = (r: RoundResult) => ((r.mainCpu * 1e6) / r.rps).toFixed(0);
     const others = (r: RoundResult) => (Number.isNaN(r.machineCores) ? 'n/a' : Math.max(0, r.machineCores - r.mainCpu - r.targetCpu).toFixed(2));
     diagnostics.push([
       cell.protocol,
@@ -561,21 +520,21 @@ async function throughput(options: Options, targets: Targets): Promise<{ text: s
       `${usPer(cell.engine)}/${usPer(cell.baseline)}`,
       `${others(cell.engine)}/${others(cell.baseline)}`,
     ]);
-    const failuresOk = cell.engine.failures === 0;
+    const failuresOk = cell.engine.errors === 0;
     aims.push({
       name: `1. ${cell.protocol} throughput engine/baseline >= ${AIM_RATIO}`,
       pass: cell.ratio >= AIM_RATIO && failuresOk,
-      detail: `${cell.ratio.toFixed(2)}${failuresOk ? '' : `, but ${cell.engine.failures} engine checks failed`}`,
+      detail: `${cell.ratio.toFixed(2)}${failuresOk ? '' : `, but ${cell.engine.errors} engine checks failed`}`,
     });
     for (const [side, failures] of [['engine', cell.engineFailures], ['baseline', cell.baselineFailures]] as const) {
-      for (const [message, n] of [...failures].sort((a, b) => b[1] - a[1]).slice(0, 3)) failureLines.push(`  ${cell.protocol} ${side}: ${n} x ${message}`);
+      for (const [message, n] of failures.slice(0, 3)) failureLines.push(`  ${cell.protocol} ${side}: ${n} x ${message}`);
     }
   }
   const text = [
     `1. Throughput: ${options.concurrency} checks in flight, ${options.warmupMs} ms warm-up per side, then ${options.rounds} round${options.rounds === 1 ? '' : 's'} ` +
       `of ${options.roundMs} ms per side, engine and baseline alternating; medians of the rounds, ratio = median of per-round ratios.`,
     `   Engine: probeTcp / probeGrpc (h2c, whole-server health) as the engine calls them, timeout ${TIMEOUT_MS} ms, retry 0.`,
-    `   Baseline: net.connect + destroy on 'connect'; grpc-js Health/Check (grpc-health-check service) with a new client and a local subchannel pool per call, closed after.`,
+    `   Baseline: net.connect + destroy on 'connect'; Health/Check on bare node:http2, framed by hand, on a fresh h2c connection per call, destroyed after.`,
     `   Targets: ${targets.tcpPorts.length} TCP listeners and ${targets.grpcPorts.length} grpc-js health servers on ${HOST} in a child process; in-flight loops spread over them.`,
     '',
     table(rows),
@@ -982,7 +941,7 @@ async function summaryPart(options: Options, tempDirs: string[]): Promise<{ text
           if (at > last) last = at;
         }
         const sorted = latencies.subarray(0, n).sort();
-        const q = (p: number) => nearestRank(sorted, p);
+        const q = (p: number) => percentile(sorted, p);
         return { success, degraded, error, latency: n === 0 ? null : { p50: q(0.5), p75: q(0.75), p90: q(0.9), p95: q(0.95), p99: q(0.99) }, lastPingAt: last || null };
       });
     const viaEngine = () => engine.checks.summary(monitor, '14d');
@@ -1037,7 +996,7 @@ async function summaryPart(options: Options, tempDirs: string[]): Promise<{ text
 
     const stat = (values: number[]) => {
       const sorted = [...values].sort((a, b) => a - b);
-      return [ms2(median(values)), ms2(nearestRank(sorted, 0.9)), ms2(sorted[0]!)];
+      return [ms2(median(values)), ms2(percentile(sorted, 0.9)), ms2(sorted[0]!)];
     };
     const engineMedian = median(timings.engine);
     const rows = [

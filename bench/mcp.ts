@@ -25,9 +25,8 @@
  * log), the credential, the per-request server with the full tool set, the input and output
  * schemas, the domain call and its SQLite reads.
  *
- * The load generator is a small HTTP/1.1 client on node:net written for this bench (as
- * bench/pages.ts has one): keep-alive connections on 127.0.0.1, one request in flight on each, a
- * bounded loop of fixed duration, the response head parsed and the body (content-length or
+ * The load generator is httpLoad of bench/support/load.ts: keep-alive connections on 127.0.0.1,
+ * one request in flight on each, a bounded loop of fixed duration, the body (content-length or
  * chunked, as the SDK answers) counted rather than copied. Both sides get the same request bytes
  * but for the Host header (the service's own host for the service, whose guard refuses others).
  * Every answer must be a 200 with a body of the size checked before the runs; the content is
@@ -47,9 +46,9 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { compare, parseNumber, table } from './support/figures.ts';
+import { type HttpLoadFigures, httpCall, httpLoad, requestBytes, type SideFigures, summarise } from './support/load.ts';
 import { type Child, spawnReady } from './support/processes.ts';
-import { median, parseNumber, table } from './support/figures.ts';
-import { keepAliveLoad, type LoadFigures } from './support/load.ts';
 
 const CLI = fileURLToPath(new URL('../bin/statusdesk.js', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -255,12 +254,9 @@ function mcpMessage(era: Era, method: Method): { body: string; headers: Record<s
 }
 
 /** The request as bytes, for the load generator: the same for both sides but for Host. */
-function requestBytes(host: string, era: Era, method: Method, key: string): Buffer {
+function mcpRequest(host: string, era: Era, method: Method, key: string): Buffer {
   const { body, headers } = mcpMessage(era, method);
-  const head = Object.entries({ ...headers, 'x-service-key': key, 'user-agent': 'statusdesk-bench' })
-    .map(([name, value]) => `${name}: ${value}\r\n`)
-    .join('');
-  return Buffer.from(`POST ${MCP_PATH} HTTP/1.1\r\nHost: ${host}\r\n${head}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`, 'latin1');
+  return requestBytes('POST', host, MCP_PATH, { ...headers, 'x-service-key': key }, body);
 }
 
 interface Answer {
@@ -272,40 +268,26 @@ interface Answer {
 }
 
 /** One request on its own connection, for the checks before measuring. */
-function call(port: number, host: string, era: Era, method: Method, key: string): Promise<Answer> {
+async function call(port: number, host: string, era: Era, method: Method, key: string): Promise<Answer> {
   const { body, headers } = mcpMessage(era, method);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: '127.0.0.1', port, path: MCP_PATH, method: 'POST', agent: false, timeout: REQUEST_TIMEOUT_MS, headers: { ...headers, host, 'x-service-key': key } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.once('error', reject);
-        res.once('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const contentType = String(res.headers['content-type'] ?? '');
-          let message: Answer['message'];
-          try {
-            if (contentType.startsWith('text/event-stream')) {
-              const data = text
-                .split('\n')
-                .filter((l) => l.startsWith('data:'))
-                .map((l) => l.slice(5).trim());
-              message = data.length ? JSON.parse(data[data.length - 1]!) : undefined;
-            } else {
-              message = JSON.parse(text);
-            }
-          } catch {
-            message = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, contentType, body: text, message });
-        });
-      },
-    );
-    req.once('timeout', () => req.destroy(new Error(`POST ${MCP_PATH}: no answer within ${REQUEST_TIMEOUT_MS} ms`)));
-    req.once('error', reject);
-    req.end(body);
-  });
+  const answer = await httpCall(port, { method: 'POST', path: MCP_PATH, headers: { ...headers, host, 'x-service-key': key }, body, timeoutMs: REQUEST_TIMEOUT_MS });
+  const text = answer.body.toString('utf8');
+  const contentType = String(answer.headers['content-type'] ?? '');
+  let message: Answer['message'];
+  try {
+    if (contentType.startsWith('text/event-stream')) {
+      const data = text
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trim());
+      message = data.length ? JSON.parse(data[data.length - 1]!) : undefined;
+    } else {
+      message = JSON.parse(text);
+    }
+  } catch {
+    message = undefined;
+  }
+  return { status: answer.status, contentType, body: text, message };
 }
 
 /** Why the answer is not the expected one, or '' when it is. */
@@ -337,178 +319,7 @@ function verdict(answer: Answer, method: Method, expect: { tools: number; monito
   return '';
 }
 
-// ---- the load generator ---------------------------------------------------------------------
-
-interface LoadResult extends LoadFigures {
-  /** The smallest and largest body (decoded from chunks). */
-  minBytes: number;
-  maxBytes: number;
-}
-
-const CRLF = Buffer.from('\r\n');
-const CRLF2 = Buffer.from('\r\n\r\n');
-// Response parser states.
-const HEAD = 0;
-const FIXED = 1;
-const CHUNK_SIZE = 2;
-const CHUNK_DATA = 3;
-const CHUNK_END = 4;
-const TRAILER = 5;
-
-/**
- * `connections` keep-alive connections (see keepAliveLoad) sending `request`. Latency is from
- * writing the request to the last byte of the body.
- */
-async function load(port: number, request: Buffer, connections: number, durationMs: number, serverPid: number | undefined): Promise<LoadResult> {
-  let minBytes = Number.POSITIVE_INFINITY;
-  let maxBytes = 0;
-  const figures = await keepAliveLoad(port, connections, durationMs, serverPid, (_, lane) => {
-    let state = HEAD;
-    let pending: Buffer | null = null;
-    let status = 0;
-    let remaining = 0;
-    let bodyBytes = 0;
-    let closeAfter = false;
-    const complete = () => {
-      lane.answered();
-      if (status !== 200) lane.fail(`status ${status}, ${bodyBytes} bytes`);
-      if (bodyBytes < minBytes) minBytes = bodyBytes;
-      if (bodyBytes > maxBytes) maxBytes = bodyBytes;
-      // The server said it closes the connection: a new one is opened when this one has.
-      if (closeAfter) lane.end();
-      else lane.send();
-    };
-    return {
-      reset() {
-        state = HEAD;
-        pending = null;
-        bodyBytes = 0;
-      },
-      request: () => request,
-      read(chunk) {
-        let data = chunk;
-        if (pending) {
-          data = Buffer.concat([pending, chunk]);
-          pending = null;
-        }
-        let i = 0;
-        while (i < data.length && lane.busy) {
-          switch (state) {
-            case HEAD: {
-              const end = data.indexOf(CRLF2, i);
-              if (end === -1) {
-                pending = Buffer.from(data.subarray(i));
-                i = data.length;
-                break;
-              }
-              const text = data.toString('latin1', i, end);
-              i = end + 4;
-              status = Number(text.slice(9, 12));
-              closeAfter = /\r\nconnection:\s*close/i.test(text);
-              if (/\r\ntransfer-encoding:\s*chunked/i.test(text)) {
-                state = CHUNK_SIZE;
-              } else {
-                const match = /\r\ncontent-length:\s*(\d+)/i.exec(text);
-                if (!match) {
-                  lane.fail(`status ${status} with neither content-length nor chunked`);
-                  lane.drop();
-                  return;
-                }
-                remaining = Number(match[1]);
-                state = FIXED;
-                if (remaining === 0) complete();
-              }
-              break;
-            }
-            case FIXED: {
-              const take = Math.min(remaining, data.length - i);
-              remaining -= take;
-              bodyBytes += take;
-              i += take;
-              if (remaining === 0) complete();
-              break;
-            }
-            case CHUNK_SIZE:
-            case TRAILER: {
-              const eol = data.indexOf(CRLF, i);
-              if (eol === -1) {
-                pending = Buffer.from(data.subarray(i));
-                i = data.length;
-                break;
-              }
-              if (state === CHUNK_SIZE) {
-                // parseInt stops at a chunk extension (";...").
-                const size = Number.parseInt(data.toString('latin1', i, eol), 16);
-                i = eol + 2;
-                if (size === 0) state = TRAILER;
-                else {
-                  remaining = size;
-                  state = CHUNK_DATA;
-                }
-              } else {
-                // An empty line ends the trailer section, and the response.
-                const empty = eol === i;
-                i = eol + 2;
-                if (empty) complete();
-              }
-              break;
-            }
-            case CHUNK_DATA: {
-              const take = Math.min(remaining, data.length - i);
-              remaining -= take;
-              bodyBytes += take;
-              i += take;
-              if (remaining === 0) {
-                state = CHUNK_END;
-                remaining = 2;
-              }
-              break;
-            }
-            case CHUNK_END: {
-              const take = Math.min(remaining, data.length - i);
-              remaining -= take;
-              i += take;
-              if (remaining === 0) state = CHUNK_SIZE;
-              break;
-            }
-          }
-        }
-      },
-    };
-  });
-  return { ...figures, minBytes, maxBytes };
-}
-
 // ---- figures --------------------------------------------------------------------------------
-
-interface SideFigures {
-  rps: number;
-  p50: number;
-  p99: number;
-  max: number;
-  rpsMin: number;
-  rpsMax: number;
-  requests: number;
-  clientBusy: number;
-  serverCpu: number;
-  serverUsPerRequest: number;
-}
-
-function summarise(rounds: LoadResult[]): SideFigures {
-  const of = (pick: (r: LoadResult) => number) => median(rounds.map(pick));
-  return {
-    rps: of((r) => r.rps),
-    p50: of((r) => r.p50),
-    p99: of((r) => r.p99),
-    max: Math.max(...rounds.map((r) => r.max)),
-    rpsMin: Math.min(...rounds.map((r) => r.rps)),
-    rpsMax: Math.max(...rounds.map((r) => r.rps)),
-    requests: rounds.reduce((n, r) => n + r.requests, 0),
-    clientBusy: of((r) => r.clientBusy),
-    serverCpu: of((r) => r.serverCpu),
-    serverUsPerRequest: of((r) => r.serverUsPerRequest),
-  };
-}
 
 type Side = 'service' | 'bare';
 
@@ -653,25 +464,17 @@ async function main(): Promise<number> {
       if (!sizes) continue;
       const label = `${c.id}, ${c.clients} client${c.clients === 1 ? '' : 's'}`;
       const requests = {
-        service: requestBytes(serviceHost, c.era, c.method, seeded.key),
-        bare: requestBytes(bareHost, c.era, c.method, seeded.key),
+        service: mcpRequest(serviceHost, c.era, c.method, seeded.key),
+        bare: mcpRequest(bareHost, c.era, c.method, seeded.key),
       };
-      const round = (side: Side, ms: number) => load(targets[side].child.port, requests[side], c.clients, ms, targets[side].child.child.pid);
-      if (warmupMs > 0) {
-        await round('service', warmupMs);
-        await round('bare', warmupMs);
-      }
-      const samples: Record<Side, LoadResult[]> = { service: [], bare: [] };
-      for (let r = 0; r < rounds; r++) {
-        // Alternating which side goes first spreads drift (thermal, other load) over both.
-        const order: Side[] = r % 2 === 0 ? ['service', 'bare'] : ['bare', 'service'];
-        for (const side of order) samples[side].push(await round(side, roundMs));
-        const last = (side: Side) => samples[side][samples[side].length - 1]!;
+      const round = (side: Side, durationMs: number) =>
+        httpLoad({ port: targets[side].child.port, connections: c.clients, durationMs, serverPid: targets[side].child.child.pid, request: () => requests[side] });
+      const { samples, ratios, ratio } = await compare<Side, HttpLoadFigures>(['service', 'bare'], options, round, (r, last) =>
         line(
-          `${label}: round ${r + 1}/${rounds}: service ${f0(last('service').rps)} rps (p99 ${f2(last('service').p99)} ms) | ` +
-            `bare ${f0(last('bare').rps)} rps (p99 ${f2(last('bare').p99)} ms)`,
-        );
-      }
+          `${label}: round ${r + 1}/${rounds}: service ${f0(last.service.rps)} rps (p99 ${f2(last.service.p99)} ms) | ` +
+            `bare ${f0(last.bare.rps)} rps (p99 ${f2(last.bare.p99)} ms)`,
+        ),
+      );
       for (const side of ['service', 'bare'] as const) {
         const expected = sizes[side].bytes;
         const low = Math.min(...samples[side].map((s) => s.minBytes));
@@ -680,13 +483,12 @@ async function main(): Promise<number> {
         const errors = samples[side].reduce((n, s) => n + s.errors, 0);
         if (errors > 0) problems.push(`${label}, ${side}: ${errors} failed requests; first: ${samples[side].find((s) => s.firstError)!.firstError}`);
       }
-      const ratios = samples.service.map((s, i) => s.rps / samples.bare[i]!.rps);
       rows.push({
         case: c,
         bytes: { service: sizes.service.bytes, bare: sizes.bare.bytes },
         figures: { service: summarise(samples.service), bare: summarise(samples.bare) },
         ratios,
-        ratio: median(ratios),
+        ratio,
       });
     }
     const loadAfter = loadavg()[0]!;

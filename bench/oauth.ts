@@ -20,9 +20,11 @@
  * through the owner's local tools on the data folder (as `statusdesk oauth approve`), the waiting
  * page's redirectTo, the code grant.
  *
- * The load generator: keep-alive HTTP/1.1 connections on 127.0.0.1 (node:net), one request in
- * flight on each, rounds of fixed duration; bearer and key rounds alternate and swap which goes
- * first; figures are medians of the rounds. Every answer must be a 200.
+ * The load generator is httpLoad of bench/support/load.ts: keep-alive HTTP/1.1 connections on
+ * 127.0.0.1, one request in flight on each, rounds of fixed duration; key and bearer rounds
+ * alternate and swap which goes first (compare of bench/support/figures.ts); figures are medians
+ * of the rounds. Every answer must be a 200. The key's request is the bearer's baseline; the
+ * token endpoint has none but the metadata document on the same front.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { arch, availableParallelism, loadavg, platform, tmpdir } from 'node:os';
@@ -30,9 +32,9 @@ import { join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { compare, parseNumber, table } from './support/figures.ts';
+import { httpLoad, type LoadFigures, requestBytes, summarise } from './support/load.ts';
 import { spawnReady } from './support/processes.ts';
-import { median, parseNumber, table } from './support/figures.ts';
-import { keepAliveLoad, type LoadFigures } from './support/load.ts';
 
 const CLI = fileURLToPath(new URL('../bin/statusdesk.js', import.meta.url));
 const CPUS = availableParallelism();
@@ -47,75 +49,10 @@ const f0 = fixed(0);
 const f2 = fixed(2);
 const round2 = (value: number) => (Number.isFinite(value) ? Math.round(value * 100) / 100 : null);
 
-// ---- requests as bytes ----------------------------------------------------------------------
-
-function httpRequest(method: string, host: string, path: string, headers: Record<string, string>, body = ''): Buffer {
-  const head = Object.entries({ ...headers, 'user-agent': 'statusdesk-bench' })
-    .map(([name, value]) => `${name}: ${value}\r\n`)
-    .join('');
-  const length = method === 'GET' ? '' : `content-length: ${Buffer.byteLength(body)}\r\n`;
-  return Buffer.from(`${method} ${path} HTTP/1.1\r\nHost: ${host}\r\n${head}${length}\r\n${body}`, 'latin1');
-}
-
 const TOOLS_LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' };
 
 const refreshBody = (refreshToken: string, clientId: string) => new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }).toString();
-
-// ---- the load generator ---------------------------------------------------------------------
-
-/**
- * `lanes` connections (see keepAliveLoad). `next(lane)` gives each lane's next request;
- * `answered(lane, body)`, when given, sees every 200's body.
- */
-function load(port: number, lanes: number, durationMs: number, serverPid: number | undefined, next: (lane: number) => Buffer, answered?: (lane: number, body: string) => void): Promise<LoadFigures> {
-  return keepAliveLoad(port, lanes, durationMs, serverPid, (index, lane) => {
-    let buffer: Buffer = Buffer.alloc(0);
-    return {
-      reset() {
-        buffer = Buffer.alloc(0);
-      },
-      request: () => next(index),
-      // Answers are small (a token pair, a tool list): the whole answer is buffered, then parsed.
-      read(chunk) {
-        buffer = buffer.length ? Buffer.concat([buffer, chunk]) : chunk;
-        const end = buffer.indexOf('\r\n\r\n');
-        if (end === -1) return;
-        const head = buffer.toString('latin1', 0, end);
-        const status = Number(head.slice(9, 12));
-        let body: Buffer | undefined;
-        const length = /\r\ncontent-length:\s*(\d+)/i.exec(head);
-        if (length) {
-          if (buffer.length < end + 4 + Number(length[1])) return;
-          body = buffer.subarray(end + 4, end + 4 + Number(length[1]));
-        } else if (/\r\ntransfer-encoding:\s*chunked/i.test(head)) {
-          if (buffer.indexOf('\r\n0\r\n\r\n', end) === -1) return;
-          const parts: Buffer[] = [];
-          let i = end + 4;
-          for (;;) {
-            const eol = buffer.indexOf('\r\n', i);
-            const size = Number.parseInt(buffer.toString('latin1', i, eol), 16);
-            if (size === 0) break;
-            parts.push(buffer.subarray(eol + 2, eol + 2 + size));
-            i = eol + 2 + size + 2;
-          }
-          body = Buffer.concat(parts);
-        } else {
-          lane.fail(`status ${status} with neither content-length nor chunked`);
-          return lane.finish();
-        }
-        lane.answered();
-        if (status !== 200) lane.fail(`status ${status}: ${body.toString('utf8').slice(0, 200)}`);
-        if (answered) {
-          if (status !== 200) return lane.finish(); // a broken refresh chain cannot go on
-          answered(index, body.toString('utf8'));
-        }
-        if (/\r\nconnection:\s*close/i.test(head)) lane.end();
-        else lane.send();
-      },
-    };
-  });
-}
 
 // ---- grants, as a person makes them ---------------------------------------------------------
 
@@ -187,20 +124,6 @@ async function makeGrants(apiUrl: string, dashboardUrl: string, dataDir: string,
 
 // ---- main -----------------------------------------------------------------------------------
 
-interface Figures {
-  rps: number;
-  p50: number;
-  p99: number;
-  usPerRequest: number;
-}
-
-const summarise = (rounds: LoadFigures[]): Figures => ({
-  rps: median(rounds.map((r) => r.rps)),
-  p50: median(rounds.map((r) => r.p50)),
-  p99: median(rounds.map((r) => r.p99)),
-  usPerRequest: median(rounds.map((r) => r.serverUsPerRequest)),
-});
-
 async function main(): Promise<number> {
   let rounds: number;
   let roundMs: number;
@@ -262,18 +185,19 @@ async function main(): Promise<number> {
     };
     const refreshNext = (lane: number) => {
       const chain = chains[lane]!;
-      return httpRequest('POST', host, '/oauth/token', { 'content-type': 'application/x-www-form-urlencoded' }, refreshBody(chain.refreshToken, chain.clientId));
+      return requestBytes('POST', host, '/oauth/token', { 'content-type': 'application/x-www-form-urlencoded' }, refreshBody(chain.refreshToken, chain.clientId));
     };
-    const metadataRequest = httpRequest('GET', host, '/.well-known/oauth-authorization-server', {});
-    const bearerRequests = grants.map((g) => httpRequest('POST', host, '/mcp', { ...MCP_HEADERS, authorization: `Bearer ${g.accessToken}` }, TOOLS_LIST));
-    const keyRequest = httpRequest('POST', host, '/mcp', { ...MCP_HEADERS, 'x-service-key': key }, TOOLS_LIST);
+    const metadataRequest = requestBytes('GET', host, '/.well-known/oauth-authorization-server', {});
+    const bearerRequests = grants.map((g) => requestBytes('POST', host, '/mcp', { ...MCP_HEADERS, authorization: `Bearer ${g.accessToken}` }, TOOLS_LIST));
+    const keyRequest = requestBytes('POST', host, '/mcp', { ...MCP_HEADERS, 'x-service-key': key }, TOOLS_LIST);
 
-    const run = (clients: number, ms: number, kind: 'refresh' | 'metadata' | 'bearer' | 'key') => {
-      if (kind === 'refresh') return load(service.port, clients, ms, pid, refreshNext, rotated);
-      if (kind === 'metadata') return load(service.port, clients, ms, pid, () => metadataRequest);
+    const run = (connections: number, durationMs: number, kind: 'refresh' | 'metadata' | 'bearer' | 'key') => {
+      const load = { port: service.port, connections, durationMs, serverPid: pid };
+      if (kind === 'refresh') return httpLoad({ ...load, request: refreshNext, answered: rotated });
+      if (kind === 'metadata') return httpLoad({ ...load, request: () => metadataRequest });
       // Each lane its own grant, as separate editors would be; the key is one credential.
-      if (kind === 'bearer') return load(service.port, clients, ms, pid, (lane) => bearerRequests[lane]!);
-      return load(service.port, clients, ms, pid, () => keyRequest);
+      if (kind === 'bearer') return httpLoad({ ...load, request: (lane) => bearerRequests[lane]! });
+      return httpLoad({ ...load, request: () => keyRequest });
     };
 
     const tokenRows: string[][] = [['request', 'clients', 'rps', 'p50 ms', 'p99 ms', 'server us/req']];
@@ -289,28 +213,23 @@ async function main(): Promise<number> {
         if (errors) problems.push(`${kind}, ${clients} clients: ${errors} failed; first: ${samples.find((s) => s.firstError)!.firstError}`);
         const f = summarise(samples);
         const label = kind === 'refresh' ? 'POST /oauth/token refresh_token' : 'GET /.well-known/oauth-authorization-server';
-        tokenRows.push([label, String(clients), f0(f.rps), f2(f.p50), f2(f.p99), f0(f.usPerRequest)]);
-        json.push({ request: label, clients, rps: round2(f.rps), p50Ms: round2(f.p50), p99Ms: round2(f.p99), serverUsPerRequest: round2(f.usPerRequest) });
+        tokenRows.push([label, String(clients), f0(f.rps), f2(f.p50), f2(f.p99), f0(f.serverUsPerRequest)]);
+        json.push({ request: label, clients, rps: round2(f.rps), p50Ms: round2(f.p50), p99Ms: round2(f.p99), serverUsPerRequest: round2(f.serverUsPerRequest) });
         line(`${label}, ${clients} client(s): ${f0(f.rps)} rps, p50 ${f2(f.p50)} ms, p99 ${f2(f.p99)} ms`);
       }
-      if (warmupMs > 0) {
-        await run(clients, warmupMs, 'bearer');
-        await run(clients, warmupMs, 'key');
-      }
-      const samples: Record<'bearer' | 'key', LoadFigures[]> = { bearer: [], key: [] };
-      for (let r = 0; r < rounds; r++) {
-        const order = r % 2 === 0 ? (['bearer', 'key'] as const) : (['key', 'bearer'] as const);
-        for (const side of order) samples[side].push(await run(clients, roundMs, side));
-        line(`tools/list, ${clients} client(s), round ${r + 1}/${rounds}: bearer ${f0(samples.bearer.at(-1)!.rps)} rps | key ${f0(samples.key.at(-1)!.rps)} rps`);
-      }
+      // The cost of a bearer: the key's rps over the bearer's, per round.
+      const { samples, ratios: costs, ratio: cost } = await compare<'key' | 'bearer', LoadFigures>(
+        ['key', 'bearer'],
+        { rounds, roundMs, warmupMs },
+        (side, ms) => run(clients, ms, side),
+        (r, last) => line(`tools/list, ${clients} client(s), round ${r + 1}/${rounds}: bearer ${f0(last.bearer.rps)} rps | key ${f0(last.key.rps)} rps`),
+      );
       for (const side of ['bearer', 'key'] as const) {
         const errors = samples[side].reduce((n, s) => n + s.errors, 0);
         if (errors) problems.push(`tools/list ${side}, ${clients} clients: ${errors} failed; first: ${samples[side].find((s) => s.firstError)!.firstError}`);
       }
       const b = summarise(samples.bearer);
       const k = summarise(samples.key);
-      const costs = samples.bearer.map((s, i) => samples.key[i]!.rps / s.rps);
-      const cost = median(costs);
       const met = cost <= AIM_COST_RATIO;
       aimMet &&= met;
       mcpRows.push(['tools/list', String(clients), f0(b.rps), f2(b.p50), f2(b.p99), f0(k.rps), f2(k.p50), f2(k.p99), f2(cost), met ? 'met' : 'MISSED']);

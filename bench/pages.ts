@@ -29,10 +29,9 @@
  * Server CPU figures come from /proc (Linux); "client busy" is this thread's event-loop use, and
  * when it nears 100% the client, not the server, sets the pace.
  *
- * The load generator is a small HTTP/1.1 client on node:net written for this bench (no
- * dependency): one request in flight per connection, the response head parsed and the body
- * counted by its content-length, never copied. It costs far less per request than node:http's
- * client or fetch, so a machine with few CPUs measures the servers rather than the client.
+ * The load generator is httpLoad of bench/support/load.ts: one request in flight per keep-alive
+ * connection, the body counted rather than copied, far cheaper per request than node:http's client
+ * or fetch, so a machine with few CPUs measures the servers rather than the client.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -45,8 +44,8 @@ import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { type Child, spawnReady, within } from './support/processes.ts';
-import { median, parseNumber, percentile, processCpuSeconds, table } from './support/figures.ts';
-import { keepAliveLoad, type LoadFigures } from './support/load.ts';
+import { compare, median, parseNumber, percentile, processCpuSeconds, table } from './support/figures.ts';
+import { type HttpLoadFigures, httpCall, httpLoad, requestBytes, type SideFigures, summarise } from './support/load.ts';
 
 const CLI = fileURLToPath(new URL('../bin/statusdesk.js', import.meta.url));
 const CPUS = availableParallelism();
@@ -391,12 +390,6 @@ const STATIC_SCRIPT = [
 
 // ---- the load generator ---------------------------------------------------------------------
 
-interface LoadResult extends LoadFigures {
-  /** The smallest and largest body: a page rebuilt during the run may differ by a few bytes (its "Generated" time). */
-  minBytes: number;
-  maxBytes: number;
-}
-
 /** What a browser sends; the service then answers the gzipped page it keeps per view. */
 const BROWSER = { 'accept-encoding': 'gzip, deflate, br' };
 
@@ -405,19 +398,6 @@ const VARIANTS = [
   { id: 'gzip', label: 'Accept-Encoding: gzip, deflate, br (a browser)', headers: BROWSER },
   { id: 'identity', label: 'no Accept-Encoding (curl, scripts, monitors)', headers: {} },
 ] as const satisfies readonly { id: string; label: string; headers: Record<string, string> }[];
-
-interface SideFigures {
-  rps: number;
-  p50: number;
-  p99: number;
-  max: number;
-  rpsMin: number;
-  rpsMax: number;
-  requests: number;
-  clientBusy: number;
-  serverCpu: number;
-  serverUsPerRequest: number;
-}
 
 interface Variant {
   id: string;
@@ -430,115 +410,17 @@ interface Variant {
   ratio: number;
 }
 
-function summarise(rounds: LoadResult[]): SideFigures {
-  const of = (pick: (r: LoadResult) => number) => median(rounds.map(pick));
-  return {
-    rps: of((r) => r.rps),
-    p50: of((r) => r.p50),
-    p99: of((r) => r.p99),
-    max: Math.max(...rounds.map((r) => r.max)),
-    rpsMin: Math.min(...rounds.map((r) => r.rps)),
-    rpsMax: Math.max(...rounds.map((r) => r.rps)),
-    requests: rounds.reduce((n, r) => n + r.requests, 0),
-    clientBusy: of((r) => r.clientBusy),
-    serverCpu: of((r) => r.serverCpu),
-    serverUsPerRequest: of((r) => r.serverUsPerRequest),
-  };
-}
-
-const CRLF2 = Buffer.from('\r\n\r\n');
-
 /**
- * `connections` keep-alive connections (see keepAliveLoad) asking for `path`. Latency is from
- * writing the request to the last byte of the body.
+ * `connections` keep-alive connections asking for `path`, as a browser or a script would. The
+ * bodies' sizes may differ by a few bytes: a page rebuilt during the run has its own "Generated" time.
  */
-async function load(
-  port: number,
-  path: string,
-  headers: Record<string, string>,
-  connections: number,
-  durationMs: number,
-  serverPid?: number,
-): Promise<LoadResult> {
-  const extra = Object.entries(headers)
-    .map(([name, value]) => `${name}: ${value}\r\n`)
-    .join('');
-  const request = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/html\r\nUser-Agent: statusdesk-bench\r\n${extra}\r\n`, 'latin1');
-  let minBytes = Number.POSITIVE_INFINITY;
-  let maxBytes = 0;
-  const figures = await keepAliveLoad(port, connections, durationMs, serverPid, (_, lane) => {
-    let head: Buffer | null = null;
-    let inHead = true;
-    let remaining = 0;
-    let status = 0;
-    let length = 0;
-    const complete = () => {
-      lane.answered();
-      if (status !== 200) lane.fail(`status ${status}, ${length} bytes`);
-      if (length < minBytes) minBytes = length;
-      if (length > maxBytes) maxBytes = length;
-      lane.send();
-    };
-    return {
-      reset() {
-        inHead = true;
-        head = null;
-      },
-      request: () => request,
-      read(chunk) {
-        let offset = 0;
-        while (offset < chunk.length && lane.busy) {
-          if (inHead) {
-            const pending = head ? head.length : 0;
-            const view = head ? Buffer.concat([head, chunk.subarray(offset)]) : chunk.subarray(offset);
-            const end = view.indexOf(CRLF2);
-            if (end === -1) {
-              head = Buffer.from(view);
-              offset = chunk.length;
-              break;
-            }
-            const text = view.toString('latin1', 0, end);
-            status = Number(text.slice(9, 12));
-            const match = /\r\ncontent-length:\s*(\d+)/i.exec(text);
-            if (!match) {
-              lane.fail(`status ${status} without content-length`);
-              lane.drop();
-              return;
-            }
-            length = Number(match[1]);
-            remaining = length;
-            inHead = false;
-            head = null;
-            offset += end + 4 - pending;
-            if (remaining === 0) complete();
-          } else {
-            const take = Math.min(remaining, chunk.length - offset);
-            remaining -= take;
-            offset += take;
-            if (remaining === 0) complete();
-          }
-        }
-      },
-    };
-  });
-  return { ...figures, minBytes, maxBytes };
+function load(port: number, path: string, headers: Record<string, string>, connections: number, durationMs: number, serverPid?: number): Promise<HttpLoadFigures> {
+  const request = requestBytes('GET', `127.0.0.1:${port}`, path, { accept: 'text/html', ...headers });
+  return httpLoad({ port, connections, durationMs, serverPid, request: () => request });
 }
 
 /** One plain GET, for checks and single timings: status, headers, body, latency. */
-function get(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer; ms: number }> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const req = http.request({ host: '127.0.0.1', port, path, headers, agent: false, timeout: REQUEST_TIMEOUT_MS }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.once('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), ms: performance.now() - started }));
-      res.once('error', reject);
-    });
-    req.once('timeout', () => req.destroy(new Error(`GET ${path}: no answer within ${REQUEST_TIMEOUT_MS} ms`)));
-    req.once('error', reject);
-    req.end();
-  });
-}
+const get = (port: number, path: string, headers: Record<string, string> = {}) => httpCall(port, { path, headers, timeoutMs: REQUEST_TIMEOUT_MS });
 
 // ---- the probe loop ---------------------------------------------------------------------------
 
@@ -798,28 +680,18 @@ async function main(): Promise<number> {
 
         const targets: Record<Side, Child> = { service, static: baseline };
         const round = (side: Side, ms: number) => load(targets[side].port, path, variant.headers, connections, ms, targets[side].child.pid);
-        if (warmupMs > 0) {
-          await round('service', warmupMs);
-          await round('static', warmupMs);
-        }
-        const samples: Record<Side, LoadResult[]> = { service: [], static: [] };
-        for (let run = 0; run < runs; run++) {
-          // Alternating which side goes first spreads drift (thermal, other load) over both.
-          const order: Side[] = run % 2 === 0 ? ['service', 'static'] : ['static', 'service'];
-          for (const side of order) samples[side].push(await round(side, runMs));
-          const last = (side: Side) => samples[side][samples[side].length - 1]!;
+        const { samples, ratios, ratio } = await compare<Side, HttpLoadFigures>(['service', 'static'], { rounds: runs, roundMs: runMs, warmupMs }, round, (run, last) =>
           line(
-            `  run ${run + 1}/${runs}: service ${f0(last('service').rps)} rps (p99 ${f1(last('service').p99)} ms, max ${f1(last('service').max)} ms) | ` +
-              `static ${f0(last('static').rps)} rps (p99 ${f1(last('static').p99)} ms)`,
-          );
-        }
+            `  run ${run + 1}/${runs}: service ${f0(last.service.rps)} rps (p99 ${f1(last.service.p99)} ms, max ${f1(last.service.max)} ms) | ` +
+              `static ${f0(last.static.rps)} rps (p99 ${f1(last.static.p99)} ms)`,
+          ),
+        );
         for (const side of ['service', 'static'] as const) {
           const sizes = [Math.min(...samples[side].map((r) => r.minBytes)), Math.max(...samples[side].map((r) => r.maxBytes))];
           if (sizes[0]! < bodyBytes * 0.95 || sizes[1]! > bodyBytes * 1.05) problems.push(`${variant.label}, ${side}: bodies of ${sizes[0]} to ${sizes[1]} bytes, expected about ${bodyBytes}`);
           const errors = samples[side].reduce((n, r) => n + r.errors, 0);
           if (errors > 0) problems.push(`${variant.label}, ${side}: ${errors} failed requests; first: ${samples[side].find((r) => r.firstError)!.firstError}`);
         }
-        const ratios = samples.service.map((r, i) => r.rps / samples.static[i]!.rps);
         variants.push({
           ...variant,
           bodyBytes,
@@ -827,7 +699,7 @@ async function main(): Promise<number> {
           service: summarise(samples.service),
           static: summarise(samples.static),
           ratios,
-          ratio: median(ratios),
+          ratio,
         });
       } finally {
         const problem = await baseline.stop();
@@ -876,8 +748,9 @@ async function main(): Promise<number> {
       const cpuBefore = serviceCpu();
       const sentAt = performance.now();
       const sentWall = wallNow();
-      const rpc = await fetch(`http://127.0.0.1:${service.port}${rpcPath}`, {
+      const rpc = await httpCall(service.port, {
         method: 'POST',
+        path: rpcPath,
         headers: { 'content-type': 'application/json', 'connect-protocol-version': '1', 'x-service-key': seeded.key },
         body: JSON.stringify({
           pageId: seeded.pageId,
@@ -887,10 +760,10 @@ async function main(): Promise<number> {
           pageComponentIds: [seeded.componentIds[0]!, seeded.componentIds[1]!],
           notify: true,
         }),
-        signal: AbortSignal.timeout(MAIL_TIMEOUT_MS),
+        timeoutMs: MAIL_TIMEOUT_MS,
       });
       const rpcMs = performance.now() - sentAt;
-      const text = await rpc.text();
+      const text = rpc.body.toString('utf8');
       if (rpc.status === 404) {
         throw new Error(`${rpcPath} answered 404: the StatusReportService RPC is not served by this build (see server/rpc/routes.ts); ${text.slice(0, 300)}`);
       }

@@ -12,7 +12,7 @@
  * rounds. Defaults: 1 s warm-up and 5 rounds of 1.5 s per side, about 75 s for the 4 cells; short
  * alternating rounds keep a burst of other load on the machine from landing on one side only.
  *
- * Layout: the load generator (the Connect clients) runs on the main thread; the real service and
+ * Layout: the load generator (closedLoop of bench/support/load.ts, calling the Connect clients) runs on the main thread; the real service and
  * the bare handler each run on their own worker thread, so neither server shares an event loop
  * with the clients, and the two servers never run at the same time (their measurements alternate).
  * The busy share of each thread is reported too: when the client thread is saturated, the figures
@@ -42,7 +42,8 @@ import {
   StringComparator,
   TLSMode,
 } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { median, parseNumber } from './support/figures.ts';
+import { compare, median, parseNumber, table } from './support/figures.ts';
+import { closedLoop, type LoadFigures } from './support/load.ts';
 
 const AIM_RATIO = 0.7;
 /** The mix asked for: 100 monitors in all. */
@@ -313,68 +314,41 @@ async function createMonitors(client: Client<typeof MonitorService>, headers: Re
   }
 }
 
-interface RoundResult {
-  requests: number;
-  rps: number;
-  p50: number;
-  p99: number;
+interface RoundResult extends LoadFigures {
   /** Busy share of the server's thread (event loop utilisation). */
   serverBusy: number;
-  /** Server-thread busy time per request, in microseconds. */
-  serverUsPerRequest: number;
-  /** Busy share of the client (main) thread. */
-  clientBusy: number;
   /** CPU time of the whole process (every thread) as a share of all the machine's CPUs. */
   processCpu: number;
   /** CPU time of the whole process per request, in microseconds: client and server together. */
   processUsPerRequest: number;
 }
 
-/** Nearest-rank percentile of sorted values. */
-function percentile(sorted: Float64Array, p: number): number {
-  return sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)]!;
-}
-
 /**
  * `concurrency` loops, each with one call in flight at a time, on the target's shared transport,
- * until `ms` have passed; calls in flight at the deadline finish and are counted.
+ * until `ms` have passed; calls in flight at the deadline finish and are counted. The server's
+ * figures are its worker thread's: busy share, and busy time per request.
  */
 async function runRound(target: Target, protocol: Protocol, concurrency: number, ms: number, headers: Record<string, string>): Promise<RoundResult> {
   const client = target.clients[protocol];
-  const latencies: number[] = [];
   const serverElu = target.worker.performance.eventLoopUtilization();
-  const clientElu = performance.eventLoopUtilization();
   const cpu = process.cpuUsage();
   const started = performance.now();
-  const until = started + ms;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < until) {
-        const t0 = performance.now();
-        const response: ListMonitorsResponse = await client.listMonitors(LIST_REQUEST, { headers });
-        latencies.push(performance.now() - t0);
-        if (response.totalSize !== MONITOR_COUNT) throw new Error(`${target.side}: ListMonitors said ${response.totalSize} monitors, expected ${MONITOR_COUNT}`);
-      }
-    }),
-  );
+  const figures = await closedLoop(concurrency, ms, async () => {
+    const response: ListMonitorsResponse = await client.listMonitors(LIST_REQUEST, { headers });
+    return response.totalSize === MONITOR_COUNT ? null : `${target.side}: ListMonitors said ${response.totalSize} monitors, expected ${MONITOR_COUNT}`;
+  });
   const elapsed = performance.now() - started;
   const server = target.worker.performance.eventLoopUtilization(serverElu);
-  const clientSide = performance.eventLoopUtilization(clientElu);
   const { user, system } = process.cpuUsage(cpu);
-  const sorted = Float64Array.from(latencies).sort();
+  if (figures.errors > 0) throw new Error(figures.firstError);
   return {
-    requests: latencies.length,
-    rps: latencies.length / (elapsed / 1000),
-    p50: percentile(sorted, 0.5),
-    p99: percentile(sorted, 0.99),
+    ...figures,
     serverBusy: server.utilization,
-    serverUsPerRequest: (server.active * 1000) / latencies.length,
-    clientBusy: clientSide.utilization,
+    serverUsPerRequest: (server.active * 1000) / figures.requests,
     processCpu: (user + system) / 1000 / elapsed / CPUS,
-    processUsPerRequest: (user + system) / latencies.length,
+    processUsPerRequest: (user + system) / figures.requests,
   };
 }
-
 
 interface CellSide {
   rps: number;
@@ -403,11 +377,6 @@ function summarise(rounds: RoundResult[]): CellSide {
     processCpu: of((r) => r.processCpu),
     processUsPerRequest: of((r) => r.processUsPerRequest),
   };
-}
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   ')).join('\n');
 }
 
 const fixed = (digits: number) => (value: number) => value.toFixed(digits);
@@ -482,21 +451,13 @@ async function main(): Promise<number> {
     for (const protocol of Object.keys(PROTOCOLS) as Protocol[]) {
       for (const concurrency of CONCURRENCIES) {
         const label = `${PROTOCOLS[protocol]}, ${concurrency} client${concurrency === 1 ? '' : 's'}`;
-        if (warmupMs > 0) {
-          await runRound(service, protocol, concurrency, warmupMs, headers);
-          await runRound(bare, protocol, concurrency, warmupMs, headers);
-        }
-        const samples: Record<Side, RoundResult[]> = { service: [], bare: [] };
-        for (let round = 0; round < rounds; round++) {
-          // Alternating which side goes first spreads drift (thermal, other load) over both.
-          const order = round % 2 === 0 ? [service, bare] : [bare, service];
-          for (const target of order) samples[target.side].push(await runRound(target, protocol, concurrency, roundMs, headers));
-          const last = (side: Side) => samples[side][samples[side].length - 1]!;
-          line(`${label}: round ${round + 1}/${rounds}: service ${rpsText(last('service').rps)} rps | bare ${rpsText(last('bare').rps)} rps`);
-        }
-        // The ratio of each round pair, run back to back, then the median: load that drifts over
-        // the run (other processes on a small machine) cancels within a pair.
-        const ratio = median(samples.service.map((s, i) => s.rps / samples.bare[i]!.rps));
+        const sides = { service, bare };
+        const { samples, ratio } = await compare<Side, RoundResult>(
+          ['service', 'bare'],
+          options,
+          (side, ms) => runRound(sides[side], protocol, concurrency, ms, headers),
+          (round, last) => line(`${label}: round ${round + 1}/${rounds}: service ${rpsText(last.service.rps)} rps | bare ${rpsText(last.bare.rps)} rps`),
+        );
         results.set(`${protocol}/${concurrency}`, { service: summarise(samples.service), bare: summarise(samples.bare), ratio });
       }
     }

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { median, parseNumber, table } from './support/figures.ts';
 import { describeExit, type Exit, within } from './support/processes.ts';
 
 const CLI = fileURLToPath(new URL('../bin/statusdesk.js', import.meta.url));
@@ -156,12 +157,6 @@ async function measure(scenario: ScenarioId, args: string[]): Promise<Sample> {
   return { readyMs, rssBytes, exitProblem };
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
 // Decimal megabytes: the stricter reading of "120 MB", so a pass holds under either reading.
 const mb = (bytes: number) => bytes / 1_000_000;
 
@@ -194,26 +189,13 @@ const ratio = (value: number | undefined, base: number | undefined) =>
 const ms = (value: number) => value.toFixed(0);
 const mbText = (value: number | undefined) => (value === undefined ? 'n/a' : value.toFixed(1));
 
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  // Scenario names read best left-aligned, figures right-aligned so the digits line up.
-  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   ')).join('\n');
-}
-
-function parseCount(name: string, value: string | undefined, fallback: number, min: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < min || n > MAX_RUNS) throw new Error(`--${name} must be a whole number from ${min} to ${MAX_RUNS}, got ${value}`);
-  return n;
-}
-
 async function main(): Promise<number> {
   let runs: number;
   let warmup: number;
   try {
     const { values } = parseArgs({ options: { runs: { type: 'string' }, warmup: { type: 'string' } }, strict: true });
-    runs = parseCount('runs', values.runs, 7, 1);
-    warmup = parseCount('warmup', values.warmup, 1, 0);
+    runs = parseNumber('runs', values.runs, 7, 1, MAX_RUNS);
+    warmup = parseNumber('warmup', values.warmup, 1, 0, MAX_RUNS);
   } catch (error) {
     process.stderr.write(`bench:startup: ${(error as Error).message}\nUsage: npm run bench:startup -- [--runs N] [--warmup N]\n`);
     return 2;

@@ -34,8 +34,42 @@ export function parseNumber(name: string, value: string | undefined, fallback: n
   return n;
 }
 
-/** Rows as aligned columns: the first to the left, the others to the right. */
-export function table(rows: string[][]): string {
+/** Rows as aligned columns: names (the first `left` columns) to the left, figures to the right so the digits line up. */
+export function table(rows: string[][], left = 1): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   ')).join('\n');
+  return rows.map((r) => r.map((cell, i) => (i < left ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   ').trimEnd()).join('\n');
+}
+
+/** What a comparison of two sides gives: each side's rounds, and the ratios of the first side's rps to the second's. */
+export interface Comparison<S extends string, R> {
+  samples: Record<S, R[]>;
+  /** Per round: the first side's rps over the second's, in the round run next to it. */
+  ratios: number[];
+  /** The median of `ratios`. */
+  ratio: number;
+}
+
+/**
+ * How every benchmark compares a side with its baseline: a warm-up of each, then `rounds` rounds
+ * of each, alternating and swapping which goes first, so drift on a busy machine (other load,
+ * heat) falls on both; the ratio is the median of the per-round ratios, in which drift cancels.
+ */
+export async function compare<S extends string, R extends { rps: number }>(
+  sides: readonly [S, S],
+  plan: { rounds: number; roundMs: number; warmupMs: number },
+  run: (side: S, ms: number) => Promise<R>,
+  progress?: (round: number, last: Record<S, R>) => void,
+): Promise<Comparison<S, R>> {
+  const [first, second] = sides;
+  if (plan.warmupMs > 0) {
+    await run(first, plan.warmupMs);
+    await run(second, plan.warmupMs);
+  }
+  const samples = { [first]: [], [second]: [] } as unknown as Record<S, R[]>;
+  for (let round = 0; round < plan.rounds; round++) {
+    for (const side of round % 2 === 0 ? [first, second] : [second, first]) samples[side].push(await run(side, plan.roundMs));
+    progress?.(round, { [first]: samples[first].at(-1)!, [second]: samples[second].at(-1)! } as Record<S, R>);
+  }
+  const ratios = samples[first].map((r, i) => r.rps / samples[second][i]!.rps);
+  return { samples, ratios, ratio: median(ratios) };
 }
