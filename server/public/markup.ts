@@ -15,6 +15,8 @@ export { raw };
 
 const FORBIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\uFFFE\uFFFF]/g;
 const HAS_FORBIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\uFFFE\uFFFF]/;
+/** The characters markup escapes. */
+const SPECIAL = /[&<>"']/;
 
 /** Text as XML may carry it: forbidden control characters dropped, lone surrogates as U+FFFD. */
 function xmlText(value: string): string {
@@ -48,7 +50,8 @@ export function html(strings: TemplateStringsArray, ...values: Fragment[]): Mark
   return markup;
 }
 
-/** Text escaped for HTML and XML content and quoted attribute values. */
+/** Text escaped for HTML and XML content and quoted attribute values (most has nothing to escape). */
 export function escape(value: string): string {
-  return html`${value}`.toString();
+  const text = xmlText(value);
+  return SPECIAL.test(text) ? html`${text}`.toString() : text;
 }
