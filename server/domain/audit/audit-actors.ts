@@ -1,5 +1,8 @@
-import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { AuditLogRow, Database } from '../../db/schema.ts';
+import { keyNames as findKeyNames } from '../keys/key-repository.ts';
+import { clientNamesOfGrants } from '../oauth/grant-repository.ts';
+import { userNames as findUserNames } from '../users/user-repository.ts';
 
 /**
  * Who made an audited change, as people tell them apart: through an API key, an OAuth
@@ -31,18 +34,6 @@ export function kindOf(row: ActorColumns): AuditActorKind {
   }
 }
 
-/** The condition on audit_log's columns that picks the entries of one kind of actor. */
-export function actorKindCondition(kind: AuditActorKind): Expression<SqlBool> {
-  switch (kind) {
-    case 'dashboard':
-      return sql<SqlBool>`(actor_type = 'user' and actor_surface = 'dashboard')`;
-    case 'cli':
-      return sql<SqlBool>`(actor_type = 'user' and (actor_surface is null or actor_surface <> 'dashboard'))`;
-    default:
-      return sql<SqlBool>`actor_type = ${kind}`;
-  }
-}
-
 const GRANT_ACTOR = /^oat_(\d{1,15})$/;
 const KEY_ACTOR = /^\d{1,15}$/;
 
@@ -65,11 +56,9 @@ export async function describeActors(db: Kysely<Database>, rows: ActorColumns[])
     }
   }
   const [keys, grants, users] = await Promise.all([
-    keyIds.size === 0 ? [] : db.selectFrom('api_keys').select(['id', 'name']).where('id', 'in', [...keyIds]).execute(),
-    grantIds.size === 0
-      ? []
-      : db.selectFrom('oauth_grants as g').innerJoin('oauth_clients as c', 'c.id', 'g.client_id').select(['g.id', 'c.name']).where('g.id', 'in', [...grantIds]).execute(),
-    userIds.size === 0 ? [] : db.selectFrom('users').select(['id', 'name']).where('id', 'in', [...userIds]).execute(),
+    findKeyNames(db, [...keyIds]),
+    clientNamesOfGrants(db, [...grantIds]),
+    findUserNames(db, [...userIds]),
   ]);
   const keyNames = new Map(keys.map((k) => [String(k.id), k.name]));
   const appNames = new Map(grants.map((g) => [`oat_${g.id}`, g.name]));

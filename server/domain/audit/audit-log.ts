@@ -6,7 +6,8 @@ import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { planOfWorkspace } from '../plans.ts';
 import { type Pagination, invalid, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
-import { type AuditActorView, actorKindCondition, auditActorKinds, describeActors } from './audit-actors.ts';
+import { type AuditActorView, auditActorKinds, describeActors } from './audit-actors.ts';
+import { auditRowsBelow, findAuditRow, listAuditRows } from './audit-repository.ts';
 
 /** Entries older than this are not shown (SPEC 8): the log answers for the last two weeks. */
 const AUDIT_READ_WINDOW_MS = 14 * 24 * 60 * 60 * 1000;
@@ -127,20 +128,9 @@ export function createAuditLogService(db: Kysely<Database>, now: () => number = 
     async list(actor: Actor, workspaceId: number, query: unknown = {}): Promise<{ auditLogs: AuditEntry[]; pagination: Pagination }> {
       const since = await readable(actor, workspaceId);
       const input = parseInput(listInput, query);
-      let base = db.selectFrom('audit_log').where('workspace_id', '=', workspaceId).where('created_at', '>=', since);
-      if (input.entityType !== undefined) base = base.where('entity_type', '=', input.entityType);
-      if (input.entityId !== undefined) base = base.where('entity_id', '=', input.entityId);
-      const [rows, total] = await Promise.all([
-        base
-          .selectAll()
-          .orderBy('created_at', 'desc')
-          .orderBy('id', 'desc')
-          .limit(input.perPage)
-          .offset((input.page - 1) * input.perPage)
-          .execute(),
-        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-      ]);
-      return { auditLogs: rows.map(toEntry), pagination: paginationOf(input.page, input.perPage, Number(total.n)) };
+      const filter = { since, entityType: input.entityType, entityId: input.entityId };
+      const { rows, total } = await listAuditRows(db, workspaceId, filter, input.perPage, (input.page - 1) * input.perPage);
+      return { auditLogs: rows.map(toEntry), pagination: paginationOf(input.page, input.perPage, total) };
     },
 
     /**
@@ -153,20 +143,10 @@ export function createAuditLogService(db: Kysely<Database>, now: () => number = 
       const input = parseInput(entriesInput, query);
       const limit = input.limit ?? DEFAULT_ENTRIES;
       const cursor = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
-      let rows = db
-        .selectFrom('audit_log')
-        .selectAll()
-        .where('workspace_id', '=', workspaceId)
-        .where('created_at', '>=', input.from !== undefined && input.from > since ? input.from : since);
-      if (input.to !== undefined) rows = rows.where('created_at', '<=', input.to);
-      if (input.entityType !== undefined) rows = rows.where('entity_type', '=', input.entityType);
-      if (input.entityId !== undefined) rows = rows.where('entity_id', '=', input.entityId);
-      if (input.actor !== undefined) rows = rows.where(actorKindCondition(input.actor));
-      if (cursor) {
-        rows = rows.where((eb) => eb.or([eb('created_at', '<', cursor.createdAt), eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)])]));
-      }
+      const from = input.from !== undefined && input.from > since ? input.from : since;
+      const filter = { from, to: input.to, entityType: input.entityType, entityId: input.entityId, actor: input.actor, before: cursor };
       // One more than the page: whether there is a next page, without counting.
-      const found = await rows.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+      const found = await auditRowsBelow(db, workspaceId, filter, limit + 1);
       const page = found.slice(0, limit);
       const actorOf = await describeActors(db, page);
       const lastOfPage = page.at(-1);
@@ -192,13 +172,7 @@ export function createAuditLogService(db: Kysely<Database>, now: () => number = 
     /** One entry with its before and after snapshots; entries past the 14 days are not found. */
     async get(actor: Actor, workspaceId: number, id: string): Promise<AuditEntry> {
       const since = await readable(actor, workspaceId);
-      const row = await db
-        .selectFrom('audit_log')
-        .selectAll()
-        .where('workspace_id', '=', workspaceId)
-        .where('id', '=', parseId('auditLogId', 'audit log entry', id))
-        .where('created_at', '>=', since)
-        .executeTakeFirst();
+      const row = await findAuditRow(db, workspaceId, parseId('auditLogId', 'audit log entry', id), since);
       if (!row) throw notFound('audit log entry', id);
       return toEntry(row);
     },

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { type Actor, auditActor } from '../actor.ts';
+import { insertAuditEntry } from './audit-repository.ts';
 
 type Snapshot = Record<string, unknown>;
 
@@ -42,20 +43,17 @@ export function onAuditRecorded(listener: () => void): () => void {
 export async function recordAudit(trx: Kysely<Database>, change: AuditChange): Promise<boolean> {
   const fields = changedFields(change.before, change.after);
   if (fields.length === 0) return false;
-  await trx
-    .insertInto('audit_log')
-    .values({
-      workspace_id: change.workspaceId,
-      entity_type: change.entityType,
-      entity_id: String(change.entityId),
-      action: change.action,
-      ...auditActor(change.actor),
-      before: change.before && JSON.stringify(change.before),
-      after: change.after && JSON.stringify(change.after),
-      changed_fields: JSON.stringify(fields),
-      created_at: new Date().toISOString(),
-    })
-    .execute();
+  await insertAuditEntry(trx, {
+    workspace_id: change.workspaceId,
+    entity_type: change.entityType,
+    entity_id: String(change.entityId),
+    action: change.action,
+    ...auditActor(change.actor),
+    before: change.before && JSON.stringify(change.before),
+    after: change.after && JSON.stringify(change.after),
+    changed_fields: JSON.stringify(fields),
+    created_at: new Date().toISOString(),
+  });
   for (const listener of recorded) listener();
   return true;
 }

@@ -26,3 +26,9 @@ export async function markKeyRevoked(db: Kysely<Database>, id: number, at: strin
 export async function markKeyUsed(db: Kysely<Database>, id: number, at: string): Promise<void> {
   await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
 }
+
+/** The names of these keys, revoked ones included. */
+export async function keyNames(db: Kysely<Database>, ids: number[]) {
+  if (ids.length === 0) return [];
+  return db.selectFrom('api_keys').select(['id', 'name']).where('id', 'in', ids).execute();
+}

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
+import { deleteUnapprovedClients, findRegisteredClient, insertClient } from './client-repository.ts';
 import { OAuthError } from './oauth-error.ts';
 import { metadataRedirectProblem, type RedirectPolicy, registrationProblem } from './redirect-uris.ts';
 
@@ -92,10 +93,7 @@ export function createClientRegistry(db: Kysely<Database>, policy: RedirectPolic
       const name = clientName(body.client_name, new URL(uris[0]!).hostname || 'Unnamed app', 'invalid_client_metadata');
       const id = `sdc_${randomBytes(24).toString('base64url')}`;
       const now = new Date();
-      await db
-        .insertInto('oauth_clients')
-        .values({ id, source: 'registered', name, redirect_uris: JSON.stringify([...new Set(uris)]), created_at: now.toISOString(), granted_at: null })
-        .execute();
+      await insertClient(db, { id, source: 'registered', name, redirect_uris: JSON.stringify([...new Set(uris)]), created_at: now.toISOString(), granted_at: null });
       return {
         client_id: id,
         client_id_issued_at: Math.floor(now.getTime() / 1000),
@@ -138,12 +136,7 @@ export function createClientRegistry(db: Kysely<Database>, policy: RedirectPolic
         }
         return { id: clientId, source: 'metadata', name: clientName(doc.client_name, url.hostname, 'invalid_client'), redirectUris: doc.redirect_uris };
       }
-      const row = await db
-        .selectFrom('oauth_clients')
-        .selectAll()
-        .where('id', '=', clientId)
-        .where('source', '=', 'registered')
-        .executeTakeFirst();
+      const row = await findRegisteredClient(db, clientId);
       if (!row || (row.granted_at === null && Date.parse(row.created_at) + UNUSED_CLIENT_TTL_MS < Date.now())) {
         throw new OAuthError('invalid_client', 'client_id is not a registered client; register at /oauth/register first');
       }
@@ -152,12 +145,7 @@ export function createClientRegistry(db: Kysely<Database>, policy: RedirectPolic
 
     /** Drops registered clients that never completed a grant within a day. */
     async prune(): Promise<void> {
-      await db
-        .deleteFrom('oauth_clients')
-        .where('source', '=', 'registered')
-        .where('granted_at', 'is', null)
-        .where('created_at', '<', new Date(Date.now() - UNUSED_CLIENT_TTL_MS).toISOString())
-        .execute();
+      await deleteUnapprovedClients(db, new Date(Date.now() - UNUSED_CLIENT_TTL_MS).toISOString());
     },
   };
 }

@@ -7,7 +7,20 @@ import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { hashSecret, newSecret, sameSecret } from '../secrets.ts';
 import { invalid } from '../validation.ts';
+import { listWorkspaceRows } from '../workspaces/workspace-repository.ts';
 import type { OAuthClient } from './clients.ts';
+import {
+  bindBrowser,
+  completeRequest,
+  deleteExpiredRequests,
+  findPendingRequestByCode,
+  findRequestById,
+  insertRequest,
+  isMatchCodePending,
+  listPendingRequests,
+  updateRequest,
+} from './consent-repository.ts';
+import { findGrantRow } from './grant-repository.ts';
 import { createGrant } from './grants.ts';
 import { isLoopbackRedirect } from './redirect-uris.ts';
 import type { TokenService } from './tokens.ts';
@@ -104,9 +117,7 @@ export function createConsentService(db: Kysely<Database>, options: ConsentOptio
   }
 
   async function find(q: Kysely<Database>, ref: ConsentRef): Promise<OAuthRequestRow> {
-    let query = q.selectFrom('oauth_requests').selectAll();
-    query = 'id' in ref ? query.where('id', '=', ref.id) : query.where('match_code', '=', normalizeMatchCode(ref.matchCode)).where('status', '=', 'pending').orderBy('created_at', 'desc');
-    const row = await query.executeTakeFirst();
+    const row = 'id' in ref ? await findRequestById(q, ref.id) : await findPendingRequestByCode(q, normalizeMatchCode(ref.matchCode));
     if (!row) throw new AppError('NOT_FOUND', 'id' in ref ? `consent request ${ref.id} does not exist` : `no pending consent request has the code ${normalizeMatchCode(ref.matchCode)}`);
     return row;
   }
@@ -132,12 +143,7 @@ export function createConsentService(db: Kysely<Database>, options: ConsentOptio
     return writeTransaction(db, async (trx) => {
       const row = await findPending(trx, ref);
       const changes = await work(trx, row, person);
-      const decided = await trx
-        .updateTable('oauth_requests')
-        .set({ ...changes, expires_at: new Date(Date.now() + CONSENT_TTL_MS).toISOString() })
-        .where('id', '=', row.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const decided = await updateRequest(trx, row.id, { ...changes, expires_at: new Date(Date.now() + CONSENT_TTL_MS).toISOString() });
       return view(decided, true);
     });
   }
@@ -157,30 +163,26 @@ export function createConsentService(db: Kysely<Database>, options: ConsentOptio
       const row = await writeTransaction(db, async (trx) => {
         let matchCode = newMatchCode();
         // Codes name pending requests: a new one never repeats one still pending.
-        while (await trx.selectFrom('oauth_requests').select('id').where('match_code', '=', matchCode).where('status', '=', 'pending').executeTakeFirst()) matchCode = newMatchCode();
-        return trx
-          .insertInto('oauth_requests')
-          .values({
-            id,
-            match_code: matchCode,
-            client_id: input.client.id,
-            client_source: input.client.source,
-            client_name: input.client.name,
-            client_redirect_uris: JSON.stringify(input.client.redirectUris),
-            redirect_uri: input.redirectUri,
-            code_challenge: input.codeChallenge,
-            scope: input.scope,
-            resource: input.resource,
-            state: input.state ?? null,
-            ticket_hash: hashSecret(ticket),
-            browser_hash: null,
-            status: 'pending',
-            grant_id: null,
-            created_at: new Date(now).toISOString(),
-            expires_at: new Date(now + CONSENT_TTL_MS).toISOString(),
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow();
+        while (await isMatchCodePending(trx, matchCode)) matchCode = newMatchCode();
+        return insertRequest(trx, {
+          id,
+          match_code: matchCode,
+          client_id: input.client.id,
+          client_source: input.client.source,
+          client_name: input.client.name,
+          client_redirect_uris: JSON.stringify(input.client.redirectUris),
+          redirect_uri: input.redirectUri,
+          code_challenge: input.codeChallenge,
+          scope: input.scope,
+          resource: input.resource,
+          state: input.state ?? null,
+          ticket_hash: hashSecret(ticket),
+          browser_hash: null,
+          status: 'pending',
+          grant_id: null,
+          created_at: new Date(now).toISOString(),
+          expires_at: new Date(now + CONSENT_TTL_MS).toISOString(),
+        });
       });
       const shown = view(row, true);
       for (const listener of listeners) listener(shown);
@@ -190,15 +192,8 @@ export function createConsentService(db: Kysely<Database>, options: ConsentOptio
     /** Trades the one-time ticket for the secret of the browser's cookie; undefined when used, unknown or expired. */
     async redeemTicket(ticket: string): Promise<{ id: string; browserSecret: string } | undefined> {
       const browserSecret = newSecret('');
-      const row = await db
-        .updateTable('oauth_requests')
-        .set({ ticket_hash: null, browser_hash: hashSecret(browserSecret) })
-        .where('ticket_hash', '=', hashSecret(ticket))
-        .where('status', '=', 'pending')
-        .where('expires_at', '>', new Date().toISOString())
-        .returning('id')
-        .executeTakeFirst();
-      return row && { id: row.id, browserSecret };
+      const id = await bindBrowser(db, hashSecret(ticket), hashSecret(browserSecret), new Date().toISOString());
+      return id === undefined ? undefined : { id, browserSecret };
     },
 
     /**
@@ -212,16 +207,10 @@ export function createConsentService(db: Kysely<Database>, options: ConsentOptio
       if (!isBrowser && !canDecide) throw new AppError('FORBIDDEN', 'this consent request belongs to another browser');
       if (!isBrowser || (row.status !== 'approved' && row.status !== 'denied') || isExpired(row)) return view(row, canDecide);
       return writeTransaction(db, async (trx) => {
-        const claimed = await trx
-          .updateTable('oauth_requests')
-          .set({ status: 'completed' })
-          .where('id', '=', row.id)
-          .where('status', '=', row.status)
-          .returningAll()
-          .executeTakeFirst();
+        const claimed = await completeRequest(trx, row.id, row.status);
         if (!claimed) return view({ ...row, status: 'completed' }, canDecide);
         if (row.status === 'denied') return view(claimed, canDecide, redirectWith(row, { error: 'access_denied', error_description: 'the owner denied the request' }));
-        const grant = await trx.selectFrom('oauth_grants').select(['id', 'scope', 'revoked_at']).where('id', '=', row.grant_id ?? 0).executeTakeFirst();
+        const grant = await findGrantRow(trx, row.grant_id ?? 0);
         if (!grant || grant.revoked_at) return view(claimed, canDecide, redirectWith(row, { error: 'access_denied', error_description: 'the connection was revoked before it was completed' }));
         const code = await options.tokens.issueCode(trx, grant.id, { redirectUri: row.redirect_uri, codeChallenge: row.code_challenge, scope: grant.scope });
         return view(claimed, canDecide, redirectWith(row, { code }));
@@ -231,14 +220,7 @@ export function createConsentService(db: Kysely<Database>, options: ConsentOptio
     /** Pending requests, for a signed-in person. */
     async pending(actor: Actor): Promise<ConsentRequestView[]> {
       requirePerson(actor);
-      const rows = await db
-        .selectFrom('oauth_requests')
-        .selectAll()
-        .where('status', '=', 'pending')
-        .where('expires_at', '>', new Date().toISOString())
-        .orderBy('created_at', 'desc')
-        .execute();
-      return rows.map((row) => view(row, true));
+      return (await listPendingRequests(db, new Date().toISOString())).map((row) => view(row, true));
     },
 
     /**
@@ -249,7 +231,7 @@ export function createConsentService(db: Kysely<Database>, options: ConsentOptio
       return decide(actor, ref, async (trx, row, person) => {
         let workspaceId = choice.workspaceId;
         if (workspaceId === undefined) {
-          const mine = await trx.selectFrom('memberships').innerJoin('workspaces', 'workspaces.id', 'memberships.workspace_id').select(['workspaces.id', 'workspaces.slug']).where('memberships.user_id', '=', person.userId).execute();
+          const mine = await listWorkspaceRows(trx, { memberId: person.userId });
           if (mine.length !== 1) throw invalid('workspace', `must be chosen: one of ${mine.map((w) => w.slug).join(', ')}`);
           workspaceId = mine[0]!.id;
         }
@@ -269,7 +251,7 @@ export function createConsentService(db: Kysely<Database>, options: ConsentOptio
 
     /** Drops requests whose time is over. */
     async prune(): Promise<void> {
-      await db.deleteFrom('oauth_requests').where('expires_at', '<=', new Date().toISOString()).execute();
+      await deleteExpiredRequests(db, new Date().toISOString());
     },
   };
 }

@@ -1,12 +1,16 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database, OAuthGrantRow, OAuthScope } from '../../db/schema.ts';
 import { writeTransaction } from '../../db/transaction.ts';
 import { AppError } from '../../errors.ts';
 import { type Actor, isCredential } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
+import { auditRowsOfActor } from '../audit/audit-repository.ts';
 import { parseId } from '../validation.ts';
 import type { OAuthClient } from './clients.ts';
+import { storeGrantedClient } from './client-repository.ts';
+import { findGrantRow, findGrantWithClientName, insertGrant, listLiveGrantsWithNames, liveGrantIdsOfClient, markGrantRevoked } from './grant-repository.ts';
+import { deleteGrantTokens } from './token-repository.ts';
 
 /** Why a grant ended: shown in its `oauth_grant.delete` audit entry. */
 export type RevokeReason = 'revoked' | 'replaced' | 'code_replayed' | 'refresh_token_reused' | 'member_removed';
@@ -60,22 +64,11 @@ function snapshot(grant: OAuthGrantRow, clientName: string, reason?: RevokeReaso
 
 /** Revokes a live grant inside `trx` and writes its `oauth_grant.delete` entry; a revoked one is left as it is. */
 export async function revokeGrant(trx: Kysely<Database>, grantId: number, actor: Actor, reason: RevokeReason): Promise<OAuthGrantRow | undefined> {
-  const before = await trx
-    .selectFrom('oauth_grants')
-    .innerJoin('oauth_clients', 'oauth_clients.id', 'oauth_grants.client_id')
-    .selectAll('oauth_grants')
-    .select('oauth_clients.name as client_name')
-    .where('oauth_grants.id', '=', grantId)
-    .executeTakeFirst();
+  const before = await findGrantWithClientName(trx, grantId);
   if (!before || before.revoked_at) return undefined;
   const { client_name, ...grant } = before;
-  const after = await trx
-    .updateTable('oauth_grants')
-    .set({ revoked_at: new Date().toISOString() })
-    .where('id', '=', grantId)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await trx.deleteFrom('oauth_tokens').where('grant_id', '=', grantId).where('kind', '!=', 'code').execute();
+  const after = await markGrantRevoked(trx, grantId, new Date().toISOString());
+  await deleteGrantTokens(trx, grantId);
   await recordAudit(trx, {
     workspaceId: grant.workspace_id,
     entityType: 'oauth_grant',
@@ -100,25 +93,9 @@ export async function createGrant(
 ): Promise<OAuthGrantRow> {
   const now = new Date().toISOString();
   // A metadata-document client is stored when first approved, so grants can name it; its name follows the document.
-  await trx
-    .insertInto('oauth_clients')
-    .values({ id: client.id, source: client.source, name: client.name, redirect_uris: JSON.stringify(client.redirectUris), created_at: now, granted_at: now })
-    .onConflict((oc) => oc.column('id').doUpdateSet({ name: client.name, redirect_uris: JSON.stringify(client.redirectUris) }))
-    .execute();
-  await trx.updateTable('oauth_clients').set({ granted_at: now }).where('id', '=', client.id).where('granted_at', 'is', null).execute();
-  const live = await trx
-    .selectFrom('oauth_grants')
-    .select('id')
-    .where('client_id', '=', client.id)
-    .where('user_id', '=', actor.userId)
-    .where('revoked_at', 'is', null)
-    .execute();
-  for (const { id } of live) await revokeGrant(trx, id, actor, 'replaced');
-  const grant = await trx
-    .insertInto('oauth_grants')
-    .values({ client_id: client.id, user_id: actor.userId, workspace_id: values.workspaceId, scope: values.scope, resource: values.resource, created_at: now, last_used_at: null, revoked_at: null })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  await storeGrantedClient(trx, client, now);
+  for (const id of await liveGrantIdsOfClient(trx, client.id, actor.userId)) await revokeGrant(trx, id, actor, 'replaced');
+  const grant = await insertGrant(trx, { client_id: client.id, user_id: actor.userId, workspace_id: values.workspaceId, scope: values.scope, resource: values.resource, created_at: now, last_used_at: null, revoked_at: null });
   await recordAudit(trx, {
     workspaceId: values.workspaceId,
     entityType: 'oauth_grant',
@@ -135,7 +112,7 @@ export async function createGrant(
 export function createConnectionService(db: Kysely<Database>) {
   async function findGrant(q: Kysely<Database>, actor: Actor, connectionId: string): Promise<OAuthGrantRow> {
     const id = parseId('connectionId', 'connection', connectionId);
-    const row = await q.selectFrom('oauth_grants').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await findGrantRow(q, id);
     if (!row) throw new AppError('NOT_FOUND', `connection ${connectionId} does not exist`);
     await authorize(q, actor, row.workspace_id, 'read');
     return row;
@@ -144,35 +121,7 @@ export function createConnectionService(db: Kysely<Database>) {
   return {
     async list(actor: Actor, workspaceId: number): Promise<Connection[]> {
       await authorize(db, actor, workspaceId, 'read');
-      const rows = await db
-        .selectFrom('oauth_grants as g')
-        .innerJoin('oauth_clients as c', 'c.id', 'g.client_id')
-        .innerJoin('users as u', 'u.id', 'g.user_id')
-        .innerJoin('workspaces as w', 'w.id', 'g.workspace_id')
-        .select((eb) => [
-          'g.id',
-          'g.client_id',
-          'c.name as client_name',
-          'c.source as client_source',
-          'g.scope',
-          'g.workspace_id',
-          'w.name as workspace_name',
-          'g.user_id',
-          'u.name as user_name',
-          'g.created_at',
-          'g.last_used_at',
-          eb
-            .selectFrom('audit_log')
-            .select((a) => a.fn.countAll<number>().as('n'))
-            .whereRef('audit_log.workspace_id', '=', 'g.workspace_id')
-            .where((a) => a('audit_log.actor_id', '=', sql<string>`'oat_' || ${a.ref('g.id')}`))
-            .as('changes'),
-        ])
-        .where('g.workspace_id', '=', workspaceId)
-        .where('g.revoked_at', 'is', null)
-        .orderBy('g.id', 'desc')
-        .execute();
-      return rows.map((r) => ({
+      return (await listLiveGrantsWithNames(db, workspaceId)).map((r) => ({
         id: String(r.id),
         clientId: r.client_id,
         clientName: r.client_name,
@@ -192,15 +141,7 @@ export function createConnectionService(db: Kysely<Database>) {
     /** The changes a connection made (its audit entries), newest first. */
     async activity(actor: Actor, connectionId: string): Promise<ConnectionActivity[]> {
       const grant = await findGrant(db, actor, connectionId);
-      const rows = await db
-        .selectFrom('audit_log')
-        .select(['id', 'action', 'entity_type', 'entity_id', 'created_at'])
-        .where('workspace_id', '=', grant.workspace_id)
-        .where('actor_id', '=', grantActorId(grant.id))
-        .orderBy('id', 'desc')
-        .limit(50)
-        .execute();
-      return rows.map((r) => ({ id: String(r.id), action: r.action, entityType: r.entity_type, entityId: r.entity_id, createdAt: r.created_at }));
+      return (await auditRowsOfActor(db, grant.workspace_id, grantActorId(grant.id), 50)).map((r) => ({ id: String(r.id), action: r.action, entityType: r.entity_type, entityId: r.entity_id, createdAt: r.created_at }));
     },
 
     /** Members revoke their own connections; owners and admins any (SPEC 3.4). */

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { Statement } from 'better-sqlite3';
 import type { Kysely } from 'kysely';
-import { withSqlite } from '../../db/open.ts';
-import type { Database, OAuthGrantRow, OAuthScope, OAuthTokenRow } from '../../db/schema.ts';
+import type { Database, OAuthScope } from '../../db/schema.ts';
 import { writeTransaction } from '../../db/transaction.ts';
 import { lastUsedRecorder } from '../last-used.ts';
 import type { Actor, Surface } from '../actor.ts';
 import { ACCESS_TOKEN_PREFIX, hashSecret, newSecret, REFRESH_TOKEN_PREFIX, sameSecret } from '../secrets.ts';
+import { markGrantUsed } from './grant-repository.ts';
 import { revokeGrant, type RevokeReason } from './grants.ts';
 import { OAuthError } from './oauth-error.ts';
+import { accessTokenLookup, deleteExpiredTokens, findGrantOfToken, findTokenWithGrant, insertTokens, markTokenUsed } from './token-repository.ts';
 
 /** An authorization code works once, within this time. */
 export const CODE_TTL_MS = 10 * 60_000;
@@ -41,8 +41,8 @@ export interface TokenOptions {
 /** Codes, access and refresh tokens: issued, exchanged, rotated, recognised when replayed, and resolved to an actor. */
 export function createTokenService(db: Kysely<Database>, options: TokenOptions) {
   const { issuer } = options;
-  let lookups: { token: Statement; grant: Statement } | undefined;
-  const touch = lastUsedRecorder((id, at) => db.updateTable('oauth_grants').set({ last_used_at: at }).where('id', '=', id).execute());
+  const lookUpAccessToken = accessTokenLookup(db);
+  const touch = lastUsedRecorder((id, at) => markGrantUsed(db, id, at));
   const system = (surface: Surface): Actor => ({ type: 'system', surface });
 
   async function issuePair(trx: Kysely<Database>, grantId: number, scope: OAuthScope, refreshScope: OAuthScope): Promise<TokenResponse> {
@@ -50,13 +50,10 @@ export function createTokenService(db: Kysely<Database>, options: TokenOptions) 
     const access = newSecret(ACCESS_TOKEN_PREFIX);
     const refresh = newSecret(REFRESH_TOKEN_PREFIX);
     const common = { grant_id: grantId, redirect_uri: null, code_challenge: null, created_at: new Date(now).toISOString(), used_at: null };
-    await trx
-      .insertInto('oauth_tokens')
-      .values([
-        { ...common, token_hash: hashSecret(access), kind: 'access', scope, expires_at: new Date(now + ACCESS_TOKEN_TTL_MS).toISOString() },
-        { ...common, token_hash: hashSecret(refresh), kind: 'refresh', scope: refreshScope, expires_at: new Date(now + REFRESH_TOKEN_TTL_MS).toISOString() },
-      ])
-      .execute();
+    await insertTokens(trx, [
+      { ...common, token_hash: hashSecret(access), kind: 'access', scope, expires_at: new Date(now + ACCESS_TOKEN_TTL_MS).toISOString() },
+      { ...common, token_hash: hashSecret(refresh), kind: 'refresh', scope: refreshScope, expires_at: new Date(now + REFRESH_TOKEN_TTL_MS).toISOString() },
+    ]);
     return { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_MS / 1000, refresh_token: refresh, scope };
   }
 
@@ -66,41 +63,27 @@ export function createTokenService(db: Kysely<Database>, options: TokenOptions) 
     throw new OAuthError('invalid_grant', description);
   }
 
-  async function findToken(kind: 'code' | 'refresh', secret: string) {
-    return db
-      .selectFrom('oauth_tokens as t')
-      .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
-      .select(['t.token_hash', 't.grant_id', 't.redirect_uri', 't.code_challenge', 't.scope', 't.expires_at', 't.used_at', 'g.client_id', 'g.resource', 'g.scope as grant_scope', 'g.revoked_at'])
-      .where('t.token_hash', '=', hashSecret(secret))
-      .where('t.kind', '=', kind)
-      .executeTakeFirst();
-  }
+  const findToken = (kind: 'code' | 'refresh', secret: string) => findTokenWithGrant(db, kind, hashSecret(secret));
 
   /** Marks a code or refresh token used; false when another request used it first. */
-  async function claim(trx: Kysely<Database>, tokenHash: string): Promise<boolean> {
-    const result = await trx.updateTable('oauth_tokens').set({ used_at: new Date().toISOString() }).where('token_hash', '=', tokenHash).where('used_at', 'is', null).executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
-  }
+  const claim = (trx: Kysely<Database>, tokenHash: string) => markTokenUsed(trx, tokenHash, new Date().toISOString());
 
   return {
     /** Mints the code a person's approval is collected as; only its hash is kept. */
     async issueCode(trx: Kysely<Database>, grantId: number, values: { redirectUri: string; codeChallenge: string; scope: OAuthScope }): Promise<string> {
       const code = newSecret('');
       const now = Date.now();
-      await trx
-        .insertInto('oauth_tokens')
-        .values({
-          token_hash: hashSecret(code),
-          kind: 'code',
-          grant_id: grantId,
-          redirect_uri: values.redirectUri,
-          code_challenge: values.codeChallenge,
-          scope: values.scope,
-          created_at: new Date(now).toISOString(),
-          expires_at: new Date(now + CODE_TTL_MS).toISOString(),
-          used_at: null,
-        })
-        .execute();
+      await insertTokens(trx, {
+        token_hash: hashSecret(code),
+        kind: 'code',
+        grant_id: grantId,
+        redirect_uri: values.redirectUri,
+        code_challenge: values.codeChallenge,
+        scope: values.scope,
+        created_at: new Date(now).toISOString(),
+        expires_at: new Date(now + CODE_TTL_MS).toISOString(),
+        used_at: null,
+      });
       return code;
     },
 
@@ -146,7 +129,7 @@ export function createTokenService(db: Kysely<Database>, options: TokenOptions) 
 
     /** RFC 7009: any token of a grant revokes the whole grant; an unknown token changes nothing. */
     async revoke(token: string): Promise<void> {
-      const row = await db.selectFrom('oauth_tokens as t').innerJoin('oauth_grants as g', 'g.id', 't.grant_id').select(['g.id', 'g.client_id', 'g.user_id', 'g.workspace_id', 'g.scope']).where('t.token_hash', '=', hashSecret(token)).executeTakeFirst();
+      const row = await findGrantOfToken(db, hashSecret(token));
       if (!row) return;
       const actor: Actor = { type: 'oauth', grantId: row.id, clientId: row.client_id, scopes: [row.scope], workspaceId: row.workspace_id, userId: row.user_id, surface: 'rest' };
       await writeTransaction(db, (trx) => revokeGrant(trx, row.id, actor, 'revoked'));
@@ -158,16 +141,7 @@ export function createTokenService(db: Kysely<Database>, options: TokenOptions) 
      */
     async authenticate(secret: string, surface: Surface, resource: string): Promise<Extract<Actor, { type: 'oauth' }> | undefined> {
       if (!secret.startsWith(ACCESS_TOKEN_PREFIX) || secret.length > 200) return undefined;
-      // Every bearer call passes here: prepared statements, one table each (a join costs several times as much).
-      const row = await withSqlite(db, (sqlite) => {
-        lookups ??= {
-          token: sqlite.prepare(`select grant_id, scope, expires_at from oauth_tokens where token_hash = ? and kind = 'access'`),
-          grant: sqlite.prepare(`select id, client_id, user_id, workspace_id, resource from oauth_grants where id = ? and revoked_at is null`),
-        };
-        const token = lookups.token.get(hashSecret(secret)) as Pick<OAuthTokenRow, 'grant_id' | 'scope' | 'expires_at'> | undefined;
-        const grant = token && (lookups.grant.get(token.grant_id) as Pick<OAuthGrantRow, 'id' | 'client_id' | 'user_id' | 'workspace_id' | 'resource'> | undefined);
-        return grant && { ...grant, scope: token.scope, expires_at: token.expires_at };
-      });
+      const row = await lookUpAccessToken(hashSecret(secret));
       if (!row || Date.parse(row.expires_at) <= Date.now()) return undefined;
       if (row.resource !== issuer && row.resource !== resource) return undefined;
       await touch(row.id);
@@ -176,7 +150,7 @@ export function createTokenService(db: Kysely<Database>, options: TokenOptions) 
 
     /** Drops expired codes and tokens. Used codes are kept until they expire, so a replay is recognised. */
     async prune(): Promise<void> {
-      await db.deleteFrom('oauth_tokens').where('expires_at', '<=', new Date().toISOString()).execute();
+      await deleteExpiredTokens(db, new Date().toISOString());
     },
   };
 }

@@ -9,3 +9,8 @@ export async function insertUser(db: Kysely<Database>, name: string, at: string)
 export async function findUserRow(db: Kysely<Database>, id: number) {
   return db.selectFrom('users').select(['id', 'name']).where('id', '=', id).executeTakeFirst();
 }
+
+export async function userNames(db: Kysely<Database>, ids: number[]) {
+  if (ids.length === 0) return [];
+  return db.selectFrom('users').select(['id', 'name']).where('id', 'in', ids).execute();
+}

@@ -1,0 +1,64 @@
+import type { Statement } from 'better-sqlite3';
+import type { Insertable, Kysely } from 'kysely';
+import { withSqlite } from '../../db/open.ts';
+import type { Database, OAuthGrantRow, OAuthTokenRow, OAuthTokenTable } from '../../db/schema.ts';
+
+export async function insertTokens(db: Kysely<Database>, values: Insertable<OAuthTokenTable> | Insertable<OAuthTokenTable>[]): Promise<void> {
+  await db.insertInto('oauth_tokens').values(values).execute();
+}
+
+/** A code or refresh token with what its grant says about it. */
+export async function findTokenWithGrant(db: Kysely<Database>, kind: 'code' | 'refresh', hash: string) {
+  return db
+    .selectFrom('oauth_tokens as t')
+    .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
+    .select(['t.token_hash', 't.grant_id', 't.redirect_uri', 't.code_challenge', 't.scope', 't.expires_at', 't.used_at', 'g.client_id', 'g.resource', 'g.scope as grant_scope', 'g.revoked_at'])
+    .where('t.token_hash', '=', hash)
+    .where('t.kind', '=', kind)
+    .executeTakeFirst();
+}
+
+/** The grant of a token of any kind. */
+export async function findGrantOfToken(db: Kysely<Database>, hash: string) {
+  return db
+    .selectFrom('oauth_tokens as t')
+    .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
+    .select(['g.id', 'g.client_id', 'g.user_id', 'g.workspace_id', 'g.scope'])
+    .where('t.token_hash', '=', hash)
+    .executeTakeFirst();
+}
+
+/** Marks a token used at `at`; false when it was used already. */
+export async function markTokenUsed(db: Kysely<Database>, hash: string, at: string): Promise<boolean> {
+  const result = await db.updateTable('oauth_tokens').set({ used_at: at }).where('token_hash', '=', hash).where('used_at', 'is', null).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Deletes a grant's access and refresh tokens; its codes stay until they expire, so a replay is recognised. */
+export async function deleteGrantTokens(db: Kysely<Database>, grantId: number): Promise<void> {
+  await db.deleteFrom('oauth_tokens').where('grant_id', '=', grantId).where('kind', '!=', 'code').execute();
+}
+
+export async function deleteExpiredTokens(db: Kysely<Database>, now: string): Promise<void> {
+  await db.deleteFrom('oauth_tokens').where('expires_at', '<=', now).execute();
+}
+
+export type AccessTokenGrant = Pick<OAuthGrantRow, 'id' | 'client_id' | 'user_id' | 'workspace_id' | 'resource'> & Pick<OAuthTokenRow, 'scope' | 'expires_at'>;
+
+/**
+ * Looks up an access token's live grant by the token's hash. Every bearer call passes here:
+ * prepared statements, one table each (a join costs several times as much).
+ */
+export function accessTokenLookup(db: Kysely<Database>): (hash: string) => Promise<AccessTokenGrant | undefined> {
+  let lookups: { token: Statement; grant: Statement } | undefined;
+  return (hash) =>
+    withSqlite(db, (sqlite) => {
+      lookups ??= {
+        token: sqlite.prepare(`select grant_id, scope, expires_at from oauth_tokens where token_hash = ? and kind = 'access'`),
+        grant: sqlite.prepare(`select id, client_id, user_id, workspace_id, resource from oauth_grants where id = ? and revoked_at is null`),
+      };
+      const token = lookups.token.get(hash) as Pick<OAuthTokenRow, 'grant_id' | 'scope' | 'expires_at'> | undefined;
+      const grant = token && (lookups.grant.get(token.grant_id) as Pick<OAuthGrantRow, 'id' | 'client_id' | 'user_id' | 'workspace_id' | 'resource'> | undefined);
+      return grant && { ...grant, scope: token.scope, expires_at: token.expires_at };
+    });
+}
