@@ -9,6 +9,7 @@
 //   idle memory           the process's resident memory 5 s after its first rows, its monitors
 //                         scheduled (every 10 minutes, against a loopback listener)
 //
+// The baseline is `statusdesk serve`: what the desktop app's way of starting adds is the difference.
 // Rounds alternate the two. Usage: npm run bench:desktop -- [--rounds N] [--monitors N]
 // The app runs the host on Electron's own Node; here it runs on the Node that runs npm's scripts.
 import { type ChildProcess, fork } from 'node:child_process';

@@ -522,7 +522,7 @@ async function main(): Promise<number> {
       `Service: statusdesk serve (dist/ bundle) as its own process, STATUSDESK_CHECKS=off, STATUSDESK_RATE_LIMIT=0, log level info to a file.`,
       "Bare: node:http + toNodeHandler(createMcpHandler(factory, { legacy: 'stateless' })) in its own process, a fresh McpServer per request with one tool",
       "   (list_monitors, answering the service's own result as a constant; its tools/list names that one tool).",
-      `Load: this bench's HTTP/1.1 client on node:net, keep-alive, one request in flight per connection, 127.0.0.1; per row ${warmupMs} ms warm-up per side,`,
+      `Load: httpLoad (bench/support/load.ts), HTTP/1.1 on node:net, keep-alive, one request in flight per connection, 127.0.0.1; per row ${warmupMs} ms warm-up per side,`,
       `   then ${rounds} round${rounds === 1 ? '' : 's'} of ${roundMs} ms per side, service and bare alternating; medians of the rounds; ratio = median of per-round service/bare rps.`,
       `Requests: ${LEGACY_VERSION}: stateless legacy (no initialize, MCP-Protocol-Version header, Accept: application/json, text/event-stream);`,
       `   ${MODERN_VERSION}: the _meta envelope (protocolVersion, clientCapabilities, clientInfo) with Mcp-Method and Mcp-Name headers.`,

@@ -240,7 +240,7 @@ async function main(): Promise<number> {
       '',
       `OAuth: Node ${process.version}, ${platform()} ${arch()}, ${CPUS} CPUs; 1-minute load average ${f2(loadBefore)} before, ${f2(loadAfter)} after`,
       'Service: statusdesk serve (dist/ bundle) in its own process, STATUSDESK_CHECKS=off, STATUSDESK_RATE_LIMIT=0, log level info to a file.',
-      `Load: keep-alive HTTP/1.1 on 127.0.0.1, one request in flight per connection; ${warmupMs} ms warm-up, ${rounds} rounds of ${roundMs} ms; medians of the rounds.`,
+      `Load: httpLoad (bench/support/load.ts), keep-alive HTTP/1.1 on 127.0.0.1, one request in flight per connection; ${warmupMs} ms warm-up, ${rounds} rounds of ${roundMs} ms; medians of the rounds.`,
       'Refresh: each client its own grant, presenting the refresh token its previous answer rotated to (every request is a write: claim, two new tokens).',
       'tools/list (2025-11-25, stateless): bearer (each client its own grant) and key rounds alternate; cost = key rps / bearer rps, median of the rounds.',
       '',

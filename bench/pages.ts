@@ -844,7 +844,7 @@ async function main(): Promise<number> {
       '',
       `1. GET ${path}: ${COMPONENT_COUNT} components (${seeded.monitors} on monitors with ${HISTORY_DAYS} days of hourly rollups), ${REPORT_COUNT} reports ` +
         `(${seeded.updates} updates; ${REPORT_COUNT - seeded.resolved} active, ${seeded.resolved} resolved); ${htmlBytes} bytes of HTML (${f0(htmlBytes / 1024)} KiB)`,
-      `   Load generator: this bench's own HTTP/1.1 client on node:net (keep-alive, ${connections} connections, one request in flight each), on 127.0.0.1; ` +
+      `   Load generator: httpLoad (bench/support/load.ts), HTTP/1.1 on node:net (keep-alive, ${connections} connections, one request in flight each), on 127.0.0.1; ` +
         `per visitor kind ${warmupMs} ms warm-up per side, then ${runs} run${runs === 1 ? '' : 's'} of ${runMs} ms per side, service and static alternating; medians of the runs.`,
       '   Service: statusdesk serve as its own process, log level info (one access line per request) to a file. Static: node:http in its own process answering',
       "   the service's own response bytes and headers for that visitor (gzip: the gzipped body with content-encoding and vary).",
@@ -903,7 +903,7 @@ async function main(): Promise<number> {
         reports: REPORT_COUNT,
         updates: seeded.updates,
         resolvedReports: seeded.resolved,
-        loadGenerator: 'bench/pages.ts raw HTTP/1.1 keep-alive client (node:net)',
+        loadGenerator: 'httpLoad of bench/support/load.ts: raw HTTP/1.1 keep-alive client (node:net)',
         connections,
         runs,
         runMs,
