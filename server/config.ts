@@ -199,6 +199,7 @@ export function serviceConfig(flags: Flags, env: NodeJS.ProcessEnv = process.env
   const texts: Record<string, string | undefined> = {};
   const names: Record<string, string> = {};
   for (const [key, setting] of Object.entries(SETTINGS) as [string, Setting][]) {
+    if (!setting.rule) continue;
     const flag = (flags as Record<string, string | undefined>)[key];
     // The flag wins; an empty one gives way to the variable.
     const fromFlag = setting.env === undefined || Boolean(flag);
