@@ -48,7 +48,7 @@ import { probeTcp } from '../server/checks/tcp-probe.ts';
 import { type Db, openDatabase, withSqlite } from '../server/db/open.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import type { CheckOutcome, MonitorSummary } from '../server/domain/monitors/check-results.ts';
-import type { Monitor } from '../server/domain/monitors/monitor-repository.ts';
+import type { Monitor } from '../server/domain/monitors/monitors.ts';
 import { createServices } from '../server/services.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
 import { VERSION } from '../server/package-root.ts';

@@ -14,7 +14,8 @@ import type {
   ResponseLogQuery,
   SummaryWindow,
 } from '../domain/monitors/check-results.ts';
-import { allMonitorRevisions, findMonitorRows, type Monitor, toMonitor } from '../domain/monitors/monitor-repository.ts';
+import { allMonitorRevisions, findMonitorRows } from '../domain/monitors/monitor-repository.ts';
+import { type Monitor, toMonitor } from '../domain/monitors/monitors.ts';
 import { sealerOf } from '../domain/sealing.ts';
 import { EMBEDDED_RUNNER, markRunnerSeen, runnerByName } from '../domain/locations/location-repository.ts';
 import { emptyTiming, trustStore } from './connection.ts';

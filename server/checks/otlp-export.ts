@@ -3,7 +3,7 @@ import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import type { Logger } from 'pino';
-import type { Monitor } from '../domain/monitors/monitor-repository.ts';
+import type { Monitor } from '../domain/monitors/monitors.ts';
 import type { StoredCheck } from './result-store.ts';
 
 /**

@@ -3,7 +3,9 @@ import type { Db } from '../db/open.ts';
 import type { Actor } from './actor.ts';
 import { authorize } from './access.ts';
 import { onAuditRecorded } from './audit/audit.ts';
+import { auditSnapshotsAfter, lastAuditId } from './audit/audit-repository.ts';
 import type { CheckOutcome, MonitorStateChange } from './monitors/check-results.ts';
+import { monitorName } from './monitors/monitor-repository.ts';
 
 /** What changed, as the live feed names it. */
 export type LiveEntity = 'monitor' | 'page' | 'report' | 'maintenance' | 'channel' | 'key' | 'connection';
@@ -81,13 +83,7 @@ export function createLiveFeed(db: Db, options: { log: Logger; pollMs?: number }
 
   /** Announces the entries written since the last read, once per entity and read. */
   async function readLog(): Promise<boolean> {
-    const rows = await db
-      .selectFrom('audit_log')
-      .select(['id', 'workspace_id', 'entity_type', 'entity_id', (eb) => eb.fn.coalesce(eb.ref('after'), eb.ref('before')).as('snapshot')])
-      .where('id', '>', seen)
-      .orderBy('id')
-      .limit(READ_BATCH)
-      .execute();
+    const rows = await auditSnapshotsAfter(db, seen, READ_BATCH);
     if (!following) return false; // everyone left while this read waited
     const announced = new Set<string>();
     for (const row of rows) {
@@ -125,9 +121,9 @@ export function createLiveFeed(db: Db, options: { log: Logger; pollMs?: number }
     if (following) return following;
     const round = ++rounds;
     following = (async () => {
-      const row = await db.selectFrom('audit_log').select((eb) => eb.fn.max('id').as('last')).executeTakeFirst();
+      const last = await lastAuditId(db);
       if (round !== rounds || !following) return; // everyone left meanwhile
-      seen = Number(row?.last ?? 0);
+      seen = last;
       stopNudges = onAuditRecorded(read);
       poll = setInterval(read, options.pollMs ?? DEFAULT_POLL_MS);
       poll.unref();
@@ -179,14 +175,11 @@ export function createLiveFeed(db: Db, options: { log: Logger; pollMs?: number }
     stateChanged(change: MonitorStateChange): void {
       const workspaceId = Number(change.workspaceId);
       if (!subscribers.has(workspaceId)) return;
-      db.selectFrom('monitors')
-        .select('name')
-        .where('id', '=', Number(change.monitorId))
-        .executeTakeFirst()
-        .then((monitor) => {
+      monitorName(db, Number(change.monitorId))
+        .then((name) => {
           // Deleted meanwhile: its deletion is announced instead.
-          if (!monitor) return;
-          deliver(workspaceId, { type: 'state', monitorId: change.monitorId, monitorName: monitor.name, from: change.from, to: change.to, at: change.at, message: change.message });
+          if (name === undefined) return;
+          deliver(workspaceId, { type: 'state', monitorId: change.monitorId, monitorName: name, from: change.from, to: change.to, at: change.at, message: change.message });
         })
         .catch((error: unknown) => log.error({ err: error, monitorId: change.monitorId }, 'announcing a state change failed'));
     },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { grpcStatuses, summaryWindows } from '../domain/monitors/check-results.ts';
-import type { Monitor } from '../domain/monitors/monitor-repository.ts';
+import type { Monitor } from '../domain/monitors/monitors.ts';
 import { defineTool, pageInput, pagination, READ, record, type ToolContext } from './tool.ts';
 
 const MAX_MONITORS_PER_PAGE = 50;

@@ -21,7 +21,7 @@ import {
 import { AppError } from '../errors.ts';
 import { enumPairs } from './enum-pairs.ts';
 import type { CheckResult, RegionHealth, SummaryWindow as DomainWindow } from '../domain/monitors/check-results.ts';
-import type { GrpcMonitor, HttpMonitor, Monitor, TcpMonitor } from '../domain/monitors/monitor-repository.ts';
+import type { GrpcMonitor, HttpMonitor, Monitor, TcpMonitor } from '../domain/monitors/monitors.ts';
 import { httpMethods, numberComparators, stringComparators, tlsModes } from '../domain/monitors/monitor-rules.ts';
 import { frequencies } from '../domain/plans.ts';
 

@@ -1,7 +1,7 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { MonitorService } from '../../proto/gen/monitor/v1/monitor_pb.js';
 import type { Services } from '../services.ts';
-import type { Monitor } from '../domain/monitors/monitor-repository.ts';
+import type { Monitor } from '../domain/monitors/monitors.ts';
 import { callerOf } from './auth.ts';
 import {
   createInput,

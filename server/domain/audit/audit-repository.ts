@@ -71,3 +71,20 @@ export function actorKindCondition(kind: AuditActorKind): Expression<SqlBool> {
       return sql<SqlBool>`actor_type = ${kind}`;
   }
 }
+
+/** Up to `limit` entries after `afterId` in every workspace, oldest first, each with its latest snapshot. */
+export async function auditSnapshotsAfter(db: Kysely<Database>, afterId: number, limit: number) {
+  return db
+    .selectFrom('audit_log')
+    .select(['id', 'workspace_id', 'entity_type', 'entity_id', (eb) => eb.fn.coalesce(eb.ref('after'), eb.ref('before')).as('snapshot')])
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** The id of the latest entry, 0 when there is none. */
+export async function lastAuditId(db: Kysely<Database>): Promise<number> {
+  const row = await db.selectFrom('audit_log').select((eb) => eb.fn.max('id').as('last')).executeTakeFirst();
+  return Number(row?.last ?? 0);
+}

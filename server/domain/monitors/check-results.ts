@@ -1,4 +1,4 @@
-import type { Monitor } from './monitor-repository.ts';
+import type { Monitor } from './monitors.ts';
 
 /**
  * What checks find out, as every surface shows it (results, health, summaries, response logs), and

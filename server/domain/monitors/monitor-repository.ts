@@ -1,55 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database, MonitorRow } from '../../db/schema.ts';
-import type { Frequency } from '../plans.ts';
 import type { Sealer } from '../sealing.ts';
-import { joinSecrets, openSecrets, splitSecrets } from './monitor-secrets.ts';
-import type { GrpcConfig, HttpConfig, MonitorType, TcpConfig } from './monitor-rules.ts';
-
-/** What every stored monitor carries besides its configuration. */
-interface Stored {
-  id: string;
-  workspaceId: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export type TcpMonitor = Stored & { type: 'tcp' } & TcpConfig;
-export type GrpcMonitor = Stored & { type: 'grpc' } & GrpcConfig;
-export type HttpMonitor = Stored & { type: 'http' } & HttpConfig;
-export type Monitor = TcpMonitor | GrpcMonitor | HttpMonitor;
-export type MonitorConfig = TcpConfig | GrpcConfig | HttpConfig;
-
-/**
- * A stored monitor. With the sealer, credential-like header and metadata values are opened (what
- * the probes send); without it they stay `[redacted]` (enough for names and targets).
- */
-export function toMonitor(row: MonitorRow, sealer?: Sealer): Monitor {
-  const monitor = {
-    id: String(row.id),
-    workspaceId: String(row.workspace_id),
-    type: row.type,
-    name: row.name,
-    description: row.description,
-    active: row.active === 1,
-    periodicity: row.periodicity as Frequency,
-    regions: JSON.parse(row.regions),
-    timeout: row.timeout_ms,
-    degraded: row.degraded_ms,
-    retry: row.retry,
-    openTelemetry: row.open_telemetry === null ? null : JSON.parse(row.open_telemetry),
-    tags: JSON.parse(row.tags),
-    ...JSON.parse(row.settings),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  } as Monitor;
-  return sealer && row.secrets !== null ? joinSecrets(monitor, openSecrets(sealer, row.secrets)) : monitor;
-}
-
-/** The configuration of a monitor: what a create or an update may set. */
-export function configOf(monitor: Monitor): MonitorConfig {
-  const { id: _id, workspaceId: _workspaceId, type: _type, createdAt: _createdAt, updatedAt: _updatedAt, ...config } = monitor;
-  return config;
-}
+import type { MonitorConfig } from './monitors.ts';
+import type { MonitorType } from './monitor-rules.ts';
+import { splitSecrets } from './monitor-secrets.ts';
 
 /** The columns of a configuration: credential-like values sealed, `[redacted]` in their place. */
 function columns(config: MonitorConfig, sealer: Sealer) {
@@ -71,9 +25,8 @@ function columns(config: MonitorConfig, sealer: Sealer) {
   };
 }
 
-export async function findMonitor(db: Kysely<Database>, workspaceId: number, id: number, sealer?: Sealer): Promise<Monitor | undefined> {
-  const row = await db.selectFrom('monitors').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
-  return row && toMonitor(row, sealer);
+export async function findMonitorRow(db: Kysely<Database>, workspaceId: number, id: number): Promise<MonitorRow | undefined> {
+  return db.selectFrom('monitors').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
 }
 
 /**
@@ -109,24 +62,22 @@ export async function findMonitorRows(db: Kysely<Database>, ids: number[]): Prom
   return db.selectFrom('monitors').selectAll().where('id', 'in', ids).execute();
 }
 
-export async function insertMonitor(db: Kysely<Database>, sealer: Sealer, workspaceId: number, type: MonitorType, config: MonitorConfig): Promise<Monitor> {
+export async function insertMonitor(db: Kysely<Database>, sealer: Sealer, workspaceId: number, type: MonitorType, config: MonitorConfig): Promise<MonitorRow> {
   const now = new Date().toISOString();
-  const row = await db
+  return db
     .insertInto('monitors')
     .values({ workspace_id: workspaceId, type, ...columns(config, sealer), revision: 1, created_at: now, updated_at: now })
     .returningAll()
     .executeTakeFirstOrThrow();
-  return toMonitor(row, sealer);
 }
 
-export async function updateMonitor(db: Kysely<Database>, sealer: Sealer, id: number, config: MonitorConfig): Promise<Monitor> {
-  const row = await db
+export async function updateMonitor(db: Kysely<Database>, sealer: Sealer, id: number, config: MonitorConfig): Promise<MonitorRow> {
+  return db
     .updateTable('monitors')
     .set({ ...columns(config, sealer), revision: sql`revision + 1`, updated_at: new Date().toISOString() })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
-  return toMonitor(row, sealer);
 }
 
 export async function deleteMonitor(db: Kysely<Database>, id: number): Promise<void> {
@@ -144,4 +95,9 @@ export async function activeMonitorIds(db: Kysely<Database>, ids: number[]): Pro
   if (ids.length === 0) return new Set();
   const rows = await db.selectFrom('monitors').select('id').where('id', 'in', ids).where('active', '=', 1).execute();
   return new Set(rows.map((row) => row.id));
+}
+
+export async function monitorName(db: Kysely<Database>, id: number): Promise<string | undefined> {
+  const row = await db.selectFrom('monitors').select('name').where('id', '=', id).executeTakeFirst();
+  return row?.name;
 }

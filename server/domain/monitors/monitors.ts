@@ -1,32 +1,20 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import type { Database } from '../../db/schema.ts';
+import type { Database, MonitorRow } from '../../db/schema.ts';
 import { writeTransaction } from '../../db/transaction.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
-import { type Plan, planOfWorkspace } from '../plans.ts';
+import { type Frequency, type Plan, planOfWorkspace } from '../plans.ts';
 import { type Sealer, sealerOf } from '../sealing.ts';
 import { defaultTcpRegions } from '../regions.ts';
 import { parseId, parseInput } from '../validation.ts';
 import { type MonitorChecks, summaryWindows } from './check-results.ts';
-import {
-  configOf,
-  countMonitors,
-  deleteMonitor,
-  findMonitor,
-  findMonitorRows,
-  insertMonitor,
-  listMonitorRevisions,
-  type Monitor,
-  type MonitorConfig,
-  toMonitor,
-  updateMonitor,
-} from './monitor-repository.ts';
+import { countMonitors, deleteMonitor, findMonitorRow, findMonitorRows, insertMonitor, listMonitorRevisions, updateMonitor } from './monitor-repository.ts';
 import { activeIncidentCounts } from './incidents.ts';
-import { configSchemas, type MonitorType } from './monitor-rules.ts';
-import { keepRedacted, redactSecrets, secretsFingerprint } from './monitor-secrets.ts';
+import { configSchemas, type GrpcConfig, type HttpConfig, type MonitorType, type TcpConfig } from './monitor-rules.ts';
+import { joinSecrets, keepRedacted, openSecrets, redactSecrets, secretsFingerprint } from './monitor-secrets.ts';
 
 const MAX_LIST_LIMIT = 100;
 const DEFAULT_LIST_LIMIT = 50;
@@ -46,6 +34,57 @@ const responseLogInput = z.strictObject({
   limit: z.number().int().min(1, `must be 1 to ${MAX_RESPONSE_LOGS}`).max(MAX_RESPONSE_LOGS, `must be 1 to ${MAX_RESPONSE_LOGS}`).default(MAX_RESPONSE_LOGS),
   offset: z.number().int().min(0, 'must not be negative').default(0),
 });
+
+/** What every stored monitor carries besides its configuration. */
+interface Stored {
+  id: string;
+  workspaceId: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type TcpMonitor = Stored & { type: 'tcp' } & TcpConfig;
+export type GrpcMonitor = Stored & { type: 'grpc' } & GrpcConfig;
+export type HttpMonitor = Stored & { type: 'http' } & HttpConfig;
+export type Monitor = TcpMonitor | GrpcMonitor | HttpMonitor;
+export type MonitorConfig = TcpConfig | GrpcConfig | HttpConfig;
+
+/**
+ * A stored monitor. With the sealer, credential-like header and metadata values are opened (what
+ * the probes send); without it they stay `[redacted]` (enough for names and targets).
+ */
+export function toMonitor(row: MonitorRow, sealer?: Sealer): Monitor {
+  const monitor = {
+    id: String(row.id),
+    workspaceId: String(row.workspace_id),
+    type: row.type,
+    name: row.name,
+    description: row.description,
+    active: row.active === 1,
+    periodicity: row.periodicity as Frequency,
+    regions: JSON.parse(row.regions),
+    timeout: row.timeout_ms,
+    degraded: row.degraded_ms,
+    retry: row.retry,
+    openTelemetry: row.open_telemetry === null ? null : JSON.parse(row.open_telemetry),
+    tags: JSON.parse(row.tags),
+    ...JSON.parse(row.settings),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  } as Monitor;
+  return sealer && row.secrets !== null ? joinSecrets(monitor, openSecrets(sealer, row.secrets)) : monitor;
+}
+
+/** The configuration of a monitor: what a create or an update may set. */
+export function configOf(monitor: Monitor): MonitorConfig {
+  const { id: _id, workspaceId: _workspaceId, type: _type, createdAt: _createdAt, updatedAt: _updatedAt, ...config } = monitor;
+  return config;
+}
+
+export async function findMonitor(db: Kysely<Database>, workspaceId: number, id: number, sealer?: Sealer): Promise<Monitor | undefined> {
+  const row = await findMonitorRow(db, workspaceId, id);
+  return row && toMonitor(row, sealer);
+}
 
 /** Monitor ids are positive integers; anything else cannot name a monitor. */
 const monitorId = (id: string) => parseId('id', 'monitor', id);
@@ -139,7 +178,7 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
       await authorize(db, actor, workspaceId, 'write');
       const monitor = await writeTransaction(db, async (trx) => {
         const config = completeConfig(type, input, await planOfWorkspace(trx, workspaceId));
-        const created = await insertMonitor(trx, sealer, workspaceId, type, config);
+        const created = toMonitor(await insertMonitor(trx, sealer, workspaceId, type, config), sealer);
         await recordAudit(trx, { workspaceId, entityType: 'monitor', entityId: created.id, action: 'monitor.create', actor, before: null, after: snapshot(sealer, created) });
         return created;
       });
@@ -168,7 +207,7 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
         const merged: Record<string, unknown> = { ...configOf(before), ...patch };
         for (const [field, value] of Object.entries(patch)) if (value === null) delete merged[field];
         const config = keepRedacted(completeConfig(type, merged, await planOfWorkspace(trx, workspaceId), before), before);
-        const after = await updateMonitor(trx, sealer, Number(before.id), config);
+        const after = toMonitor(await updateMonitor(trx, sealer, Number(before.id), config), sealer);
         await recordAudit(trx, { workspaceId, entityType: 'monitor', entityId: before.id, action: 'monitor.update', actor, before: snapshot(sealer, before), after: snapshot(sealer, after) });
         return after;
       });

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../../db/schema.ts';
 import { activeMaintenanceFor } from '../maintenance/maintenance-repository.ts';
 import type { MonitorStateChange } from '../monitors/check-results.ts';
-import { findMonitor, type Monitor } from '../monitors/monitor-repository.ts';
+import { findMonitor, type Monitor } from '../monitors/monitors.ts';
 import { findWorkspaceRow } from '../workspaces/workspace-repository.ts';
 import { insertAlert, latestHeldFailures } from './alert-repository.ts';
 import type { ChannelTarget } from './channel-rules.ts';
