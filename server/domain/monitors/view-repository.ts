@@ -133,6 +133,12 @@ export async function latestChecks(db: Kysely<Database>, monitorIds: number[]) {
   return db.selectFrom('check_state').select(['monitor_id', 'runner', 'result', 'regions', 'checked_at', 'latency_ms']).where('monitor_id', 'in', monitorIds).execute();
 }
 
+/** Those of these monitors whose latest check by some runner failed. */
+export async function downMonitorIds(db: Kysely<Database>, monitorIds: number[]): Promise<number[]> {
+  const rows = await db.selectFrom('check_state').select('monitor_id').distinct().where('result', '=', 'down').where('monitor_id', 'in', monitorIds).execute();
+  return rows.map((row) => row.monitor_id);
+}
+
 /** The hourly rollups of these monitors in [fromHour, toHour). */
 export async function rollups(db: Kysely<Database>, monitorIds: number[], fromHour: number, toHour: number) {
   if (monitorIds.length === 0) return [];

@@ -75,3 +75,16 @@ export async function appendUpdate(db: Kysely<Database>, reportId: number, updat
     .executeTakeFirstOrThrow();
   return row.id;
 }
+
+/** For each of these monitors, how many unresolved reports name a page component linked to it; monitors with none are absent. */
+export async function unresolvedReportCounts(db: Kysely<Database>, monitorIds: number[]) {
+  return db
+    .selectFrom('status_report_components as rc')
+    .innerJoin('status_reports as r', 'r.id', 'rc.report_id')
+    .innerJoin('page_components as c', 'c.id', 'rc.component_id')
+    .select(['c.monitor_id', (eb) => eb.fn.count<number>('r.id').distinct().as('open')])
+    .where('r.resolved_at', 'is', null)
+    .where('c.monitor_id', 'in', monitorIds)
+    .groupBy('c.monitor_id')
+    .execute();
+}
