@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import { after, afterEach, before, describe, test } from 'node:test';
@@ -8,6 +7,7 @@ import { Client, type ClientOptions, ProtocolError } from '@modelcontextprotocol
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createClient } from '../client/index.ts';
 import { headerValue, httpError, mcpEndpoint, networkError, requestHeaders, retryAfterSeconds, runBridge, sseData } from '../server/cli/mcp-bridge.ts';
+import { closedPort } from './support/grpc-peers.ts';
 import { CLI, runCli, startTestService, type TestService } from './support/harness.ts';
 
 /**
@@ -97,14 +97,6 @@ const alive = (pid: number | null) => {
     return false;
   }
 };
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** The bridge as a plain child process, for what the SDK client hides: raw lines and the exit. */
 function raw(env: NodeJS.ProcessEnv) {

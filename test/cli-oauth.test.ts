@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
@@ -9,7 +8,8 @@ import * as oauth from 'oauth4webapi';
 import { configDir, credentialsPath, deleteLogin, loadLogin, saveLogin, type StoredLogin, withLoginLock } from '../server/cli/login-store.ts';
 import { serviceCredential, serviceOrigin } from '../server/cli/login.ts';
 import { AppError } from '../server/errors.ts';
-import { CLI, type CliResult, json, perTestCleanup, runCli, startTestService, type TestService } from './support/harness.ts';
+import { closedPort } from './support/grpc-peers.ts';
+import { assertOneLineError, CLI, type CliResult, json, perTestCleanup, runCli, startTestService, type TestService } from './support/harness.ts';
 
 /**
  * The command line's side of OAuth: `statusdesk oauth pending|approve|deny` deciding on requests a
@@ -41,14 +41,6 @@ async function configEnv(): Promise<NodeJS.ProcessEnv> {
 
 function cli(args: string[], env: NodeJS.ProcessEnv = clean): Promise<CliResult> {
   return runCli(args, env);
-}
-
-/** A failure the way a person should see it: exit 1, nothing on stdout, one line on stderr. */
-function assertOneLineError(result: CliResult, pattern: RegExp): void {
-  assert.equal(result.code, 1, `exit code (stderr: ${result.stderr})`);
-  assert.equal(result.stdout, '');
-  assert.match(result.stderr, /^statusdesk: [^\n]+\n$/, `not one line: ${JSON.stringify(result.stderr)}`);
-  assert.match(result.stderr, pattern);
 }
 
 function assertOk(result: CliResult): void {
@@ -122,15 +114,6 @@ async function pendingRequests(dataDir = svc.dataDir): Promise<any[]> {
   const result = await cli(['oauth', 'pending', '--json', '--data-dir', dataDir]);
   assertOk(result);
   return JSON.parse(result.stdout);
-}
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 describe('statusdesk oauth pending, approve and deny', () => {

@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createClient, Periodicity, type StatusdeskClient } from '../client/index.ts';
-import { type CliResult, runCli, startTestService, tempDir, type TestService } from './support/harness.ts';
+import { assertOneLineError, type CliResult, runCli, startTestService, tempDir, type TestService } from './support/harness.ts';
 import { type HttpReceiver, startHttpReceiver, verifySignature } from './support/receivers.ts';
 
 /**
@@ -53,14 +53,6 @@ function jsonOf(result: CliResult): any {
   assert.equal(result.code, 0, `exit code (stderr: ${result.stderr})`);
   assert.equal(result.stderr, '');
   return JSON.parse(result.stdout);
-}
-
-/** A failure the way a person should see it: exit 1, nothing on stdout, one line on stderr. */
-function assertOneLineError(result: CliResult, pattern: RegExp): void {
-  assert.equal(result.code, 1, `exit code (stdout: ${result.stdout}, stderr: ${result.stderr})`);
-  assert.equal(result.stdout, '');
-  assert.match(result.stderr, /^statusdesk: [^\n]+\n$/, `not one line: ${JSON.stringify(result.stderr)}`);
-  assert.match(result.stderr, pattern);
 }
 
 /** A usage error: exit 2, the reason and the usage on stderr, nothing on stdout. */

@@ -9,7 +9,8 @@ import SQLite from 'better-sqlite3';
 import { restBase } from '../server/cli/commands.ts';
 import { DATABASE_FILE, openDatabase } from '../server/db/open.ts';
 import { createServices } from '../server/services.ts';
-import { CLI, type CliResult, json, perTestCleanup, runCli, type ServeProcess, spawnServe, tempDir } from './support/harness.ts';
+import { closedPort } from './support/grpc-peers.ts';
+import { assertOneLineError, CLI, type CliResult, json, perTestCleanup, runCli, type ServeProcess, spawnServe, tempDir } from './support/harness.ts';
 
 const SECRET_LINE = /^svc_[A-Za-z0-9_-]{43,}\n$/;
 const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
@@ -71,14 +72,6 @@ function stop(proc: ServeProcess, signal: NodeJS.Signals): Promise<number | null
   return within(proc.stop(signal), 15_000, `shutdown on ${signal}`);
 }
 
-/** A failure the way a person should see it: exit 1, nothing on stdout, one line on stderr. */
-function assertOneLineError(result: CliResult, pattern: RegExp): void {
-  assert.equal(result.code, 1, `exit code (stderr: ${result.stderr})`);
-  assert.equal(result.stdout, '');
-  assert.match(result.stderr, /^statusdesk: [^\n]+\n$/, `not one line: ${JSON.stringify(result.stderr)}`);
-  assert.match(result.stderr, pattern);
-}
-
 /** A usage error: exit 2, the reason and the usage on stderr, nothing on stdout. */
 function assertUsageError(result: CliResult, pattern: RegExp): void {
   assert.equal(result.code, 2, `exit code (stderr: ${result.stderr})`);
@@ -110,15 +103,6 @@ async function scopesOf(dataDir: string, secret: string): Promise<string[] | und
   } finally {
     await db.destroy();
   }
-}
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 describe('keys', () => {

@@ -9,6 +9,7 @@ import { createMailer, type Mailer } from '../server/delivery/mail.ts';
 import { alertContent, confirmationContent, pageEventContent } from '../server/delivery/templates.ts';
 import type { ChannelTarget } from '../server/domain/notifications/channel-rules.ts';
 import type { AlertEvent, PageEvent, PageRef } from '../server/domain/notifications/events.ts';
+import { closedPort } from './support/grpc-peers.ts';
 import { type HttpReceiver, type SmtpReceiver, startHttpReceiver, startSmtpReceiver, verifySignature } from './support/receivers.ts';
 
 /*
@@ -49,16 +50,6 @@ const MAINTENANCE: PageEvent = {
   page: PAGE,
   maintenance: { id: 'm1', title: 'Database upgrade', message: 'The API will be read-only.', from: '2026-03-02T22:00:00.000Z', to: '2026-03-03T01:00:00.000Z', components: ['API'] },
 };
-
-/** A port on which nothing listens: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = createTcpServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** A TCP listener that accepts connections and never sends a byte. */
 async function startSilentListener(): Promise<{ url: string; close(): Promise<void> }> {

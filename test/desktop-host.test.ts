@@ -10,7 +10,6 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import SQLite from 'better-sqlite3';
 import { createClient, Periodicity, type StatusdeskClient } from '../client/index.ts';
 import { withLocalOwner } from '../server/cli/local.ts';
 import { DATABASE_FILE } from '../server/db/open.ts';
@@ -19,7 +18,7 @@ import { appMessageOf, type HostMessage, hostMessageOf, ProtocolError } from '..
 import { NO_DESKTOP_APP } from '../server/delivery/outbound.ts';
 import { createSealer, KEY_FILE, KEY_HELD_FILE } from '../server/domain/sealing.ts';
 import { packageRoot } from '../server/package-root.ts';
-import { perTestCleanup, rejectsWith, sessionTokenOf, startTestService } from './support/harness.ts';
+import { perTestCleanup, readRows, rejectsWith, sessionTokenOf, startTestService } from './support/harness.ts';
 import { authorizeUrl, pkce, registerClient, startReceiver, TestBrowser } from './support/oauth-peers.ts';
 
 const HOST = join(packageRoot, 'dist', 'desktop-host.js');
@@ -119,15 +118,6 @@ async function tcpTarget(): Promise<{ server: Server; uri: string; close(): Prom
 async function createTcpMonitor(client: StatusdeskClient, name: string, uri: string): Promise<string> {
   const created = await client.monitors.createTCPMonitor({ monitor: { name, uri, periodicity: Periodicity.PERIODICITY_1M, retry: 0, timeout: { seconds: 2n } } });
   return created.monitor!.id;
-}
-
-function readRows<T>(dataDir: string, sql: string, ...params: unknown[]): T[] {
-  const db = new SQLite(join(dataDir, DATABASE_FILE), { readonly: true, fileMustExist: true });
-  try {
-    return db.prepare(sql).all(...params) as T[];
-  } finally {
-    db.close();
-  }
 }
 
 /** The rows once there are some: the host writes them a moment after it tells the app. */

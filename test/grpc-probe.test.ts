@@ -255,7 +255,7 @@ describe('gRPC probe', () => {
       assert.equal(result.grpcStatus, 'DEADLINE_EXCEEDED');
       assert.equal(result.message, 'timed out after 400 ms');
       assert.equal(result.attempts, 1);
-      assert.ok(result.latencyMs >= 400 && result.latencyMs < 550, `latency ${result.latencyMs}`);
+      assert.ok(result.latencyMs >= 399 && result.latencyMs < 550, `latency ${result.latencyMs}`);
       assert.equal(typeof result.timing.connect, 'number');
       assert.equal(result.timing.ttfb, null);
       assert.equal(result.timing.transfer, null);
@@ -287,7 +287,7 @@ describe('gRPC probe', () => {
       assert.equal(result.grpcStatus, 'DEADLINE_EXCEEDED');
       assert.equal(result.message, 'timed out after 400 ms');
       assert.equal(result.attempts, 1);
-      assert.ok(result.latencyMs >= 400 && result.latencyMs < 550, `latency ${result.latencyMs}`);
+      assert.ok(result.latencyMs >= 399 && result.latencyMs < 550, `latency ${result.latencyMs}`);
       assert.equal(result.timing.connect, null);
       assert.equal(result.timing.ttfb, null);
       assertGrpcShape(result);

@@ -12,6 +12,7 @@ import { generate } from 'selfsigned';
 import { trustStore } from '../server/checks/connection.ts';
 import { type HttpProbeConfig, probeHttp } from '../server/checks/http-probe.ts';
 import type { ProbeResult } from '../server/domain/monitors/check-results.ts';
+import { closedPort } from './support/grpc-peers.ts';
 import { until } from './support/wait.ts';
 
 /*
@@ -99,15 +100,6 @@ async function startPeer(server: Server, host: string, urlHost: string, scheme: 
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-/** A port on which nothing listens: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = createHttpServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /**

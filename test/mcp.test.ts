@@ -15,6 +15,7 @@ import SQLite from 'better-sqlite3';
 import { DATABASE_FILE } from '../server/db/open.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import type { Services } from '../server/services.ts';
+import { closedPort } from './support/grpc-peers.ts';
 import { startTestService, type TestService } from './support/harness.ts';
 import {
   ALL_TOOLS,
@@ -29,7 +30,7 @@ import {
   READ_TOOLS,
   toolError,
 } from './support/mcp-client.ts';
-import { type HttpReceiver, type ReceivedMail, type SmtpReceiver, startHttpReceiver, startSmtpReceiver } from './support/receivers.ts';
+import { type HttpReceiver, linkIn, type SmtpReceiver, startHttpReceiver, startSmtpReceiver } from './support/receivers.ts';
 
 const system: Actor = { type: 'system', surface: 'cli' };
 /** How long "nothing more arrives" is watched for: every delivery here is local. */
@@ -84,22 +85,6 @@ async function startTarget(): Promise<{ url: string; server: Server }> {
   await once(server, 'listening');
   server.unref();
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/health`, server };
-}
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-function linkIn(mail: ReceivedMail, path: 'confirm' | 'unsubscribe'): string {
-  const match = new RegExp(`https?://\\S+/${path}\\?\\S+`).exec(mail.text);
-  assert.ok(match, `no ${path} link in:\n${mail.text}`);
-  return match[0];
 }
 
 // ---- the service ---------------------------------------------------------------------------------

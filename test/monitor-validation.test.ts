@@ -13,7 +13,7 @@ import {
 } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { withLocalOwner } from '../server/cli/local.ts';
 import { openDatabase } from '../server/db/open.ts';
-import { json, startTestService, type TestService } from './support/harness.ts';
+import { connectRejection, json, startTestService, type TestService } from './support/harness.ts';
 
 /**
  * The configuration rules of monitors (SPEC 2.7, 2.8), through the RPC on the Connect protocol.
@@ -71,21 +71,12 @@ const grpc = (fields: Record<string, unknown> = {}) => ({
 });
 const http = (fields: Record<string, unknown> = {}) => ({ name: 'site', url: 'https://example.test/', periodicity: Periodicity.PERIODICITY_1M, ...fields });
 
-async function rejection(call: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await call;
-  } catch (error) {
-    return ConnectError.from(error);
-  }
-  assert.fail('expected the call to be refused, but it succeeded');
-}
-
 /**
  * Asserts invalid_argument with a violation of `field` (or, with a trailing `*`, of a field under
  * that prefix) whose description matches `rule`.
  */
 async function refused(call: Promise<unknown>, field: string, rule: RegExp): Promise<ConnectError> {
-  const error = await rejection(call);
+  const error = await connectRejection(call);
   assert.equal(error.code, Code.InvalidArgument, `expected invalid_argument, got ${Code[error.code]}: ${error.rawMessage}`);
   const violations = error.findDetails(BadRequestSchema).flatMap((d) => d.fieldViolations);
   const shown = JSON.stringify(violations.map((v) => [v.field, v.description]));

@@ -2,13 +2,14 @@
  * Notifications delivered for real: page subscribers (email with double opt-in and one-click
  * unsubscribe, signed webhooks), notification channels of every kind, and monitor alerts from
  * real checks, all through a running service (real SQLite) to loopback receivers
- * (test/support/receivers.ts) and loopback TCP listeners. Nothing leaves 127.0.0.1.
+ * (test/support/receivers.ts) and loopback TCP listeners. Nothing leaves 127.0.0.1. A publishing
+ * call returns once its dispatch is over, so what it sent has arrived by then and nothing more
+ * will; alerts, which the check engine starts, are awaited the same way.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
 import { DATABASE_FILE } from '../server/db/open.ts';
 import { EVENT_HEADER, SIGNATURE_HEADER } from '../server/delivery/http-post.ts';
@@ -17,26 +18,15 @@ import type { AlertEvent } from '../server/domain/notifications/events.ts';
 import type { Services } from '../server/services.ts';
 import { AppError } from '../server/errors.ts';
 import { startTcpListener, type TcpListener } from './support/grpc-peers.ts';
-import { startTestService, type TestService, rejectsWith } from './support/harness.ts';
-import { type HttpReceiver, type ReceivedMail, type SmtpReceiver, startHttpReceiver, startSmtpReceiver, verifySignature } from './support/receivers.ts';
+import { formPost, readRows, rejectsWith, startTestService, type TestService } from './support/harness.ts';
+import { type HttpReceiver, linkIn, type SmtpReceiver, startHttpReceiver, startSmtpReceiver, verifySignature } from './support/receivers.ts';
 import { eventually } from './support/wait.ts';
 
 const system: Actor = { type: 'system', surface: 'cli' };
 const owner: Actor = { type: 'user', userId: 1, surface: 'cli' };
-/** How long "nothing more arrives" is watched for. Every delivery here is local: milliseconds. */
-const QUIET_MS = 300;
 
 // ---- helpers -----------------------------------------------------------------------------------
 
-
-function readRows<T = Record<string, unknown>>(dataDir: string, sql: string, ...params: unknown[]): T[] {
-  const db = new SQLite(join(dataDir, DATABASE_FILE), { readonly: true, fileMustExist: true });
-  try {
-    return db.prepare(sql).all(...params) as T[];
-  } finally {
-    db.close();
-  }
-}
 
 /** The raw bytes of the database and its write-ahead log, as text: what a copy of the files reveals. */
 function databaseBytes(dataDir: string): string {
@@ -55,13 +45,6 @@ async function nth<T>(receiver: { waitFor(count: number, timeoutMs?: number): Pr
   return (await receiver.waitFor(n))[n - 1]!;
 }
 
-/** The first `{page url}/{path}?...` link in a mail's text. */
-function linkIn(mail: ReceivedMail, path: 'confirm' | 'unsubscribe'): string {
-  const match = new RegExp(`https?://\\S+/${path}\\?\\S+`).exec(mail.text);
-  assert.ok(match, `no ${path} link in:\n${mail.text}`);
-  return match[0];
-}
-
 /** A link with the last character of its token changed. */
 function forged(link: string): string {
   const url = new URL(link);
@@ -71,11 +54,6 @@ function forged(link: string): string {
 }
 
 const minutesFromNow = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
-const form = (fields: Record<string, string>) => ({
-  method: 'POST',
-  headers: { 'content-type': 'application/x-www-form-urlencoded' },
-  body: new URLSearchParams(fields).toString(),
-});
 
 // ---- the service ---------------------------------------------------------------------------------
 
@@ -124,7 +102,7 @@ describe('email subscribers', () => {
     const html = await (await svc.api('/status/mail-page')).text();
     assert.match(html, /action="[^"]*\/status\/mail-page\/subscribe"/, 'the page offers the form');
 
-    const signUp = await svc.api('/status/mail-page/subscribe', form({ email: ' Reader@Example.test ' }));
+    const signUp = await svc.api('/status/mail-page/subscribe', formPost({ email: ' Reader@Example.test ' }));
     assert.equal(signUp.status, 200);
     assert.match(await signUp.text(), /Check your inbox/);
     const confirmation = await nth(smtp, start + 1);
@@ -136,14 +114,13 @@ describe('email subscribers', () => {
     assert.ok(confirmLink.startsWith(`${svc.apiUrl}/status/mail-page/confirm?`), confirmLink);
 
     // Asking again soon sends no second mail; the subscriber stays pending.
-    assert.equal((await svc.api('/status/mail-page/subscribe', form({ email: 'reader@example.test' }))).status, 200);
+    assert.equal((await svc.api('/status/mail-page/subscribe', formPost({ email: 'reader@example.test' }))).status, 200);
     const [pending] = await services.subscribers.list(reader, ws, page.id);
     assert.deepEqual([pending!.kind, pending!.address, pending!.status, pending!.confirmedAt], ['email', 'reader@example.test', 'pending', null]);
 
     // A pending subscriber gets nothing.
     const early = await services.reports.create(writer, ws, { pageId: page.id, title: 'Before confirming', message: 'Not for pending subscribers.', notify: true });
     assert.equal(early.notified, true);
-    await sleep(QUIET_MS);
     assert.equal(smtp.mails.length, start + 1, 'mail went to a pending subscriber');
 
     // A forged token confirms nothing.
@@ -178,7 +155,6 @@ describe('email subscribers', () => {
     // notify false: nothing, then or later; a later notified update sends only itself.
     const quiet = await services.reports.addUpdate(writer, ws, created.report.id, { status: 'identified', message: 'A quiet update.', notify: false });
     assert.equal(quiet.notified, false);
-    await sleep(QUIET_MS);
     assert.equal(smtp.mails.length, start + 2, 'a notify: false update was mailed');
     const loud = await services.reports.addUpdate(writer, ws, created.report.id, { status: 'monitoring', message: 'A fix is deployed.', notify: true });
     assert.equal(loud.notified, true);
@@ -186,7 +162,6 @@ describe('email subscribers', () => {
     assert.equal(later.subject, '[Mail Page] Monitoring: Elevated errors');
     assert.match(later.text, /A fix is deployed\./);
     assert.ok(!later.text.includes('A quiet update.'), 'the unnotified update was sent later');
-    await sleep(QUIET_MS);
     assert.equal(smtp.mails.length, start + 3);
 
     // GET only asks (mail scanners open links); POST unsubscribes.
@@ -204,7 +179,7 @@ describe('email subscribers', () => {
     assert.equal((await services.subscribers.list(reader, ws, page.id)).length, 1);
 
     // A mail client's one-click unsubscribe (RFC 8058).
-    const done = await fetch(unsubscribeLink, form({ 'List-Unsubscribe': 'One-Click' }));
+    const done = await fetch(unsubscribeLink, formPost({ 'List-Unsubscribe': 'One-Click' }));
     assert.equal(done.status, 200);
     assert.match(await done.text(), /Unsubscribed/);
     assert.deepEqual(await services.subscribers.list(reader, ws, page.id), []);
@@ -214,7 +189,6 @@ describe('email subscribers', () => {
     assert.equal((await fetch(confirmLink)).status, 404, 'a confirm link of a removed subscriber still works');
 
     await services.reports.resolve(writer, ws, created.report.id, { message: 'Resolved.', notify: true });
-    await sleep(QUIET_MS);
     assert.equal(smtp.mails.length, start + 3, 'mail went to an unsubscribed address');
   });
 
@@ -227,17 +201,15 @@ describe('email subscribers', () => {
     const mail = await nth(smtp, start + 1);
     assert.deepEqual(mail.envelopeTo, ['ops@example.test']);
     assert.ok(linkIn(mail, 'confirm').startsWith(`${svc.apiUrl}/status/api-mail/confirm?s=${added.subscriber.id}&`));
-    await sleep(QUIET_MS);
     assert.equal(smtp.mails.length, start + 1);
 
     await rejectsWith(services.subscribers.add(writer, ws, page.id, { email: 'not an address' }), 'VALIDATION', 'email');
     await rejectsWith(services.subscribers.add(writer, ws, page.id, {}), 'VALIDATION', 'email');
     await rejectsWith(services.subscribers.add(reader, ws, page.id, { email: 'r@example.test' }), 'FORBIDDEN');
-    const refused = await svc.api('/status/api-mail/subscribe', form({ email: 'nope' }));
+    const refused = await svc.api('/status/api-mail/subscribe', formPost({ email: 'nope' }));
     assert.equal(refused.status, 400);
     assert.match(refused.headers.get('content-type') ?? '', /^text\/html/);
-    assert.equal((await svc.api('/status/no-such-page/subscribe', form({ email: 'a@example.test' }))).status, 404);
-    await sleep(QUIET_MS);
+    assert.equal((await svc.api('/status/no-such-page/subscribe', formPost({ email: 'a@example.test' }))).status, 404);
     assert.equal(smtp.mails.length, start + 1);
   });
 
@@ -246,7 +218,7 @@ describe('email subscribers', () => {
     const start = smtp.mails.length;
     smtp.setRejecting(true);
     try {
-      const refused = await svc.api('/status/mail-down/subscribe', form({ email: 'retry@example.test' }));
+      const refused = await svc.api('/status/mail-down/subscribe', formPost({ email: 'retry@example.test' }));
       assert.equal(refused.status, 409);
       assert.match(refused.headers.get('content-type') ?? '', /^text\/html/);
       assert.match(await refused.text(), /could not be sent/);
@@ -255,7 +227,7 @@ describe('email subscribers', () => {
       smtp.setRejecting(false);
     }
     assert.equal(smtp.mails.length, start);
-    assert.equal((await svc.api('/status/mail-down/subscribe', form({ email: 'retry@example.test' }))).status, 200);
+    assert.equal((await svc.api('/status/mail-down/subscribe', formPost({ email: 'retry@example.test' }))).status, 200);
     const mail = await nth(smtp, start + 1);
     assert.deepEqual(mail.envelopeTo, ['retry@example.test']);
     assert.deepEqual((await services.subscribers.list(reader, ws, page.id)).map((s) => [s.address, s.status]), [['retry@example.test', 'pending']]);
@@ -345,7 +317,6 @@ describe('notified', () => {
       const healthy = await services.reports.resolve(writer, ws, failed.report.id, { message: 'Third words.', notify: true });
       assert.equal(healthy.notified, true);
       // One attempt each: nothing failed earlier was sent again.
-      await sleep(QUIET_MS);
       assert.equal(hook.requests.length, start + 3);
       assert.deepEqual(hook.requests.slice(start).map((r) => JSON.parse(r.body).update.message), ['First words.', 'Second words.', 'Third words.']);
     } finally {
@@ -407,7 +378,6 @@ describe('notified', () => {
     assert.equal(quietMaintenance.notified, false);
     // Nor does another page's notified report reach this page's subscribers.
     assert.equal((await services.reports.create(writer, ws, { pageId: lonely.id, title: 'Elsewhere', message: 'x', notify: true })).notified, true);
-    await sleep(QUIET_MS);
     assert.deepEqual([smtp.mails.length, hook.requests.length], [mails, requests]);
   });
 });
@@ -443,7 +413,6 @@ describe('a workspace on the hobby plan', () => {
     assert.equal(created.notified, true);
     const scheduled = await services.maintenances.create(owner, hobby, { pageId: page.id, title: 'Hobby window', from: minutesFromNow(5), to: minutesFromNow(10), notify: true });
     assert.equal(scheduled.notified, true);
-    await sleep(QUIET_MS);
     assert.equal(hook.requests.length, 0);
     assert.equal(smtp.mails.length, mails);
     // Nor does the page offer a subscription.
@@ -456,12 +425,11 @@ describe('a workspace on the hobby plan', () => {
     setPlan('hobby');
     const page = await services.pages.create(owner, hobby, { slug: 'hobby-form', title: 'Hobby form' });
     const mails = smtp.mails.length;
-    const answer = await svc.api('/status/hobby-form/subscribe', form({ email: 'someone@example.test' }));
+    const answer = await svc.api('/status/hobby-form/subscribe', formPost({ email: 'someone@example.test' }));
     assert.equal(answer.status, 409);
     assert.match(await answer.text(), /not part of the hobby plan/);
     await assert.rejects(services.subscribers.add(owner, hobby, page.id, { email: 'x@example.test' }), (e: unknown) => e instanceof AppError && e.code === 'PRECONDITION_FAILED');
     await assert.rejects(services.subscribers.add(owner, hobby, page.id, { webhookUrl: `${hook.url}/x` }), (e: unknown) => e instanceof AppError && e.code === 'PRECONDITION_FAILED');
-    await sleep(QUIET_MS);
     assert.equal(smtp.mails.length, mails, 'a confirmation was mailed');
   });
 });
@@ -670,11 +638,20 @@ describe('alerts end to end', () => {
     const stop = s.onDesktopAlert((event) => desktop.push(event));
     const alerts = () => readRows<AlertRow>(alertSvc.dataDir, 'select * from alerts where monitor_id = ? order by id', Number(monitor.id));
     const trigger = async (expected: string) => assert.equal((await s.monitors.trigger(system, wsId, monitor.id))[0]!.result, expected);
+    // Each alert the check engine starts, so that a step awaits their end before counting what arrived.
+    const started: Promise<unknown>[] = [];
+    const stateChanged = s.alerts.stateChanged;
+    s.alerts.stateChanged = (change) => {
+      const alert = stateChanged(change);
+      started.push(alert);
+      return alert;
+    };
+    const alertsDone = () => Promise.all(started);
 
     try {
       // A first result of up is not news.
       await trigger('up');
-      await sleep(QUIET_MS);
+      await alertsDone();
       assert.deepEqual([hook.requests.length, alertSmtp.mails.length, desktop.length, alerts().length], [0, 0, 0, 0]);
 
       // Down: one alert, however many checks say so.
@@ -696,7 +673,7 @@ describe('alerts end to end', () => {
       assert.equal(downMail.subject, `[Down] alerted db (monitor ${monitor.id})`);
       await eventually(() => desktop.length, (n) => n === 1, 'the desktop alert');
       await eventually(alerts, (rows) => rows.length === 1, 'the alert row');
-      await sleep(QUIET_MS);
+      await alertsDone();
       assert.deepEqual([hook.requests.length, alertSmtp.mails.length, desktop.length, alerts().length], [1, 1, 1, 1]);
       const [downRow] = alerts();
       assert.deepEqual([downRow!.kind, downRow!.suppressed_by], ['down', null]);
@@ -714,7 +691,7 @@ describe('alerts end to end', () => {
       assert.equal((await nth(alertSmtp, 2)).subject, `[Recovered] alerted db (monitor ${monitor.id})`);
       await eventually(alerts, (rows) => rows.length === 2, 'the recovery row');
       await trigger('up');
-      await sleep(QUIET_MS);
+      await alertsDone();
       assert.deepEqual([hook.requests.length, alertSmtp.mails.length, desktop.length], [2, 2, 2]);
       assert.deepEqual(desktop.map((e) => e.kind), ['down', 'recovered']);
       assert.deepEqual(alerts().map((r) => [r.kind, r.suppressed_by]), [['down', null], ['recovered', null]]);
@@ -736,7 +713,7 @@ describe('alerts end to end', () => {
       await trigger('down');
       const suppressed = await eventually(alerts, (rows) => rows.length === 3, 'the suppressed alert row');
       assert.deepEqual([suppressed[2]!.kind, suppressed[2]!.suppressed_by, JSON.parse(suppressed[2]!.deliveries)], ['down', Number(maintenance.id), []]);
-      await sleep(QUIET_MS);
+      await alertsDone();
       assert.deepEqual([hook.requests.length, alertSmtp.mails.length, desktop.length], [2, 2, 2], 'an alert was delivered during maintenance');
       assert.deepEqual(await s.alerts.releaseHeld(), [], 'released while the window is still active');
 
@@ -752,6 +729,7 @@ describe('alerts end to end', () => {
       assert.ok(hook.requests.every((r) => r.path === '/alerts'));
     } finally {
       stop();
+      s.alerts.stateChanged = stateChanged;
     }
   });
 });

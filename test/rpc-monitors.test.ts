@@ -29,7 +29,7 @@ import {
 } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { withLocalOwner } from '../server/cli/local.ts';
 import { openDatabase } from '../server/db/open.ts';
-import { json, startTestService, type TestService } from './support/harness.ts';
+import { connectRejection, json, startTestService, type TestService } from './support/harness.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BUF = fileURLToPath(new URL('../node_modules/.bin/buf', import.meta.url));
@@ -58,18 +58,8 @@ function monitorClient(svc: TestService, secret: string | undefined, transport =
   return createClient(MonitorService, transports[transport]!(`${svc.apiUrl}/rpc`, secret === undefined ? [] : [withKey(secret)]));
 }
 
-/** The ConnectError a call fails with; fails the test if the call succeeds. */
-async function rejection(call: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await call;
-  } catch (error) {
-    return ConnectError.from(error);
-  }
-  assert.fail('expected the call to fail, but it succeeded');
-}
-
 async function assertCode(call: Promise<unknown>, code: Code, message?: RegExp): Promise<ConnectError> {
-  const error = await rejection(call);
+  const error = await connectRejection(call);
   assert.equal(error.code, code, `expected ${Code[code]}, got ${Code[error.code]}: ${error.rawMessage}`);
   if (message) assert.match(error.rawMessage, message);
   return error;

@@ -15,7 +15,7 @@ import {
 } from '../client/index.ts';
 import { BadRequestSchema } from '../proto/gen/google/rpc/error_details_pb.js';
 import { withLocalOwner } from '../server/cli/local.ts';
-import { startTestService, type TestService } from './support/harness.ts';
+import { connectRejection, startTestService, type TestService } from './support/harness.ts';
 import { verifySignature } from './support/receivers.ts';
 
 const { ComponentType } = statusPageV1;
@@ -33,17 +33,8 @@ async function workspaceClient(svc: TestService, slug: string): Promise<Statusde
   return clientOf(svc, (await svc.createKey('write', slug)).secret);
 }
 
-async function rejection(call: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await call;
-  } catch (error) {
-    return ConnectError.from(error);
-  }
-  assert.fail('expected the call to fail, but it succeeded');
-}
-
 async function assertCode(call: Promise<unknown>, code: Code, message?: RegExp): Promise<ConnectError> {
-  const error = await rejection(call);
+  const error = await connectRejection(call);
   assert.equal(error.code, code, `expected ${Code[code]}, got ${Code[error.code]}: ${error.rawMessage}`);
   if (message) assert.match(error.rawMessage, message);
   return error;

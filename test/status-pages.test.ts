@@ -1,7 +1,7 @@
 /**
- * Status pages, components, status reports and maintenance windows through the real domain
- * services of a running service (real SQLite in a temporary data folder), and the public pages
- * on its API port. Deliveries go to real loopback receivers; monitors are checked against real
+ * Status pages, components, status reports, maintenance windows and subscribers through the real
+ * domain services of a running service (real SQLite in a temporary data folder), and the public
+ * pages on its API port. Deliveries go to real loopback receivers; monitors are checked against real
  * loopback TCP listeners and closed ports. Nothing leaves 127.0.0.1.
  */
 import assert from 'node:assert/strict';
@@ -12,26 +12,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
 import { DATABASE_FILE } from '../server/db/open.ts';
 import type { Actor } from '../server/domain/actor.ts';
+import { AppError } from '../server/errors.ts';
 import type { Services } from '../server/services.ts';
 import { closedPort, startTcpListener, type TcpListener } from './support/grpc-peers.ts';
-import { startTestService, type TestService, rejectsWith } from './support/harness.ts';
-import { type HttpReceiver, type SmtpReceiver, startHttpReceiver, startSmtpReceiver } from './support/receivers.ts';
+import { formPost, readRows, rejectsWith, startTestService, type TestService } from './support/harness.ts';
+import { type HttpReceiver, linkIn, mailTo, type SmtpReceiver, startHttpReceiver, startSmtpReceiver } from './support/receivers.ts';
 
 const system: Actor = { type: 'system', surface: 'cli' };
 const owner: Actor = { type: 'user', userId: 1, surface: 'cli' };
 
 // ---- helpers -----------------------------------------------------------------------------------
-
-
-/** Rows of a table, read through a read-only connection of its own to the service's SQLite file. */
-function readRows<T = Record<string, unknown>>(dataDir: string, sql: string, ...params: unknown[]): T[] {
-  const db = new SQLite(join(dataDir, DATABASE_FILE), { readonly: true, fileMustExist: true });
-  try {
-    return db.prepare(sql).all(...params) as T[];
-  } finally {
-    db.close();
-  }
-}
 
 /** One HTTP/1.1 request with exactly the headers given, Host included (fetch cannot choose Host). */
 function rawGet(port: number, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
@@ -50,13 +40,6 @@ function rawGet(port: number, path: string, headers: Record<string, string>): Pr
 }
 
 const minutesFromNow = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
-
-/** The first link to `{page url}/{path}?...` in a mail's text. */
-function linkIn(text: string, path: string): string {
-  const match = new RegExp(`https?://\\S+/${path}\\?\\S+`).exec(text);
-  assert.ok(match, `no ${path} link in:\n${text}`);
-  return match[0];
-}
 
 interface Summary {
   status: { state: string };
@@ -78,7 +61,7 @@ let smtp: SmtpReceiver;
 let hooks: HttpReceiver;
 
 before(async () => {
-  smtp = await startSmtpReceiver();
+  smtp = await startSmtpReceiver({ refuseAddresses: ['refused@example.test', 'refused-api@example.test'] });
   hooks = await startHttpReceiver();
   svc = await startTestService({ STATUSDESK_SMTP_URL: smtp.url });
   services = svc.services;
@@ -300,7 +283,7 @@ describe('status reports', () => {
     const mailsBefore = smtp.mails.length;
     await services.subscribers.add(writer, ws, pageId, { email: 'watcher@example.test' });
     const confirmation = (await smtp.waitFor(mailsBefore + 1))[mailsBefore]!;
-    const confirmed = await fetch(linkIn(confirmation.text, 'confirm'), { method: 'POST' });
+    const confirmed = await fetch(linkIn(confirmation, 'confirm'), { method: 'POST' });
     assert.equal(confirmed.status, 200);
     assert.deepEqual((await services.subscribers.list(reader, ws, pageId)).map((s) => s.status), ['active', 'active']);
   });
@@ -474,6 +457,55 @@ describe('maintenance windows', () => {
     // Moving the window into the past completes it.
     const moved = await services.maintenances.update(writer, ws, active.id, { to: minutesFromNow(-1) });
     assert.equal(moved.status, 'completed');
+  });
+
+  test('an instant past 9999-12-31T23:59:59.999Z is refused; offsets are compared as moments', async () => {
+    const page = await services.pages.create(system, ws, { slug: 'far-future', title: 'Far future' });
+    // 10000-01-01T04:00Z in UTC: its ISO form (+010000-...) sorts before every four-digit year.
+    await rejectsWith(
+      services.maintenances.create(system, ws, { pageId: page.id, title: 'Y10K', from: '9999-12-31T23:00:00-05:00', to: '9999-12-31T23:30:00Z', notify: false }),
+      'VALIDATION',
+      'from',
+    );
+    await rejectsWith(
+      services.maintenances.create(system, ws, { pageId: page.id, title: 'Y10K', from: '2026-11-21T10:00:00Z', to: '9999-12-31T23:00:00-05:00', notify: false }),
+      'VALIDATION',
+      'to',
+    );
+    // The last instant itself is fine.
+    const last = await services.maintenances.create(system, ws, { pageId: page.id, title: 'Last', from: '9999-12-31T23:00:00Z', to: '9999-12-31T23:59:59.999Z', notify: false });
+    assert.equal(last.maintenance.to, '9999-12-31T23:59:59.999Z');
+    await rejectsWith(services.maintenances.update(system, ws, last.maintenance.id, { to: '9999-12-31T23:00:00-05:00' }), 'VALIDATION', 'to');
+
+    // 08:00Z to 09:30Z, though "10:00" > "09:30" as text.
+    const { maintenance } = await services.maintenances.create(system, ws, {
+      pageId: page.id,
+      title: 'Offsets',
+      from: '2026-11-21T10:00:00+02:00',
+      to: '2026-11-21T09:30:00Z',
+      notify: false,
+    });
+    assert.deepEqual([maintenance.from, maintenance.to], ['2026-11-21T08:00:00.000Z', '2026-11-21T09:30:00.000Z']);
+    // And the other way round: 10:00Z to 09:30-01:00 (10:30Z) is a window; 10:00Z to 10:30+02:00 (08:30Z) is not.
+    const updated = await services.maintenances.update(system, ws, maintenance.id, { from: '2026-11-21T10:00:00Z', to: '2026-11-21T09:30:00-01:00' });
+    assert.deepEqual([updated.from, updated.to], ['2026-11-21T10:00:00.000Z', '2026-11-21T10:30:00.000Z']);
+    await rejectsWith(services.maintenances.update(system, ws, maintenance.id, { to: '2026-11-21T10:30:00+02:00' }), 'VALIDATION', 'to');
+
+    // A window stored before years past 9999 were refused starts at +010000-...: the order is
+    // still checked by moment, not by text ("9999-..." sorts after "+010000-...").
+    const db = new SQLite(join(svc.dataDir, DATABASE_FILE));
+    let legacyId: number;
+    try {
+      const now = new Date().toISOString();
+      legacyId = Number(
+        db
+          .prepare('insert into maintenances (workspace_id, page_id, title, message, starts_at, ends_at, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?)')
+          .run(ws, Number(page.id), 'Legacy', '', '+010000-01-01T04:00:00.000Z', '+010000-01-01T05:00:00.000Z', now, now).lastInsertRowid,
+      );
+    } finally {
+      db.close();
+    }
+    await rejectsWith(services.maintenances.update(system, ws, String(legacyId), { to: '9999-12-31T23:30:00Z' }), 'VALIDATION', 'to');
   });
 });
 
@@ -695,6 +727,148 @@ describe('public status pages', () => {
       assert.equal((await rawGet(port, '/status/proxied', { host: 'other.example.test' })).status, 403);
     } finally {
       await publicSvc.stop();
+    }
+  });
+
+  test('parallel views after an invalidation share one build', async () => {
+    await services.pages.create(system, ws, { slug: 'busy', title: 'Busy' });
+    for (const invalidate of [() => services.publicPages.invalidate(), () => services.publicPages.invalidate(Number.MAX_SAFE_INTEGER)]) {
+      invalidate();
+      const views = await Promise.all(Array.from({ length: 20 }, () => services.publicPages.view('busy')));
+      assert.equal(new Set(views).size, 1, 'the page was built more than once');
+      assert.equal(views[0]!.title, 'Busy');
+      // And the built view is kept.
+      assert.equal(await services.publicPages.view('busy'), views[0]);
+    }
+    // An unknown slug: every caller gets NOT_FOUND, and nothing is kept.
+    const missing = await Promise.allSettled(Array.from({ length: 5 }, () => services.publicPages.view('no-such-busy')));
+    assert.ok(missing.every((r) => r.status === 'rejected' && r.reason instanceof AppError && r.reason.code === 'NOT_FOUND'));
+    await services.pages.create(system, ws, { slug: 'no-such-busy', title: 'Exists now' });
+    assert.equal((await services.publicPages.view('no-such-busy')).title, 'Exists now');
+  });
+
+  test('a title change committed while a view is being built shows in the next view', async () => {
+    const page = await services.pages.create(system, ws, { slug: 'retitled', title: 'Title 0' });
+    let inFlight = 0;
+    const stale: string[] = [];
+    // The change may commit at any point of the build: each offset (in microtask turns) lands it elsewhere.
+    for (let turns = 0; turns <= 40; turns++) {
+      services.publicPages.invalidate(Number(page.id));
+      const building = services.publicPages.view('retitled');
+      let built = false;
+      void building.then(() => (built = true));
+      for (let i = 0; i < turns; i++) await Promise.resolve();
+      const title = `Title ${turns + 1}`;
+      await services.pages.update(system, ws, page.id, { title });
+      if (!built) inFlight++;
+      // Not waiting for the first build: the next view must not be it, if it started before the change.
+      const next = await services.publicPages.view('retitled');
+      if (next.title !== title) stale.push(`after ${turns} turns: ${next.title} instead of ${title} (first build ${built ? 'done' : 'in flight'})`);
+      await building;
+    }
+    assert.deepEqual(stale, [], 'a view built before the change was served after it');
+    assert.ok(inFlight > 0, 'no change committed while a view was being built: the race was not exercised');
+    // Over HTTP as well.
+    const html = await (await svc.api('/status/retitled')).text();
+    assert.match(html, /Title 41/);
+  });
+});
+
+// ---- subscribing -----------------------------------------------------------------------------------
+
+describe('subscribers', () => {
+  test('confirm and unsubscribe links mailed before a slug change still work after it', async () => {
+    const page = await services.pages.create(system, ws, { slug: 'before-move', title: 'Moving page' });
+    const early = 'early@example.test';
+    const late = 'late@example.test';
+
+    // One subscriber confirmed and mailed an update while the page had its first slug.
+    await services.subscribers.add(system, ws, page.id, { email: early });
+    const confirmEarly = linkIn(await mailTo(smtp, early, /Confirm your subscription/), 'confirm');
+    assert.ok(confirmEarly.includes('/status/before-move/confirm?'), confirmEarly);
+    assert.equal((await fetch(confirmEarly, { method: 'POST' })).status, 200);
+    await services.reports.create(system, ws, { pageId: page.id, title: 'Before the move', message: 'Old slug.', notify: true });
+    const oldUnsubscribe = linkIn(await mailTo(smtp, early, /Before the move/), 'unsubscribe');
+    assert.ok(oldUnsubscribe.includes('/status/before-move/unsubscribe?'), oldUnsubscribe);
+    // Another only asked, and confirms after the move with the link naming the old slug.
+    await services.subscribers.add(system, ws, page.id, { email: late });
+    const confirmLate = linkIn(await mailTo(smtp, late, /Confirm your subscription/), 'confirm');
+
+    await services.pages.update(system, ws, page.id, { slug: 'after-move' });
+
+    assert.equal((await fetch(confirmLate)).status, 200, 'an old-slug confirm link no longer opens');
+    const confirmed = await fetch(confirmLate, { method: 'POST' });
+    assert.equal(confirmed.status, 200, 'an old-slug confirm link no longer confirms');
+    assert.match(await confirmed.text(), /Subscription confirmed/);
+
+    const { notified } = await services.reports.create(system, ws, { pageId: page.id, title: 'After the move', message: 'New slug.', notify: true });
+    assert.equal(notified, true);
+    const newMail = await mailTo(smtp, early, /After the move/);
+    await mailTo(smtp, late, /After the move/);
+    const newUnsubscribe = linkIn(newMail, 'unsubscribe');
+    assert.ok(newUnsubscribe.includes('/status/after-move/unsubscribe?'), newUnsubscribe);
+
+    // The link of the mail sent before the move names the old slug.
+    assert.equal((await fetch(oldUnsubscribe)).status, 200, 'an old-slug unsubscribe link no longer opens');
+    const gone = await fetch(oldUnsubscribe, { method: 'POST' });
+    assert.equal(gone.status, 200, 'an old-slug unsubscribe link no longer unsubscribes');
+    assert.match(await gone.text(), /Unsubscribed/);
+    assert.deepEqual((await services.subscribers.list(system, ws, page.id)).map((s) => [s.address, s.status]), [[late, 'active']]);
+    // And the one of the mail sent after it, naming the new slug, works as well.
+    const lateUnsubscribe = linkIn(await mailTo(smtp, late, /After the move/), 'unsubscribe');
+    assert.equal((await fetch(lateUnsubscribe, { method: 'POST' })).status, 200);
+    assert.deepEqual(await services.subscribers.list(system, ws, page.id), []);
+  });
+
+  test('the public form never shows the mail relay\'s answer; the API does', async () => {
+    const page = await services.pages.create(system, ws, { slug: 'relay-refuses', title: 'Relay refuses' });
+    const answer = await svc.api('/status/relay-refuses/subscribe', formPost({ email: 'refused@example.test' }));
+    assert.equal(answer.status, 409);
+    assert.match(answer.headers.get('content-type') ?? '', /^text\/html/);
+    const html = await answer.text();
+    assert.match(html, /could not be sent/);
+    assert.ok(!html.includes(String(smtp.port)), `the page shows the relay's port ${smtp.port}`);
+    assert.ok(!html.includes('550'), 'the page shows the relay\'s answer (550)');
+    assert.ok(!/mailbox unavailable/i.test(html), 'the page shows the relay\'s answer');
+
+    // The public call itself, as other surfaces would use it.
+    const publicError = await rejectsWith(services.subscribers.subscribePublic('relay-refuses', 'refused@example.test'), 'PRECONDITION_FAILED');
+    assert.ok(!publicError.message.includes('550') && !publicError.message.includes(String(smtp.port)), publicError.message);
+
+    const apiError = await rejectsWith(services.subscribers.add(system, ws, page.id, { email: 'refused-api@example.test' }), 'PRECONDITION_FAILED');
+    assert.match(apiError.message, /550/, 'the API no longer tells the owner how the relay answered');
+  });
+
+  test('two concurrent public sign-ups of one address both succeed and make one subscriber', async () => {
+    const page = await services.pages.create(system, ws, { slug: 'double-signup', title: 'Double signup' });
+    for (let round = 0; round < 3; round++) {
+      const address = `twice${round}@example.test`;
+      const results = await Promise.allSettled([services.subscribers.subscribePublic('double-signup', address), services.subscribers.subscribePublic('double-signup', address)]);
+      assert.deepEqual(
+        results.map((r) => (r.status === 'fulfilled' ? 'ok' : `${(r.reason as AppError).code}: ${(r.reason as Error).message}`)),
+        ['ok', 'ok'],
+      );
+      const listed = await services.subscribers.list(system, ws, page.id);
+      const rows = listed.filter((subscriber) => subscriber.address === address);
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0]!.status, 'pending');
+      await mailTo(smtp, address, /Confirm your subscription/);
+    }
+    // And over HTTP.
+    const address = 'twice-http@example.test';
+    const answers = await Promise.all([1, 2].map(() => svc.api('/status/double-signup/subscribe', formPost({ email: address }))));
+    assert.deepEqual(answers.map((a) => a.status), [200, 200]);
+    assert.equal((await services.subscribers.list(system, ws, page.id)).filter((s) => s.address === address).length, 1);
+    await mailTo(smtp, address, /Confirm your subscription/);
+  });
+
+  test('a malformed multipart sign-up is a 400 page, not a 500', async () => {
+    await services.pages.create(system, ws, { slug: 'bad-form', title: 'Bad form' });
+    for (const body of ['garbage', '--x\r\nnot a header line\r\n\r\nvalue', '--x\r\nContent-Disposition: form-data; name="email"\r\n\r\nno-closing-boundary']) {
+      const answer = await svc.api('/status/bad-form/subscribe', { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=x' }, body });
+      assert.equal(answer.status, 400, `body ${JSON.stringify(body)}: ${answer.status}`);
+      assert.match(answer.headers.get('content-type') ?? '', /^text\/html/);
+      assert.match(await answer.text(), /email/);
     }
   });
 });

@@ -149,7 +149,7 @@ describe('TCP probe', () => {
     assert.equal(result.result, 'down');
     assert.equal(result.message, 'timed out after 400 ms');
     assert.equal(result.attempts, 1);
-    assert.ok(result.latencyMs >= 400 && result.latencyMs < 550, `latency ${result.latencyMs}`);
+    assert.ok(result.latencyMs >= 399 && result.latencyMs < 550, `latency ${result.latencyMs}`);
     assert.equal(result.timing.dns, null);
     assert.equal(result.timing.connect, null);
     assertTcpShape(result);

@@ -10,6 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { MonitorService, NumberComparator, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { withLocalOwner } from '../server/cli/local.ts';
 import { openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { closedPort } from './support/grpc-peers.ts';
 import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
 
 const TEST_TIMEOUT = { timeout: 120_000 };
@@ -53,13 +54,6 @@ async function listener(): Promise<{ port: number; close(): Promise<void> }> {
         server.close(() => resolve());
       }),
   };
-}
-
-/** A loopback port nothing listens on: a connection there is refused. */
-async function closedPort(): Promise<number> {
-  const { port, close } = await listener();
-  await close();
-  return port;
 }
 
 async function tcpMonitor(ws: TestWorkspace, name: string, port: number, tags: string[] = []): Promise<string> {

@@ -6,12 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach } from 'node:test';
-import { type Client, createClient, type Interceptor } from '@connectrpc/connect';
+import { type Client, ConnectError, createClient, type Interceptor } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
+import SQLite from 'better-sqlite3';
 import pino from 'pino';
 import { MonitorService } from '../../proto/gen/monitor/v1/monitor_pb.js';
 import { withLocalOwner } from '../../server/cli/local.ts';
 import { type ServiceConfig, serviceConfig } from '../../server/config.ts';
+import { DATABASE_FILE } from '../../server/db/open.ts';
 import type { Scope } from '../../server/domain/actor.ts';
 import type { PlanName } from '../../server/domain/plans.ts';
 import { AppError, type ErrorCode } from '../../server/errors.ts';
@@ -144,6 +146,14 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Cli
   });
 }
 
+/** A failure the way a person should see it: exit 1, nothing on stdout, one line on stderr. */
+export function assertOneLineError(result: CliResult, pattern: RegExp): void {
+  assert.equal(result.code, 1, `exit code (stdout: ${result.stdout}, stderr: ${result.stderr})`);
+  assert.equal(result.stdout, '');
+  assert.match(result.stderr, /^statusdesk: [^\n]+\n$/, `not one line: ${JSON.stringify(result.stderr)}`);
+  assert.match(result.stderr, pattern);
+}
+
 export interface ServeProcess {
   child: ChildProcess;
   ready: { event: string; apiUrl: string; dashboardUrl: string; signInUrl: string };
@@ -185,6 +195,21 @@ export function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise
   });
 }
 
+/** The rows `sql` reads from a data folder's database, opened read-only beside the service. */
+export function readRows<T = Record<string, unknown>>(dataDir: string, sql: string, ...params: unknown[]): T[] {
+  const db = new SQLite(join(dataDir, DATABASE_FILE), { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare(sql).all(...params) as T[];
+  } finally {
+    db.close();
+  }
+}
+
+/** A POST of `fields` as an HTML form sends them. */
+export function formPost(fields: Record<string, string>): RequestInit {
+  return { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() };
+}
+
 /** A response body as JSON, loosely typed: tests assert its shape field by field. */
 export async function json(response: Response): Promise<any> {
   return response.json();
@@ -219,4 +244,14 @@ export async function rejectsWith(call: Promise<unknown>, code: ErrorCode, field
     assert.ok(named, `expected ${field} to be named, got: ${caught.message} ${JSON.stringify(caught.violations)}`);
   }
   return caught;
+}
+
+/** The ConnectError a call fails with; fails the test if the call succeeds. */
+export async function connectRejection(call: Promise<unknown>): Promise<ConnectError> {
+  try {
+    await call;
+  } catch (error) {
+    return ConnectError.from(error);
+  }
+  assert.fail('expected the call to fail, but it succeeded');
 }

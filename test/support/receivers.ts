@@ -4,12 +4,14 @@
  * webhook's signature a receiver makes. Both servers listen on 127.0.0.1 only, are unref'd, and
  * close themselves after `lifetimeMs` at the latest, so nothing outlives its test file.
  */
+import assert from 'node:assert/strict';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import PostalMime, { decodeWords } from 'postal-mime';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { eventually } from './wait.ts';
 
 const DEFAULT_WAIT_MS = 5000;
 const DEFAULT_LIFETIME_MS = 60_000;
@@ -114,6 +116,20 @@ async function decodeMail(raw: Buffer, session: SMTPServerSession): Promise<Rece
     headers,
     raw: raw.toString('utf8'),
   };
+}
+
+/** The first `{page url}/{path}?...` link in a mail's text. */
+export function linkIn(mail: ReceivedMail, path: 'confirm' | 'unsubscribe'): string {
+  const match = new RegExp(`https?://\\S+/${path}\\?\\S+`).exec(mail.text);
+  assert.ok(match, `no ${path} link in:\n${mail.text}`);
+  return match[0];
+}
+
+/** The first mail to `address` whose subject matches, waiting a bounded time for it. */
+export async function mailTo(smtp: SmtpReceiver, address: string, subject: RegExp, timeoutMs = 5_000): Promise<ReceivedMail> {
+  const matches = (mail: { to: string[]; subject: string }) => mail.to.includes(address) && subject.test(mail.subject);
+  const seen = await eventually(() => smtp.mails.map((m) => ({ to: m.envelopeTo, subject: m.subject })), (mails) => mails.some(matches), `a mail to ${address} with subject ${subject}`, timeoutMs);
+  return smtp.mails[seen.findIndex(matches)]!;
 }
 
 export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Promise<SmtpReceiver> {
