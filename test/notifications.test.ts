@@ -10,15 +10,19 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { setImmediate as tick } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
-import { DATABASE_FILE } from '../server/db/open.ts';
+import pino from 'pino';
+import { DATABASE_FILE, openDatabase } from '../server/db/open.ts';
 import { EVENT_HEADER, SIGNATURE_HEADER } from '../server/delivery/http-post.ts';
 import type { Actor } from '../server/domain/actor.ts';
+import { createAlertService } from '../server/domain/notifications/alerts.ts';
 import type { AlertEvent } from '../server/domain/notifications/events.ts';
-import type { Services } from '../server/services.ts';
+import { ensureOwner } from '../server/domain/users/users.ts';
+import { createServices, type Services } from '../server/services.ts';
 import { AppError } from '../server/errors.ts';
 import { startTcpListener, type TcpListener } from './support/grpc-peers.ts';
-import { formPost, readRows, rejectsWith, startTestService, type TestService } from './support/harness.ts';
+import { formPost, readRows, rejectsWith, startTestService, tempDir, type TestService } from './support/harness.ts';
 import { type HttpReceiver, linkIn, type SmtpReceiver, startHttpReceiver, startSmtpReceiver, verifySignature } from './support/receivers.ts';
 import { eventually } from './support/wait.ts';
 
@@ -730,6 +734,45 @@ describe('alerts end to end', () => {
     } finally {
       stop();
       s.alerts.stateChanged = stateChanged;
+    }
+  });
+});
+
+describe('alerts in the background', () => {
+  test('closing waits for an alert still being delivered', async () => {
+    const dir = await tempDir();
+    const db = await openDatabase(dir.path);
+    try {
+      const s = createServices(db);
+      const wsId = Number((await s.workspaces.getBySlug({ type: 'user', userId: await ensureOwner(db), surface: 'cli' }, 'personal')).id);
+      const monitor = await s.monitors.create(system, wsId, 'tcp', { name: 'slow alert', uri: '127.0.0.1:9', periodicity: '30s', regions: ['iad'], timeout: 1_000, retry: 0 });
+      const channel = await s.channels.create(system, wsId, { name: 'desk', kind: 'desktop', monitorIds: [monitor.id] });
+      let delivering = false;
+      let deliver!: () => void;
+      const delivered = new Promise<void>((resolve) => (deliver = resolve));
+      const alerts = createAlertService(db, {
+        targetsOf: s.channels.targetsOf,
+        deliver: () => {
+          delivering = true;
+          return delivered;
+        },
+        log: pino({ enabled: false }),
+      });
+
+      alerts.sendInBackground({ monitorId: monitor.id, workspaceId: String(wsId), from: 'up', to: 'down', kind: 'down', at: new Date().toISOString(), message: 'connection refused' });
+      await eventually(() => delivering, (yes) => yes, 'the delivery to start');
+      let closed = false;
+      const closing = alerts.close().then(() => (closed = true));
+      for (let turn = 0; turn < 20; turn++) await tick();
+      assert.equal(closed, false, 'closed while an alert was still being delivered');
+      deliver();
+      await closing;
+      const [row] = await db.selectFrom('alerts').selectAll().where('monitor_id', '=', Number(monitor.id)).execute();
+      assert.deepEqual([row?.kind, JSON.parse(row?.deliveries ?? '[]')], ['down', [{ channelId: channel.id, ok: true, error: null }]]);
+      s.close();
+    } finally {
+      await db.destroy();
+      await dir.remove();
     }
   });
 });
