@@ -8,7 +8,7 @@ export async function findPageById(db: Kysely<Database>, workspaceId: number, id
   return db.selectFrom('status_pages').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
 }
 
-/** A page by id alone: for a row of the page's own that names it. */
+/** The page a row of its own names (a report's page): by id alone, as that row was checked against the workspace. */
 export async function pageRowOf(db: Kysely<Database>, id: number): Promise<PageRow> {
   return db.selectFrom('status_pages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }
