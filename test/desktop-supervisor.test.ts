@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { StartMessage } from '../server/desktop/host-protocol.ts';
 import { createSupervisor, forkedHost, type HostEvent, type HostProcess, type Supervisor, type SupervisorOptions, type SupervisorState } from '../main/src/supervisor.ts';
 import { perTestCleanup } from './support/harness.ts';
+import { eventually, until } from './support/wait.ts';
 
 const cleanup = perTestCleanup();
 
@@ -100,11 +101,7 @@ async function harness(t: TestContext, modeOf: (spawned: number) => string, over
         .filter(Boolean)
         .map((line) => JSON.parse(line)),
     async reached(state, times = 1) {
-      const deadline = Date.now() + 10_000;
-      while (states.filter((s) => s.state === state).length < times) {
-        assert.ok(Date.now() < deadline, `never reached ${state} ×${times}: ${JSON.stringify(states)}`);
-        await sleep(10);
-      }
+      await eventually(() => states, (all) => all.filter((s) => s.state === state).length >= times, `reached ${state} ×${times}`, 10_000);
     },
   };
 }
@@ -164,9 +161,7 @@ test('a host that never gets ready is ended after the bound', async (t) => {
   const began = Date.now();
   await assert.rejects(supervisor.start(START), /the service did not start within 300 ms/);
   assert.ok(Date.now() - began < 5_000);
-  const deadline = Date.now() + 5_000;
-  while (!isGone(h.children[0]!) && Date.now() < deadline) await sleep(10);
-  assert.ok(isGone(h.children[0]!), 'the host was killed');
+  await until(() => isGone(h.children[0]!), 'the host was killed');
 });
 
 test('a host killed while running is started again, on the ports it had, and says so', async (t) => {
@@ -219,8 +214,7 @@ test('the pause before a restart grows with each crash', async (t) => {
   });
   const { supervisor } = h;
   await supervisor.start(START);
-  const deadline = Date.now() + 10_000;
-  while (runningAt.length < 4 && Date.now() < deadline) await sleep(10);
+  await until(() => runningAt.length >= 4, 'started, then restarted three times', 10_000);
   assert.equal(runningAt.length, 4, 'started, then restarted three times');
   const pauses = crashedAt.map((at, i) => runningAt[i + 1]! - at);
   assert.ok(pauses[0]! >= 150 && pauses[1]! >= 300 && pauses[2]! >= 600, JSON.stringify(pauses));

@@ -31,10 +31,9 @@ import {
   toolError,
 } from './support/mcp-client.ts';
 import { type HttpReceiver, linkIn, type SmtpReceiver, startHttpReceiver, startSmtpReceiver } from './support/receivers.ts';
+import { eventually } from './support/wait.ts';
 
 const system: Actor = { type: 'system', surface: 'cli' };
-/** How long "nothing more arrives" is watched for: every delivery here is local. */
-const QUIET_MS = 300;
 const DAY_MS = 86_400_000;
 
 // ---- helpers -------------------------------------------------------------------------------------
@@ -856,11 +855,12 @@ describe('docs and public content', { timeout: 120_000 }, () => {
     await services.pages.addComponent(system, ws, page.id, { name: 'Stable API' });
 
     // The index may lag a page created just now (see the test below); wait for it, bounded.
-    let found = ok(await reader.call('search_content', { query: 'Zebracorn' }));
-    for (const started = Date.now(); !found.results.some((r: any) => r.path === 'status/mcp-zebra') && Date.now() - started < 8_000; ) {
-      await sleep(250);
-      found = ok(await reader.call('search_content', { query: 'Zebracorn' }));
-    }
+    const found = await eventually(
+      async () => ok(await reader.call('search_content', { query: 'Zebracorn' })),
+      (answer) => answer.results.some((r: any) => r.path === 'status/mcp-zebra'),
+      'the status page in the index',
+      8_000,
+    );
     assert.deepEqual(Object.keys(found), ['results']);
     const hit = found.results.find((r: any) => r.path === 'status/mcp-zebra');
     assert.ok(hit, `the status page was not found: ${JSON.stringify(found.results)}`);
@@ -967,7 +967,7 @@ describe('notify: subscriber mail from the publishing tools', { timeout: 120_000
     const quiet = ok(await writer.call('add_status_report_update', { statusReportId: created.statusReport.id, status: 'identified', message: 'A quiet update.', notify: false }));
     assert.equal(quiet.notified, false);
     assert.equal(quiet.statusReport.updates[0].message, 'A quiet update.');
-    await sleep(QUIET_MS);
+    // A tool call answers once its dispatch is over: nothing it sent is still on its way.
     assert.equal(smtp.mails.length, count, 'a notify: false update was mailed');
 
     const loud = ok(await writer.call('add_status_report_update', { statusReportId: created.statusReport.id, status: 'monitoring', message: 'A fix is out.', notify: true }));
@@ -979,7 +979,6 @@ describe('notify: subscriber mail from the publishing tools', { timeout: 120_000
 
     // Editing never notifies.
     ok(await writer.call('update_status_report', { statusReportId: created.statusReport.id, title: 'Elevated 500s' }));
-    await sleep(QUIET_MS);
     assert.equal(smtp.mails.length, count, 'update_status_report sent mail');
 
     const resolved = ok(await writer.call('resolve_status_report', { statusReportId: created.statusReport.id, message: 'All clear.', notify: true }));
@@ -993,7 +992,6 @@ describe('notify: subscriber mail from the publishing tools', { timeout: 120_000
     count = smtp.mails.length;
     const silent = ok(await writer.call('create_maintenance', { pageId, title: 'Silent window', from: daysFromNow(2), to: daysFromNow(2.2), notify: false }));
     assert.equal(silent.notified, false);
-    await sleep(QUIET_MS);
     assert.equal(smtp.mails.length, count);
   });
 
@@ -1013,7 +1011,6 @@ describe('notify: subscriber mail from the publishing tools', { timeout: 120_000
     assert.equal(ok(await reader.call('list_maintenances', { pageId, perPage: 200 })).pagination.totalSize, windows);
     const stored = await services.reports.get(system, ws, report.id);
     assert.deepEqual([stored.updates.length, stored.resolved], [1, false]);
-    await sleep(QUIET_MS);
     assert.equal(smtp.mails.length, mails);
   });
 
