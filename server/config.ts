@@ -8,7 +8,7 @@ import type { MetadataNetwork } from './oauth/client-metadata.ts';
 
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_DASHBOARD_PORT = 3001;
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * One setting of `statusdesk serve`: where it is read (a flag, an environment variable, or both,
@@ -66,7 +66,7 @@ const smtpUrl = unsetIfEmpty(
 );
 
 /** Every setting, in the order the reference lists them. */
-export const SETTINGS = {
+const SETTINGS = {
   dataDir: {
     flag: '--data-dir',
     env: 'STATUSDESK_DATA_DIR',

@@ -31,7 +31,6 @@ const MAX_BODY_BYTES = 1024 * 1024;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Request headers that must not follow a redirect to another origin. */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
-export { REDACTED };
 
 interface Answer {
   url: URL;

@@ -13,9 +13,9 @@ import { LatencyHistogram } from '../domain/monitors/latency-histogram.ts';
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
 /** Raw results are kept 14 days (the longest summary window and response-log window). */
-export const RAW_RETENTION_MS = 14 * DAY_MS;
+const RAW_RETENTION_MS = 14 * DAY_MS;
 /** Rollups and gaps are kept 90 days, for uptime history. */
-export const ROLLUP_RETENTION_MS = 90 * DAY_MS;
+const ROLLUP_RETENTION_MS = 90 * DAY_MS;
 const PRUNE_CHUNK = 5_000;
 
 /** A check as stored: the probe's findings, which monitor, which runner, for which regions. */

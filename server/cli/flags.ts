@@ -51,7 +51,7 @@ export function client(values: Values, urlIsService = true): StatusdeskClient {
 }
 
 /** The service's bare address (`http://localhost:3000`) means its RPC base, as whoami accepts both. */
-export function withRpcPath(address: string): string {
+function withRpcPath(address: string): string {
   try {
     const url = new URL(address);
     if (url.pathname === '/' || url.pathname === '') url.pathname = '/rpc';

@@ -25,7 +25,7 @@ export interface StoredLogin {
 
 type Logins = Record<string, StoredLogin>;
 
-export const CREDENTIALS_FILE = 'credentials.json';
+const CREDENTIALS_FILE = 'credentials.json';
 /** A lock older than this was left by a command that died while refreshing. */
 const STALE_LOCK_MS = 30_000;
 

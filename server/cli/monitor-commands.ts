@@ -66,7 +66,7 @@ const schedulingUsage =
   '[--description D] [--active true|false] [--frequency 30s|1m|5m|10m|30m|1h] [--regions a,b] [--timeout 45s] [--degraded 2s] [--retry N] [--otlp-endpoint URL] [--otlp-header k=v]... [--tag T]...';
 
 /** `45s`, `500ms`, `2m` as milliseconds. */
-export function parseDuration(flag: string, value: string): number {
+function parseDuration(flag: string, value: string): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(value.trim());
   if (!match) throw new UsageError(`--${flag} must be a duration like 500ms, 45s or 2m, got "${value}"`);
   return Math.round(Number(match[1]) * { ms: 1, s: 1000, m: 60_000 }[match[2] as 'ms' | 's' | 'm']);

@@ -13,9 +13,9 @@ import { searchExpression } from './search-query.ts';
 import { renderSiteIndex, type SiteLink } from './site-index.ts';
 import { statusPageMarkdown, statusPageSummary } from './status-markdown.ts';
 
-export const docTypes = ['docs', 'guides', 'changelog'] as const;
+const docTypes = ['docs', 'guides', 'changelog'] as const;
 export type DocType = (typeof docTypes)[number];
-export const contentTypes = ['docs', 'guides', 'changelog', 'status-page', 'site'] as const;
+const contentTypes = ['docs', 'guides', 'changelog', 'status-page', 'site'] as const;
 export type ContentType = (typeof contentTypes)[number];
 
 export interface SearchResult {

@@ -26,7 +26,7 @@ const TABLE_RULE = /^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/;
 const DESCRIPTION_LIMIT = 200;
 
 /** Inline markup of one line removed: links keep their text, emphasis and code marks go. */
-export function inlineText(line: string): string {
+function inlineText(line: string): string {
   return line
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/<(https?:[^>\s]+)>/g, '$1')
@@ -91,7 +91,7 @@ export function parseMarkdown(markdown: string): MarkdownParts {
 }
 
 /** The first sentence, whitespace collapsed, cut at a word when it is long. */
-export function firstSentence(text: string): string {
+function firstSentence(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   const end = /[.!?](?=\s+[A-Z`*_[(]|$)/.exec(flat);
   // A sentence that leads into a list ends with a colon; on its own line it reads as a statement.

@@ -17,9 +17,9 @@ import { registerPagePreviewRoute } from './page-preview-route.ts';
 import { workspaceIdOf } from './route-params.ts';
 import { readIndexHtml, registerUi } from './ui-routes.ts';
 
-export const SESSION_COOKIE = 'statusdesk_session';
+const SESSION_COOKIE = 'statusdesk_session';
 /** The header in which the page sends its half of the session (see sessionToken). */
-export const SESSION_TOKEN_HEADER = 'x-statusdesk-session';
+const SESSION_TOKEN_HEADER = 'x-statusdesk-session';
 
 /**
  * Every dashboard answer: scripts, styles and connections only from the dashboard itself, and no
@@ -54,7 +54,7 @@ async function readJson(c: Context<AppEnv>): Promise<unknown> {
 }
 
 /** The name of the meta element in which the sign-in answer hands the page its session token. */
-export const SESSION_TOKEN_META = 'statusdesk-session';
+const SESSION_TOKEN_META = 'statusdesk-session';
 
 const NOT_BUILT_PAGE = '<!doctype html><html lang="en"><head><title>Statusdesk</title></head><body><p>Signed in. The Statusdesk UI is not built: run npm run build.</p></body></html>';
 
@@ -65,7 +65,7 @@ function withSessionToken(html: string, token: string): string {
 }
 
 /** The header in which the UI names the workspace an RPC call is about. */
-export const WORKSPACE_HEADER = 'x-statusdesk-workspace';
+const WORKSPACE_HEADER = 'x-statusdesk-workspace';
 
 /** The person of a live dashboard session: the cookie's secret and the page's token, both. */
 async function personOf(services: Services, cookieSecret: string | undefined, token: string | undefined): Promise<Actor | undefined> {

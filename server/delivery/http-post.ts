@@ -8,8 +8,8 @@ import { createHmac } from 'node:crypto';
 
 export const SIGNATURE_HEADER = 'x-statusdesk-signature';
 export const EVENT_HEADER = 'x-statusdesk-event';
-export const USER_AGENT = 'Statusdesk';
-export const DEFAULT_TIMEOUT_MS = 10_000;
+const USER_AGENT = 'Statusdesk';
+const DEFAULT_TIMEOUT_MS = 10_000;
 
 const hmac = (secret: string, timestamp: number, body: string) => createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
 

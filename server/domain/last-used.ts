@@ -1,5 +1,5 @@
 /** last_used_at is refreshed at most this often per credential, so reads do not turn into writes. */
-export const LAST_USED_RESOLUTION_MS = 60_000;
+const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
  * Records that a credential was used, at most once a minute each. A failed write is forgotten, not

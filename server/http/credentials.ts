@@ -7,7 +7,7 @@ import { type RateLimiter, rateLimitKey } from './rate-limit.ts';
  * Resolves the caller of an API request. `x-service-key` carries an API key; the
  * `Authorization: Bearer` slot carries OAuth access tokens. When both are sent the key wins (SPEC 5.2).
  */
-export async function resolveActor(services: Services, headers: Headers, surface: Surface): Promise<Actor> {
+async function resolveActor(services: Services, headers: Headers, surface: Surface): Promise<Actor> {
   const key = headers.get('x-service-key') ?? undefined;
   if (key !== undefined) {
     const actor = await services.keys.authenticate(key.trim(), surface);
@@ -25,7 +25,7 @@ export async function resolveActor(services: Services, headers: Headers, surface
 }
 
 /** The OAuth resource a surface serves (RFC 8707): tokens for it, or for the whole issuer, work there. */
-export function resourceOf(issuer: string, surface: Surface): string {
+function resourceOf(issuer: string, surface: Surface): string {
   if (surface === 'mcp') return `${issuer}/mcp`;
   if (surface === 'rpc') return `${issuer}/rpc`;
   return issuer;

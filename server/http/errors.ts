@@ -20,7 +20,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   INTERNAL: 500,
 };
 
-export function errorDocsUrl(docsBase: string, code: ErrorCode): string {
+function errorDocsUrl(docsBase: string, code: ErrorCode): string {
   return `${docsBase}/docs/reference/errors#${code.toLowerCase()}`;
 }
 

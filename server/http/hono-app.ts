@@ -12,7 +12,7 @@ import { RateLimited } from './rate-limit.ts';
 export type AppEnv = { Bindings: HttpBindings | Http2Bindings; Variables: { actor: Actor } };
 
 /** The id the front gave the request (see front.ts). */
-export function requestIdOf(c: Context<AppEnv>): string {
+function requestIdOf(c: Context<AppEnv>): string {
   return String(c.env.incoming.headers['x-request-id'] ?? '');
 }
 

@@ -6,9 +6,9 @@ import { connect as tlsConnect } from 'node:tls';
 import type { ClientMetadataFetcher } from '../domain/oauth/clients.ts';
 
 /** A document is read within this time, whole (SPEC 4.4: fetched on every authorization request). */
-export const METADATA_TIMEOUT_MS = 5_000;
+const METADATA_TIMEOUT_MS = 5_000;
 /** Client metadata is a few hundred bytes; more is not a metadata document. */
-export const METADATA_MAX_BYTES = 64 * 1024;
+const METADATA_MAX_BYTES = 64 * 1024;
 
 /** How the fetch reaches the network; tests replace both, so no packet leaves loopback. */
 export interface MetadataNetwork {
@@ -56,7 +56,7 @@ export function isPublicAddress(address: string): boolean {
   return !forbidden.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-export const systemNetwork: MetadataNetwork = {
+const systemNetwork: MetadataNetwork = {
   async resolve(host) {
     return (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
   },

@@ -6,7 +6,7 @@ import type { Services } from '../services.ts';
 import { callerOf } from './auth.ts';
 import { count, list, maskedPatch, text, timestamp } from './page-codec.ts';
 
-export function toMaintenanceMessage(maintenance: Maintenance): MaintenanceMessage {
+function toMaintenanceMessage(maintenance: Maintenance): MaintenanceMessage {
   return create(MaintenanceSchema, {
     id: maintenance.id,
     pageId: maintenance.pageId,

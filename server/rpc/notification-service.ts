@@ -79,7 +79,7 @@ function wireConfig(channel: Channel): MessageInitShape<typeof NotificationChann
   }
 }
 
-export function toChannelMessage(channel: Channel): NotificationChannelMessage {
+function toChannelMessage(channel: Channel): NotificationChannelMessage {
   return create(NotificationChannelSchema, {
     id: channel.id,
     name: channel.name,

@@ -19,7 +19,7 @@ import { optionalTimestamp, text, timestamp } from './page-codec.ts';
 
 const componentType = enumPairs(['monitor', 'static'] as const satisfies readonly PageComponent['type'][], [ComponentType.MONITOR, ComponentType.STATIC]);
 
-export function toStatusPageMessage(page: StatusPage): StatusPageMessage {
+function toStatusPageMessage(page: StatusPage): StatusPageMessage {
   return create(StatusPageSchema, {
     id: page.id,
     slug: page.slug,
@@ -31,7 +31,7 @@ export function toStatusPageMessage(page: StatusPage): StatusPageMessage {
   });
 }
 
-export function toPageComponentMessage(component: PageComponent): PageComponentMessage {
+function toPageComponentMessage(component: PageComponent): PageComponentMessage {
   return create(PageComponentSchema, {
     id: component.id,
     pageId: component.pageId,
@@ -44,7 +44,7 @@ export function toPageComponentMessage(component: PageComponent): PageComponentM
   });
 }
 
-export function toSubscriberMessage(subscriber: Subscriber): SubscriberMessage {
+function toSubscriberMessage(subscriber: Subscriber): SubscriberMessage {
   return create(SubscriberSchema, {
     id: subscriber.id,
     pageId: subscriber.pageId,

@@ -20,7 +20,7 @@ const reportStatus = enumPairs(reportStatuses, [
   StatusReportStatus.RESOLVED,
 ]);
 
-export function toStatusReportMessage(report: StatusReport): StatusReportMessage {
+function toStatusReportMessage(report: StatusReport): StatusReportMessage {
   return create(StatusReportSchema, {
     id: report.id,
     pageId: report.pageId,

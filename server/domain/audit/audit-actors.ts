@@ -22,7 +22,7 @@ export interface AuditActorView {
 type ActorColumns = Pick<AuditLogRow, 'actor_type' | 'actor_id' | 'actor_user_id' | 'actor_surface'>;
 
 /** A person acts through the dashboard or the CLI; entries written before the surface was kept are the CLI's. */
-export function kindOf(row: ActorColumns): AuditActorKind {
+function kindOf(row: ActorColumns): AuditActorKind {
   switch (row.actor_type) {
     case 'apiKey':
     case 'oauth':

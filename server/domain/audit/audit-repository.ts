@@ -61,7 +61,7 @@ export async function auditRowsOfActor(db: Kysely<Database>, workspaceId: number
 }
 
 /** The condition on audit_log's columns that picks the entries of one kind of actor. */
-export function actorKindCondition(kind: AuditActorKind): Expression<SqlBool> {
+function actorKindCondition(kind: AuditActorKind): Expression<SqlBool> {
   switch (kind) {
     case 'dashboard':
       return sql<SqlBool>`(actor_type = 'user' and actor_surface = 'dashboard')`;

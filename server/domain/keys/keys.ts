@@ -31,13 +31,13 @@ export interface ApiKey {
   revokedAt: string | null;
 }
 
-export const createKeyInput = z.object({
+const createKeyInput = z.object({
   workspaceId: z.number().int().positive(),
   name: oneLine(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters')),
   scope: z.enum(scopes, { error: 'must be read or write' }),
 });
 
-export function toApiKey(row: ApiKeyRow): ApiKey {
+function toApiKey(row: ApiKeyRow): ApiKey {
   return {
     id: String(row.id),
     workspaceId: String(row.workspace_id),

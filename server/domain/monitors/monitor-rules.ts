@@ -37,7 +37,7 @@ function isHostname(host: string): boolean {
  * Why `value` is not a `host:port` target, or undefined when it is one. `example` is a valid
  * target quoted in the messages.
  */
-export function hostPortProblem(value: string, example: string): string | undefined {
+function hostPortProblem(value: string, example: string): string | undefined {
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(value);
   if (scheme) return `must be host:port without a scheme: drop "${scheme[1]}://" and write e.g. ${example}`;
   let host: string;
@@ -142,7 +142,7 @@ function degradedBelowTimeout(value: { timeout: number; degraded: number | null 
   }
 }
 
-export const tcpConfigSchema = z
+const tcpConfigSchema = z
   .strictObject({
     ...commonFields,
     uri: hostPort('db.internal:5432'),
@@ -151,7 +151,7 @@ export const tcpConfigSchema = z
   })
   .superRefine(degradedBelowTimeout);
 
-export const grpcConfigSchema = z
+const grpcConfigSchema = z
   .strictObject({
     ...commonFields,
     uri: hostPort('api.internal:50051'),
@@ -200,7 +200,7 @@ const bodyAssertion = z
   })
   .superRefine(emptyTargetRule);
 
-export const httpConfigSchema = z
+const httpConfigSchema = z
   .strictObject({
     ...commonFields,
     url: httpUrl('the address to request'),

@@ -76,7 +76,7 @@ export function toMonitor(row: MonitorRow, sealer?: Sealer): Monitor {
 }
 
 /** The configuration of a monitor: what a create or an update may set. */
-export function configOf(monitor: Monitor): MonitorConfig {
+function configOf(monitor: Monitor): MonitorConfig {
   const { id: _id, workspaceId: _workspaceId, type: _type, createdAt: _createdAt, updatedAt: _updatedAt, ...config } = monitor;
   return config;
 }

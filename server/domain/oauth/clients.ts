@@ -6,7 +6,7 @@ import { OAuthError } from './oauth-error.ts';
 import { metadataRedirectProblem, type RedirectPolicy, registrationProblem } from './redirect-uris.ts';
 
 /** A registered client that never completed a grant is deleted after this long. */
-export const UNUSED_CLIENT_TTL_MS = 24 * 3_600_000;
+const UNUSED_CLIENT_TTL_MS = 24 * 3_600_000;
 const MOST_REDIRECT_URIS = 10;
 const MOST_NAME_CHARACTERS = 100;
 
@@ -35,7 +35,7 @@ export interface RegisteredClient {
 const GRANT_TYPES = ['authorization_code', 'refresh_token'];
 
 /** Whether a client id names a metadata document: an https URL with a path (SPEC 4.4 rule 5). */
-export function isMetadataClientId(clientId: string): boolean {
+function isMetadataClientId(clientId: string): boolean {
   return clientId.startsWith('https://');
 }
 

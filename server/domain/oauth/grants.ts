@@ -43,7 +43,7 @@ export interface ConnectionActivity {
 }
 
 /** The audit actor id of a grant's tokens (SPEC 6.1). */
-export const grantActorId = (grantId: number) => `oat_${grantId}`;
+const grantActorId = (grantId: number) => `oat_${grantId}`;
 
 const hostOf = (clientId: string, source: string) => (source === 'metadata' ? new URL(clientId).hostname : null);
 

@@ -4,7 +4,7 @@
  */
 
 /** Custom schemes of AI editors that receive the code themselves. */
-export const EDITOR_SCHEMES = ['cursor:', 'vscode:', 'vscode-insiders:'] as const;
+const EDITOR_SCHEMES = ['cursor:', 'vscode:', 'vscode-insiders:'] as const;
 /** Loopback hosts as `URL.hostname` spells them. */
 const LOOPBACK_HOSTS = ['127.0.0.1', '[::1]', 'localhost'];
 /** Schemes a browser would run or read locally instead of navigating to a client. */

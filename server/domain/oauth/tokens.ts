@@ -11,11 +11,11 @@ import { OAuthError } from './oauth-error.ts';
 import { accessTokenLookup, deleteExpiredTokens, findGrantOfToken, findTokenWithGrant, insertTokens, markTokenUsed } from './token-repository.ts';
 
 /** An authorization code works once, within this time. */
-export const CODE_TTL_MS = 10 * 60_000;
+const CODE_TTL_MS = 10 * 60_000;
 /** Access tokens: 1 hour (SPEC 5.2). */
-export const ACCESS_TOKEN_TTL_MS = 3_600_000;
+const ACCESS_TOKEN_TTL_MS = 3_600_000;
 /** Refresh tokens: 90 days from their last use, rotated on every use (SPEC 5.2). */
-export const REFRESH_TOKEN_TTL_MS = 90 * 86_400_000;
+const REFRESH_TOKEN_TTL_MS = 90 * 86_400_000;
 /** RFC 7636: 43 to 128 unreserved characters. */
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
@@ -29,7 +29,7 @@ export interface TokenResponse {
 }
 
 /** The PKCE S256 transform of a verifier (RFC 7636). */
-export function s256(verifier: string): string {
+function s256(verifier: string): string {
   return createHash('sha256').update(verifier).digest('base64url');
 }
 

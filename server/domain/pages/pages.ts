@@ -66,7 +66,7 @@ export function toPage(row: PageRow, publicUrl: string): StatusPage {
   };
 }
 
-export function toComponent(row: ComponentRow): PageComponent {
+function toComponent(row: ComponentRow): PageComponent {
   return {
     id: String(row.id),
     pageId: String(row.page_id),

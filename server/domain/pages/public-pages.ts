@@ -13,7 +13,7 @@ import { toPage } from './pages.ts';
 import type { ComponentState, PublicComponent, PublicMaintenance, PublicPage, PublicReport, UptimeDay } from './public-view.ts';
 
 const DAY_MS = 86_400_000;
-export const HISTORY_DAYS = 90;
+const HISTORY_DAYS = 90;
 const PAST_REPORT_DAYS = 14;
 /** How long a built view is served before it is built again; changes made through the services drop it at once. */
 const VIEW_TTL_MS = 10_000;

@@ -5,7 +5,7 @@ import { derivedSecret, hashSecret, newSecret, sameSecret } from '../secrets.ts'
 import { deleteDashboardToken, deleteExpiredDashboardTokens, insertDashboardToken, liveTokenUser, takeDashboardToken } from './session-repository.ts';
 
 /** A sign-in link works once, within this time. */
-export const SIGN_IN_TTL_MS = 15 * 60_000;
+const SIGN_IN_TTL_MS = 15 * 60_000;
 /**
  * A dashboard session lasts this long after sign-in. Kept short because browsers send cookies to
  * every port of a host: another local server visited in the same browser would see it.
@@ -17,7 +17,7 @@ export const SESSION_TTL_MS = 12 * 3_600_000;
  * browsers send `localhost` cookies to every port, so any other local server the owner visits
  * receives the cookie, but not this token, which the page keeps in its own origin's storage.
  */
-export function sessionToken(sessionSecret: string): string {
+function sessionToken(sessionSecret: string): string {
   return derivedSecret(sessionSecret, 'statusdesk dashboard session');
 }
 

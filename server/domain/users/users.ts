@@ -8,7 +8,7 @@ import { toWorkspace } from '../workspaces/workspaces.ts';
 import { firstOwnerId, insertMembership, insertWorkspace } from '../workspaces/workspace-repository.ts';
 import { findUserRow, insertUser } from './user-repository.ts';
 
-export const DEFAULT_WORKSPACE_SLUG = 'personal';
+const DEFAULT_WORKSPACE_SLUG = 'personal';
 
 function localUserName(): string {
   try {

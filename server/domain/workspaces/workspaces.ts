@@ -30,13 +30,13 @@ export interface Workspace {
   createdAt: string;
 }
 
-export const slugSchema = z
+const slugSchema = z
   .string()
   .min(2, 'must be 2 to 48 characters')
   .max(48, 'must be 2 to 48 characters')
   .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be lower-case letters, digits and single hyphens, not at either end');
 
-export const createWorkspaceInput = z.object({
+const createWorkspaceInput = z.object({
   name: oneLine(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters')),
   slug: slugSchema,
   plan: z.enum(planNames, { error: `must be one of ${planNames.join(', ')}` }).default('scale'),
@@ -48,7 +48,7 @@ export interface Member {
   role: Role;
 }
 
-export const addMemberInput = z.object({
+const addMemberInput = z.object({
   name: oneLine(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters')),
   role: z.enum(['owner', 'admin', 'member'], { error: 'must be owner, admin or member' }).default('member'),
 });
