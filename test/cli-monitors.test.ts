@@ -16,7 +16,7 @@ import {
   TLSMode,
 } from '../client/index.ts';
 import { withLocalOwner } from '../server/cli/local.ts';
-import { assertOneLineError, type CliResult, runCli, startTestService, type TestService } from './support/harness.ts';
+import { assertOneLineError, type CliResult, jsonOf, runCli, startTestService, tableOf, type TestService } from './support/harness.ts';
 
 /**
  * `statusdesk monitors ...` as a user runs it: the real command in a child process against the
@@ -73,13 +73,6 @@ function monitors(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResul
   return runCli(['monitors', ...args], { ...clean, SERVICE_API_KEY: write, SERVICE_API_URL: rpc, ...env });
 }
 
-/** A successful `--json` run: exit 0, nothing on stderr, one JSON document on stdout. */
-function jsonOf(result: CliResult): any {
-  assert.equal(result.code, 0, `exit code (stderr: ${result.stderr})`);
-  assert.equal(result.stderr, '');
-  return JSON.parse(result.stdout);
-}
-
 /** A usage error: exit 2, the reason and the usage on stderr, nothing on stdout. */
 function assertUsageError(result: CliResult, pattern: RegExp): void {
   assert.equal(result.code, 2, `exit code (stdout: ${result.stdout}, stderr: ${result.stderr})`);
@@ -88,14 +81,6 @@ function assertUsageError(result: CliResult, pattern: RegExp): void {
   assert.match(result.stderr, pattern);
   assert.match(result.stderr, /Usage: statusdesk <command>/);
   assert.match(result.stderr, /statusdesk monitors create tcp\|grpc\|http/);
-}
-
-/** The rows of a printed table, cells split on the two-space column gap. */
-function tableOf(stdout: string): string[][] {
-  return stdout
-    .trimEnd()
-    .split('\n')
-    .map((line) => line.split(/ {2,}/));
 }
 
 /** A loopback address nothing listens on. */
@@ -634,6 +619,8 @@ describe('monitors errors', () => {
   });
 
   test('--url wins over SERVICE_API_URL, which is used when --url is absent', T, async () => {
+    // A monitor of its own: an empty list would leave totalSize out of the JSON.
+    await tcpFixture('url precedence');
     const unreachable = await closedAddress();
     const port = new URL(unreachable).port;
     const [withUrl, withoutUrl, withApiUrl] = await Promise.all([

@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createClient, Periodicity, type StatusdeskClient } from '../client/index.ts';
-import { assertOneLineError, type CliResult, runCli, startTestService, tempDir, type TestService } from './support/harness.ts';
+import { assertOneLineError, type CliResult, jsonOf, runCli, startTestService, tableOf, tempDir, type TestService } from './support/harness.ts';
 import { type HttpReceiver, startHttpReceiver, verifySignature } from './support/receivers.ts';
 
 /**
@@ -48,13 +48,6 @@ function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
   return runCli(args, { ...clean, SERVICE_API_KEY: write, SERVICE_API_URL: rpc, ...env });
 }
 
-/** A successful `--json` run: exit 0, nothing on stderr, one JSON document on stdout. */
-function jsonOf(result: CliResult): any {
-  assert.equal(result.code, 0, `exit code (stderr: ${result.stderr})`);
-  assert.equal(result.stderr, '');
-  return JSON.parse(result.stdout);
-}
-
 /** A usage error: exit 2, the reason and the usage on stderr, nothing on stdout. */
 function assertUsageError(result: CliResult, pattern: RegExp): void {
   assert.equal(result.code, 2, `exit code (stdout: ${result.stdout}, stderr: ${result.stderr})`);
@@ -70,9 +63,6 @@ function fieldsOf(result: CliResult): Map<string, string> {
   assert.deepEqual(rows[0], ['FIELD', 'VALUE']);
   return new Map(rows.slice(1).map(([field, value]) => [field!, value ?? '']));
 }
-
-/** The rows of a printed table, cells split on the two-space column gap. */
-const tableOf = (stdout: string) => stdout.trimEnd().split('\n').map((line) => line.split(/ {2,}/));
 
 async function pageFixture(slug: string) {
   return (await api.pages.createStatusPage({ slug, title: slug.toUpperCase() })).statusPage!;

@@ -10,6 +10,7 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { setImmediate as turn } from 'node:timers/promises';
 import { createClient, Periodicity, type StatusdeskClient } from '../client/index.ts';
 import { withLocalOwner } from '../server/cli/local.ts';
 import { DATABASE_FILE } from '../server/db/open.ts';
@@ -20,6 +21,7 @@ import { createSealer, KEY_FILE, KEY_HELD_FILE } from '../server/domain/sealing.
 import { packageRoot } from '../server/package-root.ts';
 import { perTestCleanup, readRows, rejectsWith, sessionTokenOf, startTestService } from './support/harness.ts';
 import { authorizeUrl, pkce, registerClient, startReceiver, TestBrowser } from './support/oauth-peers.ts';
+import { eventually } from './support/wait.ts';
 
 const HOST = join(packageRoot, 'dist', 'desktop-host.js');
 /** Every wait gives up after this long, so a host that never answers fails the test instead of hanging it. */
@@ -121,14 +123,8 @@ async function createTcpMonitor(client: StatusdeskClient, name: string, uri: str
 }
 
 /** The rows once there are some: the host writes them a moment after it tells the app. */
-async function waitForRows<T>(dataDir: string, sql: string, ...params: unknown[]): Promise<T[]> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const rows = readRows<T>(dataDir, sql, ...params);
-    if (rows.length > 0) return rows;
-    assert.ok(Date.now() < deadline, `no rows for ${sql}`);
-    await sleep(POLL_MS);
-  }
+function waitForRows<T>(dataDir: string, sql: string, ...params: unknown[]): Promise<T[]> {
+  return eventually(() => readRows<T>(dataDir, sql, ...params), (rows) => rows.length > 0, `rows for ${sql}`, WAIT_MS);
 }
 
 /** Opens an authorization of a new loopback client in a browser, up to the waiting page: the consent request's id. */
@@ -169,7 +165,8 @@ describe('the messages between the app and the host', () => {
     assert.throws(() => hostMessageOf({ type: 'consent', request: { id: 'x', matchCode: 'ABCD-EFGH', clientName: 'x', access: 'admin', expiresAt: 'x' } }), ProtocolError);
   });
 
-  test('health is worked out once for a burst of changes, and once more for changes during a run', async () => {
+  test('health is worked out once for a burst of changes, and once more for changes during a run', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_800_000_000_000 });
     let runs = 0;
     let release: () => void = () => {};
     const health = coalesce(async () => {
@@ -177,23 +174,21 @@ describe('the messages between the app and the host', () => {
       await new Promise<void>((resolve) => (release = resolve));
     }, 10);
     for (let i = 0; i < 1000; i++) health.poke();
-    const deadline = Date.now() + WAIT_MS;
-    while (runs === 0) {
-      assert.ok(Date.now() < deadline, 'the first run never came');
-      await sleep(5);
-    }
+    t.mock.timers.tick(0);
+    assert.equal(runs, 1, 'one run for the burst');
     for (let i = 0; i < 1000; i++) health.poke();
     release();
-    while (runs === 1) {
-      assert.ok(Date.now() < deadline, 'the run for the changes made during the first never came');
-      await sleep(5);
-    }
+    await turn();
+    assert.equal(runs, 1, 'the run for the changes made during the first waits for the interval');
+    t.mock.timers.tick(10);
+    assert.equal(runs, 2, 'the run for the changes made during the first never came');
     release();
-    await sleep(50);
+    await turn();
+    t.mock.timers.tick(50);
     assert.equal(runs, 2);
     await health.stop();
     health.poke();
-    await sleep(50);
+    t.mock.timers.tick(50);
     assert.equal(runs, 2, 'a stopped health check ran again');
   });
 });

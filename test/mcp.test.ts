@@ -16,7 +16,7 @@ import { DATABASE_FILE } from '../server/db/open.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import type { Services } from '../server/services.ts';
 import { closedPort } from './support/grpc-peers.ts';
-import { startTestService, type TestService } from './support/harness.ts';
+import { daysFromNow, startTestService, type TestService } from './support/harness.ts';
 import {
   ALL_TOOLS,
   assertRpcError,
@@ -44,7 +44,6 @@ function assertFields(value: object, fields: string[], what: string) {
   const missing = fields.filter((f) => !(f in value));
   assert.deepEqual(missing, [], `${what} lacks ${missing.join(', ')}: ${JSON.stringify(value)}`);
 }
-const daysFromNow = (days: number) => new Date(Math.floor(Date.now() / 1000) * 1000 + days * DAY_MS).toISOString().replace('.000Z', 'Z');
 const PAGINATION_KEYS = ['page', 'perPage', 'totalPages', 'totalSize'];
 
 function assertPagination(pagination: unknown, expected: { page: number; perPage: number; totalSize: number }) {

@@ -22,7 +22,7 @@ import { ensureOwner } from '../server/domain/users/users.ts';
 import { createServices, type Services } from '../server/services.ts';
 import { AppError } from '../server/errors.ts';
 import { startTcpListener, type TcpListener } from './support/grpc-peers.ts';
-import { formPost, readRows, rejectsWith, startTestService, tempDir, type TestService } from './support/harness.ts';
+import { formPost, minutesFromNow, readRows, rejectsWith, startTestService, tempDir, type TestService } from './support/harness.ts';
 import { type HttpReceiver, linkIn, type SmtpReceiver, startHttpReceiver, startSmtpReceiver, verifySignature } from './support/receivers.ts';
 import { eventually } from './support/wait.ts';
 
@@ -56,8 +56,6 @@ function forged(link: string): string {
   url.searchParams.set('token', `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`);
   return url.toString();
 }
-
-const minutesFromNow = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
 
 // ---- the service ---------------------------------------------------------------------------------
 

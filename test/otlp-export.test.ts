@@ -12,11 +12,11 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo, Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Client, createClient, type Interceptor } from '@connectrpc/connect';
+import { type Client, createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { type CheckResult, MonitorService, MonitorStatus, Periodicity, TLSMode } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { closedPort, type GrpcPeer, startGrpcPeer, startTcpListener, type TcpListener } from './support/grpc-peers.ts';
-import { runCli, spawnServe, startTestService, tempDir, type TestService } from './support/harness.ts';
+import { runCli, spawnServe, startTestService, tempDir, type TestService, withHeaders } from './support/harness.ts';
 import { until } from './support/wait.ts';
 
 const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
@@ -191,11 +191,7 @@ async function startReceiver(answer: 'ok' | 'error' | 'never'): Promise<Receiver
 // ---- helpers ------------------------------------------------------------------------------------
 
 function monitorClient(baseUrl: string, secret: string): MonitorClient {
-  const withKey: Interceptor = (next) => (req) => {
-    req.header.set('x-service-key', secret);
-    return next(req);
-  };
-  return createClient(MonitorService, createConnectTransport({ baseUrl: `${baseUrl}/rpc`, httpVersion: '1.1', interceptors: [withKey] }));
+  return createClient(MonitorService, createConnectTransport({ baseUrl: `${baseUrl}/rpc`, httpVersion: '1.1', interceptors: [withHeaders({ 'x-service-key': secret })] }));
 }
 
 /** Triggers a check and measures how long the call took. */

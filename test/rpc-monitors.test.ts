@@ -16,7 +16,6 @@ import {
   Periodicity as ClientPeriodicity,
   TCPMonitorSchema as ClientTCPMonitorSchema,
 } from 'statusdesk/client';
-import { BadRequestSchema } from '../proto/gen/google/rpc/error_details_pb.js';
 import {
   HTTPMethod,
   MonitorService,
@@ -29,7 +28,7 @@ import {
 } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { withLocalOwner } from '../server/cli/local.ts';
 import { openDatabase } from '../server/db/open.ts';
-import { connectRejection, json, startTestService, type TestService } from './support/harness.ts';
+import { assertCode, assertViolation, json, startTestService, type TestService, withHeaders } from './support/harness.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BUF = fileURLToPath(new URL('../node_modules/.bin/buf', import.meta.url));
@@ -38,13 +37,6 @@ const SCALE_DEFAULT_REGIONS = ['iad', 'ams', 'sin', 'syd', 'fra', 'gru'];
 type MonitorClient = Client<typeof MonitorService>;
 
 // ---- helpers -------------------------------------------------------------------------------
-
-function withKey(secret: string): Interceptor {
-  return (next) => (req) => {
-    req.header.set('x-service-key', secret);
-    return next(req);
-  };
-}
 
 const transports: Record<string, (baseUrl: string, interceptors: Interceptor[]) => Transport> = {
   'Connect over HTTP/1.1': (baseUrl, interceptors) => createConnectTransport({ baseUrl, httpVersion: '1.1', interceptors }),
@@ -55,24 +47,7 @@ const transports: Record<string, (baseUrl: string, interceptors: Interceptor[]) 
 
 /** A MonitorService client on the Connect protocol over HTTP/1.1; without a key when `secret` is undefined. */
 function monitorClient(svc: TestService, secret: string | undefined, transport = 'Connect over HTTP/1.1'): MonitorClient {
-  return createClient(MonitorService, transports[transport]!(`${svc.apiUrl}/rpc`, secret === undefined ? [] : [withKey(secret)]));
-}
-
-async function assertCode(call: Promise<unknown>, code: Code, message?: RegExp): Promise<ConnectError> {
-  const error = await connectRejection(call);
-  assert.equal(error.code, code, `expected ${Code[code]}, got ${Code[error.code]}: ${error.rawMessage}`);
-  if (message) assert.match(error.rawMessage, message);
-  return error;
-}
-
-/** Asserts invalid_argument with a BadRequest violation of `field` whose rule matches `rule`. */
-async function assertViolation(call: Promise<unknown>, field: string, rule: RegExp): Promise<ConnectError> {
-  const error = await assertCode(call, Code.InvalidArgument);
-  const violations = error.findDetails(BadRequestSchema).flatMap((d) => d.fieldViolations);
-  const violation = violations.find((v) => v.field === field);
-  assert.ok(violation, `no violation of ${field} in ${JSON.stringify(violations.map((v) => [v.field, v.description]))}`);
-  assert.match(violation.description, rule);
-  return error;
+  return createClient(MonitorService, transports[transport]!(`${svc.apiUrl}/rpc`, secret === undefined ? [] : [withHeaders({ 'x-service-key': secret })]));
 }
 
 /** Creates a workspace on `plan` through the owner's local tools and returns a write key of it. */
@@ -152,7 +127,7 @@ describe('MonitorService on every protocol', () => {
     test(`${name}: create, list (split by type, newest first, paged), get, refuse with details, delete`, async () => {
       // A workspace of its own, so each protocol starts from an empty list.
       const key = await workspaceWithKey(svc, `wire-${++workspaceNumber}`);
-      const client = createClient(MonitorService, makeTransport(`${svc.apiUrl}/rpc`, [withKey(key.secret)]));
+      const client = createClient(MonitorService, makeTransport(`${svc.apiUrl}/rpc`, [withHeaders({ 'x-service-key': key.secret })]));
 
       const empty = await client.listMonitors({});
       assert.deepEqual([empty.httpMonitors, empty.tcpMonitors, empty.grpcMonitors, empty.totalSize], [[], [], [], 0]);

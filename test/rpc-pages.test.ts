@@ -5,7 +5,6 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import {
   Code,
-  ConnectError,
   createClient,
   maintenanceV1,
   Periodicity,
@@ -13,9 +12,8 @@ import {
   statusPageV1,
   statusReportV1,
 } from '../client/index.ts';
-import { BadRequestSchema } from '../proto/gen/google/rpc/error_details_pb.js';
 import { withLocalOwner } from '../server/cli/local.ts';
-import { connectRejection, startTestService, type TestService } from './support/harness.ts';
+import { assertCode, assertViolation, daysFromNow, startTestService, type TestService } from './support/harness.ts';
 import { verifySignature } from './support/receivers.ts';
 
 const { ComponentType } = statusPageV1;
@@ -33,27 +31,9 @@ async function workspaceClient(svc: TestService, slug: string): Promise<Statusde
   return clientOf(svc, (await svc.createKey('write', slug)).secret);
 }
 
-async function assertCode(call: Promise<unknown>, code: Code, message?: RegExp): Promise<ConnectError> {
-  const error = await connectRejection(call);
-  assert.equal(error.code, code, `expected ${Code[code]}, got ${Code[error.code]}: ${error.rawMessage}`);
-  if (message) assert.match(error.rawMessage, message);
-  return error;
-}
-
-/** Asserts invalid_argument with a BadRequest violation of `field` whose rule matches `rule`. */
-async function assertViolation(call: Promise<unknown>, field: string, rule: RegExp = /./): Promise<void> {
-  const error = await assertCode(call, Code.InvalidArgument);
-  const violations = error.findDetails(BadRequestSchema).flatMap((d) => d.fieldViolations);
-  const violation = violations.find((v) => v.field === field);
-  assert.ok(violation, `no violation of ${field} in ${JSON.stringify(violations.map((v) => [v.field, v.description]))}`);
-  assert.match(violation.description, rule);
-}
-
 /** Any response as JSON text (timestamps hold bigints). */
 const stringify = (value: unknown) => JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 
-/** RFC 3339 in UTC, seconds precision, `days` from now. */
-const daysFromNow = (days: number) => new Date(Math.floor(Date.now() / 1000) * 1000 + days * 86_400_000).toISOString().replace('.000Z', 'Z');
 const normalized = (iso: string) => new Date(iso).toISOString();
 
 interface Received {

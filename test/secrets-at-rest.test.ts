@@ -9,9 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createClient, type Interceptor } from '@connectrpc/connect';
-import { createConnectTransport } from '@connectrpc/connect-node';
-import { HTTPMethod, MonitorService, Periodicity, TLSMode } from '../proto/gen/monitor/v1/monitor_pb.js';
+import { HTTPMethod, Periodicity, TLSMode } from '../proto/gen/monitor/v1/monitor_pb.js';
 import SQLite from 'better-sqlite3';
 import { DATABASE_FILE } from '../server/db/open.ts';
 import { SIGNATURE_HEADER } from '../server/delivery/http-post.ts';
@@ -20,7 +18,7 @@ import type { PageEvent } from '../server/domain/notifications/events.ts';
 import { createSealer, KEY_FILE, loadSealingKey } from '../server/domain/sealing.ts';
 import { AppError } from '../server/errors.ts';
 import type { Services } from '../server/services.ts';
-import { readRows, rejectsWith, startTestService, tempDir, type TestService } from './support/harness.ts';
+import { monitorRpc, readRows, rejectsWith, startTestService, tempDir, type TestService } from './support/harness.ts';
 import { connectMcp, type McpConnection, ok } from './support/mcp-client.ts';
 import { type HttpReceiver, type SmtpReceiver, startHttpReceiver, startSmtpReceiver, verifySignature } from './support/receivers.ts';
 
@@ -47,11 +45,6 @@ const reportCreated = (pageId: string): PageEvent => ({
   report: { id: '1', title: 'Sealed', status: 'investigating', components: [] },
   update: { id: '1', status: 'investigating', message: 'Delivered.', at: new Date().toISOString() },
 });
-
-const withKey = (secret: string): Interceptor => (next) => (req) => {
-  req.header.set('x-service-key', secret);
-  return next(req);
-};
 
 /** The raw bytes of a file of the data folder, as a string any secret would show in; '' when absent. */
 function rawBytes(path: string): string {
@@ -86,7 +79,7 @@ describe('secrets at rest', () => {
     ws = Number((await svc.services.workspaces.getBySlug(system, 'personal')).id);
     writeKey = await svc.createKey('write');
     readKey = await svc.createKey('read');
-    const rpc = createClient(MonitorService, createConnectTransport({ baseUrl: `${svc.apiUrl}/rpc`, httpVersion: '1.1', interceptors: [withKey(writeKey.secret)] }));
+    const rpc = monitorRpc(svc, writeKey.secret);
 
     const http = (
       await rpc.createHTTPMonitor({
@@ -168,7 +161,7 @@ describe('secrets at rest', () => {
   });
 
   test('RPC GetMonitor (write key of the owner) shows them [redacted] too', async () => {
-    const rpc = createClient(MonitorService, createConnectTransport({ baseUrl: `${svc.apiUrl}/rpc`, httpVersion: '1.1', interceptors: [withKey(writeKey.secret)] }));
+    const rpc = monitorRpc(svc, writeKey.secret);
     const http = (await rpc.getMonitor({ id: ids.http })).monitor;
     assert.equal(http.case, 'httpMonitor');
     assert.deepEqual(http.value!.headers, { Authorization: REDACTED, 'X-Api-Key': REDACTED, 'X-Plain': 'visible' });
@@ -184,7 +177,7 @@ describe('secrets at rest', () => {
   });
 
   test('a check sends the real headers (a [redacted] sent back kept the stored value), and OTLP export its real header', async () => {
-    const rpc = createClient(MonitorService, createConnectTransport({ baseUrl: `${svc.apiUrl}/rpc`, httpVersion: '1.1', interceptors: [withKey(writeKey.secret)] }));
+    const rpc = monitorRpc(svc, writeKey.secret);
     const before = target.requests.length;
     await rpc.triggerMonitor({ id: ids.http });
     const [request] = (await target.waitFor(before + 1)).slice(before);

@@ -14,7 +14,7 @@ import type { Actor } from '../server/domain/actor.ts';
 import { AppError } from '../server/errors.ts';
 import type { Services } from '../server/services.ts';
 import { closedPort, startTcpListener, type TcpListener } from './support/grpc-peers.ts';
-import { formPost, readRows, rejectsWith, startTestService, type TestService } from './support/harness.ts';
+import { formPost, minutesFromNow, readRows, rejectsWith, startTestService, type TestService } from './support/harness.ts';
 import { type HttpReceiver, linkIn, mailTo, type SmtpReceiver, startHttpReceiver, startSmtpReceiver } from './support/receivers.ts';
 
 const system: Actor = { type: 'system', surface: 'cli' };
@@ -37,8 +37,6 @@ function rawGet(port: number, path: string, headers: Record<string, string>): Pr
     req.end();
   });
 }
-
-const minutesFromNow = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
 
 interface Summary {
   status: { state: string };

@@ -11,7 +11,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { MonitorService, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
 import type { PlanName } from '../server/domain/plans.ts';
 import { StatusPageService } from '../proto/gen/status_page/v1/status_page_pb.js';
-import { openPage, signInLink, watchCsp, withBrowser } from './support/browser.ts';
+import { assertSameDocument, markDocument, openPage, signInLink, watchCsp, withBrowser } from './support/browser.ts';
 import { newWorkspace, sessionTokenOf, withHeaders } from './support/harness.ts';
 import { connectMcp } from './support/mcp-client.ts';
 import { bearer, connectClient, type OAuthTestService, type Receiver, startOAuthService, startReceiver } from './support/oauth-peers.ts';
@@ -84,14 +84,6 @@ async function diffRow(panel: Locator, field: string): Promise<string[]> {
   const row = panel.getByRole('row').filter({ has: panel.page().getByRole('rowheader', { name: field, exact: true }) });
   await row.waitFor();
   return (await row.getByRole('cell').allInnerTexts()).map((text) => text.trim());
-}
-
-/** Marks the document, so that a later check can tell it was never reloaded. */
-async function markDocument(page: Page): Promise<void> {
-  await page.evaluate('window.__sameDocument = true');
-}
-async function assertSameDocument(page: Page): Promise<void> {
-  assert.equal(await page.evaluate('window.__sameDocument === true'), true, 'the page was reloaded or left');
 }
 
 /** Everything the page keeps in its address and storage, where no key secret may be. */

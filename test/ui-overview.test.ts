@@ -9,7 +9,7 @@ import { type Client, Code, ConnectError } from '@connectrpc/connect';
 import type { Browser, Page } from 'playwright-core';
 import { MonitorService, NumberComparator, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { withLocalOwner } from '../server/cli/local.ts';
-import { openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { assertSameDocument, markDocument, openPage, watchCsp, withBrowser } from './support/browser.ts';
 import { closedPort } from './support/grpc-peers.ts';
 import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
 
@@ -88,14 +88,6 @@ async function waitForRows(page: Page, expected: string[]): Promise<void> {
     await page.waitForTimeout(100);
   }
   assert.deepEqual(seen, want, 'the rows the list shows');
-}
-
-/** Marks the document, so that a later check can tell it was never reloaded. */
-async function markDocument(page: Page): Promise<void> {
-  await page.evaluate('window.__sameDocument = true');
-}
-async function assertSameDocument(page: Page): Promise<void> {
-  assert.equal(await page.evaluate('window.__sameDocument === true'), true, 'the page was not reloaded or navigated away');
 }
 
 describe('the overview and the monitor detail screen in Chromium', () => {

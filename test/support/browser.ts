@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type LaunchOptions, type Page } from 'playwright-core';
@@ -93,4 +94,13 @@ export function watchCsp(page: Page): string[] {
     if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
   });
   return violations;
+}
+
+/** Marks the document open in `page`, so that `assertSameDocument` can tell it was not reloaded or left. */
+export async function markDocument(page: Page): Promise<void> {
+  await page.evaluate('window.__sameDocument = true');
+}
+
+export async function assertSameDocument(page: Page): Promise<void> {
+  assert.equal(await page.evaluate('window.__sameDocument === true'), true, 'the page was reloaded or left');
 }

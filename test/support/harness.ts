@@ -6,10 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach } from 'node:test';
-import { type Client, ConnectError, createClient, type Interceptor } from '@connectrpc/connect';
+import { type Client, Code, ConnectError, createClient, type Interceptor } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import SQLite from 'better-sqlite3';
 import pino from 'pino';
+import { BadRequestSchema } from '../../proto/gen/google/rpc/error_details_pb.js';
 import { MonitorService } from '../../proto/gen/monitor/v1/monitor_pb.js';
 import { withLocalOwner } from '../../server/cli/local.ts';
 import { type ServiceConfig, serviceConfig } from '../../server/config.ts';
@@ -154,6 +155,27 @@ export function assertOneLineError(result: CliResult, pattern: RegExp): void {
   assert.match(result.stderr, pattern);
 }
 
+/** The JSON a successful command printed: exit 0, nothing on stderr. */
+export function jsonOf(result: CliResult): any {
+  assert.equal(result.code, 0, `exit code (stderr: ${result.stderr})`);
+  assert.equal(result.stderr, '');
+  return JSON.parse(result.stdout);
+}
+
+/** The cells of a table the command printed, its columns apart by two spaces or more. */
+export function tableOf(stdout: string): string[][] {
+  return stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => line.split(/ {2,}/));
+}
+
+/** An instant `minutes` from now. */
+export const minutesFromNow = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+
+/** An instant `days` from now, to the second, as the API writes instants. */
+export const daysFromNow = (days: number) => new Date(Math.floor(Date.now() / 1000) * 1000 + days * 86_400_000).toISOString().replace('.000Z', 'Z');
+
 export interface ServeProcess {
   child: ChildProcess;
   ready: { event: string; apiUrl: string; dashboardUrl: string; signInUrl: string };
@@ -254,4 +276,22 @@ export async function connectRejection(call: Promise<unknown>): Promise<ConnectE
     return ConnectError.from(error);
   }
   assert.fail('expected the call to fail, but it succeeded');
+}
+
+/** Asserts a ConnectError of `code`, with a message matching `message` when given. */
+export async function assertCode(call: Promise<unknown>, code: Code, message?: RegExp): Promise<ConnectError> {
+  const error = await connectRejection(call);
+  assert.equal(error.code, code, `expected ${Code[code]}, got ${Code[error.code]}: ${error.rawMessage}`);
+  if (message) assert.match(error.rawMessage, message);
+  return error;
+}
+
+/** Asserts an InvalidArgument whose field violations name `field`, with a description matching `rule`. */
+export async function assertViolation(call: Promise<unknown>, field: string, rule: RegExp = /./): Promise<ConnectError> {
+  const error = await assertCode(call, Code.InvalidArgument);
+  const violations = error.findDetails(BadRequestSchema).flatMap((d) => d.fieldViolations);
+  const violation = violations.find((v) => v.field === field);
+  assert.ok(violation, `no violation of ${field} in ${JSON.stringify(violations.map((v) => [v.field, v.description]))}`);
+  assert.match(violation.description, rule);
+  return error;
 }
