@@ -9,6 +9,7 @@ import { createClient } from '../client/index.ts';
 import { headerValue, httpError, mcpEndpoint, networkError, requestHeaders, retryAfterSeconds, runBridge, sseData } from '../server/cli/mcp-bridge.ts';
 import { closedPort } from './support/grpc-peers.ts';
 import { CLI, runCli, startTestService, type TestService } from './support/harness.ts';
+import { until } from './support/wait.ts';
 
 /**
  * `statusdesk mcp`, the stdio bridge, as an MCP client runs it: the SDK's stdio client spawns the
@@ -295,10 +296,10 @@ describe('statusdesk mcp on the wire', () => {
     try {
       const done = runBridge({ endpoint: mcpEndpoint(svc.apiUrl), credential: { apiKey: read }, input, output, diagnostic: (text) => diagnostics.push(text) });
       input.write(`${JSON.stringify(initialize(1, '2025-06-18'))}\n`);
-      while (lines.length < 1) await new Promise((resolve) => setTimeout(resolve, 10));
+      await until(() => lines.length >= 1, 'the answer to initialize');
       assert.equal(lines[0].result?.protocolVersion, '2025-06-18', JSON.stringify(lines[0]));
       input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} })}\n`);
-      while (lines.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+      await until(() => lines.length >= 2, 'the answer to tools/list');
       const envelope = {
         'io.modelcontextprotocol/protocolVersion': '2026-07-28',
         'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },

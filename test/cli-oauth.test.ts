@@ -10,6 +10,7 @@ import { serviceCredential, serviceOrigin } from '../server/cli/login.ts';
 import { AppError } from '../server/errors.ts';
 import { closedPort } from './support/grpc-peers.ts';
 import { assertOneLineError, CLI, type CliResult, json, perTestCleanup, runCli, startTestService, type TestService } from './support/harness.ts';
+import { eventually } from './support/wait.ts';
 
 /**
  * The command line's side of OAuth: `statusdesk oauth pending|approve|deny` deciding on requests a
@@ -72,14 +73,16 @@ async function openAuthorization(url: string): Promise<Browser> {
 
 /** Polls the request as the waiting page does, until the decision gives the browser somewhere to go. */
 async function collect(browser: Browser): Promise<URL> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const response = await fetch(`${browser.dashboardUrl}/oauth/consent/requests/${browser.requestId}`, { headers: { cookie: browser.cookie } });
-    assert.equal(response.status, 200);
-    const request = await json(response);
-    if (request.redirectTo) return new URL(request.redirectTo);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`consent request ${browser.requestId} was never decided`);
+  const request = await eventually(
+    async () => {
+      const response = await fetch(`${browser.dashboardUrl}/oauth/consent/requests/${browser.requestId}`, { headers: { cookie: browser.cookie } });
+      assert.equal(response.status, 200);
+      return json(response);
+    },
+    (answer) => Boolean(answer.redirectTo),
+    `consent request ${browser.requestId} decided`,
+  );
+  return new URL(request.redirectTo);
 }
 
 /** An app of the kind the CLI approves for: registered with a loopback redirect, asking for `scope`. */
