@@ -1,0 +1,46 @@
+import pino from 'pino';
+import { serviceConfig } from '../config.ts';
+import { AppError } from '../errors.ts';
+import { startService } from '../main.ts';
+import { type Command, dataDir, str } from './flags.ts';
+
+/** `statusdesk serve`: the service in the foreground, until SIGINT or SIGTERM. */
+export const serveCommand: Command = {
+  usage: 'serve [--data-dir D] [--port P] [--dashboard-port Q] [--host H]',
+  options: { ...dataDir, port: { type: 'string' }, 'dashboard-port': { type: 'string' }, host: { type: 'string' } },
+  async run(values) {
+    const config = serviceConfig({
+      dataDir: str(values, 'data-dir'),
+      port: str(values, 'port'),
+      dashboardPort: str(values, 'dashboard-port'),
+      host: str(values, 'host'),
+    });
+    const log = pino({ level: config.logLevel, base: undefined }, pino.destination(2));
+    let service;
+    try {
+      service = await startService(config, log);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE') throw new AppError('CONFLICT', `${(error as NodeJS.ErrnoException & { port?: number }).port ?? 'a'} port is already in use; pass --port or --dashboard-port (0 picks a free port)`);
+      throw error;
+    }
+    const { apiUrl, dashboardUrl, signInUrl } = service;
+    process.stdout.write(`${JSON.stringify({ event: 'ready', apiUrl, dashboardUrl, signInUrl })}\n`);
+    log.info({ apiUrl, dashboardUrl, dataDir: config.dataDir }, 'ready');
+    await new Promise<void>((resolve) => {
+      const stop = (signal: string) => {
+        log.info({ signal }, 'shutting down');
+        service.close().then(resolve, (error: unknown) => {
+          log.error({ err: error }, 'shutdown failed');
+          resolve();
+        });
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    log.flush();
+    // A metric export to a collector that does not answer holds a socket until its own timeout;
+    // a stopped service does not wait for it.
+    process.exit(0);
+  },
+};
