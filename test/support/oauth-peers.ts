@@ -19,10 +19,10 @@ import type { Actor } from '../../server/domain/actor.ts';
 import type { MetadataNetwork } from '../../server/oauth/client-metadata.ts';
 import { sessionTokenOf, startTestService, type TestService } from './harness.ts';
 import { connectMcp, postMcp } from './mcp-client.ts';
+import { eventually, until } from './wait.ts';
 
 /** Every wait in this file gives up after this long, so a broken flow fails instead of hanging. */
 const WAIT_MS = 10_000;
-const POLL_MS = 50;
 
 export type Owner = Extract<Actor, { type: 'user' }>;
 
@@ -88,11 +88,7 @@ export async function startReceiver(): Promise<Receiver> {
     redirectUri: (host = '127.0.0.1', path = '/callback') => `http://${host}:${port}${path}`,
     hits,
     async next() {
-      const deadline = Date.now() + WAIT_MS;
-      while (hits.length <= taken) {
-        assert.ok(Date.now() < deadline, 'no callback reached the redirect receiver');
-        await sleep(POLL_MS);
-      }
+      await until(() => hits.length > taken, 'a callback at the redirect receiver', WAIT_MS);
       return hits[taken++]!;
     },
     async close() {
@@ -101,8 +97,6 @@ export async function startReceiver(): Promise<Receiver> {
     },
   };
 }
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ---- registration and the token endpoint ----------------------------------------------------------
 
@@ -311,14 +305,16 @@ export async function decide(service: OAuthTestService, requestId: string, decis
 
 /** Polls the waiting page's request with the browser's cookie until `redirectTo` appears. */
 export async function waitForRedirect(service: OAuthTestService, browser: TestBrowser, requestId: string): Promise<string> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const { status, body } = await viewConsent(service, browser, requestId);
-    assert.equal(status, 200, JSON.stringify(body));
-    if (typeof body.redirectTo === 'string') return body.redirectTo;
-    assert.ok(Date.now() < deadline, `no redirectTo; the request is ${body.status}`);
-    await sleep(POLL_MS);
-  }
+  const { body } = await eventually(
+    () => viewConsent(service, browser, requestId),
+    (answer) => {
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      return typeof answer.body.redirectTo === 'string';
+    },
+    'the decision gives the browser a redirectTo',
+    WAIT_MS,
+  );
+  return body.redirectTo;
 }
 
 export interface AuthorizeOptions {
