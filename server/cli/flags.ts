@@ -1,4 +1,3 @@
-import type { ParseArgsConfig } from 'node:util';
 import { type DescMessage, type MessageShape, toJson } from '@bufbuild/protobuf';
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import { createClient, DEFAULT_API_URL, type StatusdeskClient } from '../../client/index.ts';
@@ -7,14 +6,40 @@ import { printJson, printTable, UsageError } from './output.ts';
 
 /** The flag helpers every command file shares: reading parsed flags, checking them, and reaching the service. */
 
-export type Options = NonNullable<ParseArgsConfig['options']>;
+/**
+ * A flag of a command: parseArgs' own fields, and what `--help` says of it. Help lists a flag as
+ * `--name VALUENAME  description`; a flag without a description shows only in the usage line.
+ */
+export interface Flag {
+  type: 'string' | 'boolean';
+  multiple?: boolean;
+  short?: string;
+  /** The name of its value in help (`URL`, `SLUG`, `30s|1m`); a string flag without one shows `VALUE`. */
+  valueName?: string;
+  /** What it does, one line of help. */
+  description?: string;
+}
+
+export type Options = Record<string, Flag>;
 export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
+/**
+ * A command of `statusdesk`. Help is generated from it: `summary` in the list of `statusdesk --help`
+ * and at the top of the command's own `--help` (without one, help shows the usage line), then its
+ * options with their `valueName` and `description`. `fields` names the flag of each field path the
+ * service may refuse (`{ 'monitor.uri': '--target' }`), beyond the shared `commonFields`, so a
+ * refused value is reported as the flag people typed.
+ */
 export interface Command {
+  /** The command and its flags in one line, without `statusdesk`; shown with usage errors. */
   usage: string;
+  /** What the command does, one line. */
+  summary?: string;
   options: Options;
   /** How many positional arguments the command takes. */
   positionals?: number;
+  /** The service's field paths (`monitor.periodicity`) and the flags that give them (`--frequency`). */
+  fields?: Record<string, string>;
   /** Resolves to the exit code when it is not 0 without an error to print (`channels test`). */
   run(values: Values, positionals: string[]): Promise<void | number>;
 }
