@@ -1,8 +1,10 @@
 import { create } from '@bufbuild/protobuf';
-import { type Duration, durationFromMs, durationMs, type FieldMask, timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { type Duration, durationFromMs, durationMs, type FieldMask, type Timestamp, timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import {
   type CheckResult as CheckResultMessage,
   CheckResultSchema,
+  type GetMonitorStatusResponse,
+  type GetMonitorSummaryResponse,
   type GRPCMonitor,
   GRPCMonitorSchema,
   HTTPMethod,
@@ -31,7 +33,7 @@ import { frequencies } from '../domain/plans.ts';
  * domain's validation names it.
  */
 
-const periodicity = enumPairs(frequencies, [
+export const periodicity = enumPairs(frequencies, [
   Periodicity.PERIODICITY_30S,
   Periodicity.PERIODICITY_1M,
   Periodicity.PERIODICITY_5M,
@@ -39,8 +41,8 @@ const periodicity = enumPairs(frequencies, [
   Periodicity.PERIODICITY_30M,
   Periodicity.PERIODICITY_1H,
 ]);
-const tls = enumPairs(tlsModes, [TLSMode.TLS_MODE_VERIFY, TLSMode.TLS_MODE_SKIP_VERIFY, TLSMode.TLS_MODE_PLAINTEXT]);
-const method = enumPairs(httpMethods, [
+export const tls = enumPairs(tlsModes, [TLSMode.TLS_MODE_VERIFY, TLSMode.TLS_MODE_SKIP_VERIFY, TLSMode.TLS_MODE_PLAINTEXT]);
+export const method = enumPairs(httpMethods, [
   HTTPMethod.HTTP_METHOD_GET,
   HTTPMethod.HTTP_METHOD_HEAD,
   HTTPMethod.HTTP_METHOD_POST,
@@ -49,7 +51,7 @@ const method = enumPairs(httpMethods, [
   HTTPMethod.HTTP_METHOD_DELETE,
   HTTPMethod.HTTP_METHOD_OPTIONS,
 ]);
-const numberComparator = enumPairs(numberComparators, [
+export const numberComparator = enumPairs(numberComparators, [
   NumberComparator.EQUAL,
   NumberComparator.NOT_EQUAL,
   NumberComparator.GREATER_THAN,
@@ -57,7 +59,7 @@ const numberComparator = enumPairs(numberComparators, [
   NumberComparator.LESS_THAN,
   NumberComparator.LESS_THAN_OR_EQUAL,
 ]);
-const stringComparator = enumPairs(stringComparators, [
+export const stringComparator = enumPairs(stringComparators, [
   StringComparator.CONTAINS,
   StringComparator.NOT_CONTAINS,
   StringComparator.EQUAL,
@@ -70,7 +72,7 @@ export const summaryWindow = enumPairs(['1d', '7d', '14d'] as const satisfies re
   SummaryWindow.SUMMARY_WINDOW_7D,
   SummaryWindow.SUMMARY_WINDOW_14D,
 ]);
-const regionHealth = enumPairs(['active', 'degraded', 'error'] as const satisfies readonly RegionHealth[], [
+export const regionHealth = enumPairs(['active', 'degraded', 'error'] as const satisfies readonly RegionHealth[], [
   MonitorStatus.ACTIVE,
   MonitorStatus.DEGRADED,
   MonitorStatus.ERROR,
@@ -259,3 +261,102 @@ export function toCheckResultMessage(r: CheckResult): CheckResultMessage {
 }
 
 export const regionHealthWire = (health: RegionHealth | null) => (health === null ? MonitorStatus.UNSPECIFIED : regionHealth.wire(health));
+
+// ---- wire to words -------------------------------------------------------------------------
+
+/**
+ * A wire monitor in the words of the flags and MCP, for people and scripts: its `type`, its
+ * `target` (host:port for TCP and gRPC, the URL for HTTP), `frequency` as `1m`, durations in ms,
+ * and every default present (a field the service left unset shows as its default or null).
+ */
+export type MonitorType = 'tcp' | 'grpc' | 'http';
+
+/** An ISO time, or null when the wire leaves it out. */
+export const isoOf = (t: Timestamp | undefined): string | null => (t ? timestampDate(t).toISOString() : null);
+
+export function monitorWords(type: MonitorType, m: TCPMonitor | GRPCMonitor | HTTPMonitor) {
+  const common = {
+    id: m.id,
+    type,
+    name: m.name,
+    description: m.description,
+    target: type === 'http' ? (m as HTTPMonitor).url : (m as TCPMonitor | GRPCMonitor).uri,
+    active: m.active ?? true,
+    frequency: periodicity.domain(m.periodicity) ?? null,
+    regions: [...m.regions],
+    timeout: ms(m.timeout) ?? null,
+    degraded: ms(m.degraded) ?? null,
+    retry: m.retry ?? null,
+    openTelemetry: m.openTelemetry ? { endpoint: m.openTelemetry.endpoint, headers: { ...m.openTelemetry.headers } } : null,
+    tags: [...m.tags],
+    createdAt: isoOf(m.createdAt),
+    updatedAt: isoOf(m.updatedAt),
+  };
+  if (type === 'grpc') {
+    const g = m as GRPCMonitor;
+    return { ...common, service: g.service, tls: tls.domain(g.tls) ?? null, metadata: { ...g.metadata } };
+  }
+  if (type === 'http') {
+    const h = m as HTTPMonitor;
+    return {
+      ...common,
+      method: method.domain(h.method) ?? null,
+      headers: { ...h.headers },
+      body: h.body,
+      followRedirects: h.followRedirects ?? null,
+      statusCodeAssertions: h.statusCodeAssertions.map((a) => ({ comparator: numberComparator.domain(a.comparator) ?? null, target: a.target })),
+      headerAssertions: h.headerAssertions.map((a) => ({ key: a.key, comparator: stringComparator.domain(a.comparator) ?? null, target: a.target })),
+      bodyAssertions: h.bodyAssertions.map((a) => ({ comparator: stringComparator.domain(a.comparator) ?? null, target: a.target })),
+    };
+  }
+  return common;
+}
+
+/** A monitor's health in words: `active`, `degraded` or `error`; null before its first check. */
+export const healthWord = (status: MonitorStatus) => (regionHealth.domain(status) ?? null) as RegionHealth | null;
+
+/** GetMonitorStatus in words, as MCP's get_monitor_status. */
+export function statusWords(monitorId: string, r: GetMonitorStatusResponse) {
+  return {
+    monitorId,
+    overall: healthWord(r.overall),
+    regions: r.regions.map((region) => ({ region: region.region, status: healthWord(region.status), lastCheckedAt: isoOf(region.lastCheckedAt) })),
+  };
+}
+
+/** GetMonitorSummary in words, as MCP's get_monitor_summary: every count a number, zero included. */
+export function summaryWords(monitorId: string, r: GetMonitorSummaryResponse) {
+  const l = r.latency;
+  return {
+    monitorId,
+    window: summaryWindow.domain(r.window) ?? null,
+    successCount: Number(r.successCount),
+    degradedCount: Number(r.degradedCount),
+    errorCount: Number(r.errorCount),
+    latency: l ? { p50: l.p50, p75: l.p75, p90: l.p90, p95: l.p95, p99: l.p99 } : null,
+    lastPingAt: isoOf(r.lastPingAt),
+    gaps: r.gaps.map((g) => ({ startedAt: isoOf(g.startedAt), endedAt: isoOf(g.endedAt) })),
+  };
+}
+
+/** A check result as every surface shows it: phases that did not happen are null. */
+export function checkWords(r: CheckResultMessage) {
+  const phase = (v: number | undefined) => v ?? null;
+  const t = r.timing;
+  return {
+    monitorId: r.monitorId,
+    region: r.region,
+    runner: r.runner,
+    startedAt: isoOf(r.startedAt),
+    result: r.result,
+    latencyMs: r.latencyMs,
+    timing: { dns: phase(t?.dns), connect: phase(t?.connect), tls: phase(t?.tls), ttfb: phase(t?.ttfb), transfer: phase(t?.transfer), total: phase(t?.total) },
+    attempts: r.attempts,
+    message: r.message,
+    grpcStatus: r.grpcStatus || null,
+    statusCode: r.statusCode ?? null,
+    url: r.url || null,
+    responseHeaders: { ...r.responseHeaders },
+    assertionResults: r.assertionResults.map(({ assertion, passed, actual }) => ({ assertion, passed, actual })),
+  };
+}

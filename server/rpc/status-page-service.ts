@@ -1,7 +1,6 @@
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import {
-  ComponentType,
   type PageComponent as PageComponentMessage,
   PageComponentSchema,
   type StatusPage as StatusPageMessage,
@@ -14,10 +13,7 @@ import type { Subscriber } from '../domain/notifications/subscribers.ts';
 import type { PageComponent, StatusPage } from '../domain/pages/pages.ts';
 import type { Services } from '../services.ts';
 import { callerOf } from './auth.ts';
-import { enumPairs } from './enum-pairs.ts';
-import { optionalTimestamp, text, timestamp } from './page-codec.ts';
-
-const componentType = enumPairs(['monitor', 'static'] as const satisfies readonly PageComponent['type'][], [ComponentType.MONITOR, ComponentType.STATIC]);
+import { componentType, optionalTimestamp, text, timestamp } from './page-codec.ts';
 
 function toStatusPageMessage(page: StatusPage): StatusPageMessage {
   return create(StatusPageSchema, {

@@ -4,21 +4,11 @@ import {
   type StatusReport as StatusReportMessage,
   StatusReportSchema,
   StatusReportService,
-  StatusReportStatus,
 } from '../../proto/gen/status_report/v1/status_report_pb.js';
-import { reportStatuses } from '../domain/notifications/events.ts';
 import type { StatusReport } from '../domain/reports/reports.ts';
 import type { Services } from '../services.ts';
 import { callerOf } from './auth.ts';
-import { enumPairs } from './enum-pairs.ts';
-import { count, list, maskedPatch, optionalTimestamp, text, timestamp } from './page-codec.ts';
-
-const reportStatus = enumPairs(reportStatuses, [
-  StatusReportStatus.INVESTIGATING,
-  StatusReportStatus.IDENTIFIED,
-  StatusReportStatus.MONITORING,
-  StatusReportStatus.RESOLVED,
-]);
+import { count, list, maskedPatch, optionalTimestamp, reportStatus, text, timestamp } from './page-codec.ts';
 
 function toStatusReportMessage(report: StatusReport): StatusReportMessage {
   return create(StatusReportSchema, {
