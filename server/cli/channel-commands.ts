@@ -1,5 +1,7 @@
-import { type JsonObject, type MessageInitShape, toJson } from '@bufbuild/protobuf';
-import { notificationV1 } from '../../client/index.ts';
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { notificationV1 } from '../../client/index.ts';
+import { channelWords } from '../rpc/page-codec.ts';
+import { confirmed, yes } from './confirm.ts';
 import {
   address,
   client,
@@ -12,42 +14,80 @@ import {
   type Options,
   pairs,
   printFields,
-  printJsonMessage,
   rejectFlags,
   required,
   str,
-  timeText,
   type Values,
 } from './flags.ts';
 import { printJson, printTable, UsageError } from './output.ts';
 
 /**
  * `statusdesk channels ...`: where monitor alerts go, through the client library
- * (notification.v1). Credentials go in and never come back: the service answers with them masked.
+ * (notification.v1), shown in the words of page-codec.ts (channelWords). Credentials go in and
+ * never come back: the service answers with them masked.
  */
 
-type Channel = notificationV1.NotificationChannel;
 type ChannelConfig = MessageInitShape<typeof notificationV1.CreateNotificationChannelRequestSchema>['config'];
+type Shown = ReturnType<typeof channelWords>;
 
 const kinds = ['webhook', 'slack', 'discord', 'email', 'ntfy', 'desktop'] as const;
 type Kind = (typeof kinds)[number];
 
-const webhookUrl = { 'webhook-url': { type: 'string' } } as const satisfies Options;
+const webhookUrl = { 'webhook-url': { type: 'string', valueName: 'URL', description: 'the webhook the alerts are posted to (webhook, slack, discord)' } } as const satisfies Options;
 const kindFlags = {
-  webhook: { url: { type: 'string' }, secret: { type: 'string' }, header: { type: 'string', multiple: true } },
+  webhook: {
+    ...webhookUrl,
+    secret: { type: 'string', valueName: 'SECRET', description: 'the key each alert is signed with (webhook)' },
+    header: { type: 'string', multiple: true, valueName: 'k=v', description: 'a header sent with each alert (webhook; repeatable)' },
+  },
   slack: webhookUrl,
   discord: webhookUrl,
-  email: { to: { type: 'string', multiple: true }, from: { type: 'string' }, 'smtp-url': { type: 'string' } },
-  ntfy: { topic: { type: 'string' }, server: { type: 'string' }, priority: { type: 'string' }, token: { type: 'string' } },
+  email: {
+    to: { type: 'string', multiple: true, valueName: 'ADDRESS', description: 'a recipient (email; repeatable)' },
+    from: { type: 'string', valueName: 'ADDRESS', description: "the sender (email; default: the service's STATUSDESK_MAIL_FROM)" },
+    'smtp-url': { type: 'string', valueName: 'URL', description: "the mail server (email; default: the service's STATUSDESK_SMTP_URL)" },
+  },
+  ntfy: {
+    topic: { type: 'string', valueName: 'TOPIC', description: 'the topic (ntfy)' },
+    server: { type: 'string', valueName: 'URL', description: 'the ntfy server (ntfy; default https://ntfy.sh)' },
+    priority: { type: 'string', valueName: '1-5', description: 'the priority of each alert (ntfy)' },
+    token: { type: 'string', valueName: 'TOKEN', description: 'an access token (ntfy)' },
+  },
   desktop: {},
 } as const satisfies Record<Kind, Options>;
 const allKindFlags = Object.assign({}, ...Object.values(kindFlags)) as Options;
 
 /** The flags a kind needs on `add`. */
-const requiredFlags: Record<Kind, string[]> = { webhook: ['url', 'secret'], slack: ['webhook-url'], discord: ['webhook-url'], email: ['to'], ntfy: ['topic'], desktop: [] };
+const requiredFlags: Record<Kind, string[]> = { webhook: ['webhook-url', 'secret'], slack: ['webhook-url'], discord: ['webhook-url'], email: ['to'], ntfy: ['topic'], desktop: [] };
 
 const kindFlagsUsage =
-  '(webhook: --url U --secret S [--header k=v]...; the service then from --api-url or SERVICE_API_URL) (slack, discord: --webhook-url U) (email: --to A... [--from F] [--smtp-url U]) (ntfy: --topic T [--server U] [--priority 1-5] [--token T])';
+  '(webhook: --webhook-url U --secret S [--header k=v]...) (slack, discord: --webhook-url U) (email: --to A... [--from F] [--smtp-url U]) (ntfy: --topic T [--server U] [--priority 1-5] [--token T])';
+
+/** The service's field paths of a channel and the flags that give them. */
+const channelFields: Record<string, string> = {
+  name: '--name',
+  kind: '--kind',
+  monitor_ids: '--monitor',
+  monitorIds: '--monitor',
+  'config.webhook.url': '--webhook-url',
+  'webhook.url': '--webhook-url',
+  url: '--webhook-url',
+  'config.webhook.secret': '--secret',
+  'webhook.secret': '--secret',
+  secret: '--secret',
+  'config.webhook.headers': '--header',
+  headers: '--header',
+  webhookUrl: '--webhook-url',
+  webhook_url: '--webhook-url',
+  to: '--to',
+  from: '--from',
+  smtpUrl: '--smtp-url',
+  smtp_url: '--smtp-url',
+  topic: '--topic',
+  server: '--server',
+  priority: '--priority',
+  token: '--token',
+};
 
 /** Whether any flag of the kind was given. */
 const hasKindFlags = (kind: Kind, values: Values) => Object.keys(kindFlags[kind]).some((flag) => values[flag] !== undefined);
@@ -56,7 +96,7 @@ const hasKindFlags = (kind: Kind, values: Values) => Object.keys(kindFlags[kind]
 function configOf(kind: Kind, values: Values): ChannelConfig {
   switch (kind) {
     case 'webhook':
-      return { case: 'webhook', value: { url: str(values, 'url') ?? '', secret: str(values, 'secret') ?? '', headers: pairs('header', list(values, 'header')) } };
+      return { case: 'webhook', value: { url: str(values, 'webhook-url') ?? '', secret: str(values, 'secret') ?? '', headers: pairs('header', list(values, 'header')) } };
     case 'slack':
       return { case: 'slack', value: { webhookUrl: str(values, 'webhook-url') ?? '' } };
     case 'discord':
@@ -75,116 +115,127 @@ function configOf(kind: Kind, values: Values): ChannelConfig {
 
 const entries = (map: Record<string, string>) => Object.entries(map).map(([k, v]) => `${k}=${v}`).join(',');
 
-/** The kind's settings as rows, credentials as the service masked them. */
-function configRows(channel: Channel): [string, string | undefined][] {
-  const c = channel.config;
-  switch (c.case) {
-    case 'webhook':
-      return [['url', c.value.url], ['secret', c.value.secret], ['headers', entries(c.value.headers)]];
-    case 'slack':
-    case 'discord':
-      return [['webhook url', c.value.webhookUrl]];
-    case 'email':
-      return [['to', c.value.to.join(',')], ['from', c.value.from ?? '(the service\'s STATUSDESK_MAIL_FROM)'], ['smtp url', c.value.smtpUrl ?? '(the service\'s STATUSDESK_SMTP_URL)']];
-    case 'ntfy':
-      return [['server', c.value.server], ['topic', c.value.topic], ['priority', c.value.priority === undefined ? undefined : String(c.value.priority)], ['token', c.value.token]];
-    default:
-      return [];
-  }
+/** The kind's settings as rows, by the names of their flags; credentials as the service masked them. */
+function settingRows(c: Shown): [string, string | undefined][] {
+  const rows: [string, string | undefined][] = [];
+  if (c.webhookUrl !== undefined) rows.push(['webhook url', c.webhookUrl]);
+  if (c.secret !== undefined) rows.push(['secret', c.secret], ['headers', entries(c.headers ?? {})]);
+  if (c.to !== undefined) rows.push(['to', c.to.join(',')], ['from', c.from ?? "(the service's STATUSDESK_MAIL_FROM)"], ['smtp url', c.smtpUrl ?? "(the service's STATUSDESK_SMTP_URL)"]);
+  if (c.topic !== undefined) rows.push(['server', c.server], ['topic', c.topic], ['priority', c.priority == null ? undefined : String(c.priority)], ['token', c.token ?? undefined]);
+  return rows;
 }
 
 /** Where the channel sends, for a list. */
-function targetOf(channel: Channel): string | undefined {
-  const c = channel.config;
-  switch (c.case) {
-    case 'webhook':
-      return c.value.url;
-    case 'slack':
-    case 'discord':
-      return c.value.webhookUrl;
-    case 'email':
-      return c.value.to.join(',');
-    case 'ntfy':
-      return `${c.value.server.replace(/\/+$/, '')}/${c.value.topic}`;
-    default:
-      return undefined;
-  }
+function targetOf(c: Shown): string | undefined {
+  if (c.webhookUrl !== undefined) return c.webhookUrl;
+  if (c.to !== undefined) return c.to.join(',');
+  if (c.topic !== undefined) return `${(c.server ?? '').replace(/\/+$/, '')}/${c.topic}`;
+  return undefined;
 }
 
-function printChannel(channel: Channel): void {
+function printChannel(channel: Shown): void {
   printFields([
     ['id', channel.id],
     ['name', channel.name],
     ['kind', channel.kind],
     ['monitors', channel.monitorIds.join(',') || '(none)'],
-    ...configRows(channel),
-    ['created', timeText(channel.createdAt)],
-    ['updated', timeText(channel.updatedAt)],
+    ...settingRows(channel),
+    ['created', channel.createdAt],
+    ['updated', channel.updatedAt],
   ]);
 }
 
-const common = { name: { type: 'string' }, monitor: { type: 'string', multiple: true } } as const satisfies Options;
+/** A channel as --json prints it, or else as a FIELD/VALUE table. */
+function showChannel(values: Values, channel: notificationV1.NotificationChannel): void {
+  const shown = channelWords(channel);
+  if (values.json) return printJson(shown);
+  printChannel(shown);
+}
+
+/** A webhook has a URL of its own: there `--url` could be either, so it is refused. */
+function refuseAmbiguousUrl(kind: Kind, values: Values): void {
+  if (kind === 'webhook' && values.url !== undefined) {
+    throw new UsageError("--url is ambiguous for a webhook channel: give the webhook's address as --webhook-url, and the service as --api-url");
+  }
+}
+
+const common = {
+  name: { type: 'string', valueName: 'NAME', description: 'what the channel is called' },
+  monitor: { type: 'string', multiple: true, valueName: 'ID', description: 'a monitor whose alerts it receives (repeatable)' },
+} as const satisfies Options;
 
 const channelsAdd: Command = {
-  usage: `channels add --name N --kind webhook|slack|discord|email|ntfy|desktop [--monitor ID]... ${kindFlagsUsage} [--url URL] [--json]`,
-  options: { ...connection, ...common, kind: { type: 'string' }, ...allKindFlags },
+  usage: `channels add --name N --kind webhook|slack|discord|email|ntfy|desktop [--monitor ID]... ${kindFlagsUsage} [--api-url URL] [--json]`,
+  summary: 'add a channel that monitor alerts are sent to',
+  options: { ...connection, ...common, kind: { type: 'string', valueName: kinds.join('|'), description: 'where the alerts go' }, ...allKindFlags },
+  fields: channelFields,
   async run(values) {
     const kind = oneOf('kind', required(values, 'kind'), kinds);
+    refuseAmbiguousUrl(kind, values);
     rejectFlags(values, [...Object.keys(connection), ...Object.keys(common), 'kind', ...Object.keys(kindFlags[kind])], `${kind} channels`);
     const name = required(values, 'name');
     for (const flag of requiredFlags[kind]) {
       const value = values[flag];
       if (value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) throw new UsageError(`--${flag} is required for ${kind} channels`);
     }
-    const { channel } = await client(values, kind !== 'webhook').notifications.createNotificationChannel({
+    const { channel } = await client(values).notifications.createNotificationChannel({
       name,
       monitorIds: list(values, 'monitor'),
       config: configOf(kind, values),
     });
-    if (values.json) return printJsonMessage(notificationV1.NotificationChannelSchema, channel!);
-    printChannel(channel!);
+    showChannel(values, channel!);
   },
 };
 
 const channelsList: Command = {
-  usage: 'channels list [--page-number N] [--per-page N] [--url URL] [--json]',
-  options: { ...connection, 'page-number': { type: 'string' }, 'per-page': { type: 'string' } },
+  usage: 'channels list [--page-number N] [--per-page N] [--api-url URL] [--json]',
+  summary: 'list the alert channels',
+  options: {
+    ...connection,
+    'page-number': { type: 'string', valueName: 'N', description: 'which page of the list, from 1' },
+    'per-page': { type: 'string', valueName: 'N', description: 'how many per page' },
+  },
+  fields: { page: '--page-number', per_page: '--per-page', perPage: '--per-page' },
   async run(values) {
     const response = await client(values).notifications.listNotificationChannels({
       page: int32('page-number', str(values, 'page-number')) ?? 0,
       perPage: int32('per-page', str(values, 'per-page')) ?? 0,
     });
-    if (values.json) return printJsonMessage(notificationV1.ListNotificationChannelsResponseSchema, response);
+    const channels = response.channels.map(channelWords);
+    const p = response.pagination;
+    const pagination = { page: p?.page ?? 1, perPage: p?.perPage ?? 0, totalSize: p?.totalSize ?? 0, totalPages: p?.totalPages ?? 0 };
+    if (values.json) return printJson({ channels, pagination });
     printTable(
       ['ID', 'NAME', 'KIND', 'TARGET', 'MONITORS', 'CREATED'],
-      response.channels.map((c) => [c.id, c.name, c.kind, targetOf(c), c.monitorIds.join(',') || undefined, timeText(c.createdAt)]),
+      channels.map((c) => [c.id, c.name, c.kind, targetOf(c), c.monitorIds.join(',') || undefined, c.createdAt]),
     );
-    const p = response.pagination;
-    if (p) note(`${response.channels.length} of ${p.totalSize} channels (page ${p.page} of ${Math.max(p.totalPages, 1)})`);
+    note(`${channels.length} of ${pagination.totalSize} channels (page ${pagination.page} of ${Math.max(pagination.totalPages, 1)})`);
   },
 };
 
 const channelsGet: Command = {
-  usage: 'channels get ID [--url URL] [--json]',
+  usage: 'channels get ID [--api-url URL] [--json]',
+  summary: 'show an alert channel, credentials masked',
   options: connection,
   positionals: 1,
   async run(values, [id]) {
     const { channel } = await client(values).notifications.getNotificationChannel({ id: id! });
-    if (values.json) return printJsonMessage(notificationV1.NotificationChannelSchema, channel!);
-    printChannel(channel!);
+    showChannel(values, channel!);
   },
 };
 
 const channelsUpdate: Command = {
   usage: `channels update ID [--name N] [--monitor ID]... [--clear-monitors] [the flags of add for the channel's kind] [--api-url URL] [--json]   (a credential not given keeps its value)`,
-  options: { ...connection, ...common, 'clear-monitors': { type: 'boolean' }, ...allKindFlags },
+  summary: 'change an alert channel; a credential not given keeps its value',
+  options: { ...connection, ...common, 'clear-monitors': { type: 'boolean', description: 'no monitor sends alerts to it' }, ...allKindFlags },
   positionals: 1,
+  fields: channelFields,
   async run(values, [id]) {
-    // --url is the webhook's own address here, as in `monitors update`: the service comes from --api-url.
-    const api = client(values, false);
+    const api = client(values);
     const { channel: stored } = await api.notifications.getNotificationChannel({ id: id! });
     const kind = oneOf('kind', stored!.kind, kinds);
-    rejectFlags(values, ['api-url', 'json', 'clear-monitors', ...Object.keys(common), ...Object.keys(kindFlags[kind])], `${kind} channels`);
+    refuseAmbiguousUrl(kind, values);
+    rejectFlags(values, [...Object.keys(connection), 'clear-monitors', ...Object.keys(common), ...Object.keys(kindFlags[kind])], `${kind} channels`);
     const name = str(values, 'name');
     const monitors = list(values, 'monitor');
     const clear = values['clear-monitors'] === true;
@@ -202,30 +253,36 @@ const channelsUpdate: Command = {
       config,
       updateMask: clear ? { paths } : undefined,
     });
-    if (values.json) return printJsonMessage(notificationV1.NotificationChannelSchema, channel!);
-    printChannel(channel!);
+    showChannel(values, channel!);
   },
 };
 
 const channelsDelete: Command = {
-  usage: 'channels delete ID [--url URL]',
-  options: address,
+  usage: 'channels delete ID [--yes] [--api-url URL]',
+  summary: 'delete an alert channel (asks first; --yes when not on a terminal)',
+  options: { ...address, ...yes },
   positionals: 1,
   async run(values, [id]) {
-    await client(values).notifications.deleteNotificationChannel({ id: id! });
+    const api = client(values);
+    const go = await confirmed(values, async () => {
+      const { channel } = await api.notifications.getNotificationChannel({ id: id! });
+      return `Delete channel ${channel!.id} "${channel!.name}"?`;
+    });
+    if (!go) return 1;
+    await api.notifications.deleteNotificationChannel({ id: id! });
     note(`Deleted channel ${id}.`);
   },
 };
 
 const channelsTest: Command = {
-  usage: 'channels test ID [--url URL] [--json]   (sends a test alert now; exit 1 when not delivered)',
+  usage: 'channels test ID [--api-url URL] [--json]   (sends a test alert now; exit 1 when not delivered)',
+  summary: 'send a test alert through a channel now; exit 1 when not delivered',
   options: connection,
   positionals: 1,
   async run(values, [id]) {
     const response = await client(values).notifications.sendTestNotification({ id: id! });
     if (values.json) {
-      // `delivered` is there even when false (proto3 JSON leaves false out).
-      printJson({ delivered: response.delivered, ...(toJson(notificationV1.SendTestNotificationResponseSchema, response) as JsonObject) });
+      printJson({ delivered: response.delivered, error: response.error || null });
       return response.delivered ? 0 : 1;
     }
     if (response.delivered) {

@@ -1,66 +1,101 @@
 import { create } from '@bufbuild/protobuf';
-import { type Duration, durationFromMs, durationMs, FieldMaskSchema, timestampDate } from '@bufbuild/protobuf/wkt';
+import { durationFromMs, FieldMaskSchema } from '@bufbuild/protobuf/wkt';
 import {
   type GRPCMonitor,
   GRPCMonitorSchema,
-  HTTPMethod,
   type HTTPMonitor,
   HTTPMonitorSchema,
-  MonitorStatus,
-  NumberComparator,
-  Periodicity,
-  StringComparator,
-  SummaryWindow,
   type TCPMonitor,
   TCPMonitorSchema,
-  TLSMode,
-  type CheckResult as CheckResultMessage,
-  GetMonitorStatusResponseSchema,
-  GetMonitorSummaryResponseSchema,
-  ListMonitorsResponseSchema,
   type StatusdeskClient,
 } from '../../client/index.ts';
-import { httpMethods, tlsModes } from '../domain/monitors/monitor-rules.ts';
+import { httpMethods, numberComparators, tlsModes } from '../domain/monitors/monitor-rules.ts';
 import { frequencies } from '../domain/plans.ts';
-import { address, client, type Command, connection, count, list, oneOf, type Options, pairs, parseBoolean, printJsonMessage, rejectFlags, str, timeText, type Values } from './flags.ts';
+import {
+  checkWords,
+  method,
+  monitorWords,
+  type MonitorType,
+  numberComparator,
+  periodicity,
+  statusWords,
+  stringComparator,
+  summaryWindow,
+  summaryWords,
+  tls,
+} from '../rpc/monitor-codec.ts';
+import { confirmed, yes } from './confirm.ts';
+import { address, client, type Command, connection, count, list, note, oneOf, type Options, pairs, parseBoolean, rejectFlags, str, type Values } from './flags.ts';
 import { printJson, printTable, UsageError } from './output.ts';
 
 /**
  * `statusdesk monitors ...`: the monitor API through the client library, as any program would
- * use it. The key comes from SERVICE_API_KEY, the address from --url or SERVICE_API_URL.
+ * use it. The key comes from SERVICE_API_KEY, the address from --api-url or SERVICE_API_URL.
+ * Every result is shown in the words of the flags (monitor-codec.ts: monitorWords), as a table or,
+ * with --json, as that object.
  */
 
 const scheduling = {
-  name: { type: 'string' },
-  description: { type: 'string' },
-  active: { type: 'string' },
-  frequency: { type: 'string' },
-  regions: { type: 'string' },
-  timeout: { type: 'string' },
-  degraded: { type: 'string' },
-  retry: { type: 'string' },
-  'otlp-endpoint': { type: 'string' },
-  'otlp-header': { type: 'string', multiple: true },
-  tag: { type: 'string', multiple: true },
+  name: { type: 'string', valueName: 'NAME', description: 'what the monitor is called' },
+  description: { type: 'string', valueName: 'TEXT', description: 'a longer description' },
+  active: { type: 'string', valueName: 'true|false', description: 'false pauses the checks (default true)' },
+  frequency: { type: 'string', valueName: frequencies.join('|'), description: "how often to check (default: the plan's fastest)" },
+  regions: { type: 'string', valueName: 'a,b', description: 'the regions to check from, comma-separated (default: all of the plan)' },
+  timeout: { type: 'string', valueName: 'DURATION', description: 'give up after this long, e.g. 45s or 500ms (default 45s)' },
+  degraded: { type: 'string', valueName: 'DURATION', description: 'a success slower than this is degraded, e.g. 2s' },
+  retry: { type: 'string', valueName: 'N', description: 'attempts after a failure before it counts (default 3)' },
+  'otlp-endpoint': { type: 'string', valueName: 'URL', description: 'send check metrics to this OTLP/HTTP endpoint' },
+  'otlp-header': { type: 'string', multiple: true, valueName: 'k=v', description: 'a header for the OTLP endpoint (repeatable)' },
+  tag: { type: 'string', multiple: true, valueName: 'TAG', description: 'a tag (repeatable)' },
 } as const satisfies Options;
 
-const tcpFlags = { target: { type: 'string' } } as const satisfies Options;
+const target = { target: { type: 'string', valueName: 'ADDRESS', description: 'what is checked: host:port (tcp, grpc) or the URL (http)' } } as const satisfies Options;
+const tcpFlags = { ...target } as const satisfies Options;
 const grpcFlags = {
-  target: { type: 'string' },
-  service: { type: 'string' },
-  tls: { type: 'string' },
-  metadata: { type: 'string', multiple: true },
+  ...target,
+  service: { type: 'string', valueName: 'NAME', description: 'the gRPC service to ask about (default: overall health)' },
+  tls: { type: 'string', valueName: tlsModes.join('|'), description: 'how to connect (default verify)' },
+  metadata: { type: 'string', multiple: true, valueName: 'k=v', description: 'gRPC metadata to send (repeatable)' },
 } as const satisfies Options;
 const httpFlags = {
-  url: { type: 'string' },
-  method: { type: 'string' },
-  header: { type: 'string', multiple: true },
-  body: { type: 'string' },
-  'follow-redirects': { type: 'string' },
-  'assert-status': { type: 'string', multiple: true },
-  'assert-header': { type: 'string', multiple: true },
-  'assert-body-contains': { type: 'string', multiple: true },
+  ...target,
+  method: { type: 'string', valueName: 'METHOD', description: `${httpMethods.join(', ')} (default GET)` },
+  header: { type: 'string', multiple: true, valueName: 'k=v', description: 'a request header (repeatable)' },
+  body: { type: 'string', valueName: 'TEXT', description: 'the request body' },
+  'follow-redirects': { type: 'string', valueName: 'true|false', description: 'follow redirects (default true)' },
+  'assert-status': { type: 'string', multiple: true, valueName: '[>=|<=|>|<|!=]CODE', description: 'the status code must match, e.g. 200 or <400 (repeatable)' },
+  'assert-header': { type: 'string', multiple: true, valueName: 'k=v', description: 'the response header k must equal v (repeatable)' },
+  'assert-body-contains': { type: 'string', multiple: true, valueName: 'TEXT', description: 'the response body must contain TEXT (repeatable)' },
 } as const satisfies Options;
+
+/** The service's field paths of a monitor and the flags that give them. */
+const monitorFields: Record<string, string> = {
+  'monitor.uri': '--target',
+  'monitor.url': '--target',
+  'monitor.name': '--name',
+  'monitor.description': '--description',
+  'monitor.active': '--active',
+  'monitor.periodicity': '--frequency',
+  'monitor.regions': '--regions',
+  'monitor.timeout': '--timeout',
+  'monitor.degraded': '--degraded',
+  'monitor.retry': '--retry',
+  'monitor.openTelemetry': '--otlp-endpoint',
+  'monitor.openTelemetry.endpoint': '--otlp-endpoint',
+  'monitor.openTelemetry.headers': '--otlp-header',
+  'monitor.tags': '--tag',
+  'monitor.service': '--service',
+  'monitor.tls': '--tls',
+  'monitor.metadata': '--metadata',
+  'monitor.method': '--method',
+  'monitor.headers': '--header',
+  'monitor.body': '--body',
+  'monitor.followRedirects': '--follow-redirects',
+  'monitor.statusCodeAssertions': '--assert-status',
+  'monitor.headerAssertions': '--assert-header',
+  'monitor.bodyAssertions': '--assert-body-contains',
+  update_mask: '--clear',
+};
 
 const schedulingUsage =
   '[--description D] [--active true|false] [--frequency 30s|1m|5m|10m|30m|1h] [--regions a,b] [--timeout 45s] [--degraded 2s] [--retry N] [--otlp-endpoint URL] [--otlp-header k=v]... [--tag T]...';
@@ -72,17 +107,13 @@ function parseDuration(flag: string, value: string): number {
   return Math.round(Number(match[1]) * { ms: 1, s: 1000, m: 60_000 }[match[2] as 'ms' | 's' | 'm']);
 }
 
-const periodicityOf = (value: string) => Periodicity[`PERIODICITY_${oneOf('frequency', value, frequencies).toUpperCase()}` as keyof typeof Periodicity];
-const tlsOf = (value: string) => TLSMode[`TLS_MODE_${oneOf('tls', value, tlsModes).toUpperCase().replace('-', '_')}` as keyof typeof TLSMode];
-const methodOf = (value: string) => HTTPMethod[`HTTP_METHOD_${oneOf('method', value.toUpperCase(), httpMethods)}` as keyof typeof HTTPMethod];
-
-const NUMBER_OPERATORS: [string, NumberComparator][] = [
-  ['>=', NumberComparator.GREATER_THAN_OR_EQUAL],
-  ['<=', NumberComparator.LESS_THAN_OR_EQUAL],
-  ['!=', NumberComparator.NOT_EQUAL],
-  ['>', NumberComparator.GREATER_THAN],
-  ['<', NumberComparator.LESS_THAN],
-  ['', NumberComparator.EQUAL],
+const NUMBER_OPERATORS: [string, (typeof numberComparators)[number]][] = [
+  ['>=', 'greater_than_or_equal'],
+  ['<=', 'less_than_or_equal'],
+  ['!=', 'not_equal'],
+  ['>', 'greater_than'],
+  ['<', 'less_than'],
+  ['', 'equal'],
 ];
 
 /** `200`, `>=200`, `<400`, `!=503`. */
@@ -90,7 +121,7 @@ function statusAssertion(value: string) {
   const [operator, comparator] = NUMBER_OPERATORS.find(([op]) => value.startsWith(op))!;
   const target = value.slice(operator.length);
   if (!/^\d{3}$/.test(target)) throw new UsageError(`--assert-status takes a status code with an optional >=, <=, >, < or != before it, got "${value}"`);
-  return { comparator, target: Number(target) };
+  return { comparator: numberComparator.wire(comparator), target: Number(target) };
 }
 
 /** The fields every monitor type shares, from the flags that were given. */
@@ -103,7 +134,7 @@ function schedulingFields(values: Values) {
   const active = str(values, 'active');
   if (active !== undefined) fields.active = parseBoolean('active', active);
   const frequency = str(values, 'frequency');
-  if (frequency !== undefined) fields.periodicity = periodicityOf(frequency);
+  if (frequency !== undefined) fields.periodicity = periodicity.wire(oneOf('frequency', frequency, frequencies));
   const regions = str(values, 'regions');
   if (regions !== undefined) fields.regions = regions.split(',').map((r) => r.trim()).filter(Boolean);
   const timeout = str(values, 'timeout');
@@ -134,17 +165,17 @@ const typeFields = {
     if (target !== undefined) fields.uri = target;
     const service = str(values, 'service');
     if (service !== undefined) fields.service = service;
-    const tls = str(values, 'tls');
-    if (tls !== undefined) fields.tls = tlsOf(tls);
+    const mode = str(values, 'tls');
+    if (mode !== undefined) fields.tls = tls.wire(oneOf('tls', mode, tlsModes));
     if (list(values, 'metadata').length > 0) fields.metadata = pairs('metadata', list(values, 'metadata'));
     return fields;
   },
   http(values: Values): Record<string, unknown> {
     const fields: Record<string, unknown> = {};
-    const url = str(values, 'url');
+    const url = str(values, 'target');
     if (url !== undefined) fields.url = url;
-    const method = str(values, 'method');
-    if (method !== undefined) fields.method = methodOf(method);
+    const verb = str(values, 'method');
+    if (verb !== undefined) fields.method = method.wire(oneOf('method', verb.toUpperCase(), httpMethods));
     if (list(values, 'header').length > 0) fields.headers = pairs('header', list(values, 'header'));
     const body = str(values, 'body');
     if (body !== undefined) fields.body = body;
@@ -154,55 +185,53 @@ const typeFields = {
     if (list(values, 'assert-header').length > 0) {
       fields.headerAssertions = Object.entries(pairs('assert-header', list(values, 'assert-header'))).map(([key, target]) => ({
         key,
-        comparator: StringComparator.EQUAL,
+        comparator: stringComparator.wire('equal'),
         target,
       }));
     }
     if (list(values, 'assert-body-contains').length > 0) {
-      fields.bodyAssertions = list(values, 'assert-body-contains').map((target) => ({ comparator: StringComparator.CONTAINS, target }));
+      fields.bodyAssertions = list(values, 'assert-body-contains').map((target) => ({ comparator: stringComparator.wire('contains'), target }));
     }
     return fields;
   },
 };
 
 type AnyMonitor = TCPMonitor | GRPCMonitor | HTTPMonitor;
-const schemas = { tcp: TCPMonitorSchema, grpc: GRPCMonitorSchema, http: HTTPMonitorSchema };
 const flagsByType = { tcp: tcpFlags, grpc: grpcFlags, http: httpFlags };
-type MonitorKind = keyof typeof schemas;
+type Shown = ReturnType<typeof monitorWords>;
 
-const durationText = (d: Duration | undefined) => (d ? `${durationMs(d)} ms` : '-');
-const periodicityText = (p: Periodicity) => Periodicity[p]?.replace('PERIODICITY_', '').toLowerCase() ?? '-';
+const durationText = (ms: number | null) => (ms === null ? '-' : `${ms} ms`);
+const listText = (values: string[]) => values.join(',') || '-';
 
-function targetOf(kind: MonitorKind, monitor: AnyMonitor): string {
-  return kind === 'http' ? (monitor as HTTPMonitor).url : (monitor as TCPMonitor | GRPCMonitor).uri;
-}
-
-function printMonitor(kind: MonitorKind, monitor: AnyMonitor): void {
+function printMonitor(m: Shown): void {
   const rows: [string, string][] = [
-    ['id', monitor.id],
-    ['type', kind],
-    ['name', monitor.name],
-    ['target', targetOf(kind, monitor)],
-    ['active', String(monitor.active ?? true)],
-    ['frequency', periodicityText(monitor.periodicity)],
-    ['regions', monitor.regions.join(',')],
-    ['timeout', durationText(monitor.timeout)],
-    ['degraded', durationText(monitor.degraded)],
-    ['retry', String(monitor.retry ?? '-')],
+    ['id', m.id],
+    ['type', m.type],
+    ['name', m.name],
+    ['target', m.target],
+    ['active', String(m.active)],
+    ['frequency', m.frequency ?? '-'],
+    ['regions', listText(m.regions)],
+    ['timeout', durationText(m.timeout)],
+    ['degraded', durationText(m.degraded)],
+    ['retry', String(m.retry ?? '-')],
   ];
-  if (kind === 'grpc') {
-    const grpc = monitor as GRPCMonitor;
-    rows.push(['service', grpc.service || '(overall health)'], ['tls', TLSMode[grpc.tls] ?? '-'], ['metadata', Object.keys(grpc.metadata).join(',') || '-']);
+  if ('tls' in m) rows.push(['service', m.service || '(overall health)'], ['tls', m.tls ?? '-'], ['metadata', listText(Object.keys(m.metadata))]);
+  if ('method' in m) {
+    rows.push(['method', m.method ?? '-'], ['assertions', String(m.statusCodeAssertions.length + m.headerAssertions.length + m.bodyAssertions.length)]);
   }
-  if (kind === 'http') {
-    const http = monitor as HTTPMonitor;
-    rows.push(['method', HTTPMethod[http.method] ?? '-'], ['assertions', String(http.statusCodeAssertions.length + http.headerAssertions.length + http.bodyAssertions.length)]);
-  }
-  rows.push(['otlp endpoint', monitor.openTelemetry?.endpoint ?? '-'], ['tags', monitor.tags.join(',') || '-'], ['created', timeText(monitor.createdAt)], ['updated', timeText(monitor.updatedAt)]);
+  rows.push(['otlp endpoint', m.openTelemetry?.endpoint ?? '-'], ['tags', listText(m.tags)], ['created', m.createdAt ?? '-'], ['updated', m.updatedAt ?? '-']);
   printTable(['FIELD', 'VALUE'], rows);
 }
 
-async function fetchMonitor(api: StatusdeskClient, id: string): Promise<{ kind: MonitorKind; monitor: AnyMonitor }> {
+/** A monitor as --json prints it, or else as a FIELD/VALUE table. */
+function showMonitor(values: Values, type: MonitorType, monitor: AnyMonitor): void {
+  const shown = monitorWords(type, monitor);
+  if (values.json) return printJson(shown);
+  printMonitor(shown);
+}
+
+async function fetchMonitor(api: StatusdeskClient, id: string): Promise<{ kind: MonitorType; monitor: AnyMonitor }> {
   const { monitor } = await api.monitors.getMonitor({ id });
   switch (monitor.case) {
     case 'tcpMonitor':
@@ -216,65 +245,81 @@ async function fetchMonitor(api: StatusdeskClient, id: string): Promise<{ kind: 
   }
 }
 
+/**
+ * `--url` names the service only where the command has no URL of its own: for an HTTP monitor it
+ * could as well be the monitored URL, so it is refused there.
+ */
+function refuseAmbiguousUrl(kind: MonitorType, values: Values): void {
+  if (kind === 'http' && values.url !== undefined) {
+    throw new UsageError('--url is ambiguous for an HTTP monitor: give its URL as --target, and the service as --api-url');
+  }
+}
+
+const paging = {
+  limit: { type: 'string', valueName: 'N', description: 'how many to show (default 50)' },
+  offset: { type: 'string', valueName: 'N', description: 'how many of the newest to skip' },
+} as const satisfies Options;
+
 const monitorsList: Command = {
-  usage: 'monitors list [--limit N] [--offset N] [--url URL] [--json]',
-  options: { ...connection, limit: { type: 'string' }, offset: { type: 'string' } },
+  usage: 'monitors list [--limit N] [--offset N] [--api-url URL] [--json]',
+  summary: 'list the monitors, newest first',
+  options: { ...connection, ...paging },
+  fields: { limit: '--limit', offset: '--offset' },
   async run(values) {
     const response = await client(values).monitors.listMonitors({
       limit: count('limit', str(values, 'limit')),
       offset: count('offset', str(values, 'offset')) ?? 0,
     });
-    if (values.json) return printJsonMessage(ListMonitorsResponseSchema, response);
-    const all: [MonitorKind, AnyMonitor][] = [
-      ...response.httpMonitors.map((m) => ['http', m] as [MonitorKind, AnyMonitor]),
-      ...response.tcpMonitors.map((m) => ['tcp', m] as [MonitorKind, AnyMonitor]),
-      ...response.grpcMonitors.map((m) => ['grpc', m] as [MonitorKind, AnyMonitor]),
-    ].sort(([, a], [, b]) => Number(b.id) - Number(a.id));
+    const monitors = [
+      ...response.httpMonitors.map((m) => monitorWords('http', m)),
+      ...response.tcpMonitors.map((m) => monitorWords('tcp', m)),
+      ...response.grpcMonitors.map((m) => monitorWords('grpc', m)),
+    ].sort((a, b) => Number(b.id) - Number(a.id));
+    if (values.json) return printJson({ monitors, totalSize: response.totalSize });
     printTable(
       ['ID', 'TYPE', 'NAME', 'TARGET', 'FREQUENCY', 'REGIONS', 'ACTIVE'],
-      all.map(([kind, m]) => [m.id, kind, m.name, targetOf(kind, m), periodicityText(m.periodicity), m.regions.join(','), String(m.active ?? true)]),
+      monitors.map((m) => [m.id, m.type, m.name, m.target, m.frequency, m.regions.join(','), String(m.active)]),
     );
-    process.stderr.write(`${all.length} of ${response.totalSize} monitors\n`);
+    note(`${monitors.length} of ${response.totalSize} monitors`);
   },
 };
 
 const monitorsGet: Command = {
-  usage: 'monitors get ID [--url URL] [--json]',
+  usage: 'monitors get ID [--api-url URL] [--json]',
+  summary: "show a monitor's configuration",
   options: connection,
   positionals: 1,
   async run(values, [id]) {
     const { kind, monitor } = await fetchMonitor(client(values), id!);
-    if (values.json) return printJsonMessage(schemas[kind] as typeof TCPMonitorSchema, monitor as TCPMonitor);
-    printMonitor(kind, monitor);
+    showMonitor(values, kind, monitor);
   },
 };
 
 const monitorsCreate: Command = {
-  usage: `monitors create tcp|grpc|http --name N (tcp, grpc: --target host:port) (grpc: [--service S] [--tls verify|skip-verify|plaintext] [--metadata k=v]...) (http: --url U, the service then from --api-url or SERVICE_API_URL; [--method M] [--header k=v]... [--body B] [--follow-redirects true|false] [--assert-status 200]... [--assert-header k=v]... [--assert-body-contains T]...) ${schedulingUsage} [--url URL] [--json]`,
+  usage: `monitors create tcp|grpc|http --name N --target T (grpc: [--service S] [--tls verify|skip-verify|plaintext] [--metadata k=v]...) (http: [--method M] [--header k=v]... [--body B] [--follow-redirects true|false] [--assert-status 200]... [--assert-header k=v]... [--assert-body-contains T]...) ${schedulingUsage} [--api-url URL] [--json]`,
+  summary: 'create a TCP, gRPC or HTTP monitor',
   options: { ...connection, ...scheduling, ...tcpFlags, ...grpcFlags, ...httpFlags },
   positionals: 1,
+  fields: monitorFields,
   async run(values, [type]) {
     if (!['tcp', 'grpc', 'http'].includes(type!)) throw new UsageError(`the monitor type must be tcp, grpc or http, got "${type}"`);
-    const kind = type as MonitorKind;
-    rejectForeignFlags(kind, values, 'create');
+    const kind = type as MonitorType;
+    refuseAmbiguousUrl(kind, values);
+    rejectForeignFlags(kind, values);
     const fields = { ...schedulingFields(values), ...typeFields[kind](values) };
-    const monitor = await createOf(client(values, kind !== 'http'), kind, fields);
-    if (values.json) return printJsonMessage(schemas[kind] as typeof TCPMonitorSchema, monitor as TCPMonitor);
+    const monitor = await createOf(client(values), kind, fields);
+    if (values.json) return showMonitor(values, kind, monitor);
     process.stdout.write(`${monitor.id}\n`);
-    process.stderr.write(`Created ${kind} monitor ${monitor.id} (${monitor.name}).\n`);
+    note(`Created ${kind} monitor ${monitor.id} (${monitor.name}).`);
   },
 };
 
-/**
- * Flags of another monitor type are mistakes, not options to ignore. In `update`, `--url` is only
- * the HTTP monitor's URL, so it is foreign to the other types.
- */
-function rejectForeignFlags(kind: MonitorKind, values: Values, command: 'create' | 'update'): void {
-  const connectionFlags = command === 'update' ? ['api-url', 'json', 'clear'] : Object.keys(connection);
-  rejectFlags(values, [...connectionFlags, ...Object.keys(scheduling), ...Object.keys(flagsByType[kind])], `${kind} monitors`);
+/** Flags of another monitor type are mistakes, not options to ignore. */
+function rejectForeignFlags(kind: MonitorType, values: Values): void {
+  rejectFlags(values, [...Object.keys(connection), ...Object.keys(scheduling), ...Object.keys(flagsByType[kind]), 'clear'], `${kind} monitors`);
 }
 
-async function createOf(api: StatusdeskClient, kind: MonitorKind, fields: Record<string, unknown>): Promise<AnyMonitor> {
+async function createOf(api: StatusdeskClient, kind: MonitorType, fields: Record<string, unknown>): Promise<AnyMonitor> {
   switch (kind) {
     case 'tcp':
       return (await api.monitors.createTCPMonitor({ monitor: create(TCPMonitorSchema, fields) })).monitor!;
@@ -287,12 +332,22 @@ async function createOf(api: StatusdeskClient, kind: MonitorKind, fields: Record
 
 const monitorsUpdate: Command = {
   usage: `monitors update ID [the flags of create for the monitor's type] [--clear FIELD]... [--api-url URL] [--json]`,
-  options: { ...connection, ...scheduling, ...tcpFlags, ...grpcFlags, ...httpFlags, clear: { type: 'string', multiple: true } },
+  summary: 'change some fields of a monitor; the others keep their values',
+  options: {
+    ...connection,
+    ...scheduling,
+    ...tcpFlags,
+    ...grpcFlags,
+    ...httpFlags,
+    clear: { type: 'string', multiple: true, valueName: 'FIELD', description: 'return a field to its default, e.g. degraded (repeatable)' },
+  },
   positionals: 1,
+  fields: monitorFields,
   async run(values, [id]) {
-    const api = client(values, false);
+    const api = client(values);
     const { kind, monitor: stored } = await fetchMonitor(api, id!);
-    rejectForeignFlags(kind, values, 'update');
+    refuseAmbiguousUrl(kind, values);
+    rejectForeignFlags(kind, values);
     const fields = { ...schedulingFields(values), ...typeFields[kind](values) };
     // A new endpoint without --otlp-header keeps the stored headers.
     const otlp = fields.openTelemetry as { headers: Record<string, string> } | undefined;
@@ -308,121 +363,111 @@ const monitorsUpdate: Command = {
         : kind === 'grpc'
           ? (await api.monitors.updateGRPCMonitor({ ...request, monitor: create(GRPCMonitorSchema, fields) })).monitor!
           : (await api.monitors.updateHTTPMonitor({ ...request, monitor: create(HTTPMonitorSchema, fields) })).monitor!;
-    if (values.json) return printJsonMessage(schemas[kind] as typeof TCPMonitorSchema, monitor as TCPMonitor);
-    printMonitor(kind, monitor);
+    showMonitor(values, kind, monitor);
   },
 };
 
 const monitorsDelete: Command = {
-  usage: 'monitors delete ID [--url URL]',
-  options: address,
+  usage: 'monitors delete ID [--yes] [--api-url URL]',
+  summary: 'delete a monitor and its check history (asks first; --yes when not on a terminal)',
+  options: { ...address, ...yes },
   positionals: 1,
   async run(values, [id]) {
-    await client(values).monitors.deleteMonitor({ id: id! });
-    process.stderr.write(`Deleted monitor ${id}.\n`);
+    const api = client(values);
+    const go = await confirmed(values, async () => {
+      const { monitor } = await fetchMonitor(api, id!);
+      return `Delete monitor ${monitor.id} "${monitor.name}"?`;
+    });
+    if (!go) return 1;
+    await api.monitors.deleteMonitor({ id: id! });
+    note(`Deleted monitor ${id}.`);
   },
 };
 
-/** A check result as the record every surface shows: phases that did not happen are null. */
-function checkRecord(r: CheckResultMessage) {
-  const phase = (v: number | undefined) => v ?? null;
-  const t = r.timing;
-  return {
-    monitorId: r.monitorId,
-    region: r.region,
-    runner: r.runner,
-    startedAt: r.startedAt ? timestampDate(r.startedAt).toISOString() : null,
-    result: r.result,
-    latencyMs: r.latencyMs,
-    timing: { dns: phase(t?.dns), connect: phase(t?.connect), tls: phase(t?.tls), ttfb: phase(t?.ttfb), transfer: phase(t?.transfer), total: phase(t?.total) },
-    attempts: r.attempts,
-    message: r.message,
-    grpcStatus: r.grpcStatus || null,
-    statusCode: r.statusCode ?? null,
-    url: r.url || null,
-    responseHeaders: r.responseHeaders,
-    assertionResults: r.assertionResults.map(({ assertion, passed, actual }) => ({ assertion, passed, actual })),
-  };
-}
-
 const monitorsTrigger: Command = {
-  usage: 'monitors trigger ID [--url URL] [--json]',
+  usage: 'monitors trigger ID [--api-url URL] [--json]',
+  summary: 'check a monitor now in each of its regions',
   options: connection,
   positionals: 1,
   async run(values, [id]) {
     const response = await client(values).monitors.triggerMonitor({ id: id! });
-    if (values.json) return printJson({ results: response.results.map(checkRecord) });
+    const results = response.results.map(checkWords);
+    if (values.json) return printJson({ results });
     printTable(
       ['REGION', 'RESULT', 'LATENCY', 'ATTEMPTS', 'MESSAGE'],
-      response.results.map((r) => [r.region, r.result, `${r.latencyMs} ms`, String(r.attempts), r.message]),
+      results.map((r) => [r.region, r.result, `${r.latencyMs} ms`, String(r.attempts), r.message]),
     );
   },
 };
 
-const healthText = (status: MonitorStatus) => (status === MonitorStatus.UNSPECIFIED ? 'no check yet' : (MonitorStatus[status] ?? '-').toLowerCase());
+const healthText = (health: string | null) => health ?? 'no check yet';
 
 const monitorsStatus: Command = {
-  usage: 'monitors status ID [--url URL] [--json]',
+  usage: 'monitors status ID [--api-url URL] [--json]',
+  summary: "a monitor's health in each region and overall: active, degraded or error",
   options: connection,
   positionals: 1,
   async run(values, [id]) {
-    const response = await client(values).monitors.getMonitorStatus({ id: id! });
-    if (values.json) return printJsonMessage(GetMonitorStatusResponseSchema, response);
-    const latest = response.regions.map((r) => timeText(r.lastCheckedAt)).filter((t) => t !== '-').sort().at(-1) ?? '-';
+    const status = statusWords(id!, await client(values).monitors.getMonitorStatus({ id: id! }));
+    if (values.json) return printJson(status);
+    const latest = status.regions.map((r) => r.lastCheckedAt).filter((t) => t !== null).sort().at(-1) ?? null;
     printTable(['REGION', 'STATUS', 'LAST CHECK'], [
-      ...response.regions.map((r) => [r.region, healthText(r.status), timeText(r.lastCheckedAt)]),
-      ['overall', healthText(response.overall), latest],
+      ...status.regions.map((r) => [r.region, healthText(r.status), r.lastCheckedAt]),
+      ['overall', healthText(status.overall), latest],
     ]);
   },
 };
 
 const windows = ['1d', '7d', '14d'] as const;
+const windowFlag = { window: { type: 'string', valueName: windows.join('|'), description: 'how far back to look (default 1d)' } } as const satisfies Options;
 
 const monitorsSummary: Command = {
-  usage: 'monitors summary ID [--window 1d|7d|14d] [--url URL] [--json]',
-  options: { ...connection, window: { type: 'string' } },
+  usage: 'monitors summary ID [--window 1d|7d|14d] [--api-url URL] [--json]',
+  summary: 'counts of successful, degraded and failed checks, and latency percentiles',
+  options: { ...connection, ...windowFlag },
   positionals: 1,
+  fields: { window: '--window' },
   async run(values, [id]) {
     const window = oneOf('window', str(values, 'window') ?? '1d', windows);
-    const response = await client(values).monitors.getMonitorSummary({
-      id: id!,
-      window: SummaryWindow[`SUMMARY_WINDOW_${window.toUpperCase()}` as keyof typeof SummaryWindow],
-    });
-    if (values.json) return printJsonMessage(GetMonitorSummaryResponseSchema, response);
-    const l = response.latency;
+    const summary = summaryWords(id!, await client(values).monitors.getMonitorSummary({ id: id!, window: summaryWindow.wire(window) }));
+    if (values.json) return printJson(summary);
+    const l = summary.latency;
     printTable(
       ['WINDOW', 'SUCCESS', 'DEGRADED', 'ERROR', 'P50', 'P75', 'P90', 'P95', 'P99', 'LAST PING'],
       [
         [
-          window,
-          String(response.successCount),
-          String(response.degradedCount),
-          String(response.errorCount),
+          summary.window ?? window,
+          String(summary.successCount),
+          String(summary.degradedCount),
+          String(summary.errorCount),
           ...(l ? [l.p50, l.p75, l.p90, l.p95, l.p99].map((v) => `${v} ms`) : ['-', '-', '-', '-', '-']),
-          response.lastPingAt ? timeText(response.lastPingAt) : 'no check yet',
+          summary.lastPingAt ?? 'no check yet',
         ],
       ],
     );
-    for (const gap of response.gaps) process.stdout.write(`No checks ran from ${timeText(gap.startedAt)} to ${timeText(gap.endedAt)}.\n`);
+    for (const gap of summary.gaps) process.stdout.write(`No checks ran from ${gap.startedAt} to ${gap.endedAt}.\n`);
   },
 };
 
 const monitorsLogs: Command = {
-  usage: 'monitors logs ID [--window 1d|7d|14d] [--limit N] [--offset N] [--url URL] [--json]   (HTTP monitors)',
-  options: { ...connection, window: { type: 'string' }, limit: { type: 'string' }, offset: { type: 'string' } },
+  usage: 'monitors logs ID [--window 1d|7d|14d] [--limit N] [--offset N] [--api-url URL] [--json]   (HTTP monitors)',
+  summary: "an HTTP monitor's recent checks, newest first",
+  options: { ...connection, ...windowFlag, ...paging },
   positionals: 1,
+  fields: { window: '--window', limit: '--limit', offset: '--offset' },
   async run(values, [id]) {
     const window = oneOf('window', str(values, 'window') ?? '1d', windows);
     const response = await client(values).monitors.listResponseLogs({
       id: id!,
-      window: SummaryWindow[`SUMMARY_WINDOW_${window.toUpperCase()}` as keyof typeof SummaryWindow],
+      window: summaryWindow.wire(window),
       limit: count('limit', str(values, 'limit')),
       offset: count('offset', str(values, 'offset')) ?? 0,
     });
-    if (values.json) return printJson({ results: response.results.map(checkRecord) });
+    const results = response.results.map(checkWords);
+    if (values.json) return printJson({ results });
     printTable(
       ['STARTED', 'REGION', 'RESULT', 'STATUS', 'LATENCY', 'MESSAGE'],
-      response.results.map((r) => [timeText(r.startedAt), r.region, r.result, r.statusCode === undefined ? '-' : String(r.statusCode), `${r.latencyMs} ms`, r.message]),
+      results.map((r) => [r.startedAt, r.region, r.result, r.statusCode === null ? '-' : String(r.statusCode), `${r.latencyMs} ms`, r.message]),
     );
   },
 };

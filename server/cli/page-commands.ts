@@ -1,65 +1,55 @@
-import { statusPageV1 } from '../../client/index.ts';
 import { originSetting } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { exportStaticPage } from '../public/static-export.ts';
-import {
-  address,
-  client,
-  type Command,
-  connection,
-  dataDir,
-  int32,
-  note,
-  printFields,
-  printJsonMessage,
-  required,
-  str,
-  timeText,
-  type Values,
-} from './flags.ts';
+import { componentWords, pageWords, subscriberWords } from '../rpc/page-codec.ts';
+import { confirmed, yes } from './confirm.ts';
+import { address, client, type Command, connection, dataDir, int32, note, type Options, printFields, required, str, type Values } from './flags.ts';
 import { withLocalOwner } from './local.ts';
-import { printTable, UsageError } from './output.ts';
+import { printJson, printTable, UsageError } from './output.ts';
 
 /**
  * `statusdesk pages ...`: status pages, their components and subscribers through the client
- * library (status_page.v1), like `monitors`; `pages export` works on the data folder instead.
+ * library (status_page.v1), like `monitors`, shown in the words of page-codec.ts (pageWords, …);
+ * `pages export` works on the data folder instead.
  */
 
-const { ComponentType, StatusPageSchema, PageComponentSchema, ListStatusPagesResponseSchema, ListPageComponentsResponseSchema, ListSubscribersResponseSchema, AddSubscriberResponseSchema } =
-  statusPageV1;
-type StatusPage = statusPageV1.StatusPage;
-type PageComponent = statusPageV1.PageComponent;
-type Subscriber = statusPageV1.Subscriber;
-
-const pageFlags = { title: { type: 'string' }, slug: { type: 'string' }, description: { type: 'string' } } as const;
+const pageFlags = {
+  title: { type: 'string', valueName: 'TITLE', description: 'the title shown on the page' },
+  slug: { type: 'string', valueName: 'SLUG', description: 'the name in its public address (/status/SLUG)' },
+  description: { type: 'string', valueName: 'TEXT', description: 'a line under the title' },
+} as const satisfies Options;
 const componentFlags = {
-  name: { type: 'string' },
-  monitor: { type: 'string' },
-  group: { type: 'string' },
-  position: { type: 'string' },
-  description: { type: 'string' },
-} as const;
+  name: { type: 'string', valueName: 'NAME', description: 'what the component is called on the page' },
+  monitor: { type: 'string', valueName: 'ID', description: 'the monitor whose health it shows ("" unlinks: a static component)' },
+  group: { type: 'string', valueName: 'GROUP', description: 'the group it is listed under ("" ungroups)' },
+  position: { type: 'string', valueName: 'N', description: 'its place on the page, from 0' },
+  description: { type: 'string', valueName: 'TEXT', description: 'a line under its name' },
+} as const satisfies Options;
+const pageFields = { title: '--title', slug: '--slug', description: '--description', id: 'PAGE', page: 'PAGE' };
+const componentFields = { name: '--name', description: '--description', monitor_id: '--monitor', monitorId: '--monitor', group: '--group', position: '--position', page_id: 'PAGE' };
 
-const componentTypeText = (type: statusPageV1.ComponentType) => (ComponentType[type] ?? '-').toLowerCase();
+type PageShown = ReturnType<typeof pageWords>;
+type ComponentShown = ReturnType<typeof componentWords>;
+type SubscriberShown = ReturnType<typeof subscriberWords>;
 
-function printPage(page: StatusPage): void {
+function printPage(page: PageShown): void {
   printFields([
     ['id', page.id],
     ['slug', page.slug],
     ['title', page.title],
     ['description', page.description],
     ['url', page.url],
-    ['created', timeText(page.createdAt)],
-    ['updated', timeText(page.updatedAt)],
+    ['created', page.createdAt],
+    ['updated', page.updatedAt],
   ]);
 }
 
-function printComponent(component: PageComponent): void {
+function printComponent(component: ComponentShown): void {
   printFields([
     ['id', component.id],
     ['page', component.pageId],
     ['name', component.name],
-    ['type', componentTypeText(component.type)],
+    ['type', component.type],
     ['monitor', component.monitorId],
     ['group', component.group],
     ['position', String(component.position)],
@@ -67,74 +57,94 @@ function printComponent(component: PageComponent): void {
   ]);
 }
 
-function printSubscriber(subscriber: Subscriber): void {
+function printSubscriber(subscriber: SubscriberShown): void {
   printFields([
     ['id', subscriber.id],
     ['page', subscriber.pageId],
     ['kind', subscriber.kind],
     ['address', subscriber.address],
     ['status', subscriber.status],
-    ['created', timeText(subscriber.createdAt)],
-    ['confirmed', subscriber.confirmedAt ? timeText(subscriber.confirmedAt) : undefined],
+    ['created', subscriber.createdAt],
+    ['confirmed', subscriber.confirmedAt],
   ]);
+}
+
+/** A record as --json prints it, or else as a FIELD/VALUE table. */
+function show<T>(values: Values, shown: T, print: (shown: T) => void): void {
+  if (values.json) return printJson(shown);
+  print(shown);
 }
 
 // ---- pages ---------------------------------------------------------------------------------------
 
 const pagesCreate: Command = {
-  usage: 'pages create --title T --slug S [--description D] [--url URL] [--json]',
+  usage: 'pages create --title T --slug S [--description D] [--api-url URL] [--json]',
+  summary: 'create a status page',
   options: { ...connection, ...pageFlags },
+  fields: pageFields,
   async run(values) {
     const request = { title: required(values, 'title'), slug: required(values, 'slug'), description: str(values, 'description') ?? '' };
     const { statusPage } = await client(values).pages.createStatusPage(request);
-    if (values.json) return printJsonMessage(StatusPageSchema, statusPage!);
-    printPage(statusPage!);
+    show(values, pageWords(statusPage!), printPage);
   },
 };
 
 const pagesList: Command = {
-  usage: 'pages list [--url URL] [--json]',
+  usage: 'pages list [--api-url URL] [--json]',
+  summary: 'list the status pages',
   options: connection,
   async run(values) {
-    const response = await client(values).pages.listStatusPages({});
-    if (values.json) return printJsonMessage(ListStatusPagesResponseSchema, response);
-    printTable(
-      ['ID', 'SLUG', 'TITLE', 'URL', 'CREATED'],
-      response.statusPages.map((p) => [p.id, p.slug, p.title, p.url, timeText(p.createdAt)]),
-    );
+    const statusPages = (await client(values).pages.listStatusPages({})).statusPages.map(pageWords);
+    if (values.json) return printJson({ statusPages });
+    printTable(['ID', 'SLUG', 'TITLE', 'URL', 'CREATED'], statusPages.map((p) => [p.id, p.slug, p.title, p.url, p.createdAt]));
   },
 };
 
 const pagesGet: Command = {
-  usage: 'pages get PAGE [--url URL] [--json]   (PAGE: id or slug)',
+  usage: 'pages get PAGE [--api-url URL] [--json]   (PAGE: id or slug)',
+  summary: 'show a status page',
   options: connection,
   positionals: 1,
   async run(values, [page]) {
     const { statusPage } = await client(values).pages.getStatusPage({ page: page! });
-    if (values.json) return printJsonMessage(StatusPageSchema, statusPage!);
-    printPage(statusPage!);
+    show(values, pageWords(statusPage!), printPage);
   },
 };
 
 const pagesUpdate: Command = {
-  usage: 'pages update PAGE [--title T] [--slug S] [--description D] [--url URL] [--json]',
+  usage: 'pages update PAGE [--title T] [--slug S] [--description D] [--api-url URL] [--json]',
+  summary: "change a status page's title, slug or description",
   options: { ...connection, ...pageFlags },
   positionals: 1,
+  fields: pageFields,
   async run(values, [page]) {
     const fields = { title: str(values, 'title'), slug: str(values, 'slug'), description: str(values, 'description') };
     if (Object.values(fields).every((v) => v === undefined)) throw new UsageError('nothing to change: give --title, --slug or --description');
     const { statusPage } = await client(values).pages.updateStatusPage({ id: page!, ...fields });
-    if (values.json) return printJsonMessage(StatusPageSchema, statusPage!);
-    printPage(statusPage!);
+    show(values, pageWords(statusPage!), printPage);
   },
 };
 
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 const pagesDelete: Command = {
-  usage: 'pages delete PAGE [--url URL]',
-  options: address,
+  usage: 'pages delete PAGE [--yes] [--api-url URL]',
+  summary: 'delete a status page with its components, subscribers, reports and maintenance windows (asks first; --yes when not on a terminal)',
+  options: { ...address, ...yes },
   positionals: 1,
   async run(values, [page]) {
-    await client(values).pages.deleteStatusPage({ id: page! });
+    const api = client(values);
+    const go = await confirmed(values, async () => {
+      const { statusPage } = await api.pages.getStatusPage({ page: page! });
+      const [reports, maintenances] = await Promise.all([
+        api.reports.listStatusReports({ filter: 'all', pageId: statusPage!.id, perPage: 1 }),
+        api.maintenances.listMaintenances({ pageId: statusPage!.id, perPage: 1 }),
+      ]);
+      const what = `${plural(reports.pagination?.totalSize ?? 0, 'status report')} and ${plural(maintenances.pagination?.totalSize ?? 0, 'maintenance window')}`;
+      return `Delete status page ${statusPage!.id} "${statusPage!.title}" with its ${what}?`;
+    });
+    if (!go) return 1;
+    await api.pages.deleteStatusPage({ id: page! });
     note(`Deleted status page ${page} with its components, subscribers, reports and maintenance windows.`);
   },
 };
@@ -142,9 +152,11 @@ const pagesDelete: Command = {
 // ---- components ----------------------------------------------------------------------------------
 
 const componentsAdd: Command = {
-  usage: 'pages components add PAGE --name N [--monitor ID] [--group G] [--position N] [--description D] [--url URL] [--json]',
+  usage: 'pages components add PAGE --name N [--monitor ID] [--group G] [--position N] [--description D] [--api-url URL] [--json]',
+  summary: 'add a component to a status page, linked to a monitor or static',
   options: { ...connection, ...componentFlags },
   positionals: 1,
+  fields: componentFields,
   async run(values, [page]) {
     const { component } = await client(values).pages.addPageComponent({
       pageId: page!,
@@ -154,29 +166,31 @@ const componentsAdd: Command = {
       group: str(values, 'group'),
       position: int32('position', str(values, 'position')),
     });
-    if (values.json) return printJsonMessage(PageComponentSchema, component!);
-    printComponent(component!);
+    show(values, componentWords(component!), printComponent);
   },
 };
 
 const componentsList: Command = {
-  usage: 'pages components list PAGE [--url URL] [--json]',
+  usage: 'pages components list PAGE [--api-url URL] [--json]',
+  summary: "list a status page's components in their order",
   options: connection,
   positionals: 1,
   async run(values, [page]) {
-    const response = await client(values).pages.listPageComponents({ pageId: page! });
-    if (values.json) return printJsonMessage(ListPageComponentsResponseSchema, response);
+    const components = (await client(values).pages.listPageComponents({ pageId: page! })).components.map(componentWords);
+    if (values.json) return printJson({ components });
     printTable(
       ['ID', 'POSITION', 'NAME', 'TYPE', 'MONITOR', 'GROUP'],
-      response.components.map((c) => [c.id, String(c.position), c.name, componentTypeText(c.type), c.monitorId, c.group]),
+      components.map((c) => [c.id, String(c.position), c.name, c.type, c.monitorId, c.group]),
     );
   },
 };
 
 const componentsUpdate: Command = {
-  usage: 'pages components update ID [--name N] [--monitor ID] [--group G] [--position N] [--description D] [--url URL] [--json]   (--monitor "" unlinks, --group "" ungroups)',
+  usage: 'pages components update ID [--name N] [--monitor ID] [--group G] [--position N] [--description D] [--api-url URL] [--json]   (--monitor "" unlinks, --group "" ungroups)',
+  summary: 'change a component; the other fields keep their values',
   options: { ...connection, ...componentFlags },
   positionals: 1,
+  fields: componentFields,
   async run(values, [id]) {
     const fields = {
       name: str(values, 'name'),
@@ -189,13 +203,13 @@ const componentsUpdate: Command = {
       throw new UsageError('nothing to change: give --name, --monitor, --group, --position or --description');
     }
     const { component } = await client(values).pages.updatePageComponent({ id: id!, ...fields });
-    if (values.json) return printJsonMessage(PageComponentSchema, component!);
-    printComponent(component!);
+    show(values, componentWords(component!), printComponent);
   },
 };
 
 const componentsRemove: Command = {
-  usage: 'pages components remove ID [--url URL]',
+  usage: 'pages components remove ID [--api-url URL]',
+  summary: 'remove a component from its status page',
   options: address,
   positionals: 1,
   async run(values, [id]) {
@@ -207,9 +221,15 @@ const componentsRemove: Command = {
 // ---- subscribers ---------------------------------------------------------------------------------
 
 const subscribersAdd: Command = {
-  usage: 'pages subscribers add PAGE (--email E | --webhook URL) [--url URL] [--json]',
-  options: { ...connection, email: { type: 'string' }, webhook: { type: 'string' } },
+  usage: 'pages subscribers add PAGE (--email E | --webhook URL) [--api-url URL] [--json]',
+  summary: "subscribe an address to a status page's notices",
+  options: {
+    ...connection,
+    email: { type: 'string', valueName: 'ADDRESS', description: 'a mail address (sent a confirmation link first)' },
+    webhook: { type: 'string', valueName: 'URL', description: 'a webhook that receives signed notices' },
+  },
   positionals: 1,
+  fields: { email: '--email', webhook_url: '--webhook', webhookUrl: '--webhook', address: '--email or --webhook', page_id: 'PAGE' },
   async run(values, [page]) {
     const email = str(values, 'email');
     const webhook = str(values, 'webhook');
@@ -218,8 +238,8 @@ const subscribersAdd: Command = {
       pageId: page!,
       target: email !== undefined ? { case: 'email', value: email } : { case: 'webhookUrl', value: webhook! },
     });
-    if (values.json) return printJsonMessage(AddSubscriberResponseSchema, response);
-    const subscriber = response.subscriber!;
+    const subscriber = subscriberWords(response.subscriber!);
+    if (values.json) return printJson({ subscriber, webhookSecret: response.webhookSecret ?? null });
     if (response.webhookSecret !== undefined) {
       // As `keys create`: only the secret on stdout, so that `SECRET=$(statusdesk pages subscribers add …)` works.
       process.stdout.write(`${response.webhookSecret}\n`);
@@ -233,21 +253,23 @@ const subscribersAdd: Command = {
 };
 
 const subscribersList: Command = {
-  usage: 'pages subscribers list PAGE [--url URL] [--json]',
+  usage: 'pages subscribers list PAGE [--api-url URL] [--json]',
+  summary: "list a status page's subscribers",
   options: connection,
   positionals: 1,
   async run(values, [page]) {
-    const response = await client(values).pages.listSubscribers({ pageId: page! });
-    if (values.json) return printJsonMessage(ListSubscribersResponseSchema, response);
+    const subscribers = (await client(values).pages.listSubscribers({ pageId: page! })).subscribers.map(subscriberWords);
+    if (values.json) return printJson({ subscribers });
     printTable(
       ['ID', 'KIND', 'ADDRESS', 'STATUS', 'CREATED', 'CONFIRMED'],
-      response.subscribers.map((s) => [s.id, s.kind, s.address, s.status, timeText(s.createdAt), s.confirmedAt ? timeText(s.confirmedAt) : undefined]),
+      subscribers.map((s) => [s.id, s.kind, s.address, s.status, s.createdAt, s.confirmedAt]),
     );
   },
 };
 
 const subscribersRemove: Command = {
-  usage: 'pages subscribers remove ID [--url URL]',
+  usage: 'pages subscribers remove ID [--api-url URL]',
+  summary: 'remove a subscriber',
   options: address,
   positionals: 1,
   async run(values, [id]) {
@@ -276,6 +298,7 @@ function publicUrlOf(values: Values): string | undefined {
 
 const pagesExport: Command = {
   usage: 'pages export PAGE --out DIR [--public-url URL] [--data-dir D]   (works on the data folder; no running service needed)',
+  summary: 'write a static copy of a status page (index.html, feed.atom, summary.json) from the data folder',
   options: { ...dataDir, out: { type: 'string' }, 'public-url': { type: 'string' } },
   positionals: 1,
   async run(values, [ref]) {

@@ -1,5 +1,4 @@
-import { type DescMessage, type JsonObject, type MessageShape, toJson } from '@bufbuild/protobuf';
-import { maintenanceV1, statusReportV1 } from '../../client/index.ts';
+import { maintenanceWords, reportStatus, reportWords } from '../rpc/page-codec.ts';
 import {
   address,
   client,
@@ -11,80 +10,105 @@ import {
   notifyFlags,
   notifyOf,
   oneOf,
+  type Options,
   printFields,
-  printJsonMessage,
   required,
   str,
-  timeText,
   type Values,
 } from './flags.ts';
 import { printJson, printTable, UsageError } from './output.ts';
 
 /**
  * `statusdesk reports ...` and `statusdesk maintenance ...`: what is published on status pages,
- * through the client library (status_report.v1, maintenance.v1). Every publishing command must
- * say whether the page's subscribers are told: --notify or --no-notify.
+ * through the client library (status_report.v1, maintenance.v1), shown in the words of
+ * page-codec.ts (reportWords, maintenanceWords). Every publishing command must say whether the
+ * page's subscribers are told: --notify or --no-notify.
  */
 
-const { StatusReportStatus } = statusReportV1;
-type StatusReport = statusReportV1.StatusReport;
-type Maintenance = maintenanceV1.Maintenance;
+type ReportShown = ReturnType<typeof reportWords>;
+type MaintenanceShown = ReturnType<typeof maintenanceWords>;
 
 const statuses = ['investigating', 'identified', 'monitoring', 'resolved'] as const;
-const statusOf = (value: string) => StatusReportStatus[oneOf('status', value, statuses).toUpperCase() as 'INVESTIGATING'];
-const statusText = (status: statusReportV1.StatusReportStatus) => (StatusReportStatus[status] ?? '-').toLowerCase();
+const statusOf = (value: string) => reportStatus.wire(oneOf('status', value, statuses));
 const componentsText = (ids: string[]) => (ids.length === 0 ? '(whole page)' : ids.join(','));
 
-/** The JSON of a publishing call's answer: `notified` is there even when false (proto3 JSON leaves false out). */
-function printPublished<D extends DescMessage>(schema: D, response: MessageShape<D> & { notified: boolean }): void {
-  printJson({ ...(toJson(schema, response) as JsonObject), notified: response.notified });
-}
+const statusFlag = { status: { type: 'string', valueName: statuses.join('|'), description: 'where the incident stands' } } as const satisfies Options;
+const componentFlag = { component: { type: 'string', multiple: true, valueName: 'ID', description: 'a component it concerns (repeatable; none: the whole page)' } } as const satisfies Options;
+const pageFlag = { page: { type: 'string', valueName: 'PAGE', description: 'the status page, by id or slug' } } as const satisfies Options;
+const messageFlag = { message: { type: 'string', valueName: 'TEXT', description: 'what is published' } } as const satisfies Options;
+const reportFields = {
+  page_id: '--page',
+  pageId: '--page',
+  title: '--title',
+  message: '--message',
+  status: '--status',
+  page_component_ids: '--component',
+  pageComponentIds: '--component',
+};
 
 /** A note when subscribers were to be told and were not: the record is stored all the same. */
 function notifiedNote(notify: boolean, notified: boolean, what: string): void {
   if (notify && !notified) note(`The ${what} was stored, but telling the page's subscribers failed.`);
 }
 
-function printReport(report: StatusReport, extra: [string, string][] = []): void {
+function printReport(report: ReportShown, extra: [string, string][] = []): void {
   const latest = report.updates[0];
   printFields([
     ['id', report.id],
     ['page', report.pageId],
     ['title', report.title],
-    ['status', statusText(report.status)],
+    ['status', report.status],
     ['resolved', String(report.resolved)],
     ['components', componentsText(report.pageComponentIds)],
     ['updates', String(report.updates.length)],
-    ['latest update', latest ? `${timeText(latest.createdAt)} ${statusText(latest.status)}: ${latest.message}` : undefined],
-    ['created', timeText(report.createdAt)],
-    ['updated', timeText(report.updatedAt)],
-    ['resolved at', report.resolvedAt ? timeText(report.resolvedAt) : undefined],
+    ['latest update', latest ? `${latest.createdAt} ${latest.status}: ${latest.message}` : undefined],
+    ['created', report.createdAt],
+    ['updated', report.updatedAt],
+    ['resolved at', report.resolvedAt],
     ...extra,
   ]);
 }
 
-function printPaging(shown: number, pagination: { page: number; totalPages: number; totalSize: number } | undefined, noun: string): void {
-  if (!pagination) return;
+/** A publishing call's answer: the report and whether the subscribers were told. */
+function showPublishedReport(values: Values, notify: boolean, response: { statusReport?: Parameters<typeof reportWords>[0]; notified: boolean }, what: string): void {
+  const statusReport = reportWords(response.statusReport!);
+  if (values.json) return printJson({ statusReport, notified: response.notified });
+  printReport(statusReport, [['notified', String(response.notified)]]);
+  notifiedNote(notify, response.notified, what);
+}
+
+/** A list's page, counted: `pagination` always has its four numbers. */
+function paginationOf(pagination: { page: number; perPage: number; totalSize: number; totalPages: number } | undefined) {
+  return { page: pagination?.page ?? 1, perPage: pagination?.perPage ?? 0, totalSize: pagination?.totalSize ?? 0, totalPages: pagination?.totalPages ?? 0 };
+}
+
+function printPaging(shown: number, pagination: ReturnType<typeof paginationOf>, noun: string): void {
   note(`${shown} of ${pagination.totalSize} ${noun} (page ${pagination.page} of ${Math.max(pagination.totalPages, 1)})`);
 }
 
-const paging = { 'page-number': { type: 'string' }, 'per-page': { type: 'string' } } as const;
+const paging = {
+  'page-number': { type: 'string', valueName: 'N', description: 'which page of the list, from 1' },
+  'per-page': { type: 'string', valueName: 'N', description: 'how many per page' },
+} as const satisfies Options;
+const pagingFields = { page: '--page-number', per_page: '--per-page', perPage: '--per-page' };
 const pagingOf = (values: Values) => ({ page: int32('page-number', str(values, 'page-number')) ?? 0, perPage: int32('per-page', str(values, 'per-page')) ?? 0 });
 
 // ---- reports -------------------------------------------------------------------------------------
 
 const reportsCreate: Command = {
   usage:
-    'reports create --page PAGE --title T --message M [--status investigating|identified|monitoring|resolved] [--component ID]... (--notify | --no-notify) [--url URL] [--json]',
+    'reports create --page PAGE --title T --message M [--status investigating|identified|monitoring|resolved] [--component ID]... (--notify | --no-notify) [--api-url URL] [--json]',
+  summary: 'publish a status report (an incident) on a status page',
   options: {
     ...connection,
     ...notifyFlags,
-    page: { type: 'string' },
-    title: { type: 'string' },
-    message: { type: 'string' },
-    status: { type: 'string' },
-    component: { type: 'string', multiple: true },
+    ...pageFlag,
+    title: { type: 'string', valueName: 'TITLE', description: 'what the incident is called' },
+    ...messageFlag,
+    status: { ...statusFlag.status, description: 'where the incident stands (default investigating)' },
+    ...componentFlag,
   },
+  fields: reportFields,
   async run(values) {
     const notify = notifyOf(values);
     const status = str(values, 'status');
@@ -96,16 +120,16 @@ const reportsCreate: Command = {
       pageComponentIds: list(values, 'component'),
       notify,
     });
-    if (values.json) return printPublished(statusReportV1.CreateStatusReportResponseSchema, response);
-    printReport(response.statusReport!, [['notified', String(response.notified)]]);
-    notifiedNote(notify, response.notified, 'report');
+    showPublishedReport(values, notify, response, 'report');
   },
 };
 
 const reportsUpdateStatus: Command = {
-  usage: 'reports update-status ID --status investigating|identified|monitoring|resolved --message M (--notify | --no-notify) [--url URL] [--json]',
-  options: { ...connection, ...notifyFlags, status: { type: 'string' }, message: { type: 'string' } },
+  usage: 'reports update-status ID --status investigating|identified|monitoring|resolved --message M (--notify | --no-notify) [--api-url URL] [--json]',
+  summary: 'publish an update of a status report',
+  options: { ...connection, ...notifyFlags, ...statusFlag, ...messageFlag },
   positionals: 1,
+  fields: reportFields,
   async run(values, [id]) {
     const notify = notifyOf(values);
     const response = await client(values).reports.addStatusReportUpdate({
@@ -114,30 +138,36 @@ const reportsUpdateStatus: Command = {
       message: required(values, 'message'),
       notify,
     });
-    if (values.json) return printPublished(statusReportV1.AddStatusReportUpdateResponseSchema, response);
-    printReport(response.statusReport!, [['notified', String(response.notified)]]);
-    notifiedNote(notify, response.notified, 'update');
+    showPublishedReport(values, notify, response, 'update');
   },
 };
 
 const reportsResolve: Command = {
-  usage: 'reports resolve ID --message M (--notify | --no-notify) [--url URL] [--json]',
-  options: { ...connection, ...notifyFlags, message: { type: 'string' } },
+  usage: 'reports resolve ID --message M (--notify | --no-notify) [--api-url URL] [--json]',
+  summary: 'publish the last update of a status report: resolved',
+  options: { ...connection, ...notifyFlags, ...messageFlag },
   positionals: 1,
+  fields: reportFields,
   async run(values, [id]) {
     const notify = notifyOf(values);
     const response = await client(values).reports.resolveStatusReport({ id: id!, message: required(values, 'message'), notify });
-    if (values.json) return printPublished(statusReportV1.ResolveStatusReportResponseSchema, response);
-    printReport(response.statusReport!, [['notified', String(response.notified)]]);
-    notifiedNote(notify, response.notified, 'resolution');
+    showPublishedReport(values, notify, response, 'resolution');
   },
 };
 
 const reportsEdit: Command = {
   usage:
-    'reports edit ID [--title T] [--status investigating|identified|monitoring|resolved] [--component ID]... [--clear-components] [--url URL] [--json]   (corrects the report without an update; nobody is told)',
-  options: { ...connection, title: { type: 'string' }, status: { type: 'string' }, component: { type: 'string', multiple: true }, 'clear-components': { type: 'boolean' } },
+    'reports edit ID [--title T] [--status investigating|identified|monitoring|resolved] [--component ID]... [--clear-components] [--api-url URL] [--json]   (corrects the report without an update; nobody is told)',
+  summary: 'correct a status report without publishing an update; nobody is told',
+  options: {
+    ...connection,
+    title: { type: 'string', valueName: 'TITLE', description: 'what the incident is called' },
+    ...statusFlag,
+    ...componentFlag,
+    'clear-components': { type: 'boolean', description: 'the report concerns the whole page' },
+  },
   positionals: 1,
+  fields: reportFields,
   async run(values, [id]) {
     const title = str(values, 'title');
     const status = str(values, 'status');
@@ -156,47 +186,52 @@ const reportsEdit: Command = {
       pageComponentIds: components,
       updateMask: clear ? { paths } : undefined,
     });
-    if (values.json) return printJsonMessage(statusReportV1.StatusReportSchema, statusReport!);
-    printReport(statusReport!);
+    const shown = reportWords(statusReport!);
+    if (values.json) return printJson(shown);
+    printReport(shown);
   },
 };
 
 const reportsList: Command = {
-  usage: 'reports list [--all] [--page PAGE] [--page-number N] [--per-page N] [--url URL] [--json]   (unresolved reports unless --all)',
-  options: { ...connection, ...paging, all: { type: 'boolean' }, page: { type: 'string' } },
+  usage: 'reports list [--all] [--page PAGE] [--page-number N] [--per-page N] [--api-url URL] [--json]   (unresolved reports unless --all)',
+  summary: 'list the unresolved status reports (--all: every one), newest first',
+  options: { ...connection, ...paging, all: { type: 'boolean', description: 'resolved reports too' }, ...pageFlag },
+  fields: { ...pagingFields, page_id: '--page', pageId: '--page' },
   async run(values) {
     const response = await client(values).reports.listStatusReports({
       filter: values.all ? 'all' : 'active',
       pageId: str(values, 'page'),
       ...pagingOf(values),
     });
-    if (values.json) return printJsonMessage(statusReportV1.ListStatusReportsResponseSchema, response);
+    const statusReports = response.statusReports.map(reportWords);
+    const pagination = paginationOf(response.pagination);
+    if (values.json) return printJson({ statusReports, pagination });
     printTable(
       ['ID', 'PAGE', 'TITLE', 'STATUS', 'COMPONENTS', 'UPDATED'],
-      response.statusReports.map((r) => [r.id, r.pageId, r.title, statusText(r.status), componentsText(r.pageComponentIds), timeText(r.updatedAt)]),
+      statusReports.map((r) => [r.id, r.pageId, r.title, r.status, componentsText(r.pageComponentIds), r.updatedAt]),
     );
-    printPaging(response.statusReports.length, response.pagination, values.all ? 'reports' : 'unresolved reports');
+    printPaging(statusReports.length, pagination, values.all ? 'reports' : 'unresolved reports');
   },
 };
 
 const reportsGet: Command = {
-  usage: 'reports get ID [--url URL] [--json]',
+  usage: 'reports get ID [--api-url URL] [--json]',
+  summary: 'show a status report with all its updates',
   options: connection,
   positionals: 1,
   async run(values, [id]) {
     const { statusReport } = await client(values).reports.getStatusReport({ id: id! });
-    if (values.json) return printJsonMessage(statusReportV1.StatusReportSchema, statusReport!);
-    printReport(statusReport!);
+    const shown = reportWords(statusReport!);
+    if (values.json) return printJson(shown);
+    printReport(shown);
     process.stdout.write('\n');
-    printTable(
-      ['PUBLISHED', 'STATUS', 'MESSAGE'],
-      statusReport!.updates.map((u) => [timeText(u.createdAt), statusText(u.status), u.message]),
-    );
+    printTable(['PUBLISHED', 'STATUS', 'MESSAGE'], shown.updates.map((u) => [u.createdAt, u.status, u.message]));
   },
 };
 
 const reportsDelete: Command = {
-  usage: 'reports delete ID [--url URL]',
+  usage: 'reports delete ID [--api-url URL]',
+  summary: 'delete a status report and its updates',
   options: address,
   positionals: 1,
   async run(values, [id]) {
@@ -207,7 +242,7 @@ const reportsDelete: Command = {
 
 // ---- maintenance ---------------------------------------------------------------------------------
 
-function printMaintenance(maintenance: Maintenance, extra: [string, string][] = []): void {
+function printMaintenance(maintenance: MaintenanceShown, extra: [string, string][] = []): void {
   printFields([
     ['id', maintenance.id],
     ['page', maintenance.pageId],
@@ -217,24 +252,26 @@ function printMaintenance(maintenance: Maintenance, extra: [string, string][] = 
     ['to', maintenance.to],
     ['components', componentsText(maintenance.pageComponentIds)],
     ['status', maintenance.status],
-    ['created', timeText(maintenance.createdAt)],
-    ['updated', timeText(maintenance.updatedAt)],
+    ['created', maintenance.createdAt],
+    ['updated', maintenance.updatedAt],
     ...extra,
   ]);
 }
 
 const maintenanceCreate: Command = {
-  usage: 'maintenance create --page PAGE --title T --from ISO --to ISO [--message M] [--component ID]... (--notify | --no-notify) [--url URL] [--json]',
+  usage: 'maintenance create --page PAGE --title T --from ISO --to ISO [--message M] [--component ID]... (--notify | --no-notify) [--api-url URL] [--json]',
+  summary: 'announce a maintenance window on a status page',
   options: {
     ...connection,
     ...notifyFlags,
-    page: { type: 'string' },
-    title: { type: 'string' },
-    from: { type: 'string' },
-    to: { type: 'string' },
-    message: { type: 'string' },
-    component: { type: 'string', multiple: true },
+    ...pageFlag,
+    title: { type: 'string', valueName: 'TITLE', description: 'what the maintenance is called' },
+    from: { type: 'string', valueName: 'ISO', description: 'when it starts, e.g. 2026-05-01T22:00:00Z' },
+    to: { type: 'string', valueName: 'ISO', description: 'when it ends' },
+    message: { type: 'string', valueName: 'TEXT', description: 'what is published about it' },
+    ...componentFlag,
   },
+  fields: { ...reportFields, from: '--from', to: '--to' },
   async run(values) {
     const notify = notifyOf(values);
     const response = await client(values).maintenances.createMaintenance({
@@ -246,39 +283,47 @@ const maintenanceCreate: Command = {
       pageComponentIds: list(values, 'component'),
       notify,
     });
-    if (values.json) return printPublished(maintenanceV1.CreateMaintenanceResponseSchema, response);
-    printMaintenance(response.maintenance!, [['notified', String(response.notified)]]);
+    const maintenance = maintenanceWords(response.maintenance!);
+    if (values.json) return printJson({ maintenance, notified: response.notified });
+    printMaintenance(maintenance, [['notified', String(response.notified)]]);
     notifiedNote(notify, response.notified, 'maintenance window');
   },
 };
 
 const maintenanceList: Command = {
-  usage: 'maintenance list [--page PAGE] [--page-number N] [--per-page N] [--url URL] [--json]',
-  options: { ...connection, ...paging, page: { type: 'string' } },
+  usage: 'maintenance list [--page PAGE] [--page-number N] [--per-page N] [--api-url URL] [--json]',
+  summary: 'list the maintenance windows',
+  options: { ...connection, ...paging, ...pageFlag },
+  fields: { ...pagingFields, page_id: '--page', pageId: '--page' },
   async run(values) {
     const response = await client(values).maintenances.listMaintenances({ pageId: str(values, 'page'), ...pagingOf(values) });
-    if (values.json) return printJsonMessage(maintenanceV1.ListMaintenancesResponseSchema, response);
+    const maintenances = response.maintenances.map(maintenanceWords);
+    const pagination = paginationOf(response.pagination);
+    if (values.json) return printJson({ maintenances, pagination });
     printTable(
       ['ID', 'PAGE', 'TITLE', 'FROM', 'TO', 'STATUS', 'COMPONENTS'],
-      response.maintenances.map((m) => [m.id, m.pageId, m.title, m.from, m.to, m.status, componentsText(m.pageComponentIds)]),
+      maintenances.map((m) => [m.id, m.pageId, m.title, m.from, m.to, m.status, componentsText(m.pageComponentIds)]),
     );
-    printPaging(response.maintenances.length, response.pagination, 'maintenance windows');
+    printPaging(maintenances.length, pagination, 'maintenance windows');
   },
 };
 
 const maintenanceGet: Command = {
-  usage: 'maintenance get ID [--url URL] [--json]',
+  usage: 'maintenance get ID [--api-url URL] [--json]',
+  summary: 'show a maintenance window',
   options: connection,
   positionals: 1,
   async run(values, [id]) {
     const { maintenance } = await client(values).maintenances.getMaintenance({ id: id! });
-    if (values.json) return printJsonMessage(maintenanceV1.MaintenanceSchema, maintenance!);
-    printMaintenance(maintenance!);
+    const shown = maintenanceWords(maintenance!);
+    if (values.json) return printJson(shown);
+    printMaintenance(shown);
   },
 };
 
 const maintenanceDelete: Command = {
-  usage: 'maintenance delete ID [--url URL]',
+  usage: 'maintenance delete ID [--api-url URL]',
+  summary: 'delete a maintenance window',
   options: address,
   positionals: 1,
   async run(values, [id]) {
