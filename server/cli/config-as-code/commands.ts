@@ -1,0 +1,133 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { text } from 'node:stream/consumers';
+import { address, client, type Command, json, note, required, str } from '../flags.ts';
+import { printJson, UsageError } from '../output.ts';
+import { type Problem, Problems, readDesired, renderFile } from './file-format.ts';
+import { type Change, type FieldChange, makePlan, readWorkspace, type Step, workspaceFile } from './plan.ts';
+
+/**
+ * `statusdesk apply` and `statusdesk export`: monitors, pages and components as a file, through
+ * the client library like the other client commands.
+ */
+
+const SIGNS = { create: '+', update: '~', delete: '-', unchanged: '=' } as const;
+
+const valueText = (value: unknown) => (value === null || value === undefined ? 'none' : typeof value === 'string' && value !== '' ? value : JSON.stringify(value));
+
+/** `+ monitor API (http)`, `~ monitor DB: frequency 5m → 1m`, `- component Old on page acme`. */
+function changeLine(change: Change): string {
+  const subject = change.kind === 'component' ? `component ${change.name} on page ${change.page}` : `${change.kind} ${change.name}`;
+  const type = change.type && change.action !== 'update' ? ` (${change.type})` : '';
+  const fieldText = (f: FieldChange) => (f.secret ? `${f.field} (secret values, sent again: the service never shows them)` : `${f.field} ${valueText(f.from)} → ${valueText(f.to)}`);
+  const fields = change.fields ? `: ${change.fields.map(fieldText).join(', ')}` : '';
+  return `${SIGNS[change.action]} ${subject}${type}${fields}`;
+}
+
+function summaryOf(changes: Change[]) {
+  const count = (action: Change['action']) => changes.filter((c) => c.action === action).length;
+  return { create: count('create'), update: count('update'), delete: count('delete'), unchanged: count('unchanged') };
+}
+
+const summaryLine = (s: ReturnType<typeof summaryOf>) => `${s.create} to create, ${s.update} to update, ${s.delete} to delete, ${s.unchanged} unchanged`;
+
+/** A file's problems, or the workspace's conflicts with it: every one, and that nothing changed. */
+function reportProblems(file: string, problems: Problem[], asJson: boolean, code: number): number {
+  if (asJson) printJson({ problems });
+  process.stderr.write(`statusdesk: ${file}: ${problems.length === 1 ? '1 problem' : `${problems.length} problems`}, nothing was changed\n`);
+  for (const p of problems) process.stderr.write(`  ${p.path}: ${p.message}\n`);
+  return code;
+}
+
+async function readSource(file: string): Promise<string> {
+  if (file === '-') return text(process.stdin);
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+type Outcome = 'applied' | 'refused' | 'not applied';
+
+const apply: Command = {
+  usage: 'apply -f FILE [--prune] [--dry-run] [--api-url URL] [--json]',
+  summary: 'make the monitors, pages and components of the workspace match a file',
+  options: {
+    file: { type: 'string', short: 'f', valueName: 'FILE', description: 'the file to apply (YAML or JSON); - reads standard input' },
+    prune: { type: 'boolean', description: 'also delete the monitors, pages and components the file does not have' },
+    'dry-run': { type: 'boolean', description: 'print the plan and change nothing' },
+    ...address,
+    ...json,
+  },
+  async run(values) {
+    const file = required(values, 'file');
+    const asJson = values.json === true;
+    const api = client(values);
+    let plan;
+    try {
+      const desired = readDesired(await readSource(file), process.env);
+      plan = makePlan(desired, await readWorkspace(api), values.prune === true);
+    } catch (error) {
+      if (error instanceof Problems) return reportProblems(file === '-' ? 'standard input' : file, error.problems, asJson, error.exitCode);
+      throw error;
+    }
+    const summary = summaryOf([...plan.steps.map((s) => s.change), ...plan.unchanged]);
+    if (!asJson) {
+      for (const step of plan.steps) process.stdout.write(`${changeLine(step.change)}\n`);
+      process.stdout.write(`${summaryLine(summary)}\n`);
+    }
+    if (plan.kept > 0) note(`${plan.kept} monitors and pages of the workspace are not in the file and are kept: --prune deletes them`);
+
+    const outcomes = new Map<Step, Outcome>();
+    let refusal: unknown;
+    if (values['dry-run'] !== true) {
+      for (const step of plan.steps) {
+        if (refusal !== undefined) {
+          outcomes.set(step, 'not applied');
+          continue;
+        }
+        try {
+          await step.run(api, plan.ids);
+          outcomes.set(step, 'applied');
+        } catch (error) {
+          refusal = error;
+          outcomes.set(step, 'refused');
+        }
+      }
+    }
+    if (asJson) {
+      const error = refusal === undefined ? {} : { error: (refusal as Error).message };
+      printJson({
+        dryRun: values['dry-run'] === true,
+        changes: [...plan.steps.map((s) => ({ ...s.change, ...(outcomes.has(s) ? { outcome: outcomes.get(s) } : {}) })), ...plan.unchanged],
+        summary,
+        ...error,
+      });
+    }
+    if (values['dry-run'] === true) return note('dry run: nothing was changed');
+    if (refusal === undefined) return note(plan.steps.length === 0 ? 'nothing to change' : `applied ${plan.steps.length} ${plan.steps.length === 1 ? 'change' : 'changes'}`);
+    const applied = [...outcomes.values()].filter((o) => o === 'applied').length;
+    note(`stopped at a refusal: ${applied} of ${plan.steps.length} changes applied`);
+    for (const [step, outcome] of outcomes) note(`  ${outcome.padEnd(11)}  ${changeLine(step.change)}`);
+    throw refusal;
+  },
+};
+
+const exportCommand: Command = {
+  usage: 'export [-o FILE] [--api-url URL]',
+  summary: 'write the monitors, pages and components of the workspace as a file for statusdesk apply',
+  options: {
+    out: { type: 'string', short: 'o', valueName: 'FILE', description: 'where to write the file (default: standard output)' },
+    ...address,
+  },
+  async run(values) {
+    const { monitors, pages } = workspaceFile(await readWorkspace(client(values)));
+    const rendered = renderFile(monitors, pages);
+    const out = str(values, 'out');
+    if (out === undefined) return void process.stdout.write(rendered);
+    await writeFile(out, rendered);
+    note(`wrote ${monitors.length} monitors and ${pages.length} pages to ${out}`);
+  },
+};
+
+export const configCommands: Record<string, Command> = { apply, export: exportCommand };

@@ -1,0 +1,339 @@
+import { isDeepStrictEqual } from 'node:util';
+import { Document, isMap, isScalar, isSeq, parseDocument, visit } from 'yaml';
+import { z } from 'zod';
+import { configSchemas, httpMethods, type MonitorType, numberComparators, stringComparators, tlsModes } from '../../domain/monitors/monitor-rules.ts';
+import type { MonitorConfig } from '../../domain/monitors/monitors.ts';
+import { frequencies } from '../../domain/plans.ts';
+
+/**
+ * The file of `statusdesk apply` and `statusdesk export`: monitors, status pages and their
+ * components in the words of the command's flags and its JSON (`target`, `frequency: 1m`,
+ * `tls: plaintext`, durations in milliseconds; the assertions of an HTTP monitor as one list). A monitor's fields are checked by the domain's own
+ * rules (monitor-rules.ts), so a file is refused with the same reasons the service would give, and
+ * each reason names its place in the file.
+ */
+
+export const FILE_VERSION = 1;
+
+/** One reason a file cannot be applied, at its place in the file (`monitors[2].frequency`). */
+export interface Problem {
+  path: string;
+  message: string;
+}
+
+/**
+ * What stops a file from being applied, all of it: nothing is changed while there is a problem.
+ * A bad file exits 2 (as a usage error does); a good file at odds with the workspace exits 1.
+ */
+export class Problems extends Error {
+  readonly problems: Problem[];
+  readonly exitCode: 1 | 2;
+  constructor(problems: Problem[], exitCode: 1 | 2) {
+    super(problems.map((p) => `${p.path}: ${p.message}`).join('; '));
+    this.problems = problems;
+    this.exitCode = exitCode;
+  }
+}
+
+export const pathText = (path: readonly PropertyKey[]) =>
+  path.map((part, i) => (typeof part === 'number' ? `[${part}]` : i === 0 ? String(part) : `.${String(part)}`)).join('');
+
+const words = <T extends string>(values: readonly T[]) => z.enum(values as [T, ...T[]], { error: `must be one of ${values.join(', ')}` });
+const text = (what: string) => z.string({ error: `must be ${what}` });
+const map = z.record(z.string(), text('text'), { error: 'must be a map of names to text' });
+const monitorTypes = ['tcp', 'grpc', 'http'] as const satisfies readonly MonitorType[];
+
+const assertion = z.discriminatedUnion(
+  'type',
+  [
+    z.strictObject({ type: z.literal('status'), comparator: words(numberComparators), target: z.number({ error: 'must be a status code' }) }),
+    z.strictObject({ type: z.literal('header'), key: text('a header name'), comparator: words(stringComparators), target: text('text').optional() }),
+    z.strictObject({ type: z.literal('body'), comparator: words(stringComparators), target: text('text').optional() }),
+  ],
+  { error: 'must be an assertion of type status, header or body' },
+);
+
+const commonFields = {
+  name: text('a name').min(1, 'is required'),
+  target: text('the monitored address'),
+  description: text('text').optional(),
+  active: z.boolean({ error: 'must be true or false' }).optional(),
+  frequency: words(frequencies),
+  regions: z.array(text('a region id'), { error: 'must be a list of region ids, e.g. [iad, fra]' }).optional(),
+  timeout: z.number({ error: 'must be milliseconds' }).optional(),
+  degraded: z.number({ error: 'must be milliseconds, or null' }).nullable().optional(),
+  retry: z.number({ error: 'must be a whole number' }).optional(),
+  tags: z.array(text('a tag')).optional(),
+  openTelemetry: z.strictObject({ endpoint: text('a URL'), headers: map.optional() }).nullable().optional(),
+};
+
+const monitorSchemas = {
+  tcp: z.strictObject({ type: z.literal('tcp'), ...commonFields }),
+  grpc: z.strictObject({ type: z.literal('grpc'), ...commonFields, service: text('a service name').optional(), tls: words(tlsModes).optional(), metadata: map.optional() }),
+  http: z.strictObject({
+    type: z.literal('http'),
+    ...commonFields,
+    method: words(httpMethods).optional(),
+    headers: map.optional(),
+    body: text('text').optional(),
+    followRedirects: z.boolean({ error: 'must be true or false' }).optional(),
+    assertions: z.array(assertion).optional(),
+  }),
+};
+
+export type FileMonitor = z.output<(typeof monitorSchemas)[MonitorType]>;
+type Assertion = z.output<typeof assertion>;
+
+const component = z.strictObject({
+  name: text('a name').min(1, 'is required'),
+  description: text('text').optional(),
+  monitor: text('the name of a monitor').optional(),
+  group: text('a group name').nullable().optional(),
+  position: z.number({ error: 'must be a whole number from 0' }).int('must be a whole number from 0').min(0, 'must be a whole number from 0').optional(),
+});
+
+const page = z.strictObject({
+  slug: text('a slug'),
+  title: text('a title').min(1, 'is required'),
+  description: text('text').optional(),
+  components: z.array(component).optional(),
+});
+
+const fileSchema = z.strictObject({
+  version: z.literal(FILE_VERSION, { error: `must be ${FILE_VERSION}` }),
+  monitors: z.array(z.unknown(), { error: 'must be a list of monitors' }).optional(),
+  pages: z.array(page, { error: 'must be a list of pages' }).optional(),
+});
+
+export type FilePage = z.output<typeof page>;
+export type FileComponent = z.output<typeof component>;
+
+/** A monitor of the file, with its configuration as the domain holds it (defaults filled in). */
+export interface DesiredMonitor {
+  name: string;
+  type: MonitorType;
+  /** Where it stands in the file, for problems found against the workspace. */
+  path: string;
+  /** `regions` is absent when the file leaves it out: the plan's default on create, unchanged on update. */
+  config: MonitorConfig;
+}
+
+/** A page of the file, with the defaults filled in; components are placed in file order unless they say where. */
+export interface DesiredPage {
+  slug: string;
+  title: string;
+  description: string;
+  path: string;
+  components: { name: string; description: string; monitor: string | null; group: string | null; position: number; path: string }[];
+}
+
+export interface Desired {
+  monitors: DesiredMonitor[];
+  pages: DesiredPage[];
+}
+
+// ---- environment references ----------------------------------------------------------------
+
+/** `${NAME}` is the environment variable NAME; `$$` is a `$`. */
+const REFERENCE = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** Every string of the document with its environment references expanded; an unset variable is a problem. */
+function expand(value: unknown, env: NodeJS.ProcessEnv, path: PropertyKey[], problems: Problem[]): unknown {
+  if (typeof value === 'string') {
+    return value.replace(REFERENCE, (whole, name: string | undefined) => {
+      if (name === undefined) return '$';
+      const found = env[name];
+      if (found === undefined) problems.push({ path: pathText(path), message: `the environment variable ${name} is not set` });
+      return found ?? whole;
+    });
+  }
+  if (Array.isArray(value)) return value.map((item, i) => expand(item, env, [...path, i], problems));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expand(v, env, [...path, k], problems)]));
+  }
+  return value;
+}
+
+/** A `$` that expansion would read as a reference, written so that it reads back as itself. */
+function escapeReferences(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(/\$(?=[{$])/g, '$$$$');
+  if (Array.isArray(value)) return value.map(escapeReferences);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, escapeReferences(v)]));
+  return value;
+}
+
+// ---- file words and the domain's ------------------------------------------------------------
+
+const targetField = (type: MonitorType) => (type === 'http' ? 'url' : 'uri');
+const assertionLists = { status: 'statusCodeAssertions', header: 'headerAssertions', body: 'bodyAssertions' } as const;
+
+/** The file's word for a field of the domain's configuration. */
+export function fileWord(field: string): string {
+  if (field === 'uri' || field === 'url') return 'target';
+  if (field === 'periodicity') return 'frequency';
+  if ((Object.values(assertionLists) as string[]).includes(field)) return 'assertions';
+  return field;
+}
+
+/** A file monitor as the domain's configuration input, and where each assertion of the domain came from in the file. */
+function toDomainInput(monitor: FileMonitor) {
+  const { type, target, frequency, ...rest } = monitor as FileMonitor & { assertions?: Assertion[] };
+  const input: Record<string, unknown> = { ...rest, [targetField(type)]: target, periodicity: frequency };
+  const origin: Record<string, number[]> = {};
+  if ('assertions' in rest) {
+    delete input.assertions;
+    for (const list of Object.values(assertionLists)) {
+      origin[list] = [];
+      input[list] = [];
+    }
+    (Array.isArray(rest.assertions) ? rest.assertions : []).forEach(({ type: kind, ...fields }, at) => {
+      const list = assertionLists[kind];
+      if (!list) return;
+      (input[list] as unknown[]).push(fields);
+      origin[list]!.push(at);
+    });
+  }
+  return { input, origin };
+}
+
+/** The place in the file of a problem the domain found at `path` of its configuration. */
+function filePath(base: PropertyKey[], path: readonly PropertyKey[], origin: Record<string, number[]>): string {
+  const [field, index, ...rest] = path;
+  if (typeof field !== 'string') return pathText(base);
+  const at = origin[field]?.[index as number];
+  if (at !== undefined) return pathText([...base, 'assertions', at, ...rest]);
+  return pathText([...base, fileWord(field), ...(index === undefined ? [] : [index]), ...rest]);
+}
+
+/** A monitor of the workspace in the file's words, leaving out what leaving out gives anyway. */
+export function toFileMonitor(name: string, type: MonitorType, config: MonitorConfig): Record<string, unknown> {
+  const c = config as Record<string, unknown>;
+  const omitted = (field: string) => {
+    const { [field]: _, ...without } = c;
+    const parsed = configSchemas[type].safeParse(without);
+    return parsed.success && isDeepStrictEqual((parsed.data as Record<string, unknown>)[field], c[field]);
+  };
+  const file: Record<string, unknown> = { name, type, target: c[targetField(type)], frequency: c.periodicity, regions: c.regions };
+  for (const [field, value] of Object.entries(c)) {
+    if (['name', 'uri', 'url', 'periodicity', 'regions'].includes(field) || value === undefined || omitted(field)) continue;
+    const list = Object.entries(assertionLists).find(([, l]) => l === field);
+    if (list) {
+      file.assertions = [...((file.assertions as unknown[]) ?? []), ...(value as object[]).map((a) => ({ type: list[0], ...a }))];
+    } else {
+      file[fileWord(field)] = value;
+    }
+  }
+  return file;
+}
+
+/** The value of a field in the file's words, for the plan's lines: the assertions as one list. */
+export function fileValue(config: MonitorConfig, field: string): unknown {
+  const c = config as Record<string, unknown>;
+  if (fileWord(field) !== 'assertions') return c[field];
+  return Object.entries(assertionLists).flatMap(([kind, list]) => ((c[list] as object[] | undefined) ?? []).map((a) => ({ type: kind, ...a })));
+}
+
+/** The domain's configuration of a monitor of the workspace, with its defaults, to compare with the file's. */
+export function normalConfig(type: MonitorType, fields: Record<string, unknown>): MonitorConfig {
+  const parsed = configSchemas[type].safeParse(fields);
+  return (parsed.success ? parsed.data : fields) as MonitorConfig;
+}
+
+// ---- reading and writing --------------------------------------------------------------------
+
+/**
+ * Reads a file: YAML (JSON is YAML too), environment references expanded, every field checked.
+ * Throws FileProblems with all that is wrong, each at its place.
+ */
+export function readDesired(source: string, env: NodeJS.ProcessEnv): Desired {
+  const document = parseDocument(source);
+  if (document.errors.length > 0) {
+    throw new Problems(document.errors.map((e) => ({ path: `line ${e.linePos?.[0].line}`, message: e.message.split(' at line ')[0]! })), 2);
+  }
+  const problems: Problem[] = [];
+  const expanded = expand(document.toJS(), env, [], problems);
+  const file = fileSchema.safeParse(expanded ?? {});
+  if (!file.success) {
+    throw new Problems([...problems, ...issueProblems([], file.error.issues, 'the file')], 2);
+  }
+  const monitors = (file.data.monitors ?? []).flatMap((raw, i) => desiredMonitor(raw, ['monitors', i], problems));
+  const pages = (file.data.pages ?? []).map((p, i) => desiredPage(p, ['pages', i]));
+  duplicates(monitors.map((m) => m.name), (at) => monitors[at]!.path, 'name', 'another monitor of the file has this name', problems);
+  duplicates(pages.map((p) => p.slug), (at) => pages[at]!.path, 'slug', 'another page of the file has this slug', problems);
+  for (const p of pages) duplicates(p.components.map((c) => c.name), (at) => p.components[at]!.path, 'name', 'another component of the page has this name', problems);
+  if (problems.length > 0) throw new Problems(problems, 2);
+  return { monitors, pages };
+}
+
+function duplicates(keys: string[], pathOf: (at: number) => string, field: string, message: string, problems: Problem[]): void {
+  keys.forEach((key, at) => {
+    if (keys.indexOf(key) !== at) problems.push({ path: `${pathOf(at)}.${field}`, message: `${message} ("${key}"): names identify them` });
+  });
+}
+
+/** zod's issues as problems at their places; a key the schema does not know is named as such. */
+function issueProblems(base: PropertyKey[], issues: readonly z.core.$ZodIssue[], what: string): Problem[] {
+  return issues.flatMap((i) =>
+    i.code === 'unrecognized_keys'
+      ? i.keys.map((key) => ({ path: pathText([...base, ...i.path, key]), message: `is not a field of ${i.path.length === 0 ? what : 'this entry'}` }))
+      : [{ path: pathText([...base, ...i.path]) || '(file)', message: i.message }],
+  );
+}
+
+/**
+ * A monitor of the file, checked twice: its shape and words here, then its values by the domain's
+ * rules; every problem of both is reported once, at its place in the file.
+ */
+function desiredMonitor(raw: unknown, base: PropertyKey[], problems: Problem[]): DesiredMonitor[] {
+  const type = z.object({ type: words(monitorTypes) }, { error: 'must be a monitor: name, type, target, frequency, …' }).safeParse(raw);
+  if (!type.success) {
+    problems.push(...issueProblems(base, type.error.issues, 'a monitor'));
+    return [];
+  }
+  const shape = monitorSchemas[type.data.type].safeParse(raw);
+  const found = shape.success ? [] : issueProblems(base, shape.error.issues, `a ${type.data.type} monitor`);
+  const { input, origin } = toDomainInput((shape.success ? shape.data : raw) as FileMonitor);
+  const config = configSchemas[type.data.type].safeParse(input);
+  if (!config.success) {
+    const reported = new Set(found.map((p) => p.path));
+    const values = config.error.issues.filter((i) => i.code !== 'unrecognized_keys').map((i) => ({ path: filePath(base, i.path, origin), message: i.message }));
+    found.push(...values.filter((p) => !reported.has(p.path)));
+  }
+  problems.push(...found);
+  if (found.length > 0 || !config.success) return [];
+  return [{ name: (shape.data as FileMonitor).name, type: type.data.type, path: pathText(base), config: config.data as MonitorConfig }];
+}
+
+function desiredPage(p: FilePage, base: PropertyKey[]): DesiredPage {
+  return {
+    slug: p.slug,
+    title: p.title,
+    description: p.description ?? '',
+    path: pathText(base),
+    components: (p.components ?? []).map((c, at) => ({
+      name: c.name,
+      description: c.description ?? '',
+      monitor: c.monitor ?? null,
+      group: c.group ?? null,
+      position: c.position ?? at,
+      path: pathText([...base, 'components', at]),
+    })),
+  };
+}
+
+/**
+ * A file of the given monitors and pages, as `statusdesk export` writes it: lists of plain values
+ * and each assertion on one line (`regions: [iad, fra]`).
+ */
+export function renderFile(monitors: Record<string, unknown>[], pages: Record<string, unknown>[]): string {
+  const document = new Document(escapeReferences({ version: FILE_VERSION, monitors, pages }));
+  visit(document, {
+    Seq(_, node) {
+      if (node.items.every(isScalar)) node.flow = true;
+    },
+    Pair(_, pair) {
+      if (isScalar(pair.key) && pair.key.value === 'assertions' && isSeq(pair.value)) for (const item of pair.value.items) if (isMap(item)) item.flow = true;
+    },
+  });
+  return document.toString({ lineWidth: 0, flowCollectionPadding: false });
+}
