@@ -2,14 +2,18 @@ import { getRequestListener } from '@hono/node-server';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from './config.ts';
 import { type ContentIndex, createContentIndex } from './content/content-index.ts';
-import { openDatabase } from './db/open.ts';
+import { type Db, openDatabase } from './db/open.ts';
 import { type CheckEngine, createCheckEngine } from './checks/engine.ts';
+import type { MonitorStateChange } from './domain/monitors/check-results.ts';
+import { monitorName } from './domain/monitors/monitor-repository.ts';
+import { ALERT_SENTENCE } from './domain/public-words.ts';
 import { useSealingKey } from './domain/sealing.ts';
 import { createServices, type Services } from './services.ts';
 import { ensureOwner } from './domain/users/users.ts';
 import { createDashboardApp, dashboardCaller } from './dashboard/dashboard-app.ts';
 import { createAdmission } from './http/credentials.ts';
 import { createFront } from './http/front.ts';
+import { withHealthz } from './http/healthz.ts';
 import { createOriginGuard, LOOPBACK_NAMES, type OriginGuard, ownHosts } from './http/guard.ts';
 import { type Listener, listen, type RequestHandler } from './http/listener.ts';
 import { createRateLimiter, DEFAULT_RATE_LIMIT_PER_MINUTE } from './http/rate-limit.ts';
@@ -17,6 +21,7 @@ import { VERSION } from './package-root.ts';
 import { createApiApp } from './rest/api-app.ts';
 import { credentialCaller } from './rpc/auth.ts';
 import { createRpcHandler, isRpcRequest } from './rpc/routes.ts';
+import { recordService } from './service-record.ts';
 
 /** How often expired sign-in links, sessions, consent requests, codes and tokens are dropped. */
 const PRUNE_MS = 3_600_000;
@@ -104,6 +109,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     // A state change shows on the status pages at once, and its alert goes out to the channels.
     engine.onStateChange(() => ready.publicPages.invalidate());
     engine.onStateChange(ready.alerts.sendInBackground);
+    engine.onStateChange(logStateChange(db, log));
     // Alerts held back by a maintenance window go out when it ends, if the failure outlasted it.
     ready.alerts.start();
     const prune = setInterval(() => {
@@ -114,10 +120,10 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     const mount = (listener: Listener, guard: OriginGuard, app: { fetch: Parameters<typeof getRequestListener>[0] }, rpc?: RequestHandler) => {
       const routes = getRequestListener(app.fetch);
       listener.handle(
-        createFront({ ...common, guard }, guard.confine((req, res) => {
+        createFront({ ...common, guard }, guard.confine(withHealthz(VERSION, (req, res) => {
           if (rpc && isRpcRequest(req)) return rpc(req, res);
           void routes(req, res);
-        }, docsBase)),
+        }), docsBase)),
       );
     };
     // One budget per credential, whichever API its calls come through.
@@ -133,6 +139,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
 
     const signInUrl = `${dashboardUrl}/signin?token=${await ready.sessions.createSignInToken(ownerId)}`;
     await engine.start();
+    const record = recordRunning({ dataDir: config.dataDir, apiUrl, dashboardUrl, version: VERSION }, log);
     return {
       apiUrl,
       dashboardUrl,
@@ -142,6 +149,8 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
       engine,
       services: ready,
       async close() {
+        // The command stops pointing at this service before it stops answering.
+        record.remove();
         // Open event streams never finish by themselves: they end first, so the ports close at once.
         ready.live.close();
         await Promise.all(listeners.map((l) => l.close()));
@@ -163,4 +172,31 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     await db.destroy();
     throw error;
   }
+}
+
+/** Records where the service runs for the command (see service-record.ts); a service that cannot still runs. */
+function recordRunning(record: Parameters<typeof recordService>[0], log: Logger): { remove(): void } {
+  try {
+    return recordService(record);
+  } catch (error) {
+    log.warn({ err: error }, 'cannot record the running service: commands will need --data-dir and --api-url');
+    return { remove() {} };
+  }
+}
+
+/** One log line per change of a monitor's state: down and degraded as warnings, a recovery as info. */
+function logStateChange(db: Db, log: Logger): (change: MonitorStateChange) => void {
+  return (change) => {
+    // A first check that is up is not news.
+    if (change.kind === 'checked') return;
+    const { monitorId, from, to, message, kind } = change;
+    monitorName(db, Number(monitorId))
+      .then((name) => {
+        const fields = { monitorId, name: name ?? null, from, to, message };
+        const line = `monitor ${monitorId} "${name ?? '(deleted)'}" ${ALERT_SENTENCE[kind]}${kind === 'recovered' ? '' : `: ${message}`}`;
+        if (kind === 'recovered') log.info(fields, line);
+        else log.warn(fields, line);
+      })
+      .catch((error: unknown) => log.error({ err: error, monitorId }, 'logging a state change failed'));
+  };
 }

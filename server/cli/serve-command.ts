@@ -1,4 +1,5 @@
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
 import { serviceConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { startService } from '../main.ts';
@@ -15,7 +16,7 @@ export const serveCommand: Command = {
       dashboardPort: str(values, 'dashboard-port'),
       host: str(values, 'host'),
     });
-    const log = pino({ level: config.logLevel, base: undefined }, pino.destination(2));
+    const log = logger(config.logLevel);
     let service;
     try {
       service = await startService(config, log);
@@ -44,3 +45,10 @@ export const serveCommand: Command = {
     process.exit(0);
   },
 };
+
+/** Logs on stderr: a line to read on a terminal, a JSON line each for programs and files. */
+function logger(level: string): Logger {
+  const options = { level, base: undefined };
+  if (!process.stderr.isTTY) return pino(options, pino.destination(2));
+  return pino(options, pretty({ destination: 2, sync: true, singleLine: true, translateTime: 'SYS:HH:MM:ss' }));
+}

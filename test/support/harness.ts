@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +22,14 @@ import { AppError, type ErrorCode } from '../../server/errors.ts';
 import { type RunningService, startService } from '../../server/main.ts';
 
 export const CLI = new URL('../../bin/statusdesk.js', import.meta.url).pathname;
+
+/**
+ * The records of running services (server/service-record.ts) that this test process and the
+ * commands it runs write and read: a folder of its own, never the user's.
+ */
+const stateDir = mkdtempSync(join(tmpdir(), 'statusdesk-state-'));
+process.env.STATUSDESK_STATE_DIR = stateDir;
+process.once('exit', () => rmSync(stateDir, { recursive: true, force: true }));
 
 export async function tempDir(): Promise<{ path: string; remove(): Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), 'statusdesk-test-'));
