@@ -1,13 +1,14 @@
 import { AppError } from '../errors.ts';
 import { channelCommands } from './channel-commands.ts';
+import { configCommands } from './config-as-code/commands.ts';
 import { dashboardCommand } from './dashboard-command.ts';
-import { type Command, dataDir, json, required, restBase, str } from './flags.ts';
+import { address, type Command, connection, dataDir, json, type Options, required, restBase, serviceUrl, str, unreachable } from './flags.ts';
 import { withLocalOwner } from './local.ts';
-import { fetchWith, loginCommands, serviceCredential } from './login.ts';
+import { fetchWith, logInTo, logOutOf, serviceCredential, serviceOrigin } from './login.ts';
 import { mcpCommand } from './mcp-bridge.ts';
 import { monitorCommands } from './monitor-commands.ts';
 import { oauthCommands } from './oauth-commands.ts';
-import { printJson, printTable } from './output.ts';
+import { CredentialRefused, printJson, printTable } from './output.ts';
 import { pageCommands } from './page-commands.ts';
 import { reportCommands } from './report-commands.ts';
 import { serveCommand } from './serve-command.ts';
@@ -15,9 +16,17 @@ import { serveCommand } from './serve-command.ts';
 export type { Command, Options, Values } from './flags.ts';
 export { restBase } from './flags.ts';
 
+const workspace = { workspace: { type: 'string', valueName: 'SLUG', description: 'the workspace, by its slug' } } as const satisfies Options;
+
 const keysCreate: Command = {
   usage: 'keys create --workspace SLUG --scope read|write --name NAME [--data-dir D]',
-  options: { ...dataDir, workspace: { type: 'string' }, scope: { type: 'string' }, name: { type: 'string' } },
+  summary: 'create an API key and print its secret, shown only once (for SERVICE_API_KEY)',
+  options: {
+    ...dataDir,
+    ...workspace,
+    scope: { type: 'string', valueName: 'read|write', description: 'what the key may do: read, or read and write' },
+    name: { type: 'string', valueName: 'NAME', description: 'a name to tell the key by' },
+  },
   async run(values) {
     const slug = required(values, 'workspace');
     const scope = required(values, 'scope');
@@ -34,7 +43,8 @@ const keysCreate: Command = {
 
 const keysList: Command = {
   usage: 'keys list [--workspace SLUG] [--json] [--data-dir D]',
-  options: { ...dataDir, ...json, workspace: { type: 'string' } },
+  summary: 'list the API keys of every workspace, or of one',
+  options: { ...dataDir, ...json, workspace: { ...workspace.workspace, description: 'only the keys of this workspace' } },
   async run(values) {
     const slug = str(values, 'workspace');
     const keys = await withLocalOwner(str(values, 'data-dir'), async (services, owner) => {
@@ -54,6 +64,7 @@ const keysList: Command = {
 
 const keysRevoke: Command = {
   usage: 'keys revoke ID [--data-dir D]',
+  summary: 'revoke an API key: the service refuses it from then on',
   options: { ...dataDir },
   positionals: 1,
   async run(values, [id]) {
@@ -64,7 +75,14 @@ const keysRevoke: Command = {
 
 const workspacesCreate: Command = {
   usage: 'workspaces create --name N --slug S --plan hobby|starter|pro|scale [--json] [--data-dir D]',
-  options: { ...dataDir, ...json, name: { type: 'string' }, slug: { type: 'string' }, plan: { type: 'string' } },
+  summary: 'create a workspace and print its slug',
+  options: {
+    ...dataDir,
+    ...json,
+    name: { type: 'string', valueName: 'NAME', description: "the workspace's name" },
+    slug: { type: 'string', valueName: 'SLUG', description: 'its short name in commands and addresses (lower-case letters, digits, -)' },
+    plan: { type: 'string', valueName: 'hobby|starter|pro|scale', description: 'the plan, which sets its limits' },
+  },
   async run(values) {
     const input = { name: required(values, 'name'), slug: required(values, 'slug'), plan: required(values, 'plan') as 'scale' };
     const workspace = await withLocalOwner(str(values, 'data-dir'), (services, owner) => services.workspaces.create(owner, input));
@@ -75,6 +93,7 @@ const workspacesCreate: Command = {
 
 const workspacesList: Command = {
   usage: 'workspaces list [--json] [--data-dir D]',
+  summary: 'list the workspaces',
   options: { ...dataDir, ...json },
   async run(values) {
     const workspaces = await withLocalOwner(str(values, 'data-dir'), (services, owner) => services.workspaces.list(owner));
@@ -84,25 +103,44 @@ const workspacesList: Command = {
 };
 
 const whoami: Command = {
-  usage: 'whoami [--url URL] [--json]   (key from SERVICE_API_KEY or the login of `statusdesk login`, address from SERVICE_API_URL)',
-  options: { ...json, url: { type: 'string' } },
+  usage: 'whoami [--api-url URL] [--json]',
+  summary: 'show the workspace and the credential the service sees (SERVICE_API_KEY, else the login)',
+  options: connection,
   async run(values) {
-    const base = restBase(str(values, 'url') ?? process.env.SERVICE_API_URL ?? 'http://localhost:3000/rpc');
+    const base = restBase(serviceUrl(values));
     const credential = serviceCredential(base);
     let response: Response;
     try {
       response = await fetchWith(credential, `${base}/v1/whoami`, { signal: AbortSignal.timeout(10_000) });
     } catch (error) {
-      if (error instanceof AppError) throw error;
+      if (error instanceof AppError || unreachable(error)) throw error;
       const cause = (error as Error & { cause?: NodeJS.ErrnoException }).cause;
       throw new AppError('INTERNAL', `cannot reach ${base}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
     }
     const body = (await response.json().catch(() => ({}))) as Record<string, any>;
+    if (response.status === 401) throw new CredentialRefused(body.message);
     if (!response.ok) throw new AppError(body.code ?? 'INTERNAL', `${response.status} ${body.message ?? response.statusText}`);
     if (values.json) return printJson(body);
     // An OAuth login is named as the audit log names it, oat_<grant id>.
     printTable(['WORKSPACE', 'SLUG', 'PLAN', 'KEY', 'SCOPES'], [[body.name, body.slug, body.plan, body.actor?.keyId ?? body.actor?.grantId, body.actor?.scopes?.join(',')]]);
   },
+};
+
+/** The service a login is kept under: its origin, which is also its OAuth issuer. */
+const issuerOf = (values: Parameters<Command['run']>[0]) => serviceOrigin(serviceUrl(values));
+
+const login: Command = {
+  usage: 'login [--api-url URL] [--no-browser]',
+  summary: 'log in through the browser; client commands then work without SERVICE_API_KEY',
+  options: { ...address, 'no-browser': { type: 'boolean', description: 'print the address to visit instead of opening the browser' } },
+  run: (values) => logInTo(issuerOf(values), values['no-browser'] !== true),
+};
+
+const logout: Command = {
+  usage: 'logout [--api-url URL]',
+  summary: 'revoke the login to the service and forget it',
+  options: address,
+  run: (values) => logOutOf(issuerOf(values)),
 };
 
 export const commands: Record<string, Command> = {
@@ -114,11 +152,13 @@ export const commands: Record<string, Command> = {
   'workspaces list': workspacesList,
   whoami,
   dashboard: dashboardCommand,
-  ...loginCommands,
+  login,
+  logout,
   ...oauthCommands,
   mcp: mcpCommand,
   ...monitorCommands,
   ...pageCommands,
   ...reportCommands,
   ...channelCommands,
+  ...configCommands,
 };

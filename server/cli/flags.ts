@@ -1,6 +1,6 @@
 import { type DescMessage, type MessageShape, toJson } from '@bufbuild/protobuf';
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
-import { createClient, DEFAULT_API_URL, type StatusdeskClient } from '../../client/index.ts';
+import { createClient, type StatusdeskClient } from '../../client/index.ts';
 import { serviceCredential } from './login.ts';
 import { printJson, printTable, UsageError } from './output.ts';
 
@@ -44,18 +44,34 @@ export interface Command {
   run(values: Values, positionals: string[]): Promise<void | number>;
 }
 
-export const dataDir = { 'data-dir': { type: 'string' } } as const satisfies Options;
-export const json = { json: { type: 'boolean' } } as const satisfies Options;
+export const dataDir = { 'data-dir': { type: 'string', valueName: 'DIR', description: 'the data folder of the service' } } as const satisfies Options;
+export const json = { json: { type: 'boolean', description: 'print JSON instead of a table' } } as const satisfies Options;
+
+/** Where the service is when neither --api-url nor SERVICE_API_URL says. */
+export const DEFAULT_SERVICE_URL = 'http://localhost:3000';
+
+/** The service address of every client command. */
+export const apiUrl = {
+  'api-url': { type: 'string', valueName: 'URL', description: `the service address (default: SERVICE_API_URL, else ${DEFAULT_SERVICE_URL})` },
+} as const satisfies Options;
 
 /**
- * `--url` is the service address (it wins over SERVICE_API_URL), except where the thing created has
- * a URL of its own (`monitors create http`, `channels add --kind webhook`, and the `update` of
- * either): there it is that thing's. `--api-url` is always the service.
+ * The service address, and `--url` as its old name. A command whose subject has a URL of its own
+ * (an HTTP monitor, a webhook) takes `apiUrl` alone: there `--url` would be ambiguous, and is refused.
  */
-export const connection = { url: { type: 'string' }, 'api-url': { type: 'string' }, json: { type: 'boolean' } } as const satisfies Options;
+export const address = { ...apiUrl, url: { type: 'string', valueName: 'URL' } } as const satisfies Options;
+export const connection = { ...address, ...json } as const satisfies Options;
 
-/** The connection flags of a command that prints nothing but a note (delete, remove). */
-export const address = { url: connection.url, 'api-url': connection['api-url'] } as const satisfies Options;
+/** The field paths many commands share, and their flags; a command's own `fields` come first. */
+export const commonFields: Record<string, string> = {
+  name: '--name',
+  slug: '--slug',
+  plan: '--plan',
+  scope: '--scope',
+  description: '--description',
+  workspace_id: '--workspace',
+  workspaceId: '--workspace',
+};
 
 export const str = (values: Values, name: string) => values[name] as string | undefined;
 export const list = (values: Values, name: string) => (values[name] as string[] | undefined) ?? [];
@@ -66,24 +82,51 @@ export function required(values: Values, name: string): string {
   return value;
 }
 
+/** `--url is now --api-url` is said once, however often a command reads the address. */
+let urlAliasNoted = false;
+
 /**
- * The client library at the address of --api-url, --url (when it is the service's) or
- * SERVICE_API_URL, with the key of SERVICE_API_KEY or else the login to that service.
+ * The service address of a client command: --api-url, else --url (its old name, with a note),
+ * else SERVICE_API_URL, else the default; a usage error, naming where it came from, unless an
+ * http(s) URL.
  */
-export function client(values: Values, urlIsService = true): StatusdeskClient {
-  const baseUrl = withRpcPath(str(values, 'api-url') ?? (urlIsService ? str(values, 'url') : undefined) ?? (process.env.SERVICE_API_URL || DEFAULT_API_URL));
+export function serviceUrl(values: Values): string {
+  const given: [string, string | undefined][] = [
+    ['--api-url', str(values, 'api-url')],
+    ['--url', str(values, 'url')],
+    ['SERVICE_API_URL', process.env.SERVICE_API_URL || undefined],
+  ];
+  const [source, value] = given.find(([, v]) => v !== undefined) ?? ['', DEFAULT_SERVICE_URL];
+  if (source === '--url' && !urlAliasNoted) {
+    urlAliasNoted = true;
+    note('statusdesk: --url is now --api-url');
+  }
+  const url = URL.parse(value!);
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.host) {
+    throw new UsageError(`${source} must be a URL such as ${DEFAULT_SERVICE_URL}, got "${value}"`);
+  }
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** The client library at `serviceUrl`, with the key of SERVICE_API_KEY or else the login to that service. */
+export function client(values: Values): StatusdeskClient {
+  const baseUrl = withRpcPath(serviceUrl(values));
   return createClient({ baseUrl, ...serviceCredential(baseUrl) });
+}
+
+/** A connection that nothing answered: refused, or no such host. */
+export function unreachable(error: unknown): boolean {
+  for (let at = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; at && depth < 4; at = at.cause as typeof at, depth++) {
+    if (typeof at.code === 'string' && ['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'].includes(at.code)) return true;
+  }
+  return false;
 }
 
 /** The service's bare address (`http://localhost:3000`) means its RPC base, as whoami accepts both. */
 function withRpcPath(address: string): string {
-  try {
-    const url = new URL(address);
-    if (url.pathname === '/' || url.pathname === '') url.pathname = '/rpc';
-    return url.toString().replace(/\/+$/, '');
-  } catch {
-    return address;
-  }
+  const url = new URL(address);
+  if (url.pathname === '/' || url.pathname === '') url.pathname = '/rpc';
+  return url.toString().replace(/\/+$/, '');
 }
 
 /** REST paths hang off the API address without the /rpc suffix of SERVICE_API_URL. */
@@ -129,7 +172,10 @@ export function oneOf<T extends string>(flag: string, value: string, allowed: re
  * `--notify` and `--no-notify`: publishing must say whether subscribers are told, so one of the
  * two is required, and both together are a mistake.
  */
-export const notifyFlags = { notify: { type: 'boolean' }, 'no-notify': { type: 'boolean' } } as const satisfies Options;
+export const notifyFlags = {
+  notify: { type: 'boolean', description: "tell the page's subscribers" },
+  'no-notify': { type: 'boolean', description: "do not tell the page's subscribers" },
+} as const satisfies Options;
 
 export function notifyOf(values: Values): boolean {
   const yes = values.notify === true;

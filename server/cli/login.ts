@@ -4,7 +4,7 @@ import * as oauth from 'oauth4webapi';
 import type { AccessTokenSource } from '../../client/index.ts';
 import { AppError } from '../errors.ts';
 import { openBrowser } from './browser.ts';
-import { type Command, note, str, type Values } from './flags.ts';
+import { DEFAULT_SERVICE_URL, note, unreachable } from './flags.ts';
 import { configDir, deleteLogin, loadLogin, saveLogin, type StoredLogin, withLoginLock } from './login-store.ts';
 
 /**
@@ -14,7 +14,6 @@ import { configDir, deleteLogin, loadLogin, saveLogin, type StoredLogin, withLog
  * SERVICE_API_KEY, or else with the login to the service it talks to, refreshed as needed.
  */
 
-const DEFAULT_SERVICE = 'http://localhost:3000';
 const CLIENT_NAME = 'Statusdesk CLI';
 const CALLBACK_PATH = '/callback';
 /** Registered without a port: the service matches a loopback redirect on everything but the port, so each login listens on a fresh one. */
@@ -34,7 +33,7 @@ export function serviceOrigin(address: string): string {
   try {
     url = new URL(address);
   } catch {
-    throw new AppError('VALIDATION', `not a service address: "${address}" (expected e.g. ${DEFAULT_SERVICE})`);
+    throw new AppError('VALIDATION', `not a service address: "${address}" (expected e.g. ${DEFAULT_SERVICE_URL})`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AppError('VALIDATION', `not an http(s) address: "${address}"`);
   return url.origin;
@@ -42,7 +41,7 @@ export function serviceOrigin(address: string): string {
 
 /** The `statusdesk login` that logs in to `issuer`, as people should type it. */
 function loginCommand(issuer: string): string {
-  return issuer === DEFAULT_SERVICE ? 'statusdesk login' : `statusdesk login --api-url ${issuer}`;
+  return issuer === DEFAULT_SERVICE_URL ? 'statusdesk login' : `statusdesk login --api-url ${issuer}`;
 }
 
 function noCredential(issuer: string): string {
@@ -71,6 +70,8 @@ async function discover(issuer: string): Promise<oauth.AuthorizationServer> {
   } catch (error) {
     const named = error instanceof oauth.OperationProcessingError && error.code === oauth.JSON_ATTRIBUTE_COMPARISON ? (error.cause as { body?: { issuer?: unknown } })?.body?.issuer : undefined;
     if (typeof named === 'string') throw new AppError('VALIDATION', `the service at ${issuer} calls itself ${named}: use --api-url ${named}`);
+    // Nothing there: said as every client command says it.
+    if (unreachable(error)) throw error;
     throw new AppError('INTERNAL', `cannot read the OAuth metadata of ${issuer}: ${reason(error)}`);
   }
 }
@@ -264,45 +265,31 @@ async function revoke(login: StoredLogin): Promise<void> {
   await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), login.refreshToken, requestOptions(login.issuer)));
 }
 
-/** --api-url (or --url, which names nothing else here), else SERVICE_API_URL's origin, else the default service. */
-function issuerOf(values: Values): string {
-  return serviceOrigin(str(values, 'api-url') ?? str(values, 'url') ?? (process.env.SERVICE_API_URL || DEFAULT_SERVICE));
+/** `statusdesk login`: logs in to `issuer` and keeps the login, revoking the one it replaces. */
+export async function logInTo(issuer: string, withBrowser: boolean): Promise<void> {
+  const dir = configDir();
+  const login = await logIn(issuer, withBrowser);
+  const previous = loadLogin(dir, issuer);
+  saveLogin(dir, login);
+  // Each login registers anew, so the one it replaces would otherwise stay connected.
+  if (previous) await revoke(previous).catch(() => {});
+  note(`logged in to ${issuer} (workspace access: ${login.scope})`);
 }
 
-export const loginCommands: Record<string, Command> = {
-  login: {
-    usage: 'login [--api-url URL] [--no-browser]   (log in through the browser; commands then work without SERVICE_API_KEY)',
-    options: { url: { type: 'string' }, 'api-url': { type: 'string' }, 'no-browser': { type: 'boolean' } },
-    async run(values) {
-      const issuer = issuerOf(values);
-      const dir = configDir();
-      const login = await logIn(issuer, values['no-browser'] !== true);
-      const previous = loadLogin(dir, issuer);
-      saveLogin(dir, login);
-      // Each login registers anew, so the one it replaces would otherwise stay connected.
-      if (previous) await revoke(previous).catch(() => {});
-      note(`logged in to ${issuer} (workspace access: ${login.scope})`);
-    },
-  },
-  logout: {
-    usage: 'logout [--api-url URL]',
-    options: { url: { type: 'string' }, 'api-url': { type: 'string' } },
-    async run(values) {
-      const issuer = issuerOf(values);
-      const dir = configDir();
-      if (!loadLogin(dir, issuer)) return note(`not logged in to ${issuer}`);
-      // Not while another command refreshes: the token revoked here would be retired by then.
-      await withLoginLock(dir, async () => {
-        const login = loadLogin(dir, issuer);
-        if (!login) return;
-        try {
-          await revoke(login);
-        } catch (error) {
-          note(`could not revoke the login at ${issuer} (${reason(error)}); revoke "${CLIENT_NAME}" under Connected apps in the dashboard`);
-        }
-        deleteLogin(dir, issuer);
-        note(`logged out of ${issuer}`);
-      });
-    },
-  },
-};
+/** `statusdesk logout`: revokes the login to `issuer` at the service and forgets it. */
+export async function logOutOf(issuer: string): Promise<void> {
+  const dir = configDir();
+  if (!loadLogin(dir, issuer)) return note(`not logged in to ${issuer}`);
+  // Not while another command refreshes: the token revoked here would be retired by then.
+  await withLoginLock(dir, async () => {
+    const login = loadLogin(dir, issuer);
+    if (!login) return;
+    try {
+      await revoke(login);
+    } catch (error) {
+      note(`could not revoke the login at ${issuer} (${reason(error)}); revoke "${CLIENT_NAME}" under Connected apps in the dashboard`);
+    }
+    deleteLogin(dir, issuer);
+    note(`logged out of ${issuer}`);
+  });
+}

@@ -1,10 +1,10 @@
 import { createInterface } from 'node:readline';
 import { createParser } from 'eventsource-parser';
 import type { Readable, Writable } from 'node:stream';
-import { DEFAULT_API_URL } from '../../client/index.ts';
 import { AppError } from '../errors.ts';
-import { address, type Command, restBase, str } from './flags.ts';
+import { address, type Command, restBase, serviceUrl } from './flags.ts';
 import { fetchWith, type ServiceCredential, serviceCredential } from './login.ts';
+import { credentialRefused, notRunning } from './output.ts';
 
 /**
  * `statusdesk mcp`: MCP over stdio for clients that only start local processes (Claude Desktop),
@@ -109,21 +109,13 @@ function describeBody(text: string): string {
 /**
  * A refused POST as a JSON-RPC error a person can act on. The codes are the ones the /mcp
  * endpoint itself uses for the same conditions (UNAUTHORIZED -32001, FORBIDDEN -32003,
- * INTERNAL -32603); the rest are in the implementation-defined server range. `credential` says
- * what a 401 refused: SERVICE_API_KEY, or the login of `statusdesk login`.
+ * INTERNAL -32603); the rest are in the implementation-defined server range.
  */
-export function httpError(status: number, headers: Headers, text: string, endpoint: string, credential: 'key' | 'login' = 'key'): JsonRpcError {
+export function httpError(status: number, headers: Headers, text: string, endpoint: string): JsonRpcError {
   const said = describeBody(text);
   const detail = said ? `: ${said}` : '';
-  if (status === 401 && credential === 'login') {
-    return { code: -32001, message: `the service refused your login (401${detail}): run \`statusdesk login\` again`, data: { code: 'UNAUTHORIZED', status } };
-  }
   if (status === 401) {
-    return {
-      code: -32001,
-      message: `the service refused SERVICE_API_KEY (401${detail}); the key is missing, unknown or revoked: create one with \`statusdesk keys create --workspace SLUG --scope read|write --name NAME\` and set it as SERVICE_API_KEY`,
-      data: { code: 'UNAUTHORIZED', status },
-    };
+    return { code: -32001, message: credentialRefused(new URL(endpoint).origin, `401${detail}`), data: { code: 'UNAUTHORIZED', status } };
   }
   if (status === 403) {
     return {
@@ -159,7 +151,7 @@ export function networkError(error: unknown, endpoint: string): JsonRpcError {
   if (code === 'ECONNREFUSED') {
     return {
       code: -32000,
-      message: `Statusdesk is not running at ${origin} (connection refused): start it with \`statusdesk serve\`, or point --api-url or SERVICE_API_URL at where it runs`,
+      message: notRunning(origin),
       data: { cause: code },
     };
   }
@@ -266,7 +258,7 @@ export async function runBridge(options: BridgeOptions): Promise<void> {
           // Not JSON-RPC: described from the status below.
         }
         if (requests.size > 0 && [...requests.keys()].every((id) => answered.has(id))) return;
-        const problem = httpError(response.status, response.headers, text, endpoint, 'apiKey' in credential ? 'key' : 'login');
+        const problem = httpError(response.status, response.headers, text, endpoint);
         diagnostic(`${what}: ${problem.message}`);
         return failAll(problem);
       }
@@ -346,10 +338,11 @@ export function mcpEndpoint(serviceUrl: string): string {
 }
 
 export const mcpCommand: Command = {
-  usage: "mcp [--api-url URL]   (MCP over stdio for clients such as Claude Desktop, bridged to the service's /mcp; key from SERVICE_API_KEY or the login of `statusdesk login`, address from SERVICE_API_URL)",
-  options: { ...address },
+  usage: 'mcp [--api-url URL]',
+  summary: "MCP over standard input and output for clients such as Claude Desktop, bridged to the service's /mcp",
+  options: address,
   async run(values) {
-    const endpoint = mcpEndpoint(str(values, 'api-url') ?? str(values, 'url') ?? (process.env.SERVICE_API_URL || DEFAULT_API_URL));
+    const endpoint = mcpEndpoint(serviceUrl(values));
     await runBridge({
       endpoint,
       credential: serviceCredential(endpoint),

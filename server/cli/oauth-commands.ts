@@ -22,7 +22,8 @@ async function byCode<T>(work: Promise<T>): Promise<T> {
 }
 
 const pending: Command = {
-  usage: 'oauth pending [--json] [--data-dir D]   (apps waiting for your approval, with their matching codes)',
+  usage: 'oauth pending [--json] [--data-dir D]',
+  summary: 'list the apps waiting for your approval to connect, with their matching codes',
   options: { ...dataDir, ...json },
   async run(values) {
     const requests = await withLocalOwner(str(values, 'data-dir'), (services, owner) => services.oauth.pending(owner));
@@ -45,7 +46,12 @@ const pending: Command = {
 
 const approve: Command = {
   usage: 'oauth approve CODE [--workspace SLUG] [--access read|write] [--data-dir D]',
-  options: { ...dataDir, workspace: { type: 'string' }, access: { type: 'string' } },
+  summary: 'let the app whose request shows CODE connect to a workspace',
+  options: {
+    ...dataDir,
+    workspace: { type: 'string', valueName: 'SLUG', description: 'the workspace the app gets (needed when there are several)' },
+    access: { type: 'string', valueName: 'read|write', description: 'the access it gets (default: what it asked for)' },
+  },
   positionals: 1,
   async run(values, [code]) {
     const slug = str(values, 'workspace');
@@ -63,6 +69,7 @@ const approve: Command = {
 
 const deny: Command = {
   usage: 'oauth deny CODE [--data-dir D]',
+  summary: 'refuse the app whose request shows CODE',
   options: { ...dataDir },
   positionals: 1,
   async run(values, [code]) {
