@@ -5,17 +5,17 @@ import { after, before, describe, test } from 'node:test';
 import { toJson } from '@bufbuild/protobuf';
 import {
   createClient,
+  type GRPCMonitor,
   GRPCMonitorSchema,
   HTTPMethod,
-  HTTPMonitorSchema,
   NumberComparator,
   Periodicity,
   StringComparator,
   type StatusdeskClient,
-  TCPMonitorSchema,
   TLSMode,
 } from '../client/index.ts';
 import { withLocalOwner } from '../server/cli/local.ts';
+import { monitorWords } from '../server/rpc/monitor-codec.ts';
 import { assertOneLineError, type CliResult, jsonOf, runCli, startTestService, tableOf, type TestService } from './support/harness.ts';
 
 /**
@@ -154,19 +154,20 @@ describe('monitors create', () => {
     const body = jsonOf(await monitors(['create', 'tcp', '--name', 'postgres', '--target', 'db.internal:5432', '--frequency', '1m', '--json']));
     assert.match(body.id, /^[1-9]\d*$/);
     assert.equal(body.name, 'postgres');
-    assert.equal(body.uri, 'db.internal:5432');
-    assert.equal(body.periodicity, 'PERIODICITY_1M');
+    assert.equal(body.type, 'tcp');
+    assert.equal(body.target, 'db.internal:5432');
+    assert.equal(body.frequency, '1m');
     assert.deepEqual(body.regions, SIX_REGIONS);
-    assert.equal(body.timeout, '45s');
+    assert.equal(body.timeout, 45_000);
     assert.equal(body.retry, 3);
     assert.equal(body.active, true);
-    assert.equal(body.degraded, undefined, 'no degraded threshold unless one is given');
-    assert.equal(body.openTelemetry, undefined);
+    assert.equal(body.degraded, null, 'no degraded threshold unless one is given');
+    assert.equal(body.openTelemetry, null);
     assert.ok(isoTime(body.createdAt) && isoTime(body.updatedAt));
     // What came back is what is stored.
     const { monitor } = await api.monitors.getMonitor({ id: body.id });
     assert.equal(monitor.case, 'tcpMonitor');
-    assert.deepEqual(toJson(TCPMonitorSchema, monitor.value), body);
+    assert.deepEqual(monitorWords('tcp', monitor.value!), body);
   });
 
   test('create grpc --json sends every flag: service, tls, repeated metadata, regions, frequency, timeout, degraded, retry 0', T, async () => {
@@ -183,15 +184,15 @@ describe('monitors create', () => {
     assert.match(body.id, /^[1-9]\d*$/);
     assert.equal(body.name, 'orders');
     assert.equal(body.description, 'order service');
-    assert.equal(body.uri, 'api.internal:50051');
+    assert.equal(body.target, 'api.internal:50051');
     assert.equal(body.service, 'shop.v1.Orders');
-    assert.equal(body.tls, 'TLS_MODE_PLAINTEXT');
+    assert.equal(body.tls, 'plaintext');
     // A value keeps the = after the first; a credential-like one comes back [redacted].
     assert.deepEqual(body.metadata, { 'x-tenant': 'acme', 'x-query': 'a=b', 'x-token': '[redacted]' });
     assert.deepEqual(body.regions, ['iad', 'fra']);
-    assert.equal(body.periodicity, 'PERIODICITY_30S');
-    assert.equal(body.timeout, '5s');
-    assert.equal(body.degraded, '1s');
+    assert.equal(body.frequency, '30s');
+    assert.equal(body.timeout, 5000);
+    assert.equal(body.degraded, 1000);
     assert.equal(body.retry, 0, 'retry 0 is kept, not replaced by the default');
     assert.deepEqual(body.tags, ['shop', 'grpc']);
     assert.equal(body.active, true);
@@ -200,7 +201,7 @@ describe('monitors create', () => {
   test('create http --json sends method, headers, body and every assertion, and fills the defaults', T, async () => {
     const body = jsonOf(
       await monitors([
-        'create', 'http', '--name', 'storefront', '--url', 'https://shop.example/health',
+        'create', 'http', '--name', 'storefront', '--target', 'https://shop.example/health',
         '--method', 'post', '--header', 'x-probe=statusdesk', '--header', 'accept=application/json', '--body', '{"ping":true}',
         '--assert-status', '200', '--assert-status', '>=200',
         '--assert-header', 'content-type=application/json', '--assert-body-contains', 'ok',
@@ -209,20 +210,20 @@ describe('monitors create', () => {
     );
     assert.match(body.id, /^[1-9]\d*$/);
     assert.equal(body.name, 'storefront');
-    assert.equal(body.url, 'https://shop.example/health');
-    assert.equal(body.method, 'HTTP_METHOD_POST');
+    assert.equal(body.target, 'https://shop.example/health');
+    assert.equal(body.method, 'POST');
     assert.deepEqual(body.headers, { 'x-probe': 'statusdesk', accept: 'application/json' });
     assert.equal(body.body, '{"ping":true}');
     assert.deepEqual(body.statusCodeAssertions, [
-      { comparator: 'NUMBER_COMPARATOR_EQUAL', target: 200 },
-      { comparator: 'NUMBER_COMPARATOR_GREATER_THAN_OR_EQUAL', target: 200 },
+      { comparator: 'equal', target: 200 },
+      { comparator: 'greater_than_or_equal', target: 200 },
     ]);
-    assert.deepEqual(body.headerAssertions, [{ key: 'content-type', comparator: 'STRING_COMPARATOR_EQUAL', target: 'application/json' }]);
-    assert.deepEqual(body.bodyAssertions, [{ comparator: 'STRING_COMPARATOR_CONTAINS', target: 'ok' }]);
-    assert.equal(body.periodicity, 'PERIODICITY_5M');
+    assert.deepEqual(body.headerAssertions, [{ key: 'content-type', comparator: 'equal', target: 'application/json' }]);
+    assert.deepEqual(body.bodyAssertions, [{ comparator: 'contains', target: 'ok' }]);
+    assert.equal(body.frequency, '5m');
     assert.equal(body.followRedirects, true);
     assert.deepEqual(body.regions, SIX_REGIONS);
-    assert.equal(body.timeout, '45s');
+    assert.equal(body.timeout, 45_000);
     assert.equal(body.retry, 3);
   });
 
@@ -237,14 +238,14 @@ describe('monitors create', () => {
     assert.equal(monitor.value?.name, 'redis');
   });
 
-  test('create http takes --url as the monitor URL and the service from --api-url, which wins over SERVICE_API_URL', T, async () => {
+  test('create http takes --target as the monitor URL and the service from --api-url, which wins over SERVICE_API_URL', T, async () => {
     const result = await monitors(
-      ['create', 'http', '--name', 'docs', '--url', 'https://docs.example/', '--frequency', '1h', '--api-url', rpc, '--json'],
+      ['create', 'http', '--name', 'docs', '--target', 'https://docs.example/', '--frequency', '1h', '--api-url', rpc, '--json'],
       { SERVICE_API_URL: await closedAddress() },
     );
     const body = jsonOf(result);
-    assert.equal(body.url, 'https://docs.example/');
-    assert.equal(body.method, 'HTTP_METHOD_GET', 'GET by default');
+    assert.equal(body.target, 'https://docs.example/');
+    assert.equal(body.method, 'GET', 'GET by default');
   });
 
   test('on a hobby workspace a TCP monitor without regions gets the plan default of 4 regions', T, async () => {
@@ -283,20 +284,16 @@ describe('monitors list', () => {
     assert.equal(result.stderr, '3 of 3 monitors\n');
   });
 
-  test('list --json splits the page by type (httpMonitors, tcpMonitors, grpcMonitors) and gives totalSize', T, async () => {
+  test('list --json gives the monitors newest first, each with its type, and totalSize', T, async () => {
     const body = jsonOf(await monitors(['list', '--json'], { SERVICE_API_KEY: listsRead }));
-    assert.deepEqual(Object.keys(body).sort(), ['grpcMonitors', 'httpMonitors', 'tcpMonitors', 'totalSize']);
+    assert.deepEqual(Object.keys(body).sort(), ['monitors', 'totalSize']);
     assert.deepEqual(
-      body.httpMonitors.map((m: any) => [m.id, m.url, m.method]),
-      [[ids.http, 'https://shop.example/', 'HTTP_METHOD_GET']],
-    );
-    assert.deepEqual(
-      body.tcpMonitors.map((m: any) => [m.id, m.uri, m.periodicity]),
-      [[ids.tcp, 'db.internal:5432', 'PERIODICITY_1M']],
-    );
-    assert.deepEqual(
-      body.grpcMonitors.map((m: any) => [m.id, m.uri, m.regions]),
-      [[ids.grpc, 'api.internal:50051', ['iad', 'fra']]],
+      body.monitors.map((m: any) => [m.id, m.type, m.target, m.frequency, m.regions]),
+      [
+        [ids.http, 'http', 'https://shop.example/', '5m', SIX_REGIONS],
+        [ids.grpc, 'grpc', 'api.internal:50051', '30s', ['iad', 'fra']],
+        [ids.tcp, 'tcp', 'db.internal:5432', '1m', SIX_REGIONS],
+      ],
     );
     assert.equal(body.totalSize, 3);
   });
@@ -308,10 +305,8 @@ describe('monitors list', () => {
       monitors(['list', '--offset', '3'], { SERVICE_API_KEY: listsRead }),
     ]);
     const page = jsonOf(second);
-    assert.deepEqual(page.httpMonitors ?? [], []);
-    assert.deepEqual(page.tcpMonitors ?? [], []);
     assert.deepEqual(
-      page.grpcMonitors.map((m: any) => m.id),
+      page.monitors.map((m: any) => m.id),
       [ids.grpc],
     );
     assert.equal(page.totalSize, 3);
@@ -347,7 +342,7 @@ describe('monitors list', () => {
 });
 
 describe('monitors get, update and delete', () => {
-  test('get prints the monitor as a FIELD/VALUE table; get --json is the protobuf JSON of the monitor', T, async () => {
+  test('get prints the monitor as a FIELD/VALUE table; get --json is the same monitor in the same words', T, async () => {
     const monitor = await grpcFixture('get-me');
     const [table, json] = await Promise.all([monitors(['get', monitor.id]), monitors(['get', monitor.id, '--json'])]);
     assert.equal(table.code, 0, table.stderr);
@@ -363,31 +358,30 @@ describe('monitors get, update and delete', () => {
     assert.equal(rows.get('degraded'), '2000 ms');
     assert.equal(rows.get('retry'), '1');
     assert.equal(rows.get('service'), 'shop.v1.Orders');
-    assert.equal(rows.get('tls'), 'TLS_MODE_SKIP_VERIFY');
+    assert.equal(rows.get('tls'), 'skip-verify');
     assert.equal(rows.get('tags'), 'orders');
-    assert.deepEqual(jsonOf(json), toJson(GRPCMonitorSchema, monitor));
+    assert.deepEqual(jsonOf(json), monitorWords('grpc', monitor));
   });
 
   test('update changes only the given fields; --clear degraded removes the threshold and keeps the rest', T, async () => {
-    const original = toJson(GRPCMonitorSchema, await grpcFixture('to-update')) as Record<string, any>;
+    const original = monitorWords('grpc', await grpcFixture('to-update')) as Record<string, any>;
     const updated = jsonOf(await monitors(['update', original.id, '--name', 'renamed', '--retry', '5', '--frequency', '5m', '--json']));
     assert.equal(updated.name, 'renamed');
     assert.equal(updated.retry, 5);
-    assert.equal(updated.periodicity, 'PERIODICITY_5M');
-    assert.deepEqual(withoutUpdatedAt(updated), withoutUpdatedAt({ ...original, name: 'renamed', retry: 5, periodicity: 'PERIODICITY_5M' }));
+    assert.equal(updated.frequency, '5m');
+    assert.deepEqual(withoutUpdatedAt(updated), withoutUpdatedAt({ ...original, name: 'renamed', retry: 5, frequency: '5m' }));
     assert.ok(Date.parse(updated.updatedAt) >= Date.parse(original.updatedAt));
 
     const cleared = jsonOf(await monitors(['update', original.id, '--clear', 'degraded', '--json']));
-    assert.equal(cleared.degraded, undefined);
-    const { degraded: _, ...rest } = updated;
-    assert.deepEqual(withoutUpdatedAt(cleared), withoutUpdatedAt(rest));
-    assert.deepEqual(await storedGrpc(original.id), cleared, 'stored, not only answered');
+    assert.equal(cleared.degraded, null);
+    assert.deepEqual(withoutUpdatedAt(cleared), withoutUpdatedAt({ ...updated, degraded: null }));
+    assert.deepEqual(monitorWords('grpc', (await api.monitors.getMonitor({ id: original.id })).monitor.value as GRPCMonitor), cleared, 'stored, not only answered');
   });
 
-  test('update of an HTTP monitor takes --url as the monitor URL and leaves headers, body and assertions alone', T, async () => {
-    const original = toJson(HTTPMonitorSchema, await httpFixture('to-move')) as Record<string, any>;
-    const updated = jsonOf(await monitors(['update', original.id, '--url', 'https://shop.example/v2/health', '--method', 'PUT', '--json']));
-    assert.deepEqual(withoutUpdatedAt(updated), withoutUpdatedAt({ ...original, url: 'https://shop.example/v2/health', method: 'HTTP_METHOD_PUT' }));
+  test('update of an HTTP monitor takes --target as the monitor URL and leaves headers, body and assertions alone', T, async () => {
+    const original = monitorWords('http', await httpFixture('to-move')) as Record<string, any>;
+    const updated = jsonOf(await monitors(['update', original.id, '--target', 'https://shop.example/v2/health', '--method', 'PUT', '--json']));
+    assert.deepEqual(withoutUpdatedAt(updated), withoutUpdatedAt({ ...original, target: 'https://shop.example/v2/health', method: 'PUT' }));
   });
 
   test('update with a read key exits 1 with permission_denied and changes nothing', T, async () => {
@@ -413,13 +407,13 @@ describe('monitors get, update and delete', () => {
   });
 
   test(
-    'update of a TCP monitor refuses --url, which applies to HTTP monitors only (exit 2), rather than ignoring it',
+    'update of an HTTP monitor refuses --url, which could be its URL or the service (exit 2), rather than guessing',
     T,
     async () => {
-      const tcp = await tcpFixture('url-on-tcp');
-      assertUsageError(await monitors(['update', tcp.id, '--url', 'https://elsewhere.example/', '--name', 'changed']), /--url does not apply to tcp monitors/);
-      const { monitor } = await api.monitors.getMonitor({ id: tcp.id });
-      assert.equal(monitor.value?.name, 'url-on-tcp');
+      const http = await httpFixture('url-on-http');
+      assertUsageError(await monitors(['update', http.id, '--url', rpc, '--name', 'changed']), /--url is ambiguous for an HTTP monitor: give its URL as --target, and the service as --api-url/);
+      const { monitor } = await api.monitors.getMonitor({ id: http.id });
+      assert.equal(monitor.value?.name, 'url-on-http');
     },
   );
 
@@ -454,11 +448,11 @@ describe('monitors get, update and delete', () => {
 
   test('delete removes the monitor; get and delete of it then exit 1 with not_found', T, async () => {
     const tcp = await tcpFixture('doomed');
-    const deleted = await monitors(['delete', tcp.id]);
+    const deleted = await monitors(['delete', tcp.id, '--yes']);
     assert.equal(deleted.code, 0, deleted.stderr);
     assert.equal(deleted.stdout, '');
     assert.equal(deleted.stderr, `Deleted monitor ${tcp.id}.\n`);
-    const [get, again] = await Promise.all([monitors(['get', tcp.id]), monitors(['delete', tcp.id])]);
+    const [get, again] = await Promise.all([monitors(['get', tcp.id]), monitors(['delete', tcp.id, '--yes'])]);
     assertOneLineError(get, new RegExp(`\\[not_found\\] monitor ${tcp.id} does not exist`));
     assertOneLineError(again, /\[not_found\]/);
   });
@@ -476,10 +470,10 @@ describe('monitors status and summary before any check has run', () => {
     const [table, json] = await Promise.all([monitors(['status', id]), monitors(['status', id, '--json'], { SERVICE_API_KEY: read })]);
     assert.equal(table.code, 0, table.stderr);
     assert.deepEqual(tableOf(table.stdout), [['REGION', 'STATUS', 'LAST CHECK'], ...regions.map((r) => [r, 'no check yet', '-']), ['overall', 'no check yet', '-']]);
-    assert.deepEqual(jsonOf(json), { regions: regions.map((region) => ({ region })) });
+    assert.deepEqual(jsonOf(json), { monitorId: id, overall: null, regions: regions.map((region) => ({ region, status: null, lastCheckedAt: null })) });
   });
 
-  test('summary shows zero counts, no percentiles and "no check yet"; --json holds nothing but the window', T, async () => {
+  test('summary shows zero counts, no percentiles and "no check yet"; --json holds the window and every count as 0', T, async () => {
     const [table, json, week] = await Promise.all([
       monitors(['summary', id]),
       monitors(['summary', id, '--window', '14d', '--json'], { SERVICE_API_KEY: read }),
@@ -490,7 +484,11 @@ describe('monitors status and summary before any check has run', () => {
       ['WINDOW', 'SUCCESS', 'DEGRADED', 'ERROR', 'P50', 'P75', 'P90', 'P95', 'P99', 'LAST PING'],
       ['1d', '0', '0', '0', '-', '-', '-', '-', '-', 'no check yet'],
     ]);
-    assert.deepEqual(jsonOf(json), { window: 'SUMMARY_WINDOW_14D' }, 'no counts, latency or last ping made up');
+    assert.deepEqual(
+      jsonOf(json),
+      { monitorId: id, window: '14d', successCount: 0, degradedCount: 0, errorCount: 0, latency: null, lastPingAt: null, gaps: [] },
+      'no latency or last ping made up',
+    );
     assert.equal(week.code, 0, week.stderr);
     assert.equal(tableOf(week.stdout)[1]?.[0], '7d');
   });
