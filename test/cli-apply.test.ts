@@ -1,0 +1,318 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { createClient, type StatusdeskClient } from '../client/index.ts';
+import { type CliResult, newWorkspace, perTestCleanup, runCli, startTestService, type TestService } from './support/harness.ts';
+
+/**
+ * `statusdesk apply` and `statusdesk export` as a user runs them: the real command against the
+ * real service, each test in a workspace of its own.
+ */
+
+const T = { timeout: 120_000 };
+
+const clean: NodeJS.ProcessEnv = { SERVICE_API_KEY: undefined, SERVICE_API_URL: undefined, STATUSDESK_DATA_DIR: undefined };
+
+let svc: TestService;
+const cleanup = perTestCleanup();
+
+before(async () => {
+  svc = await startTestService();
+});
+
+after(() => svc?.stop());
+
+interface Workspace {
+  key: string;
+  api: StatusdeskClient;
+  /** `statusdesk ARGS` with this workspace's write key. */
+  cli(args: string[], env?: NodeJS.ProcessEnv): Promise<CliResult>;
+  /** Writes `text` to a file of the test and gives its path. */
+  file(text: string): Promise<string>;
+}
+
+async function workspace(plan: 'scale' | 'hobby' = 'scale'): Promise<Workspace> {
+  const { slug } = await newWorkspace(svc, 'apply', plan);
+  const key = (await svc.createKey('write', slug)).secret;
+  const folder = await cleanup.folder();
+  let files = 0;
+  return {
+    key,
+    api: createClient({ baseUrl: `${svc.apiUrl}/rpc`, apiKey: key }),
+    cli: (args, env = {}) => runCli(args, { ...clean, SERVICE_API_KEY: key, SERVICE_API_URL: svc.apiUrl, ...env }),
+    async file(text) {
+      const path = join(folder, `statusdesk-${++files}.yaml`);
+      await writeFile(path, text);
+      return path;
+    },
+  };
+}
+
+const ok = (result: CliResult) => {
+  assert.equal(result.code, 0, `exit code (stdout: ${result.stdout}, stderr: ${result.stderr})`);
+  return result.stdout;
+};
+
+/** A unique slug: slugs are unique across workspaces. */
+const uniqueSlug = () => `acme-${Math.random().toString(36).slice(2, 8)}`;
+
+const threeMonitors = (slug: string) => `version: 1
+monitors:
+  - name: DB
+    type: tcp
+    target: db.internal:5432
+    frequency: 5m
+  - name: Backend
+    type: grpc
+    target: backend.internal:50051
+    frequency: 1m
+    tls: plaintext
+    regions: [iad, fra]
+  - name: API
+    type: http
+    target: https://api.internal.example/health
+    frequency: 1m
+    assertions: [{ type: status, comparator: equal, target: 200 }]
+pages:
+  - slug: ${slug}
+    title: Acme status
+    components:
+      - name: API
+        monitor: API
+      - name: Database
+        monitor: DB
+        group: Storage
+      - name: Office
+`;
+
+async function monitorsOf(api: StatusdeskClient) {
+  const r = await api.monitors.listMonitors({ limit: 100 });
+  return [...r.tcpMonitors, ...r.grpcMonitors, ...r.httpMonitors];
+}
+
+test('a dry run prints the plan and changes nothing; apply makes it; applying again changes nothing', T, async () => {
+  const ws = await workspace();
+  const slug = uniqueSlug();
+  const path = await ws.file(threeMonitors(slug));
+
+  const dry = await ws.cli(['apply', '-f', path, '--dry-run']);
+  assert.equal(
+    ok(dry),
+    [
+      '+ monitor DB (tcp)',
+      '+ monitor Backend (grpc)',
+      '+ monitor API (http)',
+      `+ page ${slug}`,
+      `+ component API on page ${slug}`,
+      `+ component Database on page ${slug}`,
+      `+ component Office on page ${slug}`,
+      '7 to create, 0 to update, 0 to delete, 0 unchanged',
+      '',
+    ].join('\n'),
+  );
+  assert.match(dry.stderr, /dry run: nothing was changed/);
+  assert.equal((await monitorsOf(ws.api)).length, 0);
+
+  const applied = await ws.cli(['apply', '-f', path]);
+  assert.match(ok(applied), /7 to create, 0 to update, 0 to delete, 0 unchanged/);
+  assert.match(applied.stderr, /applied 7 changes/);
+  const monitors = await monitorsOf(ws.api);
+  assert.deepEqual(monitors.map((m) => m.name).sort(), ['API', 'Backend', 'DB']);
+  const { components } = await ws.api.pages.listPageComponents({ pageId: slug });
+  const idOf = (name: string) => monitors.find((m) => m.name === name)!.id;
+  assert.deepEqual(
+    components.map((c) => [c.name, c.monitorId ?? null, c.group ?? null, c.position]),
+    [
+      ['API', idOf('API'), null, 0],
+      ['Database', idOf('DB'), 'Storage', 1],
+      ['Office', null, null, 2],
+    ],
+  );
+
+  const again = await ws.cli(['apply', '-f', path, '--json']);
+  const plan = JSON.parse(ok(again));
+  assert.deepEqual(plan.summary, { create: 0, update: 0, delete: 0, unchanged: 7 });
+  assert.ok(plan.changes.every((c: { action: string }) => c.action === 'unchanged'));
+});
+
+test('an edited field is the only one updated; --prune deletes what the file no longer has, and without it nothing is deleted', T, async () => {
+  const ws = await workspace();
+  const slug = uniqueSlug();
+  await ws.cli(['apply', '-f', await ws.file(threeMonitors(slug))]);
+  const before = (await monitorsOf(ws.api)).find((m) => m.name === 'DB')!;
+
+  const edited = await ws.file(threeMonitors(slug).replace('frequency: 5m', 'frequency: 1m'));
+  const update = await ws.cli(['apply', '-f', edited]);
+  assert.equal(ok(update), '~ monitor DB: frequency 5m → 1m\n0 to create, 1 to update, 0 to delete, 6 unchanged\n');
+  const after = (await ws.api.monitors.getMonitor({ id: before.id })).monitor.value!;
+  assert.equal(after.periodicity, 2 /* 1m */);
+  assert.deepEqual(after.regions, before.regions);
+
+  const smaller = threeMonitors(slug)
+    .replace(/  - name: Backend[\s\S]*?regions: \[iad, fra\]\n/, '')
+    .replace('      - name: Office\n', '');
+  const kept = await ws.cli(['apply', '-f', await ws.file(smaller)]);
+  assert.match(ok(kept), /0 to create, 1 to update, 0 to delete, 4 unchanged/);
+  assert.match(kept.stderr, /1 monitors and pages of the workspace are not in the file and are kept: --prune deletes them/);
+  assert.equal((await monitorsOf(ws.api)).length, 3);
+  assert.equal((await ws.api.pages.listPageComponents({ pageId: slug })).components.length, 3);
+
+  const pruned = await ws.cli(['apply', '-f', await ws.file(smaller), '--prune']);
+  assert.equal(ok(pruned), `- component Office on page ${slug}\n- monitor Backend (grpc)\n0 to create, 0 to update, 2 to delete, 5 unchanged\n`);
+  assert.deepEqual((await monitorsOf(ws.api)).map((m) => m.name).sort(), ['API', 'DB']);
+  assert.deepEqual((await ws.api.pages.listPageComponents({ pageId: slug })).components.map((c) => c.name), ['API', 'Database']);
+});
+
+test('export writes the workspace in the file format, and applying it is a plan with nothing to do', T, async () => {
+  const ws = await workspace();
+  const slug = uniqueSlug();
+  await ws.cli(['apply', '-f', await ws.file(threeMonitors(slug))]);
+  // Made by other means, with fields the first file leaves out.
+  await ws.api.monitors.createHTTPMonitor({
+    monitor: {
+      name: 'Orders',
+      url: 'https://orders.internal.example/',
+      periodicity: 3,
+      degraded: { seconds: 2n },
+      headers: { 'x-team': 'orders', 'price$': '${NOT_A_REFERENCE}' },
+      headerAssertions: [{ key: 'content-type', comparator: 1, target: 'json' }],
+      tags: ['shop'],
+    },
+  });
+  const page = await ws.api.pages.createStatusPage({ slug: uniqueSlug(), title: 'Shop', description: 'The shop' });
+  await ws.api.pages.addPageComponent({ pageId: page.statusPage!.id, name: 'Checkout', position: 7, group: 'Shop' });
+
+  const out = join(await cleanup.folder(), 'exported.yaml');
+  const exported = await ws.cli(['export', '-o', out]);
+  assert.equal(exported.code, 0, exported.stderr);
+  const text = await readFile(out, 'utf8');
+  assert.match(text, /^version: 1\nmonitors:\n  - name: DB\n    type: tcp\n    target: db.internal:5432\n    frequency: 5m\n/);
+  assert.match(text, /tls: plaintext/);
+  assert.match(text, /- \{type: header, key: content-type, comparator: contains, target: json\}/);
+  assert.match(text, /degraded: 2000/);
+  assert.match(text, /position: 7/);
+
+  const plan = await ws.cli(['apply', '-f', out, '--prune']);
+  assert.equal(ok(plan), '0 to create, 0 to update, 0 to delete, 10 unchanged\n');
+  const stdout = await ws.cli(['export']);
+  assert.equal(ok(stdout), text);
+});
+
+test('a bad file is reported whole, each problem at its place, with exit 2 and nothing changed', T, async () => {
+  const ws = await workspace();
+  const path = await ws.file(`version: 1
+monitors:
+  - name: A
+    type: tcp
+    target: grpc://a.internal:1
+    frequency: 2m
+  - name: B
+    type: http
+    target: https://b.internal/
+    frequency: 1m
+    timeout: 500000
+    assertions: [{ type: status, comparator: equal, target: 900 }]
+  - name: A
+    type: grpc
+    target: c.internal:1
+    frequency: 1m
+    regions: [iad]
+    headers: { x: "\${UNSET_IN_THIS_TEST}" }
+pages:
+  - slug: x-page
+    title: X
+    components: [{ name: Q, monitor: Nowhere }]
+`);
+  const result = await ws.cli(['apply', '-f', path]);
+  assert.equal(result.code, 2, result.stderr);
+  assert.equal(result.stdout, '');
+  const lines = result.stderr.trimEnd().split('\n');
+  assert.match(lines[0]!, /^statusdesk: .*statusdesk-1\.yaml: 6 problems, nothing was changed$/);
+  assert.equal(lines.length, 7);
+  for (const expected of [
+    'monitors[0].frequency: must be one of 30s, 1m, 5m, 10m, 30m, 1h',
+    'monitors[0].target: must be host:port without a scheme',
+    'monitors[1].assertions[0].target: must be a status code from 100 to 599',
+    'monitors[1].timeout: must be at most 120 s',
+    'monitors[2].headers.x: the environment variable UNSET_IN_THIS_TEST is not set',
+    'monitors[2].headers: is not a field of a grpc monitor',
+  ]) {
+    assert.ok(result.stderr.includes(`  ${expected}`), `missing ${expected} in ${result.stderr}`);
+  }
+  assert.equal((await monitorsOf(ws.api)).length, 0);
+
+  const unknownMonitor = await ws.cli(['apply', '-f', await ws.file('version: 1\npages: [{ slug: x-page, title: X, components: [{ name: Q, monitor: Nowhere }] }]\n')]);
+  assert.equal(unknownMonitor.code, 1);
+  assert.match(unknownMonitor.stderr, /pages\[0\]\.components\[0\]\.monitor: no monitor named "Nowhere" in the file or the workspace/);
+  assert.equal((await ws.api.pages.listStatusPages({})).statusPages.length, 0);
+});
+
+test('a refusal by the service stops the apply, which says what was applied and what was not, and exits 1', T, async () => {
+  const ws = await workspace('hobby');
+  const path = await ws.file(`version: 1
+monitors:
+  - { name: First, type: tcp, target: first.internal:1, frequency: 10m }
+  - { name: Fast, type: tcp, target: fast.internal:1, frequency: 30s }
+  - { name: Last, type: tcp, target: last.internal:1, frequency: 10m }
+`);
+  const result = await ws.cli(['apply', '-f', path]);
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stdout, /3 to create/);
+  assert.match(result.stderr, /stopped at a refusal: 1 of 3 changes applied\n {2}applied {6}\+ monitor First \(tcp\)\n {2}refused {6}\+ monitor Fast \(tcp\)\n {2}not applied {2}\+ monitor Last \(tcp\)\n/);
+  assert.match(result.stderr, /statusdesk: .*30s/);
+  assert.deepEqual((await monitorsOf(ws.api)).map((m) => m.name), ['First']);
+
+  const json = JSON.parse((await ws.cli(['apply', '-f', path, '--json'])).stdout);
+  assert.deepEqual(
+    json.changes.map((c: { name: string; action: string; outcome?: string }) => [c.name, c.action, c.outcome ?? null]),
+    [
+      ['Fast', 'create', 'refused'],
+      ['Last', 'create', 'not applied'],
+      ['First', 'unchanged', null],
+    ],
+  );
+  assert.match(json.error, /30s/);
+});
+
+test('${NAME} takes a header value from the environment, and [redacted] keeps the value the service holds', T, async () => {
+  const seen: (string | undefined)[] = [];
+  const server = createServer((req, res) => {
+    seen.push(req.headers.authorization);
+    res.end('ok');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const ws = await workspace();
+    const target = `http://127.0.0.1:${(server.address() as AddressInfo).port}/health`;
+    const file = (authorization: string, frequency: string) => `version: 1
+monitors:
+  - name: Local
+    type: http
+    target: ${target}
+    frequency: ${frequency}
+    regions: [iad]
+    headers: { authorization: "${authorization}" }
+`;
+    const created = await ws.cli(['apply', '-f', await ws.file(file('Bearer ${LOCAL_TOKEN}', '1m'))], { LOCAL_TOKEN: 'first-token' });
+    assert.match(ok(created), /\+ monitor Local \(http\)/);
+    const [monitor] = await monitorsOf(ws.api);
+    await ws.api.monitors.triggerMonitor({ id: monitor!.id });
+    assert.equal(seen.at(-1), 'Bearer first-token');
+
+    const exported = ok(await ws.cli(['export']));
+    assert.match(exported, /authorization: "\[redacted\]"/);
+    const edited = await ws.cli(['apply', '-f', await ws.file(exported.replace('frequency: 1m', 'frequency: 5m'))]);
+    assert.equal(ok(edited), '~ monitor Local: frequency 1m → 5m\n0 to create, 1 to update, 0 to delete, 0 unchanged\n');
+    await ws.api.monitors.triggerMonitor({ id: monitor!.id });
+    assert.equal(seen.at(-1), 'Bearer first-token');
+
+    const fresh = await ws.cli(['apply', '-f', await ws.file(file('[redacted]', '1m').replace('name: Local', 'name: Other'))]);
+    assert.equal(fresh.code, 1);
+    assert.match(fresh.stderr, /monitors\[0\]\.headers\.authorization: \[redacted\] keeps the value the service holds, and it holds none here/);
+  } finally {
+    server.close();
+  }
+});
