@@ -76,6 +76,13 @@ const SETTINGS = {
       "the platform's app-data folder: `~/.local/share/statusdesk` on Linux (or `$XDG_DATA_HOME/statusdesk`), `~/Library/Application Support/statusdesk` on macOS, `%LOCALAPPDATA%\\statusdesk\\Data` on Windows",
     description: 'data folder',
   },
+  stateDir: {
+    env: 'STATUSDESK_STATE_DIR',
+    // Read by service-record.ts, which the commands share: not a setting of the service alone.
+    default:
+      "`services` in the user's config folder: `~/.config/statusdesk/services` on Linux (or `$XDG_CONFIG_HOME/statusdesk/services`), `~/Library/Preferences/statusdesk/services` on macOS, `%APPDATA%\\statusdesk\\Config\\services` on Windows",
+    description: 'folder where the running service records its data folder, addresses and process id, for the other commands to find (see [The data folder](#the-data-folder))',
+  },
   host: {
     flag: '--host',
     rule: z.string().default('127.0.0.1'),

@@ -51,7 +51,7 @@ test('keys create without --data-dir works on the running service\'s folder, and
   const m = await machine();
   const dataDir = await folder();
   const service = await m.serve(dataDir);
-  const { apiUrl } = service.ready;
+  const { apiUrl, dashboardUrl } = service.ready;
 
   const created = await m.cli(keysCreate);
   assert.equal(created.code, 0, created.stderr);
@@ -61,6 +61,15 @@ test('keys create without --data-dir works on the running service\'s folder, and
   const secret = created.stdout.trim();
   const whoami = await fetch(`${apiUrl}/v1/whoami`, { headers: { 'x-service-key': secret } });
   assert.equal(whoami.status, 200);
+
+  // A client command without SERVICE_API_URL or --api-url reaches the recorded service.
+  const listed = await m.cli(['monitors', 'list', '--json'], { SERVICE_API_KEY: secret });
+  assert.equal(listed.code, 0, listed.stderr);
+
+  // The dashboard's link points at the running service's dashboard.
+  const link = await m.cli(['dashboard', '--no-browser']);
+  assert.equal(link.code, 0, link.stderr);
+  assert.ok(link.stdout.startsWith(`${dashboardUrl}/signin?token=`), link.stdout);
 
   // A clean stop removes the record: the commands no longer find the folder.
   assert.equal(await service.stop('SIGTERM'), 0);

@@ -1,6 +1,7 @@
 import { type DescMessage, type MessageShape, toJson } from '@bufbuild/protobuf';
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import { createClient, type StatusdeskClient } from '../../client/index.ts';
+import { runningService } from '../service-record.ts';
 import { serviceCredential } from './login.ts';
 import { printJson, printTable, UsageError } from './output.ts';
 
@@ -96,7 +97,7 @@ export function serviceUrl(values: Values): string {
     ['--url', str(values, 'url')],
     ['SERVICE_API_URL', process.env.SERVICE_API_URL || undefined],
   ];
-  const [source, value] = given.find(([, v]) => v !== undefined) ?? ['', DEFAULT_SERVICE_URL];
+  const [source, value] = given.find(([, v]) => v !== undefined) ?? ['', runningService('--api-url')?.apiUrl ?? DEFAULT_SERVICE_URL];
   if (source === '--url' && !urlAliasNoted) {
     urlAliasNoted = true;
     note('statusdesk: --url is now --api-url');
