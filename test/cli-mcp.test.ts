@@ -186,9 +186,9 @@ describe('statusdesk mcp through the SDK stdio client', () => {
     const { client, transport, stderr } = bridge({ SERVICE_API_KEY: unknown, SERVICE_API_URL: svc.apiUrl });
     const error = await rpcError(client.connect(transport, REQUEST));
     assert.equal(error.code, -32001);
-    assert.match(error.message, /SERVICE_API_KEY.*(missing|unknown|revoked).*statusdesk keys create/);
+    assert.match(error.message, /refused the credential \(401.*\): run statusdesk login, or set SERVICE_API_KEY .*statusdesk keys create/);
     assert.deepEqual(error.data, { code: 'UNAUTHORIZED', status: 401 });
-    assert.match(stderr(), /^statusdesk mcp: initialize: the service refused SERVICE_API_KEY/);
+    assert.match(stderr(), /^statusdesk mcp: initialize: the service at http:\/\/[^ ]+ refused the credential/);
 
     // The client gives up on a failed handshake; the bridge itself keeps answering.
     const wire = raw({ SERVICE_API_KEY: unknown, SERVICE_API_URL: svc.apiUrl });
@@ -221,7 +221,7 @@ describe('statusdesk mcp through the SDK stdio client', () => {
 
   test('no service at the address: the error says so and how to start it', T, async () => {
     const address = `http://127.0.0.1:${await closedPort()}`;
-    const notRunning = new RegExp(`^Statusdesk is not running at ${address.replaceAll('.', '\\.')} .*statusdesk serve`);
+    const notRunning = new RegExp(`^Statusdesk is not running at ${address.replaceAll('.', '\\.')}: start it with statusdesk serve`);
     const legacy = bridge({ SERVICE_API_KEY: write, SERVICE_API_URL: `${address}/rpc` }, '2025-11-25');
     assert.match((await rpcError(legacy.client.connect(legacy.transport, REQUEST))).message, notRunning);
     // A client pinned to 2026-07-28 reads any error to its server/discover probe (which the SDK
@@ -442,7 +442,7 @@ describe('statusdesk mcp parts', () => {
     assert.match(failed.message, /HTTP 502/);
     assert.match(httpError(404, new Headers(), '', endpoint).message, /no MCP endpoint at http:\/\/localhost:3000\/mcp/);
     const refused = networkError(Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }) }), endpoint);
-    assert.match(refused.message, /^Statusdesk is not running at http:\/\/localhost:3000 .*statusdesk serve/);
+    assert.match(refused.message, /^Statusdesk is not running at http:\/\/localhost:3000: start it with statusdesk serve/);
     const unresolved = networkError(Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('getaddrinfo'), { code: 'ENOTFOUND' }) }), endpoint);
     assert.equal(unresolved.message, 'cannot reach http://localhost:3000: ENOTFOUND');
   });

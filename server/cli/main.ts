@@ -137,9 +137,9 @@ function unknownFlag(command: Command, rawName: string): UsageError {
   return new UsageError(`unknown flag ${rawName}${suggestion ? ` (did you mean --${suggestion}?)` : ''}`);
 }
 
-/** The violations of a refusal by the service: the BadRequest detail of a ConnectError, or an AppError's own. */
+/** The fields a refusal of invalid input names: the BadRequest detail of a ConnectError, or an AppError's own. */
 function violationsOf(error: unknown): FieldViolation[] {
-  if (error instanceof AppError) return error.violations;
+  if (error instanceof AppError) return error.code === 'VALIDATION' ? error.violations : [];
   if (error instanceof ConnectError && error.code === Code.InvalidArgument) {
     return error.findDetails(BadRequestSchema).flatMap((detail) => detail.fieldViolations.map((v) => ({ field: v.field, rule: v.description })));
   }
