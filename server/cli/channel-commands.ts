@@ -2,6 +2,7 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { notificationV1 } from '../../client/index.ts';
 import { channelWords } from '../rpc/page-codec.ts';
 import { confirmed, yes } from './confirm.ts';
+import { fieldFlags } from './field-flags.ts';
 import {
   address,
   client,
@@ -38,12 +39,12 @@ const kindFlags = {
   webhook: {
     ...webhookUrl,
     secret: { type: 'string', valueName: 'SECRET', description: 'the key each alert is signed with (webhook)' },
-    header: { type: 'string', multiple: true, valueName: 'k=v', description: 'a header sent with each alert (webhook; repeatable)' },
+    header: { type: 'string', multiple: true, valueName: 'k=v', description: 'a header sent with each alert (webhook)' },
   },
   slack: webhookUrl,
   discord: webhookUrl,
   email: {
-    to: { type: 'string', multiple: true, valueName: 'ADDRESS', description: 'a recipient (email; repeatable)' },
+    to: { type: 'string', multiple: true, valueName: 'ADDRESS', description: 'a recipient (email)' },
     from: { type: 'string', valueName: 'ADDRESS', description: "the sender (email; default: the service's STATUSDESK_MAIL_FROM)" },
     'smtp-url': { type: 'string', valueName: 'URL', description: "the mail server (email; default: the service's STATUSDESK_SMTP_URL)" },
   },
@@ -64,30 +65,22 @@ const kindFlagsUsage =
   '(webhook: --webhook-url U --secret S [--header k=v]...) (slack, discord: --webhook-url U) (email: --to A... [--from F] [--smtp-url U]) (ntfy: --topic T [--server U] [--priority 1-5] [--token T])';
 
 /** The service's field paths of a channel and the flags that give them. */
-const channelFields: Record<string, string> = {
+const channelFields = fieldFlags({
   name: '--name',
-  kind: '--kind',
-  monitor_ids: '--monitor',
   monitorIds: '--monitor',
-  'config.webhook.url': '--webhook-url',
   'webhook.url': '--webhook-url',
-  url: '--webhook-url',
-  'config.webhook.secret': '--secret',
   'webhook.secret': '--secret',
-  secret: '--secret',
-  'config.webhook.headers': '--header',
-  headers: '--header',
-  webhookUrl: '--webhook-url',
-  webhook_url: '--webhook-url',
-  to: '--to',
-  from: '--from',
-  smtpUrl: '--smtp-url',
-  smtp_url: '--smtp-url',
-  topic: '--topic',
-  server: '--server',
-  priority: '--priority',
-  token: '--token',
-};
+  'webhook.headers': '--header',
+  'slack.webhookUrl': '--webhook-url',
+  'discord.webhookUrl': '--webhook-url',
+  'email.to': '--to',
+  'email.from': '--from',
+  'email.smtpUrl': '--smtp-url',
+  'ntfy.topic': '--topic',
+  'ntfy.server': '--server',
+  'ntfy.priority': '--priority',
+  'ntfy.token': '--token',
+});
 
 /** Whether any flag of the kind was given. */
 const hasKindFlags = (kind: Kind, values: Values) => Object.keys(kindFlags[kind]).some((flag) => values[flag] !== undefined);
@@ -161,7 +154,7 @@ function refuseAmbiguousUrl(kind: Kind, values: Values): void {
 
 const common = {
   name: { type: 'string', valueName: 'NAME', description: 'what the channel is called' },
-  monitor: { type: 'string', multiple: true, valueName: 'ID', description: 'a monitor whose alerts it receives (repeatable)' },
+  monitor: { type: 'string', multiple: true, valueName: 'ID', description: 'a monitor whose alerts it receives' },
 } as const satisfies Options;
 
 const channelsAdd: Command = {
@@ -195,7 +188,7 @@ const channelsList: Command = {
     'page-number': { type: 'string', valueName: 'N', description: 'which page of the list, from 1' },
     'per-page': { type: 'string', valueName: 'N', description: 'how many per page' },
   },
-  fields: { page: '--page-number', per_page: '--per-page', perPage: '--per-page' },
+  fields: { page: '--page-number', perPage: '--per-page' },
   async run(values) {
     const response = await client(values).notifications.listNotificationChannels({
       page: int32('page-number', str(values, 'page-number')) ?? 0,

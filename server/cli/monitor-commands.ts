@@ -25,6 +25,7 @@ import {
   tls,
 } from '../rpc/monitor-codec.ts';
 import { confirmed, yes } from './confirm.ts';
+import { fieldFlags } from './field-flags.ts';
 import { address, client, type Command, connection, count, list, note, oneOf, type Options, pairs, parseBoolean, rejectFlags, str, type Values } from './flags.ts';
 import { printJson, printTable, UsageError } from './output.ts';
 
@@ -45,8 +46,8 @@ const scheduling = {
   degraded: { type: 'string', valueName: 'DURATION', description: 'a success slower than this is degraded, e.g. 2s' },
   retry: { type: 'string', valueName: 'N', description: 'attempts after a failure before it counts (default 3)' },
   'otlp-endpoint': { type: 'string', valueName: 'URL', description: 'send check metrics to this OTLP/HTTP endpoint' },
-  'otlp-header': { type: 'string', multiple: true, valueName: 'k=v', description: 'a header for the OTLP endpoint (repeatable)' },
-  tag: { type: 'string', multiple: true, valueName: 'TAG', description: 'a tag (repeatable)' },
+  'otlp-header': { type: 'string', multiple: true, valueName: 'k=v', description: 'a header for the OTLP endpoint' },
+  tag: { type: 'string', multiple: true, valueName: 'TAG', description: 'a tag' },
 } as const satisfies Options;
 
 const target = { target: { type: 'string', valueName: 'ADDRESS', description: 'what is checked: host:port (tcp, grpc) or the URL (http)' } } as const satisfies Options;
@@ -55,21 +56,21 @@ const grpcFlags = {
   ...target,
   service: { type: 'string', valueName: 'NAME', description: 'the gRPC service to ask about (default: overall health)' },
   tls: { type: 'string', valueName: tlsModes.join('|'), description: 'how to connect (default verify)' },
-  metadata: { type: 'string', multiple: true, valueName: 'k=v', description: 'gRPC metadata to send (repeatable)' },
+  metadata: { type: 'string', multiple: true, valueName: 'k=v', description: 'gRPC metadata to send' },
 } as const satisfies Options;
 const httpFlags = {
   ...target,
   method: { type: 'string', valueName: 'METHOD', description: `${httpMethods.join(', ')} (default GET)` },
-  header: { type: 'string', multiple: true, valueName: 'k=v', description: 'a request header (repeatable)' },
+  header: { type: 'string', multiple: true, valueName: 'k=v', description: 'a request header' },
   body: { type: 'string', valueName: 'TEXT', description: 'the request body' },
   'follow-redirects': { type: 'string', valueName: 'true|false', description: 'follow redirects (default true)' },
-  'assert-status': { type: 'string', multiple: true, valueName: '[>=|<=|>|<|!=]CODE', description: 'the status code must match, e.g. 200 or <400 (repeatable)' },
-  'assert-header': { type: 'string', multiple: true, valueName: 'k=v', description: 'the response header k must equal v (repeatable)' },
-  'assert-body-contains': { type: 'string', multiple: true, valueName: 'TEXT', description: 'the response body must contain TEXT (repeatable)' },
+  'assert-status': { type: 'string', multiple: true, valueName: '[>=|<=|>|<|!=]CODE', description: 'the status code must match, e.g. 200 or <400' },
+  'assert-header': { type: 'string', multiple: true, valueName: 'k=v', description: 'the response header k must equal v' },
+  'assert-body-contains': { type: 'string', multiple: true, valueName: 'TEXT', description: 'the response body must contain TEXT' },
 } as const satisfies Options;
 
 /** The service's field paths of a monitor and the flags that give them. */
-const monitorFields: Record<string, string> = {
+const monitorFields = fieldFlags({
   'monitor.uri': '--target',
   'monitor.url': '--target',
   'monitor.name': '--name',
@@ -81,7 +82,6 @@ const monitorFields: Record<string, string> = {
   'monitor.degraded': '--degraded',
   'monitor.retry': '--retry',
   'monitor.openTelemetry': '--otlp-endpoint',
-  'monitor.openTelemetry.endpoint': '--otlp-endpoint',
   'monitor.openTelemetry.headers': '--otlp-header',
   'monitor.tags': '--tag',
   'monitor.service': '--service',
@@ -95,7 +95,7 @@ const monitorFields: Record<string, string> = {
   'monitor.headerAssertions': '--assert-header',
   'monitor.bodyAssertions': '--assert-body-contains',
   update_mask: '--clear',
-};
+});
 
 const schedulingUsage =
   '[--description D] [--active true|false] [--frequency 30s|1m|5m|10m|30m|1h] [--regions a,b] [--timeout 45s] [--degraded 2s] [--retry N] [--otlp-endpoint URL] [--otlp-header k=v]... [--tag T]...';
@@ -339,7 +339,7 @@ const monitorsUpdate: Command = {
     ...tcpFlags,
     ...grpcFlags,
     ...httpFlags,
-    clear: { type: 'string', multiple: true, valueName: 'FIELD', description: 'return a field to its default, e.g. degraded (repeatable)' },
+    clear: { type: 'string', multiple: true, valueName: 'FIELD', description: 'return a field to its default, e.g. degraded' },
   },
   positionals: 1,
   fields: monitorFields,

@@ -25,8 +25,8 @@ const componentFlags = {
   position: { type: 'string', valueName: 'N', description: 'its place on the page, from 0' },
   description: { type: 'string', valueName: 'TEXT', description: 'a line under its name' },
 } as const satisfies Options;
-const pageFields = { title: '--title', slug: '--slug', description: '--description', id: 'PAGE', page: 'PAGE' };
-const componentFields = { name: '--name', description: '--description', monitor_id: '--monitor', monitorId: '--monitor', group: '--group', position: '--position', page_id: 'PAGE' };
+const pageFields = { title: '--title', slug: '--slug', description: '--description' };
+const componentFields = { name: '--name', description: '--description', monitorId: '--monitor', group: '--group', position: '--position' };
 
 type PageShown = ReturnType<typeof pageWords>;
 type ComponentShown = ReturnType<typeof componentWords>;
@@ -229,7 +229,7 @@ const subscribersAdd: Command = {
     webhook: { type: 'string', valueName: 'URL', description: 'a webhook that receives signed notices' },
   },
   positionals: 1,
-  fields: { email: '--email', webhook_url: '--webhook', webhookUrl: '--webhook', address: '--email or --webhook', page_id: 'PAGE' },
+  fields: { email: '--email', webhookUrl: '--webhook' },
   async run(values, [page]) {
     const email = str(values, 'email');
     const webhook = str(values, 'webhook');

@@ -1,4 +1,5 @@
 import { maintenanceWords, reportStatus, reportWords } from '../rpc/page-codec.ts';
+import { fieldFlags } from './field-flags.ts';
 import {
   address,
   client,
@@ -33,18 +34,10 @@ const statusOf = (value: string) => reportStatus.wire(oneOf('status', value, sta
 const componentsText = (ids: string[]) => (ids.length === 0 ? '(whole page)' : ids.join(','));
 
 const statusFlag = { status: { type: 'string', valueName: statuses.join('|'), description: 'where the incident stands' } } as const satisfies Options;
-const componentFlag = { component: { type: 'string', multiple: true, valueName: 'ID', description: 'a component it concerns (repeatable; none: the whole page)' } } as const satisfies Options;
+const componentFlag = { component: { type: 'string', multiple: true, valueName: 'ID', description: 'a component it concerns (none: the whole page)' } } as const satisfies Options;
 const pageFlag = { page: { type: 'string', valueName: 'PAGE', description: 'the status page, by id or slug' } } as const satisfies Options;
 const messageFlag = { message: { type: 'string', valueName: 'TEXT', description: 'what is published' } } as const satisfies Options;
-const reportFields = {
-  page_id: '--page',
-  pageId: '--page',
-  title: '--title',
-  message: '--message',
-  status: '--status',
-  page_component_ids: '--component',
-  pageComponentIds: '--component',
-};
+const reportFields = fieldFlags({ pageId: '--page', title: '--title', message: '--message', status: '--status', pageComponentIds: '--component' });
 
 /** A note when subscribers were to be told and were not: the record is stored all the same. */
 function notifiedNote(notify: boolean, notified: boolean, what: string): void {
@@ -90,7 +83,7 @@ const paging = {
   'page-number': { type: 'string', valueName: 'N', description: 'which page of the list, from 1' },
   'per-page': { type: 'string', valueName: 'N', description: 'how many per page' },
 } as const satisfies Options;
-const pagingFields = { page: '--page-number', per_page: '--per-page', perPage: '--per-page' };
+const pagingFields = { page: '--page-number', perPage: '--per-page' };
 const pagingOf = (values: Values) => ({ page: int32('page-number', str(values, 'page-number')) ?? 0, perPage: int32('per-page', str(values, 'per-page')) ?? 0 });
 
 // ---- reports -------------------------------------------------------------------------------------
@@ -196,7 +189,7 @@ const reportsList: Command = {
   usage: 'reports list [--all] [--page PAGE] [--page-number N] [--per-page N] [--api-url URL] [--json]   (unresolved reports unless --all)',
   summary: 'list the unresolved status reports (--all: every one), newest first',
   options: { ...connection, ...paging, all: { type: 'boolean', description: 'resolved reports too' }, ...pageFlag },
-  fields: { ...pagingFields, page_id: '--page', pageId: '--page' },
+  fields: { ...pagingFields, pageId: '--page' },
   async run(values) {
     const response = await client(values).reports.listStatusReports({
       filter: values.all ? 'all' : 'active',
@@ -271,7 +264,7 @@ const maintenanceCreate: Command = {
     message: { type: 'string', valueName: 'TEXT', description: 'what is published about it' },
     ...componentFlag,
   },
-  fields: { ...reportFields, from: '--from', to: '--to' },
+  fields: fieldFlags({ pageId: '--page', title: '--title', message: '--message', pageComponentIds: '--component', from: '--from', to: '--to' }),
   async run(values) {
     const notify = notifyOf(values);
     const response = await client(values).maintenances.createMaintenance({
@@ -294,7 +287,7 @@ const maintenanceList: Command = {
   usage: 'maintenance list [--page PAGE] [--page-number N] [--per-page N] [--api-url URL] [--json]',
   summary: 'list the maintenance windows',
   options: { ...connection, ...paging, ...pageFlag },
-  fields: { ...pagingFields, page_id: '--page', pageId: '--page' },
+  fields: { ...pagingFields, pageId: '--page' },
   async run(values) {
     const response = await client(values).maintenances.listMaintenances({ pageId: str(values, 'page'), ...pagingOf(values) });
     const maintenances = response.maintenances.map(maintenanceWords);
