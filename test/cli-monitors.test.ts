@@ -594,7 +594,7 @@ describe('monitors errors', () => {
       monitors([...tcp, '--frequency', '2m']),
       monitors([...tcp, '--frequency', '1m', '--timeout', '5']),
       monitors([...tcp, '--frequency', '1m', '--retry', '1.5']),
-      monitors(['create', 'http', '--name', 'x', '--url', 'https://e.example/', '--frequency', '1m', '--assert-status', '2xx']),
+      monitors(['create', 'http', '--name', 'x', '--target', 'https://e.example/', '--frequency', '1m', '--assert-status', '2xx']),
       monitors(['create', 'grpc', '--name', 'x', '--target', 'a.b:1', '--regions', 'iad', '--frequency', '1m', '--metadata', 'novalue']),
     ]);
     assertUsageError(frequency, /--frequency must be one of 30s, 1m, 5m, 10m, 30m, 1h, got "2m"/);
