@@ -210,7 +210,9 @@ describe('statusdesk oauth pending, approve and deny', () => {
     const usage = await cli(['oauth', 'approve', app.matchCode, '--access', 'admin', '--data-dir', svc.dataDir]);
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /--access must be one of read, write, got "admin"/);
-    assertOneLineError(await cli(['oauth', 'approve', app.matchCode, '--access', 'write', '--data-dir', svc.dataDir]), /access: .*read only/);
+    const raised = await cli(['oauth', 'approve', app.matchCode, '--access', 'write', '--data-dir', svc.dataDir]);
+    assert.equal(raised.code, 2);
+    assert.match(raised.stderr, /^statusdesk: --access: .*read only[^\n]*\n$/);
     assert.ok((await pendingRequests()).some((r) => r.matchCode === app.matchCode), 'still pending');
   });
 
@@ -374,7 +376,7 @@ describe('statusdesk login and logout', () => {
 
   test('login to an address where nothing listens is one line, exit 1', T, async () => {
     const port = await closedPort();
-    assertOneLineError(await cli(['login', '--no-browser', '--api-url', `http://127.0.0.1:${port}`], await configEnv()), new RegExp(`cannot read the OAuth metadata of http://127\\.0\\.0\\.1:${port}: connection refused`));
+    assertOneLineError(await cli(['login', '--no-browser', '--api-url', `http://127.0.0.1:${port}`], await configEnv()), new RegExp(`Statusdesk is not running at http://127\\.0\\.0\\.1:${port}: start it with statusdesk serve`));
   });
 });
 
@@ -424,7 +426,7 @@ describe('tokens of a login in use', () => {
     const expired = new RegExp(`^statusdesk: your login has expired or was revoked: run \`statusdesk login --api-url ${svc.apiUrl}\`\n$`);
     assertOneLineError(await cli(['monitors', 'list', '--api-url', svc.apiUrl], env), expired);
     assert.deepEqual(storedLogins(env), {});
-    assertOneLineError(await cli(['whoami', '--url', svc.apiUrl], env), /there is no login to/);
+    assertOneLineError(await cli(['whoami', '--api-url', svc.apiUrl], env), /there is no login to/);
   });
 });
 
