@@ -160,7 +160,13 @@ test('an edited field is the only one updated; --prune deletes what the file no 
   assert.equal((await monitorsOf(ws.api)).length, 3);
   assert.equal((await ws.api.pages.listPageComponents({ pageId: slug })).components.length, 3);
 
-  const pruned = await ws.cli(['apply', '-f', await ws.file(smaller), '--prune']);
+  // Off a terminal, deleting needs --yes: without it nothing changes.
+  const unconfirmed = await ws.cli(['apply', '-f', await ws.file(smaller), '--prune']);
+  assert.equal(unconfirmed.code, 2);
+  assert.match(unconfirmed.stderr, /refusing to delete without --yes when not on a terminal/);
+  assert.equal((await monitorsOf(ws.api)).length, 3);
+
+  const pruned = await ws.cli(['apply', '-f', await ws.file(smaller), '--prune', '--yes']);
   assert.equal(ok(pruned), `- component Office on page ${slug}\n- monitor Backend (grpc)\n0 to create, 0 to update, 2 to delete, 5 unchanged\n`);
   assert.deepEqual((await monitorsOf(ws.api)).map((m) => m.name).sort(), ['API', 'DB']);
   assert.deepEqual((await ws.api.pages.listPageComponents({ pageId: slug })).components.map((c) => c.name), ['API', 'Database']);

@@ -1,5 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
+import { confirmed, yes } from '../confirm.ts';
 import { address, client, type Command, json, note, required, str } from '../flags.ts';
 import { printJson, UsageError } from '../output.ts';
 import { type Problem, Problems, readDesired, renderFile } from './file-format.ts';
@@ -50,11 +51,12 @@ async function readSource(file: string): Promise<string> {
 type Outcome = 'applied' | 'refused' | 'not applied';
 
 const apply: Command = {
-  usage: 'apply -f FILE [--prune] [--dry-run] [--api-url URL] [--json]',
+  usage: 'apply -f FILE [--prune [--yes]] [--dry-run] [--api-url URL] [--json]',
   summary: 'make the monitors, pages and components of the workspace match a file',
   options: {
     file: { type: 'string', short: 'f', valueName: 'FILE', description: 'the file to apply (YAML or JSON); - reads standard input' },
-    prune: { type: 'boolean', description: 'also delete the monitors, pages and components the file does not have' },
+    prune: { type: 'boolean', description: 'also delete the monitors, pages and components the file does not have (asks first; --yes when not on a terminal)' },
+    ...yes,
     'dry-run': { type: 'boolean', description: 'print the plan and change nothing' },
     ...address,
     ...json,
@@ -77,6 +79,9 @@ const apply: Command = {
       process.stdout.write(`${summaryLine(summary)}\n`);
     }
     if (plan.kept > 0) note(`${plan.kept} monitors and pages of the workspace are not in the file and are kept: --prune deletes them`);
+
+    const deletions = plan.steps.filter((s) => s.change.action === 'delete').length;
+    if (values['dry-run'] !== true && deletions > 0 && !(await confirmed(values, async () => `Apply, deleting ${deletions} ${deletions === 1 ? 'thing' : 'things'} the file does not have?`))) return 1;
 
     const outcomes = new Map<Step, Outcome>();
     let refusal: unknown;
