@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { AppError } from '../errors.ts';
 import { toEnvelope } from './errors.ts';
 import type { OriginGuard } from './guard.ts';
+import { HEALTHZ_PATH } from './healthz.ts';
 import type { Request, RequestHandler, Response } from './listener.ts';
 
 export interface FrontOptions {
@@ -46,7 +47,9 @@ export function createFront(options: FrontOptions, route: RequestHandler): Reque
       // 499: the client went away before the answer was sent. The path only: query strings can
       // carry one-time secrets.
       const status = res.writableFinished ? res.statusCode : 499;
-      log.info({ requestId, method: req.method, path: (req.url ?? '').split('?')[0], status, ms: Math.round(performance.now() - started) }, 'request');
+      const path = (req.url ?? '').split('?')[0];
+      const level = path === HEALTHZ_PATH && status === 200 ? 'debug' : 'info';
+      log[level]({ requestId, method: req.method, path, status, ms: Math.round(performance.now() - started) }, 'request');
     });
 
     const origin = req.headers.origin;
