@@ -229,6 +229,12 @@ export function originSetting(name: string, value: string | undefined): string |
 }
 
 /** The settings table of docs/reference/cli.md. */
+/** A setting of `statusdesk serve` for its --help: the reference's line and default as plain text. */
+export function settingHelp(name: 'host' | 'port' | 'dashboardPort'): string {
+  const { description, default: fallback } = SETTINGS[name];
+  return `${description} (default ${fallback})`.replace(/\[([^\]]+)\]\([^)]*\)/g, '$1').replaceAll('`', '');
+}
+
 export function settingsTable(): string {
   const code = (name: string | undefined) => (name ? [`\`${name}\``] : []);
   const rows = Object.values(SETTINGS as Record<string, Setting>).map((s) => {

@@ -1,9 +1,7 @@
-import { type DescMessage, type MessageShape, toJson } from '@bufbuild/protobuf';
-import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import { createClient, type StatusdeskClient } from '../../client/index.ts';
 import { runningService } from '../service-record.ts';
 import { serviceCredential } from './login.ts';
-import { printJson, printTable, UsageError } from './output.ts';
+import { printTable, UsageError } from './output.ts';
 
 /** The flag helpers every command file shares: reading parsed flags, checking them, and reaching the service. */
 
@@ -48,12 +46,12 @@ export interface Command {
 export const dataDir = { 'data-dir': { type: 'string', valueName: 'DIR', description: 'the data folder of the service' } } as const satisfies Options;
 export const json = { json: { type: 'boolean', description: 'print JSON instead of a table' } } as const satisfies Options;
 
-/** Where the service is when neither --api-url nor SERVICE_API_URL says. */
+/** Where the service is when neither --api-url nor SERVICE_API_URL says and no running service is recorded. */
 export const DEFAULT_SERVICE_URL = 'http://localhost:3000';
 
 /** The service address of every client command. */
 export const apiUrl = {
-  'api-url': { type: 'string', valueName: 'URL', description: `the service address (default: SERVICE_API_URL, else ${DEFAULT_SERVICE_URL})` },
+  'api-url': { type: 'string', valueName: 'URL', description: `the service address (default: SERVICE_API_URL, else the running service's, else ${DEFAULT_SERVICE_URL})` },
 } as const satisfies Options;
 
 /**
@@ -88,7 +86,7 @@ let urlAliasNoted = false;
 
 /**
  * The service address of a client command: --api-url, else --url (its old name, with a note),
- * else SERVICE_API_URL, else the default; a usage error, naming where it came from, unless an
+ * else SERVICE_API_URL, else the running service's (its record), else the default; a usage error, naming where it came from, unless an
  * http(s) URL.
  */
 export function serviceUrl(values: Values): string {
@@ -193,11 +191,6 @@ export function rejectFlags(values: Values, allowed: Iterable<string>, what: str
   if (foreign.length > 0) throw new UsageError(`--${foreign[0]} does not apply to ${what}`);
 }
 
-export function printJsonMessage<D extends DescMessage>(schema: D, message: MessageShape<D>): void {
-  printJson(toJson(schema, message));
-}
-
-export const timeText = (t: Timestamp | undefined) => (t ? timestampDate(t).toISOString() : '-');
 
 /** One record as a FIELD/VALUE table; an empty or absent value shows as `-`. */
 export function printFields(rows: [field: string, value: string | null | undefined][]): void {

@@ -1,6 +1,6 @@
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
-import { serviceConfig } from '../config.ts';
+import { serviceConfig, settingHelp } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { startService } from '../main.ts';
 import { type Command, dataDir, str } from './flags.ts';
@@ -8,7 +8,13 @@ import { type Command, dataDir, str } from './flags.ts';
 /** `statusdesk serve`: the service in the foreground, until SIGINT or SIGTERM. */
 export const serveCommand: Command = {
   usage: 'serve [--data-dir D] [--port P] [--dashboard-port Q] [--host H]',
-  options: { ...dataDir, port: { type: 'string' }, 'dashboard-port': { type: 'string' }, host: { type: 'string' } },
+  summary: 'run the service in the foreground until stopped: the API, MCP and OAuth port and the dashboard port',
+  options: {
+    ...dataDir,
+    port: { type: 'string', valueName: 'PORT', description: settingHelp('port') },
+    'dashboard-port': { type: 'string', valueName: 'PORT', description: settingHelp('dashboardPort') },
+    host: { type: 'string', valueName: 'HOST', description: settingHelp('host') },
+  },
   async run(values) {
     const config = serviceConfig({
       dataDir: str(values, 'data-dir'),
