@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { createClient, Periodicity, type StatusdeskClient } from '../client/index.ts';
-import { CLI, type CliResult, runCli, startTestService, type TestService } from './support/harness.ts';
+import { Periodicity, type StatusdeskClient } from '../client/index.ts';
+import { CLI, type CliResult, type ClientCommandService, startClientCommandService } from './support/harness.ts';
 
 /**
  * Deleting a monitor, a status page or a channel asks first on a terminal, and needs --yes
@@ -14,35 +14,25 @@ import { CLI, type CliResult, runCli, startTestService, type TestService } from 
 const T = { timeout: 60_000 };
 const SCRIPT = '/usr/bin/script';
 
-const clean: NodeJS.ProcessEnv = { SERVICE_API_KEY: undefined, SERVICE_API_URL: undefined, STATUSDESK_DATA_DIR: undefined };
-
-let svc: TestService;
-let rpc: string;
-let write: string;
+let svc: ClientCommandService;
 let api: StatusdeskClient;
 
 before(async () => {
-  svc = await startTestService();
-  rpc = `${svc.apiUrl}/rpc`;
-  write = (await svc.createKey('write')).secret;
-  api = createClient({ baseUrl: rpc, apiKey: write, env: {} });
+  svc = await startClientCommandService();
+  api = svc.api;
 });
 
 after(async () => {
-  await svc?.stop();
+  await svc?.service.stop();
 });
 
-const env = () => ({ ...clean, SERVICE_API_KEY: write, SERVICE_API_URL: rpc });
-
-function cli(args: string[]): Promise<CliResult> {
-  return runCli(args, env());
-}
+const cli = (args: string[]) => svc.cli(args);
 
 /** The command on a pseudo-terminal (stdin and stderr are TTYs), with `answer` typed at it. */
 function onTerminal(args: string[], answer: string): Promise<CliResult> {
   const quoted = [process.execPath, CLI, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
   return new Promise((resolve) => {
-    const child = execFile(SCRIPT, ['-qec', quoted, '/dev/null'], { env: { ...process.env, ...env() }, timeout: 30_000 }, (error, stdout, stderr) => {
+    const child = execFile(SCRIPT, ['-qec', quoted, '/dev/null'], { env: { ...process.env, ...svc.env }, timeout: 30_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
     });
     child.stdin!.end(`${answer}\n`);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createClient, Periodicity, type StatusdeskClient } from '../client/index.ts';
-import { type CliResult, jsonOf, runCli, startTestService, tableOf, type TestService } from './support/harness.ts';
+import { Periodicity, type StatusdeskClient } from '../client/index.ts';
+import { type ClientCommandService, jsonOf, startClientCommandService, tableOf } from './support/harness.ts';
 
 /**
  * The --json of the client commands as docs/reference/cli.md documents it: one shape per command,
@@ -12,27 +12,19 @@ import { type CliResult, jsonOf, runCli, startTestService, tableOf, type TestSer
 
 const T = { timeout: 60_000 };
 
-const clean: NodeJS.ProcessEnv = { SERVICE_API_KEY: undefined, SERVICE_API_URL: undefined, STATUSDESK_DATA_DIR: undefined };
-
-let svc: TestService;
-let rpc: string;
-let write: string;
+let svc: ClientCommandService;
 let api: StatusdeskClient;
 
 before(async () => {
-  svc = await startTestService();
-  rpc = `${svc.apiUrl}/rpc`;
-  write = (await svc.createKey('write')).secret;
-  api = createClient({ baseUrl: rpc, apiKey: write, env: {} });
+  svc = await startClientCommandService();
+  api = svc.api;
 });
 
 after(async () => {
-  await svc?.stop();
+  await svc?.service.stop();
 });
 
-function cli(args: string[]): Promise<CliResult> {
-  return runCli(args, { ...clean, SERVICE_API_KEY: write, SERVICE_API_URL: rpc });
-}
+const cli = (args: string[]) => svc.cli(args);
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const keys = (value: object) => Object.keys(value).sort();

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach } from 'node:test';
 import { type Client, Code, ConnectError, createClient, type Interceptor } from '@connectrpc/connect';
+import { createClient as createStatusdeskClient, type StatusdeskClient } from '../../client/index.ts';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import SQLite from 'better-sqlite3';
 import pino from 'pino';
@@ -157,6 +158,23 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Cli
 }
 
 /** A failure the way a person should see it: exit 1, nothing on stdout, one line on stderr. */
+/** A service and a write key of its `personal` workspace, with the client library and the command both pointed at it. */
+export interface ClientCommandService {
+  service: TestService;
+  api: StatusdeskClient;
+  /** The environment of the command: the key and the address, nothing inherited that could point elsewhere. */
+  env: NodeJS.ProcessEnv;
+  cli(args: string[]): Promise<CliResult>;
+}
+
+export async function startClientCommandService(): Promise<ClientCommandService> {
+  const service = await startTestService();
+  const rpc = `${service.apiUrl}/rpc`;
+  const key = (await service.createKey('write')).secret;
+  const env = { SERVICE_API_KEY: key, SERVICE_API_URL: rpc, STATUSDESK_DATA_DIR: undefined };
+  return { service, api: createStatusdeskClient({ baseUrl: rpc, apiKey: key, env: {} }), env, cli: (args) => runCli(args, env) };
+}
+
 export function assertOneLineError(result: CliResult, pattern: RegExp): void {
   assert.equal(result.code, 1, `exit code (stdout: ${result.stdout}, stderr: ${result.stderr})`);
   assert.equal(result.stdout, '');
