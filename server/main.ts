@@ -156,8 +156,8 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
         await Promise.all(listeners.map((l) => l.close()));
         await engine.close();
         clearInterval(prune);
-        // Alerts still being sent are waited for (each delivery is bounded).
-        await ready.alerts.close();
+        // Alerts and subscriber notifications still being sent are waited for (each delivery is bounded).
+        await Promise.all([ready.alerts.close(), ready.subscribers.close()]);
         content?.close();
         ready.close();
         await db.destroy();

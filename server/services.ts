@@ -45,6 +45,8 @@ export interface ServiceOptions {
   issuer?: string;
   /** Where OAuth clients may be sent back to, beyond loopback and the editor schemes. */
   redirectPolicy?: Partial<RedirectPolicy>;
+  /** Publishing: how long a call waits for its dispatch (DISPATCH_DEADLINE_MS), and how long one webhook POST may take. */
+  subscriberDispatch?: { deadlineMs?: number; webhookTimeoutMs?: number };
 }
 
 /**
@@ -74,7 +76,13 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
     },
   };
   const changed = (pageId: number) => publicPages.invalidate(pageId);
-  const subscribers = createSubscriberService(db, { publicUrl, sealer, delivery: createSubscriberDelivery(outbound) });
+  const subscribers = createSubscriberService(db, {
+    publicUrl,
+    sealer,
+    delivery: createSubscriberDelivery(outbound, { webhookTimeoutMs: options.subscriberDispatch?.webhookTimeoutMs }),
+    dispatchDeadlineMs: options.subscriberDispatch?.deadlineMs,
+    log: log.child({ component: 'subscribers' }),
+  });
   const publishing = { publicUrl, changed, log, notifySubscribers: subscribers.dispatch };
   const channels = createChannelService(db, { sealer, deliver });
   const live = createLiveFeed(db, { log: log.child({ component: 'live' }) });

@@ -119,7 +119,9 @@ describe('openDatabase', () => {
     for (const t of SCHEMA_TABLES) assert.ok(tables.includes(t), `missing table ${t}`);
     const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
     assert.deepEqual(applied.rows.map((r) => r.name), Object.keys(migrations));
-    assert.equal(KNOWN_VERSION, 7, 'update this suite when a migration is added');
+    const subscriberColumns = await sql<{ name: string }>`select name from pragma_table_info('page_subscribers')`.execute(db);
+    for (const c of ['last_delivery_at', 'last_delivery_error']) assert.ok(subscriberColumns.rows.some((r) => r.name === c), `missing column page_subscribers.${c}`);
+    assert.equal(KNOWN_VERSION, 8, 'update this suite when a migration is added');
   });
 
   test('enforces foreign keys and the plan check', async () => {

@@ -256,6 +256,10 @@ export interface PageSubscriberTable {
   created_at: ColumnType<Timestamp, Timestamp, never>;
   confirmed_at: Timestamp | null;
   confirmation_sent_at: Timestamp | null;
+  /** When the delivery of the latest page event to the subscriber ended; null before the first. */
+  last_delivery_at: Generated<Timestamp | null>;
+  /** Why that delivery failed; null when it was delivered. */
+  last_delivery_error: Generated<string | null>;
 }
 
 export type ChannelKind = 'webhook' | 'slack' | 'discord' | 'email' | 'ntfy' | 'desktop';

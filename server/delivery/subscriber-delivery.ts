@@ -26,7 +26,8 @@ const webhookEvents: Record<PageEvent['kind'], string> = {
   'maintenance.scheduled': 'maintenance.scheduled',
 };
 
-export function createSubscriberDelivery(deps: SubscriberDeliveryDeps): SubscriberDelivery {
+/** `webhookTimeoutMs`: how long one webhook POST may take; postJson's default otherwise. */
+export function createSubscriberDelivery(deps: SubscriberDeliveryDeps, options: { webhookTimeoutMs?: number } = {}): SubscriberDelivery {
   return {
     canMail: deps.hasMailRelay,
 
@@ -37,7 +38,7 @@ export function createSubscriberDelivery(deps: SubscriberDeliveryDeps): Subscrib
     async pageEvent(to: SubscriberAddress, event: PageEvent): Promise<void> {
       if (to.kind === 'webhook') {
         const { kind, ...rest } = event;
-        await postJson(to.url, { event: webhookEvents[kind], ...rest }, { secret: to.secret, event: webhookEvents[kind] });
+        await postJson(to.url, { event: webhookEvents[kind], ...rest }, { secret: to.secret, event: webhookEvents[kind], timeoutMs: options.webhookTimeoutMs });
         return;
       }
       await deps.mailer().send({

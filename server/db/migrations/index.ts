@@ -6,6 +6,7 @@ import * as m0004 from './0004-pages.ts';
 import * as m0005 from './0005-oauth.ts';
 import * as m0006 from './0006-sealed-secrets.ts';
 import * as m0007 from './0007-dashboard-views.ts';
+import * as m0008 from './0008-subscriber-deliveries.ts';
 
 /**
  * Every migration, in order, imported statically so a bundled app carries them. Append only:
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '0005-oauth': m0005,
   '0006-sealed-secrets': m0006,
   '0007-dashboard-views': m0007,
+  '0008-subscriber-deliveries': m0008,
 };

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { PageEvent } from './events.ts';
 
-/** Tells a page's subscribers of an event; throws when any delivery failed. */
+/** Tells a page's subscribers of an event; throws when any delivery failed or was not over by the dispatch deadline. */
 export type NotifySubscribers = (workspaceId: number, pageId: number, event: PageEvent) => Promise<void>;
 
 /**

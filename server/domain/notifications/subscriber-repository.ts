@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, PageSubscriberTable } from '../../db/schema.ts';
+import { writeTransaction } from '../../db/transaction.ts';
 
 export type SubscriberRow = Selectable<PageSubscriberTable>;
 
@@ -77,4 +78,14 @@ export async function deletePendingBefore(db: Kysely<Database>, cutoff: string):
     .where((eb) => eb(eb.fn.coalesce('confirmation_sent_at', 'created_at'), '<', cutoff))
     .executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** Records what became of a page event's deliveries, one transaction for all; a subscriber removed meanwhile is skipped. */
+export async function recordDeliveries(db: Kysely<Database>, outcomes: { id: number; at: string; error: string | null }[]): Promise<void> {
+  if (outcomes.length === 0) return;
+  await writeTransaction(db, async (trx) => {
+    for (const { id, at, error } of outcomes) {
+      await trx.updateTable('page_subscribers').set({ last_delivery_at: at, last_delivery_error: error }).where('id', '=', id).execute();
+    }
+  });
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import pino, { type Logger } from 'pino';
 import { z } from 'zod';
 import type { Database } from '../../db/schema.ts';
 import { writeTransaction } from '../../db/transaction.ts';
@@ -27,6 +28,7 @@ import {
   listActiveSubscriberRows,
   listSubscriberRows,
   markConfirmationSent,
+  recordDeliveries,
   type SubscriberRow,
 } from './subscriber-repository.ts';
 
@@ -61,6 +63,15 @@ const addInput = z
 
 /** Deliveries of one dispatch in flight at once; the mail pool queues behind its own connections. */
 const DISPATCH_CONCURRENCY = 16;
+/**
+ * How long a publishing call waits for its dispatch. The deliveries not over by then go on in the
+ * background (each bounded by its own timeout) and record their outcome on the subscriber.
+ */
+export const DISPATCH_DEADLINE_MS = 30_000;
+/** Delivery outcomes written to the subscribers at once. */
+const RECORD_BATCH = 32;
+/** The outcome recorded for a delivery not started because the service stopped. */
+export const NOT_SENT_STOPPED = 'not sent: the service stopped before this delivery started';
 const MAIL_FAILED = 'the confirmation mail could not be sent';
 /** A pending subscriber asking again gets a new confirmation mail at most this often. */
 const RESEND_AFTER_MS = 10 * 60_000;
@@ -178,6 +189,9 @@ export interface SubscriberServiceOptions {
   publicUrl: string;
   sealer: Sealer;
   delivery: SubscriberDelivery;
+  /** How long a publishing call waits for its dispatch; DISPATCH_DEADLINE_MS by default. */
+  dispatchDeadlineMs?: number;
+  log?: Logger;
 }
 
 /**
@@ -186,6 +200,8 @@ export interface SubscriberServiceOptions {
  */
 export function createSubscriberService(db: Kysely<Database>, options: SubscriberServiceOptions) {
   const { sealer, delivery, publicUrl } = options;
+  const deadlineMs = options.dispatchDeadlineMs ?? DISPATCH_DEADLINE_MS;
+  const log = options.log ?? pino({ enabled: false });
   const now = () => Date.now();
   const { perClient, perPage } = SUBSCRIBE_LIMITS;
   const clientWindows = slidingWindows(perClient.count, perClient.windowMs, (minutes) => `too many sign-ups from your address: at most ${perClient.count} every ${perClient.windowMs / 60_000} minutes; try again in ${minutes} minute${minutes === 1 ? '' : 's'}`, now);
@@ -264,6 +280,41 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
     const url = webhookUrlOf(sealer, row);
     if (url === undefined) throw new Error(`the address of webhook subscriber ${row.id} cannot be read (the key file of the data folder was lost or replaced); subscribe it again`);
     return delivery.pageEvent({ kind: 'webhook', url, secret: sealer.open<string>(row.secret!) }, event);
+  }
+
+  /** Dispatches still delivering, possibly past their call's deadline: closing waits for them. */
+  const inFlight = new Set<Promise<unknown>>();
+  let closing = false;
+
+  /**
+   * Delivers `event` to every row, DISPATCH_CONCURRENCY at once, and records each subscriber's
+   * outcome (in batches). `left` counts the deliveries not over yet. Never rejects. Once the
+   * service is closing, deliveries not started are recorded as not sent instead.
+   */
+  function deliverAll(page: PageRow, rows: SubscriberRow[], event: PageEvent) {
+    const progress = { left: rows.length, failures: [] as string[] };
+    const outcomes: { id: number; at: string; error: string | null }[] = [];
+    let writing = Promise.resolve();
+    const flush = () => {
+      const batch = outcomes.splice(0);
+      writing = writing.then(() => recordDeliveries(db, batch)).catch((error: unknown) => log.error({ err: error, pageId: page.id }, 'recording subscriber deliveries failed'));
+      return writing;
+    };
+    const done = eachLimited(rows, DISPATCH_CONCURRENCY, async (row) => {
+      let error: string | null = closing ? NOT_SENT_STOPPED : null;
+      if (error === null) {
+        try {
+          await tell(page, row, event);
+        } catch (cause) {
+          error = reasonOf(cause);
+        }
+      }
+      progress.left--;
+      if (error !== null) progress.failures.push(`subscriber ${row.id}: ${error}`);
+      outcomes.push({ id: row.id, at: new Date().toISOString(), error });
+      if (outcomes.length >= RECORD_BATCH) await flush();
+    }).then(flush);
+    return { progress, done };
   }
 
   return {
@@ -378,20 +429,35 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
 
     /**
      * Tells every active subscriber of the page. A silent no-op on plans without subscriber
-     * notifications. Every subscriber is attempted; afterwards it throws if any delivery failed.
+     * notifications. Every subscriber is attempted and its outcome recorded on it. Waits at most
+     * the dispatch deadline: it throws when a delivery failed, or when some are not over by then
+     * (those go on in the background, recorded as they end).
      */
     async dispatch(workspaceId: number, pageId: number, event: PageEvent): Promise<void> {
       if (!(await planOfWorkspace(db, workspaceId)).subscriberNotifications) return;
       const page = await findPageById(db, workspaceId, pageId);
       if (!page) throw notFound('status page', String(pageId));
       const rows = await listActiveSubscriberRows(db, pageId);
-      const failures: string[] = [];
-      await eachLimited(rows, DISPATCH_CONCURRENCY, (row) =>
-        tell(page, row, event).catch((error: unknown) => {
-          failures.push(`subscriber ${row.id}: ${reasonOf(error)}`);
-        }),
-      );
+      if (rows.length === 0) return;
+      const { progress, done } = deliverAll(page, rows, event);
+      const settled: Promise<unknown> = done.finally(() => inFlight.delete(settled));
+      inFlight.add(settled);
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<'deadline'>((resolve) => (timer = setTimeout(() => resolve('deadline'), deadlineMs)));
+      const outcome = await Promise.race([done, deadline]).finally(() => clearTimeout(timer));
+      if (outcome === 'deadline') {
+        const { left } = progress;
+        void done.then(() => log.info({ pageId, subscribers: rows.length, failed: progress.failures.length }, 'subscriber deliveries past the deadline are over'));
+        throw new Error(`${left} of ${rows.length} subscriber deliveries were not over after ${deadlineMs} ms; they go on in the background and each subscriber's outcome is recorded`);
+      }
+      const { failures } = progress;
       if (failures.length > 0) throw new Error(`${failures.length} of ${rows.length} subscriber deliveries failed; ${failures[0]}`);
+    },
+
+    /** Starts no more deliveries (those left are recorded as not sent) and waits for the ones under way, each bounded by its timeout. */
+    async close(): Promise<void> {
+      closing = true;
+      await Promise.all(inFlight);
     },
   };
 }
