@@ -18,20 +18,18 @@ run('buf', ['generate']);
 
 const common = { bundle: true, platform: 'node', format: 'esm', target: 'node22', logLevel: 'warning' } as const;
 await Promise.all([
-  // The command: everything in one file but the native SQLite module.
+  // The command (statusdesk.js) and the desktop app's service host (desktop-host.js, run in a
+  // utility process): all but the native SQLite module, split into chunks under chunks/ that the
+  // two share. What only some requests need (the MCP SDK, the content index) is imported on first
+  // use, so its chunk is not loaded, parsed or kept in memory by a service that never serves it.
   build({
     ...common,
-    entryPoints: ['server/cli/main.ts'],
-    outfile: `${out}/statusdesk.js`,
+    entryPoints: { statusdesk: 'server/cli/main.ts', 'desktop-host': 'server/desktop/service-host.ts' },
+    outdir: out,
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
     external: ['better-sqlite3'],
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  }),
-  // The desktop app's service host, run in a utility process: like the command, one file but SQLite.
-  build({
-    ...common,
-    entryPoints: ['server/desktop/service-host.ts'],
-    outfile: `${out}/desktop-host.js`,
-    external: ['better-sqlite3'],
+    // Every chunk is a module of its own: each gets the require that bundled CommonJS code calls.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   }),
   // The desktop app's main process, and the preload of its windows (a sandboxed preload is

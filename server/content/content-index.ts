@@ -83,29 +83,41 @@ export function createContentIndex(options: ContentIndexOptions) {
   const docsDir = options.docsDir ?? join(packageRoot, 'docs');
   const statusMaxAgeMs = options.statusMaxAgeMs ?? STATUS_MAX_AGE_MS;
 
-  const db = new SQLite(':memory:');
-  // Pages are ranked whole; snippets are cut from their best-matching section, because cutting
-  // one costs time in proportion to the text it is cut from, and whole reference pages are long.
-  // Porter stemming lets "monitoring" find "monitors"; diacritics are folded so "cafe" finds "café".
-  const tokenizer = `tokenize = 'porter unicode61 remove_diacritics 2', prefix = '2 3'`;
-  db.exec(`CREATE VIRTUAL TABLE pages USING fts5(path UNINDEXED, type UNINDEXED, title, headings, body, ${tokenizer})`);
-  db.exec(`CREATE VIRTUAL TABLE sections USING fts5(path UNINDEXED, body, ${tokenizer})`);
-  const insertPage = db.prepare<[string, string, string, string, string]>('INSERT INTO pages (path, type, title, headings, body) VALUES (?, ?, ?, ?, ?)');
-  const insertSection = db.prepare<[string, string]>('INSERT INTO sections (path, body) VALUES (?, ?)');
-  const deletePage = db.prepare<[number]>('DELETE FROM pages WHERE rowid = ?');
-  const deleteSection = db.prepare<[number]>('DELETE FROM sections WHERE rowid = ?');
-  const rankPages = db.prepare<{ expression: string; types: string }>(`
-    SELECT path FROM pages
-    WHERE pages MATCH @expression AND (@types = 'all' OR instr(@types, ',' || type || ',') > 0)
-    ORDER BY bm25(pages, ${Object.values(WEIGHTS).join(', ')})
-    LIMIT ${RESULT_LIMIT}`);
-  const rankSections = db.prepare<{ expression: string; paths: string }>(`
-    SELECT rowid AS id, path FROM sections
-    WHERE sections MATCH @expression AND path IN (SELECT value FROM json_each(@paths))
-    ORDER BY bm25(sections)`);
-  const snippets = db.prepare<{ expression: string; ids: string }>(`
-    SELECT path, snippet(sections, 1, '**', '**', '…', ${SNIPPET_TOKENS}) AS snippet FROM sections
-    WHERE sections MATCH @expression AND rowid IN (SELECT value FROM json_each(@ids))`);
+  /**
+   * The FTS5 database, made by the first call that needs it: a service that never searches or
+   * serves a document holds no index.
+   */
+  function openIndex() {
+    const db = new SQLite(':memory:');
+    // Pages are ranked whole; snippets are cut from their best-matching section, because cutting
+    // one costs time in proportion to the text it is cut from, and whole reference pages are long.
+    // Porter stemming lets "monitoring" find "monitors"; diacritics are folded so "cafe" finds "café".
+    const tokenizer = `tokenize = 'porter unicode61 remove_diacritics 2', prefix = '2 3'`;
+    db.exec(`CREATE VIRTUAL TABLE pages USING fts5(path UNINDEXED, type UNINDEXED, title, headings, body, ${tokenizer})`);
+    db.exec(`CREATE VIRTUAL TABLE sections USING fts5(path UNINDEXED, body, ${tokenizer})`);
+    const insertPage = db.prepare<[string, string, string, string, string]>('INSERT INTO pages (path, type, title, headings, body) VALUES (?, ?, ?, ?, ?)');
+    const insertSection = db.prepare<[string, string]>('INSERT INTO sections (path, body) VALUES (?, ?)');
+    const deletePage = db.prepare<[number]>('DELETE FROM pages WHERE rowid = ?');
+    const deleteSection = db.prepare<[number]>('DELETE FROM sections WHERE rowid = ?');
+    const rankPages = db.prepare<{ expression: string; types: string }>(`
+      SELECT path FROM pages
+      WHERE pages MATCH @expression AND (@types = 'all' OR instr(@types, ',' || type || ',') > 0)
+      ORDER BY bm25(pages, ${Object.values(WEIGHTS).join(', ')})
+      LIMIT ${RESULT_LIMIT}`);
+    const rankSections = db.prepare<{ expression: string; paths: string }>(`
+      SELECT rowid AS id, path FROM sections
+      WHERE sections MATCH @expression AND path IN (SELECT value FROM json_each(@paths))
+      ORDER BY bm25(sections)`);
+    const snippets = db.prepare<{ expression: string; ids: string }>(`
+      SELECT path, snippet(sections, 1, '**', '**', '…', ${SNIPPET_TOKENS}) AS snippet FROM sections
+      WHERE sections MATCH @expression AND rowid IN (SELECT value FROM json_each(@ids))`);
+    return { db, insertPage, insertSection, deletePage, deleteSection, rankPages, rankSections, snippets };
+  }
+  let index: ReturnType<typeof openIndex> | undefined;
+  const sql = () => {
+    if (closed) throw new Error('the content index is closed');
+    return (index ??= openIndex());
+  };
 
   const pages = new Map<string, Entry>();
   let docsLoaded: Promise<void> | undefined;
@@ -119,16 +131,16 @@ export function createContentIndex(options: ContentIndexOptions) {
 
   function put(page: ContentPage, description: string, parts = parseMarkdown(page.markdown)): void {
     drop(page.path);
-    const { lastInsertRowid } = insertPage.run(page.path, page.type, page.title, parts.headings.join('\n'), parts.text);
-    const sectionRowids = parts.sections.map((text) => Number(insertSection.run(page.path, text).lastInsertRowid));
+    const { lastInsertRowid } = sql().insertPage.run(page.path, page.type, page.title, parts.headings.join('\n'), parts.text);
+    const sectionRowids = parts.sections.map((text) => Number(sql().insertSection.run(page.path, text).lastInsertRowid));
     pages.set(page.path, { ...page, description, rowid: Number(lastInsertRowid), sectionRowids });
   }
 
   function drop(path: string): void {
     const old = pages.get(path);
     if (!old) return;
-    deletePage.run(old.rowid);
-    for (const id of old.sectionRowids) deleteSection.run(id);
+    sql().deletePage.run(old.rowid);
+    for (const id of old.sectionRowids) sql().deleteSection.run(id);
     pages.delete(path);
   }
 
@@ -141,7 +153,7 @@ export function createContentIndex(options: ContentIndexOptions) {
       throw error;
     }
     const read = await Promise.all(files.map(async (file) => ({ file, markdown: await readFile(join(docsDir, file), 'utf8') })));
-    db.transaction(() => {
+    sql().db.transaction(() => {
       for (const { file, markdown } of read) {
         const rel = file.split(sep).join('/').replace(/\.md$/, '');
         // A file the docs route could not serve would be a result whose link is broken.
@@ -201,7 +213,7 @@ export function createContentIndex(options: ContentIndexOptions) {
     const slugs = await listSlugs();
     const views = await Promise.all(slugs.map(viewOf));
     if (closed) throw new Error('the content index is closed');
-    db.transaction(() => {
+    sql().db.transaction(() => {
       const present = new Set<string>();
       for (const view of views) {
         if (!view) continue;
@@ -253,7 +265,7 @@ export function createContentIndex(options: ContentIndexOptions) {
   }
 
   function rank(expression: string, types: readonly ContentType[] | 'all'): string[] {
-    const rows = rankPages.all({ expression, types: types === 'all' ? 'all' : `,${types.join(',')},` }) as { path: string }[];
+    const rows = sql().rankPages.all({ expression, types: types === 'all' ? 'all' : `,${types.join(',')},` }) as { path: string }[];
     return rows.map((row) => row.path);
   }
 
@@ -272,11 +284,11 @@ export function createContentIndex(options: ContentIndexOptions) {
     // The best section of each page by any of the words; its snippet marks whole phrases where
     // the query had them, and single words elsewhere.
     const best = new Map<string, number>();
-    for (const row of rankSections.all({ expression: expression.any, paths: JSON.stringify(paths) }) as { id: number; path: string }[]) {
+    for (const row of sql().rankSections.all({ expression: expression.any, paths: JSON.stringify(paths) }) as { id: number; path: string }[]) {
       if (!best.has(row.path)) best.set(row.path, row.id);
     }
     const cut = new Map<string, string>();
-    for (const row of snippets.all({ expression: marked, ids: JSON.stringify([...best.values()]) }) as { path: string; snippet: string }[]) {
+    for (const row of sql().snippets.all({ expression: marked, ids: JSON.stringify([...best.values()]) }) as { path: string; snippet: string }[]) {
       cut.set(row.path, row.snippet.replace(/\s+/g, ' ').trim());
     }
     return paths.map((path) => {
@@ -368,7 +380,7 @@ export function createContentIndex(options: ContentIndexOptions) {
     close(): void {
       if (closed) return;
       closed = true;
-      db.close();
+      index?.db.close();
     },
   };
 }

@@ -1,11 +1,11 @@
-import { createMcpHandler } from '@modelcontextprotocol/server';
+import type { createMcpHandler } from '@modelcontextprotocol/server';
 import { type Actor, credentialId, isCredential } from '../domain/actor.ts';
 import type { Admit } from '../http/credentials.ts';
 import type { HonoApp } from '../http/hono-app.ts';
 import { RateLimited } from '../http/rate-limit.ts';
 import { AppError } from '../errors.ts';
 import { oauthJson } from '../oauth/respond.ts';
-import { createMcpServerFactory, isWriteTool, type McpServerOptions } from './mcp-server.ts';
+import type { McpServerOptions } from './mcp-server.ts';
 
 export const MCP_PATH = '/mcp';
 
@@ -13,7 +13,7 @@ export const MCP_PATH = '/mcp';
  * The write tool a single `tools/call` body names, if any: a read-only OAuth connection calling it
  * is sent to step up its scope (MCP authorization, scope challenge) instead of into the server.
  */
-function writeToolCalled(body: unknown): { id: unknown; name: string } | undefined {
+function writeToolCalled(body: unknown, isWriteTool: (name: string) => boolean): { id: unknown; name: string } | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
   const message = body as { method?: unknown; id?: unknown; params?: { name?: unknown } };
   const name = message.params?.name;
@@ -72,7 +72,17 @@ const oauthError = (status: 401 | 429, error: string, description: string, heade
  * with Retry-After, neither of them a JSON-RPC error.
  */
 export function registerMcp(app: HonoApp, options: McpServerOptions & { admit: Admit }): void {
-  const handler = createMcpHandler(createMcpServerFactory(options), { legacy: 'stateless' });
+  // The MCP SDK and the tools are loaded by the first request that reaches them, not at start:
+  // a service no MCP client talks to never pays for them.
+  let loading: Promise<{ handler: ReturnType<typeof createMcpHandler>; isWriteTool: (name: string) => boolean }> | undefined;
+  const load = () =>
+    (loading ??= Promise.all([import('@modelcontextprotocol/server'), import('./mcp-server.ts')]).then(([sdk, server]) => ({
+      handler: sdk.createMcpHandler(server.createMcpServerFactory(options), { legacy: 'stateless' }),
+      isWriteTool: server.isWriteTool,
+    })).catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    }));
   const resourceMetadata = `${options.apiUrl}/.well-known/oauth-protected-resource${MCP_PATH}`;
 
   app.all(MCP_PATH, async (c) => {
@@ -109,7 +119,8 @@ export function registerMcp(app: HonoApp, options: McpServerOptions & { admit: A
     }
     const malformed = malformedParamsAnswer(body);
     if (malformed) return malformed;
-    const stepUp = actor.type === 'oauth' && !actor.scopes.includes('write') ? writeToolCalled(body) : undefined;
+    const { handler, isWriteTool } = await load();
+    const stepUp = actor.type === 'oauth' && !actor.scopes.includes('write') ? writeToolCalled(body, isWriteTool) : undefined;
     if (stepUp) {
       // The domain would refuse it too (FORBIDDEN); answering here lets the client ask the person for write.
       const message = `${stepUp.name} changes things: this connection has read-only access; reconnect and choose Read & write`;
