@@ -1,6 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, PageSubscriberTable } from '../../db/schema.ts';
-import { writeTransaction } from '../../db/transaction.ts';
 
 export type SubscriberRow = Selectable<PageSubscriberTable>;
 
@@ -80,12 +79,21 @@ export async function deletePendingBefore(db: Kysely<Database>, cutoff: string):
   return Number(result.numDeletedRows);
 }
 
-/** Records what became of a page event's deliveries, one transaction for all; a subscriber removed meanwhile is skipped. */
+/**
+ * Records what became of a page event's deliveries: one statement per distinct error (one for
+ * all that were delivered), stamped with the latest end among them. A subscriber removed
+ * meanwhile is skipped.
+ */
 export async function recordDeliveries(db: Kysely<Database>, outcomes: { id: number; at: string; error: string | null }[]): Promise<void> {
-  if (outcomes.length === 0) return;
-  await writeTransaction(db, async (trx) => {
-    for (const { id, at, error } of outcomes) {
-      await trx.updateTable('page_subscribers').set({ last_delivery_at: at, last_delivery_error: error }).where('id', '=', id).execute();
-    }
-  });
+  const byError = new Map<string | null, { ids: number[]; at: string }>();
+  for (const { id, at, error } of outcomes) {
+    const group = byError.get(error);
+    if (group) {
+      group.ids.push(id);
+      if (at > group.at) group.at = at;
+    } else byError.set(error, { ids: [id], at });
+  }
+  for (const [error, { ids, at }] of byError) {
+    await db.updateTable('page_subscribers').set({ last_delivery_at: at, last_delivery_error: error }).where('id', 'in', ids).execute();
+  }
 }
