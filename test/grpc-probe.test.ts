@@ -231,11 +231,13 @@ describe('gRPC probe', () => {
   });
 
   describe('time', () => {
-    test('a server that answers after 200 ms gives a ttfb of 200–230 ms', async () => {
+    test('a server that answers after 200 ms gives a ttfb of at least 200 ms and well under two answers', async () => {
       const result = await probe(monitor(delayed.uri));
       assert.equal(result.result, 'up');
       assert.equal(result.grpcStatus, 'SERVING');
-      assert.ok(result.timing.ttfb! >= 200 && result.timing.ttfb! <= 230, `ttfb ${result.timing.ttfb}`);
+      // A timer may fire a millisecond early; a busy machine delays the answer, so the upper bound
+      // only catches a ttfb that counts more than one wait (a retry, or the wait counted twice).
+      assert.ok(result.timing.ttfb! >= 199 && result.timing.ttfb! < 400, `ttfb ${result.timing.ttfb}`);
       assert.ok(result.latencyMs >= result.timing.ttfb! + result.timing.connect!, `latency ${result.latencyMs}`);
       assertAnsweredPlaintext(result);
     });
