@@ -1,5 +1,3 @@
-import { createTransport } from 'nodemailer';
-
 /**
  * Mail over SMTP through nodemailer: one pooled transport per SMTP URL. A message and all its
  * recipients are one SMTP transaction. Errors name the server (host:port) and its answer, never
@@ -120,32 +118,39 @@ function withoutPassword(text: string, server: SmtpServer): string {
 export function createMailer(smtpUrl: string): Mailer {
   const server = parseSmtpUrl(smtpUrl);
   const name = `SMTP ${server.host.includes(':') ? `[${server.host}]` : server.host}:${server.port}`;
-  const transport = createTransport({
-    pool: true,
-    host: server.host,
-    port: server.port,
-    secure: server.secure,
-    auth: server.user || server.pass ? { user: server.user, pass: server.pass } : undefined,
-    maxConnections: MAX_CONNECTIONS,
-    maxMessages: MAX_MESSAGES,
-    // A message whose connection closed under it fails; it is not sent again.
-    maxRequeues: 0,
-    connectionTimeout: CONNECTION_TIMEOUT_MS,
-    greetingTimeout: GREETING_TIMEOUT_MS,
-    socketTimeout: SOCKET_TIMEOUT_MS,
-    // Messages are plain strings: nothing is read from files or fetched from URLs.
-    disableFileAccess: true,
-    disableUrlAccess: true,
-    logger: false,
-  });
-  // Failures reach the caller through send(); an 'error' event must never end the process.
-  transport.on('error', () => {});
+  // nodemailer is loaded with the first message: a service that never mails never pays for it.
+  const load = () =>
+    import('nodemailer').then(({ createTransport }) => {
+      const pooled = createTransport({
+        pool: true,
+        host: server.host,
+        port: server.port,
+        secure: server.secure,
+        auth: server.user || server.pass ? { user: server.user, pass: server.pass } : undefined,
+        maxConnections: MAX_CONNECTIONS,
+        maxMessages: MAX_MESSAGES,
+        // A message whose connection closed under it fails; it is not sent again.
+        maxRequeues: 0,
+        connectionTimeout: CONNECTION_TIMEOUT_MS,
+        greetingTimeout: GREETING_TIMEOUT_MS,
+        socketTimeout: SOCKET_TIMEOUT_MS,
+        // Messages are plain strings: nothing is read from files or fetched from URLs.
+        disableFileAccess: true,
+        disableUrlAccess: true,
+        logger: false,
+      });
+      // Failures reach the caller through send(); an 'error' event must never end the process.
+      pooled.on('error', () => {});
+      return pooled;
+    });
+  let transport: ReturnType<typeof load> | undefined;
+  const transportOf = () => (transport ??= load());
   const failure = (reason: string) => new Error(withoutPassword(`${name} ${reason}`, server));
   return {
     async send(mail) {
       let info: { accepted: unknown[]; rejected: unknown[]; rejectedErrors?: SmtpError[] | undefined };
       try {
-        info = await transport.sendMail({
+        info = await (await transportOf()).sendMail({
           from: mail.from,
           to: mail.to,
           subject: mail.subject,
@@ -164,7 +169,7 @@ export function createMailer(smtpUrl: string): Mailer {
       }
     },
     close() {
-      transport.close();
+      void transport?.then((pooled) => pooled.close());
     },
   };
 }
