@@ -176,7 +176,7 @@ export function fileWord(field: string): string {
 }
 
 /** A file monitor as the domain's configuration input, and where each assertion of the domain came from in the file. */
-function toDomainInput(monitor: FileMonitor) {
+function configInputOf(monitor: FileMonitor) {
   const { type, target, frequency, ...rest } = monitor as FileMonitor & { assertions?: Assertion[] };
   const input: Record<string, unknown> = { ...rest, [targetField(type)]: target, periodicity: frequency };
   const origin: Record<string, number[]> = {};
@@ -292,7 +292,7 @@ function desiredMonitor(raw: unknown, base: PropertyKey[], problems: Problem[]):
   }
   const shape = monitorSchemas[type.data.type].safeParse(raw);
   const found = shape.success ? [] : issueProblems(base, shape.error.issues, `a ${type.data.type} monitor`);
-  const { input, origin } = toDomainInput((shape.success ? shape.data : raw) as FileMonitor);
+  const { input, origin } = configInputOf((shape.success ? shape.data : raw) as FileMonitor);
   const config = configSchemas[type.data.type].safeParse(input);
   if (!config.success) {
     const reported = new Set(found.map((p) => p.path));
