@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
-import { Periodicity, type StatusdeskClient } from '../client/index.ts';
-import { CLI, type CliResult, type ClientCommandService, startClientCommandService } from './support/harness.ts';
+import { describe, test } from 'node:test';
+import { Periodicity } from '../client/index.ts';
+import { CLI, type CliResult, useClientCommandService } from './support/harness.ts';
 
 /**
  * Deleting a monitor, a status page or a channel asks first on a terminal, and needs --yes
@@ -14,17 +14,7 @@ import { CLI, type CliResult, type ClientCommandService, startClientCommandServi
 const T = { timeout: 60_000 };
 const SCRIPT = '/usr/bin/script';
 
-let svc: ClientCommandService;
-let api: StatusdeskClient;
-
-before(async () => {
-  svc = await startClientCommandService();
-  api = svc.api;
-});
-
-after(async () => {
-  await svc?.service.stop();
-});
+const svc = useClientCommandService();
 
 const cli = (args: string[]) => svc.cli(args);
 
@@ -40,10 +30,10 @@ function onTerminal(args: string[], answer: string): Promise<CliResult> {
 }
 
 async function monitorFixture(name: string) {
-  return (await api.monitors.createTCPMonitor({ monitor: { name, uri: 'db.internal:5432', periodicity: Periodicity.PERIODICITY_1M } })).monitor!;
+  return (await svc.api.monitors.createTCPMonitor({ monitor: { name, uri: 'db.internal:5432', periodicity: Periodicity.PERIODICITY_1M } })).monitor!;
 }
 
-const monitorExists = async (id: string) => (await api.monitors.getMonitor({ id }).then(() => true, () => false));
+const monitorExists = async (id: string) => (await svc.api.monitors.getMonitor({ id }).then(() => true, () => false));
 
 function assertRefused(result: CliResult, command: string): void {
   assert.equal(result.code, 2, `exit code (stderr: ${result.stderr})`);
@@ -54,21 +44,21 @@ function assertRefused(result: CliResult, command: string): void {
 describe('off a terminal', () => {
   test('monitors, pages and channels delete without --yes exit 2 and delete nothing', T, async () => {
     const monitor = await monitorFixture('kept');
-    const page = (await api.pages.createStatusPage({ slug: 'kept-page', title: 'Kept' })).statusPage!;
-    const { channel } = await api.notifications.createNotificationChannel({ name: 'Kept', config: { case: 'desktop', value: {} } });
+    const page = (await svc.api.pages.createStatusPage({ slug: 'kept-page', title: 'Kept' })).statusPage!;
+    const { channel } = await svc.api.notifications.createNotificationChannel({ name: 'Kept', config: { case: 'desktop', value: {} } });
     const [m, p, c] = await Promise.all([cli(['monitors', 'delete', monitor.id]), cli(['pages', 'delete', page.slug]), cli(['channels', 'delete', channel!.id])]);
     assertRefused(m, 'monitors delete');
     assertRefused(p, 'pages delete');
     assertRefused(c, 'channels delete');
     assert.ok(await monitorExists(monitor.id));
-    assert.equal((await api.pages.getStatusPage({ page: page.id })).statusPage?.id, page.id);
-    assert.equal((await api.notifications.getNotificationChannel({ id: channel!.id })).channel?.id, channel!.id);
+    assert.equal((await svc.api.pages.getStatusPage({ page: page.id })).statusPage?.id, page.id);
+    assert.equal((await svc.api.notifications.getNotificationChannel({ id: channel!.id })).channel?.id, channel!.id);
   });
 
   test('with --yes each is deleted, with a note on stderr and nothing on stdout', T, async () => {
     const monitor = await monitorFixture('gone');
-    const page = (await api.pages.createStatusPage({ slug: 'gone-page', title: 'Gone' })).statusPage!;
-    const { channel } = await api.notifications.createNotificationChannel({ name: 'Gone', config: { case: 'desktop', value: {} } });
+    const page = (await svc.api.pages.createStatusPage({ slug: 'gone-page', title: 'Gone' })).statusPage!;
+    const { channel } = await svc.api.notifications.createNotificationChannel({ name: 'Gone', config: { case: 'desktop', value: {} } });
     const [m, p, c] = await Promise.all([
       cli(['monitors', 'delete', monitor.id, '--yes']),
       cli(['pages', 'delete', page.slug, '--yes']),
@@ -98,21 +88,21 @@ describe('on a terminal', { skip: existsSync(SCRIPT) ? false : `${SCRIPT} (util-
   });
 
   test("pages delete names what goes with the page: its reports and maintenance windows, counted", T, async () => {
-    const page = (await api.pages.createStatusPage({ slug: 'asked-page', title: 'Asked' })).statusPage!;
-    await api.reports.createStatusReport({ pageId: page.id, title: 'Slow', message: 'Looking', notify: false });
-    await api.reports.createStatusReport({ pageId: page.id, title: 'Down', message: 'Looking', notify: false });
+    const page = (await svc.api.pages.createStatusPage({ slug: 'asked-page', title: 'Asked' })).statusPage!;
+    await svc.api.reports.createStatusReport({ pageId: page.id, title: 'Slow', message: 'Looking', notify: false });
+    await svc.api.reports.createStatusReport({ pageId: page.id, title: 'Down', message: 'Looking', notify: false });
     const no = await onTerminal(['pages', 'delete', page.slug], 'no');
     assert.equal(no.code, 1, no.stdout);
     assert.match(no.stdout, new RegExp(`Delete status page ${page.id} "Asked" with its 2 status reports and 0 maintenance windows\\? \\[y/N\\]`));
-    assert.equal((await api.pages.getStatusPage({ page: page.id })).statusPage?.id, page.id);
+    assert.equal((await svc.api.pages.getStatusPage({ page: page.id })).statusPage?.id, page.id);
 
     const yes = await onTerminal(['pages', 'delete', page.slug], 'yes');
     assert.equal(yes.code, 0, yes.stdout);
-    await assert.rejects(api.pages.getStatusPage({ page: page.id }));
+    await assert.rejects(svc.api.pages.getStatusPage({ page: page.id }));
   });
 
   test('channels delete asks; --yes on a terminal does not', T, async () => {
-    const { channel } = await api.notifications.createNotificationChannel({ name: 'Pager', config: { case: 'desktop', value: {} } });
+    const { channel } = await svc.api.notifications.createNotificationChannel({ name: 'Pager', config: { case: 'desktop', value: {} } });
     const no = await onTerminal(['channels', 'delete', channel!.id], '');
     assert.equal(no.code, 1, no.stdout);
     assert.match(no.stdout, new RegExp(`Delete channel ${channel!.id} "Pager"\\? \\[y/N\\]`));
@@ -120,6 +110,6 @@ describe('on a terminal', { skip: existsSync(SCRIPT) ? false : `${SCRIPT} (util-
     const yes = await onTerminal(['channels', 'delete', channel!.id, '--yes'], '');
     assert.equal(yes.code, 0, yes.stdout);
     assert.doesNotMatch(yes.stdout, /\[y\/N\]/);
-    await assert.rejects(api.notifications.getNotificationChannel({ id: channel!.id }));
+    await assert.rejects(svc.api.notifications.getNotificationChannel({ id: channel!.id }));
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { Periodicity, type StatusdeskClient } from '../client/index.ts';
-import { type ClientCommandService, jsonOf, startClientCommandService, tableOf } from './support/harness.ts';
+import { describe, test } from 'node:test';
+import { Periodicity } from '../client/index.ts';
+import { jsonOf, useClientCommandService, tableOf } from './support/harness.ts';
 
 /**
  * The --json of the client commands as docs/reference/cli.md documents it: one shape per command,
@@ -12,17 +12,7 @@ import { type ClientCommandService, jsonOf, startClientCommandService, tableOf }
 
 const T = { timeout: 60_000 };
 
-let svc: ClientCommandService;
-let api: StatusdeskClient;
-
-before(async () => {
-  svc = await startClientCommandService();
-  api = svc.api;
-});
-
-after(async () => {
-  await svc?.service.stop();
-});
+const svc = useClientCommandService();
 
 const cli = (args: string[]) => svc.cli(args);
 
@@ -88,7 +78,7 @@ describe('monitors --json', () => {
   });
 
   test('status and summary before any check: null health, and the window with every count 0 as numbers', T, async () => {
-    const { monitor } = await api.monitors.createTCPMonitor({ monitor: { name: 'quiet', uri: 'db.internal:5432', periodicity: Periodicity.PERIODICITY_1M, regions: ['iad'] } });
+    const { monitor } = await svc.api.monitors.createTCPMonitor({ monitor: { name: 'quiet', uri: 'db.internal:5432', periodicity: Periodicity.PERIODICITY_1M, regions: ['iad'] } });
     const [status, summary] = await Promise.all([cli(['monitors', 'status', monitor!.id, '--json']), cli(['monitors', 'summary', monitor!.id, '--window', '7d', '--json'])]);
     assert.deepEqual(jsonOf(status), { monitorId: monitor!.id, overall: null, regions: [{ region: 'iad', status: null, lastCheckedAt: null }] });
     assert.deepEqual(jsonOf(summary), {
@@ -121,7 +111,7 @@ describe('pages, reports and maintenance --json', () => {
   });
 
   test('reports create and list: { statusReport, notified }, statuses as words, pagination counts as numbers', T, async () => {
-    const page = (await api.pages.createStatusPage({ slug: 'json-reports', title: 'Reports' })).statusPage!;
+    const page = (await svc.api.pages.createStatusPage({ slug: 'json-reports', title: 'Reports' })).statusPage!;
     const created = jsonOf(await cli(['reports', 'create', '--page', page.id, '--title', 'Slow', '--message', 'Looking', '--no-notify', '--json']));
     assert.deepEqual(keys(created), ['notified', 'statusReport']);
     assert.equal(created.notified, false);
@@ -138,7 +128,7 @@ describe('pages, reports and maintenance --json', () => {
   });
 
   test('maintenance create, get and list: { maintenance, notified }, times as ISO strings; an empty list has its zero counts', T, async () => {
-    const page = (await api.pages.createStatusPage({ slug: 'json-maintenance', title: 'Maintenance' })).statusPage!;
+    const page = (await svc.api.pages.createStatusPage({ slug: 'json-maintenance', title: 'Maintenance' })).statusPage!;
     const empty = jsonOf(await cli(['maintenance', 'list', '--page', page.id, '--json']));
     assert.deepEqual(empty, { maintenances: [], pagination: { page: 1, perPage: empty.pagination.perPage, totalSize: 0, totalPages: 0 } });
     const created = jsonOf(

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterEach } from 'node:test';
+import { after, afterEach, before } from 'node:test';
 import { type Client, Code, ConnectError, createClient, type Interceptor } from '@connectrpc/connect';
 import { createClient as createStatusdeskClient, type StatusdeskClient } from '../../client/index.ts';
 import { createConnectTransport } from '@connectrpc/connect-node';
@@ -167,12 +167,18 @@ export interface ClientCommandService {
   cli(args: string[]): Promise<CliResult>;
 }
 
-export async function startClientCommandService(): Promise<ClientCommandService> {
-  const service = await startTestService();
-  const rpc = `${service.apiUrl}/rpc`;
-  const key = (await service.createKey('write')).secret;
-  const env = { SERVICE_API_KEY: key, SERVICE_API_URL: rpc, STATUSDESK_DATA_DIR: undefined };
-  return { service, api: createStatusdeskClient({ baseUrl: rpc, apiKey: key, env: {} }), env, cli: (args) => runCli(args, env) };
+/** Starts a ClientCommandService before the file's tests and stops it after them; its fields are set once they start. */
+export function useClientCommandService(): ClientCommandService {
+  const shared = {} as ClientCommandService;
+  before(async () => {
+    const service = await startTestService();
+    const rpc = `${service.apiUrl}/rpc`;
+    const key = (await service.createKey('write')).secret;
+    const env = { SERVICE_API_KEY: key, SERVICE_API_URL: rpc, STATUSDESK_DATA_DIR: undefined };
+    Object.assign(shared, { service, api: createStatusdeskClient({ baseUrl: rpc, apiKey: key, env: {} }), env, cli: (args: string[]) => runCli(args, env) });
+  });
+  after(() => shared.service?.stop());
+  return shared;
 }
 
 export function assertOneLineError(result: CliResult, pattern: RegExp): void {
