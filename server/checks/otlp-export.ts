@@ -1,7 +1,5 @@
 import type { Attributes, Counter, Gauge, Histogram } from '@opentelemetry/api';
-import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import type { MeterProvider } from '@opentelemetry/sdk-metrics';
 import type { Logger } from 'pino';
 import type { Monitor } from '../domain/monitors/monitors.ts';
 import type { StoredCheck } from './result-store.ts';
@@ -12,7 +10,21 @@ import type { StoredCheck } from './result-store.ts';
  * timer, with a timeout,
  * after the check is stored: a slow or failing collector never delays a check or breaks one.
  * The names are documented in docs/reference/metrics.md.
+ *
+ * The SDK is loaded with the first check of a monitor that has an endpoint, so a service that
+ * exports nothing never loads it; what is recorded meanwhile is kept and recorded once it is in.
  */
+
+/** The parts of the OpenTelemetry SDK the export uses. */
+async function loadSdk() {
+  const [{ OTLPMetricExporter }, { resourceFromAttributes }, { MeterProvider, PeriodicExportingMetricReader }] = await Promise.all([
+    import('@opentelemetry/exporter-metrics-otlp-http'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/sdk-metrics'),
+  ]);
+  return { OTLPMetricExporter, resourceFromAttributes, MeterProvider, PeriodicExportingMetricReader };
+}
+type Sdk = Awaited<ReturnType<typeof loadSdk>>;
 
 /** Durations are exported in seconds, as OpenTelemetry's semantic conventions do. */
 const BOUNDARIES_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -27,6 +39,8 @@ interface Instruments {
   checks: Counter;
   serving: Gauge;
 }
+
+type OtlpEndpoint = NonNullable<Monitor['openTelemetry']>;
 
 interface Exporter {
   /** Endpoint and headers: a change means a new exporter. */
@@ -66,12 +80,37 @@ export function createOtlpExport(options: OtlpExportOptions) {
    * be removed from a provider: a monitor deleted or moved elsewhere would go on being exported.
    */
   const exporters = new Map<number, Exporter>();
+  let sdk: Sdk | undefined;
+  /** While the SDK loads: the calls made meanwhile, in order, run once it is in. */
+  let waiting: ((sdk: Sdk) => void)[] | undefined;
+  let loading: Promise<void> | undefined;
 
-  function exporterFor(monitorId: number, endpoint: string, headers: Record<string, string>): Exporter {
+  /** Runs `call` once the SDK is in, after the calls queued before it; the first call loads it. */
+  function whenLoaded(call: (sdk: Sdk) => void): void {
+    if (!waiting) {
+      const queue: ((sdk: Sdk) => void)[] = (waiting = []);
+      loading = loadSdk().then(
+        (loaded) => {
+          sdk = loaded;
+          waiting = undefined;
+          for (const queued of queue) queued(loaded);
+        },
+        (error: unknown) => {
+          // What was queued is lost; the next check tries again.
+          waiting = undefined;
+          options.log.error({ err: error }, 'loading the OpenTelemetry SDK failed');
+        },
+      );
+    }
+    waiting.push(call);
+  }
+
+  function exporterFor(sdk: Sdk, monitorId: number, endpoint: string, headers: Record<string, string>): Exporter {
     const key = JSON.stringify([endpoint, Object.entries(headers).sort()]);
     const current = exporters.get(monitorId);
     if (current?.key === key) return current;
-    if (current) forget(monitorId);
+    if (current) stop(monitorId);
+    const { MeterProvider, OTLPMetricExporter, PeriodicExportingMetricReader, resourceFromAttributes } = sdk;
     const reader = new PeriodicExportingMetricReader({
       exporter: new OTLPMetricExporter({ url: endpoint, headers, timeoutMillis: EXPORT_TIMEOUT_MS }),
       exportIntervalMillis: options.intervalMs,
@@ -86,47 +125,59 @@ export function createOtlpExport(options: OtlpExportOptions) {
     return exporter;
   }
 
-  /** Stops exporting for a monitor: what it recorded is sent one last time, then its exporter closes. */
-  function forget(monitorId: number): void {
+  function stop(monitorId: number): void {
     const exporter = exporters.get(monitorId);
     if (!exporter) return;
     exporters.delete(monitorId);
     exporter.provider.shutdown().catch((error: Error) => options.log.debug({ err: error }, 'closing an OTLP exporter failed'));
   }
 
+  /** Stops exporting for a monitor: what it recorded is sent one last time, then its exporter closes. */
+  function forget(monitorId: number): void {
+    if (sdk) stop(monitorId);
+    else if (waiting) waiting.push(() => stop(monitorId));
+  }
+
+  /** One check's measurements, once per region it stands for. */
+  function record(sdk: Sdk, monitor: Monitor, endpoint: OtlpEndpoint, check: StoredCheck): void {
+    const { instruments } = exporterFor(sdk, check.monitorId, endpoint.endpoint, endpoint.headers);
+    for (const region of check.regions) {
+      const attributes: Attributes = {
+        'statusdesk.monitor.id': monitor.id,
+        'statusdesk.monitor.name': monitor.name,
+        'statusdesk.monitor.type': monitor.type,
+        'statusdesk.region': region,
+        'statusdesk.runner': check.runner,
+      };
+      instruments.duration.record(check.latencyMs / 1000, attributes);
+      for (const phase of PHASES) {
+        const ms = check.timing[phase];
+        if (ms !== null) instruments.phases[phase].record(ms / 1000, attributes);
+      }
+      instruments.checks.add(1, { ...attributes, 'statusdesk.check.result': check.result });
+      if (monitor.type === 'grpc') instruments.serving.record(check.grpcStatus === 'SERVING' ? 1 : 0, attributes);
+    }
+  }
+
   return {
-    /** Records one check's measurements, once per region it stands for. */
+    /** Records one check's measurements; a monitor without an endpoint stops being exported. */
     record(monitor: Monitor, check: StoredCheck): void {
-      if (!monitor.openTelemetry) {
-        forget(check.monitorId);
-        return;
-      }
-      const { instruments } = exporterFor(check.monitorId, monitor.openTelemetry.endpoint, monitor.openTelemetry.headers);
-      for (const region of check.regions) {
-        const attributes: Attributes = {
-          'statusdesk.monitor.id': monitor.id,
-          'statusdesk.monitor.name': monitor.name,
-          'statusdesk.monitor.type': monitor.type,
-          'statusdesk.region': region,
-          'statusdesk.runner': check.runner,
-        };
-        instruments.duration.record(check.latencyMs / 1000, attributes);
-        for (const phase of PHASES) {
-          const ms = check.timing[phase];
-          if (ms !== null) instruments.phases[phase].record(ms / 1000, attributes);
-        }
-        instruments.checks.add(1, { ...attributes, 'statusdesk.check.result': check.result });
-        if (monitor.type === 'grpc') instruments.serving.record(check.grpcStatus === 'SERVING' ? 1 : 0, attributes);
-      }
+      const endpoint = monitor.openTelemetry;
+      if (!endpoint) return forget(check.monitorId);
+      if (sdk) return record(sdk, monitor, endpoint, check);
+      whenLoaded((loaded) => record(loaded, monitor, endpoint, check));
     },
 
     forget,
 
-    /** Exports what is pending everywhere, then stops; waits at most CLOSE_WAIT_MS for collectors. */
+    /** Exports what is pending everywhere, then stops; waits at most CLOSE_WAIT_MS for the SDK and collectors. */
     async close(): Promise<void> {
-      const all = [...exporters.values()];
-      exporters.clear();
-      const closing = Promise.allSettled(all.map((e) => e.provider.shutdown()));
+      const closing = (async () => {
+        await loading;
+        const all = [...exporters.values()];
+        exporters.clear();
+        await Promise.allSettled(all.map((e) => e.provider.shutdown()));
+      })();
       await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
     },
   };

@@ -1,5 +1,4 @@
 import pino, { type Logger } from 'pino';
-import pretty from 'pino-pretty';
 import { serviceConfig, settingHelp } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { startService } from '../main.ts';
@@ -22,7 +21,7 @@ export const serveCommand: Command = {
       dashboardPort: str(values, 'dashboard-port'),
       host: str(values, 'host'),
     });
-    const log = logger(config.logLevel);
+    const log = await logger(config.logLevel);
     let service;
     try {
       service = await startService(config, log);
@@ -52,9 +51,13 @@ export const serveCommand: Command = {
   },
 };
 
-/** Logs on stderr: a line to read on a terminal, a JSON line each for programs and files. */
-function logger(level: string): Logger {
+/**
+ * Logs on stderr: a line to read on a terminal, a JSON line each for programs and files. The
+ * pretty printer is loaded only for a terminal.
+ */
+async function logger(level: string): Promise<Logger> {
   const options = { level, base: undefined };
   if (!process.stderr.isTTY) return pino(options, pino.destination(2));
+  const { default: pretty } = await import('pino-pretty');
   return pino(options, pretty({ destination: 2, sync: true, singleLine: true, translateTime: 'SYS:HH:MM:ss' }));
 }

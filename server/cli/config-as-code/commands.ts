@@ -3,13 +3,16 @@ import { text } from 'node:stream/consumers';
 import { confirmed, yes } from '../confirm.ts';
 import { address, client, type Command, json, note, required, str } from '../flags.ts';
 import { printJson, UsageError } from '../output.ts';
-import { type Problem, Problems, readDesired, renderFile } from './file-format.ts';
-import { type Change, type FieldChange, makePlan, readWorkspace, type Step, workspaceFile } from './plan.ts';
+import type { Problem } from './file-format.ts';
+import type { Change, FieldChange, Step } from './plan.ts';
 
 /**
  * `statusdesk apply` and `statusdesk export`: monitors, pages and components as a file, through
  * the client library like the other client commands.
  */
+
+/** The file format (YAML) and the plan, loaded by the two commands only: no other command loads them. */
+const fileCode = () => Promise.all([import('./file-format.ts'), import('./plan.ts')]);
 
 const SIGNS = { create: '+', update: '~', delete: '-', unchanged: '=' } as const;
 
@@ -65,6 +68,7 @@ const apply: Command = {
     const file = required(values, 'file');
     const asJson = values.json === true;
     const api = client(values);
+    const [{ Problems, readDesired }, { makePlan, readWorkspace }] = await fileCode();
     let plan;
     try {
       const desired = readDesired(await readSource(file), process.env);
@@ -126,6 +130,7 @@ const exportCommand: Command = {
     ...address,
   },
   async run(values) {
+    const [{ renderFile }, { readWorkspace, workspaceFile }] = await fileCode();
     const { monitors, pages } = workspaceFile(await readWorkspace(client(values)));
     const rendered = renderFile(monitors, pages);
     const out = str(values, 'out');
