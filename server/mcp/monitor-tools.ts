@@ -76,7 +76,7 @@ function shown(m: Monitor, channels: z.infer<typeof channelRef>[]) {
 /** Monitor ids are numbers in every tool (SPEC 2.6). */
 const numericMonitorId = <T extends { monitorId: string }>(log: T) => ({ ...log, monitorId: Number(log.monitorId) });
 
-async function channelsOf({ actor, workspaceId, services }: ToolContext, monitors: Monitor[]) {
+async function channelsOf({ actor, workspaceId, services }: ToolContext, monitors: readonly Monitor[]) {
   return services.channels.ofMonitors(actor, workspaceId, monitors.map((m) => m.id));
 }
 
