@@ -30,6 +30,25 @@ function FieldMessage({ id, children }: { id: string; children: ReactNode }) {
   );
 }
 
+/** One value a select offers, with the words shown for it. */
+export interface Choice<T extends number> {
+  value: T;
+  label: string;
+}
+
+/** A select of a numeric enum's values (the API's enums), each shown by its label. */
+export function EnumSelect<T extends number>({ control, value, choices, onChange }: { control: ControlProps; value: T; choices: readonly Choice<T>[]; onChange: (value: T) => void }) {
+  return (
+    <select {...control} value={value} onChange={(e) => onChange(Number(e.target.value) as T)}>
+      {choices.map((choice) => (
+        <option key={choice.value} value={choice.value}>
+          {choice.label}
+        </option>
+      ))}
+    </select>
+  );
+}
+
 /**
  * A label, the control it names (rendered by `children` with the id and aria attributes to
  * spread on it), a hint and the service's message for the field. With a message the control is

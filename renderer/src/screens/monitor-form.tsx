@@ -15,7 +15,9 @@ import { api, ApiError, type MonitorType, type PlanAllowance, type Violation, ty
 import type { ScreenProps } from '../app.tsx';
 import { ErrorNote, Loading, PageHeader } from '../components.tsx';
 import {
+  type Choice,
   type ControlProps,
+  EnumSelect,
   entriesOf,
   Field,
   FieldGroup,
@@ -59,14 +61,14 @@ const FREQUENCIES: { name: string; periodicity: Periodicity; label: string }[] =
   { name: '1h', periodicity: Periodicity.PERIODICITY_1H, label: '1 hour' },
 ];
 
-const METHODS: { method: HTTPMethod; label: string }[] = [
-  { method: HTTPMethod.HTTP_METHOD_GET, label: 'GET' },
-  { method: HTTPMethod.HTTP_METHOD_HEAD, label: 'HEAD' },
-  { method: HTTPMethod.HTTP_METHOD_POST, label: 'POST' },
-  { method: HTTPMethod.HTTP_METHOD_PUT, label: 'PUT' },
-  { method: HTTPMethod.HTTP_METHOD_PATCH, label: 'PATCH' },
-  { method: HTTPMethod.HTTP_METHOD_DELETE, label: 'DELETE' },
-  { method: HTTPMethod.HTTP_METHOD_OPTIONS, label: 'OPTIONS' },
+const METHODS: Choice<HTTPMethod>[] = [
+  { value: HTTPMethod.HTTP_METHOD_GET, label: 'GET' },
+  { value: HTTPMethod.HTTP_METHOD_HEAD, label: 'HEAD' },
+  { value: HTTPMethod.HTTP_METHOD_POST, label: 'POST' },
+  { value: HTTPMethod.HTTP_METHOD_PUT, label: 'PUT' },
+  { value: HTTPMethod.HTTP_METHOD_PATCH, label: 'PATCH' },
+  { value: HTTPMethod.HTTP_METHOD_DELETE, label: 'DELETE' },
+  { value: HTTPMethod.HTTP_METHOD_OPTIONS, label: 'OPTIONS' },
 ];
 
 const TLS_MODES: { mode: TLSMode; label: string; hint: string }[] = [
@@ -75,22 +77,22 @@ const TLS_MODES: { mode: TLSMode; label: string; hint: string }[] = [
   { mode: TLSMode.TLS_MODE_PLAINTEXT, label: 'Plaintext (h2c)', hint: 'HTTP/2 without TLS' },
 ];
 
-const NUMBER_COMPARATORS: { comparator: NumberComparator; label: string }[] = [
-  { comparator: NumberComparator.EQUAL, label: 'equal to' },
-  { comparator: NumberComparator.NOT_EQUAL, label: 'not equal to' },
-  { comparator: NumberComparator.GREATER_THAN, label: 'greater than' },
-  { comparator: NumberComparator.GREATER_THAN_OR_EQUAL, label: 'greater than or equal to' },
-  { comparator: NumberComparator.LESS_THAN, label: 'less than' },
-  { comparator: NumberComparator.LESS_THAN_OR_EQUAL, label: 'less than or equal to' },
+const NUMBER_COMPARATORS: Choice<NumberComparator>[] = [
+  { value: NumberComparator.EQUAL, label: 'equal to' },
+  { value: NumberComparator.NOT_EQUAL, label: 'not equal to' },
+  { value: NumberComparator.GREATER_THAN, label: 'greater than' },
+  { value: NumberComparator.GREATER_THAN_OR_EQUAL, label: 'greater than or equal to' },
+  { value: NumberComparator.LESS_THAN, label: 'less than' },
+  { value: NumberComparator.LESS_THAN_OR_EQUAL, label: 'less than or equal to' },
 ];
 
-const STRING_COMPARATORS: { comparator: StringComparator; label: string }[] = [
-  { comparator: StringComparator.CONTAINS, label: 'contains' },
-  { comparator: StringComparator.NOT_CONTAINS, label: 'does not contain' },
-  { comparator: StringComparator.EQUAL, label: 'equal to' },
-  { comparator: StringComparator.NOT_EQUAL, label: 'not equal to' },
-  { comparator: StringComparator.EMPTY, label: 'empty or absent' },
-  { comparator: StringComparator.NOT_EMPTY, label: 'present and not empty' },
+const STRING_COMPARATORS: Choice<StringComparator>[] = [
+  { value: StringComparator.CONTAINS, label: 'contains' },
+  { value: StringComparator.NOT_CONTAINS, label: 'does not contain' },
+  { value: StringComparator.EQUAL, label: 'equal to' },
+  { value: StringComparator.NOT_EQUAL, label: 'not equal to' },
+  { value: StringComparator.EMPTY, label: 'empty or absent' },
+  { value: StringComparator.NOT_EMPTY, label: 'present and not empty' },
 ];
 /** These comparators take no target: the service wants it empty. */
 const takesNoTarget = (comparator: StringComparator) => comparator === StringComparator.EMPTY || comparator === StringComparator.NOT_EMPTY;
@@ -773,13 +775,7 @@ function HttpTarget({ form, set, errors }: { form: FormState; set: Setter; error
       <div className="monitor-form-request">
         <Field label="Method" error={errors.of('monitor.method')} className="monitor-form-method">
           {(control) => (
-            <select {...control} value={form.method} onChange={(e) => set('method', Number(e.target.value) as HTTPMethod)}>
-              {METHODS.map((m) => (
-                <option key={m.method} value={m.method}>
-                  {m.label}
-                </option>
-              ))}
-            </select>
+            <EnumSelect control={control} value={form.method} choices={METHODS} onChange={(method) => set('method', method)} />
           )}
         </Field>
         <Field label="URL" hint="An absolute http:// or https:// URL, without credentials: send them in a header." error={errors.of('monitor.url')} className="monitor-form-url">
@@ -881,13 +877,7 @@ function StringComparison({
     <>
       <Cell label={`${label} comparator`} message={comparatorError}>
         {(control) => (
-          <select {...control} value={comparator} onChange={(e) => onChange({ comparator: Number(e.target.value) as StringComparator })}>
-            {STRING_COMPARATORS.map((c) => (
-              <option key={c.comparator} value={c.comparator}>
-                {c.label}
-              </option>
-            ))}
-          </select>
+          <EnumSelect control={control} value={comparator} choices={STRING_COMPARATORS} onChange={(value) => onChange({ comparator: value })} />
         )}
       </Cell>
       {takesNoTarget(comparator) ? null : (
@@ -928,13 +918,7 @@ function Assertions({ form, set, errors, rowError }: { form: FormState; set: Set
                   <span className="assertion-word">Status code is</span>
                   <Cell label={`${label} comparator`} message={comparatorError}>
                     {(control) => (
-                      <select {...control} value={row.comparator} onChange={(e) => update('statusCodeAssertions', row.key, { comparator: Number(e.target.value) as NumberComparator })}>
-                        {NUMBER_COMPARATORS.map((c) => (
-                          <option key={c.comparator} value={c.comparator}>
-                            {c.label}
-                          </option>
-                        ))}
-                      </select>
+                      <EnumSelect control={control} value={row.comparator} choices={NUMBER_COMPARATORS} onChange={(value) => update('statusCodeAssertions', row.key, { comparator: value })} />
                     )}
                   </Cell>
                   <Cell label={`${label} target`} message={targetError}>
