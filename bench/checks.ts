@@ -39,7 +39,7 @@ import { parseArgs } from 'node:util';
 import type * as Grpc from '@grpc/grpc-js';
 import { build } from 'esbuild';
 import pino from 'pino';
-import { trustStore } from '../server/checks/connection.ts';
+import { parseTarget, trustStore } from '../server/checks/connection.ts';
 import { createCheckEngine } from '../server/checks/engine.ts';
 import { type GrpcProbeConfig, probeGrpc } from '../server/checks/grpc-probe.ts';
 import { createResultStore, DAY_MS, type StoredCheck } from '../server/checks/result-store.ts';
@@ -58,8 +58,14 @@ import { closedLoop, failuresOf, type LoadFigures } from './support/load.ts';
 const SELF = fileURLToPath(import.meta.url);
 const CPUS = availableParallelism();
 const HOST = '127.0.0.1';
-const TCP_LISTENERS = 8;
-const GRPC_SERVERS = 4;
+/** Listeners of parts 1 to 3: 8 TCP listeners and 4 grpc-js health servers on 127.0.0.1. */
+const TARGETS: TargetLayout = { tcpListeners: 8, grpcServers: 4, addresses: 1 };
+/**
+ * Listeners of the scale part: ~3,300 connections a second, each leaving a socket in TIME_WAIT on
+ * the engine's side for a minute, need many (address, port) pairs for the kernel's ephemeral
+ * ports; 127.0.0.1 to 127.0.0.8 (all loopback on Linux) each with 8 TCP listeners and 2 gRPC servers.
+ */
+const SCALE_TARGETS: TargetLayout = { tcpListeners: 64, grpcServers: 16, addresses: 8 };
 const PERIOD_MS = 30_000;
 /** Probe budget in part 1 and for the seeded monitors: far above any loopback answer. */
 const TIMEOUT_MS = 10_000;
@@ -69,6 +75,13 @@ const AIM_RATIO = 0.5;
 const AIM_LAG_P99_MS = 2_000;
 const AIM_RSS_MB = 400;
 const AIM_SUMMARY_MS = 50;
+const AIM_SCALE_LAG_P99_MS = 1_000;
+const AIM_SCALE_RSS_MB = 500;
+/** "Flat": RSS grows less than this over the last part of the run (least-squares slope). */
+const AIM_FLAT_MB_PER_MIN = 1;
+const FLAT_WINDOW_MS = 300_000;
+const SCALE_SERIES_MS = 30_000;
+const TIME_WAIT_SAMPLE_MS = 10_000;
 
 /** A slot this close to the end of the run may still be in flight when the engine closes. */
 const END_MARGIN_MS = 5_000;
@@ -76,6 +89,7 @@ const RSS_SAMPLE_MS = 250;
 const MEMORY_SERIES_MS = 5_000;
 const CHILD_START_TIMEOUT_MS = 30_000;
 const CHILD_STOP_TIMEOUT_MS = 10_000;
+const PROFILE_WRITE_TIMEOUT_MS = 180_000;
 const SUMMARY_ROWS_BATCH = 1_000;
 const SUMMARY_WARMUP_CALLS = 5;
 
@@ -113,10 +127,20 @@ const verdict = (pass: boolean) => (pass ? 'PASS' : 'FAIL');
 
 type Role = 'targets' | 'engine';
 
+/** How many listeners the targets process opens, spread round robin over 127.0.0.1 .. 127.0.0.<addresses>. */
+interface TargetLayout {
+  tcpListeners: number;
+  grpcServers: number;
+  addresses: number;
+}
+
 interface TargetsReady {
   type: 'ready';
-  tcpPorts: number[];
-  grpcPorts: number[];
+  /** `host:port` of each listener. */
+  tcp: string[];
+  grpc: string[];
+  /** Loopback addresses that could not be bound (not every system routes all of 127.0.0.0/8). */
+  unbound: string[];
 }
 type ToTargets = { type: 'cpu'; id: number } | { type: 'stop' };
 interface TargetsCpu {
@@ -221,9 +245,9 @@ async function bundleSelf(): Promise<string> {
   return outfile;
 }
 
-function forkRole(role: Role, execArgv: string[] = [], script = SELF): { child: ChildProcess; exited: Promise<void> } {
+function forkRole(role: Role, execArgv: string[] = [], script = SELF, input = ''): { child: ChildProcess; exited: Promise<void> } {
   // execArgv is set so that flags of the bench itself (e.g. --cpu-prof) never reach the children.
-  const child = fork(script, ['--role', role], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(script, ['--role', role, input], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   return { child, exited };
 }
@@ -250,33 +274,47 @@ async function endChild(child: ChildProcess, exited: Promise<void>, ask?: () => 
  * after connecting; the listener ends its side on the client's FIN), and grpc-js servers with the
  * reference health service (grpc-health-check), the whole server SERVING.
  */
-async function targetsMain(): Promise<void> {
+async function targetsMain(layout: TargetLayout): Promise<void> {
   const grpc = await import('@grpc/grpc-js');
   const { HealthImplementation } = await import('grpc-health-check');
   const tcpServers: net.Server[] = [];
   const grpcServers: Grpc.Server[] = [];
-  const tcpPorts: number[] = [];
-  const grpcPorts: number[] = [];
-  for (let i = 0; i < TCP_LISTENERS; i++) {
+  const tcp: string[] = [];
+  const grpcTargets: string[] = [];
+  const listenTcp = async (host: string) => {
     const server = net.createServer((socket) => {
       socket.on('error', () => {});
       socket.resume();
     });
     await new Promise<void>((done, fail) => {
       server.once('error', fail);
-      server.listen({ host: HOST, port: 0, backlog: 4096 }, () => done());
+      server.listen({ host, port: 0, backlog: 4096 }, () => done());
     });
     tcpServers.push(server);
-    tcpPorts.push((server.address() as net.AddressInfo).port);
+    return `${host}:${(server.address() as net.AddressInfo).port}`;
+  };
+  // 127.0.0.1 always; the others only where the system routes them to loopback.
+  const hosts = [HOST];
+  const unbound: string[] = [];
+  for (let a = 2; a <= layout.addresses; a++) {
+    const host = `127.0.0.${a}`;
+    try {
+      tcp.push(await listenTcp(host));
+      hosts.push(host);
+    } catch {
+      unbound.push(host);
+    }
   }
-  for (let i = 0; i < GRPC_SERVERS; i++) {
+  while (tcp.length < layout.tcpListeners) tcp.push(await listenTcp(hosts[tcp.length % hosts.length]!));
+  for (let i = 0; i < layout.grpcServers; i++) {
+    const host = hosts[i % hosts.length]!;
     const server = new grpc.Server();
     new HealthImplementation({ '': 'SERVING' }).addToServer(server);
     const port = await new Promise<number>((done, fail) =>
-      server.bindAsync(`${HOST}:0`, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? fail(error) : done(bound))),
+      server.bindAsync(`${host}:0`, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? fail(error) : done(bound))),
     );
     grpcServers.push(server);
-    grpcPorts.push(port);
+    grpcTargets.push(`${host}:${port}`);
   }
   // The bench is gone (crashed or killed): nothing is left to serve.
   process.on('disconnect', () => process.exit(0));
@@ -290,19 +328,21 @@ async function targetsMain(): Promise<void> {
       process.exit(0);
     }
   });
-  process.send!({ type: 'ready', tcpPorts, grpcPorts } satisfies TargetsReady);
+  process.send!({ type: 'ready', tcp, grpc: grpcTargets, unbound } satisfies TargetsReady);
 }
 
 interface Targets {
-  tcpPorts: number[];
-  grpcPorts: number[];
+  /** `host:port` of each listener. */
+  tcp: string[];
+  grpc: string[];
+  unbound: string[];
   /** CPU time of the targets process so far, in microseconds. */
   cpu(): Promise<number>;
   stop(): Promise<void>;
 }
 
-async function startTargets(): Promise<Targets> {
-  const { child, exited } = forkRole('targets');
+async function startTargets(layout: TargetLayout): Promise<Targets> {
+  const { child, exited } = forkRole('targets', [], SELF, JSON.stringify(layout));
   const stop = () => endChild(child, exited, () => child.send({ type: 'stop' } satisfies ToTargets));
   let ready: TargetsReady;
   try {
@@ -313,8 +353,9 @@ async function startTargets(): Promise<Targets> {
   }
   let nextId = 0;
   return {
-    tcpPorts: ready.tcpPorts,
-    grpcPorts: ready.grpcPorts,
+    tcp: ready.tcp,
+    grpc: ready.grpc,
+    unbound: ready.unbound,
     async cpu() {
       const id = nextId++;
       const answer = nextMessage(child, 'targets cpu', CHILD_START_TIMEOUT_MS, (m): m is TargetsCpu => (m as TargetsCpu)?.type === 'cpu' && (m as TargetsCpu).id === id);
@@ -357,9 +398,10 @@ async function runRound(op: CheckOp, concurrency: number, ms: number, targets: T
   };
 }
 
-function rawTcp(port: number): Promise<string | null> {
+function rawTcp(authority: string): Promise<string | null> {
+  const { host, port } = parseTarget(authority);
   return new Promise((done) => {
-    const socket = net.connect({ host: HOST, port });
+    const socket = net.connect({ host, port });
     socket.once('connect', () => {
       socket.destroy();
       done(null);
@@ -382,9 +424,9 @@ const SERVING_FRAME = Buffer.from([0, 0, 0, 0, 2, 0x08, 0x01]);
  * grpc-status 0. What the probe adds on top is its own work: phase timing, the deadline, the
  * metadata, decoding, the outcome.
  */
-function bareGrpcHealth(port: number): Promise<string | null> {
+function bareGrpcHealth(authority: string): Promise<string | null> {
   return new Promise((done) => {
-    const session = http2.connect(`http://${HOST}:${port}`);
+    const session = http2.connect(`http://${authority}`);
     let ended = false;
     const end = (problem: string | null) => {
       if (ended) return;
@@ -457,9 +499,9 @@ async function throughputCell(protocol: string, engine: CheckOp, baseline: Check
 }
 
 async function throughput(options: Options, targets: Targets): Promise<{ text: string[]; aims: Aim[] }> {
-  const tcpMonitors = targets.tcpPorts.map((port) => ({ uri: `${HOST}:${port}`, timeout: TIMEOUT_MS, degraded: null, retry: 0 }));
-  const grpcMonitors: GrpcProbeConfig[] = targets.grpcPorts.map((port) => ({
-    uri: `${HOST}:${port}`,
+  const tcpMonitors = targets.tcp.map((uri) => ({ uri, timeout: TIMEOUT_MS, degraded: null, retry: 0 }));
+  const grpcMonitors: GrpcProbeConfig[] = targets.grpc.map((uri) => ({
+    uri,
     service: '',
     tls: 'plaintext',
     metadata: {},
@@ -476,7 +518,7 @@ async function throughput(options: Options, targets: Targets): Promise<{ text: s
     await throughputCell(
       'TCP',
       (slot) => probeTcp(tcpMonitors[slot % tcpMonitors.length]!).then(outcome),
-      (slot) => rawTcp(targets.tcpPorts[slot % targets.tcpPorts.length]!),
+      (slot) => rawTcp(targets.tcp[slot % targets.tcp.length]!),
       options,
       targets,
     ),
@@ -485,7 +527,7 @@ async function throughput(options: Options, targets: Targets): Promise<{ text: s
     await throughputCell(
       'gRPC/h2c',
       (slot) => probeGrpc(grpcMonitors[slot % grpcMonitors.length]!, probeOptions).then(outcome),
-      (slot) => bareGrpcHealth(targets.grpcPorts[slot % targets.grpcPorts.length]!),
+      (slot) => bareGrpcHealth(targets.grpc[slot % targets.grpc.length]!),
       options,
       targets,
     ),
@@ -535,7 +577,7 @@ async function throughput(options: Options, targets: Targets): Promise<{ text: s
       `of ${options.roundMs} ms per side, engine and baseline alternating; medians of the rounds, ratio = median of per-round ratios.`,
     `   Engine: probeTcp / probeGrpc (h2c, whole-server health) as the engine calls them, timeout ${TIMEOUT_MS} ms, retry 0.`,
     `   Baseline: net.connect + destroy on 'connect'; Health/Check on bare node:http2, framed by hand, on a fresh h2c connection per call, destroyed after.`,
-    `   Targets: ${targets.tcpPorts.length} TCP listeners and ${targets.grpcPorts.length} grpc-js health servers on ${HOST} in a child process; in-flight loops spread over them.`,
+    `   Targets: ${targets.tcp.length} TCP listeners and ${targets.grpc.length} grpc-js health servers on ${HOST} in a child process; in-flight loops spread over them.`,
     '',
     table(rows),
     '',
@@ -564,11 +606,11 @@ async function seedMonitors(dataDir: string, tcpCount: number, grpcCount: number
     const workspaceId = Number((await services.workspaces.getBySlug(actor, 'personal')).id);
     const common = { periodicity: '30s', timeout: TIMEOUT_MS, degraded: 2_000, retry: 1, regions: ['iad', 'fra'], tags: ['bench'] };
     const templates = {
-      tcp: await services.monitors.create(actor, workspaceId, 'tcp', { ...common, name: 'bench tcp 0', uri: `${HOST}:${targets.tcpPorts[0]}` }),
+      tcp: await services.monitors.create(actor, workspaceId, 'tcp', { ...common, name: 'bench tcp 0', uri: targets.tcp[0]! }),
       grpc: await services.monitors.create(actor, workspaceId, 'grpc', {
         ...common,
         name: 'bench grpc 0',
-        uri: `${HOST}:${targets.grpcPorts[0]}`,
+        uri: targets.grpc[0]!,
         tls: 'plaintext',
       }),
     };
@@ -593,9 +635,9 @@ async function seedMonitors(dataDir: string, tcpCount: number, grpcCount: number
           const wantGrpc = Math.floor(((k + 1) * grpcCount) / total) > Math.floor((k * grpcCount) / total);
           const type = (wantGrpc && made.grpc < grpcCount) || made.tcp >= tcpCount ? 'grpc' : 'tcp';
           const n = made[type]++;
-          const ports = type === 'tcp' ? targets.tcpPorts : targets.grpcPorts;
+          const uris = type === 'tcp' ? targets.tcp : targets.grpc;
           const { id: _id, ...row } = rows[type];
-          insert.run({ ...row, name: `bench ${type} ${n}`, settings: JSON.stringify({ ...settings[type], uri: `${HOST}:${ports[n % ports.length]}` }) });
+          insert.run({ ...row, name: `bench ${type} ${n}`, settings: JSON.stringify({ ...settings[type], uri: uris[n % uris.length] }) });
         }
       })();
     });
@@ -716,12 +758,54 @@ async function engineMain(input: EngineInput): Promise<void> {
 /** Number of slots k*period + offset in [from, to). */
 const slotsIn = (from: number, to: number, offset: number) => Math.max(0, Math.ceil((to - offset) / PERIOD_MS) - Math.ceil((from - offset) / PERIOD_MS));
 
-async function schedule(options: Options, targets: Targets, tempDirs: string[]): Promise<{ text: string[]; aims: Aim[] }> {
+/** What a scheduled run is: part 2 (schedule) and part 4 (scale) differ only in size, length and aims. */
+interface ScheduleRun {
+  part: string;
+  tcpMonitors: number;
+  grpcMonitors: number;
+  seconds: number;
+  lagAimMs: number;
+  rssAimMb: number;
+  /** The scale part's further aims: engine CPU, flat memory, database size, ephemeral ports. */
+  scale: boolean;
+}
+
+/** Sockets in TIME_WAIT on this machine (Linux /proc/net/tcp*), or null where it is not readable. */
+function timeWaitSockets(): number | null {
+  let n = 0;
+  try {
+    for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+      const text = readFileSync(file, 'latin1');
+      // Column 4 (st) is the state; 06 is TIME_WAIT.
+      for (let at = text.indexOf(' 06 '); at !== -1; at = text.indexOf(' 06 ', at + 4)) n++;
+    }
+    return n;
+  } catch {
+    return null;
+  }
+}
+
+/** Least-squares slope of y over x. */
+function slope(points: [number, number][]): number {
+  const n = points.length;
+  if (n < 2) return 0;
+  const mx = points.reduce((sum, [x]) => sum + x, 0) / n;
+  const my = points.reduce((sum, [, y]) => sum + y, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (const [x, y] of points) {
+    num += (x - mx) * (y - my);
+    den += (x - mx) ** 2;
+  }
+  return den === 0 ? 0 : num / den;
+}
+
+async function schedule(run: ScheduleRun, options: Options, targets: Targets, tempDirs: string[]): Promise<{ text: string[]; aims: Aim[] }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'statusdesk-bench-checks-'));
   tempDirs.push(dataDir);
   const seeding = performance.now();
-  await seedMonitors(dataDir, options.tcpMonitors, options.grpcMonitors, targets);
-  line(`seeded ${options.tcpMonitors} TCP + ${options.grpcMonitors} gRPC monitors in ${int(performance.now() - seeding)} ms; running the schedule for ${options.scheduleS} s`);
+  await seedMonitors(dataDir, run.tcpMonitors, run.grpcMonitors, targets);
+  line(`seeded ${run.tcpMonitors} TCP + ${run.grpcMonitors} gRPC monitors in ${int(performance.now() - seeding)} ms; running the schedule for ${run.seconds} s`);
 
   const execArgv = options.profileEngine ? ['--cpu-prof', '--cpu-prof-dir', options.profileEngine, '--heap-prof', '--heap-prof-dir', options.profileEngine] : [];
   const bundle = await bundleSelf();
@@ -729,12 +813,19 @@ async function schedule(options: Options, targets: Targets, tempDirs: string[]):
   const targetCpu = await targets.cpu();
   const targetFrom = performance.now();
   let report: EngineReport;
+  let timeWaitPeak: number | null = null;
+  const timeWaits = setInterval(() => {
+    const n = timeWaitSockets();
+    if (n !== null) timeWaitPeak = Math.max(timeWaitPeak ?? 0, n);
+  }, TIME_WAIT_SAMPLE_MS);
   try {
-    const answer = nextMessage(child, 'engine run', options.scheduleS * 1000 + 180_000, (m): m is EngineReport => (m as EngineReport)?.type === 'report');
-    child.send({ dataDir, durationMs: options.scheduleS * 1000 } satisfies EngineInput);
+    const answer = nextMessage(child, 'engine run', run.seconds * 1000 + 180_000, (m): m is EngineReport => (m as EngineReport)?.type === 'report');
+    child.send({ dataDir, durationMs: run.seconds * 1000 } satisfies EngineInput);
     report = await answer;
-    await Promise.race([exited, delay(CHILD_STOP_TIMEOUT_MS)]);
+    // Writing the profiles of a long run takes a while.
+    await Promise.race([exited, delay(options.profileEngine ? PROFILE_WRITE_TIMEOUT_MS : CHILD_STOP_TIMEOUT_MS)]);
   } finally {
+    clearInterval(timeWaits);
     await endChild(child, exited);
     await rm(bundle, { force: true });
   }
@@ -746,8 +837,9 @@ async function schedule(options: Options, targets: Targets, tempDirs: string[]):
   let perMonitor: { id: number; type: 'tcp' | 'grpc' | 'http'; n: number }[];
   let byResult: { type: string; result: string; n: number }[];
   let problems: { message: string; n: number }[];
+  let sizes: { name: string; bytes: number }[];
   try {
-    [perMonitor, byResult, problems] = await withSqlite(db, (sqlite) => [
+    [perMonitor, byResult, problems, sizes] = await withSqlite(db, (sqlite) => [
       sqlite.prepare('select m.id, m.type, count(r.id) as n from monitors m left join check_results r on r.monitor_id = m.id group by m.id').all() as {
         id: number;
         type: 'tcp' | 'grpc' | 'http';
@@ -759,6 +851,8 @@ async function schedule(options: Options, targets: Targets, tempDirs: string[]):
         n: number;
       }[],
       sqlite.prepare("select message, count(*) as n from check_results where result != 'up' group by 1 order by 2 desc limit 5").all() as { message: string; n: number }[],
+      // Pages of each table and index: what a stored check costs on disk.
+      sqlite.prepare('select name, sum(pgsize) as bytes from dbstat group by name').all() as { name: string; bytes: number }[],
     ]);
   } finally {
     await db.destroy();
@@ -786,9 +880,28 @@ async function schedule(options: Options, targets: Targets, tempDirs: string[]):
   const cpuShare = (report.cpuUserMs + report.cpuSystemMs) / elapsedMs;
   const lagText = (v: number | null) => (v === null ? 'n/a' : `${ms2(v)} ms`);
 
+  // The memory of the last half of the run, at most its last 5 minutes: flat means no growth there.
+  const flatFrom = Math.max(elapsedMs / 2, elapsedMs - FLAT_WINDOW_MS) / 1000;
+  const tail = report.memory.filter(([t]) => t >= flatFrom);
+  const rssSlope = slope(tail.map(([t, rss]) => [t / 60, rss / 1_000_000])); // MB per minute
+  const heapSlope = slope(tail.map(([t, , heap]) => [t / 60, heap / 1_000_000]));
+  const rssPeakTail = Math.max(...tail.map(([, rss]) => rss));
+  const rssPeakHead = Math.max(0, ...report.memory.filter(([t]) => t < flatFrom).map(([, rss]) => rss));
+  // Database: the raw table with its indexes per stored check, and a rollup row.
+  const bytesOf = (names: string[]) => sizes.filter((x) => names.includes(x.name)).reduce((sum, x) => sum + x.bytes, 0);
+  const rawBytes = bytesOf(['check_results', 'check_results_monitor', 'check_results_started']);
+  const bytesPerCheck = stored === 0 ? 0 : rawBytes / stored;
+  const rollupBytes = bytesOf(['check_rollups']);
+  const rollupHours = Math.max(1, Math.ceil(elapsedMs / 3_600_000) + 1);
+  const bytesPerRollup = rollupBytes / (report.jobs * rollupHours);
+  const checksPerDay = (report.jobs * DAY_MS) / PERIOD_MS;
+  const rawPerDay = checksPerDay * bytesPerCheck;
+  const rollupsPerDay = report.jobs * 24 * bytesPerRollup;
+  const failedForPorts = problems.filter((p) => p.message === 'address not available').reduce((sum, p) => sum + p.n, 0);
+
   const rows = [
     ['figure', 'value'],
-    ['monitors scheduled (TCP + gRPC)', `${report.jobs} (${options.tcpMonitors} + ${options.grpcMonitors}), all at 30s`],
+    ['monitors scheduled (TCP + gRPC)', `${report.jobs} (${run.tcpMonitors} + ${run.grpcMonitors}), all at 30s`],
     ['engine.start() (sync of all monitors)', `${int(report.startMs)} ms wall, ${int(report.startCpuMs)} ms CPU`],
     ['scheduled run (scheduler started -> end)', `${(elapsedMs / 1000).toFixed(1)} s = ${periods} full period${periods === 1 ? '' : 's'}`],
     ['checks started', `${report.started} (${int(report.started / (elapsedMs / 1000))}/s; expected ~${int((report.jobs * 1000) / PERIOD_MS)}/s)`],
@@ -801,6 +914,17 @@ async function schedule(options: Options, targets: Targets, tempDirs: string[]):
     ['engine process CPU (user + system)', `${pct(cpuShare)} of one core (${int(report.cpuUserMs)} + ${int(report.cpuSystemMs)} ms)`],
     ['engine event loop: utilisation / delay p99 / max', `${pct(report.eventLoopUtilization)} / ${ms2(report.eventLoopDelayP99Ms)} ms / ${ms2(report.eventLoopDelayMaxMs)} ms`],
     ['engine RSS peak / at end; heap used peak', `${mb(report.rssPeak)} MB / ${mb(report.rssEnd)} MB; ${mb(report.heapUsedPeak)} MB`],
+    [
+      `RSS / heap slope from ${int(flatFrom)} s to the end`,
+      `${rssSlope.toFixed(2)} / ${heapSlope.toFixed(2)} MB per minute; RSS peak ${mb(rssPeakTail)} MB there, ${mb(rssPeakHead)} MB before`,
+    ],
+    ['database: raw results + indexes per stored check', `${int(bytesPerCheck)} bytes (${mb(rawBytes)} MB for ${stored} checks)`],
+    ['database: a rollup row (monitor-hour)', `${int(bytesPerRollup)} bytes`],
+    [
+      'database at this rate for a day, without retention',
+      `${(rawPerDay / 1e9).toFixed(1)} GB raw (${int(checksPerDay)} checks) + ${(rollupsPerDay / 1e9).toFixed(2)} GB rollups`,
+    ],
+    ['sockets in TIME_WAIT, peak (machine-wide)', timeWaitPeak === null ? 'n/a' : String(timeWaitPeak)],
     ['targets process CPU (not counted above)', `${pct(targetShare)} of one core`],
     [
       `other processes on the machine (of ${CPUS} cores)`,
@@ -811,30 +935,68 @@ async function schedule(options: Options, targets: Targets, tempDirs: string[]):
     ['engine.close()', `${int(report.closeMs)} ms`],
     ['engine warnings/errors logged', String(report.logLines)],
   ];
+  if (!run.scale) rows.splice(rows.findIndex(([figure]) => figure!.startsWith('RSS / heap slope')), 5);
+  const seriesEvery = run.scale ? SCALE_SERIES_MS : MEMORY_SERIES_MS;
+  const title = run.scale ? 'Scale' : 'Schedule';
   const text = [
-    `2. Schedule: ${options.tcpMonitors} TCP monitors over ${targets.tcpPorts.length} listeners and ${options.grpcMonitors} gRPC monitors (h2c) over ` +
-      `${targets.grpcPorts.length} grpc-js health servers, all at 30s, in one engine (default concurrency) on a real SQLite file, in its own process.`,
+    `${run.part}. ${title}: ${run.tcpMonitors} TCP monitors over ${targets.tcp.length} listeners and ${run.grpcMonitors} gRPC monitors (h2c) over ` +
+      `${targets.grpc.length} grpc-js health servers, all at 30s, in one engine (default concurrency) on a real SQLite file, in its own process.`,
+    ...(targets.unbound.length > 0 ? [`   Not bound (not routed to loopback here): ${targets.unbound.join(', ')}; every listener is on the others.`] : []),
     '',
     table(rows, 2),
     '',
     `Engine memory at start (RSS/heap used MB): ${report.stages.map(([name, rss, heap]) => `${name} ${mb(rss)}/${mb(heap)}`).join(', ')}`,
-    `Engine memory every ${MEMORY_SERIES_MS / 1000} s (s: RSS/heap used/external MB): ` +
-      report.memory.map(([t, rss, heap, external]) => `${t}: ${mb(rss)}/${mb(heap)}/${mb(external)}`).join(', '),
+    `Engine memory every ${seriesEvery / 1000} s (s: RSS/heap used/external MB): ` +
+      report.memory
+        .filter(([t]) => (t * 1000) % seriesEvery === 0)
+        .map(([t, rss, heap, external]) => `${t}: ${mb(rss)}/${mb(heap)}/${mb(external)}`)
+        .join(', '),
     `Results by type: ${byResult.map((r) => `${r.type} ${r.result} ${r.n}`).join(', ')}`,
   ];
   if (problems.length > 0) text.push('Most frequent messages of checks not up:', ...problems.map((p) => `  ${p.n} x ${p.message}`));
   if (report.logSample.length > 0) text.push('First lines the engine logged:', ...report.logSample.map((s) => `  ${s}`));
-  const lagOk = report.lagP99 !== null && report.lagP99 < AIM_LAG_P99_MS;
+  const lagOk = report.lagP99 !== null && report.lagP99 < run.lagAimMs;
   const aims: Aim[] = [
-    { name: `2. schedule lag p99 < ${AIM_LAG_P99_MS / 1000} s`, pass: lagOk, detail: lagText(report.lagP99) },
+    { name: `${run.part}. schedule lag p99 < ${run.lagAimMs / 1000} s`, pass: lagOk, detail: lagText(report.lagP99) },
     {
-      name: '2. no missed periods',
+      name: `${run.part}. no missed periods`,
       pass: periods >= 1 && belowPeriods === 0 && missedSlots === 0,
       detail: `${belowPeriods} monitors below ${periods} results; ${missedSlots} missed slots${periods < 2 ? ` (only ${periods} period${periods === 1 ? '' : 's'} run)` : ''}`,
     },
-    { name: `2. peak RSS < ${AIM_RSS_MB} MB`, pass: report.rssPeak / 1_000_000 < AIM_RSS_MB, detail: `${mb(report.rssPeak)} MB` },
+    { name: `${run.part}. peak RSS < ${run.rssAimMb} MB`, pass: report.rssPeak / 1_000_000 < run.rssAimMb, detail: `${mb(report.rssPeak)} MB` },
   ];
+  if (run.scale) {
+    aims.push(
+      { name: `${run.part}. engine CPU < one core`, pass: cpuShare < 1, detail: `${pct(cpuShare)} of one core` },
+      {
+        name: `${run.part}. RSS flat from ${int(flatFrom)} s (slope < ${AIM_FLAT_MB_PER_MIN} MB/min)`,
+        pass: rssSlope < AIM_FLAT_MB_PER_MIN && rssPeakTail <= rssPeakHead + AIM_FLAT_MB_PER_MIN * 1_000_000,
+        detail: `${rssSlope.toFixed(2)} MB/min; peak ${mb(rssPeakTail)} MB vs ${mb(rssPeakHead)} MB before`,
+      },
+      {
+        name: `${run.part}. no check failed for want of a local port`,
+        pass: failedForPorts === 0,
+        detail: failedForPorts === 0 ? `none (TIME_WAIT peak ${timeWaitPeak ?? 'n/a'})` : `${failedForPorts} checks: address not available`,
+      },
+    );
+  }
   return { text, aims };
+}
+
+// ---- part 4: scale --------------------------------------------------------------------------------
+
+/** 100,000 monitors at 30 s for 10 minutes against targets of their own (see SCALE_TARGETS). */
+function scalePart(options: Options, targets: Targets, tempDirs: string[]): Promise<{ text: string[]; aims: Aim[] }> {
+  const run: ScheduleRun = {
+    part: '4',
+    tcpMonitors: options.scaleTcpMonitors,
+    grpcMonitors: options.scaleGrpcMonitors,
+    seconds: options.scaleS,
+    lagAimMs: AIM_SCALE_LAG_P99_MS,
+    rssAimMb: AIM_SCALE_RSS_MB,
+    scale: true,
+  };
+  return schedule(run, options, targets, tempDirs);
 }
 
 // ---- part 3: the 14-day summary ---------------------------------------------------------------
@@ -1034,7 +1196,7 @@ interface Aim {
   detail: string;
 }
 
-const PARTS = ['throughput', 'schedule', 'summary'] as const;
+const PARTS = ['throughput', 'schedule', 'summary', 'scale'] as const;
 type Part = (typeof PARTS)[number];
 
 interface Options {
@@ -1048,6 +1210,9 @@ interface Options {
   grpcMonitors: number;
   scheduleS: number;
   summaryCalls: number;
+  scaleTcpMonitors: number;
+  scaleGrpcMonitors: number;
+  scaleS: number;
   profileEngine: string | undefined;
 }
 
@@ -1064,6 +1229,9 @@ function parseOptions(): Options {
       'grpc-monitors': { type: 'string' },
       'schedule-s': { type: 'string' },
       'summary-calls': { type: 'string' },
+      'scale-tcp-monitors': { type: 'string' },
+      'scale-grpc-monitors': { type: 'string' },
+      'scale-s': { type: 'string' },
       'profile-engine': { type: 'string' },
     },
     strict: true,
@@ -1083,6 +1251,9 @@ function parseOptions(): Options {
     // One period plus the margin for a quick run; two full periods plus 5 s otherwise.
     scheduleS: parseNumber('schedule-s', values['schedule-s'], quick ? 36 : 66, 10, 3_600),
     summaryCalls: parseNumber('summary-calls', values['summary-calls'], 50, 1, 1_000),
+    scaleTcpMonitors: parseNumber('scale-tcp-monitors', values['scale-tcp-monitors'], quick ? 8_000 : 80_000, 1, 400_000),
+    scaleGrpcMonitors: parseNumber('scale-grpc-monitors', values['scale-grpc-monitors'], quick ? 2_000 : 20_000, 1, 100_000),
+    scaleS: parseNumber('scale-s', values['scale-s'], quick ? 66 : 600, 10, 3_600),
     profileEngine: values['profile-engine'] === undefined ? undefined : resolve(values['profile-engine']),
   };
 }
@@ -1093,17 +1264,19 @@ async function main(): Promise<number> {
     options = parseOptions();
   } catch (error) {
     process.stderr.write(
-      `bench:checks: ${(error as Error).message}\nUsage: npm run bench:checks -- [--parts throughput,schedule,summary] [--rounds N] [--round-ms MS] [--warmup-ms MS] ` +
-        '[--concurrency N] [--tcp-monitors N] [--grpc-monitors N] [--schedule-s S] [--summary-calls N] [--profile-engine DIR]\n',
+      `bench:checks: ${(error as Error).message}\nUsage: npm run bench:checks -- [--parts throughput,schedule,summary,scale] [--rounds N] [--round-ms MS] [--warmup-ms MS] ` +
+        '[--concurrency N] [--tcp-monitors N] [--grpc-monitors N] [--schedule-s S] [--summary-calls N] [--scale-tcp-monitors N] [--scale-grpc-monitors N] ' +
+        '[--scale-s S] [--profile-engine DIR]\n',
     );
     return 2;
   }
   const tempDirs: string[] = [];
   let targets: Targets | undefined;
+  let scaleTargets: Targets | undefined;
   let cleaning: Promise<void> | undefined;
   const cleanup = () =>
     (cleaning ??= (async () => {
-      await targets?.stop().catch((error: Error) => line(`bench:checks: stopping the targets: ${error.message}`));
+      for (const t of [targets, scaleTargets]) await t?.stop().catch((error: Error) => line(`bench:checks: stopping the targets: ${error.message}`));
       for (const dir of tempDirs) await rm(dir, { recursive: true, force: true }).catch((error: Error) => line(`bench:checks: removing ${dir}: ${error.message}`));
     })());
   // Interrupted: children and temporary folders go too.
@@ -1124,7 +1297,7 @@ async function main(): Promise<number> {
   process.once('unhandledRejection', onFatal);
 
   try {
-    targets = await startTargets();
+    targets = await startTargets(TARGETS);
     const out: string[] = [
       '',
       `Check engine benchmark${options.quick ? ' (BENCH_QUICK: smoke-run sizes)' : ''}; Node ${process.version}, ${platform()} ${arch()}, ${CPUS} CPUs; ` +
@@ -1134,7 +1307,18 @@ async function main(): Promise<number> {
     for (const part of options.parts) {
       line(`-- ${part}`);
       const result =
-        part === 'throughput' ? await throughput(options, targets) : part === 'schedule' ? await schedule(options, targets, tempDirs) : await summaryPart(options, tempDirs);
+        part === 'throughput'
+          ? await throughput(options, targets)
+          : part === 'schedule'
+            ? await schedule(
+                { part: '2', tcpMonitors: options.tcpMonitors, grpcMonitors: options.grpcMonitors, seconds: options.scheduleS, lagAimMs: AIM_LAG_P99_MS, rssAimMb: AIM_RSS_MB, scale: false },
+                options,
+                targets,
+                tempDirs,
+              )
+            : part === 'summary'
+              ? await summaryPart(options, tempDirs)
+              : await scalePart(options, (scaleTargets = await startTargets(SCALE_TARGETS)), tempDirs).finally(() => scaleTargets?.stop());
       out.push('', ...result.text);
       aims.push(...result.aims);
     }
@@ -1154,7 +1338,7 @@ async function main(): Promise<number> {
 
 const role = process.argv[process.argv.indexOf('--role') + 1];
 if (process.argv.includes('--role') && role === 'targets') {
-  await targetsMain();
+  await targetsMain(JSON.parse(process.argv[process.argv.indexOf('--role') + 2]!) as TargetLayout);
 } else if (process.argv.includes('--role') && role === 'engine') {
   process.on('disconnect', () => process.exit(1));
   const input = await new Promise<EngineInput>((done) => process.once('message', (message: EngineInput) => done(message)));
