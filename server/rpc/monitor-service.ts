@@ -1,7 +1,8 @@
+import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
-import { MonitorService } from '../../proto/gen/monitor/v1/monitor_pb.js';
+import { type ListMonitorsResponse, ListMonitorsResponseSchema, MonitorService } from '../../proto/gen/monitor/v1/monitor_pb.js';
 import type { Services } from '../services.ts';
-import type { Monitor } from '../domain/monitors/monitors.ts';
+import type { Monitor, MonitorPage } from '../domain/monitors/monitors.ts';
 import { callerOf } from './auth.ts';
 import {
   createInput,
@@ -22,19 +23,33 @@ function as<T extends Monitor['type']>(monitor: Monitor, type: T): Extract<Monit
   return monitor as Extract<Monitor, { type: T }>;
 }
 
+/**
+ * The answer to ListMonitors for a page. The monitor service hands out the same frozen page until
+ * a monitor changes, and the answer depends on the page alone: it is built once per page.
+ */
+const listAnswers = new WeakMap<MonitorPage, ListMonitorsResponse>();
+
+function listAnswer(page: MonitorPage): ListMonitorsResponse {
+  let answer = listAnswers.get(page);
+  if (!answer) {
+    answer = create(ListMonitorsResponseSchema, {
+      httpMonitors: page.monitors.filter((m) => m.type === 'http').map(toHttpMessage),
+      tcpMonitors: page.monitors.filter((m) => m.type === 'tcp').map(toTcpMessage),
+      grpcMonitors: page.monitors.filter((m) => m.type === 'grpc').map(toGrpcMessage),
+      totalSize: page.total,
+    });
+    listAnswers.set(page, answer);
+  }
+  return answer;
+}
+
 /** monitor.v1.MonitorService: decode, call the monitor service, encode. No rules here. */
 export function monitorServiceImpl(services: Services): ServiceImpl<typeof MonitorService> {
   const monitors = services.monitors;
   return {
     async listMonitors(req, ctx) {
       const { actor, workspaceId } = callerOf(ctx);
-      const page = await monitors.list(actor, workspaceId, { limit: req.limit, offset: req.offset });
-      return {
-        httpMonitors: page.monitors.filter((m) => m.type === 'http').map(toHttpMessage),
-        tcpMonitors: page.monitors.filter((m) => m.type === 'tcp').map(toTcpMessage),
-        grpcMonitors: page.monitors.filter((m) => m.type === 'grpc').map(toGrpcMessage),
-        totalSize: page.total,
-      };
+      return listAnswer(await monitors.list(actor, workspaceId, { limit: req.limit, offset: req.offset }));
     },
 
     async getMonitor(req, ctx) {

@@ -1,4 +1,6 @@
+import type { Statement } from 'better-sqlite3';
 import type { Kysely } from 'kysely';
+import { withSqlite } from '../../db/open.ts';
 import type { ApiKeyRow, Database, NewApiKey } from '../../db/schema.ts';
 
 export async function findKeyRow(db: Kysely<Database>, id: number): Promise<ApiKeyRow | undefined> {
@@ -10,9 +12,17 @@ export async function listKeyRows(db: Kysely<Database>, workspaceId: number): Pr
   return db.selectFrom('api_keys').selectAll().where('workspace_id', '=', workspaceId).orderBy('id', 'desc').execute();
 }
 
-/** The live keys whose secrets begin with this lookup prefix. */
-export async function liveKeyRowsByPrefix(db: Kysely<Database>, prefix: string): Promise<ApiKeyRow[]> {
-  return db.selectFrom('api_keys').selectAll().where('prefix', '=', prefix).where('revoked_at', 'is', null).execute();
+/**
+ * Looks up the live keys whose secrets begin with a lookup prefix. Every call with a key passes
+ * here: one prepared statement, not a query built each time.
+ */
+export function liveKeyLookup(db: Kysely<Database>): (prefix: string) => Promise<ApiKeyRow[]> {
+  let lookup: Statement<[string], ApiKeyRow> | undefined;
+  return (prefix) =>
+    withSqlite(db, (sqlite) => {
+      lookup ??= sqlite.prepare<[string], ApiKeyRow>('select * from api_keys where prefix = ? and revoked_at is null');
+      return lookup.all(prefix);
+    });
 }
 
 export async function insertKey(db: Kysely<Database>, values: NewApiKey): Promise<ApiKeyRow> {

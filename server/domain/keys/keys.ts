@@ -10,7 +10,7 @@ import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { ACCESS_TOKEN_PREFIX, hashSecret, KEY_PREFIX, newSecret, REFRESH_TOKEN_PREFIX } from '../secrets.ts';
 import { oneLine, parseInput } from '../validation.ts';
-import { findKeyRow, insertKey, listKeyRows, liveKeyRowsByPrefix, markKeyRevoked, markKeyUsed } from './key-repository.ts';
+import { findKeyRow, insertKey, listKeyRows, liveKeyLookup, markKeyRevoked, markKeyUsed } from './key-repository.ts';
 
 const isOAuthToken = (secret: string) => secret.startsWith(ACCESS_TOKEN_PREFIX) || secret.startsWith(REFRESH_TOKEN_PREFIX);
 
@@ -67,6 +67,7 @@ function generateKeySecret(): string {
 
 export function createKeyService(db: Kysely<Database>) {
   const touch = lastUsedRecorder((id, at) => markKeyUsed(db, id, at));
+  const liveKeyRowsByPrefix = liveKeyLookup(db);
 
   async function findKey(q: Kysely<Database>, actor: Actor, keyId: string): Promise<ApiKeyRow> {
     const id = Number(keyId);
@@ -151,7 +152,7 @@ export function createKeyService(db: Kysely<Database>) {
     async authenticate(secret: string, surface: Surface): Promise<Extract<Actor, { type: 'apiKey' }> | undefined> {
       if (!secret.startsWith(KEY_PREFIX) || isOAuthToken(secret) || secret.length > 200) return undefined;
       const hash = Buffer.from(hashSecret(secret));
-      const candidates = await liveKeyRowsByPrefix(db, secret.slice(0, LOOKUP_PREFIX_LENGTH));
+      const candidates = await liveKeyRowsByPrefix(secret.slice(0, LOOKUP_PREFIX_LENGTH));
       const row = candidates.find((c) => timingSafeEqual(Buffer.from(c.secret_hash), hash));
       if (!row) return undefined;
       await touch(row.id);

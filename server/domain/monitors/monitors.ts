@@ -11,7 +11,7 @@ import { type Sealer, sealerOf } from '../sealing.ts';
 import { defaultTcpRegions } from '../regions.ts';
 import { parseId, parseInput } from '../validation.ts';
 import { type MonitorChecks, summaryWindows } from './check-results.ts';
-import { countMonitors, deleteMonitor, findMonitorRow, findMonitorRows, insertMonitor, listMonitorRevisions, updateMonitor } from './monitor-repository.ts';
+import { countMonitors, deleteMonitor, findMonitorRow, findMonitorRows, insertMonitor, listMonitorRevisions, monitorsStamp, updateMonitor } from './monitor-repository.ts';
 import { activeIncidentCounts } from './incidents.ts';
 import { configSchemas, type GrpcConfig, type HttpConfig, type MonitorType, type TcpConfig } from './monitor-rules.ts';
 import { joinSecrets, keepRedacted, openSecrets, redactSecrets, secretsFingerprint } from './monitor-secrets.ts';
@@ -20,6 +20,8 @@ const MAX_LIST_LIMIT = 100;
 const DEFAULT_LIST_LIMIT = 50;
 /** Monitors kept decoded between lists; beyond this the cache starts over. */
 const KNOWN_MONITORS_LIMIT = 10_000;
+/** Pages kept between changes of the monitors table; beyond this the cache starts over. */
+const KNOWN_PAGES_LIMIT = 1_000;
 
 const listInput = z.strictObject({
   limit: z.number().int().min(1, `must be 1 to ${MAX_LIST_LIMIT}`).max(MAX_LIST_LIMIT, `must be 1 to ${MAX_LIST_LIMIT}`).default(DEFAULT_LIST_LIMIT),
@@ -48,6 +50,8 @@ export type GrpcMonitor = Stored & { type: 'grpc' } & GrpcConfig;
 export type HttpMonitor = Stored & { type: 'http' } & HttpConfig;
 export type Monitor = TcpMonitor | GrpcMonitor | HttpMonitor;
 export type MonitorConfig = TcpConfig | GrpcConfig | HttpConfig;
+/** One page of a workspace's monitors, and how many it has in all. */
+export type MonitorPage = Readonly<{ monitors: readonly Monitor[]; total: number }>;
 
 /**
  * A stored monitor. With the sealer, credential-like header and metadata values are opened (what
@@ -111,19 +115,41 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
    * The cached monitors are frozen and redacted: callers share them.
    */
   const known = new Map<number, { revision: number; monitor: Monitor }>();
+  /**
+   * Whole pages by workspace, limit and offset, read at a stamp of the monitors table (see
+   * monitorsStamp): a page depends on nothing but the table's rows and those three, and the
+   * caller's access is checked before. Any write to the table starts the pages over; a page read
+   * after its stamp was taken is at least as new as the stamp, so none is served stale.
+   * Pages are frozen: callers share them, and may keep what they derive from one by its identity.
+   */
+  let pages = { stamp: '', byKey: new Map<string, MonitorPage>() };
 
-  async function pageOf(workspaceId: number, limit: number, offset: number): Promise<{ monitors: Monitor[]; total: number }> {
+  async function readPage(workspaceId: number, limit: number, offset: number): Promise<MonitorPage> {
     const page = await listMonitorRevisions(db, workspaceId, limit, offset);
     const stale = page.filter((p) => known.get(p.id)?.revision !== p.revision).map((p) => p.id);
     if (stale.length > 0) {
       if (known.size + stale.length > KNOWN_MONITORS_LIMIT) known.clear();
       for (const row of await findMonitorRows(db, stale)) known.set(row.id, { revision: row.revision, monitor: Object.freeze(redactSecrets(toMonitor(row))) });
     }
-    return {
+    return Object.freeze({
       // A monitor deleted between the two reads drops out of the page.
-      monitors: page.flatMap((p) => known.get(p.id)?.monitor ?? []),
+      monitors: Object.freeze(page.flatMap((p) => known.get(p.id)?.monitor ?? [])),
       total: page[0]?.total ?? (await countMonitors(db, workspaceId)),
-    };
+    });
+  }
+
+  async function pageOf(workspaceId: number, limit: number, offset: number): Promise<MonitorPage> {
+    const stamp = await monitorsStamp(db);
+    if (pages.stamp !== stamp || pages.byKey.size >= KNOWN_PAGES_LIMIT) pages = { stamp, byKey: new Map() };
+    // The pages of this stamp, even if a newer one replaces them while this page is read.
+    const current = pages;
+    const key = `${workspaceId}/${limit}/${offset}`;
+    let page = current.byKey.get(key);
+    if (!page) {
+      page = await readPage(workspaceId, limit, offset);
+      current.byKey.set(key, page);
+    }
+    return page;
   }
 
   /**
@@ -168,7 +194,7 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
     get,
 
     /** Open incidents of these monitors of the workspace (see incidents.ts); zero for the others. */
-    async activeIncidentCounts(actor: Actor, workspaceId: number, monitors: Monitor[]): Promise<Map<string, number>> {
+    async activeIncidentCounts(actor: Actor, workspaceId: number, monitors: readonly Monitor[]): Promise<Map<string, number>> {
       await authorize(db, actor, workspaceId, 'read');
       const counts = await activeIncidentCounts(db, monitors.map((m) => Number(m.id)));
       return new Map(monitors.map((m) => [m.id, counts.get(Number(m.id)) ?? 0]));
