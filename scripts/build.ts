@@ -5,7 +5,7 @@ import { cpSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } 
 import { join, resolve } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import react from '@vitejs/plugin-react';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { build as buildUi } from 'vite';
 
 const run = (command: string, args: string[]) => execFileSync(command, args, { stdio: 'inherit' });
@@ -17,6 +17,21 @@ rmSync(out, { recursive: true, force: true });
 run('buf', ['generate']);
 
 const common = { bundle: true, platform: 'node', format: 'esm', target: 'node22', logLevel: 'warning' } as const;
+
+/**
+ * node:http and node:https reached through require, not import: Node builds an ES module's view
+ * of a built-in by reading every export, and http's WebSocket, CloseEvent and MessageEvent load
+ * undici (some 13 MB) when read. Through require, only the exports a module uses are read.
+ */
+const httpByRequire: Plugin = {
+  name: 'http-by-require',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?https?$/ }, (args) =>
+      args.namespace === 'http-by-require' ? { path: args.path, external: true } : { path: args.path.replace(/^(node:)?/, 'node:'), namespace: 'http-by-require' },
+    );
+    build.onLoad({ filter: /.*/, namespace: 'http-by-require' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
+  },
+};
 await Promise.all([
   // The command (statusdesk.js) and the desktop app's service host (desktop-host.js, run in a
   // utility process): all but the native SQLite module, split into chunks under chunks/ that the
@@ -29,6 +44,7 @@ await Promise.all([
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
     external: ['better-sqlite3'],
+    plugins: [httpByRequire],
     // Every chunk is a module of its own: each gets the require that bundled CommonJS code calls.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   }),

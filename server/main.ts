@@ -1,4 +1,4 @@
-import { getRequestListener } from '@hono/node-server';
+import type { getRequestListener } from '@hono/node-server';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from './config.ts';
 import { type ContentIndex, createContentIndex } from './content/content-index.ts';
@@ -22,6 +22,24 @@ import { createApiApp } from './rest/api-app.ts';
 import { credentialCaller } from './rpc/auth.ts';
 import { createRpcHandler, isRpcRequest } from './rpc/routes.ts';
 import { recordService } from './service-record.ts';
+
+/**
+ * Hono's adapter to node:http, loaded with the first request it serves: it loads undici (Request,
+ * Response), megabytes a service that is only checking and answering /healthz never needs.
+ */
+function honoListener(fetch: Parameters<typeof getRequestListener>[0], log: Logger): RequestHandler {
+  let loaded: Promise<ReturnType<typeof getRequestListener>> | undefined;
+  return (req, res) => {
+    loaded ??= import('@hono/node-server').then(({ getRequestListener }) => getRequestListener(fetch));
+    loaded.then(
+      (routes) => routes(req, res),
+      (error: unknown) => {
+        log.error({ err: error }, 'loading the HTTP adapter failed');
+        res.destroy();
+      },
+    );
+  };
+}
 
 /** How often expired sign-in links, sessions, consent requests, codes and tokens are dropped. */
 const PRUNE_MS = 3_600_000;
@@ -118,11 +136,11 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     prune.unref();
 
     const mount = (listener: Listener, guard: OriginGuard, app: { fetch: Parameters<typeof getRequestListener>[0] }, rpc?: RequestHandler) => {
-      const routes = getRequestListener(app.fetch);
+      const routes = honoListener(app.fetch, log);
       listener.handle(
         createFront({ ...common, guard }, guard.confine(withHealthz(VERSION, (req, res) => {
           if (rpc && isRpcRequest(req)) return rpc(req, res);
-          void routes(req, res);
+          routes(req, res);
         }), docsBase)),
       );
     };
