@@ -1,14 +1,14 @@
 /**
  * MCP benchmark: the service's /mcp endpoint next to a bare server built on the same SDK.
  *
- *   npm run bench:mcp -- [--rounds N] [--round-ms MS] [--warmup-ms MS] [--cpu-prof DIR]
+ *   npm run bench:mcp -- [--rounds N] [--round-ms MS] [--warmup-ms MS] [--split-ms MS] [--cpu-prof DIR]
  *
  * Measured: `tools/call list_monitors` (50 monitors in the workspace, the whole list on one page)
  * and `tools/list`, at 1 and 16 concurrent clients, in the stateless legacy era (2025-11-25: a
  * POST with the JSON-RPC body, no initialize, no session), plus one row of `tools/call
  * list_monitors` in the modern era (2026-07-28: the `_meta` envelope with the protocol version and
  * the client's capabilities, and the Mcp-Method / Mcp-Name headers). Requests per second and
- * p50/p99 latency of each, and the ratio service/bare. Aim: at least 0.6 in every row.
+ * p50/p99 latency of each, and the ratio service/bare. Aim: at least 0.8 in every row.
  *
  * The service runs as shipped: `statusdesk serve` (the bundle in dist/) as its own process, with
  * STATUSDESK_CHECKS=off and STATUSDESK_RATE_LIMIT=0 (rate limits off: a bench sends far more than
@@ -36,8 +36,15 @@
  * (and swapping which goes first); the figures are medians of the rounds, the ratio the median of
  * the per-round ratios. Server CPU comes from /proc (Linux); "client busy" is this thread's
  * event-loop use: when it nears 100% the client, not the server, sets the pace.
+ *
+ * Where the CPU goes: both processes run with --inspect on 127.0.0.1, and after a row's measured
+ * rounds each side runs one more round (--split-ms, default 1000; 0 leaves it out) under the V8
+ * sampling profiler, reached over the DevTools protocol. Each sample's time goes to a place (the
+ * HTTP front, the credential, the MCP SDK, the tools, the domain and SQLite, GC, other) by the
+ * modules on its stack (the bundle's chunks are mapped back to their modules through esbuild's
+ * `// path` markers), and the table shows ms per request of each place on each side.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
@@ -54,7 +61,7 @@ const CLI = fileURLToPath(new URL('../bin/statusdesk.js', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
 const CPUS = availableParallelism();
 
-const AIM_RATIO = 0.6;
+const AIM_RATIO = 0.8;
 const MONITOR_COUNT = 50;
 const MCP_PATH = '/mcp';
 const LEGACY_VERSION = '2025-11-25';
@@ -72,15 +79,13 @@ const RESULT_FILE_ENV = 'BENCH_MCP_RESULT_FILE';
 
 const line = (text: string) => process.stderr.write(`${text}\n`);
 
-
-
-
 const fixed = (digits: number) => (value: number) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 const f0 = fixed(0);
 const f1 = fixed(1);
 const f2 = fixed(2);
 const pct = (share: number) => (Number.isFinite(share) ? `${(share * 100).toFixed(0)}%` : 'n/a');
 const round2 = (value: number) => (Number.isFinite(value) ? Math.round(value * 100) / 100 : null);
+const mapValues = <K extends string, V, W>(record: Record<K, V>, f: (value: V) => W) => Object.fromEntries(Object.entries(record).map(([k, v]) => [k, f(v as V)])) as Record<K, W>;
 
 
 // ---- the baseline process -------------------------------------------------------------------
@@ -330,6 +335,166 @@ interface Row {
   figures: Record<Side, SideFigures>;
   ratios: number[];
   ratio: number;
+  /** Main-thread ms per request by place, from a profiled round of each side after the measured ones. */
+  split: Record<Side, Record<Place, number>> | undefined;
+}
+
+// ---- where the CPU goes -------------------------------------------------------------------
+
+/** Where a request's CPU is spent, in the order the split table shows them. */
+const PLACES = ['front', 'credential', 'sdk', 'tools', 'domain', 'gc', 'other'] as const;
+type Place = (typeof PLACES)[number];
+const PLACE_HEADINGS: Record<Place, string> = {
+  front: 'HTTP front',
+  credential: 'credential',
+  sdk: 'MCP SDK',
+  tools: 'tools',
+  domain: 'domain+SQLite',
+  gc: 'GC',
+  other: 'other',
+};
+
+/**
+ * The place of a module: the service's layers and the libraries each uses. zod and Node.js's own
+ * modules have no place: their time counts where they were called from.
+ */
+function placeOf(module: string): Place | undefined {
+  if (/^server\/http\/(credentials|rate-limit)\.ts$/.test(module)) return 'credential';
+  if (/^(server\/(domain|db)\/|node_modules\/(kysely|better-sqlite3)\/)/.test(module)) return 'domain';
+  if (/^server\/mcp\//.test(module) || module === 'bench/mcp.ts') return 'tools';
+  if (/^node_modules\/@modelcontextprotocol\/node\//.test(module)) return 'front';
+  if (/^node_modules\/@modelcontextprotocol\//.test(module)) return 'sdk';
+  if (/^(server\/http\/|node_modules\/(hono|@hono|pino|pino-std-serializers|sonic-boom)\/|node:(_http_|net$|internal\/(http|streams|stream_base)))/.test(module)) return 'front';
+  return undefined;
+}
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const DIST = join(ROOT, 'dist');
+/** The bundle's module markers (`// server/mcp/tool.ts`) by file: the module a line of a chunk comes from. */
+const bundleMarkers = new Map<string, { line: number; module: string }[]>();
+
+/** Reads the markers of the bundle the service has just loaded, before anything builds it again. */
+function readBundleMarkers(): void {
+  for (const name of ['statusdesk.js', ...readdirSync(join(DIST, 'chunks')).map((chunk) => join('chunks', chunk))]) {
+    const markers: { line: number; module: string }[] = [];
+    readFileSync(join(DIST, name), 'utf8')
+      .split('\n')
+      .forEach((text, index) => {
+        const marker = /^\/\/ ((?:node_modules|server)\/\S+\.[cm]?[jt]s)$/.exec(text);
+        if (marker) markers.push({ line: index, module: marker[1]! });
+      });
+    bundleMarkers.set(join(DIST, name), markers);
+  }
+}
+
+/** The module a profile frame runs in: a path under the repository (sources, the bundle's modules, node_modules) or a node: module. */
+function moduleOf(url: string, line: number): string {
+  if (!url.startsWith('file://')) return url;
+  const path = fileURLToPath(url);
+  if (path.startsWith(DIST)) {
+    // Chunks of a later build, which the service never ran, have no markers: their frames count as `other`.
+    const markers = bundleMarkers.get(path) ?? [];
+    let low = 0;
+    let high = markers.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if (markers[mid]!.line <= line) low = mid;
+      else high = mid - 1;
+    }
+    return markers[low] && markers[low]!.line <= line ? markers[low]!.module : 'dist';
+  }
+  const inModules = path.lastIndexOf('/node_modules/');
+  return inModules >= 0 ? path.slice(inModules + 1) : path.slice(ROOT.length);
+}
+
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/**
+ * The sampled main-thread time of a profile by place, in ms. A sample counts for the credential
+ * when the credential check is anywhere on its stack, otherwise for the innermost frame that has a
+ * place; samples with none count for `other`.
+ */
+function splitOf(profile: CpuProfile): Record<Place, number> {
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parents = new Map<number, number>();
+  for (const n of profile.nodes) for (const child of n.children ?? []) parents.set(child, n.id);
+  const placeOfNode = new Map<number, Place | 'idle'>();
+  const resolve = (id: number): Place | 'idle' => {
+    const known = placeOfNode.get(id);
+    if (known) return known;
+    const { functionName } = nodes.get(id)!.callFrame;
+    let place: Place | 'idle';
+    if (functionName === '(idle)') place = 'idle';
+    else if (functionName === '(garbage collector)') place = 'gc';
+    else {
+      let innermost: Place | undefined;
+      for (let at: number | undefined = id; at !== undefined; at = parents.get(at)) {
+        const frame = nodes.get(at)!.callFrame;
+        const own = placeOf(moduleOf(frame.url, frame.lineNumber));
+        if (own === 'credential') {
+          innermost = own;
+          break;
+        }
+        innermost ??= own;
+      }
+      place = innermost ?? 'other';
+    }
+    placeOfNode.set(id, place);
+    return place;
+  };
+  const split = Object.fromEntries(PLACES.map((p) => [p, 0])) as Record<Place, number>;
+  profile.samples.forEach((id, i) => {
+    const place = resolve(id);
+    if (place !== 'idle') split[place] += (profile.timeDeltas[i] ?? 0) / 1000;
+  });
+  return split;
+}
+
+/** A DevTools protocol session on a child started with --inspect, for its sampling profiler. */
+async function profilerOf(logFile: string) {
+  let address: string | undefined;
+  for (let tries = 0; !address && tries < 50; tries++) {
+    address = /Debugger listening on (ws:\/\/\S+)/.exec(readFileSync(logFile, 'utf8'))?.[1];
+    if (!address) await new Promise((r) => setTimeout(r, 20));
+  }
+  if (!address) throw new Error(`no inspector address in ${logFile}`);
+  const socket = new WebSocket(address);
+  await new Promise((resolve, reject) => {
+    socket.onopen = resolve;
+    socket.onerror = () => reject(new Error(`could not reach the inspector at ${address}`));
+  });
+  const pending = new Map<number, (message: { result?: unknown; error?: { message: string } }) => void>();
+  socket.onmessage = (event) => {
+    const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown; error?: { message: string } };
+    if (message.id !== undefined) pending.get(message.id)?.(message);
+  };
+  let nextId = 1;
+  const send = (method: string, params: Record<string, unknown> = {}) =>
+    new Promise<any>((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, (message) => {
+        pending.delete(id);
+        if (message.error) reject(new Error(`${method}: ${message.error.message}`));
+        else resolve(message.result);
+      });
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+  await send('Profiler.enable');
+  await send('Profiler.setSamplingInterval', { interval: 250 });
+  return {
+    /** Runs `work` under the profiler; the main-thread time by place. */
+    async profile<T>(work: () => Promise<T>): Promise<{ value: T; split: Record<Place, number> }> {
+      await send('Profiler.start');
+      const value = await work();
+      const { profile } = (await send('Profiler.stop')) as { profile: CpuProfile };
+      return { value, split: splitOf(profile) };
+    },
+    close: () => socket.close(),
+  };
 }
 
 // ---- main -----------------------------------------------------------------------------------
@@ -338,19 +503,21 @@ interface Options {
   rounds: number;
   roundMs: number;
   warmupMs: number;
+  splitMs: number;
   cpuProf: string | undefined;
 }
 
 
 function parseOptions(): Options {
   const { values } = parseArgs({
-    options: { rounds: { type: 'string' }, 'round-ms': { type: 'string' }, 'warmup-ms': { type: 'string' }, 'cpu-prof': { type: 'string' } },
+    options: { rounds: { type: 'string' }, 'round-ms': { type: 'string' }, 'warmup-ms': { type: 'string' }, 'split-ms': { type: 'string' }, 'cpu-prof': { type: 'string' } },
     strict: true,
   });
   return {
     rounds: parseNumber('rounds', values.rounds, 5, 1, 15),
     roundMs: parseNumber('round-ms', values['round-ms'], 2_000, 200, 60_000),
     warmupMs: parseNumber('warmup-ms', values['warmup-ms'], 1_000, 0, 30_000),
+    splitMs: parseNumber('split-ms', values['split-ms'], 1_000, 0, 60_000),
     cpuProf: values['cpu-prof'] === undefined ? undefined : resolve(values['cpu-prof']),
   };
 }
@@ -360,10 +527,10 @@ async function main(): Promise<number> {
   try {
     options = parseOptions();
   } catch (error) {
-    process.stderr.write(`bench:mcp: ${(error as Error).message}\nUsage: npm run bench:mcp -- [--rounds N] [--round-ms MS] [--warmup-ms MS] [--cpu-prof DIR]\n`);
+    process.stderr.write(`bench:mcp: ${(error as Error).message}\nUsage: npm run bench:mcp -- [--rounds N] [--round-ms MS] [--warmup-ms MS] [--split-ms MS] [--cpu-prof DIR]\n`);
     return 2;
   }
-  const { rounds, roundMs, warmupMs, cpuProf } = options;
+  const { rounds, roundMs, warmupMs, splitMs, cpuProf } = options;
 
   const loadBefore = loadavg()[0]!;
   const root = await mkdtemp(join(tmpdir(), 'statusdesk-bench-mcp-'));
@@ -391,7 +558,11 @@ async function main(): Promise<number> {
 
     // The caller's STATUSDESK_* settings never change what is measured; only these are set.
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('STATUSDESK_') && name !== ROLE_ENV));
-    const profiled = (args: string[], name: string) => (cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf, '--cpu-prof-name', `${name}.cpuprofile`, ...args] : args);
+    const profiled = (args: string[], name: string) => [
+      ...(cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf, '--cpu-prof-name', `${name}.cpuprofile`] : []),
+      ...(splitMs > 0 ? ['--inspect=127.0.0.1:0'] : []),
+      ...args,
+    ];
     if (cpuProf) mkdirSync(cpuProf, { recursive: true });
     const service = await spawnReady(
       'statusdesk serve',
@@ -405,6 +576,7 @@ async function main(): Promise<number> {
       if (problem) problems.push(`service: ${problem}`);
     });
     serviceLog = service.logTail;
+    if (splitMs > 0) readBundleMarkers();
     // The service's own host (its guard refuses others); the connection itself goes to 127.0.0.1.
     const serviceHost = new URL(String(service.ready.apiUrl)).host;
     line(`service ready on 127.0.0.1:${service.port} (pid ${service.child.pid}), Host ${serviceHost}`);
@@ -427,6 +599,9 @@ async function main(): Promise<number> {
     });
     const bareHost = `127.0.0.1:${bare.port}`;
     line(`bare server ready on ${bareHost} (pid ${bare.child.pid})`);
+
+    const profilers = splitMs > 0 ? { service: await profilerOf(join(root, 'service.log')), bare: await profilerOf(join(root, 'bare.log')) } : undefined;
+    if (profilers) cleanups.push(async () => Object.values(profilers).forEach((p) => p.close()));
 
     const targets: Record<Side, { child: Child; host: string; expect: { tools: number; monitors: number } }> = {
       service: { child: service, host: serviceHost, expect: expectService },
@@ -483,12 +658,23 @@ async function main(): Promise<number> {
         const errors = samples[side].reduce((n, s) => n + s.errors, 0);
         if (errors > 0) problems.push(`${label}, ${side}: ${errors} failed requests; first: ${samples[side].find((s) => s.firstError)!.firstError}`);
       }
+      // Where each side's CPU goes, from one more round of each under the sampling profiler (it slows
+      // what it watches, so the measured rounds run without it).
+      let split: Row['split'];
+      if (profilers) {
+        split = {} as Record<Side, Record<Place, number>>;
+        for (const side of ['service', 'bare'] as const) {
+          const { value, split: ms } = await profilers[side].profile(() => round(side, splitMs));
+          split[side] = Object.fromEntries(PLACES.map((p) => [p, ms[p] / value.requests])) as Record<Place, number>;
+        }
+      }
       rows.push({
         case: c,
         bytes: { service: sizes.service.bytes, bare: sizes.bare.bytes },
         figures: { service: summarise(samples.service), bare: summarise(samples.bare) },
         ratios,
         ratio,
+        split,
       });
     }
     const loadAfter = loadavg()[0]!;
@@ -513,6 +699,14 @@ async function main(): Promise<number> {
         `${pct(s.clientBusy)}/${pct(b.clientBusy)}`,
       ]);
     }
+    const splits = [['request', 'era', 'clients', 'side', ...PLACES.map((p) => PLACE_HEADINGS[p]), 'total']];
+    for (const row of rows) {
+      for (const side of row.split ? (['service', 'bare'] as const) : []) {
+        const ms = row.split![side];
+        const request = row.case.method === 'tools/call' ? 'tools/call list_monitors' : 'tools/list';
+        splits.push([request, ERA_VERSION[row.case.era], String(row.case.clients), side, ...PLACES.map((p) => f2(ms[p])), f2(PLACES.reduce((sum, p) => sum + ms[p], 0))]);
+      }
+    }
     const ratioMet = rows.length === CASES.length && rows.every((r) => r.ratio >= AIM_RATIO);
     const worst = rows.reduce<Row | undefined>((w, r) => (!w || r.ratio < w.ratio ? r : w), undefined);
     const out = [
@@ -533,6 +727,16 @@ async function main(): Promise<number> {
       'client busy = event-loop use of this bench thread (near 100%: the client sets the pace).',
       table(diagnostics),
       '',
+      ...(profilers
+        ? [
+            `CPU per request by place (ms of main-thread time, sampled every 250 us during one more round of ${splitMs} ms per side): HTTP front = node:http, Hono`,
+            '   (or the bare side\'s @modelcontextprotocol/node), request id, guard, access log; credential = the caller\'s admission and rate limit up to',
+            '   its first await (its SQL counts below); MCP SDK = its transport, web streams, validation and the JSON of the answer; tools = server/mcp (the',
+            '   bare side\'s tool); domain+SQLite = the domain services, Kysely and better-sqlite3. zod and Node.js count where they were called from.',
+            table(splits, 4),
+            '',
+          ]
+        : []),
       worst
         ? `Worst ratio: ${f2(worst.ratio)} (${worst.case.id}, ${worst.case.clients} client${worst.case.clients === 1 ? '' : 's'}); aim >= ${AIM_RATIO} in every row: ${ratioMet ? 'met' : 'MISSED'}`
         : 'No row was measured.',
@@ -572,6 +776,7 @@ async function main(): Promise<number> {
         ratio: round2(r.ratio),
         ratios: r.ratios.map(round2),
         ratioMet: r.ratio >= AIM_RATIO,
+        cpuMsPerRequest: r.split && { service: mapValues(r.split.service, round2), bare: mapValues(r.split.bare, round2) },
       })),
       loadAverage: { before: round2(loadBefore), after: round2(loadAfter) },
       problems,
