@@ -41,6 +41,10 @@ export interface Subscriber {
   status: 'pending' | 'active';
   createdAt: string;
   confirmedAt: string | null;
+  /** When the last page event to it ended, delivered or not; null before the first. */
+  lastDeliveryAt: string | null;
+  /** Why that delivery failed; null when it was delivered. */
+  lastDeliveryError: string | null;
 }
 
 /** Where a page event goes: an email subscriber with its own unsubscribe link, or a webhook with its signing secret. */
@@ -173,6 +177,8 @@ function toSubscriber(sealer: Sealer, row: SubscriberRow): Subscriber {
     status: row.status,
     createdAt: row.created_at,
     confirmedAt: row.confirmed_at,
+    lastDeliveryAt: row.last_delivery_at,
+    lastDeliveryError: row.last_delivery_error,
   };
 }
 
