@@ -145,6 +145,13 @@ const SETTINGS = {
     default: '`500`',
     description: 'most checks in flight at once',
   },
+  maxRawResults: {
+    env: 'STATUSDESK_MAX_RAW_RESULTS',
+    rule: count,
+    // The result store's own default.
+    default: '`10000000`',
+    description: 'most raw check results kept (about 130 bytes each on disk); the oldest are deleted first, and hourly rollups keep their counts (see [Checks](checks#results-status-and-summaries))',
+  },
   otlpIntervalMs: {
     env: 'OTEL_METRIC_EXPORT_INTERVAL',
     rule: count,

@@ -81,6 +81,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     version: VERSION,
     schedule: config.scheduleChecks,
     concurrency: config.checkConcurrency,
+    maxRawResults: config.maxRawResults,
     otlpIntervalMs: config.otlpIntervalMs,
   });
   let services: Services | undefined;
@@ -157,6 +158,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
 
     const signInUrl = `${dashboardUrl}/signin?token=${await ready.sessions.createSignInToken(ownerId)}`;
     await engine.start();
+    ready.warmMail().catch((error: unknown) => log.error({ err: error }, 'loading the mail code failed'));
     const record = recordRunning({ dataDir: config.dataDir, apiUrl, dashboardUrl, version: VERSION }, log);
     return {
       apiUrl,

@@ -45,6 +45,8 @@ export interface CheckEngineOptions {
   otlpIntervalMs?: number;
   /** PEM certificates trusted besides Node's and the system's roots. */
   extraCa?: string[];
+  /** Raw results kept at most (see DEFAULT_MAX_RAW_RESULTS); the oldest are pruned first. */
+  maxRawResults?: number;
   now?: () => number;
 }
 
@@ -55,7 +57,8 @@ const FLUSH_MS = 250;
 const FLUSH_BATCH = 1_000;
 /** How often the runner says it is alive, and looks for monitors changed by other processes. */
 const HEARTBEAT_MS = 15_000;
-const PRUNE_MS = 3_600_000;
+/** Often enough that many monitors do not outgrow maxRawResults by much between prunes. */
+const PRUNE_MS = 600_000;
 const PERIOD_MS: Record<Monitor['periodicity'], number> = { '30s': 30_000, '1m': 60_000, '5m': 300_000, '10m': 600_000, '30m': 1_800_000, '1h': 3_600_000 };
 const WINDOW_MS: Record<SummaryWindow, number> = { '1d': DAY_MS, '7d': 7 * DAY_MS, '14d': 14 * DAY_MS };
 const HEALTH: Record<CheckOutcome, RegionHealth> = { up: 'active', degraded: 'degraded', down: 'error' };
@@ -71,7 +74,7 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
   const { log } = options;
   const now = options.now ?? Date.now;
   const runner = EMBEDDED_RUNNER;
-  const store = createResultStore(db);
+  const store = createResultStore(db, { maxRawResults: options.maxRawResults });
   const otlp = createOtlpExport({ intervalMs: options.otlpIntervalMs ?? DEFAULT_OTLP_INTERVAL_MS, log, version: options.version });
   /** Aborted on close: ends the checks in flight. */
   const stopping = new AbortController();

@@ -5,9 +5,10 @@ import type { CheckOutcome, ProbeResult } from '../domain/monitors/check-results
 import { LatencyHistogram } from '../domain/monitors/latency-histogram.ts';
 
 /**
- * Where check results live: raw results (kept RAW_RETENTION_MS), hourly rollups that answer
- * summaries, and the latest result per monitor and runner. Written in batches, one transaction
- * each, through prepared statements on the raw handle: this is the hottest write path there is.
+ * Where check results live: raw results (kept RAW_RETENTION_MS, and at most maxRawResults rows),
+ * hourly rollups that answer summaries, and the latest result per monitor and runner. Written in
+ * batches, one transaction each, through prepared statements on the raw handle: this is the
+ * hottest write path there is, so a check costs three statements and no read.
  */
 
 export const HOUR_MS = 3_600_000;
@@ -17,6 +18,12 @@ const RAW_RETENTION_MS = 14 * DAY_MS;
 /** Rollups and gaps are kept 90 days, for uptime history. */
 const ROLLUP_RETENTION_MS = 90 * DAY_MS;
 const PRUNE_CHUNK = 5_000;
+/**
+ * Raw results kept at most, newest first: 10 million checks take about 1.3 GB (about 130 bytes
+ * each with their indexes), a day of 35,000 monitors at 30 s. Below that many monitors the 14 days
+ * of RAW_RETENTION_MS are what bounds the file.
+ */
+export const DEFAULT_MAX_RAW_RESULTS = 10_000_000;
 
 /** A check as stored: the probe's findings, which monitor, which runner, for which regions. */
 export interface StoredCheck extends ProbeResult {
@@ -92,18 +99,22 @@ interface GapRow {
 }
 
 function statementsFor(sqlite: SQLite.Database) {
+  // Adds a check's latency to a stored rollup inside SQLite: no read of the rollup before the write.
+  sqlite.function('latency_merge', { deterministic: true }, (stored, added) =>
+    (added as Buffer).length === 0 ? stored : LatencyHistogram.mergeEncoded(stored as Buffer, added as Buffer),
+  );
   return {
-    monitorExists: sqlite.prepare<[number], number>('select 1 from monitors where id = ?').pluck(),
+    // Checks of monitors deleted meanwhile are dropped: nothing is inserted (changes = 0).
     insert: sqlite.prepare(
       `insert into check_results (monitor_id, runner, regions, started_at, result, latency_ms, dns_ms, connect_ms, tls_ms, ttfb_ms,
          transfer_ms, attempts, message, grpc_status, status_code, details)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? where exists (select 1 from monitors where id = ?)`,
     ),
-    rollup: sqlite.prepare<[number, number], RollupRow>('select success_count, degraded_count, error_count, latency, last_ping_at from check_rollups where monitor_id = ? and hour = ?'),
-    saveRollup: sqlite.prepare(
+    addToRollup: sqlite.prepare(
       `insert into check_rollups (monitor_id, hour, success_count, degraded_count, error_count, latency, last_ping_at) values (?, ?, ?, ?, ?, ?, ?)
-       on conflict (monitor_id, hour) do update set success_count = excluded.success_count, degraded_count = excluded.degraded_count,
-         error_count = excluded.error_count, latency = excluded.latency, last_ping_at = excluded.last_ping_at`,
+       on conflict (monitor_id, hour) do update set success_count = success_count + excluded.success_count,
+         degraded_count = degraded_count + excluded.degraded_count, error_count = error_count + excluded.error_count,
+         latency = latency_merge(latency, excluded.latency), last_ping_at = max(last_ping_at, excluded.last_ping_at)`,
     ),
     saveState: sqlite.prepare(
       `insert into check_state (monitor_id, runner, result, regions, checked_at, latency_ms) values (?, ?, ?, ?, ?, ?)
@@ -122,6 +133,8 @@ function statementsFor(sqlite: SQLite.Database) {
     results: sqlite.prepare<[number, number, number, number], CheckResultRow>('select * from check_results where monitor_id = ? and started_at >= ? order by started_at desc, id desc limit ? offset ?'),
     result: sqlite.prepare<[number], CheckResultRow>('select * from check_results where id = ?'),
     pruneResults: sqlite.prepare(`delete from check_results where id in (select id from check_results where started_at < ? limit ${PRUNE_CHUNK})`),
+    lastId: sqlite.prepare<[], number | null>('select max(id) from check_results').pluck(),
+    pruneResultsBefore: sqlite.prepare(`delete from check_results where id in (select id from check_results where id < ? order by id limit ${PRUNE_CHUNK})`),
     pruneRollups: sqlite.prepare('delete from check_rollups where hour < ?'),
     pruneGaps: sqlite.prepare('delete from check_gaps where ended_at < ?'),
     insertGap: sqlite.prepare('insert into check_gaps (runner, started_at, ended_at) values (?, ?, ?)'),
@@ -137,6 +150,13 @@ interface Bucket {
   last: number;
 }
 
+const EMPTY = Buffer.alloc(0);
+
+export interface ResultStoreOptions {
+  /** Raw results kept at most; the oldest go first. */
+  maxRawResults?: number;
+}
+
 function count(bucket: Bucket, result: CheckOutcome, latencyMs: number, at: number): void {
   if (result === 'down') bucket.error++;
   else {
@@ -148,21 +168,24 @@ function count(bucket: Bucket, result: CheckOutcome, latencyMs: number, at: numb
   bucket.last = Math.max(bucket.last, at);
 }
 
-export function createResultStore(db: Db) {
+export function createResultStore(db: Db, options: ResultStoreOptions = {}) {
+  const maxRawResults = options.maxRawResults ?? DEFAULT_MAX_RAW_RESULTS;
   const statements = new WeakMap<SQLite.Database, ReturnType<typeof statementsFor>>();
   /**
    * Each monitor's overall state, read from the database the first time this store writes a check
    * of it, then kept up to date here: the store is the one writer of check results, and a check
-   * then costs no read to tell whether it changed the state.
+   * then costs no read to tell whether it changed the state. Changed in place within a write's
+   * transaction; if the transaction fails, the monitors it touched are read again next time.
    */
   const overalls = new Map<number, Overall>();
 
-  /** A copy to change within a transaction: it replaces the kept one only once the transaction commits. */
   function overallOf(s: ReturnType<typeof statementsFor>, monitorId: number): Overall {
-    const kept = overalls.get(monitorId);
-    if (kept) return { byRunner: new Map(kept.byRunner), state: kept.state };
-    const byRunner = new Map(s.states.all(monitorId).map((r) => [r.runner, { result: r.result, at: r.checked_at }]));
-    return { byRunner, state: s.overall.get(monitorId) ?? null };
+    let overall = overalls.get(monitorId);
+    if (!overall) {
+      const byRunner = new Map(s.states.all(monitorId).map((r) => [r.runner, { result: r.result, at: r.checked_at }]));
+      overalls.set(monitorId, (overall = { byRunner, state: s.overall.get(monitorId) ?? null }));
+    }
+    return overall;
   }
 
   const run = <T>(work: (s: ReturnType<typeof statementsFor>, sqlite: SQLite.Database) => T) =>
@@ -180,52 +203,54 @@ export function createResultStore(db: Db) {
      * checks that were stored, in order, each with the overall state before and after it.
      */
     write(checks: StoredCheck[]): Promise<StoredTransition[]> {
-      const touched = new Map<number, Overall>();
+      const touched = new Set<number>();
       return run((s, sqlite) => {
-        const stored = sqlite
-          .transaction(() => {
-            const exists = new Map<number, boolean>();
-            const kept = checks.filter((c) => {
-              if (!exists.has(c.monitorId)) exists.set(c.monitorId, s.monitorExists.get(c.monitorId) !== undefined);
-              return exists.get(c.monitorId);
-            });
-            const buckets = new Map<string, Bucket & { monitorId: number; hour: number }>();
-            const transitions: StoredTransition[] = [];
-            for (const c of kept) {
-              const t = c.timing;
-              const details = c.url === null ? null : JSON.stringify({ url: c.url, responseHeaders: c.responseHeaders, assertionResults: c.assertionResults });
-              s.insert.run(c.monitorId, c.runner, JSON.stringify(c.regions), c.startedAt, c.result, c.latencyMs, t.dns, t.connect, t.tls, t.ttfb, t.transfer, c.attempts, c.message, c.grpcStatus, c.statusCode, details);
-              s.saveState.run(c.monitorId, c.runner, c.result, JSON.stringify(c.regions), c.startedAt, c.latencyMs);
-              let overall = touched.get(c.monitorId);
-              if (!overall) touched.set(c.monitorId, (overall = overallOf(s, c.monitorId)));
-              // As check_state keeps it: a check older than the runner's latest changes nothing.
-              const latest = overall.byRunner.get(c.runner);
-              if (!latest || c.startedAt >= latest.at) overall.byRunner.set(c.runner, { result: c.result, at: c.startedAt });
-              const from = overall.state;
-              const to = worst(overall.byRunner)!;
-              if (to !== from) {
-                s.saveOverall.run(c.monitorId, to, c.startedAt);
-                overall.state = to;
+        try {
+          return sqlite
+            .transaction(() => {
+              const transitions: StoredTransition[] = [];
+              for (const c of checks) {
+                const t = c.timing;
+                const regions = JSON.stringify(c.regions);
+                const details = c.url === null ? null : JSON.stringify({ url: c.url, responseHeaders: c.responseHeaders, assertionResults: c.assertionResults });
+                const inserted = s.insert.run(c.monitorId, c.runner, regions, c.startedAt, c.result, c.latencyMs, t.dns, t.connect, t.tls, t.ttfb, t.transfer, c.attempts, c.message, c.grpcStatus, c.statusCode, details, c.monitorId);
+                if (inserted.changes === 0) continue;
+                s.saveState.run(c.monitorId, c.runner, c.result, regions, c.startedAt, c.latencyMs);
+                touched.add(c.monitorId);
+                const overall = overallOf(s, c.monitorId);
+                // As check_state keeps it: a check older than the runner's latest changes nothing.
+                const latest = overall.byRunner.get(c.runner);
+                if (!latest) overall.byRunner.set(c.runner, { result: c.result, at: c.startedAt });
+                else if (c.startedAt >= latest.at) {
+                  latest.result = c.result;
+                  latest.at = c.startedAt;
+                }
+                const from = overall.state;
+                const to = worst(overall.byRunner)!;
+                if (to !== from) {
+                  s.saveOverall.run(c.monitorId, to, c.startedAt);
+                  overall.state = to;
+                }
+                transitions.push({ check: c, from, to });
+                // Latency percentiles describe answered checks: a failure's duration is its timeout.
+                const answered = c.result !== 'down';
+                s.addToRollup.run(
+                  c.monitorId,
+                  hourOf(c.startedAt),
+                  c.result === 'up' ? 1 : 0,
+                  c.result === 'degraded' ? 1 : 0,
+                  answered ? 0 : 1,
+                  answered ? LatencyHistogram.encodeOne(c.latencyMs) : EMPTY,
+                  c.startedAt,
+                );
               }
-              transitions.push({ check: c, from, to });
-              const hour = hourOf(c.startedAt);
-              const key = `${c.monitorId}:${hour}`;
-              let bucket = buckets.get(key);
-              if (!bucket) {
-                const row = s.rollup.get(c.monitorId, hour);
-                bucket = row
-                  ? { monitorId: c.monitorId, hour, success: row.success_count, degraded: row.degraded_count, error: row.error_count, latency: LatencyHistogram.decode(row.latency), last: row.last_ping_at }
-                  : { monitorId: c.monitorId, hour, success: 0, degraded: 0, error: 0, latency: new LatencyHistogram(), last: 0 };
-                buckets.set(key, bucket);
-              }
-              count(bucket, c.result, c.latencyMs, c.startedAt);
-            }
-            for (const b of buckets.values()) s.saveRollup.run(b.monitorId, b.hour, b.success, b.degraded, b.error, b.latency.encode(), b.last);
-            return transitions;
-          })
-          .immediate();
-        for (const [monitorId, overall] of touched) overalls.set(monitorId, overall);
-        return stored;
+              return transitions;
+            })
+            .immediate();
+        } catch (error) {
+          for (const monitorId of touched) overalls.delete(monitorId);
+          throw error;
+        }
       });
     },
 
@@ -282,13 +307,20 @@ export function createResultStore(db: Db) {
     },
 
     /**
-     * Deletes raw results older than the retention, a chunk per transaction so writers are
-     * never held up for long, and rollups and gaps older than theirs. Returns the rows deleted.
+     * Deletes raw results older than the retention, then the oldest beyond maxRawResults (ids
+     * grow with every row), a chunk per transaction so writers are never held up for long, and
+     * rollups and gaps older than theirs. Returns the rows deleted.
      */
     async prune(now: number): Promise<number> {
       let deleted = 0;
       for (;;) {
         const changes = await run((s) => s.pruneResults.run(now - RAW_RETENTION_MS).changes);
+        deleted += changes;
+        if (changes < PRUNE_CHUNK) break;
+      }
+      for (;;) {
+        // Ids of deleted monitors' rows are gaps: the last maxRawResults ids hold that many rows at most.
+        const changes = await run((s) => s.pruneResultsBefore.run((s.lastId.get() ?? 0) - maxRawResults + 1).changes);
         deleted += changes;
         if (changes < PRUNE_CHUNK) break;
       }

@@ -11,6 +11,8 @@ const MIN_MS = 0.001;
 const MIN_INDEX = Math.ceil(Math.log(MIN_MS) / LOG_GAMMA);
 const ENTRY_BYTES = 8;
 
+const indexOf = (ms: number) => (ms <= MIN_MS ? MIN_INDEX : Math.ceil(Math.log(ms) / LOG_GAMMA));
+
 export class LatencyHistogram {
   readonly #counts = new Map<number, number>();
   #total = 0;
@@ -20,7 +22,7 @@ export class LatencyHistogram {
   }
 
   add(ms: number, times = 1): void {
-    const index = ms <= MIN_MS ? MIN_INDEX : Math.ceil(Math.log(ms) / LOG_GAMMA);
+    const index = indexOf(ms);
     this.#counts.set(index, (this.#counts.get(index) ?? 0) + times);
     this.#total += times;
   }
@@ -52,6 +54,21 @@ export class LatencyHistogram {
       offset += ENTRY_BYTES;
     }
     return buffer;
+  }
+
+  /** The encoding of a histogram holding `ms` once, without building one. */
+  static encodeOne(ms: number): Buffer {
+    const buffer = Buffer.allocUnsafe(ENTRY_BYTES);
+    buffer.writeInt32LE(indexOf(ms), 0);
+    buffer.writeUInt32LE(1, 4);
+    return buffer;
+  }
+
+  /** The encoding of two encoded histograms merged: what SQLite calls to add a check to a stored rollup. */
+  static mergeEncoded(a: Uint8Array, b: Uint8Array): Buffer {
+    const merged = LatencyHistogram.decode(a);
+    merged.merge(LatencyHistogram.decode(b));
+    return merged.encode();
   }
 
   static decode(buffer: Uint8Array): LatencyHistogram {
