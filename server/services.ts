@@ -3,6 +3,7 @@ import pino, { type Logger } from 'pino';
 import { createCheckEngine } from './checks/engine.ts';
 import type { Database } from './db/schema.ts';
 import { deliverAlert } from './delivery/alert-delivery.ts';
+import { loadMailCode } from './delivery/mail.ts';
 import { createOutbound } from './delivery/outbound.ts';
 import { createSubscriberDelivery } from './delivery/subscriber-delivery.ts';
 import { VERSION } from './package-root.ts';
@@ -111,6 +112,14 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
     subscribers,
     channels,
     alerts: createAlertService(db, { targetsOf: channels.targetsOf, deliver, log }),
+    /**
+     * Loads the mail code now when the data says mail will be sent (email subscribers with a relay,
+     * email channels), so the first dispatch does not pay for it while other calls wait; a service
+     * that never mails never loads it.
+     */
+    async warmMail(): Promise<void> {
+      if ((await subscribers.mailsPageEvents()) || (await channels.mailsAlerts())) await loadMailCode();
+    },
     /** Desktop alerts, for the app shell. */
     onDesktopAlert: outbound.onDesktopAlert,
     /** Ends the open live streams and closes the pooled mail connections. */

@@ -115,12 +115,17 @@ function withoutPassword(text: string, server: SmtpServer): string {
   return clean;
 }
 
+/**
+ * nodemailer, loaded with the first message, or before it when mail will surely be sent (see
+ * services.ts `warmMail`): a service that never mails never pays for it.
+ */
+export const loadMailCode = () => import('nodemailer');
+
 export function createMailer(smtpUrl: string): Mailer {
   const server = parseSmtpUrl(smtpUrl);
   const name = `SMTP ${server.host.includes(':') ? `[${server.host}]` : server.host}:${server.port}`;
-  // nodemailer is loaded with the first message: a service that never mails never pays for it.
   const load = () =>
-    import('nodemailer').then(({ createTransport }) => {
+    loadMailCode().then(({ createTransport }) => {
       const pooled = createTransport({
         pool: true,
         host: server.host,

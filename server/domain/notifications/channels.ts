@@ -16,6 +16,7 @@ import {
   channelRowsOfMonitor,
   deleteChannel,
   findChannelRow,
+  hasEmailChannels,
   insertChannel,
   listChannelRows,
   monitorLinksOfChannels,
@@ -265,6 +266,9 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
         return { delivered: false, error: reasonOf(error) };
       }
     },
+
+    /** Whether any channel mails its alerts. Not a call of any surface: the service asks at start. */
+    mailsAlerts: () => hasEmailChannels(db),
 
     /** The channels wired to a monitor, opened for delivery. Not a call of any surface: the alert path uses it. */
     async targetsOf(monitorId: number): Promise<{ id: number; target: ChannelTarget | AppError }[]> {

@@ -23,6 +23,12 @@ export async function listSubscriberRows(db: Kysely<Database>, pageId: number): 
   return db.selectFrom('page_subscribers').selectAll().where('page_id', '=', pageId).orderBy('id', 'desc').execute();
 }
 
+/** Whether any page has an active email subscriber: mail will be sent with its next event. */
+export async function hasActiveEmailSubscribers(db: Kysely<Database>): Promise<boolean> {
+  const row = await db.selectFrom('page_subscribers').select('id').where('kind', '=', 'email').where('status', '=', 'active').limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
 /** The subscribers a page event goes to, oldest first. */
 export async function listActiveSubscriberRows(db: Kysely<Database>, pageId: number): Promise<SubscriberRow[]> {
   return db.selectFrom('page_subscribers').selectAll().where('page_id', '=', pageId).where('status', '=', 'active').orderBy('id').execute();

@@ -23,6 +23,7 @@ import {
   deleteSubscriber,
   findEmailSubscriber,
   findSubscriber,
+  hasActiveEmailSubscribers,
   insertPendingEmail,
   insertWebhook,
   listActiveSubscriberRows,
@@ -402,6 +403,9 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
         throw error;
       }
     },
+
+    /** Whether a page event would be mailed to someone. Not a call of any surface: the service asks at start. */
+    mailsPageEvents: async () => delivery.canMail && (await hasActiveEmailSubscribers(db)),
 
     /**
      * Drops email subscribers still pending SUBSCRIBE_LIMITS.pendingTtlMs after their last
