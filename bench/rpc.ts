@@ -70,8 +70,37 @@ type Side = 'service' | 'bare';
 type WorkerInput = ({ role: 'service'; logLevel: string } | { role: 'bare'; rpcPath: string; response: Uint8Array }) & { cpuProf?: string };
 type WorkerReady = { type: 'ready'; urls: Record<Protocol, string>; key: string; rpcPath: string };
 
-/** Resolves on the main thread's 'stop' message. */
-const stopRequested = () => new Promise<void>((resolve) => parentPort!.once('message', () => resolve()));
+/**
+ * Resolves on the main thread's 'stop' message; until then answers each 'cpu' message with the
+ * CPU time this thread has used (microseconds), which, unlike its busy time, a busy machine does
+ * not inflate.
+ */
+const stopRequested = () =>
+  new Promise<void>((resolve) => {
+    const onMessage = (message: 'stop' | 'cpu') => {
+      if (message === 'cpu') {
+        const { user, system } = process.threadCpuUsage();
+        parentPort!.postMessage({ type: 'cpu', us: user + system });
+        return;
+      }
+      parentPort!.off('message', onMessage);
+      resolve();
+    };
+    parentPort!.on('message', onMessage);
+  });
+
+/** The CPU time a server's thread has used so far, in microseconds. */
+function threadCpuOf(worker: Worker): Promise<number> {
+  return new Promise((resolve) => {
+    const onMessage = (message: { type: string; us: number }) => {
+      if (message.type !== 'cpu') return;
+      worker.off('message', onMessage);
+      resolve(message.us);
+    };
+    worker.on('message', onMessage);
+    worker.postMessage('cpu');
+  });
+}
 
 const listenLoopback = (server: http.Server | http2.Http2Server) =>
   new Promise<number>((resolve, reject) => {
@@ -100,7 +129,9 @@ async function serviceWorker(logLevel: string): Promise<void> {
   try {
     const log = pino({ level: logLevel, base: undefined }, pino.destination('/dev/null'));
     // An empty environment: no STATUSDESK_* setting of the caller's shell changes what is measured.
-    const service = await startService(serviceConfig({ dataDir, host: '127.0.0.1', port: '0', dashboardPort: '0' }, { STATUSDESK_RATE_LIMIT: '0' }), log);
+    // No scheduled checks, as the test harness starts it: the bench measures answering, not probing.
+    const env = { STATUSDESK_RATE_LIMIT: '0', STATUSDESK_CHECKS: 'off' };
+    const service = await startService(serviceConfig({ dataDir, host: '127.0.0.1', port: '0', dashboardPort: '0' }, env), log);
     try {
       const key = await withLocalOwner(dataDir, async (services, owner) => {
         const workspace = await services.workspaces.getBySlug(owner, 'personal');
@@ -285,7 +316,7 @@ const REGION_SETS = [['iad', 'fra'], ['ams', 'sin', 'syd'], ['gru'], ['iad', 'lh
 
 /**
  * Creates the monitors through the RPC, types interleaved so the newest-first list mixes them.
- * Every target is on loopback; nothing ever checks them during the bench (there is no scheduler),
+ * Every target is on loopback; nothing ever checks them during the bench (scheduled checks are off),
  * but if something did, it would not leave the machine.
  */
 async function createMonitors(client: Client<typeof MonitorService>, headers: Record<string, string>): Promise<void> {
@@ -337,6 +368,8 @@ async function createMonitors(client: Client<typeof MonitorService>, headers: Re
 interface RoundResult extends LoadFigures {
   /** Busy share of the server's thread (event loop utilisation). */
   serverBusy: number;
+  /** CPU time of the server's thread per request, in microseconds. */
+  serverCpuUsPerRequest: number;
   /** CPU time of the whole process (every thread) as a share of all the machine's CPUs. */
   processCpu: number;
   /** CPU time of the whole process per request, in microseconds: client and server together. */
@@ -351,6 +384,7 @@ interface RoundResult extends LoadFigures {
 async function runRound(target: Target, protocol: Protocol, concurrency: number, ms: number, headers: Record<string, string>): Promise<RoundResult> {
   const client = target.clients[protocol];
   const serverElu = target.worker.performance.eventLoopUtilization();
+  const serverCpu = await threadCpuOf(target.worker);
   const cpu = process.cpuUsage();
   const started = performance.now();
   const figures = await closedLoop(concurrency, ms, async () => {
@@ -360,11 +394,13 @@ async function runRound(target: Target, protocol: Protocol, concurrency: number,
   const elapsed = performance.now() - started;
   const server = target.worker.performance.eventLoopUtilization(serverElu);
   const { user, system } = process.cpuUsage(cpu);
+  const serverCpuUs = (await threadCpuOf(target.worker)) - serverCpu;
   if (figures.errors > 0) throw new Error(figures.firstError);
   return {
     ...figures,
     serverBusy: server.utilization,
     serverUsPerRequest: (server.active * 1000) / figures.requests,
+    serverCpuUsPerRequest: serverCpuUs / figures.requests,
     processCpu: (user + system) / 1000 / elapsed / CPUS,
     processUsPerRequest: (user + system) / figures.requests,
   };
@@ -378,6 +414,7 @@ interface CellSide {
   rpsMax: number;
   serverBusy: number;
   serverUsPerRequest: number;
+  serverCpuUsPerRequest: number;
   clientBusy: number;
   processCpu: number;
   processUsPerRequest: number;
@@ -393,6 +430,7 @@ function summarise(rounds: RoundResult[]): CellSide {
     rpsMax: Math.max(...rounds.map((r) => r.rps)),
     serverBusy: of((r) => r.serverBusy),
     serverUsPerRequest: of((r) => r.serverUsPerRequest),
+    serverCpuUsPerRequest: of((r) => r.serverCpuUsPerRequest),
     clientBusy: of((r) => r.clientBusy),
     processCpu: of((r) => r.processCpu),
     processUsPerRequest: of((r) => r.processUsPerRequest),
@@ -493,6 +531,7 @@ async function main(): Promise<number> {
         'bare',
         'server thread busy svc/bare',
         'server thread us/req svc/bare',
+        'server thread CPU us/req svc/bare',
         'client thread busy svc/bare',
         `process CPU (of ${CPUS}) svc/bare`,
         'process CPU us/req svc/bare',
@@ -523,6 +562,7 @@ async function main(): Promise<number> {
           `${rpsText(cell.bare.rpsMin)}-${rpsText(cell.bare.rpsMax)}`,
           pair((c) => pct(c.serverBusy)),
           pair((c) => c.serverUsPerRequest.toFixed(0)),
+          pair((c) => c.serverCpuUsPerRequest.toFixed(0)),
           pair((c) => pct(c.clientBusy)),
           pair((c) => pct(c.processCpu)),
           pair((c) => c.processUsPerRequest.toFixed(0)),
@@ -544,7 +584,8 @@ async function main(): Promise<number> {
       '',
       table(rows),
       '',
-      'Diagnostics (medians of the rounds): "busy" is event-loop utilisation of a thread, "us/req" busy or CPU time per request;',
+      'Diagnostics (medians of the rounds): "busy" is event-loop utilisation of a thread, "us/req" busy or CPU time per request',
+      '(a server thread\'s CPU time, unlike its busy time, does not grow when other work on the machine takes the core away);',
       'process CPU counts every thread (clients, both servers, zlib and logging in the thread pool, GC) against all CPUs of the machine.',
       table(diagnostics),
       '',
