@@ -87,12 +87,13 @@ export type HonoApp = ReturnType<typeof createHonoApp>;
  */
 function limitBodyWhileRead(maxSize: number, refuse: (c: Context<AppEnv>) => Response): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const source = c.req.raw.body;
-    if (!source) return next();
+    // The headers first: asking for the body stream makes the node adapter build a whole Request.
     const headers = c.req.raw.headers;
     if (headers.has('content-length') && !headers.has('transfer-encoding')) {
       return Number.parseInt(headers.get('content-length') ?? '0', 10) > maxSize ? refuse(c) : next();
     }
+    const source = c.req.raw.body;
+    if (!source) return next();
     let size = 0;
     let over = false;
     const reader = source.getReader();
