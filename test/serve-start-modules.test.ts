@@ -1,0 +1,43 @@
+/**
+ * What `statusdesk serve` loads by the time it is ready on a new data folder: none of the parts
+ * other commands or later requests need (the file format of apply and export, the pretty log
+ * printer, the OpenTelemetry SDK, the mail code, the MCP SDK), and not undici. Runs the bundle,
+ * and reads each bundled file it loaded for the packages esbuild marks in it.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import { spawnServe, tempDir } from './support/harness.ts';
+
+/** Records every module file the process loads, and whether Node loaded undici, when it is told to stop. */
+const RECORDER = `
+const { registerHooks } = require('node:module');
+const { writeFileSync } = require('node:fs');
+const loaded = [];
+registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
+process.once('SIGTERM', () => writeFileSync(process.env.LOADED_FILE, JSON.stringify({ loaded, undici: process.moduleLoadList.some((m) => m.includes('undici')) })));
+`;
+
+const NOT_AT_START = ['yaml', 'pino-pretty', '@opentelemetry/sdk-metrics', 'nodemailer', '@modelcontextprotocol/server'];
+
+test('serve is ready without loading what only other commands or later requests need', async () => {
+  const dir = await tempDir();
+  try {
+    const recorder = join(dir.path, 'recorder.cjs');
+    const record = join(dir.path, 'loaded.json');
+    writeFileSync(recorder, RECORDER);
+    const serve = await spawnServe(['--data-dir', join(dir.path, 'data')], { NODE_OPTIONS: `--require ${recorder}`, LOADED_FILE: record });
+    assert.equal(await serve.stop(), 0, serve.stderr());
+    const { loaded, undici } = JSON.parse(readFileSync(record, 'utf8')) as { loaded: string[]; undici: boolean };
+    const bundled = loaded.filter((url) => url.startsWith('file:') && url.includes('/dist/')).map((url) => readFileSync(fileURLToPath(url), 'utf8'));
+    assert.ok(bundled.length > 0, 'the bundle was loaded');
+    for (const name of NOT_AT_START) {
+      assert.ok(!bundled.some((code) => code.includes(`// node_modules/${name}/`)), `${name} is not loaded at start`);
+    }
+    assert.equal(undici, false, 'undici is not loaded at start');
+  } finally {
+    await dir.remove();
+  }
+});
