@@ -59,18 +59,28 @@ const responseLog = record({
 });
 
 /**
+ * The fields of a monitor as the tools show it (SPEC 2.6), by the monitor: a frozen monitor is
+ * one revision of it (the monitor service shares the ones it keeps), so its shape never changes.
+ */
+const shapes = new WeakMap<Monitor, ReturnType<typeof shapeOf>>();
+
+function shapeOf(m: Monitor) {
+  const { id, workspaceId: _workspaceId, ...config } = m;
+  return { monitorId: Number(id), ...config, url: 'url' in m ? m.url : m.uri };
+}
+
+/**
  * A monitor as the tools show it (SPEC 2.6): a numeric monitorId, its target as `url`, and its
  * channels. Header and metadata values named like credentials come from the monitor service
  * already `[redacted]`, as on every surface (monitor-secrets.ts).
  */
 function shown(m: Monitor, channels: z.infer<typeof channelRef>[]) {
-  const { id, workspaceId: _workspaceId, ...config } = m;
-  return {
-    monitorId: Number(id),
-    ...config,
-    url: 'url' in m ? m.url : m.uri,
-    notificationChannels: channels,
-  };
+  let shape = shapes.get(m);
+  if (!shape) {
+    shape = shapeOf(m);
+    if (Object.isFrozen(m)) shapes.set(m, shape);
+  }
+  return { ...shape, notificationChannels: channels };
 }
 
 /** Monitor ids are numbers in every tool (SPEC 2.6). */

@@ -1,0 +1,65 @@
+/**
+ * What the MCP tools keep between requests never outlives what it was made from: a monitor's shape
+ * is kept by the monitor the service shares, so a change shows in the next list_monitors and
+ * get_monitor of every era, with credential-like values still [redacted].
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Actor } from '../server/domain/actor.ts';
+import { newWorkspace, startTestService, type TestService } from './support/harness.ts';
+import { connectMcp, ERAS, type McpConnection, ok } from './support/mcp-client.ts';
+
+const system: Actor = { type: 'system', surface: 'cli' };
+
+let svc: TestService;
+let ws: number;
+const connections: McpConnection[] = [];
+
+before(async () => {
+  svc = await startTestService();
+  const workspace = await newWorkspace(svc, 'mcp-hot-path');
+  ws = Number(workspace.id);
+  const key = await svc.createKey('read', workspace.slug);
+  for (const era of ERAS) connections.push(await connectMcp(svc.apiUrl, era, key.secret));
+}, { timeout: 60_000 });
+
+after(async () => {
+  for (const connection of connections) await connection.close();
+  await svc?.stop();
+});
+
+describe('list_monitors and get_monitor after a change', { timeout: 120_000 }, () => {
+  test('show the monitor as it is now in every era, its credential header still [redacted]', async () => {
+    const created = await svc.services.monitors.create(system, ws, 'http', {
+      name: 'hot path before',
+      url: 'http://127.0.0.1:9/before',
+      periodicity: '1m',
+      headers: { authorization: 'Bearer first', accept: 'text/plain' },
+    });
+    const monitorId = Number(created.id);
+    const seen = async (connection: McpConnection) => {
+      const listed = ok<{ monitors: Record<string, unknown>[] }>(await connection.call('list_monitors', { perPage: 50 })).monitors.find((m) => m.monitorId === monitorId);
+      const got = ok<{ monitor: Record<string, unknown> }>(await connection.call('get_monitor', { monitorId })).monitor;
+      return { listed, got };
+    };
+    for (const connection of connections) {
+      const { listed, got } = await seen(connection);
+      assert.equal(listed?.name, 'hot path before', connection.era);
+      assert.equal(got.url, 'http://127.0.0.1:9/before', connection.era);
+    }
+
+    await svc.services.monitors.update(system, ws, 'http', created.id, {
+      name: 'hot path after',
+      url: 'http://127.0.0.1:9/after',
+      headers: { authorization: 'Bearer second', accept: 'application/json' },
+    });
+    for (const connection of connections) {
+      const { listed, got } = await seen(connection);
+      for (const shown of [listed, got]) {
+        assert.equal(shown?.name, 'hot path after', connection.era);
+        assert.equal(shown?.url, 'http://127.0.0.1:9/after', connection.era);
+        assert.deepEqual(shown?.headers, { authorization: '[redacted]', accept: 'application/json' }, connection.era);
+      }
+    }
+  });
+});
