@@ -483,14 +483,15 @@ async function profilerOf(logFile: string) {
       });
       socket.send(JSON.stringify({ id, method, params }));
     });
-  await send('Profiler.enable');
-  await send('Profiler.setSamplingInterval', { interval: 250 });
   return {
-    /** Runs `work` under the profiler; the main-thread time by place. */
+    /** Runs `work` under the profiler, enabled only meanwhile; the main-thread time by place. */
     async profile<T>(work: () => Promise<T>): Promise<{ value: T; split: Record<Place, number> }> {
+      await send('Profiler.enable');
+      await send('Profiler.setSamplingInterval', { interval: 1000 });
       await send('Profiler.start');
       const value = await work();
       const { profile } = (await send('Profiler.stop')) as { profile: CpuProfile };
+      await send('Profiler.disable');
       return { value, split: splitOf(profile) };
     },
     close: () => socket.close(),
@@ -729,7 +730,7 @@ async function main(): Promise<number> {
       '',
       ...(profilers
         ? [
-            `CPU per request by place (ms of main-thread time, sampled every 250 us during one more round of ${splitMs} ms per side): HTTP front = node:http, Hono`,
+            `CPU per request by place (ms of main-thread time, sampled every 1 ms during one more round of ${splitMs} ms per side): HTTP front = node:http, Hono`,
             '   (or the bare side\'s @modelcontextprotocol/node), request id, guard, access log; credential = the caller\'s admission and rate limit up to',
             '   its first await (its SQL counts below); MCP SDK = its transport, web streams, validation and the JSON of the answer; tools = server/mcp (the',
             '   bare side\'s tool); domain+SQLite = the domain services, Kysely and better-sqlite3. zod and Node.js count where they were called from.',
