@@ -39,23 +39,42 @@ export class ConnectionFailure extends Error {
 }
 
 /**
+ * The deadlines alive under each stop signal: one listener per signal ends them all, where a
+ * listener per check would cost an add and a search of the signal's listeners on every check.
+ */
+const aliveUnder = new WeakMap<AbortSignal, Set<Deadline>>();
+
+function deadlinesUnder(stop: AbortSignal): Set<Deadline> {
+  let alive = aliveUnder.get(stop);
+  if (!alive) {
+    const deadlines = (alive = new Set());
+    aliveUnder.set(stop, deadlines);
+    stop.addEventListener('abort', () => deadlines.forEach((deadline) => deadline.end()), { once: true });
+  }
+  return alive;
+}
+
+/**
  * The whole budget of one check: every phase and every retry spend from it. `stop` (the engine
  * closing) ends it early too, so nothing of a check outlives the service.
  */
 export class Deadline {
   readonly #controller = new AbortController();
   readonly #timer: NodeJS.Timeout;
-  readonly #stop: AbortSignal | undefined;
-  readonly #onStop = () => this.#controller.abort();
+  readonly #alive: Set<Deadline> | undefined;
   readonly started = performance.now();
   readonly ms: number;
 
   constructor(ms: number, stop?: AbortSignal) {
     this.ms = ms;
-    this.#timer = setTimeout(this.#onStop, ms);
-    this.#stop = stop;
+    this.#timer = setTimeout(endDeadline, ms, this);
     if (stop?.aborted) this.#controller.abort();
-    else stop?.addEventListener('abort', this.#onStop, { once: true });
+    else if (stop) (this.#alive = deadlinesUnder(stop)).add(this);
+  }
+
+  /** Ends the budget now: whatever waits on `signal` gives up. */
+  end(): void {
+    this.#controller.abort();
   }
 
   get signal(): AbortSignal {
@@ -80,9 +99,11 @@ export class Deadline {
 
   clear(): void {
     clearTimeout(this.#timer);
-    this.#stop?.removeEventListener('abort', this.#onStop);
+    this.#alive?.delete(this);
   }
 }
+
+const endDeadline = (deadline: Deadline) => deadline.end();
 
 /** Milliseconds with microsecond precision: enough for loopback, short in JSON. */
 export const round = (ms: number) => Math.round(ms * 1000) / 1000;

@@ -38,6 +38,7 @@ interface Job {
   queued: boolean;
 }
 
+/** A job's next slot in the heap; the same object is pushed back for the slot after, so slots cost no allocation. */
 interface Entry {
   at: number;
   id: number;
@@ -99,13 +100,13 @@ export function createScheduler(options: SchedulerOptions) {
     push({ at: slotFrom(from, job.periodMs, job.offsetMs), id: job.id, generation: job.generation });
   }
 
-  function start(entry: Entry, job: Job): void {
+  function start(at: number, job: Job): void {
     running++;
     job.running = true;
     job.queued = false;
     stats.started++;
-    stats.lag.add(Math.max(0, now() - entry.at));
-    void options.run(job.id, entry.at).finally(() => {
+    stats.lag.add(Math.max(0, now() - at));
+    void options.run(job.id, at).finally(() => {
       running--;
       job.running = false;
       drain();
@@ -116,7 +117,7 @@ export function createScheduler(options: SchedulerOptions) {
     while (running < options.concurrency && waitingHead < waiting.length) {
       const entry = waiting[waitingHead++]!;
       const job = jobs.get(entry.id);
-      if (job && job.generation === entry.generation && !job.running) start(entry, job);
+      if (job && job.generation === entry.generation && !job.running) start(entry.at, job);
       else if (job && job.generation === entry.generation) job.queued = false;
     }
     if (waitingHead === waiting.length) waiting.length = waitingHead = 0;
@@ -142,12 +143,14 @@ export function createScheduler(options: SchedulerOptions) {
       const entry = pop();
       const job = jobs.get(entry.id);
       if (!job || job.generation !== entry.generation) continue;
-      push({ at: entry.at + job.periodMs, id: job.id, generation: job.generation });
+      const at = entry.at;
+      entry.at += job.periodMs;
+      push(entry);
       if (job.running || job.queued) stats.skippedBusy++;
-      else if (running < options.concurrency) start(entry, job);
+      else if (running < options.concurrency) start(at, job);
       else {
         job.queued = true;
-        waiting.push(entry);
+        waiting.push({ at, id: job.id, generation: job.generation });
       }
     }
     arm(t);
