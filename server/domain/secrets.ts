@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** API keys start with this; OAuth tokens too, but with their own longer prefixes, never issued as keys. */
 export const KEY_PREFIX = 'svc_';
@@ -14,10 +14,11 @@ export function newSecret(prefix: string): string {
 
 /**
  * Secrets carry 256 random bits, so a fast hash is enough: there is nothing to brute-force.
- * Only this hash is stored.
+ * Only this hash is stored. Every API call hashes its credential: the one-shot form, which
+ * builds no Hash object.
  */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /** Whether two secrets (or their hashes) are equal, in time that does not tell how much of them matched. */
