@@ -733,7 +733,8 @@ async function main(): Promise<number> {
             `CPU per request by place (ms of main-thread time, sampled every 1 ms during one more round of ${splitMs} ms per side): HTTP front = node:http, Hono`,
             '   (or the bare side\'s @modelcontextprotocol/node), request id, guard, access log; credential = the caller\'s admission and rate limit up to',
             '   its first await (its SQL counts below); MCP SDK = its transport, web streams, validation and the JSON of the answer; tools = server/mcp (the',
-            '   bare side\'s tool); domain+SQLite = the domain services, Kysely and better-sqlite3. zod and Node.js count where they were called from.',
+            '   bare side\'s tool); domain+SQLite = the domain services, Kysely and better-sqlite3. zod and Node.js count where they were called from;',
+            '   the service\'s 2026-07-28 answers are made by Hono\'s global Response, so their JSON counts under its front.',
             table(splits, 4),
             '',
           ]
