@@ -64,6 +64,13 @@ const WINDOW_MS: Record<SummaryWindow, number> = { '1d': DAY_MS, '7d': 7 * DAY_M
 const HEALTH: Record<CheckOutcome, RegionHealth> = { up: 'active', degraded: 'degraded', down: 'error' };
 const SEVERITY: Record<CheckOutcome, number> = { up: 0, degraded: 1, down: 2 };
 
+/**
+ * A scheduled monitor as the engine keeps it, for as long as it is scheduled: what its checks and
+ * metrics read, without what only people read (description, tags, times). At 100,000 monitors
+ * every field kept costs megabytes.
+ */
+type ScheduledMonitor = Monitor extends infer M ? (M extends Monitor ? Omit<M, 'description' | 'tags' | 'createdAt' | 'updatedAt'> : never) : never;
+
 const worst = (outcomes: Iterable<CheckOutcome>): CheckOutcome | null => {
   let result: CheckOutcome | null = null;
   for (const o of outcomes) if (result === null || SEVERITY[o] > SEVERITY[result]) result = o;
@@ -83,7 +90,9 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
   const probeSettings = () => (probeOptions ??= { trust: trustStore(options.extraCa), userAgent: `statusdesk/${options.version}`, stop: stopping.signal });
   const listeners = new Set<(change: MonitorStateChange) => void>();
   /** Scheduled monitors by id, with the revision they were read at. */
-  const monitors = new Map<number, { revision: number; monitor: Monitor }>();
+  const monitors = new Map<number, { revision: number; monitor: ScheduledMonitor }>();
+  /** One array per distinct list of regions, shared by the monitors that list them. */
+  const regionLists = new Map<string, string[]>();
   let pending: StoredCheck[] = [];
   let flushTimer: NodeJS.Timeout | undefined;
   let flushing: Promise<void> = Promise.resolve();
@@ -103,7 +112,7 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     },
   });
 
-  async function probe(monitor: Monitor): Promise<ProbeResult> {
+  async function probe(monitor: ScheduledMonitor): Promise<ProbeResult> {
     switch (monitor.type) {
       case 'tcp':
         return probeTcp(monitor, { stop: stopping.signal });
@@ -115,7 +124,7 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
   }
 
   /** Runs one check of `monitor` now. Never rejects: a fault of the probe itself is a down result. */
-  async function check(monitor: Monitor): Promise<StoredCheck> {
+  async function check(monitor: ScheduledMonitor): Promise<StoredCheck> {
     const startedAt = now();
     let result: ProbeResult;
     try {
@@ -184,7 +193,11 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     if (!options.schedule) return;
     const id = Number(monitor.id);
     if (!monitor.active) return forget(id);
-    monitors.set(id, { revision, monitor });
+    const { description: _description, tags: _tags, createdAt: _createdAt, updatedAt: _updatedAt, ...scheduled } = monitor;
+    const key = scheduled.regions.join(',');
+    let regions = regionLists.get(key);
+    if (!regions) regionLists.set(key, (regions = scheduled.regions));
+    monitors.set(id, { revision, monitor: { ...scheduled, regions } as ScheduledMonitor });
     scheduler.schedule(id, PERIOD_MS[monitor.periodicity]);
   }
 

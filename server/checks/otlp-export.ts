@@ -139,7 +139,7 @@ export function createOtlpExport(options: OtlpExportOptions) {
   }
 
   /** One check's measurements, once per region it stands for. */
-  function record(sdk: Sdk, monitor: Monitor, endpoint: OtlpEndpoint, check: StoredCheck): void {
+  function record(sdk: Sdk, monitor: Pick<Monitor, 'id' | 'name' | 'type' | 'openTelemetry'>, endpoint: OtlpEndpoint, check: StoredCheck): void {
     const { instruments } = exporterFor(sdk, check.monitorId, endpoint.endpoint, endpoint.headers);
     for (const region of check.regions) {
       const attributes: Attributes = {
@@ -161,7 +161,7 @@ export function createOtlpExport(options: OtlpExportOptions) {
 
   return {
     /** Records one check's measurements; a monitor without an endpoint stops being exported. */
-    record(monitor: Monitor, check: StoredCheck): void {
+    record(monitor: Pick<Monitor, 'id' | 'name' | 'type' | 'openTelemetry'>, check: StoredCheck): void {
       const endpoint = monitor.openTelemetry;
       if (!endpoint) return forget(check.monitorId);
       if (sdk) return record(sdk, monitor, endpoint, check);
