@@ -42,7 +42,7 @@ import pino from 'pino';
 import { parseTarget, trustStore } from '../server/checks/connection.ts';
 import { createCheckEngine } from '../server/checks/engine.ts';
 import { type GrpcProbeConfig, probeGrpc } from '../server/checks/grpc-probe.ts';
-import { createResultStore, DAY_MS, type StoredCheck } from '../server/checks/result-store.ts';
+import { createResultStore, DAY_MS, DEFAULT_MAX_RAW_RESULTS, type StoredCheck } from '../server/checks/result-store.ts';
 import { offsetOf } from '../server/checks/scheduler.ts';
 import { probeTcp } from '../server/checks/tcp-probe.ts';
 import { type Db, openDatabase, withSqlite } from '../server/db/open.ts';
@@ -838,8 +838,9 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
   let byResult: { type: string; result: string; n: number }[];
   let problems: { message: string; n: number }[];
   let sizes: { name: string; bytes: number }[];
+  let rollupRows: number;
   try {
-    [perMonitor, byResult, problems, sizes] = await withSqlite(db, (sqlite) => [
+    [perMonitor, byResult, problems, sizes, rollupRows] = await withSqlite(db, (sqlite) => [
       sqlite.prepare('select m.id, m.type, count(r.id) as n from monitors m left join check_results r on r.monitor_id = m.id group by m.id').all() as {
         id: number;
         type: 'tcp' | 'grpc' | 'http';
@@ -853,6 +854,7 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
       sqlite.prepare("select message, count(*) as n from check_results where result != 'up' group by 1 order by 2 desc limit 5").all() as { message: string; n: number }[],
       // Pages of each table and index: what a stored check costs on disk.
       sqlite.prepare('select name, sum(pgsize) as bytes from dbstat group by name').all() as { name: string; bytes: number }[],
+      sqlite.prepare('select count(*) from check_rollups').pluck().get() as number,
     ]);
   } finally {
     await db.destroy();
@@ -892,11 +894,12 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
   const rawBytes = bytesOf(['check_results', 'check_results_monitor', 'check_results_started']);
   const bytesPerCheck = stored === 0 ? 0 : rawBytes / stored;
   const rollupBytes = bytesOf(['check_rollups']);
-  const rollupHours = Math.max(1, Math.ceil(elapsedMs / 3_600_000) + 1);
-  const bytesPerRollup = rollupBytes / (report.jobs * rollupHours);
+  const bytesPerRollup = rollupRows === 0 ? 0 : rollupBytes / rollupRows;
   const checksPerDay = (report.jobs * DAY_MS) / PERIOD_MS;
   const rawPerDay = checksPerDay * bytesPerCheck;
   const rollupsPerDay = report.jobs * 24 * bytesPerRollup;
+  // What retention keeps: the newest DEFAULT_MAX_RAW_RESULTS raw results (or 14 days, if fewer), and 90 days of rollups.
+  const rawKept = Math.min(DEFAULT_MAX_RAW_RESULTS, checksPerDay * 14) * bytesPerCheck;
   const failedForPorts = problems.filter((p) => p.message === 'address not available').reduce((sum, p) => sum + p.n, 0);
 
   const rows = [
@@ -924,6 +927,11 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
       'database at this rate for a day, without retention',
       `${(rawPerDay / 1e9).toFixed(1)} GB raw (${int(checksPerDay)} checks) + ${(rollupsPerDay / 1e9).toFixed(2)} GB rollups`,
     ],
+    [
+      'database with retention, after a day / at most',
+      `${((rawKept + rollupsPerDay) / 1e9).toFixed(2)} GB / ${((rawKept + 90 * rollupsPerDay) / 1e9).toFixed(1)} GB ` +
+        `(raw capped at ${DEFAULT_MAX_RAW_RESULTS.toLocaleString('en')} checks = ${(rawKept / 1e9).toFixed(2)} GB; rollups ${(rollupsPerDay / 1e6).toFixed(0)} MB a day, kept 90 days)`,
+    ],
     ['sockets in TIME_WAIT, peak (machine-wide)', timeWaitPeak === null ? 'n/a' : String(timeWaitPeak)],
     ['targets process CPU (not counted above)', `${pct(targetShare)} of one core`],
     [
@@ -935,7 +943,7 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
     ['engine.close()', `${int(report.closeMs)} ms`],
     ['engine warnings/errors logged', String(report.logLines)],
   ];
-  if (!run.scale) rows.splice(rows.findIndex(([figure]) => figure!.startsWith('RSS / heap slope')), 5);
+  if (!run.scale) rows.splice(rows.findIndex(([figure]) => figure!.startsWith('RSS / heap slope')), 6);
   const seriesEvery = run.scale ? SCALE_SERIES_MS : MEMORY_SERIES_MS;
   const title = run.scale ? 'Scale' : 'Schedule';
   const text = [
