@@ -1,7 +1,8 @@
 /**
  * What the MCP tools keep between requests never outlives what it was made from: a monitor's shape
- * is kept by the monitor the service shares, so a change shows in the next list_monitors and
- * get_monitor of every era, with credential-like values still [redacted].
+ * is kept by the monitor the service shares, and a list_monitors answer by the page of monitors
+ * with the channels and open incidents it shows, so any change shows in the next list_monitors
+ * and get_monitor of every era, with credential-like values still [redacted].
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -60,6 +61,19 @@ describe('list_monitors and get_monitor after a change', { timeout: 120_000 }, (
         assert.equal(shown?.url, 'http://127.0.0.1:9/after', connection.era);
         assert.deepEqual(shown?.headers, { authorization: '[redacted]', accept: 'application/json' }, connection.era);
       }
+    }
+  });
+
+  test('show a channel wired to the monitor since the last list, which changes no monitor', async () => {
+    const created = await svc.services.monitors.create(system, ws, 'tcp', { name: 'hot path wired', uri: '127.0.0.1:9', periodicity: '1m' });
+    const monitorId = Number(created.id);
+    const channelsShown = async (connection: McpConnection) =>
+      ok<{ monitors: Record<string, unknown>[] }>(await connection.call('list_monitors', { perPage: 50 })).monitors.find((m) => m.monitorId === monitorId)?.notificationChannels;
+    for (const connection of connections) assert.deepEqual(await channelsShown(connection), [], connection.era);
+
+    const channel = await svc.services.channels.create(system, ws, { name: 'This computer', kind: 'desktop', monitorIds: [created.id] });
+    for (const connection of connections) {
+      assert.deepEqual(await channelsShown(connection), [{ id: channel.id, name: 'This computer', kind: 'desktop' }], connection.era);
     }
   });
 });

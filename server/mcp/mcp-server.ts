@@ -78,6 +78,22 @@ function toolSets() {
 }
 
 /**
+ * The JSON text of tool answers that are frozen, kept by the answer: a tool that answers again
+ * with the same frozen object (list_monitors, while nothing it shows changed) is not stringified
+ * again.
+ */
+const answerTexts = new WeakMap<object, string>();
+
+function textOf(answer: object): string {
+  let text = answerTexts.get(answer);
+  if (text === undefined) {
+    text = JSON.stringify(answer);
+    if (Object.isFrozen(answer)) answerTexts.set(answer, text);
+  }
+  return text;
+}
+
+/**
  * The tool result of an error the caller can fix: `CODE: message` as its one text content, and no
  * `structuredContent`. An error is not the tool's output, so it cannot match the outputSchema, and
  * 1.x SDK clients (the MCP Inspector, most editors) check structuredContent against it even when
@@ -135,7 +151,7 @@ export function createMcpServerFactory(options: McpServerOptions): McpServerFact
       }
       try {
         const result = await tool.run(context, parsed.data);
-        return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+        return { content: [{ type: 'text', text: textOf(result) }], structuredContent: result };
       } catch (thrown) {
         const error = asAppError(thrown);
         if (toolErrors.has(error.code)) return toolError(error);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { grpcStatuses, summaryWindows } from '../domain/monitors/check-results.ts';
-import type { Monitor } from '../domain/monitors/monitors.ts';
+import type { Monitor, MonitorPage } from '../domain/monitors/monitors.ts';
 import { defineTool, pageInput, pagination, READ, record, type ToolContext } from './tool.ts';
 
 const MAX_MONITORS_PER_PAGE = 50;
@@ -83,6 +83,13 @@ function shown(m: Monitor, channels: z.infer<typeof channelRef>[]) {
   return { ...shape, notificationChannels: channels };
 }
 
+/**
+ * The last list_monitors answer of each page the monitor service shares (one object until the
+ * monitors table changes), with the page, channels and open incidents it shows: a call that reads
+ * the same of those gets the same frozen answer, whose JSON the server keeps (mcp-server.ts).
+ */
+const listAnswers = new WeakMap<MonitorPage, { key: string; answer: object }>();
+
 /** Monitor ids are numbers in every tool (SPEC 2.6). */
 const numericMonitorId = <T extends { monitorId: string }>(log: T) => ({ ...log, monitorId: Number(log.monitorId) });
 
@@ -101,12 +108,18 @@ export const monitorTools = [
     output: z.object({ monitors: z.array(monitor.extend({ activeIncidentCount: z.number().int() })), pagination }),
     async run(context, { page, perPage }) {
       const { actor, workspaceId, services } = context;
-      const { monitors, total } = await services.monitors.list(actor, workspaceId, { limit: perPage, offset: (page - 1) * perPage });
+      const listed = await services.monitors.list(actor, workspaceId, { limit: perPage, offset: (page - 1) * perPage });
+      const { monitors, total } = listed;
       const [channels, incidents] = await Promise.all([channelsOf(context, monitors), services.monitors.activeIncidentCounts(actor, workspaceId, monitors)]);
-      return {
-        monitors: monitors.map((m) => ({ ...shown(m, channels.get(m.id) ?? []), activeIncidentCount: incidents.get(m.id) ?? 0 })),
-        pagination: { page, perPage, totalSize: total, totalPages: Math.ceil(total / perPage) },
-      };
+      const key = JSON.stringify([page, perPage, [...channels], [...incidents]]);
+      const kept = listAnswers.get(listed);
+      if (kept?.key === key) return kept.answer;
+      const answer = Object.freeze({
+        monitors: Object.freeze(monitors.map((m) => Object.freeze({ ...shown(m, channels.get(m.id) ?? []), activeIncidentCount: incidents.get(m.id) ?? 0 }))),
+        pagination: Object.freeze({ page, perPage, totalSize: total, totalPages: Math.ceil(total / perPage) }),
+      });
+      listAnswers.set(listed, { key, answer });
+      return answer;
     },
   }),
   defineTool({
