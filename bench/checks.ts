@@ -1,5 +1,5 @@
 /**
- * Check engine benchmark, three parts, all against loopback targets (127.0.0.1 only):
+ * Check engine benchmark, four parts, all against loopback targets (127.0.0.0/8 only):
  *
  *   1. Throughput: sustained checks per second through the engine's TCP and gRPC/h2c probes at a
  *      fixed concurrency (closedLoop of bench/support/load.ts), next to a baseline in the same run
@@ -12,15 +12,24 @@
  *      p99 < 2 s, no missed periods, peak RSS < 400 MB.
  *   3. Summary: the 14-day summary of one monitor with 14 days of results at 30s (40,320 rows),
  *      next to a raw SQL scan computing the same counts and percentiles. Aim: median < 50 ms.
+ *   4. Scale, the long part (10 minutes): 80,000 TCP and 20,000 gRPC monitors at 30s, as part 2,
+ *      against targets of their own (64 TCP listeners and 16 grpc-js servers on 127.0.0.1 to
+ *      127.0.0.8: ~3,300 connections a second leave as many sockets in TIME_WAIT a minute, and
+ *      each (address, port) pair has the kernel's whole ephemeral range). Aims: schedule lag
+ *      p99 < 1 s, no missed slot, engine CPU < one core, peak RSS < 500 MB and flat over the last
+ *      5 minutes (RSS and heap every 30 s and their slope are printed), no check failing for want
+ *      of a local port. Printed too: the database's bytes per stored check and per rollup row, and
+ *      what a day at that rate takes with and without retention.
  *
- *   npm run bench:checks -- [--parts throughput,schedule,summary] [--rounds N] [--round-ms MS]
+ *   npm run bench:checks -- [--parts throughput,schedule,summary,scale] [--rounds N] [--round-ms MS]
  *       [--warmup-ms MS] [--concurrency N] [--tcp-monitors N] [--grpc-monitors N] [--schedule-s S]
- *       [--summary-calls N] [--profile-engine DIR]
+ *       [--summary-calls N] [--scale-tcp-monitors N] [--scale-grpc-monitors N] [--scale-s S]
+ *       [--profile-engine DIR]
  *   BENCH_QUICK=1 npm run bench:checks      a smoke run: smaller sizes, shorter rounds, one period
  *
  * Layout: the targets (8 TCP listeners and 4 grpc-js health servers) run in a child process, so
- * their CPU is never counted against the engine. Part 1 and part 3 run on the main process. Part 2
- * runs the engine alone in a second child process (the main process seeds the database first and
+ * their CPU is never counted against the engine. Part 1 and part 3 run on the main process. Parts 2
+ * and 4 run the engine alone in a second child process (the main process seeds the database first and
  * counts the stored results after), so its CPU time and RSS are the engine's only: no load
  * generator, no garbage of part 1. --profile-engine DIR writes a V8 CPU profile
  * and a sampling heap profile of that child (node --cpu-prof --heap-prof) to DIR. That child runs

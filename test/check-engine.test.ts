@@ -18,12 +18,13 @@ import { offsetOf } from '../server/checks/scheduler.ts';
 import { type Db, openDatabase } from '../server/db/open.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import { RUNNER_SILENCE_MS } from '../server/domain/locations/locations.ts';
-import type { CheckOutcome, MonitorStateChange } from '../server/domain/monitors/check-results.ts';
+import type { MonitorStateChange } from '../server/domain/monitors/check-results.ts';
 import { createServices, type Services } from '../server/services.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
 import { AppError } from '../server/errors.ts';
 import { closedPort, startTcpListener, type TcpListener } from './support/grpc-peers.ts';
 import { startTestService, tempDir } from './support/harness.ts';
+import { storedCheck } from './support/checks.ts';
 import { eventually } from './support/wait.ts';
 
 const PERIOD_30S = 30_000;
@@ -114,27 +115,6 @@ async function rowCounts(db: Db, monitorId: number | string) {
   const count = async (table: 'check_results' | 'check_rollups' | 'check_state') =>
     Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('monitor_id', '=', id).executeTakeFirstOrThrow()).n);
   return { results: await count('check_results'), rollups: await count('check_rollups'), state: await count('check_state') };
-}
-
-/** A stored check as the engine would hand it to the store. */
-function storedCheck(monitorId: number | string, workspaceId: number, startedAt: number, result: CheckOutcome, latencyMs: number): StoredCheck {
-  return {
-    monitorId: Number(monitorId),
-    workspaceId,
-    runner: 'local',
-    regions: ['iad', 'fra'],
-    startedAt,
-    result,
-    latencyMs,
-    timing: { dns: null, connect: latencyMs, tls: null, ttfb: null, transfer: null, total: latencyMs },
-    attempts: 1,
-    message: `${result} in ${latencyMs} ms`,
-    grpcStatus: null,
-    statusCode: null,
-    url: null,
-    responseHeaders: {},
-    assertionResults: [],
-  };
 }
 
 /** An HTTP server on 127.0.0.1 that answers 200 after `delayMs` (changeable). */

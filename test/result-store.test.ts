@@ -4,36 +4,17 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createResultStore, HOUR_MS, hourOf, type StoredCheck } from '../server/checks/result-store.ts';
+import { createResultStore, HOUR_MS, hourOf } from '../server/checks/result-store.ts';
 import { openDatabase, withSqlite } from '../server/db/open.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import type { CheckOutcome } from '../server/domain/monitors/check-results.ts';
 import { LatencyHistogram } from '../server/domain/monitors/latency-histogram.ts';
 import { createServices } from '../server/services.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
+import { storedCheck } from './support/checks.ts';
 import { tempDir } from './support/harness.ts';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 30);
-
-function storedCheck(monitorId: number, workspaceId: number, startedAt: number, result: CheckOutcome, latencyMs: number): StoredCheck {
-  return {
-    monitorId,
-    workspaceId,
-    runner: 'local',
-    regions: ['iad'],
-    startedAt,
-    result,
-    latencyMs,
-    timing: { dns: null, connect: latencyMs, tls: null, ttfb: null, transfer: null, total: latencyMs },
-    attempts: 1,
-    message: `${result} in ${latencyMs} ms`,
-    grpcStatus: null,
-    statusCode: null,
-    url: null,
-    responseHeaders: {},
-    assertionResults: [],
-  };
-}
 
 /** A data folder with an owner and two paused TCP monitors. */
 async function setup() {
