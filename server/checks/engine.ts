@@ -1,6 +1,7 @@
 import type { SecureContext } from 'node:tls';
+import type SQLite from 'better-sqlite3';
 import type { Logger } from 'pino';
-import type { Db } from '../db/open.ts';
+import { type Db, withSqlite } from '../db/open.ts';
 import type {
   CheckOutcome,
   CheckResult,
@@ -14,7 +15,7 @@ import type {
   ResponseLogQuery,
   SummaryWindow,
 } from '../domain/monitors/check-results.ts';
-import { allMonitorRevisions, findMonitorRows } from '../domain/monitors/monitor-repository.ts';
+import { findMonitorRows } from '../domain/monitors/monitor-repository.ts';
 import { type Monitor, toMonitor } from '../domain/monitors/monitors.ts';
 import { sealerOf } from '../domain/sealing.ts';
 import { EMBEDDED_RUNNER, markRunnerSeen, runnerByName } from '../domain/locations/location-repository.ts';
@@ -89,8 +90,11 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
   let probeOptions: { trust: SecureContext; userAgent: string; stop: AbortSignal } | undefined;
   const probeSettings = () => (probeOptions ??= { trust: trustStore(options.extraCa), userAgent: `statusdesk/${options.version}`, stop: stopping.signal });
   const listeners = new Set<(change: MonitorStateChange) => void>();
-  /** Scheduled monitors by id, with the revision they were read at. */
-  const monitors = new Map<number, { revision: number; monitor: ScheduledMonitor }>();
+  /** Scheduled monitors by id, with the revision they were read at and the last sync that saw them. */
+  const monitors = new Map<number, { revision: number; monitor: ScheduledMonitor; seen: number }>();
+  let syncs = 0;
+  /** Prepared on the first sync: the revision of every active monitor, read row by row. */
+  let activeRevisions: SQLite.Statement<[], [number, number]> | undefined;
   /** One array per distinct list of regions, shared by the monitors that list them. */
   const regionLists = new Map<string, string[]>();
   let pending: StoredCheck[] = [];
@@ -197,7 +201,7 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     const key = scheduled.regions.join(',');
     let regions = regionLists.get(key);
     if (!regions) regionLists.set(key, (regions = scheduled.regions));
-    monitors.set(id, { revision, monitor: { ...scheduled, regions } as ScheduledMonitor });
+    monitors.set(id, { revision, monitor: { ...scheduled, regions } as ScheduledMonitor, seen: syncs });
     scheduler.schedule(id, PERIOD_MS[monitor.periodicity]);
   }
 
@@ -207,16 +211,26 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     otlp.forget(id);
   }
 
-  /** Brings the scheduled set up to date with the database: changes by any process land here. */
+  /**
+   * Brings the scheduled set up to date with the database: changes by any process land here.
+   * Every 15 s: the revisions are streamed from a prepared statement, and each scheduled monitor
+   * is marked with the sync that saw it, so that 100,000 monitors cost no array, set or row
+   * object that would outlive the read.
+   */
   async function sync(): Promise<void> {
-    const revisions = await allMonitorRevisions(db);
-    const seen = new Set<number>();
-    const stale: number[] = [];
-    for (const { id, revision } of revisions) {
-      seen.add(id);
-      if (monitors.get(id)?.revision !== revision) stale.push(id);
-    }
-    for (const id of monitors.keys()) if (!seen.has(id)) forget(id);
+    const round = ++syncs;
+    const stale = await withSqlite(db, (sqlite) => {
+      activeRevisions ??= sqlite.prepare<[], [number, number]>('select id, revision from monitors where active = 1').raw();
+      const ids: number[] = [];
+      for (const [id, revision] of activeRevisions.iterate()) {
+        const entry = monitors.get(id);
+        if (entry) entry.seen = round;
+        if (entry?.revision !== revision) ids.push(id);
+      }
+      return ids;
+    });
+    // Deleted or paused since; those read again below are tracked anew, or forgotten there.
+    for (const [id, entry] of monitors) if (entry.seen < round) forget(id);
     for (let i = 0; i < stale.length; i += 500) {
       for (const row of await findMonitorRows(db, stale.slice(i, i + 500))) track(toMonitor(row, sealerOf(db)), row.revision);
     }
