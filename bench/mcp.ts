@@ -336,7 +336,7 @@ interface Row {
   ratios: number[];
   ratio: number;
   /** Main-thread ms per request by place, from a profiled round of each side after the measured ones. */
-  split: Record<Side, Record<Place, number>> | undefined;
+  split: Record<Side, { ms: Record<Place, number>; cpuMs: number }> | undefined;
 }
 
 // ---- where the CPU goes -------------------------------------------------------------------
@@ -663,10 +663,10 @@ async function main(): Promise<number> {
       // what it watches, so the measured rounds run without it).
       let split: Row['split'];
       if (profilers) {
-        split = {} as Record<Side, Record<Place, number>>;
+        split = {} as NonNullable<Row['split']>;
         for (const side of ['service', 'bare'] as const) {
           const { value, split: ms } = await profilers[side].profile(() => round(side, splitMs));
-          split[side] = Object.fromEntries(PLACES.map((p) => [p, ms[p] / value.requests])) as Record<Place, number>;
+          split[side] = { ms: mapValues(ms, (v) => v / value.requests), cpuMs: value.serverUsPerRequest / 1000 };
         }
       }
       rows.push({
@@ -700,12 +700,12 @@ async function main(): Promise<number> {
         `${pct(s.clientBusy)}/${pct(b.clientBusy)}`,
       ]);
     }
-    const splits = [['request', 'era', 'clients', 'side', ...PLACES.map((p) => PLACE_HEADINGS[p]), 'total']];
+    const splits = [['request', 'era', 'clients', 'side', ...PLACES.map((p) => PLACE_HEADINGS[p]), 'total', 'CPU (/proc)']];
     for (const row of rows) {
       for (const side of row.split ? (['service', 'bare'] as const) : []) {
-        const ms = row.split![side];
+        const { ms, cpuMs } = row.split![side];
         const request = row.case.method === 'tools/call' ? 'tools/call list_monitors' : 'tools/list';
-        splits.push([request, ERA_VERSION[row.case.era], String(row.case.clients), side, ...PLACES.map((p) => f2(ms[p])), f2(PLACES.reduce((sum, p) => sum + ms[p], 0))]);
+        splits.push([request, ERA_VERSION[row.case.era], String(row.case.clients), side, ...PLACES.map((p) => f2(ms[p])), f2(PLACES.reduce((sum, p) => sum + ms[p], 0)), f2(cpuMs)]);
       }
     }
     const ratioMet = rows.length === CASES.length && rows.every((r) => r.ratio >= AIM_RATIO);
@@ -734,7 +734,8 @@ async function main(): Promise<number> {
             '   (or the bare side\'s @modelcontextprotocol/node), request id, guard, access log; credential = the caller\'s admission and rate limit up to',
             '   its first await (its SQL counts below); MCP SDK = its transport, web streams, validation and the JSON of the answer; tools = server/mcp (the',
             '   bare side\'s tool); domain+SQLite = the domain services, Kysely and better-sqlite3. zod and Node.js count where they were called from;',
-            '   the service\'s 2026-07-28 answers are made by Hono\'s global Response, so their JSON counts under its front.',
+            '   the service\'s 2026-07-28 answers are made by Hono\'s global Response, so their JSON counts under its front. Samples are wall time on',
+            '   the main thread: on a busy machine, time the thread waited for a CPU inflates `other`; CPU (/proc) is the process\'s CPU per request.',
             table(splits, 4),
             '',
           ]
@@ -778,7 +779,7 @@ async function main(): Promise<number> {
         ratio: round2(r.ratio),
         ratios: r.ratios.map(round2),
         ratioMet: r.ratio >= AIM_RATIO,
-        cpuMsPerRequest: r.split && { service: mapValues(r.split.service, round2), bare: mapValues(r.split.bare, round2) },
+        cpuMsPerRequest: r.split && mapValues(r.split, (side) => ({ ...mapValues(side.ms, round2), cpu: round2(side.cpuMs) })),
       })),
       loadAverage: { before: round2(loadBefore), after: round2(loadAfter) },
       problems,
