@@ -148,7 +148,7 @@ const handles = new WeakMap<Db, SQLite.Database>();
 export function withSqlite<T>(db: Db, work: (sqlite: SQLite.Database) => T): Promise<T> {
   const sqlite = handles.get(db);
   if (!sqlite) throw new Error('not a database opened by openDatabase');
-  return db.connection().execute(async () => work(sqlite));
+  return db.getExecutor().provideConnection(async () => work(sqlite));
 }
 
 /** The data folder a database was opened in: other files of the service live beside it. */
