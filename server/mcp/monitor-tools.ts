@@ -74,7 +74,7 @@ function shapeOf(m: Monitor) {
  * channels. Header and metadata values named like credentials come from the monitor service
  * already `[redacted]`, as on every surface (monitor-secrets.ts).
  */
-function shown(m: Monitor, channels: z.infer<typeof channelRef>[]) {
+function shown(m: Monitor, channels: readonly z.infer<typeof channelRef>[]) {
   let shape = shapes.get(m);
   if (!shape) {
     shape = shapeOf(m);
@@ -85,10 +85,11 @@ function shown(m: Monitor, channels: z.infer<typeof channelRef>[]) {
 
 /**
  * The last list_monitors answer of each page the monitor service shares (one object until the
- * monitors table changes), with the page, channels and open incidents it shows: a call that reads
- * the same of those gets the same frozen answer, whose JSON the server keeps (mcp-server.ts).
+ * monitors table changes), with the channels and open incidents it shows (each one object until
+ * its tables change): a call that reads the same objects gets the same frozen answer, whose JSON
+ * the server keeps (mcp-server.ts).
  */
-const listAnswers = new WeakMap<MonitorPage, { key: string; answer: object }>();
+const listAnswers = new WeakMap<MonitorPage, { page: number; perPage: number; channels: object; incidents: object; answer: object }>();
 
 /** Monitor ids are numbers in every tool (SPEC 2.6). */
 const numericMonitorId = <T extends { monitorId: string }>(log: T) => ({ ...log, monitorId: Number(log.monitorId) });
@@ -111,14 +112,13 @@ export const monitorTools = [
       const listed = await services.monitors.list(actor, workspaceId, { limit: perPage, offset: (page - 1) * perPage });
       const { monitors, total } = listed;
       const [channels, incidents] = await Promise.all([channelsOf(context, monitors), services.monitors.activeIncidentCounts(actor, workspaceId, monitors)]);
-      const key = JSON.stringify([page, perPage, [...channels], [...incidents]]);
       const kept = listAnswers.get(listed);
-      if (kept?.key === key) return kept.answer;
+      if (kept && kept.page === page && kept.perPage === perPage && kept.channels === channels && kept.incidents === incidents) return kept.answer;
       const answer = Object.freeze({
         monitors: Object.freeze(monitors.map((m) => Object.freeze({ ...shown(m, channels.get(m.id) ?? []), activeIncidentCount: incidents.get(m.id) ?? 0 }))),
         pagination: Object.freeze({ page, perPage, totalSize: total, totalPages: Math.ceil(total / perPage) }),
       });
-      listAnswers.set(listed, { key, answer });
+      listAnswers.set(listed, { page, perPage, channels, incidents, answer });
       return answer;
     },
   }),

@@ -1,7 +1,19 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
+import type { WatchedTable } from '../../db/table-stamps.ts';
 import { unresolvedReportCounts } from '../reports/report-repository.ts';
 import { downMonitorIds } from './view-repository.ts';
+
+/**
+ * The tables open incidents are read from: of the check states, only a row's being down counts,
+ * so the checks' writes change a stamp of them only when a monitor goes down or comes back.
+ */
+export const incidentTables: readonly WatchedTable[] = [
+  'status_reports',
+  'status_report_components',
+  'page_components',
+  { table: 'check_state', insert: "new.result = 'down'", update: "(old.result = 'down') <> (new.result = 'down')", delete: "old.result = 'down'" },
+];
 
 /**
  * Open incidents per monitor. A monitor has one open incident while it is down (its latest check

@@ -1,6 +1,4 @@
-import type SQLite from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
-import { withSqlite } from '../../db/open.ts';
 import type { Database, MonitorRow } from '../../db/schema.ts';
 import type { Sealer } from '../sealing.ts';
 import type { MonitorConfig } from './monitors.ts';
@@ -29,42 +27,6 @@ function columns(config: MonitorConfig, sealer: Sealer) {
 
 export async function findMonitorRow(db: Kysely<Database>, workspaceId: number, id: number): Promise<MonitorRow | undefined> {
   return db.selectFrom('monitors').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
-}
-
-const WRITTEN_FUNCTION = 'statusdesk_monitors_written';
-
-/** Per connection: its writes to the monitors table, and the statement that reads its data_version. */
-const watched = new WeakMap<SQLite.Database, { writes: number; dataVersion: SQLite.Statement<[], number> }>();
-
-/**
- * Counts this connection's writes to the monitors table, once per connection: temporary triggers
- * (this connection's alone, no migration) call back on every insert, update and delete, those of
- * cascades and of rolled-back transactions included.
- */
-function watch(sqlite: SQLite.Database) {
-  const state = { writes: 0, dataVersion: sqlite.prepare<[], number>('pragma data_version').pluck() };
-  sqlite.function(WRITTEN_FUNCTION, () => {
-    state.writes++;
-    return null;
-  });
-  for (const event of ['insert', 'update', 'delete']) {
-    sqlite.exec(`create temp trigger if not exists ${WRITTEN_FUNCTION}_${event} after ${event} on main.monitors begin select ${WRITTEN_FUNCTION}(); end`);
-  }
-  watched.set(sqlite, state);
-  return state;
-}
-
-/**
- * A stamp of the monitors table that changes whenever any of its rows may have changed: a read
- * of the table made after a stamp was taken answers for as long as the stamp stays the same.
- * This connection's writes are counted (see watch); a commit of any other connection, in this
- * process or another (the CLI on the data folder), changes SQLite's data_version.
- */
-export function monitorsStamp(db: Kysely<Database>): Promise<string> {
-  return withSqlite(db, (sqlite) => {
-    const state = watched.get(sqlite) ?? watch(sqlite);
-    return `${state.dataVersion.get()}:${state.writes}`;
-  });
 }
 
 /**

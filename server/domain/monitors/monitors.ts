@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Database, MonitorRow } from '../../db/schema.ts';
+import { keptByTables } from '../../db/table-stamps.ts';
 import { writeTransaction } from '../../db/transaction.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
@@ -11,8 +12,8 @@ import { type Sealer, sealerOf } from '../sealing.ts';
 import { defaultTcpRegions } from '../regions.ts';
 import { parseId, parseInput } from '../validation.ts';
 import { type MonitorChecks, summaryWindows } from './check-results.ts';
-import { countMonitors, deleteMonitor, findMonitorRow, findMonitorRows, insertMonitor, listMonitorRevisions, monitorsStamp, updateMonitor } from './monitor-repository.ts';
-import { activeIncidentCounts } from './incidents.ts';
+import { countMonitors, deleteMonitor, findMonitorRow, findMonitorRows, insertMonitor, listMonitorRevisions, updateMonitor } from './monitor-repository.ts';
+import { activeIncidentCounts, incidentTables } from './incidents.ts';
 import { configSchemas, type GrpcConfig, type HttpConfig, type MonitorType, type TcpConfig } from './monitor-rules.ts';
 import { joinSecrets, keepRedacted, openSecrets, redactSecrets, secretsFingerprint } from './monitor-secrets.ts';
 
@@ -20,8 +21,8 @@ const MAX_LIST_LIMIT = 100;
 const DEFAULT_LIST_LIMIT = 50;
 /** Monitors kept decoded between lists; beyond this the cache starts over. */
 const KNOWN_MONITORS_LIMIT = 10_000;
-/** Pages kept between changes of the monitors table; beyond this the cache starts over. */
-const KNOWN_PAGES_LIMIT = 1_000;
+/** Pages, and incident counts, kept between changes of their tables; beyond this they start over. */
+const KNOWN_ANSWERS_LIMIT = 1_000;
 
 const listInput = z.strictObject({
   limit: z.number().int().min(1, `must be 1 to ${MAX_LIST_LIMIT}`).max(MAX_LIST_LIMIT, `must be 1 to ${MAX_LIST_LIMIT}`).default(DEFAULT_LIST_LIMIT),
@@ -116,13 +117,17 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
    */
   const known = new Map<number, { revision: number; monitor: Monitor }>();
   /**
-   * Whole pages by workspace, limit and offset, read at a stamp of the monitors table (see
-   * monitorsStamp): a page depends on nothing but the table's rows and those three, and the
-   * caller's access is checked before. Any write to the table starts the pages over; a page read
-   * after its stamp was taken is at least as new as the stamp, so none is served stale.
-   * Pages are frozen: callers share them, and may keep what they derive from one by its identity.
+   * Whole pages by workspace, limit and offset, kept until the monitors table changes: a page
+   * depends on nothing but the table's rows and those three, and the caller's access is checked
+   * before. Pages are frozen: callers share them, and may keep what they derive from one by its
+   * identity.
    */
-  let pages = { stamp: '', byKey: new Map<string, MonitorPage>() };
+  const pages = keptByTables<MonitorPage>(db, ['monitors'], KNOWN_ANSWERS_LIMIT);
+  /**
+   * Open incident counts by workspace and monitor ids, kept until a table they are read from
+   * changes (see incidentTables): a monitor going down or a report resolved shows on the next call.
+   */
+  const incidents = keptByTables<ReadonlyMap<string, number>>(db, incidentTables, KNOWN_ANSWERS_LIMIT);
 
   async function readPage(workspaceId: number, limit: number, offset: number): Promise<MonitorPage> {
     const page = await listMonitorRevisions(db, workspaceId, limit, offset);
@@ -136,20 +141,6 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
       monitors: Object.freeze(page.flatMap((p) => known.get(p.id)?.monitor ?? [])),
       total: page[0]?.total ?? (await countMonitors(db, workspaceId)),
     });
-  }
-
-  async function pageOf(workspaceId: number, limit: number, offset: number): Promise<MonitorPage> {
-    const stamp = await monitorsStamp(db);
-    if (pages.stamp !== stamp || pages.byKey.size >= KNOWN_PAGES_LIMIT) pages = { stamp, byKey: new Map() };
-    // The pages of this stamp, even if a newer one replaces them while this page is read.
-    const current = pages;
-    const key = `${workspaceId}/${limit}/${offset}`;
-    let page = current.byKey.get(key);
-    if (!page) {
-      page = await readPage(workspaceId, limit, offset);
-      current.byKey.set(key, page);
-    }
-    return page;
   }
 
   /**
@@ -188,16 +179,19 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
     async list(actor: Actor, workspaceId: number, page: { limit?: number; offset?: number } = {}) {
       await authorize(db, actor, workspaceId, 'read');
       const { limit, offset } = parseInput(listInput, page);
-      return pageOf(workspaceId, limit, offset);
+      return pages(`${workspaceId}/${limit}/${offset}`, () => readPage(workspaceId, limit, offset));
     },
 
     get,
 
     /** Open incidents of these monitors of the workspace (see incidents.ts); zero for the others. */
-    async activeIncidentCounts(actor: Actor, workspaceId: number, monitors: readonly Monitor[]): Promise<Map<string, number>> {
+    async activeIncidentCounts(actor: Actor, workspaceId: number, monitors: readonly Monitor[]): Promise<ReadonlyMap<string, number>> {
       await authorize(db, actor, workspaceId, 'read');
-      const counts = await activeIncidentCounts(db, monitors.map((m) => Number(m.id)));
-      return new Map(monitors.map((m) => [m.id, counts.get(Number(m.id)) ?? 0]));
+      const ids = monitors.map((m) => m.id);
+      return incidents(`${workspaceId}/${ids.join(',')}`, async () => {
+        const counts = await activeIncidentCounts(db, ids.map(Number));
+        return new Map(ids.map((id) => [id, counts.get(Number(id)) ?? 0]));
+      });
     },
 
     async create(actor: Actor, workspaceId: number, type: MonitorType, input: unknown): Promise<Monitor> {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Database } from '../../db/schema.ts';
+import { keptByTables } from '../../db/table-stamps.ts';
 import { writeTransaction } from '../../db/transaction.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
@@ -37,7 +38,12 @@ export interface Channel {
   updatedAt: string;
 }
 
+/** A channel as a monitor shows it. */
+export type ChannelRef = Readonly<{ id: string; name: string; kind: ChannelKind }>;
+
 const MAX_PER_PAGE = 200;
+/** Channel links of lists of monitors kept between changes of the channel tables; beyond this they start over. */
+const KNOWN_LINKS_LIMIT = 1_000;
 const name = oneLine(z.string(expected('a name')).trim().min(1, 'is required').max(200, 'must be at most 200 characters'));
 const monitorIds = z.array(z.union([z.string(), z.number()]), expected('a list of monitor ids')).max(1000, 'must name at most 1000 monitors');
 const config = z.record(z.string(), z.unknown(), expected('an object with the fields of the channel kind'));
@@ -74,6 +80,11 @@ export interface ChannelServiceOptions {
  */
 export function createChannelService(db: Kysely<Database>, options: ChannelServiceOptions) {
   const { sealer } = options;
+  /**
+   * The channels of each of a list of monitors, by workspace and the list, kept until a channel or
+   * a link changes. The caller's access is checked before; the lists are frozen, as callers share them.
+   */
+  const linksOfMonitors = keptByTables<ReadonlyMap<string, readonly ChannelRef[]>>(db, ['notification_channels', 'channel_monitors'], KNOWN_LINKS_LIMIT);
 
   /** Validates a kind's whole configuration and splits it into settings and credentials. */
   function splitConfig(kind: ChannelKind, input: Record<string, unknown>, { settingsOnly = false } = {}) {
@@ -177,12 +188,17 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
     },
 
     /** The channels wired to each of these monitors of the workspace: id, name and kind only. */
-    async ofMonitors(actor: Actor, workspaceId: number, monitorIds: string[]): Promise<Map<string, { id: string; name: string; kind: ChannelKind }[]>> {
+    async ofMonitors(actor: Actor, workspaceId: number, monitorIds: readonly string[]): Promise<ReadonlyMap<string, readonly ChannelRef[]>> {
       await authorize(db, actor, workspaceId, 'read');
-      const byMonitor = new Map<string, { id: string; name: string; kind: ChannelKind }[]>(monitorIds.map((id) => [id, []]));
-      if (monitorIds.length === 0) return byMonitor;
-      for (const row of await channelLinksOfMonitors(db, workspaceId, monitorIds.map(Number))) byMonitor.get(String(row.monitor_id))?.push({ id: String(row.id), name: row.name, kind: row.kind as ChannelKind });
-      return byMonitor;
+      return linksOfMonitors(`${workspaceId}/${JSON.stringify(monitorIds)}`, async () => {
+        const byMonitor = new Map<string, ChannelRef[]>(monitorIds.map((id) => [id, []]));
+        if (monitorIds.length === 0) return byMonitor;
+        for (const row of await channelLinksOfMonitors(db, workspaceId, monitorIds.map(Number))) {
+          byMonitor.get(String(row.monitor_id))?.push(Object.freeze({ id: String(row.id), name: row.name, kind: row.kind as ChannelKind }));
+        }
+        for (const channels of byMonitor.values()) Object.freeze(channels);
+        return byMonitor;
+      });
     },
 
     async create(actor: Actor, workspaceId: number, input: unknown): Promise<Channel> {

@@ -1,9 +1,24 @@
+import type { Statement } from 'better-sqlite3';
 import type { Kysely } from 'kysely';
+import { withSqlite } from '../../db/open.ts';
 import type { Database, WorkspaceRow } from '../../db/schema.ts';
 import type { Role } from '../actor.ts';
 
 export async function findWorkspaceRow(db: Kysely<Database>, id: number): Promise<WorkspaceRow> {
   return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/**
+ * Looks up a workspace by id: what every MCP tools/list reads to learn the plan. One prepared
+ * statement, not a query built each time.
+ */
+export function workspaceLookup(db: Kysely<Database>): (id: number) => Promise<WorkspaceRow | undefined> {
+  let lookup: Statement<[number], WorkspaceRow> | undefined;
+  return (id) =>
+    withSqlite(db, (sqlite) => {
+      lookup ??= sqlite.prepare<[number], WorkspaceRow>('select * from workspaces where id = ?');
+      return lookup.get(id);
+    });
 }
 
 export async function findWorkspaceRowBySlug(db: Kysely<Database>, slug: string): Promise<WorkspaceRow | undefined> {
