@@ -123,7 +123,7 @@ async function serviceWorker(logLevel: string): Promise<void> {
     import('../server/cli/local.ts'),
     import('../server/config.ts'),
     import('../server/main.ts'),
-    import('../server/rpc/routes.ts'),
+    import('../server/rpc/rpc-request.ts'),
   ]);
   const dataDir = await mkdtemp(join(tmpdir(), 'statusdesk-bench-rpc-'));
   try {

@@ -19,27 +19,48 @@ import { type Listener, listen, type RequestHandler } from './http/listener.ts';
 import { createRateLimiter, DEFAULT_RATE_LIMIT_PER_MINUTE } from './http/rate-limit.ts';
 import { VERSION } from './package-root.ts';
 import { createApiApp } from './rest/api-app.ts';
-import { credentialCaller } from './rpc/auth.ts';
-import { createRpcHandler, isRpcRequest } from './rpc/routes.ts';
+import type { ResolveCaller } from './rpc/auth.ts';
+import { isRpcRequest } from './rpc/rpc-request.ts';
+import type { RpcHandlerOptions } from './rpc/routes.ts';
 import { recordService } from './service-record.ts';
 
 /**
- * Hono's adapter to node:http, loaded with the first request it serves: it loads undici (Request,
- * Response), megabytes a service that is only checking and answering /healthz never needs.
+ * A handler loaded with the first request it serves, so its code is neither loaded nor kept by a
+ * service that never needs it. Requests that arrive while it loads wait for it; a failed load is
+ * logged, its requests are dropped, and the next request tries again.
  */
-function honoListener(fetch: Parameters<typeof getRequestListener>[0], log: Logger): RequestHandler {
-  let loaded: Promise<ReturnType<typeof getRequestListener>> | undefined;
+function onFirstRequest(load: () => Promise<RequestHandler>, what: string, log: Logger): RequestHandler {
+  let loaded: Promise<RequestHandler> | undefined;
   return (req, res) => {
-    loaded ??= import('@hono/node-server').then(({ getRequestListener }) => getRequestListener(fetch));
+    loaded ??= load();
     loaded.then(
-      (routes) => routes(req, res),
+      (handle) => handle(req, res),
       (error: unknown) => {
-        log.error({ err: error }, 'loading the HTTP adapter failed');
+        loaded = undefined;
+        log.error({ err: error }, `loading ${what} failed`);
         res.destroy();
       },
     );
   };
 }
+
+/**
+ * Hono's adapter to node:http: it loads undici (Request, Response), megabytes a service that is
+ * only checking and answering /healthz never needs.
+ */
+const honoListener = (fetch: Parameters<typeof getRequestListener>[0], log: Logger) =>
+  onFirstRequest(() => import('@hono/node-server').then(({ getRequestListener }) => getRequestListener(fetch)), 'the HTTP adapter', log);
+
+/** ConnectRPC and the protobuf descriptors of every service, loaded with the first RPC request. */
+const rpcHandler = (options: Omit<RpcHandlerOptions, 'caller'>, caller: () => Promise<ResolveCaller>) =>
+  onFirstRequest(
+    async () => {
+      const [{ createRpcHandler }, resolve] = await Promise.all([import('./rpc/routes.ts'), caller()]);
+      return createRpcHandler({ ...options, caller: resolve });
+    },
+    'the RPC handler',
+    options.log,
+  );
 
 /** How often expired sign-in links, sessions, consent requests, codes and tokens are dropped. */
 const PRUNE_MS = 3_600_000;
@@ -147,13 +168,13 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     };
     // One budget per credential, whichever API its calls come through.
     const admit = createAdmission(ready, createRateLimiter(config.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE));
-    const rpc = createRpcHandler({ services: ready, caller: credentialCaller(admit), log, maxBodyBytes: config.maxBodyBytes, surface: 'api' });
+    const rpc = rpcHandler({ services: ready, log, maxBodyBytes: config.maxBodyBytes, surface: 'api' }, () => import('./rpc/auth.ts').then(({ credentialCaller }) => credentialCaller(admit)));
     content = createContentIndex({ services: ready, docsUrl: docsBase, apiUrl });
     // Searches and the site index show a page changed a moment ago, not one 5 s old.
     ready.publicPages.onInvalidate(content.invalidate);
     mount(api, apiGuard, createApiApp({ ...common, services: ready, admit, content, apiUrl, dashboardUrl, metadataNetwork: config.metadataNetwork, version: VERSION }), rpc);
     const dashboardOrigins = dashboardOwnHosts.map((h) => `http://${h}`).concat(dashboardUrl);
-    const dashboardRpc = createRpcHandler({ services: ready, caller: dashboardCaller(ready, dashboardOrigins), log, maxBodyBytes: config.maxBodyBytes, surface: 'dashboard' });
+    const dashboardRpc = rpcHandler({ services: ready, log, maxBodyBytes: config.maxBodyBytes, surface: 'dashboard' }, async () => dashboardCaller(ready, dashboardOrigins));
     mount(dashboard, dashboardGuard, createDashboardApp({ ...common, services: ready, origins: dashboardOrigins, apiUrl }), dashboardRpc);
 
     const signInUrl = `${dashboardUrl}/signin?token=${await ready.sessions.createSignInToken(ownerId)}`;

@@ -7,33 +7,15 @@ import { NotificationService } from '../../proto/gen/notification/v1/notificatio
 import { StatusPageService } from '../../proto/gen/status_page/v1/status_page_pb.js';
 import { StatusReportService } from '../../proto/gen/status_report/v1/status_report_pb.js';
 import type { Services } from '../services.ts';
-import type { Request, RequestHandler, Response } from '../http/listener.ts';
+import type { RequestHandler, Response } from '../http/listener.ts';
 import { authenticate, mapErrors, type ResolveCaller } from './auth.ts';
 import { refineRequestErrors } from './errors.ts';
+import { isGrpc, RPC_PATH } from './rpc-request.ts';
 import { maintenanceServiceImpl } from './maintenance-service.ts';
 import { monitorServiceImpl } from './monitor-service.ts';
 import { notificationServiceImpl } from './notification-service.ts';
 import { statusPageServiceImpl } from './status-page-service.ts';
 import { statusReportServiceImpl } from './status-report-service.ts';
-
-export const RPC_PATH = '/rpc';
-
-/** The gRPC protocol (`application/grpc`, `application/grpc+proto`, `+json`), not gRPC-Web. */
-const GRPC_CONTENT_TYPE = /^application\/grpc(?:\+[\w.-]+)?\s*(?:;|$)/i;
-
-function isGrpc(req: Request): boolean {
-  const type = req.headers['content-type'];
-  return typeof type === 'string' && GRPC_CONTENT_TYPE.test(type);
-}
-
-/**
- * Whether a request is for the RPC handler: anything under `/rpc/`, and gRPC at any other path,
- * since standard gRPC clients (grpcurl, grpc-js and grpc-go stubs) call `/package.Service/Method`
- * and cannot add a prefix. Connect and gRPC-Web are served under `/rpc` only.
- */
-export function isRpcRequest(req: Request): boolean {
-  return req.url?.startsWith(`${RPC_PATH}/`) === true || isGrpc(req);
-}
 
 /**
  * The gRPC spec's percent-encoding of `grpc-message`: bytes outside printable ASCII, and `%`.
