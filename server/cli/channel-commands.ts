@@ -5,7 +5,6 @@ import { confirmed, yes } from './confirm.ts';
 import { fieldFlags } from './field-flags.ts';
 import {
   address,
-  client,
   type Command,
   connection,
   int32,
@@ -20,6 +19,7 @@ import {
   str,
   type Values,
 } from './flags.ts';
+import { client } from './service-client.ts';
 import { printJson, printTable, UsageError } from './output.ts';
 
 /**

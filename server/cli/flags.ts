@@ -1,6 +1,4 @@
-import { createClient, type StatusdeskClient } from '../../client/index.ts';
 import { runningService } from '../service-record.ts';
-import { serviceCredential } from './login.ts';
 import { printTable, UsageError } from './output.ts';
 
 /** The flag helpers every command file shares: reading parsed flags, checking them, and reaching the service. */
@@ -107,25 +105,12 @@ export function serviceUrl(values: Values): string {
   return url.toString().replace(/\/+$/, '');
 }
 
-/** The client library at `serviceUrl`, with the key of SERVICE_API_KEY or else the login to that service. */
-export function client(values: Values): StatusdeskClient {
-  const baseUrl = withRpcPath(serviceUrl(values));
-  return createClient({ baseUrl, ...serviceCredential(baseUrl) });
-}
-
 /** A connection that nothing answered: refused, or no such host. */
 export function unreachable(error: unknown): boolean {
   for (let at = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; at && depth < 4; at = at.cause as typeof at, depth++) {
     if (typeof at.code === 'string' && ['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'].includes(at.code)) return true;
   }
   return false;
-}
-
-/** The service's bare address (`http://localhost:3000`) means its RPC base, as whoami accepts both. */
-function withRpcPath(address: string): string {
-  const url = new URL(address);
-  if (url.pathname === '/' || url.pathname === '') url.pathname = '/rpc';
-  return url.toString().replace(/\/+$/, '');
 }
 
 /** REST paths hang off the API address without the /rpc suffix of SERVICE_API_URL. */

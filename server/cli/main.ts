@@ -1,12 +1,10 @@
 import { parseArgs } from 'node:util';
-import { Code, ConnectError } from '@connectrpc/connect';
 import { closest, distance } from 'fastest-levenshtein';
-import { BadRequestSchema } from '../../proto/gen/google/rpc/error_details_pb.js';
-import { AppError, type FieldViolation } from '../errors.ts';
+import { AppError } from '../errors.ts';
 import { VERSION } from '../package-root.ts';
-import { type Command, commands } from './commands.ts';
+import { allCommands, type Command, commandsOf } from './commands.ts';
 import { commonFields, restBase, serviceUrl, unreachable, type Values } from './flags.ts';
-import { credentialRefused, CredentialRefused, notRunning, UsageError } from './output.ts';
+import { credentialRefused, notRunning, UsageError } from './output.ts';
 
 /** The sections of `statusdesk --help`, by a command's first word; a word in none goes in the last. */
 const SECTIONS: [heading: string, words: string[]][] = [
@@ -14,12 +12,6 @@ const SECTIONS: [heading: string, words: string[]][] = [
   ['On the data folder, as its owner (no running service needed)', ['keys', 'workspaces', 'oauth']],
   ['Clients of a running service (SERVICE_API_KEY or the login, at --api-url or SERVICE_API_URL)', ['login', 'logout', 'whoami', 'mcp']],
 ];
-
-const names = Object.keys(commands);
-/** Every leading run of words of a command name that is not a command itself: `monitors`, `monitors create`. */
-const groups = [...new Set(names.flatMap((name) => name.split(' ').slice(0, -1).map((_, i, words) => words.slice(0, i + 1).join(' '))))].filter(
-  (group) => !commands[group],
-);
 
 /** The usage line without its note in parentheses: the summary says it. */
 const usageLine = (command: Command) => `statusdesk ${command.usage.replace(/\s{2,}\(.*\)$/, '')}`;
@@ -62,10 +54,10 @@ function commandHelp(command: Command): string {
 const MOST_WORDS = 3;
 
 /** The command named by the first words of argv, the longest name first. */
-function findCommand(argv: string[]): { name: string; command: Command; rest: string[] } | undefined {
+function findCommand(argv: string[], within = commands): { name: string; command: Command; rest: string[] } | undefined {
   for (let words = Math.min(MOST_WORDS, argv.length); words >= 1; words--) {
     const name = argv.slice(0, words).join(' ');
-    const command = commands[name];
+    const command = within[name];
     if (command) return { name, command, rest: argv.slice(words) };
   }
   return undefined;
@@ -137,28 +129,12 @@ function unknownFlag(command: Command, rawName: string): UsageError {
   return new UsageError(`unknown flag ${rawName}${suggestion ? ` (did you mean --${suggestion}?)` : ''}`);
 }
 
-/** The fields a refusal of invalid input names: the BadRequest detail of a ConnectError, or an AppError's own. */
-function violationsOf(error: unknown): FieldViolation[] {
-  if (error instanceof AppError) return error.code === 'VALIDATION' ? error.violations : [];
-  if (error instanceof ConnectError && error.code === Code.InvalidArgument) {
-    return error.findDetails(BadRequestSchema).flatMap((detail) => detail.fieldViolations.map((v) => ({ field: v.field, rule: v.description })));
-  }
-  return [];
-}
-
 /** The flag that gives a field of the service's request: the command's own map, the shared one, or a flag named as the field's last part. */
 function flagOf(command: Command, field: string): string | undefined {
   const named = command.fields?.[field] ?? commonFields[field];
   if (named) return named;
   const last = field.split('.').at(-1)!.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`).replaceAll('_', '-');
   return command.options[last] ? `--${last}` : undefined;
-}
-
-/** The service's words when it refused the credential (401), which the client library reports as Unauthenticated; else undefined. */
-function refusedCredential(error: unknown): string | undefined {
-  if (error instanceof CredentialRefused) return error.message;
-  if (error instanceof ConnectError && error.code === Code.Unauthenticated && !(error.cause instanceof AppError)) return error.rawMessage;
-  return undefined;
 }
 
 /** A usage error: one line naming the command, its usage line, and where its help is. */
@@ -173,6 +149,27 @@ function fail(message: string, code: number): number {
 }
 
 const wantsHelp = (args: string[]) => args.some((arg) => arg === '--help' || arg === '-h');
+
+/**
+ * The commands this run needs: the module of the command it runs, else (help, a mistake) every
+ * one; none to print the version.
+ */
+async function commandsFor(argv: string[]): Promise<Record<string, Command>> {
+  if (argv[0] === '--version') return {};
+  if (argv[0] !== 'help' && !wantsHelp(argv)) {
+    const own = await commandsOf(argv);
+    if (findCommand(argv, own)) return own;
+  }
+  return allCommands();
+}
+
+const argv = process.argv.slice(2);
+const commands = await commandsFor(argv);
+const names = Object.keys(commands);
+/** Every leading run of words of a command name that is not a command itself: `monitors`, `monitors create`. */
+const groups = [...new Set(names.flatMap((name) => name.split(' ').slice(0, -1).map((_, i, words) => words.slice(0, i + 1).join(' '))))].filter(
+  (group) => !commands[group],
+);
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === '--version') {
@@ -206,6 +203,7 @@ async function main(argv: string[]): Promise<number> {
     return (await command.run(values, parsed.positionals)) ?? 0;
   } catch (error) {
     if (error instanceof UsageError) return usageError(name, command, error.message);
+    const { failureOf, refusedCredential, violationsOf } = await import('./failures.ts');
     const violations = violationsOf(error);
     const flags = violations.map((v) => flagOf(command, v.field));
     if (violations.length > 0 && flags.every(Boolean)) return fail(violations.map((v, i) => `${flags[i]}: ${v.rule}`).join('; '), 2);
@@ -213,11 +211,10 @@ async function main(argv: string[]): Promise<number> {
     if (service && unreachable(error)) return fail(notRunning(service), 1);
     const refused = refusedCredential(error);
     if (service && refused !== undefined) return fail(credentialRefused(service, refused), 1);
-    // A login that could not be refreshed fails inside the client library, which wraps what it throws.
-    const failure = error instanceof ConnectError && error.cause instanceof AppError ? error.cause : error;
+    const failure = failureOf(error);
     const message = failure instanceof AppError ? failure.message : String((failure as Error)?.message ?? failure);
     return fail(message, 1);
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));
+process.exitCode = await main(argv);

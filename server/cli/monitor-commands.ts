@@ -26,7 +26,8 @@ import {
 } from '../rpc/monitor-codec.ts';
 import { confirmed, yes } from './confirm.ts';
 import { fieldFlags } from './field-flags.ts';
-import { address, client, type Command, connection, count, list, note, oneOf, type Options, pairs, parseBoolean, rejectFlags, str, type Values } from './flags.ts';
+import { address, type Command, connection, count, list, note, oneOf, type Options, pairs, parseBoolean, rejectFlags, str, type Values } from './flags.ts';
+import { client } from './service-client.ts';
 import { printJson, printTable, UsageError } from './output.ts';
 
 /**

@@ -3,7 +3,8 @@ import { AppError } from '../errors.ts';
 import { exportStaticPage } from '../public/static-export.ts';
 import { componentWords, pageWords, subscriberWords } from '../rpc/page-codec.ts';
 import { confirmed, yes } from './confirm.ts';
-import { address, client, type Command, connection, dataDir, int32, note, type Options, printFields, required, str, type Values } from './flags.ts';
+import { address, type Command, connection, dataDir, int32, note, type Options, printFields, required, str, type Values } from './flags.ts';
+import { client } from './service-client.ts';
 import { withLocalOwner } from './local.ts';
 import { printJson, printTable, UsageError } from './output.ts';
 

@@ -2,7 +2,6 @@ import { maintenanceWords, reportStatus, reportWords } from '../rpc/page-codec.t
 import { fieldFlags } from './field-flags.ts';
 import {
   address,
-  client,
   type Command,
   connection,
   int32,
@@ -17,6 +16,7 @@ import {
   str,
   type Values,
 } from './flags.ts';
+import { client } from './service-client.ts';
 import { printJson, printTable, UsageError } from './output.ts';
 
 /**

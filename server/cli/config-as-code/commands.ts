@@ -1,7 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
 import { confirmed, yes } from '../confirm.ts';
-import { address, client, type Command, json, note, required, str } from '../flags.ts';
+import { address, type Command, json, note, required, str } from '../flags.ts';
+import { client } from '../service-client.ts';
 import { printJson, UsageError } from '../output.ts';
 import type { Problem } from './file-format.ts';
 import type { Change, FieldChange, Step } from './plan.ts';
