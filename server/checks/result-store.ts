@@ -18,6 +18,8 @@ const RAW_RETENTION_MS = 14 * DAY_MS;
 /** Rollups and gaps are kept 90 days, for uptime history. */
 const ROLLUP_RETENTION_MS = 90 * DAY_MS;
 const PRUNE_CHUNK = 5_000;
+/** Monitors whose old rollups are deleted per transaction. */
+const ROLLUP_PRUNE_MONITORS = 1_000;
 /**
  * Raw results kept at most, newest first: 10 million checks take about 1.3 GB (about 130 bytes
  * each with their indexes), a day of 35,000 monitors at 30 s. Below that many monitors the 14 days
@@ -135,7 +137,9 @@ function statementsFor(sqlite: SQLite.Database) {
     pruneResults: sqlite.prepare(`delete from check_results where id in (select id from check_results where started_at < ? limit ${PRUNE_CHUNK})`),
     lastId: sqlite.prepare<[], number | null>('select max(id) from check_results').pluck(),
     pruneResultsBefore: sqlite.prepare(`delete from check_results where id in (select id from check_results where id < ? order by id limit ${PRUNE_CHUNK})`),
-    pruneRollups: sqlite.prepare('delete from check_rollups where hour < ?'),
+    monitorIdsFrom: sqlite.prepare<[number, number], number>('select id from monitors where id > ? order by id limit ?').pluck(),
+    // One seek along the primary key per monitor: a delete by hour alone would read the whole table.
+    pruneRollups: sqlite.prepare('delete from check_rollups where monitor_id = ? and hour < ?'),
     pruneGaps: sqlite.prepare('delete from check_gaps where ended_at < ?'),
     insertGap: sqlite.prepare('insert into check_gaps (runner, started_at, ended_at) values (?, ?, ?)'),
     gapsSince: sqlite.prepare<[number], GapRow>('select runner, started_at, ended_at from check_gaps where ended_at >= ? order by started_at'),
@@ -324,10 +328,18 @@ export function createResultStore(db: Db, options: ResultStoreOptions = {}) {
         deleted += changes;
         if (changes < PRUNE_CHUNK) break;
       }
-      await run((s) => {
-        s.pruneRollups.run(now - ROLLUP_RETENTION_MS);
-        s.pruneGaps.run(now - ROLLUP_RETENTION_MS);
-      });
+      for (let after = 0; ; ) {
+        const ids = await run((s, sqlite) =>
+          sqlite.transaction(() => {
+            const chunk = s.monitorIdsFrom.all(after, ROLLUP_PRUNE_MONITORS);
+            for (const id of chunk) s.pruneRollups.run(id, now - ROLLUP_RETENTION_MS);
+            return chunk;
+          })(),
+        );
+        if (ids.length < ROLLUP_PRUNE_MONITORS) break;
+        after = ids.at(-1)!;
+      }
+      await run((s) => s.pruneGaps.run(now - ROLLUP_RETENTION_MS));
       return deleted;
     },
   };
