@@ -10,7 +10,6 @@ import { ALERT_SENTENCE } from './domain/public-words.ts';
 import { useSealingKey } from './domain/sealing.ts';
 import { createServices, type Services } from './services.ts';
 import { ensureOwner } from './domain/users/users.ts';
-import { createDashboardApp, dashboardCaller } from './dashboard/dashboard-app.ts';
 import { createAdmission } from './http/credentials.ts';
 import { createFront } from './http/front.ts';
 import { withHealthz } from './http/healthz.ts';
@@ -18,7 +17,6 @@ import { createOriginGuard, LOOPBACK_NAMES, type OriginGuard, ownHosts } from '.
 import { type Listener, listen, type RequestHandler } from './http/listener.ts';
 import { createRateLimiter, DEFAULT_RATE_LIMIT_PER_MINUTE } from './http/rate-limit.ts';
 import { VERSION } from './package-root.ts';
-import { createApiApp } from './rest/api-app.ts';
 import type { ResolveCaller } from './rpc/auth.ts';
 import { isRpcRequest } from './rpc/rpc-request.ts';
 import type { RpcHandlerOptions } from './rpc/routes.ts';
@@ -45,11 +43,19 @@ function onFirstRequest(load: () => Promise<RequestHandler>, what: string, log: 
 }
 
 /**
- * Hono's adapter to node:http: it loads undici (Request, Response), megabytes a service that is
- * only checking and answering /healthz never needs.
+ * A Hono app and its adapter to node:http, built with the first request they serve: the adapter
+ * loads undici (Request, Response), and the routes their schemas, megabytes a service that is only
+ * checking and answering /healthz never needs.
  */
-const honoListener = (fetch: Parameters<typeof getRequestListener>[0], log: Logger) =>
-  onFirstRequest(() => import('@hono/node-server').then(({ getRequestListener }) => getRequestListener(fetch)), 'the HTTP adapter', log);
+const honoListener = (app: () => Promise<{ fetch: Parameters<typeof getRequestListener>[0] }>, log: Logger) =>
+  onFirstRequest(
+    async () => {
+      const [{ getRequestListener }, { fetch }] = await Promise.all([import('@hono/node-server'), app()]);
+      return getRequestListener(fetch);
+    },
+    'the HTTP routes',
+    log,
+  );
 
 /** ConnectRPC and the protobuf descriptors of every service, loaded with the first RPC request. */
 const rpcHandler = (options: Omit<RpcHandlerOptions, 'caller'>, caller: () => Promise<ResolveCaller>) =>
@@ -61,6 +67,9 @@ const rpcHandler = (options: Omit<RpcHandlerOptions, 'caller'>, caller: () => Pr
     'the RPC handler',
     options.log,
   );
+
+/** The dashboard's routes and the caller of its RPC calls, loaded with its first request. */
+const dashboardApp = () => import('./dashboard/dashboard-app.ts');
 
 /** How often expired sign-in links, sessions, consent requests, codes and tokens are dropped. */
 const PRUNE_MS = 3_600_000;
@@ -157,8 +166,8 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     }, PRUNE_MS);
     prune.unref();
 
-    const mount = (listener: Listener, guard: OriginGuard, app: { fetch: Parameters<typeof getRequestListener>[0] }, rpc?: RequestHandler) => {
-      const routes = honoListener(app.fetch, log);
+    const mount = (listener: Listener, guard: OriginGuard, app: Parameters<typeof honoListener>[0], rpc?: RequestHandler) => {
+      const routes = honoListener(app, log);
       listener.handle(
         createFront({ ...common, guard }, guard.confine(withHealthz(VERSION, (req, res) => {
           if (rpc && isRpcRequest(req)) return rpc(req, res);
@@ -172,10 +181,11 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     content = createContentIndex({ services: ready, docsUrl: docsBase, apiUrl });
     // Searches and the site index show a page changed a moment ago, not one 5 s old.
     ready.publicPages.onInvalidate(content.invalidate);
-    mount(api, apiGuard, createApiApp({ ...common, services: ready, admit, content, apiUrl, dashboardUrl, metadataNetwork: config.metadataNetwork, version: VERSION }), rpc);
+    const apiApp = { ...common, services: ready, admit, content, apiUrl, dashboardUrl, metadataNetwork: config.metadataNetwork, version: VERSION };
+    mount(api, apiGuard, async () => (await import('./rest/api-app.ts')).createApiApp(apiApp), rpc);
     const dashboardOrigins = dashboardOwnHosts.map((h) => `http://${h}`).concat(dashboardUrl);
-    const dashboardRpc = rpcHandler({ services: ready, log, maxBodyBytes: config.maxBodyBytes, surface: 'dashboard' }, async () => dashboardCaller(ready, dashboardOrigins));
-    mount(dashboard, dashboardGuard, createDashboardApp({ ...common, services: ready, origins: dashboardOrigins, apiUrl }), dashboardRpc);
+    const dashboardRpc = rpcHandler({ services: ready, log, maxBodyBytes: config.maxBodyBytes, surface: 'dashboard' }, async () => (await dashboardApp()).dashboardCaller(ready, dashboardOrigins));
+    mount(dashboard, dashboardGuard, async () => (await dashboardApp()).createDashboardApp({ ...common, services: ready, origins: dashboardOrigins, apiUrl }), dashboardRpc);
 
     const signInUrl = `${dashboardUrl}/signin?token=${await ready.sessions.createSignInToken(ownerId)}`;
     await engine.start();
