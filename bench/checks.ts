@@ -195,8 +195,11 @@ interface EngineReport {
   closeMs: number;
   /** RSS and heap used (bytes) of the engine process at each step of its start. */
   stages: [string, number, number][];
-  /** Every MEMORY_SERIES_MS from the scheduler's start: seconds, RSS, heap used, external + array buffers (bytes). */
-  memory: [number, number, number, number][];
+  /**
+   * Every MEMORY_SERIES_MS from the scheduler's start: seconds, RSS, heap used, external + array
+   * buffers, heap committed (bytes). RSS beyond the committed heap and external is native memory.
+   */
+  memory: [number, number, number, number, number][];
   /** CPU time of the whole machine (every process) during the run, in cores. */
   machineBusyCores: number | null;
 }
@@ -685,12 +688,12 @@ async function engineMain(input: EngineInput): Promise<void> {
   let seriesFrom = 0;
   let nextSeriesAt = Infinity;
   const sample = () => {
-    const { rss, heapUsed, external, arrayBuffers } = process.memoryUsage();
+    const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
     rssPeak = Math.max(rssPeak, rss);
     heapUsedPeak = Math.max(heapUsedPeak, heapUsed);
     const t = performance.now();
     if (t >= nextSeriesAt) {
-      memory.push([Math.round((t - seriesFrom) / 1000), rss, heapUsed, external + arrayBuffers]);
+      memory.push([Math.round((t - seriesFrom) / 1000), rss, heapUsed, external + arrayBuffers, heapTotal]);
       nextSeriesAt += MEMORY_SERIES_MS;
     }
     const { running, waiting } = engine.scheduler.load;
@@ -963,10 +966,10 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
     table(rows, 2),
     '',
     `Engine memory at start (RSS/heap used MB): ${report.stages.map(([name, rss, heap]) => `${name} ${mb(rss)}/${mb(heap)}`).join(', ')}`,
-    `Engine memory every ${seriesEvery / 1000} s (s: RSS/heap used/external MB): ` +
+    `Engine memory every ${seriesEvery / 1000} s (s: RSS/heap used/heap committed/external MB): ` +
       report.memory
         .filter(([t]) => (t * 1000) % seriesEvery === 0)
-        .map(([t, rss, heap, external]) => `${t}: ${mb(rss)}/${mb(heap)}/${mb(external)}`)
+        .map(([t, rss, heap, external, committed]) => `${t}: ${mb(rss)}/${mb(heap)}/${mb(committed)}/${mb(external)}`)
         .join(', '),
     `Results by type: ${byResult.map((r) => `${r.type} ${r.result} ${r.n}`).join(', ')}`,
   ];
