@@ -16,7 +16,16 @@ import { tempDir } from './support/harness.ts';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 30);
 
-/** A data folder with an owner and two paused TCP monitors. */
+/** Runs `work` on a data folder with an owner and two paused TCP monitors, removed after. */
+async function withMonitors(work: (f: Awaited<ReturnType<typeof setup>>) => Promise<void>): Promise<void> {
+  const f = await setup();
+  try {
+    await work(f);
+  } finally {
+    await f.close();
+  }
+}
+
 async function setup() {
   const dir = await tempDir();
   const db = await openDatabase(dir.path);
@@ -39,9 +48,8 @@ async function setup() {
   };
 }
 
-test('beyond maxRawResults the oldest raw results are pruned, in chunks; rollups keep every check', async () => {
-  const f = await setup();
-  try {
+test('beyond maxRawResults the oldest raw results are pruned, in chunks; rollups keep every check', () =>
+  withMonitors(async (f) => {
     const store = createResultStore(f.db, { maxRawResults: 7_000 });
     // 12,000 recent checks of two monitors, written oldest first: more than a prune chunk (5,000) over the cap.
     const checks = Array.from({ length: 12_000 }, (_, i) => storedCheck(i % 2 === 0 ? f.a : f.b, f.workspaceId, NOW - 12_000 + i, 'up', 5));
@@ -54,14 +62,11 @@ test('beyond maxRawResults the oldest raw results are pruned, in chunks; rollups
 
     const window = await store.window(f.a, hourOf(NOW) - HOUR_MS);
     assert.equal(window.successCount, 6_000, 'the rollups still count every check of the monitor');
-  } finally {
-    await f.close();
-  }
-});
+  }),
+);
 
-test('a rollup written over several batches equals one made of all its checks at once', async () => {
-  const f = await setup();
-  try {
+test('a rollup written over several batches equals one made of all its checks at once', () =>
+  withMonitors(async (f) => {
     const store = createResultStore(f.db);
     const hour = hourOf(NOW);
     const outcomes: [CheckOutcome, number][] = [['up', 1.5], ['up', 2], ['degraded', 300], ['down', 1_000], ['up', 1.5], ['up', 40]];
@@ -79,14 +84,11 @@ test('a rollup written over several batches equals one made of all its checks at
     const stored = LatencyHistogram.decode(row.latency);
     for (const q of [0.2, 0.5, 0.8, 1]) assert.equal(stored.quantile(q), expected.quantile(q), `quantile ${q}`);
     assert.equal(stored.count, expected.count);
-  } finally {
-    await f.close();
-  }
-});
+  }),
+);
 
-test('checks of a deleted monitor are dropped, the rest of the batch is stored', async () => {
-  const f = await setup();
-  try {
+test('checks of a deleted monitor are dropped, the rest of the batch is stored', () =>
+  withMonitors(async (f) => {
     const store = createResultStore(f.db);
     await f.db.deleteFrom('monitors').where('id', '=', f.b).execute();
     const stored = await store.write([storedCheck(f.a, f.workspaceId, NOW, 'up', 3), storedCheck(f.b, f.workspaceId, NOW, 'down', 1_000)]);
@@ -94,7 +96,5 @@ test('checks of a deleted monitor are dropped, the rest of the batch is stored',
       stored.map((t) => [t.check.monitorId, t.from, t.to]),
       [[f.a, null, 'up']],
     );
-  } finally {
-    await f.close();
-  }
-});
+  }),
+);
