@@ -28,13 +28,16 @@ import { recordService } from './service-record.ts';
  * logged, its requests are dropped, and the next request tries again.
  */
 function onFirstRequest(load: () => Promise<RequestHandler>, what: string, log: Logger): RequestHandler {
-  let loaded: Promise<RequestHandler> | undefined;
+  let loading: Promise<RequestHandler> | undefined;
+  // Once loaded, a request is handled at once, in the event that brought it, as without the loader.
+  let handler: RequestHandler | undefined;
   return (req, res) => {
-    loaded ??= load();
-    loaded.then(
+    if (handler) return handler(req, res);
+    loading ??= load().then((loaded) => (handler = loaded));
+    loading.then(
       (handle) => handle(req, res),
       (error: unknown) => {
-        loaded = undefined;
+        loading = undefined;
         log.error({ err: error }, `loading ${what} failed`);
         res.destroy();
       },

@@ -87,7 +87,9 @@ export type HonoApp = ReturnType<typeof createHonoApp>;
  */
 function limitBodyWhileRead(maxSize: number, refuse: (c: Context<AppEnv>) => Response): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    // The headers first: asking for the body stream makes the node adapter build a whole Request.
+    // No route reads the body of a GET or HEAD (Node discards it), and asking for the body stream
+    // makes the node adapter build a whole Request: the headers first, the stream last.
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     const headers = c.req.raw.headers;
     if (headers.has('content-length') && !headers.has('transfer-encoding')) {
       return Number.parseInt(headers.get('content-length') ?? '0', 10) > maxSize ? refuse(c) : next();
