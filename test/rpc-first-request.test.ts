@@ -23,7 +23,7 @@ test('the calls that arrive while the RPC handler loads are all answered', async
       for (const response of responses) {
         // No credential: every call is refused by the RPC handler itself, in Connect's words.
         assert.equal(response.status, 401);
-        assert.equal((await response.json()).code, 'unauthenticated');
+        assert.equal(((await response.json()) as { code?: string }).code, 'unauthenticated');
       }
     } finally {
       assert.equal(await serve.stop(), 0, serve.stderr());
