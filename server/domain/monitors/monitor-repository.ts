@@ -44,11 +44,6 @@ export async function listMonitorRevisions(db: Kysely<Database>, workspaceId: nu
     .execute();
 }
 
-/** Every monitor's id and revision, in every workspace: what the scheduler compares against. */
-export async function allMonitorRevisions(db: Kysely<Database>) {
-  return db.selectFrom('monitors').select(['id', 'revision']).execute();
-}
-
 export async function countMonitors(db: Kysely<Database>, workspaceId: number): Promise<number> {
   const { total } = await db
     .selectFrom('monitors')
