@@ -19,15 +19,17 @@ run('buf', ['generate']);
 const common = { bundle: true, platform: 'node', format: 'esm', target: 'node22', logLevel: 'warning' } as const;
 
 /**
- * node:http and node:https reached through require, not import: Node builds an ES module's view
- * of a built-in by reading every export, and http's WebSocket, CloseEvent and MessageEvent load
- * undici (some 13 MB) when read. Through require, only the exports a module uses are read.
+ * node:http and node:https imported statically are reached through require: Node builds an ES
+ * module's view of a built-in by reading every export, and http's WebSocket, CloseEvent and
+ * MessageEvent load undici (some 13 MB) when read. Through require, only the exports a module
+ * uses are read. A dynamic import() is left as it is: it runs on first use, and code such as the
+ * OTLP exporter destructures its named exports.
  */
 const httpByRequire: Plugin = {
   name: 'http-by-require',
   setup(build) {
     build.onResolve({ filter: /^(node:)?https?$/ }, (args) =>
-      args.namespace === 'http-by-require' ? { path: args.path, external: true } : { path: args.path.replace(/^(node:)?/, 'node:'), namespace: 'http-by-require' },
+      args.kind === 'import-statement' && args.namespace !== 'http-by-require' ? { path: args.path.replace(/^(node:)?/, 'node:'), namespace: 'http-by-require' } : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: 'http-by-require' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
   },
