@@ -17,7 +17,7 @@ export function isGrpc(req: Request): boolean {
 
 /**
  * Whether a request is for the RPC handler: anything under `/rpc/`, and gRPC at any other path,
- * since standard gRPC clients (grpcurl, grpc-js and grpc-go stubs) call `/package.Service/Method`
+ * since standard gRPC clients (grpcurl, generated grpc-js and grpc-go clients) call `/package.Service/Method`
  * and cannot add a prefix. Connect and gRPC-Web are served under `/rpc` only.
  */
 export function isRpcRequest(req: Request): boolean {
