@@ -29,7 +29,7 @@ const httpByRequire: Plugin = {
   name: 'http-by-require',
   setup(build) {
     build.onResolve({ filter: /^(node:)?https?$/ }, (args) =>
-      args.kind === 'import-statement' && args.namespace !== 'http-by-require' ? { path: args.path.replace(/^(node:)?/, 'node:'), namespace: 'http-by-require' } : undefined,
+      args.kind === 'import-statement' ? { path: args.path.replace(/^(node:)?/, 'node:'), namespace: 'http-by-require' } : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: 'http-by-require' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
   },

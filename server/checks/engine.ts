@@ -96,7 +96,7 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
   /** Prepared on the first sync: the revision of every active monitor, read row by row. */
   let activeRevisions: SQLite.Statement<[], [number, number]> | undefined;
   /** One array per distinct list of regions, shared by the monitors that list them. */
-  const regionLists = new Map<string, string[]>();
+  const regionLists = new Map<string, Monitor['regions']>();
   let pending: StoredCheck[] = [];
   let flushTimer: NodeJS.Timeout | undefined;
   let flushing: Promise<void> = Promise.resolve();
@@ -199,9 +199,10 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     if (!monitor.active) return forget(id);
     const { description: _description, tags: _tags, createdAt: _createdAt, updatedAt: _updatedAt, ...scheduled } = monitor;
     const key = scheduled.regions.join(',');
-    let regions = regionLists.get(key);
-    if (!regions) regionLists.set(key, (regions = scheduled.regions));
-    monitors.set(id, { revision, monitor: { ...scheduled, regions } as ScheduledMonitor, seen: syncs });
+    const regions = regionLists.get(key);
+    if (regions) scheduled.regions = regions;
+    else regionLists.set(key, scheduled.regions);
+    monitors.set(id, { revision, monitor: scheduled as ScheduledMonitor, seen: syncs });
     scheduler.schedule(id, PERIOD_MS[monitor.periodicity]);
   }
 

@@ -156,7 +156,7 @@ interface Bucket {
 
 const EMPTY = Buffer.alloc(0);
 
-export interface ResultStoreOptions {
+interface ResultStoreOptions {
   /** Raw results kept at most; the oldest go first. */
   maxRawResults?: number;
 }
@@ -174,6 +174,8 @@ function count(bucket: Bucket, result: CheckOutcome, latencyMs: number, at: numb
 
 export function createResultStore(db: Db, options: ResultStoreOptions = {}) {
   const maxRawResults = options.maxRawResults ?? DEFAULT_MAX_RAW_RESULTS;
+  /** The hour whose rollups and gaps were last pruned. */
+  let rollupsPrunedHour: number | undefined;
   const statements = new WeakMap<SQLite.Database, ReturnType<typeof statementsFor>>();
   /**
    * Each monitor's overall state, read from the database the first time this store writes a check
@@ -313,7 +315,7 @@ export function createResultStore(db: Db, options: ResultStoreOptions = {}) {
     /**
      * Deletes raw results older than the retention, then the oldest beyond maxRawResults (ids
      * grow with every row), a chunk per transaction so writers are never held up for long, and
-     * rollups and gaps older than theirs. Returns the rows deleted.
+     * rollups and gaps older than theirs, once per hour. Returns the rows deleted.
      */
     async prune(now: number): Promise<number> {
       let deleted = 0;
@@ -328,6 +330,9 @@ export function createResultStore(db: Db, options: ResultStoreOptions = {}) {
         deleted += changes;
         if (changes < PRUNE_CHUNK) break;
       }
+      // Rollups and gaps age by the hour: once an hour is enough, however often raw results are pruned.
+      if (hourOf(now) === rollupsPrunedHour) return deleted;
+      rollupsPrunedHour = hourOf(now);
       for (let after = 0; ; ) {
         const ids = await run((s, sqlite) =>
           sqlite.transaction(() => {

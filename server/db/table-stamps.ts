@@ -11,8 +11,11 @@ export type WatchedTable = keyof Database | { table: keyof Database; insert: str
 
 const WRITTEN_FUNCTION = 'statusdesk_written';
 
-/** A number per watched table, the same on every connection: it names the table's triggers and counter. */
-const numbers = new Map<WatchedTable, number>();
+/**
+ * A number per watched table (by its name and conditions, so an equal description made anew is
+ * the same table), the same on every connection: it names the table's triggers and counter.
+ */
+const numbers = new Map<string, number>();
 
 /** Per connection: the writes counted per watched table, and the statement that reads its data_version. */
 interface Connection {
@@ -40,8 +43,9 @@ function connectionOf(sqlite: SQLite.Database): Connection {
  * pick, those of cascades and of rolled-back transactions included.
  */
 function watch(sqlite: SQLite.Database, connection: Connection, watched: WatchedTable): number {
-  let n = numbers.get(watched);
-  if (n === undefined) numbers.set(watched, (n = numbers.size));
+  const described = typeof watched === 'string' ? watched : JSON.stringify(watched);
+  let n = numbers.get(described);
+  if (n === undefined) numbers.set(described, (n = numbers.size));
   if (connection.writes[n] === undefined) {
     const table = typeof watched === 'string' ? watched : watched.table;
     for (const event of ['insert', 'update', 'delete'] as const) {

@@ -7,13 +7,13 @@ export async function findChannelRow(db: Kysely<Database>, workspaceId: number, 
   return db.selectFrom('notification_channels').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
 }
 
-/** A page of the workspace's channels, newest first, with the total. */
 /** Whether any workspace has an email channel: its alerts are mailed. */
 export async function hasEmailChannels(db: Kysely<Database>): Promise<boolean> {
   const row = await db.selectFrom('notification_channels').select('id').where('kind', '=', 'email').limit(1).executeTakeFirst();
   return row !== undefined;
 }
 
+/** A page of the workspace's channels, newest first, with the total. */
 export async function listChannelRows(db: Kysely<Database>, workspaceId: number, limit: number, offset: number) {
   const select = db.selectFrom('notification_channels').where('workspace_id', '=', workspaceId);
   const [{ total }, rows] = await Promise.all([
