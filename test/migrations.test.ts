@@ -14,7 +14,7 @@ import { tempDir } from './support/harness.ts';
 
 const APPLICATION_ID = 0x5344534b; // "SDSK"
 const KNOWN_VERSION = Object.keys(migrations).length;
-const SCHEMA_TABLES = ['api_keys', 'audit_log', 'dashboard_tokens', 'memberships', 'users', 'workspaces', 'monitors', 'private_locations', 'check_results', 'check_rollups', 'check_state', 'monitor_state', 'check_gaps', 'status_pages', 'page_components', 'status_reports', 'status_report_components', 'status_report_updates', 'maintenances', 'maintenance_components', 'page_subscribers', 'notification_channels', 'channel_monitors', 'alerts', 'oauth_clients', 'oauth_grants', 'oauth_requests', 'oauth_tokens', 'pending_sealing'];
+const SCHEMA_TABLES = ['api_keys', 'audit_log', 'dashboard_tokens', 'memberships', 'users', 'workspaces', 'monitors', 'private_locations', 'check_results', 'check_rollups', 'check_state', 'monitor_state', 'check_gaps', 'status_pages', 'page_components', 'status_reports', 'status_report_components', 'status_report_updates', 'maintenances', 'maintenance_components', 'page_subscribers', 'notification_channels', 'channel_monitors', 'alerts', 'oauth_clients', 'oauth_grants', 'oauth_requests', 'oauth_tokens', 'pending_sealing', 'monitor_private_locations'];
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -121,7 +121,11 @@ describe('openDatabase', () => {
     assert.deepEqual(applied.rows.map((r) => r.name), Object.keys(migrations));
     const subscriberColumns = await sql<{ name: string }>`select name from pragma_table_info('page_subscribers')`.execute(db);
     for (const c of ['last_delivery_at', 'last_delivery_error']) assert.ok(subscriberColumns.rows.some((r) => r.name === c), `missing column page_subscribers.${c}`);
-    assert.equal(KNOWN_VERSION, 8, 'update this suite when a migration is added');
+    const locationColumns = await sql<{ name: string }>`select name from pragma_table_info('private_locations')`.execute(db);
+    for (const c of ['workspace_id', 'token_prefix', 'runner_version', 'runner_hostname', 'runner_instance', 'last_sequence', 'dropped_results']) {
+      assert.ok(locationColumns.rows.some((r) => r.name === c), `missing column private_locations.${c}`);
+    }
+    assert.equal(KNOWN_VERSION, 9, 'update this suite when a migration is added');
   });
 
   test('enforces foreign keys and the plan check', async () => {

@@ -111,6 +111,24 @@ export interface PrivateLocationTable {
   token_hash: string | null;
   last_seen_at: Timestamp | null;
   created_at: ColumnType<Timestamp, Timestamp, never>;
+  /** The workspace of a remote runner; NULL for the embedded runner, which serves every workspace. */
+  workspace_id: number | null;
+  /** The first characters of the agent token, to find its row. */
+  token_prefix: string | null;
+  /** What the runner said of itself when it last connected. */
+  runner_version: string | null;
+  runner_hostname: string | null;
+  /** The runner instance (its buffer) whose results were last stored, and its highest sequence stored. */
+  runner_instance: string | null;
+  last_sequence: Generated<number>;
+  /** Results the runner dropped from its full buffer: its running total, as last reported. */
+  dropped_results: Generated<number>;
+}
+
+/** The private locations a monitor is checked from, besides its regions. */
+export interface MonitorPrivateLocationTable {
+  monitor_id: number;
+  location_id: number;
 }
 
 /** Check data uses epoch milliseconds: the rows are many, and integers are small and fast. */
@@ -369,6 +387,7 @@ export interface Database {
   dashboard_tokens: DashboardTokenTable;
   monitors: MonitorTable;
   private_locations: PrivateLocationTable;
+  monitor_private_locations: MonitorPrivateLocationTable;
   check_results: CheckResultTable;
   check_rollups: CheckRollupTable;
   check_state: CheckStateTable;
