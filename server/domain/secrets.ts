@@ -6,6 +6,10 @@ export const KEY_PREFIX = 'svc_';
 export const ACCESS_TOKEN_PREFIX = 'svc_oat_';
 /** OAuth refresh tokens. */
 export const REFRESH_TOKEN_PREFIX = 'svc_ort_';
+/** Agent tokens of private locations, held by their runners. */
+export const RUNNER_TOKEN_PREFIX = 'svc_run_';
+/** How many leading characters of an agent token find its row (the prefix and 8 random ones). */
+export const RUNNER_TOKEN_LOOKUP_LENGTH = 16;
 
 /** A bearer secret: `prefix` + 32 random bytes in base64url (43 characters, 256 bits). */
 export function newSecret(prefix: string): string {
