@@ -37,19 +37,19 @@ export const workspaceTools = [
   defineTool({
     name: 'list_private_locations',
     title: 'List private locations',
-    description: 'The runners that check monitors: name, status (active, or error when silent), metadata and last-seen time. The embedded runner of this machine is the first. Agent tokens are never shown.',
+    description: 'The places monitors are checked from: name, status (active, or error when its runner is silent for over a minute), metadata and last-seen time. The embedded runner of this machine (`local`, embedded: true) is the first, then the workspace\'s private locations, oldest first. Agent tokens are never shown.',
     access: 'read',
     annotations: READ,
     input: z.strictObject(pageInput(100)),
     output: z.object({
       privateLocations: z.array(
-        record({ id: z.string(), name: z.string(), status: z.enum(['active', 'error']), metadata: z.record(z.string(), z.string()), regions: z.array(z.string()), lastSeenAt: z.string().nullable() }),
+        record({ id: z.string(), name: z.string(), status: z.enum(['active', 'error']), metadata: z.record(z.string(), z.string()), lastSeenAt: z.string().nullable(), embedded: z.boolean() }),
       ),
       pagination,
     }),
     async run({ actor, workspaceId, services }, query) {
       const { locations, pagination } = await services.locations.list(actor, workspaceId, query);
-      return { privateLocations: locations, pagination };
+      return { privateLocations: locations.map(({ id, name, status, metadata, lastSeenAt, embedded }) => ({ id, name, status, metadata, lastSeenAt, embedded })), pagination };
     },
   }),
   defineTool({

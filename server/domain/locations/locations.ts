@@ -1,16 +1,30 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Database, PrivateLocationRow } from '../../db/schema.ts';
+import { writeTransaction } from '../../db/transaction.ts';
+import { isUniqueViolation } from '../../db/unique-violation.ts';
+import { AppError, notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
-import { regions as regionCatalogue } from '../regions.ts';
-import { parseInput } from '../validation.ts';
-import { listLocationRows } from './location-repository.ts';
+import { recordAudit } from '../audit/audit.ts';
+import { isRegion } from '../regions.ts';
+import { hashSecret, newSecret, RUNNER_TOKEN_LOOKUP_LENGTH, RUNNER_TOKEN_PREFIX } from '../secrets.ts';
+import { expected, invalid, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
+import {
+  deleteLocation,
+  EMBEDDED_RUNNER,
+  findLocationRow,
+  insertLocation,
+  listLocationRows,
+  renameRunnerState,
+  updateLocation,
+} from './location-repository.ts';
 
 /**
- * Private locations (SPEC 2.10): the runners that execute checks. Every workspace on this
- * machine is served by the same runners, so each workspace sees them all. Agent tokens are
- * stored hashed and never leave the repository.
+ * Private locations (SPEC 2.10): the runners that execute checks. The embedded runner `local`
+ * serves every workspace and is listed to each, first; a remote location belongs to one
+ * workspace and is served by a runner holding its agent token. Tokens are returned once, when
+ * issued, and stored only as a hash and a lookup prefix.
  */
 
 const MAX_PER_PAGE = 100;
@@ -22,16 +36,35 @@ export interface PrivateLocation {
   name: string;
   status: 'active' | 'error';
   metadata: Record<string, string>;
-  /** Regions the runner serves. */
-  regions: string[];
   lastSeenAt: string | null;
   createdAt: string;
+  /** True for the embedded runner `local`, which serves every region and has no token. */
+  embedded: boolean;
+  /** What its runner said of itself when it last connected; null if it never did. */
+  runnerVersion: string | null;
+  runnerHostname: string | null;
+  /** Results its runner dropped from its full buffer, as last reported. */
+  droppedResults: number;
 }
 
-const pageInput = z.strictObject({
-  page: z.number().int().min(1, 'must be 1 or more').default(1),
-  perPage: z.number().int().min(1, `must be 1 to ${MAX_PER_PAGE}`).max(MAX_PER_PAGE, `must be 1 to ${MAX_PER_PAGE}`).default(MAX_PER_PAGE),
-});
+const NAME_RULE = 'must be lower-case letters, digits and hyphens, starting with a letter';
+const name = z
+  .string(expected('a name'))
+  .min(2, 'must be 2 to 40 characters')
+  .max(40, 'must be 2 to 40 characters')
+  .regex(/^[a-z][a-z0-9-]*$/, NAME_RULE)
+  .refine((value) => value !== EMBEDDED_RUNNER, `must not be ${EMBEDDED_RUNNER}, the name of the embedded runner`)
+  .refine((value) => !isRegion(value), 'must not be a region id of the catalogue');
+const metadata = z
+  .record(
+    z.string().min(1, 'a metadata name must be 1 to 64 characters').max(64, 'a metadata name must be 1 to 64 characters'),
+    z.string(expected('a string')).max(256, 'must be at most 256 characters'),
+    expected('an object of string values'),
+  )
+  .refine((entries) => Object.keys(entries).length <= 20, 'must have at most 20 entries');
+const createInput = z.strictObject({ name, metadata: metadata.default({}) });
+const updateInput = z.strictObject({ name: name.optional(), metadata: metadata.optional() });
+const listInput = z.strictObject(pageQuery(MAX_PER_PAGE, MAX_PER_PAGE));
 
 function toLocation(row: PrivateLocationRow, now: number): PrivateLocation {
   const silent = row.last_seen_at === null || now - Date.parse(row.last_seen_at) > RUNNER_SILENCE_MS;
@@ -40,23 +73,141 @@ function toLocation(row: PrivateLocationRow, now: number): PrivateLocation {
     name: row.name,
     status: silent ? 'error' : row.status,
     metadata: JSON.parse(row.metadata),
-    regions: row.regions === null ? regionCatalogue.map((r) => r.id) : JSON.parse(row.regions),
     lastSeenAt: row.last_seen_at,
     createdAt: row.created_at,
+    embedded: row.workspace_id === null,
+    runnerVersion: row.runner_version,
+    runnerHostname: row.runner_hostname,
+    droppedResults: row.dropped_results,
   };
 }
 
-export function createLocationService(db: Kysely<Database>, now: () => number = Date.now) {
+/** What the audit log keeps of a location: what people set, and which token is live (its lookup prefix, never the token). */
+function snapshot(row: PrivateLocationRow): Record<string, unknown> {
+  return { id: String(row.id), name: row.name, metadata: JSON.parse(row.metadata), tokenPrefix: row.token_prefix };
+}
+
+/** A new agent token and the columns that store it. */
+function issueToken() {
+  const token = newSecret(RUNNER_TOKEN_PREFIX);
+  return { token, stored: { token_hash: hashSecret(token), token_prefix: token.slice(0, RUNNER_TOKEN_LOOKUP_LENGTH) } };
+}
+
+/** A duplicate name, said as the name's rule. */
+function nameTaken(error: unknown, value: string): never {
+  if (isUniqueViolation(error, 'private_locations.name')) {
+    throw new AppError('CONFLICT', `name: a private location named "${value}" already exists; choose another`, [{ field: 'name', rule: 'must be unique' }]);
+  }
+  throw error;
+}
+
+export interface LocationServiceOptions {
+  /** Told after a location is deleted or its token replaced has committed: its runner must stop. */
+  revoked?(locationId: number): void;
+  now?: () => number;
+}
+
+export function createLocationService(db: Kysely<Database>, options: LocationServiceOptions = {}) {
+  const { revoked = () => {}, now = Date.now } = options;
+
+  /** The location if the workspace sees it; another workspace's is not found, like an unknown id. */
+  async function loadRow(q: Kysely<Database>, workspaceId: number, id: string): Promise<PrivateLocationRow> {
+    const row = await findLocationRow(q, parseId('id', 'private location', id));
+    if (!row || (row.workspace_id !== null && row.workspace_id !== workspaceId)) throw notFound('private location', id);
+    return row;
+  }
+
+  /** A remote location the workspace may change; the embedded runner is refused. */
+  async function loadRemoteRow(q: Kysely<Database>, workspaceId: number, id: string, change: string): Promise<PrivateLocationRow> {
+    const row = await loadRow(q, workspaceId, id);
+    if (row.workspace_id === null) throw new AppError('PRECONDITION_FAILED', `the embedded runner ${row.name} cannot be ${change}: it is part of the service`);
+    return row;
+  }
+
   return {
-    async list(actor: Actor, workspaceId: number, page: { page?: number; perPage?: number } = {}) {
+    /** The embedded runner first, then the workspace's locations, oldest first. */
+    async list(actor: Actor, workspaceId: number, query: unknown = {}) {
       await authorize(db, actor, workspaceId, 'read');
-      const input = parseInput(pageInput, page);
-      const { rows, total } = await listLocationRows(db, input.perPage, (input.page - 1) * input.perPage);
+      const { page, perPage } = parseInput(listInput, query);
+      const { rows, total } = await listLocationRows(db, workspaceId, perPage, (page - 1) * perPage);
       const t = now();
-      return {
-        locations: rows.map((row) => toLocation(row, t)),
-        pagination: { page: input.page, perPage: input.perPage, totalSize: total, totalPages: Math.ceil(total / input.perPage) },
-      };
+      return { locations: rows.map((row) => toLocation(row, t)), pagination: paginationOf(page, perPage, total) };
+    },
+
+    async get(actor: Actor, workspaceId: number, id: string): Promise<PrivateLocation> {
+      await authorize(db, actor, workspaceId, 'read');
+      return toLocation(await loadRow(db, workspaceId, id), now());
+    },
+
+    /** Creates a location and issues its token, returned here only. */
+    async create(actor: Actor, workspaceId: number, input: unknown): Promise<{ location: PrivateLocation; token: string }> {
+      await authorize(db, actor, workspaceId, 'write');
+      const values = parseInput(createInput, input);
+      const { token, stored } = issueToken();
+      const row = await writeTransaction(db, async (trx) => {
+        const created = await insertLocation(trx, {
+          name: values.name,
+          status: 'error',
+          metadata: JSON.stringify(values.metadata),
+          regions: JSON.stringify([values.name]),
+          workspace_id: workspaceId,
+          created_at: new Date(now()).toISOString(),
+          ...stored,
+        }).catch((error: unknown) => nameTaken(error, values.name));
+        await recordAudit(trx, { workspaceId, entityType: 'private_location', entityId: created.id, action: 'private_location.create', actor, before: null, after: snapshot(created) });
+        return created;
+      });
+      return { location: toLocation(row, now()), token };
+    },
+
+    /**
+     * Renames a location and/or replaces its metadata. A rename carries the monitors' current
+     * state of its runner along; stored results keep the old name.
+     */
+    async update(actor: Actor, workspaceId: number, id: string, patch: unknown): Promise<PrivateLocation> {
+      await authorize(db, actor, workspaceId, 'write');
+      const values = parseInput(updateInput, patch);
+      if (values.name === undefined && values.metadata === undefined) throw invalid('private location', 'names no field to change: set name or metadata');
+      const row = await writeTransaction(db, async (trx) => {
+        const current = await loadRemoteRow(trx, workspaceId, id, 'changed');
+        const renamed = values.name !== undefined && values.name !== current.name;
+        const next = await updateLocation(trx, current.id, {
+          ...(renamed ? { name: values.name, regions: JSON.stringify([values.name]) } : {}),
+          ...(values.metadata !== undefined ? { metadata: JSON.stringify(values.metadata) } : {}),
+        }).catch((error: unknown) => nameTaken(error, values.name!));
+        if (renamed) await renameRunnerState(trx, current.name, next.name);
+        await recordAudit(trx, { workspaceId, entityType: 'private_location', entityId: current.id, action: 'private_location.update', actor, before: snapshot(current), after: snapshot(next) });
+        return next;
+      });
+      return toLocation(row, now());
+    },
+
+    /** Deletes a location: its token stops working, its runner is told to stop, monitors no longer choose it. */
+    async delete(actor: Actor, workspaceId: number, id: string): Promise<void> {
+      await authorize(db, actor, workspaceId, 'write');
+      const locationId = await writeTransaction(db, async (trx) => {
+        const current = await loadRemoteRow(trx, workspaceId, id, 'deleted');
+        await deleteLocation(trx, current.id);
+        await recordAudit(trx, { workspaceId, entityType: 'private_location', entityId: current.id, action: 'private_location.delete', actor, before: snapshot(current), after: null });
+        return current.id;
+      });
+      revoked(locationId);
+    },
+
+    /** Replaces a location's token: the old one stops working, the new one is returned here only. */
+    async rotateToken(actor: Actor, workspaceId: number, id: string): Promise<{ location: PrivateLocation; token: string }> {
+      await authorize(db, actor, workspaceId, 'write');
+      const { token, stored } = issueToken();
+      const row = await writeTransaction(db, async (trx) => {
+        const current = await loadRemoteRow(trx, workspaceId, id, 'given a token');
+        const next = await updateLocation(trx, current.id, stored);
+        await recordAudit(trx, { workspaceId, entityType: 'private_location', entityId: current.id, action: 'private_location.rotate_token', actor, before: snapshot(current), after: snapshot(next) });
+        return next;
+      });
+      revoked(row.id);
+      return { location: toLocation(row, now()), token };
     },
   };
 }
+
+export type LocationService = ReturnType<typeof createLocationService>;
