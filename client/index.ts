@@ -3,6 +3,7 @@ import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } f
 import { MaintenanceService } from '../proto/gen/maintenance/v1/maintenance_pb.js';
 import { MonitorService } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { NotificationService } from '../proto/gen/notification/v1/notification_pb.js';
+import { PrivateLocationService } from '../proto/gen/private_location/v1/private_location_pb.js';
 import { StatusPageService } from '../proto/gen/status_page/v1/status_page_pb.js';
 import { StatusReportService } from '../proto/gen/status_report/v1/status_report_pb.js';
 
@@ -14,6 +15,7 @@ export * as statusPageV1 from '../proto/gen/status_page/v1/status_page_pb.js';
 export * as statusReportV1 from '../proto/gen/status_report/v1/status_report_pb.js';
 export * as maintenanceV1 from '../proto/gen/maintenance/v1/maintenance_pb.js';
 export * as notificationV1 from '../proto/gen/notification/v1/notification_pb.js';
+export * as privateLocationV1 from '../proto/gen/private_location/v1/private_location_pb.js';
 export { Code, ConnectError } from '@connectrpc/connect';
 
 /** Where the service listens when nothing says otherwise. */
@@ -45,6 +47,8 @@ export interface StatusdeskClient {
   maintenances: Client<typeof MaintenanceService>;
   /** Notification channels (notification.v1.NotificationService). */
   notifications: Client<typeof NotificationService>;
+  /** Private locations and their runners' tokens (private_location.v1.PrivateLocationService). */
+  privateLocations: Client<typeof PrivateLocationService>;
   /** The address the client talks to. */
   baseUrl: string;
 }
@@ -123,6 +127,7 @@ export function createClient(options: ClientOptions = {}): StatusdeskClient {
     reports: createServiceClient(StatusReportService, transport),
     maintenances: createServiceClient(MaintenanceService, transport),
     notifications: createServiceClient(NotificationService, transport),
+    privateLocations: createServiceClient(PrivateLocationService, transport),
     baseUrl,
   };
 }

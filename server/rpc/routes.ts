@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { MaintenanceService } from '../../proto/gen/maintenance/v1/maintenance_pb.js';
 import { MonitorService } from '../../proto/gen/monitor/v1/monitor_pb.js';
 import { NotificationService } from '../../proto/gen/notification/v1/notification_pb.js';
+import { PrivateLocationService } from '../../proto/gen/private_location/v1/private_location_pb.js';
 import { StatusPageService } from '../../proto/gen/status_page/v1/status_page_pb.js';
 import { StatusReportService } from '../../proto/gen/status_report/v1/status_report_pb.js';
 import type { Services } from '../services.ts';
@@ -14,6 +15,7 @@ import { isGrpc, RPC_PATH } from './rpc-request.ts';
 import { maintenanceServiceImpl } from './maintenance-service.ts';
 import { monitorServiceImpl } from './monitor-service.ts';
 import { notificationServiceImpl } from './notification-service.ts';
+import { privateLocationServiceImpl } from './private-location-service.ts';
 import { statusPageServiceImpl } from './status-page-service.ts';
 import { statusReportServiceImpl } from './status-report-service.ts';
 
@@ -86,6 +88,7 @@ export function createRpcHandler(options: RpcHandlerOptions): RequestHandler {
     reports: statusReportServiceImpl(services),
     maintenances: maintenanceServiceImpl(services),
     notifications: notificationServiceImpl(services),
+    privateLocations: privateLocationServiceImpl(services),
   };
   const routes = (router: ConnectRouter) => {
     router.service(MonitorService, impls.monitors);
@@ -93,6 +96,7 @@ export function createRpcHandler(options: RpcHandlerOptions): RequestHandler {
     router.service(StatusReportService, impls.reports);
     router.service(MaintenanceService, impls.maintenances);
     router.service(NotificationService, impls.notifications);
+    router.service(PrivateLocationService, impls.privateLocations);
   };
   const common = {
     readMaxBytes: maxBodyBytes,
