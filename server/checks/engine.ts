@@ -1,4 +1,3 @@
-import type { SecureContext } from 'node:tls';
 import type SQLite from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { type Db, withSqlite } from '../db/open.ts';
@@ -9,7 +8,6 @@ import type {
   MonitorHealth,
   MonitorStateChange,
   MonitorSummary,
-  ProbeResult,
   RegionHealth,
   ResponseLog,
   ResponseLogQuery,
@@ -19,20 +17,15 @@ import { findMonitorRows } from '../domain/monitors/monitor-repository.ts';
 import { type Monitor, toMonitor } from '../domain/monitors/monitors.ts';
 import { sealerOf } from '../domain/sealing.ts';
 import { EMBEDDED_RUNNER, markRunnerSeen, runnerByName } from '../domain/locations/location-repository.ts';
-import { emptyTiming, trustStore } from './connection.ts';
-import { probeGrpc } from './grpc-probe.ts';
-import { probeHttp } from './http-probe.ts';
-import { createOtlpExport } from './otlp-export.ts';
-import { probeResult } from './outcome.ts';
+import { createCheckRunner } from './check-runner.ts';
 import { responseLogsOf, toResponseLog } from '../domain/monitors/check-records.ts';
 import { DAY_MS, createResultStore, type StoredCheck, type StoredTransition } from './result-store.ts';
-import { createScheduler } from './scheduler.ts';
-import { probeTcp } from './tcp-probe.ts';
 
 /**
- * The check engine: runs every active monitor on its schedule through the embedded runner,
- * stores results in batches, keeps each monitor's state, emits state changes, and exports
- * metrics. It is also what the monitor service asks for status, summaries and response logs.
+ * The check engine: runs every active monitor with a region on its schedule through the embedded
+ * runner (the check core of check-runner.ts), stores its results and those remote runners report
+ * in batches, keeps each monitor's state, and emits state changes. It is also what the monitor
+ * service asks for status, summaries and response logs.
  */
 
 export interface CheckEngineOptions {
@@ -51,8 +44,6 @@ export interface CheckEngineOptions {
   now?: () => number;
 }
 
-const DEFAULT_CONCURRENCY = 500;
-const DEFAULT_OTLP_INTERVAL_MS = 60_000;
 /** Results wait at most this long to be written with others. */
 const FLUSH_MS = 250;
 const FLUSH_BATCH = 1_000;
@@ -60,17 +51,9 @@ const FLUSH_BATCH = 1_000;
 const HEARTBEAT_MS = 15_000;
 /** Often enough that many monitors do not outgrow maxRawResults by much between prunes. */
 const PRUNE_MS = 600_000;
-const PERIOD_MS: Record<Monitor['periodicity'], number> = { '30s': 30_000, '1m': 60_000, '5m': 300_000, '10m': 600_000, '30m': 1_800_000, '1h': 3_600_000 };
 const WINDOW_MS: Record<SummaryWindow, number> = { '1d': DAY_MS, '7d': 7 * DAY_MS, '14d': 14 * DAY_MS };
 const HEALTH: Record<CheckOutcome, RegionHealth> = { up: 'active', degraded: 'degraded', down: 'error' };
 const SEVERITY: Record<CheckOutcome, number> = { up: 0, degraded: 1, down: 2 };
-
-/**
- * A scheduled monitor as the engine keeps it, for as long as it is scheduled: what its checks and
- * metrics read, without what only people read (description, tags, times). At 100,000 monitors
- * every field kept costs megabytes.
- */
-type ScheduledMonitor = Monitor extends infer M ? (M extends Monitor ? Omit<M, 'description' | 'tags' | 'createdAt' | 'updatedAt'> : never) : never;
 
 const worst = (outcomes: Iterable<CheckOutcome>): CheckOutcome | null => {
   let result: CheckOutcome | null = null;
@@ -83,69 +66,30 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
   const now = options.now ?? Date.now;
   const runner = EMBEDDED_RUNNER;
   const store = createResultStore(db, { maxRawResults: options.maxRawResults });
-  const otlp = createOtlpExport({ intervalMs: options.otlpIntervalMs ?? DEFAULT_OTLP_INTERVAL_MS, log, version: options.version });
-  /** Aborted on close: ends the checks in flight. */
-  const stopping = new AbortController();
-  // Built on the first check: reading the trust stores takes a moment the CLI need not spend.
-  let probeOptions: { trust: SecureContext; userAgent: string; stop: AbortSignal } | undefined;
-  const probeSettings = () => (probeOptions ??= { trust: trustStore(options.extraCa), userAgent: `statusdesk/${options.version}`, stop: stopping.signal });
   const listeners = new Set<(change: MonitorStateChange) => void>();
-  /** Scheduled monitors by id, with the revision they were read at and the last sync that saw them. */
-  const monitors = new Map<number, { revision: number; monitor: ScheduledMonitor; seen: number }>();
   let syncs = 0;
   /** Prepared on the first sync: the revision of every active monitor, read row by row. */
   let activeRevisions: SQLite.Statement<[], [number, number]> | undefined;
-  /** One array per distinct list of regions, shared by the monitors that list them. */
-  const regionLists = new Map<string, Monitor['regions']>();
   let pending: StoredCheck[] = [];
   let flushTimer: NodeJS.Timeout | undefined;
   let flushing: Promise<void> = Promise.resolve();
   const timers: NodeJS.Timeout[] = [];
   let closed = false;
 
-  const scheduler = createScheduler({
-    concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+  const core = createCheckRunner({
+    log,
+    version: options.version,
+    place: { runner },
+    concurrency: options.concurrency,
+    otlpIntervalMs: options.otlpIntervalMs,
+    extraCa: options.extraCa,
     now,
-    run: async (id) => {
-      const entry = monitors.get(id);
-      if (entry) enqueue(await check(entry.monitor));
-    },
+    onCheck: enqueue,
     onGap: (from, to) => {
       log.warn({ from: new Date(from).toISOString(), to: new Date(to).toISOString() }, 'no checks ran in this span (the machine slept or the clock moved); checks resume on schedule');
       store.recordGap(runner, from, to).catch((error: Error) => log.error({ err: error }, 'recording a gap failed'));
     },
   });
-
-  async function probe(monitor: ScheduledMonitor): Promise<ProbeResult> {
-    switch (monitor.type) {
-      case 'tcp':
-        return probeTcp(monitor, { stop: stopping.signal });
-      case 'grpc':
-        return probeGrpc(monitor, probeSettings());
-      case 'http':
-        return probeHttp(monitor, probeSettings());
-    }
-  }
-
-  /** Runs one check of `monitor` now. Never rejects: a fault of the probe itself is a down result. */
-  async function check(monitor: ScheduledMonitor): Promise<StoredCheck> {
-    const startedAt = now();
-    let result: ProbeResult;
-    try {
-      result = await probe(monitor);
-    } catch (error) {
-      log.error({ err: error, monitorId: monitor.id }, 'a check failed unexpectedly');
-      result = probeResult('down', now() - startedAt, emptyTiming(), 0, `the check itself failed: ${(error as Error).message}`);
-    }
-    const stored: StoredCheck = { ...result, monitorId: Number(monitor.id), workspaceId: Number(monitor.workspaceId), runner, regions: monitor.regions, startedAt };
-    if (closed) return stored; // finished after close: the exporters are gone
-    try {
-      otlp.record(monitor, stored);
-    } catch (error) {
-      log.warn({ err: error, monitorId: monitor.id }, 'recording metrics failed');
-    }
-    return stored;
-  }
 
   function enqueue(stored: StoredCheck): void {
     if (closed) return;
@@ -171,6 +115,17 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     return flushing;
   }
 
+  /** Stores `checks` after the pending ones, in the order of flushes, with `within` in their transaction. */
+  function ingest(checks: StoredCheck[], within?: () => void): Promise<void> {
+    void flush();
+    const stored = flushing.then(async () => {
+      for (const transition of await store.write(checks, within)) announce(transition);
+    });
+    // The next batches wait for this one, not for its outcome: that is the caller's.
+    flushing = stored.catch(() => {});
+    return stored;
+  }
+
   /** Tells the listeners of a change of a monitor's overall state (the result store detects them). */
   function announce({ check: c, from, to }: StoredTransition): void {
     if (from === to) return;
@@ -192,24 +147,14 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     }
   }
 
-  /** Schedules an active monitor (anew, if it changed); a paused one is forgotten. */
+  /**
+   * Schedules an active monitor with a region (anew, if it changed); a paused one, or one that
+   * runs only from private locations, is forgotten.
+   */
   function track(monitor: Monitor, revision: number): void {
     if (!options.schedule) return;
-    const id = Number(monitor.id);
-    if (!monitor.active) return forget(id);
-    const { description: _description, tags: _tags, createdAt: _createdAt, updatedAt: _updatedAt, ...scheduled } = monitor;
-    const key = scheduled.regions.join(',');
-    const regions = regionLists.get(key);
-    if (regions) scheduled.regions = regions;
-    else regionLists.set(key, scheduled.regions);
-    monitors.set(id, { revision, monitor: scheduled as ScheduledMonitor, seen: syncs });
-    scheduler.schedule(id, PERIOD_MS[monitor.periodicity]);
-  }
-
-  function forget(id: number): void {
-    monitors.delete(id);
-    scheduler.unschedule(id);
-    otlp.forget(id);
+    if (monitor.regions.length === 0) core.forget(Number(monitor.id));
+    else core.track(monitor, revision, syncs);
   }
 
   /**
@@ -221,17 +166,14 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
   async function sync(): Promise<void> {
     const round = ++syncs;
     const stale = await withSqlite(db, (sqlite) => {
-      activeRevisions ??= sqlite.prepare<[], [number, number]>('select id, revision from monitors where active = 1').raw();
+      // Regions are stored as JSON: '[]' is a monitor that runs only from private locations.
+      activeRevisions ??= sqlite.prepare<[], [number, number]>("select id, revision from monitors where active = 1 and regions <> '[]'").raw();
       const ids: number[] = [];
-      for (const [id, revision] of activeRevisions.iterate()) {
-        const entry = monitors.get(id);
-        if (entry) entry.seen = round;
-        if (entry?.revision !== revision) ids.push(id);
-      }
+      for (const [id, revision] of activeRevisions.iterate()) if (core.mark(id, round) !== revision) ids.push(id);
       return ids;
     });
-    // Deleted or paused since; those read again below are tracked anew, or forgotten there.
-    for (const [id, entry] of monitors) if (entry.seen < round) forget(id);
+    // Deleted, paused or left without regions since; those read again below are tracked anew, or forgotten there.
+    core.sweep(round);
     for (let i = 0; i < stale.length; i += 500) {
       for (const row of await findMonitorRows(db, stale.slice(i, i + 500))) track(toMonitor(row, sealerOf(db)), row.revision);
     }
@@ -244,7 +186,9 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
 
   const checks: MonitorChecks = {
     async trigger(monitor) {
-      const stored = await check(monitor);
+      // A monitor that runs only from private locations is checked by their runners.
+      if (monitor.regions.length === 0) return [];
+      const stored = await core.check(monitor);
       enqueue(stored);
       await flush();
       return monitor.regions.map((region) => ({ ...toStoredResult(stored), region }));
@@ -302,7 +246,7 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     },
 
     monitorRemoved(id) {
-      forget(Number(id));
+      core.forget(Number(id));
       store.forget(Number(id));
     },
   };
@@ -325,7 +269,7 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
       const t = now();
       if (previous && t - Date.parse(previous) > 2 * HEARTBEAT_MS) await store.recordGap(runner, Date.parse(previous), t);
       await heartbeat();
-      scheduler.start();
+      core.start();
       const every = (ms: number, work: () => Promise<unknown>) => {
         const timer = setInterval(() => work().catch((error: Error) => log.error({ err: error }, 'check engine upkeep failed')), ms);
         timers.push(timer);
@@ -337,16 +281,27 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
 
     /** Stops scheduling, writes pending results and closes the exporters. Checks in flight are ended and dropped. */
     async close(): Promise<void> {
-      scheduler.stop();
-      stopping.abort();
+      core.stop();
       for (const timer of timers) clearTimeout(timer);
       const last = flush();
       closed = true;
       await last;
-      await otlp.close();
+      await core.close();
     },
 
-    scheduler,
+    /**
+     * Stores checks a remote runner reported, after the pending ones, in one transaction that also
+     * runs `within` (what else must be stored exactly when they are), then announces the changes
+     * of state they made, as for local checks. Rejects, storing nothing, when `within` throws.
+     */
+    ingest,
+
+    /** Records a span in which a runner checked nothing (its machine slept, or its clock jumped). */
+    recordGap(runnerName: string, from: number, to: number): Promise<void> {
+      return store.recordGap(runnerName, from, to);
+    },
+
+    scheduler: core.scheduler,
   };
 }
 

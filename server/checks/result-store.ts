@@ -205,10 +205,11 @@ export function createResultStore(db: Db, options: ResultStoreOptions = {}) {
     /**
      * Stores a batch in one transaction: raw rows, the hourly rollups they fall in, the latest
      * state per monitor and runner, and each monitor's overall state with when it last changed
-     * (the first check counts). Checks of monitors deleted meanwhile are dropped. Returns the
-     * checks that were stored, in order, each with the overall state before and after it.
+     * (the first check counts). Checks of monitors deleted meanwhile are dropped. `within` runs in
+     * the same transaction: when it throws, nothing is stored. Returns the checks that were
+     * stored, in order, each with the overall state before and after it.
      */
-    write(checks: StoredCheck[]): Promise<StoredTransition[]> {
+    write(checks: StoredCheck[], within?: () => void): Promise<StoredTransition[]> {
       const touched = new Set<number>();
       return run((s, sqlite) => {
         try {
@@ -250,6 +251,7 @@ export function createResultStore(db: Db, options: ResultStoreOptions = {}) {
                   c.startedAt,
                 );
               }
+              within?.();
               return transitions;
             })
             .immediate();
