@@ -20,6 +20,7 @@ const MODULES: [firstWords: string[], load: () => Promise<Commands>][] = [
   [['pages'], async () => (await import('./page-commands.ts')).pageCommands],
   [['reports', 'maintenance'], async () => (await import('./report-commands.ts')).reportCommands],
   [['channels'], async () => (await import('./channel-commands.ts')).channelCommands],
+  [['locations'], async () => (await import('./location-commands.ts')).locationCommands],
   [['apply', 'export'], async () => (await import('./config-as-code/commands.ts')).configCommands],
 ];
 
