@@ -1,0 +1,185 @@
+/**
+ * What the end-to-end tests of private locations need beside the service: `statusdesk runner` as a
+ * child process of the bundle, a loopback TCP proxy between a runner and the service that can be
+ * cut and restored, and RPC clients of the two services a runner and its owner call.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import { type Client, createClient } from '@connectrpc/connect';
+import { createConnectTransport } from '@connectrpc/connect-node';
+import type { DescService } from '@bufbuild/protobuf';
+import { MonitorService, Periodicity } from '../../proto/gen/monitor/v1/monitor_pb.js';
+import { PrivateLocationService, PrivateLocationStatus } from '../../proto/gen/private_location/v1/private_location_pb.js';
+import { RunnerService } from '../../proto/gen/runner/v1/runner_pb.js';
+import { CLI, newWorkspace, readRows, type TestService, withHeaders } from './harness.ts';
+import { eventually } from './wait.ts';
+
+export interface RunnerProcess {
+  child: ChildProcess;
+  /** Everything it wrote so far, stdout and stderr together. */
+  output(): string;
+  /** Resolves with its exit code (null when killed by a signal). */
+  exited: Promise<number | null>;
+  /** SIGTERM, then SIGKILL after 5 s; resolves once it has exited. */
+  stop(): Promise<number | null>;
+}
+
+/** `statusdesk runner` run from the bundle, as a user starts it, with its buffer in `dataDir`. */
+export function startRunner(options: { apiUrl: string; token: string; dataDir: string; args?: string[]; env?: NodeJS.ProcessEnv }): RunnerProcess {
+  const child = spawn(process.execPath, [CLI, 'runner', '--api-url', options.apiUrl, '--token', options.token, '--data-dir', options.dataDir, ...(options.args ?? [])], {
+    env: { ...process.env, STATUSDESK_LOG_LEVEL: 'info', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    output: () => output,
+    exited,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      try {
+        return await exited;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+export interface CuttableProxy {
+  port: number;
+  url: string;
+  /** Where connections are forwarded: 127.0.0.1:target. May be set after the proxy starts. */
+  target: number;
+  /** Whether connections are forwarded. */
+  open: boolean;
+  /** Destroys every forwarded connection and refuses (resets) new ones until restore(). */
+  cut(): void;
+  restore(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A loopback TCP proxy to 127.0.0.1:`target`, standing for the network between a runner and the
+ * service. Cut, it resets every connection at once, as a link that went down and a peer that
+ * answers with a reset would.
+ */
+export async function startProxy(target = 0): Promise<CuttableProxy> {
+  const pairs = new Set<net.Socket>();
+  const server = net.createServer((inbound) => {
+    inbound.on('error', () => {});
+    if (!proxy.open) return void inbound.resetAndDestroy();
+    const outbound = net.connect({ host: '127.0.0.1', port: proxy.target });
+    outbound.on('error', () => inbound.destroy());
+    inbound.on('error', () => outbound.destroy());
+    inbound.on('close', () => outbound.destroy());
+    outbound.on('close', () => inbound.destroy());
+    pairs.add(inbound).add(outbound);
+    inbound.once('close', () => pairs.delete(inbound));
+    outbound.once('close', () => pairs.delete(outbound));
+    inbound.pipe(outbound).pipe(inbound);
+  });
+  const proxy: CuttableProxy = {
+    port: 0,
+    url: '',
+    target,
+    open: true,
+    cut() {
+      proxy.open = false;
+      for (const socket of pairs) socket.resetAndDestroy();
+      pairs.clear();
+    },
+    restore() {
+      proxy.open = true;
+    },
+    async close() {
+      proxy.cut();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  proxy.port = (server.address() as net.AddressInfo).port;
+  proxy.url = `http://127.0.0.1:${proxy.port}`;
+  return proxy;
+}
+
+/** The address of a service's API port on 127.0.0.1, as a runner is given it, whatever OAUTH_ISSUER says. */
+export const runnerApiUrl = (service: TestService) => `http://127.0.0.1:${service.ports.api}`;
+
+/** A client of `desc` at `apiUrl` (Connect over HTTP/1.1), sending `headers` with every call. */
+const rpcAt = <S extends DescService>(apiUrl: string, desc: S, headers: Record<string, string>): Client<S> =>
+  createClient(desc, createConnectTransport({ baseUrl: `${apiUrl}/rpc`, httpVersion: '1.1', interceptors: [withHeaders(headers)] }));
+
+/** The RunnerService at `apiUrl`, called as a runner calls it: with its location's token. */
+export const runnerRpc = (apiUrl: string, token: string) => rpcAt(apiUrl, RunnerService, { authorization: `Bearer ${token}` });
+
+/** A location as a test uses it: its id, its name and its token, shown once. */
+export interface TestLocation {
+  id: string;
+  name: string;
+  token: string;
+}
+
+/** A workspace of its own on the `scale` plan (30 s checks), with a write key and the two services' clients. */
+export interface RunnerWorkspace {
+  id: string;
+  key: string;
+  monitors: Client<typeof MonitorService>;
+  locations: Client<typeof PrivateLocationService>;
+  /** Creates a private location named `prefix-` and random hex. */
+  location(prefix: string): Promise<TestLocation>;
+  /** A TCP monitor of `uri` every 30 s, without retries, checked from `locationIds` only; its id. */
+  tcpMonitor(uri: string, locationIds: string[]): Promise<string>;
+  /** Waits until the location's status is `status` (ListPrivateLocations); bounded by `timeoutMs`. */
+  locationStatus(id: string, status: 'active' | 'error', timeoutMs?: number): Promise<void>;
+}
+
+export async function runnerWorkspace(service: TestService, prefix: string): Promise<RunnerWorkspace> {
+  const workspace = await newWorkspace(service, prefix);
+  const key = (await service.createKey('write', workspace.slug)).secret;
+  const monitors = rpcAt(runnerApiUrl(service), MonitorService, { 'x-service-key': key });
+  const locations = rpcAt(runnerApiUrl(service), PrivateLocationService, { 'x-service-key': key });
+  const wanted = { active: PrivateLocationStatus.ACTIVE, error: PrivateLocationStatus.ERROR };
+  return {
+    id: workspace.id,
+    key,
+    monitors,
+    locations,
+    async location(name) {
+      const created = await locations.createPrivateLocation({ name: `${name}-${randomBytes(4).toString('hex')}` });
+      return { id: created.privateLocation!.id, name: created.privateLocation!.name, token: created.token };
+    },
+    async tcpMonitor(uri, locationIds) {
+      const created = await monitors.createTCPMonitor({
+        monitor: { name: `tcp ${uri}`, uri, periodicity: Periodicity.PERIODICITY_30S, retry: 0, timeout: { seconds: 5n }, privateLocations: locationIds },
+      });
+      return created.monitor!.id;
+    },
+    async locationStatus(id, status, timeoutMs = 15_000) {
+      const read = async () => (await locations.listPrivateLocations({})).privateLocations.find((l) => l.id === id)?.status;
+      await eventually(read, (s) => s === wanted[status], `location ${id} ${status}`, timeoutMs);
+    },
+  };
+}
+
+/** A stored check result, as the tests read it. */
+export interface ResultRow {
+  runner: string;
+  regions: string;
+  started_at: number;
+  result: string;
+}
+
+/** The stored results of a monitor, oldest first, read from the service's database file. */
+export const resultsOf = (service: TestService, monitorId: string): ResultRow[] =>
+  readRows<ResultRow>(service.dataDir, 'SELECT runner, regions, started_at, result FROM check_results WHERE monitor_id = ? ORDER BY started_at, id', Number(monitorId));
+
+/** Waits until the monitor has a stored result of `runner`, and gives them all; bounded by `timeoutMs`. */
+export const resultsFrom = (service: TestService, monitorId: string, runner: string, timeoutMs = 20_000): Promise<ResultRow[]> =>
+  eventually(() => resultsOf(service, monitorId), (rows) => rows.some((r) => r.runner === runner), `a result of ${runner} for monitor ${monitorId}`, timeoutMs);
