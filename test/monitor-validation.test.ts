@@ -257,9 +257,9 @@ describe('regions', () => {
     assert.deepEqual((await clients.scale.createTCPMonitor({ monitor: tcp({ regions: ['yyz', 'jnb'] }) })).monitor!.regions, ['yyz', 'jnb']);
   });
 
-  test('a gRPC monitor requires regions', async () => {
+  test('a gRPC monitor requires a region or a private location', async () => {
     const before = await monitorCount();
-    await refused(clients.scale.createGRPCMonitor({ monitor: grpc({ regions: [] }) }), 'monitor.regions', /is required/);
+    await refused(clients.scale.createGRPCMonitor({ monitor: grpc({ regions: [] }) }), 'monitor.regions', /is required: name at least one region, or at least one private location/);
     assert.equal(await monitorCount(), before);
   });
 });

@@ -663,7 +663,7 @@ describe('MonitorService partial updates', () => {
     assert.equal(monitor.name, created.name);
   });
 
-  test('update_mask naming regions with no value is refused on a gRPC monitor, where regions are required', async () => {
+  test('update_mask naming regions with no value is refused on a gRPC monitor without private locations, where regions are required', async () => {
     const created = (await client.createGRPCMonitor({ monitor: grpcInput() })).monitor!;
     await assertViolation(client.updateGRPCMonitor({ id: created.id, updateMask: { paths: ['regions'] } }), 'monitor.regions', /required/);
     assert.deepEqual(await get(created.id), created);

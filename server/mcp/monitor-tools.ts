@@ -31,6 +31,9 @@ const monitor = record({
   active: z.boolean().describe('false while paused.'),
   periodicity: z.string().describe('Check frequency: 30s, 1m, 5m, 10m, 30m or 1h.'),
   regions: z.array(z.string()),
+  privateLocations: z
+    .array(z.string())
+    .describe("Ids of the workspace's private locations the monitor is also checked from (see list_private_locations); their results stand as regions named by the location."),
   timeout: z.number().describe('Milliseconds.'),
   degraded: z.number().nullable().describe('Milliseconds above which a success is degraded; null: never.'),
   retry: z.number().int(),
@@ -102,7 +105,7 @@ export const monitorTools = [
   defineTool({
     name: 'list_monitors',
     title: 'List monitors',
-    description: `Monitors newest first (TCP, gRPC and HTTP), each with its target, regions, frequency, channels and activeIncidentCount (1 while it is down, plus each unresolved status report on a component it drives). At most ${MAX_MONITORS_PER_PAGE} per page.`,
+    description: `Monitors newest first (TCP, gRPC and HTTP), each with its target, regions, private locations, frequency, channels and activeIncidentCount (1 while it is down, plus each unresolved status report on a component it drives). At most ${MAX_MONITORS_PER_PAGE} per page.`,
     access: 'read',
     annotations: READ,
     input: z.strictObject(pageInput(MAX_MONITORS_PER_PAGE)),
@@ -139,7 +142,8 @@ export const monitorTools = [
   defineTool({
     name: 'get_monitor_status',
     title: 'Get monitor status',
-    description: 'The current health of a monitor in each of its regions (active, degraded or error; null before its first check), and overall (the worst region). No time window.',
+    description:
+      'The current health of a monitor in each of its regions, then in each of its private locations by name (active, degraded or error; null before its first check), and overall (the worst). No time window.',
     access: 'read',
     annotations: READ,
     input: z.strictObject({ monitorId }),

@@ -8,7 +8,7 @@ import { splitSecrets } from './monitor-secrets.ts';
 /** The columns of a configuration: credential-like values sealed, `[redacted]` in their place. */
 function columns(config: MonitorConfig, sealer: Sealer) {
   const { clear, secrets } = splitSecrets(config);
-  const { name, description, active, periodicity, regions, timeout, degraded, retry, openTelemetry, tags, ...settings } = clear;
+  const { name, description, active, periodicity, regions, privateLocations: _privateLocations, timeout, degraded, retry, openTelemetry, tags, ...settings } = clear;
   return {
     secrets: secrets && sealer.seal(secrets),
     name,
@@ -57,22 +57,62 @@ export async function findMonitorRows(db: Kysely<Database>, ids: number[]): Prom
   return db.selectFrom('monitors').selectAll().where('id', 'in', ids).execute();
 }
 
+/** The private locations of these monitors, by monitor id, each list ordered by location id. */
+export async function monitorLocationIds(db: Kysely<Database>, monitorIds: number[]): Promise<Map<number, number[]>> {
+  const links = new Map<number, number[]>();
+  if (monitorIds.length === 0) return links;
+  const rows = await db
+    .selectFrom('monitor_private_locations')
+    .select(['monitor_id', 'location_id'])
+    .where('monitor_id', 'in', monitorIds)
+    .orderBy('location_id')
+    .execute();
+  for (const row of rows) links.set(row.monitor_id, [...(links.get(row.monitor_id) ?? []), row.location_id]);
+  return links;
+}
+
+/** Makes the monitor's private locations exactly these. */
+async function setMonitorLocations(db: Kysely<Database>, monitorId: number, locationIds: string[]): Promise<void> {
+  await db.deleteFrom('monitor_private_locations').where('monitor_id', '=', monitorId).execute();
+  if (locationIds.length === 0) return;
+  await db
+    .insertInto('monitor_private_locations')
+    .values(locationIds.map((id) => ({ monitor_id: monitorId, location_id: Number(id) })))
+    .execute();
+}
+
+/**
+ * Of these ids, those that name private locations of the workspace, with their names. Reads the
+ * private locations' table: the one place monitors need to know a location (its workspace, its
+ * name for results). The embedded runner belongs to no workspace, so it is never among them.
+ */
+export async function workspaceLocationNames(db: Kysely<Database>, workspaceId: number, ids: number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('private_locations').select(['id', 'name']).where('workspace_id', '=', workspaceId).where('id', 'in', ids).orderBy('id').execute();
+  return new Map(rows.map((row) => [row.id, row.name]));
+}
+
 export async function insertMonitor(db: Kysely<Database>, sealer: Sealer, workspaceId: number, type: MonitorType, config: MonitorConfig): Promise<MonitorRow> {
   const now = new Date().toISOString();
-  return db
+  const row = await db
     .insertInto('monitors')
     .values({ workspace_id: workspaceId, type, ...columns(config, sealer), revision: 1, created_at: now, updated_at: now })
     .returningAll()
     .executeTakeFirstOrThrow();
+  await setMonitorLocations(db, row.id, config.privateLocations);
+  return row;
 }
 
+/** Bumps the revision on every change, its private locations' alone included: runners and the engine watch it. */
 export async function updateMonitor(db: Kysely<Database>, sealer: Sealer, id: number, config: MonitorConfig): Promise<MonitorRow> {
-  return db
+  const row = await db
     .updateTable('monitors')
     .set({ ...columns(config, sealer), revision: sql`revision + 1`, updated_at: new Date().toISOString() })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
+  await setMonitorLocations(db, id, config.privateLocations);
+  return row;
 }
 
 export async function deleteMonitor(db: Kysely<Database>, id: number): Promise<void> {

@@ -23,6 +23,7 @@ const DEFAULT_RETRY = 3;
 const MAX_RETRY = 10;
 const MAX_BODY_BYTES = 64 * 1024;
 const MAX_ASSERTIONS = 20;
+const MAX_PRIVATE_LOCATIONS = 10;
 
 /** A fully qualified protobuf service name, e.g. `grpc.health.v1.Health`. */
 const SERVICE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
@@ -114,9 +115,19 @@ const regionList = z
   .max(regionCatalogue.length)
   .refine((list) => new Set(list).size === list.length, 'must not name a region twice');
 
+/** Ids of the workspace's private locations; the monitor service checks that each is one. */
+const privateLocationList = z
+  .array(z.string(expected('a private location id')), expected('a list of private location ids, e.g. ["7"]'))
+  .max(MAX_PRIVATE_LOCATIONS, `must name at most ${MAX_PRIVATE_LOCATIONS} private locations`)
+  .refine((list) => new Set(list).size === list.length, 'must not name a private location twice')
+  .default([]);
+
 const durationMs = () => z.number({ error: 'must be a duration in milliseconds' }).int('must be whole milliseconds');
 
-/** Fields every monitor type has. Regions are per type: TCP and HTTP default them, gRPC requires them. */
+/**
+ * Fields every monitor type has. Regions are optional: absent, TCP and HTTP monitors get the plan's
+ * default regions unless they have private locations, and gRPC monitors need private locations.
+ */
 const commonFields = {
   name: oneLine(z.string(expected('a name')).trim().min(1, 'is required').max(200, 'must be at most 200 characters')),
   description: z.string().max(2000, 'must be at most 2000 characters').default(''),
@@ -134,7 +145,20 @@ const commonFields = {
     .max(20, 'must have at most 20 tags')
     .refine((list) => new Set(list).size === list.length, 'must not repeat a tag')
     .default([]),
+  regions: regionList.optional(),
+  privateLocations: privateLocationList,
 };
+
+/**
+ * A monitor is checked from somewhere: an empty list of regions needs private locations, and so
+ * do absent regions where the type has no default (`absent`: the rule for absent regions, if any).
+ */
+const checkedFrom = (empty: string, absent?: string) => (value: { regions?: string[]; privateLocations: string[] }, ctx: z.RefinementCtx) => {
+  if (value.privateLocations.length > 0) return;
+  if (value.regions?.length === 0) ctx.addIssue({ code: 'custom', path: ['regions'], message: empty });
+  else if (value.regions === undefined && absent) ctx.addIssue({ code: 'custom', path: ['regions'], message: absent });
+};
+const DEFAULTED_REGIONS = 'must name at least one region, or be left out for the plan default, unless the monitor has private locations';
 
 function degradedBelowTimeout(value: { timeout: number; degraded: number | null }, ctx: z.RefinementCtx): void {
   if (value.degraded !== null && value.degraded >= value.timeout) {
@@ -146,10 +170,9 @@ const tcpConfigSchema = z
   .strictObject({
     ...commonFields,
     uri: hostPort('db.internal:5432'),
-    /** Absent: filled with the plan's default regions by the service. */
-    regions: regionList.min(1, 'must name at least one region, or be left out for the plan default').optional(),
   })
-  .superRefine(degradedBelowTimeout);
+  .superRefine(degradedBelowTimeout)
+  .superRefine(checkedFrom(DEFAULTED_REGIONS));
 
 const grpcConfigSchema = z
   .strictObject({
@@ -170,9 +193,9 @@ const grpcConfigSchema = z
       .default(''),
     tls: z.enum(tlsModes, { error: `must be one of ${tlsModes.join(', ')}` }).default('verify'),
     metadata: grpcMetadata.default({}),
-    regions: regionList.min(1, 'is required: name at least one region'),
   })
-  .superRefine(degradedBelowTimeout);
+  .superRefine(degradedBelowTimeout)
+  .superRefine(checkedFrom('must name at least one region, or the monitor at least one private location', 'is required: name at least one region, or at least one private location'));
 
 const statusCodeAssertion = z.strictObject({
   comparator: z.enum(numberComparators, { error: `must be one of ${numberComparators.join(', ')}` }),
@@ -214,9 +237,9 @@ const httpConfigSchema = z
     statusCodeAssertions: z.array(statusCodeAssertion).max(MAX_ASSERTIONS, `must have at most ${MAX_ASSERTIONS} assertions`).default([]),
     headerAssertions: z.array(headerAssertion).max(MAX_ASSERTIONS, `must have at most ${MAX_ASSERTIONS} assertions`).default([]),
     bodyAssertions: z.array(bodyAssertion).max(MAX_ASSERTIONS, `must have at most ${MAX_ASSERTIONS} assertions`).default([]),
-    regions: regionList.min(1, 'must name at least one region, or be left out for the plan default').optional(),
   })
   .superRefine(degradedBelowTimeout)
+  .superRefine(checkedFrom(DEFAULTED_REGIONS))
   .superRefine((value, ctx) => {
     if (value.body !== '' && (value.method === 'GET' || value.method === 'HEAD')) {
       ctx.addIssue({ code: 'custom', path: ['body'], message: `is not allowed with method ${value.method}; use POST, PUT or PATCH` });
@@ -225,6 +248,11 @@ const httpConfigSchema = z
 
 export const configSchemas = { tcp: tcpConfigSchema, grpc: grpcConfigSchema, http: httpConfigSchema } as const;
 
-export type TcpConfig = z.output<typeof tcpConfigSchema> & { regions: string[] };
-export type GrpcConfig = z.output<typeof grpcConfigSchema>;
-export type HttpConfig = z.output<typeof httpConfigSchema> & { regions: string[] };
+/**
+ * Stored configurations: the service fills absent regions (monitors.ts: completeConfig), and the
+ * check engine's results name a private location as a region of its own.
+ */
+type Configured<S extends z.ZodType> = Omit<z.output<S>, 'regions'> & { regions: string[] };
+export type TcpConfig = Configured<typeof tcpConfigSchema>;
+export type GrpcConfig = Configured<typeof grpcConfigSchema>;
+export type HttpConfig = Configured<typeof httpConfigSchema>;

@@ -12,7 +12,17 @@ import { type Sealer, sealerOf } from '../sealing.ts';
 import { defaultTcpRegions } from '../regions.ts';
 import { parseId, parseInput } from '../validation.ts';
 import { type MonitorChecks, summaryWindows } from './check-results.ts';
-import { countMonitors, deleteMonitor, findMonitorRow, findMonitorRows, insertMonitor, listMonitorRevisions, updateMonitor } from './monitor-repository.ts';
+import {
+  countMonitors,
+  deleteMonitor,
+  findMonitorRow,
+  findMonitorRows,
+  insertMonitor,
+  listMonitorRevisions,
+  monitorLocationIds,
+  updateMonitor,
+  workspaceLocationNames,
+} from './monitor-repository.ts';
 import { activeIncidentCounts, incidentTables } from './incidents.ts';
 import { configSchemas, type GrpcConfig, type HttpConfig, type MonitorType, type TcpConfig } from './monitor-rules.ts';
 import { joinSecrets, keepRedacted, openSecrets, redactSecrets, secretsFingerprint } from './monitor-secrets.ts';
@@ -55,10 +65,11 @@ export type MonitorConfig = TcpConfig | GrpcConfig | HttpConfig;
 export type MonitorPage = Readonly<{ monitors: readonly Monitor[]; total: number }>;
 
 /**
- * A stored monitor. With the sealer, credential-like header and metadata values are opened (what
- * the probes send); without it they stay `[redacted]` (enough for names and targets).
+ * A stored monitor, with the ids of its private locations (monitorLocationIds). With the sealer,
+ * credential-like header and metadata values are opened (what the probes send); without it they
+ * stay `[redacted]` (enough for names and targets).
  */
-export function toMonitor(row: MonitorRow, sealer?: Sealer): Monitor {
+export function toMonitor(row: MonitorRow, sealer?: Sealer, privateLocations: readonly number[] = []): Monitor {
   const monitor = {
     id: String(row.id),
     workspaceId: String(row.workspace_id),
@@ -68,6 +79,7 @@ export function toMonitor(row: MonitorRow, sealer?: Sealer): Monitor {
     active: row.active === 1,
     periodicity: row.periodicity as Frequency,
     regions: JSON.parse(row.regions),
+    privateLocations: privateLocations.map(String),
     timeout: row.timeout_ms,
     degraded: row.degraded_ms,
     retry: row.retry,
@@ -88,7 +100,39 @@ function configOf(monitor: Monitor): MonitorConfig {
 
 export async function findMonitor(db: Kysely<Database>, workspaceId: number, id: number, sealer?: Sealer): Promise<Monitor | undefined> {
   const row = await findMonitorRow(db, workspaceId, id);
-  return row && toMonitor(row, sealer);
+  return row && (await monitorsOf(db, [row], sealer))[0];
+}
+
+/** Stored monitors of these rows, their private locations read in one query. */
+export async function monitorsOf(db: Kysely<Database>, rows: readonly MonitorRow[], sealer?: Sealer): Promise<Monitor[]> {
+  const links = await monitorLocationIds(db, rows.map((row) => row.id));
+  return rows.map((row) => toMonitor(row, sealer, links.get(row.id)));
+}
+
+/** A configuration's private locations as a stored monitor lists them: ordered by id. */
+const locationOrder = (config: MonitorConfig) => config.privateLocations.map(Number).sort((a, b) => a - b);
+
+/**
+ * The monitor as the check engine's results show it: a private location stands as its own region,
+ * named by the location, after the monitor's regions.
+ */
+async function withLocationRegions(db: Kysely<Database>, monitor: Monitor): Promise<Monitor> {
+  if (monitor.privateLocations.length === 0) return monitor;
+  const names = await workspaceLocationNames(db, Number(monitor.workspaceId), monitor.privateLocations.map(Number));
+  return { ...monitor, regions: [...monitor.regions, ...names.values()] };
+}
+
+/**
+ * Refuses private locations that are not the workspace's: each is named by its place in the
+ * list, as the other list fields are.
+ */
+async function checkLocations(db: Kysely<Database>, workspaceId: number, config: MonitorConfig): Promise<void> {
+  const ids = config.privateLocations.map((id) => (/^\d{1,15}$/.test(id) ? Number(id) : 0));
+  const found = await workspaceLocationNames(db, workspaceId, ids.filter((id) => id > 0));
+  const violations = config.privateLocations.flatMap((id, at) =>
+    found.has(ids[at]!) ? [] : [{ field: `privateLocations.${at}`, rule: `no private location with id ${JSON.stringify(id)} in this workspace` }],
+  );
+  if (violations.length > 0) throw new AppError('VALIDATION', violations.map((v) => `${v.field}: ${v.rule}`).join('; '), violations);
 }
 
 /** Monitor ids are positive integers; anything else cannot name a monitor. */
@@ -112,17 +156,18 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
   /**
    * Decoded monitors by id, with the revision they were read at. Lists are the most frequent
    * call and monitors rarely change, so a list reads ids and revisions and decodes only rows it
-   * has not seen at that revision. Every writer bumps the revision, other processes included.
-   * The cached monitors are frozen and redacted: callers share them.
+   * has not seen at that revision. Every writer bumps the revision, other processes included;
+   * deleting a private location does not, so the page's links are read too, and a monitor whose
+   * links changed is decoded again. The cached monitors are frozen and redacted: callers share them.
    */
-  const known = new Map<number, { revision: number; monitor: Monitor }>();
+  const known = new Map<number, { revision: number; links: string; monitor: Monitor }>();
   /**
    * Whole pages by workspace, limit and offset, kept until the monitors table changes: a page
    * depends on nothing but the table's rows and those three, and the caller's access is checked
    * before. Pages are frozen: callers share them, and may keep what they derive from one by its
    * identity.
    */
-  const pages = keptByTables<MonitorPage>(db, ['monitors'], KNOWN_ANSWERS_LIMIT);
+  const pages = keptByTables<MonitorPage>(db, ['monitors', 'monitor_private_locations'], KNOWN_ANSWERS_LIMIT);
   /**
    * Open incident counts by workspace and monitor ids, kept until a table they are read from
    * changes (see incidentTables): a monitor going down or a report resolved shows on the next call.
@@ -131,10 +176,14 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
 
   async function readPage(workspaceId: number, limit: number, offset: number): Promise<MonitorPage> {
     const page = await listMonitorRevisions(db, workspaceId, limit, offset);
-    const stale = page.filter((p) => known.get(p.id)?.revision !== p.revision).map((p) => p.id);
+    const links = await monitorLocationIds(db, page.map((p) => p.id));
+    const linksOf = (id: number) => (links.get(id) ?? []).join(',');
+    const stale = page.filter((p) => known.get(p.id)?.revision !== p.revision || known.get(p.id)?.links !== linksOf(p.id)).map((p) => p.id);
     if (stale.length > 0) {
       if (known.size + stale.length > KNOWN_MONITORS_LIMIT) known.clear();
-      for (const row of await findMonitorRows(db, stale)) known.set(row.id, { revision: row.revision, monitor: Object.freeze(redactSecrets(toMonitor(row))) });
+      for (const row of await findMonitorRows(db, stale)) {
+        known.set(row.id, { revision: row.revision, links: linksOf(row.id), monitor: Object.freeze(redactSecrets(toMonitor(row, undefined, links.get(row.id)))) });
+      }
     }
     return Object.freeze({
       // A monitor deleted between the two reads drops out of the page.
@@ -154,7 +203,8 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
       const rule = `${config.periodicity} is not available on the ${plan.name} plan, which allows ${plan.frequencies.join(', ')}`;
       throw new AppError('VALIDATION', `periodicity: ${rule}`, [{ field: 'periodicity', rule }]);
     }
-    return { ...config, regions: config.regions ?? defaultTcpRegions(plan) };
+    // A monitor with private locations runs from them alone unless regions are named.
+    return { ...config, regions: config.regions ?? (config.privateLocations.length > 0 ? [] : defaultTcpRegions(plan)) };
   }
 
   /** The monitor with its credential-like values opened: never an answer as it is. */
@@ -198,7 +248,8 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
       await authorize(db, actor, workspaceId, 'write');
       const monitor = await writeTransaction(db, async (trx) => {
         const config = completeConfig(type, input, await planOfWorkspace(trx, workspaceId));
-        const created = toMonitor(await insertMonitor(trx, sealer, workspaceId, type, config), sealer);
+        await checkLocations(trx, workspaceId, config);
+        const created = toMonitor(await insertMonitor(trx, sealer, workspaceId, type, config), sealer, locationOrder(config));
         await recordAudit(trx, { workspaceId, entityType: 'monitor', entityId: created.id, action: 'monitor.create', actor, before: null, after: snapshot(sealer, created) });
         return created;
       });
@@ -227,7 +278,8 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
         const merged: Record<string, unknown> = { ...configOf(before), ...patch };
         for (const [field, value] of Object.entries(patch)) if (value === null) delete merged[field];
         const config = keepRedacted(completeConfig(type, merged, await planOfWorkspace(trx, workspaceId), before), before);
-        const after = toMonitor(await updateMonitor(trx, sealer, Number(before.id), config), sealer);
+        await checkLocations(trx, workspaceId, config);
+        const after = toMonitor(await updateMonitor(trx, sealer, Number(before.id), config), sealer, locationOrder(config));
         await recordAudit(trx, { workspaceId, entityType: 'monitor', entityId: before.id, action: 'monitor.update', actor, before: snapshot(sealer, before), after: snapshot(sealer, after) });
         return after;
       });
@@ -253,12 +305,12 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
     },
 
     async status(actor: Actor, workspaceId: number, id: string) {
-      return checks.status(await readable(actor, workspaceId, id));
+      return checks.status(await withLocationRegions(db, await readable(actor, workspaceId, id)));
     },
 
     /** `window` is one of 1d (default), 7d, 14d; anything else is refused. */
     async summary(actor: Actor, workspaceId: number, id: string, window?: string) {
-      const monitor = await readable(actor, workspaceId, id);
+      const monitor = await withLocationRegions(db, await readable(actor, workspaceId, id));
       return checks.summary(monitor, parseInput(windowInput, { window }).window);
     },
 
@@ -269,7 +321,7 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
         const rule = `response logs exist for HTTP monitors only; monitor ${id} is a ${monitor.type} monitor: use its status and summary instead`;
         throw new AppError('VALIDATION', `id: ${rule}`, [{ field: 'id', rule }]);
       }
-      return checks.responseLogs(monitor, parseInput(responseLogInput, query));
+      return checks.responseLogs(await withLocationRegions(db, monitor), parseInput(responseLogInput, query));
     },
 
     /** One check of one region, by the id its response log carries. */
