@@ -132,11 +132,14 @@ describe('monitors with private locations', () => {
     );
   });
 
-  test("the status lists the regions, then each location by its name; a deleted location drops out", async () => {
-    const { rpc, first, second } = await workspace();
+  test("the status and the dashboard's regions list the regions, then each location by its name; a deleted location drops out", async () => {
+    const { ws, rpc, first, second } = await workspace();
     const created = (await rpc.createTCPMonitor({ monitor: tcp({ regions: ['fra'], privateLocations: [first.id, second.id] }) })).monitor!;
     const status = await rpc.getMonitorStatus({ id: created.id });
     assert.deepEqual(status.regions.map((r) => r.region), ['fra', first.name, second.name]);
+    const owner = { type: 'user', userId: svc.ownerId, surface: 'dashboard' } as const;
+    const shown = await svc.services.monitorViews.regions(owner, Number(ws.id), created.id);
+    assert.deepEqual(shown.map((r) => r.region), ['fra', first.name, second.name]);
 
     await withDb(svc, (db) => db.deleteFrom('private_locations').where('id', '=', Number(second.id)).execute());
     assert.deepEqual((await rpc.getMonitorStatus({ id: created.id })).regions.map((r) => r.region), ['fra', first.name]);

@@ -82,14 +82,29 @@ async function setMonitorLocations(db: Kysely<Database>, monitorId: number, loca
 }
 
 /**
- * Of these ids, those that name private locations of the workspace, with their names. Reads the
- * private locations' table: the one place monitors need to know a location (its workspace, its
- * name for results). The embedded runner belongs to no workspace, so it is never among them.
+ * The names of the monitor's private locations, by location id: the regions its results from them
+ * stand for. Joins the private locations' table for their names.
  */
-export async function workspaceLocationNames(db: Kysely<Database>, workspaceId: number, ids: number[]): Promise<Map<number, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('private_locations').select(['id', 'name']).where('workspace_id', '=', workspaceId).where('id', 'in', ids).orderBy('id').execute();
-  return new Map(rows.map((row) => [row.id, row.name]));
+export async function monitorLocationNames(db: Kysely<Database>, monitorId: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('monitor_private_locations as link')
+    .innerJoin('private_locations as location', 'location.id', 'link.location_id')
+    .select('location.name')
+    .where('link.monitor_id', '=', monitorId)
+    .orderBy('location.id')
+    .execute();
+  return rows.map((row) => row.name);
+}
+
+/**
+ * Of these ids, those that name private locations of the workspace. Reads the private
+ * locations' table, as monitorLocationNames does. The embedded runner belongs to no workspace, so
+ * it is never among them.
+ */
+export async function workspaceLocationIds(db: Kysely<Database>, workspaceId: number, ids: number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('private_locations').select('id').where('workspace_id', '=', workspaceId).where('id', 'in', ids).execute();
+  return new Set(rows.map((row) => row.id));
 }
 
 export async function insertMonitor(db: Kysely<Database>, sealer: Sealer, workspaceId: number, type: MonitorType, config: MonitorConfig): Promise<MonitorRow> {

@@ -10,6 +10,7 @@ import { defaultTcpRegions, regions as regionCatalogue } from '../regions.ts';
 import { parseInput } from '../validation.ts';
 import { type CheckOutcome, type RegionHealth, type SummaryWindow, summaryWindows, type Timing } from './check-results.ts';
 import type { MonitorType } from './monitor-rules.ts';
+import { monitorLocationNames } from './monitor-repository.ts';
 import {
   fold,
   gapsSince,
@@ -202,13 +203,17 @@ export function createMonitorViewService(db: Db, now: () => number = Date.now) {
   const medians = new Map<number, Map<number, number | null>>();
   let memoized = 0;
 
-  /** The monitor's id after the workspace check; not found when it is another workspace's. */
+  /**
+   * The monitor's id and regions (then its private locations by name) after the workspace check;
+   * not found when it is another workspace's.
+   */
   async function readable(actor: Actor, workspaceId: number, id: string): Promise<{ monitorId: number; regions: string[] }> {
     await authorize(db, actor, workspaceId, 'read');
     const monitorId = monitorIdOf(id);
     const regions = await monitorRegions(db, workspaceId, monitorId);
     if (!regions) throw notFound('monitor', id);
-    return { monitorId, regions };
+    // A private location's results stand as a region named by the location.
+    return { monitorId, regions: [...regions, ...(await monitorLocationNames(db, monitorId))] };
   }
 
   /** Median latency per hour of each monitor, for the 24 hours up to and including the current one. */

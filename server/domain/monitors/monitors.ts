@@ -20,8 +20,9 @@ import {
   insertMonitor,
   listMonitorRevisions,
   monitorLocationIds,
+  monitorLocationNames,
   updateMonitor,
-  workspaceLocationNames,
+  workspaceLocationIds,
 } from './monitor-repository.ts';
 import { activeIncidentCounts, incidentTables } from './incidents.ts';
 import { configSchemas, type GrpcConfig, type HttpConfig, type MonitorType, type TcpConfig } from './monitor-rules.ts';
@@ -118,8 +119,7 @@ const locationOrder = (config: MonitorConfig) => config.privateLocations.map(Num
  */
 async function withLocationRegions(db: Kysely<Database>, monitor: Monitor): Promise<Monitor> {
   if (monitor.privateLocations.length === 0) return monitor;
-  const names = await workspaceLocationNames(db, Number(monitor.workspaceId), monitor.privateLocations.map(Number));
-  return { ...monitor, regions: [...monitor.regions, ...names.values()] };
+  return { ...monitor, regions: [...monitor.regions, ...(await monitorLocationNames(db, Number(monitor.id)))] };
 }
 
 /**
@@ -128,7 +128,7 @@ async function withLocationRegions(db: Kysely<Database>, monitor: Monitor): Prom
  */
 async function checkLocations(db: Kysely<Database>, workspaceId: number, config: MonitorConfig): Promise<void> {
   const ids = config.privateLocations.map((id) => (/^\d{1,15}$/.test(id) ? Number(id) : 0));
-  const found = await workspaceLocationNames(db, workspaceId, ids.filter((id) => id > 0));
+  const found = await workspaceLocationIds(db, workspaceId, ids.filter((id) => id > 0));
   const violations = config.privateLocations.flatMap((id, at) =>
     found.has(ids[at]!) ? [] : [{ field: `privateLocations.${at}`, rule: `no private location with id ${JSON.stringify(id)} in this workspace` }],
   );
