@@ -13,6 +13,7 @@ type Commands = Record<string, Command>;
 const MODULES: [firstWords: string[], load: () => Promise<Commands>][] = [
   [['serve'], async () => ({ serve: (await import('./serve-command.ts')).serveCommand })],
   [['dashboard'], async () => ({ dashboard: (await import('./dashboard-command.ts')).dashboardCommand })],
+  [['runner'], async () => ({ runner: (await import('./runner-command.ts')).runnerCommand })],
   [['keys', 'workspaces', 'whoami', 'login', 'logout'], async () => (await import('./account-commands.ts')).accountCommands],
   [['oauth'], async () => (await import('./oauth-commands.ts')).oauthCommands],
   [['mcp'], async () => ({ mcp: (await import('./mcp-bridge.ts')).mcpCommand })],
