@@ -143,6 +143,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
 
     const ready = createServices(db, {
       checks: engine.checks,
+      runnerIngest: engine,
       publicUrl,
       smtpUrl: config.smtpUrl,
       mailFrom: config.mailFrom,
@@ -207,6 +208,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
         record.remove();
         // Open event streams never finish by themselves: they end first, so the ports close at once.
         ready.live.close();
+        ready.runners.close();
         await Promise.all(listeners.map((l) => l.close()));
         await engine.close();
         clearInterval(prune);

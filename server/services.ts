@@ -12,6 +12,7 @@ import { createIdentityService } from './domain/identity.ts';
 import { createKeyService } from './domain/keys/keys.ts';
 import { createLiveFeed } from './domain/live-feed.ts';
 import { createLocationService } from './domain/locations/locations.ts';
+import { createRunnerService, type RunnerIngest } from './domain/locations/runners.ts';
 import { createMaintenanceService } from './domain/maintenance/maintenances.ts';
 import type { MonitorChecks } from './domain/monitors/check-results.ts';
 import { createMonitorViewService } from './domain/monitors/monitor-views.ts';
@@ -36,6 +37,8 @@ import { createWorkspaceService } from './domain/workspaces/workspaces.ts';
 export interface ServiceOptions {
   /** The check engine; by default one that runs checks only when asked (the service passes its scheduling engine). */
   checks?: MonitorChecks;
+  /** Where the results of remote runners are stored; by default the default engine (the service passes its scheduling engine). */
+  runnerIngest?: RunnerIngest;
   /** Base of public addresses: status pages and the links in subscriber mail. */
   publicUrl?: string;
   /** The service's mail relay (STATUSDESK_SMTP_URL) and sender (STATUSDESK_MAIL_FROM). */
@@ -57,7 +60,10 @@ export interface ServiceOptions {
  */
 export function createServices(db: Kysely<Database>, options: ServiceOptions = {}) {
   const log = options.log ?? pino({ enabled: false });
-  const checks = options.checks ?? createCheckEngine(db, { log, version: VERSION, schedule: false }).checks;
+  let engine: ReturnType<typeof createCheckEngine> | undefined;
+  const defaultEngine = () => (engine ??= createCheckEngine(db, { log, version: VERSION, schedule: false }));
+  const checks = options.checks ?? defaultEngine().checks;
+  const runners = createRunnerService(db, { version: VERSION, ingest: options.runnerIngest ?? defaultEngine() });
   const publicUrl = options.publicUrl ?? 'http://localhost:3000';
   const sealer = sealerOf(db);
   const outbound = createOutbound({ smtpUrl: options.smtpUrl, mailFrom: options.mailFrom });
@@ -65,14 +71,22 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
 
   const publicPages = createPublicPages(db, { publicUrl, canMail: outbound.hasMailRelay });
   // A monitor that is paused, changed or deleted changes the components it drives at once.
+  // The runners of its private locations hear of it at once too, and a trigger asks them as well
+  // as the embedded runner (which serves the monitor's regions, if it has any).
   const monitorChecks: MonitorChecks = {
     ...checks,
+    async trigger(monitor) {
+      const [local, remote] = await Promise.all([monitor.regions.length > 0 ? checks.trigger(monitor) : [], runners.trigger(monitor)]);
+      return [...local, ...remote];
+    },
     monitorChanged(monitor) {
       checks.monitorChanged(monitor);
+      runners.monitorsChanged();
       publicPages.invalidate();
     },
     monitorRemoved(id) {
       checks.monitorRemoved(id);
+      runners.monitorsChanged();
       publicPages.invalidate();
     },
   };
@@ -103,7 +117,9 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
     live,
     /** Seals what earlier versions stored in the clear (see stored-secrets.ts); the service runs it at start. */
     sealStoredSecrets: () => sealStoredSecrets(db, sealer),
-    locations: createLocationService(db),
+    locations: createLocationService(db, { revoked: runners.revoked }),
+    /** The service's side of remote runners: their assignment streams and the results they report. */
+    runners,
     auditLog: createAuditLogService(db),
     pages: createPageService(db, { publicUrl, changed }),
     publicPages,
@@ -124,6 +140,7 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
     onDesktopAlert: outbound.onDesktopAlert,
     /** Ends the open live streams and closes the pooled mail connections. */
     close() {
+      runners.close();
       live.close();
       outbound.close();
     },

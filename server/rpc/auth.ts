@@ -36,9 +36,13 @@ export function credentialCaller(admit: Admit): ResolveCaller {
   };
 }
 
-/** Resolves the caller of every call before its handler runs. */
-export function authenticate(resolve: ResolveCaller): Interceptor {
+/**
+ * Resolves the caller of every call before its handler runs, except the calls of the services
+ * in `admitOwn`, which admit their callers themselves (runners, by their location's token).
+ */
+export function authenticate(resolve: ResolveCaller, admitOwn: readonly string[] = []): Interceptor {
   return (next) => async (req) => {
+    if (admitOwn.includes(req.service.typeName)) return next(req);
     req.contextValues.set(callerKey, await resolve(req.header));
     return next(req);
   };

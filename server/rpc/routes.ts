@@ -5,6 +5,7 @@ import { MaintenanceService } from '../../proto/gen/maintenance/v1/maintenance_p
 import { MonitorService } from '../../proto/gen/monitor/v1/monitor_pb.js';
 import { NotificationService } from '../../proto/gen/notification/v1/notification_pb.js';
 import { PrivateLocationService } from '../../proto/gen/private_location/v1/private_location_pb.js';
+import { RunnerService } from '../../proto/gen/runner/v1/runner_pb.js';
 import { StatusPageService } from '../../proto/gen/status_page/v1/status_page_pb.js';
 import { StatusReportService } from '../../proto/gen/status_report/v1/status_report_pb.js';
 import type { Services } from '../services.ts';
@@ -16,6 +17,7 @@ import { maintenanceServiceImpl } from './maintenance-service.ts';
 import { monitorServiceImpl } from './monitor-service.ts';
 import { notificationServiceImpl } from './notification-service.ts';
 import { privateLocationServiceImpl } from './private-location-service.ts';
+import { runnerServiceImpl } from './runner-service.ts';
 import { statusPageServiceImpl } from './status-page-service.ts';
 import { statusReportServiceImpl } from './status-report-service.ts';
 
@@ -97,12 +99,14 @@ export function createRpcHandler(options: RpcHandlerOptions): RequestHandler {
     router.service(MaintenanceService, impls.maintenances);
     router.service(NotificationService, impls.notifications);
     router.service(PrivateLocationService, impls.privateLocations);
+    // Runners reach the API port only: the dashboard's pages have no use for it.
+    if (surface === 'api') router.service(RunnerService, runnerServiceImpl(services, log.child({ component: 'runners' })));
   };
   const common = {
     readMaxBytes: maxBodyBytes,
     // A misspelt field is refused rather than silently dropped.
     jsonOptions: { ignoreUnknownFields: false },
-    interceptors: [mapErrors(log), authenticate(caller)],
+    interceptors: [mapErrors(log), authenticate(caller, [RunnerService.typeName])],
     // Runs before the body is read: hooks the refusals of a body Connect cannot take (errors.ts).
     requestGate: refineRequestErrors(maxBodyBytes),
     routes,
