@@ -109,9 +109,10 @@ describe('runners of private locations: admission', () => {
     // A stand-in service that greets every runner as another version.
     const routes = (router: ConnectRouter) =>
       router.service(RunnerService, {
-        async *connect() {
+        async *connect(_request, context) {
           yield { hello: { serviceVersion: OTHER_VERSION, locationName: 'elsewhere', acknowledgedSequence: 0n }, full: true };
-          await new Promise((resolve) => setTimeout(resolve, STOP_WITHIN_MS));
+          // The stream stays open, as the service's does, until the runner hangs up.
+          await new Promise((resolve) => context.signal.addEventListener('abort', resolve));
         },
         async report() {
           return { acknowledgedSequence: 0n, stored: 0, skipped: 0 };
