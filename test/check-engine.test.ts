@@ -756,6 +756,101 @@ describe('check engine: batched writes', () => {
   });
 });
 
+// ---- remote runners and monitors without regions ---------------------------------------------------
+
+describe('check engine: remote runners', () => {
+  /** A check of the location `office`, as the service stores one a runner reported. */
+  const fromOffice = (monitorId: string, workspaceId: number, at: number, result: 'up' | 'down') => ({ ...storedCheck(monitorId, workspaceId, at, result, 5), runner: 'office', regions: ['office'] });
+
+  test('ingested checks are stored, `within` runs with each batch, and their changes of state are announced as local ones are', async () => {
+    const f = await setup();
+    try {
+      const monitor = await f.services.monitors.create(system, f.workspaceId, 'tcp', tcpInput('127.0.0.1:9', { active: false }));
+      const t = Date.now();
+      let within = 0;
+      await f.engine.ingest([fromOffice(monitor.id, f.workspaceId, t, 'up')], () => within++);
+      await f.engine.ingest([fromOffice(monitor.id, f.workspaceId, t + 1_000, 'down')], () => within++);
+      assert.equal(within, 2);
+      assert.deepEqual(
+        [...f.firstChecks, ...f.changes].map((c) => [c.monitorId, c.from, c.to, c.kind]),
+        [
+          [monitor.id, null, 'up', 'checked'],
+          [monitor.id, 'up', 'down', 'down'],
+        ],
+      );
+      assert.deepEqual(await rowCounts(f.db, monitor.id), { results: 2, rollups: 1, state: 1 });
+      const health = await f.engine.checks.status({ ...monitor, regions: ['office'] });
+      assert.deepEqual([health.overall, health.regions.map((r) => [r.region, r.status])], ['error', [['office', 'error']]]);
+    } finally {
+      await f.close();
+    }
+  });
+
+  test('when `within` throws, nothing of the batch is stored nor announced, and later batches are', async () => {
+    const f = await setup();
+    try {
+      const monitor = await f.services.monitors.create(system, f.workspaceId, 'tcp', tcpInput('127.0.0.1:9', { active: false }));
+      const t = Date.now();
+      await assert.rejects(
+        f.engine.ingest([fromOffice(monitor.id, f.workspaceId, t, 'down')], () => {
+          throw new Error('the acknowledgement could not be written');
+        }),
+        /the acknowledgement could not be written/,
+      );
+      assert.deepEqual(await rowCounts(f.db, monitor.id), { results: 0, rollups: 0, state: 0 });
+      assert.deepEqual([f.changes, f.firstChecks], [[], []]);
+      assert.equal((await f.engine.checks.status({ ...monitor, regions: ['office'] })).overall, null);
+
+      await f.engine.ingest([fromOffice(monitor.id, f.workspaceId, t + 1_000, 'down')]);
+      assert.deepEqual(await rowCounts(f.db, monitor.id), { results: 1, rollups: 1, state: 1 });
+      assert.deepEqual(
+        f.changes.map((c) => [c.from, c.to]),
+        [[null, 'down']],
+      );
+    } finally {
+      await f.close();
+    }
+  });
+
+  test("a runner's gaps show in the summaries of the monitors it checks, not in others'", async () => {
+    const f = await setup();
+    try {
+      const input = tcpInput('127.0.0.1:9', { active: false });
+      const checked = await f.services.monitors.create(system, f.workspaceId, 'tcp', input);
+      const other = await f.services.monitors.create(system, f.workspaceId, 'tcp', { ...input, name: 'other' });
+      const t = Date.now();
+      await f.engine.ingest([fromOffice(checked.id, f.workspaceId, t - 1_000, 'up')]);
+      await f.engine.recordGap('office', t - 600_000, t - 300_000);
+      const gaps = [{ startedAt: new Date(t - 600_000).toISOString(), endedAt: new Date(t - 300_000).toISOString() }];
+      assert.deepEqual((await f.engine.checks.summary(checked, '1d')).gaps, gaps);
+      assert.deepEqual((await f.engine.checks.summary(other, '1d')).gaps, []);
+    } finally {
+      await f.close();
+    }
+  });
+
+  test('a monitor without regions is not checked by the embedded runner: not scheduled, and a trigger checks nothing here', async () => {
+    const peer = await startTcpListener('127.0.0.1');
+    const f = await setup({ schedule: true });
+    try {
+      await f.engine.start();
+      const monitor = await f.services.monitors.create(system, f.workspaceId, 'tcp', tcpInput(peer.uri));
+      assert.equal(f.engine.scheduler.has(Number(monitor.id)), true);
+      const fromLocationsOnly = { ...monitor, regions: [] };
+      f.engine.checks.monitorChanged(fromLocationsOnly);
+      assert.equal(f.engine.scheduler.has(Number(monitor.id)), false, 'forgotten once it has no region');
+      assert.deepEqual(await f.engine.checks.trigger(fromLocationsOnly), []);
+      assert.deepEqual(await rowCounts(f.db, monitor.id), { results: 0, rollups: 0, state: 0 });
+      assert.equal(peer.connections, 0);
+      f.engine.checks.monitorChanged(monitor);
+      assert.equal(f.engine.scheduler.has(Number(monitor.id)), true, 'scheduled again with its regions back');
+    } finally {
+      await f.close();
+      await peer.close();
+    }
+  });
+});
+
 // ---- the service wiring ------------------------------------------------------------------------------
 
 describe('check engine in the service', () => {

@@ -70,3 +70,49 @@ test('the heartbeat picks up monitors created, changed, paused and deleted by an
     await dir.remove();
   }
 });
+
+test('the heartbeat forgets a monitor left without regions by another process, and schedules it again when it has one', async () => {
+  const dir = await tempDir();
+  const ours = await openDatabase(dir.path);
+  const theirs = await openDatabase(dir.path);
+  mock.timers.enable({ apis: ['setInterval'] });
+  const engine = createCheckEngine(ours, { log: pino({ enabled: false }), version: 'test', schedule: true });
+  try {
+    const userId = await ensureOwner(theirs);
+    const actor: Actor = { type: 'user', userId, surface: 'cli' };
+    const other = createServices(theirs);
+    const workspaceId = Number((await other.workspaces.getBySlug(actor, 'personal')).id);
+    const monitor = await other.monitors.create(actor, workspaceId, 'tcp', { name: 'office only', periodicity: '30s', uri: '127.0.0.1:9', timeout: 1_000 });
+    const id = Number(monitor.id);
+    await engine.start();
+    assert.equal(engine.scheduler.has(id), true);
+
+    // As a monitor that runs only from private locations is stored: no region.
+    const setRegions = (regions: string[]) =>
+      theirs
+        .updateTable('monitors')
+        .set((eb) => ({ regions: JSON.stringify(regions), revision: eb('revision', '+', 1) }))
+        .where('id', '=', id)
+        .execute();
+    await setRegions([]);
+    mock.timers.tick(HEARTBEAT_MS);
+    await eventually(
+      () => engine.scheduler.has(id),
+      (has) => !has,
+      'the monitor without regions is forgotten',
+    );
+    await setRegions(['iad']);
+    mock.timers.tick(HEARTBEAT_MS);
+    await eventually(
+      () => engine.scheduler.has(id),
+      (has) => has,
+      'the monitor with a region again is scheduled',
+    );
+  } finally {
+    await engine.close();
+    mock.timers.reset();
+    await ours.destroy();
+    await theirs.destroy();
+    await dir.remove();
+  }
+});

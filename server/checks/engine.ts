@@ -213,7 +213,10 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
       const from = now() - WINDOW_MS[window];
       const counts = await store.window(Number(monitor.id), from);
       const q = (p: number) => counts.latency.quantile(p)!;
-      const gaps = (await store.gaps(from)).map((g) => ({ startedAt: new Date(Math.max(g.started_at, from)).toISOString(), endedAt: new Date(g.ended_at).toISOString() }));
+      // The gaps of its runners: the embedded one for its regions, and each that checked it.
+      const runners = new Set((await store.states(Number(monitor.id))).map((state) => state.runner));
+      if (monitor.regions.length > 0) runners.add(runner);
+      const gaps = (await store.gaps(from)).filter((g) => runners.has(g.runner)).map((g) => ({ startedAt: new Date(Math.max(g.started_at, from)).toISOString(), endedAt: new Date(g.ended_at).toISOString() }));
       return {
         window,
         successCount: counts.successCount,
