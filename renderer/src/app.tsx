@@ -29,6 +29,7 @@ const SCREEN_MODULES: Record<ScreenRoute, [() => Promise<ScreenModule>, string]>
   '/pages': [() => import('./screens/pages.tsx'), 'PagesScreen'],
   '/pages/:id': [() => import('./screens/page-detail.tsx'), 'PageDetailScreen'],
   '/notifications': [() => import('./screens/notifications.tsx'), 'NotificationsScreen'],
+  '/locations': [() => import('./screens/locations.tsx'), 'LocationsScreen'],
   '/audit': [() => import('./screens/audit.tsx'), 'AuditScreen'],
   '/connect': [() => import('./screens/connect-editor.tsx'), 'ConnectEditorScreen'],
   '/keys': [() => import('./screens/keys.tsx'), 'KeysScreen'],

@@ -8,6 +8,7 @@ const NAV: { to: string; label: string; icon: IconName }[] = [
   { to: '/', label: 'Overview', icon: 'overview' },
   { to: '/pages', label: 'Status pages', icon: 'page' },
   { to: '/notifications', label: 'Notifications', icon: 'bell' },
+  { to: '/locations', label: 'Locations', icon: 'pin' },
   { to: '/audit', label: 'Audit log', icon: 'list' },
   { to: '/connect', label: 'Connect an editor', icon: 'terminal' },
   { to: '/keys', label: 'API keys', icon: 'key' },

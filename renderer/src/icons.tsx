@@ -13,6 +13,7 @@ const paths = {
   pulse: 'M3 12h4l3-7 4 14 3-7h4',
   page: 'M6 3h9l4 4v14H6zM14 3v5h5M9 12h7M9 16h7',
   bell: 'M6 16V11a6 6 0 0 1 12 0v5l2 2H4zM10 20a2 2 0 0 0 4 0',
+  pin: 'M12 21s-6-5.4-6-10a6 6 0 0 1 12 0c0 4.6-6 10-6 10zM12 11h.01',
   list: 'M8 6h12M8 12h12M8 18h12M4 6h.01M4 12h.01M4 18h.01',
   terminal: 'M4 5h16v14H4zM7 9l3 3-3 3M12 15h5',
   plus: 'M12 5v14M5 12h14',

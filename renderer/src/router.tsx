@@ -10,6 +10,7 @@ export const ROUTES = [
   '/pages',
   '/pages/:id',
   '/notifications',
+  '/locations',
   '/audit',
   '/connect',
   '/keys',

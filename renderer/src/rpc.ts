@@ -5,12 +5,13 @@ import { BadRequestSchema } from '../../proto/gen/google/rpc/error_details_pb.js
 import { MaintenanceService } from '../../proto/gen/maintenance/v1/maintenance_pb.js';
 import { MonitorService } from '../../proto/gen/monitor/v1/monitor_pb.js';
 import { NotificationService } from '../../proto/gen/notification/v1/notification_pb.js';
+import { PrivateLocationService } from '../../proto/gen/private_location/v1/private_location_pb.js';
 import { StatusPageService } from '../../proto/gen/status_page/v1/status_page_pb.js';
 import { StatusReportService } from '../../proto/gen/status_report/v1/status_report_pb.js';
 import { ApiError, currentSessionToken, SESSION_TOKEN_HEADER, signedOut, type Violation } from './api.ts';
 
 // The RPC services (monitor.v1, status_page.v1, status_report.v1, maintenance.v1,
-// notification.v1) as the UI calls them: the Connect protocol with JSON, on the dashboard's own
+// notification.v1, private_location.v1) as the UI calls them: the Connect protocol with JSON, on the dashboard's own
 // origin under /rpc, signed in by the session and naming the workspace in a header.
 
 /** The header naming the workspace a call is about (the service checks membership). */
@@ -91,6 +92,7 @@ const services = {
   reports: StatusReportService,
   maintenances: MaintenanceService,
   notifications: NotificationService,
+  privateLocations: PrivateLocationService,
 } as const;
 
 export type Rpc = { [K in keyof typeof services]: Client<(typeof services)[K]> };
@@ -113,6 +115,7 @@ export function rpcFor(workspaceId: string): Rpc {
       reports: make(services.reports),
       maintenances: make(services.maintenances),
       notifications: make(services.notifications),
+      privateLocations: make(services.privateLocations),
     };
     clients.set(workspaceId, rpc);
   }

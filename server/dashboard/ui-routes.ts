@@ -14,6 +14,7 @@ export const UI_ROUTES = [
   '/pages',
   '/pages/:id',
   '/notifications',
+  '/locations',
   '/audit',
   '/connect',
   '/keys',
