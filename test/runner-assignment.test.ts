@@ -4,9 +4,11 @@
  * Runners are real `statusdesk runner` processes of the bundle; targets are loopback listeners.
  */
 import assert from 'node:assert/strict';
+import { hostname } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { MonitorStatus, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { offsetOf } from '../server/checks/scheduler.ts';
+import { VERSION } from '../server/package-root.ts';
 import { startTcpListener, type TcpListener } from './support/grpc-peers.ts';
 import { perTestCleanup, startTestService, type TestService } from './support/harness.ts';
 import { resultsFrom, resultsOf, runnerApiUrl, runnerWorkspace, startRunner } from './support/runner.ts';
@@ -103,6 +105,13 @@ describe('runners of private locations: assignment', () => {
     );
     assert.deepEqual(status.regions.map((r) => r.region).sort(), [a.name, b.name].sort());
     assert.equal(status.overall, MonitorStatus.ACTIVE);
+
+    const listed = (await ws.locations.listPrivateLocations({})).privateLocations.filter((l) => l.id === a.id || l.id === b.id);
+    assert.deepEqual(
+      listed.map((l) => [l.runnerVersion, l.runnerHostname, l.droppedResults]),
+      [[VERSION, hostname(), 0n], [VERSION, hostname(), 0n]],
+      'each location shows the version and host its runner connected with',
+    );
   });
 });
 
