@@ -11,7 +11,9 @@ import { create } from '@bufbuild/protobuf';
 import { FieldMaskSchema } from '@bufbuild/protobuf/wkt';
 import { Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { openDatabase } from '../server/db/open.ts';
-import { assertViolation, monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { assertViolation, jsonOf, monitorRpc, newWorkspace, perTestCleanup, runCli, startTestService, type TestService } from './support/harness.ts';
 import { connectMcp, ok } from './support/mcp-client.ts';
 
 const SCALE_DEFAULT_REGIONS = ['iad', 'ams', 'sin', 'syd', 'fra', 'gru'];
@@ -50,12 +52,14 @@ const http = (fields: Record<string, unknown> = {}) => ({ name: 'site', url: 'ht
 
 describe('monitors with private locations', () => {
   let svc: TestService;
-  /** A fresh workspace with a write key, its MonitorService and two of its locations. */
+  const cleanup = perTestCleanup();
+  /** A fresh workspace with a write key, its MonitorService, `statusdesk` with its key, and two of its locations. */
   async function workspace() {
     const ws = await newWorkspace(svc, 'locations');
     const key = await svc.createKey('write', ws.slug);
     const [first, second] = [await location(svc, ws.id), await location(svc, ws.id)];
-    return { ws, key, rpc: monitorRpc(svc, key.secret), first, second };
+    const env = { SERVICE_API_KEY: key.secret, SERVICE_API_URL: svc.apiUrl, STATUSDESK_DATA_DIR: undefined };
+    return { ws, key, rpc: monitorRpc(svc, key.secret), cli: (args: string[]) => runCli(args, env), first, second };
   }
 
   before(async () => {
@@ -163,5 +167,49 @@ describe('monitors with private locations', () => {
     } finally {
       await mcp.close();
     }
+  });
+
+  test('statusdesk monitors: --private-location, repeated, sets them; on update it replaces them; a refused id names the flag', async () => {
+    const { cli, first, second } = await workspace();
+    const created = jsonOf(await cli(['monitors', 'create', 'grpc', '--name', 'api', '--target', 'api.internal:50051', '--frequency', '1m', '--private-location', second.id, '--private-location', first.id, '--json']));
+    assert.deepEqual([created.regions, created.privateLocations], [[], [first.id, second.id]]);
+    const updated = jsonOf(await cli(['monitors', 'update', created.id, '--private-location', second.id, '--json']));
+    assert.deepEqual(updated.privateLocations, [second.id]);
+    const refused = await cli(['monitors', 'create', 'tcp', '--name', 'db', '--target', 'db.internal:5432', '--frequency', '1m', '--private-location', '999999']);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /--private-location/);
+    assert.match(refused.stderr, /no private location with id "999999" in this workspace/);
+  });
+
+  test('statusdesk export names private locations by name, and apply reads them back: a round trip changes nothing', async () => {
+    const { cli, rpc, first, second } = await workspace();
+    const folder = await cleanup.folder();
+    const file = join(folder, 'monitors.yaml');
+    await writeFile(file, `version: 1
+monitors:
+  - name: office-db
+    type: tcp
+    target: db.internal:5432
+    frequency: 1m
+    regions: []
+    privateLocations: [${second.name}, ${first.name}]
+`);
+    const applied = await cli(['apply', '-f', file]);
+    assert.equal(applied.code, 0, applied.stderr);
+    const [stored] = (await rpc.listMonitors({})).tcpMonitors;
+    assert.deepEqual([stored!.regions, stored!.privateLocations], [[], [first.id, second.id]]);
+
+    const exported = await cli(['export']);
+    assert.equal(exported.code, 0, exported.stderr);
+    assert.match(exported.stdout, new RegExp(`privateLocations: \\[${first.name}, ${second.name}\\]`));
+    await writeFile(file, exported.stdout);
+    const again = await cli(['apply', '-f', file, '--json']);
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual(JSON.parse(again.stdout).summary, { create: 0, update: 0, delete: 0, unchanged: 1 });
+
+    await writeFile(file, exported.stdout.replace(first.name, 'nowhere'));
+    const unknown = await cli(['apply', '-f', file]);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /monitors\[0\]\.privateLocations\[0\]: no private location named "nowhere" in the workspace/);
   });
 });

@@ -42,7 +42,8 @@ const scheduling = {
   description: { type: 'string', valueName: 'TEXT', description: 'a longer description' },
   active: { type: 'string', valueName: 'true|false', description: 'false pauses the checks (default true)' },
   frequency: { type: 'string', valueName: frequencies.join('|'), description: "how often to check (default: the plan's fastest)" },
-  regions: { type: 'string', valueName: 'a,b', description: 'the regions to check from, comma-separated (default: all of the plan)' },
+  regions: { type: 'string', valueName: 'a,b', description: 'the regions to check from, comma-separated (default: all of the plan, or none with --private-location)' },
+  'private-location': { type: 'string', multiple: true, valueName: 'ID', description: "a private location to check from, by id (statusdesk locations list); on update, those given replace the monitor's" },
   timeout: { type: 'string', valueName: 'DURATION', description: 'give up after this long, e.g. 45s or 500ms (default 45s)' },
   degraded: { type: 'string', valueName: 'DURATION', description: 'a success slower than this is degraded, e.g. 2s' },
   retry: { type: 'string', valueName: 'N', description: 'attempts after a failure before it counts (default 3)' },
@@ -79,6 +80,7 @@ const monitorFields = fieldFlags({
   'monitor.active': '--active',
   'monitor.periodicity': '--frequency',
   'monitor.regions': '--regions',
+  'monitor.privateLocations': '--private-location',
   'monitor.timeout': '--timeout',
   'monitor.degraded': '--degraded',
   'monitor.retry': '--retry',
@@ -99,7 +101,7 @@ const monitorFields = fieldFlags({
 });
 
 const schedulingUsage =
-  '[--description D] [--active true|false] [--frequency 30s|1m|5m|10m|30m|1h] [--regions a,b] [--timeout 45s] [--degraded 2s] [--retry N] [--otlp-endpoint URL] [--otlp-header k=v]... [--tag T]...';
+  '[--description D] [--active true|false] [--frequency 30s|1m|5m|10m|30m|1h] [--regions a,b] [--private-location ID]... [--timeout 45s] [--degraded 2s] [--retry N] [--otlp-endpoint URL] [--otlp-header k=v]... [--tag T]...';
 
 /** `45s`, `500ms`, `2m` as milliseconds. */
 function parseDuration(flag: string, value: string): number {
@@ -138,6 +140,7 @@ function schedulingFields(values: Values) {
   if (frequency !== undefined) fields.periodicity = periodicity.wire(oneOf('frequency', frequency, frequencies));
   const regions = str(values, 'regions');
   if (regions !== undefined) fields.regions = regions.split(',').map((r) => r.trim()).filter(Boolean);
+  if (list(values, 'private-location').length > 0) fields.privateLocations = list(values, 'private-location');
   const timeout = str(values, 'timeout');
   if (timeout !== undefined) fields.timeout = durationFromMs(parseDuration('timeout', timeout));
   const degraded = str(values, 'degraded');
@@ -213,6 +216,7 @@ function printMonitor(m: Shown): void {
     ['active', String(m.active)],
     ['frequency', m.frequency ?? '-'],
     ['regions', listText(m.regions)],
+    ['private locations', listText(m.privateLocations)],
     ['timeout', durationText(m.timeout)],
     ['degraded', durationText(m.degraded)],
     ['retry', String(m.retry ?? '-')],

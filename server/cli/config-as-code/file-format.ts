@@ -8,7 +8,8 @@ import { frequencies } from '../../domain/plans.ts';
 /**
  * The file of `statusdesk apply` and `statusdesk export`: monitors, status pages and their
  * components in the words of the command's flags and its JSON (`target`, `frequency: 1m`,
- * `tls: plaintext`, durations in milliseconds; the assertions of an HTTP monitor as one list). A monitor's fields are checked by the domain's own
+ * `tls: plaintext`, durations in milliseconds; the assertions of an HTTP monitor as one list;
+ * private locations by name, not id, so that a file applies to another service). A monitor's fields are checked by the domain's own
  * rules (monitor-rules.ts), so a file is refused with the same reasons the service would give, and
  * each reason names its place in the file.
  */
@@ -60,6 +61,8 @@ const commonFields = {
   active: z.boolean({ error: 'must be true or false' }).optional(),
   frequency: words(frequencies),
   regions: z.array(text('a region id'), { error: 'must be a list of region ids, e.g. [iad, fra]' }).optional(),
+  /** By name: ids differ from one service to the next, names are what people read. */
+  privateLocations: z.array(text('a private location name'), { error: 'must be a list of private location names, e.g. [office]' }).optional(),
   timeout: z.number({ error: 'must be milliseconds' }).optional(),
   degraded: z.number({ error: 'must be milliseconds, or null' }).nullable().optional(),
   retry: z.number({ error: 'must be a whole number' }).optional(),
@@ -114,7 +117,10 @@ export interface DesiredMonitor {
   type: MonitorType;
   /** Where it stands in the file, for problems found against the workspace. */
   path: string;
-  /** `regions` is absent when the file leaves it out: the plan's default on create, unchanged on update. */
+  /**
+   * `regions` is absent when the file leaves it out: the plan's default (or none, with private
+   * locations) on create, unchanged on update. `privateLocations` holds names.
+   */
   config: MonitorConfig;
 }
 

@@ -14,8 +14,11 @@ import { type Desired, type DesiredMonitor, type DesiredPage, fileValue, fileWor
  * is a step that runs through the client library; the steps stand in dependency order.
  */
 
+/** Monitors' configurations here name private locations by name, as the file does; the requests by id. */
 export interface Workspace {
   monitors: { id: string; name: string; type: MonitorType; config: MonitorConfig }[];
+  /** The ids of the workspace's private locations by name (the embedded runner is none of them). */
+  locations: Map<string, string>;
   pages: { id: string; slug: string; title: string; description: string; components: StoredComponent[] }[];
 }
 
@@ -31,14 +34,28 @@ interface StoredComponent {
 const messages = { tcpMonitors: 'tcp', grpcMonitors: 'grpc', httpMonitors: 'http' } as const;
 const LIST_LIMIT = 100;
 
-/** Every monitor, page and component of the workspace, oldest first. */
+/** The workspace's private locations that monitors may name: their ids by name. */
+async function readLocations(api: StatusdeskClient): Promise<Map<string, string>> {
+  const locations = new Map<string, string>();
+  for (let page = 1; ; page++) {
+    const answer = await api.privateLocations.listPrivateLocations({ page, perPage: LIST_LIMIT });
+    for (const l of answer.privateLocations) if (!l.embedded) locations.set(l.name, l.id);
+    if (page * LIST_LIMIT >= answer.totalSize) return locations;
+  }
+}
+
+/** Every monitor, page and component of the workspace, oldest first, and its private locations. */
 export async function readWorkspace(api: StatusdeskClient): Promise<Workspace> {
   const monitors: Workspace['monitors'] = [];
+  const locations = await readLocations(api);
+  const names = new Map([...locations].map(([name, id]) => [id, name]));
   for (let offset = 0; ; offset += LIST_LIMIT) {
     const answer = await api.monitors.listMonitors({ limit: LIST_LIMIT, offset });
     for (const [list, type] of Object.entries(messages)) {
       for (const m of answer[list as keyof typeof messages]) {
-        monitors.push({ id: m.id, name: m.name, type, config: normalConfig(type, createInput(type, m as TCPMonitor & GRPCMonitor & HTTPMonitor)) });
+        const fields = createInput(type, m as TCPMonitor & GRPCMonitor & HTTPMonitor);
+        if (fields.privateLocations) fields.privateLocations = (fields.privateLocations as string[]).map((id) => names.get(id) ?? id);
+        monitors.push({ id: m.id, name: m.name, type, config: normalConfig(type, fields) });
       }
     }
     if (offset + LIST_LIMIT >= answer.totalSize) break;
@@ -58,7 +75,7 @@ export async function readWorkspace(api: StatusdeskClient): Promise<Workspace> {
     }),
   );
   pages.sort((a, b) => Number(a.id) - Number(b.id));
-  return { monitors, pages };
+  return { monitors, locations, pages };
 }
 
 /** The workspace in the file's words, for `statusdesk export`. */
@@ -151,14 +168,15 @@ export function makePlan(desired: Desired, workspace: Workspace, prune: boolean)
       problems.push({ path: `${monitor.path}.type`, message: `"${monitor.name}" is a ${stored.type} monitor in the workspace, and a monitor's type cannot change: give it another name, or delete it first` });
       continue;
     }
-    problems.push(...redactedWithoutValue(monitor, stored?.config));
+    problems.push(...redactedWithoutValue(monitor, stored?.config), ...unknownLocations(monitor, workspace.locations));
+    const desired = { ...monitor, config: inLocationOrder(monitor.config, workspace.locations) };
     if (!stored) {
-      steps.monitors.push(createMonitor(monitor));
+      steps.monitors.push(createMonitor(desired, workspace.locations));
       continue;
     }
-    const changed = changedFields(monitor.config, stored.config);
+    const changed = changedFields(desired.config, stored.config);
     if (changed.length === 0) unchanged.push({ action: 'unchanged', kind: 'monitor', name: monitor.name, type: monitor.type });
-    else steps.monitors.push(updateMonitor(monitor, stored, changed));
+    else steps.monitors.push(updateMonitor(desired, stored, changed, workspace.locations));
   }
 
   const slugs = new Set(desired.pages.map((p) => p.slug));
@@ -244,6 +262,19 @@ function redactedWithoutValue(monitor: DesiredMonitor, stored: MonitorConfig | u
   );
 }
 
+/** Private locations the file names that the workspace does not have. */
+function unknownLocations(monitor: DesiredMonitor, locations: Workspace['locations']): Problem[] {
+  return monitor.config.privateLocations.flatMap((name, at) =>
+    locations.has(name) ? [] : [{ path: `${monitor.path}.privateLocations[${at}]`, message: `no private location named "${name}" in the workspace (statusdesk locations list)` }],
+  );
+}
+
+/** The private locations in the order the service lists them (by id), so that order alone is no change. */
+function inLocationOrder(config: MonitorConfig, locations: Workspace['locations']): MonitorConfig {
+  const id = (name: string) => Number(locations.get(name) ?? Infinity);
+  return { ...config, privateLocations: config.privateLocations.toSorted((a, b) => id(a) - id(b)) };
+}
+
 /** A credential-like value given in the file: the service never shows it back, so it cannot be compared and is always sent. */
 const givesSecret = (config: MonitorConfig, field: string) =>
   secretMaps(config).some(([f, entries]) => f === field && Object.entries(entries).some(([key, value]) => isSecretName(key) && value !== REDACTED));
@@ -271,11 +302,12 @@ function fieldChanges(desired: MonitorConfig, stored: MonitorConfig, fields: str
 }
 
 /**
- * The wire message of a configuration. The codec encodes stored monitors; a configuration is one
- * without an id or times, which requests ignore.
+ * The wire message of a configuration, its private locations by id. The codec encodes stored
+ * monitors; a configuration is one without an id or times, which requests ignore.
  */
-function messageOf(type: MonitorType, config: MonitorConfig) {
-  const monitor = { ...config, id: '', workspaceId: '', type, createdAt: EPOCH, updatedAt: EPOCH } as Monitor;
+function messageOf(type: MonitorType, config: MonitorConfig, locations: Workspace['locations']) {
+  const privateLocations = config.privateLocations.map((name) => locations.get(name)!);
+  const monitor = { ...config, privateLocations, id: '', workspaceId: '', type, createdAt: EPOCH, updatedAt: EPOCH } as Monitor;
   if (type === 'tcp') return toTcpMessage(monitor as TcpMonitor);
   if (type === 'grpc') return toGrpcMessage(monitor as GrpcMonitor);
   return toHttpMessage(monitor as HttpMonitor);
@@ -284,11 +316,11 @@ const EPOCH = new Date(0).toISOString();
 
 const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
-function createMonitor(monitor: DesiredMonitor): Step {
+function createMonitor(monitor: DesiredMonitor, locations: Workspace['locations']): Step {
   return {
     change: { action: 'create', kind: 'monitor', name: monitor.name, type: monitor.type },
     async run(api, ids) {
-      const message = messageOf(monitor.type, monitor.config);
+      const message = messageOf(monitor.type, monitor.config, locations);
       const created =
         monitor.type === 'tcp'
           ? (await api.monitors.createTCPMonitor({ monitor: message as TCPMonitor })).monitor
@@ -301,12 +333,12 @@ function createMonitor(monitor: DesiredMonitor): Step {
 }
 
 /** An update that names only the changed fields in its mask. */
-function updateMonitor(monitor: DesiredMonitor, stored: Workspace['monitors'][number], fields: string[]): Step {
+function updateMonitor(monitor: DesiredMonitor, stored: Workspace['monitors'][number], fields: string[], locations: Workspace['locations']): Step {
   return {
     change: { action: 'update', kind: 'monitor', name: monitor.name, type: monitor.type, fields: fieldChanges(monitor.config, stored.config, fields) },
     async run(api) {
       const request = { id: stored.id, updateMask: create(FieldMaskSchema, { paths: fields.map(snake) }) };
-      const message = messageOf(monitor.type, monitor.config);
+      const message = messageOf(monitor.type, monitor.config, locations);
       if (monitor.type === 'tcp') await api.monitors.updateTCPMonitor({ ...request, monitor: message as TCPMonitor });
       else if (monitor.type === 'grpc') await api.monitors.updateGRPCMonitor({ ...request, monitor: message as GRPCMonitor });
       else await api.monitors.updateHTTPMonitor({ ...request, monitor: message as HTTPMonitor });
