@@ -19,6 +19,9 @@ before(async () => {
 });
 after(() => service?.stop());
 
+/** The token hash a location has stored. */
+const storedHash = (id: string) => readRows<{ token_hash: string }>(service.dataDir, 'select token_hash from private_locations where id = ?', id)[0]!.token_hash;
+
 describe('Locations screen', () => {
   test('create shows the token once with the runner command; rename, rotate with confirmation, delete with confirmation', T, async () => {
     const ws = await newWorkspace(service, 'ui-loc');
@@ -64,7 +67,7 @@ describe('Locations screen', () => {
       assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), token);
       const [created] = (await locations.listPrivateLocations({})).privateLocations.filter((l) => l.name === name);
       assert.ok(created, 'the location is stored');
-      assert.equal(readRows<{ token_hash: string }>(service.dataDir, 'select token_hash from private_locations where id = ?', created.id)[0]!.token_hash, hashSecret(token));
+      assert.equal(storedHash(created.id), hashSecret(token));
       await page.getByRole('button', { name: 'Done' }).click();
       assert.equal(await page.getByRole('textbox', { name: 'Runner token' }).count(), 0, 'the token is shown only once');
       assert.deepEqual({ ...created.metadata }, { network: 'office' });
@@ -83,14 +86,14 @@ describe('Locations screen', () => {
       await page.getByRole('button', { name: `Rotate token of ${renamed}` }).click();
       const rotateDialog = page.getByRole('dialog', { name: `Rotate the token of “${renamed}”?` });
       await rotateDialog.getByRole('button', { name: 'Cancel' }).click();
-      assert.equal(readRows<{ token_hash: string }>(service.dataDir, 'select token_hash from private_locations where id = ?', created.id)[0]!.token_hash, hashSecret(token));
+      assert.equal(storedHash(created.id), hashSecret(token));
       await page.getByRole('button', { name: `Rotate token of ${renamed}` }).click();
       await rotateDialog.getByRole('button', { name: 'Rotate token' }).click();
       await page.getByRole('heading', { name: `New token of “${renamed}”` }).waitFor();
       const rotated = await page.getByRole('textbox', { name: 'Runner token' }).inputValue();
       assert.match(rotated, TOKEN);
       assert.notEqual(rotated, token);
-      assert.equal(readRows<{ token_hash: string }>(service.dataDir, 'select token_hash from private_locations where id = ?', created.id)[0]!.token_hash, hashSecret(rotated));
+      assert.equal(storedHash(created.id), hashSecret(rotated));
       await page.getByRole('button', { name: 'Done' }).click();
 
       // Deleting asks first.
