@@ -82,6 +82,39 @@ async function monitorOf(ws: TestWorkspace, id: string) {
 }
 
 describe('the monitor form in Chromium', () => {
+  test("a gRPC monitor checked from a private location alone: the form offers the workspace's locations, not the embedded runner, and the detail names the location", TEST_TIMEOUT, () =>
+    withBrowser(async (browser) => {
+      const ws = await newTestWorkspace();
+      const db = new SQLite(join(service.dataDir, DATABASE_FILE), { timeout: 5000 });
+      let location: { id: number; name: string };
+      try {
+        const name = `office-${ws.id}`;
+        const { lastInsertRowid } = db
+          .prepare("insert into private_locations (name, status, metadata, regions, created_at, workspace_id) values (?, 'active', '{}', null, ?, ?)")
+          .run(name, new Date().toISOString(), Number(ws.id));
+        location = { id: Number(lastInsertRowid), name };
+      } finally {
+        db.close();
+      }
+      const { page, violations } = await open(browser, ws, '/monitors/new?type=grpc');
+      await field(page, 'Name').fill('Office API');
+      await field(page, 'Host').fill('api.office.internal');
+      await field(page, 'Port').fill('50051');
+      await page.getByRole('group', { name: 'Frequency' }).getByRole('radio', { name: '1 minute' }).check();
+      const locations = page.getByRole('group', { name: 'Private locations' });
+      assert.deepEqual(await locations.locator('label').allInnerTexts(), [location.name], 'the embedded runner serves the regions: it is not offered');
+      await locations.getByRole('checkbox', { name: location.name }).check();
+      await page.getByRole('button', { name: 'Create monitor' }).click();
+
+      const id = await detailId(page);
+      const stored = (await monitorOf(ws, id)).value!;
+      assert.deepEqual([stored.regions, stored.privateLocations], [[], [String(location.id)]]);
+      await page.getByRole('table').filter({ hasText: location.name }).first().waitFor();
+      assert.match(await page.locator('.detail-facts').innerText(), new RegExp(`from ${location.name}`));
+      assert.deepEqual(violations, []);
+    }),
+  );
+
   test('a TCP monitor typed into the form is created as typed, lands on its detail page, shows up with a chart, and turns down without a reload when its listener closes', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
       const ws = await newTestWorkspace();

@@ -210,6 +210,8 @@ export function MonitorDetailScreen({ workspace, params }: ScreenProps) {
 
   const facts = monitor.value;
   const state = stateOf(facts, status.state === 'ready' ? status.value.overall : undefined);
+  // Where it is checked from: the regions view names private locations too, after the regions.
+  const places = regions.state === 'ready' ? regions.value.regions.map((r) => r.region) : facts.regions;
 
   const checkNow = async () => {
     setChecked('running');
@@ -269,7 +271,7 @@ export function MonitorDetailScreen({ workspace, params }: ScreenProps) {
         <code className="detail-target">{facts.target}</code>
         <span className="muted small">
           Checked {EVERY[facts.periodicity]}
-          {facts.regions.length ? ` from ${facts.regions.join(', ')}` : ''}
+          {places.length ? ` from ${places.join(', ')}` : ''}
         </span>
         {facts.tags.map((tag) => (
           <span key={tag} className="badge">
@@ -462,7 +464,7 @@ const REGION_STATES: Record<NonNullable<RegionHealth['status']>, { state: Monito
 };
 
 function RegionsTable({ regions }: { regions: RegionHealth[] }) {
-  if (regions.length === 0) return <p className="empty">This monitor names no region.</p>;
+  if (regions.length === 0) return <p className="empty">This monitor names no region or private location.</p>;
   return (
     <div className="table-wrap">
       <table className="table">

@@ -137,6 +137,8 @@ interface FormState {
   bodyAssertions: BodyAssertionRow[];
   periodicity: Periodicity;
   regions: string[];
+  /** Ids of the workspace's private locations. */
+  privateLocations: string[];
   timeoutSeconds: string;
   degradedMs: string;
   retry: string;
@@ -165,6 +167,7 @@ const EMPTY_FORM: FormState = {
   bodyAssertions: [],
   periodicity: Periodicity.PERIODICITY_UNSPECIFIED,
   regions: [],
+  privateLocations: [],
   timeoutSeconds: '',
   degradedMs: '',
   retry: '',
@@ -205,6 +208,7 @@ function formOf(found: AnyMonitor): FormState {
     active: m.active ?? true,
     periodicity: m.periodicity,
     regions: [...m.regions],
+    privateLocations: [...m.privateLocations],
     timeoutSeconds: secondsText(m.timeout),
     degradedMs: msText(m.degraded),
     retry: m.retry === undefined ? '' : String(m.retry),
@@ -268,6 +272,7 @@ function wireFields(type: MonitorType, form: FormState): { fields: WireFields; l
     active: form.active,
     periodicity: form.periodicity,
     regions: form.regions,
+    private_locations: form.privateLocations,
     timeout: timeoutSeconds === undefined || Number.isNaN(timeoutSeconds) ? undefined : Math.round(timeoutSeconds * 1000),
     degraded,
     retry,
@@ -308,9 +313,12 @@ function messageOf(fields: WireFields): Record<string, unknown> {
   return message;
 }
 
-/** A field's value in a form that compares equal however its list was ordered (regions, tags keep their order). */
+/** Lists whose order means nothing: the service keeps regions as given and lists locations by id. */
+const UNORDERED = new Set(['regions', 'private_locations']);
+
+/** A field's value in a form that compares equal however an unordered list was ordered (tags keep their order). */
 function comparable(name: string, value: unknown): string {
-  return JSON.stringify(name === 'regions' && Array.isArray(value) ? [...value].sort() : value);
+  return JSON.stringify(UNORDERED.has(name) && Array.isArray(value) ? [...value].sort() : value);
 }
 
 /** The fields whose value differs between the stored monitor's form and the edited one. */
@@ -320,7 +328,7 @@ function changedFields(before: WireFields, after: WireFields): string[] {
 
 /** Every field name of the form that can hold a message of the service. */
 function claimableFields(type: MonitorType, form: FormState): string[] {
-  const names = ['name', 'description', 'tags', 'active', 'periodicity', 'regions', 'timeout', 'degraded', 'retry', 'openTelemetry', 'openTelemetry.endpoint', 'openTelemetry.headers'];
+  const names = ['name', 'description', 'tags', 'active', 'periodicity', 'regions', 'privateLocations', 'timeout', 'degraded', 'retry', 'openTelemetry', 'openTelemetry.endpoint', 'openTelemetry.headers'];
   names.push(...form.otlpHeaders.filter((r) => r.name).map((r) => `openTelemetry.headers.${r.name.trim()}`));
   if (type !== 'http') names.push('uri');
   if (type === 'grpc') names.push('service', 'tls', 'metadata', ...form.metadata.filter((r) => r.name).map((r) => `metadata.${r.name.trim()}`));
@@ -403,7 +411,16 @@ function NewMonitor({ workspace, plan }: { workspace: Workspace; plan: LoadedPla
       ) : (
         <PlanGate plan={plan}>
           {(allowance) => (
-            <MonitorForm type={type} initial={EMPTY_FORM} plan={allowance} submitLabel="Create monitor" busyLabel="Creating…" cancelTo="/" onSave={(form) => save(type, form)} />
+            <MonitorForm
+              type={type}
+              workspace={workspace}
+              initial={EMPTY_FORM}
+              plan={allowance}
+              submitLabel="Create monitor"
+              busyLabel="Creating…"
+              cancelTo="/"
+              onSave={(form) => save(type, form)}
+            />
           )}
         </PlanGate>
       )}
@@ -470,6 +487,7 @@ function EditMonitor({ workspace, id, plan }: { workspace: Workspace; id: string
         {(allowance) => (
           <MonitorForm
             type={found.type}
+            workspace={workspace}
             initial={initial}
             plan={allowance}
             storedPeriodicity={found.monitor.periodicity}
@@ -533,6 +551,7 @@ function TypeChooser({ type, onChoose }: { type: MonitorType | undefined; onChoo
 
 function MonitorForm({
   type,
+  workspace,
   initial,
   plan,
   storedPeriodicity,
@@ -542,6 +561,7 @@ function MonitorForm({
   onSave,
 }: {
   type: MonitorType;
+  workspace: Workspace;
   initial: FormState;
   plan: PlanAllowance;
   /** The periodicity the monitor has: offered even when the plan no longer allows it, since keeping it is allowed. */
@@ -658,6 +678,12 @@ function MonitorForm({
         <h2 id="monitor-schedule">Schedule</h2>
         <Frequency plan={plan} value={form.periodicity} stored={storedPeriodicity} onChange={(p) => set('periodicity', p)} error={errors.of('monitor.periodicity')} />
         <Regions type={type} plan={plan} value={form.regions} onChange={(regions) => set('regions', regions)} error={errors.of('monitor.regions')} />
+        <PrivateLocations
+          workspace={workspace}
+          value={form.privateLocations}
+          onChange={(locations) => set('privateLocations', locations)}
+          error={errors.of('monitor.privateLocations')}
+        />
         <div className="check-row">
           <input type="checkbox" id="monitor-active" checked={form.active} onChange={(e) => set('active', e.target.checked)} aria-describedby="monitor-active-hint" />
           <label htmlFor="monitor-active">Active</label>
@@ -1115,8 +1141,8 @@ function Regions({
   const id = useId();
   const hint =
     type === 'grpc'
-      ? 'Where it is checked from. Pick at least one.'
-      : `Where it is checked from. With none picked, the plan's default regions are used: ${plan.defaultTcpRegions.join(', ')}.`;
+      ? 'Where it is checked from. Pick at least one, or a private location below.'
+      : `Where it is checked from. Unless private locations are picked, none picked means the plan's default regions: ${plan.defaultTcpRegions.join(', ')}.`;
   // A stored region the catalogue no longer lists stays visible, so it can be unticked.
   const offered = [...plan.regions, ...value.filter((r) => !plan.regions.includes(r))];
   const toggle = (region: string, on: boolean) => onChange(on ? [...value, region] : value.filter((r) => r !== region));
@@ -1146,6 +1172,62 @@ function Regions({
           ) : null}
         </>
       )}
+    </FieldGroup>
+  );
+}
+
+/**
+ * The workspace's private locations to check from besides (or instead of) regions: each is a
+ * region of its own in the monitor's status and results, named by the location.
+ */
+function PrivateLocations({
+  workspace,
+  value,
+  onChange,
+  error,
+}: {
+  workspace: Workspace;
+  value: string[];
+  onChange(locations: string[]): void;
+  error: string | undefined;
+}) {
+  const id = useId();
+  const [listed] = useResource(async () => {
+    const { privateLocations } = await rpcFor(workspace.id).privateLocations.listPrivateLocations({ perPage: 100 });
+    // The embedded runner serves the regions above; it is not a location to pick.
+    return privateLocations.filter((l) => !l.embedded);
+  }, workspace.id);
+  const toggle = (location: string, on: boolean) => onChange(on ? [...value, location] : value.filter((l) => l !== location));
+  const hint = 'Runners on your own machines that check it too, each shown as a region named by the location.';
+  if (listed.state === 'loading') return <Loading what="the private locations" />;
+  if (listed.state === 'error') return <ErrorNote>{listed.error.message}</ErrorNote>;
+  // A stored location that is gone (or not listed) stays visible by its id, so it can be unticked.
+  const offered = [...listed.value.map((l) => ({ id: l.id, name: l.name })), ...value.filter((v) => !listed.value.some((l) => l.id === v)).map((v) => ({ id: v, name: `location ${v}` }))];
+  return (
+    <FieldGroup legend="Private locations" hint={hint} error={error} className="regions">
+      {(control) =>
+        offered.length === 0 ? (
+          <p className="muted small">
+            This workspace has no private locations. <Link to="/locations">Add one</Link> to check from your own network.
+          </p>
+        ) : (
+          <div className="region-grid">
+            {offered.map((location) => (
+              <div className="check-row" key={location.id}>
+                <input
+                  type="checkbox"
+                  id={`${id}-${location.id}`}
+                  checked={value.includes(location.id)}
+                  aria-invalid={control['aria-invalid']}
+                  aria-describedby={control['aria-describedby']}
+                  onChange={(e) => toggle(location.id, e.target.checked)}
+                />
+                <label htmlFor={`${id}-${location.id}`}>{location.name}</label>
+              </div>
+            ))}
+          </div>
+        )
+      }
     </FieldGroup>
   );
 }
