@@ -14,7 +14,7 @@ import { type RunnerCheckSchema, RunnerService } from '../proto/gen/runner/v1/ru
 import { VERSION } from '../server/package-root.ts';
 import { startTcpListener, type TcpListener } from './support/grpc-peers.ts';
 import { assertCode, connectRejection, perTestCleanup, startTestService, type TestService } from './support/harness.ts';
-import { type RunnerProcess, resultsOf, runnerApiUrl, runnerRpc, runnerWorkspace, startRunner } from './support/runner.ts';
+import { type RunnerProcess, resultsFrom, resultsOf, runnerApiUrl, runnerRpc, runnerWorkspace, startRunner } from './support/runner.ts';
 import { eventually } from './support/wait.ts';
 
 /** How long a runner may take to stop once its token no longer works. */
@@ -91,6 +91,21 @@ describe('runners of private locations: admission', () => {
     assert.equal(await exitOf(running), 2, running.output());
     assert.match(running.output(), /the service refused this runner's token/);
     await assertCode(runnerRpc(runnerApiUrl(service), location.token).report({ version: VERSION, instanceId: randomUUID() }), Code.Unauthenticated);
+  });
+
+  test('a second runner with the same token takes the location over: the first exits 2 saying so, and the second checks', { timeout: 60_000 }, async () => {
+    const ws = await runnerWorkspace(service, 'takeover');
+    const location = await ws.location('taken');
+    const id = await ws.tcpMonitor(target.uri, [location.id]);
+    const first = await runner(location.token);
+    await ws.locationStatus(location.id, 'active');
+
+    const second = await runner(location.token);
+    assert.equal(await exitOf(first), 2, first.output());
+    assert.match(first.output(), /another runner connected with this location's token/);
+    await ws.monitors.triggerMonitor({ id });
+    await resultsFrom(service, id, location.name);
+    assert.equal(second.child.exitCode, null, `the second runner exited: ${second.output()}`);
   });
 
   test('a runner of another version is refused with failed_precondition naming both versions', async () => {
