@@ -1,10 +1,12 @@
 import { type Kysely, sql } from 'kysely';
+import { schemaWords } from '../engine.ts';
 
 // Migrations never import application code: they must still run, unchanged, years from now.
 export async function up(db: Kysely<unknown>): Promise<void> {
+  const t = schemaWords(db);
   await db.schema
     .createTable('workspaces')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', t.serialId)
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('slug', 'text', (c) => c.notNull().unique())
     .addColumn('plan', 'text', (c) => c.notNull().check(sql`plan in ('hobby', 'starter', 'pro', 'scale')`))
@@ -13,7 +15,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('users')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', t.serialId)
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('email', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
@@ -30,7 +32,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('api_keys')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', t.serialId)
     .addColumn('workspace_id', 'integer', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('prefix', 'text', (c) => c.notNull())
@@ -45,7 +47,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('audit_log')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', t.serialId)
     .addColumn('workspace_id', 'integer', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
     .addColumn('entity_type', 'text', (c) => c.notNull())
     .addColumn('entity_id', 'text', (c) => c.notNull())

@@ -1,12 +1,14 @@
 import { type Kysely, sql } from 'kysely';
+import { schemaWords } from '../engine.ts';
 
 // Migrations never import application code: they must still run, unchanged, years from now.
 export async function up(db: Kysely<unknown>): Promise<void> {
+  const t = schemaWords(db);
   // AUTOINCREMENT: the id of a deleted monitor is never handed to a new one, so an old id in a
   // script or an audit entry can never point at a different monitor.
   await db.schema
     .createTable('monitors')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', t.serialId)
     .addColumn('workspace_id', 'integer', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
     .addColumn('type', 'text', (c) => c.notNull().check(sql`type in ('tcp', 'grpc', 'http')`))
     .addColumn('name', 'text', (c) => c.notNull())

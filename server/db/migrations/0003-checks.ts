@@ -1,11 +1,13 @@
 import { type Kysely, sql } from 'kysely';
+import { schemaWords } from '../engine.ts';
 
 // Migrations never import application code: they must still run, unchanged, years from now.
 export async function up(db: Kysely<unknown>): Promise<void> {
+  const t = schemaWords(db);
   // Runners, stored as private locations. The embedded runner is the first and serves every region.
   await db.schema
     .createTable('private_locations')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', t.serialId)
     .addColumn('name', 'text', (c) => c.notNull().unique())
     .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('active', 'error')`))
     .addColumn('metadata', 'text', (c) => c.notNull())
@@ -22,19 +24,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // One row per check. Times are epoch milliseconds: these rows are many, and integers are small.
   await db.schema
     .createTable('check_results')
-    .addColumn('id', 'integer', (c) => c.primaryKey())
+    .addColumn('id', t.bigint, t.rowId)
     .addColumn('monitor_id', 'integer', (c) => c.notNull().references('monitors.id').onDelete('cascade'))
     .addColumn('runner', 'text', (c) => c.notNull())
     // JSON array: the regions this check stands for (those its runner served).
     .addColumn('regions', 'text', (c) => c.notNull())
-    .addColumn('started_at', 'integer', (c) => c.notNull())
+    .addColumn('started_at', t.bigint, (c) => c.notNull())
     .addColumn('result', 'text', (c) => c.notNull().check(sql`result in ('up', 'degraded', 'down')`))
-    .addColumn('latency_ms', 'real', (c) => c.notNull())
-    .addColumn('dns_ms', 'real')
-    .addColumn('connect_ms', 'real')
-    .addColumn('tls_ms', 'real')
-    .addColumn('ttfb_ms', 'real')
-    .addColumn('transfer_ms', 'real')
+    .addColumn('latency_ms', t.double, (c) => c.notNull())
+    .addColumn('dns_ms', t.double)
+    .addColumn('connect_ms', t.double)
+    .addColumn('tls_ms', t.double)
+    .addColumn('ttfb_ms', t.double)
+    .addColumn('transfer_ms', t.double)
     .addColumn('attempts', 'integer', (c) => c.notNull())
     .addColumn('message', 'text', (c) => c.notNull())
     .addColumn('grpc_status', 'text')
@@ -49,14 +51,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // scan raw results.
   await sql`create table check_rollups (
     monitor_id integer not null references monitors(id) on delete cascade,
-    hour integer not null,
+    hour ${t.bigint} not null,
     success_count integer not null,
     degraded_count integer not null,
     error_count integer not null,
-    latency blob not null,
-    last_ping_at integer not null,
+    latency ${t.blob} not null,
+    last_ping_at ${t.bigint} not null,
     primary key (monitor_id, hour)
-  ) without rowid`.execute(db);
+  )${t.withoutRowid}`.execute(db);
 
   // The latest check of each monitor by each runner: current health without a search.
   await sql`create table check_state (
@@ -64,17 +66,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     runner text not null,
     result text not null,
     regions text not null,
-    checked_at integer not null,
+    checked_at ${t.bigint} not null,
     primary key (monitor_id, runner)
-  ) without rowid`.execute(db);
+  )${t.withoutRowid}`.execute(db);
 
   // Spans of time in which a runner checked nothing (machine asleep, service stopped, clock jump).
   await db.schema
     .createTable('check_gaps')
-    .addColumn('id', 'integer', (c) => c.primaryKey())
+    .addColumn('id', 'integer', t.rowId)
     .addColumn('runner', 'text', (c) => c.notNull())
-    .addColumn('started_at', 'integer', (c) => c.notNull())
-    .addColumn('ended_at', 'integer', (c) => c.notNull())
+    .addColumn('started_at', t.bigint, (c) => c.notNull())
+    .addColumn('ended_at', t.bigint, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('check_gaps_ended').on('check_gaps').column('ended_at').execute();
 }

@@ -1,11 +1,13 @@
 import { type Kysely, sql } from 'kysely';
+import { schemaWords } from '../engine.ts';
 
 // Migrations never import application code: they must still run, unchanged, years from now.
 export async function up(db: Kysely<unknown>): Promise<void> {
+  const t = schemaWords(db);
   // Slugs are unique across workspaces: a page is served at /status/{slug} on the one host.
   await db.schema
     .createTable('status_pages')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', t.serialId)
     .addColumn('workspace_id', 'integer', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
     .addColumn('slug', 'text', (c) => c.notNull().unique())
     .addColumn('title', 'text', (c) => c.notNull())
@@ -19,7 +21,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // deleted stays on the page, unlinked (static), so its history of reports and the page layout survive.
   await db.schema
     .createTable('page_components')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', t.serialId)
     .addColumn('page_id', 'integer', (c) => c.notNull().references('status_pages.id').onDelete('cascade'))
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('description', 'text', (c) => c.notNull())
@@ -34,7 +36,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('status_reports')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', t.serialId)
     .addColumn('workspace_id', 'integer', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
     .addColumn('page_id', 'integer', (c) => c.notNull().references('status_pages.id').onDelete('cascade'))
     .addColumn('title', 'text', (c) => c.notNull())
@@ -50,13 +52,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     report_id integer not null references status_reports(id) on delete cascade,
     component_id integer not null references page_components(id) on delete cascade,
     primary key (report_id, component_id)
-  ) without rowid`.execute(db);
+  )${t.withoutRowid}`.execute(db);
   await db.schema.createIndex('status_report_components_component').on('status_report_components').column('component_id').execute();
 
   // The public timeline of a report. `notify` records whether subscribers were to be told.
   await db.schema
     .createTable('status_report_updates')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', t.serialId)
     .addColumn('report_id', 'integer', (c) => c.notNull().references('status_reports.id').onDelete('cascade'))
     .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('investigating', 'identified', 'monitoring', 'resolved')`))
     .addColumn('message', 'text', (c) => c.notNull())
@@ -67,7 +69,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('maintenances')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', t.serialId)
     .addColumn('workspace_id', 'integer', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
     .addColumn('page_id', 'integer', (c) => c.notNull().references('status_pages.id').onDelete('cascade'))
     .addColumn('title', 'text', (c) => c.notNull())
@@ -86,12 +88,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     maintenance_id integer not null references maintenances(id) on delete cascade,
     component_id integer not null references page_components(id) on delete cascade,
     primary key (maintenance_id, component_id)
-  ) without rowid`.execute(db);
+  )${t.withoutRowid}`.execute(db);
 
   // Email subscribers stay pending until they follow the confirmation link (double opt-in).
   await db.schema
     .createTable('page_subscribers')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', t.serialId)
     .addColumn('page_id', 'integer', (c) => c.notNull().references('status_pages.id').onDelete('cascade'))
     .addColumn('kind', 'text', (c) => c.notNull().check(sql`kind in ('email', 'webhook')`))
     .addColumn('address', 'text', (c) => c.notNull())
@@ -107,7 +109,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('notification_channels')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', t.serialId)
     .addColumn('workspace_id', 'integer', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('kind', 'text', (c) => c.notNull().check(sql`kind in ('webhook', 'slack', 'discord', 'email', 'ntfy', 'desktop')`))
@@ -124,13 +126,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     channel_id integer not null references notification_channels(id) on delete cascade,
     monitor_id integer not null references monitors(id) on delete cascade,
     primary key (channel_id, monitor_id)
-  ) without rowid`.execute(db);
+  )${t.withoutRowid}`.execute(db);
   await db.schema.createIndex('channel_monitors_monitor').on('channel_monitors').column('monitor_id').execute();
 
   // One row per monitor state change: what was sent where, or why nothing was.
   await db.schema
     .createTable('alerts')
-    .addColumn('id', 'integer', (c) => c.primaryKey())
+    .addColumn('id', 'integer', t.rowId)
     .addColumn('monitor_id', 'integer', (c) => c.notNull().references('monitors.id').onDelete('cascade'))
     .addColumn('kind', 'text', (c) => c.notNull().check(sql`kind in ('down', 'recovered', 'degraded')`))
     .addColumn('message', 'text', (c) => c.notNull())

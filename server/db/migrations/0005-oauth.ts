@@ -1,7 +1,9 @@
 import { type Kysely, sql } from 'kysely';
+import { schemaWords } from '../engine.ts';
 
 // Migrations never import application code: they must still run, unchanged, years from now.
 export async function up(db: Kysely<unknown>): Promise<void> {
+  const t = schemaWords(db);
   // Public clients: registered here (RFC 7591), or known by their metadata document's URL, which
   // is stored when a person first approves such a client so grants can name it.
   await db.schema
@@ -17,7 +19,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // A person's approval of a client for one workspace. Revoked grants are kept for the audit trail.
   await db.schema
     .createTable('oauth_grants')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', t.serialId)
     .addColumn('client_id', 'text', (c) => c.notNull().references('oauth_clients.id').onDelete('cascade'))
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('workspace_id', 'integer', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { schemaWords } from '../engine.ts';
 
 // Migrations never import application code: they must still run, unchanged, years from now.
 // Sealing needs the key in secret.key, which migrations do not read. This migration only makes
@@ -12,6 +13,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // Sealed URL of a webhook subscriber; `address` then holds a keyed fingerprint of the URL
   // (which keeps the page's addresses unique) instead of the URL.
   await db.schema.alterTable('page_subscribers').addColumn('sealed_address', 'text').execute();
-  await sql`create table pending_sealing (step text primary key) without rowid`.execute(db);
+  await sql`create table pending_sealing (step text primary key)${schemaWords(db).withoutRowid}`.execute(db);
   await sql`insert into pending_sealing (step) values ('monitors'), ('page_subscribers'), ('audit_log')`.execute(db);
 }

@@ -1,14 +1,16 @@
 import { type Kysely, sql } from 'kysely';
+import { schemaWords } from '../engine.ts';
 
 // Migrations never import application code: they must still run, unchanged, years from now.
 export async function up(db: Kysely<unknown>): Promise<void> {
+  const t = schemaWords(db);
   // The surface a change came through ('dashboard', 'cli', 'rpc', 'rest', 'mcp'): a person acts
   // through the dashboard or the CLI with the same actor type. NULL for entries written before.
   await db.schema.alterTable('audit_log').addColumn('actor_surface', 'text').execute();
 
   // The latency of each runner's latest check, beside its outcome: the overview's last latency
   // without a search of check_results. Filled in from the raw results that are still kept.
-  await db.schema.alterTable('check_state').addColumn('latency_ms', 'real').execute();
+  await db.schema.alterTable('check_state').addColumn('latency_ms', t.double).execute();
   await sql`update check_state set latency_ms = (
     select r.latency_ms from check_results r
     where r.monitor_id = check_state.monitor_id and r.runner = check_state.runner and r.started_at = check_state.checked_at
@@ -19,7 +21,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create table monitor_state (
     monitor_id integer primary key references monitors(id) on delete cascade,
     state text not null check (state in ('up', 'degraded', 'down')),
-    changed_at integer not null
+    changed_at ${t.bigint} not null
   )`.execute(db);
 
   // Earlier versions did not record when the state changed. It is worked out from the history:
@@ -41,7 +43,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       from latest l
     )
     insert into monitor_state (monitor_id, state, changed_at)
-    select m.monitor_id, m.state, min(m.checked_at, coalesce(
+    select m.monitor_id, m.state, ${t.least}(m.checked_at, coalesce(
       (select min(r.started_at) from check_results r where r.monitor_id = m.monitor_id and r.started_at > (
         select max(o.started_at) from check_results o where o.monitor_id = m.monitor_id and o.started_at >= m.other_hour and o.result <> m.state)),
       m.other_hour + 3600000,

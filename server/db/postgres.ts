@@ -1,0 +1,78 @@
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { AppError } from '../errors.ts';
+import { migrations } from './migrations/index.ts';
+import type { Db } from './open.ts';
+import type { Database } from './schema.ts';
+
+/**
+ * pg gives int8 (bigint columns, count(*), sums) and numeric (sums of bigints, averages) as
+ * strings, to spare precision past 2^53. Epoch milliseconds, ids and counts stay far below, so they
+ * come back as numbers, as SQLite gives them.
+ */
+const AS_NUMBERS = new Set<number>([pg.types.builtins.INT8, pg.types.builtins.NUMERIC]);
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    AS_NUMBERS.has(oid) ? Number : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+/**
+ * Opens the PostgreSQL database at `url` (postgres://user:password@host:port/name) and brings its
+ * schema up to date with the migrations SQLite runs. A database holding tables of something else,
+ * or migrated by a newer Statusdesk, is refused before anything is written to it.
+ */
+export async function openPostgres(url: string): Promise<Db> {
+  const where = describe(url);
+  const pool = new pg.Pool({ connectionString: url, types });
+  // A connection lost while idle leaves the pool, which opens another for the next query.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    await checkDatabase(db, where);
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+    // On PostgreSQL the migrator holds a lock in the database and runs every pending migration in
+    // one transaction: two processes starting together take turns, and a failure changes nothing.
+    const { error, results } = await migrator.migrateToLatest();
+    if (error) {
+      const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+      throw new AppError('INTERNAL', `database migration ${failed} failed on ${where}: ${String(error)}`);
+    }
+  } catch (error) {
+    await db.destroy();
+    if (error instanceof AppError) throw error;
+    throw new AppError('PRECONDITION_FAILED', `cannot open ${where}: ${(error as Error).message}`);
+  }
+  return db;
+}
+
+/** The database a URL names, for messages: its password is never shown. */
+function describe(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new AppError('VALIDATION', 'the database URL is not a URL: expected postgres://user:password@host:port/name');
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+    throw new AppError('VALIDATION', `the database URL must start with postgres://, not ${parsed.protocol}//`);
+  }
+  return `PostgreSQL database ${decodeURIComponent(parsed.pathname.slice(1)) || '(default)'} at ${parsed.host}`;
+}
+
+/** Refuses a database whose tables are not ours, or that a newer version has migrated. */
+async function checkDatabase(db: Db, where: string): Promise<void> {
+  const { rows: tables } = await sql<{ name: string }>`
+    select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(db);
+  if (tables.length === 0) return;
+  if (!tables.some((t) => t.name === 'kysely_migration')) {
+    throw new AppError('PRECONDITION_FAILED', `the ${where} holds tables that are not Statusdesk's; refusing to touch it`);
+  }
+  const { rows: applied } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
+  const unknown = applied.filter((m) => !(m.name in migrations));
+  if (unknown.length > 0) {
+    throw new AppError(
+      'PRECONDITION_FAILED',
+      `the ${where} was migrated by a newer Statusdesk (${unknown.map((m) => m.name).join(', ')}); refusing to write to it: upgrade Statusdesk`,
+    );
+  }
+}

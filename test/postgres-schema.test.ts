@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { migrations } from '../server/db/migrations/index.ts';
+import { type Db, openDatabase } from '../server/db/open.ts';
+import { openPostgres } from '../server/db/postgres.ts';
+import { AppError } from '../server/errors.ts';
+import { tempDir } from './support/harness.ts';
+import { startPostgres, type TestPostgres, withoutPostgres } from './support/postgres.ts';
+
+type Columns = Record<string, string[]>;
+
+async function sqliteColumns(db: Db): Promise<Columns> {
+  const { rows } = await sql<{ tbl: string; col: string }>`
+    select m.name as tbl, p.name as col from sqlite_master m, pragma_table_info(m.name) p
+    where m.type = 'table' and m.name not like 'sqlite_%' order by m.name, p.cid`.execute(db);
+  return byTable(rows);
+}
+
+async function postgresColumns(db: Db): Promise<Columns> {
+  const { rows } = await sql<{ tbl: string; col: string }>`
+    select table_name as tbl, column_name as col from information_schema.columns
+    where table_schema = current_schema() order by table_name, ordinal_position`.execute(db);
+  return byTable(rows);
+}
+
+function byTable(rows: { tbl: string; col: string }[]): Columns {
+  const tables: Columns = {};
+  for (const { tbl, col } of rows) (tables[tbl] ??= []).push(col);
+  return tables;
+}
+
+async function refusal(open: Promise<Db>): Promise<string> {
+  const error = await open.then(
+    async (db) => {
+      await db.destroy();
+      return undefined;
+    },
+    (e: unknown) => e,
+  );
+  assert.ok(error instanceof AppError && error.code === 'PRECONDITION_FAILED', `expected a refusal, got ${String(error)}`);
+  assert.ok(!error.message.includes('\n'), 'the refusal is one line');
+  return error.message;
+}
+
+describe('PostgreSQL schema', { skip: withoutPostgres }, () => {
+  let server: TestPostgres;
+  before(async () => {
+    server = await startPostgres();
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  test('every migration runs, and each table has the columns SQLite gives it, in order', async () => {
+    const pgDb = await openPostgres(await server.createDatabase());
+    const dir = await tempDir();
+    const sqliteDb = await openDatabase(dir.path);
+    try {
+      const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(pgDb);
+      assert.deepEqual(applied.rows.map((r) => r.name), Object.keys(migrations));
+      assert.deepEqual(await postgresColumns(pgDb), await sqliteColumns(sqliteDb));
+      const local = await pgDb.selectFrom('private_locations').select(['id', 'name']).execute();
+      assert.deepEqual(local, [{ id: 1, name: 'local' }], 'the embedded runner is the first location');
+    } finally {
+      await pgDb.destroy();
+      await sqliteDb.destroy();
+      await dir.remove();
+    }
+  });
+
+  test('epoch milliseconds, ids and counts come back as numbers, and floats keep 8 bytes', async () => {
+    const db = await openPostgres(await server.createDatabase());
+    try {
+      const types = await sql<{ column_name: string; data_type: string }>`
+        select column_name, data_type from information_schema.columns
+        where table_name = 'check_results' and column_name in ('id', 'started_at', 'latency_ms') order by column_name`.execute(db);
+      assert.deepEqual(types.rows, [
+        { column_name: 'id', data_type: 'bigint' },
+        { column_name: 'latency_ms', data_type: 'double precision' },
+        { column_name: 'started_at', data_type: 'bigint' },
+      ]);
+      const workspace = await db
+        .insertInto('workspaces')
+        .values({ name: 'W', slug: 'w', plan: 'hobby', created_at: new Date().toISOString() })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const monitor = await db
+        .insertInto('monitors')
+        .values({
+          workspace_id: workspace.id, type: 'tcp', name: 'm', description: '', active: 1, periodicity: '30s', regions: '[]',
+          timeout_ms: 1000, degraded_ms: null, retry: 0, open_telemetry: null, tags: '[]', settings: '{}', revision: 1,
+          created_at: '', updated_at: '',
+        } as never)
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const startedAt = Date.UTC(2026, 0, 1) + 0.5 * 2 ** 40; // far past 2^31
+      const latency = 123.456789012345;
+      await db
+        .insertInto('check_results')
+        .values({ monitor_id: monitor.id, runner: 'local', regions: '[]', started_at: startedAt, result: 'up', latency_ms: latency, attempts: 1, message: '' } as never)
+        .execute();
+      const row = await db.selectFrom('check_results').select(['id', 'started_at', 'latency_ms']).executeTakeFirstOrThrow();
+      assert.deepEqual(row, { id: 1, started_at: startedAt, latency_ms: latency });
+      const counted = await db.selectFrom('check_results').select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.sum<number>('started_at').as('total')]).executeTakeFirstOrThrow();
+      assert.deepEqual(counted, { n: 1, total: startedAt });
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  test('opening again migrates nothing, and two processes opening a new database together take turns', async () => {
+    const url = await server.createDatabase();
+    const [a, b] = await Promise.all([openPostgres(url), openPostgres(url)]);
+    await Promise.all([a.destroy(), b.destroy()]);
+    const again = await openPostgres(url);
+    try {
+      const applied = await sql<{ name: string }>`select name from kysely_migration`.execute(again);
+      assert.equal(applied.rows.length, Object.keys(migrations).length);
+    } finally {
+      await again.destroy();
+    }
+  });
+
+  test('a database of something else, or one a newer version migrated, is refused and left as it was', async () => {
+    const foreign = await server.createDatabase();
+    const client = new pg.Client({ connectionString: foreign });
+    await client.connect();
+    try {
+      await client.query('create table inventory (sku text primary key)');
+      assert.match(await refusal(openPostgres(foreign)), /holds tables that are not Statusdesk's; refusing to touch it/);
+      const tables = await client.query<{ name: string }>(`select table_name as name from information_schema.tables where table_schema = 'public'`);
+      assert.deepEqual(tables.rows, [{ name: 'inventory' }]);
+    } finally {
+      await client.end();
+    }
+
+    const newer = await server.createDatabase();
+    await (await openPostgres(newer)).destroy();
+    const writer = new pg.Client({ connectionString: newer });
+    await writer.connect();
+    try {
+      await writer.query(`insert into kysely_migration (name, timestamp) values ('9999-from-the-future', now()::text)`);
+      assert.match(await refusal(openPostgres(newer)), /migrated by a newer Statusdesk \(9999-from-the-future\); refusing to write to it: upgrade Statusdesk/);
+    } finally {
+      await writer.end();
+    }
+  });
+
+  test('an unreachable server is refused with one line naming the database but not the password', async () => {
+    const message = await refusal(openPostgres('postgres://someone:hunter2@127.0.0.1:1/statusdesk'));
+    assert.match(message, /^cannot open PostgreSQL database statusdesk at 127\.0\.0\.1:1: /);
+    assert.doesNotMatch(message, /hunter2/);
+  });
+});
