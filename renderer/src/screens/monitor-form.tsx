@@ -1138,33 +1138,17 @@ function Regions({
   onChange(regions: string[]): void;
   error: string | undefined;
 }) {
-  const id = useId();
   const hint =
     type === 'grpc'
       ? 'Where it is checked from. Pick at least one, or a private location below.'
       : `Where it is checked from. Unless private locations are picked, none picked means the plan's default regions: ${plan.defaultTcpRegions.join(', ')}.`;
   // A stored region the catalogue no longer lists stays visible, so it can be unticked.
   const offered = [...plan.regions, ...value.filter((r) => !plan.regions.includes(r))];
-  const toggle = (region: string, on: boolean) => onChange(on ? [...value, region] : value.filter((r) => r !== region));
   return (
     <FieldGroup legend="Regions" hint={hint} error={error} className="regions">
       {(control) => (
         <>
-          <div className="region-grid">
-            {offered.map((region) => (
-              <div className="check-row" key={region}>
-                <input
-                  type="checkbox"
-                  id={`${id}-${region}`}
-                  checked={value.includes(region)}
-                  aria-invalid={control['aria-invalid']}
-                  aria-describedby={control['aria-describedby']}
-                  onChange={(e) => toggle(region, e.target.checked)}
-                />
-                <label htmlFor={`${id}-${region}`}>{region}</label>
-              </div>
-            ))}
-          </div>
+          <CheckGrid options={offered.map((region) => ({ value: region, label: region }))} value={value} onChange={onChange} control={control} />
           {value.length > 0 ? (
             <button type="button" className="button button-small button-ghost regions-clear" onClick={() => onChange([])}>
               {type === 'grpc' ? 'Clear regions' : 'Clear: use the plan default'}
@@ -1191,18 +1175,19 @@ function PrivateLocations({
   onChange(locations: string[]): void;
   error: string | undefined;
 }) {
-  const id = useId();
   const [listed] = useResource(async () => {
     const { privateLocations } = await rpcFor(workspace.id).privateLocations.listPrivateLocations({ perPage: 100 });
     // The embedded runner serves the regions above; it is not a location to pick.
     return privateLocations.filter((l) => !l.embedded);
   }, workspace.id);
-  const toggle = (location: string, on: boolean) => onChange(on ? [...value, location] : value.filter((l) => l !== location));
   const hint = 'Runners on your own machines that check it too, each shown as a region named by the location.';
   if (listed.state === 'loading') return <Loading what="the private locations" />;
   if (listed.state === 'error') return <ErrorNote>{listed.error.message}</ErrorNote>;
   // A stored location that is gone (or not listed) stays visible by its id, so it can be unticked.
-  const offered = [...listed.value.map((l) => ({ id: l.id, name: l.name })), ...value.filter((v) => !listed.value.some((l) => l.id === v)).map((v) => ({ id: v, name: `location ${v}` }))];
+  const offered = [
+    ...listed.value.map((l) => ({ value: l.id, label: l.name })),
+    ...value.filter((v) => !listed.value.some((l) => l.id === v)).map((v) => ({ value: v, label: `location ${v}` })),
+  ];
   return (
     <FieldGroup legend="Private locations" hint={hint} error={error} className="regions">
       {(control) =>
@@ -1211,23 +1196,42 @@ function PrivateLocations({
             This workspace has no private locations. <Link to="/locations">Add one</Link> to check from your own network.
           </p>
         ) : (
-          <div className="region-grid">
-            {offered.map((location) => (
-              <div className="check-row" key={location.id}>
-                <input
-                  type="checkbox"
-                  id={`${id}-${location.id}`}
-                  checked={value.includes(location.id)}
-                  aria-invalid={control['aria-invalid']}
-                  aria-describedby={control['aria-describedby']}
-                  onChange={(e) => toggle(location.id, e.target.checked)}
-                />
-                <label htmlFor={`${id}-${location.id}`}>{location.name}</label>
-              </div>
-            ))}
-          </div>
+          <CheckGrid options={offered} value={value} onChange={onChange} control={control} />
         )
       }
     </FieldGroup>
+  );
+}
+
+/** A grid of checkboxes, one per option, giving the values of those ticked in the order they were ticked. */
+function CheckGrid({
+  options,
+  value,
+  onChange,
+  control,
+}: {
+  options: { value: string; label: string }[];
+  value: string[];
+  onChange(value: string[]): void;
+  control: Omit<ControlProps, 'id'>;
+}) {
+  const id = useId();
+  const toggle = (option: string, on: boolean) => onChange(on ? [...value, option] : value.filter((v) => v !== option));
+  return (
+    <div className="region-grid">
+      {options.map((option) => (
+        <div className="check-row" key={option.value}>
+          <input
+            type="checkbox"
+            id={`${id}-${option.value}`}
+            checked={value.includes(option.value)}
+            aria-invalid={control['aria-invalid']}
+            aria-describedby={control['aria-describedby']}
+            onChange={(e) => toggle(option.value, e.target.checked)}
+          />
+          <label htmlFor={`${id}-${option.value}`}>{option.label}</label>
+        </div>
+      ))}
+    </div>
   );
 }
