@@ -158,7 +158,9 @@ export function startRunner(options: RunnerOptions) {
     if (stopped) return;
     const e = ConnectError.from(error);
     if (e.code === Code.Unauthenticated) return refuse(REVOKED);
-    if (e.code === Code.FailedPrecondition || (call === 'connect' && e.code === Code.Aborted)) return refuse(e.rawMessage);
+    // A connection reset is Aborted too, with the socket's error as its cause; the service's own Aborted (another runner took the location) has none.
+    const replaced = call === 'connect' && e.code === Code.Aborted && e.cause === undefined;
+    if (e.code === Code.FailedPrecondition || replaced) return refuse(e.rawMessage);
     connected = false;
     if (outage) return;
     outage = true;
