@@ -152,6 +152,41 @@ describe('monitors with private locations', () => {
     assert.deepEqual(listed.tcpMonitors.find((m) => m.id === created.id)!.privateLocations, [first.id], 'a kept page sees the cascade');
   });
 
+  test("response logs name a location's results by the location; a monitor checked from locations alone has none of the embedded runner's gaps", async () => {
+    const { rpc, first } = await workspace();
+    const only = (await rpc.createHTTPMonitor({ monitor: http({ privateLocations: [first.id] }) })).monitor!;
+    const regional = (await rpc.createHTTPMonitor({ monitor: http({ name: 'regional', regions: ['fra'] }) })).monitor!;
+    const startedAt = Date.now() - 60_000;
+    await withDb(svc, async (db) => {
+      await db
+        .insertInto('check_results')
+        .values({
+          monitor_id: Number(only.id),
+          runner: first.name,
+          regions: JSON.stringify([first.name]),
+          started_at: startedAt,
+          result: 'up',
+          latency_ms: 12,
+          dns_ms: null,
+          connect_ms: 3,
+          tls_ms: null,
+          ttfb_ms: 8,
+          transfer_ms: 1,
+          attempts: 1,
+          message: 'ok',
+          grpc_status: null,
+          status_code: 200,
+          details: null,
+        })
+        .execute();
+      await db.insertInto('check_gaps').values({ runner: 'local', started_at: startedAt - 30_000, ended_at: startedAt - 20_000 }).execute();
+    });
+    const { results } = await rpc.listResponseLogs({ id: only.id });
+    assert.deepEqual(results.map((r) => [r.region, r.runner, r.statusCode]), [[first.name, first.name, 200]]);
+    assert.deepEqual((await rpc.getMonitorSummary({ id: only.id })).gaps, [], 'the embedded runner does not check it');
+    assert.equal((await rpc.getMonitorSummary({ id: regional.id })).gaps.length, 1, 'the embedded runner checks its regions');
+  });
+
   test('MCP: list_monitors and get_monitor show privateLocations; get_monitor_status names the location', async () => {
     const { ws, rpc, first } = await workspace();
     const created = (await rpc.createHTTPMonitor({ monitor: http({ privateLocations: [first.id] }) })).monitor!;

@@ -114,8 +114,9 @@ export async function monitorsOf(db: Kysely<Database>, rows: readonly MonitorRow
 const locationOrder = (config: MonitorConfig) => config.privateLocations.map(Number).sort((a, b) => a - b);
 
 /**
- * The monitor as the check engine's results show it: a private location stands as its own region,
- * named by the location, after the monitor's regions.
+ * The monitor as its status lists it: a private location stands as its own region, named by the
+ * location, after the monitor's regions. Summaries and response logs need no such monitor: they
+ * read every result stored, and each result of a location names it as its region.
  */
 async function withLocationRegions(db: Kysely<Database>, monitor: Monitor): Promise<Monitor> {
   if (monitor.privateLocations.length === 0) return monitor;
@@ -310,7 +311,7 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
 
     /** `window` is one of 1d (default), 7d, 14d; anything else is refused. */
     async summary(actor: Actor, workspaceId: number, id: string, window?: string) {
-      const monitor = await withLocationRegions(db, await readable(actor, workspaceId, id));
+      const monitor = await readable(actor, workspaceId, id);
       return checks.summary(monitor, parseInput(windowInput, { window }).window);
     },
 
@@ -321,7 +322,7 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
         const rule = `response logs exist for HTTP monitors only; monitor ${id} is a ${monitor.type} monitor: use its status and summary instead`;
         throw new AppError('VALIDATION', `id: ${rule}`, [{ field: 'id', rule }]);
       }
-      return checks.responseLogs(await withLocationRegions(db, monitor), parseInput(responseLogInput, query));
+      return checks.responseLogs(monitor, parseInput(responseLogInput, query));
     },
 
     /** One check of one region, by the id its response log carries. */
