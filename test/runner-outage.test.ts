@@ -26,19 +26,23 @@ const locationRow = (service: TestService, id: string) =>
 /** Results of the location's runner stored in all, every monitor together. */
 const storedOf = (service: TestService, name: string) => readRows<{ n: number }>(service.dataDir, 'SELECT count(*) AS n FROM check_results WHERE runner = ?', name)[0]!.n;
 
+/** When the newest stored result of the location's runner started, epoch ms (0 if none). */
+const newestOf = (service: TestService, name: string) => readRows<{ at: number | null }>(service.dataDir, 'SELECT max(started_at) AS at FROM check_results WHERE runner = ?', name)[0]!.at ?? 0;
+
 /**
- * Waits until every result the runner made is stored (its acknowledged sequence equals the count
- * of its stored results, so sequences 1 to N each arrived once), then asserts it made none it
- * dropped, and that no monitor's results have a hole longer than a period across `span`.
+ * Once the runner is back, triggers a check and waits until it is stored: the runner uploads in
+ * sequence order, so the results it buffered before are all in by then. Then asserts that every
+ * sequence it made arrived once (its acknowledged sequence equals the count of its stored
+ * results), that it dropped none, and that no monitor's results have a hole longer than a period
+ * across `span`.
  */
-async function assertNothingLost(service: TestService, location: TestLocation, monitorIds: string[], span: { from: number; to: number }): Promise<void> {
-  const stored = await eventually(
-    () => ({ ...locationRow(service, location.id), stored: storedOf(service, location.name) }),
-    (s) => s.stored > 0 && s.last_sequence === s.stored,
-    'every sequence of the runner stored once',
-    20_000,
-  );
-  assert.equal(stored.dropped_results, 0);
+async function assertNothingLost(service: TestService, ws: RunnerWorkspace, location: TestLocation, monitorIds: string[], span: { from: number; to: number }): Promise<void> {
+  const triggeredAt = Date.now();
+  await ws.monitors.triggerMonitor({ id: monitorIds[0]! });
+  await eventually(() => newestOf(service, location.name), (at) => at >= triggeredAt - 1_000, 'a check triggered after the outage stored', 30_000);
+  const state = { ...locationRow(service, location.id), stored: storedOf(service, location.name) };
+  assert.equal(state.last_sequence, state.stored, 'sequences of the runner missing or stored twice');
+  assert.equal(state.dropped_results, 0);
   for (const id of monitorIds) {
     const times = resultsOf(service, id)
       .filter((r: ResultRow) => r.runner === location.name)
@@ -98,7 +102,7 @@ describe('runners of private locations: outages', () => {
     assert.ok(target.connections - connectionsAtCut >= 2 * MONITORS, `the runner checked ${target.connections - connectionsAtCut} times during the cut`);
 
     await ws.locationStatus(location.id, 'active', RECONNECT_WITHIN_MS);
-    await assertNothingLost(service, location, monitorIds, { from: cutAt, to: restoredAt });
+    await assertNothingLost(service, ws, location, monitorIds, { from: cutAt, to: restoredAt });
     assert.equal(runner.child.exitCode, null, `the runner exited: ${runner.output()}`);
   });
 
@@ -128,7 +132,7 @@ describe('runners of private locations: outages', () => {
     const restartedAt = Date.now();
 
     await ws.locationStatus(location.id, 'active', RECONNECT_WITHIN_MS);
-    await assertNothingLost(service, location, monitorIds, { from: stoppedAt, to: restartedAt });
+    await assertNothingLost(service, ws, location, monitorIds, { from: stoppedAt, to: restartedAt });
     assert.equal(runner.child.exitCode, null, `the runner exited: ${runner.output()}`);
   });
 });
