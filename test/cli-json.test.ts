@@ -19,7 +19,7 @@ const cli = (args: string[]) => svc.cli(args);
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const keys = (value: object) => Object.keys(value).sort();
 
-const MONITOR_KEYS = ['id', 'type', 'name', 'description', 'target', 'active', 'frequency', 'regions', 'timeout', 'degraded', 'retry', 'openTelemetry', 'tags', 'createdAt', 'updatedAt'];
+const MONITOR_KEYS = ['id', 'type', 'name', 'description', 'target', 'active', 'frequency', 'regions', 'privateLocations', 'timeout', 'degraded', 'retry', 'openTelemetry', 'tags', 'createdAt', 'updatedAt'];
 const GRPC_KEYS = [...MONITOR_KEYS, 'service', 'tls', 'metadata'];
 const HTTP_KEYS = [...MONITOR_KEYS, 'method', 'headers', 'body', 'followRedirects', 'statusCodeAssertions', 'headerAssertions', 'bodyAssertions'];
 
@@ -39,6 +39,7 @@ describe('monitors --json', () => {
       active: true,
       frequency: '1m',
       regions: ['iad', 'fra'],
+      privateLocations: [],
       timeout: 45_000,
       degraded: null,
       retry: 3,
