@@ -46,15 +46,19 @@ async function refusal(open: Promise<Db>): Promise<string> {
 
 describe('PostgreSQL schema', { skip: withoutPostgres }, () => {
   let server: TestPostgres;
+  let dataDir: Awaited<ReturnType<typeof tempDir>>;
+  const open = (url: string) => openPostgres(url, dataDir.path);
   before(async () => {
+    dataDir = await tempDir();
     server = await startPostgres();
   });
   after(async () => {
     await server?.stop();
+    await dataDir?.remove();
   });
 
   test('every migration runs, and each table has the columns SQLite gives it, in order', async () => {
-    const pgDb = await openPostgres(await server.createDatabase());
+    const pgDb = await open(await server.createDatabase());
     const dir = await tempDir();
     const sqliteDb = await openDatabase(dir.path);
     try {
@@ -71,7 +75,7 @@ describe('PostgreSQL schema', { skip: withoutPostgres }, () => {
   });
 
   test('epoch milliseconds, ids and counts come back as numbers, and floats keep 8 bytes', async () => {
-    const db = await openPostgres(await server.createDatabase());
+    const db = await open(await server.createDatabase());
     try {
       const types = await sql<{ column_name: string; data_type: string }>`
         select column_name, data_type from information_schema.columns
@@ -112,9 +116,9 @@ describe('PostgreSQL schema', { skip: withoutPostgres }, () => {
 
   test('opening again migrates nothing, and two processes opening a new database together take turns', async () => {
     const url = await server.createDatabase();
-    const [a, b] = await Promise.all([openPostgres(url), openPostgres(url)]);
+    const [a, b] = await Promise.all([open(url), open(url)]);
     await Promise.all([a.destroy(), b.destroy()]);
-    const again = await openPostgres(url);
+    const again = await open(url);
     try {
       const applied = await sql<{ name: string }>`select name from kysely_migration`.execute(again);
       assert.equal(applied.rows.length, Object.keys(migrations).length);
@@ -129,7 +133,7 @@ describe('PostgreSQL schema', { skip: withoutPostgres }, () => {
     await client.connect();
     try {
       await client.query('create table inventory (sku text primary key)');
-      assert.match(await refusal(openPostgres(foreign)), /holds tables that are not Statusdesk's; refusing to touch it/);
+      assert.match(await refusal(open(foreign)), /holds tables that are not Statusdesk's; refusing to touch it/);
       const tables = await client.query<{ name: string }>(`select table_name as name from information_schema.tables where table_schema = 'public'`);
       assert.deepEqual(tables.rows, [{ name: 'inventory' }]);
     } finally {
@@ -137,19 +141,19 @@ describe('PostgreSQL schema', { skip: withoutPostgres }, () => {
     }
 
     const newer = await server.createDatabase();
-    await (await openPostgres(newer)).destroy();
+    await (await open(newer)).destroy();
     const writer = new pg.Client({ connectionString: newer });
     await writer.connect();
     try {
       await writer.query(`insert into kysely_migration (name, timestamp) values ('9999-from-the-future', now()::text)`);
-      assert.match(await refusal(openPostgres(newer)), /migrated by a newer Statusdesk \(9999-from-the-future\); refusing to write to it: upgrade Statusdesk/);
+      assert.match(await refusal(open(newer)), /migrated by a newer Statusdesk \(9999-from-the-future\); refusing to write to it: upgrade Statusdesk/);
     } finally {
       await writer.end();
     }
   });
 
   test('an unreachable server is refused with one line naming the database but not the password', async () => {
-    const message = await refusal(openPostgres('postgres://someone:hunter2@127.0.0.1:1/statusdesk'));
+    const message = await refusal(open('postgres://someone:hunter2@127.0.0.1:1/statusdesk'));
     assert.match(message, /^cannot open PostgreSQL database statusdesk at 127\.0\.0\.1:1: /);
     assert.doesNotMatch(message, /hunter2/);
   });

@@ -42,6 +42,7 @@ export async function openDatabase(dataDir: string): Promise<Db> {
   const sqlite = openSqlite(file, { timeout: BUSY_TIMEOUT_MS });
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   handles.set(db, sqlite);
+  dataDirs.set(db, dirname(file));
   try {
     if (schemaVersion(sqlite) !== SCHEMA_VERSION || applicationId(sqlite) !== APPLICATION_ID) await migrate(db, sqlite, file);
     // After the migration: the journal mode cannot change inside a transaction.
@@ -139,6 +140,7 @@ async function useWal(sqlite: SQLite.Database): Promise<void> {
 }
 
 const handles = new WeakMap<Db, SQLite.Database>();
+const dataDirs = new WeakMap<Db, string>();
 
 /**
  * Runs `work` on the raw SQLite handle while holding the connection as a query does, so it never
@@ -151,11 +153,20 @@ export function withSqlite<T>(db: Db, work: (sqlite: SQLite.Database) => T): Pro
   return db.getExecutor().provideConnection(async () => work(sqlite));
 }
 
-/** The data folder a database was opened in: other files of the service live beside it. */
+/**
+ * The data folder of a database: the SQLite file's, or the one given with a PostgreSQL database.
+ * Other files of the service (the sealing key) live there.
+ */
 export function dataDirOf(db: Db): string {
-  const sqlite = handles.get(db);
-  if (!sqlite) throw new Error('not a database opened by openDatabase');
-  return dirname(sqlite.name);
+  const dataDir = dataDirs.get(db);
+  if (!dataDir) throw new Error('not a database opened by openDatabase or openPostgres');
+  return dataDir;
+}
+
+/** Gives a database opened on a server (PostgreSQL) its data folder, made private to this user. */
+export function useDataDir(db: Db, dataDir: string): void {
+  privateFolder(dataDir);
+  dataDirs.set(db, dataDir);
 }
 
 const STATEMENT_CACHE_SIZE = 256;

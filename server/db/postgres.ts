@@ -2,7 +2,7 @@ import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { AppError } from '../errors.ts';
 import { migrations } from './migrations/index.ts';
-import type { Db } from './open.ts';
+import { type Db, useDataDir } from './open.ts';
 import type { Database } from './schema.ts';
 
 /**
@@ -19,15 +19,17 @@ const types: pg.CustomTypesConfig = {
 /**
  * Opens the PostgreSQL database at `url` (postgres://user:password@host:port/name) and brings its
  * schema up to date with the migrations SQLite runs. A database holding tables of something else,
- * or migrated by a newer Statusdesk, is refused before anything is written to it.
+ * or migrated by a newer Statusdesk, is refused before anything is written to it. `dataDir` holds
+ * the service's other files, as it does beside a SQLite database.
  */
-export async function openPostgres(url: string): Promise<Db> {
+export async function openPostgres(url: string, dataDir: string): Promise<Db> {
   const where = describe(url);
   const pool = new pg.Pool({ connectionString: url, types });
   // A connection lost while idle leaves the pool, which opens another for the next query.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   try {
+    useDataDir(db, dataDir);
     await checkDatabase(db, where);
     const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
     // On PostgreSQL the migrator holds a lock in the database and runs every pending migration in

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Db } from '../server/db/open.ts';
+import { openPostgres } from '../server/db/postgres.ts';
+import type { Actor } from '../server/domain/actor.ts';
+import { ensureOwner } from '../server/domain/users/users.ts';
+import { AppError } from '../server/errors.ts';
+import { createServices, type Services } from '../server/services.ts';
+import { tempDir } from './support/harness.ts';
+import { startPostgres, type TestPostgres, withoutPostgres } from './support/postgres.ts';
+
+describe('domain services on PostgreSQL', { skip: withoutPostgres }, () => {
+  let server: TestPostgres;
+  let dataDir: Awaited<ReturnType<typeof tempDir>>;
+  let db: Db;
+  let services: Services;
+  let owner: Actor;
+  before(async () => {
+    dataDir = await tempDir();
+    server = await startPostgres();
+    db = await openPostgres(await server.createDatabase(), dataDir.path);
+    services = createServices(db);
+    owner = { type: 'user', userId: await ensureOwner(db), surface: 'cli' };
+  });
+  after(async () => {
+    services?.close();
+    await db?.destroy();
+    await server?.stop();
+    await dataDir?.remove();
+  });
+
+  let slugs = 0;
+  const newWorkspace = () => services.workspaces.create(owner, { name: 'Wombat Works', slug: `wombat-${++slugs}` });
+
+  test('the owner and their personal workspace are made once', async () => {
+    const again = await ensureOwner(db);
+    assert.equal(again, (owner as { userId: number }).userId);
+    const workspaces = await services.workspaces.list(owner);
+    assert.deepEqual(workspaces.map((w) => w.slug), ['personal']);
+  });
+
+  test('a workspace is created with its owner, and a repeated slug is a conflict naming the field', async () => {
+    const workspace = await newWorkspace();
+    assert.equal(workspace.name, 'Wombat Works');
+    assert.ok((await services.workspaces.list(owner)).some((w) => w.id === workspace.id));
+    await assert.rejects(
+      services.workspaces.create(owner, { name: 'Again', slug: workspace.slug }),
+      (error: unknown) => error instanceof AppError && error.code === 'CONFLICT' && error.violations[0]?.field === 'slug',
+    );
+  });
+
+  test('a member is added as a new user', async () => {
+    const workspace = await newWorkspace();
+    const member = await services.workspaces.addMember(owner, Number(workspace.id), { name: 'Numbat', role: 'admin' });
+    assert.equal((await services.users.get(Number(member.userId)))?.name, 'Numbat');
+  });
+
+  test(
+    'an API key is created, authenticates by its secret, and a wrong secret does not',
+    { todo: 'keys are looked up through withSqlite (liveKeyLookup in server/domain/keys/key-repository.ts)' },
+    async () => {
+      const workspace = await newWorkspace();
+      const { key, secret } = await services.keys.create(owner, { workspaceId: Number(workspace.id), name: 'deploys', scope: 'write' });
+      const actor = await services.keys.authenticate(secret, 'rpc');
+      assert.equal(actor?.keyId, key.id);
+      assert.equal(actor?.workspaceId, Number(workspace.id));
+      assert.equal(await services.keys.authenticate(`${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`, 'rpc'), undefined);
+    },
+  );
+
+  test('changes are audited and the audit log reads them back', async () => {
+    const workspace = await newWorkspace();
+    const { auditLogs } = await services.auditLog.list(owner, Number(workspace.id));
+    assert.deepEqual(auditLogs.map((e) => e.action), ['workspace.create']);
+  });
+
+  test('a status page is created and read back by its slug', async () => {
+    const workspace = await newWorkspace();
+    const page = await services.pages.create(owner, Number(workspace.id), { slug: `bilby-${slugs}`, title: 'Bilby Status' });
+    assert.equal((await services.pages.get(owner, Number(workspace.id), page.slug)).title, 'Bilby Status');
+  });
+});
