@@ -111,7 +111,7 @@ describe('check core: a monitor between the service and a runner', () => {
       assert.equal(decoded.type, 'http');
       assert.equal(decoded.periodicity, '1m');
       assert.deepEqual(decoded.type === 'http' && decoded.headers, { authorization: 'Bearer s3cret' });
-      for (const field of ['description', 'tags', 'createdAt', 'updatedAt']) assert.equal(field in decoded, false, field);
+      for (const field of ['description', 'tags', 'createdAt', 'updatedAt', 'privateLocations']) assert.equal(field in decoded, false, field);
     } finally {
       await db.destroy();
       await dir.remove();

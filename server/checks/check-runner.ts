@@ -26,10 +26,10 @@ import { probeTcp } from './tcp-probe.ts';
 
 /**
  * A scheduled monitor as a runner keeps it, for as long as it is scheduled: what its checks and
- * metrics read, without what only people read (description, tags, times). At 100,000 monitors
- * every field kept costs megabytes.
+ * metrics read, without what only people read (description, tags, times) nor where else it is
+ * checked from (its private locations). At 100,000 monitors every field kept costs megabytes.
  */
-export type ScheduledMonitor = Monitor extends infer M ? (M extends Monitor ? Omit<M, 'description' | 'tags' | 'createdAt' | 'updatedAt'> : never) : never;
+export type ScheduledMonitor = Monitor extends infer M ? (M extends Monitor ? Omit<M, 'description' | 'tags' | 'createdAt' | 'updatedAt' | 'privateLocations'> : never) : never;
 
 /** Who runs the checks, and the regions each check stands for. */
 export interface Place {
@@ -59,9 +59,9 @@ const DEFAULT_CONCURRENCY = 500;
 const DEFAULT_OTLP_INTERVAL_MS = 60_000;
 export const PERIOD_MS: Record<Monitor['periodicity'], number> = { '30s': 30_000, '1m': 60_000, '5m': 300_000, '10m': 600_000, '30m': 1_800_000, '1h': 3_600_000 };
 
-/** What a monitor is scheduled as: without the fields only people read. */
+/** What a monitor is scheduled as: without the fields its checks do not read. */
 export function scheduledForm(monitor: Monitor | ScheduledMonitor): ScheduledMonitor {
-  const { description: _description, tags: _tags, createdAt: _createdAt, updatedAt: _updatedAt, ...scheduled } = monitor as Monitor;
+  const { description: _description, tags: _tags, createdAt: _createdAt, updatedAt: _updatedAt, privateLocations: _privateLocations, ...scheduled } = monitor as Monitor;
   return scheduled as ScheduledMonitor;
 }
 

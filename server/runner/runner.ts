@@ -139,7 +139,7 @@ export function startRunner(options: RunnerOptions) {
   /** The first event: true when the runner may go on with this service. */
   function hello(h: Hello): boolean {
     if (h.serviceVersion !== version) {
-      refuse(`the service runs Statusdesk ${h.serviceVersion} and this runner ${version}: run the same version on both`);
+      refuse(`this runner is Statusdesk ${version} and the service is ${h.serviceVersion}: run the same version on both`);
       return false;
     }
     if (buffer.locationName !== h.locationName) {
