@@ -234,17 +234,22 @@ async function migrate(db: Db, sqlite: SQLite.Database, file: string): Promise<v
   sqlite.exec('BEGIN IMMEDIATE');
   try {
     checkFile(sqlite, file); // another process may have migrated while this one waited
-    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-    const { error, results } = await migrator.migrateToLatest();
-    if (error) {
-      const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-      throw new AppError('INTERNAL', `database migration ${failed} failed: ${String(error)}`);
-    }
+    await runMigrations(db);
     sqlite.pragma(`application_id = ${APPLICATION_ID}`);
     sqlite.pragma(`user_version = ${SCHEMA_VERSION}`);
     sqlite.exec('COMMIT');
   } catch (error) {
     if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
     throw error;
+  }
+}
+
+/** Runs the pending migrations, naming the one that fails. */
+export async function runMigrations(db: Db): Promise<void> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new AppError('INTERNAL', `database migration ${failed} failed: ${String(error)}`);
   }
 }

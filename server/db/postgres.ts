@@ -1,8 +1,8 @@
-import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { AppError } from '../errors.ts';
 import { migrations } from './migrations/index.ts';
-import { type Db, useDataDir } from './open.ts';
+import { type Db, runMigrations, useDataDir } from './open.ts';
 import type { Database } from './schema.ts';
 
 /**
@@ -31,14 +31,9 @@ export async function openPostgres(url: string, dataDir: string): Promise<Db> {
   try {
     useDataDir(db, dataDir);
     await checkDatabase(db, where);
-    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
     // On PostgreSQL the migrator holds a lock in the database and runs every pending migration in
     // one transaction: two processes starting together take turns, and a failure changes nothing.
-    const { error, results } = await migrator.migrateToLatest();
-    if (error) {
-      const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-      throw new AppError('INTERNAL', `database migration ${failed} failed on ${where}: ${String(error)}`);
-    }
+    await runMigrations(db);
   } catch (error) {
     await db.destroy();
     if (error instanceof AppError) throw error;
