@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from '../server/db/open.ts';
 import { openPostgres } from '../server/db/postgres.ts';
+import { writeTransaction } from '../server/db/transaction.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
 import { AppError } from '../server/errors.ts';
@@ -12,13 +14,15 @@ import { startPostgres, type TestPostgres, withoutPostgres } from './support/pos
 describe('domain services on PostgreSQL', { skip: withoutPostgres }, () => {
   let server: TestPostgres;
   let dataDir: Awaited<ReturnType<typeof tempDir>>;
+  let dbUrl: string;
   let db: Db;
   let services: Services;
   let owner: Actor;
   before(async () => {
     dataDir = await tempDir();
     server = await startPostgres();
-    db = await openPostgres(await server.createDatabase(), dataDir.path);
+    dbUrl = await server.createDatabase();
+    db = await openPostgres(dbUrl, dataDir.path);
     services = createServices(db);
     owner = { type: 'user', userId: await ensureOwner(db), surface: 'cli' };
   });
@@ -78,5 +82,24 @@ describe('domain services on PostgreSQL', { skip: withoutPostgres }, () => {
     const workspace = await newWorkspace();
     const page = await services.pages.create(owner, Number(workspace.id), { slug: `bilby-${slugs}`, title: 'Bilby Status' });
     assert.equal((await services.pages.get(owner, Number(workspace.id), page.slug)).title, 'Bilby Status');
+  });
+
+  test('write transactions take turns, on one pool or two, so what one reads holds until it commits', async () => {
+    const other = await openPostgres(dbUrl, dataDir.path);
+    try {
+      // Each reads how many users there are, waits, and adds one named by that count: taking
+      // turns, no two names are the same.
+      const addCounted = (on: Db) =>
+        writeTransaction(on, async (trx) => {
+          const { n } = await trx.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+          await sleep(30);
+          await trx.insertInto('users').values({ name: `counted-${n}`, email: null, created_at: new Date().toISOString() }).execute();
+        });
+      await Promise.all([addCounted(db), addCounted(db), addCounted(other), addCounted(other)]);
+      const names = (await db.selectFrom('users').select('name').where('name', 'like', 'counted-%').execute()).map((r) => r.name);
+      assert.equal(new Set(names).size, 4, `names: ${names.join(', ')}`);
+    } finally {
+      await other.destroy();
+    }
   });
 });
