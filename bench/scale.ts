@@ -31,17 +31,16 @@ import { arch, availableParallelism, platform, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import SQLite from 'better-sqlite3';
 import { offsetOf } from '../server/checks/scheduler.ts';
-import { DATABASE_FILE, openDatabase, withSqlite } from '../server/db/open.ts';
+import { openDatabase, withSqlite } from '../server/db/open.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
 import { createServices } from '../server/services.ts';
 import { closedPort, startTcpListener, type TcpListener } from '../test/support/grpc-peers.ts';
+import { CLI, readRows } from '../test/support/harness.ts';
 import { type CuttableProxy, type RunnerProcess, startProxy, startRunner } from '../test/support/runner.ts';
 import { compare, median, parseNumber, processCpuSeconds, table } from './support/figures.ts';
 import { type Child, spawnReady } from './support/processes.ts';
-import { CLI } from './support/durability.ts';
 
 const CPUS = availableParallelism();
 const PERIOD_MS = 30_000;
@@ -88,18 +87,8 @@ interface Seeded {
   location?: { id: number; name: string; token: string };
 }
 
-/** The rows `sql` reads from a service's database, opened read-only beside it. */
-function rows<T>(dataDir: string, sql: string, ...params: unknown[]): T[] {
-  const db = new SQLite(join(dataDir, DATABASE_FILE), { readonly: true, fileMustExist: true });
-  try {
-    return db.prepare(sql).all(...params) as T[];
-  } finally {
-    db.close();
-  }
-}
-
-const lastResultId = (dataDir: string) => rows<{ id: number | null }>(dataDir, 'SELECT max(id) AS id FROM check_results')[0]!.id ?? 0;
-const storedSince = (dataDir: string, afterId: number) => rows<{ n: number }>(dataDir, 'SELECT count(*) AS n FROM check_results WHERE id > ?', afterId)[0]!.n;
+const lastResultId = (dataDir: string) => readRows<{ id: number | null }>(dataDir, 'SELECT max(id) AS id FROM check_results')[0]!.id ?? 0;
+const storedSince = (dataDir: string, afterId: number) => readRows<{ n: number }>(dataDir, 'SELECT count(*) AS n FROM check_results WHERE id > ?', afterId)[0]!.n;
 
 /** Peak resident set size of a process (VmHWM), bytes; 0 off Linux. */
 function rssPeak(pid: number): number {
@@ -240,18 +229,18 @@ async function outage(seeded: Seeded, proxy: CuttableProxy, options: Options, lo
     proxy.restore();
     const restoredAt = Date.now();
     const deadline = restoredAt + DRAIN_TIMEOUT_MS;
-    const newest = () => rows<{ at: number | null }>(seeded.dataDir, 'SELECT max(started_at) AS at FROM check_results WHERE runner = ?', location.name)[0]!.at ?? 0;
+    const newest = () => readRows<{ at: number | null }>(seeded.dataDir, 'SELECT max(started_at) AS at FROM check_results WHERE runner = ?', location.name)[0]!.at ?? 0;
     while (newest() < restoredAt + 1_000) {
       if (Date.now() > deadline) throw new Error(`the backlog did not arrive within ${DRAIN_TIMEOUT_MS} ms of the restore`);
       await sleep(250);
     }
     const drainS = (Date.now() - restoredAt) / 1_000;
-    const state = rows<{ last_sequence: number; dropped_results: number }>(seeded.dataDir, 'SELECT last_sequence, dropped_results FROM private_locations WHERE id = ?', location.id)[0]!;
-    const stored = rows<{ n: number }>(seeded.dataDir, 'SELECT count(*) AS n FROM check_results WHERE runner = ?', location.name)[0]!.n;
-    const ids = rows<{ id: number }>(seeded.dataDir, 'SELECT id FROM monitors');
+    const state = readRows<{ last_sequence: number; dropped_results: number }>(seeded.dataDir, 'SELECT last_sequence, dropped_results FROM private_locations WHERE id = ?', location.id)[0]!;
+    const stored = readRows<{ n: number }>(seeded.dataDir, 'SELECT count(*) AS n FROM check_results WHERE runner = ?', location.name)[0]!.n;
+    const ids = readRows<{ id: number }>(seeded.dataDir, 'SELECT id FROM monitors');
     const slotsIn = (offset: number) => Math.max(0, Math.ceil((restoredAt - offset) / PERIOD_MS) - Math.ceil((cutAt - offset) / PERIOD_MS));
     const scheduled = ids.reduce((sum, { id }) => sum + slotsIn(offsetOf(id, PERIOD_MS)), 0);
-    const storedFromOutage = rows<{ n: number }>(seeded.dataDir, 'SELECT count(*) AS n FROM check_results WHERE runner = ? AND started_at >= ? AND started_at < ?', location.name, cutAt, restoredAt)[0]!.n;
+    const storedFromOutage = readRows<{ n: number }>(seeded.dataDir, 'SELECT count(*) AS n FROM check_results WHERE runner = ? AND started_at >= ? AND started_at < ?', location.name, cutAt, restoredAt)[0]!.n;
     return { scheduled, storedFromOutage, lost: state.last_sequence - stored + state.dropped_results, dropped: state.dropped_results, drainS };
   } finally {
     await running.stop();

@@ -6,15 +6,14 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { Code, type ConnectRouter } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { type RunnerCheckSchema, RunnerService } from '../proto/gen/runner/v1/runner_pb.js';
 import { VERSION } from '../server/package-root.ts';
-import { startTcpListener, type TcpListener } from './support/grpc-peers.ts';
-import { assertCode, connectRejection, perTestCleanup, startTestService, type TestService } from './support/harness.ts';
-import { type RunnerProcess, resultsFrom, resultsOf, runnerApiUrl, runnerRpc, runnerWorkspace, startRunner } from './support/runner.ts';
+import { assertCode, connectRejection } from './support/harness.ts';
+import { type RunnerProcess, resultsFrom, resultsOf, runnerApiUrl, runnerRpc, runnerWorkspace, useRunnerService } from './support/runner.ts';
 import { eventually } from './support/wait.ts';
 
 /** How long a runner may take to stop once its token no longer works. */
@@ -45,26 +44,11 @@ async function exitOf(runner: RunnerProcess): Promise<number | null> {
 }
 
 describe('runners of private locations: admission', () => {
-  let service: TestService;
-  let target: TcpListener;
-  const cleanup = perTestCleanup();
-
-  before(async () => {
-    service = await startTestService();
-    target = await startTcpListener();
-  });
-  after(async () => {
-    await target?.close();
-    await service?.stop();
-  });
-
-  const runner = async (token: string, apiUrl = runnerApiUrl(service)) => {
-    const started = startRunner({ apiUrl, token, dataDir: await cleanup.folder() });
-    cleanup.children.push(started.child);
-    return started;
-  };
+  const shared = useRunnerService();
+  const { runner } = shared;
 
   test('rotating the token stops the runner with its message and exit code 2, and the old token is unauthenticated', { timeout: 60_000 }, async () => {
+    const { service } = shared;
     const ws = await runnerWorkspace(service, 'rotate');
     const location = await ws.location('rotated');
     const running = await runner(location.token);
@@ -82,6 +66,7 @@ describe('runners of private locations: admission', () => {
   });
 
   test('deleting the location stops its runner with its message and exit code 2', { timeout: 60_000 }, async () => {
+    const { service } = shared;
     const ws = await runnerWorkspace(service, 'delete');
     const location = await ws.location('deleted');
     const running = await runner(location.token);
@@ -94,6 +79,7 @@ describe('runners of private locations: admission', () => {
   });
 
   test('a second runner with the same token takes the location over: the first exits 2 saying so, and the second checks', { timeout: 60_000 }, async () => {
+    const { service, target } = shared;
     const ws = await runnerWorkspace(service, 'takeover');
     const location = await ws.location('taken');
     const id = await ws.tcpMonitor(target.uri, [location.id]);
@@ -109,6 +95,7 @@ describe('runners of private locations: admission', () => {
   });
 
   test('a runner of another version is refused with failed_precondition naming both versions', async () => {
+    const { service } = shared;
     const ws = await runnerWorkspace(service, 'version');
     const location = await ws.location('versioned');
     const rpc = runnerRpc(runnerApiUrl(service), location.token);
@@ -146,6 +133,7 @@ describe('runners of private locations: admission', () => {
   });
 
   test('a hostile runner: results for monitors not given to it are skipped, and a batch sent again is stored once', async () => {
+    const { service, target } = shared;
     const ws = await runnerWorkspace(service, 'hostile');
     const other = await runnerWorkspace(service, 'victim');
     const [mine, sibling, theirs] = [await ws.location('hostile'), await ws.location('sibling'), await other.location('victim')];

@@ -5,13 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { MonitorStatus, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { offsetOf } from '../server/checks/scheduler.ts';
 import { VERSION } from '../server/package-root.ts';
-import { startTcpListener, type TcpListener } from './support/grpc-peers.ts';
-import { perTestCleanup, startTestService, type TestService } from './support/harness.ts';
-import { resultsFrom, resultsOf, runnerApiUrl, runnerWorkspace, startRunner } from './support/runner.ts';
+import { startTcpListener } from './support/grpc-peers.ts';
+import { startTestService } from './support/harness.ts';
+import { resultsFrom, resultsOf, runnerWorkspace, useRunnerService } from './support/runner.ts';
 import { eventually } from './support/wait.ts';
 
 const PERIOD_MS = 30_000;
@@ -23,27 +23,11 @@ const nextSlot = (monitorId: string, t: number) => {
 };
 
 describe('runners of private locations: assignment', () => {
-  let service: TestService;
-  let target: TcpListener;
-  const cleanup = perTestCleanup();
-
-  before(async () => {
-    service = await startTestService();
-    target = await startTcpListener();
-  });
-  after(async () => {
-    await target?.close();
-    await service?.stop();
-  });
-
-  /** A runner of `token` with a buffer folder of its own, killed after the test. */
-  const runner = async (token: string) => {
-    const started = startRunner({ apiUrl: runnerApiUrl(service), token, dataDir: await cleanup.folder() });
-    cleanup.children.push(started.child);
-    return started;
-  };
+  const shared = useRunnerService();
+  const { runner } = shared;
 
   test('a monitor is checked by the runner of the location it chooses, and by the other one once it is moved there, without restarting either', { timeout: 90_000 }, async () => {
+    const { service, target } = shared;
     const ws = await runnerWorkspace(service, 'assign');
     const [a, b] = [await ws.location('office'), await ws.location('lab')];
     const id = await ws.tcpMonitor(target.uri, [a.id]);
@@ -81,6 +65,7 @@ describe('runners of private locations: assignment', () => {
   });
 
   test('two runners on one monitor each report their own results, and its status lists both locations', { timeout: 60_000 }, async () => {
+    const { service, target } = shared;
     const ws = await runnerWorkspace(service, 'pair');
     const [a, b] = [await ws.location('east'), await ws.location('west')];
     const id = await ws.tcpMonitor(target.uri, [a.id, b.id]);

@@ -12,7 +12,9 @@ import type { DescService } from '@bufbuild/protobuf';
 import { MonitorService, Periodicity } from '../../proto/gen/monitor/v1/monitor_pb.js';
 import { PrivateLocationService, PrivateLocationStatus } from '../../proto/gen/private_location/v1/private_location_pb.js';
 import { RunnerService } from '../../proto/gen/runner/v1/runner_pb.js';
-import { CLI, newWorkspace, readRows, type TestService, withHeaders } from './harness.ts';
+import { after, before } from 'node:test';
+import { startTcpListener, type TcpListener } from './grpc-peers.ts';
+import { CLI, newWorkspace, perTestCleanup, readRows, startTestService, type TestService, withHeaders } from './harness.ts';
 import { eventually } from './wait.ts';
 
 export interface RunnerProcess {
@@ -183,3 +185,34 @@ export const resultsOf = (service: TestService, monitorId: string): ResultRow[] 
 /** Waits until the monitor has a stored result of `runner`, and gives them all; bounded by `timeoutMs`. */
 export const resultsFrom = (service: TestService, monitorId: string, runner: string, timeoutMs = 20_000): Promise<ResultRow[]> =>
   eventually(() => resultsOf(service, monitorId), (rows) => rows.some((r) => r.runner === runner), `a result of ${runner} for monitor ${monitorId}`, timeoutMs);
+
+/** A service and a loopback TCP target shared by a file's tests, and runners each test starts. */
+export interface RunnerService {
+  service: TestService;
+  target: TcpListener;
+  /** A runner of `token` (to the service unless `apiUrl` says otherwise) with a buffer folder of its own, killed after the test. */
+  runner(token: string, apiUrl?: string): Promise<RunnerProcess>;
+}
+
+/** Starts a RunnerService before the file's tests and stops it after them; its fields are set once they start. */
+export function useRunnerService(): RunnerService {
+  const cleanup = perTestCleanup();
+  const shared: RunnerService = {
+    service: undefined as unknown as TestService,
+    target: undefined as unknown as TcpListener,
+    async runner(token, apiUrl = runnerApiUrl(shared.service)) {
+      const started = startRunner({ apiUrl, token, dataDir: await cleanup.folder() });
+      cleanup.children.push(started.child);
+      return started;
+    },
+  };
+  before(async () => {
+    shared.service = await startTestService();
+    shared.target = await startTcpListener();
+  });
+  after(async () => {
+    await shared.target?.close();
+    await shared.service?.stop();
+  });
+  return shared;
+}
