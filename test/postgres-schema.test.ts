@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -57,7 +58,23 @@ describe('PostgreSQL schema', { skip: withoutPostgres }, () => {
     await dataDir?.remove();
   });
 
-  test('every migration runs, and each table has the columns SQLite gives it, in order', async () => {
+  test('the harness starts a server of its own on loopback, and stopping it ends it and removes its folder', async () => {
+    const own = await startPostgres();
+    const url = await own.createDatabase();
+    assert.match(url, /^postgres:\/\/statusdesk@127\.0\.0\.1:\d+\/test_1$/);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const { rows } = await client.query<{ n: number }>('select 1 as n');
+    assert.deepEqual(rows, [{ n: 1 }]);
+    await client.end();
+    assert.ok(existsSync(own.folder));
+    await own.stop();
+    assert.ok(!existsSync(own.folder), 'the folder is removed');
+    const late = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+    await assert.rejects(late.connect(), /ECONNREFUSED/, 'the server is gone');
+  });
+
+  test('every migration runs, and each table has the columns and indexes SQLite gives it', async () => {
     const pgDb = await open(await server.createDatabase());
     const dir = await tempDir();
     const sqliteDb = await openDatabase(dir.path);
@@ -65,6 +82,13 @@ describe('PostgreSQL schema', { skip: withoutPostgres }, () => {
       const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(pgDb);
       assert.deepEqual(applied.rows.map((r) => r.name), Object.keys(migrations));
       assert.deepEqual(await postgresColumns(pgDb), await sqliteColumns(sqliteDb));
+      // The indexes migrations name (those of keys and unique constraints are each engine's own).
+      const sqliteIndexes = await sql<{ name: string }>`
+        select name from sqlite_master where type = 'index' and name not like 'sqlite_%' order by name`.execute(sqliteDb);
+      const postgresIndexes = await sql<{ name: string }>`
+        select i.relname as name from pg_index x join pg_class i on i.oid = x.indexrelid join pg_namespace n on n.oid = i.relnamespace
+        where n.nspname = current_schema() and not exists (select 1 from pg_constraint c where c.conindid = x.indexrelid) order by name`.execute(pgDb);
+      assert.deepEqual(postgresIndexes.rows, sqliteIndexes.rows);
       const local = await pgDb.selectFrom('private_locations').select(['id', 'name']).execute();
       assert.deepEqual(local, [{ id: 1, name: 'local' }], 'the embedded runner is the first location');
     } finally {

@@ -39,6 +39,8 @@ const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 10_000;
 
 export interface TestPostgres {
+  /** The temporary folder of its data and socket. */
+  folder: string;
   /** A new, empty database on this server: its URL. */
   createDatabase(): Promise<string>;
   /** Stops the server and removes its folder. */
@@ -106,6 +108,7 @@ export async function startPostgres(): Promise<TestPostgres> {
   admin.on('error', () => {}); // the server going away at stop
   let made = 0;
   return {
+    folder: dir,
     async createDatabase() {
       const name = `test_${++made}`;
       await admin.query(`create database ${name}`);
