@@ -1,7 +1,7 @@
 /**
  * A runner cut off from the service keeps checking, buffers every result on disk and uploads them
- * all once it is back: through a cut network (a loopback proxy that resets every connection) and
- * through a restart of the service. These tests are long by nature: a check every 30 s, 60 s of
+ * all once it is back: through a cut network (a loopback proxy that resets every connection), and
+ * through a restart of the service during which the runner restarts too, on the assignment it kept. These tests are long by nature: a check every 30 s, 60 s of
  * silence before a location turns `error`, reconnection backing off up to 30 s.
  */
 import assert from 'node:assert/strict';
@@ -106,7 +106,7 @@ describe('runners of private locations: outages', () => {
     assert.equal(runner.child.exitCode, null, `the runner exited: ${runner.output()}`);
   });
 
-  test('the service restarted on its data folder and port while a runner runs: the runner reconnects and uploads what it buffered', { timeout: 180_000 }, async () => {
+  test('the service restarted on its data folder and port, and the runner restarted while it is away: the runner checks its last assignment, reconnects and uploads what it buffered', { timeout: 180_000 }, async () => {
     const dir = await tempDir();
     stops.push(() => dir.remove());
     let service = await startTestService({}, dir.path);
@@ -117,8 +117,9 @@ describe('runners of private locations: outages', () => {
 
     const ws = await runnerWorkspace(service, 'restart');
     const { location, monitorIds } = await withMonitors(ws, target, 'restarted');
-    const runner = startRunner({ apiUrl: runnerApiUrl(service), token: location.token, dataDir: await cleanup.folder() });
-    cleanup.children.push(runner.child);
+    const runnerDir = await cleanup.folder();
+    const first = startRunner({ apiUrl: runnerApiUrl(service), token: location.token, dataDir: runnerDir });
+    cleanup.children.push(first.child);
     await ws.locationStatus(location.id, 'active');
     for (const id of monitorIds) await ws.monitors.triggerMonitor({ id });
     await eventually(() => storedOf(service, location.name), (n) => n >= MONITORS, 'the triggered checks stored', 20_000);
@@ -126,13 +127,19 @@ describe('runners of private locations: outages', () => {
     const stoppedAt = Date.now();
     const stopped = await Promise.race([service.stop().then(() => true), sleep(15_000, false)]);
     assert.ok(stopped, 'the service did not stop within 15 s while a runner was connected');
-    // A whole period down: every monitor has a slot while the service is away.
+    // The runner restarted on its folder while the service is away: it can only check the assignment it kept.
+    assert.equal(await first.stop(), 0, `the runner did not stop cleanly on SIGTERM: ${first.output()}`);
+    const second = startRunner({ apiUrl: runnerApiUrl(service), token: location.token, dataDir: runnerDir });
+    cleanup.children.push(second.child);
+    // A whole period more down: every monitor has a slot while the service is away.
+    const connectionsBefore = target.connections;
     await sleep(PERIOD_MS + 1_000);
+    assert.ok(target.connections - connectionsBefore >= MONITORS, `the restarted runner checked ${target.connections - connectionsBefore} times without the service`);
     service = await startTestService({}, dir.path, { port });
     const restartedAt = Date.now();
 
     await ws.locationStatus(location.id, 'active', RECONNECT_WITHIN_MS);
     await assertNothingLost(service, ws, location, monitorIds, { from: stoppedAt, to: restartedAt });
-    assert.equal(runner.child.exitCode, null, `the runner exited: ${runner.output()}`);
+    assert.equal(second.child.exitCode, null, `the runner exited: ${second.output()}`);
   });
 });
