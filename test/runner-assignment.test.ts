@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
 import { describe, test } from 'node:test';
-import { MonitorStatus, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
+import { MonitorStatus, Periodicity, TLSMode } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { offsetOf } from '../server/checks/scheduler.ts';
 import { VERSION } from '../server/package-root.ts';
-import { startTcpListener } from './support/grpc-peers.ts';
+import { startGrpcPeer, startTcpListener } from './support/grpc-peers.ts';
 import { startTestService } from './support/harness.ts';
 import { resultsFrom, resultsOf, runnerWorkspace, useRunnerService } from './support/runner.ts';
 import { eventually } from './support/wait.ts';
@@ -97,6 +97,33 @@ describe('runners of private locations: assignment', () => {
       [[VERSION, hostname(), 0n], [VERSION, hostname(), 0n]],
       'each location shows the version and host its runner connected with',
     );
+  });
+  test('a runner checks a gRPC monitor of a location alone, sending the credential the service keeps sealed', { timeout: 60_000 }, async () => {
+    const { service } = shared;
+    const peer = await startGrpcPeer({ health: { '': 'SERVING' } });
+    try {
+      const ws = await runnerWorkspace(service, 'grpc');
+      const location = await ws.location('grpc');
+      const credential = 'Bearer only-the-runner-sends-this';
+      const created = await ws.monitors.createGRPCMonitor({
+        monitor: { name: 'health', uri: peer.uri, tls: TLSMode.TLS_MODE_PLAINTEXT, metadata: { authorization: credential }, periodicity: Periodicity.PERIODICITY_30S, retry: 0, privateLocations: [location.id] },
+      });
+      assert.deepEqual(created.monitor!.regions, [], 'a gRPC monitor with a private location needs no region');
+      await runner(location.token);
+      await ws.locationStatus(location.id, 'active');
+
+      await ws.monitors.triggerMonitor({ id: created.monitor!.id });
+      const [row] = await resultsFrom(service, created.monitor!.id, location.name);
+      assert.equal(row!.result, 'up');
+      assert.ok(peer.calls.length > 0, 'the health server was called');
+      assert.deepEqual(
+        peer.calls.map((call) => call.metadata.get('authorization')),
+        peer.calls.map(() => [credential]),
+        'the runner sends the monitor credential, unsealed by the service for it',
+      );
+    } finally {
+      await peer.close();
+    }
   });
 });
 
