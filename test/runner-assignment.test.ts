@@ -128,7 +128,7 @@ describe('runners of private locations: assignment', () => {
 });
 
 describe('the embedded runner and private locations', () => {
-  test('the embedded runner does not check a monitor that has only private locations', { timeout: 60_000 }, async () => {
+  test('the embedded runner does not check a monitor that has only private locations, nor one moved from regions to a location', { timeout: 120_000 }, async () => {
     const service = await startTestService({ STATUSDESK_CHECKS: 'on' });
     const [privateTarget, regionTarget] = [await startTcpListener(), await startTcpListener()];
     try {
@@ -148,6 +148,17 @@ describe('the embedded runner and private locations', () => {
       assert.deepEqual(
         status.regions.map((r) => [r.region, r.status]),
         [[location.name, MonitorStatus.UNSPECIFIED]],
+      );
+
+      // The monitor of regions moved to the location alone: the embedded runner forgets it.
+      await ws.monitors.updateTCPMonitor({ id: withRegions, monitor: { regions: [], privateLocations: [location.id] }, updateMask: { paths: ['regions', 'private_locations'] } });
+      const movedAt = Date.now();
+      const movedSlot = nextSlot(withRegions, movedAt + 1_000);
+      await eventually(() => Date.now(), (now) => now > movedSlot + 3_000, 'the moved monitor slot passed', movedSlot - Date.now() + 5_000);
+      assert.deepEqual(
+        resultsOf(service, withRegions).filter((r) => r.runner === 'local' && r.started_at > movedAt + 1_000),
+        [],
+        'the embedded runner still checks a monitor moved from its regions to a private location',
       );
     } finally {
       await privateTarget.close();
