@@ -161,13 +161,12 @@ export function startRunner(options: RunnerOptions) {
     // A connection reset is Aborted too, with the socket's error as its cause; the service's own Aborted (another runner took the location) has none.
     const replaced = call === 'connect' && e.code === Code.Aborted && e.cause === undefined;
     if (e.code === Code.FailedPrecondition || replaced) return refuse(e.rawMessage);
-    connected = false;
     if (outage) return;
     outage = true;
     log.warn({ call, code: Code[e.code], reason: e.rawMessage }, 'the service cannot be reached: checks go on, and their results wait in the buffer');
   }
 
-  /** Uploads what waits, a batch after another; one upload at a time, and only while connected. */
+  /** Uploads what waits, a batch after another; one upload at a time, and only while the stream is open. */
   function report(): Promise<void> {
     if (reporting || !connected) return reporting ?? Promise.resolve();
     reporting = (async () => {
@@ -183,6 +182,8 @@ export function startRunner(options: RunnerOptions) {
           lastReport = Date.now();
           gaps = gaps.slice(sent.length);
           buffer.acknowledge(Number(answer.acknowledgedSequence));
+          if (outage) log.info({ waiting: buffer.waiting }, 'the service answers again');
+          outage = false;
         } catch (error) {
           return failed(error, 'report');
         }
