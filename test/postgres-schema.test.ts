@@ -138,6 +138,19 @@ describe('PostgreSQL schema', { skip: withoutPostgres }, () => {
     }
   });
 
+  test('an empty list matches nothing with in and everything with not in, as on SQLite', async () => {
+    const db = await open(await server.createDatabase());
+    try {
+      const none: number[] = [];
+      assert.deepEqual(await db.selectFrom('private_locations').select('name').where('id', 'in', none).execute(), []);
+      assert.deepEqual(await db.selectFrom('private_locations').select('name').where('id', 'not in', none).execute(), [{ name: 'local' }]);
+      const updated = await db.updateTable('private_locations').set({ status: 'error' }).where((eb) => eb.or([eb('id', 'in', none), eb('name', '=', 'local')])).executeTakeFirst();
+      assert.equal(Number(updated.numUpdatedRows), 1);
+    } finally {
+      await db.destroy();
+    }
+  });
+
   test('opening again migrates nothing, and two processes opening a new database together take turns', async () => {
     const url = await server.createDatabase();
     const [a, b] = await Promise.all([open(url), open(url)]);

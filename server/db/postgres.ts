@@ -1,4 +1,14 @@
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import {
+  BinaryOperationNode,
+  Kysely,
+  type KyselyPlugin,
+  OperationNodeTransformer,
+  OperatorNode,
+  PostgresDialect,
+  PrimitiveValueListNode,
+  sql,
+  ValueNode,
+} from 'kysely';
 import pg from 'pg';
 import { AppError } from '../errors.ts';
 import { migrations } from './migrations/index.ts';
@@ -17,6 +27,27 @@ const types: pg.CustomTypesConfig = {
 };
 
 /**
+ * `x in ()` is false and `x not in ()` true to SQLite, but a syntax error to PostgreSQL: Kysely
+ * writes an empty list as it is given, so each becomes the comparison that says the same.
+ */
+class EmptyLists extends OperationNodeTransformer {
+  protected override transformBinaryOperation(node: BinaryOperationNode): BinaryOperationNode {
+    const { operator, rightOperand } = node;
+    const op = OperatorNode.is(operator) ? operator.operator : undefined;
+    if ((op === 'in' || op === 'not in') && PrimitiveValueListNode.is(rightOperand) && rightOperand.values.length === 0) {
+      return BinaryOperationNode.create(ValueNode.createImmediate(1), OperatorNode.create(op === 'in' ? '<>' : '='), ValueNode.createImmediate(1));
+    }
+    return super.transformBinaryOperation(node);
+  }
+}
+
+const emptyLists = new EmptyLists();
+const emptyListsPlugin: KyselyPlugin = {
+  transformQuery: ({ node }) => emptyLists.transformNode(node),
+  transformResult: async ({ result }) => result,
+};
+
+/**
  * Opens the PostgreSQL database at `url` (postgres://user:password@host:port/name) and brings its
  * schema up to date with the migrations SQLite runs. A database holding tables of something else,
  * or migrated by a newer Statusdesk, is refused before anything is written to it. `dataDir` holds
@@ -27,7 +58,7 @@ export async function openPostgres(url: string, dataDir: string): Promise<Db> {
   const pool = new pg.Pool({ connectionString: url, types });
   // A connection lost while idle leaves the pool, which opens another for the next query.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [emptyListsPlugin] });
   try {
     useDataDir(db, dataDir);
     await checkDatabase(db, where);
