@@ -47,17 +47,28 @@ describe('runners of private locations: admission', () => {
   const shared = useRunnerService();
   const { runner } = shared;
 
-  test('rotating the token stops the runner with its message and exit code 2, and the old token is unauthenticated', { timeout: 60_000 }, async () => {
-    const { service } = shared;
-    const ws = await runnerWorkspace(service, 'rotate');
-    const location = await ws.location('rotated');
+  /** A location of a workspace of its own, its runner running, its status active. */
+  async function runningLocation(name: string) {
+    const ws = await runnerWorkspace(shared.service, name);
+    const location = await ws.location(name);
     const running = await runner(location.token);
     await ws.locationStatus(location.id, 'active');
+    return { ws, location, running };
+  }
+
+  /** The runner exits by itself with code 2 and the line saying its token was refused. */
+  async function assertStoppedForToken(running: RunnerProcess): Promise<void> {
+    assert.equal(await exitOf(running), 2, running.output());
+    assert.match(running.output(), /the service refused this runner's token/);
+  }
+
+  test('rotating the token stops the runner with its message and exit code 2, and the old token is unauthenticated', { timeout: 60_000 }, async () => {
+    const { service } = shared;
+    const { ws, location, running } = await runningLocation('rotated');
 
     const rotated = await ws.locations.rotatePrivateLocationToken({ id: location.id });
     assert.notEqual(rotated.token, location.token);
-    assert.equal(await exitOf(running), 2, running.output());
-    assert.match(running.output(), /the service refused this runner's token/);
+    await assertStoppedForToken(running);
 
     const report = { version: VERSION, instanceId: randomUUID(), checks: [] };
     await assertCode(runnerRpc(runnerApiUrl(service), location.token).report(report), Code.Unauthenticated);
@@ -67,24 +78,17 @@ describe('runners of private locations: admission', () => {
 
   test('deleting the location stops its runner with its message and exit code 2', { timeout: 60_000 }, async () => {
     const { service } = shared;
-    const ws = await runnerWorkspace(service, 'delete');
-    const location = await ws.location('deleted');
-    const running = await runner(location.token);
-    await ws.locationStatus(location.id, 'active');
+    const { ws, location, running } = await runningLocation('deleted');
 
     await ws.locations.deletePrivateLocation({ id: location.id });
-    assert.equal(await exitOf(running), 2, running.output());
-    assert.match(running.output(), /the service refused this runner's token/);
+    await assertStoppedForToken(running);
     await assertCode(runnerRpc(runnerApiUrl(service), location.token).report({ version: VERSION, instanceId: randomUUID() }), Code.Unauthenticated);
   });
 
   test('a second runner with the same token takes the location over: the first exits 2 saying so, and the second checks', { timeout: 60_000 }, async () => {
     const { service, target } = shared;
-    const ws = await runnerWorkspace(service, 'takeover');
-    const location = await ws.location('taken');
+    const { ws, location, running: first } = await runningLocation('taken');
     const id = await ws.tcpMonitor(target.uri, [location.id]);
-    const first = await runner(location.token);
-    await ws.locationStatus(location.id, 'active');
 
     const second = await runner(location.token);
     assert.equal(await exitOf(first), 2, first.output());
