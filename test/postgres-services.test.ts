@@ -84,6 +84,13 @@ describe('domain services on PostgreSQL', { skip: withoutPostgres }, () => {
     assert.equal((await services.pages.get(owner, Number(workspace.id), page.slug)).title, 'Bilby Status');
   });
 
+  test('ids up to 15 digits, as the domain takes them, name no record rather than fail', async () => {
+    const workspace = Number((await newWorkspace()).id);
+    for (const lookup of [() => services.pages.get(owner, workspace, '999999999999999'), () => services.monitors.update(owner, workspace, 'tcp', '999999999999999', { name: 'x' })]) {
+      await assert.rejects(lookup(), (error: unknown) => error instanceof AppError && error.code === 'NOT_FOUND');
+    }
+  });
+
   test('write transactions take turns, on one pool or two, so what one reads holds until it commits', async () => {
     const other = await openPostgres(dbUrl, dataDir.path);
     try {

@@ -8,8 +8,8 @@ export function isPostgres(db: Kysely<any>): boolean {
 type Column = (c: ColumnDefinitionBuilder) => ColumnDefinitionBuilder;
 
 export interface SchemaWords {
-  /** Integers past 2^31 (epoch milliseconds, ids of tables of checks, running counts): PostgreSQL's integer has 32 bits. */
-  bigint: RawBuilder<unknown>;
+  /** SQLite's integer has 64 bits (epoch milliseconds, ids up to 15 digits), PostgreSQL's integer 32: its bigint, there. */
+  integer: RawBuilder<unknown>;
   /** A float of 8 bytes: PostgreSQL's real has 4. */
   double: RawBuilder<unknown>;
   blob: RawBuilder<unknown>;
@@ -30,7 +30,7 @@ export interface SchemaWords {
 export function schemaWords(db: Kysely<any>): SchemaWords {
   const pg = isPostgres(db);
   return {
-    bigint: sql.raw(pg ? 'bigint' : 'integer'),
+    integer: sql.raw(pg ? 'bigint' : 'integer'),
     double: sql.raw(pg ? 'double precision' : 'real'),
     blob: sql.raw(pg ? 'bytea' : 'blob'),
     serialId: pg ? (c) => c.primaryKey().generatedByDefaultAsIdentity() : (c) => c.primaryKey().autoIncrement(),

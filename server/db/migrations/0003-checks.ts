@@ -7,7 +7,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // Runners, stored as private locations. The embedded runner is the first and serves every region.
   await db.schema
     .createTable('private_locations')
-    .addColumn('id', 'integer', t.serialId)
+    .addColumn('id', t.integer, t.serialId)
     .addColumn('name', 'text', (c) => c.notNull().unique())
     .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('active', 'error')`))
     .addColumn('metadata', 'text', (c) => c.notNull())
@@ -24,12 +24,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // One row per check. Times are epoch milliseconds: these rows are many, and integers are small.
   await db.schema
     .createTable('check_results')
-    .addColumn('id', t.bigint, t.rowId)
-    .addColumn('monitor_id', 'integer', (c) => c.notNull().references('monitors.id').onDelete('cascade'))
+    .addColumn('id', t.integer, t.rowId)
+    .addColumn('monitor_id', t.integer, (c) => c.notNull().references('monitors.id').onDelete('cascade'))
     .addColumn('runner', 'text', (c) => c.notNull())
     // JSON array: the regions this check stands for (those its runner served).
     .addColumn('regions', 'text', (c) => c.notNull())
-    .addColumn('started_at', t.bigint, (c) => c.notNull())
+    .addColumn('started_at', t.integer, (c) => c.notNull())
     .addColumn('result', 'text', (c) => c.notNull().check(sql`result in ('up', 'degraded', 'down')`))
     .addColumn('latency_ms', t.double, (c) => c.notNull())
     .addColumn('dns_ms', t.double)
@@ -37,10 +37,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('tls_ms', t.double)
     .addColumn('ttfb_ms', t.double)
     .addColumn('transfer_ms', t.double)
-    .addColumn('attempts', 'integer', (c) => c.notNull())
+    .addColumn('attempts', t.integer, (c) => c.notNull())
     .addColumn('message', 'text', (c) => c.notNull())
     .addColumn('grpc_status', 'text')
-    .addColumn('status_code', 'integer')
+    .addColumn('status_code', t.integer)
     // HTTP checks: JSON {url, responseHeaders, assertionResults}.
     .addColumn('details', 'text')
     .execute();
@@ -50,33 +50,33 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // Hourly rollups: counts and a latency histogram per monitor and hour, so summaries never
   // scan raw results.
   await sql`create table check_rollups (
-    monitor_id integer not null references monitors(id) on delete cascade,
-    hour ${t.bigint} not null,
-    success_count integer not null,
-    degraded_count integer not null,
-    error_count integer not null,
+    monitor_id ${t.integer} not null references monitors(id) on delete cascade,
+    hour ${t.integer} not null,
+    success_count ${t.integer} not null,
+    degraded_count ${t.integer} not null,
+    error_count ${t.integer} not null,
     latency ${t.blob} not null,
-    last_ping_at ${t.bigint} not null,
+    last_ping_at ${t.integer} not null,
     primary key (monitor_id, hour)
   )${t.withoutRowid}`.execute(db);
 
   // The latest check of each monitor by each runner: current health without a search.
   await sql`create table check_state (
-    monitor_id integer not null references monitors(id) on delete cascade,
+    monitor_id ${t.integer} not null references monitors(id) on delete cascade,
     runner text not null,
     result text not null,
     regions text not null,
-    checked_at ${t.bigint} not null,
+    checked_at ${t.integer} not null,
     primary key (monitor_id, runner)
   )${t.withoutRowid}`.execute(db);
 
   // Spans of time in which a runner checked nothing (machine asleep, service stopped, clock jump).
   await db.schema
     .createTable('check_gaps')
-    .addColumn('id', 'integer', t.rowId)
+    .addColumn('id', t.integer, t.rowId)
     .addColumn('runner', 'text', (c) => c.notNull())
-    .addColumn('started_at', t.bigint, (c) => c.notNull())
-    .addColumn('ended_at', t.bigint, (c) => c.notNull())
+    .addColumn('started_at', t.integer, (c) => c.notNull())
+    .addColumn('ended_at', t.integer, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('check_gaps_ended').on('check_gaps').column('ended_at').execute();
 }

@@ -19,10 +19,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // A person's approval of a client for one workspace. Revoked grants are kept for the audit trail.
   await db.schema
     .createTable('oauth_grants')
-    .addColumn('id', 'integer', t.serialId)
+    .addColumn('id', t.integer, t.serialId)
     .addColumn('client_id', 'text', (c) => c.notNull().references('oauth_clients.id').onDelete('cascade'))
-    .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
-    .addColumn('workspace_id', 'integer', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
+    .addColumn('user_id', t.integer, (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('workspace_id', t.integer, (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
     .addColumn('scope', 'text', (c) => c.notNull().check(sql`scope in ('read', 'write')`))
     .addColumn('resource', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
@@ -50,7 +50,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('ticket_hash', 'text')
     .addColumn('browser_hash', 'text')
     .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('pending', 'approved', 'denied', 'completed')`))
-    .addColumn('grant_id', 'integer', (c) => c.references('oauth_grants.id').onDelete('cascade'))
+    .addColumn('grant_id', t.integer, (c) => c.references('oauth_grants.id').onDelete('cascade'))
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('expires_at', 'text', (c) => c.notNull())
     .execute();
@@ -63,7 +63,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable('oauth_tokens')
     .addColumn('token_hash', 'text', (c) => c.primaryKey())
     .addColumn('kind', 'text', (c) => c.notNull().check(sql`kind in ('code', 'access', 'refresh')`))
-    .addColumn('grant_id', 'integer', (c) => c.notNull().references('oauth_grants.id').onDelete('cascade'))
+    .addColumn('grant_id', t.integer, (c) => c.notNull().references('oauth_grants.id').onDelete('cascade'))
     .addColumn('redirect_uri', 'text')
     .addColumn('code_challenge', 'text')
     .addColumn('scope', 'text', (c) => c.notNull().check(sql`scope in ('read', 'write')`))

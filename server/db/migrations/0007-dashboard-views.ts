@@ -19,9 +19,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // A monitor's overall state (the worst of its runners' latest checks) and when it last changed,
   // kept with the results so the overview can filter, count and order by it.
   await sql`create table monitor_state (
-    monitor_id integer primary key references monitors(id) on delete cascade,
+    monitor_id ${t.integer} primary key references monitors(id) on delete cascade,
     state text not null check (state in ('up', 'degraded', 'down')),
-    changed_at ${t.bigint} not null
+    changed_at ${t.integer} not null
   )`.execute(db);
 
   // Earlier versions did not record when the state changed. It is worked out from the history:
