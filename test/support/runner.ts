@@ -1,18 +1,17 @@
 /**
  * What the end-to-end tests of private locations need beside the service: `statusdesk runner` as a
  * child process of the bundle, a loopback TCP proxy between a runner and the service that can be
- * cut and restored, and RPC clients of the two services a runner and its owner call.
+ * cut and restored, a workspace whose owner calls the service through the client library, and the
+ * RunnerService as a runner calls it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
+import { after, before } from 'node:test';
 import { type Client, createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
-import type { DescService } from '@bufbuild/protobuf';
-import { MonitorService, Periodicity } from '../../proto/gen/monitor/v1/monitor_pb.js';
-import { PrivateLocationService, PrivateLocationStatus } from '../../proto/gen/private_location/v1/private_location_pb.js';
+import { createClient as createStatusdeskClient, Periodicity, privateLocationV1, type StatusdeskClient } from '../../client/index.ts';
 import { RunnerService } from '../../proto/gen/runner/v1/runner_pb.js';
-import { after, before } from 'node:test';
 import { startTcpListener, type TcpListener } from './grpc-peers.ts';
 import { CLI, newWorkspace, perTestCleanup, readRows, startTestService, type TestService, withHeaders } from './harness.ts';
 import { eventually } from './wait.ts';
@@ -114,12 +113,9 @@ export async function startProxy(target = 0): Promise<CuttableProxy> {
 /** The address of a service's API port on 127.0.0.1, as a runner is given it, whatever OAUTH_ISSUER says. */
 export const runnerApiUrl = (service: TestService) => `http://127.0.0.1:${service.ports.api}`;
 
-/** A client of `desc` at `apiUrl` (Connect over HTTP/1.1), sending `headers` with every call. */
-const rpcAt = <S extends DescService>(apiUrl: string, desc: S, headers: Record<string, string>): Client<S> =>
-  createClient(desc, createConnectTransport({ baseUrl: `${apiUrl}/rpc`, httpVersion: '1.1', interceptors: [withHeaders(headers)] }));
-
 /** The RunnerService at `apiUrl`, called as a runner calls it: with its location's token. */
-export const runnerRpc = (apiUrl: string, token: string) => rpcAt(apiUrl, RunnerService, { authorization: `Bearer ${token}` });
+export const runnerRpc = (apiUrl: string, token: string): Client<typeof RunnerService> =>
+  createClient(RunnerService, createConnectTransport({ baseUrl: `${apiUrl}/rpc`, httpVersion: '1.1', interceptors: [withHeaders({ authorization: `Bearer ${token}` })] }));
 
 /** A location as a test uses it: its id, its name and its token, shown once. */
 export interface TestLocation {
@@ -132,8 +128,9 @@ export interface TestLocation {
 export interface RunnerWorkspace {
   id: string;
   key: string;
-  monitors: Client<typeof MonitorService>;
-  locations: Client<typeof PrivateLocationService>;
+  /** The client library's monitors and private locations, with the key. */
+  monitors: StatusdeskClient['monitors'];
+  locations: StatusdeskClient['privateLocations'];
   /** Creates a private location named `prefix-` and random hex. */
   location(prefix: string): Promise<TestLocation>;
   /** A TCP monitor of `uri` every 30 s, without retries, checked from `locationIds` only; its id. */
@@ -145,9 +142,8 @@ export interface RunnerWorkspace {
 export async function runnerWorkspace(service: TestService, prefix: string): Promise<RunnerWorkspace> {
   const workspace = await newWorkspace(service, prefix);
   const key = (await service.createKey('write', workspace.slug)).secret;
-  const monitors = rpcAt(runnerApiUrl(service), MonitorService, { 'x-service-key': key });
-  const locations = rpcAt(runnerApiUrl(service), PrivateLocationService, { 'x-service-key': key });
-  const wanted = { active: PrivateLocationStatus.ACTIVE, error: PrivateLocationStatus.ERROR };
+  const { monitors, privateLocations: locations } = createStatusdeskClient({ baseUrl: `${runnerApiUrl(service)}/rpc`, apiKey: key, env: {} });
+  const wanted = { active: privateLocationV1.PrivateLocationStatus.ACTIVE, error: privateLocationV1.PrivateLocationStatus.ERROR };
   return {
     id: workspace.id,
     key,
