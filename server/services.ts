@@ -89,6 +89,10 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
       runners.monitorsChanged();
       publicPages.invalidate();
     },
+    runnersChanged() {
+      checks.runnersChanged();
+      publicPages.invalidate();
+    },
   };
   const changed = (pageId: number) => publicPages.invalidate(pageId);
   const subscribers = createSubscriberService(db, {
@@ -117,7 +121,7 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
     live,
     /** Seals what earlier versions stored in the clear (see stored-secrets.ts); the service runs it at start. */
     sealStoredSecrets: () => sealStoredSecrets(db, sealer),
-    locations: createLocationService(db, { revoked: runners.revoked }),
+    locations: createLocationService(db, { revoked: runners.revoked, runnersChanged: monitorChecks.runnersChanged }),
     /** The service's side of remote runners: their assignment streams and the results they report. */
     runners,
     auditLog: createAuditLogService(db),

@@ -238,7 +238,7 @@ describe('private locations over RPC', () => {
     const ws = await workspace('loc-rename');
     const name = uniqueName('before');
     const location = (await ws.write.createPrivateLocation({ name })).privateLocation!;
-    const monitor = (await ws.monitors.createTCPMonitor({ monitor: { name: 'db', uri: 'db.internal:5432', periodicity: Periodicity.PERIODICITY_1M, regions: ['iad'] } })).monitor!;
+    const monitor = (await ws.monitors.createTCPMonitor({ monitor: { name: 'db', uri: 'db.internal:5432', periodicity: Periodicity.PERIODICITY_1M, regions: ['iad'], privateLocations: [location.id] } })).monitor!;
     const db = new SQLite(join(svc.dataDir, DATABASE_FILE), { timeout: 5000 });
     try {
       db.prepare("insert into check_state (monitor_id, runner, result, regions, checked_at, latency_ms) values (?, ?, 'up', ?, ?, 3)").run(monitor.id, name, JSON.stringify([name]), Date.now());

@@ -8,7 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { ConnectResponse } from '../proto/gen/runner/v1/runner_pb.js';
 import { VERSION } from '../server/package-root.ts';
-import { startTestService, type TestService } from './support/harness.ts';
+import { readRows, startTestService, type TestService } from './support/harness.ts';
+import { eventually } from './support/wait.ts';
 import { runnerApiUrl, runnerRpc, runnerWorkspace, type RunnerWorkspace } from './support/runner.ts';
 
 let service: TestService;
@@ -146,6 +147,33 @@ describe('the runner protocol, on the service side', () => {
     } finally {
       abort.abort();
     }
+  });
+
+  test('a monitor moved from a location where it was down recovers with its next check from the new one', async () => {
+    const [from, to] = [await ws.location('from'), await ws.location('to')];
+    const id = await ws.tcpMonitor('127.0.0.1:9', [from.id]);
+    const check = (sequence: bigint, result: string) => ({ sequence, monitorId: id, startedAtMs: BigInt(Date.now()), result, latencyMs: 1, attempts: 1, message: result });
+    await runnerRpc(runnerApiUrl(service), from.token).report({ version: VERSION, instanceId: 'from-1', checks: [check(1n, 'down')] });
+    const overall = () => readRows<{ state: string }>(service.dataDir, 'select state from monitor_state where monitor_id = ?', Number(id))[0]?.state;
+    assert.equal(overall(), 'down');
+    await ws.monitors.updateTCPMonitor({ id, monitor: { privateLocations: [to.id] }, updateMask: { paths: ['private_locations'] } });
+    const runners = () => readRows<{ runner: string }>(service.dataDir, 'select runner from check_state where monitor_id = ?', Number(id)).map((r) => r.runner);
+    await eventually(runners, (list) => list.length === 0, 'the state of the location it left dropped');
+    await runnerRpc(runnerApiUrl(service), to.token).report({ version: VERSION, instanceId: 'to-1', checks: [check(1n, 'up')] });
+    assert.equal(overall(), 'up', 'the location it no longer chooses does not hold it down');
+    assert.deepEqual(runners(), [to.name]);
+  });
+
+  test('deleting a location drops its runner\'s states, so the monitors it checked no longer count it', async () => {
+    const [gone, kept] = [await ws.location('gone'), await ws.location('kept')];
+    const id = await ws.tcpMonitor('127.0.0.1:9', [gone.id, kept.id]);
+    const check = { sequence: 1n, monitorId: id, startedAtMs: BigInt(Date.now()), result: 'down', latencyMs: 1, attempts: 1, message: 'refused' };
+    await runnerRpc(runnerApiUrl(service), gone.token).report({ version: VERSION, instanceId: 'gone-1', checks: [check] });
+    await runnerRpc(runnerApiUrl(service), kept.token).report({ version: VERSION, instanceId: 'kept-1', checks: [check] });
+    await ws.locations.deletePrivateLocation({ id: gone.id });
+    const runners = () => readRows<{ runner: string }>(service.dataDir, 'select runner from check_state where monitor_id = ?', Number(id)).map((r) => r.runner);
+    await eventually(runners, (list) => list.length === 1, 'the deleted location\'s state dropped');
+    assert.deepEqual(runners(), [kept.name]);
   });
 
   test('a check reported as another runner or for other regions is stored as the location\'s own', async () => {

@@ -184,6 +184,10 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     await sync();
   }
 
+  function dropStaleStates(monitorId?: number): void {
+    store.dropStaleStates(monitorId).catch((error: Error) => log.error({ err: error, monitorId }, 'dropping the states of runners that no longer check a monitor failed'));
+  }
+
   const checks: MonitorChecks = {
     async trigger(monitor) {
       // A monitor that runs only from private locations is checked by their runners.
@@ -246,6 +250,11 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     monitorChanged(monitor) {
       // The revision is not known here: the next sync reads it (and this monitor) once more.
       track(monitor, 0);
+      dropStaleStates(Number(monitor.id));
+    },
+
+    runnersChanged() {
+      dropStaleStates();
     },
 
     monitorRemoved(id) {

@@ -3,6 +3,7 @@ import { type Db, withSqlite } from '../db/open.ts';
 import type { CheckResultRow } from '../db/schema.ts';
 import type { CheckOutcome, ProbeResult } from '../domain/monitors/check-results.ts';
 import { LatencyHistogram } from '../domain/monitors/latency-histogram.ts';
+import { EMBEDDED_RUNNER } from '../domain/locations/location-repository.ts';
 
 /**
  * Where check results live: raw results (kept RAW_RETENTION_MS, and at most maxRawResults rows),
@@ -265,6 +266,29 @@ export function createResultStore(db: Db, options: ResultStoreOptions = {}) {
     /** A deleted monitor: its overall state is no longer kept. */
     forget(monitorId: number): void {
       overalls.delete(monitorId);
+    },
+
+    /**
+     * Drops the latest states of runners that no longer check a monitor (the embedded runner once
+     * the monitor has no regions; a private location it no longer chooses, or that was deleted or
+     * renamed), of one monitor or of every one: its overall state is the worst of the runners that
+     * check it. The stored overall state is left to the monitor's next check, which announces the
+     * change (a monitor that was down only where it is no longer checked recovers).
+     */
+    dropStaleStates(monitorId?: number): Promise<void> {
+      return run((_s, sqlite) => {
+        sqlite
+          .prepare(
+            `delete from check_state where (@monitor is null or monitor_id = @monitor) and case
+               when runner = @embedded then exists (select 1 from monitors m where m.id = check_state.monitor_id and m.regions = '[]')
+               else not exists (select 1 from monitor_private_locations l join private_locations p on p.id = l.location_id
+                                where l.monitor_id = check_state.monitor_id and p.name = check_state.runner)
+             end`,
+          )
+          .run({ monitor: monitorId ?? null, embedded: EMBEDDED_RUNNER });
+        if (monitorId === undefined) overalls.clear();
+        else overalls.delete(monitorId);
+      });
     },
 
     /** Counts and latency of the checks in [from, now]: whole hours from rollups, the partial first hour from raw rows. */

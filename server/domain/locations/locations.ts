@@ -104,11 +104,13 @@ function nameTaken(error: unknown, value: string): never {
 export interface LocationServiceOptions {
   /** Told after a location is deleted or its token replaced has committed: its runner must stop. */
   revoked?(locationId: number): void;
+  /** Told after a location is renamed or deleted has committed: the monitors' current states follow. */
+  runnersChanged?(): void;
   now?: () => number;
 }
 
 export function createLocationService(db: Kysely<Database>, options: LocationServiceOptions = {}) {
-  const { revoked = () => {}, now = Date.now } = options;
+  const { revoked = () => {}, runnersChanged = () => {}, now = Date.now } = options;
 
   /** The location if the workspace sees it; another workspace's is not found, like an unknown id. */
   async function loadRow(q: Kysely<Database>, workspaceId: number, id: string): Promise<PrivateLocationRow> {
@@ -168,7 +170,7 @@ export function createLocationService(db: Kysely<Database>, options: LocationSer
       await authorize(db, actor, workspaceId, 'write');
       const values = parseInput(updateInput, patch);
       if (values.name === undefined && values.metadata === undefined) throw invalid('private location', 'names no field to change: set name or metadata');
-      const row = await writeTransaction(db, async (trx) => {
+      const { next, renamed } = await writeTransaction(db, async (trx) => {
         const current = await loadRemoteRow(trx, workspaceId, id, 'changed');
         const renamed = values.name !== undefined && values.name !== current.name;
         const next = await updateLocation(trx, current.id, {
@@ -177,9 +179,10 @@ export function createLocationService(db: Kysely<Database>, options: LocationSer
         }).catch((error: unknown) => nameTaken(error, values.name!));
         if (renamed) await renameRunnerState(trx, current.name, next.name);
         await recordAudit(trx, { workspaceId, entityType: 'private_location', entityId: current.id, action: 'private_location.update', actor, before: snapshot(current), after: snapshot(next) });
-        return next;
+        return { next, renamed };
       });
-      return toLocation(row, now());
+      if (renamed) runnersChanged();
+      return toLocation(next, now());
     },
 
     /** Deletes a location: its token stops working, its runner is told to stop, monitors no longer choose it. */
@@ -192,6 +195,7 @@ export function createLocationService(db: Kysely<Database>, options: LocationSer
         return current.id;
       });
       revoked(locationId);
+      runnersChanged();
     },
 
     /** Replaces a location's token: the old one stops working, the new one is returned here only. */

@@ -125,4 +125,6 @@ export interface MonitorChecks {
   /** A monitor was created or changed (and committed): schedule it anew. */
   monitorChanged(monitor: Monitor): void;
   monitorRemoved(id: string): void;
+  /** A private location was renamed or deleted (and committed): monitors' states follow. */
+  runnersChanged(): void;
 }
