@@ -90,6 +90,8 @@ export interface RunningService {
   engine: CheckEngine;
   /** The domain services the surfaces call. */
   services: Services;
+  /** The service's database, SQLite or PostgreSQL (tests read what it stored). */
+  db: Db;
   /** Stops accepting, finishes requests in flight, stops checking, closes the database. */
   close(): Promise<void>;
 }
@@ -203,6 +205,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
       ownerId,
       engine,
       services: ready,
+      db,
       async close() {
         // The command stops pointing at this service before it stops answering.
         record.remove();
