@@ -8,7 +8,7 @@ import { credentialRefused, notRunning, UsageError } from './output.ts';
 
 /** The sections of `statusdesk --help`, by a command's first word; a word in none goes in the last. */
 const SECTIONS: [heading: string, words: string[]][] = [
-  ['The service', ['serve', 'dashboard']],
+  ['The service, and the runner of a private location', ['serve', 'dashboard', 'runner']],
   ['On the data folder, as its owner (no running service needed)', ['keys', 'workspaces', 'oauth']],
   ['Clients of a running service (SERVICE_API_KEY or the login, at --api-url or SERVICE_API_URL)', ['login', 'logout', 'whoami', 'mcp']],
 ];
@@ -29,7 +29,7 @@ function topHelp(): string {
     const at = SECTIONS.findIndex(([, words]) => words.includes(name.split(' ')[0]!));
     return at === -1 ? SECTIONS.length : at;
   };
-  const headings = [...SECTIONS.map(([heading]) => heading), 'Monitors, status pages, reports, maintenance, channels, and monitors as code (clients too)'];
+  const headings = [...SECTIONS.map(([heading]) => heading), 'Monitors, private locations, status pages, reports, maintenance, channels, and monitors as code (clients too)'];
   const sections = headings.map((heading, i) => `${heading}:\n${listing(names.filter((name) => sectionOf(name) === i))}`);
   return `Usage: statusdesk <command> [flags]\n\n${sections.join('\n\n')}\n\nRun statusdesk <command> --help for a command's flags; statusdesk --version prints the version.\n`;
 }
