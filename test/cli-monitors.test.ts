@@ -14,7 +14,7 @@ import {
   type StatusdeskClient,
   TLSMode,
 } from '../client/index.ts';
-import { withLocalOwner } from '../server/cli/local.ts';
+import { withLocalOwner } from './support/database.ts';
 import { monitorWords } from '../server/rpc/monitor-codec.ts';
 import { assertOneLineError, type CliResult, jsonOf, runCli, startTestService, tableOf, type TestService } from './support/harness.ts';
 

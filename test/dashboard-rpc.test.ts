@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { Code, ConnectError, createClient, type Interceptor } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport } from '@connectrpc/connect-node';
 import { MonitorService, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { withLocalOwner } from '../server/cli/local.ts';
+import { withLocalOwner } from './support/database.ts';
 import { dashboardSession, startTestService, type TestService } from './support/harness.ts';
 
 let service: TestService;

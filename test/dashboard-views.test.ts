@@ -14,7 +14,7 @@ import { createConnectTransport } from '@connectrpc/connect-node';
 import { unzipSync } from 'fflate';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { HTTPMethod, MonitorService, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { withLocalOwner } from '../server/cli/local.ts';
+import { withLocalOwner } from './support/database.ts';
 import { DATABASE_FILE, openDatabase } from '../server/db/open.ts';
 import { migrations } from '../server/db/migrations/index.ts';
 import type { PlanName } from '../server/domain/plans.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { withLocalOwner } from '../server/cli/local.ts';
+import { withLocalOwner } from './support/database.ts';
 import { assertErrorEnvelope, json, sessionTokenOf, startTestService, type TestService } from './support/harness.ts';
 
 const SESSION_TTL_SECONDS = 12 * 3600;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { withLocalOwner } from '../server/cli/local.ts';
+import { withLocalOwner } from './support/database.ts';
 import { errorCodes } from '../server/errors.ts';
 import { assertErrorEnvelope, dashboardSession, json, startTestService, type TestService } from './support/harness.ts';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
-import { withLocalOwner } from '../server/cli/local.ts';
+import { withLocalOwner } from './support/database.ts';
 import { serviceConfig } from '../server/config.ts';
 import { type RunningService, startService } from '../server/main.ts';
 import { sessionTokenOf, startTestService, tempDir, type TestService } from './support/harness.ts';

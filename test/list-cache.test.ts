@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { join } from 'node:path';
 import { Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { withLocalOwner } from '../server/cli/local.ts';
+import { withLocalOwner } from './support/database.ts';
 import { DATABASE_FILE } from '../server/db/open.ts';
 import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
 

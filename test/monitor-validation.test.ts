@@ -11,7 +11,7 @@ import {
   StringComparator,
   TLSMode,
 } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { withLocalOwner } from '../server/cli/local.ts';
+import { withLocalOwner } from './support/database.ts';
 import { openDatabase } from '../server/db/open.ts';
 import { connectRejection, json, startTestService, type TestService } from './support/harness.ts';
 

@@ -26,7 +26,7 @@ import {
   SummaryWindow,
   TLSMode,
 } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { withLocalOwner } from '../server/cli/local.ts';
+import { withLocalOwner } from './support/database.ts';
 import { openDatabase } from '../server/db/open.ts';
 import { assertCode, assertViolation, json, startTestService, type TestService, withHeaders } from './support/harness.ts';
 

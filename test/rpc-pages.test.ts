@@ -12,7 +12,7 @@ import {
   statusPageV1,
   statusReportV1,
 } from '../client/index.ts';
-import { withLocalOwner } from '../server/cli/local.ts';
+import { withLocalOwner } from './support/database.ts';
 import { assertCode, assertViolation, daysFromNow, startTestService, type TestService } from './support/harness.ts';
 import { verifySignature } from './support/receivers.ts';
 

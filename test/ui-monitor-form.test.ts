@@ -8,7 +8,7 @@ import type { Client } from '@connectrpc/connect';
 import SQLite from 'better-sqlite3';
 import type { Browser, Page } from 'playwright-core';
 import { HTTPMethod, MonitorService, NumberComparator, Periodicity, StringComparator } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { withLocalOwner } from '../server/cli/local.ts';
+import { withLocalOwner } from './support/database.ts';
 import { DATABASE_FILE } from '../server/db/open.ts';
 import { openPage, watchCsp, withBrowser } from './support/browser.ts';
 import { startTcpListener } from './support/grpc-peers.ts';

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { type Client, Code, ConnectError } from '@connectrpc/connect';
 import type { Browser, Page } from 'playwright-core';
 import { MonitorService, NumberComparator, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { withLocalOwner } from '../server/cli/local.ts';
+import { withLocalOwner } from './support/database.ts';
 import { assertSameDocument, markDocument, openPage, watchCsp, withBrowser } from './support/browser.ts';
 import { closedPort } from './support/grpc-peers.ts';
 import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';

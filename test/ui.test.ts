@@ -241,7 +241,7 @@ describe('the UI in Chromium', () => {
 
   test('workspace switcher: another workspace shows its own keys, and the choice is remembered', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
-      const { withLocalOwner } = await import('../server/cli/local.ts');
+      const { withLocalOwner } = await import('./support/database.ts');
       const slug = `zeta-${randomBytes(3).toString('hex')}`;
       const name = `Zeta ${slug.slice(5)}`;
       await withLocalOwner(service.dataDir, (services, owner) => services.workspaces.create(owner, { name, slug, plan: 'pro' }));

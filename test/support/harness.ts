@@ -14,13 +14,13 @@ import SQLite from 'better-sqlite3';
 import pino from 'pino';
 import { BadRequestSchema } from '../../proto/gen/google/rpc/error_details_pb.js';
 import { MonitorService } from '../../proto/gen/monitor/v1/monitor_pb.js';
-import { withLocalOwner } from '../../server/cli/local.ts';
 import { type ServiceConfig, serviceConfig } from '../../server/config.ts';
 import { DATABASE_FILE } from '../../server/db/open.ts';
 import type { Scope } from '../../server/domain/actor.ts';
 import type { PlanName } from '../../server/domain/plans.ts';
 import { AppError, type ErrorCode } from '../../server/errors.ts';
 import { type RunningService, startService } from '../../server/main.ts';
+import { databaseEnv, databaseOf, withLocalOwner } from './database.ts';
 
 export const CLI = new URL('../../bin/statusdesk.js', import.meta.url).pathname;
 
@@ -47,14 +47,15 @@ export interface TestService extends RunningService {
 }
 
 /**
- * The real service, in this process, on free loopback ports with a fresh data folder. `overrides`
+ * The real service, in this process, on free loopback ports with a fresh data folder (and its
+ * PostgreSQL database under STATUSDESK_TEST_DATABASE=postgres: support/database.ts). `overrides`
  * set what no environment variable can (a stand-in network for metadata documents).
  */
 export async function startTestService(env: NodeJS.ProcessEnv = {}, dataDir?: string, overrides: Partial<ServiceConfig> = {}): Promise<TestService> {
   const dir = dataDir ? undefined : await tempDir();
   const path = dataDir ?? dir!.path;
   // Monitors in tests point at names like db.internal: nothing is checked unless a test asks.
-  const config = serviceConfig({ dataDir: path, port: '0', dashboardPort: '0' }, { STATUSDESK_CHECKS: 'off', ...env });
+  const config = serviceConfig({ dataDir: path, port: '0', dashboardPort: '0' }, { STATUSDESK_CHECKS: 'off', ...(await databaseEnv(path)), ...env });
   const service = await startService({ ...config, ...overrides }, pino({ level: 'silent' }));
   return {
     ...service,
@@ -147,10 +148,15 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the `statusdesk` command as a user would, with the Node.js running the tests. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+/**
+ * Runs the `statusdesk` command as a user would, with the Node.js running the tests; on the
+ * database of the data folder it names (support/database.ts).
+ */
+export async function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  const dataDir = valueOf(args, '--data-dir') ?? (env.STATUSDESK_DATA_DIR || undefined);
+  const database = dataDir ? await databaseEnv(dataDir) : {};
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, timeout: 30_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, ...database, ...env }, timeout: 30_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });
@@ -217,8 +223,18 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** `statusdesk serve` as a child process; resolves on its ready line. */
-export function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
+/** The value of `flag` in `args` (`--flag value` or `--flag=value`). */
+function valueOf(args: string[], flag: string): string | undefined {
+  const at = args.findIndex((a) => a === flag || a.startsWith(`${flag}=`));
+  if (at < 0) return undefined;
+  return args[at] === flag ? args[at + 1] : args[at]!.slice(flag.length + 1);
+}
+
+/** `statusdesk serve` as a child process, on the database of its data folder (support/database.ts); resolves on its ready line. */
+export async function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
+  const dataDir = valueOf(args, '--data-dir') ?? env.STATUSDESK_DATA_DIR;
+  const url = dataDir && !valueOf(args, '--database') && !env.STATUSDESK_DATABASE_URL ? await databaseOf(dataDir) : undefined;
+  if (url) args = [...args, '--database', url];
   const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--dashboard-port', '0', ...args], {
     env: { ...process.env, STATUSDESK_CHECKS: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -43,6 +43,8 @@ export interface TestPostgres {
   folder: string;
   /** A new, empty database on this server: its URL. */
   createDatabase(): Promise<string>;
+  /** Lets the test process end while the server runs (stopping it holds the process again). */
+  release(): void;
   /** Stops the server and removes its folder. */
   stop(): Promise<void>;
 }
@@ -81,15 +83,19 @@ export async function startPostgres(): Promise<TestPostgres> {
   const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
   let running = true;
   void exited.then(() => (running = false));
-  const killNow = () => server.kill('SIGKILL');
+  const killNow = () => {
+    server.kill('SIGKILL');
+    removeDir();
+  };
   process.once('exit', killNow);
 
   const urlOf = (database: string) => `postgres://${ADMIN}@127.0.0.1:${port}/${database}`;
   const stop = async () => {
     process.off('exit', killNow);
+    server.ref();
     if (running) {
       server.kill('SIGINT'); // fast shutdown: ends sessions, no checkpoint wait
-      await Promise.race([exited, sleep(STOP_TIMEOUT_MS)]);
+      await Promise.race([exited, sleep(STOP_TIMEOUT_MS, undefined, { ref: false })]);
       if (running) {
         server.kill('SIGKILL');
         await exited;
@@ -98,26 +104,31 @@ export async function startPostgres(): Promise<TestPostgres> {
     removeDir();
   };
 
-  let admin: pg.Client;
   try {
-    admin = await connectWhenReady(urlOf('postgres'), () => running, () => log);
+    await (await connectWhenReady(urlOf('postgres'), () => running, () => log)).end();
   } catch (error) {
     await stop();
     throw error;
   }
-  admin.on('error', () => {}); // the server going away at stop
   let made = 0;
   return {
     folder: dir,
     async createDatabase() {
       const name = `test_${++made}`;
-      await admin.query(`create database ${name}`);
+      const admin = new pg.Client({ connectionString: urlOf('postgres') });
+      await admin.connect();
+      try {
+        await admin.query(`create database ${name}`);
+      } finally {
+        await admin.end();
+      }
       return urlOf(name);
     },
-    async stop() {
-      await admin.end().catch(() => {});
-      await stop();
+    release() {
+      server.unref();
+      (server.stderr as Socket).unref();
     },
+    stop,
   };
 }
 
@@ -144,4 +155,20 @@ async function freePort(): Promise<number> {
   const { port } = probe.address() as { port: number };
   await new Promise((resolve) => probe.close(resolve));
   return port;
+}
+
+let shared: Promise<TestPostgres> | undefined;
+
+/**
+ * The one server of this test process, started by the first call. It does not keep the process
+ * alive: once the tests are done and the event loop is empty it is stopped (killed at exit at the
+ * latest), so a test file needs no hook of its own.
+ */
+export function sharedPostgres(): Promise<TestPostgres> {
+  shared ??= startPostgres().then((server) => {
+    server.release();
+    process.once('beforeExit', () => void server.stop());
+    return server;
+  });
+  return shared;
 }
