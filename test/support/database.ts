@@ -2,8 +2,8 @@ import { join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { withLocalOwner as localOwnerTools } from '../../server/cli/local.ts';
-import { openDatabaseOf } from '../../server/db/connect.ts';
-import { DATABASE_FILE, type Db } from '../../server/db/open.ts';
+import { DATABASE_FILE, type Db, openDatabase } from '../../server/db/open.ts';
+import { openPostgres } from '../../server/db/postgres.ts';
 import { sharedPostgres, withoutPostgres } from './postgres.ts';
 
 /**
@@ -41,7 +41,8 @@ export async function databaseEnv(dataDir: string): Promise<NodeJS.ProcessEnv> {
 
 /** The database of a data folder as a service on it opens it (close it with destroy). */
 export async function openTestDatabase(dataDir: string): Promise<Db> {
-  return openDatabaseOf(dataDir, await databaseOf(dataDir));
+  const url = await databaseOf(dataDir);
+  return url ? openPostgres(url, dataDir) : openDatabase(dataDir);
 }
 
 /**
