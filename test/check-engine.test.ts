@@ -768,8 +768,8 @@ describe('check engine: remote runners', () => {
       const monitor = await f.services.monitors.create(system, f.workspaceId, 'tcp', tcpInput('127.0.0.1:9', { active: false }));
       const t = Date.now();
       let within = 0;
-      await f.engine.ingest([fromOffice(monitor.id, f.workspaceId, t, 'up')], () => within++);
-      await f.engine.ingest([fromOffice(monitor.id, f.workspaceId, t + 1_000, 'down')], () => within++);
+      await f.engine.ingest([fromOffice(monitor.id, f.workspaceId, t, 'up')], () => void within++);
+      await f.engine.ingest([fromOffice(monitor.id, f.workspaceId, t + 1_000, 'down')], () => void within++);
       assert.equal(within, 2);
       assert.deepEqual(
         [...f.firstChecks, ...f.changes].map((c) => [c.monitorId, c.from, c.to, c.kind]),

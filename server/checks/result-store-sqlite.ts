@@ -1,0 +1,168 @@
+import type SQLite from 'better-sqlite3';
+import { type Db, withSqlite } from '../db/open.ts';
+import type { CheckResultRow } from '../db/schema.ts';
+import type { CheckOutcome } from '../domain/monitors/check-results.ts';
+import { LatencyHistogram } from '../domain/monitors/latency-histogram.ts';
+import {
+  applyCheck,
+  type GapRow,
+  hourOf,
+  type Overall,
+  PRUNE_CHUNK,
+  type RawRow,
+  type ResultTables,
+  ROLLUP_PRUNE_MONITORS,
+  type RollupRow,
+  type StateRow,
+  type StoredCheck,
+  type StoredTransition,
+  type WithinWrite,
+} from './result-tables.ts';
+
+/**
+ * The result store on SQLite: prepared statements on the raw handle, as this is the hottest write
+ * path there is; a check costs three statements and no read.
+ */
+
+function statementsFor(sqlite: SQLite.Database) {
+  // Adds a check's latency to a stored rollup inside SQLite: no read of the rollup before the write.
+  sqlite.function('latency_merge', { deterministic: true }, (stored, added) =>
+    (added as Buffer).length === 0 ? stored : LatencyHistogram.mergeEncoded(stored as Buffer, added as Buffer),
+  );
+  return {
+    // Checks of monitors deleted meanwhile are dropped: nothing is inserted (changes = 0).
+    insert: sqlite.prepare(
+      `insert into check_results (monitor_id, runner, regions, started_at, result, latency_ms, dns_ms, connect_ms, tls_ms, ttfb_ms,
+         transfer_ms, attempts, message, grpc_status, status_code, details)
+       select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? where exists (select 1 from monitors where id = ?)`,
+    ),
+    addToRollup: sqlite.prepare(
+      `insert into check_rollups (monitor_id, hour, success_count, degraded_count, error_count, latency, last_ping_at) values (?, ?, ?, ?, ?, ?, ?)
+       on conflict (monitor_id, hour) do update set success_count = success_count + excluded.success_count,
+         degraded_count = degraded_count + excluded.degraded_count, error_count = error_count + excluded.error_count,
+         latency = latency_merge(latency, excluded.latency), last_ping_at = max(last_ping_at, excluded.last_ping_at)`,
+    ),
+    saveState: sqlite.prepare(
+      `insert into check_state (monitor_id, runner, result, regions, checked_at, latency_ms) values (?, ?, ?, ?, ?, ?)
+       on conflict (monitor_id, runner) do update set result = excluded.result, regions = excluded.regions, checked_at = excluded.checked_at,
+         latency_ms = excluded.latency_ms
+       where excluded.checked_at >= check_state.checked_at`,
+    ),
+    overall: sqlite.prepare<[number], CheckOutcome>('select state from monitor_state where monitor_id = ?').pluck(),
+    saveOverall: sqlite.prepare(
+      `insert into monitor_state (monitor_id, state, changed_at) values (?, ?, ?)
+       on conflict (monitor_id) do update set state = excluded.state, changed_at = excluded.changed_at`,
+    ),
+    rollupsSince: sqlite.prepare<[number, number], RollupRow>('select success_count, degraded_count, error_count, latency, last_ping_at from check_rollups where monitor_id = ? and hour >= ?'),
+    rawBetween: sqlite.prepare<[number, number, number], RawRow>('select result, latency_ms, started_at from check_results where monitor_id = ? and started_at >= ? and started_at < ?'),
+    states: sqlite.prepare<[number], StateRow>('select monitor_id, runner, result, regions, checked_at from check_state where monitor_id = ?'),
+    results: sqlite.prepare<[number, number, number, number], CheckResultRow>('select * from check_results where monitor_id = ? and started_at >= ? order by started_at desc, id desc limit ? offset ?'),
+    result: sqlite.prepare<[number], CheckResultRow>('select * from check_results where id = ?'),
+    pruneResults: sqlite.prepare(`delete from check_results where id in (select id from check_results where started_at < ? limit ${PRUNE_CHUNK})`),
+    lastId: sqlite.prepare<[], number | null>('select max(id) from check_results').pluck(),
+    pruneResultsBefore: sqlite.prepare(`delete from check_results where id in (select id from check_results where id < ? order by id limit ${PRUNE_CHUNK})`),
+    monitorIdsFrom: sqlite.prepare<[number, number], number>('select id from monitors where id > ? order by id limit ?').pluck(),
+    // One seek along the primary key per monitor: a delete by hour alone would read the whole table.
+    pruneRollups: sqlite.prepare('delete from check_rollups where monitor_id = ? and hour < ?'),
+    pruneGaps: sqlite.prepare('delete from check_gaps where ended_at < ?'),
+    insertGap: sqlite.prepare('insert into check_gaps (runner, started_at, ended_at) values (?, ?, ?)'),
+    gapsSince: sqlite.prepare<[number], GapRow>('select runner, started_at, ended_at from check_gaps where ended_at >= ? order by started_at'),
+  };
+}
+
+const EMPTY = Buffer.alloc(0);
+
+export function sqliteResultTables(db: Db): ResultTables {
+  const statements = new WeakMap<SQLite.Database, ReturnType<typeof statementsFor>>();
+  /**
+   * Each monitor's overall state, read from the database the first time this store writes a check
+   * of it, then kept up to date here: on SQLite the store is the one writer of check results, and
+   * a check then costs no read to tell whether it changed the state. Changed in place within a
+   * write's transaction; if the transaction fails, the monitors it touched are read again next time.
+   */
+  const overalls = new Map<number, Overall>();
+
+  function overallOf(s: ReturnType<typeof statementsFor>, monitorId: number): Overall {
+    let overall = overalls.get(monitorId);
+    if (!overall) {
+      const byRunner = new Map(s.states.all(monitorId).map((r) => [r.runner, { result: r.result, at: r.checked_at }]));
+      overalls.set(monitorId, (overall = { byRunner, state: s.overall.get(monitorId) ?? null }));
+    }
+    return overall;
+  }
+
+  const run = <T>(work: (s: ReturnType<typeof statementsFor>, sqlite: SQLite.Database) => T) =>
+    withSqlite(db, (sqlite) => {
+      let s = statements.get(sqlite);
+      if (!s) statements.set(sqlite, (s = statementsFor(sqlite)));
+      return work(s, sqlite);
+    });
+
+  return {
+    write(checks: StoredCheck[], within?: WithinWrite): Promise<StoredTransition[]> {
+      const touched = new Set<number>();
+      return run((s, sqlite) => {
+        try {
+          return sqlite
+            .transaction(() => {
+              const transitions: StoredTransition[] = [];
+              for (const c of checks) {
+                const t = c.timing;
+                const regions = JSON.stringify(c.regions);
+                const details = c.url === null ? null : JSON.stringify({ url: c.url, responseHeaders: c.responseHeaders, assertionResults: c.assertionResults });
+                const inserted = s.insert.run(c.monitorId, c.runner, regions, c.startedAt, c.result, c.latencyMs, t.dns, t.connect, t.tls, t.ttfb, t.transfer, c.attempts, c.message, c.grpcStatus, c.statusCode, details, c.monitorId);
+                if (inserted.changes === 0) continue;
+                s.saveState.run(c.monitorId, c.runner, c.result, regions, c.startedAt, c.latencyMs);
+                touched.add(c.monitorId);
+                const { from, to } = applyCheck(overallOf(s, c.monitorId), c);
+                if (to !== from) s.saveOverall.run(c.monitorId, to, c.startedAt);
+                transitions.push({ check: c, from, to });
+                // Latency percentiles describe answered checks: a failure's duration is its timeout.
+                const answered = c.result !== 'down';
+                s.addToRollup.run(
+                  c.monitorId,
+                  hourOf(c.startedAt),
+                  c.result === 'up' ? 1 : 0,
+                  c.result === 'degraded' ? 1 : 0,
+                  answered ? 0 : 1,
+                  answered ? LatencyHistogram.encodeOne(c.latencyMs) : EMPTY,
+                  c.startedAt,
+                );
+              }
+              if (within?.(undefined) instanceof Promise) throw new Error('work within a write on SQLite must be synchronous');
+              return transitions;
+            })
+            .immediate();
+        } catch (error) {
+          for (const monitorId of touched) overalls.delete(monitorId);
+          throw error;
+        }
+      });
+    },
+
+    forget(monitorId?: number): void {
+      if (monitorId === undefined) overalls.clear();
+      else overalls.delete(monitorId);
+    },
+
+    rollupsSince: (monitorId, hour) => run((s) => s.rollupsSince.all(monitorId, hour)),
+    rawBetween: (monitorId, from, to) => run((s) => s.rawBetween.all(monitorId, from, to)),
+    states: (monitorId) => run((s) => s.states.all(monitorId)),
+    results: (monitorId, from, limit, offset) => run((s) => s.results.all(monitorId, from, limit, offset)),
+    result: (id) => run((s) => s.result.get(id)),
+    insertGap: (runner, startedAt, endedAt) => run((s) => void s.insertGap.run(runner, startedAt, endedAt)),
+    gapsSince: (from) => run((s) => s.gapsSince.all(from)),
+    pruneResultsBefore: (before) => run((s) => s.pruneResults.run(before).changes),
+    // Ids of deleted monitors' rows are gaps: the last `keep` ids hold that many rows at most.
+    pruneResultsBeyond: (keep) => run((s) => s.pruneResultsBefore.run((s.lastId.get() ?? 0) - keep + 1).changes),
+    pruneRollups: (after, before) =>
+      run((s, sqlite) =>
+        sqlite.transaction(() => {
+          const chunk = s.monitorIdsFrom.all(after, ROLLUP_PRUNE_MONITORS);
+          for (const id of chunk) s.pruneRollups.run(id, before);
+          return chunk;
+        })(),
+      ),
+    pruneGaps: (before) => run((s) => void s.pruneGaps.run(before)),
+  };
+}

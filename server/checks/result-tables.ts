@@ -1,0 +1,143 @@
+import type { Kysely } from 'kysely';
+import type { CheckResultRow, Database } from '../db/schema.ts';
+import type { CheckOutcome, ProbeResult } from '../domain/monitors/check-results.ts';
+import type { LatencyHistogram } from '../domain/monitors/latency-histogram.ts';
+
+/**
+ * The result store's tables as each engine reads and writes them (result-store-sqlite.ts,
+ * result-store-postgres.ts), and the rules both follow: how a check counts in a rollup and what it
+ * does to its monitor's overall state.
+ */
+
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;
+/** Raw results deleted per statement when pruning, so writers are never held up for long. */
+export const PRUNE_CHUNK = 5_000;
+/** Monitors whose old rollups are deleted per transaction. */
+export const ROLLUP_PRUNE_MONITORS = 1_000;
+
+export const hourOf = (ms: number) => Math.floor(ms / HOUR_MS) * HOUR_MS;
+
+/** A check as stored: the probe's findings, which monitor, which runner, for which regions. */
+export interface StoredCheck extends ProbeResult {
+  monitorId: number;
+  /** Not stored: carried for the state changes the check may cause. */
+  workspaceId: number;
+  runner: string;
+  regions: string[];
+  /** Epoch ms. */
+  startedAt: number;
+}
+
+/** What a stored check did to its monitor's overall state (from === to when nothing changed). */
+export interface StoredTransition {
+  check: StoredCheck;
+  /** Null before the monitor's first check. */
+  from: CheckOutcome | null;
+  to: CheckOutcome;
+}
+
+/**
+ * Work done in the transaction of a write, stored with its checks or not at all. On PostgreSQL it
+ * is given the transaction. On SQLite it is given nothing and must be synchronous: the
+ * transaction is the connection's, so the caller's prepared statements run inside it.
+ */
+export type WithinWrite = (trx: Kysely<Database> | undefined) => void | Promise<void>;
+
+/** A monitor's latest outcome by runner, and the overall state stored for it. */
+export interface Overall {
+  byRunner: Map<string, { result: CheckOutcome; at: number }>;
+  state: CheckOutcome | null;
+}
+
+const SEVERITY: Record<CheckOutcome, number> = { up: 0, degraded: 1, down: 2 };
+
+/**
+ * Records a check in its monitor's overall state, the worst of its runners' latest outcomes, and
+ * returns that state before and after. As check_state keeps it, a check older than its runner's
+ * latest changes nothing.
+ */
+export function applyCheck(overall: Overall, c: StoredCheck): { from: CheckOutcome | null; to: CheckOutcome } {
+  const latest = overall.byRunner.get(c.runner);
+  if (!latest) overall.byRunner.set(c.runner, { result: c.result, at: c.startedAt });
+  else if (c.startedAt >= latest.at) {
+    latest.result = c.result;
+    latest.at = c.startedAt;
+  }
+  const from = overall.state;
+  let to: CheckOutcome = 'up';
+  for (const { result } of overall.byRunner.values()) if (SEVERITY[result] > SEVERITY[to]) to = result;
+  overall.state = to;
+  return { from, to };
+}
+
+/** Counts of checks and their latencies, as an hourly rollup holds them. */
+export interface Bucket {
+  success: number;
+  degraded: number;
+  error: number;
+  latency: LatencyHistogram;
+  last: number;
+}
+
+export function count(bucket: Bucket, result: CheckOutcome, latencyMs: number, at: number): void {
+  if (result === 'down') bucket.error++;
+  else {
+    // Latency percentiles describe answered checks: a failure's duration is its timeout.
+    if (result === 'up') bucket.success++;
+    else bucket.degraded++;
+    bucket.latency.add(latencyMs);
+  }
+  bucket.last = Math.max(bucket.last, at);
+}
+
+export interface RollupRow {
+  success_count: number;
+  degraded_count: number;
+  error_count: number;
+  latency: Buffer;
+  last_ping_at: number;
+}
+
+export interface RawRow {
+  result: CheckOutcome;
+  latency_ms: number;
+  started_at: number;
+}
+
+export interface StateRow {
+  monitor_id: number;
+  runner: string;
+  result: CheckOutcome;
+  regions: string;
+  checked_at: number;
+}
+
+export interface GapRow {
+  runner: string;
+  started_at: number;
+  ended_at: number;
+}
+
+/** What each engine does with the tables of check results. */
+export interface ResultTables {
+  /** See ResultStore.write. */
+  write(checks: StoredCheck[], within?: WithinWrite): Promise<StoredTransition[]>;
+  /** Drops what is kept in memory of one monitor's states, or of every monitor's. */
+  forget(monitorId?: number): void;
+  rollupsSince(monitorId: number, hour: number): Promise<RollupRow[]>;
+  rawBetween(monitorId: number, from: number, to: number): Promise<RawRow[]>;
+  states(monitorId: number): Promise<StateRow[]>;
+  /** Newest first. */
+  results(monitorId: number, from: number, limit: number, offset: number): Promise<CheckResultRow[]>;
+  result(id: number): Promise<CheckResultRow | undefined>;
+  insertGap(runner: string, startedAt: number, endedAt: number): Promise<void>;
+  gapsSince(from: number): Promise<GapRow[]>;
+  /** Deletes at most PRUNE_CHUNK raw results started before `before`; returns how many. */
+  pruneResultsBefore(before: number): Promise<number>;
+  /** Deletes at most PRUNE_CHUNK of the oldest raw results beyond the last `keep` ids; returns how many. */
+  pruneResultsBeyond(keep: number): Promise<number>;
+  /** Deletes the rollups before `before` of the next ROLLUP_PRUNE_MONITORS monitors after id `after`; returns their ids. */
+  pruneRollups(after: number, before: number): Promise<number[]>;
+  pruneGaps(before: number): Promise<void>;
+}

@@ -1,0 +1,275 @@
+/**
+ * The behaviours of the result store (server/checks/result-store.ts), run on each engine by
+ * test/result-store.test.ts (SQLite) and test/postgres-result-store.test.ts (PostgreSQL).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createResultStore, DAY_MS, HOUR_MS, hourOf, type StoredCheck, type StoredTransition, type WithinWrite } from '../../server/checks/result-store.ts';
+import { isPostgres } from '../../server/db/engine.ts';
+import { type Db, withSqlite } from '../../server/db/open.ts';
+import type { Actor } from '../../server/domain/actor.ts';
+import type { CheckOutcome } from '../../server/domain/monitors/check-results.ts';
+import { LatencyHistogram } from '../../server/domain/monitors/latency-histogram.ts';
+import { ensureOwner } from '../../server/domain/users/users.ts';
+import { createServices } from '../../server/services.ts';
+import { storedCheck } from './checks.ts';
+
+export const NOW = Date.UTC(2026, 0, 15, 12, 30);
+
+/** A fresh, migrated database, and what removes it. */
+export interface TestDatabase {
+  db: Db;
+  /** Another connection pool on the same database, as another process has (PostgreSQL only), closed with it. */
+  openAnother?: () => Promise<Db>;
+  close(): Promise<void>;
+}
+
+/** A database with an owner and two paused TCP monitors. */
+async function setup(database: TestDatabase) {
+  const { db } = database;
+  const userId = await ensureOwner(db);
+  const actor: Actor = { type: 'user', userId, surface: 'cli' };
+  const services = createServices(db);
+  const workspaceId = Number((await services.workspaces.getBySlug(actor, 'personal')).id);
+  const input = { periodicity: '30s', uri: '127.0.0.1:9', timeout: 1_000, active: false } as const;
+  const a = Number((await services.monitors.create(actor, workspaceId, 'tcp', { ...input, name: 'a' })).id);
+  const b = Number((await services.monitors.create(actor, workspaceId, 'tcp', { ...input, name: 'b' })).id);
+  services.close();
+  return { ...database, workspaceId, a, b };
+}
+
+type Fixture = Awaited<ReturnType<typeof setup>>;
+
+const fromRunner = (check: StoredCheck, runner: string): StoredCheck => ({ ...check, runner, regions: [runner] });
+const changes = (transitions: StoredTransition[]) => transitions.filter((t) => t.from !== t.to).map((t) => [t.check.runner, t.from, t.to]);
+const countRows = async (db: Db, table: 'check_results' | 'check_rollups' | 'check_gaps') =>
+  (await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
+
+/**
+ * Defines the result store's tests; each runs on a database of its own from `open`. Only
+ * PostgreSQL has `twoProcesses` writing one database.
+ */
+export function resultStoreCases(open: () => Promise<TestDatabase>, { twoProcesses }: { twoProcesses: boolean }): void {
+  const withMonitors = (work: (f: Fixture) => Promise<void>) => async () => {
+    const database = await open();
+    try {
+      await work(await setup(database));
+    } finally {
+      await database.close();
+    }
+  };
+
+  test(
+    'beyond maxRawResults the oldest raw results are pruned, in chunks; rollups keep every check',
+    withMonitors(async (f) => {
+      const store = createResultStore(f.db, { maxRawResults: 7_000 });
+      // 12,000 recent checks of two monitors, written oldest first: more than a prune chunk (5,000) over the cap.
+      const checks = Array.from({ length: 12_000 }, (_, i) => storedCheck(i % 2 === 0 ? f.a : f.b, f.workspaceId, NOW - 12_000 + i, 'up', 5));
+      for (let i = 0; i < checks.length; i += 1_000) await store.write(checks.slice(i, i + 1_000));
+
+      assert.equal(await store.prune(NOW), 5_000);
+      const left = await f.db
+        .selectFrom('check_results')
+        .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('started_at').as('oldest')])
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(left, { n: 7_000, oldest: NOW - 7_000 }, 'the newest 7,000 are kept');
+      assert.equal(await store.prune(NOW), 0, 'a second prune finds nothing');
+
+      const window = await store.window(f.a, hourOf(NOW) - HOUR_MS);
+      assert.equal(window.successCount, 6_000, 'the rollups still count every check of the monitor');
+    }),
+  );
+
+  test(
+    'a rollup written over several batches equals one made of all its checks at once',
+    withMonitors(async (f) => {
+      const store = createResultStore(f.db);
+      const hour = hourOf(NOW);
+      const outcomes: [CheckOutcome, number][] = [['up', 1.5], ['up', 2], ['degraded', 300], ['down', 1_000], ['up', 1.5], ['up', 40]];
+      const checks = outcomes.map(([result, ms], i) => storedCheck(f.a, f.workspaceId, hour + i * 30_000, result, ms));
+      // One per batch, then a batch holding two checks of the same monitor.
+      for (const check of checks.slice(0, 4)) await store.write([check]);
+      await store.write(checks.slice(4));
+
+      const expected = new LatencyHistogram();
+      for (const [result, ms] of outcomes) if (result !== 'down') expected.add(ms);
+      const row = await f.db
+        .selectFrom('check_rollups')
+        .select(['success_count', 'degraded_count', 'error_count', 'latency', 'last_ping_at'])
+        .where('monitor_id', '=', f.a)
+        .where('hour', '=', hour)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual([row.success_count, row.degraded_count, row.error_count, row.last_ping_at], [4, 1, 1, hour + 5 * 30_000]);
+      const stored = LatencyHistogram.decode(row.latency);
+      for (const q of [0.2, 0.5, 0.8, 1]) assert.equal(stored.quantile(q), expected.quantile(q), `quantile ${q}`);
+      assert.equal(stored.count, expected.count);
+
+      // A window from the middle of the hour before: its partial hour from raw rows, this one from the rollup.
+      const earlier = [storedCheck(f.a, f.workspaceId, hour - 10 * 60_000, 'down', 1_000), storedCheck(f.a, f.workspaceId, hour - 40 * 60_000, 'up', 7)];
+      await store.write(earlier);
+      const window = await store.window(f.a, hour - 20 * 60_000);
+      assert.deepEqual([window.successCount, window.degradedCount, window.errorCount, window.lastPingAt], [4, 1, 2, hour + 5 * 30_000]);
+      assert.equal(window.latency.quantile(0.5), expected.quantile(0.5));
+    }),
+  );
+
+  test(
+    'checks of a deleted monitor are dropped, the rest of the batch is stored',
+    withMonitors(async (f) => {
+      const store = createResultStore(f.db);
+      await f.db.deleteFrom('monitors').where('id', '=', f.b).execute();
+      const stored = await store.write([storedCheck(f.a, f.workspaceId, NOW, 'up', 3), storedCheck(f.b, f.workspaceId, NOW, 'down', 1_000)]);
+      assert.deepEqual(
+        stored.map((t) => [t.check.monitorId, t.from, t.to]),
+        [[f.a, null, 'up']],
+      );
+      assert.equal(await countRows(f.db, 'check_results'), 1);
+    }),
+  );
+
+  test(
+    "a monitor's state is the worst of its runners' latest checks; a runner's older check changes nothing",
+    withMonitors(async (f) => {
+      const store = createResultStore(f.db);
+      const at = (ms: number, result: CheckOutcome, runner = 'local') => fromRunner(storedCheck(f.a, f.workspaceId, NOW + ms, result, 5), runner);
+      assert.deepEqual(changes(await store.write([at(0, 'up'), at(1_000, 'degraded', 'office')])), [['local', null, 'up'], ['office', 'up', 'degraded']]);
+      // An older check of office, then local going down and office recovering in one batch.
+      assert.deepEqual(changes(await store.write([at(500, 'down', 'office'), at(2_000, 'down'), at(3_000, 'up', 'office')])), [['local', 'degraded', 'down']]);
+      assert.deepEqual(changes(await store.write([at(4_000, 'up')])), [['local', 'down', 'up']]);
+
+      const states = (await store.states(f.a)).sort((x, y) => x.runner.localeCompare(y.runner));
+      assert.deepEqual(states, [
+        { runner: 'local', result: 'up', regions: ['local'], checkedAt: NOW + 4_000 },
+        { runner: 'office', result: 'up', regions: ['office'], checkedAt: NOW + 3_000 },
+      ]);
+      const overall = await f.db.selectFrom('monitor_state').select(['state', 'changed_at']).where('monitor_id', '=', f.a).executeTakeFirstOrThrow();
+      assert.deepEqual(overall, { state: 'up', changed_at: NOW + 4_000 });
+
+      const results = await store.results(f.a, NOW + 1_000, 2, 1);
+      assert.deepEqual(
+        results.map((r) => [r.runner, r.started_at, r.result]),
+        [
+          ['office', NOW + 3_000, 'up'],
+          ['local', NOW + 2_000, 'down'],
+        ],
+        'newest first, from the second',
+      );
+      assert.equal((await store.result(results[0]!.id))?.message, 'up in 5 ms');
+      assert.equal(await store.result(999_999), undefined);
+    }),
+  );
+
+  test(
+    'when `within` throws nothing of the batch is stored, and a later write announces the same change',
+    withMonitors(async (f) => {
+      const store = createResultStore(f.db);
+      await store.write([storedCheck(f.a, f.workspaceId, NOW, 'up', 5)]);
+      const failing = store.write([storedCheck(f.a, f.workspaceId, NOW + 1_000, 'down', 5)], () => {
+        throw new Error('refused');
+      });
+      await assert.rejects(failing, /refused/);
+      assert.equal(await countRows(f.db, 'check_results'), 1);
+      assert.deepEqual((await store.states(f.a)).map((s) => [s.result, s.checkedAt]), [['up', NOW]]);
+      assert.deepEqual(changes(await store.write([storedCheck(f.a, f.workspaceId, NOW + 2_000, 'down', 5)])), [['local', 'up', 'down']]);
+    }),
+  );
+
+  test(
+    "`within` writes in the write's transaction: on PostgreSQL through the transaction it is given, on SQLite through the connection's statements",
+    withMonitors(async (f) => {
+      const store = createResultStore(f.db);
+      const gap = { runner: 'office', started_at: NOW - 60_000, ended_at: NOW };
+      let within: WithinWrite;
+      if (isPostgres(f.db)) {
+        within = async (trx) => {
+          await trx!.insertInto('check_gaps').values(gap).execute();
+        };
+      } else {
+        const insert = await withSqlite(f.db, (sqlite) => sqlite.prepare('insert into check_gaps (runner, started_at, ended_at) values (@runner, @started_at, @ended_at)'));
+        within = () => void insert.run(gap);
+      }
+      await store.write([storedCheck(f.a, f.workspaceId, NOW, 'up', 5)], within);
+      assert.deepEqual(await store.gaps(0), [gap]);
+      assert.equal(await countRows(f.db, 'check_results'), 1);
+    }),
+  );
+
+  test(
+    "dropStaleStates drops the states of runners that no longer check a monitor, and the next check announces the change",
+    withMonitors(async (f) => {
+      const store = createResultStore(f.db);
+      const location = await f.db
+        .insertInto('private_locations')
+        .values({ name: 'office', status: 'active', metadata: '{}', created_at: new Date(NOW).toISOString(), workspace_id: f.workspaceId })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await f.db.insertInto('monitor_private_locations').values({ monitor_id: f.a, location_id: location.id }).execute();
+      const check = (monitorId: number, ms: number, result: CheckOutcome, runner: string) => fromRunner(storedCheck(monitorId, f.workspaceId, NOW + ms, result, 5), runner);
+      await store.write([check(f.a, 0, 'down', 'local'), check(f.a, 0, 'up', 'office'), check(f.a, 0, 'down', 'lab'), check(f.b, 0, 'down', 'local')]);
+
+      // lab is no location of a: its state goes; local stays while a has regions, and b is not touched.
+      await store.dropStaleStates(f.a);
+      assert.deepEqual((await store.states(f.a)).map((s) => s.runner).sort(), ['local', 'office']);
+      await f.db.updateTable('monitors').set({ regions: '[]' }).execute();
+      await store.dropStaleStates();
+      assert.deepEqual((await store.states(f.a)).map((s) => s.runner), ['office']);
+      assert.deepEqual(await store.states(f.b), []);
+      assert.deepEqual(changes(await store.write([check(f.a, 1_000, 'up', 'office')])), [['office', 'down', 'up']]);
+    }),
+  );
+
+  test(
+    'gaps are recorded and read back by when they ended; raw results, rollups and gaps are pruned past their retention',
+    withMonitors(async (f) => {
+      const store = createResultStore(f.db);
+      await store.recordGap('local', NOW - 91 * DAY_MS, NOW - 91 * DAY_MS + 60_000);
+      await store.recordGap('office', NOW - 2 * HOUR_MS, NOW - HOUR_MS);
+      assert.deepEqual(await store.gaps(NOW - 3 * HOUR_MS), [{ runner: 'office', started_at: NOW - 2 * HOUR_MS, ended_at: NOW - HOUR_MS }]);
+      for (const ago of [91 * DAY_MS, 15 * DAY_MS, HOUR_MS]) await store.write([storedCheck(f.a, f.workspaceId, NOW - ago, 'up', 5)]);
+
+      assert.equal(await store.prune(NOW), 2, 'raw results older than 14 days go');
+      assert.deepEqual([await countRows(f.db, 'check_results'), await countRows(f.db, 'check_rollups'), await countRows(f.db, 'check_gaps')], [1, 2, 1]);
+      assert.equal((await store.window(f.a, NOW - 30 * DAY_MS)).successCount, 2, 'the rollup of 15 days ago is kept');
+    }),
+  );
+
+  const twoStores = 'two stores on one database, as two processes, writing checks of one monitor at once announce each change once';
+  test(twoStores, { skip: !twoProcesses && 'one process writes a SQLite database' }, async () => {
+    const database = await open();
+    const other = await database.openAnother!();
+    try {
+      const f = await setup(database);
+      const stores = [createResultStore(f.db), createResultStore(other)];
+      // Commit order: `within` runs last in each transaction, which writers take in turns.
+      const committed: StoredCheck[][] = [];
+      const announced: StoredTransition[] = [];
+      await Promise.all(
+        stores.map(async (store, s) => {
+          const runner = s === 0 ? 'local' : 'office';
+          for (let i = 0; i < 20; i++) {
+            const batch = [fromRunner(storedCheck(f.a, f.workspaceId, NOW + i * 1_000 + s, i % 3 === s ? 'down' : 'up', 5), runner)];
+            announced.push(...(await store.write(batch, () => void committed.push(batch))));
+          }
+        }),
+      );
+      // What each change must be: the checks replayed in the order they were committed.
+      const latest = new Map<string, CheckOutcome>();
+      let state: CheckOutcome | null = null;
+      const expected: [string, CheckOutcome | null, CheckOutcome][] = [];
+      for (const c of committed.flat()) {
+        latest.set(c.runner, c.result);
+        const to = [...latest.values()].includes('down') ? 'down' : 'up';
+        if (to !== state) expected.push([c.runner, state, to]);
+        state = to;
+      }
+      const order = committed.flat();
+      assert.deepEqual(changes(announced.sort((x, y) => order.indexOf(x.check) - order.indexOf(y.check))), expected);
+      assert.ok(expected.length > 4, 'the state changed often');
+      const overall = await f.db.selectFrom('monitor_state').select('state').where('monitor_id', '=', f.a).executeTakeFirstOrThrow();
+      assert.equal(overall.state, state);
+    } finally {
+      await database.close();
+    }
+  });
+}
+
