@@ -5,6 +5,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import envPaths from 'env-paths';
 import { AppError } from '../errors.ts';
+import { isPostgres } from './engine.ts';
 import { migrations } from './migrations/index.ts';
 import type { Database } from './schema.ts';
 
@@ -151,6 +152,21 @@ export function withSqlite<T>(db: Db, work: (sqlite: SQLite.Database) => T): Pro
   const sqlite = handles.get(db);
   if (!sqlite) throw new Error('not a database opened by openDatabase');
   return db.getExecutor().provideConnection(async () => work(sqlite));
+}
+
+/**
+ * A statement of a hot path, chosen once per database: on SQLite, `prepare` readies it once on the
+ * raw handle and each call runs it there (building a query would cost more than running it); on
+ * PostgreSQL, each call runs `query`, the same statement through Kysely.
+ */
+export function preparedOrQuery<A extends unknown[], T>(
+  db: Db,
+  prepare: (sqlite: SQLite.Database) => (...args: A) => T,
+  query: (...args: A) => Promise<T>,
+): (...args: A) => Promise<T> {
+  if (isPostgres(db)) return query;
+  let prepared: ((...args: A) => T) | undefined;
+  return (...args) => withSqlite(db, (sqlite) => (prepared ??= prepare(sqlite))(...args));
 }
 
 /**

@@ -1,6 +1,5 @@
-import type { Statement } from 'better-sqlite3';
 import type { Kysely } from 'kysely';
-import { withSqlite } from '../../db/open.ts';
+import { preparedOrQuery } from '../../db/open.ts';
 import type { ApiKeyRow, Database, NewApiKey } from '../../db/schema.ts';
 
 export async function findKeyRow(db: Kysely<Database>, id: number): Promise<ApiKeyRow | undefined> {
@@ -17,12 +16,14 @@ export async function listKeyRows(db: Kysely<Database>, workspaceId: number): Pr
  * here: one prepared statement, not a query built each time.
  */
 export function liveKeyLookup(db: Kysely<Database>): (prefix: string) => Promise<ApiKeyRow[]> {
-  let lookup: Statement<[string], ApiKeyRow> | undefined;
-  return (prefix) =>
-    withSqlite(db, (sqlite) => {
-      lookup ??= sqlite.prepare<[string], ApiKeyRow>('select * from api_keys where prefix = ? and revoked_at is null');
-      return lookup.all(prefix);
-    });
+  return preparedOrQuery(
+    db,
+    (sqlite) => {
+      const lookup = sqlite.prepare<[string], ApiKeyRow>('select * from api_keys where prefix = ? and revoked_at is null');
+      return (prefix: string) => lookup.all(prefix);
+    },
+    (prefix) => db.selectFrom('api_keys').selectAll().where('prefix', '=', prefix).where('revoked_at', 'is', null).execute(),
+  );
 }
 
 export async function insertKey(db: Kysely<Database>, values: NewApiKey): Promise<ApiKeyRow> {

@@ -1,6 +1,5 @@
-import type { Statement } from 'better-sqlite3';
 import type { Insertable, Kysely } from 'kysely';
-import { withSqlite } from '../../db/open.ts';
+import { preparedOrQuery } from '../../db/open.ts';
 import type { Database, OAuthGrantRow, OAuthTokenRow, OAuthTokenTable } from '../../db/schema.ts';
 
 export async function insertTokens(db: Kysely<Database>, values: Insertable<OAuthTokenTable> | Insertable<OAuthTokenTable>[]): Promise<void> {
@@ -46,19 +45,33 @@ export async function deleteExpiredTokens(db: Kysely<Database>, now: string): Pr
 export type AccessTokenGrant = Pick<OAuthGrantRow, 'id' | 'client_id' | 'user_id' | 'workspace_id' | 'resource'> & Pick<OAuthTokenRow, 'scope' | 'expires_at'>;
 
 /**
- * Looks up an access token's live grant by the token's hash. Every bearer call passes here:
- * prepared statements, one table each (a join costs several times as much).
+ * Looks up an access token's live grant by the token's hash. Every bearer call passes here: on
+ * SQLite, prepared statements, one table each (a join costs several times as much there).
  */
 export function accessTokenLookup(db: Kysely<Database>): (hash: string) => Promise<AccessTokenGrant | undefined> {
-  let lookups: { token: Statement; grant: Statement } | undefined;
-  return (hash) =>
-    withSqlite(db, (sqlite) => {
-      lookups ??= {
-        token: sqlite.prepare(`select grant_id, scope, expires_at from oauth_tokens where token_hash = ? and kind = 'access'`),
-        grant: sqlite.prepare(`select id, client_id, user_id, workspace_id, resource from oauth_grants where id = ? and revoked_at is null`),
+  return preparedOrQuery(
+    db,
+    (sqlite) => {
+      const token = sqlite.prepare<[string], Pick<OAuthTokenRow, 'grant_id' | 'scope' | 'expires_at'>>(
+        `select grant_id, scope, expires_at from oauth_tokens where token_hash = ? and kind = 'access'`,
+      );
+      const grant = sqlite.prepare<[number], Pick<OAuthGrantRow, 'id' | 'client_id' | 'user_id' | 'workspace_id' | 'resource'>>(
+        `select id, client_id, user_id, workspace_id, resource from oauth_grants where id = ? and revoked_at is null`,
+      );
+      return (hash: string) => {
+        const t = token.get(hash);
+        const g = t && grant.get(t.grant_id);
+        return g && { ...g, scope: t.scope, expires_at: t.expires_at };
       };
-      const token = lookups.token.get(hash) as Pick<OAuthTokenRow, 'grant_id' | 'scope' | 'expires_at'> | undefined;
-      const grant = token && (lookups.grant.get(token.grant_id) as Pick<OAuthGrantRow, 'id' | 'client_id' | 'user_id' | 'workspace_id' | 'resource'> | undefined);
-      return grant && { ...grant, scope: token.scope, expires_at: token.expires_at };
-    });
+    },
+    (hash) =>
+      db
+        .selectFrom('oauth_tokens as t')
+        .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
+        .select(['g.id', 'g.client_id', 'g.user_id', 'g.workspace_id', 'g.resource', 't.scope', 't.expires_at'])
+        .where('t.token_hash', '=', hash)
+        .where('t.kind', '=', 'access')
+        .where('g.revoked_at', 'is', null)
+        .executeTakeFirst(),
+  );
 }

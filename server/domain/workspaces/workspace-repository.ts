@@ -1,6 +1,5 @@
-import type { Statement } from 'better-sqlite3';
 import type { Kysely } from 'kysely';
-import { withSqlite } from '../../db/open.ts';
+import { preparedOrQuery } from '../../db/open.ts';
 import type { Database, WorkspaceRow } from '../../db/schema.ts';
 import type { Role } from '../actor.ts';
 
@@ -13,12 +12,14 @@ export async function findWorkspaceRow(db: Kysely<Database>, id: number): Promis
  * statement, not a query built each time.
  */
 export function workspaceLookup(db: Kysely<Database>): (id: number) => Promise<WorkspaceRow | undefined> {
-  let lookup: Statement<[number], WorkspaceRow> | undefined;
-  return (id) =>
-    withSqlite(db, (sqlite) => {
-      lookup ??= sqlite.prepare<[number], WorkspaceRow>('select * from workspaces where id = ?');
-      return lookup.get(id);
-    });
+  return preparedOrQuery(
+    db,
+    (sqlite) => {
+      const lookup = sqlite.prepare<[number], WorkspaceRow>('select * from workspaces where id = ?');
+      return (id: number) => lookup.get(id);
+    },
+    (id) => db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst(),
+  );
 }
 
 export async function findWorkspaceRowBySlug(db: Kysely<Database>, slug: string): Promise<WorkspaceRow | undefined> {
