@@ -1,5 +1,6 @@
 import type SQLite from 'better-sqlite3';
 import type { Kysely } from 'kysely';
+import { isPostgres } from './engine.ts';
 import { withSqlite } from './open.ts';
 import type { Database } from './schema.ts';
 
@@ -78,9 +79,11 @@ export function tablesStamp(db: Kysely<Database>, tables: readonly WatchedTable[
  * of the current stamp is kept for the key. An answer read after its stamp was taken is at least
  * as new as the stamp, so none is served stale; any write to the tables starts the answers over.
  * The key must name everything else the answer depends on, and the caller's access is checked
- * before; answers are shared by every caller, so they must not be changed.
+ * before; answers are shared by every caller, so they must not be changed. On PostgreSQL nothing
+ * is kept and every call reads: this process cannot see the commits of the others sharing it.
  */
-export function keptByTables<T>(db: Kysely<Database>, tables: readonly WatchedTable[], limit: number) {
+export function keptByTables<T>(db: Kysely<Database>, tables: readonly WatchedTable[], limit: number): (key: string, read: () => Promise<T>) => Promise<T> {
+  if (isPostgres(db)) return (_key, read) => read();
   let kept = { stamp: '', byKey: new Map<string, T>() };
   return async (key: string, read: () => Promise<T>): Promise<T> => {
     const stamp = await tablesStamp(db, tables);

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { isPostgres } from '../db/engine.ts';
 import type { Database } from '../db/schema.ts';
 import { writeTransaction } from '../db/transaction.ts';
 import { redactSecrets, splitSecrets } from './monitors/monitor-secrets.ts';
@@ -18,13 +19,15 @@ import type { Sealer } from './sealing.ts';
  * - audit_log: monitor snapshots keep `[redacted]` instead of those values.
  *
  * SQLite keeps overwritten bytes in free space and in the WAL until they are reused, so the
- * rewrite runs with secure_delete on and ends with a checkpoint that truncates the WAL.
+ * rewrite runs with secure_delete on and ends with a checkpoint that truncates the WAL. PostgreSQL
+ * has neither: its server's storage is its administrator's to keep.
  */
 export async function sealStoredSecrets(db: Kysely<Database>, sealer: Sealer): Promise<number> {
   const pending = new Set((await db.selectFrom('pending_sealing').select('step').execute()).map((r) => r.step));
   if (pending.size === 0) return 0;
   let changed = 0;
-  await sql`pragma secure_delete = on`.execute(db);
+  const sqlite = !isPostgres(db);
+  if (sqlite) await sql`pragma secure_delete = on`.execute(db);
   try {
     await writeTransaction(db, async (trx) => {
       if (pending.has('monitors')) {
@@ -73,8 +76,8 @@ export async function sealStoredSecrets(db: Kysely<Database>, sealer: Sealer): P
       await trx.deleteFrom('pending_sealing').where('step', 'in', [...pending]).execute();
     });
   } finally {
-    await sql`pragma secure_delete = off`.execute(db);
+    if (sqlite) await sql`pragma secure_delete = off`.execute(db);
   }
-  if (changed > 0) await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
+  if (sqlite && changed > 0) await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
   return changed;
 }
