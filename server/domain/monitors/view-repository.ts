@@ -1,5 +1,6 @@
 import type SQLite from 'better-sqlite3';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { isPostgres } from '../../db/engine.ts';
 import { type Db, withSqlite } from '../../db/open.ts';
 import type { CheckResultRow, Database } from '../../db/schema.ts';
 import type { CheckOutcome } from './check-results.ts';
@@ -32,14 +33,16 @@ export interface OverviewRowData {
 
 /**
  * Case folding for names, targets and tags, as the overview compares and orders them. SQLite's own
- * lower() and LIKE fold ASCII letters only; this folds every script the way JavaScript does.
+ * lower() and LIKE fold ASCII letters only, as does PostgreSQL's lower() in the C collation; this
+ * folds every script the way JavaScript does.
  */
 export const fold = (text: string) => text.toLowerCase();
 const FOLD_FUNCTION = 'statusdesk_fold';
 const withFold = new WeakSet<SQLite.Database>();
 
-/** Makes fold callable from SQL on the database's connection, once. */
-export function registerFold(db: Db): Promise<void> {
+/** Makes fold callable from SQL on the database's connection, once. PostgreSQL folds by itself (see words). */
+export async function registerFold(db: Db): Promise<void> {
+  if (isPostgres(db)) return;
   return withSqlite(db, (sqlite) => {
     if (withFold.has(sqlite)) return;
     sqlite.function(FOLD_FUNCTION, { deterministic: true }, (text: unknown) => (typeof text === 'string' ? fold(text) : text));
@@ -47,15 +50,42 @@ export function registerFold(db: Db): Promise<void> {
   });
 }
 
-/**
- * `expression` folded: by SQLite's lower() when it is printable ASCII (the same result, without a
- * call into JavaScript, which costs more than the rest of the query at 10,000 monitors), by fold
- * otherwise. `expression` must be a column or cheap: it is written twice.
- */
-const folded = (expression: RawBuilder<unknown>) =>
-  sql`(case when ${expression} glob '*[^ -~]*' then ${sql.raw(FOLD_FUNCTION)}(${expression}) else lower(${expression}) end)`;
+/** The overview's SQL that differs between the engines. */
+interface OverviewWords {
+  /**
+   * `expression` folded: by lower() when it is printable ASCII (the same result, without a call
+   * into JavaScript on SQLite, which costs more than the rest of the query at 10,000 monitors), by
+   * fold otherwise. `expression` must be a column or cheap: it is written twice.
+   */
+  folded(expression: RawBuilder<unknown>): RawBuilder<string>;
+  /** Whether `text` holds `part`. */
+  contains(text: RawBuilder<unknown>, part: string): RawBuilder<boolean>;
+  /** The tags of monitor `m` as rows of one column, `t.value`. */
+  tags: RawBuilder<unknown>;
+  /** What the monitor checks: its URL or address. */
+  target: RawBuilder<string>;
+}
 
-const target = sql<string>`coalesce(m.settings ->> '$.uri', m.settings ->> '$.url', '')`;
+const sqliteWords: OverviewWords = {
+  folded: (expression) => sql`(case when ${expression} glob '*[^ -~]*' then ${sql.raw(FOLD_FUNCTION)}(${expression}) else lower(${expression}) end)`,
+  contains: (text, part) => sql`instr(${text}, ${part}) > 0`,
+  tags: sql`json_each(m.tags) t`,
+  target: sql`coalesce(m.settings ->> '$.uri', m.settings ->> '$.url', '')`,
+};
+
+/**
+ * ICU's root locale folds as JavaScript does; the result is put back in the C collation, so it
+ * orders by code points as SQLite orders by bytes.
+ */
+const postgresWords: OverviewWords = {
+  folded: (expression) => sql`(case when ${expression} ~ '[^ -~]' then lower(${expression} collate "und-x-icu") collate "C" else lower(${expression}) end)`,
+  contains: (text, part) => sql`strpos(${text}, ${part}) > 0`,
+  tags: sql`jsonb_array_elements_text(m.tags::jsonb) t(value)`,
+  target: sql`coalesce(m.settings::jsonb ->> 'uri', m.settings::jsonb ->> 'url', '')`,
+};
+
+const wordsOf = (db: Kysely<Database>) => (isPostgres(db) ? postgresWords : sqliteWords);
+
 const state = sql<MonitorState>`case when m.active = 0 then 'paused' else coalesce(s.state, 'pending') end`;
 /** The overview's order of states: what needs attention first. */
 const rank = sql<number>`case when m.active = 0 then 4 else case s.state when 'down' then 0 when 'degraded' then 1 when 'up' then 3 else 2 end end`;
@@ -68,15 +98,16 @@ function monitorsWithState(db: Kysely<Database>, workspaceId: number) {
 }
 
 function filtered(db: Kysely<Database>, workspaceId: number, filter: OverviewFilter) {
+  const { folded, contains, tags, target } = wordsOf(db);
   let query = monitorsWithState(db, workspaceId);
   if (filter.type !== undefined) query = query.where('m.type', '=', filter.type);
   if (filter.state !== undefined) query = query.where(sql<boolean>`${state} = ${filter.state}`);
-  if (filter.tag !== undefined) query = query.where(sql<boolean>`exists (select 1 from json_each(m.tags) t where t.value = ${filter.tag})`);
+  if (filter.tag !== undefined) query = query.where(sql<boolean>`exists (select 1 from ${tags} where t.value = ${filter.tag})`);
   if (filter.q !== undefined) {
     const q = filter.q;
     query = query.where(
-      sql<boolean>`(instr(${folded(sql`m.name`)}, ${q}) > 0 or instr(${folded(target)}, ${q}) > 0
-        or exists (select 1 from json_each(m.tags) t where instr(${folded(sql`t.value`)}, ${q}) > 0))`,
+      sql<boolean>`(${contains(folded(sql`m.name`), q)} or ${contains(folded(target), q)}
+        or exists (select 1 from ${tags} where ${contains(folded(sql`t.value`), q)}))`,
     );
   }
   return query;
@@ -91,7 +122,7 @@ export async function overviewPage(db: Kysely<Database>, workspaceId: number, fi
   const page = await filtered(db, workspaceId, filter)
     .select(['m.id', sql<number>`count(*) over ()`.as('total')])
     .orderBy(rank)
-    .orderBy(folded(sql`m.name`))
+    .orderBy(wordsOf(db).folded(sql`m.name`))
     .orderBy('m.id')
     .limit(limit)
     .offset(offset)
@@ -101,7 +132,7 @@ export async function overviewPage(db: Kysely<Database>, workspaceId: number, fi
     return { rows: [], total };
   }
   const found = await monitorsWithState(db, workspaceId)
-    .select(['m.id', 'm.name', 'm.type', 'm.tags', target.as('target'), state.as('state'), 's.changed_at'])
+    .select(['m.id', 'm.name', 'm.type', 'm.tags', wordsOf(db).target.as('target'), state.as('state'), 's.changed_at'])
     .where('m.id', 'in', page.map((p) => p.id))
     .execute();
   const byId = new Map(found.map((row) => [row.id, row]));
@@ -122,8 +153,9 @@ export async function stateCounts(db: Kysely<Database>, workspaceId: number): Pr
 
 /** Every tag used in the workspace, once, ordered case-insensitively. */
 export async function workspaceTags(db: Kysely<Database>, workspaceId: number): Promise<string[]> {
-  const rows = await sql<{ tag: string }>`select distinct t.value as tag from monitors m, json_each(m.tags) t
-    where m.workspace_id = ${workspaceId} order by ${folded(sql`t.value`)}, t.value`.execute(db);
+  const { folded, tags } = wordsOf(db);
+  const rows = await sql<{ tag: string }>`select tag from (select distinct t.value as tag from monitors m, ${tags}
+    where m.workspace_id = ${workspaceId}) used order by ${folded(sql`tag`)}, tag`.execute(db);
   return rows.rows.map((r) => r.tag);
 }
 
