@@ -155,7 +155,7 @@ export function postgresResultTables(db: Db): ResultTables {
       writeTransaction(db, async (trx) => {
         const ids = [...new Set(checks.map((c) => c.monitorId))];
         // Checks of monitors deleted meanwhile are dropped; the others' monitors stay until this commits.
-        const live = new Set((await trx.selectFrom('monitors').select('id').where('id', 'in', ids).forShare().execute()).map((r) => r.id));
+        const live = new Set((await trx.selectFrom('monitors').select('id').where('id', 'in', ids).forKeyShare().execute()).map((r) => r.id));
         const kept = checks.filter((c) => live.has(c.monitorId));
         const transitions = kept.length === 0 ? [] : await store(trx, kept, [...live]);
         await within?.(trx);
