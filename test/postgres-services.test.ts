@@ -256,6 +256,10 @@ for (const engine of engines) {
       assert.deepEqual((await services.monitorViews.regions(owner, workspace, monitor.id)).map((r) => [r.region, r.status, r.runner]), [[location.name, 'active', location.name]]);
       const latency = await services.monitorViews.latency(owner, workspace, monitor.id, { window: '7d' });
       assert.equal(latency.points.reduce((n, p) => n + p.up, 0), 1, 'the hourly rollup counts the check');
+      const page = await services.pages.create(owner, workspace, { slug: `office-page-${slugs}`, title: 'Office' });
+      await services.pages.addComponent(owner, workspace, page.id, { name: 'Office link', monitorId: monitor.id });
+      const [component] = (await services.publicPages.view(page.slug)).components;
+      assert.deepEqual([component?.state, component?.uptime, component?.days.at(-1)?.up], ['operational', 1, 1], 'the public page sums the day');
       const seen = await services.locations.get(owner, workspace, location.id);
       assert.deepEqual([seen.status, seen.droppedResults], ['active', 3]);
       // The same report again, as after a lost answer: acknowledged, nothing stored twice.
