@@ -61,6 +61,10 @@ const domains = z
   .string()
   .transform((text) => text.split(',').map((d) => d.trim().toLowerCase()).filter(Boolean))
   .pipe(z.array(z.string().regex(DOMAIN, { error: (issue) => `must be domain names separated by commas, like claude.ai,cursor.com; got ${String(issue.input)}` })));
+/** Never echoes the text: a database URL may hold a password. */
+const postgresUrl = unsetIfEmpty(
+  z.string().refine((text) => ['postgres:', 'postgresql:'].includes(URL.parse(text)?.protocol ?? ''), 'must be a PostgreSQL URL, postgres://user:password@host:port/name (or postgresql://)'),
+);
 const smtpUrl = unsetIfEmpty(
   z.string().refine((text) => ['smtp:', 'smtps:'].includes(URL.parse(text)?.protocol ?? ''), 'must be an smtp:// or smtps:// URL, like smtps://user:password@smtp.example.com:465'),
 );
@@ -75,6 +79,14 @@ const SETTINGS = {
     default:
       "the platform's app-data folder: `~/.local/share/statusdesk` on Linux (or `$XDG_DATA_HOME/statusdesk`), `~/Library/Application Support/statusdesk` on macOS, `%LOCALAPPDATA%\\statusdesk\\Data` on Windows",
     description: 'data folder',
+  },
+  database: {
+    flag: '--database',
+    env: 'STATUSDESK_DATABASE_URL',
+    rule: postgresUrl,
+    default: 'none: SQLite, `statusdesk.db` in the data folder',
+    description:
+      'PostgreSQL database to keep the data in, `postgres://user:password@host:port/name`, instead of the data folder (which still holds the sealing key); several services may share one, and the owner\'s local tools read the variable (see [Sharing an instance on PostgreSQL](../guides/shared-instance-on-postgresql))',
   },
   stateDir: {
     env: 'STATUSDESK_STATE_DIR',
@@ -151,6 +163,14 @@ const SETTINGS = {
     // The result store's own default.
     default: '`10000000`',
     description: 'most raw check results kept (about 130 bytes each on disk); the oldest are deleted first, and hourly rollups keep their counts (see [Checks](checks#results-status-and-summaries))',
+  },
+  checkLeaseMs: {
+    env: 'STATUSDESK_CHECK_LEASE_MS',
+    rule: count,
+    // The check engine's own default.
+    default: '`30000`',
+    description:
+      "milliseconds a service's hold on its share of the monitors lasts, renewed every third of it: a stopped service's share is checked by the others within it. For tests only: keep the default in production",
   },
   otlpIntervalMs: {
     env: 'OTEL_METRIC_EXPORT_INTERVAL',
@@ -235,9 +255,17 @@ export function originSetting(name: string, value: string | undefined): string |
   return result.data;
 }
 
+/** The PostgreSQL URL of the owner's local tools (STATUSDESK_DATABASE_URL), checked as `serve` checks it. */
+export function databaseSetting(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const { env: name } = SETTINGS.database;
+  const result = postgresUrl.safeParse(env[name]);
+  if (!result.success) throw new AppError('VALIDATION', `${name}: ${result.error.issues[0]!.message}`);
+  return result.data;
+}
+
 /** The settings table of docs/reference/cli.md. */
 /** A setting of `statusdesk serve` for its --help: the reference's line and default as plain text. */
-export function settingHelp(name: 'host' | 'port' | 'dashboardPort'): string {
+export function settingHelp(name: 'database' | 'host' | 'port' | 'dashboardPort'): string {
   const { description, default: fallback } = SETTINGS[name];
   return `${description} (default ${fallback})`.replace(/\[([^\]]+)\]\([^)]*\)/g, '$1').replaceAll('`', '');
 }

@@ -2,7 +2,8 @@ import type { getRequestListener } from '@hono/node-server';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from './config.ts';
 import { type ContentIndex, createContentIndex } from './content/content-index.ts';
-import { type Db, openDatabase } from './db/open.ts';
+import { openDatabaseOf } from './db/connect.ts';
+import type { Db } from './db/open.ts';
 import { type CheckEngine, createCheckEngine } from './checks/engine.ts';
 import type { MonitorStateChange } from './domain/monitors/check-results.ts';
 import { monitorName } from './domain/monitors/monitor-repository.ts';
@@ -101,7 +102,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
   if (!LOOPBACK_NAMES.includes(config.host)) {
     log.warn({ host: config.host }, 'listening beyond loopback: other machines can reach this service');
   }
-  const db = await openDatabase(config.dataDir);
+  const db = await openDatabaseOf(config.dataDir, config.database);
   if (config.sealingKey) {
     try {
       useSealingKey(db, config.sealingKey);
@@ -117,6 +118,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     schedule: config.scheduleChecks,
     concurrency: config.checkConcurrency,
     maxRawResults: config.maxRawResults,
+    leaseMs: config.checkLeaseMs,
     otlpIntervalMs: config.otlpIntervalMs,
   });
   let services: Services | undefined;
@@ -165,8 +167,9 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     engine.onStateChange(() => ready.publicPages.invalidate());
     engine.onStateChange(ready.alerts.sendInBackground);
     engine.onStateChange(logStateChange(db, log));
-    // Alerts held back by a maintenance window go out when it ends, if the failure outlasted it.
-    ready.alerts.start();
+    // Alerts held back by a maintenance window go out when it ends, if the failure outlasted it,
+    // from the one process that does the upkeep of those sharing the database.
+    ready.alerts.start(() => engine.upkeep);
     const prune = setInterval(() => {
       Promise.all([ready.sessions.prune(), ready.oauth.prune(), ready.subscribers.prunePending()]).catch((error: unknown) => log.error({ err: error }, 'pruning expired credentials failed'));
     }, PRUNE_MS);
@@ -196,7 +199,9 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     const signInUrl = `${dashboardUrl}/signin?token=${await ready.sessions.createSignInToken(ownerId)}`;
     await engine.start();
     ready.warmMail().catch((error: unknown) => log.error({ err: error }, 'loading the mail code failed'));
-    const record = recordRunning({ dataDir: config.dataDir, apiUrl, dashboardUrl, version: VERSION }, log);
+    // Named without its password, for the local tools' refusal to pass it over.
+    const database = config.database === undefined ? undefined : (await import('./db/postgres.ts')).describePostgres(config.database);
+    const record = recordRunning({ dataDir: config.dataDir, apiUrl, dashboardUrl, version: VERSION, database }, log);
     return {
       apiUrl,
       dashboardUrl,

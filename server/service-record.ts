@@ -17,6 +17,8 @@ export interface ServiceRecord {
   dashboardUrl: string;
   pid: number;
   version: string;
+  /** The PostgreSQL database it keeps its data in, as `describePostgres` names it; absent: the data folder's SQLite file. */
+  database?: string;
 }
 
 /** The folder of the records: STATUSDESK_STATE_DIR, else `services` in the platform's config folder (`~/.config/statusdesk/services` on Linux). */

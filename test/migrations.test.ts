@@ -14,7 +14,7 @@ import { tempDir } from './support/harness.ts';
 
 const APPLICATION_ID = 0x5344534b; // "SDSK"
 const KNOWN_VERSION = Object.keys(migrations).length;
-const SCHEMA_TABLES = ['api_keys', 'audit_log', 'dashboard_tokens', 'memberships', 'users', 'workspaces', 'monitors', 'private_locations', 'check_results', 'check_rollups', 'check_state', 'monitor_state', 'check_gaps', 'status_pages', 'page_components', 'status_reports', 'status_report_components', 'status_report_updates', 'maintenances', 'maintenance_components', 'page_subscribers', 'notification_channels', 'channel_monitors', 'alerts', 'oauth_clients', 'oauth_grants', 'oauth_requests', 'oauth_tokens', 'pending_sealing', 'monitor_private_locations'];
+const SCHEMA_TABLES = ['api_keys', 'audit_log', 'dashboard_tokens', 'memberships', 'users', 'workspaces', 'monitors', 'private_locations', 'check_results', 'check_rollups', 'check_state', 'monitor_state', 'check_gaps', 'status_pages', 'page_components', 'status_reports', 'status_report_components', 'status_report_updates', 'maintenances', 'maintenance_components', 'page_subscribers', 'notification_channels', 'channel_monitors', 'alerts', 'oauth_clients', 'oauth_grants', 'oauth_requests', 'oauth_tokens', 'pending_sealing', 'monitor_private_locations', 'check_leases', 'check_lease_holders'];
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -125,7 +125,9 @@ describe('openDatabase', () => {
     for (const c of ['workspace_id', 'token_prefix', 'runner_version', 'runner_hostname', 'runner_instance', 'last_sequence', 'dropped_results']) {
       assert.ok(locationColumns.rows.some((r) => r.name === c), `missing column private_locations.${c}`);
     }
-    assert.equal(KNOWN_VERSION, 9, 'update this suite when a migration is added');
+    const leases = await sql<{ n: number }>`select count(*) as n from check_leases where holder is null`.execute(db);
+    assert.equal(leases.rows[0]!.n, 65, 'every shard of the monitors and the upkeep, free');
+    assert.equal(KNOWN_VERSION, 10, 'update this suite when a migration is added');
   });
 
   test('enforces foreign keys and the plan check', async () => {

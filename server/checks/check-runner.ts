@@ -162,6 +162,11 @@ export function createCheckRunner(options: CheckRunnerOptions) {
       for (const [id, entry] of monitors) if (entry.seen < round) forget(id);
     },
 
+    /** Forgets every monitor whose id `drop` picks (checked by another process from now on). */
+    forgetWhere(drop: (id: number) => boolean): void {
+      for (const id of monitors.keys()) if (drop(id)) forget(id);
+    },
+
     /** A scheduled monitor by id. */
     monitor(id: number): ScheduledMonitor | undefined {
       return monitors.get(id)?.monitor;

@@ -1,5 +1,6 @@
 import type SQLite from 'better-sqlite3';
 import type { Logger } from 'pino';
+import { isPostgres } from '../db/engine.ts';
 import { type Db, withSqlite } from '../db/open.ts';
 import type {
   CheckOutcome,
@@ -18,6 +19,7 @@ import { type Monitor, toMonitor } from '../domain/monitors/monitors.ts';
 import { sealerOf } from '../domain/sealing.ts';
 import { EMBEDDED_RUNNER, markRunnerSeen, runnerByName } from '../domain/locations/location-repository.ts';
 import { createCheckRunner } from './check-runner.ts';
+import { createLeases } from './leases.ts';
 import { responseLogsOf, toResponseLog } from '../domain/monitors/check-records.ts';
 import { DAY_MS, createResultStore, type StoredCheck, type StoredTransition, type WithinWrite } from './result-store.ts';
 
@@ -41,6 +43,8 @@ export interface CheckEngineOptions {
   extraCa?: string[];
   /** Raw results kept at most (see DEFAULT_MAX_RAW_RESULTS); the oldest are pruned first. */
   maxRawResults?: number;
+  /** How long this process's lease on its share of the monitors lasts (see leases.ts). */
+  leaseMs?: number;
   now?: () => number;
 }
 
@@ -68,8 +72,18 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
   const store = createResultStore(db, { maxRawResults: options.maxRawResults });
   const listeners = new Set<(change: MonitorStateChange) => void>();
   let syncs = 0;
-  /** Prepared on the first sync: the revision of every active monitor, read row by row. */
-  let activeRevisions: SQLite.Statement<[], [number, number]> | undefined;
+  const leases = createLeases(db, {
+    log,
+    leaseMs: options.leaseMs,
+    shards: options.schedule,
+    onChange() {
+      // Shards dropped stop being checked at once; shards taken are read now, not at the next heartbeat.
+      core.forgetWhere((id) => !leases.holds(id));
+      if (started) sync().catch((error: Error) => log.error({ err: error }, 'reading the monitors of the shards taken failed'));
+    },
+  });
+  let started = false;
+  const activeRevisions = activeRevisionsOf(db);
   let pending: StoredCheck[] = [];
   let flushTimer: NodeJS.Timeout | undefined;
   let flushing: Promise<void> = Promise.resolve();
@@ -86,6 +100,8 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     now,
     onCheck: enqueue,
     onGap: (from, to) => {
+      // The instance's runner `local` checked nothing then; one process of several says so.
+      if (!leases.upkeep) return;
       log.warn({ from: new Date(from).toISOString(), to: new Date(to).toISOString() }, 'no checks ran in this span (the machine slept or the clock moved); checks resume on schedule');
       store.recordGap(runner, from, to).catch((error: Error) => log.error({ err: error }, 'recording a gap failed'));
     },
@@ -148,30 +164,23 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
   }
 
   /**
-   * Schedules an active monitor with a region (anew, if it changed); a paused one, or one that
-   * runs only from private locations, is forgotten.
+   * Schedules an active monitor with a region (anew, if it changed) when this process holds its
+   * shard; a paused one, one that runs only from private locations, or another process's, is forgotten.
    */
   function track(monitor: Monitor, revision: number): void {
     if (!options.schedule) return;
-    if (monitor.regions.length === 0) core.forget(Number(monitor.id));
+    if (monitor.regions.length === 0 || !leases.holds(Number(monitor.id))) core.forget(Number(monitor.id));
     else core.track(monitor, revision, syncs);
   }
 
   /**
-   * Brings the scheduled set up to date with the database: changes by any process land here.
-   * Every 15 s: the revisions are streamed from a prepared statement, and each scheduled monitor
-   * is marked with the sync that saw it, so that 100,000 monitors cost no array, set or row
-   * object that would outlive the read.
+   * Brings the scheduled set up to date with the database: changes by any process land here, for
+   * the monitors of the shards this process holds. Every 15 s, and when shards are taken: each
+   * scheduled monitor is marked with the sync that saw it.
    */
   async function sync(): Promise<void> {
     const round = ++syncs;
-    const stale = await withSqlite(db, (sqlite) => {
-      // Regions are stored as JSON: '[]' is a monitor that runs only from private locations.
-      activeRevisions ??= sqlite.prepare<[], [number, number]>("select id, revision from monitors where active = 1 and regions <> '[]'").raw();
-      const ids: number[] = [];
-      for (const [id, revision] of activeRevisions.iterate()) if (core.mark(id, round) !== revision) ids.push(id);
-      return ids;
-    });
+    const stale = await activeRevisions((id, revision) => leases.holds(id) && core.mark(id, round) !== revision);
     // Deleted, paused or left without regions since; those read again below are tracked anew, or forgotten there.
     core.sweep(round);
     for (let i = 0; i < stale.length; i += 500) {
@@ -272,14 +281,19 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
       return () => listeners.delete(listener);
     },
 
-    /** When scheduling, loads the monitors and starts checking. (The states of before a restart are the result store's: alerts are not repeated.) */
+    /**
+     * Takes this process's leases; when scheduling, loads the monitors of its shards and starts
+     * checking. (The states of before a restart are the result store's: alerts are not repeated.)
+     */
     async start(): Promise<void> {
+      await leases.start();
       if (!options.schedule) return;
+      started = true;
       await sync();
-      // The service was not running since the runner was last seen: nothing was checked.
+      // No service was running since the runner was last seen: nothing was checked.
       const previous = (await runnerByName(db, runner))?.last_seen_at;
       const t = now();
-      if (previous && t - Date.parse(previous) > 2 * HEARTBEAT_MS) await store.recordGap(runner, Date.parse(previous), t);
+      if (leases.upkeep && previous && t - Date.parse(previous) > 2 * HEARTBEAT_MS) await store.recordGap(runner, Date.parse(previous), t);
       await heartbeat();
       core.start();
       const every = (ms: number, work: () => Promise<unknown>) => {
@@ -287,17 +301,29 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
         timers.push(timer);
       };
       every(HEARTBEAT_MS, heartbeat);
-      every(PRUNE_MS, () => store.prune(now()));
-      timers.push(setTimeout(() => void store.prune(now()).catch((error: Error) => log.error({ err: error }, 'pruning results failed')), 10_000));
+      const prune = async () => {
+        if (leases.upkeep) await store.prune(now());
+      };
+      every(PRUNE_MS, prune);
+      timers.push(setTimeout(() => void prune().catch((error: Error) => log.error({ err: error }, 'pruning results failed')), 10_000));
     },
 
-    /** Stops scheduling, writes pending results and closes the exporters. Checks in flight are ended and dropped. */
+    /** Whether this process does the upkeep of the instance, of which several processes may share the database (see leases.ts). */
+    get upkeep(): boolean {
+      return leases.upkeep;
+    },
+
+    /**
+     * Stops scheduling, writes pending results, gives its leases back for other processes to take
+     * at once, and closes the exporters. Checks in flight are ended and dropped.
+     */
     async close(): Promise<void> {
       core.stop();
       for (const timer of timers) clearTimeout(timer);
       const last = flush();
       closed = true;
       await last;
+      await leases.close().catch((error: Error) => log.error({ err: error }, 'giving the leases back failed'));
       await core.close();
     },
 
@@ -318,6 +344,32 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
 }
 
 export type CheckEngine = ReturnType<typeof createCheckEngine>;
+
+/**
+ * Reads the revision of every active monitor with a region (regions are stored as JSON: '[]' is a
+ * monitor that runs only from private locations) and returns the ids `stale` picks. On SQLite the
+ * rows are streamed from a prepared statement, so 100,000 monitors cost no row object that
+ * outlives the read; PostgreSQL's come through Kysely.
+ */
+function activeRevisionsOf(db: Db): (stale: (id: number, revision: number) => boolean) => Promise<number[]> {
+  const pick = (rows: Iterable<[number, number]>, stale: (id: number, revision: number) => boolean) => {
+    const ids: number[] = [];
+    for (const [id, revision] of rows) if (stale(id, revision)) ids.push(id);
+    return ids;
+  };
+  if (isPostgres(db)) {
+    return async (stale) => {
+      const rows = await db.selectFrom('monitors').select(['id', 'revision']).where('active', '=', 1).where('regions', '<>', '[]').execute();
+      return pick(rows.map((r): [number, number] => [r.id, r.revision]), stale);
+    };
+  }
+  let statement: SQLite.Statement<[], [number, number]> | undefined;
+  return (stale) =>
+    withSqlite(db, (sqlite) => {
+      statement ??= sqlite.prepare<[], [number, number]>("select id, revision from monitors where active = 1 and regions <> '[]'").raw();
+      return pick(statement.iterate(), stale);
+    });
+}
 
 function toStoredResult(stored: StoredCheck): Omit<CheckResult, 'region'> {
   const { monitorId, workspaceId: _workspaceId, runner, regions: _regions, startedAt, ...probe } = stored;

@@ -6,10 +6,11 @@ import { type Command, dataDir, str } from './flags.ts';
 
 /** `statusdesk serve`: the service in the foreground, until SIGINT or SIGTERM. */
 export const serveCommand: Command = {
-  usage: 'serve [--data-dir D] [--port P] [--dashboard-port Q] [--host H]',
+  usage: 'serve [--data-dir D] [--database URL] [--port P] [--dashboard-port Q] [--host H]',
   summary: 'run the service in the foreground until stopped: the API, MCP and OAuth port and the dashboard port',
   options: {
     ...dataDir,
+    database: { type: 'string', valueName: 'URL', description: settingHelp('database') },
     port: { type: 'string', valueName: 'PORT', description: settingHelp('port') },
     'dashboard-port': { type: 'string', valueName: 'PORT', description: settingHelp('dashboardPort') },
     host: { type: 'string', valueName: 'HOST', description: settingHelp('host') },
@@ -17,6 +18,7 @@ export const serveCommand: Command = {
   async run(values) {
     const config = serviceConfig({
       dataDir: str(values, 'data-dir'),
+      database: str(values, 'database'),
       port: str(values, 'port'),
       dashboardPort: str(values, 'dashboard-port'),
       host: str(values, 'host'),

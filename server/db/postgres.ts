@@ -54,7 +54,7 @@ const emptyListsPlugin: KyselyPlugin = {
  * the service's other files, as it does beside a SQLite database.
  */
 export async function openPostgres(url: string, dataDir: string): Promise<Db> {
-  const where = describe(url);
+  const where = describePostgres(url);
   const pool = new pg.Pool({ connectionString: url, types });
   // A connection lost while idle leaves the pool, which opens another for the next query.
   pool.on('error', () => {});
@@ -73,8 +73,8 @@ export async function openPostgres(url: string, dataDir: string): Promise<Db> {
   return db;
 }
 
-/** The database a URL names, for messages: its password is never shown. */
-function describe(url: string): string {
+/** The database a URL names, for messages and logs: its password is never shown. */
+export function describePostgres(url: string): string {
   let parsed: URL;
   try {
     parsed = new URL(url);

@@ -193,6 +193,20 @@ export interface CheckGapTable {
   ended_at: EpochMs;
 }
 
+/** A shard of the monitors (`id % 64`) and the service process that checks them until `expires_at`. */
+export interface CheckLeaseTable {
+  shard: number;
+  /** The holding process's random id; null: free. */
+  holder: string | null;
+  expires_at: EpochMs;
+}
+
+/** A process that checks monitors, known to live until `expires_at`. */
+export interface CheckLeaseHolderTable {
+  holder: string;
+  expires_at: EpochMs;
+}
+
 export interface StatusPageTable {
   id: Generated<number>;
   workspace_id: number;
@@ -393,6 +407,8 @@ export interface Database {
   check_state: CheckStateTable;
   monitor_state: MonitorStateTable;
   check_gaps: CheckGapTable;
+  check_leases: CheckLeaseTable;
+  check_lease_holders: CheckLeaseHolderTable;
   status_pages: StatusPageTable;
   page_components: PageComponentTable;
   status_reports: StatusReportTable;

@@ -8,6 +8,7 @@ import * as m0006 from './0006-sealed-secrets.ts';
 import * as m0007 from './0007-dashboard-views.ts';
 import * as m0008 from './0008-subscriber-deliveries.ts';
 import * as m0009 from './0009-private-locations.ts';
+import * as m0010 from './0010-check-leases.ts';
 
 /**
  * Every migration, in order, imported statically so a bundled app carries them. Append only:
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '0007-dashboard-views': m0007,
   '0008-subscriber-deliveries': m0008,
   '0009-private-locations': m0009,
+  '0010-check-leases': m0010,
 };

@@ -123,9 +123,11 @@ export function createAlertService(db: Kysely<Database>, options: AlertServiceOp
       inBackground(stateChanged(change), 'alert failed', { monitorId: change.monitorId });
     },
 
-    /** Releases held alerts every 30 s, in the background, until closed. */
-    start(): void {
-      releasing ??= setInterval(() => inBackground(releaseHeld(), 'releasing held alerts failed'), RELEASE_HELD_EVERY_MS).unref();
+    /** Releases held alerts every 30 s while `mine` says so (one process of those sharing a database), in the background, until closed. */
+    start(mine: () => boolean = () => true): void {
+      releasing ??= setInterval(() => {
+        if (mine()) inBackground(releaseHeld(), 'releasing held alerts failed');
+      }, RELEASE_HELD_EVERY_MS).unref();
     },
 
     /** Stops releasing held alerts and waits for the alerts still being sent. */
