@@ -10,7 +10,7 @@ import pino from 'pino';
 import { type RunnerCheck, RunnerCheckSchema } from '../proto/gen/runner/v1/runner_pb.js';
 import { createCheckRunner, decodeDefinition, encodeDefinition, fromRunnerCheck, toRunnerCheck } from '../server/checks/check-runner.ts';
 import type { StoredCheck } from '../server/checks/result-store.ts';
-import { openDatabase } from '../server/db/open.ts';
+import { openTestDatabase } from './support/database.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import { findMonitor } from '../server/domain/monitors/monitors.ts';
 import { sealerOf } from '../server/domain/sealing.ts';
@@ -90,7 +90,7 @@ describe('check core: a check between a runner and the service', () => {
 describe('check core: a monitor between the service and a runner', () => {
   test('a definition carries what checks read, credentials opened, and not what only people read', async () => {
     const dir = await tempDir();
-    const db = await openDatabase(dir.path);
+    const db = await openTestDatabase(dir.path);
     try {
       const userId = await ensureOwner(db);
       const actor: Actor = { type: 'user', userId, surface: 'cli' };

@@ -7,9 +7,11 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { DATABASE_FILE } from '../server/db/open.ts';
+import { sqliteOnly } from './support/database.ts';
 import { assertOneLineError, perTestCleanup, runCli, spawnServe, type ServeProcess } from './support/harness.ts';
 
-const T = { timeout: 60_000 };
+/** Finding the data folder and its SQLite file is what these tests are about. */
+const T = { timeout: 60_000, skip: sqliteOnly };
 const SECRET_LINE = /^svc_[A-Za-z0-9_-]{43,}\n$/;
 
 const { folder, children } = perTestCleanup();

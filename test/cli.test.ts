@@ -9,6 +9,7 @@ import SQLite from 'better-sqlite3';
 import { restBase } from '../server/cli/commands.ts';
 import { DATABASE_FILE, openDatabase } from '../server/db/open.ts';
 import { createServices } from '../server/services.ts';
+import { openTestDatabase, sqliteOnly } from './support/database.ts';
 import { closedPort } from './support/grpc-peers.ts';
 import { assertOneLineError, CLI, type CliResult, json, perTestCleanup, runCli, type ServeProcess, spawnServe, tempDir } from './support/harness.ts';
 
@@ -96,7 +97,7 @@ async function listKeys(dataDir: string, ...extra: string[]): Promise<Record<str
 
 /** What the data folder itself says about a secret: the scopes it authenticates with, or undefined. */
 async function scopesOf(dataDir: string, secret: string): Promise<string[] | undefined> {
-  const db = await openDatabase(dataDir);
+  const db = await openTestDatabase(dataDir);
   try {
     return (await createServices(db).keys.authenticate(secret, 'cli'))?.scopes;
   } finally {
@@ -142,7 +143,7 @@ describe('keys', () => {
   test('list prints a table with the prefix and marks legacy keys, without secrets', T, async () => {
     const secret = await createKey(dataDir, 'write', 'tabled');
     const legacySecret = `svc_${'L'.repeat(43)}`;
-    const db = await openDatabase(dataDir);
+    const db = await openTestDatabase(dataDir);
     await db
       .insertInto('api_keys')
       .values({ workspace_id: 1, name: 'old-one', prefix: legacySecret.slice(0, 12), secret_hash: sha256(legacySecret), scopes: null, created_by_user_id: null, created_at: '2024-01-01T00:00:00.000Z' })
@@ -456,7 +457,7 @@ describe('serve', () => {
       assertOneLineError(result, new RegExp(`\\b${busyPort}\\b.*already in use`));
     });
 
-    test('when the data was written by a newer Statusdesk', T, async () => {
+    test('when the data was written by a newer Statusdesk', { ...T, skip: sqliteOnly }, async () => {
       const dataDir = await folder();
       const db = await openDatabase(dataDir);
       await db.destroy();

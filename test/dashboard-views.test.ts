@@ -14,7 +14,7 @@ import { createConnectTransport } from '@connectrpc/connect-node';
 import { unzipSync } from 'fflate';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { HTTPMethod, MonitorService, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { withLocalOwner } from './support/database.ts';
+import { openTestDatabase, sqliteOnly, withLocalOwner } from './support/database.ts';
 import { DATABASE_FILE, openDatabase } from '../server/db/open.ts';
 import { migrations } from '../server/db/migrations/index.ts';
 import type { PlanName } from '../server/domain/plans.ts';
@@ -195,7 +195,7 @@ describe('GET /api/workspaces/:id/overview', () => {
     const id = await tcpMonitor(past, 'with history', 'db.internal:5432');
     const hour = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
     // Hours written as the result store writes them: counts and a histogram of the answered checks.
-    const db = await openDatabase(service.dataDir);
+    const db = await openTestDatabase(service.dataDir);
     try {
       for (const [hoursAgo, latencies, errors] of [[20, [10, 20, 30], 0], [5, [40, 50, 60, 70, 80], 1], [3, [], 2]] as const) {
         const histogram = new LatencyHistogram();
@@ -642,7 +642,7 @@ describe("a monitor's overall state, as the result store keeps it", () => {
 
   test('the worst of the runners, changed when a check changes it, and known again after a restart', async () => {
     const dir = await tempDir();
-    const db = await openDatabase(dir.path);
+    const db = await openTestDatabase(dir.path);
     try {
       const owner = await ensureOwner(db);
       const monitor = await createServices(db).monitors.create({ type: 'user', userId: owner, surface: 'cli' }, 1, 'tcp', { name: 'm', uri: 'db.internal:1', periodicity: '1m', active: false });
@@ -666,7 +666,7 @@ describe("a monitor's overall state, as the result store keeps it", () => {
   });
 });
 
-describe('migration 0007 on data of an earlier version', () => {
+describe('migration 0007 on data of an earlier version', { skip: sqliteOnly }, () => {
   test('fills the overall state with when it began, the last latency, and leaves old entries without a surface (the CLI)', async () => {
     const dir = await tempDir();
     try {

@@ -11,6 +11,7 @@ import { describe, test } from 'node:test';
 import { DATABASE_FILE } from '../server/db/open.ts';
 import { KEY_FILE } from '../server/domain/sealing.ts';
 import { startTestService, tempDir } from './support/harness.ts';
+import { sqliteOnly } from './support/database.ts';
 
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 const octal = (mode: number) => `0${mode.toString(8)}`;
@@ -20,7 +21,7 @@ function assertMode(path: string, mode: number): void {
   assert.equal(octal(modeOf(path)), octal(mode), `${path} has mode ${octal(modeOf(path))}`);
 }
 
-describe('the data folder', { skip: !posix && 'file modes are POSIX' }, () => {
+describe('the data folder', { skip: sqliteOnly || (!posix && 'file modes are POSIX') }, () => {
   test('refuses to leave an existing 0755 folder and its 0644 files open: folder 0700, every file 0600', async () => {
     const dir = await tempDir();
     try {

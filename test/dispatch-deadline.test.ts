@@ -11,7 +11,8 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, test } from 'node:test';
-import { type Db, openDatabase } from '../server/db/open.ts';
+import type { Db } from '../server/db/open.ts';
+import { openTestDatabase } from './support/database.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import { NOT_SENT_STOPPED } from '../server/domain/notifications/subscribers.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
@@ -56,7 +57,7 @@ async function startSilentReceiver(): Promise<{ url: string; requests: string[] 
 async function setUp(): Promise<{ db: Db; services: Services; writer: Actor; ws: number }> {
   const dir = await tempDir();
   cleanups.push(dir.remove);
-  const db = await openDatabase(dir.path);
+  const db = await openTestDatabase(dir.path);
   cleanups.push(() => db.destroy());
   const services = createServices(db, { subscriberDispatch: { deadlineMs: DEADLINE_MS, webhookTimeoutMs: WEBHOOK_TIMEOUT_MS } });
   cleanups.push(async () => {

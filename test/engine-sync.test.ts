@@ -7,10 +7,11 @@ import assert from 'node:assert/strict';
 import { mock, test } from 'node:test';
 import pino from 'pino';
 import { type CheckEngine, createCheckEngine } from '../server/checks/engine.ts';
-import { type Db, openDatabase } from '../server/db/open.ts';
+import type { Db } from '../server/db/open.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import { createServices, type Services } from '../server/services.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
+import { openTestDatabase } from './support/database.ts';
 import { tempDir } from './support/harness.ts';
 import { eventually } from './support/wait.ts';
 
@@ -29,8 +30,8 @@ interface Processes {
 /** An engine with its heartbeat on mock timers, and another process on the same data folder; all removed after `work`. */
 async function withAnotherProcess(work: (p: Processes) => Promise<void>): Promise<void> {
   const dir = await tempDir();
-  const ours = await openDatabase(dir.path);
-  const theirs = await openDatabase(dir.path);
+  const ours = await openTestDatabase(dir.path);
+  const theirs = await openTestDatabase(dir.path);
   mock.timers.enable({ apis: ['setInterval'] });
   const engine = createCheckEngine(ours, { log: pino({ enabled: false }), version: 'test', schedule: true });
   try {

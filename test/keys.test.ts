@@ -5,7 +5,8 @@ import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, mock, test } from 'node:test';
 import { sql } from 'kysely';
-import { DATABASE_FILE, type Db, openDatabase } from '../server/db/open.ts';
+import { DATABASE_FILE, type Db } from '../server/db/open.ts';
+import { openTestDatabase } from './support/database.ts';
 import { type Actor, requireWriteScope, type Scope, type Surface } from '../server/domain/actor.ts';
 import { changedFields, recordAudit } from '../server/domain/audit/audit.ts';
 import { planNames, plans, planOf, frequencies, type PlanName } from '../server/domain/plans.ts';
@@ -32,7 +33,7 @@ interface Store {
 /** A fresh data folder with the real schema, as the service has it after its first start. */
 async function openStore(): Promise<Store> {
   const dir = await tempDir();
-  const db = await openDatabase(dir.path);
+  const db = await openTestDatabase(dir.path);
   const services = createServices(db);
   const ownerId = await ensureOwner(db);
   const owner: Actor = { type: 'user', userId: ownerId, surface: 'cli' };

@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import SQLite from 'better-sqlite3';
-import { join } from 'node:path';
 import { Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { withLocalOwner } from './support/database.ts';
-import { DATABASE_FILE } from '../server/db/open.ts';
+import { queryRows, withLocalOwner } from './support/database.ts';
 import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
 
 /**
@@ -54,13 +51,8 @@ describe('the kept monitor list', () => {
     // The local commands open their own connection, as `statusdesk monitors` does beside the service.
     await withLocalOwner(svc.dataDir, (services, owner) => services.monitors.update(owner, Number(workspace.id), 'tcp', created.id, { name: 'by the CLI' }));
     assert.deepEqual(names(await client.listMonitors({})), ['by the CLI']);
-    // A plain SQLite writer, neither through the service nor through the CLI.
-    const other = new SQLite(join(svc.dataDir, DATABASE_FILE));
-    try {
-      other.prepare('update monitors set name = ?, revision = revision + 1 where id = ?').run('by hand', Number(created.id));
-    } finally {
-      other.close();
-    }
+    // A plain writer, neither through the service nor through the CLI.
+    await queryRows(svc.dataDir, 'update monitors set name = ?, revision = revision + 1 where id = ?', 'by hand', Number(created.id));
     assert.deepEqual(names(await client.listMonitors({})), ['by hand']);
   });
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
-import { openDatabase } from '../server/db/open.ts';
+import { openTestDatabase } from './support/database.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
 import { createServices, type ServiceOptions } from '../server/services.ts';
@@ -20,7 +20,7 @@ afterEach(async () => {
 async function setUp(options: ServiceOptions = {}) {
   const dir = await tempDir();
   cleanups.push(dir.remove);
-  const db = await openDatabase(dir.path);
+  const db = await openTestDatabase(dir.path);
   cleanups.push(() => db.destroy());
   const services = createServices(db, options);
   cleanups.push(async () => services.close());

@@ -8,11 +8,9 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SdkHttpError } from '@modelcontextprotocol/client';
-import SQLite from 'better-sqlite3';
-import { DATABASE_FILE } from '../server/db/open.ts';
+import { queryRows } from './support/database.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import type { PlanName } from '../server/domain/plans.ts';
 import type { Services } from '../server/services.ts';
@@ -193,9 +191,7 @@ describe('plan gate', { timeout: 120_000 }, () => {
       const page = await services.pages.create(system, Number(moving.id), { slug: 'plan-starter-page', title: 'Starter' });
       const report = ok(await writer.call('create_status_report', { pageId: page.id, title: 'Starter report', message: 'm', notify: false })).statusReport;
       // Moved to pro, the workspace reads the entry written while on starter.
-      const db = new SQLite(join(svc.dataDir, DATABASE_FILE), { timeout: 5000 });
-      db.prepare("update workspaces set plan = 'pro' where id = ?").run(Number(moving.id));
-      db.close();
+      await queryRows(svc.dataDir, "update workspaces set plan = 'pro' where id = ?", Number(moving.id));
       const upgraded = await connectMcp(svc.apiUrl, '2025-11-25', movingKey);
       try {
         const entries = ok(await upgraded.call('list_audit_logs', { entityType: 'status_report', entityId: report.id })).auditLogs;

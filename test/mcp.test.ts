@@ -8,11 +8,9 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import SQLite from 'better-sqlite3';
-import { DATABASE_FILE } from '../server/db/open.ts';
+import { queryRows } from './support/database.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import type { Services } from '../server/services.ts';
 import { closedPort } from './support/grpc-peers.ts';
@@ -62,16 +60,6 @@ function assertNewestFirst(items: Record<string, unknown>[], field: string) {
 function idOf(monitor: Record<string, unknown>): string {
   assert.ok(Number.isSafeInteger(monitor.monitorId), `monitorId is not an integer: ${JSON.stringify(monitor).slice(0, 200)}`);
   return String(monitor.monitorId);
-}
-
-function sql(svc: TestService) {
-  const db = new SQLite(join(svc.dataDir, DATABASE_FILE), { fileMustExist: true, timeout: 5000 });
-  return {
-    run(statement: string, ...params: unknown[]) {
-      return db.prepare(statement).run(...params);
-    },
-    close: () => db.close(),
-  };
 }
 
 /** A loopback HTTP target answering 200 with a cookie and a plain header. */
@@ -660,20 +648,16 @@ describe('notification channels and private locations', { timeout: 120_000 }, ()
   });
 
   test('list_private_locations: name, status, metadata, lastSeenAt; agent tokens never returned', async () => {
-    const db = sql(svc);
-    try {
-      const now = new Date().toISOString();
-      db.run(
-        "insert into private_locations (name, status, metadata, regions, token_hash, last_seen_at, created_at) values ('rack-2', 'active', ?, ?, 'TOKEN-HASH-abcdef0123456789', ?, ?)",
-        JSON.stringify({ rack: 'b2' }),
-        JSON.stringify(['iad']),
-        now,
-        now,
-      );
-      db.run("insert into private_locations (name, status, metadata, regions, token_hash, last_seen_at, created_at) values ('rack-3', 'active', '{}', null, 'TOKEN-HASH-99', null, ?)", now);
-    } finally {
-      db.close();
-    }
+    const now = new Date().toISOString();
+    await queryRows(
+      svc.dataDir,
+      "insert into private_locations (name, status, metadata, regions, token_hash, last_seen_at, created_at) values ('rack-2', 'active', ?, ?, 'TOKEN-HASH-abcdef0123456789', ?, ?)",
+      JSON.stringify({ rack: 'b2' }),
+      JSON.stringify(['iad']),
+      now,
+      now,
+    );
+    await queryRows(svc.dataDir, "insert into private_locations (name, status, metadata, regions, token_hash, last_seen_at, created_at) values ('rack-3', 'active', '{}', null, 'TOKEN-HASH-99', null, ?)", now);
     const listed = ok(await reader.call('list_private_locations'));
     assert.deepEqual(sortedKeys(listed), ['pagination', 'privateLocations']);
     assertPagination(listed.pagination, { page: 1, perPage: 50, totalSize: 3 });
@@ -761,28 +745,22 @@ describe('audit log', { timeout: 120_000 }, () => {
   });
 
   test('only the last 14 days are listed or read', async () => {
-    const db = sql(svc);
-    let oldId: number;
-    let recentId: number;
-    try {
-      const insert = (days: number, entityId: string) =>
-        Number(
-          db.run(
-            "insert into audit_log (workspace_id, entity_type, entity_id, action, actor_type, actor_id, actor_user_id, before, after, changed_fields, created_at) values (?, 'status_page', ?, 'status_page.update', 'mcp', ?, ?, ?, ?, '[\"title\"]', ?)",
-            ws,
-            entityId,
-            writeKey.id,
-            ownerId,
-            JSON.stringify({ title: 'a' }),
-            JSON.stringify({ title: 'b' }),
-            new Date(Date.now() - days * DAY_MS).toISOString(),
-          ).lastInsertRowid,
-        );
-      oldId = insert(15, 'aged-page');
-      recentId = insert(13, 'aged-page');
-    } finally {
-      db.close();
-    }
+    const insert = async (days: number, entityId: string) => {
+      const [row] = await queryRows<{ id: number }>(
+        svc.dataDir,
+        "insert into audit_log (workspace_id, entity_type, entity_id, action, actor_type, actor_id, actor_user_id, before, after, changed_fields, created_at) values (?, 'status_page', ?, 'status_page.update', 'mcp', ?, ?, ?, ?, '[\"title\"]', ?) returning id",
+        ws,
+        entityId,
+        writeKey.id,
+        ownerId,
+        JSON.stringify({ title: 'a' }),
+        JSON.stringify({ title: 'b' }),
+        new Date(Date.now() - days * DAY_MS).toISOString(),
+      );
+      return row!.id;
+    };
+    const oldId = await insert(15, 'aged-page');
+    const recentId = await insert(13, 'aged-page');
     const listed = ok(await reader.call('list_audit_logs', { entityType: 'status_page', entityId: 'aged-page' }));
     assert.deepEqual(listed.auditLogs.map((e: any) => e.id), [String(recentId)]);
     assert.equal(listed.pagination.totalSize, 1);
@@ -795,10 +773,8 @@ describe('audit log', { timeout: 120_000 }, () => {
     const foreignPage = await services.pages.create(system, otherWs, { slug: 'mcp-audit-foreign', title: 'Theirs' });
     const entries = ok(await reader.call('list_audit_logs', { entityType: 'status_page', entityId: foreignPage.id })).auditLogs;
     assert.deepEqual(entries, []);
-    const db = new SQLite(join(svc.dataDir, DATABASE_FILE), { readonly: true, fileMustExist: true });
-    const row = db.prepare('select id from audit_log where workspace_id = ? order by id desc limit 1').get(otherWs) as { id: number };
-    db.close();
-    toolError(await reader.call('get_audit_log', { auditLogId: String(row.id) }), 'NOT_FOUND');
+    const [row] = await queryRows<{ id: number }>(svc.dataDir, 'select id from audit_log where workspace_id = ? order by id desc limit 1', otherWs);
+    toolError(await reader.call('get_audit_log', { auditLogId: String(row!.id) }), 'NOT_FOUND');
   });
 });
 

@@ -11,6 +11,7 @@ import { createServices } from '../server/services.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
 import { AppError } from '../server/errors.ts';
 import { tempDir } from './support/harness.ts';
+import { sqliteOnly } from './support/database.ts';
 
 const APPLICATION_ID = 0x5344534b; // "SDSK"
 const KNOWN_VERSION = Object.keys(migrations).length;
@@ -104,7 +105,7 @@ async function newerDatabase(journalMode: 'wal' | 'delete', version = KNOWN_VERS
   return dir;
 }
 
-describe('openDatabase', () => {
+describe('openDatabase', { skip: sqliteOnly }, () => {
   test('creates the folder, the file and the whole schema in an empty place', async () => {
     const dataDir = join(await folder(), 'nested', 'data');
     const db = await open(dataDir);
@@ -184,7 +185,7 @@ describe('openDatabase', () => {
   });
 });
 
-describe('a database written by a newer Statusdesk', () => {
+describe('a database written by a newer Statusdesk', { skip: sqliteOnly }, () => {
   for (const journalMode of ['wal', 'delete'] as const) {
     test(`is refused with PRECONDITION_FAILED and left byte for byte as it was (journal ${journalMode})`, async () => {
       const dataDir = await newerDatabase(journalMode);
@@ -226,7 +227,7 @@ describe('a database written by a newer Statusdesk', () => {
   );
 });
 
-describe('a file that is not a Statusdesk database', () => {
+describe('a file that is not a Statusdesk database', { skip: sqliteOnly }, () => {
   test('a SQLite file with its own tables is refused and left untouched', async () => {
     const dataDir = await folder();
     const raw = new SQLite(join(dataDir, DATABASE_FILE));
@@ -266,7 +267,7 @@ describe('a file that is not a Statusdesk database', () => {
   });
 });
 
-describe('migrations', () => {
+describe('migrations', { skip: sqliteOnly }, () => {
   test(
     'a migration that fails part way leaves none of its tables behind',
     async () => {
@@ -317,7 +318,7 @@ function firstStart(dataDir: string): Promise<{ code: number | null; stdout: str
   });
 }
 
-describe('ensureOwner', () => {
+describe('ensureOwner', { skip: sqliteOnly }, () => {
   async function snapshot(db: Db) {
     return {
       users: await count(db, 'users'),

@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { create } from '@bufbuild/protobuf';
 import { FieldMaskSchema } from '@bufbuild/protobuf/wkt';
 import { Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { openDatabase } from '../server/db/open.ts';
+import { openTestDatabase } from './support/database.ts';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { assertViolation, jsonOf, monitorRpc, newWorkspace, perTestCleanup, runCli, startTestService, type TestService } from './support/harness.ts';
@@ -20,7 +20,7 @@ const SCALE_DEFAULT_REGIONS = ['iad', 'ams', 'sin', 'syd', 'fra', 'gru'];
 
 /** A private location of the workspace, made in the database as the location service stores one: its id and name. */
 async function location(svc: TestService, workspaceId: string): Promise<{ id: string; name: string }> {
-  const db = await openDatabase(svc.dataDir);
+  const db = await openTestDatabase(svc.dataDir);
   try {
     const name = `office-${randomBytes(4).toString('hex')}`;
     const row = await db
@@ -34,8 +34,8 @@ async function location(svc: TestService, workspaceId: string): Promise<{ id: st
   }
 }
 
-async function withDb<T>(svc: TestService, run: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>): Promise<T> {
-  const db = await openDatabase(svc.dataDir);
+async function withDb<T>(svc: TestService, run: (db: Awaited<ReturnType<typeof openTestDatabase>>) => Promise<T>): Promise<T> {
+  const db = await openTestDatabase(svc.dataDir);
   try {
     return await run(db);
   } finally {

@@ -12,7 +12,7 @@ import {
   TLSMode,
 } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { withLocalOwner } from './support/database.ts';
-import { openDatabase } from '../server/db/open.ts';
+import { openTestDatabase } from './support/database.ts';
 import { connectRejection, json, startTestService, type TestService } from './support/harness.ts';
 
 /**
@@ -96,7 +96,7 @@ async function monitorCount(client: MonitorClient = clients.scale): Promise<numb
 }
 
 async function auditCount(): Promise<number> {
-  const db = await openDatabase(svc.dataDir);
+  const db = await openTestDatabase(svc.dataDir);
   try {
     return (await db.selectFrom('audit_log').select('id').where('entity_type', '=', 'monitor').execute()).length;
   } finally {

@@ -6,10 +6,8 @@
  * connection goes to a local TLS server or fails the test.
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import SQLite from 'better-sqlite3';
-import { DATABASE_FILE } from '../server/db/open.ts';
+import { queryRows } from './support/database.ts';
 import { hashSecret } from '../server/domain/secrets.ts';
 import { rawHttp } from './support/mcp-client.ts';
 import {
@@ -251,13 +249,8 @@ describe('attacks on the authorization server', { timeout: 180_000 }, () => {
   test('an expired code: invalid_grant', async () => {
     const { client, code, verifier } = await freshCode();
     // Ten minutes are over: the stored expiry is moved into the past (codes are kept only as hashes).
-    const db = new SQLite(join(svc.dataDir, DATABASE_FILE), { timeout: 5000 });
-    try {
-      const changed = db.prepare("update oauth_tokens set expires_at = ? where token_hash = ? and kind = 'code'").run(new Date(Date.now() - 1000).toISOString(), hashSecret(code));
-      assert.equal(changed.changes, 1, 'the code is not stored as the SHA-256 of itself');
-    } finally {
-      db.close();
-    }
+    const changed = await queryRows(svc.dataDir, "update oauth_tokens set expires_at = ? where token_hash = ? and kind = 'code' returning kind", new Date(Date.now() - 1000).toISOString(), hashSecret(code));
+    assert.equal(changed.length, 1, 'the code is not stored as the SHA-256 of itself');
     const answer = await exchange(client, code, verifier);
     assertOAuthError(answer, 400, 'invalid_grant');
   });

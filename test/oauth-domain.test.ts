@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { type Db, openDatabase } from '../server/db/open.ts';
+import type { Db } from '../server/db/open.ts';
+import { openTestDatabase } from './support/database.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import type { OAuthClient } from '../server/domain/oauth/clients.ts';
 import { normalizeMatchCode } from '../server/domain/oauth/consent.ts';
@@ -28,7 +29,7 @@ let personal: number;
 
 before(async () => {
   dir = await tempDir();
-  db = await openDatabase(dir.path);
+  db = await openTestDatabase(dir.path);
   services = createServices(db, { issuer: ISSUER });
   owner = { type: 'user', userId: await ensureOwner(db), surface: 'cli' };
   personal = Number((await services.workspaces.getBySlug(owner, 'personal')).id);

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import SQLite from 'better-sqlite3';
 import { Code, createClient, Periodicity, privateLocationV1, type StatusdeskClient } from '../client/index.ts';
-import { DATABASE_FILE, openDatabase } from '../server/db/open.ts';
+import { openTestDatabase, queryRows } from './support/database.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import { createLocationService } from '../server/domain/locations/locations.ts';
 import { hashSecret, RUNNER_TOKEN_LOOKUP_LENGTH } from '../server/domain/secrets.ts';
@@ -16,7 +14,6 @@ import {
   assertViolation,
   jsonOf,
   newWorkspace,
-  readRows,
   rejectsWith,
   runCli,
   startTestService,
@@ -59,7 +56,7 @@ const stringify = (value: unknown) => JSON.stringify(value, (_key, v: unknown) =
 
 /** The audit rows of a location, oldest first, with their snapshots parsed. */
 function auditOf(id: string) {
-  return readRows<{ action: string; before: string | null; after: string | null; workspace_id: number }>(
+  return queryRows<{ action: string; before: string | null; after: string | null; workspace_id: number }>(
     svc.dataDir,
     "select action, before, after, workspace_id from audit_log where entity_type = 'private_location' and entity_id = ? order by id",
     id,
@@ -185,7 +182,7 @@ describe('private locations over RPC', () => {
     const created = await ws.write.createPrivateLocation({ name: uniqueName('vault') });
     const id = created.privateLocation!.id;
     const rotated = await ws.write.rotatePrivateLocationToken({ id });
-    const [row] = readRows<{ token_hash: string; token_prefix: string }>(svc.dataDir, 'select token_hash, token_prefix from private_locations where id = ?', id);
+    const [row] = await queryRows<{ token_hash: string; token_prefix: string }>(svc.dataDir, 'select token_hash, token_prefix from private_locations where id = ?', id);
     assert.deepEqual(row, { token_hash: hashSecret(rotated.token), token_prefix: rotated.token.slice(0, RUNNER_TOKEN_LOOKUP_LENGTH) });
 
     const mcp = await connectMcp(svc.apiUrl, '2025-11-25', ws.readKey);
@@ -195,7 +192,7 @@ describe('private locations over RPC', () => {
         stringify(await ws.read.getPrivateLocation({ id })),
         stringify((await ws.write.updatePrivateLocation({ id, metadata: { a: 'b' }, replaceMetadata: true })).privateLocation),
         JSON.stringify(ok(await mcp.call('list_private_locations'))),
-        JSON.stringify(auditOf(id)),
+        JSON.stringify(await auditOf(id)),
       ];
       for (const text of seen) {
         for (const token of [created.token, rotated.token]) {
@@ -217,7 +214,7 @@ describe('private locations over RPC', () => {
     const rotated = await ws.write.rotatePrivateLocationToken({ id });
     await ws.write.deletePrivateLocation({ id });
 
-    const entries = auditOf(id);
+    const entries = await auditOf(id);
     assert.deepEqual(
       entries.map((e) => e.action),
       ['private_location.create', 'private_location.update', 'private_location.rotate_token', 'private_location.delete'],
@@ -239,16 +236,11 @@ describe('private locations over RPC', () => {
     const name = uniqueName('before');
     const location = (await ws.write.createPrivateLocation({ name })).privateLocation!;
     const monitor = (await ws.monitors.createTCPMonitor({ monitor: { name: 'db', uri: 'db.internal:5432', periodicity: Periodicity.PERIODICITY_1M, regions: ['iad'], privateLocations: [location.id] } })).monitor!;
-    const db = new SQLite(join(svc.dataDir, DATABASE_FILE), { timeout: 5000 });
-    try {
-      db.prepare("insert into check_state (monitor_id, runner, result, regions, checked_at, latency_ms) values (?, ?, 'up', ?, ?, 3)").run(monitor.id, name, JSON.stringify([name]), Date.now());
-      db.prepare("insert into check_state (monitor_id, runner, result, regions, checked_at, latency_ms) values (?, 'local', 'up', '[\"iad\"]', ?, 3)").run(monitor.id, Date.now());
-    } finally {
-      db.close();
-    }
+    await queryRows(svc.dataDir, "insert into check_state (monitor_id, runner, result, regions, checked_at, latency_ms) values (?, ?, 'up', ?, ?, 3)", Number(monitor.id), name, JSON.stringify([name]), Date.now());
+    await queryRows(svc.dataDir, "insert into check_state (monitor_id, runner, result, regions, checked_at, latency_ms) values (?, 'local', 'up', '[\"iad\"]', ?, 3)", Number(monitor.id), Date.now());
     const renamed = uniqueName('after');
     await ws.write.updatePrivateLocation({ id: location.id, name: renamed });
-    const states = readRows<{ runner: string; regions: string }>(svc.dataDir, 'select runner, regions from check_state where monitor_id = ? order by runner', monitor.id);
+    const states = await queryRows<{ runner: string; regions: string }>(svc.dataDir, 'select runner, regions from check_state where monitor_id = ? order by runner', Number(monitor.id));
     assert.deepEqual(states, [
       { runner: renamed, regions: JSON.stringify([renamed]) },
       { runner: 'local', regions: '["iad"]' },
@@ -259,7 +251,7 @@ describe('private locations over RPC', () => {
 describe('the location service', () => {
   test('tells its revoked port after a deletion or a rotation commits, never after a refused one', T, async () => {
     const dir = await tempDir();
-    const db = await openDatabase(dir.path);
+    const db = await openTestDatabase(dir.path);
     try {
       const system: Actor = { type: 'system', surface: 'cli' };
       const ws = Number((await createWorkspaceService(db).create(system, { name: 'Port', slug: 'port', plan: 'scale' })).id);

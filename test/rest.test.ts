@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { openDatabase } from '../server/db/open.ts';
+import { openTestDatabase } from './support/database.ts';
 import { IdentitySchema } from '../server/rest/schemas.ts';
 import { hashSecret, newSecret } from '../server/domain/secrets.ts';
 import { json, startTestService, type TestService } from './support/harness.ts';
@@ -39,7 +39,7 @@ describe('GET /v1/whoami', () => {
 
   test('treats a key stored before scopes existed as write', async () => {
     const secret = newSecret('svc_');
-    const db = await openDatabase(service.dataDir);
+    const db = await openTestDatabase(service.dataDir);
     const row = await db
       .insertInto('api_keys')
       .values({

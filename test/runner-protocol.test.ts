@@ -8,7 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { ConnectResponse } from '../proto/gen/runner/v1/runner_pb.js';
 import { VERSION } from '../server/package-root.ts';
-import { readRows, startTestService, type TestService } from './support/harness.ts';
+import { queryRows } from './support/database.ts';
+import { startTestService, type TestService } from './support/harness.ts';
 import { eventually } from './support/wait.ts';
 import { runnerApiUrl, runnerRpc, runnerWorkspace, type RunnerWorkspace } from './support/runner.ts';
 
@@ -154,14 +155,14 @@ describe('the runner protocol, on the service side', () => {
     const id = await ws.tcpMonitor('127.0.0.1:9', [from.id]);
     const check = (sequence: bigint, result: string) => ({ sequence, monitorId: id, startedAtMs: BigInt(Date.now()), result, latencyMs: 1, attempts: 1, message: result });
     await runnerRpc(runnerApiUrl(service), from.token).report({ version: VERSION, instanceId: 'from-1', checks: [check(1n, 'down')] });
-    const overall = () => readRows<{ state: string }>(service.dataDir, 'select state from monitor_state where monitor_id = ?', Number(id))[0]?.state;
-    assert.equal(overall(), 'down');
+    const overall = async () => (await queryRows<{ state: string }>(service.dataDir, 'select state from monitor_state where monitor_id = ?', Number(id)))[0]?.state;
+    assert.equal(await overall(), 'down');
     await ws.monitors.updateTCPMonitor({ id, monitor: { privateLocations: [to.id] }, updateMask: { paths: ['private_locations'] } });
-    const runners = () => readRows<{ runner: string }>(service.dataDir, 'select runner from check_state where monitor_id = ?', Number(id)).map((r) => r.runner);
+    const runners = async () => (await queryRows<{ runner: string }>(service.dataDir, 'select runner from check_state where monitor_id = ?', Number(id))).map((r) => r.runner);
     await eventually(runners, (list) => list.length === 0, 'the state of the location it left dropped');
     await runnerRpc(runnerApiUrl(service), to.token).report({ version: VERSION, instanceId: 'to-1', checks: [check(1n, 'up')] });
-    assert.equal(overall(), 'up', 'the location it no longer chooses does not hold it down');
-    assert.deepEqual(runners(), [to.name]);
+    assert.equal(await overall(), 'up', 'the location it no longer chooses does not hold it down');
+    assert.deepEqual(await runners(), [to.name]);
   });
 
   test('deleting a location drops its runner\'s states, so the monitors it checked no longer count it', async () => {
@@ -171,9 +172,9 @@ describe('the runner protocol, on the service side', () => {
     await runnerRpc(runnerApiUrl(service), gone.token).report({ version: VERSION, instanceId: 'gone-1', checks: [check] });
     await runnerRpc(runnerApiUrl(service), kept.token).report({ version: VERSION, instanceId: 'kept-1', checks: [check] });
     await ws.locations.deletePrivateLocation({ id: gone.id });
-    const runners = () => readRows<{ runner: string }>(service.dataDir, 'select runner from check_state where monitor_id = ?', Number(id)).map((r) => r.runner);
+    const runners = async () => (await queryRows<{ runner: string }>(service.dataDir, 'select runner from check_state where monitor_id = ?', Number(id))).map((r) => r.runner);
     await eventually(runners, (list) => list.length === 1, 'the deleted location\'s state dropped');
-    assert.deepEqual(runners(), [kept.name]);
+    assert.deepEqual(await runners(), [kept.name]);
   });
 
   test('a check reported as another runner or for other regions is stored as the location\'s own', async () => {

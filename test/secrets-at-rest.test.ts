@@ -21,6 +21,7 @@ import type { Services } from '../server/services.ts';
 import { monitorRpc, readRows, rejectsWith, startTestService, tempDir, type TestService } from './support/harness.ts';
 import { connectMcp, type McpConnection, ok } from './support/mcp-client.ts';
 import { type HttpReceiver, type SmtpReceiver, startHttpReceiver, startSmtpReceiver, verifySignature } from './support/receivers.ts';
+import { sqliteOnly } from './support/database.ts';
 
 const system: Actor = { type: 'system', surface: 'cli' };
 const REDACTED = '[redacted]';
@@ -60,7 +61,7 @@ function assertNoSecret(text: string, where: string): void {
   for (const [name, value] of Object.entries(SECRETS)) assert.ok(!text.includes(value), `${where} holds the ${name} secret in the clear`);
 }
 
-describe('secrets at rest', () => {
+describe('secrets at rest', { skip: sqliteOnly }, () => {
   let svc: TestService;
   let target: HttpReceiver;
   let otlp: HttpReceiver;
@@ -196,7 +197,7 @@ describe('secrets at rest', () => {
   });
 });
 
-describe('data of earlier versions', () => {
+describe('data of earlier versions', { skip: sqliteOnly }, () => {
   test('is sealed at the next start, once: monitors, webhook subscribers and audit snapshots; checks and deliveries use the real values', { timeout: 60_000 }, async () => {
     const dir = await tempDir();
     const probe = await startHttpReceiver({ lifetimeMs: 60_000 });
@@ -273,7 +274,7 @@ function echo(channel: { name: string; kind: string; monitorIds: string[]; confi
   return { name: channel.name, kind: channel.kind, monitorIds: channel.monitorIds, config: channel.config, ...changes };
 }
 
-describe('notification channel credentials', () => {
+describe('notification channel credentials', { skip: sqliteOnly }, () => {
   let svc: TestService;
   let services: Services;
   let ws: number;

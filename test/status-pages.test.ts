@@ -6,15 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import SQLite from 'better-sqlite3';
-import { DATABASE_FILE } from '../server/db/open.ts';
+import { queryRows } from './support/database.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import { AppError } from '../server/errors.ts';
 import type { Services } from '../server/services.ts';
 import { closedPort, startTcpListener, type TcpListener } from './support/grpc-peers.ts';
-import { formPost, minutesFromNow, readRows, rejectsWith, startTestService, type TestService } from './support/harness.ts';
+import { formPost, minutesFromNow, rejectsWith, startTestService, type TestService } from './support/harness.ts';
 import { type HttpReceiver, linkIn, mailTo, type SmtpReceiver, startHttpReceiver, startSmtpReceiver } from './support/receivers.ts';
 
 const system: Actor = { type: 'system', surface: 'cli' };
@@ -173,7 +171,7 @@ describe('status pages', () => {
     await services.pages.delete(writer, ws, page.id);
 
     type Row = { action: string; actor_type: string; actor_id: string; before: string | null; after: string | null; changed_fields: string; workspace_id: number };
-    const rows = readRows<Row>(svc.dataDir, "select * from audit_log where entity_type = 'status_page' and entity_id = ? order by id", page.id);
+    const rows = await queryRows<Row>(svc.dataDir, "select * from audit_log where entity_type = 'status_page' and entity_id = ? order by id", page.id);
     assert.deepEqual(rows.map((r) => r.action), ['status_page.create', 'status_page.update', 'status_page.delete']);
     for (const row of rows) assert.deepEqual([row.actor_type, row.actor_id, row.workspace_id], ['apiKey', writerKey, ws]);
     assert.equal(rows[0]!.before, null);
@@ -182,7 +180,7 @@ describe('status pages', () => {
     assert.equal(JSON.parse(rows[1]!.before!).title, 'Audited');
     assert.equal(JSON.parse(rows[1]!.after!).title, 'Audited again');
     assert.equal(rows[2]!.after, null);
-    const componentRows = readRows<Row>(svc.dataDir, "select * from audit_log where entity_type = 'page_component' and entity_id = ?", component.id);
+    const componentRows = await queryRows<Row>(svc.dataDir, "select * from audit_log where entity_type = 'page_component' and entity_id = ?", component.id);
     assert.deepEqual(componentRows.map((r) => r.action), ['page_component.create']);
   });
 });
@@ -313,7 +311,7 @@ describe('status reports', () => {
     assert.deepEqual(hooks.requests.slice(hooksBefore).map((r) => JSON.parse(r.body).event), ['status_report.created', 'status_report.updated']);
     assert.ok(hookSecret.startsWith('whsec_'));
 
-    const actions = readRows<{ action: string }>(svc.dataDir, "select action from audit_log where entity_type = 'status_report' and entity_id = ? order by id", report.id);
+    const actions = await queryRows<{ action: string }>(svc.dataDir, "select action from audit_log where entity_type = 'status_report' and entity_id = ? order by id", report.id);
     assert.deepEqual(actions.map((a) => a.action), ['status_report.create', 'status_report.add_update', 'status_report.resolve']);
   });
 
@@ -490,18 +488,19 @@ describe('maintenance windows', () => {
 
     // A window stored before years past 9999 were refused starts at +010000-...: the order is
     // still checked by moment, not by text ("9999-..." sorts after "+010000-...").
-    const db = new SQLite(join(svc.dataDir, DATABASE_FILE));
-    let legacyId: number;
-    try {
-      const now = new Date().toISOString();
-      legacyId = Number(
-        db
-          .prepare('insert into maintenances (workspace_id, page_id, title, message, starts_at, ends_at, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?)')
-          .run(ws, Number(page.id), 'Legacy', '', '+010000-01-01T04:00:00.000Z', '+010000-01-01T05:00:00.000Z', now, now).lastInsertRowid,
-      );
-    } finally {
-      db.close();
-    }
+    const now = new Date().toISOString();
+    const [{ id: legacyId }] = await queryRows<{ id: number }>(
+      svc.dataDir,
+      'insert into maintenances (workspace_id, page_id, title, message, starts_at, ends_at, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?) returning id',
+      ws,
+      Number(page.id),
+      'Legacy',
+      '',
+      '+010000-01-01T04:00:00.000Z',
+      '+010000-01-01T05:00:00.000Z',
+      now,
+      now,
+    ) as [{ id: number }];
     await rejectsWith(services.maintenances.update(system, ws, String(legacyId), { to: '9999-12-31T23:30:00Z' }), 'VALIDATION', 'to');
   });
 });

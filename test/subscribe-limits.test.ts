@@ -5,10 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import SQLite from 'better-sqlite3';
-import { DATABASE_FILE } from '../server/db/open.ts';
+import { queryRows } from './support/database.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import { clientKey, SUBSCRIBE_LIMITS } from '../server/domain/notifications/subscribers.ts';
 import { startSmtpReceiver, type SmtpReceiver } from './support/receivers.ts';
@@ -162,16 +160,11 @@ describe('pending subscribers expire', () => {
       await smtp.waitFor(4);
       const old = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
       const ttlHours = SUBSCRIBE_LIMITS.pendingTtlMs / 3_600_000;
-      const raw = new SQLite(join(dir.path, DATABASE_FILE), { timeout: 5_000 });
       const age = (address: string, hours: number, status = 'pending') =>
-        raw.prepare('update page_subscribers set created_at = ?, confirmation_sent_at = ?, status = ? where address = ?').run(old(hours + 1), old(hours), status, address);
-      try {
-        age('stale@example.test', ttlHours + 1);
-        age('fresh@example.test', ttlHours - 1);
-        age('confirmed@example.test', ttlHours + 100, 'active');
-      } finally {
-        raw.close();
-      }
+        queryRows(dir.path, 'update page_subscribers set created_at = ?, confirmation_sent_at = ?, status = ? where address = ?', old(hours + 1), old(hours), status, address);
+      await age('stale@example.test', ttlHours + 1);
+      await age('fresh@example.test', ttlHours - 1);
+      await age('confirmed@example.test', ttlHours + 100, 'active');
 
       assert.equal(await svc.services.subscribers.prunePending(), 1);
       const left = (await subscribersOf(svc, 'expiring')).map((s) => s.address).sort();
@@ -179,12 +172,7 @@ describe('pending subscribers expire', () => {
 
       await svc.close();
       svc = undefined;
-      const again = new SQLite(join(dir.path, DATABASE_FILE), { timeout: 5_000 });
-      try {
-        again.prepare('update page_subscribers set created_at = ?, confirmation_sent_at = ? where address = ?').run(old(ttlHours + 3), old(ttlHours + 2), 'stale-at-restart@example.test');
-      } finally {
-        again.close();
-      }
+      await queryRows(dir.path, 'update page_subscribers set created_at = ?, confirmation_sent_at = ? where address = ?', old(ttlHours + 3), old(ttlHours + 2), 'stale-at-restart@example.test');
       svc = await startTestService({ STATUSDESK_SMTP_URL: smtp.url }, dir.path);
       const afterStart = (await subscribersOf(svc, 'expiring')).map((s) => s.address).sort();
       assert.deepEqual(afterStart, ['confirmed@example.test', 'fresh@example.test']);

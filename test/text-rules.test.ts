@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Db, openDatabase } from '../server/db/open.ts';
+import type { Db } from '../server/db/open.ts';
+import { openTestDatabase } from './support/database.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import { createServices, type Services } from '../server/services.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
@@ -32,7 +33,7 @@ let pageId: string;
 
 before(async () => {
   dir = await tempDir();
-  db = await openDatabase(dir.path);
+  db = await openTestDatabase(dir.path);
   services = createServices(db);
   owner = { type: 'user', userId: await ensureOwner(db), surface: 'cli' };
   ws = Number((await services.workspaces.getBySlug(owner, 'personal')).id);

@@ -8,7 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import { Code, createClient } from '../client/index.ts';
 import { hashSecret } from '../server/domain/secrets.ts';
 import { openPage, watchCsp, withBrowser } from './support/browser.ts';
-import { assertCode, newWorkspace, readRows, startTestService, type TestService } from './support/harness.ts';
+import { queryRows } from './support/database.ts';
+import { assertCode, newWorkspace, startTestService, type TestService } from './support/harness.ts';
 
 const T = { timeout: 120_000 };
 const TOKEN = /^svc_run_[A-Za-z0-9_-]{43}$/;
@@ -20,7 +21,7 @@ before(async () => {
 after(() => service?.stop());
 
 /** The token hash a location has stored. */
-const storedHash = (id: string) => readRows<{ token_hash: string }>(service.dataDir, 'select token_hash from private_locations where id = ?', id)[0]!.token_hash;
+const storedHash = async (id: string) => (await queryRows<{ token_hash: string }>(service.dataDir, 'select token_hash from private_locations where id = ?', Number(id)))[0]!.token_hash;
 
 describe('Locations screen', () => {
   test('create shows the token once with the runner command; rename, rotate with confirmation, delete with confirmation', T, async () => {
@@ -67,7 +68,7 @@ describe('Locations screen', () => {
       assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), token);
       const [created] = (await locations.listPrivateLocations({})).privateLocations.filter((l) => l.name === name);
       assert.ok(created, 'the location is stored');
-      assert.equal(storedHash(created.id), hashSecret(token));
+      assert.equal(await storedHash(created.id), hashSecret(token));
       await page.getByRole('button', { name: 'Done' }).click();
       assert.equal(await page.getByRole('textbox', { name: 'Runner token' }).count(), 0, 'the token is shown only once');
       assert.deepEqual({ ...created.metadata }, { network: 'office' });
@@ -86,14 +87,14 @@ describe('Locations screen', () => {
       await page.getByRole('button', { name: `Rotate token of ${renamed}` }).click();
       const rotateDialog = page.getByRole('dialog', { name: `Rotate the token of “${renamed}”?` });
       await rotateDialog.getByRole('button', { name: 'Cancel' }).click();
-      assert.equal(storedHash(created.id), hashSecret(token));
+      assert.equal(await storedHash(created.id), hashSecret(token));
       await page.getByRole('button', { name: `Rotate token of ${renamed}` }).click();
       await rotateDialog.getByRole('button', { name: 'Rotate token' }).click();
       await page.getByRole('heading', { name: `New token of “${renamed}”` }).waitFor();
       const rotated = await page.getByRole('textbox', { name: 'Runner token' }).inputValue();
       assert.match(rotated, TOKEN);
       assert.notEqual(rotated, token);
-      assert.equal(storedHash(created.id), hashSecret(rotated));
+      assert.equal(await storedHash(created.id), hashSecret(rotated));
       await page.getByRole('button', { name: 'Done' }).click();
 
       // Deleting asks first.
