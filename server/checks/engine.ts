@@ -287,6 +287,16 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
      */
     async start(): Promise<void> {
       await leases.start();
+      const every = (ms: number, work: () => Promise<unknown>) => {
+        const timer = setInterval(() => work().catch((error: Error) => log.error({ err: error }, 'check engine upkeep failed')), ms);
+        timers.push(timer);
+      };
+      // Whichever process does the upkeep prunes, scheduling or not: runners' results are stored too.
+      const prune = async () => {
+        if (leases.upkeep) await store.prune(now());
+      };
+      every(PRUNE_MS, prune);
+      timers.push(setTimeout(() => void prune().catch((error: Error) => log.error({ err: error }, 'pruning results failed')), 10_000));
       if (!options.schedule) return;
       started = true;
       await sync();
@@ -296,16 +306,7 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
       if (leases.upkeep && previous && t - Date.parse(previous) > 2 * HEARTBEAT_MS) await store.recordGap(runner, Date.parse(previous), t);
       await heartbeat();
       core.start();
-      const every = (ms: number, work: () => Promise<unknown>) => {
-        const timer = setInterval(() => work().catch((error: Error) => log.error({ err: error }, 'check engine upkeep failed')), ms);
-        timers.push(timer);
-      };
       every(HEARTBEAT_MS, heartbeat);
-      const prune = async () => {
-        if (leases.upkeep) await store.prune(now());
-      };
-      every(PRUNE_MS, prune);
-      timers.push(setTimeout(() => void prune().catch((error: Error) => log.error({ err: error }, 'pruning results failed')), 10_000));
     },
 
     /** Whether this process does the upkeep of the instance, of which several processes may share the database (see leases.ts). */
