@@ -22,6 +22,7 @@ import { packageRoot } from '../server/package-root.ts';
 import { perTestCleanup, readRows, rejectsWith, sessionTokenOf, startTestService } from './support/harness.ts';
 import { authorizeUrl, pkce, registerClient, startReceiver, TestBrowser } from './support/oauth-peers.ts';
 import { eventually } from './support/wait.ts';
+import { sqliteOnly } from './support/database.ts';
 
 const HOST = join(packageRoot, 'dist', 'desktop-host.js');
 /** Every wait gives up after this long, so a host that never answers fails the test instead of hanging it. */
@@ -144,7 +145,7 @@ async function askConsent(apiUrl: string, dashboardUrl: string, clientName: stri
   }
 }
 
-describe('the messages between the app and the host', () => {
+describe('the messages between the app and the host', { skip: sqliteOnly }, () => {
   test('a start needs an absolute data folder, ports from 0 to 65535, and a sealing key of 32 bytes in base64', () => {
     const key = randomBytes(32).toString('base64');
     assert.deepEqual(appMessageOf({ type: 'start', dataDir: '/data', ports: { api: 0, dashboard: 3001 }, sealingKey: key }), { type: 'start', dataDir: '/data', ports: { api: 0, dashboard: 3001 }, sealingKey: key });
@@ -193,7 +194,7 @@ describe('the messages between the app and the host', () => {
   });
 });
 
-describe('the service host', () => {
+describe('the service host', { skip: sqliteOnly }, () => {
   test('ready with working addresses on the ports it took: the API refuses a call without a key, the dashboard serves the UI', async () => {
     const host = await startHost(await cleanup.folder());
     const { apiUrl, dashboardUrl, ports } = host.ready;

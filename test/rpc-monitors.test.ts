@@ -27,7 +27,7 @@ import {
   TLSMode,
 } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { withLocalOwner } from './support/database.ts';
-import { openDatabase } from '../server/db/open.ts';
+import { openTestDatabase } from './support/database.ts';
 import { assertCode, assertViolation, json, startTestService, type TestService, withHeaders } from './support/harness.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -57,7 +57,7 @@ async function workspaceWithKey(svc: TestService, slug: string, plan: 'hobby' | 
 }
 
 async function auditRows(svc: TestService, entityId: string) {
-  const db = await openDatabase(svc.dataDir);
+  const db = await openTestDatabase(svc.dataDir);
   try {
     return await db
       .selectFrom('audit_log')
@@ -72,7 +72,7 @@ async function auditRows(svc: TestService, entityId: string) {
 }
 
 async function monitorAuditCount(svc: TestService): Promise<number> {
-  const db = await openDatabase(svc.dataDir);
+  const db = await openTestDatabase(svc.dataDir);
   try {
     const rows = await db.selectFrom('audit_log').select('id').where('entity_type', '=', 'monitor').execute();
     return rows.length;

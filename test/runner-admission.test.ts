@@ -169,9 +169,9 @@ describe('runners of private locations: admission', () => {
       const malformed = await rpc.report({ version: VERSION, instanceId, checks: [bad] });
       assert.deepEqual([malformed.stored, malformed.skipped, malformed.acknowledgedSequence], [0, 1, 5n], 'a malformed result is skipped, and forgotten');
 
-      assert.deepEqual(resultsOf(service, assigned).map((r) => [r.runner, r.regions]), [[mine.name, JSON.stringify([mine.name])], [mine.name, JSON.stringify([mine.name])]]);
-      assert.deepEqual(resultsOf(service, notAssigned), []);
-      assert.deepEqual(resultsOf(service, otherWorkspace), []);
+      assert.deepEqual((await resultsOf(service, assigned)).map((r) => [r.runner, r.regions]), [[mine.name, JSON.stringify([mine.name])], [mine.name, JSON.stringify([mine.name])]]);
+      assert.deepEqual(await resultsOf(service, notAssigned), []);
+      assert.deepEqual(await resultsOf(service, otherWorkspace), []);
     } finally {
       abort.abort();
       await events.return?.().catch(() => {});

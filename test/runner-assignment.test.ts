@@ -143,7 +143,7 @@ describe('the embedded runner and private locations', () => {
       await eventually(() => Date.now(), (now) => now > privateSlot + 3_000, 'the private-only monitor slot passed', privateSlot - Date.now() + 5_000);
 
       assert.equal(privateTarget.connections, 0, 'the embedded runner connected to the target of a monitor with only private locations');
-      assert.deepEqual(resultsOf(service, privateOnly), []);
+      assert.deepEqual(await resultsOf(service, privateOnly), []);
       const status = await ws.monitors.getMonitorStatus({ id: privateOnly });
       assert.deepEqual(
         status.regions.map((r) => [r.region, r.status]),
@@ -156,7 +156,7 @@ describe('the embedded runner and private locations', () => {
       const movedSlot = nextSlot(withRegions, movedAt + 1_000);
       await eventually(() => Date.now(), (now) => now > movedSlot + 3_000, 'the moved monitor slot passed', movedSlot - Date.now() + 5_000);
       assert.deepEqual(
-        resultsOf(service, withRegions).filter((r) => r.runner === 'local' && r.started_at > movedAt + 1_000),
+        (await resultsOf(service, withRegions)).filter((r) => r.runner === 'local' && r.started_at > movedAt + 1_000),
         [],
         'the embedded runner still checks a monitor moved from its regions to a private location',
       );

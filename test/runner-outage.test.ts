@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTcpListener, type TcpListener } from './support/grpc-peers.ts';
-import { perTestCleanup, readRows, startTestService, tempDir, type TestService } from './support/harness.ts';
+import { queryRows } from './support/database.ts';
+import { perTestCleanup, startTestService, tempDir, type TestService } from './support/harness.ts';
 import { type ResultRow, resultsOf, runnerApiUrl, runnerWorkspace, type RunnerWorkspace, startProxy, startRunner, type TestLocation } from './support/runner.ts';
 import { eventually } from './support/wait.ts';
 
@@ -20,14 +21,14 @@ const RECONNECT_WITHIN_MS = 45_000;
 const MONITORS = 3;
 
 /** The location's acknowledged sequence and dropped total, as the service stores them. */
-const locationRow = (service: TestService, id: string) =>
-  readRows<{ last_sequence: number; dropped_results: number }>(service.dataDir, 'SELECT last_sequence, dropped_results FROM private_locations WHERE id = ?', Number(id))[0]!;
+const locationRow = async (service: TestService, id: string) =>
+  (await queryRows<{ last_sequence: number; dropped_results: number }>(service.dataDir, 'SELECT last_sequence, dropped_results FROM private_locations WHERE id = ?', Number(id)))[0]!;
 
 /** Results of the location's runner stored in all, every monitor together. */
-const storedOf = (service: TestService, name: string) => readRows<{ n: number }>(service.dataDir, 'SELECT count(*) AS n FROM check_results WHERE runner = ?', name)[0]!.n;
+const storedOf = async (service: TestService, name: string) => (await queryRows<{ n: number }>(service.dataDir, 'SELECT count(*) AS n FROM check_results WHERE runner = ?', name))[0]!.n;
 
 /** When the newest stored result of the location's runner started, epoch ms (0 if none). */
-const newestOf = (service: TestService, name: string) => readRows<{ at: number | null }>(service.dataDir, 'SELECT max(started_at) AS at FROM check_results WHERE runner = ?', name)[0]!.at ?? 0;
+const newestOf = async (service: TestService, name: string) => (await queryRows<{ at: number | null }>(service.dataDir, 'SELECT max(started_at) AS at FROM check_results WHERE runner = ?', name))[0]!.at ?? 0;
 
 /**
  * Once the runner is back, triggers a check and waits until it is stored: the runner uploads in
@@ -40,11 +41,11 @@ async function assertNothingLost(service: TestService, ws: RunnerWorkspace, loca
   const triggeredAt = Date.now();
   await ws.monitors.triggerMonitor({ id: monitorIds[0]! });
   await eventually(() => newestOf(service, location.name), (at) => at >= triggeredAt - 1_000, 'a check triggered after the outage stored', 30_000);
-  const state = { ...locationRow(service, location.id), stored: storedOf(service, location.name) };
+  const state = { ...(await locationRow(service, location.id)), stored: await storedOf(service, location.name) };
   assert.equal(state.last_sequence, state.stored, 'sequences of the runner missing or stored twice');
   assert.equal(state.dropped_results, 0);
   for (const id of monitorIds) {
-    const times = resultsOf(service, id)
+    const times = (await resultsOf(service, id))
       .filter((r: ResultRow) => r.runner === location.name)
       .map((r) => r.started_at);
     const during = times.filter((t) => t > span.from && t < span.to);

@@ -57,7 +57,7 @@ describe('runner: reports', () => {
       const triggered = ws.monitors.triggerMonitor({ id }).catch(() => undefined);
       await eventually(() => proxy.refused, (n) => n > 0, 'a report refused');
       proxy.failReports = false;
-      await eventually(() => resultsOf(service, id).length, (n) => n > before, 'the refused results stored once reports are answered again', 10_000);
+      await eventually(async () => (await resultsOf(service, id)).length, (n) => n > before, 'the refused results stored once reports are answered again', 10_000);
       await triggered;
 
       const lines = await eventually(() => runner.output(), (text) => text.includes('the service answers again'), 'the end of the outage logged');

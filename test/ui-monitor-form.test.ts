@@ -1,15 +1,12 @@
 // Creating and editing monitors in Chromium against the real service: the form driven by the
 // names of its controls, and what the service stored read back through the RPC with a key.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { durationMs } from '@bufbuild/protobuf/wkt';
 import type { Client } from '@connectrpc/connect';
-import SQLite from 'better-sqlite3';
 import type { Browser, Page } from 'playwright-core';
 import { HTTPMethod, MonitorService, NumberComparator, Periodicity, StringComparator } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { withLocalOwner } from './support/database.ts';
-import { DATABASE_FILE } from '../server/db/open.ts';
+import { queryRows, withLocalOwner } from './support/database.ts';
 import { openPage, watchCsp, withBrowser } from './support/browser.ts';
 import { startTcpListener } from './support/grpc-peers.ts';
 import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
@@ -39,13 +36,8 @@ async function newTestWorkspace(): Promise<TestWorkspace> {
 }
 
 /** Moves a workspace to another plan, as a change of plan outside the dashboard does. */
-function setPlan(ws: TestWorkspace, plan: string): void {
-  const db = new SQLite(join(service.dataDir, DATABASE_FILE), { timeout: 5000 });
-  try {
-    db.prepare('update workspaces set plan = ? where id = ?').run(plan, Number(ws.id));
-  } finally {
-    db.close();
-  }
+async function setPlan(ws: TestWorkspace, plan: string): Promise<void> {
+  await queryRows(service.dataDir, 'update workspaces set plan = ? where id = ?', plan, Number(ws.id));
 }
 
 /** Signed in, with `ws` chosen, on `path`. */
@@ -85,17 +77,13 @@ describe('the monitor form in Chromium', () => {
   test("a gRPC monitor checked from a private location alone: the form offers the workspace's locations, not the embedded runner, and the detail names the location", TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
       const ws = await newTestWorkspace();
-      const db = new SQLite(join(service.dataDir, DATABASE_FILE), { timeout: 5000 });
-      let location: { id: number; name: string };
-      try {
-        const name = `office-${ws.id}`;
-        const { lastInsertRowid } = db
-          .prepare("insert into private_locations (name, status, metadata, regions, created_at, workspace_id) values (?, 'active', '{}', null, ?, ?)")
-          .run(name, new Date().toISOString(), Number(ws.id));
-        location = { id: Number(lastInsertRowid), name };
-      } finally {
-        db.close();
-      }
+      const [location] = (await queryRows<{ id: number; name: string }>(
+        service.dataDir,
+        "insert into private_locations (name, status, metadata, regions, created_at, workspace_id) values (?, 'active', '{}', null, ?, ?) returning id, name",
+        `office-${ws.id}`,
+        new Date().toISOString(),
+        Number(ws.id),
+      )) as [{ id: number; name: string }];
       const { page, violations } = await open(browser, ws, '/monitors/new?type=grpc');
       await field(page, 'Name').fill('Office API');
       await field(page, 'Host').fill('api.office.internal');
@@ -246,7 +234,7 @@ describe('the monitor form in Chromium', () => {
   test('on the hobby plan only 10m, 30m and 1h are offered, and the TCP default regions are its four; the form fits 420px', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
       const ws = await newTestWorkspace();
-      setPlan(ws, 'hobby');
+      await setPlan(ws, 'hobby');
       const { page } = await open(browser, ws, '/monitors/new?type=tcp', { width: 420, height: 800 });
       const frequency = page.getByRole('group', { name: 'Frequency' });
       await frequency.getByRole('radio').first().waitFor();
@@ -257,7 +245,7 @@ describe('the monitor form in Chromium', () => {
       assert.ok(width <= 420, `the page scrolls sideways at 420px: ${width}px wide`);
 
       // The same on a paid plan offers all six.
-      setPlan(ws, 'scale');
+      await setPlan(ws, 'scale');
       await page.reload();
       await frequency.getByRole('radio').first().waitFor();
       assert.equal(await frequency.getByRole('radio').count(), 6);

@@ -13,7 +13,8 @@ import { createConnectTransport } from '@connectrpc/connect-node';
 import { createClient as createStatusdeskClient, Periodicity, privateLocationV1, type StatusdeskClient } from '../../client/index.ts';
 import { RunnerService } from '../../proto/gen/runner/v1/runner_pb.js';
 import { startTcpListener, type TcpListener } from './grpc-peers.ts';
-import { CLI, newWorkspace, perTestCleanup, readRows, startTestService, type TestService, withHeaders } from './harness.ts';
+import { CLI, newWorkspace, perTestCleanup, startTestService, type TestService, withHeaders } from './harness.ts';
+import { queryRows } from './database.ts';
 import { eventually } from './wait.ts';
 
 export interface RunnerProcess {
@@ -174,9 +175,9 @@ export interface ResultRow {
   result: string;
 }
 
-/** The stored results of a monitor, oldest first, read from the service's database file. */
-export const resultsOf = (service: TestService, monitorId: string): ResultRow[] =>
-  readRows<ResultRow>(service.dataDir, 'SELECT runner, regions, started_at, result FROM check_results WHERE monitor_id = ? ORDER BY started_at, id', Number(monitorId));
+/** The stored results of a monitor, oldest first, read from the service's database. */
+export const resultsOf = (service: TestService, monitorId: string): Promise<ResultRow[]> =>
+  queryRows<ResultRow>(service.dataDir, 'SELECT runner, regions, started_at, result FROM check_results WHERE monitor_id = ? ORDER BY started_at, id', Number(monitorId));
 
 /** Waits until the monitor has a stored result of `runner`, and gives them all; bounded by `timeoutMs`. */
 export const resultsFrom = (service: TestService, monitorId: string, runner: string, timeoutMs = 20_000): Promise<ResultRow[]> =>
