@@ -55,7 +55,7 @@ export async function launchChromium(options: LaunchOptions = {}): Promise<Brows
 /** A fresh one-time sign-in link for the owner, as a restart of the service would print. */
 export async function signInLink(service: TestService): Promise<string> {
   // Imported here so that finding a browser (scripts/ensure-chromium.ts) loads no service code.
-  const { withLocalOwner } = await import('../../server/cli/local.ts');
+  const { withLocalOwner } = await import('./database.ts');
   const token = await withLocalOwner(service.dataDir, async (services, owner) =>
     services.sessions.createSignInToken(owner.type === 'user' ? owner.userId : 0),
   );

@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
 import { generate } from 'selfsigned';
-import { withLocalOwner } from '../../server/cli/local.ts';
+import { withLocalOwner } from './database.ts';
 import type { Actor } from '../../server/domain/actor.ts';
 import type { MetadataNetwork } from '../../server/oauth/client-metadata.ts';
 import { sessionTokenOf, startTestService, type TestService } from './harness.ts';
