@@ -15,11 +15,16 @@
  *      uploads its backlog. Figures: results lost (sequences the runner made that the service never
  *      stored, plus those it dropped from a full buffer), aim 0; the checks scheduled during the
  *      outage against those stored; how long the backlog took to arrive after the restore.
- *   3. Two services on one PostgreSQL with 20,000 monitors: not measured, PostgreSQL support is
- *      not built yet.
+ *   3. Two services on one PostgreSQL (a server of the distribution's binaries, started as the
+ *      tests start theirs: test/support/postgres.ts) sharing 20,000 TCP monitors at 30 s through
+ *      their leases, beside one service on SQLite with the same monitors, in the same run: once
+ *      the two hold half the shards each (and the SQLite side's results flow), one period's slots
+ *      are counted. Figures: checks stored per second, lag p99 (how long after its slot a check
+ *      started), duplicate checks (a slot of a monitor checked twice) and missed checks (a slot
+ *      not checked), aims 0 and 0. Without PostgreSQL's binaries the row says so.
  *
- *   npm run bench:scale -- [--monitors N] [--rounds N] [--outage-s S] [--buffer-max N]
- *   BENCH_QUICK=1 npm run bench:scale      a smoke run: 500 monitors, one round, a 20 s outage
+ *   npm run bench:scale -- [--monitors N] [--rounds N] [--outage-s S] [--buffer-max N] [--shared-monitors N]
+ *   BENCH_QUICK=1 npm run bench:scale      a smoke run: 500 monitors, one round, a 20 s outage, 2,000 shared monitors
  *
  * Each side of a round starts its service on its own data folder (seeded once: a template monitor
  * made through the monitor service, the rest copies of its row), waits until results flow, counts
@@ -32,12 +37,15 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { offsetOf } from '../server/checks/scheduler.ts';
-import { openDatabase, withSqlite } from '../server/db/open.ts';
+import { type Db, openDatabase, withSqlite } from '../server/db/open.ts';
+import { openPostgres } from '../server/db/postgres.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
 import { createServices } from '../server/services.ts';
 import { closedPort, startTcpListener, type TcpListener } from '../test/support/grpc-peers.ts';
 import { CLI, readRows } from '../test/support/harness.ts';
+import { startPostgres, withoutPostgres } from '../test/support/postgres.ts';
+import { checksIn, countSlots, queryPostgres, shardsByHolder, shareSealingKey, type SlotCount, type StoredStart } from '../test/support/shared-database.ts';
 import { type CuttableProxy, type RunnerProcess, startProxy, startRunner } from '../test/support/runner.ts';
 import { compare, median, parseNumber, processCpuSeconds, table } from './support/figures.ts';
 import { type Child, spawnReady } from './support/processes.ts';
@@ -66,6 +74,7 @@ interface Options {
   rounds: number;
   outageS: number;
   bufferMax: number;
+  sharedMonitors: number;
 }
 
 type Side = 'runner' | 'embedded';
@@ -110,13 +119,10 @@ async function seed(side: Side, count: number, targets: TcpListener[]): Promise<
   const dataDir = await mkdtemp(join(tmpdir(), `statusdesk-bench-scale-${side}-`));
   const db = await openDatabase(dataDir);
   try {
-    const actor: Actor = { type: 'user', userId: await ensureOwner(db), surface: 'cli' };
-    const services = createServices(db);
-    const workspace = await services.workspaces.create(actor, { name: 'bench', slug: 'bench', plan: 'scale' });
-    const workspaceId = Number(workspace.id);
+    const { services, actor, workspaceId } = await benchWorkspace(db);
     const issued = side === 'runner' ? await services.locations.create(actor, workspaceId, { name: 'bench-runner' }) : undefined;
     const where = issued ? { privateLocations: [issued.location.id] } : { regions: ['iad'] };
-    const template = await services.monitors.create(actor, workspaceId, 'tcp', { name: 'bench tcp 0', uri: targets[0]!.uri, periodicity: '30s', timeout: 10_000, retry: 0, ...where });
+    const template = await services.monitors.create(actor, workspaceId, 'tcp', { ...templateMonitor(targets), ...where });
     await withSqlite(db, (sqlite) => {
       const { id: _id, ...row } = sqlite.prepare('SELECT * FROM monitors WHERE id = ?').get(Number(template.id)) as Record<string, unknown> & { settings: string };
       const columns = Object.keys(row);
@@ -131,6 +137,33 @@ async function seed(side: Side, count: number, targets: TcpListener[]): Promise<
       })();
     });
     return { dataDir, location: issued && { id: Number(issued.location.id), name: issued.location.name, token: issued.token } };
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** The owner and the bench's workspace, on the `scale` plan for 30 s checks. */
+async function benchWorkspace(db: Db) {
+  const actor: Actor = { type: 'user', userId: await ensureOwner(db), surface: 'cli' };
+  const services = createServices(db);
+  const workspace = await services.workspaces.create(actor, { name: 'bench', slug: 'bench', plan: 'scale' });
+  return { services, actor, workspaceId: Number(workspace.id) };
+}
+
+const templateMonitor = (targets: TcpListener[]) => ({ name: 'bench tcp 0', uri: targets[0]!.uri, periodicity: '30s', timeout: 10_000, retry: 0 }) as const;
+
+/** Seeds the PostgreSQL database at `url` as `seed` seeds a SQLite side's: `count` TCP monitors at 30 s from region `iad`. */
+async function seedPostgres(url: string, dataDir: string, count: number, targets: TcpListener[]): Promise<void> {
+  const db = await openPostgres(url, dataDir);
+  try {
+    const { services, actor, workspaceId } = await benchWorkspace(db);
+    const template = await services.monitors.create(actor, workspaceId, 'tcp', { ...templateMonitor(targets), regions: ['iad'] });
+    const { id: _id, ...row } = await db.selectFrom('monitors').selectAll().where('id', '=', Number(template.id)).executeTakeFirstOrThrow();
+    const settings = JSON.parse(row.settings) as { uri: string };
+    for (let from = 1; from < count; from += 1_000) {
+      const rows = Array.from({ length: Math.min(1_000, count - from) }, (_, i) => ({ ...row, name: `bench tcp ${from + i}`, settings: JSON.stringify({ ...settings, uri: targets[(from + i) % targets.length]!.uri }) }));
+      await db.insertInto('monitors').values(rows).execute();
+    }
   } finally {
     await db.destroy();
   }
@@ -247,9 +280,77 @@ async function outage(seeded: Seeded, proxy: CuttableProxy, options: Options, lo
   }
 }
 
+/** What one side of the shared comparison checked in one period. */
+interface SharedRound {
+  rps: number;
+  slots: SlotCount;
+}
+
+/** Waits, then counts the slots of one period starting at `from` (checks stored up to a period later). */
+async function countPeriod(from: number, ids: number[], read: (from: number, to: number) => Promise<StoredStart[]>): Promise<SharedRound> {
+  await sleep(from + 2 * PERIOD_MS - Date.now());
+  const slots = countSlots(await read(from, from + 2 * PERIOD_MS), ids, from, from + PERIOD_MS);
+  return { rps: slots.checks / (PERIOD_MS / 1_000), slots };
+}
+
+/**
+ * Two services on one PostgreSQL with the monitors seeded there, sharing the sealing key: once
+ * they hold half the shards each and the second has read its monitors, one period's slots.
+ */
+async function sharedOnPostgres(options: Options, targets: TcpListener[], logDir: string): Promise<SharedRound> {
+  const server = await startPostgres();
+  const folders = [await mkdtemp(join(tmpdir(), 'statusdesk-bench-scale-pg-a-')), await mkdtemp(join(tmpdir(), 'statusdesk-bench-scale-pg-b-'))];
+  const services: Child[] = [];
+  try {
+    const url = await server.createDatabase();
+    await seedPostgres(url, folders[0]!, options.sharedMonitors, targets);
+    const env = { ...process.env, STATUSDESK_CHECKS: 'on', STATUSDESK_LOG_LEVEL: 'warn', STATUSDESK_DATABASE_URL: url };
+    for (const [i, dataDir] of folders.entries()) {
+      if (i > 0) shareSealingKey(folders[0]!, dataDir);
+      const args = [CLI, 'serve', '--port', '0', '--dashboard-port', '0', '--data-dir', dataDir];
+      services.push(await spawnReady(`PostgreSQL service ${i + 1}`, args, env, join(logDir, `postgres-service-${i + 1}.log`), () => 0));
+    }
+    const deadline = Date.now() + SETTLE_TIMEOUT_MS;
+    while ((await shardsByHolder(url)).join() !== '32,32') {
+      if (Date.now() > deadline) throw new Error(`the two services did not hold half the shards each within ${SETTLE_TIMEOUT_MS} ms`);
+      await sleep(250);
+    }
+    const ids = (await queryPostgres<{ id: string }>(url, 'select id from monitors')).map((r) => Number(r.id));
+    return await countPeriod(Date.now() + SETTLE_MS, ids, (from, to) => checksIn(url, ids, from, to));
+  } finally {
+    for (const service of services) {
+      const problem = await service.stop();
+      if (problem) line(`bench:scale: ${service.name} ${problem}`);
+    }
+    await server.stop();
+    for (const folder of folders) await rm(folder, { recursive: true, force: true });
+  }
+}
+
+/** One service on SQLite with as many monitors, once its results flow: one period's slots. */
+async function aloneOnSqlite(options: Options, targets: TcpListener[], proxy: CuttableProxy, logDir: string): Promise<SharedRound> {
+  const seeded = await seed('embedded', options.sharedMonitors, targets);
+  try {
+    const running = await startSide('embedded', seeded, proxy, options, logDir);
+    try {
+      await settle(seeded.dataDir, options.sharedMonitors, 'SQLite service');
+      const ids = readRows<{ id: number }>(seeded.dataDir, 'SELECT id FROM monitors').map((r) => r.id);
+      const read = async (from: number, to: number) =>
+        readRows<StoredStart>(seeded.dataDir, 'SELECT monitor_id AS monitorId, started_at AS startedAt FROM check_results WHERE started_at >= ? AND started_at < ?', from, to);
+      return await countPeriod(Date.now(), ids, read);
+    } finally {
+      await running.stop();
+    }
+  } finally {
+    await rm(seeded.dataDir, { recursive: true, force: true });
+  }
+}
+
+const sharedRow = (name: string, round: SharedRound) => [name, fixed(1)(round.rps), String(round.slots.lagP99), String(round.slots.duplicates), String(round.slots.missed)];
+
 function parseOptions(): Options {
   const { values } = parseArgs({
-    options: { monitors: { type: 'string' }, rounds: { type: 'string' }, 'outage-s': { type: 'string' }, 'buffer-max': { type: 'string' } },
+    options: { monitors: { type: 'string' }, rounds: { type: 'string' }, 'outage-s': { type: 'string' }, 'buffer-max': { type: 'string' }, 'shared-monitors': { type: 'string' } },
     strict: true,
   });
   const quick = ['1', 'true', 'yes'].includes((process.env.BENCH_QUICK ?? '').toLowerCase());
@@ -259,6 +360,7 @@ function parseOptions(): Options {
     rounds: parseNumber('rounds', values.rounds, quick ? 1 : 2, 1, 15),
     outageS: parseNumber('outage-s', values['outage-s'], quick ? 20 : 60, 1, 3_600),
     bufferMax: parseNumber('buffer-max', values['buffer-max'], 500_000, 1, 100_000_000),
+    sharedMonitors: parseNumber('shared-monitors', values['shared-monitors'], quick ? 2_000 : 20_000, 1, 100_000),
   };
 }
 
@@ -267,7 +369,7 @@ async function main(): Promise<number> {
   try {
     options = parseOptions();
   } catch (error) {
-    process.stderr.write(`bench:scale: ${(error as Error).message}\nUsage: npm run bench:scale -- [--monitors N] [--rounds N] [--outage-s S] [--buffer-max N]\n`);
+    process.stderr.write(`bench:scale: ${(error as Error).message}\nUsage: npm run bench:scale -- [--monitors N] [--rounds N] [--outage-s S] [--buffer-max N] [--shared-monitors N]\n`);
     return 2;
   }
   const folders: string[] = [];
@@ -287,6 +389,9 @@ async function main(): Promise<number> {
     const result = await compare(sides, { rounds: options.rounds, roundMs: PERIOD_MS, warmupMs: 0 }, (side, ms) => measure(side, seeded[side], ms, proxy!, options, logDir));
     line('-- outage');
     const cut = await outage(seeded.runner, proxy, options, logDir);
+    line(`-- ${options.sharedMonitors} monitors: two services on one PostgreSQL, one on SQLite`);
+    const shared = withoutPostgres ? undefined : await sharedOnPostgres(options, targets, logDir);
+    const alone = await aloneOnSqlite(options, targets, proxy, logDir);
 
     const runnerRounds = result.samples.runner;
     const runnerCores = median(runnerRounds.map((r) => r.runnerCores!));
@@ -312,13 +417,24 @@ async function main(): Promise<number> {
         ['backlog stored within (s after restore)', fixed(1)(cut.drainS)],
       ]),
       '',
-      'Two services on one PostgreSQL with 20,000 monitors: not measured: PostgreSQL support is not built yet.',
+      table([
+        [`${options.sharedMonitors} TCP monitors at 30 s, one period`, 'checks stored/s', 'lag p99 (ms)', 'duplicate checks', 'missed checks'],
+        ...(shared ? [sharedRow('two services on one PostgreSQL', shared)] : [['two services on one PostgreSQL', `not measured: ${withoutPostgres}`, '', '', '']]),
+        sharedRow('one service on SQLite (baseline)', alone),
+        ['schedule', fixed(1)((options.sharedMonitors * 1_000) / PERIOD_MS), '', '0', '0'],
+      ]),
     ];
     const aims = [
       { name: `upload throughput, runner / embedded >= ${AIM_RATIO}`, pass: result.ratio >= AIM_RATIO, detail: `${result.ratio.toFixed(3)} (rounds: ${result.ratios.map(fixed(3)).join(', ')})` },
       { name: `runner CPU < ${AIM_RUNNER_CORES} core`, pass: runnerCores < AIM_RUNNER_CORES, detail: `${runnerCores.toFixed(3)} cores` },
       { name: `runner peak RSS < ${AIM_RUNNER_RSS_MB} MB`, pass: runnerRss < AIM_RUNNER_RSS_MB * 1_000_000, detail: `${mb(runnerRss)} MB` },
       { name: `results lost across a ${options.outageS} s outage = 0`, pass: cut.lost === 0, detail: `${cut.lost} lost, ${cut.storedFromOutage} of ${cut.scheduled} scheduled checks stored` },
+      ...(shared
+        ? [
+            { name: 'two services on PostgreSQL: duplicate checks = 0', pass: shared.slots.duplicates === 0, detail: String(shared.slots.duplicates) },
+            { name: 'two services on PostgreSQL: missed checks = 0', pass: shared.slots.missed === 0, detail: String(shared.slots.missed) },
+          ]
+        : []),
     ];
     const width = Math.max(...aims.map((a) => a.name.length));
     out.push('', 'Aims:', ...aims.map((a) => `  ${verdict(a.pass)}  ${a.name.padEnd(width)}  ${a.detail}`));

@@ -11,7 +11,7 @@ import { createClient, Periodicity } from '../client/index.ts';
 import { startTcpListener, type TcpListener } from './support/grpc-peers.ts';
 import { perTestCleanup, runCli, type ServeProcess, spawnServe } from './support/harness.ts';
 import { startPostgres, type TestPostgres, withoutPostgres } from './support/postgres.ts';
-import { checksIn, countSlots, shardsByHolder, shareSealingKey } from './support/shared-database.ts';
+import { checksIn, countSlots, queryPostgres, shardsByHolder, shareSealingKey } from './support/shared-database.ts';
 import { eventually } from './support/wait.ts';
 
 const LEASE_MS = 3_000;
@@ -65,6 +65,8 @@ describe('two services on one PostgreSQL', { skip: withoutPostgres }, () => {
     const killedAt = Date.now();
     b.child.kill('SIGKILL');
     await eventually(() => shardsByHolder(url), (shares) => shares.join() === '64', 'the process left takes every shard', 3 * LEASE_MS);
+    const holders = await queryPostgres<{ holder: string }>(url, 'select distinct holder from check_leases where holder is not null');
+    assert.equal(holders.length, 1, 'the process left holds the upkeep too (the row after the shards)');
     await sleepUntil(killedAt + PERIOD_MS + 2_000);
     const handedOver = await slots(killedAt);
     assert.equal(handedOver.duplicates, 0, 'no slot checked twice across the handover');

@@ -79,7 +79,7 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     onChange() {
       // Shards dropped stop being checked at once; shards taken are read now, not at the next heartbeat.
       core.forgetWhere((id) => !leases.holds(id));
-      if (started) sync().catch((error: Error) => log.error({ err: error }, 'reading the monitors of the shards taken failed'));
+      if (started && !closed) sync().catch((error: Error) => log.error({ err: error }, 'reading the monitors of the shards taken failed'));
     },
   });
   let started = false;
