@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
-import { withLocalOwner } from './support/database.ts';
+import { databaseEnv, withLocalOwner } from './support/database.ts';
 import { serviceConfig } from '../server/config.ts';
 import { type RunningService, startService } from '../server/main.ts';
 import { sessionTokenOf, startTestService, tempDir, type TestService } from './support/harness.ts';
@@ -249,7 +249,7 @@ describe('OAUTH_ISSUER and DASHBOARD_URL', () => {
     dir = await tempDir();
     const config = serviceConfig(
       { dataDir: dir.path, port: String(apiPort), dashboardPort: String(dashboardPort) },
-      { OAUTH_ISSUER: issuer, DASHBOARD_URL: dashboardAddress },
+      { OAUTH_ISSUER: issuer, DASHBOARD_URL: dashboardAddress, ...(await databaseEnv(dir.path)) },
     );
     service = await startService(config, pino({ level: 'silent' }));
     key = await withLocalOwner(dir.path, async (services, owner) => {

@@ -4,9 +4,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, mock, test } from 'node:test';
-import { sql } from 'kysely';
 import { DATABASE_FILE, type Db } from '../server/db/open.ts';
-import { openTestDatabase } from './support/database.ts';
+import { failingInserts, openTestDatabase } from './support/database.ts';
 import { type Actor, requireWriteScope, type Scope, type Surface } from '../server/domain/actor.ts';
 import { changedFields, recordAudit } from '../server/domain/audit/audit.ts';
 import { planNames, plans, planOf, frequencies, type PlanName } from '../server/domain/plans.ts';
@@ -523,13 +522,13 @@ describe('API keys', () => {
       const workspaces = async () => (await s.db.selectFrom('workspaces').select(s.db.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
       const keyCount = await keys();
       const workspaceCount = await workspaces();
-      await sql`create trigger audit_down before insert on audit_log begin select raise(abort, 'audit log unavailable'); end`.execute(s.db);
+      const failAudit = await failingInserts(s.db, 'audit_log', 'audit log unavailable');
       try {
         await assert.rejects(s.services.keys.create(s.owner, { workspaceId: s.personal, name: 'never', scope: 'read' }), /audit log unavailable/);
         await assert.rejects(s.services.keys.revoke(s.owner, key.id), /audit log unavailable/);
         await assert.rejects(s.services.workspaces.create(s.owner, { name: 'Never', slug: 'never', plan: 'hobby' }), /audit log unavailable/);
       } finally {
-        await sql`drop trigger audit_down`.execute(s.db);
+        await failAudit.remove();
       }
       assert.equal(await keys(), keyCount, 'the key was created without its entry');
       assert.ok(await s.services.keys.authenticate(secret, 'rest'), 'the key was revoked without its entry');

@@ -1,7 +1,9 @@
 import { join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { withLocalOwner as localOwnerTools } from '../../server/cli/local.ts';
+import { isPostgres } from '../../server/db/engine.ts';
 import { DATABASE_FILE, type Db, openDatabase } from '../../server/db/open.ts';
 import { openPostgres } from '../../server/db/postgres.ts';
 import { sharedPostgres, withoutPostgres } from './postgres.ts';
@@ -96,4 +98,21 @@ export async function queryRows<T = Record<string, unknown>>(dataDir: string, sq
   } finally {
     await client.end();
   }
+}
+
+/** A trigger that makes every insert into `table` fail with `message`, on either engine, until removed. */
+export async function failingInserts(db: Db, table: string, message: string): Promise<{ remove(): Promise<void> }> {
+  const name = sql.id(`${table}_fails`);
+  if (!isPostgres(db)) {
+    await sql`create trigger ${name} before insert on ${sql.table(table)} begin select raise(abort, ${sql.lit(message)}); end`.execute(db);
+    return { remove: async () => void (await sql`drop trigger ${name}`.execute(db)) };
+  }
+  await sql`create function ${name}() returns trigger language plpgsql as $$ begin raise exception ${sql.lit(message)}; end $$`.execute(db);
+  await sql`create trigger ${name} before insert on ${sql.table(table)} for each row execute function ${name}()`.execute(db);
+  return {
+    async remove() {
+      await sql`drop trigger ${name} on ${sql.table(table)}`.execute(db);
+      await sql`drop function ${name}()`.execute(db);
+    },
+  };
 }
