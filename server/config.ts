@@ -86,7 +86,7 @@ const SETTINGS = {
     rule: postgresUrl,
     default: 'none: SQLite, `statusdesk.db` in the data folder',
     description:
-      'PostgreSQL database to keep the data in, `postgres://user:password@host:port/name`, instead of the data folder (which still holds the sealing key); several services may share one, and the owner\'s local tools read the variable (see [Sharing an instance on PostgreSQL](../guides/shared-instance-on-postgresql))',
+      "PostgreSQL database to keep the data in, `postgres://user:password@host:port/name`, instead of the data folder's SQLite file (the folder still holds the sealing key); services on one database share its monitors, and the owner's local tools read `STATUSDESK_DATABASE_URL` (see [Sharing an instance on PostgreSQL](../guides/shared-instance-on-postgresql))",
   },
   stateDir: {
     env: 'STATUSDESK_STATE_DIR',
