@@ -9,7 +9,7 @@ import SQLite from 'better-sqlite3';
 import { restBase } from '../server/cli/commands.ts';
 import { DATABASE_FILE, openDatabase } from '../server/db/open.ts';
 import { createServices } from '../server/services.ts';
-import { openTestDatabase, sqliteOnly } from './support/database.ts';
+import { databaseEnv, openTestDatabase, sqliteOnly } from './support/database.ts';
 import { closedPort } from './support/grpc-peers.ts';
 import { assertOneLineError, CLI, type CliResult, json, perTestCleanup, runCli, type ServeProcess, spawnServe, tempDir } from './support/harness.ts';
 
@@ -304,7 +304,7 @@ describe('serve', () => {
   test('prints exactly one JSON ready line, logs to stderr, and exits 0 on SIGTERM', T, async () => {
     const dataDir = await folder();
     const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--dashboard-port', '0', '--data-dir', dataDir], {
-      env: { ...process.env, ...clean },
+      env: { ...process.env, ...clean, ...(await databaseEnv(dataDir)) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
