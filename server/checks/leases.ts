@@ -45,7 +45,8 @@ export function createLeases(db: Db, options: LeaseOptions) {
   const dbNow = isPostgres(db) ? () => sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint` : () => sql<number>`${Date.now()}`;
   const expiry = () => sql<number>`${dbNow()} + ${leaseMs}`;
   const free = () => sql<boolean>`(holder is null or expires_at <= ${dbNow()})`;
-  const lockFree = isPostgres(db);
+  /** PostgreSQL's processes taking shards at once pass over the rows another is taking. */
+  const skipLocked = isPostgres(db);
   let held = new Set<number>();
   let expiring: NodeJS.Timeout | undefined;
   let renewing: NodeJS.Timeout | undefined;
@@ -76,7 +77,7 @@ export function createLeases(db: Db, options: LeaseOptions) {
           .where(free())
           .orderBy('shard')
           .limit(count)
-          .$if(lockFree, (q) => q.forUpdate().skipLocked()),
+          .$if(skipLocked, (q) => q.forUpdate().skipLocked()),
       )
       .returning('shard')
       .execute();
@@ -141,8 +142,6 @@ export function createLeases(db: Db, options: LeaseOptions) {
   }
 
   return {
-    holder,
-
     /** Whether this process checks the monitor of that id. */
     holds(monitorId: number): boolean {
       return held.has(shardOf(monitorId));
