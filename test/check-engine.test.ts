@@ -15,7 +15,8 @@ import { MonitorService, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.
 import { createCheckEngine, type CheckEngine } from '../server/checks/engine.ts';
 import { createResultStore, DAY_MS, HOUR_MS, hourOf, type StoredCheck } from '../server/checks/result-store.ts';
 import { offsetOf } from '../server/checks/scheduler.ts';
-import { type Db, openDatabase } from '../server/db/open.ts';
+import type { Db } from '../server/db/open.ts';
+import { openTestDatabase } from './support/database.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import { RUNNER_SILENCE_MS } from '../server/domain/locations/locations.ts';
 import type { MonitorStateChange } from '../server/domain/monitors/check-results.ts';
@@ -58,7 +59,7 @@ interface Fixture {
 /** A fresh data folder with the real schema, an owner and workspace, and an engine wired into the services. */
 async function setup(options: { schedule?: boolean; now?: () => number; concurrency?: number; dataDir?: string } = {}): Promise<Fixture> {
   const dir = options.dataDir ? undefined : await tempDir();
-  const db = await openDatabase(options.dataDir ?? dir!.path);
+  const db = await openTestDatabase(options.dataDir ?? dir!.path);
   const ownerId = await ensureOwner(db);
   const engine = createCheckEngine(db, {
     log: pino({ enabled: false }),
@@ -868,7 +869,7 @@ describe('check engine in the service', () => {
         const id = Number(created.id);
         assert.equal(svc.engine.scheduler.has(id), checks === 'on', `checks ${checks}: scheduled`);
         if (checks === 'on') {
-          const db = await openDatabase(svc.dataDir);
+          const db = await openTestDatabase(svc.dataDir);
           try {
             const seen = await db.selectFrom('private_locations').select('last_seen_at').where('name', '=', 'local').executeTakeFirstOrThrow();
             assert.ok(Math.abs(Date.parse(seen.last_seen_at!) - Date.now()) < 5_000, 'the runner has reported itself');
