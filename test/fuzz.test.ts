@@ -16,18 +16,16 @@ import { randomInt } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import http from 'node:http';
 import http2 from 'node:http2';
-import { join } from 'node:path';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import { create, type DescMessage, type DescService, fromJson, toBinary } from '@bufbuild/protobuf';
 import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
-import Database from 'better-sqlite3';
+import { sql } from 'kysely';
 import { MaintenanceService } from '../proto/gen/maintenance/v1/maintenance_pb.js';
 import { MonitorService, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { NotificationService } from '../proto/gen/notification/v1/notification_pb.js';
 import { StatusPageService } from '../proto/gen/status_page/v1/status_page_pb.js';
 import { StatusReportService } from '../proto/gen/status_report/v1/status_report_pb.js';
-import { DATABASE_FILE } from '../server/db/open.ts';
 import { dashboardSession, startTestService, type TestService } from './support/harness.ts';
 import { ALL_TOOLS } from './support/mcp-client.ts';
 
@@ -421,7 +419,6 @@ interface Fixture {
   pageId: string;
   monitorId: string;
   clientId: string;
-  db: Database.Database;
   tables: string[];
 }
 
@@ -429,8 +426,11 @@ let fx: Fixture;
 const outcomes = new Map<string, number>();
 let sent = 0;
 
-function counts(): Record<string, number> {
-  return Object.fromEntries(fx.tables.map((t) => [t, (fx.db.prepare(`SELECT count(*) AS n FROM "${t}"`).get() as { n: number }).n]));
+/** The rows of every table, read in one statement on the service's own database. */
+async function counts(): Promise<Record<string, number>> {
+  const columns = fx.tables.map((t) => sql`(select count(*) from ${sql.table(t)}) as ${sql.ref(t)}`);
+  const { rows } = await sql<Record<string, number>>`select ${sql.join(columns)}`.execute(fx.service.db);
+  return Object.fromEntries(Object.entries(rows[0]!).map(([t, n]) => [t, Number(n)]));
 }
 
 function changed(a: Record<string, number>, b: Record<string, number>): string | undefined {
@@ -467,7 +467,7 @@ async function fuzz(surface: string, total: number, generate: (r: Rng) => FuzzRe
     for (let i = 0; i < total; i++) {
       const req = generate(r);
       if (options.skip?.(req)) continue;
-      const before = counts();
+      const before = await counts();
       let answer: Answer | undefined;
       try {
         answer = await sender.send(req);
@@ -488,7 +488,7 @@ async function fuzz(surface: string, total: number, generate: (r: Rng) => FuzzRe
         const breach = contractBreach(answer);
         if (breach) violations.push({ surface, kind: breach, request: describeRequest(req), answer: describeAnswer(answer) });
         if (refused(answer)) {
-          const diff = changed(before, counts());
+          const diff = changed(before, await counts());
           if (diff) violations.push({ surface, kind: `refused, yet the database changed (${diff})`, request: describeRequest(req), answer: describeAnswer(answer) });
         }
       }
@@ -783,8 +783,7 @@ describe(`fuzzing every surface (seed ${SEED})`, { timeout: 120_000 }, () => {
       body: JSON.stringify({ client_name: 'Fuzz editor', redirect_uris: ['http://127.0.0.1:9/cb'], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' }),
     });
     assert.equal(registered.status, 201, await registered.clone().text());
-    const db = new Database(join(service.dataDir, DATABASE_FILE), { readonly: true, fileMustExist: true });
-    const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as { name: string }[]).map((t) => t.name);
+    const tables = (await service.db.introspection.getTables({ withInternalKyselyTables: true })).map((t) => t.name);
     fx = {
       service,
       port: Number(new URL(service.apiUrl).port),
@@ -795,7 +794,6 @@ describe(`fuzzing every surface (seed ${SEED})`, { timeout: 120_000 }, () => {
       pageId: page.id,
       monitorId: monitor.id,
       clientId: ((await registered.json()) as { client_id: string }).client_id,
-      db,
       tables,
     };
   });
@@ -803,15 +801,14 @@ describe(`fuzzing every surface (seed ${SEED})`, { timeout: 120_000 }, () => {
   after(async () => {
     const lines = [...outcomes.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k}: ${n}`);
     console.log(`fuzz seed ${SEED}: ${sent} requests answered or reset; by outcome: ${lines.join(', ')}`);
-    fx?.db.close();
     await fx?.service.stop();
   });
 
   /** Surfaces fuzzed with a read key only: no request of theirs may change anything. */
   const readOnly = async (t: TestContext, surface: string, total: number, generate: (r: Rng) => FuzzRequest) => {
-    const before = counts();
+    const before = await counts();
     const violations = await fuzz(surface, total, generate);
-    const diff = changed(before, counts());
+    const diff = changed(before, await counts());
     if (diff) violations.push({ surface, kind: `the database changed under read-only fuzzing (${diff})`, request: '(the whole surface)', answer: '' });
     await judge(t, violations);
   };
