@@ -8,114 +8,36 @@ import { writeTransaction } from '../server/db/transaction.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
 import { AppError } from '../server/errors.ts';
-import type { RemoteCheck } from '../server/domain/locations/runners.ts';
 import { VERSION } from '../server/package-root.ts';
 import { createServices, type Services } from '../server/services.ts';
+import { storedCheck } from './support/checks.ts';
 import { rejectsWith, tempDir } from './support/harness.ts';
-import { sharedPostgres, startPostgres, type TestPostgres, withoutPostgres } from './support/postgres.ts';
+import { sharedPostgres, withoutPostgres } from './support/postgres.ts';
 
-describe('domain services on PostgreSQL', { skip: withoutPostgres }, () => {
-  let server: TestPostgres;
-  let dataDir: Awaited<ReturnType<typeof tempDir>>;
-  let dbUrl: string;
-  let db: Db;
-  let services: Services;
-  let owner: Actor;
-  before(async () => {
-    dataDir = await tempDir();
-    server = await startPostgres();
-    dbUrl = await server.createDatabase();
-    db = await openPostgres(dbUrl, dataDir.path);
-    services = createServices(db);
-    owner = { type: 'user', userId: await ensureOwner(db), surface: 'cli' };
-  });
-  after(async () => {
-    services?.close();
-    await db?.destroy();
-    await server?.stop();
-    await dataDir?.remove();
-  });
-
-  let slugs = 0;
-  const newWorkspace = () => services.workspaces.create(owner, { name: 'Wombat Works', slug: `wombat-${++slugs}` });
-
-  test('the owner and their personal workspace are made once', async () => {
-    const again = await ensureOwner(db);
-    assert.equal(again, (owner as { userId: number }).userId);
-    const workspaces = await services.workspaces.list(owner);
-    assert.deepEqual(workspaces.map((w) => w.slug), ['personal']);
-  });
-
-  test('a workspace is created with its owner, and a repeated slug is a conflict naming the field', async () => {
-    const workspace = await newWorkspace();
-    assert.equal(workspace.name, 'Wombat Works');
-    assert.ok((await services.workspaces.list(owner)).some((w) => w.id === workspace.id));
-    await assert.rejects(
-      services.workspaces.create(owner, { name: 'Again', slug: workspace.slug }),
-      (error: unknown) => error instanceof AppError && error.code === 'CONFLICT' && error.violations[0]?.field === 'slug',
-    );
-  });
-
-  test('a member is added as a new user', async () => {
-    const workspace = await newWorkspace();
-    const member = await services.workspaces.addMember(owner, Number(workspace.id), { name: 'Numbat', role: 'admin' });
-    assert.equal((await services.users.get(Number(member.userId)))?.name, 'Numbat');
-  });
-
-  test('changes are audited and the audit log reads them back', async () => {
-    const workspace = await newWorkspace();
-    const { auditLogs } = await services.auditLog.list(owner, Number(workspace.id));
-    assert.deepEqual(auditLogs.map((e) => e.action), ['workspace.create']);
-  });
-
-  test('a status page is created and read back by its slug', async () => {
-    const workspace = await newWorkspace();
-    const page = await services.pages.create(owner, Number(workspace.id), { slug: `bilby-${slugs}`, title: 'Bilby Status' });
-    assert.equal((await services.pages.get(owner, Number(workspace.id), page.slug)).title, 'Bilby Status');
-  });
-
-  test('ids up to 15 digits, as the domain takes them, name no record rather than fail', async () => {
-    const workspace = Number((await newWorkspace()).id);
-    for (const lookup of [() => services.pages.get(owner, workspace, '999999999999999'), () => services.monitors.update(owner, workspace, 'tcp', '999999999999999', { name: 'x' })]) {
-      await assert.rejects(lookup(), (error: unknown) => error instanceof AppError && error.code === 'NOT_FOUND');
-    }
-  });
-
-  test('write transactions take turns, on one pool or two, so what one reads holds until it commits', async () => {
-    const other = await openPostgres(dbUrl, dataDir.path);
-    try {
-      // Each reads how many users there are, waits, and adds one named by that count: taking
-      // turns, no two names are the same.
-      const addCounted = (on: Db) =>
-        writeTransaction(on, async (trx) => {
-          const { n } = await trx.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-          await sleep(30);
-          await trx.insertInto('users').values({ name: `counted-${n}`, email: null, created_at: new Date().toISOString() }).execute();
-        });
-      await Promise.all([addCounted(db), addCounted(db), addCounted(other), addCounted(other)]);
-      const names = (await db.selectFrom('users').select('name').where('name', 'like', 'counted-%').execute()).map((r) => r.name);
-      assert.equal(new Set(names).size, 4, `names: ${names.join(', ')}`);
-    } finally {
-      await other.destroy();
-    }
-  });
-});
-
-/** The engines the domain runs on, each opening a fresh database with its data folder. */
-const engines: { name: string; skip: string | false; open(dataDir: string): Promise<Db> }[] = [
-  { name: 'SQLite', skip: false, open: (dataDir) => openDatabase(dataDir) },
-  { name: 'PostgreSQL', skip: withoutPostgres, open: async (dataDir) => openPostgres(await (await sharedPostgres()).createDatabase(), dataDir) },
+/** The engines the domain runs on: each makes a fresh database of a data folder, and gives what opens it (again). */
+const engines: { name: string; skip: string | false; create(dataDir: string): Promise<() => Promise<Db>> }[] = [
+  { name: 'SQLite', skip: false, create: async (dataDir) => () => openDatabase(dataDir) },
+  {
+    name: 'PostgreSQL',
+    skip: withoutPostgres,
+    async create(dataDir) {
+      const url = await (await sharedPostgres()).createDatabase();
+      return () => openPostgres(url, dataDir);
+    },
+  },
 ];
 
 for (const engine of engines) {
-  describe(`the statements of the domain services on ${engine.name}`, { skip: engine.skip }, () => {
+  describe(`the domain services on ${engine.name}`, { skip: engine.skip }, () => {
     let dataDir: Awaited<ReturnType<typeof tempDir>>;
+    let open: () => Promise<Db>;
     let db: Db;
     let services: Services;
     let owner: Actor;
     before(async () => {
       dataDir = await tempDir();
-      db = await engine.open(dataDir.path);
+      open = await engine.create(dataDir.path);
+      db = await open();
       services = createServices(db);
       owner = { type: 'user', userId: await ensureOwner(db), surface: 'cli' };
     });
@@ -128,6 +50,67 @@ for (const engine of engines) {
     let slugs = 0;
     const newWorkspace = async () => Number((await services.workspaces.create(owner, { name: 'Quokka Quarters', slug: `quokka-${++slugs}`, plan: 'scale' })).id);
     const tcp = (name: string, more: Record<string, unknown> = {}) => ({ name, uri: '127.0.0.1:9', periodicity: '30s', regions: ['fra'], ...more });
+
+    test('the owner and their personal workspace are made once', async () => {
+      assert.equal(await ensureOwner(db), (owner as { userId: number }).userId);
+      const workspaces = await services.workspaces.list(owner);
+      assert.equal(workspaces.filter((w) => w.slug === 'personal').length, 1);
+    });
+
+    test('a workspace is created with its owner, and a repeated slug is a conflict naming the field', async () => {
+      const workspace = await newWorkspace();
+      const [created] = (await services.workspaces.list(owner)).filter((w) => Number(w.id) === workspace);
+      assert.equal(created?.name, 'Quokka Quarters');
+      await assert.rejects(
+        services.workspaces.create(owner, { name: 'Again', slug: created.slug }),
+        (error: unknown) => error instanceof AppError && error.code === 'CONFLICT' && error.violations[0]?.field === 'slug',
+      );
+    });
+
+    test('a member is added as a new user', async () => {
+      const member = await services.workspaces.addMember(owner, await newWorkspace(), { name: 'Numbat', role: 'admin' });
+      assert.equal((await services.users.get(Number(member.userId)))?.name, 'Numbat');
+    });
+
+    test('changes are audited and the audit log reads them back', async () => {
+      const { auditLogs } = await services.auditLog.list(owner, await newWorkspace());
+      assert.deepEqual(auditLogs.map((e) => e.action), ['workspace.create']);
+    });
+
+    test('a status page is created and read back by its slug', async () => {
+      const workspace = await newWorkspace();
+      const page = await services.pages.create(owner, workspace, { slug: `bilby-${slugs}`, title: 'Bilby Status' });
+      assert.equal((await services.pages.get(owner, workspace, page.slug)).title, 'Bilby Status');
+    });
+
+    test('ids up to 15 digits, as the domain takes them, name no record rather than fail', async () => {
+      const workspace = await newWorkspace();
+      for (const lookup of [() => services.pages.get(owner, workspace, '999999999999999'), () => services.monitors.update(owner, workspace, 'tcp', '999999999999999', { name: 'x' })]) {
+        await rejectsWith(lookup(), 'NOT_FOUND');
+      }
+    });
+
+    // SQLite's driver waits for the write lock synchronously, holding up the process: two
+    // connections of one process cannot take turns there (two processes do).
+    const onePoolOrTwo = { skip: engine.name === 'SQLite' && 'two connections of one process take turns on PostgreSQL only' };
+    test('write transactions take turns, on one pool or two, so what one reads holds until it commits', onePoolOrTwo, async () => {
+      const other = await open();
+      try {
+        // Each reads how many users there are, waits, and adds one named by that count: taking
+        // turns, no two names are the same.
+        const addCounted = (on: Db) =>
+          writeTransaction(on, async (trx) => {
+            const { n } = await trx.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+            await sleep(30);
+            await trx.insertInto('users').values({ name: `counted-${n}`, email: null, created_at: new Date().toISOString() }).execute();
+          });
+        await Promise.all([addCounted(db), addCounted(db), addCounted(other), addCounted(other)]);
+        const names = (await db.selectFrom('users').select('name').where('name', 'like', 'counted-%').execute()).map((r) => r.name);
+        assert.equal(new Set(names).size, 4, `names: ${names.join(', ')}`);
+      } finally {
+        await other.destroy();
+      }
+    });
 
     test('an API key authenticates by its secret until revoked, a wrong secret never, and whoami reads its workspace', async () => {
       const workspace = await newWorkspace();
@@ -230,23 +213,7 @@ for (const engine of engines) {
       const monitor = await services.monitors.create(owner, workspace, 'tcp', tcp('from the office', { regions: undefined, privateLocations: [location.id] }));
       await services.runners.connect(`Bearer ${token}`, { version: VERSION, instanceId: 'first', hostname: 'office-pc' });
       const admitted = await services.runners.admit(`Bearer ${token}`);
-      const check: RemoteCheck = {
-        monitorId: Number(monitor.id),
-        workspaceId: workspace,
-        runner: 'ignored',
-        regions: [],
-        startedAt: Date.now() - 1_000,
-        result: 'up',
-        latencyMs: 12,
-        timing: { dns: null, connect: 12, tls: null, ttfb: null, transfer: null, total: 12 },
-        attempts: 1,
-        message: 'connected',
-        grpcStatus: null,
-        statusCode: null,
-        url: null,
-        responseHeaders: {},
-        assertionResults: [],
-      };
+      const check = storedCheck(monitor.id, workspace, Date.now() - 1_000, 'up', 12);
       const report = { version: VERSION, instanceId: 'first', checks: [{ sequence: 1, check }], malformed: [], droppedResults: 3, gaps: [] };
       assert.deepEqual(await services.runners.report(admitted, report), { acknowledgedSequence: 1, stored: 1, skipped: 0 });
       const results = await services.monitorViews.results(owner, workspace, monitor.id, {});
