@@ -158,6 +158,24 @@ for (const engine of engines) {
       assert.deepEqual(await names(), ['second']);
     });
 
+    test('what another connection changes shows at once in the list of monitors and the channels of monitors', async () => {
+      const workspace = await newWorkspace();
+      const monitor = await services.monitors.create(owner, workspace, 'tcp', tcp('watched'));
+      const channelNames = async () => ((await services.channels.ofMonitors(owner, workspace, [monitor.id])).get(monitor.id) ?? []).map((c) => c.name);
+      const names = async () => (await services.monitors.list(owner, workspace)).monitors.map((m) => m.name);
+      assert.deepEqual([await names(), await channelNames()], [['watched'], []]);
+      const otherDb = await open();
+      const other = createServices(otherDb);
+      try {
+        await other.monitors.update(owner, workspace, 'tcp', monitor.id, { name: 'renamed elsewhere' });
+        await other.channels.create(owner, workspace, { name: 'desk', kind: 'desktop', monitorIds: [monitor.id] });
+      } finally {
+        other.close();
+        await otherDb.destroy();
+      }
+      assert.deepEqual([await names(), await channelNames()], [['renamed elsewhere'], ['desk']]);
+    });
+
     test('the overview folds every script, matches names, targets and tags, and orders by the folded name', async () => {
       const workspace = await newWorkspace();
       for (const [name, tags] of [['zebra', ['Prod']], ['Éclair', ['édge', 'prod']], ['apple', []], ['ÄRGER', ['Ops']]] as const) {
