@@ -198,6 +198,7 @@ for (const engine of engines) {
       assert.deepEqual(await namesOf({ q: 'ÉDG' }), ['Éclair'], 'a tag, folded');
       assert.deepEqual(await namesOf({ tag: 'prod' }), ['Éclair'], 'a tag, exactly');
       assert.deepEqual(await namesOf({ type: 'http' }), ['site']);
+      assert.deepEqual([(await overview({ state: 'pending' })).total, (await overview({ state: 'up' })).total], [5, 0]);
       const page = await overview({ limit: '2', offset: '2' });
       assert.deepEqual([page.monitors.map((m) => m.name), page.total], [['zebra', 'ÄRGER'], 5]);
     });
