@@ -126,12 +126,12 @@ describe('private locations over RPC', () => {
 
     // Another workspace's id is an unknown id, whatever the call.
     for (const call of [
-      other.read.getPrivateLocation({ id: mine.id }),
-      other.write.updatePrivateLocation({ id: mine.id, name: uniqueName('stolen') }),
-      other.write.deletePrivateLocation({ id: mine.id }),
-      other.write.rotatePrivateLocationToken({ id: mine.id }),
+      () => other.read.getPrivateLocation({ id: mine.id }),
+      () => other.write.updatePrivateLocation({ id: mine.id, name: uniqueName('stolen') }),
+      () => other.write.deletePrivateLocation({ id: mine.id }),
+      () => other.write.rotatePrivateLocationToken({ id: mine.id }),
     ]) {
-      const error = await assertCode(call, Code.NotFound);
+      const error = await assertCode(call(), Code.NotFound);
       assert.equal(error.rawMessage, `private location ${mine.id} does not exist in this workspace`);
     }
     await assertCode(other.read.getPrivateLocation({ id: '999999' }), Code.NotFound);
