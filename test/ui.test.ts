@@ -117,14 +117,14 @@ describe('the UI in Chromium', () => {
       assert.notEqual(skip.outline, 'none');
 
       const order: string[] = [];
-      for (let i = 0; i < 9; i++) {
+      for (let i = 0; i < 10; i++) {
         await page.keyboard.press('Tab');
         const now = await focused(page);
         order.push(now.text);
         assert.notEqual(now.outline, 'none', `${now.text} shows its focus`);
       }
       assert.equal(order[0], 'Current workspace');
-      assert.deepEqual(order.slice(1), ['Overview', 'Status pages', 'Notifications', 'Audit log', 'Connect an editor', 'API keys', 'Connected apps', 'Dark theme']);
+      assert.deepEqual(order.slice(1), ['Overview', 'Status pages', 'Notifications', 'Locations', 'Audit log', 'Connect an editor', 'API keys', 'Connected apps', 'Dark theme']);
       // Back to Connected apps.
       await page.keyboard.press('Shift+Tab');
 
