@@ -178,6 +178,14 @@ describe('attacks on the authorization server', { timeout: 180_000 }, () => {
     });
   }
 
+  test('registration refuses a client_name with a NUL byte or a line break: 400 invalid_client_metadata naming client_name', async () => {
+    for (const name of ['Editor\u0000', 'Editor\r\nX-Injected: 1']) {
+      const answer = await registerRaw(svc.apiUrl, { client_name: name, redirect_uris: [receiver.redirectUri()] });
+      assertOAuthError(answer, 400, 'invalid_client_metadata');
+      assert.match(answer.body.error_description, /client_name must be one line/);
+    }
+  });
+
   test('registration accepts the allowed kinds: loopback, an editor scheme, https on a vendor domain', async () => {
     for (const uri of ['http://[::1]:8123/cb', 'cursor://anysphere.cursor-retrieval/oauth/callback', 'vscode://ms-vscode.mcp/cb', 'https://claude.ai/api/mcp/auth_callback', 'https://app.cursor.com/cb']) {
       const answer = await registerRaw(svc.apiUrl, { redirect_uris: [uri] });

@@ -65,13 +65,18 @@ const NOT_IN_A_LINE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 /** Characters that show nothing: a name of only these looks empty. */
 const ONLY_INVISIBLE = /^[\s\u200b-\u200f\u2060\ufeff\u00ad]+$/;
 
+/** Whether `value` holds no control character (line breaks and NUL included) and no bidirectional override. */
+export function isOneLine(value: string): boolean {
+  return !NOT_IN_A_LINE.test(value);
+}
+
 /**
  * A name or title: one line of visible text. It lands in mail subjects and headers, feeds, logs
  * and tables, where a line break or a bidirectional override would be an injection or a disguise.
  */
 export function oneLine<S extends z.ZodType<string>>(schema: S) {
   return schema
-    .refine((value) => !NOT_IN_A_LINE.test(value), 'must be one line, without control characters or bidirectional overrides')
+    .refine(isOneLine, 'must be one line, without control characters or bidirectional overrides')
     .refine((value) => !ONLY_INVISIBLE.test(value), 'must contain a visible character');
 }
 

@@ -4,6 +4,7 @@ import type { Database } from '../../db/schema.ts';
 import { deleteUnapprovedClients, findRegisteredClient, insertClient } from './client-repository.ts';
 import { OAuthError } from './oauth-error.ts';
 import { metadataRedirectProblem, type RedirectPolicy, registrationProblem } from './redirect-uris.ts';
+import { isOneLine } from '../validation.ts';
 
 /** A registered client that never completed a grant is deleted after this long. */
 const UNUSED_CLIENT_TTL_MS = 24 * 3_600_000;
@@ -48,6 +49,7 @@ function clientName(value: unknown, fallback: string, error: 'invalid_client_met
   if (typeof value !== 'string' || value.trim() === '' || value.length > MOST_NAME_CHARACTERS) {
     throw new OAuthError(error, `client_name must be a string of 1 to ${MOST_NAME_CHARACTERS} characters`);
   }
+  if (!isOneLine(value)) throw new OAuthError(error, 'client_name must be one line, without control characters or bidirectional overrides');
   return value.trim();
 }
 
@@ -136,7 +138,8 @@ export function createClientRegistry(db: Kysely<Database>, policy: RedirectPolic
         }
         return { id: clientId, source: 'metadata', name: clientName(doc.client_name, url.hostname, 'invalid_client'), redirectUris: doc.redirect_uris };
       }
-      const row = await findRegisteredClient(db, clientId);
+      // Ids this service gives are printable ASCII; anything else (a NUL byte, say) names no client.
+      const row = /^[\x21-\x7e]{1,200}$/.test(clientId) ? await findRegisteredClient(db, clientId) : undefined;
       if (!row || (row.granted_at === null && Date.parse(row.created_at) + UNUSED_CLIENT_TTL_MS < Date.now())) {
         throw new OAuthError('invalid_client', 'client_id is not a registered client; register at /oauth/register first');
       }
