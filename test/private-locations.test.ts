@@ -7,7 +7,7 @@ import type { Actor } from '../server/domain/actor.ts';
 import { createLocationService } from '../server/domain/locations/locations.ts';
 import { hashSecret, RUNNER_TOKEN_LOOKUP_LENGTH } from '../server/domain/secrets.ts';
 import { createWorkspaceService } from '../server/domain/workspaces/workspaces.ts';
-import { connectMcp, ok } from './support/mcp-client.ts';
+import { connectMcp, connectMcpV1, ok } from './support/mcp-client.ts';
 import {
   assertCode,
   assertOneLineError,
@@ -275,10 +275,13 @@ describe('the location service', () => {
 });
 
 describe('list_private_locations (MCP)', () => {
-  test('names each location with id, name, status, metadata, lastSeenAt and embedded; never a token', T, async () => {
+  for (const [client, connect] of [
+    ['2.x SDK', (key: string) => connectMcp(svc.apiUrl, '2025-11-25', key)],
+    ['1.x SDK', (key: string) => connectMcpV1(svc.apiUrl, key)],
+  ] as const) test(`names each location with id, name, status, metadata, lastSeenAt and embedded; never a token (${client})`, T, async () => {
     const ws = await workspace('loc-mcp');
     const created = await ws.write.createPrivateLocation({ name: uniqueName('mcp'), metadata: { rack: 'a1' } });
-    const mcp = await connectMcp(svc.apiUrl, '2025-11-25', ws.readKey);
+    const mcp = await connect(ws.readKey);
     try {
       const listed = ok(await mcp.call('list_private_locations'));
       assert.deepEqual(
