@@ -76,4 +76,27 @@ describe('list_monitors and get_monitor after a change', { timeout: 120_000 }, (
       assert.deepEqual(await channelsShown(connection), [{ id: channel.id, name: 'This computer', kind: 'desktop' }], connection.era);
     }
   });
+
+  test('show each page of the same list in its own place, every page kept apart', async () => {
+    const own = await newWorkspace(svc, 'mcp-hot-path-pages');
+    const ownWs = Number(own.id);
+    for (const name of ['paged first', 'paged second']) await svc.services.monitors.create(system, ownWs, 'tcp', { name, uri: '127.0.0.1:9', periodicity: '1m' });
+    const key = await svc.createKey('read', own.slug);
+    for (const era of ERAS) {
+      const connection = await connectMcp(svc.apiUrl, era, key.secret);
+      try {
+        const page = async (args: { page: number; perPage: number }) => {
+          const { monitors, pagination } = ok<{ monitors: { name: string }[]; pagination: Record<string, number> }>(await connection.call('list_monitors', args));
+          return { names: monitors.map((m) => m.name), pagination };
+        };
+        for (let round = 0; round < 2; round++) {
+          assert.deepEqual(await page({ page: 1, perPage: 1 }), { names: ['paged second'], pagination: { page: 1, perPage: 1, totalSize: 2, totalPages: 2 } }, era);
+          assert.deepEqual(await page({ page: 2, perPage: 1 }), { names: ['paged first'], pagination: { page: 2, perPage: 1, totalSize: 2, totalPages: 2 } }, era);
+          assert.deepEqual(await page({ page: 1, perPage: 2 }), { names: ['paged second', 'paged first'], pagination: { page: 1, perPage: 2, totalSize: 2, totalPages: 1 } }, era);
+        }
+      } finally {
+        await connection.close();
+      }
+    }
+  });
 });

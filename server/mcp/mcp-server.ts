@@ -7,6 +7,7 @@ import type { Services } from '../services.ts';
 import { validationError } from '../domain/validation.ts';
 import { type AppError, type ErrorCode } from '../errors.ts';
 import { asAppError } from '../http/errors.ts';
+import { oncePerFrozen } from '../http/once-per-frozen.ts';
 import { contentTools } from './content-tools.ts';
 import { monitorTools } from './monitor-tools.ts';
 import { pageTools } from './page-tools.ts';
@@ -78,20 +79,11 @@ function toolSets() {
 }
 
 /**
- * The JSON text of tool answers that are frozen, kept by the answer: a tool that answers again
+ * The JSON text of a tool answer, kept by the answer when it is frozen: a tool that answers again
  * with the same frozen object (list_monitors, while nothing it shows changed) is not stringified
  * again.
  */
-const answerTexts = new WeakMap<object, string>();
-
-function textOf(answer: object): string {
-  let text = answerTexts.get(answer);
-  if (text === undefined) {
-    text = JSON.stringify(answer);
-    if (Object.isFrozen(answer)) answerTexts.set(answer, text);
-  }
-  return text;
-}
+const textOf = oncePerFrozen((answer: object) => JSON.stringify(answer));
 
 /**
  * The tool result of an error the caller can fix: `CODE: message` as its one text content, and no

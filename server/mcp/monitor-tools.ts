@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { grpcStatuses, summaryWindows } from '../domain/monitors/check-results.ts';
 import type { Monitor, MonitorPage } from '../domain/monitors/monitors.ts';
+import { oncePerFrozen } from '../http/once-per-frozen.ts';
 import { defineTool, pageInput, pagination, READ, record, type ToolContext } from './tool.ts';
 
 const MAX_MONITORS_PER_PAGE = 50;
@@ -62,15 +63,13 @@ const responseLog = record({
 });
 
 /**
- * The fields of a monitor as the tools show it (SPEC 2.6), by the monitor: a frozen monitor is
- * one revision of it (the monitor service shares the ones it keeps), so its shape never changes.
+ * The fields of a monitor as the tools show it (SPEC 2.6), once per frozen monitor: a frozen
+ * monitor is one revision of it (the monitor service shares the ones it keeps).
  */
-const shapes = new WeakMap<Monitor, ReturnType<typeof shapeOf>>();
-
-function shapeOf(m: Monitor) {
+const shapeOf = oncePerFrozen((m: Monitor) => {
   const { id, workspaceId: _workspaceId, ...config } = m;
   return { monitorId: Number(id), ...config, url: 'url' in m ? m.url : m.uri };
-}
+});
 
 /**
  * A monitor as the tools show it (SPEC 2.6): a numeric monitorId, its target as `url`, and its
@@ -78,21 +77,18 @@ function shapeOf(m: Monitor) {
  * already `[redacted]`, as on every surface (monitor-secrets.ts).
  */
 function shown(m: Monitor, channels: readonly z.infer<typeof channelRef>[]) {
-  let shape = shapes.get(m);
-  if (!shape) {
-    shape = shapeOf(m);
-    if (Object.isFrozen(m)) shapes.set(m, shape);
-  }
-  return { ...shape, notificationChannels: channels };
+  return { ...shapeOf(m), notificationChannels: channels };
 }
 
 /**
  * The last list_monitors answer of each page the monitor service shares (one object until the
- * monitors table changes), with the channels and open incidents it shows (each one object until
- * its tables change): a call that reads the same objects gets the same frozen answer, whose JSON
- * the server keeps (mcp-server.ts).
+ * monitors table changes, and for one page and perPage), with the channels and open incidents it
+ * shows (each one object until its tables change): a call that reads the same objects gets the
+ * same frozen answer, whose JSON the server keeps (mcp-server.ts). Its arrays are copies and left
+ * unfrozen: V8's JSON.stringify takes a slow path through a frozen array, which costs more than
+ * keeping the answer's JSON saves.
  */
-const listAnswers = new WeakMap<MonitorPage, { page: number; perPage: number; channels: object; incidents: object; answer: object }>();
+const listAnswers = new WeakMap<MonitorPage, { channels: object; incidents: object; answer: object }>();
 
 /** Monitor ids are numbers in every tool (SPEC 2.6). */
 const numericMonitorId = <T extends { monitorId: string }>(log: T) => ({ ...log, monitorId: Number(log.monitorId) });
@@ -116,12 +112,12 @@ export const monitorTools = [
       const { monitors, total } = listed;
       const [channels, incidents] = await Promise.all([channelsOf(context, monitors), services.monitors.activeIncidentCounts(actor, workspaceId, monitors)]);
       const kept = listAnswers.get(listed);
-      if (kept && kept.page === page && kept.perPage === perPage && kept.channels === channels && kept.incidents === incidents) return kept.answer;
+      if (kept && kept.channels === channels && kept.incidents === incidents) return kept.answer;
       const answer = Object.freeze({
-        monitors: Object.freeze(monitors.map((m) => Object.freeze({ ...shown(m, channels.get(m.id) ?? []), activeIncidentCount: incidents.get(m.id) ?? 0 }))),
+        monitors: monitors.map((m) => Object.freeze({ ...shown(m, [...(channels.get(m.id) ?? [])]), activeIncidentCount: incidents.get(m.id) ?? 0 })),
         pagination: Object.freeze({ page, perPage, totalSize: total, totalPages: Math.ceil(total / perPage) }),
       });
-      listAnswers.set(listed, { page, perPage, channels, incidents, answer });
+      listAnswers.set(listed, { channels, incidents, answer });
       return answer;
     },
   }),

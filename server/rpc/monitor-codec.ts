@@ -26,6 +26,7 @@ import type { CheckResult, RegionHealth, SummaryWindow as DomainWindow } from '.
 import type { GrpcMonitor, HttpMonitor, Monitor, TcpMonitor } from '../domain/monitors/monitors.ts';
 import { httpMethods, numberComparators, stringComparators, tlsModes } from '../domain/monitors/monitor-rules.ts';
 import { frequencies } from '../domain/plans.ts';
+import { oncePerFrozen } from '../http/once-per-frozen.ts';
 
 /**
  * Translation between the wire messages of monitor.v1 and the domain's monitors. No rules here:
@@ -186,22 +187,6 @@ export async function inMonitorField<T>(call: Promise<T>): Promise<T> {
 
 // ---- domain to wire ------------------------------------------------------------------------
 
-/**
- * Encodes each monitor object once: the monitor service hands out the same frozen object for a
- * monitor until it changes, so its message can be reused as long as the object lives.
- */
-function oncePerMonitor<M extends Monitor, R extends object>(encode: (monitor: M) => R): (monitor: M) => R {
-  const encoded = new WeakMap<M, R>();
-  return (monitor) => {
-    let message = encoded.get(monitor);
-    if (!message) {
-      message = encode(monitor);
-      if (Object.isFrozen(monitor)) encoded.set(monitor, message);
-    }
-    return message;
-  };
-}
-
 function commonMessage(m: Monitor) {
   return {
     id: m.id,
@@ -221,13 +206,13 @@ function commonMessage(m: Monitor) {
   };
 }
 
-export const toTcpMessage = oncePerMonitor((m: TcpMonitor): TCPMonitor => create(TCPMonitorSchema, { ...commonMessage(m), uri: m.uri }));
+export const toTcpMessage = oncePerFrozen((m: TcpMonitor): TCPMonitor => create(TCPMonitorSchema, { ...commonMessage(m), uri: m.uri }));
 
-export const toGrpcMessage = oncePerMonitor(
+export const toGrpcMessage = oncePerFrozen(
   (m: GrpcMonitor): GRPCMonitor => create(GRPCMonitorSchema, { ...commonMessage(m), uri: m.uri, service: m.service, tls: tls.wire(m.tls), metadata: m.metadata }),
 );
 
-export const toHttpMessage = oncePerMonitor(
+export const toHttpMessage = oncePerFrozen(
   (m: HttpMonitor): HTTPMonitor =>
   create(HTTPMonitorSchema, {
     ...commonMessage(m),

@@ -3,6 +3,7 @@ import type { ServiceImpl } from '@connectrpc/connect';
 import { type ListMonitorsResponse, ListMonitorsResponseSchema, MonitorService } from '../../proto/gen/monitor/v1/monitor_pb.js';
 import type { Services } from '../services.ts';
 import type { Monitor, MonitorPage } from '../domain/monitors/monitors.ts';
+import { oncePerFrozen } from '../http/once-per-frozen.ts';
 import { callerOf } from './auth.ts';
 import {
   createInput,
@@ -27,21 +28,14 @@ function as<T extends Monitor['type']>(monitor: Monitor, type: T): Extract<Monit
  * The answer to ListMonitors for a page. The monitor service hands out the same frozen page until
  * a monitor changes, and the answer depends on the page alone: it is built once per page.
  */
-const listAnswers = new WeakMap<MonitorPage, ListMonitorsResponse>();
-
-function listAnswer(page: MonitorPage): ListMonitorsResponse {
-  let answer = listAnswers.get(page);
-  if (!answer) {
-    answer = create(ListMonitorsResponseSchema, {
-      httpMonitors: page.monitors.filter((m) => m.type === 'http').map(toHttpMessage),
-      tcpMonitors: page.monitors.filter((m) => m.type === 'tcp').map(toTcpMessage),
-      grpcMonitors: page.monitors.filter((m) => m.type === 'grpc').map(toGrpcMessage),
-      totalSize: page.total,
-    });
-    listAnswers.set(page, answer);
-  }
-  return answer;
-}
+const listAnswer = oncePerFrozen((page: MonitorPage): ListMonitorsResponse =>
+  create(ListMonitorsResponseSchema, {
+    httpMonitors: page.monitors.filter((m) => m.type === 'http').map(toHttpMessage),
+    tcpMonitors: page.monitors.filter((m) => m.type === 'tcp').map(toTcpMessage),
+    grpcMonitors: page.monitors.filter((m) => m.type === 'grpc').map(toGrpcMessage),
+    totalSize: page.total,
+  }),
+);
 
 /** monitor.v1.MonitorService: decode, call the monitor service, encode. No rules here. */
 export function monitorServiceImpl(services: Services): ServiceImpl<typeof MonitorService> {
