@@ -19,11 +19,13 @@
  * The baseline is another process: node:http with `toNodeHandler(createMcpHandler(factory,
  * { legacy: 'stateless' }))` from @modelcontextprotocol/node and @modelcontextprotocol/server,
  * the factory building a fresh McpServer per request with one trivial tool. That tool is named
- * list_monitors and answers the service's own list_monitors result, read once at start, so both
- * sides send the same bytes for tools/call; its tools/list names the one tool. What separates the
- * two is the service's own work per request: the front (request id, Host/Origin guard, access
- * log), the credential, the per-request server with the full tool set, the input and output
- * schemas, the domain call and its SQLite reads.
+ * list_monitors and answers the service's own list_monitors result, and its tools/list answers the
+ * service's own listing (23 tools with their input and output schemas, about 45 KB), both read once
+ * at start: both sides send the same bytes, and the SDK validates and encodes the same answer on
+ * each. A bare tools/list naming its one tool (352 bytes) would measure the size of the listing,
+ * not the service's work. What separates the two is the service's own work per request: the front
+ * (request id, Host/Origin guard, access log), the credential, the per-request server with the
+ * full tool set, the input validation, the domain call and its SQLite reads.
  *
  * The load generator is httpLoad of bench/support/load.ts: keep-alive connections on 127.0.0.1,
  * one request in flight on each, a bounded loop of fixed duration, the body (content-length or
@@ -53,6 +55,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import type { ListToolsResult } from '@modelcontextprotocol/server';
 import { compare, parseNumber, table } from './support/figures.ts';
 import { type HttpLoadFigures, httpCall, httpLoad, requestBytes, type SideFigures, summarise } from './support/load.ts';
 import { type Child, spawnReady } from './support/processes.ts';
@@ -73,7 +76,14 @@ const TOOLS_WITHOUT_AUDIT_LOG = 21;
 const REQUEST_TIMEOUT_MS = 30_000;
 /** Set on the baseline process: this file then serves the bare MCP handler instead of measuring. */
 const ROLE_ENV = 'BENCH_MCP_ROLE';
-const RESULT_FILE_ENV = 'BENCH_MCP_RESULT_FILE';
+/** The service's answers the baseline gives as its own (`Answers`, as JSON). */
+const ANSWERS_FILE_ENV = 'BENCH_MCP_ANSWERS_FILE';
+
+/** The service's results of tools/call list_monitors and tools/list, read before the baseline starts. */
+interface Answers {
+  listMonitors: { content: { type: 'text'; text: string }[]; structuredContent: Record<string, unknown> };
+  toolsList: ListToolsResult;
+}
 
 // ---- small helpers --------------------------------------------------------------------------
 
@@ -92,8 +102,9 @@ const mapValues = <K extends string, V, W>(record: Record<K, V>, f: (value: V) =
 
 /**
  * The bare server: the SDK's stateless handler on node:http, a fresh McpServer per request with
- * one tool whose answer is the service's list_monitors result as read at start (a constant).
- * Its input schema takes the same arguments as the service's tool, so the request validates.
+ * one tool whose answer is the service's list_monitors result as read at start (a constant), and
+ * whose tools/list answers the service's listing (a constant too). Its input schema takes the same
+ * arguments as the service's tool, so the request validates.
  */
 async function bareServer(): Promise<void> {
   const [{ createMcpHandler, McpServer }, { toNodeHandler }, { z }] = await Promise.all([
@@ -101,12 +112,14 @@ async function bareServer(): Promise<void> {
     import('@modelcontextprotocol/node'),
     import('zod'),
   ]);
-  const result = JSON.parse(readFileSync(process.env[RESULT_FILE_ENV]!, 'utf8')) as { content: { type: 'text'; text: string }[]; structuredContent: Record<string, unknown> };
+  const answers = JSON.parse(readFileSync(process.env[ANSWERS_FILE_ENV]!, 'utf8')) as Answers;
   const input = z.object({ page: z.number().int().min(1).optional(), perPage: z.number().int().min(1).max(50).optional() });
   const handler = createMcpHandler(
     () => {
       const server = new McpServer({ name: 'bench-bare', version: '1.0.0' });
-      server.registerTool('list_monitors', { description: 'Lists the monitors.', inputSchema: input }, () => result);
+      server.registerTool('list_monitors', { description: 'Lists the monitors.', inputSchema: input }, () => answers.listMonitors);
+      // In place of the listing of the one tool registered above.
+      server.server.setRequestHandler('tools/list', () => answers.toolsList);
       return server;
     },
     { legacy: 'stateless' },
@@ -587,11 +600,15 @@ async function main(): Promise<number> {
     const reference = await call(service.port, serviceHost, 'legacy', 'tools/call', seeded.key);
     const referenceProblem = verdict(reference, 'tools/call', expectService);
     if (referenceProblem) throw new Error(`service, legacy tools/call list_monitors: ${referenceProblem}`);
-    const { _meta: _ignored, ...listResult } = reference.message!.result!;
-    const resultFile = join(root, 'list-monitors-result.json');
-    writeFileSync(resultFile, JSON.stringify(listResult));
+    const listing = await call(service.port, serviceHost, 'legacy', 'tools/list', seeded.key);
+    const listingProblem = verdict(listing, 'tools/list', expectService);
+    if (listingProblem) throw new Error(`service, legacy tools/list: ${listingProblem}`);
+    const withoutMeta = ({ _meta: _ignored, ...result }: Record<string, unknown>) => result;
+    const answersFile = join(root, 'answers.json');
+    const answers = { listMonitors: withoutMeta(reference.message!.result!), toolsList: withoutMeta(listing.message!.result!) };
+    writeFileSync(answersFile, JSON.stringify(answers));
 
-    const bare = await spawnReady('bare MCP server', profiled([SELF], 'bare'), { ...env, [ROLE_ENV]: 'bare', [RESULT_FILE_ENV]: resultFile }, join(root, 'bare.log'), (ready) =>
+    const bare = await spawnReady('bare MCP server', profiled([SELF], 'bare'), { ...env, [ROLE_ENV]: 'bare', [ANSWERS_FILE_ENV]: answersFile }, join(root, 'bare.log'), (ready) =>
       Number(ready.port),
     );
     cleanups.push(async () => {
@@ -606,7 +623,7 @@ async function main(): Promise<number> {
 
     const targets: Record<Side, { child: Child; host: string; expect: { tools: number; monitors: number } }> = {
       service: { child: service, host: serviceHost, expect: expectService },
-      bare: { child: bare, host: bareHost, expect: { tools: 1, monitors: MONITOR_COUNT } },
+      bare: { child: bare, host: bareHost, expect: expectService },
     };
 
     // Every request kind, on both sides, answered as expected; the body sizes the runs compare to.
@@ -716,7 +733,7 @@ async function main(): Promise<number> {
         `(${seeded.expectedTools} tools); Node ${process.version}, ${platform()} ${arch()}, ${CPUS} CPUs; 1-minute load average ${f1(loadBefore)} before, ${f1(loadAfter)} after`,
       `Service: statusdesk serve (dist/ bundle) as its own process, STATUSDESK_CHECKS=off, STATUSDESK_RATE_LIMIT=0, log level info to a file.`,
       "Bare: node:http + toNodeHandler(createMcpHandler(factory, { legacy: 'stateless' })) in its own process, a fresh McpServer per request with one tool",
-      "   (list_monitors, answering the service's own result as a constant; its tools/list names that one tool).",
+      "   (list_monitors, answering the service's own result as a constant; its tools/list answers the service's own listing, so both sides send the same bytes).",
       `Load: httpLoad (bench/support/load.ts), HTTP/1.1 on node:net, keep-alive, one request in flight per connection, 127.0.0.1; per row ${warmupMs} ms warm-up per side,`,
       `   then ${rounds} round${rounds === 1 ? '' : 's'} of ${roundMs} ms per side, service and bare alternating; medians of the rounds; ratio = median of per-round service/bare rps.`,
       `Requests: ${LEGACY_VERSION}: stateless legacy (no initialize, MCP-Protocol-Version header, Accept: application/json, text/event-stream);`,
