@@ -2,7 +2,8 @@
  * What `statusdesk serve` loads by the time it is ready on a new data folder: none of the parts
  * other commands or later requests need (the file format of apply and export, the pretty log
  * printer, the OpenTelemetry SDK, the mail code, the MCP SDK, ConnectRPC and the services'
- * descriptors, the client commands with the client library and the login code), and not undici.
+ * descriptors, the protobuf runtime and the gRPC health messages of the gRPC probe, the client
+ * commands with the client library and the login code), and not undici.
  * Runs the bundle, and reads each bundled file it loaded for the packages and sources esbuild
  * marks in it.
  */
@@ -31,6 +32,8 @@ const NOT_AT_START = [
   'node_modules/@connectrpc/connect/',
   'node_modules/@connectrpc/connect-node/',
   'node_modules/oauth4webapi/',
+  'node_modules/@bufbuild/protobuf/',
+  'proto/gen/grpc/',
   'proto/gen/monitor/',
   'proto/gen/status_page/',
   'server/rpc/routes.ts',

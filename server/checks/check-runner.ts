@@ -8,7 +8,6 @@ import type { Monitor } from '../domain/monitors/monitors.ts';
 import { parseInput } from '../domain/validation.ts';
 import { AppError } from '../errors.ts';
 import { emptyTiming, trustStore } from './connection.ts';
-import { probeGrpc } from './grpc-probe.ts';
 import { probeHttp } from './http-probe.ts';
 import { createOtlpExport } from './otlp-export.ts';
 import { probeResult } from './outcome.ts';
@@ -59,6 +58,10 @@ const DEFAULT_CONCURRENCY = 500;
 const DEFAULT_OTLP_INTERVAL_MS = 60_000;
 export const PERIOD_MS: Record<Monitor['periodicity'], number> = { '30s': 30_000, '1m': 60_000, '5m': 300_000, '10m': 600_000, '30m': 1_800_000, '1h': 3_600_000 };
 
+/** The gRPC probe with the protobuf runtime and the health messages, loaded with the first gRPC check. */
+let grpcProbeModule: Promise<typeof import('./grpc-probe.ts')> | undefined;
+const grpcProbe = () => (grpcProbeModule ??= import('./grpc-probe.ts'));
+
 /** What a monitor is scheduled as: without the fields its checks do not read. */
 export function scheduledForm(monitor: Monitor | ScheduledMonitor): ScheduledMonitor {
   const { description: _description, tags: _tags, createdAt: _createdAt, updatedAt: _updatedAt, privateLocations: _privateLocations, ...scheduled } = monitor as Monitor;
@@ -98,7 +101,7 @@ export function createCheckRunner(options: CheckRunnerOptions) {
       case 'tcp':
         return probeTcp(monitor, { stop: stopping.signal });
       case 'grpc':
-        return probeGrpc(monitor, probeSettings());
+        return (await grpcProbe()).probeGrpc(monitor, probeSettings());
       case 'http':
         return probeHttp(monitor, probeSettings());
     }
