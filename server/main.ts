@@ -89,6 +89,12 @@ export interface RunningService {
   ownerId: number;
   /** The check engine: state changes, scheduler figures. */
   engine: CheckEngine;
+  /**
+   * Settles once the engine has read the monitors and schedules them, which it starts doing as the
+   * ports answer, so reading thousands of monitors does not hold back the service; rejects when
+   * the engine cannot start.
+   */
+  checking: Promise<void>;
   /** The domain services the surfaces call. */
   services: Services;
   /** The service's database, SQLite or PostgreSQL (tests read what it stored). */
@@ -197,11 +203,11 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     mount(dashboard, dashboardGuard, async () => (await dashboardApp()).createDashboardApp({ ...common, services: ready, origins: dashboardOrigins, apiUrl }), dashboardRpc);
 
     const signInUrl = `${dashboardUrl}/signin?token=${await ready.sessions.createSignInToken(ownerId)}`;
-    await engine.start();
     ready.warmMail().catch((error: unknown) => log.error({ err: error }, 'loading the mail code failed'));
     // Named without its password, for the local tools' refusal to pass it over.
     const database = config.database === undefined ? undefined : (await import('./db/postgres.ts')).describePostgres(config.database);
     const record = recordRunning({ dataDir: config.dataDir, apiUrl, dashboardUrl, version: VERSION, database }, log);
+    const checking = engine.start();
     return {
       apiUrl,
       dashboardUrl,
@@ -209,6 +215,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
       signInUrl,
       ownerId,
       engine,
+      checking,
       services: ready,
       db,
       async close() {
@@ -218,6 +225,8 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
         ready.live.close();
         ready.runners.close();
         await Promise.all(listeners.map((l) => l.close()));
+        // A start still reading the monitors finishes first, so the engine stops all it started.
+        await checking.catch(() => undefined);
         await engine.close();
         clearInterval(prune);
         // Alerts and subscriber notifications still being sent are waited for (each delivery is bounded).

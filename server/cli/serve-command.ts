@@ -35,21 +35,35 @@ export const serveCommand: Command = {
     const { apiUrl, dashboardUrl, signInUrl } = service;
     process.stdout.write(`${JSON.stringify({ event: 'ready', apiUrl, dashboardUrl, signInUrl })}\n`);
     log.info({ apiUrl, dashboardUrl, dataDir: config.dataDir }, 'ready');
-    await new Promise<void>((resolve) => {
+    const code = await new Promise<number>((resolve) => {
+      let closing = false;
+      const shutDown = (code: number) => {
+        if (closing) return;
+        closing = true;
+        service.close().then(
+          () => resolve(code),
+          (error: unknown) => {
+            log.error({ err: error }, 'shutdown failed');
+            resolve(code);
+          },
+        );
+      };
       const stop = (signal: string) => {
         log.info({ signal }, 'shutting down');
-        service.close().then(resolve, (error: unknown) => {
-          log.error({ err: error }, 'shutdown failed');
-          resolve();
-        });
+        shutDown(0);
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
+      // A service that cannot check its monitors stops, rather than answer as if it did.
+      service.checking.catch((error: unknown) => {
+        log.fatal({ err: error }, 'the check engine could not start: shutting down');
+        shutDown(1);
+      });
     });
     log.flush();
     // A metric export to a collector that does not answer holds a socket until its own timeout;
     // a stopped service does not wait for it.
-    process.exit(0);
+    process.exit(code);
   },
 };
 

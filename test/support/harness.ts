@@ -57,6 +57,8 @@ export async function startTestService(env: NodeJS.ProcessEnv = {}, dataDir?: st
   // Monitors in tests point at names like db.internal: nothing is checked unless a test asks.
   const config = serviceConfig({ dataDir: path, port: '0', dashboardPort: '0' }, { STATUSDESK_CHECKS: 'off', ...(await databaseEnv(path)), ...env });
   const service = await startService({ ...config, ...overrides }, pino({ level: 'silent' }));
+  // Tests see the service as it is once its engine has read the monitors (it starts as the ports answer).
+  await service.checking;
   return {
     ...service,
     dataDir: path,
