@@ -27,7 +27,7 @@ import { type Client, createClient } from '@connectrpc/connect';
 import { connectNodeAdapter, createConnectTransport, createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import http from 'node:http';
 import http2 from 'node:http2';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { arch, availableParallelism, platform, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -480,6 +480,7 @@ async function main(): Promise<number> {
   const { rounds, roundMs, warmupMs, logLevel, cpuProf } = options;
   const line = (text: string) => process.stderr.write(`${text}\n`);
   const targets: Target[] = [];
+  if (cpuProf) await mkdir(cpuProf, { recursive: true });
   try {
     const service = await startTarget('service', { role: 'service', logLevel, cpuProf });
     targets.push(service);
