@@ -183,7 +183,7 @@ describe('reports, maintenance and subscribers', () => {
     assertUsageError(await cli(['reports', 'edit', statusReport!.id]), /nothing to change/);
   });
 
-  test('a webhook subscriber: the secret once on stdout with a note on stderr; a report with --notify reaches it', T, async () => {
+  test('a webhook subscriber: the secret once on stdout with a note on stderr; a report with --notify reaches it, and the listing shows that delivery', T, async () => {
     const added = await cli(['pages', 'subscribers', 'add', page.slug, '--webhook', `${receiver.url}/subscriber`]);
     assert.equal(added.code, 0, added.stderr);
     assert.match(added.stdout, /^whsec_[A-Za-z0-9_-]+\n$/);
@@ -191,6 +191,7 @@ describe('reports, maintenance and subscribers', () => {
     const secret = added.stdout.trim();
     const listed = jsonOf(await cli(['pages', 'subscribers', 'list', page.slug, '--json']));
     assert.equal(listed.subscribers.length, 1);
+    assert.deepEqual([listed.subscribers[0].lastDeliveryAt, listed.subscribers[0].lastDeliveryError], [null, null], 'nothing sent yet');
     assert.ok(!JSON.stringify(listed).includes(secret), 'the secret is never shown again');
 
     const before = receiver.requests.length;
@@ -200,6 +201,11 @@ describe('reports, maintenance and subscribers', () => {
     assert.equal(delivery!.path, '/subscriber');
     assert.ok(verifySignature(secret, delivery!.headers['x-statusdesk-signature']!, delivery!.body));
     await api.reports.deleteStatusReport({ id: created.statusReport.id });
+    const [delivered] = jsonOf(await cli(['pages', 'subscribers', 'list', page.slug, '--json'])).subscribers;
+    assert.ok(delivered.lastDeliveryAt >= created.statusReport.createdAt, 'the delivery time is listed');
+    assert.equal(delivered.lastDeliveryError, null);
+    const table = await cli(['pages', 'subscribers', 'list', page.slug]);
+    assert.deepEqual(tableOf(table.stdout).map((row) => row.slice(6)), [['LAST DELIVERY', 'DELIVERY ERROR'], [delivered.lastDeliveryAt, '-']]);
 
     const removed = await cli(['pages', 'subscribers', 'remove', listed.subscribers[0].id]);
     assert.deepEqual([removed.code, removed.stdout], [0, '']);

@@ -67,6 +67,8 @@ function printSubscriber(subscriber: SubscriberShown): void {
     ['status', subscriber.status],
     ['created', subscriber.createdAt],
     ['confirmed', subscriber.confirmedAt],
+    ['last delivery', subscriber.lastDeliveryAt],
+    ['delivery error', subscriber.lastDeliveryError],
   ]);
 }
 
@@ -262,8 +264,8 @@ const subscribersList: Command = {
     const subscribers = (await client(values).pages.listSubscribers({ pageId: page! })).subscribers.map(subscriberWords);
     if (values.json) return printJson({ subscribers });
     printTable(
-      ['ID', 'KIND', 'ADDRESS', 'STATUS', 'CREATED', 'CONFIRMED'],
-      subscribers.map((s) => [s.id, s.kind, s.address, s.status, s.createdAt, s.confirmedAt]),
+      ['ID', 'KIND', 'ADDRESS', 'STATUS', 'CREATED', 'CONFIRMED', 'LAST DELIVERY', 'DELIVERY ERROR'],
+      subscribers.map((s) => [s.id, s.kind, s.address, s.status, s.createdAt, s.confirmedAt, s.lastDeliveryAt, s.lastDeliveryError]),
     );
   },
 };

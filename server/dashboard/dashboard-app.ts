@@ -15,7 +15,6 @@ import { registerLiveRoutes } from './live-routes.ts';
 import { registerMonitorViewRoutes } from './monitor-view-routes.ts';
 import { registerPagePreviewRoute } from './page-preview-route.ts';
 import { workspaceIdOf } from './route-params.ts';
-import { registerSubscriberRoutes } from './subscriber-routes.ts';
 import { readIndexHtml, registerUi } from './ui-routes.ts';
 
 const SESSION_COOKIE = 'statusdesk_session';
@@ -200,7 +199,6 @@ export function createDashboardApp(options: DashboardAppOptions) {
   registerLiveRoutes(app, { ...options, personOf: personOfPage });
   registerExportRoute(app, options);
   registerPagePreviewRoute(app, options);
-  registerSubscriberRoutes(app, options);
   registerConsentRoutes(app, { services, sessionCookie: SESSION_COOKIE, personOf: personOfPage });
   registerUi(app);
 

@@ -110,6 +110,8 @@ export const subscriberWords = (s: Subscriber) => ({
   status: s.status,
   createdAt: isoOf(s.createdAt),
   confirmedAt: isoOf(s.confirmedAt),
+  lastDeliveryAt: isoOf(s.lastDeliveryAt),
+  lastDeliveryError: s.lastDeliveryError ?? null,
 });
 
 export const reportWords = (r: StatusReport) => ({

@@ -49,6 +49,8 @@ function toSubscriberMessage(subscriber: Subscriber): SubscriberMessage {
     status: subscriber.status,
     createdAt: timestamp(subscriber.createdAt),
     confirmedAt: optionalTimestamp(subscriber.confirmedAt),
+    lastDeliveryAt: optionalTimestamp(subscriber.lastDeliveryAt),
+    lastDeliveryError: subscriber.lastDeliveryError ?? undefined,
   });
 }
 

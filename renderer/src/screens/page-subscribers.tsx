@@ -61,7 +61,7 @@ export function PageSubscribersSection({ rpc, page }: PageSectionProps) {
         </div>
       ) : null}
       {subscribers.state === 'ready' && subscribers.value.length > 0 ? (
-        <ActionsTable columns={['Address', 'Kind', 'Status', 'Since']}>
+        <ActionsTable columns={['Address', 'Kind', 'Status', 'Since', 'Last notice']}>
           {subscribers.value.map((s) => (
             <tr key={s.id}>
               <th scope="row">
@@ -80,6 +80,9 @@ export function PageSubscribersSection({ rpc, page }: PageSectionProps) {
               <td>
                 <When iso={isoOf(s.confirmedAt ?? s.createdAt)} />
               </td>
+              <td>
+                <LastDelivery subscriber={s} />
+              </td>
               <td className="cell-actions">
                 <button type="button" className="button button-small button-danger-quiet" onClick={() => remove.ask(s)}>
                   <Icon name="trash" />
@@ -95,6 +98,25 @@ export function PageSubscribersSection({ rpc, page }: PageSectionProps) {
         <p>It hears nothing more from this page. It is not told that it was removed.</p>
       </ConfirmDialog>
     </section>
+  );
+}
+
+/** What became of the latest report or maintenance sent to the subscriber: delivered, or failed and why. */
+function LastDelivery({ subscriber }: { subscriber: Subscriber }) {
+  const at = isoOf(subscriber.lastDeliveryAt);
+  if (at === undefined) return <span className="muted">None sent yet</span>;
+  if (subscriber.lastDeliveryError === undefined) {
+    return (
+      <>
+        Delivered <When iso={at} />
+      </>
+    );
+  }
+  return (
+    <>
+      <span className="status status-off">Failed</span> <When iso={at} />
+      <div className="small muted">{subscriber.lastDeliveryError}</div>
+    </>
   );
 }
 
