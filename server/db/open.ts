@@ -157,14 +157,15 @@ export function withSqlite<T>(db: Db, work: (sqlite: SQLite.Database) => T): Pro
 /**
  * A statement of a hot path, chosen once per database: on SQLite, `prepare` readies it once on the
  * raw handle and each call runs it there (building a query would cost more than running it); on
- * PostgreSQL, each call runs `query`, the same statement through Kysely.
+ * PostgreSQL, and in a transaction (which holds the connection), each call runs `query`, the same
+ * statement through Kysely.
  */
 export function preparedOrQuery<A extends unknown[], T>(
   db: Db,
   prepare: (sqlite: SQLite.Database) => (...args: A) => T,
   query: (...args: A) => Promise<T>,
 ): (...args: A) => Promise<T> {
-  if (isPostgres(db)) return query;
+  if (isPostgres(db) || !handles.has(db)) return query;
   let prepared: ((...args: A) => T) | undefined;
   return (...args) => withSqlite(db, (sqlite) => (prepared ??= prepare(sqlite))(...args));
 }

@@ -3,7 +3,7 @@ import type { Database } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { type Actor, credentialId, isCredential, type Scope } from './actor.ts';
 import type { PlanName } from './plans.ts';
-import { workspaceLookup } from './workspaces/workspace-repository.ts';
+import { findWorkspaceRow } from './workspaces/workspace-repository.ts';
 
 /** The identity object of GET /v1/whoami (SPEC 2.1), exactly those fields. */
 export interface Identity {
@@ -14,13 +14,10 @@ export interface Identity {
 }
 
 export function createIdentityService(db: Kysely<Database>) {
-  const findWorkspace = workspaceLookup(db);
   return {
     async whoami(actor: Actor): Promise<Identity> {
       if (!isCredential(actor)) throw new AppError('UNAUTHORIZED', 'whoami answers for an API key or an OAuth access token');
-      const workspace = await findWorkspace(actor.workspaceId);
-      if (!workspace) throw new AppError('NOT_FOUND', `workspace ${actor.workspaceId} does not exist`);
-      const { name, slug, plan } = workspace;
+      const { name, slug, plan } = await findWorkspaceRow(db, actor.workspaceId);
       const holder: Identity['actor'] =
         actor.type === 'apiKey'
           ? { type: 'apiKey', keyId: actor.keyId, scopes: actor.scopes }

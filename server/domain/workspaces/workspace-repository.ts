@@ -1,25 +1,33 @@
 import type { Kysely } from 'kysely';
 import { preparedOrQuery } from '../../db/open.ts';
 import type { Database, WorkspaceRow } from '../../db/schema.ts';
+import { AppError } from '../../errors.ts';
 import type { Role } from '../actor.ts';
 
-export async function findWorkspaceRow(db: Kysely<Database>, id: number): Promise<WorkspaceRow> {
-  return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-}
+type WorkspaceLookup = (id: number) => Promise<WorkspaceRow | undefined>;
+const lookups = new WeakMap<Kysely<Database>, WorkspaceLookup>();
 
 /**
- * Looks up a workspace by id: what every MCP tools/list reads to learn the plan. One prepared
- * statement, not a query built each time.
+ * The workspace with this id; NOT_FOUND when there is none. Every whoami (so every MCP
+ * tools/list) and every plan check reads it: one prepared statement per database, not a query
+ * built each time.
  */
-export function workspaceLookup(db: Kysely<Database>): (id: number) => Promise<WorkspaceRow | undefined> {
-  return preparedOrQuery(
-    db,
-    (sqlite) => {
-      const lookup = sqlite.prepare<[number], WorkspaceRow>('select * from workspaces where id = ?');
-      return (id: number) => lookup.get(id);
-    },
-    (id) => db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst(),
-  );
+export async function findWorkspaceRow(db: Kysely<Database>, id: number): Promise<WorkspaceRow> {
+  let lookup = lookups.get(db);
+  if (!lookup) {
+    lookup = preparedOrQuery(
+      db,
+      (sqlite) => {
+        const statement = sqlite.prepare<[number], WorkspaceRow>('select * from workspaces where id = ?');
+        return (id: number) => statement.get(id);
+      },
+      (id: number) => db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst(),
+    );
+    lookups.set(db, lookup);
+  }
+  const row = await lookup(id);
+  if (!row) throw new AppError('NOT_FOUND', `workspace ${id} does not exist`);
+  return row;
 }
 
 export async function findWorkspaceRowBySlug(db: Kysely<Database>, slug: string): Promise<WorkspaceRow | undefined> {
