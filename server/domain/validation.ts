@@ -13,6 +13,15 @@ export function validationError(issues: readonly z.core.$ZodIssue[]): AppError {
   return new AppError('VALIDATION', violations.map((v) => `${v.field}: ${v.rule}`).join('; '), violations);
 }
 
+/**
+ * A schema built with its first use instead of at import: zod builds every part of a schema as
+ * an object of its own, and building all the domain's rules at import slowed every start.
+ */
+export function builtOnFirstUse<T>(build: () => T): () => T {
+  let built: T | undefined;
+  return () => (built ??= build());
+}
+
 /** Parses domain input, or throws its VALIDATION error. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
@@ -118,15 +127,17 @@ export function headerBounds(entries: Record<string, string>, ctx: z.RefinementC
   if (bytes > MAX_HEADER_BYTES) ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_HEADER_BYTES} bytes in all, got ${bytes}` });
 }
 
-export const headerValue = z.string().regex(HEADER_VALUE, 'a header value must not contain line breaks or control characters');
+export const headerValue = builtOnFirstUse(() => z.string().regex(HEADER_VALUE, 'a header value must not contain line breaks or control characters'));
 
 /** Request headers of an HTTP monitor, an OTLP export or a webhook. Names are kept as given, matched without case. */
-export const httpHeaders = z
-  .record(
-    z
-      .string()
-      .regex(HEADER_NAME, 'must be a valid HTTP header name')
-      .refine((name) => !CONNECTION_HEADERS.has(name.toLowerCase()), 'is set by the connection and cannot be configured'),
-    headerValue,
-  )
-  .superRefine(headerBounds);
+export const httpHeaders = builtOnFirstUse(() =>
+  z
+    .record(
+      z
+        .string()
+        .regex(HEADER_NAME, 'must be a valid HTTP header name')
+        .refine((name) => !CONNECTION_HEADERS.has(name.toLowerCase()), 'is set by the connection and cannot be configured'),
+      headerValue(),
+    )
+    .superRefine(headerBounds),
+);

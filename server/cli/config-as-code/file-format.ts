@@ -216,7 +216,7 @@ export function toFileMonitor(name: string, type: MonitorType, config: MonitorCo
   const c = config as Record<string, unknown>;
   const omitted = (field: string) => {
     const { [field]: _, ...without } = c;
-    const parsed = configSchemas[type].safeParse(without);
+    const parsed = configSchemas()[type].safeParse(without);
     return parsed.success && isDeepStrictEqual((parsed.data as Record<string, unknown>)[field], c[field]);
   };
   const file: Record<string, unknown> = { name, type, target: c[targetField(type)], frequency: c.periodicity, regions: c.regions };
@@ -241,7 +241,7 @@ export function fileValue(config: MonitorConfig, field: string): unknown {
 
 /** The domain's configuration of a monitor of the workspace, with its defaults, to compare with the file's. */
 export function normalConfig(type: MonitorType, fields: Record<string, unknown>): MonitorConfig {
-  const parsed = configSchemas[type].safeParse(fields);
+  const parsed = configSchemas()[type].safeParse(fields);
   return (parsed.success ? parsed.data : fields) as MonitorConfig;
 }
 
@@ -299,7 +299,7 @@ function desiredMonitor(raw: unknown, base: PropertyKey[], problems: Problem[]):
   const shape = monitorSchemas[type.data.type].safeParse(raw);
   const found = shape.success ? [] : issueProblems(base, shape.error.issues, `a ${type.data.type} monitor`);
   const { input, origin } = configInputOf((shape.success ? shape.data : raw) as FileMonitor);
-  const config = configSchemas[type.data.type].safeParse(input);
+  const config = configSchemas()[type.data.type].safeParse(input);
   if (!config.success) {
     const reported = new Set(found.map((p) => p.path));
     const values = config.error.issues.filter((i) => i.code !== 'unrecognized_keys').map((i) => ({ path: filePath(base, i.path, origin), message: i.message }));

@@ -5,7 +5,7 @@ import { AppError, notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { planOfWorkspace } from '../plans.ts';
-import { type Pagination, invalid, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
+import { type Pagination, builtOnFirstUse, invalid, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
 import { type AuditActorView, auditActorKinds, describeActors } from './audit-actors.ts';
 import { auditRowsBelow, findAuditRow, listAuditRows } from './audit-repository.ts';
 
@@ -27,11 +27,11 @@ export interface AuditEntry {
   createdAt: string;
 }
 
-const listInput = z.strictObject({
+const listInput = builtOnFirstUse(() => z.strictObject({
   entityType: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').optional(),
   entityId: z.union([z.string(), z.number()]).transform(String).optional(),
   ...pageQuery(MAX_PER_PAGE),
-});
+}));
 
 /** An entry with its actor described for people (see audit-actors.ts). */
 export interface AttributedAuditEntry {
@@ -51,18 +51,18 @@ const DEFAULT_ENTRIES = 50;
 const entriesRule = `must be a whole number from 1 to ${MAX_ENTRIES}`;
 const timeRule = 'must be an ISO 8601 date and time, e.g. 2026-01-31T09:00:00Z';
 /** A time of a query, as the stored times are written (so they compare as text). */
-const queryTime = z
+const queryTime = builtOnFirstUse(() => z
   .string()
   .refine((v) => /^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v)), timeRule)
   .transform((v) => new Date(v).toISOString())
-  .optional();
+  .optional());
 
-const entriesInput = z.object({
+const entriesInput = builtOnFirstUse(() => z.object({
   entityType: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').optional(),
   entityId: z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters').optional(),
   actor: z.enum(auditActorKinds, { error: `must be one of ${auditActorKinds.join(', ')}` }).optional(),
-  from: queryTime,
-  to: queryTime,
+  from: queryTime(),
+  to: queryTime(),
   limit: z
     .string()
     .regex(/^\d{1,9}$/, entriesRule)
@@ -70,7 +70,7 @@ const entriesInput = z.object({
     .pipe(z.number().min(1, entriesRule).max(MAX_ENTRIES, entriesRule))
     .optional(),
   cursor: z.string().max(200, 'must be the next of an earlier page').optional(),
-});
+}));
 
 /** Where a page ends: the last entry's time and id, which the next page continues below. */
 interface Cursor {
@@ -127,7 +127,7 @@ export function createAuditLogService(db: Kysely<Database>, now: () => number = 
     /** Entries of the last 14 days, newest first, optionally of one entity type or entity. */
     async list(actor: Actor, workspaceId: number, query: unknown = {}): Promise<{ auditLogs: AuditEntry[]; pagination: Pagination }> {
       const since = await readable(actor, workspaceId);
-      const input = parseInput(listInput, query);
+      const input = parseInput(listInput(), query);
       const filter = { since, entityType: input.entityType, entityId: input.entityId };
       const { rows, total } = await listAuditRows(db, workspaceId, filter, input.perPage, (input.page - 1) * input.perPage);
       return { auditLogs: rows.map(toEntry), pagination: paginationOf(input.page, input.perPage, total) };
@@ -140,7 +140,7 @@ export function createAuditLogService(db: Kysely<Database>, now: () => number = 
      */
     async entries(actor: Actor, workspaceId: number, query: unknown = {}): Promise<{ entries: AttributedAuditEntry[]; next: string | null }> {
       const since = await readable(actor, workspaceId);
-      const input = parseInput(entriesInput, query);
+      const input = parseInput(entriesInput(), query);
       const limit = input.limit ?? DEFAULT_ENTRIES;
       const cursor = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
       const from = input.from !== undefined && input.from > since ? input.from : since;

@@ -9,7 +9,7 @@ import { type Actor, isCredential, type Scope, scopes, type Surface } from '../a
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { ACCESS_TOKEN_PREFIX, hashSecret, KEY_PREFIX, newSecret, REFRESH_TOKEN_PREFIX } from '../secrets.ts';
-import { oneLine, parseInput } from '../validation.ts';
+import { builtOnFirstUse, oneLine, parseInput } from '../validation.ts';
 import { findKeyRow, insertKey, listKeyRows, liveKeyLookup, markKeyRevoked, markKeyUsed } from './key-repository.ts';
 
 const isOAuthToken = (secret: string) => secret.startsWith(ACCESS_TOKEN_PREFIX) || secret.startsWith(REFRESH_TOKEN_PREFIX);
@@ -31,11 +31,11 @@ export interface ApiKey {
   revokedAt: string | null;
 }
 
-const createKeyInput = z.object({
+const createKeyInput = builtOnFirstUse(() => z.object({
   workspaceId: z.number().int().positive(),
   name: oneLine(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters')),
   scope: z.enum(scopes, { error: 'must be read or write' }),
-});
+}));
 
 function toApiKey(row: ApiKeyRow): ApiKey {
   return {
@@ -86,7 +86,7 @@ export function createKeyService(db: Kysely<Database>) {
       if (isCredential(actor)) {
         throw new AppError('FORBIDDEN', 'API keys are created only in the dashboard or with the statusdesk CLI');
       }
-      const values = parseInput(createKeyInput, input);
+      const values = parseInput(createKeyInput(), input);
       await authorize(db, actor, values.workspaceId, 'manage');
       const secret = generateKeySecret();
       return writeTransaction(db, async (trx) => {

@@ -9,7 +9,7 @@ import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { isRegion } from '../regions.ts';
 import { hashSecret, newSecret, RUNNER_TOKEN_LOOKUP_LENGTH, RUNNER_TOKEN_PREFIX } from '../secrets.ts';
-import { expected, invalid, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
+import { builtOnFirstUse, expected, invalid, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
 import {
   deleteLocation,
   EMBEDDED_RUNNER,
@@ -48,23 +48,23 @@ export interface PrivateLocation {
 }
 
 const NAME_RULE = 'must be lower-case letters, digits and hyphens, starting with a letter';
-const name = z
+const name = builtOnFirstUse(() => z
   .string(expected('a name'))
   .min(2, 'must be 2 to 40 characters')
   .max(40, 'must be 2 to 40 characters')
   .regex(/^[a-z][a-z0-9-]*$/, NAME_RULE)
   .refine((value) => value !== EMBEDDED_RUNNER, `must not be ${EMBEDDED_RUNNER}, the name of the embedded runner`)
-  .refine((value) => !isRegion(value), 'must not be a region id of the catalogue');
-const metadata = z
+  .refine((value) => !isRegion(value), 'must not be a region id of the catalogue'));
+const metadata = builtOnFirstUse(() => z
   .record(
     z.string().min(1, 'a metadata name must be 1 to 64 characters').max(64, 'a metadata name must be 1 to 64 characters'),
     z.string(expected('a string')).max(256, 'must be at most 256 characters'),
     expected('an object of string values'),
   )
-  .refine((entries) => Object.keys(entries).length <= 20, 'must have at most 20 entries');
-const createInput = z.strictObject({ name, metadata: metadata.default({}) });
-const updateInput = z.strictObject({ name: name.optional(), metadata: metadata.optional() });
-const listInput = z.strictObject(pageQuery(MAX_PER_PAGE, MAX_PER_PAGE));
+  .refine((entries) => Object.keys(entries).length <= 20, 'must have at most 20 entries'));
+const createInput = builtOnFirstUse(() => z.strictObject({ name: name(), metadata: metadata().default({}) }));
+const updateInput = builtOnFirstUse(() => z.strictObject({ name: name().optional(), metadata: metadata().optional() }));
+const listInput = builtOnFirstUse(() => z.strictObject(pageQuery(MAX_PER_PAGE, MAX_PER_PAGE)));
 
 function toLocation(row: PrivateLocationRow, now: number): PrivateLocation {
   const silent = row.last_seen_at === null || now - Date.parse(row.last_seen_at) > RUNNER_SILENCE_MS;
@@ -130,7 +130,7 @@ export function createLocationService(db: Kysely<Database>, options: LocationSer
     /** The embedded runner first, then the workspace's locations, oldest first. */
     async list(actor: Actor, workspaceId: number, query: unknown = {}) {
       await authorize(db, actor, workspaceId, 'read');
-      const { page, perPage } = parseInput(listInput, query);
+      const { page, perPage } = parseInput(listInput(), query);
       const { rows, total } = await listLocationRows(db, workspaceId, perPage, (page - 1) * perPage);
       const t = now();
       return { locations: rows.map((row) => toLocation(row, t)), pagination: paginationOf(page, perPage, total) };
@@ -144,7 +144,7 @@ export function createLocationService(db: Kysely<Database>, options: LocationSer
     /** Creates a location and issues its token, returned here only. */
     async create(actor: Actor, workspaceId: number, input: unknown): Promise<{ location: PrivateLocation; token: string }> {
       await authorize(db, actor, workspaceId, 'write');
-      const values = parseInput(createInput, input);
+      const values = parseInput(createInput(), input);
       const { token, stored } = issueToken();
       const row = await writeTransaction(db, async (trx) => {
         const created = await insertLocation(trx, {
@@ -168,7 +168,7 @@ export function createLocationService(db: Kysely<Database>, options: LocationSer
      */
     async update(actor: Actor, workspaceId: number, id: string, patch: unknown): Promise<PrivateLocation> {
       await authorize(db, actor, workspaceId, 'write');
-      const values = parseInput(updateInput, patch);
+      const values = parseInput(updateInput(), patch);
       if (values.name === undefined && values.metadata === undefined) throw invalid('private location', 'names no field to change: set name or metadata');
       const { next, renamed } = await writeTransaction(db, async (trx) => {
         const current = await loadRemoteRow(trx, workspaceId, id, 'changed');

@@ -9,7 +9,7 @@ import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { dispatchAfterCommit, type NotifySubscribers, notifyRule } from '../notifications/publish.ts';
 import { componentsOnPage, resolvePage, toPage } from '../pages/pages.ts';
-import { expected, invalid, oneLine, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
+import { builtOnFirstUse, expected, invalid, oneLine, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
 import {
   componentLinksOf,
   deleteMaintenance,
@@ -51,32 +51,32 @@ function isInstant(value: string): boolean {
   return month >= 1 && month <= 12 && day >= 1 && new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day && Date.parse(value) <= LAST_INSTANT;
 }
 const instantRule = 'must be an ISO 8601 date and time with a zone, e.g. 2026-11-21T22:00:00Z';
-const instant = z
+const instant = builtOnFirstUse(() => z
   .string(expected(`an ISO 8601 date and time, e.g. 2026-11-21T22:00:00Z`))
   .trim()
   .refine(isInstant, instantRule)
-  .transform((value) => new Date(value).toISOString());
-const title = oneLine(z.string(expected('a title')).trim().min(1, 'is required').max(200, 'must be at most 200 characters'));
-const message = z.string(expected('text')).max(10_000, 'must be at most 10000 characters');
-const componentIds = z.array(z.union([z.string(), z.number()]), expected('a list of page component ids')).max(100, 'must name at most 100 components');
+  .transform((value) => new Date(value).toISOString()));
+const title = builtOnFirstUse(() => oneLine(z.string(expected('a title')).trim().min(1, 'is required').max(200, 'must be at most 200 characters')));
+const message = builtOnFirstUse(() => z.string(expected('text')).max(10_000, 'must be at most 10000 characters'));
+const componentIds = builtOnFirstUse(() => z.array(z.union([z.string(), z.number()]), expected('a list of page component ids')).max(100, 'must name at most 100 components'));
 
-const createInput = z.strictObject({
+const createInput = builtOnFirstUse(() => z.strictObject({
   pageId: z.union([z.string(), z.number()], expected('a status page id')),
-  title,
-  message: message.default(''),
-  from: instant,
-  to: instant,
-  pageComponentIds: componentIds.default([]),
+  title: title(),
+  message: message().default(''),
+  from: instant(),
+  to: instant(),
+  pageComponentIds: componentIds().default([]),
   notify: z.boolean({ error: (issue) => (issue.input === undefined ? notifyRule : 'must be true or false') }),
-});
-const patchInput = z.strictObject({
-  title: title.optional(),
-  message: message.optional(),
-  from: instant.optional(),
-  to: instant.optional(),
-  pageComponentIds: componentIds.optional(),
-});
-const listInput = z.strictObject({ pageId: z.union([z.string(), z.number()]).optional(), ...pageQuery(MAX_PER_PAGE) });
+}));
+const patchInput = builtOnFirstUse(() => z.strictObject({
+  title: title().optional(),
+  message: message().optional(),
+  from: instant().optional(),
+  to: instant().optional(),
+  pageComponentIds: componentIds().optional(),
+}));
+const listInput = builtOnFirstUse(() => z.strictObject({ pageId: z.union([z.string(), z.number()]).optional(), ...pageQuery(MAX_PER_PAGE) }));
 
 function checkOrder(from: string, to: string): void {
   if (Date.parse(to) <= Date.parse(from)) throw invalid('to', `must be after from (${from}), got ${to}`);
@@ -132,7 +132,7 @@ export function createMaintenanceService(db: Kysely<Database>, options: Maintena
     /** Windows newest first (by start). */
     async list(actor: Actor, workspaceId: number, query: unknown = {}) {
       await authorize(db, actor, workspaceId, 'read');
-      const { pageId, page, perPage } = parseInput(listInput, query);
+      const { pageId, page, perPage } = parseInput(listInput(), query);
       const onPage = pageId === undefined ? undefined : (await resolvePage(db, workspaceId, pageId)).id;
       const { rows, total } = await listMaintenanceRows(db, workspaceId, onPage, perPage, (page - 1) * perPage);
       return { maintenances: await loadMaintenances(db, rows), pagination: paginationOf(page, perPage, total) };
@@ -147,7 +147,7 @@ export function createMaintenanceService(db: Kysely<Database>, options: Maintena
     /** Schedules a window; with notify, subscribers are told it is scheduled. */
     async create(actor: Actor, workspaceId: number, input: unknown): Promise<{ maintenance: Maintenance; notified: boolean }> {
       await authorize(db, actor, workspaceId, 'write');
-      const values = parseInput(createInput, input);
+      const values = parseInput(createInput(), input);
       checkOrder(values.from, values.to);
       const { maintenance, page, names } = await writeTransaction(db, async (trx) => {
         const page = await resolvePage(trx, workspaceId, values.pageId);
@@ -176,7 +176,7 @@ export function createMaintenanceService(db: Kysely<Database>, options: Maintena
     /** Changes the fields given; notifies nobody. */
     async update(actor: Actor, workspaceId: number, id: string, patch: unknown): Promise<Maintenance> {
       await authorize(db, actor, workspaceId, 'write');
-      const values = parseInput(patchInput, patch);
+      const values = parseInput(patchInput(), patch);
       if (Object.values(values).every((v) => v === undefined)) throw invalid('maintenance', 'names no field to change: set title, message, from, to or pageComponentIds');
       const updated = await writeTransaction(db, async (trx) => {
         const row = await loadRow(trx, workspaceId, id);

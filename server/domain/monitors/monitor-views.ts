@@ -7,7 +7,7 @@ import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { planOfWorkspace } from '../plans.ts';
 import { defaultTcpRegions, regions as regionCatalogue } from '../regions.ts';
-import { parseInput } from '../validation.ts';
+import { builtOnFirstUse, parseInput } from '../validation.ts';
 import { type CheckOutcome, type RegionHealth, type SummaryWindow, summaryWindows, type Timing } from './check-results.ts';
 import type { MonitorType } from './monitor-rules.ts';
 import { monitorLocationNames } from './monitor-repository.ts';
@@ -152,20 +152,20 @@ const textFilter = (max: number) =>
     .optional()
     .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
 
-const overviewQuery = z.object({
+const overviewQuery = builtOnFirstUse(() => z.object({
   q: textFilter(200),
   state: z.enum(monitorStates, { error: `must be one of ${monitorStates.join(', ')}` }).optional(),
   type: z.enum(monitorTypes, { error: `must be one of ${monitorTypes.join(', ')}` }).optional(),
   tag: textFilter(100),
   limit: wholeNumber(1, MAX_OVERVIEW_LIMIT, DEFAULT_OVERVIEW_LIMIT),
   offset: wholeNumber(0, MAX_OFFSET, 0),
-});
+}));
 
-const latencyQuery = z.object({
+const latencyQuery = builtOnFirstUse(() => z.object({
   window: z.enum(summaryWindows, { error: `must be one of ${summaryWindows.join(', ')}` }).default('1d'),
-});
+}));
 
-const resultsQuery = z.object({ limit: wholeNumber(1, MAX_RESULTS, DEFAULT_RESULTS) });
+const resultsQuery = builtOnFirstUse(() => z.object({ limit: wholeNumber(1, MAX_RESULTS, DEFAULT_RESULTS) }));
 
 /** Monitor ids are positive integers; anything else names no monitor of the workspace. */
 function monitorIdOf(id: string): number {
@@ -264,7 +264,7 @@ export function createMonitorViewService(db: Db, now: () => number = Date.now) {
      */
     async overview(actor: Actor, workspaceId: number, query: unknown): Promise<Overview> {
       await authorize(db, actor, workspaceId, 'read');
-      const input = parseInput(overviewQuery, query);
+      const input = parseInput(overviewQuery(), query);
       await (folding ??= registerFold(db));
       const filter = { q: input.q === undefined ? undefined : fold(input.q), state: input.state, type: input.type, tag: input.tag };
       const { rows, total } = await overviewPage(db, workspaceId, filter, input.limit, input.offset);
@@ -305,7 +305,7 @@ export function createMonitorViewService(db: Db, now: () => number = Date.now) {
      */
     async latency(actor: Actor, workspaceId: number, id: string, query: unknown): Promise<LatencySeries> {
       const { monitorId } = await readable(actor, workspaceId, id);
-      const { window } = parseInput(latencyQuery, query);
+      const { window } = parseInput(latencyQuery(), query);
       const { windowMs, bucketMs, raw } = SERIES[window];
       const t = now();
       const windowStart = t - windowMs;
@@ -336,7 +336,7 @@ export function createMonitorViewService(db: Db, now: () => number = Date.now) {
     /** The monitor's latest checks, newest first, one entry per region each stood for; any monitor type. */
     async results(actor: Actor, workspaceId: number, id: string, query: unknown): Promise<RecentResult[]> {
       const { monitorId } = await readable(actor, workspaceId, id);
-      const { limit } = parseInput(resultsQuery, query);
+      const { limit } = parseInput(resultsQuery(), query);
       // A check stands for each region its runner served: `limit` checks fill the page.
       const rows = await latestResults(db, monitorId, limit);
       return responseLogsOf(rows)

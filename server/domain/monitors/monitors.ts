@@ -10,7 +10,7 @@ import { recordAudit } from '../audit/audit.ts';
 import { type Frequency, type Plan, planOfWorkspace } from '../plans.ts';
 import { type Sealer, sealerOf } from '../sealing.ts';
 import { defaultTcpRegions } from '../regions.ts';
-import { parseId, parseInput } from '../validation.ts';
+import { builtOnFirstUse, parseId, parseInput } from '../validation.ts';
 import { type MonitorChecks, summaryWindows } from './check-results.ts';
 import {
   countMonitors,
@@ -35,19 +35,19 @@ const KNOWN_MONITORS_LIMIT = 10_000;
 /** Pages, and incident counts, kept between changes of their tables; beyond this they start over. */
 const KNOWN_ANSWERS_LIMIT = 1_000;
 
-const listInput = z.strictObject({
+const listInput = builtOnFirstUse(() => z.strictObject({
   limit: z.number().int().min(1, `must be 1 to ${MAX_LIST_LIMIT}`).max(MAX_LIST_LIMIT, `must be 1 to ${MAX_LIST_LIMIT}`).default(DEFAULT_LIST_LIMIT),
   offset: z.number().int().min(0, 'must not be negative').default(0),
-});
+}));
 
-const summaryWindow = z.enum(summaryWindows, { error: `must be one of ${summaryWindows.join(', ')}` }).default('1d');
-const windowInput = z.strictObject({ window: summaryWindow });
+const summaryWindow = builtOnFirstUse(() => z.enum(summaryWindows, { error: `must be one of ${summaryWindows.join(', ')}` }).default('1d'));
+const windowInput = builtOnFirstUse(() => z.strictObject({ window: summaryWindow() }));
 const MAX_RESPONSE_LOGS = 100;
-const responseLogInput = z.strictObject({
-  window: summaryWindow,
+const responseLogInput = builtOnFirstUse(() => z.strictObject({
+  window: summaryWindow(),
   limit: z.number().int().min(1, `must be 1 to ${MAX_RESPONSE_LOGS}`).max(MAX_RESPONSE_LOGS, `must be 1 to ${MAX_RESPONSE_LOGS}`).default(MAX_RESPONSE_LOGS),
   offset: z.number().int().min(0, 'must not be negative').default(0),
-});
+}));
 
 /** What every stored monitor carries besides its configuration. */
 interface Stored {
@@ -199,7 +199,7 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
    * a smaller plan can still edit its other monitors' fields.
    */
   function completeConfig(type: MonitorType, input: unknown, plan: Plan, previous?: Monitor): MonitorConfig {
-    const config = parseInput(configSchemas[type], input);
+    const config = parseInput(configSchemas()[type], input);
     if (config.periodicity !== previous?.periodicity && !plan.frequencies.includes(config.periodicity)) {
       const rule = `${config.periodicity} is not available on the ${plan.name} plan, which allows ${plan.frequencies.join(', ')}`;
       throw new AppError('VALIDATION', `periodicity: ${rule}`, [{ field: 'periodicity', rule }]);
@@ -229,7 +229,7 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
     /** A page of the workspace's monitors of every type, newest first. */
     async list(actor: Actor, workspaceId: number, page: { limit?: number; offset?: number } = {}) {
       await authorize(db, actor, workspaceId, 'read');
-      const { limit, offset } = parseInput(listInput, page);
+      const { limit, offset } = parseInput(listInput(), page);
       return pages(`${workspaceId}/${limit}/${offset}`, () => readPage(workspaceId, limit, offset));
     },
 
@@ -312,7 +312,7 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
     /** `window` is one of 1d (default), 7d, 14d; anything else is refused. */
     async summary(actor: Actor, workspaceId: number, id: string, window?: string) {
       const monitor = await readable(actor, workspaceId, id);
-      return checks.summary(monitor, parseInput(windowInput, { window }).window);
+      return checks.summary(monitor, parseInput(windowInput(), { window }).window);
     },
 
     /** Recent check results of an HTTP monitor, newest first, one per region. */
@@ -322,7 +322,7 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
         const rule = `response logs exist for HTTP monitors only; monitor ${id} is a ${monitor.type} monitor: use its status and summary instead`;
         throw new AppError('VALIDATION', `id: ${rule}`, [{ field: 'id', rule }]);
       }
-      return checks.responseLogs(monitor, parseInput(responseLogInput, query));
+      return checks.responseLogs(monitor, parseInput(responseLogInput(), query));
     },
 
     /** One check of one region, by the id its response log carries. */

@@ -9,7 +9,7 @@ import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { monitorIdsIn } from '../monitors/monitor-repository.ts';
 import { KEY_FILE, type Sealer } from '../sealing.ts';
-import { expected, invalid, oneLine, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
+import { builtOnFirstUse, expected, invalid, oneLine, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
 import { findWorkspaceRow } from '../workspaces/workspace-repository.ts';
 import {
   type ChannelRow,
@@ -44,23 +44,23 @@ export type ChannelRef = Readonly<{ id: string; name: string; kind: ChannelKind 
 const MAX_PER_PAGE = 200;
 /** Channel links of lists of monitors kept between changes of the channel tables; beyond this they start over. */
 const KNOWN_LINKS_LIMIT = 1_000;
-const name = oneLine(z.string(expected('a name')).trim().min(1, 'is required').max(200, 'must be at most 200 characters'));
-const monitorIds = z.array(z.union([z.string(), z.number()]), expected('a list of monitor ids')).max(1000, 'must name at most 1000 monitors');
-const config = z.record(z.string(), z.unknown(), expected('an object with the fields of the channel kind'));
-const createInput = z.strictObject({
-  name,
+const name = builtOnFirstUse(() => oneLine(z.string(expected('a name')).trim().min(1, 'is required').max(200, 'must be at most 200 characters')));
+const monitorIds = builtOnFirstUse(() => z.array(z.union([z.string(), z.number()]), expected('a list of monitor ids')).max(1000, 'must name at most 1000 monitors'));
+const config = builtOnFirstUse(() => z.record(z.string(), z.unknown(), expected('an object with the fields of the channel kind')));
+const createInput = builtOnFirstUse(() => z.strictObject({
+  name: name(),
   kind: z.enum(channelKinds, expected(`one of ${channelKinds.join(', ')}`)),
-  monitorIds: monitorIds.default([]),
-  config: config.default({}),
-});
-const patchInput = z.strictObject({
-  name: name.optional(),
+  monitorIds: monitorIds().default([]),
+  config: config().default({}),
+}));
+const patchInput = builtOnFirstUse(() => z.strictObject({
+  name: name().optional(),
   /** When given, must be the channel's own kind: a channel never changes kind. */
   kind: z.enum(channelKinds, expected(`one of ${channelKinds.join(', ')}`)).optional(),
-  monitorIds: monitorIds.optional(),
-  config: config.optional(),
-});
-const listInput = z.strictObject(pageQuery(MAX_PER_PAGE));
+  monitorIds: monitorIds().optional(),
+  config: config().optional(),
+}));
+const listInput = builtOnFirstUse(() => z.strictObject(pageQuery(MAX_PER_PAGE)));
 
 /** Shown for each credential of a channel whose credentials cannot be read. */
 const UNREADABLE = '(unreadable: set again)';
@@ -99,7 +99,7 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
       const field = ['config', ...issue.path.map(String)].join('.');
       throw invalid(issue.code === 'unrecognized_keys' ? `config.${issue.keys[0]}` : field, issue.code === 'unrecognized_keys' ? `is not a field of a ${kind} channel` : issue.message);
     };
-    return { settings: prefixed(channelSchemas[kind].settings, settingsIn), credentials: settingsOnly ? {} : prefixed(channelSchemas[kind].credentials, credentialsIn) };
+    return { settings: prefixed(channelSchemas()[kind].settings, settingsIn), credentials: settingsOnly ? {} : prefixed(channelSchemas()[kind].credentials, credentialsIn) };
   }
 
   /**
@@ -176,7 +176,7 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
     /** Channels newest first, each with the monitors wired to it. */
     async list(actor: Actor, workspaceId: number, query: unknown = {}) {
       await authorize(db, actor, workspaceId, 'read');
-      const { page, perPage } = parseInput(listInput, query);
+      const { page, perPage } = parseInput(listInput(), query);
       const { rows, total } = await listChannelRows(db, workspaceId, perPage, (page - 1) * perPage);
       const monitors = await linkedMonitors(db, rows.map((r) => r.id));
       return { channels: rows.map((r) => toChannel(r, monitors.get(r.id) ?? [])), pagination: paginationOf(page, perPage, total) };
@@ -203,7 +203,7 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
 
     async create(actor: Actor, workspaceId: number, input: unknown): Promise<Channel> {
       await authorize(db, actor, workspaceId, 'write');
-      const values = parseInput(createInput, input);
+      const values = parseInput(createInput(), input);
       const { settings, credentials } = splitConfig(values.kind, values.config);
       return writeTransaction(db, async (trx) => {
         const monitors = await checkMonitors(trx, workspaceId, values.monitorIds);
@@ -222,7 +222,7 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
      */
     async update(actor: Actor, workspaceId: number, id: string, patch: unknown): Promise<Channel> {
       await authorize(db, actor, workspaceId, 'write');
-      const values = parseInput(patchInput, patch);
+      const values = parseInput(patchInput(), patch);
       if (Object.values(values).every((v) => v === undefined)) throw invalid('channel', 'names no field to change: set name, monitorIds or config');
       return writeTransaction(db, async (trx) => {
         const row = await loadRow(trx, workspaceId, id);

@@ -13,7 +13,7 @@ import { resolvePage, toPage } from '../pages/pages.ts';
 import { planOfWorkspace } from '../plans.ts';
 import { newSecret } from '../secrets.ts';
 import type { Sealer } from '../sealing.ts';
-import { httpUrl, invalid, parseId, parseInput } from '../validation.ts';
+import { builtOnFirstUse, httpUrl, invalid, parseId, parseInput } from '../validation.ts';
 import { maskCredential } from './channel-rules.ts';
 import { reasonOf } from './channels.ts';
 import type { PageEvent, PageRef } from './events.ts';
@@ -61,10 +61,10 @@ export interface SubscriberDelivery {
   pageEvent(to: SubscriberAddress, event: PageEvent): Promise<void>;
 }
 
-const email = z.email('must be an email address').max(254, 'must be at most 254 characters').transform((value) => value.toLowerCase());
-const addInput = z
-  .strictObject({ email: email.optional(), webhookUrl: httpUrl('the address that receives the JSON notifications').optional() })
-  .refine((value) => (value.email === undefined) !== (value.webhookUrl === undefined), { message: 'give exactly one of email or webhookUrl', path: ['email'] });
+const email = builtOnFirstUse(() => z.email('must be an email address').max(254, 'must be at most 254 characters').transform((value) => value.toLowerCase()));
+const addInput = builtOnFirstUse(() => z
+  .strictObject({ email: email().optional(), webhookUrl: httpUrl('the address that receives the JSON notifications').optional() })
+  .refine((value) => (value.email === undefined) !== (value.webhookUrl === undefined), { message: 'give exactly one of email or webhookUrl', path: ['email'] }));
 
 /** Deliveries of one dispatch in flight at once; the mail pool queues behind its own connections. */
 const DISPATCH_CONCURRENCY = 16;
@@ -338,7 +338,7 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
      */
     async add(actor: Actor, workspaceId: number, pageRef: string, input: unknown): Promise<{ subscriber: Subscriber; secret: string | null }> {
       await authorize(db, actor, workspaceId, 'write');
-      const values = parseInput(addInput, input);
+      const values = parseInput(addInput(), input);
       const page = await resolvePage(db, workspaceId, pageRef);
       const recordCreate = (trx: Kysely<Database>, row: SubscriberRow) =>
         recordAudit(trx, { workspaceId, entityType: 'page_subscriber', entityId: row.id, action: 'page_subscriber.create', actor, before: null, after: { ...toSubscriber(sealer, row) } });
@@ -377,7 +377,7 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
      * address either. Only sign-ups that send a confirmation mail count.
      */
     async subscribePublic(slug: string, address: unknown, client?: string): Promise<void> {
-      const parsed = email.safeParse(typeof address === 'string' ? address.trim() : address);
+      const parsed = email().safeParse(typeof address === 'string' ? address.trim() : address);
       if (!parsed.success) throw invalid('email', 'must be an email address');
       const page = await findPageBySlug(db, slug);
       if (!page) throw notFound('status page', slug);

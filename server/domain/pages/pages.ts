@@ -8,7 +8,7 @@ import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { monitorIdsIn } from '../monitors/monitor-repository.ts';
-import { expected, invalid, oneLine, parseId, parseInput } from '../validation.ts';
+import { builtOnFirstUse, expected, invalid, oneLine, parseId, parseInput } from '../validation.ts';
 import {
   type ComponentRow,
   componentsOfPage,
@@ -87,34 +87,34 @@ function toComponent(row: ComponentRow): PageComponent {
  */
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const slugRule = 'must be 1 to 63 lower-case letters, digits or hyphens, start and end with a letter or digit, and hold at least one letter, e.g. acme-status';
-const slug = z
+const slug = builtOnFirstUse(() => z
   .string(expected(`a slug: ${slugRule}`))
-  .refine((value) => SLUG.test(value) && /[a-z]/.test(value), slugRule);
+  .refine((value) => SLUG.test(value) && /[a-z]/.test(value), slugRule));
 
-const title = oneLine(z.string(expected('a title')).trim().min(1, 'is required').max(200, 'must be at most 200 characters'));
-const description = z.string(expected('text')).max(2000, 'must be at most 2000 characters');
+const title = builtOnFirstUse(() => oneLine(z.string(expected('a title')).trim().min(1, 'is required').max(200, 'must be at most 200 characters')));
+const description = builtOnFirstUse(() => z.string(expected('text')).max(2000, 'must be at most 2000 characters'));
 
-const pageInput = z.strictObject({ slug, title, description: description.default('') });
-const pagePatch = z.strictObject({ slug: slug.optional(), title: title.optional(), description: description.optional() });
+const pageInput = builtOnFirstUse(() => z.strictObject({ slug: slug(), title: title(), description: description().default('') }));
+const pagePatch = builtOnFirstUse(() => z.strictObject({ slug: slug().optional(), title: title().optional(), description: description().optional() }));
 
-const group = oneLine(z.string(expected('a group name')).trim().min(1, 'must not be empty; use null for no group').max(100, 'must be at most 100 characters')).nullable();
-const position = z.number(expected('a position (a whole number from 0)')).int('must be a whole number').min(0, 'must not be negative').max(10_000, 'must be at most 10000');
-const monitorRef = z.union([z.string(), z.number()]).nullable();
+const group = builtOnFirstUse(() => oneLine(z.string(expected('a group name')).trim().min(1, 'must not be empty; use null for no group').max(100, 'must be at most 100 characters')).nullable());
+const position = builtOnFirstUse(() => z.number(expected('a position (a whole number from 0)')).int('must be a whole number').min(0, 'must not be negative').max(10_000, 'must be at most 10000'));
+const monitorRef = builtOnFirstUse(() => z.union([z.string(), z.number()]).nullable());
 
-const componentInput = z.strictObject({
-  name: title,
-  description: description.default(''),
-  monitorId: monitorRef.optional(),
-  group: group.optional(),
-  position: position.optional(),
-});
-const componentPatch = z.strictObject({
-  name: title.optional(),
-  description: description.optional(),
-  monitorId: monitorRef.optional(),
-  group: group.optional(),
-  position: position.optional(),
-});
+const componentInput = builtOnFirstUse(() => z.strictObject({
+  name: title(),
+  description: description().default(''),
+  monitorId: monitorRef().optional(),
+  group: group().optional(),
+  position: position().optional(),
+}));
+const componentPatch = builtOnFirstUse(() => z.strictObject({
+  name: title().optional(),
+  description: description().optional(),
+  monitorId: monitorRef().optional(),
+  group: group().optional(),
+  position: position().optional(),
+}));
 
 function pageSnapshot(page: StatusPage): Record<string, unknown> {
   const { updatedAt: _u, url: _url, ...rest } = page;
@@ -194,7 +194,7 @@ export function createPageService(db: Kysely<Database>, options: PageServiceOpti
 
     async create(actor: Actor, workspaceId: number, input: unknown): Promise<StatusPage> {
       await authorize(db, actor, workspaceId, 'write');
-      const values = parseInput(pageInput, input);
+      const values = parseInput(pageInput(), input);
       const created = await writeTransaction(db, async (trx) => {
         const now = new Date().toISOString();
         const row = await insertPage(trx, { workspace_id: workspaceId, ...values, created_at: now, updated_at: now }).catch((error: unknown) => slugTaken(error, values.slug));
@@ -208,7 +208,7 @@ export function createPageService(db: Kysely<Database>, options: PageServiceOpti
 
     async update(actor: Actor, workspaceId: number, ref: string, patch: unknown): Promise<StatusPage> {
       await authorize(db, actor, workspaceId, 'write');
-      const values = parseInput(pagePatch, patch);
+      const values = parseInput(pagePatch(), patch);
       if (Object.values(values).every((v) => v === undefined)) throw invalid('page', 'names no field to change: set slug, title or description');
       const updated = await writeTransaction(db, async (trx) => {
         const before = await resolvePage(trx, workspaceId, ref, 'id');
@@ -243,7 +243,7 @@ export function createPageService(db: Kysely<Database>, options: PageServiceOpti
     /** A component of type `monitor` when `monitorId` is given, else `static`; at the end of the page unless `position` says where. */
     async addComponent(actor: Actor, workspaceId: number, ref: string, input: unknown): Promise<PageComponent> {
       await authorize(db, actor, workspaceId, 'write');
-      const values = parseInput(componentInput, input);
+      const values = parseInput(componentInput(), input);
       const created = await writeTransaction(db, async (trx) => {
         const pageRow = await resolvePage(trx, workspaceId, ref);
         const monitorId = values.monitorId == null ? null : await monitorOf(trx, workspaceId, values.monitorId, 'monitorId');
@@ -269,7 +269,7 @@ export function createPageService(db: Kysely<Database>, options: PageServiceOpti
     /** Changes the fields given. `monitorId: null` unlinks the monitor (the component becomes static); `group: null` ungroups it. */
     async updateComponent(actor: Actor, workspaceId: number, id: string, patch: unknown): Promise<PageComponent> {
       await authorize(db, actor, workspaceId, 'write');
-      const values = parseInput(componentPatch, patch);
+      const values = parseInput(componentPatch(), patch);
       if (Object.values(values).every((v) => v === undefined)) throw invalid('component', 'names no field to change: set name, description, monitorId, group or position');
       const updated = await writeTransaction(db, async (trx) => {
         const before = await loadComponent(trx, workspaceId, id);

@@ -11,7 +11,7 @@ import { type PageEvent, reportStatuses } from '../notifications/events.ts';
 import { dispatchAfterCommit, type NotifySubscribers, notifyRule } from '../notifications/publish.ts';
 import { componentNames, type PageRow, pageRowOf } from '../pages/page-repository.ts';
 import { componentsOnPage, resolvePage, toPage } from '../pages/pages.ts';
-import { expected, invalid, oneLine, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
+import { builtOnFirstUse, expected, invalid, oneLine, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
 import {
   appendUpdate,
   deleteReport,
@@ -70,28 +70,28 @@ export async function loadReports(db: Kysely<Database>, ids: number[]): Promise<
 }
 
 const MAX_PER_PAGE = 200;
-const status = z.enum(reportStatuses, expected(`one of ${reportStatuses.join(', ')}`));
-const title = oneLine(z.string(expected('a title')).trim().min(1, 'is required').max(200, 'must be at most 200 characters'));
-const message = z.string(expected('the text of the public update')).trim().min(1, 'is required: the text subscribers and the page show').max(10_000, 'must be at most 10000 characters');
-const notify = z.boolean({ error: (issue) => (issue.input === undefined ? notifyRule : 'must be true or false') });
-const componentIds = z.array(z.union([z.string(), z.number()]), expected('a list of page component ids')).max(100, 'must name at most 100 components');
+const status = builtOnFirstUse(() => z.enum(reportStatuses, expected(`one of ${reportStatuses.join(', ')}`)));
+const title = builtOnFirstUse(() => oneLine(z.string(expected('a title')).trim().min(1, 'is required').max(200, 'must be at most 200 characters')));
+const message = builtOnFirstUse(() => z.string(expected('the text of the public update')).trim().min(1, 'is required: the text subscribers and the page show').max(10_000, 'must be at most 10000 characters'));
+const notify = builtOnFirstUse(() => z.boolean({ error: (issue) => (issue.input === undefined ? notifyRule : 'must be true or false') }));
+const componentIds = builtOnFirstUse(() => z.array(z.union([z.string(), z.number()]), expected('a list of page component ids')).max(100, 'must name at most 100 components'));
 
-const createInput = z.strictObject({
+const createInput = builtOnFirstUse(() => z.strictObject({
   pageId: z.union([z.string(), z.number()], expected('a status page id')),
-  title,
-  status: status.default('investigating'),
-  message,
-  pageComponentIds: componentIds.default([]),
-  notify,
-});
-const updateInput = z.strictObject({ status, message, notify });
-const resolveInput = z.strictObject({ message, notify });
-const patchInput = z.strictObject({ title: title.optional(), status: status.optional(), pageComponentIds: componentIds.optional() });
-const listInput = z.strictObject({
+  title: title(),
+  status: status().default('investigating'),
+  message: message(),
+  pageComponentIds: componentIds().default([]),
+  notify: notify(),
+}));
+const updateInput = builtOnFirstUse(() => z.strictObject({ status: status(), message: message(), notify: notify() }));
+const resolveInput = builtOnFirstUse(() => z.strictObject({ message: message(), notify: notify() }));
+const patchInput = builtOnFirstUse(() => z.strictObject({ title: title().optional(), status: status().optional(), pageComponentIds: componentIds().optional() }));
+const listInput = builtOnFirstUse(() => z.strictObject({
   filter: z.enum(['active', 'all'], expected('active (unresolved reports only) or all')).default('active'),
   pageId: z.union([z.string(), z.number()]).optional(),
   ...pageQuery(MAX_PER_PAGE),
-});
+}));
 
 function snapshot(report: StatusReport): Record<string, unknown> {
   const { updatedAt: _u, updates, ...rest } = report;
@@ -153,7 +153,7 @@ export function createReportService(db: Kysely<Database>, options: ReportService
     /** Reports newest first; `filter` active (default) leaves out resolved ones. */
     async list(actor: Actor, workspaceId: number, query: unknown = {}) {
       await authorize(db, actor, workspaceId, 'read');
-      const { filter, pageId, page, perPage } = parseInput(listInput, query);
+      const { filter, pageId, page, perPage } = parseInput(listInput(), query);
       const onPage = pageId === undefined ? undefined : (await resolvePage(db, workspaceId, pageId)).id;
       const { ids, total } = await listReportIds(db, workspaceId, { pageId: onPage, unresolved: filter === 'active' }, perPage, (page - 1) * perPage);
       return { reports: await loadReports(db, ids), pagination: paginationOf(page, perPage, total) };
@@ -167,7 +167,7 @@ export function createReportService(db: Kysely<Database>, options: ReportService
     /** Creates a report with its first public update. */
     async create(actor: Actor, workspaceId: number, input: unknown) {
       await authorize(db, actor, workspaceId, 'write');
-      const values = parseInput(createInput, input);
+      const values = parseInput(createInput(), input);
       return publish(actor, workspaceId, values.notify, async (trx) => {
         const page = await resolvePage(trx, workspaceId, values.pageId);
         const components = await componentsOnPage(trx, page.id, values.pageComponentIds);
@@ -190,7 +190,7 @@ export function createReportService(db: Kysely<Database>, options: ReportService
     /** Appends a public update and sets the report's status to the update's. */
     async addUpdate(actor: Actor, workspaceId: number, id: string, input: unknown) {
       await authorize(db, actor, workspaceId, 'write');
-      const values = parseInput(updateInput, input);
+      const values = parseInput(updateInput(), input);
       return publish(actor, workspaceId, values.notify, async (trx) => {
         const { report: before, page } = await loadOne(trx, workspaceId, id);
         const now = new Date().toISOString();
@@ -203,7 +203,7 @@ export function createReportService(db: Kysely<Database>, options: ReportService
     /** Resolves the report with a final public update. A report already resolved keeps the time it was first resolved. */
     async resolve(actor: Actor, workspaceId: number, id: string, input: unknown) {
       await authorize(db, actor, workspaceId, 'write');
-      const values = parseInput(resolveInput, input);
+      const values = parseInput(resolveInput(), input);
       return publish(actor, workspaceId, values.notify, async (trx) => {
         const { report: before, page } = await loadOne(trx, workspaceId, id);
         const now = new Date().toISOString();
@@ -216,7 +216,7 @@ export function createReportService(db: Kysely<Database>, options: ReportService
     /** Edits title, status or components: no public update, no notification. */
     async update(actor: Actor, workspaceId: number, id: string, patch: unknown): Promise<StatusReport> {
       await authorize(db, actor, workspaceId, 'write');
-      const values = parseInput(patchInput, patch);
+      const values = parseInput(patchInput(), patch);
       if (Object.values(values).every((v) => v === undefined)) throw invalid('report', 'names no field to change: set title, status or pageComponentIds');
       const { report, pageId } = await writeTransaction(db, async (trx) => {
         const { report: before, page } = await loadOne(trx, workspaceId, id);

@@ -11,7 +11,7 @@ import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { type PlanName, planNames } from '../plans.ts';
 import { insertUser } from '../users/user-repository.ts';
-import { oneLine, parseInput } from '../validation.ts';
+import { builtOnFirstUse, oneLine, parseInput } from '../validation.ts';
 import {
   countOwners,
   deleteMembership,
@@ -30,17 +30,17 @@ export interface Workspace {
   createdAt: string;
 }
 
-const slugSchema = z
+const slugSchema = builtOnFirstUse(() => z
   .string()
   .min(2, 'must be 2 to 48 characters')
   .max(48, 'must be 2 to 48 characters')
-  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be lower-case letters, digits and single hyphens, not at either end');
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be lower-case letters, digits and single hyphens, not at either end'));
 
-const createWorkspaceInput = z.object({
+const createWorkspaceInput = builtOnFirstUse(() => z.object({
   name: oneLine(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters')),
-  slug: slugSchema,
+  slug: slugSchema(),
   plan: z.enum(planNames, { error: `must be one of ${planNames.join(', ')}` }).default('scale'),
-});
+}));
 
 export interface Member {
   userId: string;
@@ -48,10 +48,10 @@ export interface Member {
   role: Role;
 }
 
-const addMemberInput = z.object({
+const addMemberInput = builtOnFirstUse(() => z.object({
   name: oneLine(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters')),
   role: z.enum(['owner', 'admin', 'member'], { error: 'must be owner, admin or member' }).default('member'),
-});
+}));
 
 export function toWorkspace(row: WorkspaceRow): Workspace {
   return { id: String(row.id), name: row.name, slug: row.slug, plan: row.plan as PlanName, createdAt: row.created_at };
@@ -62,7 +62,7 @@ export function createWorkspaceService(db: Kysely<Database>) {
     /** Creates a workspace; a person creating it becomes its owner. */
     async create(actor: Actor, input: z.input<typeof createWorkspaceInput>): Promise<Workspace> {
       if (isCredential(actor)) throw new AppError('FORBIDDEN', 'an API credential cannot create workspaces');
-      const values = parseInput(createWorkspaceInput, input);
+      const values = parseInput(createWorkspaceInput(), input);
       return writeTransaction(db, async (trx) => {
         const now = new Date().toISOString();
         const row = await insertWorkspace(trx, { ...values, createdAt: now }).catch((error: unknown) => {
@@ -99,7 +99,7 @@ export function createWorkspaceService(db: Kysely<Database>) {
 
     /** Adds a person to a workspace (a new local user of that name). Owners and admins only. */
     async addMember(actor: Actor, workspaceId: number, input: z.input<typeof addMemberInput>): Promise<Member> {
-      const values = parseInput(addMemberInput, input);
+      const values = parseInput(addMemberInput(), input);
       return writeTransaction(db, async (trx) => {
         await authorize(trx, actor, workspaceId, 'manage');
         const now = new Date().toISOString();
