@@ -233,6 +233,11 @@ describe('status pages in Chromium', () => {
         assert.deepEqual(mails[mailsSettled]!.envelopeTo, [address]);
         assert.equal(hooks.requests.length, 1, 'the report itself was never sent later');
 
+        // The subscribers show that notice as their last, delivered.
+        await page.getByRole('tab', { name: 'Subscribers' }).click();
+        await page.getByRole('row', { name: new RegExp(address) }).getByText('Delivered').waitFor();
+        assert.equal(await page.getByRole('row').filter({ hasText: 'Delivered' }).count(), 2, 'the webhook too');
+
         // The static copy carries the report too.
         await page.getByRole('tab', { name: 'Export' }).click();
         const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download the static site' }).click()]);
