@@ -12,6 +12,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
+import pino from 'pino';
+import { serviceConfig } from '../server/config.ts';
+import { startService } from '../server/main.ts';
+import { databaseEnv, withLocalOwner } from './support/database.ts';
 import { spawnServe, tempDir } from './support/harness.ts';
 
 /** Records every module file the process loads, and whether Node loaded undici, when it is told to stop. */
@@ -57,6 +61,29 @@ test('serve is ready without loading what only other commands or later requests 
       assert.ok(!bundled.some((code) => code.includes(`// ${name}`)), `${name} is not loaded at start`);
     }
     assert.equal(undici, false, 'undici is not loaded at start');
+  } finally {
+    await dir.remove();
+  }
+});
+
+test('the service answers before its check engine has read the monitors, and schedules them right after', async () => {
+  const dir = await tempDir();
+  try {
+    const id = await withLocalOwner(dir.path, async (services, owner) => {
+      const workspace = await services.workspaces.getBySlug(owner, 'personal');
+      const monitor = await services.monitors.create(owner, Number(workspace.id), 'tcp', { name: 'db', periodicity: '1h', uri: '127.0.0.1:1' });
+      return Number(monitor.id);
+    });
+    const config = serviceConfig({ dataDir: dir.path, port: '0', dashboardPort: '0' }, { STATUSDESK_CHECKS: 'on', ...(await databaseEnv(dir.path)) });
+    const service = await startService(config, pino({ level: 'silent' }));
+    try {
+      assert.equal(service.engine.scheduler.has(id), false, 'not read yet when the service is ready');
+      assert.equal((await fetch(`${service.apiUrl}/healthz`)).status, 200);
+      await service.checking;
+      assert.equal(service.engine.scheduler.has(id), true, 'scheduled once the engine has started');
+    } finally {
+      await service.close();
+    }
   } finally {
     await dir.remove();
   }
