@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { RunnerCheck, RunnerCheckSchema } from '../../proto/gen/runner/v1/runner_pb.js';
 import { grpcStatuses, type ProbeResult } from '../domain/monitors/check-results.ts';
 import type { Monitor } from '../domain/monitors/monitors.ts';
-import { parseInput } from '../domain/validation.ts';
+import { builtOnFirstUse, parseInput } from '../domain/validation.ts';
 import { AppError } from '../errors.ts';
 import { emptyTiming, trustStore } from './connection.ts';
 import { probeHttp } from './http-probe.ts';
@@ -259,25 +259,27 @@ const MAX_ENTRIES = 50;
 const MAX_ATTEMPTS = 100;
 
 const text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
-const duration = z.number('must be a finite number of milliseconds').min(0, 'must not be negative');
-const phase = duration.optional();
+/** A check a runner reported, as hostile as it may be; built with the first report (see builtOnFirstUse). */
+const runnerCheck = builtOnFirstUse(() => {
+  const duration = z.number('must be a finite number of milliseconds').min(0, 'must not be negative');
+  const phase = duration.optional();
 
-/** A check a runner reported, as hostile as it may be. */
-const runnerCheck = z.object({
-  monitorId: z.string().regex(/^[1-9]\d{0,14}$/, 'must be a monitor id (a positive whole number)'),
-  startedAtMs: z.bigint().min(1n, 'must be a time after 1970').max(BigInt(Number.MAX_SAFE_INTEGER), 'must be a time in epoch milliseconds'),
-  result: z.enum(['up', 'degraded', 'down'], 'must be one of up, degraded, down'),
-  latencyMs: duration,
-  timing: z.object({ dns: phase, connect: phase, tls: phase, ttfb: phase, transfer: phase, total: phase }).optional(),
-  attempts: z.number().int().min(0, 'must not be negative').max(MAX_ATTEMPTS, `must be at most ${MAX_ATTEMPTS}`),
-  message: text(MAX_TEXT),
-  grpcStatus: z.union([z.literal(''), z.enum(grpcStatuses)], `must be empty or one of ${grpcStatuses.join(', ')}`),
-  statusCode: z.number().int().min(100, 'must be an HTTP status code').max(999, 'must be an HTTP status code').optional(),
-  url: text(MAX_URL),
-  responseHeaders: z
-    .record(text(MAX_HEADER_NAME), text(MAX_TEXT))
-    .refine((headers) => Object.keys(headers).length <= MAX_ENTRIES, `must have at most ${MAX_ENTRIES} headers`),
-  assertionResults: z.array(z.object({ assertion: text(MAX_TEXT), passed: z.boolean(), actual: text(MAX_TEXT) })).max(MAX_ENTRIES, `must have at most ${MAX_ENTRIES} assertions`),
+  return z.object({
+    monitorId: z.string().regex(/^[1-9]\d{0,14}$/, 'must be a monitor id (a positive whole number)'),
+    startedAtMs: z.bigint().min(1n, 'must be a time after 1970').max(BigInt(Number.MAX_SAFE_INTEGER), 'must be a time in epoch milliseconds'),
+    result: z.enum(['up', 'degraded', 'down'], 'must be one of up, degraded, down'),
+    latencyMs: duration,
+    timing: z.object({ dns: phase, connect: phase, tls: phase, ttfb: phase, transfer: phase, total: phase }).optional(),
+    attempts: z.number().int().min(0, 'must not be negative').max(MAX_ATTEMPTS, `must be at most ${MAX_ATTEMPTS}`),
+    message: text(MAX_TEXT),
+    grpcStatus: z.union([z.literal(''), z.enum(grpcStatuses)], `must be empty or one of ${grpcStatuses.join(', ')}`),
+    statusCode: z.number().int().min(100, 'must be an HTTP status code').max(999, 'must be an HTTP status code').optional(),
+    url: text(MAX_URL),
+    responseHeaders: z
+      .record(text(MAX_HEADER_NAME), text(MAX_TEXT))
+      .refine((headers) => Object.keys(headers).length <= MAX_ENTRIES, `must have at most ${MAX_ENTRIES} headers`),
+    assertionResults: z.array(z.object({ assertion: text(MAX_TEXT), passed: z.boolean(), actual: text(MAX_TEXT) })).max(MAX_ENTRIES, `must have at most ${MAX_ENTRIES} assertions`),
+  });
 });
 
 /**
@@ -285,7 +287,7 @@ const runnerCheck = z.object({
  * VALIDATION AppError naming the field when it breaks a rule (a runner is not trusted).
  */
 export function fromRunnerCheck(message: RunnerCheck, where: { runner: string; regions: string[]; workspaceId: number }): StoredCheck {
-  const c = parseInput(runnerCheck, message);
+  const c = parseInput(runnerCheck(), message);
   const t = c.timing;
   const phaseOf = (ms: number | undefined) => ms ?? null;
   return {
