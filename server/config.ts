@@ -214,10 +214,7 @@ type Settings = typeof SETTINGS;
 type Parsed = { [K in keyof Settings as Settings[K] extends { rule: z.ZodType } ? K : never]: Settings[K] extends { rule: infer R } ? R : never };
 type Flags = { [K in keyof Settings as Settings[K] extends { flag: string } ? K : never]?: string };
 
-const parsed = Object.fromEntries(Object.entries(SETTINGS).flatMap(([key, setting]) => ('rule' in setting ? [[key, setting.rule]] : []))) as Parsed;
-const settingsSchema = z.object(parsed);
-
-export type ServiceConfig = z.output<typeof settingsSchema> & {
+export type ServiceConfig = z.output<z.ZodObject<Parsed>> & {
   maxBodyBytes: number;
   /** How Client ID Metadata Documents are fetched; set only by tests, which keep every packet on loopback. */
   metadataNetwork?: MetadataNetwork;
@@ -230,22 +227,19 @@ export type ServiceConfig = z.output<typeof settingsSchema> & {
 
 /** The service's settings from `statusdesk serve`'s flags and the environment, or an error naming the first bad one and its rule. */
 export function serviceConfig(flags: Flags, env: NodeJS.ProcessEnv = process.env): ServiceConfig {
-  const texts: Record<string, string | undefined> = {};
-  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  // Setting by setting rather than as one object: zod compiles an object's parser on its first
+  // parse, which this one parse at start would not earn back.
   for (const [key, setting] of Object.entries(SETTINGS) as [string, Setting][]) {
     if (!setting.rule) continue;
     const flag = (flags as Record<string, string | undefined>)[key];
     // The flag wins; an empty one gives way to the variable.
     const fromFlag = setting.env === undefined || Boolean(flag);
-    texts[key] = fromFlag ? flag : env[setting.env!];
-    names[key] = (fromFlag ? setting.flag : setting.env)!;
+    const result = setting.rule.safeParse(fromFlag ? flag : env[setting.env!]);
+    if (!result.success) throw new AppError('VALIDATION', `${fromFlag ? setting.flag : setting.env}: ${result.error.issues[0]!.message}`);
+    values[key] = result.data;
   }
-  const result = settingsSchema.safeParse(texts);
-  if (!result.success) {
-    const issue = result.error.issues[0]!;
-    throw new AppError('VALIDATION', `${names[String(issue.path[0])]}: ${issue.message}`);
-  }
-  return { ...result.data, maxBodyBytes: DEFAULT_MAX_BODY_BYTES };
+  return { ...(values as z.output<z.ZodObject<Parsed>>), maxBodyBytes: DEFAULT_MAX_BODY_BYTES };
 }
 
 /** An origin-only URL from a setting outside the service's own (`--public-url`), or a clear error naming it. */
