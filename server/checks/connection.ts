@@ -56,33 +56,42 @@ function deadlinesUnder(stop: AbortSignal): Set<Deadline> {
 
 /**
  * The whole budget of one check: every phase and every retry spend from it. `stop` (the engine
- * closing) ends it early too, so nothing of a check outlives the service.
+ * closing) ends it early too, so nothing of a check outlives the service. A check waits for one
+ * thing at a time (see until), so a deadline tells one waiter when it ends: no AbortController,
+ * no event listeners, on the path every check takes.
  */
 export class Deadline {
-  readonly #controller = new AbortController();
-  readonly #timer: NodeJS.Timeout;
+  readonly #timer: NodeJS.Timeout | undefined;
   readonly #alive: Set<Deadline> | undefined;
+  #expired = false;
+  #waiter: (() => void) | undefined;
   readonly started = performance.now();
   readonly ms: number;
 
   constructor(ms: number, stop?: AbortSignal) {
     this.ms = ms;
-    this.#timer = setTimeout(endDeadline, ms, this);
-    if (stop?.aborted) this.#controller.abort();
-    else if (stop) (this.#alive = deadlinesUnder(stop)).add(this);
+    // Made after the engine stopped: ended from the start, with no timer to wait for.
+    this.#expired = stop?.aborted === true;
+    this.#timer = this.#expired ? undefined : setTimeout(endDeadline, ms, this);
+    if (stop && !this.#expired) (this.#alive = deadlinesUnder(stop)).add(this);
   }
 
-  /** Ends the budget now: whatever waits on `signal` gives up. */
+  /** Ends the budget now: the wait in progress gives up. */
   end(): void {
-    this.#controller.abort();
+    if (this.#expired) return;
+    this.#expired = true;
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    waiter?.();
   }
 
-  get signal(): AbortSignal {
-    return this.#controller.signal;
+  /** Calls `waiter` when the budget ends, in place of the previous one; undefined: no one waits any more. */
+  onEnd(waiter: (() => void) | undefined): void {
+    this.#waiter = waiter;
   }
 
   get expired(): boolean {
-    return this.#controller.signal.aborted;
+    return this.#expired;
   }
 
   elapsed(): number {
@@ -100,6 +109,7 @@ export class Deadline {
   clear(): void {
     clearTimeout(this.#timer);
     this.#alive?.delete(this);
+    this.#waiter = undefined;
   }
 }
 
@@ -116,31 +126,50 @@ export function emptyTiming(): Timing {
 
 /**
  * Resolves when `emitter` emits `event`; rejects when it emits `error` or `close` first, or when
- * `signal` aborts. Listeners are removed either way.
+ * `deadline` ends (with its timeout failure). Listeners are removed either way.
  */
-export function until<T = unknown>(emitter: EventEmitter, event: string, signal: AbortSignal): Promise<T> {
+export function until<T = unknown>(emitter: EventEmitter, event: string, deadline: Deadline): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const done = (settle: () => void) => {
+    if (deadline.expired) return reject(deadline.timedOut());
+    const done = () => {
       emitter.off(event, onEvent).off('error', onError).off('close', onClose);
-      signal.removeEventListener('abort', onAbort);
-      settle();
+      deadline.onEnd(undefined);
     };
-    const onEvent = (value: T) => done(() => resolve(value));
-    const onError = (error: Error) => done(() => reject(error));
-    const onClose = () => done(() => reject(Object.assign(new Error('connection closed'), { code: 'ECONNRESET' })));
-    const onAbort = () => done(() => reject(signal.reason));
-    if (signal.aborted) return reject(signal.reason);
-    emitter.once(event, onEvent).once('error', onError).once('close', onClose);
-    signal.addEventListener('abort', onAbort, { once: true });
+    const onEvent = (value: T) => {
+      done();
+      resolve(value);
+    };
+    const onError = (error: Error) => {
+      done();
+      reject(error);
+    };
+    const onClose = () => {
+      done();
+      reject(Object.assign(new Error('connection closed'), { code: 'ECONNRESET' }));
+    };
+    emitter.on(event, onEvent).on('error', onError).on('close', onClose);
+    deadline.onEnd(() => {
+      done();
+      reject(deadline.timedOut());
+    });
   });
 }
 
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+/** `promise`, or the deadline's timeout failure if the deadline ends first. */
+function raceDeadline<T>(promise: Promise<T>, deadline: Deadline): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    if (deadline.expired) return reject(deadline.timedOut());
+    deadline.onEnd(() => reject(deadline.timedOut()));
+    promise.then(
+      (value) => {
+        deadline.onEnd(undefined);
+        resolve(value);
+      },
+      (error: unknown) => {
+        deadline.onEnd(undefined);
+        reject(error);
+      },
+    );
   });
 }
 
@@ -199,13 +228,12 @@ function systemCertificates(): string[] {
  * `timing` as it completes, so a failure keeps the phases that did happen.
  */
 export async function openConnection(target: Target, deadline: Deadline, timing: Timing, tls?: TlsSettings): Promise<Socket | TLSSocket> {
-  const { signal } = deadline;
   timing.dns = timing.connect = timing.tls = null;
   let address = target.host;
   if (isIP(target.host) === 0) {
     const start = performance.now();
     try {
-      address = (await raceAbort(lookup(target.host), signal)).address;
+      address = (await raceDeadline(lookup(target.host), deadline)).address;
     } catch (error) {
       if (deadline.expired) throw deadline.timedOut();
       const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
@@ -217,7 +245,7 @@ export async function openConnection(target: Target, deadline: Deadline, timing:
   const start = performance.now();
   const socket = netConnect({ host: address, port: target.port, noDelay: true });
   try {
-    await until(socket, 'connect', signal);
+    await until(socket, 'connect', deadline);
   } catch (error) {
     socket.destroy();
     throw socketFailure(error, deadline);
@@ -235,7 +263,7 @@ export async function openConnection(target: Target, deadline: Deadline, timing:
     rejectUnauthorized: false,
   });
   try {
-    await until(secure, 'secureConnect', signal);
+    await until(secure, 'secureConnect', deadline);
   } catch (error) {
     secure.destroy();
     if (deadline.expired) throw deadline.timedOut();

@@ -90,7 +90,7 @@ async function handshake(socket: Socket | TLSSocket, target: Target, mode: GrpcC
   });
   session.on('error', () => {}); // reported through the waits below
   try {
-    await until(session, 'remoteSettings', deadline.signal);
+    await until(session, 'remoteSettings', deadline);
     return session;
   } catch {
     session.destroy();
@@ -145,7 +145,7 @@ async function call(session: ClientHttp2Session, target: Target, monitor: GrpcPr
   stream.on('data', (chunk: Buffer) => chunks.push(chunk));
   stream.on('trailers', (t) => (trailers = t));
   try {
-    await until(stream, 'end', deadline.signal);
+    await until(stream, 'end', deadline);
   } catch {
     stream.destroy();
     if (deadline.expired) throw deadline.timedOut();

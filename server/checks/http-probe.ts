@@ -123,7 +123,7 @@ async function exchange(request: Request, retry: number, options: HttpProbeOptio
       const sent = performance.now();
       let response: IncomingMessage;
       try {
-        response = await until<IncomingMessage>(req, 'response', deadline.signal);
+        response = await until<IncomingMessage>(req, 'response', deadline);
       } catch (error) {
         if (deadline.expired) throw deadline.timedOut();
         throw answerFailure(`the server did not answer: ${(error as Error).message}`);
@@ -148,7 +148,7 @@ const answerFailure = (message: string) => new ConnectionFailure('protocol', mes
 async function readBody(response: IncomingMessage, deadline: Deadline): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
-  const done = until(response, 'end', deadline.signal);
+  const done = until(response, 'end', deadline);
   response.on('data', (chunk: Buffer) => {
     if (size >= MAX_BODY_BYTES) return;
     chunks.push(chunk);
