@@ -13,6 +13,7 @@ import type { AlertEvent } from '../domain/notifications/events.ts';
 import { NO_DESKTOP_APP } from '../delivery/outbound.ts';
 import type { ConsentRequestView } from '../domain/oauth/consent.ts';
 import { AppError } from '../errors.ts';
+import { logDestination } from '../log-destination.ts';
 import { type RunningService, startService } from '../main.ts';
 import { coalesce, healthSummary } from './health-summary.ts';
 import { type AppMessage, appMessageOf, type DesktopAlert, type HealthSummary, type HostMessage, type HostPorts, type StartMessage } from './host-protocol.ts';
@@ -91,6 +92,16 @@ function runServiceHost(channel: ParentChannel, log: Logger): void {
       return undefined;
     }
     const started = attach(service);
+    // A service that cannot check its monitors stops, rather than answer as if it did.
+    service.checking.catch((error: unknown) => {
+      const reason = `the check engine could not start: ${reasonOf(error)}`;
+      log.fatal({ err: error }, reason);
+      stopping ??= started
+        .detach()
+        .then(() => service.close())
+        .catch((closing: unknown) => log.error({ err: closing }, 'closing the service failed'))
+        .then(() => exit(1, { type: 'failed', message: reason }));
+    });
     const { apiUrl, dashboardUrl, ports } = service;
     await channel.send({ type: 'ready', apiUrl, dashboardUrl, ports });
     log.info({ apiUrl, dashboardUrl, dataDir: message.dataDir }, 'ready');
@@ -210,7 +221,7 @@ function runServiceHost(channel: ParentChannel, log: Logger): void {
 }
 
 function main(): void {
-  const log = pino({ level: process.env.STATUSDESK_LOG_LEVEL ?? 'info', base: undefined }, pino.destination(2));
+  const log = pino({ level: process.env.STATUSDESK_LOG_LEVEL ?? 'info', base: undefined }, logDestination());
   const channel = parentChannel();
   if (!channel) {
     process.stderr.write('statusdesk: the service host is started by the desktop app (or child_process.fork), not by hand; use `statusdesk serve`\n');
