@@ -27,6 +27,7 @@ import { type Client, createClient } from '@connectrpc/connect';
 import { connectNodeAdapter, createConnectTransport, createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import http from 'node:http';
 import http2 from 'node:http2';
+import { openSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { arch, availableParallelism, platform, tmpdir } from 'node:os';
@@ -113,13 +114,14 @@ const listenLoopback = (server: http.Server | http2.Http2Server) =>
 
 /**
  * The real service, started as the test harness starts it, with a logger that writes to a real
- * file descriptor the way `statusdesk serve` writes to stderr (pino.destination, asynchronous),
- * but to /dev/null, so the cost of every access log line is paid and nothing piles up.
+ * file descriptor through the destination `statusdesk serve` writes to stderr with (logDestination,
+ * lines batched), but to /dev/null, so the cost of every access log line is paid and nothing piles up.
  */
 async function serviceWorker(logLevel: string): Promise<void> {
   // Loaded here only: the bare handler's thread and the client thread never load service code.
-  const [{ default: pino }, { withLocalOwner }, { serviceConfig }, { startService }, { RPC_PATH }] = await Promise.all([
+  const [{ default: pino }, { logDestination }, { withLocalOwner }, { serviceConfig }, { startService }, { RPC_PATH }] = await Promise.all([
     import('pino'),
+    import('../server/log-destination.ts'),
     import('../server/cli/local.ts'),
     import('../server/config.ts'),
     import('../server/main.ts'),
@@ -127,7 +129,7 @@ async function serviceWorker(logLevel: string): Promise<void> {
   ]);
   const dataDir = await mkdtemp(join(tmpdir(), 'statusdesk-bench-rpc-'));
   try {
-    const log = pino({ level: logLevel, base: undefined }, pino.destination('/dev/null'));
+    const log = pino({ level: logLevel, base: undefined }, logDestination(openSync('/dev/null', 'w')));
     // An empty environment: no STATUSDESK_* setting of the caller's shell changes what is measured.
     // No scheduled checks, as the test harness starts it: the bench measures answering, not probing.
     const env = { STATUSDESK_RATE_LIMIT: '0', STATUSDESK_CHECKS: 'off' };
@@ -577,7 +579,7 @@ async function main(): Promise<number> {
         `response ${responseBytes.length} bytes binary; Node ${process.version}, ${platform()} ${arch()}, ${CPUS} CPUs`,
       `Per cell: ${warmupMs} ms warm-up per side, then ${rounds} round${rounds === 1 ? '' : 's'} of ${roundMs} ms per side, service and bare alternating; ` +
         'figures are medians of the rounds; the ratio is the median of the per-round ratios (service round / the bare round next to it).',
-      `Service logger: pino level '${logLevel}' to /dev/null via pino.destination (asynchronous, as serve's stderr)` +
+      `Service logger: pino level '${logLevel}' to /dev/null via logDestination (batched, as serve's stderr)` +
         (logLevel === 'info' ? ', i.e. the default level: one access log line per request.' : '.'),
       `Clients: one transport per side and protocol, shared by all loops; HTTP/1.1 through an http.Agent with keepAlive and maxSockets ${MAX_CONCURRENCY}, ` +
         'gRPC over one h2c connection; default accept-encoding (gzip, br), so both servers gzip the response.',

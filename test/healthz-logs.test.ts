@@ -1,7 +1,7 @@
 // What people expect of a service: GET /healthz on both ports, and logs that say when a monitor
 // goes down and recovers, readable on a terminal and JSON lines elsewhere.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from '../client/index.ts';
 import { Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
@@ -9,6 +9,8 @@ import { CLI, json, perTestCleanup, runCli, spawnServe, startTestService, type T
 import { closedPort, startTcpListener } from './support/grpc-peers.ts';
 import { request } from './support/raw-http.ts';
 import { eventually } from './support/wait.ts';
+
+const LOG_DESTINATION = new URL('../server/log-destination.ts', import.meta.url).href;
 
 const T = { timeout: 60_000 };
 const { folder, children } = perTestCleanup();
@@ -106,6 +108,43 @@ describe('serve logs', () => {
       assert.doesNotMatch(out, /"level":30/, 'no JSON log line on a terminal');
     } finally {
       process.kill(-child.pid!, 'SIGTERM');
+    }
+  });
+});
+
+describe('the log destination', () => {
+  /** A Node.js process that logs `line` through logDestination(), then runs `then`. */
+  const logger = (line: string, then: string) =>
+    `import pino from 'pino'; import { logDestination } from '${LOG_DESTINATION}';
+     const log = pino({ base: undefined }, logDestination()); log.info(${JSON.stringify(line)}); ${then}`;
+  const run = (script: string) =>
+    new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: new URL('..', import.meta.url), timeout: 30_000 }, (error, _stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stderr }),
+      );
+    });
+
+  test('writes a line within a moment while the process goes on, without a flush', T, async () => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', logger('still running', 'setTimeout(() => {}, 20_000);')], {
+      cwd: new URL('..', import.meta.url),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    children.push(child);
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    await eventually(() => stderr, (text) => text.includes('"msg":"still running"'), 'the line, while the process runs');
+    child.kill();
+  });
+
+  test('writes the lines that wait when the process exits, ends with an uncaught error, or runs out of work', T, async () => {
+    for (const [how, then, code] of [
+      ['process.exit', 'process.exit(3);', 3],
+      ['an uncaught error', "setTimeout(() => { throw new Error('boom'); });", 1],
+      ['an empty event loop', '', 0],
+    ] as const) {
+      const ended = await run(logger(`before ${how}`, then));
+      assert.equal(ended.code, code, `${how}: ${ended.stderr}`);
+      assert.match(ended.stderr, new RegExp(`"msg":"before ${how}"`), how);
     }
   });
 });

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import envPaths from 'env-paths';
 import pino from 'pino';
+import { logDestination } from '../log-destination.ts';
 import { VERSION } from '../package-root.ts';
 import { DEFAULT_BUFFER_MAX } from '../runner/buffer.ts';
 import { startRunner } from '../runner/runner.ts';
@@ -35,7 +36,7 @@ export const runnerCommand: Command = {
     const concurrency = positive('concurrency');
     const dataDir = str(values, 'data-dir') || join(envPaths('statusdesk', { suffix: '' }).data, 'runner');
     // JSON lines on stderr, as the service's logs to a file.
-    const log = pino({ level: process.env.STATUSDESK_LOG_LEVEL || 'info', base: undefined }, pino.destination(2));
+    const log = pino({ level: process.env.STATUSDESK_LOG_LEVEL || 'info', base: undefined }, logDestination());
     const runner = startRunner({
       apiUrl: url.toString().replace(/\/+$/, ''),
       token,

@@ -1,6 +1,7 @@
 import pino, { type Logger } from 'pino';
 import { serviceConfig, settingHelp } from '../config.ts';
 import { AppError } from '../errors.ts';
+import { logDestination } from '../log-destination.ts';
 import { startService } from '../main.ts';
 import { type Command, dataDir, str } from './flags.ts';
 
@@ -73,7 +74,7 @@ export const serveCommand: Command = {
  */
 async function logger(level: string): Promise<Logger> {
   const options = { level, base: undefined };
-  if (!process.stderr.isTTY) return pino(options, pino.destination(2));
+  if (!process.stderr.isTTY) return pino(options, logDestination());
   const { default: pretty } = await import('pino-pretty');
   return pino(options, pretty({ destination: 2, sync: true, singleLine: true, translateTime: 'SYS:HH:MM:ss' }));
 }
