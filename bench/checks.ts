@@ -927,6 +927,10 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
     [`monitors with < ${periods} stored results`, `${belowPeriods} (fewest results of any monitor: ${minRows})`],
     [`missed slots (each slot from scheduler start to end - ${END_MARGIN_MS / 1000} s)`, `${missedSlots} in ${monitorsMissingSlots} monitors`],
     ['engine process CPU (user + system)', `${pct(cpuShare)} of one core (${int(report.cpuUserMs)} + ${int(report.cpuSystemMs)} ms)`],
+    [
+      'engine CPU per check started (user + system)',
+      `${int(((report.cpuUserMs + report.cpuSystemMs) * 1000) / report.started)} us (${int((report.cpuUserMs * 1000) / report.started)} + ${int((report.cpuSystemMs * 1000) / report.started)})`,
+    ],
     ['engine event loop: utilisation / delay p99 / max', `${pct(report.eventLoopUtilization)} / ${ms2(report.eventLoopDelayP99Ms)} ms / ${ms2(report.eventLoopDelayMaxMs)} ms`],
     ['engine RSS peak / at end; heap used peak', `${mb(report.rssPeak)} MB / ${mb(report.rssEnd)} MB; ${mb(report.heapUsedPeak)} MB`],
     [
