@@ -96,12 +96,15 @@ export function createCheckRunner(options: CheckRunnerOptions) {
     onGap: options.onGap,
   });
 
-  async function probe(monitor: ScheduledMonitor): Promise<ProbeResult> {
+  const tcpSettings = { stop: stopping.signal };
+
+  /** The probe's own promise, not one wrapping it: the check awaits it directly. */
+  function probe(monitor: ScheduledMonitor): Promise<ProbeResult> {
     switch (monitor.type) {
       case 'tcp':
-        return probeTcp(monitor, { stop: stopping.signal });
+        return probeTcp(monitor, tcpSettings);
       case 'grpc':
-        return (await grpcProbe()).probeGrpc(monitor, probeSettings());
+        return grpcProbe().then((module) => module.probeGrpc(monitor, probeSettings()));
       case 'http':
         return probeHttp(monitor, probeSettings());
     }
