@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { lookup } from 'node:dns/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { probeTcp } from '../server/checks/tcp-probe.ts';
@@ -67,6 +68,25 @@ describe('TCP probe', () => {
     assertTcpShape(result);
     assert.equal(listener.connections, accepted + 1);
     await until(() => listener.closedByPeer === closed + 1, 'the probe closes its connection');
+  });
+
+  test('the connection is closed in the ordinary way: the target reads its end (FIN), never a reset', async () => {
+    const seen: string[] = [];
+    const server = createServer((socket) => {
+      socket.on('end', () => seen.push('end'));
+      socket.on('error', (error: NodeJS.ErrnoException) => seen.push(error.code ?? error.message));
+      socket.on('close', () => seen.push('close'));
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const result = await probeTcp(monitor(`127.0.0.1:${(server.address() as AddressInfo).port}`));
+      assert.equal(result.result, 'up');
+      await until(() => seen.includes('close'), 'the target sees the connection close');
+      assert.deepEqual(seen, ['end', 'close']);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   test('an IPv6 literal in brackets ([::1]:port) is connected the same way', async () => {
