@@ -2,6 +2,8 @@
 // goes down and recovers, readable on a terminal and JSON lines elsewhere.
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from '../client/index.ts';
 import { Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
@@ -124,15 +126,31 @@ describe('the log destination', () => {
       );
     });
 
-  test('writes a line within a moment while the process goes on, without a flush', T, async () => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', logger('still running', 'setTimeout(() => {}, 20_000);')], {
+  /** A logger that goes on running, and what it wrote on stderr so far. */
+  function runningLogger(line: string) {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', logger(line, 'setTimeout(() => {}, 20_000);')], {
       cwd: new URL('..', import.meta.url),
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     children.push(child);
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
-    await eventually(() => stderr, (text) => text.includes('"msg":"still running"'), 'the line, while the process runs');
+    return { child, written: () => eventually(() => stderr, (text) => text.includes(`"msg":"${line}"`), `the line "${line}", while the process runs`) };
+  }
+
+  test('writes a line within a moment while the process goes on, without a flush', T, async () => {
+    const { child, written } = runningLogger('still running');
+    await written();
+    child.kill();
+  });
+
+  test('does not wake an idle process to write nothing', { ...T, skip: process.platform !== 'linux' && 'counts write calls in /proc' }, async () => {
+    const { child, written } = runningLogger('then idle');
+    await written();
+    const writeCalls = () => Number(/^syscw: (\d+)$/m.exec(readFileSync(`/proc/${child.pid}/io`, 'utf8'))![1]);
+    const before = writeCalls();
+    await sleep(500);
+    assert.equal(writeCalls(), before, 'write calls while idle');
     child.kill();
   });
 
