@@ -153,9 +153,9 @@ export function LocationsScreen({ workspace, session }: ScreenProps) {
                         <Icon name="edit" />
                         Edit<span className="visually-hidden"> {location.name}</span>
                       </button>
-                      <button type="button" className="button button-small" onClick={() => rotate.ask(location)}>
+                      <button type="button" className="button button-small" title="Rotate token" onClick={() => rotate.ask(location)}>
                         <Icon name="refresh" />
-                        Rotate token<span className="visually-hidden"> of {location.name}</span>
+                        Rotate<span className="visually-hidden"> token of {location.name}</span>
                       </button>
                       <button type="button" className="button button-small button-danger-quiet" onClick={() => remove.ask(location)}>
                         <Icon name="trash" />
