@@ -162,7 +162,8 @@ export async function runnerWorkspace(service: TestService, prefix: string): Pro
     },
     async locationStatus(id, status, timeoutMs = 15_000) {
       const read = async () => (await locations.listPrivateLocations({})).privateLocations.find((l) => l.id === id)?.status;
-      await eventually(read, (s) => s === wanted[status], `location ${id} ${status}`, timeoutMs);
+      // Up to a minute of waiting: four calls a second stay far within the key's 1,200 a minute.
+      await eventually(read, (s) => s === wanted[status], `location ${id} ${status}`, timeoutMs, 250);
     },
   };
 }

@@ -8,14 +8,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 const POLL_MS = 20;
 
-/** Reads `read` until `done` holds of its value, and returns that value; fails after `timeoutMs`. */
-export async function eventually<T>(read: () => T | Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 5_000): Promise<T> {
+/**
+ * Reads `read` until `done` holds of its value, and returns that value; fails after `timeoutMs`.
+ * A read that is an API call polls more slowly (`pollMs`), within the credential's rate limit.
+ */
+export async function eventually<T>(read: () => T | Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 5_000, pollMs = POLL_MS): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
     if (done(value)) return value;
     if (Date.now() > deadline) assert.fail(`not within ${timeoutMs} ms: ${what} (last: ${JSON.stringify(value)})`);
-    await sleep(POLL_MS);
+    await sleep(pollMs);
   }
 }
 
