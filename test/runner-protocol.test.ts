@@ -107,9 +107,10 @@ describe('the runner protocol, on the service side', () => {
     const rpc = runnerRpc(runnerApiUrl(service), location.token);
     const abort = new AbortController();
     const first = reader(rpc.connect({ version: VERSION, instanceId: 'first', hostname: 'a' }, { signal: abort.signal }));
-    const second = reader(rpc.connect({ version: VERSION, instanceId: 'second', hostname: 'b' }, { signal: abort.signal }));
     try {
+      // The second connects once the first is admitted: connected together, either may be admitted first.
       await first.next('the first hello');
+      const second = reader(rpc.connect({ version: VERSION, instanceId: 'second', hostname: 'b' }, { signal: abort.signal }));
       await second.next('the second hello');
       const ended = await first.end();
       assert.equal(ended.code, Code.Aborted);
