@@ -1,4 +1,3 @@
-import { connect as http2Connect, type ClientHttp2Session, constants, type IncomingHttpHeaders } from 'node:http2';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { SecureContext, TLSSocket } from 'node:tls';
@@ -6,14 +5,15 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { HealthCheckRequestSchema, HealthCheckResponse_ServingStatus, HealthCheckResponseSchema } from '../../proto/gen/grpc/health/v1/health_pb.js';
 import type { GrpcStatus, ProbeResult, Timing } from '../domain/monitors/check-results.ts';
 import type { GrpcConfig } from '../domain/monitors/monitor-rules.ts';
-import { ConnectionFailure, Deadline, emptyTiming, openConnection, parseTarget, round, since, type Target, until, withRetries } from './connection.ts';
+import { ConnectionFailure, Deadline, emptyTiming, openConnection, parseTarget, round, type Target, withRetries } from './connection.ts';
+import { type Headers, headerValue, type Http2Answer, Http2Connection } from './http2-call.ts';
 import { degradedMessage, failedProbe, probeResult } from './outcome.ts';
 
 /**
  * The gRPC check (SPEC 2.8, 3.1): a unary grpc.health.v1.Health/Check on a fresh connection that
  * this module resolves, connects and secures itself, so each phase is measured rather than
- * estimated, then speaks HTTP/2 over it. The health request is only sent once the server has
- * completed the HTTP/2 handshake: a plaintext monitor aimed at a TLS port never sends one.
+ * estimated, then speaks HTTP/2 over it (http2-call.ts). The health request is only sent once the
+ * server has completed the HTTP/2 handshake: a plaintext monitor aimed at a TLS port never sends one.
  */
 
 export type GrpcProbeConfig = Pick<GrpcConfig, 'uri' | 'service' | 'tls' | 'metadata' | 'timeout' | 'degraded' | 'retry'>;
@@ -50,14 +50,14 @@ export async function probeGrpc(monitor: GrpcProbeConfig, options: GrpcProbeOpti
   const target = parseTarget(monitor.uri);
   const timing = emptyTiming();
   let attempts = 0;
-  let session: ClientHttp2Session | undefined;
+  let connection: Http2Connection | undefined;
   try {
-    session = await withRetries(monitor.retry, deadline, async () => {
+    connection = await withRetries(monitor.retry, deadline, async () => {
       attempts++;
       const tls = monitor.tls === 'plaintext' ? undefined : { verify: monitor.tls === 'verify', alpn: ['h2'], trust: options.trust };
-      return handshake(await openConnection(target, deadline, timing, tls), target, monitor.tls, deadline);
+      return handshake(await openConnection(target, deadline, timing, tls), monitor.tls, deadline);
     });
-    const answer = await call(session, target, monitor, options.userAgent, deadline, timing);
+    const answer = await call(connection, target, monitor, options.userAgent, deadline, timing);
     const latency = deadline.elapsed();
     timing.total = latency;
     const [status, message] = interpret(answer, monitor.service);
@@ -70,7 +70,7 @@ export async function probeGrpc(monitor: GrpcProbeConfig, options: GrpcProbeOpti
     const status: GrpcStatus = error.kind === 'timeout' ? 'DEADLINE_EXCEEDED' : 'UNAVAILABLE';
     return failedProbe(deadline, timing, attempts, error.message, status);
   } finally {
-    session?.destroy();
+    connection?.close();
     deadline.clear();
   }
 }
@@ -79,96 +79,68 @@ export async function probeGrpc(monitor: GrpcProbeConfig, options: GrpcProbeOpti
  * Starts HTTP/2 on a connected socket and waits for the server's SETTINGS frame: proof that the
  * other end speaks HTTP/2 the way the monitor connects (TLS or h2c).
  */
-async function handshake(socket: Socket | TLSSocket, target: Target, mode: GrpcConfig['tls'], deadline: Deadline): Promise<ClientHttp2Session> {
+async function handshake(socket: Socket | TLSSocket, mode: GrpcConfig['tls'], deadline: Deadline): Promise<Http2Connection> {
   if (mode !== 'plaintext' && (socket as TLSSocket).alpnProtocol !== 'h2') {
     socket.destroy();
     throw new ConnectionFailure('protocol', 'the server does not offer HTTP/2 over TLS (ALPN h2), which gRPC requires');
   }
-  const session = http2Connect(`${mode === 'plaintext' ? 'http' : 'https'}://${target.authority}`, {
-    createConnection: () => socket,
-    settings: { enablePush: false },
-  });
-  session.on('error', () => {}); // reported through the waits below
   try {
-    await until(session, 'remoteSettings', deadline);
-    return session;
-  } catch {
-    session.destroy();
-    if (deadline.expired) throw deadline.timedOut();
-    throw new ConnectionFailure(
-      'protocol',
-      mode === 'plaintext'
-        ? 'the server did not answer the HTTP/2 handshake: if it serves TLS, set the TLS mode to verify or skip-verify'
-        : 'the server did not answer the HTTP/2 handshake',
-    );
+    return await Http2Connection.open(socket, deadline);
+  } catch (error) {
+    if (!(error instanceof ConnectionFailure) || error.kind !== 'protocol' || mode !== 'plaintext') throw error;
+    throw new ConnectionFailure('protocol', `${error.message}: if it serves TLS, set the TLS mode to verify or skip-verify`);
   }
 }
 
-interface Answer {
-  httpStatus: number;
-  /** The HTTP/2 error code with which the server reset the call, if it did. */
-  resetCode?: number;
-  headers: IncomingHttpHeaders;
-  trailers: IncomingHttpHeaders;
-  body: Buffer;
+/** The framed health request of each service name: the same bytes on every check of a monitor. */
+const requests = new Map<string, Buffer>();
+
+function healthRequest(service: string): Buffer {
+  let framed = requests.get(service);
+  if (!framed) {
+    const message = toBinary(HealthCheckRequestSchema, create(HealthCheckRequestSchema, { service }));
+    framed = Buffer.alloc(5 + message.length);
+    framed.writeUInt32BE(message.length, 1);
+    framed.set(message, 5);
+    // Names are few and short; a bound keeps a stream of distinct ones from growing the map.
+    if (requests.size >= 10_000) requests.clear();
+    requests.set(service, framed);
+  }
+  return framed;
 }
 
 /** Sends the health request and collects the whole answer. Failures here are never retried. */
-async function call(session: ClientHttp2Session, target: Target, monitor: GrpcProbeConfig, userAgent: string, deadline: Deadline, timing: Timing): Promise<Answer> {
-  const request = toBinary(HealthCheckRequestSchema, create(HealthCheckRequestSchema, { service: monitor.service }));
-  const frame = Buffer.alloc(5 + request.length);
-  frame.writeUInt32BE(request.length, 1);
-  frame.set(request, 5);
-
-  const stream = session.request({
-    ...monitor.metadata,
-    ':method': 'POST',
-    ':path': CHECK_PATH,
-    ':authority': target.authority,
-    'content-type': 'application/grpc',
-    te: 'trailers',
-    'grpc-timeout': `${Math.max(1, Math.floor(deadline.remaining()))}m`,
-    'user-agent': userAgent,
-  });
+async function call(connection: Http2Connection, target: Target, monitor: GrpcProbeConfig, userAgent: string, deadline: Deadline, timing: Timing): Promise<Http2Answer> {
+  const headers: Headers = [
+    [':method', 'POST'],
+    [':scheme', monitor.tls === 'plaintext' ? 'http' : 'https'],
+    [':path', CHECK_PATH],
+    [':authority', target.authority],
+    ['content-type', 'application/grpc'],
+    ['te', 'trailers'],
+    ['grpc-timeout', `${Math.max(1, Math.floor(deadline.remaining()))}m`],
+    ['user-agent', userAgent],
+  ];
+  for (const name in monitor.metadata) if (name !== 'user-agent' && name !== 'te') headers.push([name, monitor.metadata[name]!]);
   const sent = performance.now();
-  stream.end(frame);
-
-  let responded = 0;
-  let headers: IncomingHttpHeaders = {};
-  let trailers: IncomingHttpHeaders = {};
-  const chunks: Buffer[] = [];
-  stream.on('response', (h) => {
-    responded = performance.now();
-    timing.ttfb = round(responded - sent);
-    headers = h;
-  });
-  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-  stream.on('trailers', (t) => (trailers = t));
-  try {
-    await until(stream, 'end', deadline);
-  } catch {
-    stream.destroy();
-    if (deadline.expired) throw deadline.timedOut();
-    // The request left: whatever broke the call, it is not retried.
-    if (stream.rstCode && stream.rstCode !== constants.NGHTTP2_NO_ERROR && stream.rstCode !== constants.NGHTTP2_REFUSED_STREAM) {
-      return { httpStatus: 0, headers, trailers, body: Buffer.alloc(0), resetCode: stream.rstCode };
-    }
-    if (!responded) throw new ConnectionFailure('reset', 'the connection closed before the server answered');
+  const answer = await connection.call(headers, healthRequest(monitor.service), deadline);
+  if (answer.respondedAt) {
+    timing.ttfb = round(answer.respondedAt - sent);
+    timing.transfer = round(performance.now() - answer.respondedAt);
   }
-  if (responded) timing.transfer = since(responded);
-  // Closing the session under an open stream costs an error object per check: let it close first.
-  if (!stream.closed) await new Promise((resolve) => stream.once('close', resolve));
-  return { httpStatus: Number(headers[':status'] ?? 0), headers, trailers, body: Buffer.concat(chunks) };
+  return answer;
 }
 
 /** The health status and message of an answer, per SPEC 3.1. */
-function interpret(answer: Answer, service: string): [GrpcStatus, string] {
+function interpret(answer: Http2Answer, service: string): [GrpcStatus, string] {
   const named = service === '' ? 'the server' : `the service "${service}"`;
   // grpc-js reports a reset call as INTERNAL.
   if (answer.resetCode !== undefined) return ['UNKNOWN', `the server answered INTERNAL: the server reset the call (HTTP/2 error ${answer.resetCode})`];
-  const code = answer.httpStatus !== 200 ? codeOfHttpStatus(answer.httpStatus) : Number(answer.trailers['grpc-status'] ?? answer.headers['grpc-status'] ?? NaN);
-  const serverMessage = grpcMessage(answer.trailers['grpc-message'] ?? answer.headers['grpc-message']);
-  const detail = serverMessage ? `: ${serverMessage}` : answer.httpStatus !== 200 ? ` (HTTP status ${answer.httpStatus})` : '';
+  const httpStatus = Number(headerValue(answer.headers, ':status') ?? 0);
+  const field = (name: string) => headerValue(answer.trailers, name) ?? headerValue(answer.headers, name);
+  const code = httpStatus !== 200 ? codeOfHttpStatus(httpStatus) : Number(field('grpc-status') ?? NaN);
+  const serverMessage = grpcMessage(field('grpc-message'));
+  const detail = serverMessage ? `: ${serverMessage}` : httpStatus !== 200 ? ` (HTTP status ${httpStatus})` : '';
   switch (code) {
     case Code.OK:
       break;
@@ -209,8 +181,8 @@ function decodeStatus(body: Buffer): number | undefined {
 }
 
 /** grpc-message is percent-encoded (gRPC over HTTP/2). */
-function grpcMessage(value: string | string[] | undefined): string {
-  const text = Array.isArray(value) ? value.join(', ') : (value ?? '');
+function grpcMessage(value: string | undefined): string {
+  const text = value ?? '';
   try {
     return decodeURIComponent(text);
   } catch {
