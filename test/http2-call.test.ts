@@ -249,7 +249,7 @@ describe('an HTTP/2 call', () => {
     const data = Array.from({ length: 4 }, () => frame(0, 0, 1, Buffer.alloc(16_384)));
     const push = frame(5, 0x4, 1, Buffer.concat([Buffer.from([0, 0, 0, 2]), encodeHeaders([[':path', '/']])]));
     for (const [frames, what] of [
-      [[SETTINGS, headers, ...data], "the answer's data passed 65535 bytes"],
+      [[SETTINGS, headers, ...data], "the answer's data reached 65535 bytes"],
       [[SETTINGS, push], 'a pushed stream, which this client disabled'],
     ] as const) {
       const server = await frameServer(() => [...frames]);
