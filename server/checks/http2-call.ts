@@ -80,6 +80,7 @@ export class Http2Connection {
 
   private constructor(socket: Socket | TLSSocket) {
     this.#socket = socket;
+    this.#ended = socket.destroyed;
     socket.on('data', (chunk: Buffer) => this.#read(chunk));
     socket.on('error', () => this.#end());
     socket.on('close', () => this.#end());
@@ -100,8 +101,8 @@ export class Http2Connection {
     try {
       await connection.#phase<void>(deadline, (finish, fail) => {
         connection.#onFrame = (type, flags, stream) => {
+          // Acknowledged with the request, in one write.
           if (type !== Type.Settings || flags & Flag.Ack || stream !== 0) return fail();
-          connection.#write(SETTINGS_ACK);
           finish();
         };
         connection.#onEnd = () => fail();
@@ -210,7 +211,7 @@ export class Http2Connection {
         }
       };
       this.#onEnd = closedEarly;
-      this.#write(Buffer.concat([...headerFrames(encodeHeaders(headers)), frame(Type.Data, Flag.EndStream, STREAM, body)]));
+      this.#write(Buffer.concat([SETTINGS_ACK, ...headerFrames(encodeHeaders(headers)), frame(Type.Data, Flag.EndStream, STREAM, body)]));
     });
   }
 
