@@ -32,72 +32,92 @@ const CODE_LENGTHS =
 const EOS = 256;
 
 /**
- * The canonical decoding tables: for each length, the first code of that length and where its
- * symbols start in `symbols` (all symbols in code order).
+ * The Huffman decoder as a state machine read four bits at a time. A state is a node of the code
+ * tree (0 is the root); for each state and nibble, `steps` holds the next state, the symbol
+ * completed on the way plus one (0 for none: codes are 5 bits or more, so a nibble completes one
+ * at most), and whether the nibble ran into EOS. `padding` marks the states a string may end in:
+ * the root, or up to 7 one-bits from it (the start of EOS, RFC 7541 5.2).
  */
 const huffman = (() => {
   const lengths = Array.from(CODE_LENGTHS, (letter) => letter.charCodeAt(0) - 92);
   const symbols = lengths.map((_, symbol) => symbol).sort((a, b) => lengths[a]! - lengths[b]! || a - b);
-  const firstCode = new Array<number>(31).fill(0);
-  const firstIndex = new Array<number>(31).fill(0);
-  const count = new Array<number>(31).fill(0);
-  for (const length of lengths) count[length]!++;
+  // The tree: children[2 * node + bit] is a node (> 0) or a symbol as -(symbol + 1).
+  const children: number[] = [0, 0];
+  const depth = [0];
+  const ones = [true];
   let code = 0;
-  let index = 0;
-  for (let length = 1; length <= 30; length++) {
-    firstCode[length] = code;
-    firstIndex[length] = index;
-    code = (code + count[length]!) * 2;
-    index += count[length]!;
-  }
-  return { symbols, firstCode, firstIndex, count };
-})();
-
-function huffmanDecode(bytes: Uint8Array): string {
-  const { symbols, firstCode, firstIndex, count } = huffman;
-  let out = '';
-  let code = 0;
-  let length = 0;
-  for (const byte of bytes) {
-    for (let bit = 7; bit >= 0; bit--) {
-      code = code * 2 + ((byte >> bit) & 1);
-      length++;
-      const offset = code - firstCode[length]!;
-      if (offset < count[length]!) {
-        const symbol = symbols[firstIndex[length]! + offset]!;
-        if (symbol === EOS) throw new CompressionError('a Huffman string holds the end-of-string code');
-        out += String.fromCharCode(symbol);
-        code = length = 0;
-      } else if (length === 30) {
-        throw new CompressionError('a Huffman string holds an unknown code');
+  let previous = lengths[symbols[0]!]!;
+  for (const [i, symbol] of symbols.entries()) {
+    const length = lengths[symbol]!;
+    if (i > 0) code = (code + 1) * 2 ** (length - previous);
+    previous = length;
+    let node = 0;
+    for (let bit = length - 1; bit >= 0; bit--) {
+      const slot = 2 * node + (Math.floor(code / 2 ** bit) % 2);
+      if (bit === 0) {
+        children[slot] = -(symbol + 1);
+      } else {
+        if (children[slot] === 0) {
+          children[slot] = depth.length;
+          depth.push(depth[node]! + 1);
+          ones.push(ones[node]! && slot % 2 === 1);
+          children.push(0, 0);
+        }
+        node = children[slot]!;
       }
     }
   }
-  // What is left must be padding: fewer than 8 bits, all ones (the start of EOS).
-  if (length > 7 || code !== 2 ** length - 1) throw new CompressionError('a Huffman string is padded wrongly');
+  const states = depth.length;
+  const steps = new Int32Array(states * 16);
+  for (let state = 0; state < states; state++) {
+    for (let nibble = 0; nibble < 16; nibble++) {
+      let node = state;
+      let emitted = 0;
+      let eos = 0;
+      for (let bit = 3; bit >= 0; bit--) {
+        const next = children[2 * node + ((nibble >> bit) & 1)]!;
+        if (next > 0) {
+          node = next;
+        } else {
+          if (-next - 1 === EOS) eos = 1;
+          emitted = -next;
+          node = 0;
+        }
+      }
+      steps[state * 16 + nibble] = node | (emitted << 9) | (eos << 18);
+    }
+  }
+  const padding = depth.map((d, node) => node === 0 || (ones[node]! && d <= 7));
+  return { steps, padding };
+})();
+
+function huffmanDecode(bytes: Uint8Array): string {
+  const { steps, padding } = huffman;
+  let out = '';
+  let state = 0;
+  // Two nibbles per byte, high first.
+  for (let i = 0; i < 2 * bytes.length; i++) {
+    const step = steps[state * 16 + (i % 2 === 0 ? bytes[i >> 1]! >> 4 : bytes[i >> 1]! & 15)]!;
+    if (step & (1 << 18)) throw new CompressionError('a Huffman string holds the end-of-string code');
+    const emitted = (step >> 9) & 511;
+    if (emitted) out += String.fromCharCode(emitted - 1);
+    state = step & 511;
+  }
+  if (!padding[state]) throw new CompressionError('a Huffman string is padded wrongly');
   return out;
 }
 
-/** Writes `value` with an N-bit prefix (RFC 7541 5.1); `flags` fills the first byte's other bits. */
-function encodeInteger(value: number, prefixBits: number, flags: number, out: number[]): void {
-  const max = 2 ** prefixBits - 1;
-  if (value < max) {
-    out.push(flags | value);
-    return;
+/** Writes a string's length with a 7-bit prefix (RFC 7541 5.1, no Huffman bit), then its bytes; returns the next offset. */
+function writeString(text: string, out: Buffer, at: number): number {
+  let length = text.length;
+  if (length < 127) {
+    out[at++] = length;
+  } else {
+    out[at++] = 127;
+    for (length -= 127; length >= 128; length = Math.floor(length / 128)) out[at++] = (length % 128) + 128;
+    out[at++] = length;
   }
-  out.push(flags | max);
-  value -= max;
-  while (value >= 128) {
-    out.push((value % 128) + 128);
-    value = Math.floor(value / 128);
-  }
-  out.push(value);
-}
-
-function encodeString(text: string, out: number[]): void {
-  const bytes = Buffer.from(text, 'latin1');
-  encodeInteger(bytes.length, 7, 0, out);
-  for (const byte of bytes) out.push(byte);
+  return at + out.write(text, at, 'latin1');
 }
 
 /**
@@ -106,13 +126,16 @@ function encodeString(text: string, out: number[]): void {
  * `headers` are [name, value] pairs, pseudo-headers first.
  */
 export function encodeHeaders(headers: readonly (readonly [string, string])[]): Buffer {
-  const out: number[] = [];
+  // Per field: its prefix byte, and each string's bytes with up to 5 bytes of length.
+  let size = 0;
+  for (const [name, value] of headers) size += 11 + name.length + value.length;
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
   for (const [name, value] of headers) {
-    out.push(0x10);
-    encodeString(name, out);
-    encodeString(value, out);
+    out[at++] = 0x10;
+    at = writeString(value, out, writeString(name, out, at));
   }
-  return Buffer.from(out);
+  return out.subarray(0, at);
 }
 
 /** The largest dynamic table this client allows: the default of SETTINGS_HEADER_TABLE_SIZE. */
