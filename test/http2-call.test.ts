@@ -160,6 +160,26 @@ describe('an HTTP/2 call', () => {
     }
   });
 
+  test('every byte a header value may hold reads back from nghttp2, Huffman-coded, over HEADERS and CONTINUATION', async () => {
+    // Surrounded by 'a' (5 bits), each byte makes a value that nghttp2 Huffman-codes, being shorter so.
+    const bytes = [9, ...Array.from({ length: 95 }, (_, i) => 32 + i), ...Array.from({ length: 128 }, (_, i) => 128 + i)];
+    const sent: Headers = bytes.map((byte) => [`x-byte-${byte}`, `${'a'.repeat(40)}${String.fromCharCode(byte)}${'a'.repeat(40)}`]);
+    const server = await nodeHttp2Server((stream) => {
+      stream.respond({ ':status': 200, ...Object.fromEntries(sent) });
+      stream.end();
+    });
+    closers.push(server.close);
+    const deadline = new Deadline(5_000);
+    const connection = await connect(server.port, deadline);
+    try {
+      const answer = await connection.call(REQUEST, Buffer.alloc(0), deadline);
+      assert.deepEqual(sorted(answer.headers.filter(([name]) => name.startsWith('x-byte-'))), sorted(sent));
+    } finally {
+      connection.close();
+      deadline.clear();
+    }
+  });
+
   test('a request header block past one frame goes out as HEADERS and CONTINUATION, and arrives whole', async () => {
     let got: http2.IncomingHttpHeaders | undefined;
     const server = await nodeHttp2Server((stream, headers) => {
