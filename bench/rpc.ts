@@ -6,6 +6,9 @@
  *   npm run bench:rpc -- [--rounds N] [--round-ms MS] [--warmup-ms MS] [--log-level LEVEL] [--cpu-prof DIR]
  *
  * Aim: the service serves at least 0.9 of the bare handler's requests per second in every cell.
+ * Both answer the same bytes. The bare handler is connect-node as an application uses it: its
+ * message is encoded on every call. The service encodes a page's answer once for the binary
+ * formats (server/rpc/encoded-once.ts) and then copies the bytes.
  *
  * `--cpu-prof DIR` writes a CPU profile of each server thread (service.cpuprofile, bare.cpuprofile)
  * to DIR, taken with node:inspector from start to stop, for reading where a request's time goes.
@@ -156,8 +159,8 @@ async function serviceWorker(logLevel: string): Promise<void> {
 
 /**
  * The baseline: a plain connect-node adapter whose ListMonitors returns the precomputed message
- * (still encoded, and compressed when asked, on every call, as the service's is), on a plain
- * node:http server for Connect/1.1 and a plain node:http2 server for gRPC/h2c.
+ * (encoded, and compressed when asked, on every call), on a plain node:http server for
+ * Connect/1.1 and a plain node:http2 server for gRPC/h2c.
  */
 async function bareWorker(rpcPath: string, responseBytes: Uint8Array): Promise<void> {
   const response = fromBinary(ListMonitorsResponseSchema, responseBytes);

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
+import { toBinary } from '@bufbuild/protobuf';
+import { createClient, type Transport } from '@connectrpc/connect';
+import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
+import { ListMonitorsResponseSchema, MonitorService, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { queryRows, withLocalOwner } from './support/database.ts';
-import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
+import { monitorRpc, newWorkspace, startTestService, type TestService, withHeaders } from './support/harness.ts';
 
 /**
  * The monitor list is kept between calls until the monitors table changes: every change, made
@@ -54,6 +57,35 @@ describe('the kept monitor list', () => {
     // A plain writer, neither through the service nor through the CLI.
     await queryRows(svc.dataDir, 'update monitors set name = ?, revision = revision + 1 where id = ?', 'by hand', Number(created.id));
     assert.deepEqual(names(await client.listMonitors({})), ['by hand']);
+  });
+
+  test('every protocol and format answers the same list, and a change shows in each', async () => {
+    const { client, workspace } = await newClient('kept-formats');
+    const key = await svc.createKey('read', workspace.slug);
+    const options = { baseUrl: `${svc.apiUrl}/rpc`, interceptors: [withHeaders({ 'x-service-key': key.secret })] };
+    const transports: Record<string, Transport> = {
+      'Connect, binary': createConnectTransport({ ...options, httpVersion: '1.1' }),
+      'Connect, JSON': createConnectTransport({ ...options, httpVersion: '1.1', useBinaryFormat: false }),
+      'gRPC, binary': createGrpcTransport(options),
+      'gRPC, JSON': createGrpcTransport({ ...options, useBinaryFormat: false }),
+      'gRPC-Web, binary': createGrpcWebTransport({ ...options, httpVersion: '1.1' }),
+      'gRPC-Web, JSON': createGrpcWebTransport({ ...options, httpVersion: '1.1', useBinaryFormat: false }),
+    };
+    const created = (await client.createTCPMonitor({ monitor: { ...tcp('first', 20_006).monitor, tags: ['a', 'b'] } })).monitor!;
+    await client.createTCPMonitor(tcp('second', 20_007));
+    for (const name of ['first', 'renamed']) {
+      // Every client asks twice: a list answered again is the same list.
+      const answers = await Promise.all(Object.values(transports).flatMap((transport) => [0, 1].map(() => createClient(MonitorService, transport).listMonitors({}))));
+      const expected = toBinary(ListMonitorsResponseSchema, answers[0]!);
+      for (const [i, answer] of answers.entries()) {
+        const label = Object.keys(transports)[Math.floor(i / 2)];
+        assert.deepEqual(names(answer), ['second', name], label);
+        assert.deepEqual(answer.tcpMonitors[1]!.tags, ['a', 'b'], label);
+        assert.equal(answer.totalSize, 2, label);
+        assert.deepEqual(toBinary(ListMonitorsResponseSchema, answer), expected, label);
+      }
+      await client.updateTCPMonitor({ id: created.id, monitor: { name: 'renamed' }, updateMask: { paths: ['name'] } });
+    }
   });
 
   test('each page and each workspace is its own answer', async () => {

@@ -5,6 +5,7 @@ import type { Services } from '../services.ts';
 import type { Monitor, MonitorPage } from '../domain/monitors/monitors.ts';
 import { oncePerFrozen } from '../http/once-per-frozen.ts';
 import { callerOf } from './auth.ts';
+import { encodedOnce, isBinaryCall } from './encoded-once.ts';
 import {
   createInput,
   inMonitorField,
@@ -26,7 +27,8 @@ function as<T extends Monitor['type']>(monitor: Monitor, type: T): Extract<Monit
 
 /**
  * The answer to ListMonitors for a page. The monitor service hands out the same frozen page until
- * a monitor changes, and the answer depends on the page alone: it is built once per page.
+ * a monitor changes, and the answer depends on the page alone: it is built once per page, and
+ * encoded once per page for the binary formats.
  */
 const listAnswer = oncePerFrozen((page: MonitorPage): ListMonitorsResponse =>
   create(ListMonitorsResponseSchema, {
@@ -36,6 +38,7 @@ const listAnswer = oncePerFrozen((page: MonitorPage): ListMonitorsResponse =>
     totalSize: page.total,
   }),
 );
+const encodedListAnswer = oncePerFrozen((page: MonitorPage) => encodedOnce(ListMonitorsResponseSchema, listAnswer(page)));
 
 /** monitor.v1.MonitorService: decode, call the monitor service, encode. No rules here. */
 export function monitorServiceImpl(services: Services): ServiceImpl<typeof MonitorService> {
@@ -43,7 +46,8 @@ export function monitorServiceImpl(services: Services): ServiceImpl<typeof Monit
   return {
     async listMonitors(req, ctx) {
       const { actor, workspaceId } = callerOf(ctx);
-      return listAnswer(await monitors.list(actor, workspaceId, { limit: req.limit, offset: req.offset }));
+      const page = await monitors.list(actor, workspaceId, { limit: req.limit, offset: req.offset });
+      return isBinaryCall(ctx) ? encodedListAnswer(page) : listAnswer(page);
     },
 
     async getMonitor(req, ctx) {
