@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { after, before, describe, mock, test } from 'node:test';
 import { DATABASE_FILE, type Db } from '../server/db/open.ts';
 import { failingInserts, openTestDatabase } from './support/database.ts';
+import { writeTransaction } from '../server/db/transaction.ts';
+import { markKeyRevoked } from '../server/domain/keys/key-repository.ts';
 import { type Actor, requireWriteScope, type Scope, type Surface } from '../server/domain/actor.ts';
 import { changedFields, recordAudit } from '../server/domain/audit/audit.ts';
 import { planNames, plans, planOf, frequencies, type PlanName } from '../server/domain/plans.ts';
@@ -249,6 +251,21 @@ describe('API keys', () => {
       const listed = (await s.services.keys.list(s.owner, s.personal)).find((k) => k.id === key.id);
       assert.equal(listed?.lastUsedAt, first);
       assert.equal((await auditRows(s.db, 'api_key', key.id)).length, 1, 'only the create entry');
+    });
+
+    test('a key is read outside a transaction still open: a revocation rolled back never shows', async () => {
+      const { key, secret } = await issue('read');
+      let during: Promise<unknown> | undefined;
+      await assert.rejects(
+        writeTransaction(s.db, async (trx) => {
+          await markKeyRevoked(trx, Number(key.id), new Date().toISOString());
+          during = s.services.keys.authenticate(secret, 'rpc');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          throw new Error('rolled back');
+        }),
+        /rolled back/,
+      );
+      assert.equal(((await during) as { keyId: string } | undefined)?.keyId, key.id);
     });
   });
 
