@@ -143,6 +143,16 @@ describe('check core: the tracked monitors', () => {
       core.track({ ...monitor, active: false }, 2, 2);
       assert.equal(core.scheduler.has(5), false, 'a paused monitor is forgotten');
 
+      // Monitors listing the same regions share one array, kept while a scheduled monitor holds it.
+      core.track({ ...monitor, id: '7', regions: ['iad'] }, 1, 3);
+      core.track({ ...monitor, id: '8', regions: ['iad'] }, 1, 3);
+      const shared = core.monitor(7)!.regions;
+      assert.equal(core.monitor(8)!.regions, shared);
+      core.sweep(4);
+      const fresh = ['iad'];
+      core.track({ ...monitor, id: '9', regions: fresh }, 1, 4);
+      assert.equal(core.monitor(9)!.regions, fresh, 'a sweep that forgot every monitor of a list drops the list');
+
       const result = await core.check(monitor);
       assert.deepEqual([result.result, result.monitorId, result.workspaceId, result.runner, result.regions], ['up', 5, 3, 'office', ['office']]);
       core.moveTo({ runner: 'lab', regions: ['lab'] });

@@ -163,9 +163,12 @@ export function createCheckRunner(options: CheckRunnerOptions) {
       return entry.revision;
     },
 
-    /** Forgets every monitor `round` did not see (deleted, paused or unassigned since). */
+    /** Forgets every monitor `round` did not see (deleted, paused or unassigned since), and the lists of regions no monitor holds now. */
     sweep(round: number): void {
       for (const [id, entry] of monitors) if (entry.seen < round) forget(id);
+      const held = new Set<Monitor['regions']>();
+      for (const { monitor } of monitors.values()) held.add(monitor.regions);
+      for (const [key, regions] of regionLists) if (!held.has(regions)) regionLists.delete(key);
     },
 
     /** Forgets every monitor whose id `drop` picks (checked by another process from now on). */
