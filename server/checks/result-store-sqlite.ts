@@ -21,8 +21,32 @@ import {
 
 /**
  * The result store on SQLite: prepared statements on the raw handle, as this is the hottest write
- * path there is; a check costs three statements and no read.
+ * path there is. A batch costs one read of which of its monitors exist, and a multi-row statement
+ * per ROWS_PER_STATEMENT checks for each of the results, the latest states and the rollups.
  */
+
+/**
+ * Checks per multi-row statement. A batch's remainder goes in statements of the powers of two
+ * below it, so each table has at most eight statements prepared, whatever the batches' sizes.
+ */
+const ROWS_PER_STATEMENT = 128;
+
+/** Runs `rows` (`columns` values each, flat) through statements of `sql` with that many rows' values, prepared once per size. */
+function multiRow(sqlite: SQLite.Database, columns: number, sql: (values: string) => string): (rows: unknown[]) => void {
+  const bySize = new Map<number, SQLite.Statement>();
+  const row = `(${new Array<string>(columns).fill('?').join(', ')})`;
+  return (rows) => {
+    const count = rows.length / columns;
+    for (let done = 0; done < count; ) {
+      let size = ROWS_PER_STATEMENT;
+      while (size > count - done) size >>= 1;
+      let statement = bySize.get(size);
+      if (!statement) bySize.set(size, (statement = sqlite.prepare(sql(new Array<string>(size).fill(row).join(', ')))));
+      statement.run(rows.slice(done * columns, (done + size) * columns));
+      done += size;
+    }
+  };
+}
 
 function statementsFor(sqlite: SQLite.Database) {
   // Adds a check's latency to a stored rollup inside SQLite: no read of the rollup before the write.
@@ -30,20 +54,26 @@ function statementsFor(sqlite: SQLite.Database) {
     (added as Buffer).length === 0 ? stored : LatencyHistogram.mergeEncoded(stored as Buffer, added as Buffer),
   );
   return {
-    // Checks of monitors deleted meanwhile are dropped: nothing is inserted (changes = 0).
-    insert: sqlite.prepare(
-      `insert into check_results (monitor_id, runner, regions, started_at, result, latency_ms, dns_ms, connect_ms, tls_ms, ttfb_ms,
-         transfer_ms, attempts, message, grpc_status, status_code, details)
-       select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? where exists (select 1 from monitors where id = ?)`,
+    // Checks of monitors deleted meanwhile are dropped.
+    existing: sqlite.prepare<[string], number>('select id from monitors where id in (select value from json_each(?))').pluck(),
+    insertResults: multiRow(
+      sqlite,
+      16,
+      (values) => `insert into check_results (monitor_id, runner, regions, started_at, result, latency_ms, dns_ms, connect_ms, tls_ms, ttfb_ms,
+         transfer_ms, attempts, message, grpc_status, status_code, details) values ${values}`,
     ),
-    addToRollup: sqlite.prepare(
-      `insert into check_rollups (monitor_id, hour, success_count, degraded_count, error_count, latency, last_ping_at) values (?, ?, ?, ?, ?, ?, ?)
+    addToRollups: multiRow(
+      sqlite,
+      7,
+      (values) => `insert into check_rollups (monitor_id, hour, success_count, degraded_count, error_count, latency, last_ping_at) values ${values}
        on conflict (monitor_id, hour) do update set success_count = success_count + excluded.success_count,
          degraded_count = degraded_count + excluded.degraded_count, error_count = error_count + excluded.error_count,
          latency = latency_merge(latency, excluded.latency), last_ping_at = max(last_ping_at, excluded.last_ping_at)`,
     ),
-    saveState: sqlite.prepare(
-      `insert into check_state (monitor_id, runner, result, regions, checked_at, latency_ms) values (?, ?, ?, ?, ?, ?)
+    saveStates: multiRow(
+      sqlite,
+      6,
+      (values) => `insert into check_state (monitor_id, runner, result, regions, checked_at, latency_ms) values ${values}
        on conflict (monitor_id, runner) do update set result = excluded.result, regions = excluded.regions, checked_at = excluded.checked_at,
          latency_ms = excluded.latency_ms
        where excluded.checked_at >= check_state.checked_at`,
@@ -106,20 +136,24 @@ export function sqliteResultTables(db: Db): ResultTables {
           return sqlite
             .transaction(() => {
               const transitions: StoredTransition[] = [];
+              const existing = new Set(s.existing.all(JSON.stringify([...new Set(checks.map((c) => c.monitorId))])));
+              const results: unknown[] = [];
+              const states: unknown[] = [];
+              const rollups: unknown[] = [];
               for (const c of checks) {
+                if (!existing.has(c.monitorId)) continue;
                 const t = c.timing;
                 const regions = JSON.stringify(c.regions);
                 const details = c.url === null ? null : JSON.stringify({ url: c.url, responseHeaders: c.responseHeaders, assertionResults: c.assertionResults });
-                const inserted = s.insert.run(c.monitorId, c.runner, regions, c.startedAt, c.result, c.latencyMs, t.dns, t.connect, t.tls, t.ttfb, t.transfer, c.attempts, c.message, c.grpcStatus, c.statusCode, details, c.monitorId);
-                if (inserted.changes === 0) continue;
-                s.saveState.run(c.monitorId, c.runner, c.result, regions, c.startedAt, c.latencyMs);
+                results.push(c.monitorId, c.runner, regions, c.startedAt, c.result, c.latencyMs, t.dns, t.connect, t.tls, t.ttfb, t.transfer, c.attempts, c.message, c.grpcStatus, c.statusCode, details);
+                states.push(c.monitorId, c.runner, c.result, regions, c.startedAt, c.latencyMs);
                 touched.add(c.monitorId);
                 const { from, to } = applyCheck(overallOf(s, c.monitorId), c);
                 if (to !== from) s.saveOverall.run(c.monitorId, to, c.startedAt);
                 transitions.push({ check: c, from, to });
                 // Latency percentiles describe answered checks: a failure's duration is its timeout.
                 const answered = c.result !== 'down';
-                s.addToRollup.run(
+                rollups.push(
                   c.monitorId,
                   hourOf(c.startedAt),
                   c.result === 'up' ? 1 : 0,
@@ -129,6 +163,9 @@ export function sqliteResultTables(db: Db): ResultTables {
                   c.startedAt,
                 );
               }
+              s.insertResults(results);
+              s.saveStates(states);
+              s.addToRollups(rollups);
               if (within?.(undefined) instanceof Promise) throw new Error('work within a write on SQLite must be synchronous');
               return transitions;
             })

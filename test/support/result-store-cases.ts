@@ -128,6 +128,30 @@ export function resultStoreCases(open: () => Promise<TestDatabase>, { twoProcess
   );
 
   test(
+    'a batch of any size stores its checks in its order, with the latest state of each runner and every check in the rollup',
+    withMonitors(async (f) => {
+      const store = createResultStore(f.db);
+      await f.db.deleteFrom('monitors').where('id', '=', f.b).execute();
+      // 301 checks, a third of them of the deleted monitor: 201 stored, more than any one statement holds.
+      const checks = Array.from({ length: 301 }, (_, i) => fromRunner(storedCheck(i % 3 === 2 ? f.b : f.a, f.workspaceId, NOW + i * 1_000, 'up', 5), i % 3 === 1 ? 'office' : 'local'));
+      const kept = checks.filter((c) => c.monitorId === f.a);
+      assert.equal((await store.write(checks)).length, kept.length);
+
+      const rows = await f.db.selectFrom('check_results').select(['monitor_id', 'runner', 'started_at']).orderBy('id').execute();
+      assert.deepEqual(
+        rows.map((r) => [r.monitor_id, r.runner, r.started_at]),
+        kept.map((c) => [c.monitorId, c.runner, c.startedAt]),
+      );
+      const states = (await store.states(f.a)).sort((x, y) => x.runner.localeCompare(y.runner)).map((s) => [s.runner, s.checkedAt]);
+      assert.deepEqual(states, [
+        ['local', NOW + 300_000],
+        ['office', NOW + 298_000],
+      ]);
+      assert.equal((await store.window(f.a, hourOf(NOW))).successCount, kept.length);
+    }),
+  );
+
+  test(
     "a monitor's state is the worst of its runners' latest checks; a runner's older check changes nothing",
     withMonitors(async (f) => {
       const store = createResultStore(f.db);
