@@ -36,6 +36,8 @@ interface Job {
   running: boolean;
   /** Waiting for a free place: not queued a second time. */
   queued: boolean;
+  /** The slot it waits to run for, while queued. */
+  queuedAt: number;
 }
 
 /** A job's next slot in the heap; the same object is pushed back for the slot after, so slots cost no allocation. */
@@ -57,7 +59,12 @@ export function createScheduler(options: SchedulerOptions) {
   const now = options.now ?? Date.now;
   const jobs = new Map<number, Job>();
   const heap: Entry[] = [];
-  const waiting: Entry[] = [];
+  /**
+   * Jobs waiting for a free place, oldest first from waitingHead: a reference each, the slot kept
+   * on the job, so a queue as long as the jobs (when checks take longer than there is room for)
+   * costs a few bytes per job and allocates nothing. Run ones are cut off once they are half of it.
+   */
+  const waiting: Job[] = [];
   let waitingHead = 0;
   let running = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -115,12 +122,16 @@ export function createScheduler(options: SchedulerOptions) {
 
   function drain(): void {
     while (running < options.concurrency && waitingHead < waiting.length) {
-      const entry = waiting[waitingHead++]!;
-      const job = jobs.get(entry.id);
-      if (job && job.generation === entry.generation && !job.running) start(entry.at, job);
-      else if (job && job.generation === entry.generation) job.queued = false;
+      const job = waiting[waitingHead++]!;
+      // Not when it was queued again, rescheduled or removed since: its place is another's, or nobody's.
+      if (job.queued && jobs.get(job.id) === job) start(job.queuedAt, job);
     }
     if (waitingHead === waiting.length) waiting.length = waitingHead = 0;
+    else if (waitingHead > waiting.length / 2) {
+      waiting.copyWithin(0, waitingHead);
+      waiting.length -= waitingHead;
+      waitingHead = 0;
+    }
   }
 
   function look(): void {
@@ -150,7 +161,8 @@ export function createScheduler(options: SchedulerOptions) {
       else if (running < options.concurrency) start(at, job);
       else {
         job.queued = true;
-        waiting.push({ at, id: job.id, generation: job.generation });
+        job.queuedAt = at;
+        waiting.push(job);
       }
     }
     arm(t);
@@ -174,7 +186,7 @@ export function createScheduler(options: SchedulerOptions) {
         job.generation = ++generations;
         job.queued = false;
       } else {
-        job = { id, periodMs, offsetMs: offsetOf(id, periodMs), generation: ++generations, running: false, queued: false };
+        job = { id, periodMs, offsetMs: offsetOf(id, periodMs), generation: ++generations, running: false, queued: false, queuedAt: 0 };
         jobs.set(id, job);
       }
       plan(job, now());
