@@ -851,6 +851,8 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
   let problems: { message: string; n: number }[];
   let sizes: { name: string; bytes: number }[];
   let rollupRows: number;
+  /** The rollups folded by day, as they are once 15 days old (the scale part only): their rows and bytes. */
+  let folded = { rows: 0, bytes: 0 };
   try {
     [perMonitor, byResult, problems, sizes, rollupRows] = await withSqlite(db, (sqlite) => [
       sqlite.prepare('select m.id, m.type, count(r.id) as n from monitors m left join check_results r on r.monitor_id = m.id group by m.id').all() as {
@@ -868,6 +870,14 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
       sqlite.prepare('select name, sum(pgsize) as bytes from dbstat group by name').all() as { name: string; bytes: number }[],
       sqlite.prepare('select count(*) from check_rollups').pluck().get() as number,
     ]);
+    if (run.scale) {
+      // Retention as it stands 16 days on: raw results gone, each monitor's hours folded into its day.
+      await createResultStore(db).prune(report.endedAt + 16 * DAY_MS);
+      folded = await withSqlite(db, (sqlite) => ({
+        rows: sqlite.prepare('select count(*) from check_rollups').pluck().get() as number,
+        bytes: sqlite.prepare("select sum(pgsize) from dbstat where name = 'check_rollups'").pluck().get() as number,
+      }));
+    }
   } finally {
     await db.destroy();
   }
@@ -910,8 +920,10 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
   const checksPerDay = (report.jobs * DAY_MS) / PERIOD_MS;
   const rawPerDay = checksPerDay * bytesPerCheck;
   const rollupsPerDay = report.jobs * 24 * bytesPerRollup;
-  // What retention keeps: the newest DEFAULT_MAX_RAW_RESULTS raw results (or 14 days, if fewer), and 90 days of rollups.
+  const bytesPerDayRollup = folded.rows === 0 ? 0 : folded.bytes / folded.rows;
+  // What retention keeps: the newest DEFAULT_MAX_RAW_RESULTS raw results (or 14 days, if fewer), 15 days of hourly rollups and 75 of daily ones.
   const rawKept = Math.min(DEFAULT_MAX_RAW_RESULTS, checksPerDay * 14) * bytesPerCheck;
+  const rollupsKept = 15 * rollupsPerDay + 75 * report.jobs * bytesPerDayRollup;
   const failedForPorts = problems.filter((p) => p.message === 'address not available').reduce((sum, p) => sum + p.n, 0);
 
   const rows = [
@@ -938,15 +950,16 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
       `${rssSlope.toFixed(2)} / ${heapSlope.toFixed(2)} MB per minute; RSS peak ${mb(rssPeakTail)} MB there, ${mb(rssPeakHead)} MB before`,
     ],
     ['database: raw results + indexes per stored check', `${int(bytesPerCheck)} bytes (${mb(rawBytes)} MB for ${stored} checks)`],
-    ['database: a rollup row (monitor-hour)', `${int(bytesPerRollup)} bytes`],
+    ['database: a rollup row (monitor-hour); folded by day (monitor-day, of this run\'s hours)', `${int(bytesPerRollup)} bytes; ${int(bytesPerDayRollup)} bytes`],
     [
       'database at this rate for a day, without retention',
       `${(rawPerDay / 1e9).toFixed(1)} GB raw (${int(checksPerDay)} checks) + ${(rollupsPerDay / 1e9).toFixed(2)} GB rollups`,
     ],
     [
       'database with retention, after a day / at most',
-      `${((rawKept + rollupsPerDay) / 1e9).toFixed(2)} GB / ${((rawKept + 90 * rollupsPerDay) / 1e9).toFixed(1)} GB ` +
-        `(raw capped at ${DEFAULT_MAX_RAW_RESULTS.toLocaleString('en')} checks = ${(rawKept / 1e9).toFixed(2)} GB; rollups ${(rollupsPerDay / 1e6).toFixed(0)} MB a day, kept 90 days)`,
+      `${((rawKept + rollupsPerDay) / 1e9).toFixed(2)} GB / ${((rawKept + rollupsKept) / 1e9).toFixed(1)} GB ` +
+        `(raw capped at ${DEFAULT_MAX_RAW_RESULTS.toLocaleString('en')} checks = ${(rawKept / 1e9).toFixed(2)} GB; rollups ${(rollupsPerDay / 1e6).toFixed(0)} MB a day, ` +
+        `hourly for 15 days, then ${((report.jobs * bytesPerDayRollup) / 1e6).toFixed(0)} MB a day folded by day, to 90 days: ${(rollupsKept / 1e9).toFixed(1)} GB)`,
     ],
     ['sockets in TIME_WAIT, peak (machine-wide)', timeWaitPeak === null ? 'n/a' : String(timeWaitPeak)],
     ['targets process CPU (not counted above)', `${pct(targetShare)} of one core`],

@@ -1,4 +1,4 @@
-import { type DeleteResult, type Kysely, sql } from 'kysely';
+import { type DeleteResult, type ExpressionBuilder, type Kysely, type OnConflictDatabase, type OnConflictTables, sql } from 'kysely';
 import type { Db } from '../db/open.ts';
 import type { Database } from '../db/schema.ts';
 import { writeTransaction } from '../db/transaction.ts';
@@ -7,6 +7,7 @@ import {
   applyCheck,
   type Bucket,
   count,
+  DAY_MS,
   hourOf,
   type Overall,
   PRUNE_CHUNK,
@@ -34,6 +35,15 @@ async function inChunks<T>(rows: T[], write: (chunk: T[]) => Promise<unknown>): 
 }
 
 const deleted = (result: DeleteResult) => Number(result.numDeletedRows);
+
+/** A rollup's stored values replaced by those inserted, merged with them beforehand. */
+const replaced = (eb: ExpressionBuilder<OnConflictDatabase<Database, 'check_rollups'>, OnConflictTables<'check_rollups'>>) => ({
+  success_count: eb.ref('excluded.success_count'),
+  degraded_count: eb.ref('excluded.degraded_count'),
+  error_count: eb.ref('excluded.error_count'),
+  latency: eb.ref('excluded.latency'),
+  last_ping_at: eb.ref('excluded.last_ping_at'),
+});
 
 /** Stores checks of existing monitors, locked against deletion: rows, states, overall states and rollups. */
 async function store(trx: Kysely<Database>, checks: StoredCheck[], monitorIds: number[]): Promise<StoredTransition[]> {
@@ -135,15 +145,7 @@ async function store(trx: Kysely<Database>, checks: StoredCheck[], monitorIds: n
           };
         }),
       )
-      .onConflict((oc) =>
-        oc.columns(['monitor_id', 'hour']).doUpdateSet((eb) => ({
-          success_count: eb.ref('excluded.success_count'),
-          degraded_count: eb.ref('excluded.degraded_count'),
-          error_count: eb.ref('excluded.error_count'),
-          latency: eb.ref('excluded.latency'),
-          last_ping_at: eb.ref('excluded.last_ping_at'),
-        })),
-      )
+      .onConflict((oc) => oc.columns(['monitor_id', 'hour']).doUpdateSet(replaced))
       .execute();
   });
   return transitions;
@@ -218,6 +220,55 @@ export function postgresResultTables(db: Db): ResultTables {
       db.transaction().execute(async (trx) => {
         const ids = (await trx.selectFrom('monitors').select('id').where('id', '>', after).orderBy('id').limit(ROLLUP_PRUNE_MONITORS).execute()).map((r) => r.id);
         await trx.deleteFrom('check_rollups').where('monitor_id', 'in', ids).where('hour', '<', before).execute();
+        return ids;
+      }),
+    foldDays: (after, from, to) =>
+      writeTransaction(db, async (trx) => {
+        const ids = (await trx.selectFrom('monitors').select('id').where('id', '>', after).orderBy('id').limit(ROLLUP_PRUNE_MONITORS).execute()).map((r) => r.id);
+        if (ids.length === 0) return ids;
+        const rows = await trx
+          .selectFrom('check_rollups')
+          .selectAll()
+          .where('monitor_id', 'in', ids)
+          .where('hour', '>=', from)
+          .where('hour', '<', to)
+          .orderBy('monitor_id')
+          .orderBy('hour')
+          .forUpdate()
+          .execute();
+        // Each day with a row of another hour than its first: its rows summed into the first hour's.
+        const days = new Map<string, { monitor_id: number; hour: number; rows: typeof rows }>();
+        for (const row of rows) {
+          const day = row.hour - (row.hour % DAY_MS);
+          const key = `${row.monitor_id} ${day}`;
+          const group = days.get(key) ?? { monitor_id: row.monitor_id, hour: day, rows: [] };
+          group.rows.push(row);
+          days.set(key, group);
+        }
+        const folded = [...days.values()].filter((d) => d.rows.some((r) => r.hour !== d.hour));
+        await inChunks(folded, async (chunk) => {
+          await trx
+            .insertInto('check_rollups')
+            .values(
+              chunk.map(({ monitor_id, hour, rows: parts }) => {
+                const latency = new LatencyHistogram();
+                for (const part of parts) latency.merge(LatencyHistogram.decode(part.latency));
+                const sum = (pick: (row: (typeof parts)[number]) => number) => parts.reduce((total, row) => total + pick(row), 0);
+                return {
+                  monitor_id,
+                  hour,
+                  success_count: sum((r) => r.success_count),
+                  degraded_count: sum((r) => r.degraded_count),
+                  error_count: sum((r) => r.error_count),
+                  latency: latency.encode(),
+                  last_ping_at: Math.max(...parts.map((r) => r.last_ping_at)),
+                };
+              }),
+            )
+            .onConflict((oc) => oc.columns(['monitor_id', 'hour']).doUpdateSet(replaced))
+            .execute();
+        });
+        await trx.deleteFrom('check_rollups').where('monitor_id', 'in', ids).where('hour', '>=', from).where('hour', '<', to).where(sql<boolean>`hour % ${DAY_MS} <> 0`).execute();
         return ids;
       }),
     pruneGaps: async (before) => {

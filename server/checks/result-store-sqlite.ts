@@ -5,6 +5,7 @@ import type { CheckOutcome } from '../domain/monitors/check-results.ts';
 import { LatencyHistogram } from '../domain/monitors/latency-histogram.ts';
 import {
   applyCheck,
+  DAY_MS,
   type GapRow,
   hourOf,
   type Overall,
@@ -48,11 +49,20 @@ function multiRow(sqlite: SQLite.Database, columns: number, sql: (values: string
   };
 }
 
+const EMPTY: Buffer = Buffer.alloc(0);
+
+/** Adds the counts and latencies of a rollup inserted (`excluded`) to the stored one of its monitor and hour. */
+const ADD_TO_ROLLUP = `on conflict (monitor_id, hour) do update set success_count = success_count + excluded.success_count,
+  degraded_count = degraded_count + excluded.degraded_count, error_count = error_count + excluded.error_count,
+  latency = latency_merge(latency, excluded.latency), last_ping_at = max(last_ping_at, excluded.last_ping_at)`;
+
 function statementsFor(sqlite: SQLite.Database) {
   // Adds a check's latency to a stored rollup inside SQLite: no read of the rollup before the write.
   sqlite.function('latency_merge', { deterministic: true }, (stored, added) =>
     (added as Buffer).length === 0 ? stored : LatencyHistogram.mergeEncoded(stored as Buffer, added as Buffer),
   );
+  // The latencies of rollups merged, for a day's.
+  sqlite.aggregate('latency_sum', { start: EMPTY, step: (sum, latency) => LatencyHistogram.mergeEncoded(sum as Buffer, latency as Buffer) });
   return {
     // Checks of monitors deleted meanwhile are dropped.
     existing: sqlite.prepare<[string], number>('select id from monitors where id in (select value from json_each(?))').pluck(),
@@ -65,10 +75,7 @@ function statementsFor(sqlite: SQLite.Database) {
     addToRollups: multiRow(
       sqlite,
       7,
-      (values) => `insert into check_rollups (monitor_id, hour, success_count, degraded_count, error_count, latency, last_ping_at) values ${values}
-       on conflict (monitor_id, hour) do update set success_count = success_count + excluded.success_count,
-         degraded_count = degraded_count + excluded.degraded_count, error_count = error_count + excluded.error_count,
-         latency = latency_merge(latency, excluded.latency), last_ping_at = max(last_ping_at, excluded.last_ping_at)`,
+      (values) => `insert into check_rollups (monitor_id, hour, success_count, degraded_count, error_count, latency, last_ping_at) values ${values} ${ADD_TO_ROLLUP}`,
     ),
     saveStates: multiRow(
       sqlite,
@@ -94,13 +101,19 @@ function statementsFor(sqlite: SQLite.Database) {
     monitorIdsFrom: sqlite.prepare<[number, number], number>('select id from monitors where id > ? order by id limit ?').pluck(),
     // One seek along the primary key per monitor: a delete by hour alone would read the whole table.
     pruneRollups: sqlite.prepare('delete from check_rollups where monitor_id = ? and hour < ?'),
+    // A day's rollups of other hours added to the row of its first hour (made if there is none), then deleted.
+    foldDays: sqlite.prepare(
+      `insert into check_rollups (monitor_id, hour, success_count, degraded_count, error_count, latency, last_ping_at)
+       select monitor_id, hour - hour % ${DAY_MS} as day, sum(success_count), sum(degraded_count), sum(error_count), latency_sum(latency), max(last_ping_at)
+       from check_rollups where monitor_id = ? and hour >= ? and hour < ? and hour % ${DAY_MS} <> 0 group by day ${ADD_TO_ROLLUP}`,
+    ),
+    deleteFolded: sqlite.prepare(`delete from check_rollups where monitor_id = ? and hour >= ? and hour < ? and hour % ${DAY_MS} <> 0`),
     pruneGaps: sqlite.prepare('delete from check_gaps where ended_at < ?'),
     insertGap: sqlite.prepare('insert into check_gaps (runner, started_at, ended_at) values (?, ?, ?)'),
     gapsSince: sqlite.prepare<[number], GapRow>('select runner, started_at, ended_at from check_gaps where ended_at >= ? order by started_at'),
   };
 }
 
-const EMPTY = Buffer.alloc(0);
 
 export function sqliteResultTables(db: Db): ResultTables {
   const statements = new WeakMap<SQLite.Database, ReturnType<typeof statementsFor>>();
@@ -127,6 +140,16 @@ export function sqliteResultTables(db: Db): ResultTables {
       if (!s) statements.set(sqlite, (s = statementsFor(sqlite)));
       return work(s, sqlite);
     });
+
+  /** Runs `work` on each of the next ROLLUP_PRUNE_MONITORS monitors after id `after`, in one transaction; returns their ids. */
+  const perMonitor = (after: number, work: (s: ReturnType<typeof statementsFor>, id: number) => void) =>
+    run((s, sqlite) =>
+      sqlite.transaction(() => {
+        const chunk = s.monitorIdsFrom.all(after, ROLLUP_PRUNE_MONITORS);
+        for (const id of chunk) work(s, id);
+        return chunk;
+      })(),
+    );
 
   return {
     write(checks: StoredCheck[], within?: WithinWrite): Promise<StoredTransition[]> {
@@ -192,14 +215,12 @@ export function sqliteResultTables(db: Db): ResultTables {
     pruneResultsBefore: (before) => run((s) => s.pruneResults.run(before).changes),
     // Ids of deleted monitors' rows are gaps: the last `keep` ids hold that many rows at most.
     pruneResultsBeyond: (keep) => run((s) => s.pruneResultsBefore.run((s.lastId.get() ?? 0) - keep + 1).changes),
-    pruneRollups: (after, before) =>
-      run((s, sqlite) =>
-        sqlite.transaction(() => {
-          const chunk = s.monitorIdsFrom.all(after, ROLLUP_PRUNE_MONITORS);
-          for (const id of chunk) s.pruneRollups.run(id, before);
-          return chunk;
-        })(),
-      ),
+    pruneRollups: (after, before) => perMonitor(after, (s, id) => s.pruneRollups.run(id, before)),
+    foldDays: (after, from, to) =>
+      perMonitor(after, (s, id) => {
+        s.foldDays.run(id, from, to);
+        s.deleteFolded.run(id, from, to);
+      }),
     pruneGaps: (before) => run((s) => void s.pruneGaps.run(before)),
   };
 }

@@ -139,5 +139,10 @@ export interface ResultTables {
   pruneResultsBeyond(keep: number): Promise<number>;
   /** Deletes the rollups before `before` of the next ROLLUP_PRUNE_MONITORS monitors after id `after`; returns their ids. */
   pruneRollups(after: number, before: number): Promise<number[]>;
+  /**
+   * Folds the rollups in [from, to) (whole UTC days) of the next ROLLUP_PRUNE_MONITORS monitors
+   * after id `after` into one row per monitor and day, at the day's first hour; returns their ids.
+   */
+  foldDays(after: number, from: number, to: number): Promise<number[]>;
   pruneGaps(before: number): Promise<void>;
 }

@@ -11,6 +11,7 @@ import type { Actor } from '../../server/domain/actor.ts';
 import type { CheckOutcome } from '../../server/domain/monitors/check-results.ts';
 import { LatencyHistogram } from '../../server/domain/monitors/latency-histogram.ts';
 import { ensureOwner } from '../../server/domain/users/users.ts';
+import { dailyOutcomes } from '../../server/domain/monitors/view-repository.ts';
 import { createServices } from '../../server/services.ts';
 import { storedCheck } from './checks.ts';
 
@@ -254,6 +255,40 @@ export function resultStoreCases(open: () => Promise<TestDatabase>, { twoProcess
       assert.equal(await store.prune(NOW), 2, 'raw results older than 14 days go');
       assert.deepEqual([await countRows(f.db, 'check_results'), await countRows(f.db, 'check_rollups'), await countRows(f.db, 'check_gaps')], [1, 2, 1]);
       assert.equal((await store.window(f.a, NOW - 30 * DAY_MS)).successCount, 2, 'the rollup of 15 days ago is kept');
+    }),
+  );
+
+  test(
+    'rollups of days that ended over 15 days ago are folded into one per day: uptime by day and summaries read the same',
+    withMonitors(async (f) => {
+      const store = createResultStore(f.db);
+      const today = Math.floor(NOW / DAY_MS) * DAY_MS;
+      const at = (daysAgo: number, hour: number, minute: number) => today - daysAgo * DAY_MS + hour * HOUR_MS + minute * 60_000;
+      const outcomes: CheckOutcome[] = ['up', 'degraded', 'down'];
+      // Days 20 and 16 ago fold (16 with a row at its first hour already), day 10 ago stays hourly.
+      const checks = [20, 16, 10].flatMap((daysAgo) =>
+        [0, 1, 5, 23].flatMap((hour) => [7, 31].map((minute, i) => storedCheck(f.a, f.workspaceId, at(daysAgo, hour, minute), outcomes[(hour + i) % 3]!, 1 + hour * 3 + minute))),
+      );
+      await store.write(checks);
+      const firstDay = today - 89 * DAY_MS;
+      const uptime = async () => (await dailyOutcomes(f.db, [f.a], firstDay)).map((r) => [Number(r.day), Number(r.up), Number(r.degraded), Number(r.down)]).sort((x, y) => x[0]! - y[0]!);
+      const summary = async (from: number) => {
+        const w = await store.window(f.a, from);
+        return [w.successCount, w.degradedCount, w.errorCount, w.lastPingAt, ...[0.1, 0.5, 0.9, 1].map((q) => w.latency.quantile(q))];
+      };
+      const before = { uptime: await uptime(), month: await summary(NOW - 30 * DAY_MS), fortnight: await summary(NOW - 14 * DAY_MS) };
+
+      await store.prune(NOW);
+      const hours = (await f.db.selectFrom('check_rollups').select('hour').where('monitor_id', '=', f.a).orderBy('hour').execute()).map((r) => r.hour);
+      assert.deepEqual(hours, [at(20, 0, 0), at(16, 0, 0), ...[0, 1, 5, 23].map((hour) => at(10, hour, 0))]);
+      assert.deepEqual({ uptime: await uptime(), month: await summary(NOW - 30 * DAY_MS), fortnight: await summary(NOW - 14 * DAY_MS) }, before);
+
+      // A check of a folded day arriving late is counted in its day.
+      await store.write([storedCheck(f.a, f.workspaceId, at(20, 9, 0), 'up', 5)]);
+      await store.prune(NOW + HOUR_MS);
+      const day20 = at(20, 0, 0) / DAY_MS;
+      const [, up, degraded, down] = before.uptime.find(([day]) => day === day20)!;
+      assert.deepEqual((await uptime()).find(([day]) => day === day20), [day20, up! + 1, degraded, down]);
     }),
   );
 
