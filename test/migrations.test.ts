@@ -4,8 +4,8 @@ import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFil
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
-import { sql } from 'kysely';
-import { DATABASE_FILE, type Db, openDatabase } from '../server/db/open.ts';
+import { Kysely, Migrator, sql, SqliteDialect } from 'kysely';
+import { DATABASE_FILE, type Db, openDatabase, runMigrations } from '../server/db/open.ts';
 import { migrations } from '../server/db/migrations/index.ts';
 import { createServices } from '../server/services.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
@@ -268,6 +268,21 @@ describe('a file that is not a Statusdesk database', { skip: sqliteOnly }, () =>
 });
 
 describe('migrations', { skip: sqliteOnly }, () => {
+  test('a new file gets in one step what every migration makes in turn, and a file of each older version is migrated to the same', async () => {
+    const made = await stepwise(await folder(), 0);
+    const oneStep = await folder();
+    await (await openDatabase(oneStep)).destroy();
+    const expected = contents(oneStep);
+    assert.deepEqual(contents(made), expected, 'the one-step schema (server/db/migrations/sqlite-latest.ts) differs from running every migration');
+    for (const [version, name] of Object.keys(migrations).entries()) {
+      if (version + 1 === KNOWN_VERSION) break;
+      const older = await stepwise(await folder(), version + 1);
+      assert.equal(rawPragma(older, 'user_version'), version + 1);
+      await (await openDatabase(older)).destroy();
+      assert.deepEqual(contents(older), expected, `a file at ${name} migrated step by step`);
+    }
+  });
+
   test(
     'a migration that fails part way leaves none of its tables behind',
     async () => {
@@ -303,6 +318,46 @@ describe('migrations', { skip: sqliteOnly }, () => {
     },
   );
 });
+
+/**
+ * A data folder whose file the migrations made one by one up to `version` (all of them when 0),
+ * as the Statusdesk of that version left it.
+ */
+async function stepwise(dataDir: string, version: number): Promise<string> {
+  const raw = new SQLite(join(dataDir, DATABASE_FILE));
+  const db = new Kysely<any>({ dialect: new SqliteDialect({ database: raw }) });
+  try {
+    if (version === 0) {
+      await runMigrations(db);
+      version = KNOWN_VERSION;
+    } else {
+      const { error } = await new Migrator({ db, provider: { getMigrations: async () => migrations } }).migrateTo(Object.keys(migrations)[version - 1]!);
+      if (error) throw error;
+    }
+    raw.pragma(`application_id = ${APPLICATION_ID}`);
+    raw.pragma(`user_version = ${version}`);
+  } finally {
+    await db.destroy();
+  }
+  return dataDir;
+}
+
+/** Every schema entry and every row of the folder's file, the times a migration wrote masked. */
+function contents(dataDir: string): { schema: unknown[]; rows: Record<string, unknown[]> } {
+  const raw = new SQLite(join(dataDir, DATABASE_FILE), { readonly: true, fileMustExist: true });
+  try {
+    const schema = raw.prepare('select type, name, tbl_name, sql from sqlite_master order by type, name').all();
+    const rows: Record<string, unknown[]> = {};
+    for (const { name } of raw.prepare("select name from sqlite_master where type = 'table' order by name").all() as { name: string }[]) {
+      rows[name] = (raw.prepare(`select * from "${name}" order by 1`).all() as Record<string, unknown>[]).map((row) =>
+        Object.fromEntries(Object.entries(row).map(([column, value]) => [column, typeof value === 'string' && /^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(value) ? 'a time' : value])),
+      );
+    }
+    return { schema, rows };
+  } finally {
+    raw.close();
+  }
+}
 
 /** What every first start does (serve and each local command): open the folder, then find or create the owner. */
 function firstStart(dataDir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -7,6 +7,7 @@ import envPaths from 'env-paths';
 import { AppError } from '../errors.ts';
 import { isPostgres } from './engine.ts';
 import { migrations } from './migrations/index.ts';
+import { SQLITE_LATEST } from './migrations/sqlite-latest.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -251,13 +252,15 @@ function checkFile(sqlite: SQLite.Database, file: string, { ambiguousIsForeign =
 
 /**
  * Runs the pending migrations as one write transaction: two processes starting together on a new
- * folder take turns, and a start that fails halfway leaves the file as it was.
+ * folder take turns, and a start that fails halfway leaves the file as it was. A new file gets
+ * what they make in one script.
  */
 async function migrate(db: Db, sqlite: SQLite.Database, file: string): Promise<void> {
   sqlite.exec('BEGIN IMMEDIATE');
   try {
     checkFile(sqlite, file); // another process may have migrated while this one waited
-    await runMigrations(db);
+    if (isEmpty(sqlite)) sqlite.exec(SQLITE_LATEST);
+    else await runMigrations(db);
     sqlite.pragma(`application_id = ${APPLICATION_ID}`);
     sqlite.pragma(`user_version = ${SCHEMA_VERSION}`);
     sqlite.exec('COMMIT');
@@ -266,6 +269,9 @@ async function migrate(db: Db, sqlite: SQLite.Database, file: string): Promise<v
     throw error;
   }
 }
+
+/** Whether the file holds nothing yet: no table, index, view or trigger. */
+const isEmpty = (sqlite: SQLite.Database) => sqlite.prepare('select count(*) from sqlite_master').pluck().get() === 0;
 
 /** Runs the pending migrations, naming the one that fails. */
 export async function runMigrations(db: Db): Promise<void> {
