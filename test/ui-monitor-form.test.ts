@@ -7,7 +7,7 @@ import type { Client } from '@connectrpc/connect';
 import type { Browser, Page } from 'playwright-core';
 import { HTTPMethod, MonitorService, NumberComparator, Periodicity, StringComparator } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { queryRows, withLocalOwner } from './support/database.ts';
-import { openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { focusReaches, openPage, watchCsp, withBrowser } from './support/browser.ts';
 import { startTcpListener } from './support/grpc-peers.ts';
 import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
 import { startHttpReceiver } from './support/receivers.ts';
@@ -222,7 +222,7 @@ describe('the monitor form in Chromium', () => {
       await field(page, 'Host').fill('grpc://127.0.0.1');
       await port.fill('50051');
       await page.getByRole('button', { name: 'Create monitor' }).click();
-      await page.waitForFunction(`document.activeElement?.labels?.[0]?.textContent === 'Host'`, undefined, { timeout: 10_000 });
+      await focusReaches(field(page, 'Host'));
       assert.equal(await field(page, 'Host').getAttribute('aria-invalid'), 'true');
       assert.match(await description(page, 'Host'), /must be host:port without a scheme: drop "grpc:\/\/"/);
       assert.equal(await port.getAttribute('aria-invalid'), null);

@@ -9,7 +9,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { strFromU8, unzipSync } from 'fflate';
 import type { Locator, Page } from 'playwright-core';
 import { createClient, Periodicity, type StatusdeskClient } from '../client/index.ts';
-import { ACTION_TIMEOUT_MS, openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { ACTION_TIMEOUT_MS, focusReaches, openPage, watchCsp, withBrowser } from './support/browser.ts';
 import { startTestService, type TestService } from './support/harness.ts';
 import { type SmtpReceiver, startHttpReceiver, startSmtpReceiver, verifySignature } from './support/receivers.ts';
 import { eventually } from './support/wait.ts';
@@ -66,12 +66,6 @@ function descriptionOf(control: Locator): Promise<string> {
 
 /** Whether `control` has the focus. */
 const isFocused = (control: Locator) => control.evaluate((element) => element === element.ownerDocument.activeElement);
-
-/** Waits (bounded) until `control` has the focus: a form moves it once its refusal is drawn. */
-async function focusReaches(control: Locator): Promise<void> {
-  const element = await control.elementHandle();
-  await control.page().waitForFunction((el) => el !== null && el === el.ownerDocument.activeElement, element, { timeout: ACTION_TIMEOUT_MS });
-}
 
 describe('status pages in Chromium', () => {
   test('a page and its components are made in the UI, an order changed by keyboard persists after a reload, and dragging reorders too', TEST_TIMEOUT, () =>

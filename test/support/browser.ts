@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type LaunchOptions, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type LaunchOptions, type Locator, type Page } from 'playwright-core';
 import type { TestService } from './harness.ts';
 
 /** Where a Chromium is looked for, in order, before Playwright's own download. */
@@ -94,6 +94,16 @@ export function watchCsp(page: Page): string[] {
     if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
   });
   return violations;
+}
+
+/**
+ * Waits (bounded) until `control` has the focus: a form moves it once its refusal is drawn. The
+ * predicate is a function, evaluated once: a string would be evaluated again at each animation
+ * frame, which the dashboard's Content-Security-Policy (no 'unsafe-eval') refuses.
+ */
+export async function focusReaches(control: Locator): Promise<void> {
+  const element = await control.elementHandle();
+  await control.page().waitForFunction((el) => el !== null && el === el.ownerDocument.activeElement, element);
 }
 
 /** Marks the document open in `page`, so that `assertSameDocument` can tell it was not reloaded or left. */
