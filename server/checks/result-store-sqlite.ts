@@ -101,6 +101,8 @@ function statementsFor(sqlite: SQLite.Database) {
     monitorIdsFrom: sqlite.prepare<[number, number], number>('select id from monitors where id > ? order by id limit ?').pluck(),
     // One seek along the primary key per monitor: a delete by hour alone would read the whole table.
     pruneRollups: sqlite.prepare('delete from check_rollups where monitor_id = ? and hour < ?'),
+    // One seek: most monitors have nothing to fold, and the fold itself costs far more than finding that out.
+    hasFolds: sqlite.prepare<[number, number, number], number>(`select 1 from check_rollups where monitor_id = ? and hour >= ? and hour < ? and hour % ${DAY_MS} <> 0 limit 1`).pluck(),
     // A day's rollups of other hours added to the row of its first hour (made if there is none), then deleted.
     foldDays: sqlite.prepare(
       `insert into check_rollups (monitor_id, hour, success_count, degraded_count, error_count, latency, last_ping_at)
@@ -218,6 +220,7 @@ export function sqliteResultTables(db: Db): ResultTables {
     pruneRollups: (after, before) => perMonitor(after, (s, id) => s.pruneRollups.run(id, before)),
     foldDays: (after, from, to) =>
       perMonitor(after, (s, id) => {
+        if (s.hasFolds.get(id, from, to) === undefined) return;
         s.foldDays.run(id, from, to);
         s.deleteFolded.run(id, from, to);
       }),
