@@ -34,6 +34,19 @@ const httpByRequire: Plugin = {
     build.onLoad({ filter: /.*/, namespace: 'http-by-require' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
   },
 };
+/**
+ * zod's namespace carries every locale of its messages (half of its 750 KB), which a start would
+ * read and keep; the service speaks English only, so `z.locales` holds English alone.
+ */
+const zodEnglishOnly: Plugin = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: join(args.resolveDir, '../locales'), namespace: 'zod-english-only' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({ contents: "export { default as en } from './en.js';", resolveDir: args.path, loader: 'js' }));
+  },
+};
 await Promise.all([
   // The command (statusdesk.js) and the desktop app's service host (desktop-host.js, run in a
   // utility process): all but the native SQLite module, split into chunks under chunks/ that the
@@ -46,7 +59,7 @@ await Promise.all([
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
     external: ['better-sqlite3'],
-    plugins: [httpByRequire],
+    plugins: [httpByRequire, zodEnglishOnly],
     // Every chunk is a module of its own: each gets the require that bundled CommonJS code calls.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   }),
