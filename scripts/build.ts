@@ -2,7 +2,7 @@
 // the client library with its type declarations, and the UI the dashboard port serves.
 import { execFileSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import react from '@vitejs/plugin-react';
 import { build, type Plugin } from 'esbuild';
@@ -47,11 +47,12 @@ const zodEnglishOnly: Plugin = {
     build.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({ contents: "export { default as en } from './en.js';", resolveDir: args.path, loader: 'js' }));
   },
 };
-await Promise.all([
+const [command] = await Promise.all([
   // The command (statusdesk.js) and the desktop app's service host (desktop-host.js, run in a
   // utility process): all but the native SQLite module, split into chunks under chunks/ that the
   // two share. What only some requests need (the MCP SDK, the content index) is imported on first
   // use, so its chunk is not loaded, parsed or kept in memory by a service that never serves it.
+  // Without its whitespace and comments, V8 scans a third fewer bytes to compile what a start runs.
   build({
     ...common,
     entryPoints: { statusdesk: 'server/cli/main.ts', 'desktop-host': 'server/desktop/service-host.ts' },
@@ -59,6 +60,8 @@ await Promise.all([
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
     external: ['better-sqlite3'],
+    minifyWhitespace: true,
+    metafile: true,
     plugins: [httpByRequire, zodEnglishOnly],
     // Every chunk is a module of its own: each gets the require that bundled CommonJS code calls.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
@@ -87,6 +90,11 @@ await Promise.all([
     },
   }),
 ]);
+
+// Which sources each file of the command's bundle holds, which its minified code no longer names:
+// test/serve-start-modules.test.ts reads it to tell what a start loaded.
+const sources = Object.entries(command.metafile.outputs).map(([file, { inputs }]) => [relative(out, file), Object.keys(inputs)]);
+writeFileSync(join(out, 'sources.json'), JSON.stringify(Object.fromEntries(sources)));
 
 run('tsc', ['-p', 'tsconfig.client.json', '--outDir', `${out}/types`]);
 cpSync('proto/gen', `${out}/types/proto/gen`, { recursive: true, filter: (path) => !path.endsWith('.js') });
