@@ -53,6 +53,11 @@ export async function openDatabase(dataDir: string): Promise<Db> {
     // last commits, and it never corrupts the file.
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
+    // Up to 64 MB of pages (the default is 2 MB). With many monitors each stored check touches
+    // its own pages of the states, rollups and results index; kept here, they are not read
+    // from the file again (storing at 100,000 monitors: about 140 against 110 µs a check).
+    // A small database never fills it.
+    sqlite.pragma('cache_size = -65536');
   } catch (error) {
     await db.destroy();
     throw error;
