@@ -11,7 +11,7 @@ import type { Db } from '../db/open.ts';
  * lives in `check_lease_holders`), so each monitor is checked by one process per period. Every
  * third of the lease time a process renews what it holds, takes free or expired shards up to its
  * share and gives back what exceeds it (a process that joined takes it); a killed process's shards are
- * taken by the others within one lease time. A shard not renewed in time is dropped here at once,
+ * taken by the others within one lease time and one renewal round after its last renewal. A shard not renewed in time is dropped here at once,
  * before any other process may take it: the lease runs from before the renewal was sent, by this
  * process's own monotonic clock, and expires in the database after that, by the database's clock.
  * On SQLite the one process takes every shard through the same statements.
