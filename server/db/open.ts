@@ -46,12 +46,15 @@ export async function openDatabase(dataDir: string): Promise<Db> {
   handles.set(db, sqlite);
   dataDirs.set(db, dirname(file));
   try {
-    if (schemaVersion(sqlite) !== SCHEMA_VERSION || applicationId(sqlite) !== APPLICATION_ID) await migrate(db, sqlite, file);
-    // After the migration: the journal mode cannot change inside a transaction.
-    await useWal(sqlite);
     // NORMAL is durable against a crash of the process in WAL mode; only power loss can drop the
     // last commits, and it never corrupts the file.
     sqlite.pragma('synchronous = NORMAL');
+    // A new file is in WAL mode before its schema is written, which then syncs nothing; a file
+    // holding anything only once it is known to be ours (the mode is stored in the file).
+    if (isEmpty(sqlite)) await useWal(sqlite);
+    if (schemaVersion(sqlite) !== SCHEMA_VERSION || applicationId(sqlite) !== APPLICATION_ID) await migrate(db, sqlite, file);
+    // After the migration: the journal mode cannot change inside a transaction.
+    await useWal(sqlite);
     sqlite.pragma('foreign_keys = ON');
     // Up to 64 MB of pages (the default is 2 MB). With many monitors each stored check touches
     // its own pages of the states, rollups and results index; kept here, they are not read
