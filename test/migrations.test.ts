@@ -269,17 +269,20 @@ describe('a file that is not a Statusdesk database', { skip: sqliteOnly }, () =>
 
 describe('migrations', { skip: sqliteOnly }, () => {
   test('a new file gets in one step what every migration makes in turn, and a file of each older version is migrated to the same', async () => {
-    const made = await stepwise(await folder(), 0);
     const oneStep = await folder();
     await (await openDatabase(oneStep)).destroy();
     const expected = contents(oneStep);
-    assert.deepEqual(contents(made), expected, 'the one-step schema (server/db/migrations/sqlite-latest.ts) differs from running every migration');
+    assert.deepEqual(expected.rows.pending_sealing, [], 'a new file holds nothing stored in the clear, so nothing to seal');
+    // Migration 0006 lists every step for the service to seal, as it cannot look at what a file holds.
+    const withPendingSealing = { ...expected, rows: { ...expected.rows, pending_sealing: [{ step: 'audit_log' }, { step: 'monitors' }, { step: 'page_subscribers' }] } };
+    const made = await stepwise(await folder(), 0);
+    assert.deepEqual(contents(made), withPendingSealing, 'the one-step schema (server/db/migrations/sqlite-latest.ts) differs from running every migration');
     for (const [version, name] of Object.keys(migrations).entries()) {
       if (version + 1 === KNOWN_VERSION) break;
       const older = await stepwise(await folder(), version + 1);
       assert.equal(rawPragma(older, 'user_version'), version + 1);
       await (await openDatabase(older)).destroy();
-      assert.deepEqual(contents(older), expected, `a file at ${name} migrated step by step`);
+      assert.deepEqual(contents(older), withPendingSealing, `a file at ${name} migrated step by step`);
     }
   });
 
