@@ -3,7 +3,7 @@
  * other commands or later requests need (the file format of apply and export, the pretty log
  * printer, the OpenTelemetry SDK, the mail code, the MCP SDK, ConnectRPC and the services'
  * descriptors, the protobuf runtime and the gRPC health messages of the gRPC probe, the client
- * commands with the client library and the login code), and not undici.
+ * commands with the client library and the login code), and not undici, node:tls or node:http2.
  * Runs the bundle, and looks up the packages and sources of each bundled file it loaded in the
  * list the build writes (dist/sources.json).
  */
@@ -18,13 +18,14 @@ import { startService } from '../server/main.ts';
 import { databaseEnv, withLocalOwner } from './support/database.ts';
 import { spawnServe, tempDir } from './support/harness.ts';
 
-/** Records every module file the process loads, and whether Node loaded undici, when it is told to stop. */
+/** Records every module file the process loads, and whether Node loaded undici, node:tls and node:http2, when it is told to stop. */
 const RECORDER = `
 const { registerHooks } = require('node:module');
 const { writeFileSync } = require('node:fs');
 const loaded = [];
 registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
-process.once('SIGTERM', () => writeFileSync(process.env.LOADED_FILE, JSON.stringify({ loaded, undici: process.moduleLoadList.some((m) => m.includes('undici')) })));
+const builtin = (name) => process.moduleLoadList.includes('NativeModule ' + name);
+process.once('SIGTERM', () => writeFileSync(process.env.LOADED_FILE, JSON.stringify({ loaded, undici: process.moduleLoadList.some((m) => m.includes('undici')), tls: builtin('tls'), http2: builtin('http2') })));
 `;
 
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
@@ -56,7 +57,7 @@ test('serve is ready without loading what only other commands or later requests 
     writeFileSync(recorder, RECORDER);
     const serve = await spawnServe(['--data-dir', join(dir.path, 'data')], { NODE_OPTIONS: `--require ${recorder}`, LOADED_FILE: record });
     assert.equal(await serve.stop(), 0, serve.stderr());
-    const { loaded, undici } = JSON.parse(readFileSync(record, 'utf8')) as { loaded: string[]; undici: boolean };
+    const { loaded, undici, tls, http2 } = JSON.parse(readFileSync(record, 'utf8')) as { loaded: string[]; undici: boolean; tls: boolean; http2: boolean };
     const sources = JSON.parse(readFileSync(join(DIST, 'sources.json'), 'utf8')) as Record<string, string[]>;
     const files = loaded.filter((url) => url.startsWith('file:') && url.includes('/dist/')).map((url) => relative(DIST, fileURLToPath(url)));
     const bundled = files.flatMap((file) => sources[file] ?? assert.fail(`${file} is not in dist/sources.json`));
@@ -65,6 +66,9 @@ test('serve is ready without loading what only other commands or later requests 
       assert.ok(!bundled.some((source) => source.startsWith(name)), `${name} is not loaded at start`);
     }
     assert.equal(undici, false, 'undici is not loaded at start');
+    // Both load with the first HTTP/2 connection or the first check that needs TLS.
+    assert.equal(http2, false, 'node:http2 is not loaded at start');
+    assert.equal(tls, false, 'node:tls is not loaded at start');
   } finally {
     await dir.remove();
   }

@@ -2,8 +2,12 @@ import { lookup } from 'node:dns/promises';
 import type { EventEmitter } from 'node:events';
 import { isIP, type Socket, connect as netConnect } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { checkServerIdentity, connect as tlsConnect, createSecureContext, getCACertificates, type SecureContext, type TLSSocket } from 'node:tls';
+import type { SecureContext, TLSSocket } from 'node:tls';
 import type { Timing } from '../domain/monitors/check-results.ts';
+
+
+/** node:tls, loaded with the first check that needs it rather than with the service. */
+const nodeTls = () => process.getBuiltinModule('node:tls');
 
 /**
  * Opening a connection to a target phase by phase (DNS, TCP, TLS), timing each phase, within the
@@ -210,13 +214,13 @@ export interface TlsSettings {
  * system's store (internal CAs usually live there), and `extra` PEM certificates.
  */
 export function trustStore(extra: string[] = []): SecureContext {
-  const certificates = new Set([...getCACertificates('default'), ...systemCertificates(), ...extra]);
-  return createSecureContext({ ca: [...certificates] });
+  const certificates = new Set([...nodeTls().getCACertificates('default'), ...systemCertificates(), ...extra]);
+  return nodeTls().createSecureContext({ ca: [...certificates] });
 }
 
 function systemCertificates(): string[] {
   try {
-    return getCACertificates('system');
+    return nodeTls().getCACertificates('system');
   } catch {
     return []; // no readable system store: the bundled roots still apply
   }
@@ -254,7 +258,7 @@ export async function openConnection(target: Target, deadline: Deadline, timing:
   if (!tls) return socket;
 
   const handshake = performance.now();
-  const secure = tlsConnect({
+  const secure = nodeTls().connect({
     socket,
     servername: isIP(target.host) === 0 ? target.host : undefined,
     ALPNProtocols: tls.alpn,
@@ -272,7 +276,7 @@ export async function openConnection(target: Target, deadline: Deadline, timing:
   }
   timing.tls = since(handshake);
   // The certificate's details are never reported: only that it failed.
-  if (tls.verify && (!secure.authorized || checkServerIdentity(target.host, secure.getPeerCertificate()) !== undefined)) {
+  if (tls.verify && (!secure.authorized || nodeTls().checkServerIdentity(target.host, secure.getPeerCertificate()) !== undefined)) {
     secure.destroy();
     throw new ConnectionFailure('certificate', 'certificate verification failed');
   }

@@ -1,5 +1,5 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import http2, { type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
+import type { Http2Server, Http2ServerRequest, Http2ServerResponse, ServerHttp2Session } from 'node:http2';
 import net, { type AddressInfo, type Socket } from 'node:net';
 
 export type Request = IncomingMessage | Http2ServerRequest;
@@ -40,32 +40,40 @@ export async function listen(options: { host: string; port: number }): Promise<L
   };
   const dispatch: RequestHandler = (req, res) => handler(req, res);
   const h1 = http.createServer({ keepAliveTimeout: 5_000, headersTimeout: 15_000, requestTimeout: REQUEST_TIMEOUT_MS }, dispatch);
-  // HTTP/2 takes header blocks no larger than HTTP/1.1 does (http.maxHeaderSize, 16 KiB unless
-  // --max-http-header-size says otherwise). The limit is advertised in SETTINGS and enforced by
-  // Node once the client has acknowledged them (the stream is reset, ENHANCE_YOUR_CALM); a request
-  // sent before that, as a first request usually is, is measured here and answered 431, as
-  // HTTP/1.1 answers an oversized header section.
-  const h2 = http2.createServer({ settings: { maxHeaderListSize: http.maxHeaderSize } }, (req, res) => {
-    if (headerListSize((req as Http2ServerRequest).rawHeaders) > http.maxHeaderSize) {
-      res.statusCode = 431;
-      res.setHeader('content-type', 'text/plain; charset=utf-8');
-      res.end(`request header fields are over the limit of ${http.maxHeaderSize} bytes\n`);
-      return;
-    }
-    dispatch(req, res);
-  });
-  // The same limits as HTTP/1.1: an idle connection, or a request that never finishes, is dropped.
-  h2.setTimeout(REQUEST_TIMEOUT_MS);
-  h2.on('stream', (stream) => stream.setTimeout(REQUEST_TIMEOUT_MS, () => stream.close(http2.constants.NGHTTP2_CANCEL)));
   // The HTTP/1.1 server never listens itself (the front does), but its connection tracking, which
   // enforces the timeouts above and lets close() drop idle keep-alive sockets, starts on 'listening'.
   h1.emit('listening');
   const sockets = new Set<Socket>();
-  const sessions = new Set<http2.ServerHttp2Session>();
-  h2.on('session', (session) => {
-    sessions.add(session);
-    session.once('close', () => sessions.delete(session));
-  });
+  const sessions = new Set<ServerHttp2Session>();
+  // node:http2 (and node:tls with it) loads with the first HTTP/2 connection: a service only
+  // browsers and HTTP/1.1 clients talk to never pays for it, and a start does not.
+  let h2: Http2Server | undefined;
+  const h2Server = (): Http2Server => {
+    if (h2) return h2;
+    const http2 = process.getBuiltinModule('node:http2');
+    // HTTP/2 takes header blocks no larger than HTTP/1.1 does (http.maxHeaderSize, 16 KiB unless
+    // --max-http-header-size says otherwise). The limit is advertised in SETTINGS and enforced by
+    // Node once the client has acknowledged them (the stream is reset, ENHANCE_YOUR_CALM); a request
+    // sent before that, as a first request usually is, is measured here and answered 431, as
+    // HTTP/1.1 answers an oversized header section.
+    h2 = http2.createServer({ settings: { maxHeaderListSize: http.maxHeaderSize } }, (req, res) => {
+      if (headerListSize(req.rawHeaders) > http.maxHeaderSize) {
+        res.statusCode = 431;
+        res.setHeader('content-type', 'text/plain; charset=utf-8');
+        res.end(`request header fields are over the limit of ${http.maxHeaderSize} bytes\n`);
+        return;
+      }
+      dispatch(req, res);
+    });
+    // The same limits as HTTP/1.1: an idle connection, or a request that never finishes, is dropped.
+    h2.setTimeout(REQUEST_TIMEOUT_MS);
+    h2.on('stream', (stream) => stream.setTimeout(REQUEST_TIMEOUT_MS, () => stream.close(http2.constants.NGHTTP2_CANCEL)));
+    h2.on('session', (session) => {
+      sessions.add(session);
+      session.once('close', () => sessions.delete(session));
+    });
+    return h2;
+  };
 
   // No Nagle delay: HTTP/2 writes headers, data and trailers as separate small frames, and
   // waiting to coalesce them costs a round trip of delayed ACK (node:http sets the same).
@@ -83,7 +91,7 @@ export async function listen(options: { host: string; port: number }): Promise<L
       socket.setTimeout(0);
       socket.pause();
       socket.unshift(head);
-      (isH2 ? h2 : h1).emit('connection', socket);
+      (isH2 ? h2Server() : h1).emit('connection', socket);
       if (!isH2) socket.resume();
     };
     socket.on('data', onData);
