@@ -153,20 +153,15 @@ const handles = new WeakMap<Db, SQLite.Database>();
 const dataDirs = new WeakMap<Db, string>();
 
 /**
- * Runs `work`, which is synchronous, on the raw SQLite handle, never inside another caller's
- * transaction: while one is open, `work` waits for the connection as a query does; otherwise the
- * connection holds nothing half done and `work` runs at once. For the few hot paths (a key, the
- * table stamps, check results) where the cost of building each query would dominate.
+ * Runs `work`, which is synchronous, on the raw SQLite handle while holding the connection as a
+ * query does, so it never lands inside another caller's transaction, nor between a transaction's
+ * taking of the connection and its BEGIN. For the few hot paths (a key, the table stamps, check
+ * results) where the cost of building each query would dominate.
  */
 export function withSqlite<T>(db: Db, work: (sqlite: SQLite.Database) => T): Promise<T> {
   const sqlite = handles.get(db);
   if (!sqlite) throw new Error('not a database opened by openDatabase');
-  if (sqlite.inTransaction) return db.getExecutor().provideConnection(async () => work(sqlite));
-  try {
-    return Promise.resolve(work(sqlite));
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  return db.getExecutor().provideConnection(async () => work(sqlite));
 }
 
 /**
