@@ -92,20 +92,12 @@ async function handshake(socket: Socket | TLSSocket, mode: GrpcConfig['tls'], de
   }
 }
 
-/** The framed health request of each service name: the same bytes on every check of a monitor. */
-const requests = new Map<string, Buffer>();
-
+/** The health request for `service`, length-prefixed and uncompressed. */
 function healthRequest(service: string): Buffer {
-  let framed = requests.get(service);
-  if (!framed) {
-    const message = toBinary(HealthCheckRequestSchema, create(HealthCheckRequestSchema, { service }));
-    framed = Buffer.alloc(5 + message.length);
-    framed.writeUInt32BE(message.length, 1);
-    framed.set(message, 5);
-    // Names are few and short; a bound keeps a stream of distinct ones from growing the map.
-    if (requests.size >= 10_000) requests.clear();
-    requests.set(service, framed);
-  }
+  const message = toBinary(HealthCheckRequestSchema, create(HealthCheckRequestSchema, { service }));
+  const framed = Buffer.alloc(5 + message.length);
+  framed.writeUInt32BE(message.length, 1);
+  framed.set(message, 5);
   return framed;
 }
 

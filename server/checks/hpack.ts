@@ -23,12 +23,21 @@ const STATIC_TABLE: readonly (readonly [string, string])[] = [
 ];
 
 /**
- * The Huffman code's lengths (RFC 7541 Appendix B), symbols 0 to 256 (EOS), each as
- * 'a' + length - 5. The code is canonical: codes are handed out in order of length, then of
- * symbol, so the lengths alone define it.
+ * The Huffman code's lengths in bits (RFC 7541 Appendix B), one letter per symbol, 'a' standing
+ * for 5 bits, 'b' for 6 and so on to 'z' for 30. The code is canonical: codes are handed out in
+ * order of length, then of symbol, so the lengths alone define it.
  */
-const CODE_LENGTHS =
-  'isxxxxxxxtzxxzxxxxxxxxzxxxxxxxxxbffhibdgffdgdbbbaaabbbbbbbcdkbhfibccccccccccccccccccccccdcdioijbkabababbbaccbbbabcbaabccccckgjixprpprrrsrssssststtrstssssqrsrsstrqprrssqsrrtqrssqqrqsrssprrrsrrsvvporsruvvvwwvtuoqvwwvwtqqvvxwwwptpqrqqsrruuttvsvwvvwwwwwxwwwwwvz';
+const CODE_LENGTHS = [
+  'isxxxxxxxtzxxzxxxxxxxxzxxxxxxxxx', // 0 to 31, control characters
+  'bffhibdgffdgdbbbaaabbbbbbbcdkbhf', // 32 to 63, space to ?
+  'ibccccccccccccccccccccccdcdioijb', // 64 to 95, @ to _
+  'kabababbbaccbbbabcbaabccccckgjix', // 96 to 127, ` to DEL
+  'prpprrrsrssssststtrstssssqrsrsst', // 128 to 159
+  'rqprrssqsrrtqrssqqrqsrssprrrsrrs', // 160 to 191
+  'vvporsruvvvwwvtuoqvwwvwtqqvvxwww', // 192 to 223
+  'ptpqrqqsrruuttvsvwvvwwwwwxwwwwwv', // 224 to 255
+  'z', // 256, EOS
+].join('');
 const EOS = 256;
 
 /**
@@ -149,7 +158,7 @@ export class HpackDecoder {
   #maxSize = TABLE_LIMIT;
 
   /** The block's headers as [name, value] pairs, in the order sent. */
-  decode(block: Uint8Array): [string, string][] {
+  decode(block: Buffer): [string, string][] {
     const headers: [string, string][] = [];
     let at = 0;
     const integer = (prefixBits: number): number => {
@@ -169,7 +178,7 @@ export class HpackDecoder {
       const length = integer(7);
       if (at + length > block.length) throw new CompressionError('a header block ends inside a string');
       const bytes = block.subarray(at, (at += length));
-      return huffmanCoded ? huffmanDecode(bytes) : Buffer.from(bytes).toString('latin1');
+      return huffmanCoded ? huffmanDecode(bytes) : bytes.toString('latin1');
     };
     while (at < block.length) {
       const first = block[at]!;
@@ -184,7 +193,7 @@ export class HpackDecoder {
         if (indexed) this.#add(header);
         headers.push(header);
       } else {
-        // 001xxxxx: a dynamic table size update.
+        // First bits 001: a dynamic table size update, its size a 5-bit-prefix integer.
         const size = integer(5);
         if (size > TABLE_LIMIT) throw new CompressionError(`the dynamic table may not grow past ${TABLE_LIMIT} bytes`);
         this.#maxSize = size;

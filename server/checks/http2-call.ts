@@ -141,7 +141,7 @@ export class Http2Connection {
       const endOfBlock = () => {
         let fields: Headers;
         try {
-          fields = this.#decoder.decode(Buffer.concat(block!));
+          fields = this.#decoder.decode(block!.length === 1 ? block![0]! : Buffer.concat(block!));
         } catch (error) {
           if (error instanceof CompressionError) return brokenProtocol(error.message);
           throw error;
