@@ -20,6 +20,8 @@ const input = { periodicity: '30s', uri: '127.0.0.1:9', timeout: 1_000 } as cons
 
 interface Processes {
   engine: CheckEngine;
+  /** The engine's own connection. */
+  ours: Db;
   /** The other process: its own connection, and services without this engine. */
   theirs: Db;
   other: Services;
@@ -39,7 +41,7 @@ async function withAnotherProcess(work: (p: Processes) => Promise<void>): Promis
     const actor: Actor = { type: 'user', userId, surface: 'cli' };
     const other = createServices(theirs);
     const workspaceId = Number((await other.workspaces.getBySlug(actor, 'personal')).id);
-    await work({ engine, theirs, other, actor, workspaceId });
+    await work({ engine, ours, theirs, other, actor, workspaceId });
   } finally {
     await engine.close();
     mock.timers.reset();
@@ -103,4 +105,21 @@ test('the heartbeat forgets a monitor left without regions by another process, a
     await heartbeatUntil(engine, monitor.id, false, 'the monitor without regions is forgotten');
     await setRegions(['iad']);
     await heartbeatUntil(engine, monitor.id, true, 'the monitor with a region again is scheduled');
+  }));
+
+test('a heartbeat reads again what was written on the engine\'s own connection without telling it, and keeps the rest when nothing changed', () =>
+  withAnotherProcess(async ({ engine, ours, other, actor, workspaceId }) => {
+    const monitor = await other.monitors.create(actor, workspaceId, 'tcp', { ...input, name: 'written here' });
+    await engine.start();
+    assert.equal(engine.scheduler.has(Number(monitor.id)), true);
+
+    // Heartbeats with nothing changed leave the schedule as it is.
+    mock.timers.tick(HEARTBEAT_MS);
+    mock.timers.tick(HEARTBEAT_MS);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(engine.scheduler.has(Number(monitor.id)), true);
+
+    // A commit of this connection does not change SQLite's data_version: the write itself must be seen.
+    await ours.updateTable('monitors').set((eb) => ({ active: 0, revision: eb('revision', '+', 1) })).where('id', '=', Number(monitor.id)).execute();
+    await heartbeatUntil(engine, monitor.id, false, 'the monitor paused on the engine\'s own connection is forgotten');
   }));

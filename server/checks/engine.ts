@@ -2,6 +2,7 @@ import type SQLite from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { isPostgres } from '../db/engine.ts';
 import { type Db, withSqlite } from '../db/open.ts';
+import { tablesStamp } from '../db/table-stamps.ts';
 import type {
   CheckOutcome,
   CheckResult,
@@ -48,9 +49,14 @@ export interface CheckEngineOptions {
   now?: () => number;
 }
 
-/** Results wait at most this long to be written with others. */
-const FLUSH_MS = 250;
-const FLUSH_BATCH = 1_000;
+/**
+ * Results wait at most this long to be written with others. A transaction rewrites each page it
+ * touches, and at many monitors every check touches pages of its own (its state, its rollup, its
+ * place in the results index): the more checks a transaction holds, the fewer pages each costs
+ * (at 100,000 monitors, 92 µs a check in batches of 700 against 55 µs in batches of 3,000).
+ */
+const FLUSH_MS = 1_000;
+const FLUSH_BATCH = 4_000;
 /** How often the runner says it is alive, and looks for monitors changed by other processes. */
 const HEARTBEAT_MS = 15_000;
 /** Often enough that many monitors do not outgrow maxRawResults by much between prunes. */
@@ -79,10 +85,17 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     onChange() {
       // Shards dropped stop being checked at once; shards taken are read now, not at the next heartbeat.
       core.forgetWhere((id) => !leases.holds(id));
+      syncedStamp = undefined;
       if (started && !closed) sync().catch((error: Error) => log.error({ err: error }, 'reading the monitors of the shards taken failed'));
     },
   });
   let started = false;
+  /**
+   * The monitors table's stamp (see tablesStamp; SQLite only) when the last whole sync began: while
+   * it stays the same and the shards held do too, a sync has nothing to read. At 100,000 monitors a
+   * read of every revision takes the engine's thread for about 0.3 s.
+   */
+  let syncedStamp: string | undefined;
   const activeRevisions = activeRevisionsOf(db);
   let pending: StoredCheck[] = [];
   let flushTimer: NodeJS.Timeout | undefined;
@@ -179,6 +192,9 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
    * scheduled monitor is marked with the sync that saw it.
    */
   async function sync(): Promise<void> {
+    const stamp = isPostgres(db) ? undefined : await tablesStamp(db, ['monitors']);
+    if (stamp !== undefined && stamp === syncedStamp) return;
+    syncedStamp = undefined;
     const round = ++syncs;
     const stale = await activeRevisions((id, revision) => leases.holds(id) && core.mark(id, round) !== revision);
     // Deleted, paused or left without regions since; those read again below are tracked anew, or forgotten there.
@@ -186,6 +202,7 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     for (let i = 0; i < stale.length; i += 500) {
       for (const row of await findMonitorRows(db, stale.slice(i, i + 500))) track(toMonitor(row, sealerOf(db)), row.revision);
     }
+    syncedStamp = stamp;
   }
 
   async function heartbeat(): Promise<void> {
