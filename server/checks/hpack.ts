@@ -100,20 +100,33 @@ const huffman = (() => {
   return { steps, padding };
 })();
 
-function huffmanDecode(bytes: Uint8Array): string {
+/**
+ * Where Huffman strings are decoded before they become a string: one string's symbols, built as
+ * bytes and read once, cost less than a string grown symbol by symbol. It grows with the longest
+ * string seen (a byte holds at most one symbol and a half: codes are 5 bits or more).
+ */
+let decoded = Buffer.allocUnsafe(256);
+
+/** The Huffman-coded string in `block` from `start` to `end`. */
+function huffmanDecode(block: Uint8Array, start: number, end: number): string {
   const { steps, padding } = huffman;
-  let out = '';
+  if (decoded.length < 2 * (end - start)) decoded = Buffer.allocUnsafe(2 * (end - start));
+  let length = 0;
   let state = 0;
-  // Two nibbles per byte, high first.
-  for (let i = 0; i < 2 * bytes.length; i++) {
-    const step = steps[state * 16 + (i % 2 === 0 ? bytes[i >> 1]! >> 4 : bytes[i >> 1]! & 15)]!;
-    if (step & (1 << 18)) throw new CompressionError('a Huffman string holds the end-of-string code');
-    const emitted = (step >> 9) & 511;
-    if (emitted) out += String.fromCharCode(emitted - 1);
-    state = step & 511;
+  for (let at = start; at < end; at++) {
+    // Two nibbles per byte, high first.
+    const high = steps[state * 16 + (block[at]! >> 4)]!;
+    const low = steps[(high & 511) * 16 + (block[at]! & 15)]!;
+    if ((high | low) & (1 << 18)) throw new CompressionError('a Huffman string holds the end-of-string code');
+    // The symbol a nibble completed, plus one (0 for none).
+    const first = (high >> 9) & 511;
+    const second = (low >> 9) & 511;
+    if (first) decoded[length++] = first - 1;
+    if (second) decoded[length++] = second - 1;
+    state = low & 511;
   }
   if (!padding[state]) throw new CompressionError('a Huffman string is padded wrongly');
-  return out;
+  return decoded.toString('latin1', 0, length);
 }
 
 /** Writes a string's length with a 7-bit prefix (RFC 7541 5.1, no Huffman bit), then its bytes; returns the next offset. */
@@ -177,8 +190,9 @@ export class HpackDecoder {
       const huffmanCoded = (block[at]! & 0x80) !== 0;
       const length = integer(7);
       if (at + length > block.length) throw new CompressionError('a header block ends inside a string');
-      const bytes = block.subarray(at, (at += length));
-      return huffmanCoded ? huffmanDecode(bytes) : bytes.toString('latin1');
+      const start = at;
+      at += length;
+      return huffmanCoded ? huffmanDecode(block, start, at) : block.toString('latin1', start, at);
     };
     while (at < block.length) {
       const first = block[at]!;
