@@ -27,19 +27,26 @@ const Flag = { EndStream: 0x1, Ack: 0x1, EndHeaders: 0x4, Padded: 0x8, Priority:
 const NO_ERROR = 0;
 const REFUSED_STREAM = 7;
 
+/** Writes a frame's header at `at` in `out`; returns where its payload begins. */
+function writeFrameHeader(out: Buffer, at: number, type: number, flags: number, stream: number, length: number): number {
+  out.writeUIntBE(length, at, 3);
+  out[at + 3] = type;
+  out[at + 4] = flags;
+  out.writeUInt32BE(stream, at + 5);
+  return at + FRAME_HEADER;
+}
+
 function frame(type: number, flags: number, stream: number, payload: Uint8Array = Buffer.alloc(0)): Buffer {
   const bytes = Buffer.allocUnsafe(FRAME_HEADER + payload.length);
-  bytes.writeUIntBE(payload.length, 0, 3);
-  bytes[3] = type;
-  bytes[4] = flags;
-  bytes.writeUInt32BE(stream, 5);
-  bytes.set(payload, FRAME_HEADER);
+  bytes.set(payload, writeFrameHeader(bytes, 0, type, flags, stream, payload.length));
   return bytes;
 }
 
 /** SETTINGS_ENABLE_PUSH = 0: a check never takes pushed streams. */
 const CLIENT_SETTINGS = frame(Type.Settings, 0, 0, Buffer.from([0, 2, 0, 0, 0, 0]));
 const SETTINGS_ACK = frame(Type.Settings, Flag.Ack, 0);
+/** What the client sends first: the preface and its SETTINGS, in one write. */
+const CLIENT_HANDSHAKE = Buffer.concat([PREFACE, CLIENT_SETTINGS]);
 
 export type Headers = [string, string][];
 
@@ -106,7 +113,7 @@ export class Http2Connection {
           finish();
         };
         connection.#onEnd = () => fail();
-        connection.#write(Buffer.concat([PREFACE, CLIENT_SETTINGS]));
+        connection.#write(CLIENT_HANDSHAKE);
       });
       return connection;
     } catch {
@@ -211,7 +218,7 @@ export class Http2Connection {
         }
       };
       this.#onEnd = closedEarly;
-      this.#write(Buffer.concat([SETTINGS_ACK, ...headerFrames(encodeHeaders(headers)), frame(Type.Data, Flag.EndStream, STREAM, body)]));
+      this.#write(requestFrames(encodeHeaders(headers), body));
     });
   }
 
@@ -298,11 +305,22 @@ function unpadded(payload: Buffer, flags: number): Buffer | undefined {
   return padding < payload.length ? payload.subarray(1, payload.length - padding) : undefined;
 }
 
-/** A header block as HEADERS and, past the frame size, CONTINUATION frames. */
-function headerFrames(block: Buffer): Buffer[] {
-  const frames = [frame(Type.Headers, block.length <= MAX_FRAME ? Flag.EndHeaders : 0, STREAM, block.subarray(0, MAX_FRAME))];
-  for (let at = MAX_FRAME; at < block.length; at += MAX_FRAME) {
-    frames.push(frame(Type.Continuation, at + MAX_FRAME >= block.length ? Flag.EndHeaders : 0, STREAM, block.subarray(at, at + MAX_FRAME)));
-  }
-  return frames;
+/**
+ * The request's frames, built in one buffer for one write: the acknowledgement of the server's
+ * SETTINGS, the header block as HEADERS and, past the frame size, CONTINUATION frames, and the
+ * body as one DATA frame that ends the stream.
+ */
+function requestFrames(block: Buffer, body: Uint8Array): Buffer {
+  const headerFrames = Math.max(1, Math.ceil(block.length / MAX_FRAME));
+  const out = Buffer.allocUnsafe(SETTINGS_ACK.length + headerFrames * FRAME_HEADER + block.length + FRAME_HEADER + body.length);
+  let at = SETTINGS_ACK.copy(out, 0);
+  let from = 0;
+  do {
+    const to = Math.min(from + MAX_FRAME, block.length);
+    at = writeFrameHeader(out, at, from === 0 ? Type.Headers : Type.Continuation, to === block.length ? Flag.EndHeaders : 0, STREAM, to - from);
+    at += block.copy(out, at, from, to);
+    from = to;
+  } while (from < block.length);
+  out.set(body, writeFrameHeader(out, at, Type.Data, Flag.EndStream, STREAM, body.length));
+  return out;
 }
