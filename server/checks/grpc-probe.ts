@@ -165,6 +165,9 @@ function interpret(answer: Http2Answer, service: string): [GrpcStatus, string] {
 /** The serving status in a length-prefixed, uncompressed HealthCheckResponse, if it is one. */
 function decodeStatus(body: Buffer): number | undefined {
   if (body.length < 5 || body[0] !== 0 || body.readUInt32BE(1) !== body.length - 5) return undefined;
+  // The usual answer, only field 1 (the status, a varint: tag 0x08) with a value below 128 in
+  // one byte, is read directly; any other is left to the protobuf library.
+  if (body.length === 7 && body[5] === 0x08 && body[6]! < 0x80) return body[6];
   try {
     return fromBinary(HealthCheckResponseSchema, body.subarray(5)).status;
   } catch {
