@@ -162,20 +162,36 @@ export function sqliteResultTables(db: Db): ResultTables {
             .transaction(() => {
               const transitions: StoredTransition[] = [];
               const existing = new Set(s.existing.all(JSON.stringify([...new Set(checks.map((c) => c.monitorId))])));
+              // The engine gives the monitors listing the same regions one array: a batch has a few.
+              const regionsJson = new Map<string[], string>();
+              const regionsOf = (c: StoredCheck) => {
+                let json = regionsJson.get(c.regions);
+                if (json === undefined) regionsJson.set(c.regions, (json = JSON.stringify(c.regions)));
+                return json;
+              };
               const results: unknown[] = [];
-              const states: unknown[] = [];
-              const rollups: unknown[] = [];
+              const stored: StoredCheck[] = [];
               for (const c of checks) {
                 if (!existing.has(c.monitorId)) continue;
                 const t = c.timing;
-                const regions = JSON.stringify(c.regions);
                 const details = c.url === null ? null : JSON.stringify({ url: c.url, responseHeaders: c.responseHeaders, assertionResults: c.assertionResults });
-                results.push(c.monitorId, c.runner, regions, c.startedAt, c.result, c.latencyMs, t.dns, t.connect, t.tls, t.ttfb, t.transfer, c.attempts, c.message, c.grpcStatus, c.statusCode, details);
-                states.push(c.monitorId, c.runner, c.result, regions, c.startedAt, c.latencyMs);
+                results.push(c.monitorId, c.runner, regionsOf(c), c.startedAt, c.result, c.latencyMs, t.dns, t.connect, t.tls, t.ttfb, t.transfer, c.attempts, c.message, c.grpcStatus, c.statusCode, details);
+                stored.push(c);
                 touched.add(c.monitorId);
                 const { from, to } = applyCheck(overallOf(s, c.monitorId), c);
                 if (to !== from) s.saveOverall.run(c.monitorId, to, c.startedAt);
                 transitions.push({ check: c, from, to });
+              }
+              // States and rollups go in the order of their monitors: with many monitors each check
+              // changes its own pages of these tables, and neighbours in that order share pages, so
+              // each statement changes (and copies, to undo it should it fail) fewer pages: at 100,000
+              // monitors about 10 µs less a check, of 60. The sort is stable: a monitor's checks stay
+              // in the batch's order, so the later state wins and buckets are added in the same order.
+              stored.sort((a, b) => a.monitorId - b.monitorId);
+              const states: unknown[] = [];
+              const rollups: unknown[] = [];
+              for (const c of stored) {
+                states.push(c.monitorId, c.runner, c.result, regionsOf(c), c.startedAt, c.latencyMs);
                 // Latency percentiles describe answered checks: a failure's duration is its timeout.
                 const answered = c.result !== 'down';
                 rollups.push(
