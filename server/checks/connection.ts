@@ -23,11 +23,25 @@ export interface Target {
   authority: string;
 }
 
-/** A validated `host:port` (see hostPortProblem) as its parts. */
-export function parseTarget(uri: string): Target {
-  const match = /^\[(.+)\]:(\d+)$/.exec(uri) ?? /^([^:]+):(\d+)$/.exec(uri);
-  if (!match) throw new Error(`not a host:port target: ${uri}`);
-  return { host: match[1]!, port: Number(match[2]), authority: uri };
+/**
+ * Targets parsed so far, by uri: a monitor's uri is parsed on its first check only, not on every
+ * check. Started over when it holds more than MAX_PARSED_TARGETS, so uris no longer checked do not
+ * pile up.
+ */
+const parsedTargets = new Map<string, Readonly<Target>>();
+const MAX_PARSED_TARGETS = 200_000;
+
+/** A validated `host:port` (see hostPortProblem) as its parts. The same uri gives the same (shared, read-only) target. */
+export function parseTarget(uri: string): Readonly<Target> {
+  let target = parsedTargets.get(uri);
+  if (!target) {
+    const match = /^\[(.+)\]:(\d+)$/.exec(uri) ?? /^([^:]+):(\d+)$/.exec(uri);
+    if (!match) throw new Error(`not a host:port target: ${uri}`);
+    if (parsedTargets.size >= MAX_PARSED_TARGETS) parsedTargets.clear();
+    target = { host: match[1]!, port: Number(match[2]), authority: uri };
+    parsedTargets.set(uri, target);
+  }
+  return target;
 }
 
 export type FailureKind = 'dns' | 'refused' | 'unreachable' | 'reset' | 'timeout' | 'tls' | 'certificate' | 'protocol';
@@ -229,9 +243,11 @@ function systemCertificates(): string[] {
 /**
  * One connection attempt: resolves the host (a literal IP has no DNS phase), connects, and with
  * `tls` performs the handshake and verifies the certificate. Each phase's duration lands in
- * `timing` as it completes, so a failure keeps the phases that did happen.
+ * `timing` as it completes, so a failure keeps the phases that did happen. `writes: false` is for
+ * a check that only connects and closes: Nagle's algorithm only matters to a connection that
+ * sends, so it skips turning it off (noDelay, a system call per connection).
  */
-export async function openConnection(target: Target, deadline: Deadline, timing: Timing, tls?: TlsSettings): Promise<Socket | TLSSocket> {
+export async function openConnection(target: Target, deadline: Deadline, timing: Timing, tls?: TlsSettings, { writes = true } = {}): Promise<Socket | TLSSocket> {
   timing.dns = timing.connect = timing.tls = null;
   let address = target.host;
   if (isIP(target.host) === 0) {
@@ -247,7 +263,7 @@ export async function openConnection(target: Target, deadline: Deadline, timing:
   }
 
   const start = performance.now();
-  const socket = netConnect({ host: address, port: target.port, noDelay: true });
+  const socket = netConnect({ host: address, port: target.port, noDelay: writes });
   try {
     await until(socket, 'connect', deadline);
   } catch (error) {

@@ -3,6 +3,9 @@ import type { TcpConfig } from '../domain/monitors/monitor-rules.ts';
 import { ConnectionFailure, Deadline, emptyTiming, openConnection, parseTarget, withRetries } from './connection.ts';
 import { degradedMessage, failedProbe, probeResult } from './outcome.ts';
 
+/** The check sends nothing on its connection: it only connects and closes. */
+const ONLY_CONNECTS = { writes: false };
+
 /**
  * The TCP check (SPEC 2.7, 3.2): resolve, connect, close. Refused, unreachable and unresolvable
  * targets are retried up to Retry; the Timeout bounds the whole check, retries included.
@@ -15,7 +18,7 @@ export async function probeTcp(monitor: Pick<TcpConfig, 'uri' | 'timeout' | 'deg
   try {
     const socket = await withRetries(monitor.retry, deadline, () => {
       attempts++;
-      return openConnection(target, deadline, timing);
+      return openConnection(target, deadline, timing, undefined, ONLY_CONNECTS);
     });
     socket.destroy();
     const latency = deadline.elapsed();
