@@ -23,25 +23,11 @@ export interface Target {
   authority: string;
 }
 
-/**
- * Targets parsed so far, by uri: a monitor's uri is parsed on its first check only, not on every
- * check. Started over when it holds more than MAX_PARSED_TARGETS, so uris no longer checked do not
- * pile up.
- */
-const parsedTargets = new Map<string, Readonly<Target>>();
-const MAX_PARSED_TARGETS = 200_000;
-
-/** A validated `host:port` (see hostPortProblem) as its parts. The same uri gives the same (shared, read-only) target. */
-export function parseTarget(uri: string): Readonly<Target> {
-  let target = parsedTargets.get(uri);
-  if (!target) {
-    const match = /^\[(.+)\]:(\d+)$/.exec(uri) ?? /^([^:]+):(\d+)$/.exec(uri);
-    if (!match) throw new Error(`not a host:port target: ${uri}`);
-    if (parsedTargets.size >= MAX_PARSED_TARGETS) parsedTargets.clear();
-    target = { host: match[1]!, port: Number(match[2]), authority: uri };
-    parsedTargets.set(uri, target);
-  }
-  return target;
+/** A validated `host:port` (see hostPortProblem) as its parts. */
+export function parseTarget(uri: string): Target {
+  const match = /^\[(.+)\]:(\d+)$/.exec(uri) ?? /^([^:]+):(\d+)$/.exec(uri);
+  if (!match) throw new Error(`not a host:port target: ${uri}`);
+  return { host: match[1]!, port: Number(match[2]), authority: uri };
 }
 
 export type FailureKind = 'dns' | 'refused' | 'unreachable' | 'reset' | 'timeout' | 'tls' | 'certificate' | 'protocol';
