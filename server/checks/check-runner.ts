@@ -84,14 +84,18 @@ export function createCheckRunner(options: CheckRunnerOptions) {
   const regionLists = new Map<string, Monitor['regions']>();
   let closed = false;
 
+  /** Passes a scheduled check on, unless the runner closed while it ran. */
+  const passOn = (stored: StoredCheck) => {
+    if (!closed) options.onCheck(stored);
+  };
+
   const scheduler = createScheduler({
     concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
     now,
-    run: async (id) => {
+    // The check's own promise, with no async function around it: one promise and one turn fewer per check.
+    run: (id) => {
       const entry = monitors.get(id);
-      if (!entry) return;
-      const stored = await check(entry.monitor);
-      if (!closed) options.onCheck(stored);
+      return entry ? check(entry.monitor).then(passOn) : Promise.resolve();
     },
     onGap: options.onGap,
   });
@@ -121,7 +125,25 @@ export function createCheckRunner(options: CheckRunnerOptions) {
       result = probeResult('down', now() - startedAt, emptyTiming(), 0, `the check itself failed: ${(error as Error).message}`);
     }
     const { runner, regions = monitor.regions } = place;
-    const stored: StoredCheck = { ...result, monitorId: Number(monitor.id), workspaceId: Number(monitor.workspaceId), runner, regions, startedAt };
+    // Field by field rather than `{ ...result, monitorId, ... }`: a copy by spread takes V8's slow
+    // path to add the five fields after it, several microseconds on every check.
+    const stored: StoredCheck = {
+      result: result.result,
+      latencyMs: result.latencyMs,
+      timing: result.timing,
+      attempts: result.attempts,
+      message: result.message,
+      grpcStatus: result.grpcStatus,
+      statusCode: result.statusCode,
+      url: result.url,
+      responseHeaders: result.responseHeaders,
+      assertionResults: result.assertionResults,
+      monitorId: Number(monitor.id),
+      workspaceId: Number(monitor.workspaceId),
+      runner,
+      regions,
+      startedAt,
+    };
     if (closed) return stored; // finished after close: the exporters are gone
     try {
       otlp.record(monitor, stored);
