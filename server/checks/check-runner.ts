@@ -125,8 +125,8 @@ export function createCheckRunner(options: CheckRunnerOptions) {
       result = probeResult('down', now() - startedAt, emptyTiming(), 0, `the check itself failed: ${(error as Error).message}`);
     }
     const { runner, regions = monitor.regions } = place;
-    // Field by field rather than `{ ...result, monitorId, ... }`: a copy by spread takes V8's slow
-    // path to add the five fields after it, several microseconds on every check.
+    // Made whole, field by field, rather than as `{ ...result, monitorId, ... }`: a copy by spread
+    // that V8 then grows by five more fields, one at a time, on every check.
     const stored: StoredCheck = {
       result: result.result,
       latencyMs: result.latencyMs,
