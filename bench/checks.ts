@@ -198,9 +198,10 @@ interface EngineReport {
   stages: [string, number, number][];
   /**
    * Every MEMORY_SERIES_MS from the scheduler's start: seconds, RSS, heap used, external + array
-   * buffers, heap committed (bytes). RSS beyond the committed heap and external is native memory.
+   * buffers, heap committed (bytes), and the most checks waiting for a place since the previous
+   * entry. RSS beyond the committed heap and external is native memory.
    */
-  memory: [number, number, number, number, number][];
+  memory: [number, number, number, number, number, number][];
   /** CPU time of the whole machine (every process) during the run, in cores. */
   machineBusyCores: number | null;
 }
@@ -685,6 +686,7 @@ async function engineMain(input: EngineInput): Promise<void> {
   let heapUsedPeak = 0;
   let maxRunning = 0;
   let maxWaiting = 0;
+  let maxWaitingOfEntry = 0;
   const memory: EngineReport['memory'] = [];
   let seriesFrom = 0;
   let nextSeriesAt = Infinity;
@@ -693,13 +695,15 @@ async function engineMain(input: EngineInput): Promise<void> {
     rssPeak = Math.max(rssPeak, rss);
     heapUsedPeak = Math.max(heapUsedPeak, heapUsed);
     const t = performance.now();
-    if (t >= nextSeriesAt) {
-      memory.push([Math.round((t - seriesFrom) / 1000), rss, heapUsed, external + arrayBuffers, heapTotal]);
-      nextSeriesAt += MEMORY_SERIES_MS;
-    }
     const { running, waiting } = engine.scheduler.load;
     maxRunning = Math.max(maxRunning, running);
     maxWaiting = Math.max(maxWaiting, waiting);
+    maxWaitingOfEntry = Math.max(maxWaitingOfEntry, waiting);
+    if (t >= nextSeriesAt) {
+      memory.push([Math.round((t - seriesFrom) / 1000), rss, heapUsed, external + arrayBuffers, heapTotal, maxWaitingOfEntry]);
+      maxWaitingOfEntry = 0;
+      nextSeriesAt += MEMORY_SERIES_MS;
+    }
   };
   sample();
   const sampler = setInterval(sample, RSS_SAMPLE_MS);
@@ -988,6 +992,12 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
       report.memory
         .filter(([t]) => (t * 1000) % seriesEvery === 0)
         .map(([t, rss, heap, external, committed]) => `${t}: ${mb(rss)}/${mb(heap)}/${mb(committed)}/${mb(external)}`)
+        .join(', '),
+    // Where the lag comes from: a backlog of checks waiting for a place, and when it formed.
+    `Checks waiting for a place, most in each ${seriesEvery / 1000} s (s: checks): ` +
+      report.memory
+        .filter(([t]) => (t * 1000) % seriesEvery === 0)
+        .map(([t]) => `${t}: ${Math.max(0, ...report.memory.filter(([u]) => u > t - seriesEvery / 1000 && u <= t).map((entry) => entry[5]))}`)
         .join(', '),
     `Results by type: ${byResult.map((r) => `${r.type} ${r.result} ${r.n}`).join(', ')}`,
   ];
