@@ -61,6 +61,7 @@ import type { CheckOutcome, MonitorSummary } from '../server/domain/monitors/che
 import type { Monitor } from '../server/domain/monitors/monitors.ts';
 import { createServices } from '../server/services.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
+import { limitHeapGrowth } from '../server/heap-growth.ts';
 import { VERSION } from '../server/package-root.ts';
 import { compare, median, parseNumber, percentile, table } from './support/figures.ts';
 import { closedLoop, failuresOf, type LoadFigures } from './support/load.ts';
@@ -662,6 +663,8 @@ async function seedMonitors(dataDir: string, tcpCount: number, grpcCount: number
 
 /** The engine child: opens the seeded database, runs the schedule, reports, exits. */
 async function engineMain(input: EngineInput): Promise<void> {
+  // As startService does.
+  limitHeapGrowth();
   const stages: EngineReport['stages'] = [];
   const stage = (name: string) => stages.push([name, process.memoryUsage.rss(), process.memoryUsage().heapUsed]);
   stage('modules loaded');

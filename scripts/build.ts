@@ -48,13 +48,13 @@ const zodEnglishOnly: Plugin = {
   },
 };
 const [command] = await Promise.all([
-  // The command (statusdesk.js) and the desktop app's service host (desktop-host.js, run in a
-  // utility process): all but the native SQLite module, split into chunks under chunks/ that the
+  // The command (statusdesk.js), the desktop app's service host (desktop-host.js, run in a
+  // utility process) and the thread that writes check results on SQLite (result-writer.js): all but the native SQLite module, split into chunks under chunks/ that the
   // two share. What only some requests need (the MCP SDK, the content index) is imported on first
   // use, so its chunk is not loaded, parsed or kept in memory by a service that never serves it.
   build({
     ...common,
-    entryPoints: { statusdesk: 'server/cli/main.ts', 'desktop-host': 'server/desktop/service-host.ts' },
+    entryPoints: { statusdesk: 'server/cli/main.ts', 'desktop-host': 'server/desktop/service-host.ts', 'result-writer': 'server/checks/result-writer-thread.ts' },
     outdir: out,
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',

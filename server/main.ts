@@ -17,6 +17,7 @@ import { withHealthz } from './http/healthz.ts';
 import { createOriginGuard, LOOPBACK_NAMES, type OriginGuard, ownHosts } from './http/guard.ts';
 import { type Listener, listen, type RequestHandler } from './http/listener.ts';
 import { createRateLimiter, DEFAULT_RATE_LIMIT_PER_MINUTE } from './http/rate-limit.ts';
+import { limitHeapGrowth } from './heap-growth.ts';
 import { VERSION } from './package-root.ts';
 import type { ResolveCaller } from './rpc/auth.ts';
 import { isRpcRequest } from './rpc/rpc-request.ts';
@@ -105,6 +106,7 @@ export interface RunningService {
 
 /** The composition root: config, database, services, then the two loopback ports. */
 export async function startService(config: ServiceConfig, log: Logger): Promise<RunningService> {
+  limitHeapGrowth();
   if (!LOOPBACK_NAMES.includes(config.host)) {
     log.warn({ host: config.host }, 'listening beyond loopback: other machines can reach this service');
   }

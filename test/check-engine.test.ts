@@ -768,10 +768,11 @@ describe('check engine: remote runners', () => {
     try {
       const monitor = await f.services.monitors.create(system, f.workspaceId, 'tcp', tcpInput('127.0.0.1:9', { active: false }));
       const t = Date.now();
-      let within = 0;
-      await f.engine.ingest([fromOffice(monitor.id, f.workspaceId, t, 'up')], () => void within++);
-      await f.engine.ingest([fromOffice(monitor.id, f.workspaceId, t + 1_000, 'down')], () => void within++);
-      assert.equal(within, 2);
+      // A gap recorded with each batch, as the acknowledgement of a report is.
+      const gap = (at: number) => f.db.insertInto('check_gaps').values({ runner: 'office', started_at: at - 10, ended_at: at }).compile();
+      await f.engine.ingest([fromOffice(monitor.id, f.workspaceId, t, 'up')], gap(t));
+      await f.engine.ingest([fromOffice(monitor.id, f.workspaceId, t + 1_000, 'down')], gap(t + 1_000));
+      assert.deepEqual((await f.db.selectFrom('check_gaps').select('ended_at').where('runner', '=', 'office').orderBy('ended_at').execute()).map((g) => g.ended_at), [t, t + 1_000]);
       assert.deepEqual(
         [...f.firstChecks, ...f.changes].map((c) => [c.monitorId, c.from, c.to, c.kind]),
         [
@@ -787,16 +788,15 @@ describe('check engine: remote runners', () => {
     }
   });
 
-  test('when `within` throws, nothing of the batch is stored nor announced, and later batches are', async () => {
+  test('when `within` fails, nothing of the batch is stored nor announced, and later batches are', async () => {
     const f = await setup();
     try {
       const monitor = await f.services.monitors.create(system, f.workspaceId, 'tcp', tcpInput('127.0.0.1:9', { active: false }));
       const t = Date.now();
       await assert.rejects(
-        f.engine.ingest([fromOffice(monitor.id, f.workspaceId, t, 'down')], () => {
-          throw new Error('the acknowledgement could not be written');
-        }),
-        /the acknowledgement could not be written/,
+        // A gap without its runner breaks a NOT NULL constraint.
+        f.engine.ingest([fromOffice(monitor.id, f.workspaceId, t, 'down')], f.db.insertInto('check_gaps').values({ runner: null as unknown as string, started_at: t, ended_at: t }).compile()),
+        /NOT NULL constraint failed: check_gaps\.runner|null value in column "runner"/,
       );
       assert.deepEqual(await rowCounts(f.db, monitor.id), { results: 0, rollups: 0, state: 0 });
       assert.deepEqual([f.changes, f.firstChecks], [[], []]);

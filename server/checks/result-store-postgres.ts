@@ -1,4 +1,4 @@
-import { type DeleteResult, type ExpressionBuilder, type Kysely, type OnConflictDatabase, type OnConflictTables, sql } from 'kysely';
+import { CompiledQuery, type DeleteResult, type ExpressionBuilder, type Kysely, type OnConflictDatabase, type OnConflictTables, sql } from 'kysely';
 import type { Db } from '../db/open.ts';
 import type { Database } from '../db/schema.ts';
 import { writeTransaction } from '../db/transaction.ts';
@@ -160,7 +160,7 @@ export function postgresResultTables(db: Db): ResultTables {
         const live = new Set((await trx.selectFrom('monitors').select('id').where('id', 'in', ids).forKeyShare().execute()).map((r) => r.id));
         const kept = checks.filter((c) => live.has(c.monitorId));
         const transitions = kept.length === 0 ? [] : await store(trx, kept, [...live]);
-        await within?.(trx);
+        if (within) await trx.executeQuery(CompiledQuery.raw(within.sql, [...within.parameters]));
         return transitions;
       }),
 

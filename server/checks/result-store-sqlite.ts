@@ -1,245 +1,119 @@
+import { Worker } from 'node:worker_threads';
+import { join } from 'node:path';
 import type SQLite from 'better-sqlite3';
-import { type Db, withSqlite } from '../db/open.ts';
+import { DATABASE_FILE, type Db, dataDirOf, onDestroy, withSqlite } from '../db/open.ts';
 import type { CheckResultRow } from '../db/schema.ts';
 import type { CheckOutcome } from '../domain/monitors/check-results.ts';
-import { LatencyHistogram } from '../domain/monitors/latency-histogram.ts';
-import {
-  applyCheck,
-  DAY_MS,
-  type GapRow,
-  hourOf,
-  type Overall,
-  PRUNE_CHUNK,
-  type RawRow,
-  type ResultTables,
-  ROLLUP_PRUNE_MONITORS,
-  type RollupRow,
-  type StateRow,
-  type StoredCheck,
-  type StoredTransition,
-  type WithinWrite,
-} from './result-tables.ts';
+import { packageRoot } from '../package-root.ts';
+import type { GapRow, RawRow, ResultTables, RollupRow, StateRow, StoredTransition } from './result-tables.ts';
+import type { ResultWriter, WriteOutcome } from './result-writer.ts';
+import type { WriterAnswer, WriterCall } from './result-writer-thread.ts';
 
 /**
- * The result store on SQLite: prepared statements on the raw handle, as this is the hottest write
- * path there is. A batch costs one read of which of its monitors exist, and a multi-row statement
- * per ROWS_PER_STATEMENT checks for each of the results, the latest states and the rollups.
+ * The result store on SQLite. Its reads are prepared statements on the service's connection. Its
+ * writes are the result writer's (result-writer.ts), on a connection of its own in a thread of its
+ * own, started with the first write and ended when the database closes: storing a batch of
+ * thousands of checks takes a tenth of a second or more at many monitors, which the service's
+ * thread then spends on checks and requests (at 100,000 monitors, storing was a quarter of its time
+ * and grew as the results index outgrew the page cache; checks waited behind it for seconds). In
+ * WAL mode the service's connection reads what the writer committed, and each waits for the
+ * other's write for as long as its busy timeout.
  */
 
-/**
- * Checks per multi-row statement. A batch's remainder goes in statements of the powers of two
- * below it, so each table has at most eight statements prepared, whatever the batches' sizes.
- */
-const ROWS_PER_STATEMENT = 128;
+/** The writer thread's code: the sources' module when running from them, else the bundle's (scripts/build.ts). */
+const WRITER_THREAD = import.meta.url.endsWith('.ts') ? new URL('./result-writer-thread.ts', import.meta.url) : join(packageRoot, 'dist', 'result-writer.js');
 
-/** Runs `rows` (`columns` values each, flat) through statements of `sql` with that many rows' values, prepared once per size. */
-function multiRow(sqlite: SQLite.Database, columns: number, sql: (values: string) => string): (rows: unknown[]) => void {
-  const bySize = new Map<number, SQLite.Statement>();
-  const row = `(${new Array<string>(columns).fill('?').join(', ')})`;
-  return (rows) => {
-    const count = rows.length / columns;
-    for (let done = 0; done < count; ) {
-      let size = ROWS_PER_STATEMENT;
-      while (size > count - done) size >>= 1;
-      let statement = bySize.get(size);
-      if (!statement) bySize.set(size, (statement = sqlite.prepare(sql(new Array<string>(size).fill(row).join(', ')))));
-      statement.run(rows.slice(done * columns, (done + size) * columns));
-      done += size;
-    }
+/** The result writer in its thread, as calls that resolve with its answers, in the order they were made. */
+function writerThread(file: string) {
+  let worker: Worker | undefined;
+  let lastId = 0;
+  const waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+
+  const start = () => {
+    const started = new Worker(WRITER_THREAD, { workerData: file });
+    // Nothing waits on it while idle: it never holds the process open.
+    started.unref();
+    started.on('message', (answer: WriterAnswer) => {
+      const call = waiting.get(answer.id);
+      waiting.delete(answer.id);
+      if (waiting.size === 0) started.unref();
+      if ('error' in answer) call?.reject(Object.assign(new Error(answer.error.message), { code: answer.error.code }));
+      else call?.resolve(answer.value);
+    });
+    const stopped = (error: Error) => {
+      if (worker === started) worker = undefined;
+      for (const call of waiting.values()) call.reject(error);
+      waiting.clear();
+    };
+    started.on('error', (error) => stopped(new Error(`the result writer failed: ${error.message}`)));
+    started.on('exit', (code) => stopped(new Error(`the result writer stopped (exit code ${code})`)));
+    return started;
+  };
+
+  return {
+    call<M extends keyof ResultWriter>(method: M, ...args: Parameters<ResultWriter[M]>): Promise<ReturnType<ResultWriter[M]>> {
+      const thread = (worker ??= start());
+      const id = ++lastId;
+      thread.ref();
+      return new Promise((resolve, reject) => {
+        waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
+        thread.postMessage({ id, method, args } satisfies WriterCall);
+      });
+    },
+
+    /** Lets the writer finish what it was sent, close its connection and end. */
+    close(): void {
+      worker?.postMessage(null);
+      worker = undefined;
+    },
   };
 }
 
-const EMPTY: Buffer = Buffer.alloc(0);
-
-/** Adds the counts and latencies of a rollup inserted (`excluded`) to the stored one of its monitor and hour. */
-const ADD_TO_ROLLUP = `on conflict (monitor_id, hour) do update set success_count = success_count + excluded.success_count,
-  degraded_count = degraded_count + excluded.degraded_count, error_count = error_count + excluded.error_count,
-  latency = latency_merge(latency, excluded.latency), last_ping_at = max(last_ping_at, excluded.last_ping_at)`;
-
-function statementsFor(sqlite: SQLite.Database) {
-  // Adds a check's latency to a stored rollup inside SQLite: no read of the rollup before the write.
-  sqlite.function('latency_merge', { deterministic: true }, (stored, added) =>
-    (added as Buffer).length === 0 ? stored : LatencyHistogram.mergeEncoded(stored as Buffer, added as Buffer),
-  );
-  // The latencies of rollups merged, for a day's.
-  sqlite.aggregate('latency_sum', { start: EMPTY, step: (sum, latency) => LatencyHistogram.mergeEncoded(sum as Buffer, latency as Buffer) });
+function readStatements(sqlite: SQLite.Database) {
   return {
-    // Checks of monitors deleted meanwhile are dropped.
-    existing: sqlite.prepare<[string], number>('select id from monitors where id in (select value from json_each(?))').pluck(),
-    insertResults: multiRow(
-      sqlite,
-      16,
-      (values) => `insert into check_results (monitor_id, runner, regions, started_at, result, latency_ms, dns_ms, connect_ms, tls_ms, ttfb_ms,
-         transfer_ms, attempts, message, grpc_status, status_code, details) values ${values}`,
-    ),
-    addToRollups: multiRow(
-      sqlite,
-      7,
-      (values) => `insert into check_rollups (monitor_id, hour, success_count, degraded_count, error_count, latency, last_ping_at) values ${values} ${ADD_TO_ROLLUP}`,
-    ),
-    saveStates: multiRow(
-      sqlite,
-      6,
-      (values) => `insert into check_state (monitor_id, runner, result, regions, checked_at, latency_ms) values ${values}
-       on conflict (monitor_id, runner) do update set result = excluded.result, regions = excluded.regions, checked_at = excluded.checked_at,
-         latency_ms = excluded.latency_ms
-       where excluded.checked_at >= check_state.checked_at`,
-    ),
-    overall: sqlite.prepare<[number], CheckOutcome>('select state from monitor_state where monitor_id = ?').pluck(),
-    saveOverall: sqlite.prepare(
-      `insert into monitor_state (monitor_id, state, changed_at) values (?, ?, ?)
-       on conflict (monitor_id) do update set state = excluded.state, changed_at = excluded.changed_at`,
-    ),
     rollupsSince: sqlite.prepare<[number, number], RollupRow>('select success_count, degraded_count, error_count, latency, last_ping_at from check_rollups where monitor_id = ? and hour >= ?'),
     rawBetween: sqlite.prepare<[number, number, number], RawRow>('select result, latency_ms, started_at from check_results where monitor_id = ? and started_at >= ? and started_at < ?'),
     states: sqlite.prepare<[number], StateRow>('select monitor_id, runner, result, regions, checked_at from check_state where monitor_id = ?'),
     results: sqlite.prepare<[number, number, number, number], CheckResultRow>('select * from check_results where monitor_id = ? and started_at >= ? order by started_at desc, id desc limit ? offset ?'),
     result: sqlite.prepare<[number], CheckResultRow>('select * from check_results where id = ?'),
-    pruneResults: sqlite.prepare(`delete from check_results where id in (select id from check_results where started_at < ? limit ${PRUNE_CHUNK})`),
-    lastId: sqlite.prepare<[], number | null>('select max(id) from check_results').pluck(),
-    pruneResultsBefore: sqlite.prepare(`delete from check_results where id in (select id from check_results where id < ? order by id limit ${PRUNE_CHUNK})`),
-    monitorIdsFrom: sqlite.prepare<[number, number], number>('select id from monitors where id > ? order by id limit ?').pluck(),
-    // One seek along the primary key per monitor: a delete by hour alone would read the whole table.
-    pruneRollups: sqlite.prepare('delete from check_rollups where monitor_id = ? and hour < ?'),
-    // One seek: most monitors have nothing to fold, and the fold itself costs far more than finding that out.
-    hasFolds: sqlite.prepare<[number, number, number], number>(`select 1 from check_rollups where monitor_id = ? and hour >= ? and hour < ? and hour % ${DAY_MS} <> 0 limit 1`).pluck(),
-    // A day's rollups of other hours added to the row of its first hour (made if there is none), then deleted.
-    foldDays: sqlite.prepare(
-      `insert into check_rollups (monitor_id, hour, success_count, degraded_count, error_count, latency, last_ping_at)
-       select monitor_id, hour - hour % ${DAY_MS} as day, sum(success_count), sum(degraded_count), sum(error_count), latency_sum(latency), max(last_ping_at)
-       from check_rollups where monitor_id = ? and hour >= ? and hour < ? and hour % ${DAY_MS} <> 0 group by day ${ADD_TO_ROLLUP}`,
-    ),
-    deleteFolded: sqlite.prepare(`delete from check_rollups where monitor_id = ? and hour >= ? and hour < ? and hour % ${DAY_MS} <> 0`),
-    pruneGaps: sqlite.prepare('delete from check_gaps where ended_at < ?'),
-    insertGap: sqlite.prepare('insert into check_gaps (runner, started_at, ended_at) values (?, ?, ?)'),
     gapsSince: sqlite.prepare<[number], GapRow>('select runner, started_at, ended_at from check_gaps where ended_at >= ? order by started_at'),
   };
 }
 
-
 export function sqliteResultTables(db: Db): ResultTables {
-  const statements = new WeakMap<SQLite.Database, ReturnType<typeof statementsFor>>();
-  /**
-   * Each monitor's overall state, read from the database the first time this store writes a check
-   * of it, then kept up to date here: on SQLite the store is the one writer of check results, and
-   * a check then costs no read to tell whether it changed the state. Changed in place within a
-   * write's transaction; if the transaction fails, the monitors it touched are read again next time.
-   */
-  const overalls = new Map<number, Overall>();
-
-  function overallOf(s: ReturnType<typeof statementsFor>, monitorId: number): Overall {
-    let overall = overalls.get(monitorId);
-    if (!overall) {
-      const byRunner = new Map(s.states.all(monitorId).map((r) => [r.runner, { result: r.result, at: r.checked_at }]));
-      overalls.set(monitorId, (overall = { byRunner, state: s.overall.get(monitorId) ?? null }));
+  let statements: ReturnType<typeof readStatements> | undefined;
+  const run = <T>(work: (s: ReturnType<typeof readStatements>) => T) => withSqlite(db, (sqlite) => work((statements ??= readStatements(sqlite))));
+  let writer: ReturnType<typeof writerThread> | undefined;
+  const write = () => {
+    if (!writer) {
+      const thread = (writer = writerThread(join(dataDirOf(db), DATABASE_FILE)));
+      onDestroy(db, () => thread.close());
     }
-    return overall;
-  }
-
-  const run = <T>(work: (s: ReturnType<typeof statementsFor>, sqlite: SQLite.Database) => T) =>
-    withSqlite(db, (sqlite) => {
-      let s = statements.get(sqlite);
-      if (!s) statements.set(sqlite, (s = statementsFor(sqlite)));
-      return work(s, sqlite);
-    });
-
-  /** Runs `work` on each of the next ROLLUP_PRUNE_MONITORS monitors after id `after`, in one transaction; returns their ids. */
-  const perMonitor = (after: number, work: (s: ReturnType<typeof statementsFor>, id: number) => void) =>
-    run((s, sqlite) =>
-      sqlite.transaction(() => {
-        const chunk = s.monitorIdsFrom.all(after, ROLLUP_PRUNE_MONITORS);
-        for (const id of chunk) work(s, id);
-        return chunk;
-      })(),
-    );
+    return writer;
+  };
 
   return {
-    write(checks: StoredCheck[], within?: WithinWrite): Promise<StoredTransition[]> {
-      const touched = new Set<number>();
-      return run((s, sqlite) => {
-        try {
-          return sqlite
-            .transaction(() => {
-              const transitions: StoredTransition[] = [];
-              const existing = new Set(s.existing.all(JSON.stringify([...new Set(checks.map((c) => c.monitorId))])));
-              // The engine gives the monitors listing the same regions one array: a batch has a few.
-              const regionsJson = new Map<string[], string>();
-              const regionsOf = (c: StoredCheck) => {
-                let json = regionsJson.get(c.regions);
-                if (json === undefined) regionsJson.set(c.regions, (json = JSON.stringify(c.regions)));
-                return json;
-              };
-              const results: unknown[] = [];
-              const stored: StoredCheck[] = [];
-              for (const c of checks) {
-                if (!existing.has(c.monitorId)) continue;
-                const t = c.timing;
-                const details = c.url === null ? null : JSON.stringify({ url: c.url, responseHeaders: c.responseHeaders, assertionResults: c.assertionResults });
-                results.push(c.monitorId, c.runner, regionsOf(c), c.startedAt, c.result, c.latencyMs, t.dns, t.connect, t.tls, t.ttfb, t.transfer, c.attempts, c.message, c.grpcStatus, c.statusCode, details);
-                stored.push(c);
-                touched.add(c.monitorId);
-                const { from, to } = applyCheck(overallOf(s, c.monitorId), c);
-                if (to !== from) s.saveOverall.run(c.monitorId, to, c.startedAt);
-                transitions.push({ check: c, from, to });
-              }
-              // States and rollups go in the order of their monitors: with many monitors each check
-              // changes its own pages of these tables, and neighbours in that order share pages, so
-              // each statement changes (and copies, to undo it should it fail) fewer pages: at 100,000
-              // monitors about 10 µs less a check, of 60. The sort is stable: a monitor's checks stay
-              // in the batch's order, so the later state wins and buckets are added in the same order.
-              stored.sort((a, b) => a.monitorId - b.monitorId);
-              const states: unknown[] = [];
-              const rollups: unknown[] = [];
-              for (const c of stored) {
-                states.push(c.monitorId, c.runner, c.result, regionsOf(c), c.startedAt, c.latencyMs);
-                // Latency percentiles describe answered checks: a failure's duration is its timeout.
-                const answered = c.result !== 'down';
-                rollups.push(
-                  c.monitorId,
-                  hourOf(c.startedAt),
-                  c.result === 'up' ? 1 : 0,
-                  c.result === 'degraded' ? 1 : 0,
-                  answered ? 0 : 1,
-                  answered ? LatencyHistogram.encodeOne(c.latencyMs) : EMPTY,
-                  c.startedAt,
-                );
-              }
-              s.insertResults(results);
-              s.saveStates(states);
-              s.addToRollups(rollups);
-              if (within?.(undefined) instanceof Promise) throw new Error('work within a write on SQLite must be synchronous');
-              return transitions;
-            })
-            .immediate();
-        } catch (error) {
-          for (const monitorId of touched) overalls.delete(monitorId);
-          throw error;
-        }
-      });
+    async write(checks, within) {
+      const outcome: WriteOutcome = await write().call('write', checks, within && { sql: within.sql, parameters: within.parameters });
+      const transitions: StoredTransition[] = [];
+      for (let i = 0; i < outcome.length; i += 3) {
+        transitions.push({ check: checks[outcome[i] as number]!, from: outcome[i + 1] as CheckOutcome | null, to: outcome[i + 2] as CheckOutcome });
+      }
+      return transitions;
     },
-
-    forget(monitorId?: number): void {
-      if (monitorId === undefined) overalls.clear();
-      else overalls.delete(monitorId);
-    },
-
+    // A writer not started keeps nothing; one that stopped kept nothing it still has.
+    forget: (monitorId) => void writer?.call('forget', monitorId).catch(() => {}),
     rollupsSince: (monitorId, hour) => run((s) => s.rollupsSince.all(monitorId, hour)),
     rawBetween: (monitorId, from, to) => run((s) => s.rawBetween.all(monitorId, from, to)),
     states: (monitorId) => run((s) => s.states.all(monitorId)),
     results: (monitorId, from, limit, offset) => run((s) => s.results.all(monitorId, from, limit, offset)),
     result: (id) => run((s) => s.result.get(id)),
-    insertGap: (runner, startedAt, endedAt) => run((s) => void s.insertGap.run(runner, startedAt, endedAt)),
     gapsSince: (from) => run((s) => s.gapsSince.all(from)),
-    pruneResultsBefore: (before) => run((s) => s.pruneResults.run(before).changes),
-    // Ids of deleted monitors' rows are gaps: the last `keep` ids hold that many rows at most.
-    pruneResultsBeyond: (keep) => run((s) => s.pruneResultsBefore.run((s.lastId.get() ?? 0) - keep + 1).changes),
-    pruneRollups: (after, before) => perMonitor(after, (s, id) => s.pruneRollups.run(id, before)),
-    foldDays: (after, from, to) =>
-      perMonitor(after, (s, id) => {
-        if (s.hasFolds.get(id, from, to) === undefined) return;
-        s.foldDays.run(id, from, to);
-        s.deleteFolded.run(id, from, to);
-      }),
-    pruneGaps: (before) => run((s) => void s.pruneGaps.run(before)),
+    insertGap: (runner, startedAt, endedAt) => write().call('insertGap', runner, startedAt, endedAt),
+    pruneResultsBefore: (before) => write().call('pruneResultsBefore', before),
+    pruneResultsBeyond: (keep) => write().call('pruneResultsBeyond', keep),
+    pruneRollups: (after, before) => write().call('pruneRollups', after, before),
+    foldDays: (after, from, to) => write().call('foldDays', after, from, to),
+    pruneGaps: (before) => write().call('pruneGaps', before),
   };
 }

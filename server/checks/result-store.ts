@@ -96,7 +96,7 @@ export function createResultStore(db: Db, options: ResultStoreOptions = {}) {
      * Stores a batch in one transaction: raw rows, the hourly rollups they fall in, the latest
      * state per monitor and runner, and each monitor's overall state with when it last changed
      * (the first check counts). Checks of monitors deleted meanwhile are dropped. `within` runs in
-     * the same transaction: when it throws, nothing is stored. Returns the checks that were
+     * the same transaction: when it fails, nothing is stored. Returns the checks that were
      * stored, in order, each with the overall state before and after it: however many processes
      * write checks of one monitor, each change of its state is returned by one write only.
      */

@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { CheckResultRow, Database } from '../db/schema.ts';
+import type { CompiledQuery } from 'kysely';
+import type { CheckResultRow } from '../db/schema.ts';
 import type { CheckOutcome, ProbeResult } from '../domain/monitors/check-results.ts';
 import type { LatencyHistogram } from '../domain/monitors/latency-histogram.ts';
 
@@ -38,11 +38,11 @@ export interface StoredTransition {
 }
 
 /**
- * Work done in the transaction of a write, stored with its checks or not at all. On PostgreSQL it
- * is given the transaction. On SQLite it is given nothing and must be synchronous: the
- * transaction is the connection's, so the caller's prepared statements run inside it.
+ * A statement run last in the transaction of a write, stored with its checks or not at all: a
+ * query compiled by Kysely (`.compile()`), as data, since on SQLite the write runs in the result
+ * writer's thread.
  */
-export type WithinWrite = (trx: Kysely<Database> | undefined) => void | Promise<void>;
+export type WithinWrite = Pick<CompiledQuery, 'sql' | 'parameters'>;
 
 /** A monitor's latest outcome by runner, and the overall state stored for it. */
 export interface Overall {

@@ -7,6 +7,7 @@ import envPaths from 'env-paths';
 import { AppError } from '../errors.ts';
 import { isPostgres } from './engine.ts';
 import { migrations } from './migrations/index.ts';
+import { BUSY_TIMEOUT_MS, openSqlite, tuneConnection } from './sqlite-connection.ts';
 import { SQLITE_LATEST } from './migrations/sqlite-latest.ts';
 import type { Database } from './schema.ts';
 
@@ -14,7 +15,6 @@ export type Db = Kysely<Database>;
 
 /** Marks the file as ours ("SDSK"), so a stray SQLite file is never migrated by mistake. */
 const APPLICATION_ID = 0x5344534b;
-const BUSY_TIMEOUT_MS = 5_000;
 const SCHEMA_VERSION = Object.keys(migrations).length;
 export const DATABASE_FILE = 'statusdesk.db';
 
@@ -46,8 +46,7 @@ export async function openDatabase(dataDir: string): Promise<Db> {
   handles.set(db, sqlite);
   dataDirs.set(db, dirname(file));
   try {
-    // NORMAL is durable against a crash of the process in WAL mode; only power loss can drop the
-    // last commits, and it never corrupts the file.
+    // As tuneConnection sets it, and before the migration: its commits sync less.
     sqlite.pragma('synchronous = NORMAL');
     // A new file is in WAL mode before its schema is written, which then syncs nothing; a file
     // holding anything only once it is known to be ours (the mode is stored in the file).
@@ -55,25 +54,7 @@ export async function openDatabase(dataDir: string): Promise<Db> {
     if (schemaVersion(sqlite) !== SCHEMA_VERSION || applicationId(sqlite) !== APPLICATION_ID) await migrate(db, sqlite, file);
     // After the migration: the journal mode cannot change inside a transaction.
     await useWal(sqlite);
-    sqlite.pragma('foreign_keys = ON');
-    // Up to 64 MB of pages (the default is 2 MB). With many monitors each stored check touches
-    // its own pages of the states, rollups and results index; kept here, they are not read
-    // from the file again (storing at 100,000 monitors: about 140 against 110 µs a check).
-    // A small database never fills it.
-    sqlite.pragma('cache_size = -65536');
-    // A checkpoint copies the pages written since the last one into the file and syncs it. Every
-    // 16,000 pages (64 MB of WAL) rather than SQLite's 1,000: the pages many monitors' checks
-    // rewrite in every batch are copied once per checkpoint, not once per batch, and the sync
-    // that blocks the writer comes a sixteenth as often. Past a checkpoint the WAL file is cut
-    // back to 64 MB.
-    sqlite.pragma('wal_autocheckpoint = 16000');
-    sqlite.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
-    // A statement changing many rows keeps a copy of each page it changes until it ends, to undo
-    // itself if a constraint fails; past 64 KB that copy went to a temporary file, two writes a
-    // page (storing checks in multi-row statements: about 10 of 56 µs a check at 100,000
-    // monitors). In memory, it costs no system call. Large sorts stay in memory too: this
-    // service's queries read indexes, and sort pages of rows at most.
-    sqlite.pragma('temp_store = MEMORY');
+    tuneConnection(sqlite);
   } catch (error) {
     await db.destroy();
     throw error;
@@ -209,6 +190,15 @@ export function useDataDir(db: Db, dataDir: string): void {
   dataDirs.set(db, dataDir);
 }
 
+const closing = new WeakMap<SQLite.Database, (() => void)[]>();
+
+/** Runs `close` when `db`, a SQLite database, is destroyed, before its connection closes: for what lives as long as it. */
+export function onDestroy(db: Db, close: () => void): void {
+  const sqlite = handles.get(db);
+  if (!sqlite) throw new Error('not a database opened by openDatabase');
+  closing.set(sqlite, [...(closing.get(sqlite) ?? []), close]);
+}
+
 const STATEMENT_CACHE_SIZE = 256;
 
 /**
@@ -219,7 +209,10 @@ const STATEMENT_CACHE_SIZE = 256;
 function withStatementCache(sqlite: SQLite.Database) {
   const statements = new Map<string, SQLite.Statement>();
   return {
-    close: () => sqlite.close(),
+    close() {
+      for (const close of closing.get(sqlite) ?? []) close();
+      sqlite.close();
+    },
     prepare(sql: string): SQLite.Statement {
       let statement = statements.get(sql);
       if (!statement) {
@@ -230,16 +223,6 @@ function withStatementCache(sqlite: SQLite.Database) {
       return statement;
     },
   };
-}
-
-function openSqlite(file: string, options: SQLite.Options): SQLite.Database {
-  try {
-    const sqlite = new SQLite(file, options);
-    sqlite.pragma('schema_version'); // reads the header: a file that is not SQLite fails here
-    return sqlite;
-  } catch (error) {
-    throw new AppError('PRECONDITION_FAILED', `cannot open ${file}: ${(error as Error).message}`);
-  }
 }
 
 const schemaVersion = (sqlite: SQLite.Database) => sqlite.pragma('user_version', { simple: true }) as number;

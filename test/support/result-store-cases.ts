@@ -5,8 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createResultStore, DAY_MS, HOUR_MS, hourOf, type StoredCheck, type StoredTransition, type WithinWrite } from '../../server/checks/result-store.ts';
-import { isPostgres } from '../../server/db/engine.ts';
-import { type Db, withSqlite } from '../../server/db/open.ts';
+import type { Db } from '../../server/db/open.ts';
 import type { Actor } from '../../server/domain/actor.ts';
 import type { CheckOutcome } from '../../server/domain/monitors/check-results.ts';
 import { LatencyHistogram } from '../../server/domain/monitors/latency-histogram.ts';
@@ -59,6 +58,26 @@ export function resultStoreCases(open: () => Promise<TestDatabase>, { twoProcess
       await database.close();
     }
   };
+
+  test(
+    "a write leaves the caller's thread free: its event loop turns while a big batch is stored",
+    withMonitors(async (f) => {
+      const store = createResultStore(f.db);
+      const checks = Array.from({ length: 20_000 }, (_, i) => storedCheck(i % 2 === 0 ? f.a : f.b, f.workspaceId, NOW - 20_000 + i, 'up', 5));
+      let turns = 0;
+      let storing = true;
+      const turn = () => {
+        turns++;
+        if (storing) setImmediate(turn);
+      };
+      setImmediate(turn);
+      assert.equal((await store.write(checks)).length, checks.length);
+      storing = false;
+      // Written on the caller's thread, the batch would take the event loop for its whole write.
+      assert.ok(turns > 20, `the event loop turned ${turns} times while 20,000 checks were stored`);
+      assert.equal(await countRows(f.db, 'check_results'), checks.length);
+    }),
+  );
 
   test(
     'beyond maxRawResults the oldest raw results are pruned, in chunks; rollups keep every check',
@@ -185,14 +204,13 @@ export function resultStoreCases(open: () => Promise<TestDatabase>, { twoProcess
   );
 
   test(
-    'when `within` throws nothing of the batch is stored, and a later write announces the same change',
+    'when `within` fails nothing of the batch is stored, and a later write announces the same change',
     withMonitors(async (f) => {
       const store = createResultStore(f.db);
       await store.write([storedCheck(f.a, f.workspaceId, NOW, 'up', 5)]);
-      const failing = store.write([storedCheck(f.a, f.workspaceId, NOW + 1_000, 'down', 5)], () => {
-        throw new Error('refused');
-      });
-      await assert.rejects(failing, /refused/);
+      // A gap without its runner breaks a NOT NULL constraint.
+      const refused = f.db.insertInto('check_gaps').values({ runner: null as unknown as string, started_at: NOW, ended_at: NOW }).compile();
+      await assert.rejects(store.write([storedCheck(f.a, f.workspaceId, NOW + 1_000, 'down', 5)], refused), /NOT NULL constraint failed: check_gaps\.runner|null value in column "runner"/);
       assert.equal(await countRows(f.db, 'check_results'), 1);
       assert.deepEqual((await store.states(f.a)).map((s) => [s.result, s.checkedAt]), [['up', NOW]]);
       assert.deepEqual(changes(await store.write([storedCheck(f.a, f.workspaceId, NOW + 2_000, 'down', 5)])), [['local', 'up', 'down']]);
@@ -200,19 +218,11 @@ export function resultStoreCases(open: () => Promise<TestDatabase>, { twoProcess
   );
 
   test(
-    "`within` writes in the write's transaction: on PostgreSQL through the transaction it is given, on SQLite through the connection's statements",
+    "`within` writes in the write's transaction",
     withMonitors(async (f) => {
       const store = createResultStore(f.db);
       const gap = { runner: 'office', started_at: NOW - 60_000, ended_at: NOW };
-      let within: WithinWrite;
-      if (isPostgres(f.db)) {
-        within = async (trx) => {
-          await trx!.insertInto('check_gaps').values(gap).execute();
-        };
-      } else {
-        const insert = await withSqlite(f.db, (sqlite) => sqlite.prepare('insert into check_gaps (runner, started_at, ended_at) values (@runner, @started_at, @ended_at)'));
-        within = () => void insert.run(gap);
-      }
+      const within: WithinWrite = f.db.insertInto('check_gaps').values(gap).compile();
       await store.write([storedCheck(f.a, f.workspaceId, NOW, 'up', 5)], within);
       assert.deepEqual(await store.gaps(0), [gap]);
       assert.equal(await countRows(f.db, 'check_results'), 1);
@@ -299,18 +309,22 @@ export function resultStoreCases(open: () => Promise<TestDatabase>, { twoProcess
     try {
       const f = await setup(database);
       const stores = [createResultStore(f.db), createResultStore(other)];
-      // Commit order: `within` runs last in each transaction, which writers take in turns.
-      const committed: StoredCheck[][] = [];
+      // Commit order: `within` runs last in each transaction, which writers take in turns, and
+      // numbers a gap row of its batch then: the gaps' ids are in the order of the commits.
+      const batches = new Map<number, StoredCheck[]>();
       const announced: StoredTransition[] = [];
       await Promise.all(
         stores.map(async (store, s) => {
           const runner = s === 0 ? 'local' : 'office';
           for (let i = 0; i < 20; i++) {
             const batch = [fromRunner(storedCheck(f.a, f.workspaceId, NOW + i * 1_000 + s, i % 3 === s ? 'down' : 'up', 5), runner)];
-            announced.push(...(await store.write(batch, () => void committed.push(batch))));
+            const at = batch[0]!.startedAt;
+            batches.set(at, batch);
+            announced.push(...(await store.write(batch, f.db.insertInto('check_gaps').values({ runner, started_at: at, ended_at: at }).compile())));
           }
         }),
       );
+      const committed = (await f.db.selectFrom('check_gaps').select('started_at').orderBy('id').execute()).map((g) => batches.get(g.started_at)!);
       // What each change must be: the checks replayed in the order they were committed.
       const latest = new Map<string, CheckOutcome>();
       let state: CheckOutcome | null = null;

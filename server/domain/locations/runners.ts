@@ -1,7 +1,4 @@
-import type SQLite from 'better-sqlite3';
-import type { Kysely } from 'kysely';
-import { isPostgres } from '../../db/engine.ts';
-import { withSqlite } from '../../db/open.ts';
+import type { CompiledQuery, Kysely } from 'kysely';
 import type { Database, PrivateLocationRow } from '../../db/schema.ts';
 import { AppError } from '../../errors.ts';
 import type { CheckResult, ProbeResult } from '../monitors/check-results.ts';
@@ -27,11 +24,8 @@ export interface RemoteCheck extends ProbeResult {
   startedAt: number;
 }
 
-/**
- * Work stored with a batch of checks or not at all. On PostgreSQL it is given the transaction; on
- * SQLite nothing, and it must be synchronous: the transaction is the connection's.
- */
-export type WithinIngest = (trx?: Kysely<Database>) => void | Promise<void>;
+/** A statement stored with a batch of checks or not at all: a query compiled by Kysely, as data. */
+export type WithinIngest = Pick<CompiledQuery, 'sql' | 'parameters'>;
 
 /** Where reported checks go: the check engine. */
 export interface RunnerIngest {
@@ -151,25 +145,14 @@ export function createRunnerService(db: Kysely<Database>, options: RunnerService
   const streams = new Map<number, Stream>();
   /** Triggers waiting for a runner's next result of a monitor, by `runner monitorId`. */
   const waiting = new Map<string, { after: number; resolve: (check: RemoteCheck) => void }[]>();
-  let recordReport: SQLite.Statement<[number, string, string, number, number]> | undefined;
 
   /** Records a location's acknowledged report, in the transaction that stores its results. */
-  async function acknowledging(locationId: number, ack: { sequence: number; instance: string; at: string; dropped: number }): Promise<WithinIngest> {
-    if (isPostgres(db)) {
-      return async (trx) => {
-        await trx!
-          .updateTable('private_locations')
-          .set({ last_sequence: ack.sequence, runner_instance: ack.instance, last_seen_at: ack.at, status: 'active', dropped_results: ack.dropped })
-          .where('id', '=', locationId)
-          .execute();
-      };
-    }
-    const statement = (recordReport ??= await withSqlite(db, (sqlite) =>
-      sqlite.prepare<[number, string, string, number, number]>(
-        `update private_locations set last_sequence = ?, runner_instance = ?, last_seen_at = ?, status = 'active', dropped_results = ? where id = ?`,
-      ),
-    ));
-    return () => void statement.run(ack.sequence, ack.instance, ack.at, ack.dropped, locationId);
+  function acknowledging(locationId: number, ack: { sequence: number; instance: string; at: string; dropped: number }): WithinIngest {
+    return db
+      .updateTable('private_locations')
+      .set({ last_sequence: ack.sequence, runner_instance: ack.instance, last_seen_at: ack.at, status: 'active', dropped_results: ack.dropped })
+      .where('id', '=', locationId)
+      .compile();
   }
 
   const timer = setInterval(() => {
@@ -343,7 +326,7 @@ export function createRunnerService(db: Kysely<Database>, options: RunnerService
         .map(({ check }) => ({ ...check, runner: location.name, regions: [location.name], workspaceId: location.workspace_id }));
       const top = Math.max(acknowledged, ...report.checks.map((c) => c.sequence), ...report.malformed);
       const dropped = Number.isSafeInteger(report.droppedResults) && report.droppedResults >= 0 ? report.droppedResults : 0;
-      await options.ingest.ingest(stored, await acknowledging(location.id, { sequence: top, instance: report.instanceId, at: new Date(t).toISOString(), dropped }));
+      await options.ingest.ingest(stored, acknowledging(location.id, { sequence: top, instance: report.instanceId, at: new Date(t).toISOString(), dropped }));
       for (const check of stored) resolveWaiting(check);
       for (const gap of report.gaps.slice(0, MAX_REPORT_GAPS)) {
         if (Number.isSafeInteger(gap.from) && Number.isSafeInteger(gap.to) && gap.from < gap.to && gap.to <= t + CLOCK_SKEW_MS) {

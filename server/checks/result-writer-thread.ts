@@ -1,0 +1,42 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { BUSY_TIMEOUT_MS, openSqlite, tuneConnection } from '../db/sqlite-connection.ts';
+import { createResultWriter, type ResultWriter } from './result-writer.ts';
+
+/**
+ * The thread that writes check results on SQLite (started by result-store-sqlite.ts, with the
+ * database file as its workerData): it opens a connection of its own and runs each call it is
+ * sent, in order, answering each with its value or its error, until it is sent null. A batch of thousands of checks
+ * takes it a tenth of a second or more; the service's thread meanwhile runs checks and answers
+ * requests.
+ */
+
+/** A call of the writer: its id, the method, and the arguments. */
+export interface WriterCall {
+  id: number;
+  method: keyof ResultWriter;
+  args: unknown[];
+}
+
+export type WriterAnswer = { id: number; value: unknown } | { id: number; error: { message: string; code?: string } };
+
+const port = parentPort!;
+const sqlite = openSqlite(workerData as string, { timeout: BUSY_TIMEOUT_MS });
+tuneConnection(sqlite);
+const writer = createResultWriter(sqlite);
+
+port.on('message', (call: WriterCall | null) => {
+  // Null: the service is closing the database; what was sent before is done.
+  if (call === null) {
+    sqlite.close();
+    port.close();
+    return;
+  }
+  const { id, method, args } = call;
+  let answer: WriterAnswer;
+  try {
+    answer = { id, value: (writer[method] as (...args: unknown[]) => unknown)(...args) };
+  } catch (error) {
+    answer = { id, error: { message: (error as Error).message, code: (error as { code?: string }).code } };
+  }
+  port.postMessage(answer);
+});

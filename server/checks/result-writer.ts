@@ -1,0 +1,223 @@
+import type SQLite from 'better-sqlite3';
+import type { CheckOutcome } from '../domain/monitors/check-results.ts';
+import { LatencyHistogram } from '../domain/monitors/latency-histogram.ts';
+import { applyCheck, DAY_MS, hourOf, type Overall, PRUNE_CHUNK, ROLLUP_PRUNE_MONITORS, type StoredCheck } from './result-tables.ts';
+
+/**
+ * What writes check results on SQLite, on a connection of its own in a thread of its own (see
+ * result-writer-thread.ts): prepared statements on the raw handle, as this is the hottest write
+ * path there is. A batch costs one read of which of its monitors exist, and a multi-row statement
+ * per ROWS_PER_STATEMENT checks for each of the results, the latest states and the rollups.
+ */
+
+/**
+ * Checks per multi-row statement. A batch's remainder goes in statements of the powers of two
+ * below it, so each table has at most eight statements prepared, whatever the batches' sizes.
+ */
+const ROWS_PER_STATEMENT = 128;
+
+/** A statement run in a write's transaction, after its checks: a query compiled by Kysely, as data. */
+export interface WithinStatement {
+  sql: string;
+  parameters: readonly unknown[];
+}
+
+/**
+ * What a write did, by the index of each check stored (in the batch given) in order: its
+ * monitor's overall state before it (null before the first check) and after.
+ */
+export type WriteOutcome = (number | CheckOutcome | null)[];
+
+/** Runs `rows` (`columns` values each, flat) through statements of `sql` with that many rows' values, prepared once per size. */
+function multiRow(sqlite: SQLite.Database, columns: number, sql: (values: string) => string): (rows: unknown[]) => void {
+  const bySize = new Map<number, SQLite.Statement>();
+  const row = `(${new Array<string>(columns).fill('?').join(', ')})`;
+  return (rows) => {
+    const count = rows.length / columns;
+    for (let done = 0; done < count; ) {
+      let size = ROWS_PER_STATEMENT;
+      while (size > count - done) size >>= 1;
+      let statement = bySize.get(size);
+      if (!statement) bySize.set(size, (statement = sqlite.prepare(sql(new Array<string>(size).fill(row).join(', ')))));
+      statement.run(rows.slice(done * columns, (done + size) * columns));
+      done += size;
+    }
+  };
+}
+
+const EMPTY: Buffer = Buffer.alloc(0);
+
+/** Adds the counts and latencies of a rollup inserted (`excluded`) to the stored one of its monitor and hour. */
+const ADD_TO_ROLLUP = `on conflict (monitor_id, hour) do update set success_count = success_count + excluded.success_count,
+  degraded_count = degraded_count + excluded.degraded_count, error_count = error_count + excluded.error_count,
+  latency = latency_merge(latency, excluded.latency), last_ping_at = max(last_ping_at, excluded.last_ping_at)`;
+
+function statementsFor(sqlite: SQLite.Database) {
+  // Adds a check's latency to a stored rollup inside SQLite: no read of the rollup before the write.
+  sqlite.function('latency_merge', { deterministic: true }, (stored, added) =>
+    (added as Buffer).length === 0 ? stored : LatencyHistogram.mergeEncoded(stored as Buffer, added as Buffer),
+  );
+  // The latencies of rollups merged, for a day's.
+  sqlite.aggregate('latency_sum', { start: EMPTY, step: (sum, latency) => LatencyHistogram.mergeEncoded(sum as Buffer, latency as Buffer) });
+  return {
+    // Checks of monitors deleted meanwhile are dropped.
+    existing: sqlite.prepare<[string], number>('select id from monitors where id in (select value from json_each(?))').pluck(),
+    insertResults: multiRow(
+      sqlite,
+      16,
+      (values) => `insert into check_results (monitor_id, runner, regions, started_at, result, latency_ms, dns_ms, connect_ms, tls_ms, ttfb_ms,
+         transfer_ms, attempts, message, grpc_status, status_code, details) values ${values}`,
+    ),
+    addToRollups: multiRow(
+      sqlite,
+      7,
+      (values) => `insert into check_rollups (monitor_id, hour, success_count, degraded_count, error_count, latency, last_ping_at) values ${values} ${ADD_TO_ROLLUP}`,
+    ),
+    saveStates: multiRow(
+      sqlite,
+      6,
+      (values) => `insert into check_state (monitor_id, runner, result, regions, checked_at, latency_ms) values ${values}
+       on conflict (monitor_id, runner) do update set result = excluded.result, regions = excluded.regions, checked_at = excluded.checked_at,
+         latency_ms = excluded.latency_ms
+       where excluded.checked_at >= check_state.checked_at`,
+    ),
+    states: sqlite.prepare<[number], { runner: string; result: CheckOutcome; checked_at: number }>('select runner, result, checked_at from check_state where monitor_id = ?'),
+    overall: sqlite.prepare<[number], CheckOutcome>('select state from monitor_state where monitor_id = ?').pluck(),
+    saveOverall: sqlite.prepare(
+      `insert into monitor_state (monitor_id, state, changed_at) values (?, ?, ?)
+       on conflict (monitor_id) do update set state = excluded.state, changed_at = excluded.changed_at`,
+    ),
+    pruneResults: sqlite.prepare(`delete from check_results where id in (select id from check_results where started_at < ? limit ${PRUNE_CHUNK})`),
+    lastId: sqlite.prepare<[], number | null>('select max(id) from check_results').pluck(),
+    pruneResultsBefore: sqlite.prepare(`delete from check_results where id in (select id from check_results where id < ? order by id limit ${PRUNE_CHUNK})`),
+    monitorIdsFrom: sqlite.prepare<[number, number], number>('select id from monitors where id > ? order by id limit ?').pluck(),
+    // One seek along the primary key per monitor: a delete by hour alone would read the whole table.
+    pruneRollups: sqlite.prepare('delete from check_rollups where monitor_id = ? and hour < ?'),
+    // One seek: most monitors have nothing to fold, and the fold itself costs far more than finding that out.
+    hasFolds: sqlite.prepare<[number, number, number], number>(`select 1 from check_rollups where monitor_id = ? and hour >= ? and hour < ? and hour % ${DAY_MS} <> 0 limit 1`).pluck(),
+    // A day's rollups of other hours added to the row of its first hour (made if there is none), then deleted.
+    foldDays: sqlite.prepare(
+      `insert into check_rollups (monitor_id, hour, success_count, degraded_count, error_count, latency, last_ping_at)
+       select monitor_id, hour - hour % ${DAY_MS} as day, sum(success_count), sum(degraded_count), sum(error_count), latency_sum(latency), max(last_ping_at)
+       from check_rollups where monitor_id = ? and hour >= ? and hour < ? and hour % ${DAY_MS} <> 0 group by day ${ADD_TO_ROLLUP}`,
+    ),
+    deleteFolded: sqlite.prepare(`delete from check_rollups where monitor_id = ? and hour >= ? and hour < ? and hour % ${DAY_MS} <> 0`),
+    pruneGaps: sqlite.prepare('delete from check_gaps where ended_at < ?'),
+    insertGap: sqlite.prepare('insert into check_gaps (runner, started_at, ended_at) values (?, ?, ?)'),
+  };
+}
+
+/** Every write to the tables of check results, on `sqlite`: the one connection that writes them. */
+export function createResultWriter(sqlite: SQLite.Database) {
+  const s = statementsFor(sqlite);
+  /**
+   * Each monitor's overall state, read from the database the first time this writer stores a
+   * check of it, then kept up to date here: it is the one writer of check results, and a check
+   * then costs no read to tell whether it changed the state. Changed in place within a write's
+   * transaction; if the transaction fails, the monitors it touched are read again next time.
+   */
+  const overalls = new Map<number, Overall>();
+
+  function overallOf(monitorId: number): Overall {
+    let overall = overalls.get(monitorId);
+    if (!overall) {
+      const byRunner = new Map(s.states.all(monitorId).map((r) => [r.runner, { result: r.result, at: r.checked_at }]));
+      overalls.set(monitorId, (overall = { byRunner, state: s.overall.get(monitorId) ?? null }));
+    }
+    return overall;
+  }
+
+  /** Runs `work` on each of the next ROLLUP_PRUNE_MONITORS monitors after id `after`, in one transaction; returns their ids. */
+  const perMonitor = (after: number, work: (id: number) => void) =>
+    sqlite.transaction(() => {
+      const chunk = s.monitorIdsFrom.all(after, ROLLUP_PRUNE_MONITORS);
+      for (const id of chunk) work(id);
+      return chunk;
+    })();
+
+  return {
+    /** See ResultStore.write: `within` runs last in the transaction. */
+    write(checks: StoredCheck[], within?: WithinStatement): WriteOutcome {
+      const touched = new Set<number>();
+      try {
+        return sqlite
+          .transaction(() => {
+            const outcome: WriteOutcome = [];
+            const existing = new Set(s.existing.all(JSON.stringify([...new Set(checks.map((c) => c.monitorId))])));
+            // The engine gives the monitors listing the same regions one array: a batch has a few.
+            const regionsJson = new Map<string[], string>();
+            const regionsOf = (c: StoredCheck) => {
+              let json = regionsJson.get(c.regions);
+              if (json === undefined) regionsJson.set(c.regions, (json = JSON.stringify(c.regions)));
+              return json;
+            };
+            const results: unknown[] = [];
+            const stored: StoredCheck[] = [];
+            checks.forEach((c, index) => {
+              if (!existing.has(c.monitorId)) return;
+              const t = c.timing;
+              const details = c.url === null ? null : JSON.stringify({ url: c.url, responseHeaders: c.responseHeaders, assertionResults: c.assertionResults });
+              results.push(c.monitorId, c.runner, regionsOf(c), c.startedAt, c.result, c.latencyMs, t.dns, t.connect, t.tls, t.ttfb, t.transfer, c.attempts, c.message, c.grpcStatus, c.statusCode, details);
+              stored.push(c);
+              touched.add(c.monitorId);
+              const { from, to } = applyCheck(overallOf(c.monitorId), c);
+              if (to !== from) s.saveOverall.run(c.monitorId, to, c.startedAt);
+              outcome.push(index, from, to);
+            });
+            // States and rollups go in the order of their monitors: with many monitors each check
+            // changes its own pages of these tables, and neighbours in that order share pages, so
+            // each statement changes (and copies, to undo it should it fail) fewer pages: at 100,000
+            // monitors about 10 µs less a check, of 60. The sort is stable: a monitor's checks stay
+            // in the batch's order, so the later state wins and buckets are added in the same order.
+            stored.sort((a, b) => a.monitorId - b.monitorId);
+            const states: unknown[] = [];
+            const rollups: unknown[] = [];
+            for (const c of stored) {
+              states.push(c.monitorId, c.runner, c.result, regionsOf(c), c.startedAt, c.latencyMs);
+              // Latency percentiles describe answered checks: a failure's duration is its timeout.
+              const answered = c.result !== 'down';
+              rollups.push(
+                c.monitorId,
+                hourOf(c.startedAt),
+                c.result === 'up' ? 1 : 0,
+                c.result === 'degraded' ? 1 : 0,
+                answered ? 0 : 1,
+                answered ? LatencyHistogram.encodeOne(c.latencyMs) : EMPTY,
+                c.startedAt,
+              );
+            }
+            s.insertResults(results);
+            s.saveStates(states);
+            s.addToRollups(rollups);
+            if (within) sqlite.prepare(within.sql).run(...within.parameters);
+            return outcome;
+          })
+          .immediate();
+      } catch (error) {
+        for (const monitorId of touched) overalls.delete(monitorId);
+        throw error;
+      }
+    },
+
+    /** Drops what is kept of one monitor's overall state, or of every monitor's: it is read again at its next check. */
+    forget(monitorId?: number): void {
+      if (monitorId === undefined) overalls.clear();
+      else overalls.delete(monitorId);
+    },
+
+    insertGap: (runner: string, startedAt: number, endedAt: number) => void s.insertGap.run(runner, startedAt, endedAt),
+    pruneResultsBefore: (before: number) => s.pruneResults.run(before).changes,
+    // Ids of deleted monitors' rows are gaps: the last `keep` ids hold that many rows at most.
+    pruneResultsBeyond: (keep: number) => s.pruneResultsBefore.run((s.lastId.get() ?? 0) - keep + 1).changes,
+    pruneRollups: (after: number, before: number) => perMonitor(after, (id) => s.pruneRollups.run(id, before)),
+    foldDays: (after: number, from: number, to: number) =>
+      perMonitor(after, (id) => {
+        if (s.hasFolds.get(id, from, to) === undefined) return;
+        s.foldDays.run(id, from, to);
+        s.deleteFolded.run(id, from, to);
+      }),
+    pruneGaps: (before: number) => void s.pruneGaps.run(before),
+  };
+}
+
+export type ResultWriter = ReturnType<typeof createResultWriter>;
