@@ -47,9 +47,9 @@ const replaced = (eb: ExpressionBuilder<OnConflictDatabase<Database, 'check_roll
 
 /** Stores checks of existing monitors, locked against deletion: rows, states, overall states and rollups. */
 async function store(trx: Kysely<Database>, checks: StoredCheck[], monitorIds: number[]): Promise<StoredTransition[]> {
-  const overalls = new Map<number, Overall>(monitorIds.map((id) => [id, { byRunner: new Map(), state: null }]));
+  const overalls = new Map<number, Overall>(monitorIds.map((id) => [id, { latest: [], state: null }]));
   const states = await trx.selectFrom('check_state').select(['monitor_id', 'runner', 'result', 'checked_at']).where('monitor_id', 'in', monitorIds).execute();
-  for (const r of states) overalls.get(r.monitor_id)!.byRunner.set(r.runner, { result: r.result, at: r.checked_at });
+  for (const r of states) overalls.get(r.monitor_id)!.latest.push({ runner: r.runner, result: r.result, at: r.checked_at });
   const stored = await trx.selectFrom('monitor_state').select(['monitor_id', 'state']).where('monitor_id', 'in', monitorIds).forUpdate().execute();
   for (const r of stored) overalls.get(r.monitor_id)!.state = r.state;
 
@@ -59,7 +59,7 @@ async function store(trx: Kysely<Database>, checks: StoredCheck[], monitorIds: n
   const changes = new Map<number, { monitor_id: number; state: StoredCheck['result']; changed_at: number }>();
   const rollups = new Map<string, Bucket & { monitorId: number; hour: number }>();
   for (const c of checks) {
-    const { from, to } = applyCheck(overalls.get(c.monitorId)!, c);
+    const { from, to } = applyCheck(overalls.get(c.monitorId)!, c.runner, c.result, c.startedAt);
     if (to !== from) changes.set(c.monitorId, { monitor_id: c.monitorId, state: to, changed_at: c.startedAt });
     transitions.push({ check: c, from, to });
     const key = `${c.monitorId} ${c.runner}`;

@@ -44,29 +44,29 @@ export interface StoredTransition {
  */
 export type WithinWrite = Pick<CompiledQuery, 'sql' | 'parameters'>;
 
-/** A monitor's latest outcome by runner, and the overall state stored for it. */
+/** A monitor's latest outcome by runner (one runner for most monitors), and the overall state stored for it. */
 export interface Overall {
-  byRunner: Map<string, { result: CheckOutcome; at: number }>;
+  latest: { runner: string; result: CheckOutcome; at: number }[];
   state: CheckOutcome | null;
 }
 
 const SEVERITY: Record<CheckOutcome, number> = { up: 0, degraded: 1, down: 2 };
 
 /**
- * Records a check in its monitor's overall state, the worst of its runners' latest outcomes, and
- * returns that state before and after. As check_state keeps it, a check older than its runner's
- * latest changes nothing.
+ * Records a check (its runner, outcome and start) in its monitor's overall state, the worst of
+ * its runners' latest outcomes, and returns that state before and after. As check_state keeps it,
+ * a check older than its runner's latest changes nothing.
  */
-export function applyCheck(overall: Overall, c: StoredCheck): { from: CheckOutcome | null; to: CheckOutcome } {
-  const latest = overall.byRunner.get(c.runner);
-  if (!latest) overall.byRunner.set(c.runner, { result: c.result, at: c.startedAt });
-  else if (c.startedAt >= latest.at) {
-    latest.result = c.result;
-    latest.at = c.startedAt;
+export function applyCheck(overall: Overall, runner: string, result: CheckOutcome, at: number): { from: CheckOutcome | null; to: CheckOutcome } {
+  const latest = overall.latest.find((l) => l.runner === runner);
+  if (!latest) overall.latest.push({ runner, result, at });
+  else if (at >= latest.at) {
+    latest.result = result;
+    latest.at = at;
   }
   const from = overall.state;
   let to: CheckOutcome = 'up';
-  for (const { result } of overall.byRunner.values()) if (SEVERITY[result] > SEVERITY[to]) to = result;
+  for (const l of overall.latest) if (SEVERITY[l.result] > SEVERITY[to]) to = l.result;
   overall.state = to;
   return { from, to };
 }

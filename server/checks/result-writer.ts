@@ -1,7 +1,7 @@
 import type SQLite from 'better-sqlite3';
 import type { CheckOutcome } from '../domain/monitors/check-results.ts';
 import { LatencyHistogram } from '../domain/monitors/latency-histogram.ts';
-import { applyCheck, DAY_MS, hourOf, type Overall, PRUNE_CHUNK, ROLLUP_PRUNE_MONITORS, type StoredCheck } from './result-tables.ts';
+import { applyCheck, DAY_MS, hourOf, type Overall, PRUNE_CHUNK, ROLLUP_PRUNE_MONITORS } from './result-tables.ts';
 
 /**
  * What writes check results on SQLite, on a connection of its own in a thread of its own (see
@@ -21,6 +21,27 @@ export interface WithinStatement {
   sql: string;
   parameters: readonly unknown[];
 }
+
+/** The columns of check_results a check is written to, in the order of a row's values. */
+export const RESULT_COLUMN_NAMES = [
+  'monitor_id',
+  'runner',
+  'regions',
+  'started_at',
+  'result',
+  'latency_ms',
+  'dns_ms',
+  'connect_ms',
+  'tls_ms',
+  'ttfb_ms',
+  'transfer_ms',
+  'attempts',
+  'message',
+  'grpc_status',
+  'status_code',
+  'details',
+] as const;
+const RESULT_COLUMNS = RESULT_COLUMN_NAMES.length;
 
 /**
  * What a write did, by the index of each check stored (in the batch given) in order: its
@@ -62,12 +83,7 @@ function statementsFor(sqlite: SQLite.Database) {
   return {
     // Checks of monitors deleted meanwhile are dropped.
     existing: sqlite.prepare<[string], number>('select id from monitors where id in (select value from json_each(?))').pluck(),
-    insertResults: multiRow(
-      sqlite,
-      16,
-      (values) => `insert into check_results (monitor_id, runner, regions, started_at, result, latency_ms, dns_ms, connect_ms, tls_ms, ttfb_ms,
-         transfer_ms, attempts, message, grpc_status, status_code, details) values ${values}`,
-    ),
+    insertResults: multiRow(sqlite, RESULT_COLUMNS, (values) => `insert into check_results (${RESULT_COLUMN_NAMES.join(', ')}) values ${values}`),
     addToRollups: multiRow(
       sqlite,
       7,
@@ -81,7 +97,7 @@ function statementsFor(sqlite: SQLite.Database) {
          latency_ms = excluded.latency_ms
        where excluded.checked_at >= check_state.checked_at`,
     ),
-    states: sqlite.prepare<[number], { runner: string; result: CheckOutcome; checked_at: number }>('select runner, result, checked_at from check_state where monitor_id = ?'),
+    latest: sqlite.prepare<[number], Overall['latest'][number]>('select runner, result, checked_at as at from check_state where monitor_id = ?'),
     overall: sqlite.prepare<[number], CheckOutcome>('select state from monitor_state where monitor_id = ?').pluck(),
     saveOverall: sqlite.prepare(
       `insert into monitor_state (monitor_id, state, changed_at) values (?, ?, ?)
@@ -121,8 +137,7 @@ export function createResultWriter(sqlite: SQLite.Database) {
   function overallOf(monitorId: number): Overall {
     let overall = overalls.get(monitorId);
     if (!overall) {
-      const byRunner = new Map(s.states.all(monitorId).map((r) => [r.runner, { result: r.result, at: r.checked_at }]));
-      overalls.set(monitorId, (overall = { byRunner, state: s.overall.get(monitorId) ?? null }));
+      overalls.set(monitorId, (overall = { latest: s.latest.all(monitorId), state: s.overall.get(monitorId) ?? null }));
     }
     return overall;
   }
@@ -136,57 +151,63 @@ export function createResultWriter(sqlite: SQLite.Database) {
     })();
 
   return {
-    /** See ResultStore.write: `within` runs last in the transaction. */
-    write(checks: StoredCheck[], within?: WithinStatement): WriteOutcome {
+    /**
+     * See ResultStore.write: `rows` are the checks as rows of check_results (RESULT_COLUMNS values
+     * each, flat), and `within` runs last in the transaction.
+     */
+    write(rows: unknown[], within?: WithinStatement): WriteOutcome {
+      const count = rows.length / RESULT_COLUMNS;
       const touched = new Set<number>();
       try {
         return sqlite
           .transaction(() => {
             const outcome: WriteOutcome = [];
-            const existing = new Set(s.existing.all(JSON.stringify([...new Set(checks.map((c) => c.monitorId))])));
-            // The engine gives the monitors listing the same regions one array: a batch has a few.
-            const regionsJson = new Map<string[], string>();
-            const regionsOf = (c: StoredCheck) => {
-              let json = regionsJson.get(c.regions);
-              if (json === undefined) regionsJson.set(c.regions, (json = JSON.stringify(c.regions)));
-              return json;
-            };
-            const results: unknown[] = [];
-            const stored: StoredCheck[] = [];
-            checks.forEach((c, index) => {
-              if (!existing.has(c.monitorId)) return;
-              const t = c.timing;
-              const details = c.url === null ? null : JSON.stringify({ url: c.url, responseHeaders: c.responseHeaders, assertionResults: c.assertionResults });
-              results.push(c.monitorId, c.runner, regionsOf(c), c.startedAt, c.result, c.latencyMs, t.dns, t.connect, t.tls, t.ttfb, t.transfer, c.attempts, c.message, c.grpcStatus, c.statusCode, details);
-              stored.push(c);
-              touched.add(c.monitorId);
-              const { from, to } = applyCheck(overallOf(c.monitorId), c);
-              if (to !== from) s.saveOverall.run(c.monitorId, to, c.startedAt);
-              outcome.push(index, from, to);
-            });
+            const ids = new Set<number>();
+            for (let at = 0; at < rows.length; at += RESULT_COLUMNS) ids.add(rows[at] as number);
+            const existing = new Set(s.existing.all(JSON.stringify([...ids])));
+            /** Where each row of an existing monitor starts. */
+            const kept: number[] = [];
+            for (let i = 0; i < count; i++) {
+              const at = i * RESULT_COLUMNS;
+              const monitorId = rows[at] as number;
+              if (!existing.has(monitorId)) continue;
+              kept.push(at);
+              touched.add(monitorId);
+              const startedAt = rows[at + 3] as number;
+              const { from, to } = applyCheck(overallOf(monitorId), rows[at + 1] as string, rows[at + 4] as CheckOutcome, startedAt);
+              if (to !== from) s.saveOverall.run(monitorId, to, startedAt);
+              outcome.push(i, from, to);
+            }
+            s.insertResults(kept.length === count ? rows : kept.flatMap((at) => rows.slice(at, at + RESULT_COLUMNS)));
             // States and rollups go in the order of their monitors: with many monitors each check
             // changes its own pages of these tables, and neighbours in that order share pages, so
             // each statement changes (and copies, to undo it should it fail) fewer pages: at 100,000
             // monitors about 10 µs less a check, of 60. The sort is stable: a monitor's checks stay
             // in the batch's order, so the later state wins and buckets are added in the same order.
-            stored.sort((a, b) => a.monitorId - b.monitorId);
+            kept.sort((a, b) => (rows[a] as number) - (rows[b] as number));
             const states: unknown[] = [];
             const rollups: unknown[] = [];
-            for (const c of stored) {
-              states.push(c.monitorId, c.runner, c.result, regionsOf(c), c.startedAt, c.latencyMs);
+            for (const at of kept) {
+              // The first six of RESULT_COLUMN_NAMES.
+              const monitorId = rows[at] as number;
+              const runner = rows[at + 1] as string;
+              const regions = rows[at + 2] as string;
+              const startedAt = rows[at + 3] as number;
+              const result = rows[at + 4] as CheckOutcome;
+              const latencyMs = rows[at + 5] as number;
+              states.push(monitorId, runner, result, regions, startedAt, latencyMs);
               // Latency percentiles describe answered checks: a failure's duration is its timeout.
-              const answered = c.result !== 'down';
+              const answered = result !== 'down';
               rollups.push(
-                c.monitorId,
-                hourOf(c.startedAt),
-                c.result === 'up' ? 1 : 0,
-                c.result === 'degraded' ? 1 : 0,
+                monitorId,
+                hourOf(startedAt),
+                result === 'up' ? 1 : 0,
+                result === 'degraded' ? 1 : 0,
                 answered ? 0 : 1,
-                answered ? LatencyHistogram.encodeOne(c.latencyMs) : EMPTY,
-                c.startedAt,
+                answered ? LatencyHistogram.encodeOne(latencyMs) : EMPTY,
+                startedAt,
               );
             }
-            s.insertResults(results);
             s.saveStates(states);
             s.addToRollups(rollups);
             if (within) sqlite.prepare(within.sql).run(...within.parameters);
