@@ -6,7 +6,7 @@ import { setFlagsFromString } from 'node:v8';
  * service that runs for weeks keeps the high-water mark: at 100,000 monitors the live heap is
  * about 150 MB, and the heap grew to 530 MB between collections (RSS 750 MB). At 40 % it stays
  * under 290 MB (RSS 470 MB), for about 3 % more CPU a check (bench/checks.ts, its scale part).
- * Set by every process that runs the service, before it allocates much.
+ * Set by every process that runs the service, once it has started (see startService).
  */
 const HEAP_GROWING_PERCENT = 40;
 

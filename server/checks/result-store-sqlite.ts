@@ -7,7 +7,7 @@ import type { CheckOutcome } from '../domain/monitors/check-results.ts';
 import { packageRoot } from '../package-root.ts';
 import type { GapRow, RawRow, ResultTables, RollupRow, StateRow, StoredCheck, StoredTransition } from './result-tables.ts';
 import type { ResultWriter, WriteOutcome } from './result-writer.ts';
-import type { WriterAnswer, WriterCall } from './result-writer-thread.ts';
+import type { WriterAnswer, WriterCall, WriterData } from './result-writer-thread.ts';
 
 /**
  * The result store on SQLite. Its reads are prepared statements on the service's connection. Its
@@ -30,20 +30,30 @@ const WRITER_THREAD = import.meta.url.endsWith('.ts') ? new URL('./result-writer
  */
 const WRITER_YOUNG_GENERATION_MB = 8;
 
+/** How long closing the database waits at most for the writer to close its connection. */
+const CLOSE_WAIT_MS = 10_000;
+
 /** The result writer in its thread, as calls that resolve with its answers, in the order they were made. */
 function writerThread(file: string) {
-  let worker: Worker | undefined;
+  let worker: { thread: Worker; closed: Int32Array } | undefined;
+  let closed = false;
   let lastId = 0;
   const waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
 
   const start = () => {
-    const started = new Worker(WRITER_THREAD, { workerData: file, resourceLimits: { maxYoungGenerationSizeMb: WRITER_YOUNG_GENERATION_MB } });
+    // Set to 1 by the thread once its connection is closed.
+    const connectionClosed = new Int32Array(new SharedArrayBuffer(4));
+    const thread = new Worker(WRITER_THREAD, {
+      workerData: { file, closed: connectionClosed } satisfies WriterData,
+      resourceLimits: { maxYoungGenerationSizeMb: WRITER_YOUNG_GENERATION_MB },
+    });
+    const started = { thread, closed: connectionClosed };
     // Nothing waits on it while idle: it never holds the process open.
-    started.unref();
-    started.on('message', (answer: WriterAnswer) => {
+    thread.unref();
+    thread.on('message', (answer: WriterAnswer) => {
       const call = waiting.get(answer.id);
       waiting.delete(answer.id);
-      if (waiting.size === 0) started.unref();
+      if (waiting.size === 0) thread.unref();
       if ('error' in answer) call?.reject(Object.assign(new Error(answer.error.message), { code: answer.error.code }));
       else call?.resolve(answer.value);
     });
@@ -52,14 +62,15 @@ function writerThread(file: string) {
       for (const call of waiting.values()) call.reject(error);
       waiting.clear();
     };
-    started.on('error', (error) => stopped(new Error(`the result writer failed: ${error.message}`)));
-    started.on('exit', (code) => stopped(new Error(`the result writer stopped (exit code ${code})`)));
+    thread.on('error', (error) => stopped(new Error(`the result writer failed: ${error.message}`)));
+    thread.on('exit', (code) => stopped(new Error(`the result writer stopped (exit code ${code})`)));
     return started;
   };
 
   return {
     call<M extends keyof ResultWriter>(method: M, ...args: Parameters<ResultWriter[M]>): Promise<ReturnType<ResultWriter[M]>> {
-      const thread = (worker ??= start());
+      if (closed) return Promise.reject(new Error('the database is closed'));
+      const { thread } = (worker ??= start());
       const id = ++lastId;
       thread.ref();
       return new Promise((resolve, reject) => {
@@ -68,9 +79,16 @@ function writerThread(file: string) {
       });
     },
 
-    /** Lets the writer finish what it was sent, close its connection and end. */
+    /**
+     * Lets the writer finish what it was sent and close its connection, and waits for that: the
+     * database's files are the caller's again once it returns (a folder removed right after holds
+     * no file the writer is still closing).
+     */
     close(): void {
-      worker?.postMessage(null);
+      closed = true;
+      if (!worker) return;
+      worker.thread.postMessage(null);
+      Atomics.wait(worker.closed, 0, 0, CLOSE_WAIT_MS);
       worker = undefined;
     },
   };

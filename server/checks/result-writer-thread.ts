@@ -17,10 +17,17 @@ export interface WriterCall {
   args: unknown[];
 }
 
+/** What the thread is started with: the database file, and a flag it sets to 1 once its connection is closed. */
+export interface WriterData {
+  file: string;
+  closed: Int32Array;
+}
+
 export type WriterAnswer = { id: number; value: unknown } | { id: number; error: { message: string; code?: string } };
 
 const port = parentPort!;
-const sqlite = openSqlite(workerData as string, { timeout: BUSY_TIMEOUT_MS });
+const { file, closed } = workerData as WriterData;
+const sqlite = openSqlite(file, { timeout: BUSY_TIMEOUT_MS });
 tuneConnection(sqlite);
 const writer = createResultWriter(sqlite);
 
@@ -28,6 +35,8 @@ port.on('message', (call: WriterCall | null) => {
   // Null: the service is closing the database; what was sent before is done.
   if (call === null) {
     sqlite.close();
+    Atomics.store(closed, 0, 1);
+    Atomics.notify(closed, 0);
     port.close();
     return;
   }
