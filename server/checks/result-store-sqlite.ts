@@ -127,17 +127,18 @@ export function sqliteResultTables(db: Db): ResultTables {
   let statements: ReturnType<typeof readStatements> | undefined;
   const run = <T>(work: (s: ReturnType<typeof readStatements>) => T) => withSqlite(db, (sqlite) => work((statements ??= readStatements(sqlite))));
   let writer: ReturnType<typeof writerThread> | undefined;
-  const write = () => {
+  /** The writer, made on first use and closed with the database. */
+  const writerOf = () => {
     if (!writer) {
-      const thread = (writer = writerThread(join(dataDirOf(db), DATABASE_FILE)));
-      onDestroy(db, () => thread.close());
+      const made = (writer = writerThread(join(dataDirOf(db), DATABASE_FILE)));
+      onDestroy(db, () => made.close());
     }
     return writer;
   };
 
   return {
     async write(checks, within) {
-      const outcome: WriteOutcome = await write().call('write', resultRows(checks), within && { sql: within.sql, parameters: within.parameters });
+      const outcome: WriteOutcome = await writerOf().call('write', resultRows(checks), within && { sql: within.sql, parameters: within.parameters });
       const transitions: StoredTransition[] = [];
       for (let i = 0; i < outcome.length; i += 3) {
         transitions.push({ check: checks[outcome[i] as number]!, from: outcome[i + 1] as CheckOutcome | null, to: outcome[i + 2] as CheckOutcome });
@@ -152,11 +153,11 @@ export function sqliteResultTables(db: Db): ResultTables {
     results: (monitorId, from, limit, offset) => run((s) => s.results.all(monitorId, from, limit, offset)),
     result: (id) => run((s) => s.result.get(id)),
     gapsSince: (from) => run((s) => s.gapsSince.all(from)),
-    insertGap: (runner, startedAt, endedAt) => write().call('insertGap', runner, startedAt, endedAt),
-    pruneResultsBefore: (before) => write().call('pruneResultsBefore', before),
-    pruneResultsBeyond: (keep) => write().call('pruneResultsBeyond', keep),
-    pruneRollups: (after, before) => write().call('pruneRollups', after, before),
-    foldDays: (after, from, to) => write().call('foldDays', after, from, to),
-    pruneGaps: (before) => write().call('pruneGaps', before),
+    insertGap: (runner, startedAt, endedAt) => writerOf().call('insertGap', runner, startedAt, endedAt),
+    pruneResultsBefore: (before) => writerOf().call('pruneResultsBefore', before),
+    pruneResultsBeyond: (keep) => writerOf().call('pruneResultsBeyond', keep),
+    pruneRollups: (after, before) => writerOf().call('pruneRollups', after, before),
+    foldDays: (after, from, to) => writerOf().call('foldDays', after, from, to),
+    pruneGaps: (before) => writerOf().call('pruneGaps', before),
   };
 }
