@@ -66,13 +66,6 @@ interface ResultStoreOptions {
   maxRawResults?: number;
 }
 
-/**
- * Resolves on the event loop's next turn. Pruning goes chunk by chunk, and a chunk on SQLite runs
- * at once, so awaiting it never lets anything else run: between chunks the checks due get their
- * turn (at 100,000 monitors a pass over the rollups takes about a second).
- */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 export function createResultStore(db: Db, options: ResultStoreOptions = {}) {
   const maxRawResults = options.maxRawResults ?? DEFAULT_MAX_RAW_RESULTS;
   const tables = isPostgres(db) ? postgresResultTables(db) : sqliteResultTables(db);
@@ -87,7 +80,6 @@ export function createResultStore(db: Db, options: ResultStoreOptions = {}) {
       const ids = await chunk(after);
       if (ids.length < ROLLUP_PRUNE_MONITORS) break;
       after = ids.at(-1)!;
-      await nextTurn();
     }
   }
 
@@ -201,7 +193,6 @@ export function createResultStore(db: Db, options: ResultStoreOptions = {}) {
           const changes = await pruneChunk();
           deleted += changes;
           if (changes < PRUNE_CHUNK) break;
-          await nextTurn();
         }
       }
       // Rollups and gaps age by the hour: once an hour is enough, however often raw results are pruned.
