@@ -46,6 +46,7 @@ import { dirname, join, resolve } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { getHeapSpaceStatistics } from 'node:v8';
 import type * as Grpc from '@grpc/grpc-js';
 import { build } from 'esbuild';
 import pino from 'pino';
@@ -61,7 +62,7 @@ import type { CheckOutcome, MonitorSummary } from '../server/domain/monitors/che
 import type { Monitor } from '../server/domain/monitors/monitors.ts';
 import { createServices } from '../server/services.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
-import { limitHeapGrowth } from '../server/heap-growth.ts';
+import { limitHeapGrowth, SERVICE_NODE_FLAGS } from '../server/heap-growth.ts';
 import { VERSION } from '../server/package-root.ts';
 import { compare, median, parseNumber, percentile, table } from './support/figures.ts';
 import { closedLoop, failuresOf, type LoadFigures } from './support/load.ts';
@@ -199,10 +200,11 @@ interface EngineReport {
   stages: [string, number, number][];
   /**
    * Every MEMORY_SERIES_MS from the scheduler's start: seconds, RSS, heap used, external + array
-   * buffers, heap committed (bytes), and the most checks waiting for a place since the previous
-   * entry. RSS beyond the committed heap and external is native memory.
+   * buffers, heap committed (bytes), the most checks waiting for a place since the previous
+   * entry, and the young generation's part of the heap committed (bytes). RSS beyond the
+   * committed heap and external is native memory.
    */
-  memory: [number, number, number, number, number, number][];
+  memory: [number, number, number, number, number, number, number][];
   /** CPU time of the whole machine (every process) during the run, in cores. */
   machineBusyCores: number | null;
 }
@@ -661,6 +663,13 @@ async function seedMonitors(dataDir: string, tcpCount: number, grpcCount: number
   }
 }
 
+/** What V8's young generation (new space and its large objects) holds committed, in bytes. */
+function youngGeneration(): number {
+  return getHeapSpaceStatistics()
+    .filter((space) => space.space_name.startsWith('new_'))
+    .reduce((sum, space) => sum + space.space_size, 0);
+}
+
 /** The engine child: opens the seeded database, runs the schedule, reports, exits. */
 async function engineMain(input: EngineInput): Promise<void> {
   const stages: EngineReport['stages'] = [];
@@ -701,7 +710,7 @@ async function engineMain(input: EngineInput): Promise<void> {
     maxWaiting = Math.max(maxWaiting, waiting);
     maxWaitingOfEntry = Math.max(maxWaitingOfEntry, waiting);
     if (t >= nextSeriesAt) {
-      memory.push([Math.round((t - seriesFrom) / 1000), rss, heapUsed, external + arrayBuffers, heapTotal, maxWaitingOfEntry]);
+      memory.push([Math.round((t - seriesFrom) / 1000), rss, heapUsed, external + arrayBuffers, heapTotal, maxWaitingOfEntry, youngGeneration()]);
       maxWaitingOfEntry = 0;
       nextSeriesAt += MEMORY_SERIES_MS;
     }
@@ -827,7 +836,8 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
   await seedMonitors(dataDir, run.tcpMonitors, run.grpcMonitors, targets);
   line(`seeded ${run.tcpMonitors} TCP + ${run.grpcMonitors} gRPC monitors in ${int(performance.now() - seeding)} ms; running the schedule for ${run.seconds} s`);
 
-  const execArgv = options.profileEngine ? ['--cpu-prof', '--cpu-prof-dir', options.profileEngine, '--heap-prof', '--heap-prof-dir', options.profileEngine] : [];
+  // Started as the service is (SERVICE_NODE_FLAGS), so its heap is the service's.
+  const execArgv = [...SERVICE_NODE_FLAGS, ...(options.profileEngine ? ['--cpu-prof', '--cpu-prof-dir', options.profileEngine, '--heap-prof', '--heap-prof-dir', options.profileEngine] : [])];
   const bundle = await bundleSelf();
   const { child, exited } = forkRole('engine', execArgv, bundle);
   const targetCpu = await targets.cpu();
@@ -991,10 +1001,10 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
     table(rows, 2),
     '',
     `Engine memory at start (RSS/heap used MB): ${report.stages.map(([name, rss, heap]) => `${name} ${mb(rss)}/${mb(heap)}`).join(', ')}`,
-    `Engine memory every ${seriesEvery / 1000} s (s: RSS/heap used/heap committed/external MB): ` +
+    `Engine memory every ${seriesEvery / 1000} s (s: RSS/heap used/heap committed (of it young generation)/external MB): ` +
       report.memory
         .filter(([t]) => (t * 1000) % seriesEvery === 0)
-        .map(([t, rss, heap, external, committed]) => `${t}: ${mb(rss)}/${mb(heap)}/${mb(committed)}/${mb(external)}`)
+        .map(([t, rss, heap, external, committed, , young]) => `${t}: ${mb(rss)}/${mb(heap)}/${mb(committed)} (${mb(young)})/${mb(external)}`)
         .join(', '),
     // Where the lag comes from: a backlog of checks waiting for a place, and when it formed.
     `Checks waiting for a place, most in each ${seriesEvery / 1000} s (s: checks): ` +

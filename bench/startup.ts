@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { median, parseNumber, table } from './support/figures.ts';
 import { describeExit, type Exit, within } from './support/processes.ts';
+import { SERVICE_NODE_FLAGS } from '../server/heap-growth.ts';
 
 const CLI = fileURLToPath(new URL('../bin/statusdesk.js', import.meta.url));
 
@@ -70,7 +71,8 @@ class StartFailure extends Error {}
 
 function serveArgs(dataDir: string): string[] {
   // --host is the default already; spelled out so the bench can never bind beyond loopback.
-  return [CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--dashboard-port', '0', '--host', '127.0.0.1'];
+  // Node's flags first, as `npm start` and the `statusdesk` command pass them.
+  return [...SERVICE_NODE_FLAGS, CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--dashboard-port', '0', '--host', '127.0.0.1'];
 }
 
 /**

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=8
 // Plain JavaScript on purpose: it must run, and refuse clearly, on any Node.js.
 import module from 'node:module';
 

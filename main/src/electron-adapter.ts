@@ -22,6 +22,7 @@ import {
 import type { HealthSummary, HostMessage, ReadyMessage } from '../../server/desktop/host-protocol.ts';
 import { canWriteInto, installCli, planCliInstall } from './cli-install.ts';
 import { dashboardPath, deepLinkFromArgv, parseDeepLink } from './deep-links.ts';
+import { SERVICE_NODE_FLAGS } from '../../server/heap-growth.ts';
 import { consentDecidedPayload, IPC, isTrustedSender, openExternalPayload } from './ipc.ts';
 import { loadSealingKey } from './key-store.ts';
 import { DASHBOARD_CSP, navigationDecision, windowOpenDecision } from './navigation.ts';
@@ -33,7 +34,7 @@ import { type TrayItem, trayModel } from './tray.ts';
 
 /** The service host as a utility process: Electron's own Node, no window, its own crash domain. */
 function forkHost(script: string): HostProcess {
-  const child = utilityProcess.fork(script, [], { serviceName: 'Statusdesk service', stdio: 'inherit' });
+  const child = utilityProcess.fork(script, [], { serviceName: 'Statusdesk service', stdio: 'inherit', execArgv: [...SERVICE_NODE_FLAGS] });
   return {
     send: (message) => child.postMessage(message),
     onMessage: (listener) => child.on('message', listener),
