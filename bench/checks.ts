@@ -33,8 +33,12 @@
  * and 4 run the engine alone in a second child process (the main process seeds the database first and
  * counts the stored results after), so its CPU time and RSS are the engine's only: no load
  * generator, no garbage of part 1. --profile-engine DIR writes a V8 CPU profile
- * and a sampling heap profile of that child (node --cpu-prof --heap-prof) to DIR. That child runs
- * this file bundled by esbuild, as the service runs: without Node's TypeScript loader in memory.
+ * and a sampling heap profile of that child (node --cpu-prof --heap-prof) to DIR. The profiler's
+ * signals cut SQLite's busy waits short (each sleep ends at the next sample, yet counts in full),
+ * so a profiled engine may log "database is locked" for a write of its own connection that waited
+ * a few ms behind the result writer; a run without profiling waits as long as the busy timeout.
+ * That child runs this file bundled by esbuild, as the service runs: without Node's TypeScript
+ * loader in memory, and started with the service's Node flags (SERVICE_NODE_FLAGS).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';

@@ -22,11 +22,11 @@ import { parseArgs } from 'node:util';
 import { type Browser, chromium } from 'playwright-core';
 import { createSupervisor, forkedHost, type HostProcess } from '../main/src/supervisor.ts';
 import { withLocalOwner } from '../server/cli/local.ts';
+import { SERVICE_NODE_FLAGS } from '../server/heap-growth.ts';
 import { CHROMIUM_ARGS, findChromium } from '../test/support/browser.ts';
 import { median, parseNumber, table } from './support/figures.ts';
-import { spawnReady } from './support/processes.ts';
+import { SERVE, spawnReady } from './support/processes.ts';
 
-const CLI = fileURLToPath(new URL('../bin/statusdesk.js', import.meta.url));
 const HOST = fileURLToPath(new URL('../dist/desktop-host.js', import.meta.url));
 const IDLE_MS = 5_000;
 const WAIT_MS = 30_000;
@@ -70,7 +70,8 @@ async function desktopRound(browser: Browser, dataDir: string): Promise<Measured
   let child: ChildProcess | undefined;
   const supervisor = createSupervisor({
     spawn(): HostProcess {
-      child = fork(HOST, [], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+      // With Node's flags, as the desktop app's service process has them.
+      child = fork(HOST, [], { execArgv: [...SERVICE_NODE_FLAGS], stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
       return forkedHost(child);
     },
     onEvent: () => undefined,
@@ -92,7 +93,7 @@ async function desktopRound(browser: Browser, dataDir: string): Promise<Measured
 async function serveRound(browser: Browser, dataDir: string, logFile: string): Promise<Measured> {
   const start = performance.now();
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('STATUSDESK_')));
-  const served = await spawnReady('statusdesk serve', [CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--dashboard-port', '0'], env, logFile, (ready) =>
+  const served = await spawnReady('statusdesk serve', [...SERVE, '--data-dir', dataDir, '--port', '0', '--dashboard-port', '0'], env, logFile, (ready) =>
     Number(new URL(String(ready.apiUrl)).port),
   );
   try {

@@ -58,9 +58,8 @@ import { parseArgs } from 'node:util';
 import type { ListToolsResult } from '@modelcontextprotocol/server';
 import { compare, parseNumber, table } from './support/figures.ts';
 import { type HttpLoadFigures, httpCall, httpLoad, requestBytes, type SideFigures, summarise } from './support/load.ts';
-import { type Child, spawnReady } from './support/processes.ts';
+import { type Child, SERVE, spawnReady } from './support/processes.ts';
 
-const CLI = fileURLToPath(new URL('../bin/statusdesk.js', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
 const CPUS = availableParallelism();
 
@@ -580,7 +579,7 @@ async function main(): Promise<number> {
     if (cpuProf) mkdirSync(cpuProf, { recursive: true });
     const service = await spawnReady(
       'statusdesk serve',
-      profiled([CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--dashboard-port', '0', '--host', '127.0.0.1'], 'service'),
+      profiled([...SERVE, '--data-dir', dataDir, '--port', '0', '--dashboard-port', '0', '--host', '127.0.0.1'], 'service'),
       { ...env, STATUSDESK_CHECKS: 'off', STATUSDESK_RATE_LIMIT: '0' },
       join(root, 'service.log'),
       (ready) => Number(new URL(String(ready.apiUrl)).port),

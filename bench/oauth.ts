@@ -30,13 +30,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { arch, availableParallelism, loadavg, platform, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { compare, parseNumber, table } from './support/figures.ts';
 import { httpLoad, type LoadFigures, requestBytes, summarise } from './support/load.ts';
-import { spawnReady } from './support/processes.ts';
+import { SERVE, spawnReady } from './support/processes.ts';
 
-const CLI = fileURLToPath(new URL('../bin/statusdesk.js', import.meta.url));
 const CPUS = availableParallelism();
 const AIM_COST_RATIO = 1.1;
 const CLIENT_COUNTS = [1, 16];
@@ -144,7 +142,7 @@ async function main(): Promise<number> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('STATUSDESK_')));
   const service = await spawnReady(
     'statusdesk serve',
-    [CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--dashboard-port', '0', '--host', '127.0.0.1'],
+    [...SERVE, '--data-dir', dataDir, '--port', '0', '--dashboard-port', '0', '--host', '127.0.0.1'],
     { ...env, STATUSDESK_CHECKS: 'off', STATUSDESK_RATE_LIMIT: '0' },
     join(root, 'service.log'),
     (ready) => Number(new URL(String(ready.apiUrl)).port),

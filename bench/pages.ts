@@ -42,15 +42,13 @@ import http from 'node:http';
 import { arch, availableParallelism, loadavg, platform, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { type Child, spawnReady, within } from './support/processes.ts';
+import { type Child, SERVE, spawnReady, within } from './support/processes.ts';
 import { compare, median, parseNumber, percentile, processCpuSeconds, table } from './support/figures.ts';
 import { type HttpLoadFigures, httpCall, httpLoad, requestBytes, type SideFigures, summarise } from './support/load.ts';
 
-const CLI = fileURLToPath(new URL('../bin/statusdesk.js', import.meta.url));
 const CPUS = availableParallelism();
 
 const AIM_RATIO = 0.5;
@@ -607,7 +605,7 @@ async function main(): Promise<number> {
         `${REPORT_COUNT} reports (${seeded.updates} updates, ${seeded.resolved} resolved), ${seeded.subscribers} active email subscribers`,
     );
 
-    const serviceArgs = [CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--dashboard-port', '0', '--host', '127.0.0.1'];
+    const serviceArgs = [...SERVE, '--data-dir', dataDir, '--port', '0', '--dashboard-port', '0', '--host', '127.0.0.1'];
     if (cpuProf) {
       mkdirSync(cpuProf, { recursive: true });
       serviceArgs.unshift('--cpu-prof', '--cpu-prof-dir', cpuProf);

@@ -43,12 +43,12 @@ import type { Actor } from '../server/domain/actor.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
 import { createServices } from '../server/services.ts';
 import { closedPort, startTcpListener, type TcpListener } from '../test/support/grpc-peers.ts';
-import { CLI, readRows } from '../test/support/harness.ts';
+import { readRows } from '../test/support/harness.ts';
 import { startPostgres, withoutPostgres } from '../test/support/postgres.ts';
 import { checksIn, countSlots, queryPostgres, shardsByHolder, shareSealingKey, type SlotCount, type StoredStart } from '../test/support/shared-database.ts';
 import { type CuttableProxy, type RunnerProcess, startProxy, startRunner } from '../test/support/runner.ts';
 import { compare, median, parseNumber, processCpuSeconds, table } from './support/figures.ts';
-import { type Child, spawnReady } from './support/processes.ts';
+import { type Child, SERVE, spawnReady } from './support/processes.ts';
 
 const CPUS = availableParallelism();
 const PERIOD_MS = 30_000;
@@ -184,7 +184,7 @@ async function startSide(side: Side, seeded: Seeded, proxy: CuttableProxy, optio
   const port = await closedPort();
   proxy.target = port;
   const env = { ...process.env, STATUSDESK_CHECKS: side === 'embedded' ? 'on' : 'off', STATUSDESK_LOG_LEVEL: 'warn', OAUTH_ISSUER: proxy.url };
-  const service = await spawnReady(`${side} service`, [CLI, 'serve', '--port', String(port), '--dashboard-port', '0', '--data-dir', seeded.dataDir], env, join(logDir, `${side}-service.log`), () => port);
+  const service = await spawnReady(`${side} service`, [...SERVE, '--port', String(port), '--dashboard-port', '0', '--data-dir', seeded.dataDir], env, join(logDir, `${side}-service.log`), () => port);
   const runner = seeded.location
     ? startRunner({
         apiUrl: proxy.url,
@@ -307,7 +307,7 @@ async function sharedOnPostgres(options: Options, targets: TcpListener[], logDir
     const env = { ...process.env, STATUSDESK_CHECKS: 'on', STATUSDESK_LOG_LEVEL: 'warn', STATUSDESK_DATABASE_URL: url };
     for (const [i, dataDir] of folders.entries()) {
       if (i > 0) shareSealingKey(folders[0]!, dataDir);
-      const args = [CLI, 'serve', '--port', '0', '--dashboard-port', '0', '--data-dir', dataDir];
+      const args = [...SERVE, '--port', '0', '--dashboard-port', '0', '--data-dir', dataDir];
       services.push(await spawnReady(`PostgreSQL service ${i + 1}`, args, env, join(logDir, `postgres-service-${i + 1}.log`), () => 0));
     }
     const deadline = Date.now() + SETTLE_TIMEOUT_MS;

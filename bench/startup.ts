@@ -19,13 +19,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { arch, availableParallelism, platform, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { median, parseNumber, table } from './support/figures.ts';
-import { describeExit, type Exit, within } from './support/processes.ts';
-import { SERVICE_NODE_FLAGS } from '../server/heap-growth.ts';
+import { describeExit, type Exit, SERVE, within } from './support/processes.ts';
 
-const CLI = fileURLToPath(new URL('../bin/statusdesk.js', import.meta.url));
 
 /** Aims per scenario; the 10,000 monitors have no RSS aim (their rows are the service's data). */
 const AIMS: Record<Exclude<ScenarioId, 'baseline'>, { readyMs: number; rssMb?: number }> = {
@@ -71,8 +68,7 @@ class StartFailure extends Error {}
 
 function serveArgs(dataDir: string): string[] {
   // --host is the default already; spelled out so the bench can never bind beyond loopback.
-  // Node's flags first, as `npm start` and the `statusdesk` command pass them.
-  return [...SERVICE_NODE_FLAGS, CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--dashboard-port', '0', '--host', '127.0.0.1'];
+  return [...SERVE, '--data-dir', dataDir, '--port', '0', '--dashboard-port', '0', '--host', '127.0.0.1'];
 }
 
 /**

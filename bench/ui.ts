@@ -13,7 +13,6 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { arch, availableParallelism, loadavg, platform, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -24,9 +23,8 @@ import { registerUi } from '../server/dashboard/ui-routes.ts';
 import { openDatabase } from '../server/db/open.ts';
 import { CHROMIUM_ARGS, findChromium } from '../test/support/browser.ts';
 import { median, parseNumber, table } from './support/figures.ts';
-import { spawnReady } from './support/processes.ts';
+import { SERVE, spawnReady } from './support/processes.ts';
 
-const CLI = fileURLToPath(new URL('../bin/statusdesk.js', import.meta.url));
 const SEARCH_TERM = 'svc-0424';
 const WAIT_MS = 30_000;
 
@@ -199,7 +197,7 @@ async function main(): Promise<number> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('STATUSDESK_')));
   const service = await spawnReady(
     'statusdesk serve',
-    [CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--dashboard-port', '0', '--host', '127.0.0.1'],
+    [...SERVE, '--data-dir', dataDir, '--port', '0', '--dashboard-port', '0', '--host', '127.0.0.1'],
     { ...env, STATUSDESK_CHECKS: 'off', STATUSDESK_RATE_LIMIT: '0' },
     join(root, 'service.log'),
     (ready) => Number(new URL(String(ready.apiUrl)).port),

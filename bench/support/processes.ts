@@ -1,7 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { SERVICE_NODE_FLAGS } from '../../server/heap-growth.ts';
 
 /** The benchmarks' child processes: the service as shipped, and the baselines beside it. */
+
+/** `statusdesk serve` as Node's arguments, with the Node flags of every command that starts the service. */
+export const SERVE: readonly string[] = [...SERVICE_NODE_FLAGS, fileURLToPath(new URL('../../bin/statusdesk.js', import.meta.url)), 'serve'];
 
 const READY_TIMEOUT_MS = 30_000;
 const EXIT_TIMEOUT_MS = 5_000;

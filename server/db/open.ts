@@ -54,7 +54,10 @@ export async function openDatabase(dataDir: string): Promise<Db> {
     if (schemaVersion(sqlite) !== SCHEMA_VERSION || applicationId(sqlite) !== APPLICATION_ID) await migrate(db, sqlite, file);
     // After the migration: the journal mode cannot change inside a transaction.
     await useWal(sqlite);
-    tuneConnection(sqlite);
+    // Up to 64 MB of pages for the service's reads of a large file (summaries, response logs,
+    // status pages). A small database never fills it; while the result writer commits (every
+    // second under checks), this connection drops its pages at each of its commits anyway.
+    tuneConnection(sqlite, 64);
   } catch (error) {
     await db.destroy();
     throw error;
