@@ -47,7 +47,7 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import { arch, availableParallelism, platform, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { getHeapSpaceStatistics } from 'node:v8';
@@ -185,6 +185,8 @@ interface EngineReport {
   eventLoopUtilization: number;
   eventLoopDelayP99Ms: number;
   eventLoopDelayMaxMs: number;
+  /** The service thread's garbage collections during the run: young (scavenges) and the rest (mark-compact, incremental steps, weak callbacks), count and ms. */
+  gc: { young: [number, number]; other: [number, number] };
   rssPeak: number;
   rssEnd: number;
   heapUsedPeak: number;
@@ -738,7 +740,17 @@ async function engineMain(input: EngineInput): Promise<void> {
   const machine = machineTicks();
   seriesFrom = nextSeriesAt = performance.now();
   delayHistogram.enable();
+  const gc: EngineReport['gc'] = { young: [0, 0], other: [0, 0] };
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as unknown as { detail: { kind: number } }).detail.kind === perfConstants.NODE_PERFORMANCE_GC_MINOR ? gc.young : gc.other;
+      kind[0]++;
+      kind[1] += entry.duration;
+    }
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
   await delay(input.durationMs);
+  gcObserver.disconnect();
   const endedAt = Date.now();
   const { user, system } = process.cpuUsage(cpu);
   const machineBusyCores = busyCores(machine, machineTicks());
@@ -759,6 +771,7 @@ async function engineMain(input: EngineInput): Promise<void> {
     eventLoopUtilization: utilization,
     eventLoopDelayP99Ms: delayHistogram.percentile(99) / 1e6,
     eventLoopDelayMaxMs: delayHistogram.max / 1e6,
+    gc,
     rssPeak,
     rssEnd: process.memoryUsage.rss(),
     heapUsedPeak,
@@ -964,6 +977,10 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
     [
       'engine CPU per check started (user + system)',
       `${int(((report.cpuUserMs + report.cpuSystemMs) * 1000) / report.started)} us (${int((report.cpuUserMs * 1000) / report.started)} + ${int((report.cpuSystemMs * 1000) / report.started)})`,
+    ],
+    [
+      'engine GC (service thread): young / the rest, count and time',
+      `${report.gc.young[0]} / ${int(report.gc.young[1])} ms; ${report.gc.other[0]} / ${int(report.gc.other[1])} ms (${pct((report.gc.young[1] + report.gc.other[1]) / elapsedMs)} of the run)`,
     ],
     ['engine event loop: utilisation / delay p99 / max', `${pct(report.eventLoopUtilization)} / ${ms2(report.eventLoopDelayP99Ms)} ms / ${ms2(report.eventLoopDelayMaxMs)} ms`],
     ['engine RSS peak / at end; heap used peak', `${mb(report.rssPeak)} MB / ${mb(report.rssEnd)} MB; ${mb(report.heapUsedPeak)} MB`],
