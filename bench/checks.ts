@@ -101,6 +101,11 @@ const TIME_WAIT_SAMPLE_MS = 10_000;
 
 /** A slot this close to the end of the run may still be in flight when the engine closes. */
 const END_MARGIN_MS = 5_000;
+
+const wholePeriods = (ms: number) => {
+  const n = Math.floor(ms / PERIOD_MS);
+  return `${n} full period${n === 1 ? '' : 's'}`;
+};
 const RSS_SAMPLE_MS = 250;
 const MEMORY_SERIES_MS = 5_000;
 const CHILD_START_TIMEOUT_MS = 30_000;
@@ -918,8 +923,10 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
   }
 
   const elapsedMs = report.endedAt - report.runningAt;
-  const periods = Math.floor(elapsedMs / PERIOD_MS);
   const windowEnd = report.endedAt - END_MARGIN_MS;
+  // Whole periods before the end margin, as for the slots: a check still running when the engine
+  // closes is dropped, so a monitor whose last slot came in the run's final moments stores one fewer.
+  const periods = Math.floor((windowEnd - report.runningAt) / PERIOD_MS);
   let belowPeriods = 0;
   let missedSlots = 0;
   let monitorsMissingSlots = 0;
@@ -965,7 +972,7 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
     ['figure', 'value'],
     ['monitors scheduled (TCP + gRPC)', `${report.jobs} (${run.tcpMonitors} + ${run.grpcMonitors}), all at 30s`],
     ['engine.start() (sync of all monitors)', `${int(report.startMs)} ms wall, ${int(report.startCpuMs)} ms CPU`],
-    ['scheduled run (scheduler started -> end)', `${(elapsedMs / 1000).toFixed(1)} s = ${periods} full period${periods === 1 ? '' : 's'}`],
+    ['scheduled run (scheduler started -> end)', `${(elapsedMs / 1000).toFixed(1)} s = ${wholePeriods(elapsedMs)}, ${wholePeriods(windowEnd - report.runningAt)} before the last ${END_MARGIN_MS / 1000} s`],
     ['checks started', `${report.started} (${int(report.started / (elapsedMs / 1000))}/s; expected ~${int((report.jobs * 1000) / PERIOD_MS)}/s)`],
     ['check results stored', `${stored} (${notUp} not up)`],
     ['schedule lag p50 / p99 / max', `${lagText(report.lagP50)} / ${lagText(report.lagP99)} / ${lagText(report.lagMax)}`],
