@@ -102,6 +102,7 @@ const TIME_WAIT_SAMPLE_MS = 10_000;
 /** A slot this close to the end of the run may still be in flight when the engine closes. */
 const END_MARGIN_MS = 5_000;
 
+/** `ms` in whole periods, as words. */
 const wholePeriods = (ms: number) => {
   const n = Math.floor(ms / PERIOD_MS);
   return `${n} full period${n === 1 ? '' : 's'}`;

@@ -23,7 +23,6 @@ import { parseArgs } from 'node:util';
 import { median, parseNumber, table } from './support/figures.ts';
 import { describeExit, type Exit, SERVE, within } from './support/processes.ts';
 
-
 /** Aims per scenario; the 10,000 monitors have no RSS aim (their rows are the service's data). */
 const AIMS: Record<Exclude<ScenarioId, 'baseline'>, { readyMs: number; rssMb?: number }> = {
   first: { readyMs: 300, rssMb: 90 },

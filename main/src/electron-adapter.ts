@@ -20,9 +20,9 @@ import {
   type WebContents,
 } from 'electron';
 import type { HealthSummary, HostMessage, ReadyMessage } from '../../server/desktop/host-protocol.ts';
+import { SERVICE_NODE_FLAGS } from '../../server/heap-growth.ts';
 import { canWriteInto, installCli, planCliInstall } from './cli-install.ts';
 import { dashboardPath, deepLinkFromArgv, parseDeepLink } from './deep-links.ts';
-import { SERVICE_NODE_FLAGS } from '../../server/heap-growth.ts';
 import { consentDecidedPayload, IPC, isTrustedSender, openExternalPayload } from './ipc.ts';
 import { loadSealingKey } from './key-store.ts';
 import { DASHBOARD_CSP, navigationDecision, windowOpenDecision } from './navigation.ts';

@@ -368,11 +368,13 @@ const SCHEDULED = "active = 1 and regions <> '[]'";
 
 /**
  * A fingerprint of the monitors the engine schedules: their count, and the sums of their ids and
- * of their revisions. Every change by any process changes it: a monitor created or resumed adds
- * its id (a new id is larger than every one before), one deleted or paused takes it away, and an
- * edit raises a revision. SQLite sums them without a row reaching JavaScript (at 100,000 monitors
- * about 20 ms, where reading every revision takes 0.3 s). It is not SQLite's data_version: that
- * changes with every commit of another connection, and the result writer commits every second.
+ * of their revisions. A change by any process moves it: a monitor created or resumed adds its id
+ * (a new id is larger than every one before), one deleted or paused takes it away, and an edit
+ * raises a revision; only changes that cancel out in all three sums at once would go unseen.
+ * SQLite sums them without a row reaching JavaScript: about 12 ms at 100,000 monitors, where
+ * reading every revision takes 60 ms before the engine compares them one by one. It is not
+ * SQLite's data_version: that changes with every commit of another connection, and the result
+ * writer commits every second.
  */
 async function fingerprintOf(db: Db): Promise<string> {
   const { count, ids, revisions } = await db

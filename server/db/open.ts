@@ -56,7 +56,7 @@ export async function openDatabase(dataDir: string): Promise<Db> {
     await useWal(sqlite);
     // Up to 64 MB of pages for the service's reads of a large file (summaries, response logs,
     // status pages). A small database never fills it; while the result writer commits (every
-    // second under checks), this connection drops its pages at each of its commits anyway.
+    // second under checks), this connection drops its pages at each of the writer's commits anyway.
     tuneConnection(sqlite, 64);
   } catch (error) {
     await db.destroy();
