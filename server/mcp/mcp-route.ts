@@ -3,6 +3,7 @@ import { type Actor, credentialId, isCredential } from '../domain/actor.ts';
 import type { Admit } from '../http/credentials.ts';
 import type { HonoApp } from '../http/hono-app.ts';
 import { RateLimited } from '../http/rate-limit.ts';
+import { sendStreamed } from '../http/send-streamed.ts';
 import { AppError } from '../errors.ts';
 import { oauthJson } from '../oauth/respond.ts';
 import type { McpServerOptions } from './mcp-server.ts';
@@ -134,9 +135,10 @@ export function registerMcp(app: HonoApp, options: McpServerOptions & { admit: A
     }
     // The body was read here; the handler gets it parsed, or as text to answer a parse error itself.
     const request = body === undefined ? new Request(c.req.raw.url, { method: 'POST', headers: c.req.raw.headers, body: text }) : c.req.raw;
-    return handler.fetch(request, {
+    const answer = await handler.fetch(request, {
       authInfo: { token: '', clientId: isCredential(actor) ? credentialId(actor) : '', scopes: isCredential(actor) ? actor.scopes : [], extra: { actor } },
       parsedBody: body,
     });
+    return answer.headers.get('content-type')?.startsWith('text/event-stream') ? sendStreamed(c.env.outgoing, answer) : answer;
   });
 }
