@@ -1,4 +1,3 @@
-import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 
 /** What this needs of Node's response, HTTP/1.1's or HTTP/2's. */
 interface Outgoing {
@@ -9,6 +8,25 @@ interface Outgoing {
   on(event: 'drain' | 'close', listener: () => void): unknown;
   off(event: 'drain' | 'close', listener: () => void): unknown;
   once(event: 'close', listener: () => void): unknown;
+}
+
+let sent: Response | undefined;
+
+/**
+ * What tells the Hono adapter that a route wrote its response itself (its `x-hono-already-sent`
+ * sign), as a Response of Node's own. The adapter's RESPONSE_ALREADY_SENT is made with whatever
+ * Response is global when its module loads; made after an adapter put its own Response in place
+ * (the dashboard's port answers first, say), it takes the adapter's path for its own responses,
+ * which writes the response again: an error, and the connection closed. Made at first use, from
+ * inside the adapter, and turned into Node's: the adapter's Response becomes one at the first use
+ * of its body.
+ */
+function alreadySent(): Response {
+  if (!sent) {
+    sent = new Response(null, { headers: { 'x-hono-already-sent': 'true' } });
+    void sent.bodyUsed;
+  }
+  return sent;
 }
 
 function drainedOrClosed(outgoing: Outgoing): Promise<void> {
@@ -42,7 +60,7 @@ export function sendStreamed(outgoing: Outgoing, response: Response): Response {
   outgoing.writeHead(status, head);
   if (!body) {
     outgoing.end();
-    return RESPONSE_ALREADY_SENT;
+    return alreadySent();
   }
   const reader = body.getReader();
   outgoing.once('close', () => void reader.cancel().catch(() => {}));
@@ -55,5 +73,5 @@ export function sendStreamed(outgoing: Outgoing, response: Response): Response {
     }
   };
   pump().catch((error: unknown) => outgoing.destroy(error as Error));
-  return RESPONSE_ALREADY_SENT;
+  return alreadySent();
 }
