@@ -29,6 +29,7 @@ function alreadySent(): Response {
   return sent;
 }
 
+/** Resolves once the response can take more, or has closed (a client that went away). */
 function drainedOrClosed(outgoing: Outgoing): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
