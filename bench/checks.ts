@@ -101,12 +101,6 @@ const TIME_WAIT_SAMPLE_MS = 10_000;
 
 /** A slot this close to the end of the run may still be in flight when the engine closes. */
 const END_MARGIN_MS = 5_000;
-
-/** `ms` in whole periods, as words. */
-const wholePeriods = (ms: number) => {
-  const n = Math.floor(ms / PERIOD_MS);
-  return `${n} full period${n === 1 ? '' : 's'}`;
-};
 const RSS_SAMPLE_MS = 250;
 const MEMORY_SERIES_MS = 5_000;
 const CHILD_START_TIMEOUT_MS = 30_000;
@@ -117,6 +111,11 @@ const SUMMARY_WARMUP_CALLS = 5;
 
 const line = (text: string) => process.stderr.write(`${text}\n`);
 const delay = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
+/** `ms` in whole periods, as words. */
+const wholePeriods = (ms: number) => {
+  const n = Math.floor(ms / PERIOD_MS);
+  return `${n} full period${n === 1 ? '' : 's'}`;
+};
 
 /** Busy and total jiffies of the whole machine (Linux /proc/stat), to tell our load from other processes'. */
 function machineTicks(): { busy: number; total: number } | undefined {

@@ -8,27 +8,12 @@ import net from 'node:net';
 import { once } from 'node:events';
 import { test } from 'node:test';
 import { sendStreamed } from '../server/http/send-streamed.ts';
-
-const SSE = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
-const encode = (text: string) => new TextEncoder().encode(text);
+import { sseAnswer } from './support/sse.ts';
 
 test('through the Hono adapter, after it put its own Response in place: answered once, and the connection kept for the next request', async () => {
   const [{ getRequestListener }, { Hono }] = await Promise.all([import('@hono/node-server'), import('hono')]);
   const app = new Hono<{ Bindings: { outgoing: http.ServerResponse } }>();
-  app.post('/mcp', (c) =>
-    sendStreamed(
-      c.env.outgoing,
-      new Response(
-        new ReadableStream({
-          start(controller) {
-            controller.enqueue(encode('event: message\ndata: adapter\n\n'));
-            controller.close();
-          },
-        }),
-        { status: 200, headers: SSE },
-      ),
-    ),
-  );
+  app.post('/mcp', (c) => sendStreamed(c.env.outgoing, sseAnswer(['adapter'])));
   // The adapter replaces the global Response when it is made; the answers are made after.
   const server = http.createServer(getRequestListener(app.fetch));
   server.listen(0, '127.0.0.1');

@@ -10,9 +10,7 @@ import net from 'node:net';
 import { once } from 'node:events';
 import { test } from 'node:test';
 import { sendStreamed } from '../server/http/send-streamed.ts';
-
-const SSE = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
-const encode = (text: string) => new TextEncoder().encode(text);
+import { sseAnswer, sseEvent } from './support/sse.ts';
 
 /** A server answering every request with `answer()` through sendStreamed; counts the writes each response's socket makes to the OS. */
 async function serve(answer: () => Response) {
@@ -60,18 +58,7 @@ async function request(port: number) {
 }
 
 test('a stream of one event that ends leaves with the head and the end in a single write', async () => {
-  const server = await serve(
-    () =>
-      new Response(
-        new ReadableStream({
-          start(controller) {
-            controller.enqueue(encode('event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n'));
-            controller.close();
-          },
-        }),
-        { status: 200, headers: SSE },
-      ),
-  );
+  const server = await serve(() => sseAnswer(['{"jsonrpc":"2.0","id":1,"result":{}}']));
   try {
     const client = await request(server.port);
     const text = await client.until('0\r\n\r\n');
@@ -87,20 +74,15 @@ test('a stream of one event that ends leaves with the head and the end in a sing
 
 test('a stream that waits sends each chunk as it has it, not when the next one comes', async () => {
   let second: (() => void) | undefined;
-  const server = await serve(
-    () =>
-      new Response(
-        new ReadableStream({
-          start(controller) {
-            controller.enqueue(encode('event: message\ndata: first\n\n'));
-            second = () => {
-              controller.enqueue(encode('event: message\ndata: second\n\n'));
-              controller.close();
-            };
-          },
-        }),
-        { status: 200, headers: SSE },
-      ),
+  const server = await serve(() =>
+    sseAnswer(['first'], {
+      open: (controller) => {
+        second = () => {
+          controller.enqueue(sseEvent('second'));
+          controller.close();
+        };
+      },
+    }),
   );
   try {
     const client = await request(server.port);
@@ -118,18 +100,7 @@ test('a stream that waits sends each chunk as it has it, not when the next one c
 test('a client that goes away cancels the stream it was reading', async () => {
   let cancelled: (reason: unknown) => void;
   const cancel = new Promise((resolve) => (cancelled = resolve));
-  const server = await serve(
-    () =>
-      new Response(
-        new ReadableStream({
-          start(controller) {
-            controller.enqueue(encode('event: message\ndata: first\n\n'));
-          },
-          cancel: (reason) => cancelled(reason),
-        }),
-        { status: 200, headers: SSE },
-      ),
-  );
+  const server = await serve(() => sseAnswer(['first'], { open: () => {}, cancel: (reason) => cancelled(reason) }));
   try {
     const client = await request(server.port);
     await client.until('data: first');
@@ -142,20 +113,7 @@ test('a client that goes away cancels the stream it was reading', async () => {
 });
 
 test('over HTTP/2 the answer streams the same, without the HTTP/1.1 connection header', async () => {
-  const server = http2.createServer((_req, res) =>
-    sendStreamed(
-      res,
-      new Response(
-        new ReadableStream({
-          start(controller) {
-            controller.enqueue(encode('event: message\ndata: h2\n\n'));
-            controller.close();
-          },
-        }),
-        { status: 200, headers: { ...SSE, connection: 'keep-alive' } },
-      ),
-    ),
-  );
+  const server = http2.createServer((_req, res) => sendStreamed(res, sseAnswer(['h2'], { headers: { connection: 'keep-alive' } })));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const warnings: Error[] = [];

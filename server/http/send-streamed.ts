@@ -1,3 +1,4 @@
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 
 /** What this needs of Node's response, HTTP/1.1's or HTTP/2's. */
 interface Outgoing {
@@ -13,17 +14,17 @@ interface Outgoing {
 let sent: Response | undefined;
 
 /**
- * What tells the Hono adapter that a route wrote its response itself (its `x-hono-already-sent`
- * sign), as a Response of Node's own. The adapter's RESPONSE_ALREADY_SENT is made with whatever
- * Response is global when its module loads; made after an adapter put its own Response in place
- * (the dashboard's port answers first, say), it takes the adapter's path for its own responses,
- * which writes the response again: an error, and the connection closed. Made at first use, from
- * inside the adapter, and turned into Node's: the adapter's Response becomes one at the first use
- * of its body.
+ * What tells the Hono adapter that a route wrote its response itself: the headers of its
+ * RESPONSE_ALREADY_SENT, on a Response of Node's own. The adapter's constant is made with
+ * whatever Response is global when its module loads; made after an adapter put its own Response
+ * in place (the dashboard's port answers first, say), it takes the adapter's path for its own
+ * responses, which writes the response again: an error, and the connection closed. Made at first
+ * use, from inside the adapter, and turned into Node's: the adapter's Response becomes one at the
+ * first use of its body.
  */
 function alreadySent(): Response {
   if (!sent) {
-    sent = new Response(null, { headers: { 'x-hono-already-sent': 'true' } });
+    sent = new Response(null, { headers: RESPONSE_ALREADY_SENT.headers });
     void sent.bodyUsed;
   }
   return sent;
@@ -64,13 +65,18 @@ export function sendStreamed(outgoing: Outgoing, response: Response): Response {
     return alreadySent();
   }
   const reader = body.getReader();
-  outgoing.once('close', () => void reader.cancel().catch(() => {}));
+  let closed = false;
+  outgoing.once('close', () => {
+    closed = true;
+    void reader.cancel().catch(() => {});
+  });
   const pump = async () => {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return void outgoing.end();
-      // A client that reads slowly holds the stream here, not memory; one that went away ends it (close cancels the reader).
-      if (!outgoing.write(value)) await drainedOrClosed(outgoing);
+      // A client that reads slowly holds the stream here, not memory; one that went away ends it
+      // (close cancels the reader, and a write after it waits for nothing).
+      if (!outgoing.write(value) && !closed) await drainedOrClosed(outgoing);
     }
   };
   pump().catch((error: unknown) => outgoing.destroy(error as Error));
