@@ -6,7 +6,7 @@ import type { CheckResultRow } from '../db/schema.ts';
 import type { CheckOutcome } from '../domain/monitors/check-results.ts';
 import { packageRoot } from '../package-root.ts';
 import type { GapRow, RawRow, ResultTables, RollupRow, StateRow, StoredCheck, StoredTransition } from './result-tables.ts';
-import { RESULT_COLUMN_NAMES, type ResultWriter, type WriteOutcome } from './result-writer.ts';
+import { CHECKS_PER_CHUNK, RESULT_COLUMN_NAMES, type ResultWriter, type WriteOutcome } from './result-writer.ts';
 import type { WriterAnswer, WriterCall, WriterData } from './result-writer-thread.ts';
 
 /**
@@ -106,18 +106,24 @@ function readStatements(sqlite: SQLite.Database) {
 }
 
 /**
- * Checks as rows of check_results, flat (the values of RESULT_COLUMN_NAMES, in order): what the
- * writer is sent, a few arrays of plain values rather than thousands of objects to copy. The
- * array is made at its full length: a batch of 4,000 checks is 64,000 values (500 KB), and one
- * grown by push copies itself as it grows, leaving each smaller copy behind (0.4 against 1.0 ms
- * a batch of 4,000, measured alone).
+ * Checks as rows of check_results, flat (the values of RESULT_COLUMN_NAMES, in order), in chunks
+ * of CHECKS_PER_CHUNK checks: what the writer is sent, a few arrays of plain values rather than
+ * thousands of objects to copy. A batch of 4,000 checks in one array would be 64,000 values
+ * (500 KB), one of V8's large objects, in each thread (see the writer's multiRow). Each chunk is
+ * made at its full length: one grown by push copies itself as it grows.
  */
-function resultRows(checks: StoredCheck[]): unknown[] {
+function resultChunks(checks: StoredCheck[]): unknown[][] {
   // The engine gives the monitors listing the same regions one array: a batch has a few.
   const regionsJson = new Map<string[], string>();
-  const rows = new Array<unknown>(checks.length * RESULT_COLUMN_NAMES.length);
+  const chunks: unknown[][] = [];
+  let rows: unknown[] = [];
   let i = 0;
-  for (const c of checks) {
+  for (let index = 0; index < checks.length; index++) {
+    const c = checks[index]!;
+    if (index % CHECKS_PER_CHUNK === 0) {
+      chunks.push((rows = new Array<unknown>(Math.min(CHECKS_PER_CHUNK, checks.length - index) * RESULT_COLUMN_NAMES.length)));
+      i = 0;
+    }
     let regions = regionsJson.get(c.regions);
     if (regions === undefined) regionsJson.set(c.regions, (regions = JSON.stringify(c.regions)));
     const t = c.timing;
@@ -139,7 +145,7 @@ function resultRows(checks: StoredCheck[]): unknown[] {
     rows[i++] = c.statusCode;
     rows[i++] = details;
   }
-  return rows;
+  return chunks;
 }
 
 export function sqliteResultTables(db: Db): ResultTables {
@@ -157,7 +163,7 @@ export function sqliteResultTables(db: Db): ResultTables {
 
   return {
     async write(checks, within) {
-      const outcome: WriteOutcome = await writerOf().call('write', resultRows(checks), within && { sql: within.sql, parameters: within.parameters });
+      const outcome: WriteOutcome = await writerOf().call('write', resultChunks(checks), within && { sql: within.sql, parameters: within.parameters });
       const transitions: StoredTransition[] = [];
       for (let i = 0; i < outcome.length; i += 3) {
         transitions.push({ check: checks[outcome[i] as number]!, from: outcome[i + 1] as CheckOutcome | null, to: outcome[i + 2] as CheckOutcome });

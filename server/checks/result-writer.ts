@@ -44,25 +44,56 @@ export const RESULT_COLUMN_NAMES = [
 const RESULT_COLUMNS = RESULT_COLUMN_NAMES.length;
 
 /**
+ * Checks to a chunk of the rows a write is sent: 8,192 values, well under the 16,000 of V8's
+ * large objects (see multiRow).
+ */
+export const CHECKS_PER_CHUNK = 512;
+
+/**
  * What a write did, by the index of each check stored (in the batch given) in order: its
  * monitor's overall state before it (null before the first check) and after.
  */
 export type WriteOutcome = (number | CheckOutcome | null)[];
 
-/** Runs `rows` (`columns` values each, flat) through statements of `sql` with that many rows' values, prepared once per size. */
-function multiRow(sqlite: SQLite.Database, columns: number, sql: (values: string) => string): (rows: unknown[]) => void {
+/**
+ * The rows of one write to a table, run through statements of `sql` with ROWS_PER_STATEMENT rows'
+ * values as the values come (`put`, `columns` to a row, in one call or several), then the rest
+ * (`end`). No array holds a whole batch: an array of more than 16,000 values is one of V8's large
+ * objects, with memory of its own that the system maps for it and takes back at a full
+ * collection, and a batch's arrays, several a second, kept the process's RSS moving by megabytes.
+ */
+function multiRow(sqlite: SQLite.Database, columns: number, sql: (values: string) => string): () => { put(...values: unknown[]): void; end(): void } {
   const bySize = new Map<number, SQLite.Statement>();
   const row = `(${new Array<string>(columns).fill('?').join(', ')})`;
-  return (rows) => {
-    const count = rows.length / columns;
-    for (let done = 0; done < count; ) {
-      let size = ROWS_PER_STATEMENT;
-      while (size > count - done) size >>= 1;
-      let statement = bySize.get(size);
-      if (!statement) bySize.set(size, (statement = sqlite.prepare(sql(new Array<string>(size).fill(row).join(', ')))));
-      statement.run(rows.slice(done * columns, (done + size) * columns));
-      done += size;
-    }
+  const statement = (size: number) => {
+    let prepared = bySize.get(size);
+    if (!prepared) bySize.set(size, (prepared = sqlite.prepare(sql(new Array<string>(size).fill(row).join(', ')))));
+    return prepared;
+  };
+  const values = new Array<unknown>(ROWS_PER_STATEMENT * columns);
+  return () => {
+    let length = 0;
+    return {
+      put(...rowValues) {
+        for (const value of rowValues) {
+          values[length++] = value;
+          if (length === values.length) {
+            statement(ROWS_PER_STATEMENT).run(values);
+            length = 0;
+          }
+        }
+      },
+      end() {
+        const count = length / columns;
+        for (let done = 0; done < count; ) {
+          let size = ROWS_PER_STATEMENT;
+          while (size > count - done) size >>= 1;
+          statement(size).run(values.slice(done * columns, (done + size) * columns));
+          done += size;
+        }
+        length = 0;
+      },
+    };
   };
 }
 
@@ -152,53 +183,57 @@ export function createResultWriter(sqlite: SQLite.Database) {
 
   return {
     /**
-     * See ResultStore.write: `rows` are the checks as rows of check_results (RESULT_COLUMNS values
-     * each, flat), and `within` runs last in the transaction.
+     * See ResultStore.write: `chunks` are the checks as rows of check_results (RESULT_COLUMNS
+     * values each, flat), CHECKS_PER_CHUNK to a chunk but the last, and `within` runs last in the
+     * transaction.
      */
-    write(rows: unknown[], within?: WithinStatement): WriteOutcome {
-      const count = rows.length / RESULT_COLUMNS;
+    write(chunks: unknown[][], within?: WithinStatement): WriteOutcome {
+      /** The value of check `i` of the batch in column `column` (of RESULT_COLUMN_NAMES). */
+      const value = (i: number, column: number) => chunks[Math.floor(i / CHECKS_PER_CHUNK)]![(i % CHECKS_PER_CHUNK) * RESULT_COLUMNS + column];
+      const count = chunks.reduce((sum, chunk) => sum + chunk.length, 0) / RESULT_COLUMNS;
       const touched = new Set<number>();
       try {
         return sqlite
           .transaction(() => {
             const outcome: WriteOutcome = [];
             const ids = new Set<number>();
-            for (let at = 0; at < rows.length; at += RESULT_COLUMNS) ids.add(rows[at] as number);
+            for (let i = 0; i < count; i++) ids.add(value(i, 0) as number);
             const existing = new Set(s.existing.all(JSON.stringify([...ids])));
-            /** Where each row of an existing monitor starts. */
+            /** The checks of existing monitors, by their place in the batch. */
             const kept: number[] = [];
+            const results = s.insertResults();
             for (let i = 0; i < count; i++) {
-              const at = i * RESULT_COLUMNS;
-              const monitorId = rows[at] as number;
+              const monitorId = value(i, 0) as number;
               if (!existing.has(monitorId)) continue;
-              kept.push(at);
+              kept.push(i);
               touched.add(monitorId);
-              const startedAt = rows[at + 3] as number;
-              const { from, to } = applyCheck(overallOf(monitorId), rows[at + 1] as string, rows[at + 4] as CheckOutcome, startedAt);
+              const startedAt = value(i, 3) as number;
+              const { from, to } = applyCheck(overallOf(monitorId), value(i, 1) as string, value(i, 4) as CheckOutcome, startedAt);
               if (to !== from) s.saveOverall.run(monitorId, to, startedAt);
               outcome.push(i, from, to);
+              for (let column = 0; column < RESULT_COLUMNS; column++) results.put(value(i, column));
             }
-            s.insertResults(kept.length === count ? rows : kept.flatMap((at) => rows.slice(at, at + RESULT_COLUMNS)));
+            results.end();
             // States and rollups go in the order of their monitors: with many monitors each check
             // changes its own pages of these tables, and neighbours in that order share pages, so
             // each statement changes (and copies, to undo it should it fail) fewer pages: at 100,000
             // monitors about 10 µs less a check, of 60. The sort is stable: a monitor's checks stay
             // in the batch's order, so the later state wins and buckets are added in the same order.
-            kept.sort((a, b) => (rows[a] as number) - (rows[b] as number));
-            const states: unknown[] = [];
-            const rollups: unknown[] = [];
-            for (const at of kept) {
+            kept.sort((a, b) => (value(a, 0) as number) - (value(b, 0) as number));
+            const states = s.saveStates();
+            const rollups = s.addToRollups();
+            for (const i of kept) {
               // The first six of RESULT_COLUMN_NAMES.
-              const monitorId = rows[at] as number;
-              const runner = rows[at + 1] as string;
-              const regions = rows[at + 2] as string;
-              const startedAt = rows[at + 3] as number;
-              const result = rows[at + 4] as CheckOutcome;
-              const latencyMs = rows[at + 5] as number;
-              states.push(monitorId, runner, result, regions, startedAt, latencyMs);
+              const monitorId = value(i, 0) as number;
+              const runner = value(i, 1) as string;
+              const regions = value(i, 2) as string;
+              const startedAt = value(i, 3) as number;
+              const result = value(i, 4) as CheckOutcome;
+              const latencyMs = value(i, 5) as number;
+              states.put(monitorId, runner, result, regions, startedAt, latencyMs);
               // Latency percentiles describe answered checks: a failure's duration is its timeout.
               const answered = result !== 'down';
-              rollups.push(
+              rollups.put(
                 monitorId,
                 hourOf(startedAt),
                 result === 'up' ? 1 : 0,
@@ -208,8 +243,8 @@ export function createResultWriter(sqlite: SQLite.Database) {
                 startedAt,
               );
             }
-            s.saveStates(states);
-            s.addToRollups(rollups);
+            states.end();
+            rollups.end();
             if (within) sqlite.prepare(within.sql).run(...within.parameters);
             return outcome;
           })

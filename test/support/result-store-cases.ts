@@ -152,20 +152,26 @@ export function resultStoreCases(open: () => Promise<TestDatabase>, { twoProcess
     withMonitors(async (f) => {
       const store = createResultStore(f.db);
       await f.db.deleteFrom('monitors').where('id', '=', f.b).execute();
-      // 301 checks, a third of them of the deleted monitor: 201 stored, more than any one statement holds.
-      const checks = Array.from({ length: 301 }, (_, i) => fromRunner(storedCheck(i % 3 === 2 ? f.b : f.a, f.workspaceId, NOW + i * 1_000, 'up', 5), i % 3 === 1 ? 'office' : 'local'));
+      // 1,301 checks, a third of them of the deleted monitor: 867 stored, more than any one
+      // statement holds, sent to SQLite's writer in chunks of 512 checks (the third a part one).
+      const checks = Array.from({ length: 1_301 }, (_, i) => fromRunner(storedCheck(i % 3 === 2 ? f.b : f.a, f.workspaceId, NOW + i * 1_000, 'up', i), i % 3 === 1 ? 'office' : 'local'));
       const kept = checks.filter((c) => c.monitorId === f.a);
-      assert.equal((await store.write(checks)).length, kept.length);
-
-      const rows = await f.db.selectFrom('check_results').select(['monitor_id', 'runner', 'started_at']).orderBy('id').execute();
+      const written = await store.write(checks);
       assert.deepEqual(
-        rows.map((r) => [r.monitor_id, r.runner, r.started_at]),
-        kept.map((c) => [c.monitorId, c.runner, c.startedAt]),
+        written.map((t) => t.check),
+        kept,
+        'each check stored is returned, in order',
+      );
+
+      const rows = await f.db.selectFrom('check_results').select(['monitor_id', 'runner', 'started_at', 'latency_ms', 'message']).orderBy('id').execute();
+      assert.deepEqual(
+        rows.map((r) => [r.monitor_id, r.runner, r.started_at, r.latency_ms, r.message]),
+        kept.map((c) => [c.monitorId, c.runner, c.startedAt, c.latencyMs, c.message]),
       );
       const states = (await store.states(f.a)).sort((x, y) => x.runner.localeCompare(y.runner)).map((s) => [s.runner, s.checkedAt]);
       assert.deepEqual(states, [
-        ['local', NOW + 300_000],
-        ['office', NOW + 298_000],
+        ['local', NOW + 1_299_000],
+        ['office', NOW + 1_300_000],
       ]);
       assert.equal((await store.window(f.a, hourOf(NOW))).successCount, kept.length);
     }),
