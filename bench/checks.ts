@@ -195,6 +195,8 @@ interface EngineReport {
   rssPeak: number;
   rssEnd: number;
   heapUsedPeak: number;
+  /** Seconds from the scheduler's start to the heap's peak (negative: during engine.start()). */
+  heapUsedPeakAt: number;
   jobs: number;
   started: number;
   skippedBusy: number;
@@ -705,6 +707,7 @@ async function engineMain(input: EngineInput): Promise<void> {
 
   let rssPeak = 0;
   let heapUsedPeak = 0;
+  let heapUsedPeakAt = 0;
   let maxRunning = 0;
   let maxWaiting = 0;
   let maxWaitingOfEntry = 0;
@@ -714,8 +717,11 @@ async function engineMain(input: EngineInput): Promise<void> {
   const sample = () => {
     const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
     rssPeak = Math.max(rssPeak, rss);
-    heapUsedPeak = Math.max(heapUsedPeak, heapUsed);
     const t = performance.now();
+    if (heapUsed > heapUsedPeak) {
+      heapUsedPeak = heapUsed;
+      heapUsedPeakAt = t;
+    }
     const { running, waiting } = engine.scheduler.load;
     maxRunning = Math.max(maxRunning, running);
     maxWaiting = Math.max(maxWaiting, waiting);
@@ -780,6 +786,7 @@ async function engineMain(input: EngineInput): Promise<void> {
     rssPeak,
     rssEnd: process.memoryUsage.rss(),
     heapUsedPeak,
+    heapUsedPeakAt: Math.round((heapUsedPeakAt - seriesFrom) / 1000),
     jobs: engine.scheduler.load.jobs,
     started: stats.started,
     skippedBusy: stats.skippedBusy,
@@ -990,7 +997,7 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
       `${report.gc.young[0]} / ${int(report.gc.young[1])} ms; ${report.gc.other[0]} / ${int(report.gc.other[1])} ms (${pct((report.gc.young[1] + report.gc.other[1]) / elapsedMs)} of the run)`,
     ],
     ['engine event loop: utilisation / delay p99 / max', `${pct(report.eventLoopUtilization)} / ${ms2(report.eventLoopDelayP99Ms)} ms / ${ms2(report.eventLoopDelayMaxMs)} ms`],
-    ['engine RSS peak / at end; heap used peak', `${mb(report.rssPeak)} MB / ${mb(report.rssEnd)} MB; ${mb(report.heapUsedPeak)} MB`],
+    ['engine RSS peak / at end; heap used peak', `${mb(report.rssPeak)} MB / ${mb(report.rssEnd)} MB; ${mb(report.heapUsedPeak)} MB at ${report.heapUsedPeakAt} s`],
     [
       `RSS / heap slope from ${int(flatFrom)} s to the end`,
       `${rssSlope.toFixed(2)} / ${heapSlope.toFixed(2)} MB per minute; RSS peak ${mb(rssPeakTail)} MB there, ${mb(rssPeakHead)} MB before`,
