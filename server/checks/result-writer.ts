@@ -57,12 +57,12 @@ export type WriteOutcome = (number | CheckOutcome | null)[];
 
 /**
  * The rows of one write to a table, run through statements of `sql` with ROWS_PER_STATEMENT rows'
- * values as the values come (`put`, `columns` to a row, in one call or several), then the rest
+ * values as the rows come (`put`: the `columns` values of `row` from `from`), then the rest
  * (`end`). No array holds a whole batch: an array of more than 16,000 values is one of V8's large
  * objects, with memory of its own that the system maps for it and takes back at a full
  * collection, and a batch's arrays, several a second, kept the process's RSS moving by megabytes.
  */
-function multiRow(sqlite: SQLite.Database, columns: number, sql: (values: string) => string): () => { put(...values: unknown[]): void; end(): void } {
+function multiRow(sqlite: SQLite.Database, columns: number, sql: (values: string) => string): () => { put(row: readonly unknown[], from?: number): void; end(): void } {
   const bySize = new Map<number, SQLite.Statement>();
   const row = `(${new Array<string>(columns).fill('?').join(', ')})`;
   const statement = (size: number) => {
@@ -74,13 +74,11 @@ function multiRow(sqlite: SQLite.Database, columns: number, sql: (values: string
   return () => {
     let length = 0;
     return {
-      put(...rowValues) {
-        for (const value of rowValues) {
-          values[length++] = value;
-          if (length === values.length) {
-            statement(ROWS_PER_STATEMENT).run(values);
-            length = 0;
-          }
+      put(row, from = 0) {
+        for (let column = 0; column < columns; column++) values[length++] = row[from + column];
+        if (length === values.length) {
+          statement(ROWS_PER_STATEMENT).run(values);
+          length = 0;
         }
       },
       end() {
@@ -188,8 +186,11 @@ export function createResultWriter(sqlite: SQLite.Database) {
      * transaction.
      */
     write(chunks: unknown[][], within?: WithinStatement): WriteOutcome {
-      /** The value of check `i` of the batch in column `column` (of RESULT_COLUMN_NAMES). */
-      const value = (i: number, column: number) => chunks[Math.floor(i / CHECKS_PER_CHUNK)]![(i % CHECKS_PER_CHUNK) * RESULT_COLUMNS + column];
+      /** The chunk holding check `i` of the batch, and where its row starts there. */
+      const chunkOf = (i: number) => chunks[Math.floor(i / CHECKS_PER_CHUNK)]!;
+      const rowStart = (i: number) => (i % CHECKS_PER_CHUNK) * RESULT_COLUMNS;
+      /** The value of check `i` in column `column` (of RESULT_COLUMN_NAMES). */
+      const value = (i: number, column: number) => chunkOf(i)[rowStart(i) + column];
       const count = chunks.reduce((sum, chunk) => sum + chunk.length, 0) / RESULT_COLUMNS;
       const touched = new Set<number>();
       try {
@@ -211,7 +212,7 @@ export function createResultWriter(sqlite: SQLite.Database) {
               const { from, to } = applyCheck(overallOf(monitorId), value(i, 1) as string, value(i, 4) as CheckOutcome, startedAt);
               if (to !== from) s.saveOverall.run(monitorId, to, startedAt);
               outcome.push(i, from, to);
-              for (let column = 0; column < RESULT_COLUMNS; column++) results.put(value(i, column));
+              results.put(chunkOf(i), rowStart(i));
             }
             results.end();
             // States and rollups go in the order of their monitors: with many monitors each check
@@ -230,10 +231,10 @@ export function createResultWriter(sqlite: SQLite.Database) {
               const startedAt = value(i, 3) as number;
               const result = value(i, 4) as CheckOutcome;
               const latencyMs = value(i, 5) as number;
-              states.put(monitorId, runner, result, regions, startedAt, latencyMs);
+              states.put([monitorId, runner, result, regions, startedAt, latencyMs]);
               // Latency percentiles describe answered checks: a failure's duration is its timeout.
               const answered = result !== 'down';
-              rollups.put(
+              rollups.put([
                 monitorId,
                 hourOf(startedAt),
                 result === 'up' ? 1 : 0,
@@ -241,7 +242,7 @@ export function createResultWriter(sqlite: SQLite.Database) {
                 answered ? 0 : 1,
                 answered ? LatencyHistogram.encodeOne(latencyMs) : EMPTY,
                 startedAt,
-              );
+              ]);
             }
             states.end();
             rollups.end();
