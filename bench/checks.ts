@@ -685,6 +685,8 @@ function youngGeneration(): number {
 
 /** The engine child: opens the seeded database, runs the schedule, reports, exits. */
 async function engineMain(input: EngineInput): Promise<void> {
+  // As startService does.
+  limitHeapGrowth();
   const stages: EngineReport['stages'] = [];
   const stage = (name: string) => stages.push([name, process.memoryUsage.rss(), process.memoryUsage().heapUsed]);
   stage('modules loaded');
@@ -740,8 +742,6 @@ async function engineMain(input: EngineInput): Promise<void> {
   const startCpu = process.cpuUsage();
   const t0 = performance.now();
   await engine.start();
-  // As startService does once the engine has started.
-  limitHeapGrowth();
   const startMs = performance.now() - t0;
   const runningAt = Date.now();
   stage('engine.start() returned');
