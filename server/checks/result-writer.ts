@@ -102,6 +102,18 @@ const ADD_TO_ROLLUP = `on conflict (monitor_id, hour) do update set success_coun
   degraded_count = degraded_count + excluded.degraded_count, error_count = error_count + excluded.error_count,
   latency = latency_merge(latency, excluded.latency), last_ping_at = max(last_ping_at, excluded.last_ping_at)`;
 
+/**
+ * How the writer's statements of many rows insert. SQLite keeps a copy of each page such a
+ * statement changes until the statement ends, to undo that statement alone should a constraint
+ * fail (ABORT, the default) or a foreign key be missing: `or fail` stops at the failing row
+ * instead, and the writer's connection checks no foreign keys (createResultWriter). Nothing here
+ * needs the copies: a write is one transaction, undone whole when any of its statements fails,
+ * and it reads which of its monitors exist in that transaction, which holds the write lock. They
+ * came to megabytes a second at 100,000 monitors, and the memory churned grew the thread's heap
+ * for minutes (a batch 10 % faster without them).
+ */
+const INSERT = 'insert or fail into';
+
 function statementsFor(sqlite: SQLite.Database) {
   // Adds a check's latency to a stored rollup inside SQLite: no read of the rollup before the write.
   sqlite.function('latency_merge', { deterministic: true }, (stored, added) =>
@@ -112,16 +124,16 @@ function statementsFor(sqlite: SQLite.Database) {
   return {
     // Checks of monitors deleted meanwhile are dropped.
     existing: sqlite.prepare<[string], number>('select id from monitors where id in (select value from json_each(?))').pluck(),
-    insertResults: multiRow(sqlite, RESULT_COLUMNS, (values) => `insert into check_results (${RESULT_COLUMN_NAMES.join(', ')}) values ${values}`),
+    insertResults: multiRow(sqlite, RESULT_COLUMNS, (values) => `${INSERT} check_results (${RESULT_COLUMN_NAMES.join(', ')}) values ${values}`),
     addToRollups: multiRow(
       sqlite,
       7,
-      (values) => `insert into check_rollups (monitor_id, hour, success_count, degraded_count, error_count, latency, last_ping_at) values ${values} ${ADD_TO_ROLLUP}`,
+      (values) => `${INSERT} check_rollups (monitor_id, hour, success_count, degraded_count, error_count, latency, last_ping_at) values ${values} ${ADD_TO_ROLLUP}`,
     ),
     saveStates: multiRow(
       sqlite,
       6,
-      (values) => `insert into check_state (monitor_id, runner, result, regions, checked_at, latency_ms) values ${values}
+      (values) => `${INSERT} check_state (monitor_id, runner, result, regions, checked_at, latency_ms) values ${values}
        on conflict (monitor_id, runner) do update set result = excluded.result, regions = excluded.regions, checked_at = excluded.checked_at,
          latency_ms = excluded.latency_ms
        where excluded.checked_at >= check_state.checked_at`,
@@ -154,6 +166,9 @@ function statementsFor(sqlite: SQLite.Database) {
 
 /** Every write to the tables of check results, on `sqlite`: the one connection that writes them. */
 export function createResultWriter(sqlite: SQLite.Database) {
+  // No foreign keys checked here (see INSERT): the service's connection checks them on every
+  // other write.
+  sqlite.pragma('foreign_keys = OFF');
   const s = statementsFor(sqlite);
   /**
    * Each monitor's overall state, read from the database the first time this writer stores a
@@ -217,8 +232,8 @@ export function createResultWriter(sqlite: SQLite.Database) {
             results.end();
             // States and rollups go in the order of their monitors: with many monitors each check
             // changes its own pages of these tables, and neighbours in that order share pages, so
-            // each statement changes (and copies, to undo it should it fail) fewer pages: at 100,000
-            // monitors about 10 µs less a check, of 60. The sort is stable: a monitor's checks stay
+            // each statement changes fewer pages (at 100,000 monitors about 10 µs less a check, of
+            // 60, when each page changed was also copied). The sort is stable: a monitor's checks stay
             // in the batch's order, so the later state wins and buckets are added in the same order.
             kept.sort((a, b) => (value(a, 0) as number) - (value(b, 0) as number));
             const states = s.saveStates();
