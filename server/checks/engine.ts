@@ -78,7 +78,7 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
   const store = createResultStore(db, { maxRawResults: options.maxRawResults });
   const listeners = new Set<(change: MonitorStateChange) => void>();
   let syncs = 0;
-  const leases = createLeases(db, {
+  const leases = createLeases(store.engineWrites, {
     log,
     leaseMs: options.leaseMs,
     shards: options.schedule,
@@ -206,7 +206,7 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
   }
 
   async function heartbeat(): Promise<void> {
-    await markRunnerSeen(db, runner, new Date(now()).toISOString());
+    await markRunnerSeen(store.engineWrites, runner, new Date(now()).toISOString());
     await sync();
   }
 

@@ -274,5 +274,6 @@ export function postgresResultTables(db: Db): ResultTables {
     pruneGaps: async (before) => {
       await db.deleteFrom('check_gaps').where('ended_at', '<', before).execute();
     },
+    engineWrites: db,
   };
 }

@@ -1,8 +1,9 @@
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import type SQLite from 'better-sqlite3';
+import { type CompiledQuery, type DatabaseConnection, type Driver, Kysely, type QueryResult, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
 import { DATABASE_FILE, type Db, dataDirOf, onDestroy, withSqlite } from '../db/open.ts';
-import type { CheckResultRow } from '../db/schema.ts';
+import type { CheckResultRow, Database } from '../db/schema.ts';
 import type { CheckOutcome } from '../domain/monitors/check-results.ts';
 import { packageRoot } from '../package-root.ts';
 import type { GapRow, RawRow, ResultTables, RollupRow, StateRow, StoredCheck, StoredTransition } from './result-tables.ts';
@@ -92,6 +93,46 @@ function writerThread(file: string) {
       worker = undefined;
     },
   };
+}
+
+/**
+ * The database for the engine's own writes, its lease renewals and its runner's heartbeat (a few
+ * statements every 10 s): each runs on the result writer's connection while the writer runs (it
+ * is started by the first batch of checks), else on the service's. SQLite drops a connection's
+ * whole page cache whenever another connection commits: made on the service's connection, these
+ * writes emptied the writer's 32 MB every few seconds, and refilling it again and again grew the
+ * thread's memory for minutes at many monitors. Single statements only: no transaction.
+ */
+function engineWrites(db: Db, running: () => ReturnType<typeof writerThread> | undefined): Db {
+  const connection: DatabaseConnection = {
+    async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+      const writer = running();
+      if (!writer) return db.executeQuery<R>(query);
+      const { rows, changes } = await writer.call('execute', query.sql, query.parameters);
+      return { rows: rows as R[], numAffectedRows: BigInt(changes) };
+    },
+    async *streamQuery() {
+      throw new Error('the engine\'s writes stream no rows');
+    },
+  };
+  const single = () => Promise.reject(new Error('the engine\'s writes are single statements'));
+  const driver: Driver = {
+    init: async () => {},
+    acquireConnection: async () => connection,
+    beginTransaction: single,
+    commitTransaction: single,
+    rollbackTransaction: single,
+    releaseConnection: async () => {},
+    destroy: async () => {},
+  };
+  return new Kysely<Database>({
+    dialect: {
+      createAdapter: () => new SqliteAdapter(),
+      createDriver: () => driver,
+      createIntrospector: (kysely) => new SqliteIntrospector(kysely),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+    },
+  });
 }
 
 function readStatements(sqlite: SQLite.Database) {
@@ -184,5 +225,6 @@ export function sqliteResultTables(db: Db): ResultTables {
     pruneRollups: (after, before) => writerOf().call('pruneRollups', after, before),
     foldDays: (after, from, to) => writerOf().call('foldDays', after, from, to),
     pruneGaps: (before) => writerOf().call('pruneGaps', before),
+    engineWrites: engineWrites(db, () => writer),
   };
 }

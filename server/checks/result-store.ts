@@ -96,6 +96,9 @@ export function createResultStore(db: Db, options: ResultStoreOptions = {}) {
       return tables.write(checks, within);
     },
 
+    /** The database as the engine's own periodic writes reach it (see ResultTables). */
+    engineWrites: tables.engineWrites,
+
     /** A deleted monitor: its overall state is no longer kept. */
     forget(monitorId: number): void {
       tables.forget(monitorId);

@@ -1,4 +1,5 @@
 import type { CompiledQuery } from 'kysely';
+import type { Db } from '../db/open.ts';
 import type { CheckResultRow } from '../db/schema.ts';
 import type { CheckOutcome, ProbeResult } from '../domain/monitors/check-results.ts';
 import type { LatencyHistogram } from '../domain/monitors/latency-histogram.ts';
@@ -145,4 +146,9 @@ export interface ResultTables {
    */
   foldDays(after: number, from: number, to: number): Promise<number[]>;
   pruneGaps(before: number): Promise<void>;
+  /**
+   * The database as the engine's own periodic writes reach it (its leases, its runner's
+   * heartbeat): on SQLite, the result writer's connection while the writer runs.
+   */
+  engineWrites: Db;
 }

@@ -31,11 +31,11 @@ const sqlite = openSqlite(file, { timeout: BUSY_TIMEOUT_MS });
 /**
  * Up to 32 MB of pages. What each batch rewrites at many monitors stays in memory: the latest
  * states and the hour's rollups (about 5 and 12 MB at 100,000 monitors), not read from the file
- * again (storing at 100,000 monitors with SQLite's 2 MB: about 140 against 110 µs a check), until
- * the service's own connection commits: SQLite then drops this connection's whole cache, which
- * the engine's lease renewals (every 10 s) and heartbeat (every 15 s) do. The
- * results index's pages, one per monitor, are more than any cache holds, and come from the
- * system's file cache. Twice this held 30 MB more of the process's memory, grown over minutes.
+ * again (storing at 100,000 monitors with SQLite's 2 MB: about 140 against 110 µs a check).
+ * SQLite drops a connection's whole cache when another connection commits: the engine's own
+ * periodic writes run here too (engineWrites in result-store-sqlite.ts). The results index's
+ * pages, one per monitor, are more than any cache holds, and come from the system's file cache.
+ * Twice this held 30 MB more of the process's memory, grown over minutes.
  */
 const WRITER_CACHE_MB = 32;
 tuneConnection(sqlite, WRITER_CACHE_MB);

@@ -289,6 +289,12 @@ export function createResultWriter(sqlite: SQLite.Database) {
         s.deleteFolded.run(id, from, to);
       }),
     pruneGaps: (before: number) => void s.pruneGaps.run(before),
+
+    /** Runs one statement of the engine's own (see engineWrites in result-store-sqlite.ts): its rows, or how many rows it changed. */
+    execute(sql: string, parameters: readonly unknown[]): { rows: unknown[]; changes: number } {
+      const statement = sqlite.prepare(sql);
+      return statement.reader ? { rows: statement.all(...parameters), changes: 0 } : { rows: [], changes: statement.run(...parameters).changes };
+    },
   };
 }
 

@@ -38,9 +38,9 @@ export function tuneConnection(sqlite: SQLite.Database, cacheMb: number): void {
   sqlite.pragma('wal_autocheckpoint = 16000');
   sqlite.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   // A statement changing many rows keeps a copy of each page it changes until it ends, to undo
-  // itself if a constraint fails; past 64 KB that copy went to a temporary file, two writes a
-  // page (storing checks in multi-row statements: about 10 of 56 µs a check at 100,000
-  // monitors). In memory, it costs no system call. Large sorts stay in memory too: this
-  // service's queries read indexes, and sort pages of rows at most.
+  // itself if a constraint fails (the result writer's need none: see INSERT in
+  // checks/result-writer.ts); past 64 KB that copy went to a temporary file, two writes a page.
+  // In memory, it costs no system call. Large sorts stay in memory too: this service's queries
+  // read indexes, and sort pages of rows at most.
   sqlite.pragma('temp_store = MEMORY');
 }
