@@ -30,17 +30,22 @@ resultStoreCases(
   { twoProcesses: false },
 );
 
+/** A database in `path` with the owner's workspace and one inactive TCP monitor, and a result store on it. */
+async function storeWithMonitor(path: string) {
+  const db = await openDatabase(path);
+  const userId = await ensureOwner(db);
+  const services = createServices(db);
+  const actor = { type: 'user', userId, surface: 'cli' } as const;
+  const workspaceId = Number((await services.workspaces.getBySlug(actor, 'personal')).id);
+  const monitor = await services.monitors.create(actor, workspaceId, 'tcp', { name: 'a', periodicity: '30s', uri: '127.0.0.1:9', timeout: 1_000, active: false });
+  services.close();
+  return { db, workspaceId, monitor, store: createResultStore(db) };
+}
+
 test('closing the database waits for the writer to close its connection: the file is whole and the folder free at once', async () => {
   const dir = await tempDir();
   try {
-    const db = await openDatabase(dir.path);
-    const userId = await ensureOwner(db);
-    const services = createServices(db);
-    const actor = { type: 'user', userId, surface: 'cli' } as const;
-    const workspaceId = Number((await services.workspaces.getBySlug(actor, 'personal')).id);
-    const monitor = await services.monitors.create(actor, workspaceId, 'tcp', { name: 'a', periodicity: '30s', uri: '127.0.0.1:9', timeout: 1_000, active: false });
-    services.close();
-    const store = createResultStore(db);
+    const { db, workspaceId, monitor, store } = await storeWithMonitor(dir.path);
     await store.write([storedCheck(monitor.id, workspaceId, Date.now(), 'up', 5)]);
     await db.destroy();
     // The service's connection closed last, so it checkpointed the WAL into the file and removed it.
@@ -54,14 +59,7 @@ test('closing the database waits for the writer to close its connection: the fil
 test("the engine's own writes run on the writer's connection once it runs, so its page cache is not dropped", async () => {
   const dir = await tempDir();
   try {
-    const db = await openDatabase(dir.path);
-    const userId = await ensureOwner(db);
-    const services = createServices(db);
-    const actor = { type: 'user', userId, surface: 'cli' } as const;
-    const workspaceId = Number((await services.workspaces.getBySlug(actor, 'personal')).id);
-    const monitor = await services.monitors.create(actor, workspaceId, 'tcp', { name: 'a', periodicity: '30s', uri: '127.0.0.1:9', timeout: 1_000, active: false });
-    services.close();
-    const store = createResultStore(db);
+    const { db, workspaceId, monitor, store } = await storeWithMonitor(dir.path);
     // SQLite's data_version of a connection moves when another connection commits, not when it does.
     const version = () => withSqlite(db, (sqlite) => sqlite.pragma('data_version', { simple: true }) as number);
     const seen = (at: string) =>

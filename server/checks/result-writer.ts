@@ -187,6 +187,12 @@ export function createResultWriter(sqlite: SQLite.Database) {
   }
 
   /** Runs `work` on each of the next ROLLUP_PRUNE_MONITORS monitors after id `after`, in one transaction; returns their ids. */
+  /** Runs one statement given as data (`within`, the engine's own writes): its rows, or how many rows it changed. */
+  function execute(sql: string, parameters: readonly unknown[]): { rows: unknown[]; changes: number } {
+    const statement = sqlite.prepare(sql);
+    return statement.reader ? { rows: statement.all(...parameters), changes: 0 } : { rows: [], changes: statement.run(...parameters).changes };
+  }
+
   const perMonitor = (after: number, work: (id: number) => void) =>
     sqlite.transaction(() => {
       const chunk = s.monitorIdsFrom.all(after, ROLLUP_PRUNE_MONITORS);
@@ -261,7 +267,7 @@ export function createResultWriter(sqlite: SQLite.Database) {
             }
             states.end();
             rollups.end();
-            if (within) sqlite.prepare(within.sql).run(...within.parameters);
+            if (within) execute(within.sql, within.parameters);
             return outcome;
           })
           .immediate();
@@ -290,11 +296,8 @@ export function createResultWriter(sqlite: SQLite.Database) {
       }),
     pruneGaps: (before: number) => void s.pruneGaps.run(before),
 
-    /** Runs one statement of the engine's own (see engineWrites in result-store-sqlite.ts): its rows, or how many rows it changed. */
-    execute(sql: string, parameters: readonly unknown[]): { rows: unknown[]; changes: number } {
-      const statement = sqlite.prepare(sql);
-      return statement.reader ? { rows: statement.all(...parameters), changes: 0 } : { rows: [], changes: statement.run(...parameters).changes };
-    },
+    /** One statement of the engine's own (see engineWrites in result-store-sqlite.ts). */
+    execute,
   };
 }
 
