@@ -19,8 +19,9 @@
  *      each (address, port) pair has the kernel's whole ephemeral range). Aims: schedule lag
  *      p99 < 1 s, no missed slot, engine CPU < one core, peak RSS < 500 MB and flat over the last
  *      5 minutes (RSS and heap every 30 s and their slope are printed), no check failing for want
- *      of a local port. Printed too: the database's bytes per stored check and per rollup row, and
- *      what a day at that rate takes with and without retention.
+ *      of a local port. Printed too: the database's bytes per stored check and per rollup row (as
+ *      stored, and projected to a full hour and day from the run's latencies), and what a day at
+ *      that rate takes with and without retention.
  *
  *   npm run bench:checks -- [--parts throughput,schedule,summary,scale] [--rounds N] [--round-ms MS]
  *       [--warmup-ms MS] [--concurrency N] [--tcp-monitors N] [--grpc-monitors N] [--schedule-s S]
@@ -57,12 +58,13 @@ import pino from 'pino';
 import { parseTarget, trustStore } from '../server/checks/connection.ts';
 import { createCheckEngine } from '../server/checks/engine.ts';
 import { type GrpcProbeConfig, probeGrpc } from '../server/checks/grpc-probe.ts';
-import { createResultStore, DAY_MS, DEFAULT_MAX_RAW_RESULTS, type StoredCheck } from '../server/checks/result-store.ts';
+import { createResultStore, DAY_MS, DEFAULT_MAX_RAW_RESULTS, HOUR_MS, type StoredCheck } from '../server/checks/result-store.ts';
 import { offsetOf } from '../server/checks/scheduler.ts';
 import { probeTcp } from '../server/checks/tcp-probe.ts';
 import { type Db, openDatabase, withSqlite } from '../server/db/open.ts';
 import type { Actor } from '../server/domain/actor.ts';
 import type { CheckOutcome, MonitorSummary } from '../server/domain/monitors/check-results.ts';
+import { LatencyHistogram } from '../server/domain/monitors/latency-histogram.ts';
 import type { Monitor } from '../server/domain/monitors/monitors.ts';
 import { createServices } from '../server/services.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
@@ -858,6 +860,24 @@ function slope(points: [number, number][]): number {
   return den === 0 ? 0 : num / den;
 }
 
+/**
+ * The bytes of a monitor's latency histogram once it holds `checks` checks, on average over 1,000
+ * monitors (TCP the share `tcpShare`, the rest gRPC) whose checks take latencies drawn, seeded,
+ * from a sample of this run's: what a rollup's histogram grows to by the end of its hour or day.
+ */
+function fullLatencyBytes(latencies: Map<string, number[]>, tcpShare: number, checks: number): number {
+  let seed = 1;
+  const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  let bytes = 0;
+  for (let monitor = 0; monitor < 1_000; monitor++) {
+    const pool = latencies.get(monitor < 1_000 * tcpShare ? 'tcp' : 'grpc') ?? [];
+    const histogram = new LatencyHistogram();
+    for (let i = 0; i < checks && pool.length > 0; i++) histogram.add(pool[Math.floor(next() * pool.length)]!);
+    bytes += histogram.encode().length;
+  }
+  return bytes / 1_000;
+}
+
 async function schedule(run: ScheduleRun, options: Options, targets: Targets, tempDirs: string[]): Promise<{ text: string[]; aims: Aim[] }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'statusdesk-bench-checks-'));
   tempDirs.push(dataDir);
@@ -899,7 +919,10 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
   let sizes: { name: string; bytes: number }[];
   let rollupRows: number;
   /** The rollups folded by day, as they are once 15 days old (the scale part only): their rows and bytes. */
-  let folded = { rows: 0, bytes: 0 };
+  let folded = { rows: 0, bytes: 0, latencyBytes: 0 };
+  /** The bytes of a rollup's latency histogram, on average; and a sample of the latencies stored, by monitor type. */
+  let rollupLatencyBytes = 0;
+  const latencies = new Map<string, number[]>();
   try {
     [perMonitor, byResult, problems, sizes, rollupRows] = await withSqlite(db, (sqlite) => [
       sqlite.prepare('select m.id, m.type, count(r.id) as n from monitors m left join check_results r on r.monitor_id = m.id group by m.id').all() as {
@@ -918,11 +941,17 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
       sqlite.prepare('select count(*) from check_rollups').pluck().get() as number,
     ]);
     if (run.scale) {
+      await withSqlite(db, (sqlite) => {
+        rollupLatencyBytes = sqlite.prepare('select avg(length(latency)) from check_rollups').pluck().get() as number;
+        const sample = sqlite.prepare("select m.type, r.latency_ms from check_results r join monitors m on m.id = r.monitor_id where r.id % 50 = 0 and r.result != 'down'").raw().all() as [string, number][];
+        for (const [type, ms] of sample) (latencies.get(type) ?? latencies.set(type, []).get(type)!).push(ms);
+      });
       // Retention as it stands 16 days on: raw results gone, each monitor's hours folded into its day.
       await createResultStore(db).prune(report.endedAt + 16 * DAY_MS);
       folded = await withSqlite(db, (sqlite) => ({
         rows: sqlite.prepare('select count(*) from check_rollups').pluck().get() as number,
         bytes: sqlite.prepare("select sum(pgsize) from dbstat where name = 'check_rollups'").pluck().get() as number,
+        latencyBytes: sqlite.prepare('select avg(length(latency)) from check_rollups').pluck().get() as number,
       }));
     }
   } finally {
@@ -968,11 +997,15 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
   const bytesPerRollup = rollupRows === 0 ? 0 : rollupBytes / rollupRows;
   const checksPerDay = (report.jobs * DAY_MS) / PERIOD_MS;
   const rawPerDay = checksPerDay * bytesPerCheck;
-  const rollupsPerDay = report.jobs * 24 * bytesPerRollup;
   const bytesPerDayRollup = folded.rows === 0 ? 0 : folded.bytes / folded.rows;
+  // A run is shorter than an hour, and an hour's rollup grows with its checks' latencies: rows as they are once full.
+  const latencyBytesOf = (checks: number) => fullLatencyBytes(latencies, run.tcpMonitors / report.jobs, checks);
+  const bytesPerHourRollup = bytesPerRollup - rollupLatencyBytes + latencyBytesOf(HOUR_MS / PERIOD_MS);
+  const bytesPerFullDayRollup = bytesPerDayRollup - folded.latencyBytes + latencyBytesOf(DAY_MS / PERIOD_MS);
+  const rollupsPerDay = report.jobs * 24 * bytesPerHourRollup;
   // What retention keeps: the newest DEFAULT_MAX_RAW_RESULTS raw results (or 14 days, if fewer), 15 days of hourly rollups and 75 of daily ones.
   const rawKept = Math.min(DEFAULT_MAX_RAW_RESULTS, checksPerDay * 14) * bytesPerCheck;
-  const rollupsKept = 15 * rollupsPerDay + 75 * report.jobs * bytesPerDayRollup;
+  const rollupsKept = 15 * rollupsPerDay + 75 * report.jobs * bytesPerFullDayRollup;
   const failedForPorts = problems.filter((p) => p.message === 'address not available').reduce((sum, p) => sum + p.n, 0);
 
   const rows = [
@@ -1003,7 +1036,10 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
       `${rssSlope.toFixed(2)} / ${heapSlope.toFixed(2)} MB per minute; RSS peak ${mb(rssPeakTail)} MB there, ${mb(rssPeakHead)} MB before`,
     ],
     ['database: raw results + indexes per stored check', `${int(bytesPerCheck)} bytes (${mb(rawBytes)} MB for ${stored} checks)`],
-    ['database: a rollup row (monitor-hour); folded by day (monitor-day, of this run\'s hours)', `${int(bytesPerRollup)} bytes; ${int(bytesPerDayRollup)} bytes`],
+    [
+      'database: a rollup row (monitor-hour); folded by day (monitor-day)',
+      `${int(bytesPerRollup)} bytes, ${int(bytesPerHourRollup)} once the hour is full; ${int(bytesPerDayRollup)} bytes of this run's hours, ${int(bytesPerFullDayRollup)} of a full day`,
+    ],
     [
       'database at this rate for a day, without retention',
       `${(rawPerDay / 1e9).toFixed(1)} GB raw (${int(checksPerDay)} checks) + ${(rollupsPerDay / 1e9).toFixed(2)} GB rollups`,
@@ -1012,7 +1048,7 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
       'database with retention, after a day / at most',
       `${((rawKept + rollupsPerDay) / 1e9).toFixed(2)} GB / ${((rawKept + rollupsKept) / 1e9).toFixed(1)} GB ` +
         `(raw capped at ${DEFAULT_MAX_RAW_RESULTS.toLocaleString('en')} checks = ${(rawKept / 1e9).toFixed(2)} GB; rollups ${(rollupsPerDay / 1e6).toFixed(0)} MB a day, ` +
-        `hourly for 15 days, then ${((report.jobs * bytesPerDayRollup) / 1e6).toFixed(0)} MB a day folded by day, to 90 days: ${(rollupsKept / 1e9).toFixed(1)} GB)`,
+        `hourly for 15 days, then ${((report.jobs * bytesPerFullDayRollup) / 1e6).toFixed(0)} MB a day folded by day, to 90 days: ${(rollupsKept / 1e9).toFixed(1)} GB)`,
     ],
     ['sockets in TIME_WAIT, peak (machine-wide)', timeWaitPeak === null ? 'n/a' : String(timeWaitPeak)],
     ['targets process CPU (not counted above)', `${pct(targetShare)} of one core`],

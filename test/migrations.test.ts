@@ -10,6 +10,7 @@ import { migrations } from '../server/db/migrations/index.ts';
 import { createServices } from '../server/services.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
 import { AppError } from '../server/errors.ts';
+import { legacyHistograms } from './support/legacy-histograms.ts';
 import { tempDir } from './support/harness.ts';
 import { sqliteOnly } from './support/database.ts';
 
@@ -128,7 +129,7 @@ describe('openDatabase', { skip: sqliteOnly }, () => {
     }
     const leases = await sql<{ n: number }>`select count(*) as n from check_leases where holder is null`.execute(db);
     assert.equal(leases.rows[0]!.n, 65, 'every shard of the monitors and the upkeep, free');
-    assert.equal(KNOWN_VERSION, 10, 'update this suite when a migration is added');
+    assert.equal(KNOWN_VERSION, 11, 'update this suite when a migration is added');
   });
 
   test('enforces foreign keys and the plan check', async () => {
@@ -283,6 +284,33 @@ describe('migrations', { skip: sqliteOnly }, () => {
       assert.equal(rawPragma(older, 'user_version'), version + 1);
       await (await openDatabase(older)).destroy();
       assert.deepEqual(contents(older), withPendingSealing, `a file at ${name} migrated step by step`);
+    }
+  });
+
+  test('0011 re-encodes the rollups\' latency histograms: the same buckets and counts, in under half the bytes', async () => {
+    const dataDir = await stepwise(await folder(), 10);
+    const rows = legacyHistograms(2_345).map((histogram, i) => ({ ...histogram, hour: i * 3_600_000 }));
+    const raw = new SQLite(join(dataDir, DATABASE_FILE));
+    try {
+      raw.pragma('foreign_keys = off');
+      const insert = raw.prepare('insert into check_rollups (monitor_id, hour, success_count, degraded_count, error_count, latency, last_ping_at) values (1, ?, 1, 0, 0, ?, 0)');
+      for (const row of rows) insert.run(row.hour, row.pairs);
+    } finally {
+      raw.close();
+    }
+
+    await (await openDatabase(dataDir)).destroy();
+
+    const check = new SQLite(join(dataDir, DATABASE_FILE), { readonly: true });
+    try {
+      const stored = check.prepare('select hour, latency from check_rollups order by hour').all() as { hour: number; latency: Buffer }[];
+      assert.equal(stored.length, rows.length);
+      rows.forEach((row, i) => assert.deepEqual(stored[i]!.latency, row.expected, `the row of hour ${row.hour}`));
+      const before = rows.reduce((sum, row) => sum + row.pairs.length, 0);
+      const after = stored.reduce((sum, row) => sum + row.latency.length, 0);
+      assert.ok(after < before / 2, `${after} bytes after, ${before} before`);
+    } finally {
+      check.close();
     }
   });
 

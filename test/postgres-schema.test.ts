@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { migrations } from '../server/db/migrations/index.ts';
+import * as compactLatencies from '../server/db/migrations/0011-compact-latencies.ts';
 import { type Db, openDatabase } from '../server/db/open.ts';
 import { openPostgres } from '../server/db/postgres.ts';
 import { AppError } from '../server/errors.ts';
 import { tempDir } from './support/harness.ts';
+import { legacyHistograms } from './support/legacy-histograms.ts';
 import { startPostgres, type TestPostgres, withoutPostgres } from './support/postgres.ts';
 
 type Columns = Record<string, string[]>;
@@ -133,6 +135,40 @@ describe('PostgreSQL schema', { skip: withoutPostgres }, () => {
       assert.deepEqual(row, { id: 1, started_at: startedAt, latency_ms: latency });
       const counted = await db.selectFrom('check_results').select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.sum<number>('started_at').as('total')]).executeTakeFirstOrThrow();
       assert.deepEqual(counted, { n: 1, total: startedAt });
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  test('0011 re-encodes stored rollups\' latency histograms: the same buckets and counts', async () => {
+    const db = await open(await server.createDatabase());
+    try {
+      const workspace = await db
+        .insertInto('workspaces')
+        .values({ name: 'W', slug: 'w', plan: 'hobby', created_at: new Date().toISOString() })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const monitor = await db
+        .insertInto('monitors')
+        .values({
+          workspace_id: workspace.id, type: 'tcp', name: 'm', description: '', active: 1, periodicity: '30s', regions: '[]',
+          timeout_ms: 1000, degraded_ms: null, retry: 0, open_telemetry: null, tags: '[]', settings: '{}', revision: 1,
+          created_at: '', updated_at: '',
+        } as never)
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      // Hours past 2^31, in more rows than the migration takes a batch.
+      const rows = legacyHistograms(2_345).map((histogram, i) => ({ ...histogram, hour: Date.UTC(2026, 0, 1) + i * 3_600_000 }));
+      await db
+        .insertInto('check_rollups')
+        .values(rows.map((row) => ({ monitor_id: monitor.id, hour: row.hour, success_count: 1, degraded_count: 0, error_count: 0, latency: row.pairs, last_ping_at: 0 })))
+        .execute();
+
+      await compactLatencies.up(db as Kysely<any>);
+
+      const stored = await db.selectFrom('check_rollups').select(['hour', 'latency']).orderBy('hour').execute();
+      assert.equal(stored.length, rows.length);
+      rows.forEach((row, i) => assert.deepEqual(stored[i]!.latency, row.expected, `the row of hour ${row.hour}`));
     } finally {
       await db.destroy();
     }

@@ -9,6 +9,7 @@ import * as m0007 from './0007-dashboard-views.ts';
 import * as m0008 from './0008-subscriber-deliveries.ts';
 import * as m0009 from './0009-private-locations.ts';
 import * as m0010 from './0010-check-leases.ts';
+import * as m0011 from './0011-compact-latencies.ts';
 
 /**
  * Every migration, in order, imported statically so a bundled app carries them. Append only:
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '0008-subscriber-deliveries': m0008,
   '0009-private-locations': m0009,
   '0010-check-leases': m0010,
+  '0011-compact-latencies': m0011,
 };

@@ -121,7 +121,8 @@ insert into kysely_migration (name, timestamp) values
   ('0007-dashboard-views', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   ('0008-subscriber-deliveries', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   ('0009-private-locations', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-  ('0010-check-leases', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
+  ('0010-check-leases', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  ('0011-compact-latencies', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
 insert into private_locations (name, status, metadata, created_at) values ('local', 'active', '{"kind":"embedded"}', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
 with recursive shards (shard) as (select 0 union all select shard + 1 from shards where shard < 64)
 insert into check_leases (shard) select shard from shards;
