@@ -70,8 +70,12 @@ function multiRow(sqlite: SQLite.Database, columns: number, sql: (values: string
     if (!prepared) bySize.set(size, (prepared = sqlite.prepare(sql(new Array<string>(size).fill(row).join(', ')))));
     return prepared;
   };
-  const values = new Array<unknown>(ROWS_PER_STATEMENT * columns);
   return () => {
+    // A write's own, garbage once it ends. Kept from write to write, the values of the last rows
+    // would outlive young collections, and each latency histogram among them would hold its 8 KB
+    // of Buffer pool until a full collection, which the writer's thread, keeping little, reaches
+    // rarely.
+    const values = new Array<unknown>(ROWS_PER_STATEMENT * columns);
     let length = 0;
     return {
       put(row, from = 0) {
@@ -186,13 +190,13 @@ export function createResultWriter(sqlite: SQLite.Database) {
     return overall;
   }
 
-  /** Runs `work` on each of the next ROLLUP_PRUNE_MONITORS monitors after id `after`, in one transaction; returns their ids. */
   /** Runs one statement given as data (`within`, the engine's own writes): its rows, or how many rows it changed. */
   function execute(sql: string, parameters: readonly unknown[]): { rows: unknown[]; changes: number } {
     const statement = sqlite.prepare(sql);
     return statement.reader ? { rows: statement.all(...parameters), changes: 0 } : { rows: [], changes: statement.run(...parameters).changes };
   }
 
+  /** Runs `work` on each of the next ROLLUP_PRUNE_MONITORS monitors after id `after`, in one transaction; returns their ids. */
   const perMonitor = (after: number, work: (id: number) => void) =>
     sqlite.transaction(() => {
       const chunk = s.monitorIdsFrom.all(after, ROLLUP_PRUNE_MONITORS);
