@@ -4,8 +4,8 @@
  * different hours merge by adding counts. This is what lets a 14-day summary read 336 hourly rows
  * instead of 40,000 raw results.
  *
- * Encoded, the buckets come in ascending order, each as two unsigned LEB128 varints: the gap from
- * the bucket before it, less one (the first bucket's from the lowest), and its count. A monitor's
+ * Encoded, the buckets come in ascending order, each as two unsigned LEB128 varints: its distance
+ * from the bucket before it less one (the first's, from the lowest bucket), and its count. A monitor's
  * latencies fill neighbouring buckets with counts under 128, so a bucket takes two bytes: an
  * hour's rollup at 30 s holds up to 120 of them.
  */
@@ -14,8 +14,8 @@ const LOG_GAMMA = Math.log(GAMMA);
 /** Latencies at or below 1 µs share the lowest bucket. */
 const MIN_MS = 0.001;
 const MIN_INDEX = Math.ceil(Math.log(MIN_MS) / LOG_GAMMA);
-/** The most bytes a bucket can take: two varints of up to five bytes (32 bits). */
-const MAX_BUCKET_BYTES = 10;
+/** The most bytes a bucket can take: two varints of up to eight bytes (any count up to 2^53). */
+const MAX_BUCKET_BYTES = 16;
 
 const indexOf = (ms: number) => (ms <= MIN_MS ? MIN_INDEX : Math.ceil(Math.log(ms) / LOG_GAMMA));
 
