@@ -72,6 +72,7 @@ import { limitHeapGrowth, SERVICE_NODE_FLAGS } from '../server/heap-growth.ts';
 import { VERSION } from '../server/package-root.ts';
 import { compare, median, parseNumber, percentile, table } from './support/figures.ts';
 import { closedLoop, failuresOf, type LoadFigures } from './support/load.ts';
+import { seededRandom } from '../test/support/seeded-random.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const CPUS = availableParallelism();
@@ -866,8 +867,7 @@ function slope(points: [number, number][]): number {
  * from a sample of this run's: what a rollup's histogram grows to by the end of its hour or day.
  */
 function fullLatencyBytes(latencies: Map<string, number[]>, tcpShare: number, checks: number): number {
-  let seed = 1;
-  const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const next = seededRandom(1);
   let bytes = 0;
   for (let monitor = 0; monitor < 1_000; monitor++) {
     const pool = latencies.get(monitor < 1_000 * tcpShare ? 'tcp' : 'grpc') ?? [];

@@ -15,6 +15,7 @@ import { planNames, plans } from '../server/domain/plans.ts';
 import type { Services } from '../server/services.ts';
 import { packageRoot } from '../server/package-root.ts';
 import { startTestService, tempDir, type TestService, rejectsWith } from './support/harness.ts';
+import { seededRandom } from './support/seeded-random.ts';
 
 const system: Actor = { type: 'system', surface: 'cli' };
 
@@ -233,8 +234,7 @@ describe('search', () => {
   test('random strings of FTS5 syntax and unicode never fail', async () => {
     const index = fixtureIndex();
     const pool = ['"', '*', '-', '+', '^', ':', '(', ')', '{', '}', ',', "'", ' ', ' ', 'NEAR', 'AND', 'OR', 'NOT', 'quokka', 'retr', 'é', '\u0301', '東', '😀', '\u0000', '\\', '/', '.', '_'];
-    let seed = 42;
-    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const next = seededRandom(42);
     for (let i = 0; i < 300; i++) {
       const query = Array.from({ length: 1 + Math.floor(next() * 12) }, () => pool[Math.floor(next() * pool.length)]).join('');
       if (query.trim() === '') continue;

@@ -28,6 +28,7 @@ import { StatusPageService } from '../proto/gen/status_page/v1/status_page_pb.js
 import { StatusReportService } from '../proto/gen/status_report/v1/status_report_pb.js';
 import { dashboardSession, startTestService, type TestService } from './support/harness.ts';
 import { ALL_TOOLS } from './support/mcp-client.ts';
+import { seededRandom } from './support/seeded-random.ts';
 
 /** The seed of the suite; other seeds were explored with FUZZ_SEED (1 to 22 and random ones) and found nothing more. */
 const DEFAULT_SEED = 293202130;
@@ -42,17 +43,10 @@ const PAGE_SLUG = 'fuzz-page';
 
 // ---- randomness ---------------------------------------------------------------------------------
 
-/** mulberry32: small, fast, and the same sequence for the same seed on every machine. */
 class Rng {
-  private state: number;
+  readonly next: () => number;
   constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-  next(): number {
-    let t = (this.state = (this.state + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.next = seededRandom(seed);
   }
   int(n: number): number {
     return Math.floor(this.next() * n);

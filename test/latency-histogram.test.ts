@@ -1,14 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { LatencyHistogram } from '../server/domain/monitors/latency-histogram.ts';
-
-/** A seeded generator, so a failure can be run again. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-    return seed / 2 ** 31;
-  };
-}
+import { seededRandom } from './support/seeded-random.ts';
 
 /** Latencies spread over 50 µs to 10 s on a log scale, as a mix of loopback, LAN and slow checks. */
 const latencies = (n: number, next: () => number) => Array.from({ length: n }, () => 0.05 * 200_000 ** next());
@@ -24,7 +17,7 @@ const quantiles = (histogram: LatencyHistogram) => QUANTILES.map((q) => histogra
 
 describe('LatencyHistogram', () => {
   test('any quantile is within 1% of the true one by nearest rank', () => {
-    const next = random(7);
+    const next = seededRandom(7);
     const values = latencies(5_000, next).sort((a, b) => a - b);
     const histogram = histogramOf(values);
     for (const q of QUANTILES) {
@@ -36,7 +29,7 @@ describe('LatencyHistogram', () => {
   });
 
   test('decodes what it encodes: the same count and quantiles', () => {
-    const next = random(11);
+    const next = seededRandom(11);
     for (const size of [0, 1, 2, 50, 500]) {
       const histogram = histogramOf(latencies(size, next));
       const decoded = LatencyHistogram.decode(histogram.encode());
@@ -55,7 +48,7 @@ describe('LatencyHistogram', () => {
   });
 
   test('merging encodings gives the encoding of the histograms merged, byte for byte', () => {
-    const next = random(23);
+    const next = seededRandom(23);
     for (let round = 0; round < 300; round++) {
       const a = histogramOf(latencies(Math.floor(next() * 150), next), 1 + Math.floor(next() * 300));
       const b = histogramOf(latencies(Math.floor(next() * 150), next), 1 + Math.floor(next() * 300));
@@ -67,7 +60,7 @@ describe('LatencyHistogram', () => {
   });
 
   test('adding one check to a stored encoding, as each check does to its rollup', () => {
-    const next = random(31);
+    const next = seededRandom(31);
     const histogram = new LatencyHistogram();
     let stored: Uint8Array = new LatencyHistogram().encode();
     for (const ms of latencies(2_000, next)) {
@@ -82,17 +75,13 @@ describe('LatencyHistogram', () => {
 
   test('an hour of a monitor checked every 30 s takes about two bytes a bucket', () => {
     // 120 checks of a loopback service: 0.05 to 2 ms.
-    const next = random(43);
-    const histogram = histogramOf(Array.from({ length: 120 }, () => 0.05 * 40 ** next()));
-    const buckets = new Set(quantilesOfEach(histogram)).size;
-    const bytes = histogram.encode().length;
+    const next = seededRandom(43);
+    const latencies = Array.from({ length: 120 }, () => 0.05 * 40 ** next());
+    // Bucket i holds the latencies in (1.02^(i-1), 1.02^i].
+    const buckets = new Set(latencies.map((ms) => Math.ceil(Math.log(ms) / Math.log(1.02)))).size;
+    const bytes = histogramOf(latencies).encode().length;
     assert.ok(buckets > 60, `${buckets} buckets`);
-    // Eight bytes a bucket before.
+    // Eight bytes a bucket before; the first bucket's distance from the lowest takes two.
     assert.ok(bytes <= 2 * buckets + 1, `${bytes} bytes for ${buckets} buckets`);
   });
 });
-
-/** The value of each bucket of a histogram, read back as the quantile at each rank. */
-function quantilesOfEach(histogram: LatencyHistogram): number[] {
-  return Array.from({ length: histogram.count }, (_, rank) => histogram.quantile((rank + 1) / histogram.count)!);
-}

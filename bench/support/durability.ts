@@ -18,6 +18,7 @@ import { MonitorService, Periodicity } from '../../proto/gen/monitor/v1/monitor_
 import { StatusPageService } from '../../proto/gen/status_page/v1/status_page_pb.js';
 import { percentile } from './figures.ts';
 import { type Child, spawnReady, within } from './processes.ts';
+import { seededRandom } from '../../test/support/seeded-random.ts';
 
 export const CLI = new URL('../../bin/statusdesk.js', import.meta.url).pathname;
 export const BUNDLE = new URL('../../dist/statusdesk.js', import.meta.url).pathname;
@@ -53,17 +54,6 @@ export interface DurabilityFigures {
   restartP99: number;
   /** What went wrong, cycle by cycle (missing ids, integrity messages, refused writes). */
   problems: string[];
-}
-
-/** mulberry32: the same kill moments for the same seed. */
-function rng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    let t = (state = (state + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function cli(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
@@ -135,7 +125,8 @@ function verify(dataDir: string, ledger: Ledger): { missing: string[]; integrity
 /** Runs the cycles on a fresh data folder, which is removed afterwards. */
 export async function runDurability(options: DurabilityOptions): Promise<DurabilityFigures> {
   if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run build first`);
-  const random = rng(options.seed);
+  // The same kill moments for the same seed.
+  const random = seededRandom(options.seed);
   const dataDir = await mkdtemp(join(tmpdir(), 'statusdesk-durability-'));
   const logFile = join(dataDir, 'serve.log');
   const env: NodeJS.ProcessEnv = { ...process.env, STATUSDESK_CHECKS: 'off', STATUSDESK_RATE_LIMIT: '0', STATUSDESK_LOG_LEVEL: 'warn' };

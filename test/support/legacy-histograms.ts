@@ -1,4 +1,5 @@
 import { LatencyHistogram } from '../../server/domain/monitors/latency-histogram.ts';
+import { seededRandom } from './seeded-random.ts';
 
 /**
  * Latency histograms as rollups stored them before migration 0011: (bucket index int32, count
@@ -7,7 +8,7 @@ import { LatencyHistogram } from '../../server/domain/monitors/latency-histogram
  * count can be. A value of γ^index / 1.01 falls in the bucket `index`.
  */
 export function legacyHistograms(count: number, seed = 5): { pairs: Buffer; expected: Buffer }[] {
-  const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const next = seededRandom(seed);
   return Array.from({ length: count }, (_, row) => {
     const indexes = [...new Set(Array.from({ length: row % 150 }, () => -348 + Math.floor(next() * 1_100)))];
     const histogram = new LatencyHistogram();
