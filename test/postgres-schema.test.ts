@@ -47,6 +47,24 @@ async function refusal(open: Promise<Db>): Promise<string> {
   return error.message;
 }
 
+/** A workspace with one monitor, written directly: what rows of check results need. */
+async function insertMonitor(db: Db): Promise<{ id: number }> {
+  const workspace = await db
+    .insertInto('workspaces')
+    .values({ name: 'W', slug: 'w', plan: 'hobby', created_at: new Date().toISOString() })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return db
+    .insertInto('monitors')
+    .values({
+      workspace_id: workspace.id, type: 'tcp', name: 'm', description: '', active: 1, periodicity: '30s', regions: '[]',
+      timeout_ms: 1000, degraded_ms: null, retry: 0, open_telemetry: null, tags: '[]', settings: '{}', revision: 1,
+      created_at: '', updated_at: '',
+    } as never)
+    .returning('id')
+    .executeTakeFirstOrThrow();
+}
+
 describe('PostgreSQL schema', { skip: withoutPostgres }, () => {
   let server: TestPostgres;
   let dataDir: Awaited<ReturnType<typeof tempDir>>;
@@ -111,20 +129,7 @@ describe('PostgreSQL schema', { skip: withoutPostgres }, () => {
         { column_name: 'latency_ms', data_type: 'double precision' },
         { column_name: 'started_at', data_type: 'bigint' },
       ]);
-      const workspace = await db
-        .insertInto('workspaces')
-        .values({ name: 'W', slug: 'w', plan: 'hobby', created_at: new Date().toISOString() })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      const monitor = await db
-        .insertInto('monitors')
-        .values({
-          workspace_id: workspace.id, type: 'tcp', name: 'm', description: '', active: 1, periodicity: '30s', regions: '[]',
-          timeout_ms: 1000, degraded_ms: null, retry: 0, open_telemetry: null, tags: '[]', settings: '{}', revision: 1,
-          created_at: '', updated_at: '',
-        } as never)
-        .returning('id')
-        .executeTakeFirstOrThrow();
+      const monitor = await insertMonitor(db);
       const startedAt = Date.UTC(2026, 0, 1) + 0.5 * 2 ** 40; // far past 2^31
       const latency = 123.456789012345;
       await db
@@ -143,20 +148,7 @@ describe('PostgreSQL schema', { skip: withoutPostgres }, () => {
   test('0011 re-encodes stored rollups\' latency histograms: the same buckets and counts', async () => {
     const db = await open(await server.createDatabase());
     try {
-      const workspace = await db
-        .insertInto('workspaces')
-        .values({ name: 'W', slug: 'w', plan: 'hobby', created_at: new Date().toISOString() })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      const monitor = await db
-        .insertInto('monitors')
-        .values({
-          workspace_id: workspace.id, type: 'tcp', name: 'm', description: '', active: 1, periodicity: '30s', regions: '[]',
-          timeout_ms: 1000, degraded_ms: null, retry: 0, open_telemetry: null, tags: '[]', settings: '{}', revision: 1,
-          created_at: '', updated_at: '',
-        } as never)
-        .returning('id')
-        .executeTakeFirstOrThrow();
+      const monitor = await insertMonitor(db);
       // Hours past 2^31, in more rows than the migration takes a batch.
       const rows = legacyHistograms(2_345).map((histogram, i) => ({ ...histogram, hour: Date.UTC(2026, 0, 1) + i * 3_600_000 }));
       await db

@@ -76,7 +76,7 @@ class BucketWriter {
     this.#previous = index;
   }
 
-  /** Encoded buckets as they are, the last of them `last`. */
+  /** Encoded buckets as they are, the last of them `last` (Infinity when they end the encoding). */
   copy(buckets: Uint8Array, last: number): void {
     this.#bytes.set(buckets, this.#length);
     this.#length += buckets.length;
