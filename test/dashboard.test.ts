@@ -78,6 +78,8 @@ describe('sign-in link', () => {
     assert.match(signIn.headers.get('content-type') ?? '', /^text\/html/);
     assert.match(session.token, /^[A-Za-z0-9_-]{43}$/);
     assert.equal(signIn.headers.get('cache-control'), 'no-store');
+    // The answer's address held a one-time link: no page it links to learns it.
+    assert.equal(signIn.headers.get('referrer-policy'), 'no-referrer');
     const cookies = signIn.headers.getSetCookie();
     assert.equal(cookies.length, 1);
     const [pair = '', ...attributes] = cookies[0]!.split(';').map((part) => part.trim());
@@ -91,7 +93,11 @@ describe('sign-in link', () => {
     const again = await fetch(service.signInUrl, { redirect: 'manual' });
     assert.equal(again.status, 401);
     assert.match(again.headers.get('content-type') ?? '', /^text\/html/);
-    assert.match(await again.text(), /expired or was already used/);
+    const page = await again.text();
+    assert.match(page, /expired or was already used/);
+    // The way to a new link that works whether or not the service was started by hand.
+    assert.match(page, /<code>statusdesk dashboard<\/code>/);
+    assert.doesNotMatch(page, /statusdesk serve/);
     assert.deepEqual(again.headers.getSetCookie(), []);
   });
 

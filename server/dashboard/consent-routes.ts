@@ -14,22 +14,24 @@ const bindingCookie = (requestId: string) => `statusdesk_consent_${requestId}`;
 const REQUEST_ID = /^[A-Za-z0-9_-]{22}$/;
 
 /**
- * The anti-forgery token of a decision: bound to the dashboard session and the request, so only a
- * page that could read the request with that session can approve or deny it.
+ * The anti-forgery token of a decision: bound to the page's half of the dashboard session (never
+ * the cookie, which other local servers receive) and the request, so only a page that could read
+ * the request with that session can approve or deny it.
  */
-function csrfToken(sessionSecret: string, requestId: string): string {
-  return derivedSecret(sessionSecret, `consent:${requestId}`);
+function csrfToken(pageToken: string, requestId: string): string {
+  return derivedSecret(pageToken, `consent:${requestId}`);
 }
 
-function checkCsrf(sessionSecret: string, requestId: string, given: unknown): void {
-  if (typeof given !== 'string' || !sameSecret(given, csrfToken(sessionSecret, requestId))) {
+function checkCsrf(pageToken: string, requestId: string, given: unknown): void {
+  if (typeof given !== 'string' || !sameSecret(given, csrfToken(pageToken, requestId))) {
     throw new AppError('FORBIDDEN', 'csrfToken: missing or not valid for this session and request; reload the page');
   }
 }
 
 export interface ConsentRoutesOptions {
   services: Services;
-  sessionCookie: string;
+  /** The page's half of the dashboard session a request carries. */
+  pageToken(c: Context<AppEnv>): string;
   /** The signed-in person of a request, if any. */
   personOf(c: Context<AppEnv>): Promise<Actor | undefined>;
 }
@@ -49,14 +51,13 @@ async function readBody(c: Context<AppEnv>): Promise<Record<string, unknown>> {
  * page sees it, and the decisions of a signed-in person (SPEC 5.2, step 3).
  */
 export function registerConsentRoutes(app: HonoApp, options: ConsentRoutesOptions): void {
-  const { services, sessionCookie } = options;
+  const { services, pageToken } = options;
 
   /** A request decorated for a signed-in person: the anti-forgery token and the workspaces to choose from. */
   async function forPerson(c: Context<AppEnv>, request: ConsentRequestView, person: Actor | undefined) {
     if (!request.canDecide || !person) return request;
-    const session = getCookie(c, sessionCookie) ?? '';
     const workspaces = (await services.workspaces.list(person)).map(({ id, name, slug }) => ({ id, name, slug }));
-    return { ...request, csrfToken: csrfToken(session, request.id), workspaces };
+    return { ...request, csrfToken: csrfToken(pageToken(c), request.id), workspaces };
   }
 
   // The ticket from /oauth/authorize becomes this browser's cookie, and leaves the address at once.
@@ -94,7 +95,7 @@ export function registerConsentRoutes(app: HonoApp, options: ConsentRoutesOption
   app.post('/api/oauth/requests/:id/approve', async (c) => {
     const id = c.req.param('id');
     const body = await readBody(c);
-    checkCsrf(getCookie(c, sessionCookie) ?? '', id, body.csrfToken);
+    checkCsrf(pageToken(c), id, body.csrfToken);
     const workspaceId = body.workspaceId === undefined ? undefined : Number(body.workspaceId);
     if (workspaceId !== undefined && (!Number.isSafeInteger(workspaceId) || workspaceId <= 0)) {
       throw new AppError('VALIDATION', 'workspaceId: must be the id of one of your workspaces', [{ field: 'workspaceId', rule: 'must be the id of one of your workspaces' }]);
@@ -107,7 +108,7 @@ export function registerConsentRoutes(app: HonoApp, options: ConsentRoutesOption
   app.post('/api/oauth/requests/:id/deny', async (c) => {
     const id = c.req.param('id');
     const body = await readBody(c);
-    checkCsrf(getCookie(c, sessionCookie) ?? '', id, body.csrfToken);
+    checkCsrf(pageToken(c), id, body.csrfToken);
     const person = c.get('actor');
     return c.json(await forPerson(c, await services.oauth.deny(person, { id }), person));
   });

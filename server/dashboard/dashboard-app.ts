@@ -18,7 +18,7 @@ import { workspaceIdOf } from './route-params.ts';
 import { readIndexHtml, registerUi } from './ui-routes.ts';
 
 const SESSION_COOKIE = 'statusdesk_session';
-/** The header in which the page sends its half of the session (see sessionToken). */
+/** The header in which the page sends its half of the session (see domain/sessions/sessions.ts). */
 const SESSION_TOKEN_HEADER = 'x-statusdesk-session';
 
 /**
@@ -30,9 +30,10 @@ export const DASHBOARD_SECURITY_HEADERS = {
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'same-origin',
   'cross-origin-opener-policy': 'same-origin',
 } as const;
+/** Every dashboard answer but the sign-in answer, whose address holds a one-time link and says so itself. */
+const DEFAULT_REFERRER_POLICY = 'same-origin';
 
 export interface DashboardAppOptions {
   services: Services;
@@ -133,6 +134,7 @@ export function createDashboardApp(options: DashboardAppOptions) {
   app.use(async (c, next) => {
     await next();
     for (const [name, value] of Object.entries(DASHBOARD_SECURITY_HEADERS)) c.res.headers.set(name, value);
+    if (!c.res.headers.has('referrer-policy')) c.res.headers.set('referrer-policy', DEFAULT_REFERRER_POLICY);
   });
   // A change comes only from the dashboard's own pages: JSON (a form or text/plain body is what a
   // cross-site request can send without asking) from the dashboard's exact origin.
@@ -145,7 +147,7 @@ export function createDashboardApp(options: DashboardAppOptions) {
   app.get('/signin', async (c) => {
     const session = await services.sessions.redeemSignIn(c.req.query('token') ?? '');
     if (!session) {
-      return c.html('<!doctype html><title>Statusdesk</title><p>This sign-in link has expired or was already used. Restart Statusdesk or run <code>statusdesk serve</code> for a new one.</p>', 401);
+      return c.html('<!doctype html><title>Statusdesk</title><p>This sign-in link has expired or was already used. Run <code>statusdesk dashboard</code> for a new one, or choose Open Statusdesk in the desktop app\'s tray.</p>', 401);
     }
     setCookie(c, SESSION_COOKIE, session.secret, {
       httpOnly: true,
@@ -167,7 +169,7 @@ export function createDashboardApp(options: DashboardAppOptions) {
   });
 
   app.post('/api/signout', async (c) => {
-    await services.sessions.endSession(getCookie(c, SESSION_COOKIE) ?? '');
+    await services.sessions.endSession(getCookie(c, SESSION_COOKIE) ?? '', c.req.header(SESSION_TOKEN_HEADER) ?? '');
     deleteCookie(c, SESSION_COOKIE, { path: '/' });
     return c.body(null, 204);
   });
@@ -199,7 +201,7 @@ export function createDashboardApp(options: DashboardAppOptions) {
   registerLiveRoutes(app, { ...options, personOf: personOfPage });
   registerExportRoute(app, options);
   registerPagePreviewRoute(app, options);
-  registerConsentRoutes(app, { services, sessionCookie: SESSION_COOKIE, personOf: personOfPage });
+  registerConsentRoutes(app, { services, pageToken: (c) => c.req.header(SESSION_TOKEN_HEADER) ?? '', personOf: personOfPage });
   registerUi(app);
 
   return app;

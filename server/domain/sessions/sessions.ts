@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import type { Actor } from '../actor.ts';
-import { derivedSecret, hashSecret, newSecret, sameSecret } from '../secrets.ts';
+import { hashSecret, newSecret } from '../secrets.ts';
 import { deleteDashboardToken, deleteExpiredDashboardTokens, insertDashboardToken, liveTokenUser, takeDashboardToken } from './session-repository.ts';
 
 /** A sign-in link works once, within this time. */
@@ -13,34 +13,39 @@ const SIGN_IN_TTL_MS = 15 * 60_000;
 export const SESSION_TTL_MS = 12 * 3_600_000;
 
 /**
- * The second half of a dashboard session, held by the page rather than the browser's cookie jar:
- * browsers send `localhost` cookies to every port, so any other local server the owner visits
- * receives the cookie, but not this token, which the page keeps in its own origin's storage.
+ * A session is two random secrets: one for the browser's cookie jar, one for the page's own
+ * storage. Browsers send `localhost` cookies to every port, so any other local server the owner
+ * visits receives the cookie; the page token is kept in the dashboard origin's session storage,
+ * which no other origin can read, and nothing in it is derived from the cookie. Only the hash of
+ * the pair is stored: neither half alone finds the session.
  */
-function sessionToken(sessionSecret: string): string {
-  return derivedSecret(sessionSecret, 'statusdesk dashboard session');
+function sessionHash(cookieSecret: string, pageToken: string): string {
+  return hashSecret(`${cookieSecret}.${pageToken}`);
 }
 
 /**
- * Dashboard sign-in for the owner of the machine: the service mints a one-time link at start,
- * redeeming it yields a session secret for a cookie. Both are stored only as hashes.
+ * Dashboard sign-in for the owner of the machine: the service mints a one-time link at start;
+ * redeeming it yields a session, a secret for the cookie and a token for the page. Links and
+ * sessions are stored only as hashes.
  */
 export function createSessionService(db: Kysely<Database>) {
-  async function mint(kind: 'signin' | 'session', userId: number, ttlMs: number): Promise<string> {
-    const secret = newSecret('');
+  async function store(hash: string, kind: 'signin' | 'session', userId: number, ttlMs: number): Promise<void> {
     const now = Date.now();
     await insertDashboardToken(db, {
-      hash: hashSecret(secret),
+      hash,
       kind,
       userId,
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + ttlMs).toISOString(),
     });
-    return secret;
   }
 
   return {
-    createSignInToken: (userId: number) => mint('signin', userId, SIGN_IN_TTL_MS),
+    async createSignInToken(userId: number): Promise<string> {
+      const token = newSecret('');
+      await store(hashSecret(token), 'signin', userId, SIGN_IN_TTL_MS);
+      return token;
+    },
 
     /**
      * Exchanges a sign-in token for a session: the secret for the cookie and the token for the page.
@@ -50,19 +55,20 @@ export function createSessionService(db: Kysely<Database>) {
       const now = new Date().toISOString();
       const row = await takeDashboardToken(db, hashSecret(token), 'signin');
       if (!row || row.expires_at <= now) return undefined;
-      const secret = await mint('session', row.user_id, SESSION_TTL_MS);
-      return { secret, token: sessionToken(secret) };
+      const secret = newSecret('');
+      const pageToken = newSecret('');
+      await store(sessionHash(secret, pageToken), 'session', row.user_id, SESSION_TTL_MS);
+      return { secret, token: pageToken };
     },
 
     /** The person of a live session; both halves are needed (the cookie's secret and the page's token). */
     async resolveSession(secret: string, token: string): Promise<Actor | undefined> {
-      if (!sameSecret(token, sessionToken(secret))) return undefined;
-      const userId = await liveTokenUser(db, hashSecret(secret), 'session', new Date().toISOString());
+      const userId = await liveTokenUser(db, sessionHash(secret, token), 'session', new Date().toISOString());
       return userId === undefined ? undefined : { type: 'user', userId, surface: 'dashboard' };
     },
 
-    async endSession(secret: string): Promise<void> {
-      await deleteDashboardToken(db, hashSecret(secret));
+    async endSession(secret: string, token: string): Promise<void> {
+      await deleteDashboardToken(db, sessionHash(secret, token));
     },
 
     /** Drops expired links and sessions; run at start. */
