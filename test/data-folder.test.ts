@@ -5,8 +5,9 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { DATABASE_FILE } from '../server/db/open.ts';
 import { KEY_FILE } from '../server/domain/sealing.ts';
@@ -16,6 +17,14 @@ import { sqliteOnly } from './support/database.ts';
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 const octal = (mode: number) => `0${mode.toString(8)}`;
 const posix = process.platform !== 'win32';
+
+/** Whether a user who owns none of them may pass through every folder from `/` down to `path`. */
+function enterableByOthers(path: string): boolean {
+  for (let folder = dirname(path); ; folder = dirname(folder)) {
+    if ((statSync(folder).mode & 0o001) === 0) return false;
+    if (folder === dirname(folder)) return true;
+  }
+}
 
 function assertMode(path: string, mode: number): void {
   assert.equal(octal(modeOf(path)), octal(mode), `${path} has mode ${octal(modeOf(path))}`);
@@ -101,9 +110,14 @@ describe('the data folder', { skip: sqliteOnly || (!posix && 'file modes are POS
     }
   });
 
-  // Only root can give a folder to another user; the service is then started as that other user.
+  // Only root can give a folder to another user; the service is then started as that other user,
+  // who must be able to run this Node.js and read this checkout (a clone inside a private folder,
+  // such as a home folder of mode 0700, is closed to them).
   const root = process.getuid?.() === 0;
-  test('refuses to start, naming the folder, when the folder belongs to another user', { skip: !root && 'needs root to own a folder as another user' }, async () => {
+  const checkout = fileURLToPath(new URL('..', import.meta.url));
+  const closed = [realpathSync(process.execPath), checkout].find((path) => !enterableByOthers(path));
+  const skip = !root ? 'needs root to own a folder as another user' : closed ? `another user cannot reach ${closed} (a folder above it is private)` : false;
+  test('refuses to start, naming the folder, when the folder belongs to another user', { skip }, async () => {
     const dir = await tempDir();
     try {
       chmodSync(dir.path, 0o755);
