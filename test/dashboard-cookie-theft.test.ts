@@ -55,7 +55,7 @@ test('a server on another port that receives the dashboard cookie in Chromium ca
   const { context, page } = await openPage(browser, service);
   const catcher = await startCookieCatcher();
   try {
-    await page.waitForFunction(() => document.querySelector('main') !== null);
+    await page.getByRole('main').waitFor();
     const ownSession = await page.evaluate(async () => {
       const token = sessionStorage.getItem('statusdesk.session') ?? '';
       return (await fetch('/api/session', { headers: { 'x-statusdesk-session': token } })).status;
@@ -116,7 +116,7 @@ test('a server on another port that receives the dashboard cookie in Chromium ca
 test('signing out ends the session: its cookie and page token no longer read anything', async () => {
   const { context, page } = await openPage(browser, service);
   try {
-    await page.waitForFunction(() => document.querySelector('main') !== null);
+    await page.getByRole('main').waitFor();
     const [cookie] = await context.cookies(service.dashboardUrl);
     const token = await page.evaluate(() => sessionStorage.getItem('statusdesk.session') ?? '');
     const headers = { cookie: `${cookie!.name}=${cookie!.value}`, 'x-statusdesk-session': token, origin: service.dashboardUrl };
