@@ -22,7 +22,7 @@ describe('deep links', () => {
       ['statusdesk://connect', '/connect'],
       ['statusdesk://connect?editor=cursor', '/connect?editor=cursor'],
       ['statusdesk://connect?editor=claude-desktop', '/connect?editor=claude-desktop'],
-      ['statusdesk://keys', '/keys'],
+      ['statusdesk://keys', '/settings/general/api-keys'],
       ['statusdesk://audit', '/audit'],
     ];
     for (const [url, path] of cases) {

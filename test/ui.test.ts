@@ -33,7 +33,7 @@ describe('the UI in Chromium', () => {
   test('signed out: without a session every screen says how to sign in', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
       const { page } = await openPage(browser, service, { signedIn: false });
-      for (const path of ['/', '/keys', '/connections']) {
+      for (const path of ['/', '/settings/general/api-keys', '/settings/integrations/connected-apps']) {
         await page.goto(`${service.dashboardUrl}${path}`);
         await page.getByRole('heading', { name: 'Sign in to Statusdesk' }).waitFor();
         assert.match(await page.getByRole('main').innerText(), /open the sign-in link that statusdesk serve printed when it started, or run statusdesk dashboard for a new one/);
@@ -53,8 +53,8 @@ describe('the UI in Chromium', () => {
       await page.getByRole('heading', { name: 'Overview' }).waitFor();
       // A second tab of the same browser, opened by typing the address: an open tab hands it the token.
       const second = await context.newPage();
-      await second.goto(`${service.dashboardUrl}/keys`);
-      await second.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+      await second.goto(`${service.dashboardUrl}/settings/general/api-keys`);
+      await second.getByRole('heading', { name: 'API Keys', level: 1 }).waitFor();
       // The cookie alone, as any other local server the browser visits receives it, opens nothing.
       const cookie = (await context.cookies()).find((c) => c.name === 'statusdesk_session')!;
       const replayed = await fetch(`${service.dashboardUrl}/api/session`, { headers: { cookie: `${cookie.name}=${cookie.value}` } });
@@ -95,8 +95,8 @@ describe('the UI in Chromium', () => {
       const signedIn = await openPage(browser, service);
       const more = watchCsp(signedIn.page);
       await signedIn.page.getByRole('heading', { name: 'Overview' }).waitFor();
-      await nav(signedIn.page).getByRole('link', { name: 'API keys' }).click();
-      await signedIn.page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+      await nav(signedIn.page).getByRole('link', { name: 'Settings' }).click();
+      await signedIn.page.getByRole('heading', { name: 'API Keys', level: 1 }).waitFor();
       assert.deepEqual([...violations, ...more], []);
     }),
   );
@@ -124,26 +124,32 @@ describe('the UI in Chromium', () => {
         assert.notEqual(now.outline, 'none', `${now.text} shows its focus`);
       }
       assert.equal(order[0], 'Current workspace');
-      assert.deepEqual(order.slice(1), ['Overview', 'Status pages', 'Notifications', 'Locations', 'Audit log', 'Connect an editor', 'API keys', 'Connected apps', 'Dark theme']);
-      // Back to Connected apps.
+      assert.deepEqual(order.slice(1), ['Overview', 'Status pages', 'Notifications', 'Locations', 'Audit log', 'Connect an editor', 'Settings', 'Dark theme', 'Sign out']);
+      // Back to Settings.
+      await page.keyboard.press('Shift+Tab');
       await page.keyboard.press('Shift+Tab');
 
       // Enter on a link moves there; the new screen's heading takes the focus.
       await page.keyboard.press('Enter');
-      await page.getByRole('heading', { name: 'Connected apps', level: 1 }).waitFor();
-      assert.equal(new URL(page.url()).pathname, '/connections');
+      await page.getByRole('heading', { name: 'API Keys', level: 1 }).waitFor();
+      assert.equal(new URL(page.url()).pathname, '/settings/general/api-keys');
       assert.equal((await focused(page)).tag, 'h1');
-      assert.equal(await nav(page).getByRole('link', { name: 'Connected apps' }).getAttribute('aria-current'), 'page');
+      assert.equal(await nav(page).getByRole('link', { name: 'Settings' }).getAttribute('aria-current'), 'page');
 
-      // The skip link takes the focus past the navigation, into the screen.
-      await page.goto(`${service.dashboardUrl}/keys`);
-      await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+      // The skip link takes the focus past the navigation, into the screen: the settings area's
+      // own navigation first, then the screen's form.
+      await page.goto(`${service.dashboardUrl}/settings/general/api-keys`);
+      await page.getByRole('heading', { name: 'API Keys', level: 1 }).waitFor();
       await page.keyboard.press('Tab');
       await page.keyboard.press('Enter');
       assert.equal((await focused(page)).id, 'main');
       await page.keyboard.press('Tab');
       const inside = await page.evaluate<boolean>('document.getElementById("main").contains(document.activeElement)');
       assert.ok(inside, 'Tab after the skip link stays in the screen');
+      assert.equal((await focused(page)).text, 'API Keys');
+      await page.keyboard.press('Tab');
+      assert.equal((await focused(page)).text, 'Connected apps');
+      await page.keyboard.press('Tab');
       assert.equal((await focused(page)).text, 'Name');
     }),
   );
@@ -180,12 +186,13 @@ describe('the UI in Chromium', () => {
     }),
   );
 
-  test('API keys: create a read-only key, see its secret once with Copy, then revoke it', TEST_TIMEOUT, () =>
+  test('API Keys: create a read-only key, see its secret once with Copy, then revoke it', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
       const { page, context } = await openPage(browser, service);
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.dashboardUrl });
-      await nav(page).getByRole('link', { name: 'API keys' }).click();
-      await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+      await nav(page).getByRole('link', { name: 'Settings' }).click();
+      await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'API Keys' }).click();
+      await page.getByRole('heading', { name: 'API Keys', level: 1 }).waitFor();
 
       const name = `laptop ${Date.now()}`;
       await page.getByLabel('Name').fill(name);
@@ -225,11 +232,11 @@ describe('the UI in Chromium', () => {
     }),
   );
 
-  test('API keys: a refused name is explained beside the form and marks the field', TEST_TIMEOUT, () =>
+  test('API Keys: a refused name is explained beside the form and marks the field', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
       const { page } = await openPage(browser, service);
-      await page.goto(`${service.dashboardUrl}/keys`);
-      await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+      await page.goto(`${service.dashboardUrl}/settings/general/api-keys`);
+      await page.getByRole('heading', { name: 'API Keys', level: 1 }).waitFor();
       await page.getByRole('button', { name: 'Create key' }).click();
       const alert = page.getByRole('region', { name: 'Create a key' }).getByRole('alert');
       await alert.waitFor();
@@ -248,8 +255,8 @@ describe('the UI in Chromium', () => {
       await service.createKey('write', slug);
 
       const { page } = await openPage(browser, service);
-      await page.goto(`${service.dashboardUrl}/keys`);
-      await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+      await page.goto(`${service.dashboardUrl}/settings/general/api-keys`);
+      await page.getByRole('heading', { name: 'API Keys', level: 1 }).waitFor();
       const switcher = page.getByLabel('Current workspace');
       assert.notEqual(await switcher.inputValue(), '');
       await switcher.selectOption({ label: name });
@@ -424,7 +431,7 @@ describe('consent and Connected apps in Chromium', () => {
       assert.equal(target.arrivals.filter((url) => url.pathname === '/callback').length, 1, 'the browser came back once');
 
       // Connected apps lists it; Revoke asks first, then the token stops working.
-      await page.goto(`${service.dashboardUrl}/connections`);
+      await page.goto(`${service.dashboardUrl}/settings/integrations/connected-apps`);
       const row = page.getByRole('row', { name: new RegExp(`^${name}`) });
       await row.waitFor();
       assert.match(await row.innerText(), /Read only/);
@@ -473,7 +480,7 @@ describe('consent and Connected apps in Chromium', () => {
 
       // The owner, signed in elsewhere, finds the same code under Connected apps.
       const owner = await openPage(browser, service);
-      await owner.page.goto(`${service.dashboardUrl}/connections`);
+      await owner.page.goto(`${service.dashboardUrl}/settings/integrations/connected-apps`);
       const request = owner.page.getByRole('article', { name: name });
       await request.waitFor();
       assert.match(await request.innerText(), new RegExp(matchCode));

@@ -96,7 +96,7 @@ export function dashboardPath(link: DeepLink): string {
     case 'connect':
       return link.editor ? `/connect?editor=${link.editor}` : '/connect';
     case 'keys':
-      return '/keys';
+      return '/settings/general/api-keys';
     case 'audit':
       return '/audit';
   }

@@ -1,13 +1,14 @@
-import { type ComponentType, lazy, Suspense, useEffect, useState } from 'react';
+import { type ComponentType, lazy, Suspense, useEffect, useLayoutEffect, useState } from 'react';
 import { api, type ApiError, onSignedOut, type Session, type Workspace } from './api.ts';
 import { ErrorNote, Loading } from './components.tsx';
 import { Frame } from './frame.tsx';
 import { asApiError } from './hooks.ts';
 import { DownNotifications } from './live.ts';
-import { matchRoute, navigate, type Route, useLocation } from './router.tsx';
+import { matchRoute, navigate, type RedirectRoute, redirect, redirectOf, REDIRECTS, type Route, useLocation } from './router.tsx';
 import { ConsentScreen } from './screens/consent.tsx';
 import { NotFoundScreen } from './screens/not-found.tsx';
 import { CenteredPage, SignedOutScreen } from './screens/signed-out.tsx';
+import { isSettingsRoute, SettingsArea } from './settings.tsx';
 
 /** What every screen of a workspace gets: the workspace, and the route's parameters. */
 export interface ScreenProps {
@@ -17,7 +18,7 @@ export interface ScreenProps {
   session: Session;
 }
 
-type ScreenRoute = Exclude<Route, '/oauth/consent'>;
+type ScreenRoute = Exclude<Route, '/oauth/consent' | RedirectRoute>;
 type ScreenModule = Record<string, unknown>;
 
 /** Each screen is its own part of the bundle, loaded on first use: the module and its component. */
@@ -32,9 +33,11 @@ const SCREEN_MODULES: Record<ScreenRoute, [() => Promise<ScreenModule>, string]>
   '/locations': [() => import('./screens/locations.tsx'), 'LocationsScreen'],
   '/audit': [() => import('./screens/audit.tsx'), 'AuditScreen'],
   '/connect': [() => import('./screens/connect-editor.tsx'), 'ConnectEditorScreen'],
-  '/keys': [() => import('./screens/keys.tsx'), 'KeysScreen'],
-  '/connections': [() => import('./screens/connections.tsx'), 'ConnectionsScreen'],
+  '/settings/general/api-keys': [() => import('./screens/keys.tsx'), 'KeysScreen'],
+  '/settings/integrations/connected-apps': [() => import('./screens/connections.tsx'), 'ConnectionsScreen'],
 };
+
+const isScreenRoute = (route: Route): route is ScreenRoute => route !== '/oauth/consent' && !Object.hasOwn(REDIRECTS, route);
 
 /**
  * A screen that renders at once when its part of the bundle is already loaded, and suspends only
@@ -69,11 +72,11 @@ let earlySession: Promise<Session> | undefined;
  * session, and the screen's part of the bundle.
  */
 export function startFirstScreen(): void {
-  const route = matchRoute(location.pathname)?.route;
+  const route = matchRoute(redirectOf(location.pathname) ?? location.pathname)?.route;
   if (route === '/oauth/consent') return;
   earlySession = api.session();
   earlySession.catch(() => undefined);
-  if (route) void SCREENS[route].preload().catch(() => undefined);
+  if (route && isScreenRoute(route)) void SCREENS[route].preload().catch(() => undefined);
 }
 
 /** The session asked for at start, once; afterwards a new request. */
@@ -97,10 +100,17 @@ type SessionState = { state: 'loading' } | { state: 'signed-out'; byUser: boolea
 
 export function App() {
   const { path, query } = useLocation();
+  // A path that redirects shows its target's screen at once, and its address follows before the
+  // browser paints; the dashboard stays mounted, so the session is not asked for again.
+  const target = redirectOf(path);
+  useLayoutEffect(() => {
+    // The query stays: a link may name the workspace it is about.
+    if (target) redirect(`${target}${location.search}`);
+  }, [target]);
   // The consent page stands alone: it is opened by an editor in a browser that is usually not
   // signed in, and decides with its own request's data.
   if (path === '/oauth/consent') return <ConsentScreen />;
-  return <Dashboard path={path} query={query} />;
+  return <Dashboard path={target ?? path} query={query} />;
 }
 
 function Dashboard({ path, query }: { path: string; query: URLSearchParams }) {
@@ -167,7 +177,7 @@ function Dashboard({ path, query }: { path: string; query: URLSearchParams }) {
   const matched = matchRoute(path);
   let content;
   if (!workspace) content = <NotFoundScreen title="No workspace">You are not a member of any workspace yet.</NotFoundScreen>;
-  else if (!matched || matched.route === '/oauth/consent') content = <NotFoundScreen title="Page not found">There is no page at {path}.</NotFoundScreen>;
+  else if (!matched || !isScreenRoute(matched.route)) content = <NotFoundScreen title="Page not found">There is no page at {path}.</NotFoundScreen>;
   else {
     const { Screen } = SCREENS[matched.route];
     content = (
@@ -175,6 +185,8 @@ function Dashboard({ path, query }: { path: string; query: URLSearchParams }) {
         <Screen key={`${workspace.id} ${path}`} workspace={workspace} params={matched.params} session={session.session} />
       </Suspense>
     );
+    // The settings screens share the settings area's navigation, which stays while they change.
+    if (isSettingsRoute(matched.route)) content = <SettingsArea>{content}</SettingsArea>;
   }
 
   return (

@@ -163,7 +163,7 @@ export interface EditorSetup {
 /** Everything the screen shows for one editor and one credential. */
 export function editorSetup(editor: EditorId, service: Service, credential: Credential): EditorSetup {
   const withKey = credential.kind === 'key';
-  const approve = 'The first time it connects, your browser opens: approve it in Statusdesk (or under Connected apps), choosing the workspace and its access.';
+  const approve = 'The first time it connects, your browser opens: approve it in Statusdesk (or under Settings, Integrations, Connected apps), choosing the workspace and its access.';
   switch (editor) {
     case 'claude-code':
       return {

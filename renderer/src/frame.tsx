@@ -11,8 +11,8 @@ const NAV: { to: string; label: string; icon: IconName }[] = [
   { to: '/locations', label: 'Locations', icon: 'pin' },
   { to: '/audit', label: 'Audit log', icon: 'list' },
   { to: '/connect', label: 'Connect an editor', icon: 'terminal' },
-  { to: '/keys', label: 'API keys', icon: 'key' },
-  { to: '/connections', label: 'Connected apps', icon: 'plug' },
+  // API Keys and Connected apps, under the settings area's own navigation (settings.tsx).
+  { to: '/settings', label: 'Settings', icon: 'settings' },
 ];
 
 export function Brand() {
@@ -89,7 +89,8 @@ export function Frame({
               ))}
             </ul>
           </nav>
-          <div className="sidebar-foot">
+          {/* A landmark of its own, so that who is signed in is found like the rest of the frame. */}
+          <section className="sidebar-foot" aria-label="Account">
             {session.user ? (
               <p className="signed-in-as">
                 Signed in as <strong>{session.user.name}</strong>
@@ -100,7 +101,7 @@ export function Frame({
               <Icon name="signOut" />
               Sign out
             </button>
-          </div>
+          </section>
         </div>
         <main id="main" tabIndex={-1} className="main">
           {children}

@@ -25,6 +25,7 @@ const paths = {
   trash: 'M4 7h16M9 7V4h6v3M6 7l1 13h10l1-13',
   external: 'M14 4h6v6M20 4l-9 9M18 14v6H4V6h6',
   download: 'M12 4v11M7 10l5 5 5-5M4 20h16',
+  settings: 'M4 6h9M17 6h3M13 6a2 2 0 1 0 4 0 2 2 0 1 0-4 0M4 12h3M11 12h9M7 12a2 2 0 1 0 4 0 2 2 0 1 0-4 0M4 18h11M19 18h1M15 18a2 2 0 1 0 4 0 2 2 0 1 0-4 0',
 } as const;
 
 export type IconName = keyof typeof paths;

@@ -13,12 +13,41 @@ export const ROUTES = [
   '/locations',
   '/audit',
   '/connect',
+  '/settings',
+  '/settings/general',
+  '/settings/general/api-keys',
+  '/settings/integrations',
+  '/settings/integrations/connected-apps',
   '/keys',
   '/connections',
   '/oauth/consent',
 ] as const;
 
 export type Route = (typeof ROUTES)[number];
+
+/**
+ * Addresses that show another route's screen. The settings area and each of its sections open
+ * their first screen, and the addresses API Keys and Connected apps had before they moved under
+ * Settings keep working for bookmarks and older links. The address is replaced by the one shown,
+ * so it names the screen and Back does not return to it.
+ */
+export const REDIRECTS = {
+  '/settings': '/settings/general/api-keys',
+  '/settings/general': '/settings/general/api-keys',
+  '/settings/integrations': '/settings/integrations/connected-apps',
+  '/keys': '/settings/general/api-keys',
+  '/connections': '/settings/integrations/connected-apps',
+} as const satisfies Partial<Record<Route, Route>>;
+
+export type RedirectRoute = keyof typeof REDIRECTS;
+
+const isRedirect = (route: Route): route is RedirectRoute => Object.hasOwn(REDIRECTS, route);
+
+/** The path a path is shown at when it redirects, or undefined when it does not. */
+export function redirectOf(path: string): string | undefined {
+  const route = matchRoute(path)?.route;
+  return route && isRedirect(route) ? REDIRECTS[route] : undefined;
+}
 
 /** The route a path shows and its parameters, or undefined for a path no screen draws. */
 export function matchRoute(path: string): { route: Route; params: Record<string, string> } | undefined {
@@ -72,6 +101,16 @@ export function navigate(to: string, options: { replace?: boolean } = {}): void 
   navigatedInApp = true;
   if (options.replace) history.replaceState(null, '', to);
   else history.pushState(null, '', to);
+  window.dispatchEvent(new Event(NAVIGATED));
+}
+
+/**
+ * Puts the address a redirecting path is shown at in place of it. Unlike navigate, it is not a
+ * move of the user's: a screen opened by a redirect at load does not take the focus.
+ */
+export function redirect(to: string): void {
+  if (to === snapshot()) return;
+  history.replaceState(null, '', to);
   window.dispatchEvent(new Event(NAVIGATED));
 }
 

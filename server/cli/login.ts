@@ -287,7 +287,7 @@ export async function logOutOf(issuer: string): Promise<void> {
     try {
       await revoke(login);
     } catch (error) {
-      note(`could not revoke the login at ${issuer} (${reason(error)}); revoke "${CLIENT_NAME}" under Connected apps in the dashboard`);
+      note(`could not revoke the login at ${issuer} (${reason(error)}); revoke "${CLIENT_NAME}" under Settings, Integrations, Connected apps in the dashboard`);
     }
     deleteLogin(dir, issuer);
     note(`logged out of ${issuer}`);

@@ -74,7 +74,8 @@ export function ConnectEditorScreen({ workspace, session }: ScreenProps) {
       </div>
 
       <p className="small muted connect-more">
-        Every connection and key can be revoked: <Link to="/connections">Connected apps</Link>, <Link to="/keys">API keys</Link>. What an editor changes is in the{' '}
+        Every connection and key can be revoked in Settings: <Link to="/settings/integrations/connected-apps">Connected apps</Link>,{' '}
+        <Link to="/settings/general/api-keys">API Keys</Link>. What an editor changes is in the{' '}
         <Link to="/audit">audit log</Link>.
       </p>
     </div>
@@ -129,7 +130,7 @@ function ModeChoice({ value, onChange, editor }: { value: Mode; onChange(mode: M
   return (
     <fieldset className="radios mode-choice">
       <legend>How {editor} signs in</legend>
-      {option('oauth', 'OAuth (recommended)', 'No key to copy: you approve the editor in Statusdesk the first time it connects, and can revoke it under Connected apps.')}
+      {option('oauth', 'OAuth (recommended)', 'No key to copy: you approve the editor in Statusdesk the first time it connects, and can revoke it under Settings, Integrations, Connected apps.')}
       {option('key', 'An API key', 'A new key for this editor, its secret written into the setup. For editors or machines where signing in through the browser is not possible.')}
     </fieldset>
   );

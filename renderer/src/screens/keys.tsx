@@ -13,7 +13,7 @@ export function KeysScreen({ workspace }: { workspace: Workspace }) {
 
   return (
     <>
-      <PageHeader title="API keys">
+      <PageHeader title="API Keys">
         Keys let scripts and the <code>statusdesk</code> command use the API of {workspace.name}. A key's secret is shown once, when it is created.
       </PageHeader>
 
