@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { createClient, type StatusdeskClient } from '../client/index.ts';
-import { type CliResult, newWorkspace, perTestCleanup, runCli, startTestService, type TestService } from './support/harness.ts';
+import { CLI, type CliResult, newWorkspace, perTestCleanup, runCli, startTestService, type TestService } from './support/harness.ts';
 
 /**
  * `statusdesk apply` and `statusdesk export` as a user runs them: the real command against the
@@ -30,6 +31,8 @@ interface Workspace {
   api: StatusdeskClient;
   /** `statusdesk ARGS` with this workspace's write key. */
   cli(args: string[], env?: NodeJS.ProcessEnv): Promise<CliResult>;
+  /** `statusdesk ARGS` with `input` on its standard input. */
+  stdin(args: string[], input: Buffer | string): Promise<CliResult>;
   /** Writes `text` to a file of the test and gives its path. */
   file(text: string): Promise<string>;
 }
@@ -43,6 +46,22 @@ async function workspace(plan: 'scale' | 'hobby' = 'scale'): Promise<Workspace> 
     key,
     api: createClient({ baseUrl: `${svc.apiUrl}/rpc`, apiKey: key }),
     cli: (args, env = {}) => runCli(args, { ...clean, SERVICE_API_KEY: key, SERVICE_API_URL: svc.apiUrl, ...env }),
+    stdin: (args, input) =>
+      new Promise((resolve) => {
+        const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...clean, SERVICE_API_KEY: key, SERVICE_API_URL: svc.apiUrl } });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (chunk) => (stdout += chunk));
+        child.stderr.on('data', (chunk) => (stderr += chunk));
+        // The command may stop reading before the end: what it leaves unread is not an error of the test.
+        child.stdin.on('error', () => {});
+        child.stdin.end(input);
+        const timer = setTimeout(() => child.kill(), 30_000);
+        child.on('close', (code) => {
+          clearTimeout(timer);
+          resolve({ code: code ?? 1, stdout, stderr });
+        });
+      }),
     async file(text) {
       const path = join(folder, `statusdesk-${++files}.yaml`);
       await writeFile(path, text);
@@ -226,7 +245,7 @@ monitors:
     target: c.internal:1
     frequency: 1m
     regions: [iad]
-    headers: { x: "\${UNSET_IN_THIS_TEST}" }
+    headers: { authorization: "\${UNSET_IN_THIS_TEST}" }
 pages:
   - slug: x-page
     title: X
@@ -243,7 +262,7 @@ pages:
     'monitors[0].target: must be host:port without a scheme',
     'monitors[1].assertions[0].target: must be a status code from 100 to 599',
     'monitors[1].timeout: must be at most 120 s',
-    'monitors[2].headers.x: the environment variable UNSET_IN_THIS_TEST is not set',
+    'monitors[2].headers.authorization: the environment variable UNSET_IN_THIS_TEST is not set',
     'monitors[2].headers: is not a field of a grpc monitor',
   ]) {
     assert.ok(result.stderr.includes(`  ${expected}`), `missing ${expected} in ${result.stderr}`);
@@ -321,4 +340,125 @@ monitors:
   } finally {
     server.close();
   }
+});
+
+test('a file over 16 MiB is refused before it is read, naming it, its size and the limit (exit 2); standard input is read only up to the limit', T, async () => {
+  const ws = await workspace();
+  // 50 MB that take no room on disk: reading them would take a minute and gigabytes, as it did.
+  const path = await ws.file('');
+  await truncate(path, 50 * 1024 * 1024);
+  const started = Date.now();
+  const big = await ws.cli(['apply', '-f', path]);
+  assert.equal(big.code, 2, big.stderr);
+  assert.equal(big.stdout, '');
+  assert.equal(
+    big.stderr.split('\n')[0],
+    `statusdesk apply: ${path} is 50.0 MiB (52428800 bytes), over the 16 MiB a file to apply may hold: apply it in parts (without --prune, each part changes only what it names)`,
+  );
+  assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
+
+  const piped = await ws.stdin(['apply', '-f', '-'], Buffer.alloc(17 * 1024 * 1024, 'a'));
+  assert.equal(piped.code, 2, piped.stderr);
+  assert.match(piped.stderr, /^statusdesk apply: standard input holds more than 16\.0 MiB \(16777216 bytes\), over the 16 MiB a file to apply may hold/);
+  // Below the limit, standard input is a file like any other.
+  const small = await ws.stdin(['apply', '-f', '-', '--dry-run'], 'version: 1\nmonitors: [{ name: In, type: tcp, target: in.internal:1, frequency: 5m }]\n');
+  assert.equal(ok(small), '+ monitor In (tcp)\n1 to create, 0 to update, 0 to delete, 0 unchanged\n');
+  assert.equal((await monitorsOf(ws.api)).length, 0);
+});
+
+test('a file nested thousands of levels deep, directly or through aliases, is a problem of the file at its place (exit 2)', T, async () => {
+  const ws = await workspace();
+  const head = 'version: 1\nmonitors:\n  - name: Deep\n    type: http\n    target: https://deep.example/\n    frequency: 1m\n    headers:\n';
+  // A map in a map, 3,000 times, under the monitor's headers (lines 8 and on, each one space further in).
+  const nested = head + Array.from({ length: 3_000 }, (_, i) => `${' '.repeat(6 + i)}k${i}:\n`).join('');
+  const deep = await ws.cli(['apply', '-f', await ws.file(nested)]);
+  assert.equal(deep.code, 2, deep.stderr);
+  // The file, monitors, the monitor and headers are 4 levels: the map that holds k61 (line 69) is the 65th.
+  assert.match(deep.stderr, /: 1 problem, nothing was changed\n {2}line 69, column 68: nests more than 64 maps and lists deep; a file of monitors and pages needs 5\n$/);
+
+  // Each anchor nests 50 lists and holds the one before: the aliases nest the file 400 deep.
+  const chain = Array.from({ length: 8 }, (_, i) => `x${i}: &a${i} ${'['.repeat(50)}${i === 0 ? '' : `*a${i - 1}`}${']'.repeat(50)}`).join('\n');
+  const aliased = await ws.cli(['apply', '-f', await ws.file(`version: 1\n${chain}\n`)]);
+  assert.equal(aliased.code, 2, aliased.stderr);
+  assert.match(aliased.stderr, /\n {2}line 3, column 59: \*a0 nests more than 64 maps and lists deep; a file of monitors and pages needs 5\n$/);
+
+  const cycle = await ws.cli(['apply', '-f', await ws.file('version: 1\nmonitors: &all [*all]\n')]);
+  assert.equal(cycle.code, 2, cycle.stderr);
+  assert.match(cycle.stderr, /\n {2}line 2, column 17: \*all refers to a map or list it is part of\n$/);
+  assert.equal((await monitorsOf(ws.api)).length, 0);
+
+  // Anchors and aliases within the bound are YAML as usual.
+  const shared = await ws.cli([
+    'apply',
+    '-f',
+    await ws.file(`version: 1
+monitors:
+  - { name: A, type: tcp, target: &db db.internal:5432, frequency: &often 1m, tags: &tags [db, prod] }
+  - { name: B, type: tcp, target: *db, frequency: *often, tags: *tags }
+`),
+    '--dry-run',
+  ]);
+  assert.equal(ok(shared), '+ monitor A (tcp)\n+ monitor B (tcp)\n2 to create, 0 to update, 0 to delete, 0 unchanged\n');
+});
+
+test('${NAME} is read only in credential values, and never names the service\'s own credentials: each other use is a problem naming the variable and the field (exit 2)', T, async () => {
+  const ws = await workspace();
+  const env = { API_HOST: 'api.internal.example', LOCAL_TOKEN: 'local-token', STATUSDESK_RUNNER_TOKEN: 'svc_run_not-for-files' };
+  const refused = await ws.cli(
+    [
+      'apply',
+      '-f',
+      await ws.file(`version: 1
+monitors:
+  - name: API
+    type: http
+    target: https://\${API_HOST}/health
+    frequency: 1m
+    method: POST
+    body: "\${LOCAL_TOKEN}"
+    headers: { authorization: "Bearer \${SERVICE_API_KEY}", x-api-token: "\${STATUSDESK_RUNNER_TOKEN}", x-team: "\${LOCAL_TOKEN}" }
+pages:
+  - slug: ${uniqueSlug()}
+    title: "\${LOCAL_TOKEN}"
+`),
+    ],
+    env,
+  );
+  assert.equal(refused.code, 2, refused.stderr);
+  const elsewhere = (name: string) => `\${${name}} is read from the environment only in credential values (headers, metadata and OTLP headers named like authorization, cookie, token, secret, api-key, …), which the service seals: write the value itself here, or $\${${name}} for the text \${${name}}`;
+  const own = (name: string) => `\${${name}} is a credential or setting of Statusdesk itself, which a file never sends to a monitored target`;
+  assert.deepEqual(refused.stderr.trimEnd().split('\n').slice(1).sort(), [
+    `  monitors[0].body: ${elsewhere('LOCAL_TOKEN')}`,
+    `  monitors[0].headers.authorization: ${own('SERVICE_API_KEY')}`,
+    `  monitors[0].headers.x-api-token: ${own('STATUSDESK_RUNNER_TOKEN')}`,
+    `  monitors[0].headers.x-team: ${elsewhere('LOCAL_TOKEN')}`,
+    `  monitors[0].target: ${elsewhere('API_HOST')}`,
+    `  pages[0].title: ${elsewhere('LOCAL_TOKEN')}`,
+  ]);
+  assert.equal(JSON.stringify(refused).includes(ws.key), false, 'the key must not be in the output');
+  assert.equal((await monitorsOf(ws.api)).length, 0);
+
+  // Credential values of gRPC metadata and OTLP headers take references too; $$ writes a $.
+  const applied = await ws.cli(
+    [
+      'apply',
+      '-f',
+      await ws.file(`version: 1
+monitors:
+  - name: Backend
+    type: grpc
+    target: backend.internal:50051
+    frequency: 1m
+    regions: [iad]
+    description: "costs $\${LOCAL_TOKEN}"
+    metadata: { authorization: "\${LOCAL_TOKEN}" }
+    openTelemetry: { endpoint: "https://otel.internal.example/v1/metrics", headers: { x-api-key: "\${LOCAL_TOKEN}-otlp" } }
+`),
+    ],
+    env,
+  );
+  assert.match(ok(applied), /\+ monitor Backend \(grpc\)/);
+  const [backend] = (await ws.api.monitors.listMonitors({})).grpcMonitors;
+  assert.equal(backend!.description, 'costs ${LOCAL_TOKEN}');
+  assert.deepEqual(backend!.metadata, { authorization: '[redacted]' }, 'a credential value the service seals');
 });

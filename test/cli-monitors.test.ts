@@ -253,6 +253,43 @@ describe('monitors create', () => {
     );
     assert.deepEqual(body.regions, SIX_REGIONS.slice(0, 4));
   });
+
+  test('what create --help says of a left-out --frequency and --regions is what the command does, for every type', T, async () => {
+    const help = (await monitors(['create', '--help'])).stdout;
+    assert.doesNotMatch(help, /plan's fastest|all of the plan/);
+    assert.match(help, /^Usage: statusdesk monitors create tcp\|grpc\|http --name N --target T --frequency 30s\|1m\|5m\|10m\|30m\|1h \(grpc: --regions a,b or --private-location ID,/);
+    assert.match(help, /\n {2}--frequency \S+ +how often to check \(required by create; the plan may allow fewer\)\n/);
+    assert.match(
+      help,
+      /\n {2}--regions a,b +the regions to check from, comma-separated \(left out by create: for tcp and http the plan's default regions, the first 4 of the catalogue on hobby and 6 on paid plans, or none with --private-location; grpc needs --regions or --private-location\)\n/,
+    );
+
+    const before = (await api.monitors.listMonitors({})).totalSize;
+    const name = ['--name', 'left out'];
+    const refused = await Promise.all([
+      monitors(['create', 'tcp', ...name, '--target', 'db.internal:5432']),
+      monitors(['create', 'grpc', ...name, '--target', 'api.internal:50051', '--regions', 'iad']),
+      monitors(['create', 'http', ...name, '--target', 'https://shop.example/']),
+      monitors(['create', 'grpc', ...name, '--target', 'api.internal:50051', '--frequency', '1m']),
+    ]);
+    for (const result of refused.slice(0, 3)) {
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, /^statusdesk: --frequency: is required: one of 30s, 1m, 5m, 10m, 30m, 1h\n$/);
+    }
+    assert.equal(refused[3]!.code, 2, refused[3]!.stderr);
+    assert.match(refused[3]!.stderr, /^statusdesk: --regions: is required: name at least one region, or at least one private location\n$/);
+    assert.equal((await api.monitors.listMonitors({})).totalSize, before, 'nothing was created');
+
+    const made = await Promise.all([
+      monitors(['create', 'tcp', ...name, '--target', 'db.internal:5432', '--frequency', '10m', '--json']),
+      monitors(['create', 'http', ...name, '--target', 'https://shop.example/', '--frequency', '10m', '--json']),
+      monitors(['create', 'http', ...name, '--target', 'https://shop.example/', '--frequency', '10m', '--json'], { SERVICE_API_KEY: hobbyWrite }),
+    ]);
+    assert.deepEqual(
+      made.map((result) => jsonOf(result).regions),
+      [SIX_REGIONS, SIX_REGIONS, SIX_REGIONS.slice(0, 4)],
+    );
+  });
 });
 
 describe('monitors list', () => {

@@ -96,7 +96,8 @@ function unknownCommand(argv: string[]): UsageError {
 
 /**
  * The flags and positionals of a command, refused one mistake at a time in our words (Node's own
- * parseArgs messages explain its API, not the command's).
+ * parseArgs messages explain its API, not the command's). A value of `-` alone is standard input
+ * (`apply -f -`), not a flag.
  */
 function parseFlags(command: Command, args: string[]): { values: Values; positionals: string[] } {
   const { tokens } = parseArgs({ args, options: command.options, allowPositionals: true, strict: false, tokens: true });
@@ -104,7 +105,7 @@ function parseFlags(command: Command, args: string[]): { values: Values; positio
     if (token.kind !== 'option') continue;
     const flag = command.options[token.name];
     if (!flag) throw unknownFlag(command, token.rawName);
-    if (flag.type === 'string' && (token.value === undefined || (!token.inlineValue && token.value.startsWith('-')))) {
+    if (flag.type === 'string' && (token.value === undefined || (!token.inlineValue && token.value.startsWith('-') && token.value !== '-'))) {
       throw new UsageError(`${token.rawName} needs a value${token.value === undefined ? '' : ` (for one that starts with a dash, write ${token.rawName}=${token.value})`}`);
     }
     if (flag.type === 'boolean' && token.value !== undefined) throw new UsageError(`${token.rawName} takes no value`);

@@ -10,7 +10,7 @@ import {
   type StatusdeskClient,
 } from '../../client/index.ts';
 import { httpMethods, numberComparators, tlsModes } from '../domain/monitors/monitor-rules.ts';
-import { frequencies } from '../domain/plans.ts';
+import { frequencies, plans } from '../domain/plans.ts';
 import {
   checkWords,
   method,
@@ -41,8 +41,13 @@ const scheduling = {
   name: { type: 'string', valueName: 'NAME', description: 'what the monitor is called' },
   description: { type: 'string', valueName: 'TEXT', description: 'a longer description' },
   active: { type: 'string', valueName: 'true|false', description: 'false pauses the checks (default true)' },
-  frequency: { type: 'string', valueName: frequencies.join('|'), description: "how often to check (default: the plan's fastest)" },
-  regions: { type: 'string', valueName: 'a,b', description: 'the regions to check from, comma-separated (default: all of the plan, or none with --private-location)' },
+  frequency: { type: 'string', valueName: frequencies.join('|'), description: 'how often to check (required by create; the plan may allow fewer)' },
+  regions: {
+    type: 'string',
+    valueName: 'a,b',
+    // What the domain does with absent regions (monitors.ts: completeConfig; monitor-rules.ts: checkedFrom).
+    description: `the regions to check from, comma-separated (left out by create: for tcp and http the plan's default regions, the first ${plans.hobby.defaultTcpRegionCount} of the catalogue on hobby and ${plans.scale.defaultTcpRegionCount} on paid plans, or none with --private-location; grpc needs --regions or --private-location)`,
+  },
   'private-location': { type: 'string', multiple: true, valueName: 'ID', description: "a private location to check from, by id (statusdesk locations list); on update, those given replace the monitor's" },
   timeout: { type: 'string', valueName: 'DURATION', description: 'give up after this long, e.g. 45s or 500ms (default 45s)' },
   degraded: { type: 'string', valueName: 'DURATION', description: 'a success slower than this is degraded, e.g. 2s' },
@@ -100,8 +105,9 @@ const monitorFields = fieldFlags({
   update_mask: '--clear',
 });
 
-const schedulingUsage =
-  '[--description D] [--active true|false] [--frequency 30s|1m|5m|10m|30m|1h] [--regions a,b] [--private-location ID]... [--timeout 45s] [--degraded 2s] [--retry N] [--otlp-endpoint URL] [--otlp-header k=v]... [--tag T]...';
+const frequencyUsage = `--frequency ${frequencies.join('|')}`;
+const optionalScheduling =
+  '[--description D] [--active true|false] [--regions a,b] [--private-location ID]... [--timeout 45s] [--degraded 2s] [--retry N] [--otlp-endpoint URL] [--otlp-header k=v]... [--tag T]...';
 
 /** `45s`, `500ms`, `2m` as milliseconds. */
 function parseDuration(flag: string, value: string): number {
@@ -301,7 +307,7 @@ const monitorsGet: Command = {
 };
 
 const monitorsCreate: Command = {
-  usage: `monitors create tcp|grpc|http --name N --target T (grpc: [--service S] [--tls verify|skip-verify|plaintext] [--metadata k=v]...) (http: [--method M] [--header k=v]... [--body B] [--follow-redirects true|false] [--assert-status 200]... [--assert-header k=v]... [--assert-body-contains T]...) ${schedulingUsage} [--api-url URL] [--json]`,
+  usage: `monitors create tcp|grpc|http --name N --target T ${frequencyUsage} (grpc: --regions a,b or --private-location ID, [--service S] [--tls verify|skip-verify|plaintext] [--metadata k=v]...) (http: [--method M] [--header k=v]... [--body B] [--follow-redirects true|false] [--assert-status 200]... [--assert-header k=v]... [--assert-body-contains T]...) ${optionalScheduling} [--api-url URL] [--json]`,
   summary: 'create a TCP, gRPC or HTTP monitor',
   options: { ...connection, ...scheduling, ...tcpFlags, ...grpcFlags, ...httpFlags },
   positionals: 1,

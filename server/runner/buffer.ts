@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
@@ -6,6 +6,7 @@ import SQLite from 'better-sqlite3';
 import { type RunnerCheck, RunnerCheckSchema } from '../../proto/gen/runner/v1/runner_pb.js';
 import { toRunnerCheck } from '../checks/check-runner.ts';
 import type { StoredCheck } from '../checks/result-store.ts';
+import { createSealer, type Sealer } from '../domain/sealing.ts';
 import { AppError } from '../errors.ts';
 
 /**
@@ -14,6 +15,15 @@ import { AppError } from '../errors.ts';
  * the bound. Beside the results: the instance id (sequences count per instance), the running total
  * of results dropped for want of room, and the last assignment, so that a runner started while the
  * service is out of reach checks what it checked before.
+ *
+ * The assignment holds the monitors' credentials (request headers, gRPC metadata, OTLP headers),
+ * so it is sealed as the service seals them (AES-256-GCM, domain/sealing.ts), under a key derived
+ * from the location's token. The runner is given its token when it starts and never writes it
+ * down, so the folder alone (a backup, a copy of the file) opens nothing. A runner started with
+ * another token (the location's token was rotated, or the folder served another location) cannot
+ * open the assignment kept under the old one: it is dropped, and the service sends it again on
+ * connecting. Results are stored as they are: their response headers are redacted at the probe,
+ * as the service stores them.
  */
 
 export const BUFFER_FILE = 'buffer.db';
@@ -33,7 +43,15 @@ export interface AssignedDefinition {
   definition: Uint8Array;
 }
 
-export function openBuffer(dataDir: string, options: { max?: number } = {}) {
+/** What the buffer's sealing key is derived with: a buffer of another program or purpose never shares it. */
+const KEY_INFO = 'statusdesk runner buffer: assignment';
+/** A keyed check, kept beside the sealed assignment, of the key that sealed it. */
+const SEALED_BY = 'sealed-by';
+
+/** The sealer of a buffer: its key comes from the token and the buffer's own random salt. */
+const bufferSealer = (token: string, salt: Buffer): Sealer => createSealer(Buffer.from(hkdfSync('sha256', token, salt, KEY_INFO, 32)));
+
+export function openBuffer(dataDir: string, options: { token: string; max?: number }) {
   const max = options.max ?? DEFAULT_BUFFER_MAX;
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = join(dataDir, BUFFER_FILE);
@@ -59,7 +77,8 @@ export function openBuffer(dataDir: string, options: { max?: number } = {}) {
     deleteUpTo: sqlite.prepare<[number]>('delete from results where sequence <= ?'),
     oldest: sqlite.prepare<[], number | null>('select min(sequence) from results').pluck(),
     batch: sqlite.prepare<[number], { check_result: Buffer }>('select check_result from results order by sequence limit ?'),
-    assignment: sqlite.prepare<[], { monitor_id: string; revision: number; definition: Buffer }>('select monitor_id, revision, definition from assignment'),
+    /** `definition` is sealed text; before sealing, the definition's bytes. */
+    assignment: sqlite.prepare<[], { monitor_id: string; revision: number; definition: string | Buffer }>('select monitor_id, revision, definition from assignment'),
     putMonitor: sqlite.prepare(
       'insert into assignment (monitor_id, revision, definition) values (?, ?, ?) on conflict (monitor_id) do update set revision = excluded.revision, definition = excluded.definition',
     ),
@@ -75,8 +94,40 @@ export function openBuffer(dataDir: string, options: { max?: number } = {}) {
   let lastSequence = Number(fact('last_sequence') ?? 0);
   let dropped = Number(fact('dropped') ?? 0);
 
+  if (fact('seal_salt') === undefined) setFact('seal_salt', randomBytes(16).toString('base64'));
+  const sealer = bufferSealer(options.token, Buffer.from(String(fact('seal_salt')), 'base64'));
+  const seal = (definition: Uint8Array) => sealer.seal(Buffer.from(definition).toString('base64'));
+  const open = (sealed: string) => new Uint8Array(Buffer.from(sealer.open<string>(sealed), 'base64'));
+  const sealedBy = fact('sealed_by');
+  const anotherToken = sealedBy !== undefined && !sealer.verify(SEALED_BY, String(sealedBy));
+  /** The assignment kept was sealed under another token, and is dropped. */
+  const assignmentDropped = anotherToken && statements.assignment.all().length > 0;
+  if (sealedBy === undefined) sealInPlace();
+  if (anotherToken) {
+    sqlite.transaction(() => {
+      statements.clearAssignment.run();
+      setFact('sealed_by', sealer.token(SEALED_BY));
+    })();
+  }
+
+  /**
+   * Seals an assignment kept in the clear, by a version before sealing (a new buffer has none),
+   * then rebuilds the file and empties the WAL: the clear values' bytes stay otherwise in the
+   * file's free space and the WAL, even with SQLite's secure_delete.
+   */
+  function sealInPlace(): void {
+    const clear = statements.assignment.all();
+    sqlite.transaction(() => {
+      for (const row of clear) statements.putMonitor.run(row.monitor_id, row.revision, seal(row.definition as Buffer));
+      setFact('sealed_by', sealer.token(SEALED_BY));
+    })();
+    if (clear.length === 0) return;
+    sqlite.exec('vacuum');
+    sqlite.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
   const putAll = (monitors: readonly AssignedDefinition[]) => {
-    for (const m of monitors) statements.putMonitor.run(m.id, m.revision, m.definition);
+    for (const m of monitors) statements.putMonitor.run(m.id, m.revision, seal(m.definition));
   };
 
   return {
@@ -135,8 +186,11 @@ export function openBuffer(dataDir: string, options: { max?: number } = {}) {
 
     /** The last assignment, as the service sent it. */
     assignment(): AssignedDefinition[] {
-      return statements.assignment.all().map((row) => ({ id: row.monitor_id, revision: row.revision, definition: row.definition }));
+      return statements.assignment.all().map((row) => ({ id: row.monitor_id, revision: row.revision, definition: open(String(row.definition)) }));
     },
+
+    /** Whether the assignment kept was sealed under another token and dropped on opening. */
+    assignmentDropped,
 
     /** A whole assignment, replacing the one kept. */
     replaceAssignment(monitors: readonly AssignedDefinition[]): void {

@@ -1,5 +1,5 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { text } from 'node:stream/consumers';
+import { fstatSync } from 'node:fs';
+import { type FileHandle, open, writeFile } from 'node:fs/promises';
 import { confirmed, yes } from '../confirm.ts';
 import { address, type Command, json, note, required, str } from '../flags.ts';
 import { client } from '../service-client.ts';
@@ -43,12 +43,44 @@ function reportProblems(file: string, problems: Problem[], asJson: boolean, code
   return code;
 }
 
+/**
+ * The most a file to apply may hold, checked before it is read. `export` of 10,000 HTTP monitors
+ * with a description, headers, three assertions, tags and OTLP export each writes 8.9 MB (with a
+ * status assertion alone, 2.3 MB), which takes about 10 s of processor time and 500 MB to read:
+ * YAML's tree of a file is some 60 times its size. Unbounded, a 50 MB file took 2.8 GB.
+ */
+const MIB = 1024 * 1024;
+const MAX_FILE_BYTES = 16 * MIB;
+const sizeText = (bytes: number) => `${(bytes / MIB).toFixed(1)} MiB (${bytes} bytes)`;
+
+/** A file too big to apply: named, with its size, and the limit. */
+const tooBig = (name: string, size: string) =>
+  new UsageError(`${name} ${size}, over the ${MAX_FILE_BYTES / MIB} MiB a file to apply may hold: apply it in parts (without --prune, each part changes only what it names)`);
+
+/**
+ * The file's text, read only up to the limit: the size of a file (or of standard input redirected
+ * from one) is known before anything is read; a pipe or a device is read until it passes the limit.
+ */
 async function readSource(file: string): Promise<string> {
-  if (file === '-') return text(process.stdin);
+  const name = file === '-' ? 'standard input' : file;
+  let handle: FileHandle | undefined;
   try {
-    return await readFile(file, 'utf8');
+    if (file !== '-') handle = await open(file, 'r');
+    const stats = handle ? await handle.stat() : fstatSync(0);
+    if (stats.isFile() && stats.size > MAX_FILE_BYTES) throw tooBig(name, `is ${sizeText(stats.size)}`);
+    const chunks: Buffer[] = [];
+    let read = 0;
+    for await (const chunk of (handle?.createReadStream({ autoClose: false }) ?? process.stdin) as AsyncIterable<Buffer>) {
+      read += chunk.length;
+      if (read > MAX_FILE_BYTES) throw tooBig(name, `holds more than ${sizeText(MAX_FILE_BYTES)}`);
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks).toString('utf8');
   } catch (error) {
-    throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`cannot read ${name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  } finally {
+    await handle?.close();
   }
 }
 

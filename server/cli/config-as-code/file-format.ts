@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
-import { Document, isMap, isScalar, isSeq, parseDocument, visit } from 'yaml';
+import { Composer, type CST, Document, isAlias, isCollection, isMap, isPair, isScalar, isSeq, LineCounter, type Node, Parser, visit } from 'yaml';
 import { z } from 'zod';
 import { configSchemas, httpMethods, type MonitorType, numberComparators, stringComparators, tlsModes } from '../../domain/monitors/monitor-rules.ts';
+import { isSecretName } from '../../domain/monitors/monitor-secrets.ts';
 import type { MonitorConfig } from '../../domain/monitors/monitors.ts';
 import { frequencies } from '../../domain/plans.ts';
 
@@ -143,14 +144,49 @@ export interface Desired {
 /** `${NAME}` is the environment variable NAME; `$$` is a `$`. */
 const REFERENCE = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
-/** Every string of the document with its environment references expanded; an unset variable is a problem. */
+/**
+ * The service's own credential and settings (`SERVICE_API_KEY`, which `apply` itself runs with,
+ * and `STATUSDESK_*`: the runner's token, the database's and the mail server's URLs with their
+ * passwords): a file never sends them to a monitored target, whoever wrote it.
+ */
+const ownVariable = (name: string) => name === 'SERVICE_API_KEY' || name.startsWith('STATUSDESK_');
+
+/**
+ * Whether the value at `path` is a credential value: an entry of a monitor's `headers`,
+ * `metadata` or `openTelemetry.headers` named like a credential. Those, and only those, the
+ * service seals and never shows again; a value taken from the environment anywhere else would be
+ * stored in the clear and shown to every reader of the workspace (and by `export`).
+ */
+function isSecretField(path: readonly PropertyKey[]): boolean {
+  const [list, at, field, ...rest] = path;
+  if (list !== 'monitors' || typeof at !== 'number') return false;
+  const entry = field === 'openTelemetry' && rest[0] === 'headers' ? rest.slice(1) : field === 'headers' || field === 'metadata' ? rest : [];
+  return entry.length === 1 && typeof entry[0] === 'string' && isSecretName(entry[0]);
+}
+
+/**
+ * Every string of the document with its environment references expanded, in credential values
+ * only; a reference elsewhere, to the service's own credentials or to an unset variable is a
+ * problem.
+ */
 function expand(value: unknown, env: NodeJS.ProcessEnv, path: PropertyKey[], problems: Problem[]): unknown {
   if (typeof value === 'string') {
     return value.replace(REFERENCE, (whole, name: string | undefined) => {
       if (name === undefined) return '$';
-      const found = env[name];
-      if (found === undefined) problems.push({ path: pathText(path), message: `the environment variable ${name} is not set` });
-      return found ?? whole;
+      const at = pathText(path);
+      if (ownVariable(name)) {
+        problems.push({ path: at, message: `\${${name}} is a credential or setting of Statusdesk itself, which a file never sends to a monitored target` });
+      } else if (!isSecretField(path)) {
+        problems.push({
+          path: at,
+          message: `\${${name}} is read from the environment only in credential values (headers, metadata and OTLP headers named like authorization, cookie, token, secret, api-key, …), which the service seals: write the value itself here, or $\${${name}} for the text \${${name}}`,
+        });
+      } else if (env[name] === undefined) {
+        problems.push({ path: at, message: `the environment variable ${name} is not set` });
+      } else {
+        return env[name];
+      }
+      return whole;
     });
   }
   if (Array.isArray(value)) return value.map((item, i) => expand(item, env, [...path, i], problems));
@@ -248,16 +284,97 @@ export function normalConfig(type: MonitorType, fields: Record<string, unknown>)
 // ---- reading and writing --------------------------------------------------------------------
 
 /**
+ * How deep a file may nest, counting each map and list: a file of monitors and pages needs 5
+ * (the file, `monitors`, a monitor, its `openTelemetry`, its `headers`). The parts that read a
+ * file (YAML's own, the expansion, the checks) recurse once a level, so a bound far below what the
+ * stack holds keeps a file nested thousands of levels deep a problem of the file, at its place.
+ */
+const MAX_DEPTH = 64;
+
+const TOO_DEEP = `nests more than ${MAX_DEPTH} maps and lists deep; a file of monitors and pages needs 5`;
+
+/** `line 3, column 7` of an offset into the source. */
+const placeOf = (lines: LineCounter, offset: number) => {
+  const { line, col } = lines.linePos(offset);
+  return `line ${line}, column ${col}`;
+};
+
+/**
+ * The first place where the file nests deeper than MAX_DEPTH, read from YAML's syntax tree before
+ * anything recurses over it: the parser keeps a stack of its own, and so does this walk.
+ */
+function tooDeepInSource(tokens: readonly CST.Token[], lines: LineCounter): Problem | undefined {
+  const open: [CST.Token, number][] = [];
+  for (const token of tokens) if (token.type === 'document' && token.value) open.push([token.value, 1]);
+  let first: number | undefined;
+  while (open.length > 0) {
+    const [token, depth] = open.pop()!;
+    if (!('items' in token)) continue;
+    if (depth > MAX_DEPTH) {
+      first = Math.min(first ?? token.offset, token.offset);
+      continue;
+    }
+    for (const item of token.items as CST.CollectionItem[]) for (const child of [item.key, item.value]) if (child) open.push([child, depth + 1]);
+  }
+  return first === undefined ? undefined : { path: placeOf(lines, first), message: TOO_DEEP };
+}
+
+/**
+ * The first alias that makes the document deeper than MAX_DEPTH, or refers to a node it is part
+ * of (which no file can expand): each node's height is known before any alias after it, since an
+ * anchor comes before its aliases, so nothing recurses deeper than the source (bounded above).
+ */
+function tooDeepThroughAliases(document: Document, lines: LineCounter): Problem | undefined {
+  const heights = new Map<Node, number>();
+  let found: Problem | undefined;
+  const heightOf = (node: unknown, depth: number): number => {
+    if (found) return 0;
+    if (isAlias(node)) {
+      const target = node.resolve(document);
+      // Without its anchor, toJS names it; a scalar adds no depth.
+      if (target === undefined || !isCollection(target)) return 0;
+      const height = heights.get(target);
+      const at = () => placeOf(lines, node.range?.[0] ?? 0);
+      if (height === undefined) found = { path: at(), message: `*${node.source} refers to a map or list it is part of` };
+      else if (depth + height > MAX_DEPTH) found = { path: at(), message: `*${node.source} ${TOO_DEEP}` };
+      return height ?? 0;
+    }
+    if (!isCollection(node)) return 0;
+    let height = 0;
+    for (const item of node.items) {
+      for (const part of isPair(item) ? [item.key, item.value] : [item]) height = Math.max(height, heightOf(part, depth + 1));
+    }
+    heights.set(node, height + 1);
+    return height + 1;
+  };
+  heightOf(document.contents, 0);
+  return found;
+}
+
+/**
  * Reads a file: YAML (JSON is YAML too), environment references expanded, every field checked.
  * Throws FileProblems with all that is wrong, each at its place.
  */
 export function readDesired(source: string, env: NodeJS.ProcessEnv): Desired {
-  const document = parseDocument(source);
-  if (document.errors.length > 0) {
-    throw new Problems(document.errors.map((e) => ({ path: `line ${e.linePos?.[0].line}`, message: e.message.split(' at line ')[0]! })), 2);
+  // Parsed once (parsing is most of the time a big file takes), checked for depth, then composed.
+  const lines = new LineCounter();
+  const tokens = [...new Parser(lines.addNewLine).parse(source)];
+  const deep = tooDeepInSource(tokens, lines);
+  if (deep) throw new Problems([deep], 2);
+  const [document, ...more] = new Composer().compose(tokens, true, source.length);
+  const errors = [...document!.errors, ...more.slice(0, 1).map((d) => ({ pos: d.range, message: 'holds more than one YAML document (a line ---); a file to apply is one' }))];
+  if (errors.length > 0) throw new Problems(errors.map((e) => ({ path: placeOf(lines, e.pos[0]), message: e.message })), 2);
+  const aliased = tooDeepThroughAliases(document!, lines);
+  if (aliased) throw new Problems([aliased], 2);
+  let value: unknown;
+  try {
+    value = document!.toJS();
+  } catch (error) {
+    // An alias without its anchor, or too many aliases (YAML's own bound against files that expand to billions of values).
+    throw new Problems([{ path: '(file)', message: (error as Error).message }], 2);
   }
   const problems: Problem[] = [];
-  const expanded = expand(document.toJS(), env, [], problems);
+  const expanded = expand(value, env, [], problems);
   const file = fileSchema.safeParse(expanded ?? {});
   if (!file.success) {
     throw new Problems([...problems, ...issueProblems([], file.error.issues, 'the file')], 2);
@@ -272,8 +389,11 @@ export function readDesired(source: string, env: NodeJS.ProcessEnv): Desired {
 }
 
 function duplicates(keys: string[], pathOf: (at: number) => string, field: string, message: string, problems: Problem[]): void {
+  // A set, not indexOf: a file of 10,000 monitors took seconds to compare each name with all before it.
+  const seen = new Set<string>();
   keys.forEach((key, at) => {
-    if (keys.indexOf(key) !== at) problems.push({ path: `${pathOf(at)}.${field}`, message: `${message} ("${key}"): names identify them` });
+    if (seen.has(key)) problems.push({ path: `${pathOf(at)}.${field}`, message: `${message} ("${key}"): names identify them` });
+    seen.add(key);
   });
 }
 
