@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { resolveDataDir } from './db/open.ts';
 import { DEFAULT_MAIL_FROM } from './delivery/outbound.ts';
+import { ALLOW_SETTING, parseAllowList } from './domain/destinations.ts';
 import { DEFAULT_REDIRECT_DOMAINS } from './domain/oauth/redirect-uris.ts';
 import { AppError } from './errors.ts';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from './http/rate-limit.ts';
@@ -65,6 +66,15 @@ const domains = z
 const postgresUrl = unsetIfEmpty(
   z.string().refine((text) => ['postgres:', 'postgresql:'].includes(URL.parse(text)?.protocol ?? ''), 'must be a PostgreSQL URL, postgres://user:password@host:port/name (or postgresql://)'),
 );
+/** Never echoes the whole list: its messages name the bad entry. */
+const allowList = z.string().transform((text, ctx) => {
+  try {
+    return parseAllowList(text);
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
 const smtpUrl = unsetIfEmpty(
   z.string().refine((text) => ['smtp:', 'smtps:'].includes(URL.parse(text)?.protocol ?? ''), 'must be an smtp:// or smtps:// URL, like smtps://user:password@smtp.example.com:465'),
 );
@@ -202,6 +212,13 @@ const SETTINGS = {
     rule: unsetIfEmpty(z.string()),
     default: `\`${DEFAULT_MAIL_FROM}\``,
     description: "sender of the service's mail",
+  },
+  allowedDestinations: {
+    env: ALLOW_SETTING,
+    rule: allowList.optional(),
+    default: 'none',
+    description:
+      "destinations the [destination policy](security#the-destination-policy) refuses that checks, redirects, channels, subscriber webhooks and OTLP exports may reach all the same: comma-separated addresses, networks and `address:port` pairs, like `169.254.169.254,127.0.0.1:3000,[::1]:3000`",
   },
   extraCaCerts: {
     env: 'NODE_EXTRA_CA_CERTS',

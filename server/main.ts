@@ -5,6 +5,7 @@ import { type ContentIndex, createContentIndex } from './content/content-index.t
 import { openDatabaseOf } from './db/connect.ts';
 import type { Db } from './db/open.ts';
 import { type CheckEngine, createCheckEngine } from './checks/engine.ts';
+import { createDestinationPolicy } from './domain/destinations.ts';
 import type { MonitorStateChange } from './domain/monitors/check-results.ts';
 import { monitorName } from './domain/monitors/monitor-repository.ts';
 import { ALERT_SENTENCE } from './domain/public-words.ts';
@@ -120,6 +121,8 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     }
   }
   const listeners: Listener[] = [];
+  // Where checks, deliveries and exports may connect; the service's own ports join it once bound.
+  const destinations = createDestinationPolicy({ allow: config.allowedDestinations });
   const engine = createCheckEngine(db, {
     log: log.child({ component: 'checks' }),
     version: VERSION,
@@ -128,6 +131,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     maxRawResults: config.maxRawResults,
     leaseMs: config.checkLeaseMs,
     otlpIntervalMs: config.otlpIntervalMs,
+    destinations,
   });
   let services: Services | undefined;
   let content: ContentIndex | undefined;
@@ -137,6 +141,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     listeners.push(api);
     const dashboard = await listen({ host: config.host, port: config.dashboardPort });
     listeners.push(dashboard);
+    destinations.listening(config.host, [api.port, dashboard.port]);
 
     const apiUrl = config.oauthIssuer ?? `http://localhost:${api.port}`;
     const dashboardUrl = config.dashboardUrl ?? `http://localhost:${dashboard.port}`;
@@ -162,6 +167,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
       log: log.child({ component: 'notifications' }),
       issuer: apiUrl,
       redirectPolicy: { ownHosts: [new URL(apiUrl).hostname, new URL(dashboardUrl).hostname], vendorDomains: config.oauthRedirectDomains },
+      destinations,
     });
     // The open dashboards hear of state changes and committed changes as they happen.
     engine.onStateChange(ready.live.stateChanged);
@@ -198,7 +204,9 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     content = createContentIndex({ services: ready, docsUrl: docsBase, apiUrl });
     // Searches and the site index show a page changed a moment ago, not one 5 s old.
     ready.publicPages.onInvalidate(content.invalidate);
-    const apiApp = { ...common, services: ready, admit, content, apiUrl, dashboardUrl, metadataNetwork: config.metadataNetwork, version: VERSION };
+    // Told when the stop begins, so the answers that stay open (MCP event streams) end first.
+    const stopping = new AbortController();
+    const apiApp = { ...common, services: ready, admit, content, apiUrl, dashboardUrl, metadataNetwork: config.metadataNetwork, version: VERSION, stopping: stopping.signal };
     mount(api, apiGuard, async () => (await import('./rest/api-app.ts')).createApiApp(apiApp), rpc);
     const dashboardOrigins = dashboardOwnHosts.map((h) => `http://${h}`).concat(dashboardUrl);
     const dashboardRpc = rpcHandler({ services: ready, log, maxBodyBytes: config.maxBodyBytes, surface: 'dashboard' }, async () => (await dashboardApp()).dashboardCaller(ready, dashboardOrigins));
@@ -226,6 +234,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
         // Open event streams never finish by themselves: they end first, so the ports close at once.
         ready.live.close();
         ready.runners.close();
+        stopping.abort();
         await Promise.all(listeners.map((l) => l.close()));
         // A start still reading the monitors finishes first, so the engine stops all it started.
         await checking.catch(() => undefined);

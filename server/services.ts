@@ -17,6 +17,7 @@ import { createMaintenanceService } from './domain/maintenance/maintenances.ts';
 import type { MonitorChecks } from './domain/monitors/check-results.ts';
 import { createMonitorViewService } from './domain/monitors/monitor-views.ts';
 import { createMonitorService } from './domain/monitors/monitors.ts';
+import { createDestinationPolicy, type DestinationPolicy } from './domain/destinations.ts';
 import { createConnectionService } from './domain/oauth/grants.ts';
 import { createOAuthService } from './domain/oauth/oauth.ts';
 import type { RedirectPolicy } from './domain/oauth/redirect-uris.ts';
@@ -51,6 +52,8 @@ export interface ServiceOptions {
   redirectPolicy?: Partial<RedirectPolicy>;
   /** Publishing: how long a call waits for its dispatch (DISPATCH_DEADLINE_MS), and how long one webhook POST may take. */
   subscriberDispatch?: { deadlineMs?: number; webhookTimeoutMs?: number };
+  /** Where checks and deliveries may connect, and what a write may name; by default the policy without an allow-list. */
+  destinations?: DestinationPolicy;
 }
 
 /**
@@ -60,13 +63,14 @@ export interface ServiceOptions {
  */
 export function createServices(db: Kysely<Database>, options: ServiceOptions = {}) {
   const log = options.log ?? pino({ enabled: false });
+  const destinations = options.destinations ?? createDestinationPolicy();
   let engine: ReturnType<typeof createCheckEngine> | undefined;
-  const defaultEngine = () => (engine ??= createCheckEngine(db, { log, version: VERSION, schedule: false }));
+  const defaultEngine = () => (engine ??= createCheckEngine(db, { log, version: VERSION, schedule: false, destinations }));
   const checks = options.checks ?? defaultEngine().checks;
   const runners = createRunnerService(db, { version: VERSION, ingest: options.runnerIngest ?? defaultEngine() });
   const publicUrl = options.publicUrl ?? 'http://localhost:3000';
   const sealer = sealerOf(db);
-  const outbound = createOutbound({ smtpUrl: options.smtpUrl, mailFrom: options.mailFrom });
+  const outbound = createOutbound({ smtpUrl: options.smtpUrl, mailFrom: options.mailFrom, destinations });
   const deliver = (target: ChannelTarget, event: AlertEvent) => deliverAlert(target, event, outbound);
 
   const publicPages = createPublicPages(db, { publicUrl, canMail: outbound.hasMailRelay });
@@ -98,12 +102,13 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
   const subscribers = createSubscriberService(db, {
     publicUrl,
     sealer,
+    destinations,
     delivery: createSubscriberDelivery(outbound, { webhookTimeoutMs: options.subscriberDispatch?.webhookTimeoutMs }),
     dispatchDeadlineMs: options.subscriberDispatch?.deadlineMs,
     log: log.child({ component: 'subscribers' }),
   });
   const publishing = { publicUrl, changed, log, notifySubscribers: subscribers.dispatch };
-  const channels = createChannelService(db, { sealer, deliver });
+  const channels = createChannelService(db, { sealer, deliver, destinations });
   const live = createLiveFeed(db, { log: log.child({ component: 'live' }) });
 
   return {
@@ -114,7 +119,7 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
     users: createUserService(db),
     oauth: createOAuthService(db, { issuer: options.issuer ?? 'http://localhost:3000', redirectPolicy: options.redirectPolicy }),
     connections: createConnectionService(db),
-    monitors: createMonitorService(db, monitorChecks, sealer),
+    monitors: createMonitorService(db, monitorChecks, sealer, destinations),
     /** What the dashboard's screens read: the overview, a monitor's latency, results and regions, the plan. */
     monitorViews: createMonitorViewService(db),
     /** State changes and committed changes, announced to the open dashboards. */

@@ -3,6 +3,7 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { RunnerCheck, RunnerCheckSchema } from '../../proto/gen/runner/v1/runner_pb.js';
+import { createDestinationPolicy, type DestinationPolicy } from '../domain/destinations.ts';
 import { grpcStatuses, type ProbeResult } from '../domain/monitors/check-results.ts';
 import type { Monitor } from '../domain/monitors/monitors.ts';
 import { builtOnFirstUse, parseInput } from '../domain/validation.ts';
@@ -47,6 +48,8 @@ export interface CheckRunnerOptions {
   otlpIntervalMs?: number;
   /** PEM certificates trusted besides Node's and the system's roots. */
   extraCa?: string[];
+  /** Where checks and metric exports may connect (domain/destinations.ts); absent: the policy without an allow-list. */
+  destinations?: DestinationPolicy;
   now?: () => number;
   /** Each scheduled check once it ran (not after close). */
   onCheck(stored: StoredCheck): void;
@@ -72,12 +75,13 @@ export function createCheckRunner(options: CheckRunnerOptions) {
   const { log } = options;
   const now = options.now ?? Date.now;
   let place = options.place;
-  const otlp = createOtlpExport({ intervalMs: options.otlpIntervalMs ?? DEFAULT_OTLP_INTERVAL_MS, log, version: options.version });
+  const destinations = options.destinations ?? createDestinationPolicy();
+  const otlp = createOtlpExport({ intervalMs: options.otlpIntervalMs ?? DEFAULT_OTLP_INTERVAL_MS, log, version: options.version, destinations });
   /** Aborted on close: ends the checks in flight. */
   const stopping = new AbortController();
   // Built on the first check: reading the trust stores takes a moment the CLI need not spend.
-  let probeOptions: { trust: SecureContext; userAgent: string; stop: AbortSignal } | undefined;
-  const probeSettings = () => (probeOptions ??= { trust: trustStore(options.extraCa), userAgent: `statusdesk/${options.version}`, stop: stopping.signal });
+  let probeOptions: { trust: SecureContext; userAgent: string; stop: AbortSignal; destinations: DestinationPolicy } | undefined;
+  const probeSettings = () => (probeOptions ??= { trust: trustStore(options.extraCa), userAgent: `statusdesk/${options.version}`, stop: stopping.signal, destinations });
   /** Scheduled monitors by id, with their revision and the last round (sync or full assignment) that saw them. */
   const monitors = new Map<number, { revision: number; monitor: ScheduledMonitor; seen: number }>();
   /** One array per distinct list of regions, shared by the monitors that list them. */
@@ -100,7 +104,7 @@ export function createCheckRunner(options: CheckRunnerOptions) {
     onGap: options.onGap,
   });
 
-  const tcpSettings = { stop: stopping.signal };
+  const tcpSettings = { stop: stopping.signal, destinations };
 
   /** The probe's own promise, not one wrapping it: the check awaits it directly. */
   function probe(monitor: ScheduledMonitor): Promise<ProbeResult> {

@@ -3,6 +3,7 @@ import type { EventEmitter } from 'node:events';
 import { isIP, type Socket, connect as netConnect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { SecureContext, TLSSocket } from 'node:tls';
+import type { DestinationPolicy } from '../domain/destinations.ts';
 import type { Timing } from '../domain/monitors/check-results.ts';
 
 
@@ -30,7 +31,8 @@ export function parseTarget(uri: string): Target {
   return { host: match[1]!, port: Number(match[2]), authority: uri };
 }
 
-export type FailureKind = 'dns' | 'refused' | 'unreachable' | 'reset' | 'timeout' | 'tls' | 'certificate' | 'protocol';
+/** `policy`: the destination policy refused the address (domain/destinations.ts); nothing was connected. */
+export type FailureKind = 'dns' | 'refused' | 'unreachable' | 'reset' | 'timeout' | 'tls' | 'certificate' | 'protocol' | 'policy';
 
 /** The connection could not be made: retried up to the monitor's Retry, then reported. */
 export class ConnectionFailure extends Error {
@@ -227,16 +229,27 @@ function systemCertificates(): string[] {
 }
 
 /**
- * One connection attempt: resolves the host (a literal IP has no DNS phase), connects, and with
- * `tls` performs the handshake and verifies the certificate. Each phase's duration lands in
- * `timing` as it completes, so a failure keeps the phases that did happen. `writes: false` is for
- * a check that only connects and closes: Nagle's algorithm only matters to a connection that
- * sends, so it skips turning it off (noDelay, a system call per connection).
+ * One connection attempt: resolves the host (a literal IP has no DNS phase), asks `destinations`
+ * whether the address may be connected to, connects, and with `tls` performs the handshake and
+ * verifies the certificate. Each phase's duration lands in `timing` as it completes, so a failure
+ * keeps the phases that did happen. `writes: false` is for a check that only connects and closes:
+ * Nagle's algorithm only matters to a connection that sends, so it skips turning it off (noDelay,
+ * a system call per connection).
  */
-export async function openConnection(target: Target, deadline: Deadline, timing: Timing, tls?: TlsSettings, { writes = true } = {}): Promise<Socket | TLSSocket> {
+export async function openConnection(
+  target: Target,
+  deadline: Deadline,
+  timing: Timing,
+  tls: TlsSettings | undefined,
+  destinations: DestinationPolicy | undefined,
+  { writes = true } = {},
+): Promise<Socket | TLSSocket> {
   timing.dns = timing.connect = timing.tls = null;
   let address = target.host;
   if (isIP(target.host) === 0) {
+    // A metadata service's name is refused without a lookup, which elsewhere would only fail.
+    const byName = destinations?.refusalOfName(target.host, target.port);
+    if (byName) throw new ConnectionFailure('policy', byName);
     const start = performance.now();
     try {
       address = (await raceDeadline(lookup(target.host), deadline)).address;
@@ -247,6 +260,10 @@ export async function openConnection(target: Target, deadline: Deadline, timing:
     }
     timing.dns = since(start);
   }
+  // The address connected to is the one judged: a name that resolves to a refused address
+  // (DNS rebinding included) is refused like the address itself.
+  const refused = destinations?.refusal(address, target.port, target.host);
+  if (refused) throw new ConnectionFailure('policy', refused);
 
   const start = performance.now();
   const socket = netConnect({ host: address, port: target.port, noDelay: writes });
@@ -285,8 +302,8 @@ export async function openConnection(target: Target, deadline: Deadline, timing:
   return secure;
 }
 
-/** Failures another attempt cannot change: the budget is spent, or the certificate is wrong. */
-const DEFINITIVE = new Set<FailureKind>(['timeout', 'certificate']);
+/** Failures another attempt cannot change: the budget is spent, the certificate is wrong, the destination is refused. */
+const DEFINITIVE = new Set<FailureKind>(['timeout', 'certificate', 'policy']);
 
 /**
  * Runs `attempt` until it succeeds, up to `retry` more times after a ConnectionFailure, while the

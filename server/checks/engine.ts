@@ -15,6 +15,7 @@ import type {
   ResponseLogQuery,
   SummaryWindow,
 } from '../domain/monitors/check-results.ts';
+import type { DestinationPolicy } from '../domain/destinations.ts';
 import { findMonitorRows } from '../domain/monitors/monitor-repository.ts';
 import { type Monitor, toMonitor } from '../domain/monitors/monitors.ts';
 import { sealerOf } from '../domain/sealing.ts';
@@ -42,6 +43,8 @@ export interface CheckEngineOptions {
   otlpIntervalMs?: number;
   /** PEM certificates trusted besides Node's and the system's roots. */
   extraCa?: string[];
+  /** Where checks and metric exports may connect (domain/destinations.ts); absent: the policy without an allow-list. */
+  destinations?: DestinationPolicy;
   /** Raw results kept at most (see DEFAULT_MAX_RAW_RESULTS); the oldest are pruned first. */
   maxRawResults?: number;
   /** How long this process's lease on its share of the monitors lasts (see leases.ts). */
@@ -110,6 +113,7 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     concurrency: options.concurrency,
     otlpIntervalMs: options.otlpIntervalMs,
     extraCa: options.extraCa,
+    destinations: options.destinations,
     now,
     onCheck: enqueue,
     onGap: (from, to) => {

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { SecureContext, TLSSocket } from 'node:tls';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { HealthCheckRequestSchema, HealthCheckResponse_ServingStatus, HealthCheckResponseSchema } from '../../proto/gen/grpc/health/v1/health_pb.js';
+import type { DestinationPolicy } from '../domain/destinations.ts';
 import type { GrpcStatus, ProbeResult, Timing } from '../domain/monitors/check-results.ts';
 import type { GrpcConfig } from '../domain/monitors/monitor-rules.ts';
 import { ConnectionFailure, Deadline, emptyTiming, openConnection, parseTarget, round, type Target, withRetries } from './connection.ts';
@@ -43,6 +44,8 @@ export interface GrpcProbeOptions {
   userAgent: string;
   /** Aborts the check (the engine is closing). */
   stop?: AbortSignal;
+  /** Where the check may connect (domain/destinations.ts); absent: anywhere. */
+  destinations?: DestinationPolicy;
 }
 
 export async function probeGrpc(monitor: GrpcProbeConfig, options: GrpcProbeOptions): Promise<ProbeResult> {
@@ -55,7 +58,7 @@ export async function probeGrpc(monitor: GrpcProbeConfig, options: GrpcProbeOpti
     connection = await withRetries(monitor.retry, deadline, async () => {
       attempts++;
       const tls = monitor.tls === 'plaintext' ? undefined : { verify: monitor.tls === 'verify', alpn: ['h2'], trust: options.trust };
-      return handshake(await openConnection(target, deadline, timing, tls), monitor.tls, deadline);
+      return handshake(await openConnection(target, deadline, timing, tls, options.destinations), monitor.tls, deadline);
     });
     const answer = await call(connection, target, monitor, options.userAgent, deadline, timing);
     const latency = deadline.elapsed();

@@ -1,6 +1,7 @@
 import { type IncomingHttpHeaders, type IncomingMessage, request as httpRequest } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { SecureContext } from 'node:tls';
+import type { DestinationPolicy } from '../domain/destinations.ts';
 import type { AssertionResult, ProbeResult, Timing } from '../domain/monitors/check-results.ts';
 import type { HttpConfig } from '../domain/monitors/monitor-rules.ts';
 import { isSecretName, REDACTED, redactHeaders } from '../domain/monitors/monitor-secrets.ts';
@@ -9,8 +10,10 @@ import { degradedMessage, failedProbe } from './outcome.ts';
 
 /**
  * The HTTP check: one request (and its redirects, each on a fresh connection this module opens
- * and times itself), then the monitor's assertions on the final answer. Only failed connection
- * attempts are retried; an answer, even a 500, is the result.
+ * and times itself, each hop's address judged by the destination policy), then the monitor's
+ * assertions on the final answer. Only failed connection attempts are retried; an answer, even a
+ * 500, is the result. What is recorded of the answer is its status, its headers (credentials
+ * redacted) and whether each assertion held: never its body.
  */
 
 export type HttpProbeConfig = Pick<
@@ -23,14 +26,20 @@ export interface HttpProbeOptions {
   userAgent: string;
   /** Aborts the check (the engine is closing). */
   stop?: AbortSignal;
+  /** Where the check may connect, on every hop (domain/destinations.ts); absent: anywhere. */
+  destinations?: DestinationPolicy;
 }
 
 const MAX_REDIRECTS = 10;
 /** The part of a body kept for body assertions; the rest is not read. */
 const MAX_BODY_BYTES = 1024 * 1024;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-/** Request headers that must not follow a redirect to another origin. */
-const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
+/**
+ * Request headers that must not follow a redirect to another origin: those whose names look like
+ * credentials (the ones sealed at rest, monitor-secrets.ts), which covers `authorization`,
+ * `proxy-authorization` and `cookie`.
+ */
+const isCredentialHeader = (name: string) => isSecretName(name);
 
 interface Answer {
   url: URL;
@@ -45,8 +54,9 @@ export async function probeHttp(monitor: HttpProbeConfig, options: HttpProbeOpti
   const timing = emptyTiming();
   const counter = { attempts: 0 };
   let request = { url: new URL(monitor.url), method: monitor.method as string, body: monitor.body, headers: monitor.headers };
+  let redirects = 0;
   try {
-    for (let redirects = 0; ; redirects++) {
+    for (; ; redirects++) {
       const answer = await exchange(request, monitor.retry, options, deadline, timing, counter);
       const location = answer.headers.location;
       if (!monitor.followRedirects || !REDIRECTS.has(answer.status) || !location) return judge(monitor, answer, deadline, timing, counter.attempts);
@@ -57,7 +67,9 @@ export async function probeHttp(monitor: HttpProbeConfig, options: HttpProbeOpti
     }
   } catch (error) {
     if (!(error instanceof ConnectionFailure)) throw error;
-    return { ...failedProbe(deadline, timing, counter.attempts, error.message), url: request.url.href };
+    // A hop the policy refused says it was a redirect that led there: the monitor's own URL was allowed.
+    const message = error.kind === 'policy' && redirects > 0 ? `redirected to ${request.url.origin}: ${error.message}` : error.message;
+    return { ...failedProbe(deadline, timing, counter.attempts, message), url: request.url.href };
   } finally {
     deadline.clear();
   }
@@ -81,7 +93,7 @@ function redirectTarget(previous: Request, status: number, location: string): Re
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
   const toGet = status === 303 || ((status === 301 || status === 302) && previous.method === 'POST');
   const sameOrigin = url.origin === previous.url.origin;
-  const headers = Object.fromEntries(Object.entries(previous.headers).filter(([name]) => sameOrigin || !CREDENTIAL_HEADERS.has(name.toLowerCase())));
+  const headers = sameOrigin ? previous.headers : Object.fromEntries(Object.entries(previous.headers).filter(([name]) => !isCredentialHeader(name)));
   return toGet
     ? { url, method: previous.method === 'HEAD' ? 'HEAD' : 'GET', body: '', headers: withoutBodyHeaders(headers) }
     : { url, method: previous.method, body: previous.body, headers };
@@ -109,7 +121,7 @@ async function exchange(request: Request, retry: number, options: HttpProbeOptio
   try {
     const socket = await withRetries(retry, deadline, () => {
       counter.attempts++;
-      return openConnection(target, deadline, hop, https ? { verify: true, alpn: ['http/1.1'], trust: options.trust } : undefined);
+      return openConnection(target, deadline, hop, https ? { verify: true, alpn: ['http/1.1'], trust: options.trust } : undefined, options.destinations);
     });
     const req = httpRequest({
       createConnection: () => socket,
@@ -229,7 +241,22 @@ function evaluate(monitor: HttpProbeConfig, answer: Answer): AssertionResult[] {
   }
   for (const a of monitor.bodyAssertions) {
     const target = a.comparator === 'empty' || a.comparator === 'not_empty' ? '' : ` ${quoted(a.target)}`;
-    results.push({ assertion: `body ${a.comparator}${target}`, passed: STRING_TESTS[a.comparator](answer.body, a.target), actual: quoted(answer.body) });
+    const passed = STRING_TESTS[a.comparator](answer.body, a.target);
+    results.push({ assertion: `body ${a.comparator}${target}`, passed, actual: BODY_FOUND[a.comparator][passed ? 1 : 0] });
   }
   return results;
 }
+
+/**
+ * What a body assertion found, [when it failed, when it held]: whether it matched, never the
+ * body's text. Results are stored and shown (response logs, MCP, the dashboard), and the start of
+ * an internal answer must not be readable through them.
+ */
+const BODY_FOUND: Record<HttpConfig['bodyAssertions'][number]['comparator'], [string, string]> = {
+  contains: ['a body without it', 'a body containing it'],
+  not_contains: ['a body containing it', 'a body without it'],
+  equal: ['a different body', 'that body'],
+  not_equal: ['that body', 'a different body'],
+  empty: ['a body that is not empty', 'an empty body'],
+  not_empty: ['an empty body', 'a body that is not empty'],
+};

@@ -1,6 +1,7 @@
 import type { Attributes, Counter, Gauge, Histogram } from '@opentelemetry/api';
 import type { MeterProvider } from '@opentelemetry/sdk-metrics';
 import type { Logger } from 'pino';
+import type { DestinationPolicy } from '../domain/destinations.ts';
 import type { Monitor } from '../domain/monitors/monitors.ts';
 import type { StoredCheck } from './result-store.ts';
 
@@ -13,6 +14,9 @@ import type { StoredCheck } from './result-store.ts';
  *
  * The SDK is loaded with the first check of a monitor that has an endpoint, so a service that
  * exports nothing never loads it; what is recorded meanwhile is kept and recorded once it is in.
+ *
+ * Endpoints go through the destination policy: an address it refuses is never connected to, and
+ * each refusal is logged as a warning naming the monitor.
  */
 
 /** The parts of the OpenTelemetry SDK the export uses. */
@@ -49,11 +53,18 @@ interface Exporter {
   instruments: Instruments;
 }
 
+/** The endpoint of a monitor whose address the policy refuses before any lookup (an IP address, a metadata name). */
+interface RefusedEndpoint {
+  key: string;
+}
+
 export interface OtlpExportOptions {
   /** How often each endpoint receives the accumulated metrics. */
   intervalMs: number;
   log: Logger;
   version: string;
+  /** Where exports may connect; absent: anywhere. */
+  destinations?: DestinationPolicy;
 }
 
 function instrumentsOf(provider: MeterProvider, version: string): Instruments {
@@ -79,7 +90,7 @@ export function createOtlpExport(options: OtlpExportOptions) {
    * One exporter per monitor. Shared ones would be fewer requests, but cumulative series cannot
    * be removed from a provider: a monitor deleted or moved elsewhere would go on being exported.
    */
-  const exporters = new Map<number, Exporter>();
+  const exporters = new Map<number, Exporter | RefusedEndpoint>();
   let sdk: Sdk | undefined;
   /** While the SDK loads: the calls made meanwhile, in order, run once it is in. */
   let waiting: ((sdk: Sdk) => void)[] | undefined;
@@ -105,14 +116,32 @@ export function createOtlpExport(options: OtlpExportOptions) {
     waiting.push(call);
   }
 
-  function exporterFor(sdk: Sdk, monitorId: number, endpoint: string, headers: Record<string, string>): Exporter {
+  /** The policy's lookup for an endpoint, and its refusal when the host alone tells (an IP address); a refusal is logged. */
+  function guarded(monitorId: number, endpoint: string) {
+    const { destinations } = options;
+    if (!destinations) return {};
+    const url = new URL(endpoint);
+    const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+    const refused = (reason: string) => options.log.warn({ monitorId }, `metrics export refused: ${reason}`);
+    const now = destinations.refusalOfHost(url.hostname.replace(/^\[|\]$/g, ''), port);
+    if (now) refused(now);
+    return { refusedNow: now !== undefined, lookup: destinations.lookup(port, refused) };
+  }
+
+  function exporterFor(sdk: Sdk, monitorId: number, endpoint: string, headers: Record<string, string>): Exporter | undefined {
     const key = JSON.stringify([endpoint, Object.entries(headers).sort()]);
     const current = exporters.get(monitorId);
-    if (current?.key === key) return current;
+    if (current?.key === key) return 'provider' in current ? current : undefined;
     if (current) stop(monitorId);
+    const { refusedNow, lookup } = guarded(monitorId, endpoint);
+    if (refusedNow) {
+      exporters.set(monitorId, { key });
+      return undefined;
+    }
     const { MeterProvider, OTLPMetricExporter, PeriodicExportingMetricReader, resourceFromAttributes } = sdk;
     const reader = new PeriodicExportingMetricReader({
-      exporter: new OTLPMetricExporter({ url: endpoint, headers, timeoutMillis: EXPORT_TIMEOUT_MS }),
+      // Every connection of the exporter's agent resolves through the policy's lookup.
+      exporter: new OTLPMetricExporter({ url: endpoint, headers, timeoutMillis: EXPORT_TIMEOUT_MS, ...(lookup ? { httpAgentOptions: { keepAlive: true, lookup } } : {}) }),
       exportIntervalMillis: options.intervalMs,
       exportTimeoutMillis: Math.min(EXPORT_TIMEOUT_MS, options.intervalMs),
     });
@@ -129,6 +158,7 @@ export function createOtlpExport(options: OtlpExportOptions) {
     const exporter = exporters.get(monitorId);
     if (!exporter) return;
     exporters.delete(monitorId);
+    if (!('provider' in exporter)) return;
     exporter.provider.shutdown().catch((error: Error) => options.log.debug({ err: error }, 'closing an OTLP exporter failed'));
   }
 
@@ -140,7 +170,9 @@ export function createOtlpExport(options: OtlpExportOptions) {
 
   /** One check's measurements, once per region it stands for. */
   function record(sdk: Sdk, monitor: Pick<Monitor, 'id' | 'name' | 'type' | 'openTelemetry'>, endpoint: OtlpEndpoint, check: StoredCheck): void {
-    const { instruments } = exporterFor(sdk, check.monitorId, endpoint.endpoint, endpoint.headers);
+    const exporter = exporterFor(sdk, check.monitorId, endpoint.endpoint, endpoint.headers);
+    if (!exporter) return;
+    const { instruments } = exporter;
     for (const region of check.regions) {
       const attributes: Attributes = {
         'statusdesk.monitor.id': monitor.id,
@@ -174,7 +206,7 @@ export function createOtlpExport(options: OtlpExportOptions) {
     async close(): Promise<void> {
       const closing = (async () => {
         await loading;
-        const all = [...exporters.values()];
+        const all = [...exporters.values()].filter((e) => 'provider' in e);
         exporters.clear();
         await Promise.allSettled(all.map((e) => e.provider.shutdown()));
       })();

@@ -1,3 +1,4 @@
+import type { DestinationPolicy } from '../domain/destinations.ts';
 import type { ProbeResult } from '../domain/monitors/check-results.ts';
 import type { TcpConfig } from '../domain/monitors/monitor-rules.ts';
 import { ConnectionFailure, Deadline, emptyTiming, openConnection, parseTarget, withRetries } from './connection.ts';
@@ -10,7 +11,10 @@ const ONLY_CONNECTS = { writes: false };
  * The TCP check (SPEC 2.7, 3.2): resolve, connect, close. Refused, unreachable and unresolvable
  * targets are retried up to Retry; the Timeout bounds the whole check, retries included.
  */
-export async function probeTcp(monitor: Pick<TcpConfig, 'uri' | 'timeout' | 'degraded' | 'retry'>, options: { stop?: AbortSignal } = {}): Promise<ProbeResult> {
+export async function probeTcp(
+  monitor: Pick<TcpConfig, 'uri' | 'timeout' | 'degraded' | 'retry'>,
+  options: { stop?: AbortSignal; destinations?: DestinationPolicy } = {},
+): Promise<ProbeResult> {
   const deadline = new Deadline(monitor.timeout, options.stop);
   const target = parseTarget(monitor.uri);
   const timing = emptyTiming();
@@ -18,7 +22,7 @@ export async function probeTcp(monitor: Pick<TcpConfig, 'uri' | 'timeout' | 'deg
   try {
     const socket = await withRetries(monitor.retry, deadline, () => {
       attempts++;
-      return openConnection(target, deadline, timing, undefined, ONLY_CONNECTS);
+      return openConnection(target, deadline, timing, undefined, options.destinations, ONLY_CONNECTS);
     });
     socket.destroy();
     const latency = deadline.elapsed();

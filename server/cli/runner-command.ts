@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import envPaths from 'env-paths';
 import pino from 'pino';
+import { ALLOW_SETTING, type AllowedDestination, createDestinationPolicy, parseAllowList } from '../domain/destinations.ts';
 import { logDestination } from '../log-destination.ts';
 import { VERSION } from '../package-root.ts';
 import { DEFAULT_BUFFER_MAX } from '../runner/buffer.ts';
@@ -35,6 +36,12 @@ export const runnerCommand: Command = {
     const bufferMax = positive('buffer-max');
     const concurrency = positive('concurrency');
     const dataDir = str(values, 'data-dir') || join(envPaths('statusdesk', { suffix: '' }).data, 'runner');
+    let allow: AllowedDestination[];
+    try {
+      allow = parseAllowList(process.env[ALLOW_SETTING] ?? '');
+    } catch (error) {
+      throw new UsageError(`${ALLOW_SETTING}: ${(error as Error).message}`);
+    }
     // JSON lines on stderr, as the service's logs to a file.
     const log = pino({ level: process.env.STATUSDESK_LOG_LEVEL || 'info', base: undefined }, logDestination());
     const runner = startRunner({
@@ -46,6 +53,7 @@ export const runnerCommand: Command = {
       log,
       version: VERSION,
       hostname: hostname(),
+      destinations: createDestinationPolicy({ allow }),
     });
     log.info({ apiUrl: url.origin, dataDir, instanceId: runner.instanceId }, 'runner started');
     const stop = (signal: string) => {

@@ -1,3 +1,4 @@
+import type { DestinationPolicy } from '../domain/destinations.ts';
 import type { ChannelTarget } from '../domain/notifications/channel-rules.ts';
 import type { AlertEvent } from '../domain/notifications/events.ts';
 import { ALERT_SENTENCE, resultChange } from '../domain/public-words.ts';
@@ -19,6 +20,8 @@ export interface AlertDeliveryDeps {
   desktop(event: AlertEvent): void;
   /** Timeout of each HTTP request; default 10 s. */
   timeoutMs?: number;
+  /** Where webhooks may be reached; absent: anywhere. */
+  destinations?: DestinationPolicy;
 }
 
 /** Embed colours: red, green, amber. */
@@ -81,17 +84,17 @@ function ntfyMessage(event: AlertEvent, subject: string, topic: string, priority
 }
 
 export async function deliverAlert(target: ChannelTarget, event: AlertEvent, deps: AlertDeliveryDeps): Promise<void> {
-  const timeoutMs = deps.timeoutMs;
+  const { timeoutMs, destinations } = deps;
   switch (target.kind) {
     case 'webhook': {
       const name = `monitor.${event.kind}`;
       const { url, secret, headers } = target.credentials;
-      return postJson(url, { event: name, ...event }, { secret, headers, event: name, timeoutMs });
+      return postJson(url, { event: name, ...event }, { secret, headers, event: name, timeoutMs, destinations });
     }
     case 'slack':
-      return postJson(target.credentials.webhookUrl, slackMessage(event, alertContent(event).subject), { timeoutMs });
+      return postJson(target.credentials.webhookUrl, slackMessage(event, alertContent(event).subject), { timeoutMs, destinations });
     case 'discord':
-      return postJson(target.credentials.webhookUrl, discordMessage(event, alertContent(event).subject), { timeoutMs });
+      return postJson(target.credentials.webhookUrl, discordMessage(event, alertContent(event).subject), { timeoutMs, destinations });
     case 'email': {
       const mailer = deps.mailer(target.credentials.smtpUrl);
       return mailer.send({ from: target.settings.from ?? deps.mailFrom, to: target.settings.to, ...alertContent(event) });
@@ -100,7 +103,7 @@ export async function deliverAlert(target: ChannelTarget, event: AlertEvent, dep
       const { server, priority } = target.settings;
       const { topic, token } = target.credentials;
       const body = ntfyMessage(event, alertContent(event).subject, topic, priority);
-      return postJson(server, body, { headers: token ? { authorization: `Bearer ${token}` } : undefined, timeoutMs });
+      return postJson(server, body, { headers: token ? { authorization: `Bearer ${token}` } : undefined, timeoutMs, destinations });
     }
     case 'desktop':
       deps.desktop(event);

@@ -1,9 +1,13 @@
 import { createHmac } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { DestinationPolicy } from '../domain/destinations.ts';
 
 /**
- * Signed JSON over HTTP: the one way webhooks, Slack, Discord and ntfy are told. One POST, no
- * redirects followed, no retries. Errors name only the origin of the address: webhook URLs carry
- * their tokens in the path or query, and error messages are stored and shown.
+ * Signed JSON over HTTP: the one way webhooks, Slack, Discord and ntfy are told. One POST on a
+ * connection of its own, no redirects followed, no retries. The address connected to is the one
+ * the destination policy judged (its lookup resolves the name): fetch cannot be given a lookup,
+ * so the POST goes through node:http. Errors name only the origin of the address: webhook URLs
+ * carry their tokens in the path or query, and error messages are stored and shown.
  */
 
 export const SIGNATURE_HEADER = 'x-statusdesk-signature';
@@ -27,9 +31,11 @@ export interface PostOptions {
   /** Extra request headers; they cannot replace content-type, user-agent or the two headers above. */
   headers?: Record<string, string>;
   timeoutMs?: number;
+  /** Where the POST may connect; absent: anywhere. */
+  destinations?: DestinationPolicy;
 }
 
-/** Network failures, by the code of the error under fetch's `fetch failed`. */
+/** Network failures, by the error's code. */
 const NETWORK_ERRORS: Record<string, string> = {
   ECONNREFUSED: 'connection refused',
   ECONNRESET: 'connection reset by the server',
@@ -41,17 +47,14 @@ const NETWORK_ERRORS: Record<string, string> = {
   ENOTFOUND: 'DNS lookup failed: no such host',
   EAI_AGAIN: 'DNS lookup failed: the resolver did not answer',
   ENODATA: 'DNS lookup failed: no address for the host',
-  UND_ERR_SOCKET: 'the connection broke off',
-  UND_ERR_CLOSED: 'the connection broke off',
-  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
-  UND_ERR_HEADERS_TIMEOUT: 'the server did not answer',
   HPE_INVALID_CONSTANT: 'the answer is not HTTP',
 };
 
 const CERTIFICATE_ERROR = /CERT|SELF_SIGNED|ERR_TLS_CERT_ALTNAME_INVALID|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/;
 
-/** What went wrong in words, from fetch's error; never its message, which may quote the URL. */
+/** What went wrong in words, from the request's error; never its message, which may quote the URL (a refusal's names only the address). */
 function describeFailure(error: unknown): string {
+  if ((error as NodeJS.ErrnoException).code === 'EDESTINATION') return (error as Error).message;
   let current: unknown = error;
   for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
     const code = (current as NodeJS.ErrnoException).code;
@@ -97,19 +100,50 @@ export async function postJson(url: string, payload: unknown, options: PostOptio
   if (options.secret !== undefined) headers.set(SIGNATURE_HEADER, signPayload(options.secret, body));
   else headers.delete(SIGNATURE_HEADER);
 
-  const signal = AbortSignal.timeout(timeoutMs);
-  let response: Response;
-  try {
-    response = await fetch(target, { method: 'POST', headers, body, redirect: 'manual', signal });
-  } catch (error) {
-    if (signal.aborted) throw new Error(`${what} timed out after ${timeoutMs} ms`);
-    throw new Error(`${what} failed: ${describeFailure(error)}`);
-  }
-  // The answer's body is not used: drop it so the connection is released.
-  try {
-    await response.body?.cancel();
-  } catch {
-    // already gone
-  }
-  if (response.status < 200 || response.status > 299) throw new Error(`${what} answered ${response.status}`);
+  const { destinations } = options;
+  const port = Number(target.port) || (target.protocol === 'https:' ? 443 : 80);
+  // An IP address is not looked up: judged here, before anything is connected.
+  const refused = destinations?.refusalOfHost(target.hostname.replace(/^\[|\]$/g, ''), port);
+  if (refused) throw new Error(`${what} failed: ${refused}`);
+
+  const status = await new Promise<number>((resolve, reject) => {
+    let settled = false;
+    const settle = (error: Error | undefined, code = 0) => {
+      if (settled) return;
+      settled = true;
+      if (error) reject(error);
+      else resolve(code);
+    };
+    // node:https (and node:tls under it) loads with the first https POST, not with the service.
+    const { request } = process.getBuiltinModule(target.protocol === 'https:' ? 'node:https' : 'node:http');
+    const req = request(target, {
+      method: 'POST',
+      headers: { ...Object.fromEntries(headers), 'content-length': String(Buffer.byteLength(body)) },
+      // A connection of its own, closed after the answer: the policy's lookup judges each one.
+      agent: false,
+      lookup: destinations?.lookup(port),
+    });
+    // The whole exchange, the answer's body included, ends within the timeout.
+    const timer = setTimeout(() => {
+      settle(new Error(`${what} timed out after ${timeoutMs} ms`));
+      req.destroy();
+    }, timeoutMs);
+    req.on('response', (response: IncomingMessage) => {
+      settle(undefined, response.statusCode ?? 0);
+      // The answer's body is not used: read to its end and dropped.
+      response.resume();
+      response.on('error', () => {});
+      response.on('close', () => clearTimeout(timer));
+    });
+    req.on('error', (error) => {
+      clearTimeout(timer);
+      settle(new Error(`${what} failed: ${describeFailure(error)}`));
+    });
+    req.on('close', () => {
+      if (!settled) clearTimeout(timer);
+      settle(new Error(`${what} failed: the connection broke off`));
+    });
+    req.end(body);
+  });
+  if (status < 200 || status > 299) throw new Error(`${what} answered ${status}`);
 }

@@ -1,7 +1,11 @@
+import { connect as netConnect, type Socket } from 'node:net';
+import { DestinationRefused, type DestinationPolicy } from '../domain/destinations.ts';
+
 /**
  * Mail over SMTP through nodemailer: one pooled transport per SMTP URL. A message and all its
  * recipients are one SMTP transaction. Errors name the server (host:port) and its answer, never
- * the credentials of the URL.
+ * the credentials of the URL. With a destination policy, each connection is opened here, to an
+ * address the policy judged, and handed to nodemailer (which would otherwise resolve the name itself).
  */
 
 export interface Mail {
@@ -93,6 +97,7 @@ const oneLine = (text: string) => {
 
 /** The reason in words, from nodemailer's error: the server's answer when there is one. */
 function describe(error: SmtpError): string {
+  if (error.code === 'EDESTINATION') return `failed: ${error.message}`;
   if (error.response) {
     const answer = oneLine(error.response);
     if (error.code === 'EAUTH') return `authentication failed: ${answer}`;
@@ -121,7 +126,34 @@ function withoutPassword(text: string, server: SmtpServer): string {
  */
 export const loadMailCode = () => import('nodemailer');
 
-export function createMailer(smtpUrl: string): Mailer {
+/**
+ * A TCP connection to the relay for nodemailer's `getSocket`: a refused address is never
+ * connected to (its error carries the policy's words); TLS, when the relay wants it, is
+ * nodemailer's to start over this connection, verifying the relay's name.
+ */
+function connectThrough(destinations: DestinationPolicy, server: SmtpServer): Promise<Socket> {
+  const refused = destinations.refusalOfHost(server.host, server.port);
+  if (refused) return Promise.reject(new DestinationRefused(refused));
+  return new Promise((resolve, reject) => {
+    const socket = netConnect({ host: server.host, port: server.port, lookup: destinations.lookup(server.port), timeout: CONNECTION_TIMEOUT_MS });
+    const fail = (error: Error) => {
+      socket.destroy();
+      reject(error);
+    };
+    socket.once('error', fail);
+    socket.once('timeout', () => fail(Object.assign(new Error(`connection timed out after ${CONNECTION_TIMEOUT_MS} ms`), { code: 'ETIMEDOUT' })));
+    socket.once('connect', () => {
+      socket.off('error', fail);
+      // Until nodemailer listens (a few ticks from now), an error must not end the process;
+      // nodemailer hears of later ones through its own listener.
+      socket.on('error', () => {});
+      socket.setTimeout(0);
+      resolve(socket);
+    });
+  });
+}
+
+export function createMailer(smtpUrl: string, destinations?: DestinationPolicy): Mailer {
   const server = parseSmtpUrl(smtpUrl);
   const name = `SMTP ${server.host.includes(':') ? `[${server.host}]` : server.host}:${server.port}`;
   const load = () =>
@@ -143,6 +175,10 @@ export function createMailer(smtpUrl: string): Mailer {
         disableFileAccess: true,
         disableUrlAccess: true,
         logger: false,
+        ...(destinations && {
+          getSocket: (_options: unknown, callback: (error: Error | null, socket?: { connection: Socket }) => void) =>
+            void connectThrough(destinations, server).then((connection) => callback(null, { connection }), (error: Error) => callback(error)),
+        }),
       });
       // Failures reach the caller through send(); an 'error' event must never end the process.
       pooled.on('error', () => {});

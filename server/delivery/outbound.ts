@@ -1,3 +1,4 @@
+import type { DestinationPolicy } from '../domain/destinations.ts';
 import type { AlertEvent } from '../domain/notifications/events.ts';
 import { AppError } from '../errors.ts';
 import { createMailer, type Mailer } from './mail.ts';
@@ -7,6 +8,8 @@ export interface OutboundOptions {
   smtpUrl?: string;
   /** Sender of the service's mail (STATUSDESK_MAIL_FROM). */
   mailFrom?: string;
+  /** Where mail relays and webhooks may be reached; absent: anywhere. */
+  destinations?: DestinationPolicy;
 }
 
 export const DEFAULT_MAIL_FROM = 'Statusdesk <statusdesk@localhost>';
@@ -25,6 +28,7 @@ export function createOutbound(options: OutboundOptions) {
   return {
     mailFrom: options.mailFrom || DEFAULT_MAIL_FROM,
     hasMailRelay: Boolean(options.smtpUrl),
+    destinations: options.destinations,
     /** The relay at `smtpUrl`, or the service's own when none is given. */
     mailer(smtpUrl?: string): Mailer {
       const url = smtpUrl ?? options.smtpUrl;
@@ -33,7 +37,7 @@ export function createOutbound(options: OutboundOptions) {
       }
       let mailer = mailers.get(url);
       if (!mailer) {
-        mailer = createMailer(url);
+        mailer = createMailer(url, options.destinations);
         mailers.set(url, mailer);
       }
       return mailer;

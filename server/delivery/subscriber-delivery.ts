@@ -1,3 +1,4 @@
+import type { DestinationPolicy } from '../domain/destinations.ts';
 import type { PageEvent, PageRef } from '../domain/notifications/events.ts';
 import type { SubscriberDelivery, SubscriberAddress } from '../domain/notifications/subscribers.ts';
 import { postJson } from './http-post.ts';
@@ -17,6 +18,8 @@ export interface SubscriberDeliveryDeps {
   mailFrom: string;
   /** Whether the service has a mail relay. */
   hasMailRelay: boolean;
+  /** Where webhooks may be reached; absent: anywhere. */
+  destinations?: DestinationPolicy;
 }
 
 const webhookEvents: Record<PageEvent['kind'], string> = {
@@ -38,7 +41,7 @@ export function createSubscriberDelivery(deps: SubscriberDeliveryDeps, options: 
     async pageEvent(to: SubscriberAddress, event: PageEvent): Promise<void> {
       if (to.kind === 'webhook') {
         const { kind, ...rest } = event;
-        await postJson(to.url, { event: webhookEvents[kind], ...rest }, { secret: to.secret, event: webhookEvents[kind], timeoutMs: options.webhookTimeoutMs });
+        await postJson(to.url, { event: webhookEvents[kind], ...rest }, { secret: to.secret, event: webhookEvents[kind], timeoutMs: options.webhookTimeoutMs, destinations: deps.destinations });
         return;
       }
       await deps.mailer().send({

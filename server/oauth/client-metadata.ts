@@ -1,8 +1,9 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { request } from 'node:https';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
+import { isPublicAddress } from '../domain/destinations.ts';
 import type { ClientMetadataFetcher } from '../domain/oauth/clients.ts';
 
 /** A document is read within this time, whole (SPEC 4.4: fetched on every authorization request). */
@@ -18,43 +19,11 @@ export interface MetadataNetwork {
   connect(target: { address: string; port: number; servername: string }): Duplex;
 }
 
-/** Addresses a metadata document may never come from: this machine, private networks, link-local and the like. */
-const forbidden = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  forbidden.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['64:ff9b::', 96],
-  ['2001:db8::', 32],
-] as const) {
-  forbidden.addSubnet(net, prefix, 'ipv6');
-}
-
-/** Whether an address is on the public internet (IPv4-mapped IPv6 addresses are judged as IPv4). */
-export function isPublicAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped) return isPublicAddress(mapped);
-  const family = isIP(address);
-  if (family === 0) return false;
-  return !forbidden.check(address, family === 4 ? 'ipv4' : 'ipv6');
-}
+/**
+ * Whether an address is on the public internet: the destination policy's rule (IPv6 standing for
+ * IPv4, such as ::7f00:1 or ::ffff:7f00:1, is judged as that IPv4 address).
+ */
+export { isPublicAddress };
 
 const systemNetwork: MetadataNetwork = {
   async resolve(host) {

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { type ConnectResponse, type Hello, RunnerService } from '../../proto/gen/runner/v1/runner_pb.js';
 import { createCheckRunner, decodeDefinition, type Place } from '../checks/check-runner.ts';
 import type { StoredCheck } from '../checks/result-store.ts';
+import type { DestinationPolicy } from '../domain/destinations.ts';
 import { type AssignedDefinition, openBuffer } from './buffer.ts';
 
 /**
@@ -27,6 +28,8 @@ export interface RunnerOptions {
   log: Logger;
   version: string;
   hostname: string;
+  /** Where checks may connect (STATUSDESK_ALLOWED_DESTINATIONS of the runner's machine); absent: the policy without an allow-list. */
+  destinations?: DestinationPolicy;
 }
 
 /** How a runner ended: stopped, or refused by the service with its reason. */
@@ -53,7 +56,8 @@ const backoff = (attempt: number) => Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS *
 
 export function startRunner(options: RunnerOptions) {
   const { log, version } = options;
-  const buffer = openBuffer(options.dataDir, { max: options.bufferMax });
+  const buffer = openBuffer(options.dataDir, { token: options.token, max: options.bufferMax });
+  if (buffer.assignmentDropped) log.warn("the assignment kept in the buffer was sealed under another token and cannot be read: nothing is checked until the service sends the location's assignment");
   const transport = createConnectTransport({
     baseUrl: `${options.apiUrl}/rpc`,
     httpVersion: '1.1',
@@ -86,6 +90,7 @@ export function startRunner(options: RunnerOptions) {
     version,
     place: placeOf(buffer.locationName ?? 'unnamed'),
     concurrency: options.concurrency,
+    destinations: options.destinations,
     onCheck: (check) => pending.push(check),
     onGap: (from, to) => {
       log.warn({ from: new Date(from).toISOString(), to: new Date(to).toISOString() }, 'no checks ran in this span (the machine slept or the clock moved); checks resume on schedule');

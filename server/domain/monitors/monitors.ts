@@ -7,10 +7,11 @@ import { AppError, notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
+import { createDestinationPolicy, type DestinationPolicy } from '../destinations.ts';
 import { type Frequency, type Plan, planOfWorkspace } from '../plans.ts';
 import { type Sealer, sealerOf } from '../sealing.ts';
 import { defaultTcpRegions } from '../regions.ts';
-import { builtOnFirstUse, parseId, parseInput } from '../validation.ts';
+import { builtOnFirstUse, invalid, parseId, parseInput } from '../validation.ts';
 import { type MonitorChecks, summaryWindows } from './check-results.ts';
 import {
   countMonitors,
@@ -151,9 +152,10 @@ function snapshot(sealer: Sealer, monitor: Monitor): Record<string, unknown> {
 
 /**
  * Monitors. Every answer shows credential-like header and metadata values `[redacted]` (see
- * monitor-secrets.ts); only the check engine gets the opened values.
+ * monitor-secrets.ts); only the check engine gets the opened values. A target or OTLP endpoint
+ * the destination policy refuses as written is a VALIDATION error naming the field.
  */
-export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks, sealer: Sealer = sealerOf(db)) {
+export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks, sealer: Sealer = sealerOf(db), destinations: DestinationPolicy = createDestinationPolicy()) {
   /**
    * Decoded monitors by id, with the revision they were read at. Lists are the most frequent
    * call and monitors rarely change, so a list reads ids and revisions and decodes only rows it
@@ -205,7 +207,23 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
       throw new AppError('VALIDATION', `periodicity: ${rule}`, [{ field: 'periodicity', rule }]);
     }
     // A monitor with private locations runs from them alone unless regions are named.
-    return { ...config, regions: config.regions ?? (config.privateLocations.length > 0 ? [] : defaultTcpRegions(plan)) };
+    const complete: MonitorConfig = { ...config, regions: config.regions ?? (config.privateLocations.length > 0 ? [] : defaultTcpRegions(plan)) };
+    refuseDestinations(complete);
+    return complete;
+  }
+
+  /**
+   * What the destination policy refuses as written (a literal metadata or link-local address, its
+   * name), before anything is connected; the rest is judged when connecting. The service's own
+   * ports only where this service checks the monitor (it has regions): a private location's
+   * runner runs on another machine.
+   */
+  function refuseDestinations(config: MonitorConfig): void {
+    const own = { ownPorts: config.regions.length > 0 };
+    const target = 'url' in config ? destinations.refusalOfUrl(config.url, own) : destinations.refusalOfHostPort(config.uri, own);
+    if (target) throw invalid('url' in config ? 'url' : 'uri', target);
+    const endpoint = config.openTelemetry && destinations.refusalOfUrl(config.openTelemetry.endpoint, own);
+    if (endpoint) throw invalid('openTelemetry.endpoint', endpoint);
   }
 
   /** The monitor with its credential-like values opened: never an answer as it is. */

@@ -7,6 +7,7 @@ import { AppError, notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
+import { createDestinationPolicy, type DestinationPolicy } from '../destinations.ts';
 import { monitorIdsIn } from '../monitors/monitor-repository.ts';
 import { KEY_FILE, type Sealer } from '../sealing.ts';
 import { builtOnFirstUse, expected, invalid, oneLine, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
@@ -72,7 +73,12 @@ export interface ChannelServiceOptions {
   sealer: Sealer;
   /** Sends an alert to one channel; throws when it could not be delivered. */
   deliver(target: ChannelTarget, event: AlertEvent): Promise<void>;
+  /** What addresses a channel may name (checked again when delivering); by default the policy without an allow-list. */
+  destinations?: DestinationPolicy;
 }
+
+/** The fields of a channel's configuration that are addresses the service connects to. */
+const ADDRESS_FIELDS = new Set(['url', 'webhookUrl', 'server', 'smtpUrl']);
 
 /**
  * Notification channels (SPEC 2.10): where monitor alerts go, and which monitors feed each.
@@ -80,6 +86,7 @@ export interface ChannelServiceOptions {
  */
 export function createChannelService(db: Kysely<Database>, options: ChannelServiceOptions) {
   const { sealer } = options;
+  const destinations = options.destinations ?? createDestinationPolicy();
   /**
    * The channels of each of a list of monitors, by workspace and the list, kept until a channel or
    * a link changes. The caller's access is checked before; the lists are frozen, as callers share them.
@@ -99,7 +106,13 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
       const field = ['config', ...issue.path.map(String)].join('.');
       throw invalid(issue.code === 'unrecognized_keys' ? `config.${issue.keys[0]}` : field, issue.code === 'unrecognized_keys' ? `is not a field of a ${kind} channel` : issue.message);
     };
-    return { settings: prefixed(channelSchemas()[kind].settings, settingsIn), credentials: settingsOnly ? {} : prefixed(channelSchemas()[kind].credentials, credentialsIn) };
+    const parsed = { settings: prefixed(channelSchemas()[kind].settings, settingsIn), credentials: settingsOnly ? {} : prefixed(channelSchemas()[kind].credentials, credentialsIn) };
+    // An address the destination policy refuses as written is refused now rather than at the first alert.
+    for (const [field, value] of [...Object.entries(parsed.settings), ...Object.entries(parsed.credentials)]) {
+      const refused = ADDRESS_FIELDS.has(field) && typeof value === 'string' ? destinations.refusalOfUrl(value) : undefined;
+      if (refused) throw invalid(`config.${field}`, refused);
+    }
+    return parsed;
   }
 
   /**

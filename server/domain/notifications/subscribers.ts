@@ -14,6 +14,7 @@ import { planOfWorkspace } from '../plans.ts';
 import { newSecret } from '../secrets.ts';
 import type { Sealer } from '../sealing.ts';
 import { builtOnFirstUse, httpUrl, invalid, parseId, parseInput } from '../validation.ts';
+import { createDestinationPolicy, type DestinationPolicy } from '../destinations.ts';
 import { maskCredential } from './channel-rules.ts';
 import { reasonOf } from './channels.ts';
 import type { PageEvent, PageRef } from './events.ts';
@@ -199,6 +200,8 @@ export interface SubscriberServiceOptions {
   /** How long a publishing call waits for its dispatch; DISPATCH_DEADLINE_MS by default. */
   dispatchDeadlineMs?: number;
   log?: Logger;
+  /** What addresses a webhook may name (checked again when delivering); by default the policy without an allow-list. */
+  destinations?: DestinationPolicy;
 }
 
 /**
@@ -207,6 +210,7 @@ export interface SubscriberServiceOptions {
  */
 export function createSubscriberService(db: Kysely<Database>, options: SubscriberServiceOptions) {
   const { sealer, delivery, publicUrl } = options;
+  const destinations = options.destinations ?? createDestinationPolicy();
   const deadlineMs = options.dispatchDeadlineMs ?? DISPATCH_DEADLINE_MS;
   const log = options.log ?? pino({ enabled: false });
   const now = () => Date.now();
@@ -348,6 +352,8 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
       }
       await requireSubscriberPlan(page);
       const url = values.webhookUrl!;
+      const refused = destinations.refusalOfUrl(url);
+      if (refused) throw invalid('webhookUrl', refused);
       const secret = newSecret('whsec_');
       const row = await writeTransaction(db, async (trx) => {
         const created = await insertWebhook(trx, page.id, { fingerprint: webhookFingerprint(sealer, url), sealedUrl: sealer.seal(url), sealedSecret: sealer.seal(secret), at: new Date().toISOString() }).catch((error: unknown) => {
