@@ -11,6 +11,7 @@ export const errorCodes = [
   'UNAUTHORIZED',
   'FORBIDDEN',
   'INTERNAL',
+  'STORAGE_FULL',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

@@ -20,6 +20,57 @@ function rawExchange(port: number, text: string): Promise<string> {
   });
 }
 
+/** One HPACK field, literal without indexing and without Huffman coding (RFC 7541, 6.2.2); names and values under 127 bytes. */
+function literalField(name: string, value: string): Buffer {
+  return Buffer.concat([Buffer.from([0, name.length]), Buffer.from(name), Buffer.from([value.length]), Buffer.from(value)]);
+}
+
+function h2Frame(type: number, flags: number, stream: number, payload: Buffer): Buffer {
+  const head = Buffer.alloc(9);
+  head.writeUIntBE(payload.length, 0, 3);
+  head[3] = type;
+  head[4] = flags;
+  head.writeUInt32BE(stream, 5);
+  return Buffer.concat([head, payload]);
+}
+
+/**
+ * An HTTP/2 request whose header block the test writes field by field (Node's client refuses to
+ * repeat :authority or Host): the preface, empty SETTINGS, one HEADERS frame (END_STREAM,
+ * END_HEADERS) on stream 1. Gives the frames the server sent until its first word on stream 1.
+ */
+function rawH2Exchange(port: number, fields: [string, string][]): Promise<{ type: number; stream: number; payload: Buffer }[]> {
+  return new Promise((resolve, reject) => {
+    const block = Buffer.concat(fields.map(([name, value]) => literalField(name, value)));
+    const socket = net.connect(port, '127.0.0.1', () => {
+      socket.write(Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), h2Frame(4, 0, 0, Buffer.alloc(0)), h2Frame(1, 0x5, 1, block)]));
+    });
+    let received = Buffer.alloc(0);
+    const frames = () => {
+      const list: { type: number; stream: number; payload: Buffer }[] = [];
+      for (let at = 0; at + 9 <= received.length; ) {
+        const length = received.readUIntBE(at, 3);
+        list.push({ type: received[at + 3]!, stream: received.readUInt32BE(at + 5) & 0x7fffffff, payload: received.subarray(at + 9, at + 9 + length) });
+        at += 9 + length;
+      }
+      return list;
+    };
+    // The exchange ends with the server's first word on stream 1 (HEADERS or RST_STREAM), or after 2 s of quiet.
+    let quiet = setTimeout(() => socket.destroy(), 2_000);
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      clearTimeout(quiet);
+      if (frames().some((f) => f.stream === 1 && (f.type === 1 || f.type === 3))) socket.destroy();
+      else quiet = setTimeout(() => socket.destroy(), 2_000);
+    });
+    socket.on('error', reject);
+    socket.on('close', () => {
+      clearTimeout(quiet);
+      resolve(frames());
+    });
+  });
+}
+
 /** Ports free on loopback right now, for a start that must know its ports in advance. */
 async function freePorts(count: number): Promise<number[]> {
   const servers = await Promise.all(
@@ -116,6 +167,27 @@ describe('Host and Origin guard', () => {
       assert.equal(envelope.code, 'FORBIDDEN');
       assert.equal(envelope.message, `host (none) is not this service; use localhost:${port}`);
       assert.equal(envelope.docs, `${service.apiUrl}/docs/reference/errors#forbidden`);
+    });
+
+    test(`the ${side} port answers 400 to a request with two Host header lines`, async () => {
+      const { port } = ports().find((p) => p.name === side)!;
+      const path = port === apiPort ? '/v1/whoami' : '/';
+      const own = `localhost:${port}`;
+      // The same host twice, a foreign one after an own one, and an own one after a foreign one:
+      // whichever line a reader took first, the request is ambiguous and refused whole.
+      for (const [first, second] of [[own, own], [own, `evil.example:${port}`], [`evil.example:${port}`, own]]) {
+        const answer = await rawExchange(port, `GET ${path} HTTP/1.1\r\nHost: ${first}\r\nx-service-key: ${key}\r\nHost: ${second}\r\n\r\n`);
+        const [head = '', body = ''] = answer.split('\r\n\r\n');
+        assert.match(head, /^HTTP\/1\.1 400 /, `${first}, ${second}: ${head}`);
+        assert.match(head, /^connection: close$/im);
+        const envelope = JSON.parse(body);
+        assert.equal(envelope.code, 'VALIDATION');
+        assert.equal(envelope.message, 'the request has 2 Host header fields; send exactly one');
+        assert.deepEqual(envelope.violations, [{ field: 'host', rule: 'must be sent once' }]);
+        assert.equal(envelope.docs, `${service.apiUrl}/docs/reference/errors#validation`);
+      }
+      // One Host line is still answered as before.
+      assert.equal((await probe(port, { host: own })).status, 200);
     });
 
     test(`the ${side} port accepts its own loopback hosts, in any letter case`, async () => {
@@ -219,6 +291,32 @@ describe('Host and Origin guard', () => {
       assertForbidden(refused, service.apiUrl, /^origin http:\/\/evil\.example may not call this service$/);
       const passed = await h2Request(apiPort, { ':path': '/v1/whoami', origin: service.dashboardUrl, 'x-service-key': key });
       assert.equal(passed.status, 200, passed.body);
+    });
+
+    test('a Host that differs from :authority is 400 on both ports, an equal one passes', async () => {
+      for (const port of [apiPort, dashboardPort]) {
+        const path = port === apiPort ? '/v1/whoami' : '/';
+        for (const [authority, host] of [[`localhost:${port}`, `evil.example:${port}`], [`evil.example:${port}`, `localhost:${port}`]]) {
+          const response = await h2Request(port, { ':path': path, ':authority': authority, host, 'x-service-key': key });
+          assert.equal(response.status, 400, response.body);
+          const envelope = JSON.parse(response.body);
+          assert.equal(envelope.code, 'VALIDATION');
+          assert.equal(envelope.message, `the Host header (${host}) differs from :authority (${authority}); send one host`);
+        }
+        const same = await h2Request(port, { ':path': path, ':authority': `localhost:${port}`, host: `LOCALHOST:${port}`, 'x-service-key': key });
+        assert.equal(same.status, 200, same.body);
+      }
+    });
+
+    test('a repeated :authority or Host is reset as a protocol error on both ports', async () => {
+      for (const port of [apiPort, dashboardPort]) {
+        for (const name of [':authority', 'host']) {
+          const frames = await rawH2Exchange(port, [[':method', 'GET'], [':scheme', 'http'], [':path', '/healthz'], [name, `localhost:${port}`], [name, `evil.example:${port}`]]);
+          // RST_STREAM (type 3) of stream 1 with PROTOCOL_ERROR (1), and no HEADERS (type 1) answer.
+          assert.ok(frames.some((f) => f.type === 3 && f.stream === 1 && f.payload.readUInt32BE(0) === 1), `${port} ${name}: ${JSON.stringify(frames)}`);
+          assert.ok(!frames.some((f) => f.type === 1), `${port} ${name}: answered`);
+        }
+      }
     });
 
     test('the dashboard port speaks h2c too', async () => {

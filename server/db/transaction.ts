@@ -22,7 +22,10 @@ export async function writeTransaction<T>(db: Kysely<Database>, work: (trx: Kyse
       await sql`commit`.execute(conn);
       return result;
     } catch (error) {
-      await sql`rollback`.execute(conn);
+      // SQLite ends the transaction itself on some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM):
+      // its rollback then fails with "cannot rollback - no transaction is active", which must not
+      // stand in for the error that says what happened.
+      await sql`rollback`.execute(conn).catch(() => {});
       throw error;
     }
   });

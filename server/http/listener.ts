@@ -10,8 +10,20 @@ export type RequestHandler = (req: Request, res: Response) => void;
 const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 /** A connection that has not said which protocol it speaks within this time is dropped. */
 const SNIFF_TIMEOUT_MS = 10_000;
+/** A request's header section must arrive whole within this time of its first byte (docs/reference/security.md). */
+export const HEADERS_TIMEOUT_MS = 15_000;
 /** A request must arrive whole within this time. */
 const REQUEST_TIMEOUT_MS = 60_000;
+
+/**
+ * How often node:http looks for requests past their time. Node checks every 30 s by default, so a
+ * request sending its headers slowly was cut anywhere from 15 to 45 s; looking every second (more
+ * often for a shorter limit) cuts it within a second of the limit. A look walks the open
+ * connections only, so it costs nothing that grows with traffic.
+ */
+export function connectionsCheckingInterval(headersTimeoutMs: number): number {
+  return Math.min(1_000, Math.max(50, Math.round(headersTimeoutMs / 10)));
+}
 
 /** The size of a header list as HTTP/2 counts it (RFC 9113, 6.5.2): names and values, plus 32 octets per field. */
 function headerListSize(rawHeaders: string[]): number {
@@ -33,13 +45,17 @@ export interface Listener {
  * speak HTTP/1.1, so a plain TCP server reads the first bytes of each connection and hands the
  * socket to the server that speaks its protocol. Both call the same handler.
  */
-export async function listen(options: { host: string; port: number }): Promise<Listener> {
+export async function listen(options: { host: string; port: number; headersTimeoutMs?: number }): Promise<Listener> {
+  const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   let handler: RequestHandler = (_req, res) => {
     res.statusCode = 503;
     res.end();
   };
   const dispatch: RequestHandler = (req, res) => handler(req, res);
-  const h1 = http.createServer({ keepAliveTimeout: 5_000, headersTimeout: 15_000, requestTimeout: REQUEST_TIMEOUT_MS }, dispatch);
+  const h1 = http.createServer(
+    { keepAliveTimeout: 5_000, headersTimeout: headersTimeout, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: connectionsCheckingInterval(headersTimeout) },
+    dispatch,
+  );
   // The HTTP/1.1 server never listens itself (the front does), but its connection tracking, which
   // enforces the timeouts above and lets close() drop idle keep-alive sockets, starts on 'listening'.
   h1.emit('listening');

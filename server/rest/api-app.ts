@@ -8,6 +8,7 @@ import type { MetadataNetwork } from '../oauth/client-metadata.ts';
 import { registerOAuth } from '../oauth/routes.ts';
 import { registerStatusPages } from '../public/status-routes.ts';
 import { registerDocs } from './docs.ts';
+import { registerServicePaths } from './service-paths.ts';
 import { registerWhoami } from './whoami.ts';
 
 export interface ApiAppOptions {
@@ -24,6 +25,8 @@ export interface ApiAppOptions {
   docsBase: string;
   maxBodyBytes: number;
   version: string;
+  /** Aborted when the service starts stopping: the answers that stay open (MCP event streams) end then. */
+  stopping?: AbortSignal;
 }
 
 /** The REST surface on the API port: /v1/*, /openapi.json and the bundled docs. */
@@ -54,6 +57,7 @@ export function createApiApp(options: ApiAppOptions) {
   });
 
   registerWhoami(app, services);
+  registerServicePaths(app);
 
   app.doc31('/openapi.json', {
     openapi: '3.1.0',
@@ -61,6 +65,7 @@ export function createApiApp(options: ApiAppOptions) {
       title: 'Statusdesk API',
       version: options.version,
       description: 'REST paths of the Statusdesk service. Errors share one envelope: code, message, requestId, docs.',
+      license: { name: 'MIT', url: 'https://spdx.org/licenses/MIT.html' },
     },
     servers: [{ url: options.apiUrl }],
   });
@@ -71,6 +76,7 @@ export function createApiApp(options: ApiAppOptions) {
   registerMcp(app, {
     services,
     admit: options.admit,
+    stopping: options.stopping,
     content: options.content,
     apiUrl: options.apiUrl,
     docsUrl: options.docsBase,

@@ -44,6 +44,14 @@ export const IdentitySchema = z
   .strict()
   .openapi('Identity');
 
+/** The refusal every path can give, with or without a credential: a Host or Origin that is not this service. */
+export const hostRefusedResponse = {
+  403: {
+    description: 'The Host or Origin is not this service.',
+    content: { 'application/json': { schema: ErrorEnvelopeSchema } },
+  },
+} as const;
+
 /** Responses every authenticated REST path can give. */
 export const authErrorResponses = {
   401: {

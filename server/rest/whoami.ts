@@ -9,6 +9,7 @@ const whoamiRoute = createRoute({
   summary: 'The workspace and credential behind the request',
   description: 'Resolves the API key in x-service-key, or the OAuth access token in Authorization: Bearer, to its workspace, plan and scopes.',
   tags: ['Identity'],
+  operationId: 'whoami',
   security: [{ apiKey: [] }, { oauth: [] }],
   responses: {
     200: { description: 'The identity of the caller.', content: { 'application/json': { schema: IdentitySchema } } },

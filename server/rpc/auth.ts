@@ -4,6 +4,8 @@ import { type Actor, isCredential } from '../domain/actor.ts';
 import { AppError } from '../errors.ts';
 import type { Admit } from '../http/credentials.ts';
 import { RateLimited } from '../http/rate-limit.ts';
+import { isStorageFull, storageFullCause } from '../db/storage-full.ts';
+import { asAppError } from '../http/errors.ts';
 import { toConnectError } from './errors.ts';
 
 /** Who calls, and the workspace the call is about. */
@@ -61,6 +63,10 @@ export function mapErrors(log: Logger): Interceptor {
       if (error instanceof AppError) throw toConnectError(error);
       if (error instanceof ConnectError) throw error;
       const requestId = req.header.get('x-request-id');
+      if (isStorageFull(error)) {
+        log.error({ err: error, requestId, procedure: req.url }, `the database is full; the change was not stored (${storageFullCause(error)})`);
+        throw toConnectError(asAppError(error));
+      }
       log.error({ err: error, requestId, procedure: req.url }, 'rpc handler failed');
       throw new ConnectError(`internal error (request id ${requestId})`, Code.Internal);
     }

@@ -12,6 +12,9 @@ const codes: Record<ErrorCode, Code> = {
   UNAUTHORIZED: Code.Unauthenticated,
   FORBIDDEN: Code.PermissionDenied,
   INTERNAL: Code.Internal,
+  // Not resource_exhausted, which means only the rate limit (a later call passes): the service cannot
+  // store anything until there is room on its disk.
+  STORAGE_FULL: Code.Unavailable,
 };
 
 /** The Connect form of a domain error; field violations travel as a google.rpc.BadRequest detail. */
