@@ -253,6 +253,9 @@ function cleanHeaders(headers: Record<string, string>, h2: boolean): Record<stri
   return out;
 }
 
+/** Whether an answer is the head of an event stream a GET opened, which ends only when the client leaves. */
+const opensEventStream = (req: FuzzRequest, headers: Answer['headers']) => req.method === 'GET' && String(headers['content-type'] ?? '').startsWith('text/event-stream');
+
 class Sender {
   private readonly port: number;
   constructor(port: number) {
@@ -275,6 +278,13 @@ class Sender {
       const r = http.request(
         { host: '127.0.0.1', port: this.port, method: req.method, path: sendablePath(req.path), headers, agent: false, timeout: ANSWER_TIMEOUT_MS },
         (res) => {
+          // A GET that opens an event stream (/mcp) is answered by its head: the stream stays open
+          // until the client leaves, which it does here.
+          if (opensEventStream(req, res.headers)) {
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, trailers: {}, body: '' });
+            r.destroy();
+            return;
+          }
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, trailers: res.trailers, body: Buffer.concat(chunks).toString('utf8') }));
@@ -310,6 +320,11 @@ class Sender {
       stream.on('response', (h) => {
         status = Number(h[':status']);
         headers = h as Answer['headers'];
+        if (opensEventStream(req, headers)) {
+          clearTimeout(timer);
+          resolve({ status, headers, trailers, body: '' });
+          stream.close();
+        }
       });
       stream.on('trailers', (t) => (trailers = t as Answer['trailers']));
       stream.on('data', (c: Buffer) => chunks.push(c));

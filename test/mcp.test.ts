@@ -702,14 +702,15 @@ describe('audit log', { timeout: 120_000 }, () => {
     const ids = entries.map((e: any) => Number(e.id));
     assert.deepEqual(ids, [...ids].sort((a, b) => b - a), 'not newest first');
     for (const entry of entries) {
-      assertFields(entry, ['action', 'actorId', 'actorType', 'actorUserId', 'changedFields', 'createdAt', 'entityId', 'entityType', 'id'], 'a listed audit entry');
-      assert.deepEqual([entry.entityType, entry.entityId, entry.actorType, entry.actorId, entry.actorUserId], ['status_report', report.id, 'mcp', writeKey.id, ownerId]);
+      // The actor's fields as SPEC 2.10 and 6 name them, and under no other name.
+      assert.deepEqual(sortedKeys(entry), ['action', 'actor_id', 'actor_type', 'actor_user_id', 'changedFields', 'createdAt', 'entityId', 'entityType', 'id'], 'a listed audit entry');
+      assert.deepEqual([entry.entityType, entry.entityId, entry.actor_type, entry.actor_id, entry.actor_user_id], ['status_report', report.id, 'mcp', writeKey.id, ownerId]);
       assert.equal(typeof entry.id, 'string');
     }
     const full = async (id: string) => {
       const one = ok(await reader.call('get_audit_log', { auditLogId: id }));
       assert.deepEqual(Object.keys(one), ['auditLog']);
-      assert.deepEqual(sortedKeys(one.auditLog), ['action', 'actorId', 'actorType', 'actorUserId', 'after', 'before', 'changedFields', 'createdAt', 'entityId', 'entityType', 'id']);
+      assert.deepEqual(sortedKeys(one.auditLog), ['action', 'actor_id', 'actor_type', 'actor_user_id', 'after', 'before', 'changedFields', 'createdAt', 'entityId', 'entityType', 'id']);
       return one.auditLog;
     };
     const fulls = await Promise.all(entries.map((e: any) => full(e.id)));
@@ -731,12 +732,12 @@ describe('audit log', { timeout: 120_000 }, () => {
     const windows = ok(await reader.call('list_audit_logs', { entityType: 'maintenance' })).auditLogs;
     const created = windows.find((e: any) => e.entityId === maintenance.id);
     assert.ok(created, 'the maintenance window was not audited');
-    assert.deepEqual([created.actorType, created.actorId, created.actorUserId], ['mcp', writeKey.id, ownerId]);
+    assert.deepEqual([created.actor_type, created.actor_id, created.actor_user_id], ['mcp', writeKey.id, ownerId]);
     assert.ok(windows.every((e: any) => e.entityType === 'maintenance'));
 
     // Reading is not audited.
     const all = ok(await reader.call('list_audit_logs', { perPage: 50 }));
-    assert.ok(all.auditLogs.every((e: any) => e.actorId !== readKey.id), 'a read was audited');
+    assert.ok(all.auditLogs.every((e: any) => e.actor_id !== readKey.id), 'a read was audited');
     assertNewestFirst(all.auditLogs, 'createdAt');
     const paged = ok(await reader.call('list_audit_logs', { perPage: 2, page: 2 }));
     assert.deepEqual(paged.auditLogs, all.auditLogs.slice(2, 4));
@@ -1081,7 +1082,7 @@ describe('protocol eras', { timeout: 120_000 }, () => {
       const created = ok(await modern.call('create_status_report', { pageId: page.id, title: 'Modern', message: 'm', notify: false }));
       assert.equal(created.notified, false);
       const [entry] = ok(await modern.call('list_audit_logs', { entityType: 'status_report', entityId: created.statusReport.id })).auditLogs;
-      assert.deepEqual([entry.actorType, entry.actorId, entry.actorUserId], ['mcp', writeKey.id, ownerId]);
+      assert.deepEqual([entry.actor_type, entry.actor_id, entry.actor_user_id], ['mcp', writeKey.id, ownerId]);
     } finally {
       await modern.close();
     }

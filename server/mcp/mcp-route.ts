@@ -1,11 +1,13 @@
 import type { createMcpHandler } from '@modelcontextprotocol/server';
+import type { Context } from 'hono';
 import { type Actor, credentialId, isCredential } from '../domain/actor.ts';
 import type { Admit } from '../http/credentials.ts';
-import type { HonoApp } from '../http/hono-app.ts';
+import type { AppEnv, HonoApp } from '../http/hono-app.ts';
 import { RateLimited } from '../http/rate-limit.ts';
 import { sendStreamed } from '../http/send-streamed.ts';
 import { AppError } from '../errors.ts';
 import { oauthJson } from '../oauth/respond.ts';
+import { createEventStreams, type EventStreams } from './event-streams.ts';
 import type { McpServerOptions } from './mcp-server.ts';
 
 export const MCP_PATH = '/mcp';
@@ -62,17 +64,73 @@ function callsIn(body: unknown): number {
   return messages.filter((m) => typeof m === 'object' && m !== null && 'method' in m && 'id' in m).length;
 }
 
-/** A refusal before MCP, in the RFC 6750 shape the OAuth endpoints use too. */
-const oauthError = (status: 401 | 429, error: string, description: string, headers: Record<string, string>) =>
+/** An answer before MCP, in the RFC 6750 shape the OAuth endpoints use too. */
+const oauthError = (status: 400 | 401 | 404 | 405 | 406 | 429, error: string, description: string, headers: Record<string, string> = {}) =>
   oauthJson({ error, error_description: description }, status, headers);
 
+/** The methods of the endpoint (SPEC 4.3), as an `Allow` header names them. */
+const METHODS = 'GET, POST, DELETE';
+
+/** Whether an Accept header takes an event stream; no header takes anything (RFC 9110, 12.5.1). */
+function acceptsEventStream(accept: string | undefined): boolean {
+  if (accept === undefined) return true;
+  return accept.split(',').some((range) => ['text/event-stream', 'text/*', '*/*'].includes(range.split(';')[0]!.trim().toLowerCase()));
+}
+
 /**
- * /mcp: Streamable HTTP, stateless, both protocol eras (SPEC 4.3). The caller is admitted here,
- * before any MCP work: a missing or dead credential is a 401 that points at the protected-resource
+ * GET opens the event stream of the 2025 revisions (Streamable HTTP, "Listening for Messages from
+ * the Server"). This server sends nothing unasked, so the stream carries keep-alive comments only;
+ * 2025 clients open it after `initialize`. Each credential may hold a few at once (a plain 429 past
+ * that, as for the rate limit). `Last-Event-ID` is ignored: there are no events to resume.
+ */
+function openEventStream(c: Context<AppEnv>, actor: Actor, streams: EventStreams, admit: Admit): Response {
+  if (!acceptsEventStream(c.req.header('accept'))) {
+    return oauthError(406, 'not_acceptable', `GET ${MCP_PATH} opens an event stream: the Accept header must list text/event-stream`);
+  }
+  if (!isCredential(actor)) throw new AppError('UNAUTHORIZED', 'an event stream is opened with an API key or an OAuth access token');
+  const headers = c.req.raw.headers;
+  // Looked at with every keep-alive: a stream of a revoked key or an expired token ends.
+  const stillLive = () => admit.resolve(headers, 'mcp').then(() => true, () => false);
+  const stream = streams.open(actor, c.req.raw.signal, stillLive);
+  if (!(stream instanceof ReadableStream)) {
+    const description = `this credential holds ${stream.open} event streams open at ${MCP_PATH}, the most it may; close one, or retry after ${stream.retryAfterSeconds} s`;
+    return oauthError(429, 'rate_limited', description, { 'retry-after': String(stream.retryAfterSeconds) });
+  }
+  return new Response(stream, {
+    headers: {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-store',
+      // A proxy in front must pass each line on as it comes.
+      'x-accel-buffering': 'no',
+      // An HTTP/1.1 connection that carried a stream closes with it, so that it does not hold a
+      // stopping service until the client's keep-alive runs out. HTTP/2 has no such header.
+      ...(c.env.incoming.httpVersionMajor === 1 ? { connection: 'close' } : {}),
+    },
+  });
+}
+
+/**
+ * DELETE asks to end the session its `Mcp-Session-Id` names. This server is stateless: it never
+ * issues a session id, so no session it is asked to end exists. The 2025 revisions answer a request
+ * for a session the server does not know with 404 (Session Management, 3); 405 would say the
+ * endpoint takes no DELETE, which SPEC 4.3 says it does. SDK clients send DELETE only with a
+ * session id the server gave them, so they never send one here.
+ */
+function endSession(c: Context<AppEnv>): Response {
+  if (c.req.header('mcp-session-id') === undefined) {
+    return oauthError(400, 'invalid_request', `DELETE ${MCP_PATH} ends the session its Mcp-Session-Id header names, and this request names none; this server is stateless and keeps no sessions`);
+  }
+  return oauthError(404, 'session_not_found', 'no such session: this server is stateless, never issues an Mcp-Session-Id and keeps no session to end');
+}
+
+/**
+ * /mcp: Streamable HTTP, stateless, both protocol eras (SPEC 4.3): POST carries JSON-RPC, GET opens
+ * an event stream, DELETE asks to end a session. The caller of every method is admitted here,
+ * before anything else: a missing or dead credential is a 401 that points at the protected-resource
  * metadata (answered from the headers, before the body is read), a spent rate limit a plain 429
  * with Retry-After, neither of them a JSON-RPC error.
  */
-export function registerMcp(app: HonoApp, options: McpServerOptions & { admit: Admit }): void {
+export function registerMcp(app: HonoApp, options: McpServerOptions & { admit: Admit; stopping?: AbortSignal }): void {
   // The MCP SDK and the tools are loaded by the first request that reaches them, not at start:
   // a service no MCP client talks to never pays for them.
   let loading: Promise<{ handler: ReturnType<typeof createMcpHandler>; isWriteTool: (name: string) => boolean }> | undefined;
@@ -85,13 +143,12 @@ export function registerMcp(app: HonoApp, options: McpServerOptions & { admit: A
       throw error;
     }));
   const resourceMetadata = `${options.apiUrl}/.well-known/oauth-protected-resource${MCP_PATH}`;
+  const streams = createEventStreams({ stopping: options.stopping });
 
   app.all(MCP_PATH, async (c) => {
-    // Stateless: there is no stream to open with GET and no session to end with DELETE.
-    if (c.req.method !== 'POST') return c.json({ error: 'method_not_allowed', error_description: `${MCP_PATH} accepts POST only` }, 405, { allow: 'POST' });
-
     // Who is calling comes from the headers: a caller without a live credential is refused before
-    // its body is read, so an unauthenticated client cannot hold the request open by sending it slowly.
+    // its body is read, so an unauthenticated client cannot hold the request open by sending it
+    // slowly, and before its method is looked at, so every method is refused alike.
     let actor: Actor;
     try {
       actor = await options.admit.resolve(c.req.raw.headers, 'mcp');
@@ -104,6 +161,12 @@ export function registerMcp(app: HonoApp, options: McpServerOptions & { admit: A
       }
       throw error;
     }
+    // GET and DELETE make no calls, so they count nothing against the rate limit. (Hono serves a
+    // HEAD through the GET routes; it is not a GET here: a stream without a body would never end.)
+    if (c.req.method === 'GET') return openEventStream(c, actor, streams, options.admit);
+    if (c.req.method === 'DELETE') return endSession(c);
+    if (c.req.method !== 'POST') return oauthError(405, 'method_not_allowed', `${MCP_PATH} accepts GET, POST and DELETE`, { allow: METHODS });
+
     // How many calls it makes is in the body.
     const text = await c.req.text();
     let body: unknown;

@@ -6,6 +6,7 @@ import { planOf } from '../domain/plans.ts';
 import type { Services } from '../services.ts';
 import { validationError } from '../domain/validation.ts';
 import { type AppError, type ErrorCode } from '../errors.ts';
+import { storageFullCause } from '../db/storage-full.ts';
 import { asAppError } from '../http/errors.ts';
 import { oncePerFrozen } from '../http/once-per-frozen.ts';
 import { contentTools } from './content-tools.ts';
@@ -28,7 +29,7 @@ export function isWriteTool(name: string): boolean {
 /** Errors the caller can fix by changing the input: a tool result, so the model sees and retries (SPEC 7). */
 const toolErrors = new Set<ErrorCode>(['NOT_FOUND', 'VALIDATION', 'CONFLICT', 'LIMIT_EXCEEDED', 'PRECONDITION_FAILED']);
 /** JSON-RPC codes of the errors that are not the input's fault; -32000 to -32099 are the server's own. */
-const jsonRpcCodes: Partial<Record<ErrorCode, number>> = { UNAUTHORIZED: -32001, FORBIDDEN: -32003, INTERNAL: ProtocolErrorCode.InternalError };
+const jsonRpcCodes: Partial<Record<ErrorCode, number>> = { UNAUTHORIZED: -32001, FORBIDDEN: -32003, STORAGE_FULL: -32007, INTERNAL: ProtocolErrorCode.InternalError };
 
 const INSTRUCTIONS = [
   'Statusdesk monitors network endpoints (TCP, gRPC health, HTTP) and publishes status pages.',
@@ -148,6 +149,7 @@ export function createMcpServerFactory(options: McpServerOptions): McpServerFact
         const error = asAppError(thrown);
         if (toolErrors.has(error.code)) return toolError(error);
         if (error.code === 'INTERNAL') log.error({ err: thrown, tool: name }, 'mcp tool failed');
+        if (error.code === 'STORAGE_FULL') log.error({ err: thrown, tool: name }, `the database is full; the change was not stored (${storageFullCause(thrown)})`);
         throw new ProtocolError(jsonRpcCodes[error.code] ?? ProtocolErrorCode.InternalError, error.message, { code: error.code });
       }
     });

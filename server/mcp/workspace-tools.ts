@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { AuditEntry } from '../domain/audit/audit-log.ts';
 import { defineTool, pageInput, pagination, READ, record } from './tool.ts';
 
 const snapshot = z.record(z.string(), z.unknown()).nullable();
@@ -8,12 +9,22 @@ const auditEntry = record({
   entityType: z.string(),
   entityId: z.string(),
   action: z.string().describe('<entity>.<verb>, e.g. status_report.create.'),
-  actorType: z.string().describe('mcp for changes made through this server; apiKey, user or system otherwise.'),
-  actorId: z.string().describe('The key id, oat_<grant id> for an OAuth connection, or the user id.'),
-  actorUserId: z.number().int().nullable().describe('The user who created the key or approved the connection.'),
+  actor_type: z.string().describe('mcp for changes made through this server; apiKey, oauth, user or system otherwise.'),
+  actor_id: z.string().describe('The key id, oat_<grant id> for an OAuth connection, the user id for a person, or system.'),
+  actor_user_id: z.number().int().nullable().describe('The user who created the key, approved the connection or made the change.'),
   changedFields: z.array(z.string()),
   createdAt: z.string(),
 });
+
+/**
+ * An audit entry as the MCP tools show it: the actor's fields under the names SPEC 2.10 and 6 give
+ * them (actor_type, actor_id, actor_user_id, the audit log's own columns), the others as the
+ * service names them. Only MCP shows entries this way; the dashboard shows who acted its own way.
+ */
+function shown(entry: AuditEntry) {
+  const { id, entityType, entityId, action, changedFields, createdAt, before, after } = entry;
+  return { id, entityType, entityId, action, actor_type: entry.actorType, actor_id: entry.actorId, actor_user_id: entry.actorUserId, changedFields, createdAt, before, after };
+}
 
 export const workspaceTools = [
   defineTool({
@@ -68,7 +79,10 @@ export const workspaceTools = [
     async run({ actor, workspaceId, services }, query) {
       const { auditLogs, pagination } = await services.auditLog.list(actor, workspaceId, query);
       // The list names what changed; the snapshots are the detail get_audit_log gives.
-      return { auditLogs: auditLogs.map(({ before: _b, after: _a, ...entry }) => entry), pagination };
+      return { auditLogs: auditLogs.map((entry) => {
+        const { before: _b, after: _a, ...listed } = shown(entry);
+        return listed;
+      }), pagination };
     },
   }),
   defineTool({
@@ -81,7 +95,7 @@ export const workspaceTools = [
     input: z.strictObject({ auditLogId: z.union([z.string().min(1), z.number().int().positive()]).describe('An entry id from list_audit_logs.') }),
     output: z.object({ auditLog: auditEntry.extend({ before: snapshot, after: snapshot }) }),
     async run({ actor, workspaceId, services }, args) {
-      return { auditLog: await services.auditLog.get(actor, workspaceId, String(args.auditLogId)) };
+      return { auditLog: shown(await services.auditLog.get(actor, workspaceId, String(args.auditLogId))) };
     },
   }),
 ];
