@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { queryRows } from './support/database.ts';
+import { REFRESH_REPEAT_MS } from '../server/domain/oauth/tokens.ts';
 import { hashSecret } from '../server/domain/secrets.ts';
 import { rawHttp } from './support/mcp-client.ts';
 import {
@@ -92,6 +93,12 @@ describe('attacks on the authorization server', { timeout: 180_000 }, () => {
     await receiver.close();
     await svc.stop();
   });
+
+  /** The repeat window of a used refresh token is over: its use is moved back past it (tokens are stored only as hashes). */
+  async function pastRepeatWindow(refreshToken: string): Promise<void> {
+    const moved = await queryRows(svc.dataDir, "update oauth_tokens set used_at = ? where token_hash = ? and kind = 'refresh' returning kind", new Date(Date.now() - REFRESH_REPEAT_MS - 1000).toISOString(), hashSecret(refreshToken));
+    assert.equal(moved.length, 1, 'the refresh token is not stored as the SHA-256 of itself');
+  }
 
   const newClient = async (uris = [receiver.redirectUri()]) => ({ client_id: (await registerClient(svc.apiUrl, uris)).client_id, redirect_uri: uris[0]! });
 
@@ -186,6 +193,37 @@ describe('attacks on the authorization server', { timeout: 180_000 }, () => {
     }
   });
 
+  test('registration refuses a client_name with an invisible or bidirectional control character, naming it and where it is', async () => {
+    const hidden: [string, string][] = [
+      ['\u200d', 'U+200D'], // zero-width joiner
+      ['\u200b', 'U+200B'], // zero-width space
+      ['\u200c', 'U+200C'], // zero-width non-joiner
+      ['\u2060', 'U+2060'], // word joiner
+      ['\ufeff', 'U+FEFF'], // byte order mark
+      ['\u200e', 'U+200E'], // left-to-right mark
+      ['\u200f', 'U+200F'], // right-to-left mark
+      ['\u061c', 'U+061C'], // Arabic letter mark
+      ['\u202a', 'U+202A'],
+      ['\u202e', 'U+202E'], // right-to-left override
+      ['\u2066', 'U+2066'],
+      ['\u2069', 'U+2069'],
+      ['\u0085', 'U+0085'], // a C1 control
+      ['\u2028', 'U+2028'], // line separator
+    ];
+    for (const [ch, name] of hidden) {
+      const answer = await registerRaw(svc.apiUrl, { client_name: `Claude${ch}Code`, redirect_uris: [receiver.redirectUri()] });
+      assertOAuthError(answer, 400, 'invalid_client_metadata');
+      assert.match(answer.body.error_description, /^client_name must be one line of visible text, without control, invisible or bidirectional control characters/);
+      assert.ok(answer.body.error_description.endsWith(`it holds ${name} at character 7`), answer.body.error_description);
+    }
+    // Letters of any script, and emoji that are one character, stay names.
+    for (const name of ['Éditeur Zed', 'محرر', '编辑器 🚀']) {
+      const answer = await registerRaw(svc.apiUrl, { client_name: name, redirect_uris: [receiver.redirectUri()] });
+      assert.equal(answer.status, 201, `${name}: ${JSON.stringify(answer.body)}`);
+      assert.equal(answer.body.client_name, name);
+    }
+  });
+
   test('registration accepts the allowed kinds: loopback, an editor scheme, https on a vendor domain', async () => {
     for (const uri of ['http://[::1]:8123/cb', 'cursor://anysphere.cursor-retrieval/oauth/callback', 'vscode://ms-vscode.mcp/cb', 'https://claude.ai/api/mcp/auth_callback', 'https://app.cursor.com/cb']) {
       const answer = await registerRaw(svc.apiUrl, { redirect_uris: [uri] });
@@ -237,13 +275,15 @@ describe('attacks on the authorization server', { timeout: 180_000 }, () => {
     assertOAuthError(await tokenRaw(svc.apiUrl, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: client.client_id }), 400, 'invalid_grant');
   });
 
-  test('a code presented by another client: invalid_client or invalid_grant, and no tokens', async () => {
+  test('a code presented by another client: invalid_grant (RFC 6749 section 5.2, as the docs say), and no tokens', async () => {
     const { client, code, verifier } = await freshCode();
     const thief = await newClient();
     const stolen = await exchange(thief, code, verifier, { redirect_uri: client.redirect_uri });
-    assert.ok(['invalid_client', 'invalid_grant'].includes(stolen.body.error), JSON.stringify(stolen.body));
-    assertOAuthError(stolen, stolen.body.error === 'invalid_client' ? 401 : 400, stolen.body.error);
-    assert.equal(stolen.body.access_token, undefined);
+    assertOAuthError(stolen, 400, 'invalid_grant');
+    assert.match(stolen.body.error_description, /issued to another client/);
+    // The code is still its client's.
+    const own = await exchange(client, code, verifier);
+    assert.equal(own.status, 200, JSON.stringify(own.body));
   });
 
   test('redirect_uri differing at the token endpoint: invalid_grant (another path; another port)', async () => {
@@ -263,20 +303,31 @@ describe('attacks on the authorization server', { timeout: 180_000 }, () => {
     assertOAuthError(answer, 400, 'invalid_grant');
   });
 
-  test('refresh token reuse: invalid_grant, and the grant is revoked', async () => {
+  test('refresh token reuse after the repeat window: invalid_grant, and the grant is revoked', async () => {
     const { client, tokens } = await connectClient(svc, receiver);
     const rotated = await tokenRaw(svc.apiUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id });
     assert.equal(rotated.status, 200);
+    await pastRepeatWindow(tokens.refresh_token);
     assertOAuthError(await tokenRaw(svc.apiUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id }), 400, 'invalid_grant');
     assert.equal(await mcpStatus(svc.apiUrl, bearer(rotated.body.access_token)), 401);
   });
 
-  test('a refresh token presented by another client: invalid_grant or invalid_client', async () => {
+  test('a used refresh token presented within the repeat window by another client: invalid_grant, and the grant is revoked', async () => {
+    const { client, tokens } = await connectClient(svc, receiver);
+    const rotated = await tokenRaw(svc.apiUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id });
+    assert.equal(rotated.status, 200);
+    const thief = await newClient();
+    const stolen = await tokenRaw(svc.apiUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: thief.client_id });
+    assertOAuthError(stolen, 400, 'invalid_grant');
+    assert.equal(await mcpStatus(svc.apiUrl, bearer(rotated.body.access_token)), 401);
+  });
+
+  test('a refresh token presented by another client: invalid_grant (RFC 6749 section 5.2), and no tokens', async () => {
     const { tokens } = await connectClient(svc, receiver);
     const thief = await newClient();
     const answer = await tokenRaw(svc.apiUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: thief.client_id });
-    assert.ok(['invalid_client', 'invalid_grant'].includes(answer.body.error), JSON.stringify(answer.body));
-    assert.equal(answer.body.access_token, undefined);
+    assertOAuthError(answer, 400, 'invalid_grant');
+    assert.match(answer.body.error_description, /issued to another client/);
   });
 
   test('a token for another resource: invalid_target at the token endpoint; a /mcp token is refused at /rpc', async () => {
@@ -411,6 +462,7 @@ describe('Client ID Metadata Documents through a stand-in network', { timeout: 1
     'ten.example': ['10.1.2.3'],
     'mixed.example': [PUBLIC, '10.0.0.8'],
     'mapped.example': ['::ffff:127.0.0.1'],
+    'compatible.example': ['::7f00:1'],
     'v6-loopback.example': ['::1'],
     'link-local.example': ['169.254.169.254'],
     'private172.example': ['172.16.5.4'],

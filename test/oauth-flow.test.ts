@@ -9,6 +9,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import * as oauth from 'oauth4webapi';
+import { REFRESH_REPEAT_MS } from '../server/domain/oauth/tokens.ts';
+import { hashSecret } from '../server/domain/secrets.ts';
+import { queryRows } from './support/database.ts';
 import { json } from './support/harness.ts';
 import { ALL_TOOLS, connectMcp, ok, postMcp, READ_TOOLS } from './support/mcp-client.ts';
 import {
@@ -34,6 +37,12 @@ import {
 } from './support/oauth-peers.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
+
+/** The repeat window of a used refresh token is over: its use is moved back past it (tokens are stored only as hashes). */
+async function pastRepeatWindow(dataDir: string, refreshToken: string): Promise<void> {
+  const moved = await queryRows(dataDir, "update oauth_tokens set used_at = ? where token_hash = ? and kind = 'refresh' returning kind", new Date(Date.now() - REFRESH_REPEAT_MS - 1000).toISOString(), hashSecret(refreshToken));
+  assert.equal(moved.length, 1, 'the refresh token is not stored as the SHA-256 of itself');
+}
 const SCOPES = ['read', 'write'];
 
 describe('OAuth with an independent client (oauth4webapi)', { timeout: 180_000 }, () => {
@@ -246,6 +255,14 @@ describe('OAuth with an independent client (oauth4webapi)', { timeout: 180_000 }
     assert.equal(rotated.expires_in, 3600);
     assert.equal(await mcpStatus(svc.apiUrl, bearer(rotated.access_token)), 200);
 
+    // Presented again at once by the same client (a retry, a race): the same answer, and the grant lives.
+    const repeated = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), first, insecure));
+    assert.equal(repeated.access_token, rotated.access_token);
+    assert.equal(repeated.refresh_token, rotated.refresh_token);
+    assert.equal(await mcpStatus(svc.apiUrl, bearer(rotated.access_token)), 200);
+
+    // Presented again once the repeat window is over: reuse.
+    await pastRepeatWindow(svc.dataDir, first);
     const reuse = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), first, insecure);
     assert.equal(reuse.status, 400);
     const body = await json(reuse);

@@ -1,3 +1,5 @@
+import { OAuthError, oauthErrorOfStatus } from '../domain/oauth/oauth-error.ts';
+import { isStorageFull } from '../db/storage-full.ts';
 import { AppError, type ErrorCode, type FieldViolation } from '../errors.ts';
 
 /** The REST error envelope: the same four fields on every REST error. */
@@ -18,6 +20,9 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   INTERNAL: 500,
+  // 507 Insufficient Storage (RFC 4918): the service is fine, its disk is not; the same change
+  // succeeds once there is room.
+  STORAGE_FULL: 507,
 };
 
 function errorDocsUrl(docsBase: string, code: ErrorCode): string {
@@ -35,7 +40,52 @@ export function toEnvelope(error: AppError, requestId: string, docsBase: string)
   return envelope;
 }
 
-/** Any thrown value as an AppError; what is not one is INTERNAL and its detail stays in the log. */
+/** What a caller is told when the database has no room for a change. */
+export const STORAGE_FULL_MESSAGE =
+  'the database has no room for this change: the disk of the data folder (or the PostgreSQL server) is full; nothing was stored; free some space, then retry';
+
+/**
+ * Any thrown value as an AppError: a database out of room is STORAGE_FULL; anything else that is not
+ * an AppError is INTERNAL, and its detail stays in the log.
+ */
 export function asAppError(error: unknown): AppError {
-  return error instanceof AppError ? error : new AppError('INTERNAL', 'internal error; see the service log');
+  if (error instanceof AppError) return error;
+  if (isStorageFull(error)) return new AppError('STORAGE_FULL', STORAGE_FULL_MESSAGE);
+  return new AppError('INTERNAL', 'internal error; see the service log');
+}
+
+/** Headers of every answer of the authorization server: nothing in it may be cached (RFC 6749 section 5.1). */
+export const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' } as const;
+
+/**
+ * Whether a path is the authorization server's (SPEC 4.4): `/oauth/*` and its metadata under
+ * `/.well-known/oauth-*`. The consent page and its requests at `/oauth/consent` are the
+ * dashboard's, and answer as the dashboard does.
+ */
+export function isOAuthPath(path: string): boolean {
+  if (path === '/oauth/consent' || path.startsWith('/oauth/consent/')) return false;
+  return path === '/oauth' || path.startsWith('/oauth/') || path.startsWith('/.well-known/oauth-');
+}
+
+/** An error answer, whole: status, headers and body. */
+export interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * How an error is answered at `path`, whatever refused the request (an endpoint, the body limit,
+ * the router, a failure): on the authorization server's paths in the RFC 6749 shape
+ * `{error, error_description}`, uncached (SPEC 7 rule 5); elsewhere as the REST envelope. An
+ * OAuthError is answered in its own shape wherever it is thrown.
+ */
+export function errorAnswer(path: string, status: number, error: AppError | OAuthError, requestId: string, docsBase: string, retryAfterSeconds?: number): ErrorAnswer {
+  const retry: Record<string, string> = retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) };
+  if (error instanceof OAuthError || isOAuthPath(path)) {
+    const refusal = error instanceof OAuthError ? error : oauthErrorOfStatus(status, error.message);
+    const after = refusal.retryAfterSeconds === undefined ? retry : { 'retry-after': String(refusal.retryAfterSeconds) };
+    return { status: refusal.status, headers: { 'content-type': 'application/json', ...NO_STORE, ...after }, body: JSON.stringify(refusal.toJSON()) };
+  }
+  return { status, headers: { 'content-type': 'application/json', ...retry }, body: JSON.stringify(toEnvelope(error, requestId, docsBase)) };
 }

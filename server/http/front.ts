@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { AppError } from '../errors.ts';
-import { toEnvelope } from './errors.ts';
+import { errorAnswer } from './errors.ts';
 import type { OriginGuard } from './guard.ts';
 import { HEALTHZ_PATH } from './healthz.ts';
 import type { Request, RequestHandler, Response } from './listener.ts';
@@ -15,24 +15,54 @@ export interface FrontOptions {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
-function hostOf(req: Request): string | undefined {
-  const value = req.headers[':authority'] ?? req.headers.host;
-  return Array.isArray(value) ? value[0] : value;
+/** The path of a request target (origin or absolute form), as the router reads it. */
+function pathOf(url: string | undefined): string {
+  try {
+    return new URL(url ?? '', 'http://path.invalid').pathname;
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The host a request names, or why it does not name exactly one. RFC 9112 (3.2) has a server answer
+ * 400 to an HTTP/1.1 request with more than one Host line, and RFC 9113 (8.3.1) counts an HTTP/2
+ * request whose Host differs from its :authority as malformed: which of two hosts would be checked
+ * and which one a proxy or a route would act on is exactly the ambiguity the guard must not have.
+ * Node keeps only the first Host line in `headers`, so the raw headers are counted. (HTTP/2 itself
+ * resets a stream that repeats :authority or Host.)
+ */
+function hostOf(req: Request): { host?: string; refusal?: string } {
+  let authority: string | undefined;
+  const hosts: string[] = [];
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (name === 'host') hosts.push(raw[i + 1]!);
+    else if (name === ':authority') authority = raw[i + 1];
+  }
+  if (hosts.length > 1) return { refusal: `the request has ${hosts.length} Host header fields; send exactly one` };
+  const host = hosts[0];
+  if (authority !== undefined && host !== undefined && authority.toLowerCase() !== host.toLowerCase()) {
+    return { refusal: `the Host header (${host}) differs from :authority (${authority}); send one host` };
+  }
+  return { host: authority ?? host };
 }
 
 /**
  * What every request passes before routing, on every port and protocol: a request id, no type
- * sniffing, the Host/Origin guard, the declared body size, and one log line when it is answered.
+ * sniffing, exactly one Host, the Host/Origin guard, the declared body size, and one log line when it is answered.
  */
 export function createFront(options: FrontOptions, route: RequestHandler): RequestHandler {
   const { guard, log, maxBodyBytes, docsBase } = options;
 
-  function refuse(res: Response, status: number, error: AppError, requestId: string) {
-    const body = JSON.stringify(toEnvelope(error, requestId, docsBase));
-    res.statusCode = status;
-    res.setHeader('content-type', 'application/json');
-    res.setHeader('content-length', Buffer.byteLength(body));
-    res.end(body);
+  /** An error answer; `path` is given where the request has reached a path (RFC 6749's shape on the OAuth paths). */
+  function refuse(res: Response, status: number, error: AppError, requestId: string, path = '') {
+    const answer = errorAnswer(path, status, error, requestId, docsBase);
+    res.statusCode = answer.status;
+    for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+    res.setHeader('content-length', Buffer.byteLength(answer.body));
+    res.end(answer.body);
   }
 
   return (req, res) => {
@@ -52,15 +82,21 @@ export function createFront(options: FrontOptions, route: RequestHandler): Reque
       log[level]({ requestId, method: req.method, path, status, ms: Math.round(performance.now() - started) }, 'request');
     });
 
+    const { host, refusal: twoHosts } = hostOf(req);
+    if (twoHosts) {
+      // An HTTP/1.1 connection that sent one ambiguous request is not trusted with the next.
+      if (req.httpVersionMajor === 1) res.setHeader('connection', 'close');
+      return refuse(res, 400, new AppError('VALIDATION', twoHosts, [{ field: 'host', rule: 'must be sent once' }]), requestId);
+    }
     const origin = req.headers.origin;
-    const refusal = guard.check(hostOf(req), Array.isArray(origin) ? origin[0] : origin);
+    const refusal = guard.check(host, Array.isArray(origin) ? origin[0] : origin);
     if (refusal) return refuse(res, 403, new AppError('FORBIDDEN', refusal), requestId);
 
     const length = Number(req.headers['content-length'] ?? 0);
     if (length > maxBodyBytes) {
       // Do not read the rest of an oversized HTTP/1.1 body; HTTP/2 resets just the stream instead.
       if (req.httpVersionMajor === 1) res.setHeader('connection', 'close');
-      return refuse(res, 413, new AppError('LIMIT_EXCEEDED', `request body of ${length} bytes is over the limit of ${maxBodyBytes} bytes`), requestId);
+      return refuse(res, 413, new AppError('LIMIT_EXCEEDED', `request body of ${length} bytes is over the limit of ${maxBodyBytes} bytes`), requestId, pathOf(req.url));
     }
     route(req, res);
   };

@@ -3,10 +3,12 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
+import { storageFullCause } from '../db/storage-full.ts';
 import type { Actor } from '../domain/actor.ts';
 import { validationError } from '../domain/validation.ts';
+import { OAuthError } from '../domain/oauth/oauth-error.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
-import { asAppError, httpStatusOf, toEnvelope } from './errors.ts';
+import { asAppError, errorAnswer, httpStatusOf } from './errors.ts';
 import { RateLimited } from './rate-limit.ts';
 
 export type AppEnv = { Bindings: HttpBindings | Http2Bindings; Variables: { actor: Actor } };
@@ -29,7 +31,8 @@ export interface HonoAppOptions {
 
 /**
  * A router whose every error, from a domain service, a schema or the router itself, leaves as
- * the one REST error envelope.
+ * the one REST error envelope, or on the authorization server's paths in the RFC 6749 shape
+ * (`errorAnswer`).
  */
 export function createHonoApp(options: HonoAppOptions) {
   const app = new OpenAPIHono<AppEnv>({
@@ -42,35 +45,31 @@ export function createHonoApp(options: HonoAppOptions) {
     c.set('actor', await options.authenticate.actor(c));
     await next();
   });
+  /** The error answer at this request's path, with the headers the request's handlers set. */
+  const answer = (c: Context<AppEnv>, status: number, error: AppError | OAuthError, retryAfterSeconds?: number) => {
+    const { body, status: answered, headers } = errorAnswer(c.req.path, status, error, requestIdOf(c), options.docsBase, retryAfterSeconds);
+    return c.body(body, answered as 400, headers);
+  };
   const limitBody = limitBodyWhileRead(options.maxBodyBytes, (c) => {
-    const error = new AppError('LIMIT_EXCEEDED', `request body is over the limit of ${options.maxBodyBytes} bytes`);
-    return new Response(JSON.stringify(toEnvelope(error, requestIdOf(c), options.docsBase)), { status: 413, headers: { 'content-type': 'application/json' } });
+    const { body, ...init } = errorAnswer(c.req.path, 413, new AppError('LIMIT_EXCEEDED', `request body is over the limit of ${options.maxBodyBytes} bytes`), requestIdOf(c), options.docsBase);
+    return new Response(body, init);
   });
   // A GET or HEAD has no body to limit; looking for one would build a whole Request per call.
   app.use((c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
 
   app.onError((error, c) => {
-    const requestId = requestIdOf(c);
-    let appError: AppError;
-    let status: number;
-    if (error instanceof HTTPException) {
-      status = error.status;
-      appError = new AppError(codeOfStatus[status] ?? 'INTERNAL', error.message);
-    } else {
-      appError = asAppError(error);
-      status = httpStatusOf[appError.code];
-      if (error instanceof RateLimited) c.header('retry-after', String(error.retryAfterSeconds));
-      if (appError.code === 'INTERNAL' && !c.req.raw.signal.aborted) {
-        options.log.error({ err: error, requestId }, 'unhandled error');
-      }
+    if (error instanceof OAuthError) return answer(c, error.status, error);
+    if (error instanceof HTTPException) return answer(c, error.status, new AppError(codeOfStatus[error.status] ?? 'INTERNAL', error.message));
+    const appError = asAppError(error);
+    if (appError.code === 'INTERNAL' && !c.req.raw.signal.aborted) {
+      options.log.error({ err: error, requestId: requestIdOf(c) }, 'unhandled error');
+    } else if (appError.code === 'STORAGE_FULL') {
+      options.log.error({ err: error, requestId: requestIdOf(c) }, `the database is full; the change was not stored (${storageFullCause(error)})`);
     }
-    return c.json(toEnvelope(appError, requestId, options.docsBase), status as 400);
+    return answer(c, httpStatusOf[appError.code], appError, error instanceof RateLimited ? error.retryAfterSeconds : undefined);
   });
 
-  app.notFound((c) => {
-    const error = new AppError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`);
-    return c.json(toEnvelope(error, requestIdOf(c), options.docsBase), 404);
-  });
+  app.notFound((c) => answer(c, 404, new AppError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`)));
 
   return app;
 }

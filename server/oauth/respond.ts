@@ -1,22 +1,16 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../http/hono-app.ts';
+import { NO_STORE } from '../http/errors.ts';
 import { OAuthError } from '../domain/oauth/oauth-error.ts';
 
-/** Headers of every /oauth answer: nothing in it may be cached (RFC 6749 section 5.1). */
-export const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' } as const;
+export { NO_STORE };
 
+/**
+ * An answer of the authorization server. Its refusals are thrown as OAuthError: the router answers
+ * them, and every other error on these paths, in the RFC 6749 shape (http/errors.ts).
+ */
 export function oauthJson(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...NO_STORE, ...headers } });
-}
-
-/** Runs an endpoint; an OAuthError leaves in the RFC 6749 shape, never as the API error envelope. */
-export async function answering(run: () => Promise<Response>): Promise<Response> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof OAuthError) return oauthJson(error.toJSON(), error.status);
-    throw error;
-  }
 }
 
 /**

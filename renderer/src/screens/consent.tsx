@@ -127,6 +127,8 @@ export function ConsentScreen() {
   return (
     <CenteredPage wide>
       <h1>Allow {request.client.name} to use Statusdesk?</h1>
+      {/* Any program can register under any name: the person approves knowing that. */}
+      <p className="muted">The name “{request.client.name}” is what the app says of itself; Statusdesk has not verified it.</p>
       <RequestFacts request={request} />
       {request.canDecide ? (
         <>

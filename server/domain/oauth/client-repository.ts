@@ -31,3 +31,27 @@ export async function storeGrantedClient(
 export async function deleteUnapprovedClients(db: Kysely<Database>, before: string): Promise<void> {
   await db.deleteFrom('oauth_clients').where('source', '=', 'registered').where('granted_at', 'is', null).where('created_at', '<', before).execute();
 }
+
+/** How many registered clients were never approved, and when the oldest of them registered. */
+export async function unusedClientStats(db: Kysely<Database>): Promise<{ count: number; oldest: string | null }> {
+  const row = await db
+    .selectFrom('oauth_clients')
+    .select((eb) => [eb.fn.countAll<number | string>().as('count'), eb.fn.min<string>('created_at').as('oldest')])
+    .where('source', '=', 'registered')
+    .where('granted_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.count), oldest: row.oldest ?? null };
+}
+
+/** Deletes up to `count` of the oldest registered clients never approved that registered before `before`. */
+export async function deleteOldestUnusedClients(db: Kysely<Database>, count: number, before: string): Promise<void> {
+  const oldest = db
+    .selectFrom('oauth_clients')
+    .select('id')
+    .where('source', '=', 'registered')
+    .where('granted_at', 'is', null)
+    .where('created_at', '<', before)
+    .orderBy('created_at')
+    .limit(count);
+  await db.deleteFrom('oauth_clients').where('id', 'in', oldest).execute();
+}

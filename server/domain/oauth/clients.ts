@@ -1,15 +1,32 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { deleteUnapprovedClients, findRegisteredClient, insertClient } from './client-repository.ts';
+import { writeTransaction } from '../../db/transaction.ts';
+import { deleteOldestUnusedClients, deleteUnapprovedClients, findRegisteredClient, insertClient, unusedClientStats } from './client-repository.ts';
 import { OAuthError } from './oauth-error.ts';
 import { metadataRedirectProblem, type RedirectPolicy, registrationProblem } from './redirect-uris.ts';
-import { isOneLine } from '../validation.ts';
 
 /** A registered client that never completed a grant is deleted after this long. */
 const UNUSED_CLIENT_TTL_MS = 24 * 3_600_000;
+/** Registered clients that never completed a grant, kept at most (each holds up to 10 URIs of 2,000 characters). */
+export const MOST_UNUSED_CLIENTS = 500;
+/**
+ * A client that registered this recently is not dropped to make room for another: an app in the
+ * middle of its first connection keeps its registration for as long as a consent request waits.
+ */
+const UNUSED_CLIENT_KEPT_MS = 10 * 60_000;
 const MOST_REDIRECT_URIS = 10;
+const MOST_REDIRECT_URI_CHARACTERS = 2000;
 const MOST_NAME_CHARACTERS = 100;
+
+/**
+ * Characters a name must not hold: controls (C0, DEL, C1), line and paragraph separators, and the
+ * format characters (Unicode category Cf), which show nothing yet change what is shown or how it
+ * reads: zero-width space, joiner and non-joiner, word joiner, byte order mark, the bidirectional
+ * marks, embeddings, overrides and isolates (U+200E, U+200F, U+061C, U+202A to U+202E, U+2066 to
+ * U+2069), soft hyphen, tag characters. A name is what a person approves: it must read as it is.
+ */
+const HIDDEN_OR_BIDI = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
 
 /** A client as an authorization request knows it. */
 export interface OAuthClient {
@@ -44,12 +61,22 @@ function stringList(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((v) => typeof v === 'string');
 }
 
+/** `U+200D` */
+const codePoint = (ch: string) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
 function clientName(value: unknown, fallback: string, error: 'invalid_client_metadata' | 'invalid_client'): string {
   if (value === undefined) return fallback;
   if (typeof value !== 'string' || value.trim() === '' || value.length > MOST_NAME_CHARACTERS) {
     throw new OAuthError(error, `client_name must be a string of 1 to ${MOST_NAME_CHARACTERS} characters`);
   }
-  if (!isOneLine(value)) throw new OAuthError(error, 'client_name must be one line, without control characters or bidirectional overrides');
+  const hidden = HIDDEN_OR_BIDI.exec(value);
+  if (hidden) {
+    const at = [...value.slice(0, hidden.index)].length + 1;
+    throw new OAuthError(
+      error,
+      `client_name must be one line of visible text, without control, invisible or bidirectional control characters: it holds ${codePoint(hidden[0])} at character ${at}`,
+    );
+  }
   return value.trim();
 }
 
@@ -67,7 +94,27 @@ function metadataUrl(clientId: string): URL {
   return url;
 }
 
-export function createClientRegistry(db: Kysely<Database>, policy: RedirectPolicy) {
+export function createClientRegistry(db: Kysely<Database>, policy: RedirectPolicy, mostUnused = MOST_UNUSED_CLIENTS) {
+  /**
+   * Keeps the registrations never used to a grant under `mostUnused`: the oldest of them past
+   * their first ten minutes make room for a new one; when all are newer, registration waits.
+   */
+  async function makeRoom(trx: Kysely<Database>, now: number): Promise<void> {
+    const { count } = await unusedClientStats(trx);
+    if (count < mostUnused) return;
+    await deleteOldestUnusedClients(trx, count - mostUnused + 1, new Date(now - UNUSED_CLIENT_KEPT_MS).toISOString());
+    const left = await unusedClientStats(trx);
+    if (left.count < mostUnused) return;
+    // Every one left is in its first ten minutes: the oldest is the first that may make room.
+    const oldest = left.oldest === null ? now : Date.parse(left.oldest);
+    const retryAfterSeconds = Math.max(1, Math.ceil((oldest + UNUSED_CLIENT_KEPT_MS - now) / 1000));
+    throw new OAuthError(
+      'temporarily_unavailable',
+      `${mostUnused} registered clients have not connected yet, the most this server keeps; retry after ${retryAfterSeconds} s`,
+      { status: 429, retryAfterSeconds },
+    );
+  }
+
   return {
     /** Dynamic registration (RFC 7591): public clients, redirect URIs only of the allowed kinds. */
     async register(input: unknown): Promise<RegisteredClient> {
@@ -80,6 +127,9 @@ export function createClientRegistry(db: Kysely<Database>, policy: RedirectPolic
         throw new OAuthError('invalid_redirect_uri', `redirect_uris must be a list of 1 to ${MOST_REDIRECT_URIS} URIs`);
       }
       for (const uri of uris) {
+        if (uri.length > MOST_REDIRECT_URI_CHARACTERS) {
+          throw new OAuthError('invalid_redirect_uri', `redirect_uris: each URI must be at most ${MOST_REDIRECT_URI_CHARACTERS} characters; one has ${uri.length}`);
+        }
         const problem = registrationProblem(uri, policy);
         if (problem) throw new OAuthError('invalid_redirect_uri', `redirect_uris: ${uri}: ${problem}`);
       }
@@ -95,7 +145,10 @@ export function createClientRegistry(db: Kysely<Database>, policy: RedirectPolic
       const name = clientName(body.client_name, new URL(uris[0]!).hostname || 'Unnamed app', 'invalid_client_metadata');
       const id = `sdc_${randomBytes(24).toString('base64url')}`;
       const now = new Date();
-      await insertClient(db, { id, source: 'registered', name, redirect_uris: JSON.stringify([...new Set(uris)]), created_at: now.toISOString(), granted_at: null });
+      await writeTransaction(db, async (trx) => {
+        await makeRoom(trx, now.getTime());
+        await insertClient(trx, { id, source: 'registered', name, redirect_uris: JSON.stringify([...new Set(uris)]), created_at: now.toISOString(), granted_at: null });
+      });
       return {
         client_id: id,
         client_id_issued_at: Math.floor(now.getTime() / 1000),

@@ -20,6 +20,20 @@ export async function listPendingRequests(db: Kysely<Database>, now: string): Pr
   return db.selectFrom('oauth_requests').selectAll().where('status', '=', 'pending').where('expires_at', '>', now).orderBy('created_at', 'desc').execute();
 }
 
+/** Requests pending at `now`: of the client `clientId`, and of all clients. */
+export async function countPendingRequests(db: Kysely<Database>, clientId: string, now: string): Promise<{ ofClient: number; total: number }> {
+  const row = await db
+    .selectFrom('oauth_requests')
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as('total'),
+      eb.fn.sum<number | string | null>(eb.case().when('client_id', '=', clientId).then(1).else(0).end()).as('of_client'),
+    ])
+    .where('status', '=', 'pending')
+    .where('expires_at', '>', now)
+    .executeTakeFirstOrThrow();
+  return { ofClient: Number(row.of_client ?? 0), total: Number(row.total) };
+}
+
 export async function insertRequest(db: Kysely<Database>, values: Insertable<OAuthRequestTable>): Promise<OAuthRequestRow> {
   return db.insertInto('oauth_requests').values(values).returningAll().executeTakeFirstOrThrow();
 }

@@ -12,6 +12,7 @@ import type { OAuthClient } from './clients.ts';
 import {
   bindBrowser,
   completeRequest,
+  countPendingRequests,
   deleteExpiredRequests,
   findPendingRequestByCode,
   findRequestById,
@@ -22,11 +23,18 @@ import {
 } from './consent-repository.ts';
 import { findGrantRow } from './grant-repository.ts';
 import { createGrant } from './grants.ts';
+import { OAuthError } from './oauth-error.ts';
 import { isLoopbackRedirect } from './redirect-uris.ts';
 import type { TokenService } from './tokens.ts';
 
 /** A consent request waits this long for a decision, and a decision this long for its browser. */
 export const CONSENT_TTL_MS = 10 * 60_000;
+/**
+ * Consent requests that may wait for a decision at once, of one client and of all: a person
+ * decides a few at a time, and an app that opens requests in a loop must not fill the table or
+ * the lists where they are decided.
+ */
+export const MOST_PENDING = { perClient: 10, total: 100 };
 /** Letters and digits that cannot be mistaken for one another when read aloud or retyped. */
 const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
@@ -65,6 +73,7 @@ export interface ConsentViewer {
 export interface ConsentOptions {
   issuer: string;
   tokens: TokenService;
+  mostPending?: { perClient: number; total: number };
 }
 
 function newMatchCode(): string {
@@ -97,6 +106,22 @@ function requirePerson(actor: Actor): Extract<Actor, { type: 'user' }> {
  */
 export function createConsentService(db: Kysely<Database>, options: ConsentOptions) {
   const listeners = new Set<(request: ConsentRequestView) => void>();
+  const mostPending = options.mostPending ?? MOST_PENDING;
+
+  /** Refuses a new request while its client, or all clients together, have as many pending as they may. */
+  async function roomForRequest(trx: Kysely<Database>, client: OAuthClient, now: number): Promise<void> {
+    const { ofClient, total } = await countPendingRequests(trx, client.id, new Date(now).toISOString());
+    const minutes = CONSENT_TTL_MS / 60_000;
+    if (ofClient >= mostPending.perClient) {
+      throw new OAuthError(
+        'temporarily_unavailable',
+        `${client.name} already has ${ofClient} consent requests waiting for a decision, the most one app may have: decide them, or start again once they expire (${minutes} minutes)`,
+      );
+    }
+    if (total >= mostPending.total) {
+      throw new OAuthError('temporarily_unavailable', `${total} consent requests are waiting for a decision, the most this server keeps: decide them, or start again once they expire (${minutes} minutes)`);
+    }
+  }
 
   function view(row: OAuthRequestRow, canDecide: boolean, redirectTo?: string): ConsentRequestView {
     const redirect = new URL(row.redirect_uri);
@@ -161,6 +186,7 @@ export function createConsentService(db: Kysely<Database>, options: ConsentOptio
       const ticket = newSecret('');
       const now = Date.now();
       const row = await writeTransaction(db, async (trx) => {
+        await roomForRequest(trx, input.client, now);
         let matchCode = newMatchCode();
         // Codes name pending requests: a new one never repeats one still pending.
         while (await isMatchCodePending(trx, matchCode)) matchCode = newMatchCode();

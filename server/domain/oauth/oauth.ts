@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { createClientRegistry } from './clients.ts';
-import { createConsentService } from './consent.ts';
+import { createClientRegistry, MOST_UNUSED_CLIENTS } from './clients.ts';
+import { createConsentService, MOST_PENDING } from './consent.ts';
 import { DEFAULT_REDIRECT_DOMAINS, type RedirectPolicy } from './redirect-uris.ts';
 import { createTokenService } from './tokens.ts';
 
@@ -9,6 +9,8 @@ export interface OAuthOptions {
   /** OAUTH_ISSUER: the `iss` of every answer, and the resource whose tokens work everywhere. */
   issuer: string;
   redirectPolicy?: Partial<RedirectPolicy>;
+  /** What is kept at most; the defaults unless told (tests give small ones). */
+  limits?: { unusedClients?: number; pendingPerClient?: number; pendingTotal?: number };
 }
 
 /**
@@ -20,9 +22,11 @@ export function createOAuthService(db: Kysely<Database>, options: OAuthOptions) 
     ownHosts: options.redirectPolicy?.ownHosts ?? [new URL(options.issuer).hostname],
     vendorDomains: options.redirectPolicy?.vendorDomains ?? DEFAULT_REDIRECT_DOMAINS,
   };
-  const clients = createClientRegistry(db, policy);
+  const limits = options.limits ?? {};
+  const clients = createClientRegistry(db, policy, limits.unusedClients ?? MOST_UNUSED_CLIENTS);
   const tokens = createTokenService(db, { issuer: options.issuer });
-  const consent = createConsentService(db, { issuer: options.issuer, tokens });
+  const mostPending = { perClient: limits.pendingPerClient ?? MOST_PENDING.perClient, total: limits.pendingTotal ?? MOST_PENDING.total };
+  const consent = createConsentService(db, { issuer: options.issuer, tokens, mostPending });
   return {
     ...consent,
     clients,

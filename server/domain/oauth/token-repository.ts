@@ -27,6 +27,11 @@ export async function findGrantOfToken(db: Kysely<Database>, hash: string) {
     .executeTakeFirst();
 }
 
+/** The tokens of a grant among these hashes. */
+export async function findGrantTokens(db: Kysely<Database>, grantId: number, hashes: string[]) {
+  return db.selectFrom('oauth_tokens').select(['token_hash', 'kind', 'scope', 'expires_at']).where('grant_id', '=', grantId).where('token_hash', 'in', hashes).execute();
+}
+
 /** Marks a token used at `at`; false when it was used already. */
 export async function markTokenUsed(db: Kysely<Database>, hash: string, at: string): Promise<boolean> {
   const result = await db.updateTable('oauth_tokens').set({ used_at: at }).where('token_hash', '=', hash).where('used_at', 'is', null).executeTakeFirst();
