@@ -15,10 +15,18 @@ const PUBLIC_URL = 'https://status.example.com';
 const PUBLIC_HOST = 'status.example.com';
 
 /** A refusal by the Host/Origin guard: 403 and exactly the four fields of the error envelope. */
-function assertForbidden(response: RawResponse, docsBase: string, message: RegExp, what: string): void {
+function assertForbidden(response: RawResponse, docsBase: string, message: RegExp, what: string, path = ''): void {
   assert.equal(response.status, 403, `${what}: ${response.body}`);
   assert.match(String(response.headers['content-type']), /^application\/json/, what);
   const body = JSON.parse(response.body);
+  // The OAuth endpoints answer every error in RFC 6749's shape (SPEC 7, rule 5), this one too.
+  if (path.startsWith('/oauth/') || path.startsWith('/.well-known/oauth-')) {
+    assert.deepEqual(Object.keys(body).sort(), ['error', 'error_description'], what);
+    assert.equal(body.error, 'access_denied', what);
+    assert.match(body.error_description, message, what);
+    assert.equal(response.headers['cache-control'], 'no-store', what);
+    return;
+  }
   assert.deepEqual(Object.keys(body).sort(), ['code', 'docs', 'message', 'requestId'], what);
   assert.equal(body.code, 'FORBIDDEN', what);
   assert.match(body.message, message, what);
@@ -99,7 +107,7 @@ describe('the public status-page address (STATUSDESK_PUBLIC_URL)', () => {
       if (body) headers['content-type'] = path.startsWith('/oauth/token') ? 'application/x-www-form-urlencoded' : 'application/json';
       if (path === '/mcp') headers.accept = 'application/json, text/event-stream';
       const response = await request(apiPort, path, headers, method, body);
-      assertForbidden(response, svc.apiUrl, new RegExp(`^host ${PUBLIC_HOST.replaceAll('.', '\\.')} is not this service; use localhost:${apiPort}$`), `${method} ${path}`);
+      assertForbidden(response, svc.apiUrl, new RegExp(`^host ${PUBLIC_HOST.replaceAll('.', '\\.')} is not this service; use localhost:${apiPort}$`), `${method} ${path}`, path);
     }
   });
 

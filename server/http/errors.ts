@@ -1,6 +1,7 @@
 import { OAuthError, oauthErrorOfStatus } from '../domain/oauth/oauth-error.ts';
 import { isStorageFull } from '../db/storage-full.ts';
 import { AppError, type ErrorCode, type FieldViolation } from '../errors.ts';
+import type { Response } from './listener.ts';
 
 /** The REST error envelope: the same four fields on every REST error. */
 export interface ErrorEnvelope {
@@ -88,4 +89,21 @@ export function errorAnswer(path: string, status: number, error: AppError | OAut
     return { status: refusal.status, headers: { 'content-type': 'application/json', ...NO_STORE, ...after }, body: JSON.stringify(refusal.toJSON()) };
   }
   return { status, headers: { 'content-type': 'application/json', ...retry }, body: JSON.stringify(toEnvelope(error, requestId, docsBase)) };
+}
+
+/** Sends an error answer on a response that nothing has been written to yet (the front and the guard, before routing). */
+export function sendErrorAnswer(res: Response, answer: ErrorAnswer): void {
+  res.statusCode = answer.status;
+  for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+  res.setHeader('content-length', Buffer.byteLength(answer.body));
+  res.end(answer.body);
+}
+
+/** The path of a request target (origin or absolute form) as the router reads it; '' when it is not one. */
+export function requestPath(url: string | undefined): string {
+  try {
+    return new URL(url ?? '', 'http://path.invalid').pathname;
+  } catch {
+    return '';
+  }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { AppError } from '../errors.ts';
-import { errorAnswer } from './errors.ts';
+import { errorAnswer, requestPath, sendErrorAnswer } from './errors.ts';
 import type { OriginGuard } from './guard.ts';
 import { HEALTHZ_PATH } from './healthz.ts';
 import type { Request, RequestHandler, Response } from './listener.ts';
@@ -14,15 +14,6 @@ export interface FrontOptions {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
-
-/** The path of a request target (origin or absolute form), as the router reads it. */
-function pathOf(url: string | undefined): string {
-  try {
-    return new URL(url ?? '', 'http://path.invalid').pathname;
-  } catch {
-    return '';
-  }
-}
 
 /**
  * The host a request names, or why it does not name exactly one. RFC 9112 (3.2) has a server answer
@@ -56,13 +47,9 @@ function hostOf(req: Request): { host?: string; refusal?: string } {
 export function createFront(options: FrontOptions, route: RequestHandler): RequestHandler {
   const { guard, log, maxBodyBytes, docsBase } = options;
 
-  /** An error answer; `path` is given where the request has reached a path (RFC 6749's shape on the OAuth paths). */
-  function refuse(res: Response, status: number, error: AppError, requestId: string, path = '') {
-    const answer = errorAnswer(path, status, error, requestId, docsBase);
-    res.statusCode = answer.status;
-    for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
-    res.setHeader('content-length', Buffer.byteLength(answer.body));
-    res.end(answer.body);
+  /** An error answer, in RFC 6749's shape on the OAuth paths. */
+  function refuse(req: Request, res: Response, status: number, error: AppError, requestId: string) {
+    sendErrorAnswer(res, errorAnswer(requestPath(req.url), status, error, requestId, docsBase));
   }
 
   return (req, res) => {
@@ -86,17 +73,17 @@ export function createFront(options: FrontOptions, route: RequestHandler): Reque
     if (twoHosts) {
       // An HTTP/1.1 connection that sent one ambiguous request is not trusted with the next.
       if (req.httpVersionMajor === 1) res.setHeader('connection', 'close');
-      return refuse(res, 400, new AppError('VALIDATION', twoHosts, [{ field: 'host', rule: 'must be sent once' }]), requestId);
+      return refuse(req, res, 400, new AppError('VALIDATION', twoHosts, [{ field: 'host', rule: 'must be sent once' }]), requestId);
     }
     const origin = req.headers.origin;
     const refusal = guard.check(host, Array.isArray(origin) ? origin[0] : origin);
-    if (refusal) return refuse(res, 403, new AppError('FORBIDDEN', refusal), requestId);
+    if (refusal) return refuse(req, res, 403, new AppError('FORBIDDEN', refusal), requestId);
 
     const length = Number(req.headers['content-length'] ?? 0);
     if (length > maxBodyBytes) {
       // Do not read the rest of an oversized HTTP/1.1 body; HTTP/2 resets just the stream instead.
       if (req.httpVersionMajor === 1) res.setHeader('connection', 'close');
-      return refuse(res, 413, new AppError('LIMIT_EXCEEDED', `request body of ${length} bytes is over the limit of ${maxBodyBytes} bytes`), requestId, pathOf(req.url));
+      return refuse(req, res, 413, new AppError('LIMIT_EXCEEDED', `request body of ${length} bytes is over the limit of ${maxBodyBytes} bytes`), requestId);
     }
     route(req, res);
   };

@@ -1,7 +1,7 @@
 import { networkInterfaces } from 'node:os';
 import { AppError } from '../errors.ts';
-import { toEnvelope } from './errors.ts';
-import type { Request, RequestHandler, Response } from './listener.ts';
+import { errorAnswer, requestPath, sendErrorAnswer } from './errors.ts';
+import type { Request, RequestHandler } from './listener.ts';
 
 /**
  * DNS-rebinding and cross-site protection for a loopback service: a request must name one of the
@@ -55,14 +55,6 @@ export function ownHosts(port: number, boundHost: string): string[] {
 }
 
 /** The path of a request target (origin or absolute form), with dot segments resolved as the router resolves them. */
-function pathOf(url: string | undefined): string | undefined {
-  try {
-    return new URL(url ?? '', 'http://path.invalid').pathname;
-  } catch {
-    return undefined;
-  }
-}
-
 function hostOf(req: Request): string | undefined {
   const value = req.headers[':authority'] ?? req.headers.host;
   return Array.isArray(value) ? value[0] : value;
@@ -100,8 +92,8 @@ export function createOriginGuard(hosts: Iterable<string>, origins: Iterable<str
       const hostConfined = host !== undefined && confinedHosts.has(host.toLowerCase());
       const originConfined = origin !== undefined && confinedOrigins.has(origin.toLowerCase());
       if (!hostConfined && !originConfined) return undefined;
-      const path = pathOf(url);
-      if (path !== undefined && paths.some((prefix) => path.startsWith(prefix))) return undefined;
+      const path = requestPath(url);
+      if (path !== '' && paths.some((prefix) => path.startsWith(prefix))) return undefined;
       // The same words as a foreign host or origin: the public address is not this service beyond its pages.
       return hostConfined ? `host ${host} is not this service; use ${ownHost}` : `origin ${origin} may not call this service`;
     },
@@ -109,19 +101,10 @@ export function createOriginGuard(hosts: Iterable<string>, origins: Iterable<str
       if (confinedHosts.size === 0 && confinedOrigins.size === 0) return route;
       return (req, res) => {
         const refusal = guard.checkPath(hostOf(req), originOf(req), req.url);
-        if (refusal) return refuse(res, refusal, String(req.headers['x-request-id'] ?? ''), docsBase);
+        if (refusal) return sendErrorAnswer(res, errorAnswer(requestPath(req.url), 403, new AppError('FORBIDDEN', refusal), String(req.headers['x-request-id'] ?? ''), docsBase));
         route(req, res);
       };
     },
   };
   return guard;
-}
-
-/** A 403 in the error envelope, as the front answers a refused Host or Origin. */
-function refuse(res: Response, message: string, requestId: string, docsBase: string): void {
-  const body = JSON.stringify(toEnvelope(new AppError('FORBIDDEN', message), requestId, docsBase));
-  res.statusCode = 403;
-  res.setHeader('content-type', 'application/json');
-  res.setHeader('content-length', Buffer.byteLength(body));
-  res.end(body);
 }
