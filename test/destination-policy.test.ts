@@ -126,6 +126,11 @@ describe('the classifier', () => {
     assert.match(policy.refusalOfUrl('smtp://169.254.1.2') ?? '', /169\.254\.1\.2:587 is a link-local address/);
   });
 
+  test('an IPv6 address written with a dotted tail is the IPv6 address it spells: ::0.0.0.1 is ::1, not 0.0.0.1', () => {
+    assert.equal(addressKind('::0.0.0.1'), 'loopback');
+    assert.equal(addressKind('::0.0.0.0'), 'unspecified');
+  });
+
   test('loopback, private and public addresses are allowed: checking them is what the service is for', () => {
     for (const address of ['127.0.0.1', '127.8.9.10', '::1', '0.0.0.0', '::', '10.0.0.1', '172.16.0.1', '192.168.1.1', '100.64.0.1', 'fd00::1', 'fec0::1', '169.253.255.255', '169.255.0.0', '8.8.8.8', '2001:4860::8888', '::ffff:10.1.2.3']) {
       assert.equal(policy.refusal(address, 3000), undefined, address);

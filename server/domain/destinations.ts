@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { networkInterfaces } from 'node:os';
+import ipaddr from 'ipaddr.js';
 
 /**
  * The destination policy: where the service may connect. Every outbound connection asks it: the
@@ -20,7 +21,7 @@ import { networkInterfaces } from 'node:os';
  *
  * The address judged is the one connected to, after DNS resolution, so a name that resolves to a
  * refused address (DNS rebinding included) is refused too. `refusal` runs on every check: it
- * parses an IPv4 address without allocating, and reads the allow-list only for a refusal.
+ * reads the address once (ipaddr.js), and the allow-list only for a refusal.
  */
 
 export const ALLOW_SETTING = 'STATUSDESK_ALLOWED_DESTINATIONS';
@@ -39,101 +40,55 @@ export type AddressKind = 'metadata' | 'link-local' | 'loopback' | 'unspecified'
 
 // ---- addresses ---------------------------------------------------------------------------------
 
-/** An IPv4 address in dotted decimal as a number (0 to 2^32 - 1), or -1. Allocates nothing. */
-export function parseIPv4(text: string): number {
-  let value = 0;
-  let part = 0;
-  let digits = 0;
-  let dots = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 46) {
-      if (digits === 0 || dots === 3) return -1;
-      value = value * 256 + part;
-      dots++;
-      part = 0;
-      digits = 0;
-    } else if (c >= 48 && c <= 57) {
-      // A leading zero would read as octal to some parsers: not dotted decimal.
-      if (digits === 1 && part === 0) return -1;
-      part = part * 10 + (c - 48);
-      if (part > 255) return -1;
-      digits++;
-    } else {
-      return -1;
-    }
-  }
-  if (dots !== 3 || digits === 0) return -1;
-  return value * 256 + part;
-}
+type Address = ipaddr.IPv4 | ipaddr.IPv6;
 
-const HEX_GROUP = /^[0-9a-fA-F]{1,4}$/;
+const networks = (...cidrs: string[]) => cidrs.map((cidr) => ipaddr.parseCIDR(cidr));
 
-/** An IPv6 address (a zone index dropped, a dotted IPv4 tail allowed) as its eight 16-bit groups, or null. */
-export function parseIPv6(text: string): number[] | null {
+/**
+ * IPv6 networks whose addresses stand for the IPv4 address in their last 32 bits, which a
+ * connection to them reaches or may reach: IPv4-mapped (::ffff:a.b.c.d), IPv4-translated
+ * (::ffff:0:a.b.c.d), NAT64 (64:ff9b::a.b.c.d) and IPv4-compatible (::a.b.c.d). ipaddr.js's
+ * `process` reads only the first. :: and ::1 are IPv6's own, not IPv4-compatible.
+ */
+const IPV4_INSIDE = networks('::ffff:0:0/96', '::ffff:0:0:0/96', '64:ff9b::/96', '::/96');
+const UNSPECIFIED_OR_LOOPBACK = ipaddr.parseCIDR('::/127');
+
+/**
+ * An IP address as `isIP` accepts it (an IPv6 zone index, which names an interface, dropped), IPv6
+ * that stands for an IPv4 address read as that address; undefined for anything else. `isIP` first:
+ * ipaddr.js also reads the inet_aton forms (2852039166), which a resolved address never is (see
+ * `literalAddress`).
+ */
+function readAddress(text: string): Address | undefined {
   const zone = text.indexOf('%');
-  const s = zone === -1 ? text : text.slice(0, zone);
-  const head: number[] = [];
-  let tail: number[] | null = null;
-  let groups = head;
-  let i = 0;
-  if (s.startsWith('::')) {
-    tail = groups = [];
-    i = 2;
-  } else if (s.startsWith(':')) {
-    return null;
-  }
-  while (i < s.length) {
-    let j = i;
-    while (j < s.length && s.charCodeAt(j) !== 58) j++;
-    const piece = s.slice(i, j);
-    if (piece.includes('.')) {
-      const v4 = parseIPv4(piece);
-      if (v4 < 0 || j !== s.length) return null;
-      groups.push(v4 >>> 16, v4 & 0xffff);
-    } else {
-      if (!HEX_GROUP.test(piece)) return null;
-      groups.push(parseInt(piece, 16));
-    }
-    if (j === s.length) break;
-    if (s.charCodeAt(j + 1) === 58) {
-      if (tail) return null; // a second ::
-      tail = groups = [];
-      i = j + 2;
-    } else {
-      i = j + 1;
-      if (i === s.length) return null; // a trailing single colon
-    }
-  }
-  if (!tail) return head.length === 8 ? head : null;
-  const missing = 8 - head.length - tail.length;
-  if (missing < 1) return null;
-  return [...head, ...new Array<number>(missing).fill(0), ...tail];
+  const bare = zone === -1 ? text : text.slice(0, zone);
+  const family = isIP(bare);
+  if (family === 4 && zone === -1) return ipaddr.IPv4.parse(bare);
+  if (family !== 6) return undefined;
+  // ipaddr.js reads ::a.b.c.d as ::ffff:a.b.c.d, which would make ::0.0.0.1 0.0.0.1; 0::a.b.c.d it reads as written.
+  const ip = ipaddr.IPv6.parse(bare.lastIndexOf(':') === 1 ? `0${bare}` : bare);
+  if (!IPV4_INSIDE.some((network) => ip.match(network)) || ip.match(UNSPECIFIED_OR_LOOPBACK)) return ip;
+  return ipaddr.fromByteArray(ip.toByteArray().slice(12));
 }
 
 /**
- * The IPv4 address an IPv6 address stands for, or -1: IPv4-mapped (::ffff:a.b.c.d),
- * IPv4-compatible (::a.b.c.d, but not :: or ::1), IPv4-translated (::ffff:0:a.b.c.d) and NAT64
- * (64:ff9b::a.b.c.d). Each reaches, or may reach, the IPv4 address.
+ * What the policy tells addresses apart by, the first that holds: cloud metadata services
+ * (169.254.169.254 in most clouds, Alibaba Cloud's 100.100.100.200, AWS's fd00:ec2::254, Google
+ * Cloud's fd20:ce::254), link-local, loopback, unspecified; `other` for the rest.
  */
-function embeddedIPv4(g: readonly number[]): number {
-  const v4 = g[6]! * 65536 + g[7]!;
-  if (g[0] === 0 && g[1] === 0 && g[2] === 0 && g[3] === 0) {
-    if (g[4] === 0 && g[5] === 0xffff) return v4;
-    if (g[4] === 0xffff && g[5] === 0) return v4;
-    if (g[4] === 0 && g[5] === 0 && v4 > 1) return v4;
-    return -1;
-  }
-  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 0 && g[3] === 0 && g[4] === 0 && g[5] === 0) return v4;
-  return -1;
+const KINDS = {
+  metadata: networks('169.254.169.254/32', '100.100.100.200/32', 'fd00:ec2::254/128', 'fd20:ce::254/128'),
+  'link-local': networks('169.254.0.0/16', 'fe80::/10'),
+  loopback: networks('127.0.0.0/8', '::1/128'),
+  unspecified: networks('0.0.0.0/8', '::/128'),
+};
+const kindOf = (ip: Address | undefined): AddressKind => (ip === undefined ? 'other' : (ipaddr.subnetMatch(ip, KINDS, 'other') as AddressKind));
+
+/** What an IP address is (as `isIP` accepts it, an IPv6 zone index allowed); `other` for anything else. */
+export function addressKind(address: string): AddressKind {
+  return kindOf(readAddress(address));
 }
 
-const METADATA_V4 = [0xa9fea9fe /* 169.254.169.254 */, 0x646464c8 /* 100.100.100.200, Alibaba Cloud */];
-/** fd00:ec2::254 (AWS), fd20:ce::254 (Google Cloud). */
-const METADATA_V6 = [
-  [0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254],
-  [0xfd20, 0xce, 0, 0, 0, 0, 0, 0x254],
-];
 /** The name of Google Cloud's metadata service, refused before any lookup; it stands for 169.254.169.254. */
 const METADATA_NAME = 'metadata.google.internal';
 const METADATA_ADDRESS = '169.254.169.254';
@@ -145,55 +100,14 @@ function isMetadataName(host: string): boolean {
   return host.toLowerCase().replace(/\.$/, '') === METADATA_NAME;
 }
 
-function kindOfIPv4(v: number): AddressKind {
-  if (v === METADATA_V4[0] || v === METADATA_V4[1]) return 'metadata';
-  if (v >>> 16 === 0xa9fe) return 'link-local';
-  if (v >>> 24 === 127) return 'loopback';
-  if (v >>> 24 === 0) return 'unspecified';
-  return 'other';
-}
-
-function kindOfIPv6(g: readonly number[]): AddressKind {
-  const v4 = embeddedIPv4(g);
-  if (v4 >= 0) return kindOfIPv4(v4);
-  if ((g[0]! & 0xffc0) === 0xfe80) return 'link-local';
-  if (g[0] === 0 && g[1] === 0 && g[2] === 0 && g[3] === 0 && g[4] === 0 && g[5] === 0 && g[6] === 0) {
-    if (g[7] === 0) return 'unspecified';
-    if (g[7] === 1) return 'loopback';
-  }
-  if (METADATA_V6.some((m) => m.every((group, n) => group === g[n]))) return 'metadata';
-  return 'other';
-}
-
-/** What an IP address is (as `isIP` accepts it, an IPv6 zone index allowed); `other` for anything else. */
-export function addressKind(address: string): AddressKind {
-  const v4 = parseIPv4(address);
-  if (v4 >= 0) return kindOfIPv4(v4);
-  if (!address.includes(':')) return 'other';
-  const groups = parseIPv6(address);
-  return groups ? kindOfIPv6(groups) : 'other';
-}
-
-/** An address as eight groups, IPv4 (and IPv6 that stands for IPv4) in the IPv4-mapped form; null when not an address. */
-function groupsOf(address: string): number[] | null {
-  const v4 = parseIPv4(address);
-  if (v4 >= 0) return [0, 0, 0, 0, 0, 0xffff, v4 >>> 16, v4 & 0xffff];
-  const groups = parseIPv6(address);
-  if (!groups) return null;
-  const embedded = embeddedIPv4(groups);
-  return embedded >= 0 ? [0, 0, 0, 0, 0, 0xffff, embedded >>> 16, embedded & 0xffff] : groups;
-}
-
 /**
  * An IP address written in any of the forms name resolvers read as one (2852039166, 0xa9fea9fe,
- * 0251.0376.0251.0376, 169.254.43518), in its usual form; undefined when `host` is a name. The
- * WHATWG URL parser reads these forms as `inet_aton` does.
+ * 0251.0376.0251.0376, 169.254.43518), in its usual form; undefined when `host` is a name.
+ * ipaddr.js reads IPv4 addresses as `inet_aton` does.
  */
 function literalAddress(host: string): string | undefined {
   if (isIP(host)) return host;
-  if (!/^[0-9a-fA-FxX.]+$/.test(host)) return undefined;
-  const read = URL.parse(`http://${host}/`)?.hostname;
-  return read && isIP(read) === 4 ? read : undefined;
+  return ipaddr.IPv4.isValid(host) ? ipaddr.IPv4.parse(host).toString() : undefined;
 }
 
 /** `host:port`, an IPv6 address in brackets. */
@@ -212,52 +126,8 @@ export class DestinationRefused extends Error {
 
 // ---- public addresses (Client ID Metadata Documents) -------------------------------------------
 
-/** [first address, prefix length] of the IPv4 networks that are not the public internet. */
-const NOT_PUBLIC_V4: [number, number][] = (
-  [
-    ['0.0.0.0', 8],
-    ['10.0.0.0', 8],
-    ['100.64.0.0', 10],
-    ['127.0.0.0', 8],
-    ['169.254.0.0', 16],
-    ['172.16.0.0', 12],
-    ['192.0.0.0', 24],
-    ['192.0.2.0', 24],
-    ['192.168.0.0', 16],
-    ['198.18.0.0', 15],
-    ['198.51.100.0', 24],
-    ['203.0.113.0', 24],
-    ['224.0.0.0', 4],
-    ['240.0.0.0', 4],
-  ] as const
-).map(([net, prefix]) => [parseIPv4(net), prefix]);
-
-/** [first address, prefix length] of the IPv6 networks that are not the public internet (IPv4 in IPv6 is judged as IPv4). */
-const NOT_PUBLIC_V6: [number[], number][] = (
-  [
-    ['::', 128],
-    ['::1', 128],
-    ['100::', 64],
-    ['2001:db8::', 32],
-    ['fc00::', 7],
-    ['fe80::', 10],
-    ['fec0::', 10],
-    ['ff00::', 8],
-  ] as const
-).map(([net, prefix]) => [parseIPv6(net)!, prefix]);
-
-function inV4(v: number, [net, prefix]: [number, number]): boolean {
-  const size = 2 ** (32 - prefix);
-  return Math.floor(v / size) === Math.floor(net / size);
-}
-
-function inGroups(g: readonly number[], net: readonly number[], prefix: number): boolean {
-  for (let n = 0, bits = prefix; bits > 0; n++, bits -= 16) {
-    const mask = bits >= 16 ? 0xffff : (0xffff << (16 - bits)) & 0xffff;
-    if ((g[n]! & mask) !== (net[n]! & mask)) return false;
-  }
-  return true;
-}
+/** The ranges of ipaddr.js that are not the public internet: loopback, private, shared, link-local, documentation, multicast, reserved. */
+const NOT_PUBLIC = new Set(['unspecified', 'broadcast', 'multicast', 'linkLocal', 'loopback', 'carrierGradeNat', 'private', 'reserved', 'uniqueLocal', 'deprecatedSiteLocal', 'discard']);
 
 /**
  * Whether an address is on the public internet: not loopback, private, shared, link-local,
@@ -265,25 +135,23 @@ function inGroups(g: readonly number[], net: readonly number[], prefix: number):
  * NAT64) is judged as that IPv4 address, so ::7f00:1 and ::ffff:7f00:1 are loopback.
  */
 export function isPublicAddress(address: string): boolean {
-  const v4 = parseIPv4(address);
-  if (v4 >= 0) return !NOT_PUBLIC_V4.some((net) => inV4(v4, net));
-  const groups = address.includes(':') ? parseIPv6(address) : null;
-  if (!groups) return false;
-  const embedded = embeddedIPv4(groups);
-  if (embedded >= 0) return !NOT_PUBLIC_V4.some((net) => inV4(embedded, net));
-  if (kindOfIPv6(groups) !== 'other') return false;
-  return !NOT_PUBLIC_V6.some(([net, prefix]) => inGroups(groups, net, prefix));
+  const ip = readAddress(address);
+  return ip !== undefined && !NOT_PUBLIC.has(ip.range());
 }
 
 // ---- the allow-list ----------------------------------------------------------------------------
 
 /** One entry of the allow-list: a network (an address is a network of one), on one port or all. */
 export interface AllowedDestination {
+  /** The network's eight 16-bit groups, an IPv4 network in the IPv4-mapped form (::ffff:a.b.c.d). */
   network: number[];
   /** In bits of the eight groups: an IPv4 prefix counts 96 more. */
   prefix: number;
   port?: number;
 }
+
+/** An address as IPv6, IPv4 in the IPv4-mapped form: the one space of the allow-list's networks. */
+const asIPv6 = (ip: Address) => (ip instanceof ipaddr.IPv4 ? ip.toIPv4MappedAddress() : ip);
 
 const ALLOW_FORMAT =
   'must be addresses, networks (CIDR) or address:port pairs separated by commas, like 169.254.169.254,10.1.0.0/16,127.0.0.1:3000,[::1]:3000';
@@ -296,14 +164,14 @@ function allowEntry(text: string): AllowedDestination | undefined {
   const match = bracketed ?? v4 ?? (text.includes(':') ? bareV6 : null);
   if (!match) return undefined;
   const [, address, prefixText, portText] = match;
-  const isV4 = parseIPv4(address!) >= 0;
-  const network = groupsOf(address!);
-  if (!network || (v4 && !isV4) || (bracketed && isV4)) return undefined;
+  const isV4 = isIP(address!) === 4;
+  const ip = readAddress(address!);
+  if (!ip || (v4 && !isV4) || (bracketed && isV4)) return undefined;
   const prefix = prefixText === undefined ? 128 : Number(prefixText) + (isV4 ? 96 : 0);
   if (prefix > 128) return undefined;
   const port = portText === undefined ? undefined : Number(portText);
   if (port !== undefined && (port < 1 || port > 65535)) return undefined;
-  return { network, prefix, port };
+  return { network: asIPv6(ip).parts, prefix, port };
 }
 
 /** The allow-list of STATUSDESK_ALLOWED_DESTINATIONS; throws an Error naming the rule and the bad entry. */
@@ -332,22 +200,26 @@ export function createDestinationPolicy(options: DestinationPolicyOptions = {}) 
   const allow = options.allow ?? [];
   /** The ports the service listens on, once it does. */
   const ownPorts = new Set<number>();
-  /** Addresses (as groupsOf keys) the service listens on besides loopback: `--host`, every interface for 0.0.0.0. */
+  /** Addresses the service listens on besides loopback (`--host`, every interface for 0.0.0.0), as `readAddress` reads them, in words. */
   const ownAddresses = new Set<string>();
 
-  const allowed = (address: string, port: number) => {
-    if (allow.length === 0) return false;
-    const groups = groupsOf(address);
-    return groups !== null && allow.some((entry) => (entry.port === undefined || entry.port === port) && inGroups(groups, entry.network, entry.prefix));
+  const allowed = (ip: Address | undefined, port: number) => {
+    if (allow.length === 0 || ip === undefined) return false;
+    const address = asIPv6(ip);
+    return allow.some((entry) => (entry.port === undefined || entry.port === port) && address.match(new ipaddr.IPv6(entry.network), entry.prefix));
   };
 
-  const isOwn = (address: string, kind: AddressKind) => kind === 'loopback' || kind === 'unspecified' || (ownAddresses.size > 0 && ownAddresses.has(String(groupsOf(address))));
+  const isOwn = (ip: Address | undefined, kind: AddressKind) => kind === 'loopback' || kind === 'unspecified' || (ip !== undefined && ownAddresses.has(ip.toString()));
 
-  /** Why `address` (of kind `kind`) on `port` is refused, or undefined. */
-  function judge(address: string, kind: AddressKind, port: number, shown = address): string | undefined {
+  /**
+   * Why `address` (read as `ip`) on `port` is refused, or undefined; `shown`: the name it was
+   * resolved from. `ownPorts` false: only what is refused wherever it is connected from.
+   */
+  function judge(address: string, ip: Address | undefined, port: number, shown = address, { ownPorts: checkOwn = true } = {}): string | undefined {
+    const kind = kindOf(ip);
     const why: Refusal | undefined =
-      kind === 'metadata' || kind === 'link-local' ? kind : ownPorts.size > 0 && ownPorts.has(port) && isOwn(address, kind) ? 'own-port' : undefined;
-    if (why === undefined || allowed(address, port)) return undefined;
+      kind === 'metadata' || kind === 'link-local' ? kind : checkOwn && ownPorts.has(port) && isOwn(ip, kind) ? 'own-port' : undefined;
+    if (why === undefined || allowed(ip, port)) return undefined;
     return refusalMessage(shown, port, why, address);
   }
 
@@ -358,12 +230,12 @@ export function createDestinationPolicy(options: DestinationPolicyOptions = {}) 
      * allowed. Runs on every check.
      */
     refusal(address: string, port: number, name = address): string | undefined {
-      return judge(address, addressKind(address), port, name);
+      return judge(address, readAddress(address), port, name);
     },
 
     /** Why connecting to the host name `host` is refused before any lookup (a metadata service's name), or undefined. Cheap. */
     refusalOfName(host: string, port: number): string | undefined {
-      return isMetadataName(host) ? judge(METADATA_ADDRESS, 'metadata', port, host) : undefined;
+      return isMetadataName(host) ? judge(METADATA_ADDRESS, readAddress(METADATA_ADDRESS), port, host) : undefined;
     },
 
     /**
@@ -371,9 +243,7 @@ export function createDestinationPolicy(options: DestinationPolicyOptions = {}) 
      * IP address, a metadata service's name); undefined when only its addresses can tell.
      */
     refusalOfHost(host: string, port: number): string | undefined {
-      if (isIP(host)) return judge(host, addressKind(host), port);
-      if (isMetadataName(host)) return judge(METADATA_ADDRESS, 'metadata', port, host);
-      return undefined;
+      return isIP(host) ? judge(host, readAddress(host), port) : policy.refusalOfName(host, port);
     },
 
     /**
@@ -382,14 +252,11 @@ export function createDestinationPolicy(options: DestinationPolicyOptions = {}) 
      * is judged once resolved. The own ports are judged only where this service connects
      * (`ownPorts`): a private location's runner runs elsewhere.
      */
-    refusalAsWritten(host: string, port: number, { ownPorts: checkOwn = true } = {}): string | undefined {
+    refusalAsWritten(host: string, port: number, options: { ownPorts?: boolean } = {}): string | undefined {
       const name = host.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
-      if (isMetadataName(name)) return judge(METADATA_ADDRESS, 'metadata', port, name);
+      if (isMetadataName(name)) return policy.refusalOfName(name, port);
       const literal = name === 'localhost' || name.endsWith('.localhost') ? '127.0.0.1' : literalAddress(name);
-      if (literal === undefined) return undefined;
-      const kind = addressKind(literal);
-      if (!checkOwn && kind !== 'metadata' && kind !== 'link-local') return undefined;
-      return judge(literal, kind, port, name);
+      return literal === undefined ? undefined : judge(literal, readAddress(literal), port, name, options);
     },
 
     /** `refusalAsWritten` of a URL's host and port (the scheme's port when it has none); undefined for what is not a URL. */
@@ -413,7 +280,7 @@ export function createDestinationPolicy(options: DestinationPolicyOptions = {}) 
      */
     lookup(port: number, refused?: (reason: string) => void): LookupFunction {
       return (hostname, lookupOptions, callback) => {
-        const byName = isMetadataName(hostname) ? judge(METADATA_ADDRESS, 'metadata', port, hostname) : undefined;
+        const byName = policy.refusalOfName(hostname, port);
         if (byName) {
           refused?.(byName);
           return process.nextTick(callback, new DestinationRefused(byName), '', 0);
@@ -439,13 +306,14 @@ export function createDestinationPolicy(options: DestinationPolicyOptions = {}) 
      */
     listening(host: string, ports: readonly number[]): void {
       for (const port of ports) ownPorts.add(port);
-      const kind = isIP(host) ? addressKind(host) : 'other';
-      if (isIP(host) && kind === 'other') ownAddresses.add(String(groupsOf(host)));
+      const ip = readAddress(host);
+      const kind = kindOf(ip);
+      if (ip && kind === 'other') ownAddresses.add(ip.toString());
       if (kind === 'unspecified') {
         for (const addresses of Object.values(networkInterfaces())) {
           for (const { address } of addresses ?? []) {
-            const groups = groupsOf(address);
-            if (groups) ownAddresses.add(String(groups));
+            const own = readAddress(address);
+            if (own) ownAddresses.add(own.toString());
           }
         }
       }
