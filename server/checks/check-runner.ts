@@ -5,16 +5,16 @@ import { z } from 'zod';
 import type { RunnerCheck, RunnerCheckSchema } from '../../proto/gen/runner/v1/runner_pb.js';
 import { createDestinationPolicy, type DestinationPolicy } from '../domain/destinations.ts';
 import { grpcStatuses, type ProbeResult } from '../domain/monitors/check-results.ts';
+import { isMonitorType, type MonitorType } from '../domain/monitors/monitor-types.ts';
 import type { Monitor } from '../domain/monitors/monitors.ts';
-import { builtOnFirstUse, parseInput } from '../domain/validation.ts';
+import { builtOnFirstUse, ID_PATTERN, parseInput } from '../domain/validation.ts';
 import { AppError } from '../errors.ts';
 import { emptyTiming, trustStore } from './connection.ts';
-import { probeHttp } from './http-probe.ts';
 import { createOtlpExport } from './otlp-export.ts';
 import { probeResult } from './outcome.ts';
+import { type Probe, type ProbeContext, probes, type ScheduledOf } from './probes.ts';
 import type { StoredCheck } from './result-store.ts';
 import { createScheduler } from './scheduler.ts';
-import { probeTcp } from './tcp-probe.ts';
 
 /**
  * What every runner does, the embedded one of the service and `statusdesk runner` alike: keeps
@@ -29,7 +29,7 @@ import { probeTcp } from './tcp-probe.ts';
  * metrics read, without what only people read (description, tags, times) nor where else it is
  * checked from (its private locations). At 100,000 monitors every field kept costs megabytes.
  */
-export type ScheduledMonitor = Monitor extends infer M ? (M extends Monitor ? Omit<M, 'description' | 'tags' | 'createdAt' | 'updatedAt' | 'privateLocations'> : never) : never;
+export type ScheduledMonitor = { [K in MonitorType]: ScheduledOf<K> }[MonitorType];
 
 /** Who runs the checks, and the regions each check stands for. */
 export interface Place {
@@ -60,10 +60,6 @@ export interface CheckRunnerOptions {
 const DEFAULT_CONCURRENCY = 500;
 const DEFAULT_OTLP_INTERVAL_MS = 60_000;
 export const PERIOD_MS: Record<Monitor['periodicity'], number> = { '30s': 30_000, '1m': 60_000, '5m': 300_000, '10m': 600_000, '30m': 1_800_000, '1h': 3_600_000 };
-
-/** The gRPC probe with the protobuf runtime and the health messages, loaded with the first gRPC check. */
-let grpcProbeModule: Promise<typeof import('./grpc-probe.ts')> | undefined;
-const grpcProbe = () => (grpcProbeModule ??= import('./grpc-probe.ts'));
 
 /** What a monitor is scheduled as: without the fields its checks do not read. */
 export function scheduledForm(monitor: Monitor | ScheduledMonitor): ScheduledMonitor {
@@ -104,18 +100,11 @@ export function createCheckRunner(options: CheckRunnerOptions) {
     onGap: options.onGap,
   });
 
-  const tcpSettings = { stop: stopping.signal, destinations };
+  const probeContext: ProbeContext = { stop: stopping.signal, destinations, secure: probeSettings };
 
   /** The probe's own promise, not one wrapping it: the check awaits it directly. */
   function probe(monitor: ScheduledMonitor): Promise<ProbeResult> {
-    switch (monitor.type) {
-      case 'tcp':
-        return probeTcp(monitor, tcpSettings);
-      case 'grpc':
-        return grpcProbe().then((module) => module.probeGrpc(monitor, probeSettings()));
-      case 'http':
-        return probeHttp(monitor, probeSettings());
-    }
+    return (probes[monitor.type] as Probe<MonitorType>)(monitor, probeContext);
   }
 
   /** Runs one check of `monitor` now. Never rejects: a fault of the probe itself is a down result. */
@@ -239,8 +228,6 @@ export function encodeDefinition(monitor: Monitor): Uint8Array {
   return Buffer.from(JSON.stringify(scheduledForm(monitor)));
 }
 
-const monitorTypes: readonly string[] = ['tcp', 'grpc', 'http'];
-
 /** A definition the service sent; an AppError when it is not one of this version's. */
 export function decodeDefinition(bytes: Uint8Array): ScheduledMonitor {
   let monitor: Partial<ScheduledMonitor> | null;
@@ -254,7 +241,7 @@ export function decodeDefinition(bytes: Uint8Array): ScheduledMonitor {
     monitor !== null &&
     typeof monitor.id === 'string' &&
     typeof monitor.type === 'string' &&
-    monitorTypes.includes(monitor.type) &&
+    isMonitorType(monitor.type) &&
     typeof monitor.periodicity === 'string' &&
     Object.hasOwn(PERIOD_MS, monitor.periodicity) &&
     Array.isArray(monitor.regions);
@@ -297,7 +284,7 @@ const runnerCheck = builtOnFirstUse(() => {
   const phase = duration.optional();
 
   return z.object({
-    monitorId: z.string().regex(/^[1-9]\d{0,14}$/, 'must be a monitor id (a positive whole number)'),
+    monitorId: z.string().regex(ID_PATTERN, 'must be a monitor id (a positive whole number)'),
     startedAtMs: z.bigint().min(1n, 'must be a time after 1970').max(BigInt(Number.MAX_SAFE_INTEGER), 'must be a time in epoch milliseconds'),
     result: z.enum(['up', 'degraded', 'down'], 'must be one of up, degraded, down'),
     latencyMs: duration,

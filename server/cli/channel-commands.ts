@@ -1,85 +1,76 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { notificationV1 } from '../../client/index.ts';
-import { channelWords } from '../rpc/page-codec.ts';
+import { isRequired } from '../domain/declared-fields.ts';
+import type { ChannelField } from '../delivery/channels/channel.ts';
+import { channelKindNames, channelSpecOf, isChannelKind, wordOf } from '../delivery/channels/registry.ts';
+import type { ChannelKind } from '../domain/notifications/channel-rules.ts';
+import { channelWords } from '../rpc/notification-codec.ts';
 import { confirmed, yes } from './confirm.ts';
+import { optionOf, readFlag, usageOf } from './declared-flags.ts';
 import { fieldFlags } from './field-flags.ts';
-import {
-  address,
-  type Command,
-  connection,
-  int32,
-  list,
-  note,
-  oneOf,
-  type Options,
-  pairs,
-  printFields,
-  rejectFlags,
-  required,
-  str,
-  type Values,
-} from './flags.ts';
+import { address, type Command, connection, int32, list, note, oneOf, type Options, printFields, rejectFlags, required, str, type Values } from './flags.ts';
 import { client } from './service-client.ts';
 import { printJson, printTable, UsageError } from './output.ts';
 
 /**
  * `statusdesk channels ...`: where monitor alerts go, through the client library
- * (notification.v1), shown in the words of page-codec.ts (channelWords). Credentials go in and
- * never come back: the service answers with them masked.
+ * (notification.v1), shown in the words of notification-codec.ts (channelWords). Credentials go
+ * in and never come back: the service answers with them masked. The flags of each kind are those
+ * its declaration gives (delivery/channels/).
  */
 
 type ChannelConfig = MessageInitShape<typeof notificationV1.CreateNotificationChannelRequestSchema>['config'];
-type Shown = ReturnType<typeof channelWords>;
+type Shown = ReturnType<typeof channelWords> & Record<string, unknown>;
 
-const kinds = ['webhook', 'slack', 'discord', 'email', 'ntfy', 'desktop'] as const;
-type Kind = (typeof kinds)[number];
+const kinds = channelKindNames;
+type Kind = ChannelKind;
 
-const webhookUrl = { 'webhook-url': { type: 'string', valueName: 'URL', description: 'the webhook the alerts are posted to (webhook, slack, discord)' } } as const satisfies Options;
-const kindFlags = {
-  webhook: {
-    ...webhookUrl,
-    secret: { type: 'string', valueName: 'SECRET', description: 'the key each alert is signed with (webhook)' },
-    header: { type: 'string', multiple: true, valueName: 'k=v', description: 'a header sent with each alert (webhook)' },
-  },
-  slack: webhookUrl,
-  discord: webhookUrl,
-  email: {
-    to: { type: 'string', multiple: true, valueName: 'ADDRESS', description: 'a recipient (email)' },
-    from: { type: 'string', valueName: 'ADDRESS', description: "the sender (email; default: the service's STATUSDESK_MAIL_FROM)" },
-    'smtp-url': { type: 'string', valueName: 'URL', description: "the mail server (email; default: the service's STATUSDESK_SMTP_URL)" },
-  },
-  ntfy: {
-    topic: { type: 'string', valueName: 'TOPIC', description: 'the topic (ntfy)' },
-    server: { type: 'string', valueName: 'URL', description: 'the ntfy server (ntfy; default https://ntfy.sh)' },
-    priority: { type: 'string', valueName: '1-5', description: 'the priority of each alert (ntfy)' },
-    token: { type: 'string', valueName: 'TOKEN', description: 'an access token (ntfy)' },
-  },
-  desktop: {},
-} as const satisfies Record<Kind, Options>;
-const allKindFlags = Object.assign({}, ...Object.values(kindFlags)) as Options;
+const fieldsOf = (kind: Kind): [string, ChannelField][] => Object.entries(channelSpecOf(kind).fields());
 
-/** The flags a kind needs on `add`. */
-const requiredFlags: Record<Kind, string[]> = { webhook: ['webhook-url', 'secret'], slack: ['webhook-url'], discord: ['webhook-url'], email: ['to'], ntfy: ['topic'], desktop: [] };
+/** The flags of each kind. */
+const kindFlags = Object.fromEntries(kinds.map((kind) => [kind, Object.fromEntries(fieldsOf(kind).map(([, field]) => [field.flag.name, optionOf(field)]))])) as Record<Kind, Options>;
 
-const kindFlagsUsage =
-  '(webhook: --webhook-url U --secret S [--header k=v]...) (slack, discord: --webhook-url U) (email: --to A... [--from F] [--smtp-url U]) (ntfy: --topic T [--server U] [--priority 1-5] [--token T])';
+/**
+ * The flags of every kind, each once: its help names the kinds that take it, and what leaving it
+ * out means (`the sender (email; default: the service's STATUSDESK_MAIL_FROM)`).
+ */
+const allKindFlags: Options = (() => {
+  const byFlag = new Map<string, { field: ChannelField; kinds: Kind[] }>();
+  for (const kind of kinds) {
+    for (const [, field] of fieldsOf(kind)) {
+      const seen = byFlag.get(field.flag.name);
+      if (seen) seen.kinds.push(kind);
+      else byFlag.set(field.flag.name, { field, kinds: [kind] });
+    }
+  }
+  return Object.fromEntries(
+    [...byFlag].map(([name, { field, kinds: taking }]) => [
+      name,
+      optionOf(field, `${field.flag.description} (${taking.join(', ')}${field.flag.default ? `; default: ${field.flag.default}` : ''})`),
+    ]),
+  );
+})();
+
+/** The flags a kind needs on `add`: those of its fields without a default. */
+const requiredFlags = (kind: Kind) => fieldsOf(kind).flatMap(([, field]) => (isRequired(field.schema) ? [field.flag.name] : []));
+
+/** Each kind's flags in the usage line, kinds that take the same ones together: `(slack, discord: --webhook-url URL)`. */
+const kindFlagsUsage = (() => {
+  const byUsage = new Map<string, Kind[]>();
+  for (const kind of kinds) {
+    const fields = fieldsOf(kind);
+    if (fields.length === 0) continue;
+    const usage = fields.map(([, field]) => usageOf(field, isRequired(field.schema))).join(' ');
+    byUsage.set(usage, [...(byUsage.get(usage) ?? []), kind]);
+  }
+  return [...byUsage].map(([usage, taking]) => `(${taking.join(', ')}: ${usage})`).join(' ');
+})();
 
 /** The service's field paths of a channel and the flags that give them. */
 const channelFields = fieldFlags({
   name: '--name',
   monitorIds: '--monitor',
-  'webhook.url': '--webhook-url',
-  'webhook.secret': '--secret',
-  'webhook.headers': '--header',
-  'slack.webhookUrl': '--webhook-url',
-  'discord.webhookUrl': '--webhook-url',
-  'email.to': '--to',
-  'email.from': '--from',
-  'email.smtpUrl': '--smtp-url',
-  'ntfy.topic': '--topic',
-  'ntfy.server': '--server',
-  'ntfy.priority': '--priority',
-  'ntfy.token': '--token',
+  ...Object.fromEntries(kinds.flatMap((kind) => fieldsOf(kind).map(([name, field]) => [`${kind}.${name}`, `--${field.flag.name}`]))),
 });
 
 /** Whether any flag of the kind was given. */
@@ -87,43 +78,33 @@ const hasKindFlags = (kind: Kind, values: Values) => Object.keys(kindFlags[kind]
 
 /** The kind's settings from the flags given; a credential left out is empty, which an update reads as "keep". */
 function configOf(kind: Kind, values: Values): ChannelConfig {
-  switch (kind) {
-    case 'webhook':
-      return { case: 'webhook', value: { url: str(values, 'webhook-url') ?? '', secret: str(values, 'secret') ?? '', headers: pairs('header', list(values, 'header')) } };
-    case 'slack':
-      return { case: 'slack', value: { webhookUrl: str(values, 'webhook-url') ?? '' } };
-    case 'discord':
-      return { case: 'discord', value: { webhookUrl: str(values, 'webhook-url') ?? '' } };
-    case 'email':
-      return { case: 'email', value: { to: list(values, 'to'), from: str(values, 'from'), smtpUrl: str(values, 'smtp-url') } };
-    case 'ntfy':
-      return {
-        case: 'ntfy',
-        value: { topic: str(values, 'topic') ?? '', server: str(values, 'server') ?? '', priority: int32('priority', str(values, 'priority')), token: str(values, 'token') },
-      };
-    case 'desktop':
-      return { case: 'desktop', value: {} };
-  }
+  return { case: kind, value: Object.fromEntries(fieldsOf(kind).map(([name, field]) => [name, readFlag(field, values)])) } as ChannelConfig;
 }
 
-const entries = (map: Record<string, string>) => Object.entries(map).map(([k, v]) => `${k}=${v}`).join(',');
+const entries = (map: object) => Object.entries(map).map(([k, v]) => `${k}=${v}`).join(',');
+/** `smtpUrl` as `smtp url`. */
+const label = (word: string) => word.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
+
+/** A setting in a row: a list joined, a map as k=v, what a value left out means where the flag says. */
+function settingText(value: unknown, field: ChannelField): string | undefined {
+  if (value === null || value === undefined) return field.flag.default === undefined ? undefined : `(${field.flag.default})`;
+  if (Array.isArray(value)) return value.join(',');
+  if (typeof value === 'object') return entries(value);
+  return String(value);
+}
 
 /** The kind's settings as rows, by the names of their flags; credentials as the service masked them. */
 function settingRows(c: Shown): [string, string | undefined][] {
-  const rows: [string, string | undefined][] = [];
-  if (c.webhookUrl !== undefined) rows.push(['webhook url', c.webhookUrl]);
-  if (c.secret !== undefined) rows.push(['secret', c.secret], ['headers', entries(c.headers ?? {})]);
-  if (c.to !== undefined) rows.push(['to', c.to.join(',')], ['from', c.from ?? "(the service's STATUSDESK_MAIL_FROM)"], ['smtp url', c.smtpUrl ?? "(the service's STATUSDESK_SMTP_URL)"]);
-  if (c.topic !== undefined) rows.push(['server', c.server], ['topic', c.topic], ['priority', c.priority == null ? undefined : String(c.priority)], ['token', c.token ?? undefined]);
-  return rows;
+  if (!isChannelKind(c.kind)) return [];
+  return fieldsOf(c.kind).map(([name, field]) => {
+    const word = wordOf(name, field);
+    return [label(word), settingText(c[word], field)];
+  });
 }
 
 /** Where the channel sends, for a list. */
 function targetOf(c: Shown): string | undefined {
-  if (c.webhookUrl !== undefined) return c.webhookUrl;
-  if (c.to !== undefined) return c.to.join(',');
-  if (c.topic !== undefined) return `${(c.server ?? '').replace(/\/+$/, '')}/${c.topic}`;
-  return undefined;
+  return isChannelKind(c.kind) ? channelSpecOf(c.kind).target?.(c) : undefined;
 }
 
 function printChannel(channel: Shown): void {
@@ -158,7 +139,7 @@ const common = {
 } as const satisfies Options;
 
 const channelsAdd: Command = {
-  usage: `channels add --name N --kind webhook|slack|discord|email|ntfy|desktop [--monitor ID]... ${kindFlagsUsage} [--api-url URL] [--json]`,
+  usage: `channels add --name N --kind ${kinds.join('|')} [--monitor ID]... ${kindFlagsUsage} [--api-url URL] [--json]`,
   summary: 'add a channel that monitor alerts are sent to',
   options: { ...connection, ...common, kind: { type: 'string', valueName: kinds.join('|'), description: 'where the alerts go' }, ...allKindFlags },
   fields: channelFields,
@@ -167,7 +148,7 @@ const channelsAdd: Command = {
     refuseAmbiguousUrl(kind, values);
     rejectFlags(values, [...Object.keys(connection), ...Object.keys(common), 'kind', ...Object.keys(kindFlags[kind])], `${kind} channels`);
     const name = required(values, 'name');
-    for (const flag of requiredFlags[kind]) {
+    for (const flag of requiredFlags(kind)) {
       const value = values[flag];
       if (value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) throw new UsageError(`--${flag} is required for ${kind} channels`);
     }

@@ -1,31 +1,24 @@
-import { create } from '@bufbuild/protobuf';
+import { create, type Message } from '@bufbuild/protobuf';
 import { durationFromMs, FieldMaskSchema } from '@bufbuild/protobuf/wkt';
-import {
-  type GRPCMonitor,
-  GRPCMonitorSchema,
-  type HTTPMonitor,
-  HTTPMonitorSchema,
-  type TCPMonitor,
-  TCPMonitorSchema,
-  type StatusdeskClient,
-} from '../../client/index.ts';
-import { httpMethods, numberComparators, tlsModes } from '../domain/monitors/monitor-rules.ts';
+import type { StatusdeskClient } from '../../client/index.ts';
+import type { DeclaredField, FieldFlag } from '../domain/declared-fields.ts';
+import { inWords, isMonitorType, type MonitorType, monitorTypeNames, specOf, typesByTarget } from '../domain/monitors/monitor-types.ts';
 import { frequencies, plans } from '../domain/plans.ts';
 import {
   checkWords,
-  method,
   monitorWords,
-  type MonitorType,
-  numberComparator,
+  type MonitorWords,
   periodicity,
   statusWords,
-  stringComparator,
   summaryWindow,
   summaryWords,
-  tls,
+  typeOfCase,
+  wireFields,
+  wireOf,
 } from '../rpc/monitor-codec.ts';
 import { confirmed, yes } from './confirm.ts';
 import { fieldFlags } from './field-flags.ts';
+import { optionOf, readFlag, usageOf } from './declared-flags.ts';
 import { address, type Command, connection, count, list, note, oneOf, type Options, pairs, parseBoolean, rejectFlags, str, type Values } from './flags.ts';
 import { client } from './service-client.ts';
 import { printJson, printTable, UsageError } from './output.ts';
@@ -34,7 +27,8 @@ import { printJson, printTable, UsageError } from './output.ts';
  * `statusdesk monitors ...`: the monitor API through the client library, as any program would
  * use it. The key comes from SERVICE_API_KEY, the address from --api-url or SERVICE_API_URL.
  * Every result is shown in the words of the flags (monitor-codec.ts: monitorWords), as a table or,
- * with --json, as that object.
+ * with --json, as that object. The flags of each type's own fields are those its declaration
+ * gives (domain/monitors/types/).
  */
 
 const scheduling = {
@@ -57,29 +51,28 @@ const scheduling = {
   tag: { type: 'string', multiple: true, valueName: 'TAG', description: 'a tag' },
 } as const satisfies Options;
 
-const target = { target: { type: 'string', valueName: 'ADDRESS', description: 'what is checked: host:port (tcp, grpc) or the URL (http)' } } as const satisfies Options;
-const tcpFlags = { ...target } as const satisfies Options;
-const grpcFlags = {
-  ...target,
-  service: { type: 'string', valueName: 'NAME', description: 'the gRPC service to ask about (default: overall health)' },
-  tls: { type: 'string', valueName: tlsModes.join('|'), description: 'how to connect (default verify)' },
-  metadata: { type: 'string', multiple: true, valueName: 'k=v', description: 'gRPC metadata to send' },
+const target = {
+  target: {
+    type: 'string',
+    valueName: 'ADDRESS',
+    description: `what is checked: ${typesByTarget().map(([words, types]) => `${words} (${types.join(', ')})`).join(' or ')}`,
+  },
 } as const satisfies Options;
-const httpFlags = {
-  ...target,
-  method: { type: 'string', valueName: 'METHOD', description: `${httpMethods.join(', ')} (default GET)` },
-  header: { type: 'string', multiple: true, valueName: 'k=v', description: 'a request header' },
-  body: { type: 'string', valueName: 'TEXT', description: 'the request body' },
-  'follow-redirects': { type: 'string', valueName: 'true|false', description: 'follow redirects (default true)' },
-  'assert-status': { type: 'string', multiple: true, valueName: '[>=|<=|>|<|!=]CODE', description: 'the status code must match, e.g. 200 or <400' },
-  'assert-header': { type: 'string', multiple: true, valueName: 'k=v', description: 'the response header k must equal v' },
-  'assert-body-contains': { type: 'string', multiple: true, valueName: 'TEXT', description: 'the response body must contain TEXT' },
-} as const satisfies Options;
+
+/** The fields of a type that have flags of their own, with their flags. */
+const flaggedFields = (type: MonitorType) =>
+  Object.entries(specOf(type).fields()).flatMap(([name, field]) => (field.flag ? [{ name, field: field as DeclaredField & { flag: FieldFlag }, flag: field.flag }] : []));
+
+/** The flags of each type: `--target` and those of its own fields. */
+const flagsByType = Object.fromEntries(
+  monitorTypeNames.map((type) => [type, { ...target, ...Object.fromEntries(flaggedFields(type).map(({ field, flag }) => [flag.name, optionOf(field)])) }]),
+) as unknown as Record<MonitorType, Options>;
+/** The flags of every type; a flag two types share is the same flag. */
+const typeFlags: Options = Object.assign({}, ...Object.values(flagsByType));
 
 /** The service's field paths of a monitor and the flags that give them. */
 const monitorFields = fieldFlags({
-  'monitor.uri': '--target',
-  'monitor.url': '--target',
+  ...Object.fromEntries(monitorTypeNames.map((type) => [`monitor.${specOf(type).target}`, '--target'])),
   'monitor.name': '--name',
   'monitor.description': '--description',
   'monitor.active': '--active',
@@ -92,18 +85,21 @@ const monitorFields = fieldFlags({
   'monitor.openTelemetry': '--otlp-endpoint',
   'monitor.openTelemetry.headers': '--otlp-header',
   'monitor.tags': '--tag',
-  'monitor.service': '--service',
-  'monitor.tls': '--tls',
-  'monitor.metadata': '--metadata',
-  'monitor.method': '--method',
-  'monitor.headers': '--header',
-  'monitor.body': '--body',
-  'monitor.followRedirects': '--follow-redirects',
-  'monitor.statusCodeAssertions': '--assert-status',
-  'monitor.headerAssertions': '--assert-header',
-  'monitor.bodyAssertions': '--assert-body-contains',
+  ...Object.fromEntries(monitorTypeNames.flatMap((type) => flaggedFields(type).map(({ name, flag }) => [`monitor.${name}`, `--${flag.name}`]))),
   update_mask: '--clear',
 });
+
+/** Each type's own flags in the usage line: `(grpc: [--service NAME] [--metadata k=v]...)`. */
+const typeUsage = monitorTypeNames
+  .flatMap((type) => {
+    const { regions } = specOf(type);
+    const parts = [
+      ...(regions.absent ? ['--regions a,b or --private-location ID,'] : []),
+      ...flaggedFields(type).map(({ field }) => usageOf(field)),
+    ];
+    return parts.length > 0 ? [`(${type}: ${parts.join(' ')})`] : [];
+  })
+  .join(' ');
 
 const frequencyUsage = `--frequency ${frequencies.join('|')}`;
 const optionalScheduling =
@@ -114,23 +110,6 @@ function parseDuration(flag: string, value: string): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(value.trim());
   if (!match) throw new UsageError(`--${flag} must be a duration like 500ms, 45s or 2m, got "${value}"`);
   return Math.round(Number(match[1]) * { ms: 1, s: 1000, m: 60_000 }[match[2] as 'ms' | 's' | 'm']);
-}
-
-const NUMBER_OPERATORS: [string, (typeof numberComparators)[number]][] = [
-  ['>=', 'greater_than_or_equal'],
-  ['<=', 'less_than_or_equal'],
-  ['!=', 'not_equal'],
-  ['>', 'greater_than'],
-  ['<', 'less_than'],
-  ['', 'equal'],
-];
-
-/** `200`, `>=200`, `<400`, `!=503`. */
-function statusAssertion(value: string) {
-  const [operator, comparator] = NUMBER_OPERATORS.find(([op]) => value.startsWith(op))!;
-  const target = value.slice(operator.length);
-  if (!/^\d{3}$/.test(target)) throw new UsageError(`--assert-status takes a status code with an optional >=, <=, >, < or != before it, got "${value}"`);
-  return { comparator: numberComparator.wire(comparator), target: Number(target) };
 }
 
 /** The fields every monitor type shares, from the flags that were given. */
@@ -164,51 +143,20 @@ function schedulingFields(values: Values) {
   return fields;
 }
 
-const typeFields = {
-  tcp(values: Values): Record<string, unknown> {
-    const target = str(values, 'target');
-    return target === undefined ? {} : { uri: target };
-  },
-  grpc(values: Values): Record<string, unknown> {
-    const fields: Record<string, unknown> = {};
-    const target = str(values, 'target');
-    if (target !== undefined) fields.uri = target;
-    const service = str(values, 'service');
-    if (service !== undefined) fields.service = service;
-    const mode = str(values, 'tls');
-    if (mode !== undefined) fields.tls = tls.wire(oneOf('tls', mode, tlsModes));
-    if (list(values, 'metadata').length > 0) fields.metadata = pairs('metadata', list(values, 'metadata'));
-    return fields;
-  },
-  http(values: Values): Record<string, unknown> {
-    const fields: Record<string, unknown> = {};
-    const url = str(values, 'target');
-    if (url !== undefined) fields.url = url;
-    const verb = str(values, 'method');
-    if (verb !== undefined) fields.method = method.wire(oneOf('method', verb.toUpperCase(), httpMethods));
-    if (list(values, 'header').length > 0) fields.headers = pairs('header', list(values, 'header'));
-    const body = str(values, 'body');
-    if (body !== undefined) fields.body = body;
-    const follow = str(values, 'follow-redirects');
-    if (follow !== undefined) fields.followRedirects = parseBoolean('follow-redirects', follow);
-    if (list(values, 'assert-status').length > 0) fields.statusCodeAssertions = list(values, 'assert-status').map(statusAssertion);
-    if (list(values, 'assert-header').length > 0) {
-      fields.headerAssertions = Object.entries(pairs('assert-header', list(values, 'assert-header'))).map(([key, target]) => ({
-        key,
-        comparator: stringComparator.wire('equal'),
-        target,
-      }));
-    }
-    if (list(values, 'assert-body-contains').length > 0) {
-      fields.bodyAssertions = list(values, 'assert-body-contains').map((target) => ({ comparator: stringComparator.wire('contains'), target }));
-    }
-    return fields;
-  },
-};
+/** The fields of the type's own from the flags that were given, as the wire carries them. */
+function typeFields(type: MonitorType, values: Values): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  const address = str(values, 'target');
+  if (address !== undefined) fields[specOf(type).target] = address;
+  for (const { name, field } of flaggedFields(type)) {
+    const value = readFlag(field, values);
+    if (value !== undefined) fields[name] = value;
+  }
+  return wireFields(type, fields);
+}
 
-type AnyMonitor = TCPMonitor | GRPCMonitor | HTTPMonitor;
-const flagsByType = { tcp: tcpFlags, grpc: grpcFlags, http: httpFlags };
-type Shown = ReturnType<typeof monitorWords>;
+type AnyMonitor = Message & { id: string; name: string; openTelemetry?: { headers: Record<string, string> } };
+type Shown = MonitorWords;
 
 const durationText = (ms: number | null) => (ms === null ? '-' : `${ms} ms`);
 const listText = (values: string[]) => values.join(',') || '-';
@@ -227,10 +175,7 @@ function printMonitor(m: Shown): void {
     ['degraded', durationText(m.degraded)],
     ['retry', String(m.retry ?? '-')],
   ];
-  if ('tls' in m) rows.push(['service', m.service || '(overall health)'], ['tls', m.tls ?? '-'], ['metadata', listText(Object.keys(m.metadata))]);
-  if ('method' in m) {
-    rows.push(['method', m.method ?? '-'], ['assertions', String(m.statusCodeAssertions.length + m.headerAssertions.length + m.bodyAssertions.length)]);
-  }
+  rows.push(...(specOf(m.type).rows?.(m) ?? []));
   rows.push(['otlp endpoint', m.openTelemetry?.endpoint ?? '-'], ['tags', listText(m.tags)], ['created', m.createdAt ?? '-'], ['updated', m.updatedAt ?? '-']);
   printTable(['FIELD', 'VALUE'], rows);
 }
@@ -244,16 +189,9 @@ function showMonitor(values: Values, type: MonitorType, monitor: AnyMonitor): vo
 
 async function fetchMonitor(api: StatusdeskClient, id: string): Promise<{ kind: MonitorType; monitor: AnyMonitor }> {
   const { monitor } = await api.monitors.getMonitor({ id });
-  switch (monitor.case) {
-    case 'tcpMonitor':
-      return { kind: 'tcp', monitor: monitor.value };
-    case 'grpcMonitor':
-      return { kind: 'grpc', monitor: monitor.value };
-    case 'httpMonitor':
-      return { kind: 'http', monitor: monitor.value };
-    default:
-      throw new Error(`monitor ${id} has a type this command does not know`);
-  }
+  const kind = typeOfCase(monitor.case);
+  if (!kind) throw new Error(`monitor ${id} has a type this command does not know`);
+  return { kind, monitor: monitor.value as AnyMonitor };
 }
 
 /**
@@ -261,8 +199,8 @@ async function fetchMonitor(api: StatusdeskClient, id: string): Promise<{ kind: 
  * could as well be the monitored URL, so it is refused there.
  */
 function refuseAmbiguousUrl(kind: MonitorType, values: Values): void {
-  if (kind === 'http' && values.url !== undefined) {
-    throw new UsageError('--url is ambiguous for an HTTP monitor: give its URL as --target, and the service as --api-url');
+  if (specOf(kind).targetIsUrl && values.url !== undefined) {
+    throw new UsageError(`--url is ambiguous for an ${specOf(kind).title} monitor: give its URL as --target, and the service as --api-url`);
   }
 }
 
@@ -281,11 +219,9 @@ const monitorsList: Command = {
       limit: count('limit', str(values, 'limit')),
       offset: count('offset', str(values, 'offset')) ?? 0,
     });
-    const monitors = [
-      ...response.httpMonitors.map((m) => monitorWords('http', m)),
-      ...response.tcpMonitors.map((m) => monitorWords('tcp', m)),
-      ...response.grpcMonitors.map((m) => monitorWords('grpc', m)),
-    ].sort((a, b) => Number(b.id) - Number(a.id));
+    const monitors = monitorTypeNames
+      .flatMap((type) => (response[wireOf(type).listField] as Message[]).map((m) => monitorWords(type, m)))
+      .sort((a, b) => Number(b.id) - Number(a.id));
     if (values.json) return printJson({ monitors, totalSize: response.totalSize });
     printTable(
       ['ID', 'TYPE', 'NAME', 'TARGET', 'FREQUENCY', 'REGIONS', 'ACTIVE'],
@@ -307,17 +243,17 @@ const monitorsGet: Command = {
 };
 
 const monitorsCreate: Command = {
-  usage: `monitors create tcp|grpc|http --name N --target T ${frequencyUsage} (grpc: --regions a,b or --private-location ID, [--service S] [--tls verify|skip-verify|plaintext] [--metadata k=v]...) (http: [--method M] [--header k=v]... [--body B] [--follow-redirects true|false] [--assert-status 200]... [--assert-header k=v]... [--assert-body-contains T]...) ${optionalScheduling} [--api-url URL] [--json]`,
-  summary: 'create a TCP, gRPC or HTTP monitor',
-  options: { ...connection, ...scheduling, ...tcpFlags, ...grpcFlags, ...httpFlags },
+  usage: `monitors create ${monitorTypeNames.join('|')} --name N --target T ${frequencyUsage} ${typeUsage} ${optionalScheduling} [--api-url URL] [--json]`,
+  summary: `create a ${inWords(monitorTypeNames.map((type) => specOf(type).title)).replace(/ and (?=[^,]*$)/, ' or ')} monitor`,
+  options: { ...connection, ...scheduling, ...typeFlags },
   positionals: 1,
   fields: monitorFields,
   async run(values, [type]) {
-    if (!['tcp', 'grpc', 'http'].includes(type!)) throw new UsageError(`the monitor type must be tcp, grpc or http, got "${type}"`);
-    const kind = type as MonitorType;
+    if (!isMonitorType(type)) throw new UsageError(`the monitor type must be ${inWords(monitorTypeNames).replace(/ and (?=[^,]*$)/, ' or ')}, got "${type}"`);
+    const kind = type;
     refuseAmbiguousUrl(kind, values);
     rejectForeignFlags(kind, values);
-    const fields = { ...schedulingFields(values), ...typeFields[kind](values) };
+    const fields = { ...schedulingFields(values), ...typeFields(kind, values) };
     const monitor = await createOf(client(values), kind, fields);
     if (values.json) return showMonitor(values, kind, monitor);
     process.stdout.write(`${monitor.id}\n`);
@@ -330,15 +266,13 @@ function rejectForeignFlags(kind: MonitorType, values: Values): void {
   rejectFlags(values, [...Object.keys(connection), ...Object.keys(scheduling), ...Object.keys(flagsByType[kind]), 'clear'], `${kind} monitors`);
 }
 
+/** The monitor calls of a type, by the names of its message (`createGRPCMonitor`). */
+type TypedCall = (request: { id?: string; updateMask?: unknown; monitor: Message }) => Promise<{ monitor?: AnyMonitor }>;
+const typedCall = (api: StatusdeskClient, method: string) => (api.monitors as unknown as Record<string, TypedCall>)[method]!.bind(api.monitors);
+
 async function createOf(api: StatusdeskClient, kind: MonitorType, fields: Record<string, unknown>): Promise<AnyMonitor> {
-  switch (kind) {
-    case 'tcp':
-      return (await api.monitors.createTCPMonitor({ monitor: create(TCPMonitorSchema, fields) })).monitor!;
-    case 'grpc':
-      return (await api.monitors.createGRPCMonitor({ monitor: create(GRPCMonitorSchema, fields) })).monitor!;
-    case 'http':
-      return (await api.monitors.createHTTPMonitor({ monitor: create(HTTPMonitorSchema, fields) })).monitor!;
-  }
+  const { createMethod, message } = wireOf(kind);
+  return (await typedCall(api, createMethod)({ monitor: create(message, fields) })).monitor!;
 }
 
 const monitorsUpdate: Command = {
@@ -347,9 +281,7 @@ const monitorsUpdate: Command = {
   options: {
     ...connection,
     ...scheduling,
-    ...tcpFlags,
-    ...grpcFlags,
-    ...httpFlags,
+    ...typeFlags,
     clear: { type: 'string', multiple: true, valueName: 'FIELD', description: 'return a field to its default, e.g. degraded' },
   },
   positionals: 1,
@@ -359,7 +291,7 @@ const monitorsUpdate: Command = {
     const { kind, monitor: stored } = await fetchMonitor(api, id!);
     refuseAmbiguousUrl(kind, values);
     rejectForeignFlags(kind, values);
-    const fields = { ...schedulingFields(values), ...typeFields[kind](values) };
+    const fields = { ...schedulingFields(values), ...typeFields(kind, values) };
     // A new endpoint without --otlp-header keeps the stored headers.
     const otlp = fields.openTelemetry as { headers: Record<string, string> } | undefined;
     if (otlp && Object.keys(otlp.headers).length === 0) otlp.headers = { ...stored.openTelemetry?.headers };
@@ -368,12 +300,8 @@ const monitorsUpdate: Command = {
     const updateMask = cleared.length > 0 ? create(FieldMaskSchema, { paths: [...Object.keys(fields), ...cleared] }) : undefined;
     if (Object.keys(fields).length === 0 && !updateMask) throw new UsageError('nothing to change: give the flags of the fields to change, or --clear FIELD');
     const request = { id: id!, updateMask };
-    const monitor =
-      kind === 'tcp'
-        ? (await api.monitors.updateTCPMonitor({ ...request, monitor: create(TCPMonitorSchema, fields) })).monitor!
-        : kind === 'grpc'
-          ? (await api.monitors.updateGRPCMonitor({ ...request, monitor: create(GRPCMonitorSchema, fields) })).monitor!
-          : (await api.monitors.updateHTTPMonitor({ ...request, monitor: create(HTTPMonitorSchema, fields) })).monitor!;
+    const { updateMethod, message } = wireOf(kind);
+    const monitor = (await typedCall(api, updateMethod)({ ...request, monitor: create(message, fields) })).monitor!;
     showMonitor(values, kind, monitor);
   },
 };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { grpcStatuses, summaryWindows } from '../domain/monitors/check-results.ts';
+import { inWords, monitorTypeNames, specOf, targetOf, typesByTarget } from '../domain/monitors/monitor-types.ts';
 import type { Monitor, MonitorPage } from '../domain/monitors/monitors.ts';
 import { oncePerFrozen } from '../http/once-per-frozen.ts';
 import { defineTool, pageInput, pagination, READ, record, type ToolContext } from './tool.ts';
@@ -25,10 +26,10 @@ const channelRef = z.object({ id: z.string(), name: z.string(), kind: z.string()
 
 const monitor = record({
   monitorId: z.number().int(),
-  type: z.enum(['tcp', 'grpc', 'http']),
+  type: z.enum(monitorTypeNames),
   name: z.string(),
   description: z.string(),
-  url: z.string().describe('The target: host:port for TCP and gRPC, the URL for HTTP.'),
+  url: z.string().describe(`The target: ${typesByTarget().map(([words, types]) => `${words} for ${inWords(types.map((t) => specOf(t).title))}`).join(', ')}.`),
   active: z.boolean().describe('false while paused.'),
   periodicity: z.string().describe('Check frequency: 30s, 1m, 5m, 10m, 30m or 1h.'),
   regions: z.array(z.string()),
@@ -68,7 +69,7 @@ const responseLog = record({
  */
 const shapeOf = oncePerFrozen((m: Monitor) => {
   const { id, workspaceId: _workspaceId, ...config } = m;
-  return { monitorId: Number(id), ...config, url: 'url' in m ? m.url : m.uri };
+  return { monitorId: Number(id), ...config, url: targetOf(m) };
 });
 
 /**
@@ -101,7 +102,7 @@ export const monitorTools = [
   defineTool({
     name: 'list_monitors',
     title: 'List monitors',
-    description: `Monitors newest first (TCP, gRPC and HTTP), each with its target, regions, private locations, frequency, channels and activeIncidentCount (1 while it is down, plus each unresolved status report on a component it drives). At most ${MAX_MONITORS_PER_PAGE} per page.`,
+    description: `Monitors newest first (${inWords(monitorTypeNames.map((t) => specOf(t).title))}), each with its target, regions, private locations, frequency, channels and activeIncidentCount (1 while it is down, plus each unresolved status report on a component it drives). At most ${MAX_MONITORS_PER_PAGE} per page.`,
     access: 'read',
     annotations: READ,
     input: z.strictObject(pageInput(MAX_MONITORS_PER_PAGE)),

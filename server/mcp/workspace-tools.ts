@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { channelKindNames, channelSpecOf } from '../delivery/channels/registry.ts';
 import type { AuditEntry } from '../domain/audit/audit-log.ts';
 import { defineTool, pageInput, pagination, READ, record } from './tool.ts';
 
@@ -30,7 +31,7 @@ export const workspaceTools = [
   defineTool({
     name: 'list_notifications',
     title: 'List notification channels',
-    description: 'Notification channels (webhook, Slack, Discord, email, ntfy, desktop) with the monitors wired to each. Credentials are never shown, only masked.',
+    description: `Notification channels (${channelKindNames.map((kind) => channelSpecOf(kind).title).join(', ')}) with the monitors wired to each. Credentials are never shown, only masked.`,
     access: 'read',
     annotations: READ,
     input: z.strictObject(pageInput(200)),

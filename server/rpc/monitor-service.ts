@@ -1,7 +1,9 @@
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
+import type { FieldMask } from '@bufbuild/protobuf/wkt';
 import { type ListMonitorsResponse, ListMonitorsResponseSchema, MonitorService } from '../../proto/gen/monitor/v1/monitor_pb.js';
 import type { Services } from '../services.ts';
+import { type MonitorType, monitorTypeNames } from '../domain/monitors/monitor-types.ts';
 import type { Monitor, MonitorPage } from '../domain/monitors/monitors.ts';
 import { oncePerFrozen } from '../http/once-per-frozen.ts';
 import { callerOf } from './auth.ts';
@@ -13,37 +15,68 @@ import {
   summaryWindow,
   timestamp,
   toCheckResultMessage,
-  toGrpcMessage,
-  toHttpMessage,
-  toTcpMessage,
+  toMonitorMessage,
   updatePatch,
+  wireOf,
 } from './monitor-codec.ts';
 
-/** Narrows a monitor returned for a typed create or update. */
-function as<T extends Monitor['type']>(monitor: Monitor, type: T): Extract<Monitor, { type: T }> {
+/** Checks that a monitor returned for a typed create or update is of that type. */
+function as(monitor: Monitor, type: MonitorType): Monitor {
   if (monitor.type !== type) throw new Error(`expected a ${type} monitor, got ${monitor.type}`);
-  return monitor as Extract<Monitor, { type: T }>;
+  return monitor;
 }
 
 /**
- * The answer to ListMonitors for a page. The monitor service hands out the same frozen page until
- * a monitor changes, and the answer depends on the page alone: it is built once per page, and
- * encoded once per page for the binary formats.
+ * The answer to ListMonitors for a page: each type's monitors in the list of its message. The
+ * monitor service hands out the same frozen page until a monitor changes, and the answer depends
+ * on the page alone: it is built once per page, and encoded once per page for the binary formats.
  */
 const listAnswer = oncePerFrozen((page: MonitorPage): ListMonitorsResponse =>
   create(ListMonitorsResponseSchema, {
-    httpMonitors: page.monitors.filter((m) => m.type === 'http').map(toHttpMessage),
-    tcpMonitors: page.monitors.filter((m) => m.type === 'tcp').map(toTcpMessage),
-    grpcMonitors: page.monitors.filter((m) => m.type === 'grpc').map(toGrpcMessage),
+    ...Object.fromEntries(monitorTypeNames.map((type) => [wireOf(type).listField, page.monitors.filter((m) => m.type === type).map(toMonitorMessage)])),
     totalSize: page.total,
   }),
 );
 const encodedListAnswer = oncePerFrozen((page: MonitorPage) => encodedOnce(ListMonitorsResponseSchema, listAnswer(page)));
 
+/** The calls of one type each: `createTCPMonitor`, `updateGRPCMonitor`, …. */
+type TypedMethod = Extract<keyof ServiceImpl<typeof MonitorService>, `create${string}` | `update${string}`>;
+type Request = { monitor?: object; id?: string; updateMask?: FieldMask };
+type Handler = (req: Request, ctx: Parameters<ServiceImpl<typeof MonitorService>['getMonitor']>[1]) => Promise<{ monitor: object }>;
+
+/**
+ * The create and update calls of every monitor type (`CreateGRPCMonitor`, `UpdateGRPCMonitor`),
+ * named by the type's message: the same two handlers for each.
+ */
+function typedCalls(services: Services): Record<string, Handler> {
+  const monitors = services.monitors;
+  return Object.fromEntries(
+    monitorTypeNames.flatMap((type): [string, Handler][] => [
+      [
+        wireOf(type).createMethod,
+        async (req, ctx) => {
+          const { actor, workspaceId } = callerOf(ctx);
+          const monitor = await inMonitorField(monitors.create(actor, workspaceId, type, createInput(type, req.monitor as never)));
+          return { monitor: toMonitorMessage(as(monitor, type)) };
+        },
+      ],
+      [
+        wireOf(type).updateMethod,
+        async (req, ctx) => {
+          const { actor, workspaceId } = callerOf(ctx);
+          const monitor = await inMonitorField(monitors.update(actor, workspaceId, type, req.id!, updatePatch(type, req.monitor as never, req.updateMask)));
+          return { monitor: toMonitorMessage(as(monitor, type)) };
+        },
+      ],
+    ]),
+  );
+}
+
 /** monitor.v1.MonitorService: decode, call the monitor service, encode. No rules here. */
 export function monitorServiceImpl(services: Services): ServiceImpl<typeof MonitorService> {
   const monitors = services.monitors;
   return {
+    ...(typedCalls(services) as unknown as Pick<ServiceImpl<typeof MonitorService>, TypedMethod>),
     async listMonitors(req, ctx) {
       const { actor, workspaceId } = callerOf(ctx);
       const page = await monitors.list(actor, workspaceId, { limit: req.limit, offset: req.offset });
@@ -53,50 +86,7 @@ export function monitorServiceImpl(services: Services): ServiceImpl<typeof Monit
     async getMonitor(req, ctx) {
       const { actor, workspaceId } = callerOf(ctx);
       const monitor = await monitors.get(actor, workspaceId, req.id);
-      switch (monitor.type) {
-        case 'tcp':
-          return { monitor: { case: 'tcpMonitor', value: toTcpMessage(monitor) } };
-        case 'grpc':
-          return { monitor: { case: 'grpcMonitor', value: toGrpcMessage(monitor) } };
-        case 'http':
-          return { monitor: { case: 'httpMonitor', value: toHttpMessage(monitor) } };
-      }
-    },
-
-    async createTCPMonitor(req, ctx) {
-      const { actor, workspaceId } = callerOf(ctx);
-      const monitor = await inMonitorField(monitors.create(actor, workspaceId, 'tcp', createInput('tcp', req.monitor)));
-      return { monitor: toTcpMessage(as(monitor, 'tcp')) };
-    },
-
-    async createGRPCMonitor(req, ctx) {
-      const { actor, workspaceId } = callerOf(ctx);
-      const monitor = await inMonitorField(monitors.create(actor, workspaceId, 'grpc', createInput('grpc', req.monitor)));
-      return { monitor: toGrpcMessage(as(monitor, 'grpc')) };
-    },
-
-    async createHTTPMonitor(req, ctx) {
-      const { actor, workspaceId } = callerOf(ctx);
-      const monitor = await inMonitorField(monitors.create(actor, workspaceId, 'http', createInput('http', req.monitor)));
-      return { monitor: toHttpMessage(as(monitor, 'http')) };
-    },
-
-    async updateTCPMonitor(req, ctx) {
-      const { actor, workspaceId } = callerOf(ctx);
-      const monitor = await inMonitorField(monitors.update(actor, workspaceId, 'tcp', req.id, updatePatch('tcp', req.monitor, req.updateMask)));
-      return { monitor: toTcpMessage(as(monitor, 'tcp')) };
-    },
-
-    async updateGRPCMonitor(req, ctx) {
-      const { actor, workspaceId } = callerOf(ctx);
-      const monitor = await inMonitorField(monitors.update(actor, workspaceId, 'grpc', req.id, updatePatch('grpc', req.monitor, req.updateMask)));
-      return { monitor: toGrpcMessage(as(monitor, 'grpc')) };
-    },
-
-    async updateHTTPMonitor(req, ctx) {
-      const { actor, workspaceId } = callerOf(ctx);
-      const monitor = await inMonitorField(monitors.update(actor, workspaceId, 'http', req.id, updatePatch('http', req.monitor, req.updateMask)));
-      return { monitor: toHttpMessage(as(monitor, 'http')) };
+      return { monitor: { case: wireOf(monitor.type).oneofCase, value: toMonitorMessage(monitor) } } as never;
     },
 
     async deleteMonitor(req, ctx) {

@@ -1,10 +1,13 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Composer, type CST, Document, isAlias, isCollection, isMap, isPair, isScalar, isSeq, LineCounter, type Node, Parser, visit } from 'yaml';
 import { z } from 'zod';
-import { configSchemas, httpMethods, type MonitorType, numberComparators, stringComparators, tlsModes } from '../../domain/monitors/monitor-rules.ts';
+import { innermost, whatOf } from '../../domain/declared-fields.ts';
+import { configSchemas } from '../../domain/monitors/monitor-rules.ts';
 import { isSecretName } from '../../domain/monitors/monitor-secrets.ts';
+import { type MonitorType, monitorTypeNames, type MonitorTypeSpec, secretMapNames, specOf } from '../../domain/monitors/monitor-types.ts';
 import type { MonitorConfig } from '../../domain/monitors/monitors.ts';
 import { frequencies } from '../../domain/plans.ts';
+import { builtOnFirstUse } from '../../domain/validation.ts';
 
 /**
  * The file of `statusdesk apply` and `statusdesk export`: monitors, status pages and their
@@ -12,7 +15,8 @@ import { frequencies } from '../../domain/plans.ts';
  * `tls: plaintext`, durations in milliseconds; the assertions of an HTTP monitor as one list;
  * private locations by name, not id, so that a file applies to another service). A monitor's fields are checked by the domain's own
  * rules (monitor-rules.ts), so a file is refused with the same reasons the service would give, and
- * each reason names its place in the file.
+ * each reason names its place in the file. The shape of a type's own fields is read from its
+ * declaration (domain/monitors/types/): a text, a choice, a map, a list.
  */
 
 export const FILE_VERSION = 1;
@@ -43,23 +47,60 @@ export const pathText = (path: readonly PropertyKey[]) =>
 const words = <T extends string>(values: readonly T[]) => z.enum(values as [T, ...T[]], { error: `must be one of ${values.join(', ')}` });
 const text = (what: string) => z.string({ error: `must be ${what}` });
 const map = z.record(z.string(), text('text'), { error: 'must be a map of names to text' });
-const monitorTypes = ['tcp', 'grpc', 'http'] as const satisfies readonly MonitorType[];
+const bool = () => z.boolean({ error: 'must be true or false' });
 
-const assertion = z.discriminatedUnion(
-  'type',
-  [
-    z.strictObject({ type: z.literal('status'), comparator: words(numberComparators), target: z.number({ error: 'must be a status code' }) }),
-    z.strictObject({ type: z.literal('header'), key: text('a header name'), comparator: words(stringComparators), target: text('text').optional() }),
-    z.strictObject({ type: z.literal('body'), comparator: words(stringComparators), target: text('text').optional() }),
-  ],
-  { error: 'must be an assertion of type status, header or body' },
-);
+/**
+ * The shape a file gives a field of the domain's `schema`: its kind of value only (text, one of
+ * the choices, a number, a map, a list), with a message naming what it is; the domain's rules
+ * judge the value afterwards.
+ */
+function fileShapeOf(schema: z.ZodType): z.ZodType {
+  const inner = innermost(schema);
+  const what = whatOf(schema);
+  if (inner instanceof z.ZodEnum) return words(inner.options as string[]);
+  if (inner instanceof z.ZodString) return text(what ?? 'text');
+  if (inner instanceof z.ZodBoolean) return bool();
+  if (inner instanceof z.ZodNumber) return z.number({ error: `must be ${what ?? 'a number'}` });
+  if (inner instanceof z.ZodRecord) return map;
+  if (inner instanceof z.ZodArray) return z.array(fileShapeOf(inner.element as z.ZodType));
+  if (inner instanceof z.ZodObject) return z.strictObject(objectShapeOf(inner));
+  return z.unknown();
+}
 
-const commonFields = {
+/** The file's shape of each field of a domain object; a field the domain fills in may be left out. */
+function objectShapeOf(object: z.ZodObject): Record<string, z.ZodType> {
+  return Object.fromEntries(
+    Object.entries(object.shape as Record<string, z.ZodType>).map(([name, field]) => [name, field.safeParse(undefined).success ? fileShapeOf(field).optional() : fileShapeOf(field)]),
+  );
+}
+
+/** The lists a type's file writes as one (`assertions`), each item marked by its list's word (`type: status`). */
+function fileListShape(spec: MonitorTypeSpec, list: NonNullable<MonitorTypeSpec['fileLists']>): z.ZodType {
+  const fields = spec.fields();
+  const items = Object.entries(list.lists).map(([word, field]) => {
+    const element = (innermost(fields[field]!.schema) as z.ZodArray<z.ZodObject>).element;
+    return z.strictObject({ type: z.literal(word), ...objectShapeOf(innermost(element) as z.ZodObject) });
+  });
+  const kinds = Object.keys(list.lists);
+  return z.array(z.discriminatedUnion('type', items as unknown as [z.ZodObject, ...z.ZodObject[]], { error: `must be ${list.item} of type ${kinds.slice(0, -1).join(', ')} or ${kinds.at(-1)}` }));
+}
+
+/** The file's fields of a type's own, besides its target: each optional, lists written as one. */
+function typeShape(type: MonitorType): Record<string, z.ZodType> {
+  const spec = specOf(type);
+  const listed = new Set(Object.values(spec.fileLists?.lists ?? {}));
+  const own = Object.entries(spec.fields()).filter(([name]) => name !== spec.target && !listed.has(name));
+  return {
+    ...Object.fromEntries(own.map(([name, field]) => [name, fileShapeOf(field.schema).optional()])),
+    ...(spec.fileLists ? { [spec.fileLists.word]: fileListShape(spec, spec.fileLists).optional() } : {}),
+  };
+}
+
+const commonFields = () => ({
   name: text('a name').min(1, 'is required'),
   target: text('the monitored address'),
   description: text('text').optional(),
-  active: z.boolean({ error: 'must be true or false' }).optional(),
+  active: bool().optional(),
   frequency: words(frequencies),
   regions: z.array(text('a region id'), { error: 'must be a list of region ids, e.g. [iad, fra]' }).optional(),
   /** By name: ids differ from one service to the next, names are what people read. */
@@ -69,24 +110,15 @@ const commonFields = {
   retry: z.number({ error: 'must be a whole number' }).optional(),
   tags: z.array(text('a tag')).optional(),
   openTelemetry: z.strictObject({ endpoint: text('a URL'), headers: map.optional() }).nullable().optional(),
-};
+});
 
-const monitorSchemas = {
-  tcp: z.strictObject({ type: z.literal('tcp'), ...commonFields }),
-  grpc: z.strictObject({ type: z.literal('grpc'), ...commonFields, service: text('a service name').optional(), tls: words(tlsModes).optional(), metadata: map.optional() }),
-  http: z.strictObject({
-    type: z.literal('http'),
-    ...commonFields,
-    method: words(httpMethods).optional(),
-    headers: map.optional(),
-    body: text('text').optional(),
-    followRedirects: z.boolean({ error: 'must be true or false' }).optional(),
-    assertions: z.array(assertion).optional(),
-  }),
-};
+/** The file's shape of a monitor of each type, built with the first file read. */
+const monitorSchemas = builtOnFirstUse(() =>
+  Object.fromEntries(monitorTypeNames.map((type) => [type, z.strictObject({ type: z.literal(type), ...commonFields(), ...typeShape(type) })])) as unknown as Record<MonitorType, z.ZodObject>,
+);
 
-export type FileMonitor = z.output<(typeof monitorSchemas)[MonitorType]>;
-type Assertion = z.output<typeof assertion>;
+export type FileMonitor = { type: MonitorType; name: string; target: string; frequency: string } & Record<string, unknown>;
+type ListItem = { type: string } & Record<string, unknown>;
 
 const component = z.strictObject({
   name: text('a name').min(1, 'is required'),
@@ -152,15 +184,15 @@ const REFERENCE = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 const ownVariable = (name: string) => name === 'SERVICE_API_KEY' || name.startsWith('STATUSDESK_');
 
 /**
- * Whether the value at `path` is a credential value: an entry of a monitor's `headers`,
- * `metadata` or `openTelemetry.headers` named like a credential. Those, and only those, the
+ * Whether the value at `path` is a credential value: an entry of a monitor's secret maps
+ * (`headers`, `metadata`: its type's `secretMaps`) or `openTelemetry.headers` named like a credential. Those, and only those, the
  * service seals and never shows again; a value taken from the environment anywhere else would be
  * stored in the clear and shown to every reader of the workspace (and by `export`).
  */
 function isSecretField(path: readonly PropertyKey[]): boolean {
   const [list, at, field, ...rest] = path;
   if (list !== 'monitors' || typeof at !== 'number') return false;
-  const entry = field === 'openTelemetry' && rest[0] === 'headers' ? rest.slice(1) : field === 'headers' || field === 'metadata' ? rest : [];
+  const entry = field === 'openTelemetry' && rest[0] === 'headers' ? rest.slice(1) : typeof field === 'string' && secretMapNames.includes(field) ? rest : [];
   return entry.length === 1 && typeof entry[0] === 'string' && isSecretName(entry[0]);
 }
 
@@ -206,33 +238,36 @@ function escapeReferences(value: unknown): unknown {
 
 // ---- file words and the domain's ------------------------------------------------------------
 
-const targetField = (type: MonitorType) => (type === 'http' ? 'url' : 'uri');
-const assertionLists = { status: 'statusCodeAssertions', header: 'headerAssertions', body: 'bodyAssertions' } as const;
+/** The lists of every type that a file writes as one, and the word of each. */
+const fileLists = () => monitorTypeNames.flatMap((type) => specOf(type).fileLists ?? []);
+/** The list written as one that holds the domain's list `field`, if any. */
+const fileListOf = (field: string) => fileLists().find((l) => Object.values(l.lists).includes(field));
 
 /** The file's word for a field of the domain's configuration. */
 export function fileWord(field: string): string {
-  if (field === 'uri' || field === 'url') return 'target';
+  if (monitorTypeNames.some((type) => specOf(type).target === field)) return 'target';
   if (field === 'periodicity') return 'frequency';
-  if ((Object.values(assertionLists) as string[]).includes(field)) return 'assertions';
-  return field;
+  return fileListOf(field)?.word ?? field;
 }
 
-/** A file monitor as the domain's configuration input, and where each assertion of the domain came from in the file. */
+/** A file monitor as the domain's configuration input, and where each item of the domain's lists came from in the file. */
 function configInputOf(monitor: FileMonitor) {
-  const { type, target, frequency, ...rest } = monitor as FileMonitor & { assertions?: Assertion[] };
-  const input: Record<string, unknown> = { ...rest, [targetField(type)]: target, periodicity: frequency };
+  const { type, target, frequency, ...rest } = monitor;
+  const input: Record<string, unknown> = { ...rest, [specOf(type).target]: target, periodicity: frequency };
   const origin: Record<string, number[]> = {};
-  if ('assertions' in rest) {
-    delete input.assertions;
-    for (const list of Object.values(assertionLists)) {
-      origin[list] = [];
-      input[list] = [];
+  const list = specOf(type).fileLists;
+  if (list && list.word in rest) {
+    delete input[list.word];
+    for (const field of Object.values(list.lists)) {
+      origin[field] = [];
+      input[field] = [];
     }
-    (Array.isArray(rest.assertions) ? rest.assertions : []).forEach(({ type: kind, ...fields }, at) => {
-      const list = assertionLists[kind];
-      if (!list) return;
-      (input[list] as unknown[]).push(fields);
-      origin[list]!.push(at);
+    const items = rest[list.word];
+    (Array.isArray(items) ? (items as ListItem[]) : []).forEach(({ type: kind, ...fields }, at) => {
+      const field = list.lists[kind];
+      if (!field) return;
+      (input[field] as unknown[]).push(fields);
+      origin[field]!.push(at);
     });
   }
   return { input, origin };
@@ -243,24 +278,26 @@ function filePath(base: PropertyKey[], path: readonly PropertyKey[], origin: Rec
   const [field, index, ...rest] = path;
   if (typeof field !== 'string') return pathText(base);
   const at = origin[field]?.[index as number];
-  if (at !== undefined) return pathText([...base, 'assertions', at, ...rest]);
+  if (at !== undefined) return pathText([...base, fileWord(field), at, ...rest]);
   return pathText([...base, fileWord(field), ...(index === undefined ? [] : [index]), ...rest]);
 }
 
 /** A monitor of the workspace in the file's words, leaving out what leaving out gives anyway. */
 export function toFileMonitor(name: string, type: MonitorType, config: MonitorConfig): Record<string, unknown> {
   const c = config as Record<string, unknown>;
+  const { target } = specOf(type);
   const omitted = (field: string) => {
     const { [field]: _, ...without } = c;
     const parsed = configSchemas()[type].safeParse(without);
     return parsed.success && isDeepStrictEqual((parsed.data as Record<string, unknown>)[field], c[field]);
   };
-  const file: Record<string, unknown> = { name, type, target: c[targetField(type)], frequency: c.periodicity, regions: c.regions };
+  const file: Record<string, unknown> = { name, type, target: c[target], frequency: c.periodicity, regions: c.regions };
   for (const [field, value] of Object.entries(c)) {
-    if (['name', 'uri', 'url', 'periodicity', 'regions'].includes(field) || value === undefined || omitted(field)) continue;
-    const list = Object.entries(assertionLists).find(([, l]) => l === field);
+    if (['name', target, 'periodicity', 'regions'].includes(field) || value === undefined || omitted(field)) continue;
+    const list = fileListOf(field);
     if (list) {
-      file.assertions = [...((file.assertions as unknown[]) ?? []), ...(value as object[]).map((a) => ({ type: list[0], ...a }))];
+      const kind = Object.entries(list.lists).find(([, l]) => l === field)![0];
+      file[list.word] = [...((file[list.word] as unknown[]) ?? []), ...(value as object[]).map((a) => ({ type: kind, ...a }))];
     } else {
       file[fileWord(field)] = value;
     }
@@ -268,11 +305,12 @@ export function toFileMonitor(name: string, type: MonitorType, config: MonitorCo
   return file;
 }
 
-/** The value of a field in the file's words, for the plan's lines: the assertions as one list. */
+/** The value of a field in the file's words, for the plan's lines: the lists written as one as that list. */
 export function fileValue(config: MonitorConfig, field: string): unknown {
   const c = config as Record<string, unknown>;
-  if (fileWord(field) !== 'assertions') return c[field];
-  return Object.entries(assertionLists).flatMap(([kind, list]) => ((c[list] as object[] | undefined) ?? []).map((a) => ({ type: kind, ...a })));
+  const list = fileListOf(field);
+  if (!list) return c[field];
+  return Object.entries(list.lists).flatMap(([kind, l]) => ((c[l] as object[] | undefined) ?? []).map((a) => ({ type: kind, ...a })));
 }
 
 /** The domain's configuration of a monitor of the workspace, with its defaults, to compare with the file's. */
@@ -280,6 +318,8 @@ export function normalConfig(type: MonitorType, fields: Record<string, unknown>)
   const parsed = configSchemas()[type].safeParse(fields);
   return (parsed.success ? parsed.data : fields) as MonitorConfig;
 }
+
+const listWords = () => new Set(fileLists().map((l) => l.word));
 
 // ---- reading and writing --------------------------------------------------------------------
 
@@ -411,12 +451,12 @@ function issueProblems(base: PropertyKey[], issues: readonly z.core.$ZodIssue[],
  * rules; every problem of both is reported once, at its place in the file.
  */
 function desiredMonitor(raw: unknown, base: PropertyKey[], problems: Problem[]): DesiredMonitor[] {
-  const type = z.object({ type: words(monitorTypes) }, { error: 'must be a monitor: name, type, target, frequency, …' }).safeParse(raw);
+  const type = z.object({ type: words(monitorTypeNames) }, { error: 'must be a monitor: name, type, target, frequency, …' }).safeParse(raw);
   if (!type.success) {
     problems.push(...issueProblems(base, type.error.issues, 'a monitor'));
     return [];
   }
-  const shape = monitorSchemas[type.data.type].safeParse(raw);
+  const shape = monitorSchemas()[type.data.type].safeParse(raw);
   const found = shape.success ? [] : issueProblems(base, shape.error.issues, `a ${type.data.type} monitor`);
   const { input, origin } = configInputOf((shape.success ? shape.data : raw) as FileMonitor);
   const config = configSchemas()[type.data.type].safeParse(input);
@@ -449,7 +489,7 @@ function desiredPage(p: FilePage, base: PropertyKey[]): DesiredPage {
 
 /**
  * A file of the given monitors and pages, as `statusdesk export` writes it: lists of plain values
- * and each assertion on one line (`regions: [iad, fra]`).
+ * and each assertion (each item of a list written as one) on one line (`regions: [iad, fra]`).
  */
 export function renderFile(monitors: Record<string, unknown>[], pages: Record<string, unknown>[]): string {
   const document = new Document(escapeReferences({ version: FILE_VERSION, monitors, pages }));
@@ -458,7 +498,7 @@ export function renderFile(monitors: Record<string, unknown>[], pages: Record<st
       if (node.items.every(isScalar)) node.flow = true;
     },
     Pair(_, pair) {
-      if (isScalar(pair.key) && pair.key.value === 'assertions' && isSeq(pair.value)) for (const item of pair.value.items) if (isMap(item)) item.flow = true;
+      if (isScalar(pair.key) && listWords().has(pair.key.value as string) && isSeq(pair.value)) for (const item of pair.value.items) if (isMap(item)) item.flow = true;
     },
   });
   return document.toString({ lineWidth: 0, flowCollectionPadding: false });

@@ -1,11 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import { create } from '@bufbuild/protobuf';
 import { FieldMaskSchema } from '@bufbuild/protobuf/wkt';
-import type { GRPCMonitor, HTTPMonitor, StatusdeskClient, TCPMonitor } from '../../../client/index.ts';
-import type { MonitorType } from '../../domain/monitors/monitor-rules.ts';
+import type { Message } from '@bufbuild/protobuf';
+import type { StatusdeskClient } from '../../../client/index.ts';
 import { isSecretName, REDACTED } from '../../domain/monitors/monitor-secrets.ts';
-import type { GrpcMonitor, HttpMonitor, Monitor, MonitorConfig, TcpMonitor } from '../../domain/monitors/monitors.ts';
-import { createInput, toGrpcMessage, toHttpMessage, toTcpMessage } from '../../rpc/monitor-codec.ts';
+import { type MonitorType, monitorTypeNames, secretMapNames } from '../../domain/monitors/monitor-types.ts';
+import type { Monitor, MonitorConfig } from '../../domain/monitors/monitors.ts';
+import { createInput, toMonitorMessage, wireOf } from '../../rpc/monitor-codec.ts';
 import { type Desired, type DesiredMonitor, type DesiredPage, fileValue, fileWord, normalConfig, type Problem, Problems, toFileMonitor } from './file-format.ts';
 
 /**
@@ -31,7 +32,6 @@ interface StoredComponent {
   position: number;
 }
 
-const messages = { tcpMonitors: 'tcp', grpcMonitors: 'grpc', httpMonitors: 'http' } as const;
 const LIST_LIMIT = 100;
 
 /** The workspace's private locations that monitors may name: their ids by name. */
@@ -51,9 +51,9 @@ export async function readWorkspace(api: StatusdeskClient): Promise<Workspace> {
   const names = new Map([...locations].map(([name, id]) => [id, name]));
   for (let offset = 0; ; offset += LIST_LIMIT) {
     const answer = await api.monitors.listMonitors({ limit: LIST_LIMIT, offset });
-    for (const [list, type] of Object.entries(messages)) {
-      for (const m of answer[list as keyof typeof messages]) {
-        const fields = createInput(type, m as TCPMonitor & GRPCMonitor & HTTPMonitor);
+    for (const type of monitorTypeNames) {
+      for (const m of answer[wireOf(type).listField] as (Message & { id: string; name: string })[]) {
+        const fields = createInput(type, m);
         if (fields.privateLocations) fields.privateLocations = (fields.privateLocations as string[]).map((id) => names.get(id) ?? id);
         monitors.push({ id: m.id, name: m.name, type, config: normalConfig(type, fields) });
       }
@@ -236,7 +236,8 @@ export function makePlan(desired: Desired, workspace: Workspace, prune: boolean)
 
 // ---- monitors -------------------------------------------------------------------------------
 
-const SECRET_MAPS = ['headers', 'metadata', 'openTelemetry'] as const;
+/** The maps whose credential-like values the service seals: its types' secret maps, and OTLP's headers. */
+const SECRET_MAPS = [...secretMapNames, 'openTelemetry'];
 
 function secretMaps(config: MonitorConfig): [field: string, entries: Record<string, string>][] {
   const c = config as Record<string, any>;
@@ -305,14 +306,15 @@ function fieldChanges(desired: MonitorConfig, stored: MonitorConfig, fields: str
  * The wire message of a configuration, its private locations by id. The codec encodes stored
  * monitors; a configuration is one without an id or times, which requests ignore.
  */
-function messageOf(type: MonitorType, config: MonitorConfig, locations: Workspace['locations']) {
+function messageOf(type: MonitorType, config: MonitorConfig, locations: Workspace['locations']): Message {
   const privateLocations = config.privateLocations.map((name) => locations.get(name)!);
-  const monitor = { ...config, privateLocations, id: '', workspaceId: '', type, createdAt: EPOCH, updatedAt: EPOCH } as Monitor;
-  if (type === 'tcp') return toTcpMessage(monitor as TcpMonitor);
-  if (type === 'grpc') return toGrpcMessage(monitor as GrpcMonitor);
-  return toHttpMessage(monitor as HttpMonitor);
+  return toMonitorMessage({ ...config, privateLocations, id: '', workspaceId: '', type, createdAt: EPOCH, updatedAt: EPOCH } as Monitor);
 }
 const EPOCH = new Date(0).toISOString();
+
+/** The monitor calls of a type, by the names of its message (`createGRPCMonitor`). */
+type TypedCall = (request: { id?: string; updateMask?: unknown; monitor: Message }) => Promise<{ monitor?: { id: string } }>;
+const typedCall = (api: StatusdeskClient, method: string) => (api.monitors as unknown as Record<string, TypedCall>)[method]!.bind(api.monitors);
 
 const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
@@ -321,12 +323,7 @@ function createMonitor(monitor: DesiredMonitor, locations: Workspace['locations'
     change: { action: 'create', kind: 'monitor', name: monitor.name, type: monitor.type },
     async run(api, ids) {
       const message = messageOf(monitor.type, monitor.config, locations);
-      const created =
-        monitor.type === 'tcp'
-          ? (await api.monitors.createTCPMonitor({ monitor: message as TCPMonitor })).monitor
-          : monitor.type === 'grpc'
-            ? (await api.monitors.createGRPCMonitor({ monitor: message as GRPCMonitor })).monitor
-            : (await api.monitors.createHTTPMonitor({ monitor: message as HTTPMonitor })).monitor;
+      const created = (await typedCall(api, wireOf(monitor.type).createMethod)({ monitor: message })).monitor;
       ids.set(monitor.name, created!.id);
     },
   };
@@ -339,9 +336,7 @@ function updateMonitor(monitor: DesiredMonitor, stored: Workspace['monitors'][nu
     async run(api) {
       const request = { id: stored.id, updateMask: create(FieldMaskSchema, { paths: fields.map(snake) }) };
       const message = messageOf(monitor.type, monitor.config, locations);
-      if (monitor.type === 'tcp') await api.monitors.updateTCPMonitor({ ...request, monitor: message as TCPMonitor });
-      else if (monitor.type === 'grpc') await api.monitors.updateGRPCMonitor({ ...request, monitor: message as GRPCMonitor });
-      else await api.monitors.updateHTTPMonitor({ ...request, monitor: message as HTTPMonitor });
+      await typedCall(api, wireOf(monitor.type).updateMethod)({ ...request, monitor: message });
     },
   };
 }

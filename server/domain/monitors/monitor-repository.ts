@@ -1,29 +1,14 @@
 import { type Kysely, sql } from 'kysely';
-import type { Database, MonitorRow } from '../../db/schema.ts';
-import type { Sealer } from '../sealing.ts';
-import type { MonitorConfig } from './monitors.ts';
-import type { MonitorType } from './monitor-rules.ts';
-import { splitSecrets } from './monitor-secrets.ts';
+import type { Database, MonitorRow, MonitorTable } from '../../db/schema.ts';
 
-/** The columns of a configuration: credential-like values sealed, `[redacted]` in their place. */
-function columns(config: MonitorConfig, sealer: Sealer) {
-  const { clear, secrets } = splitSecrets(config);
-  const { name, description, active, periodicity, regions, privateLocations: _privateLocations, timeout, degraded, retry, openTelemetry, tags, ...settings } = clear;
-  return {
-    secrets: secrets && sealer.seal(secrets),
-    name,
-    description,
-    active: active ? 1 : 0,
-    periodicity,
-    regions: JSON.stringify(regions),
-    timeout_ms: timeout,
-    degraded_ms: degraded,
-    retry,
-    open_telemetry: openTelemetry && JSON.stringify(openTelemetry),
-    tags: JSON.stringify(tags),
-    settings: JSON.stringify(settings),
-  };
-}
+/**
+ * The stored columns of a monitor's configuration, as the monitor service prepares them: its
+ * credential-like values already sealed into `secrets`. The repository stores what it is given.
+ */
+export type MonitorColumns = Pick<
+  MonitorTable,
+  'secrets' | 'name' | 'description' | 'active' | 'periodicity' | 'regions' | 'timeout_ms' | 'degraded_ms' | 'retry' | 'open_telemetry' | 'tags' | 'settings'
+>;
 
 export async function findMonitorRow(db: Kysely<Database>, workspaceId: number, id: number): Promise<MonitorRow | undefined> {
   return db.selectFrom('monitors').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
@@ -107,26 +92,26 @@ export async function workspaceLocationIds(db: Kysely<Database>, workspaceId: nu
   return new Set(rows.map((row) => row.id));
 }
 
-export async function insertMonitor(db: Kysely<Database>, sealer: Sealer, workspaceId: number, type: MonitorType, config: MonitorConfig): Promise<MonitorRow> {
+export async function insertMonitor(db: Kysely<Database>, workspaceId: number, type: MonitorRow['type'], columns: MonitorColumns, locationIds: string[]): Promise<MonitorRow> {
   const now = new Date().toISOString();
   const row = await db
     .insertInto('monitors')
-    .values({ workspace_id: workspaceId, type, ...columns(config, sealer), revision: 1, created_at: now, updated_at: now })
+    .values({ workspace_id: workspaceId, type, ...columns, revision: 1, created_at: now, updated_at: now })
     .returningAll()
     .executeTakeFirstOrThrow();
-  await setMonitorLocations(db, row.id, config.privateLocations);
+  await setMonitorLocations(db, row.id, locationIds);
   return row;
 }
 
 /** Bumps the revision on every change, its private locations' alone included: runners and the engine watch it. */
-export async function updateMonitor(db: Kysely<Database>, sealer: Sealer, id: number, config: MonitorConfig): Promise<MonitorRow> {
+export async function updateMonitor(db: Kysely<Database>, id: number, columns: MonitorColumns, locationIds: string[]): Promise<MonitorRow> {
   const row = await db
     .updateTable('monitors')
-    .set({ ...columns(config, sealer), revision: sql`revision + 1`, updated_at: new Date().toISOString() })
+    .set({ ...columns, revision: sql`revision + 1`, updated_at: new Date().toISOString() })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
-  await setMonitorLocations(db, id, config.privateLocations);
+  await setMonitorLocations(db, id, locationIds);
   return row;
 }
 

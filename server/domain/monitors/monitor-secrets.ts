@@ -1,8 +1,10 @@
 import type { Sealer } from '../sealing.ts';
+import { secretMapNames } from './monitor-types.ts';
 
 /**
- * The credential-like values of a monitor: request headers, gRPC metadata and OTLP headers whose
- * names look like credentials. This file is the one home of that rule: the HTTP probe uses it for
+ * The credential-like values of a monitor: entries of the maps its type declares secret (request
+ * headers, gRPC metadata: `secretMaps` in types/) and of its OTLP headers, whose names look like
+ * credentials. This file is the one home of that rule: the HTTP probe uses it for
  * the response headers it stores, the monitor service for what it seals and what it shows.
  *
  * At rest such values are sealed (the `secrets` column) and `[redacted]` stands in their place in
@@ -28,33 +30,29 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
   return shown;
 }
 
-/** The sealed part of a monitor: the credential-like values of each of its three maps. */
-export interface MonitorSecrets {
-  headers?: Entries;
-  metadata?: Entries;
-  otlpHeaders?: Entries;
-}
+/** The sealed part of a monitor: the credential-like values of each of its maps, by map (`otlpHeaders` for OTLP's). */
+export type MonitorSecrets = Partial<Record<string, Entries>>;
 
 /** The parts of a monitor (or its configuration) that can hold credential-like values. */
 interface WithSecrets {
-  headers?: Entries;
-  metadata?: Entries;
   openTelemetry: { endpoint: string; headers: Entries } | null;
 }
 
-const MAPS = ['headers', 'metadata', 'otlpHeaders'] as const;
-type MapName = (typeof MAPS)[number];
+const OTLP_HEADERS = 'otlpHeaders';
+const MAPS = [...secretMapNames, OTLP_HEADERS];
 
-function mapOf(config: WithSecrets, map: MapName): Entries | undefined {
-  return map === 'otlpHeaders' ? config.openTelemetry?.headers : config[map];
+function mapOf(config: WithSecrets, map: string): Entries | undefined {
+  return map === OTLP_HEADERS ? config.openTelemetry?.headers : ((config as unknown as Record<string, Entries | undefined>)[map] ?? undefined);
 }
 
-function withMaps<T extends WithSecrets>(config: T, change: (entries: Entries, map: MapName) => Entries): T {
-  const next: T = { ...config };
-  if (config.headers) next.headers = change(config.headers, 'headers');
-  if (config.metadata) next.metadata = change(config.metadata, 'metadata');
-  if (config.openTelemetry) next.openTelemetry = { ...config.openTelemetry, headers: change(config.openTelemetry.headers, 'otlpHeaders') };
-  return next;
+function withMaps<T extends WithSecrets>(config: T, change: (entries: Entries, map: string) => Entries): T {
+  const next = { ...config } as Record<string, unknown>;
+  for (const map of secretMapNames) {
+    const entries = mapOf(config, map);
+    if (entries) next[map] = change(entries, map);
+  }
+  if (config.openTelemetry) next.openTelemetry = { ...config.openTelemetry, headers: change(config.openTelemetry.headers, OTLP_HEADERS) };
+  return next as T;
 }
 
 const redactEntries = (entries: Entries): Entries => Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, isSecretName(k) ? REDACTED : v]));

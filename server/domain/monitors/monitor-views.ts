@@ -9,7 +9,7 @@ import { planOfWorkspace } from '../plans.ts';
 import { defaultTcpRegions, regions as regionCatalogue } from '../regions.ts';
 import { builtOnFirstUse, parseInput } from '../validation.ts';
 import { type CheckOutcome, type RegionHealth, type SummaryWindow, summaryWindows, type Timing } from './check-results.ts';
-import type { MonitorType } from './monitor-rules.ts';
+import { type MonitorType, monitorTypeNames } from './monitor-types.ts';
 import { monitorLocationNames } from './monitor-repository.ts';
 import {
   fold,
@@ -51,7 +51,6 @@ const SERIES: Record<SummaryWindow, { windowMs: number; bucketMs: number; raw: b
   '7d': { windowMs: 7 * DAY_MS, bucketMs: HOUR_MS, raw: false },
   '14d': { windowMs: 14 * DAY_MS, bucketMs: 2 * HOUR_MS, raw: false },
 };
-const monitorTypes = ['tcp', 'grpc', 'http'] as const satisfies readonly MonitorType[];
 const HEALTH: Record<CheckOutcome, RegionHealth> = { up: 'active', degraded: 'degraded', down: 'error' };
 const SEVERITY: Record<CheckOutcome, number> = { up: 0, degraded: 1, down: 2 };
 
@@ -155,7 +154,7 @@ const textFilter = (max: number) =>
 const overviewQuery = builtOnFirstUse(() => z.object({
   q: textFilter(200),
   state: z.enum(monitorStates, { error: `must be one of ${monitorStates.join(', ')}` }).optional(),
-  type: z.enum(monitorTypes, { error: `must be one of ${monitorTypes.join(', ')}` }).optional(),
+  type: z.enum(monitorTypeNames, { error: `must be one of ${monitorTypeNames.join(', ')}` }).optional(),
   tag: textFilter(100),
   limit: wholeNumber(1, MAX_OVERVIEW_LIMIT, DEFAULT_OVERVIEW_LIMIT),
   offset: wholeNumber(0, MAX_OFFSET, 0),

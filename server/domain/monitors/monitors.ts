@@ -20,14 +20,16 @@ import {
   findMonitorRows,
   insertMonitor,
   listMonitorRevisions,
+  type MonitorColumns,
   monitorLocationIds,
   monitorLocationNames,
   updateMonitor,
   workspaceLocationIds,
 } from './monitor-repository.ts';
 import { activeIncidentCounts, incidentTables } from './incidents.ts';
-import { configSchemas, type GrpcConfig, type HttpConfig, type MonitorType, type TcpConfig } from './monitor-rules.ts';
-import { joinSecrets, keepRedacted, openSecrets, redactSecrets, secretsFingerprint } from './monitor-secrets.ts';
+import { type ConfigOf, configSchemas, type MonitorType } from './monitor-rules.ts';
+import { specOf } from './monitor-types.ts';
+import { joinSecrets, keepRedacted, openSecrets, redactSecrets, secretsFingerprint, splitSecrets } from './monitor-secrets.ts';
 
 const MAX_LIST_LIMIT = 100;
 const DEFAULT_LIST_LIMIT = 50;
@@ -58,11 +60,14 @@ interface Stored {
   updatedAt: string;
 }
 
-export type TcpMonitor = Stored & { type: 'tcp' } & TcpConfig;
-export type GrpcMonitor = Stored & { type: 'grpc' } & GrpcConfig;
-export type HttpMonitor = Stored & { type: 'http' } & HttpConfig;
-export type Monitor = TcpMonitor | GrpcMonitor | HttpMonitor;
-export type MonitorConfig = TcpConfig | GrpcConfig | HttpConfig;
+/** A stored monitor of one type. */
+export type MonitorOf<K extends MonitorType> = Stored & { type: K } & ConfigOf<K>;
+/** A stored monitor of any type (monitor-types.ts). */
+export type Monitor = { [K in MonitorType]: MonitorOf<K> }[MonitorType];
+export type MonitorConfig = { [K in MonitorType]: ConfigOf<K> }[MonitorType];
+export type TcpMonitor = MonitorOf<'tcp'>;
+export type GrpcMonitor = MonitorOf<'grpc'>;
+export type HttpMonitor = MonitorOf<'http'>;
 /** One page of a workspace's monitors, and how many it has in all. */
 export type MonitorPage = Readonly<{ monitors: readonly Monitor[]; total: number }>;
 
@@ -109,6 +114,29 @@ export async function findMonitor(db: Kysely<Database>, workspaceId: number, id:
 export async function monitorsOf(db: Kysely<Database>, rows: readonly MonitorRow[], sealer?: Sealer): Promise<Monitor[]> {
   const links = await monitorLocationIds(db, rows.map((row) => row.id));
   return rows.map((row) => toMonitor(row, sealer, links.get(row.id)));
+}
+
+/**
+ * The columns a configuration is stored in: its credential-like values sealed (the `secrets`
+ * column), `[redacted]` in their place. Sealing is the service's rule; the repository stores.
+ */
+function columnsOf(config: MonitorConfig, sealer: Sealer): MonitorColumns {
+  const { clear, secrets } = splitSecrets(config);
+  const { name, description, active, periodicity, regions, privateLocations: _privateLocations, timeout, degraded, retry, openTelemetry, tags, ...settings } = clear;
+  return {
+    secrets: secrets && sealer.seal(secrets),
+    name,
+    description,
+    active: active ? 1 : 0,
+    periodicity,
+    regions: JSON.stringify(regions),
+    timeout_ms: timeout,
+    degraded_ms: degraded,
+    retry,
+    open_telemetry: openTelemetry && JSON.stringify(openTelemetry),
+    tags: JSON.stringify(tags),
+    settings: JSON.stringify(settings),
+  };
 }
 
 /** A configuration's private locations as a stored monitor lists them: ordered by id. */
@@ -208,7 +236,7 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
     }
     // A monitor with private locations runs from them alone unless regions are named.
     const complete: MonitorConfig = { ...config, regions: config.regions ?? (config.privateLocations.length > 0 ? [] : defaultTcpRegions(plan)) };
-    refuseDestinations(complete);
+    refuseDestinations(type, complete);
     return complete;
   }
 
@@ -218,10 +246,12 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
    * ports only where this service checks the monitor (it has regions): a private location's
    * runner runs on another machine.
    */
-  function refuseDestinations(config: MonitorConfig): void {
+  function refuseDestinations(type: MonitorType, config: MonitorConfig): void {
     const own = { ownPorts: config.regions.length > 0 };
-    const target = 'url' in config ? destinations.refusalOfUrl(config.url, own) : destinations.refusalOfHostPort(config.uri, own);
-    if (target) throw invalid('url' in config ? 'url' : 'uri', target);
+    const field = specOf(type).target;
+    const value = (config as Record<string, unknown>)[field] as string;
+    const target = specOf(type).targetIsUrl ? destinations.refusalOfUrl(value, own) : destinations.refusalOfHostPort(value, own);
+    if (target) throw invalid(field, target);
     const endpoint = config.openTelemetry && destinations.refusalOfUrl(config.openTelemetry.endpoint, own);
     if (endpoint) throw invalid('openTelemetry.endpoint', endpoint);
   }
@@ -268,7 +298,7 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
       const monitor = await writeTransaction(db, async (trx) => {
         const config = completeConfig(type, input, await planOfWorkspace(trx, workspaceId));
         await checkLocations(trx, workspaceId, config);
-        const created = toMonitor(await insertMonitor(trx, sealer, workspaceId, type, config), sealer, locationOrder(config));
+        const created = toMonitor(await insertMonitor(trx, workspaceId, type, columnsOf(config, sealer), config.privateLocations), sealer, locationOrder(config));
         await recordAudit(trx, { workspaceId, entityType: 'monitor', entityId: created.id, action: 'monitor.create', actor, before: null, after: snapshot(sealer, created) });
         return created;
       });
@@ -298,7 +328,7 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
         for (const [field, value] of Object.entries(patch)) if (value === null) delete merged[field];
         const config = keepRedacted(completeConfig(type, merged, await planOfWorkspace(trx, workspaceId), before), before);
         await checkLocations(trx, workspaceId, config);
-        const after = toMonitor(await updateMonitor(trx, sealer, Number(before.id), config), sealer, locationOrder(config));
+        const after = toMonitor(await updateMonitor(trx, Number(before.id), columnsOf(config, sealer), config.privateLocations), sealer, locationOrder(config));
         await recordAudit(trx, { workspaceId, entityType: 'monitor', entityId: before.id, action: 'monitor.update', actor, before: snapshot(sealer, before), after: snapshot(sealer, after) });
         return after;
       });

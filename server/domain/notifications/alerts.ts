@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../../db/schema.ts';
 import { activeMaintenanceFor } from '../maintenance/maintenance-repository.ts';
 import type { MonitorStateChange } from '../monitors/check-results.ts';
+import { targetOf } from '../monitors/monitor-types.ts';
 import { findMonitor, type Monitor } from '../monitors/monitors.ts';
 import { findWorkspaceRow } from '../workspaces/workspace-repository.ts';
 import { insertAlert, latestHeldFailures } from './alert-repository.ts';
@@ -31,7 +32,6 @@ export interface AlertServiceOptions {
 /** How often alerts held back by a maintenance window that has ended are looked for. */
 const RELEASE_HELD_EVERY_MS = 30_000;
 
-const targetOf = (monitor: Monitor) => (monitor.type === 'http' ? monitor.url : monitor.uri);
 
 /**
  * Monitor alerts: each change of a monitor's overall result (the check engine emits one per

@@ -25,7 +25,7 @@ import {
   replaceChannelLinks,
   updateChannel,
 } from './channel-repository.ts';
-import { type ChannelKind, channelKinds, channelSchemas, type ChannelTarget, credentialFields, maskCredential } from './channel-rules.ts';
+import { type ChannelKind, type ChannelKindRules, type ChannelTarget, maskCredential } from './channel-rules.ts';
 import type { AlertEvent } from './events.ts';
 
 export interface Channel {
@@ -48,19 +48,25 @@ const KNOWN_LINKS_LIMIT = 1_000;
 const name = builtOnFirstUse(() => oneLine(z.string(expected('a name')).trim().min(1, 'is required').max(200, 'must be at most 200 characters')));
 const monitorIds = builtOnFirstUse(() => z.array(z.union([z.string(), z.number()]), expected('a list of monitor ids')).max(1000, 'must name at most 1000 monitors'));
 const config = builtOnFirstUse(() => z.record(z.string(), z.unknown(), expected('an object with the fields of the channel kind')));
-const createInput = builtOnFirstUse(() => z.strictObject({
-  name: name(),
-  kind: z.enum(channelKinds, expected(`one of ${channelKinds.join(', ')}`)),
-  monitorIds: monitorIds().default([]),
-  config: config().default({}),
-}));
-const patchInput = builtOnFirstUse(() => z.strictObject({
-  name: name().optional(),
-  /** When given, must be the channel's own kind: a channel never changes kind. */
-  kind: z.enum(channelKinds, expected(`one of ${channelKinds.join(', ')}`)).optional(),
-  monitorIds: monitorIds().optional(),
-  config: config().optional(),
-}));
+/** The inputs of create and update, for these kinds. */
+function channelInputs(kinds: readonly ChannelKind[]) {
+  const kind = () => z.enum(kinds as [ChannelKind, ...ChannelKind[]], expected(`one of ${kinds.join(', ')}`));
+  return {
+    create: builtOnFirstUse(() => z.strictObject({
+      name: name(),
+      kind: kind(),
+      monitorIds: monitorIds().default([]),
+      config: config().default({}),
+    })),
+    patch: builtOnFirstUse(() => z.strictObject({
+      name: name().optional(),
+      /** When given, must be the channel's own kind: a channel never changes kind. */
+      kind: kind().optional(),
+      monitorIds: monitorIds().optional(),
+      config: config().optional(),
+    })),
+  };
+}
 const listInput = builtOnFirstUse(() => z.strictObject(pageQuery(MAX_PER_PAGE)));
 
 /** Shown for each credential of a channel whose credentials cannot be read. */
@@ -75,18 +81,20 @@ export interface ChannelServiceOptions {
   deliver(target: ChannelTarget, event: AlertEvent): Promise<void>;
   /** What addresses a channel may name (checked again when delivering); by default the policy without an allow-list. */
   destinations?: DestinationPolicy;
+  /** The kinds and their fields (delivery/channels/registry.ts). */
+  kinds: ChannelKindRules;
 }
-
-/** The fields of a channel's configuration that are addresses the service connects to. */
-const ADDRESS_FIELDS = new Set(['url', 'webhookUrl', 'server', 'smtpUrl']);
 
 /**
  * Notification channels (SPEC 2.10): where monitor alerts go, and which monitors feed each.
  * Credentials are sealed before they are stored and leave only masked.
  */
 export function createChannelService(db: Kysely<Database>, options: ChannelServiceOptions) {
-  const { sealer } = options;
+  const { sealer, kinds } = options;
   const destinations = options.destinations ?? createDestinationPolicy();
+  const inputs = channelInputs(kinds.kinds);
+  /** Credential fields of a kind, for splitting a flat input and for masking. */
+  const credentialFields = (kind: ChannelKind) => Object.keys(kinds.rulesOf(kind).credentials.shape);
   /**
    * The channels of each of a list of monitors, by workspace and the list, kept until a channel or
    * a link changes. The caller's access is checked before; the lists are frozen, as callers share them.
@@ -106,10 +114,11 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
       const field = ['config', ...issue.path.map(String)].join('.');
       throw invalid(issue.code === 'unrecognized_keys' ? `config.${issue.keys[0]}` : field, issue.code === 'unrecognized_keys' ? `is not a field of a ${kind} channel` : issue.message);
     };
-    const parsed = { settings: prefixed(channelSchemas()[kind].settings, settingsIn), credentials: settingsOnly ? {} : prefixed(channelSchemas()[kind].credentials, credentialsIn) };
+    const rules = kinds.rulesOf(kind);
+    const parsed = { settings: prefixed(rules.settings, settingsIn), credentials: settingsOnly ? {} : prefixed(rules.credentials, credentialsIn) };
     // An address the destination policy refuses as written is refused now rather than at the first alert.
     for (const [field, value] of [...Object.entries(parsed.settings), ...Object.entries(parsed.credentials)]) {
-      const refused = ADDRESS_FIELDS.has(field) && typeof value === 'string' ? destinations.refusalOfUrl(value) : undefined;
+      const refused = rules.addresses.has(field) && typeof value === 'string' ? destinations.refusalOfUrl(value) : undefined;
       if (refused) throw invalid(`config.${field}`, refused);
     }
     return parsed;
@@ -216,7 +225,7 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
 
     async create(actor: Actor, workspaceId: number, input: unknown): Promise<Channel> {
       await authorize(db, actor, workspaceId, 'write');
-      const values = parseInput(createInput(), input);
+      const values = parseInput(inputs.create(), input);
       const { settings, credentials } = splitConfig(values.kind, values.config);
       return writeTransaction(db, async (trx) => {
         const monitors = await checkMonitors(trx, workspaceId, values.monitorIds);
@@ -235,7 +244,7 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
      */
     async update(actor: Actor, workspaceId: number, id: string, patch: unknown): Promise<Channel> {
       await authorize(db, actor, workspaceId, 'write');
-      const values = parseInput(patchInput(), patch);
+      const values = parseInput(inputs.patch(), patch);
       if (Object.values(values).every((v) => v === undefined)) throw invalid('channel', 'names no field to change: set name, monitorIds or config');
       return writeTransaction(db, async (trx) => {
         const row = await loadRow(trx, workspaceId, id);

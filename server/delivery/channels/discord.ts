@@ -1,0 +1,54 @@
+import type { AlertEvent } from '../../domain/notifications/events.ts';
+import { resultChange } from '../../domain/public-words.ts';
+import { httpUrl } from '../../domain/validation.ts';
+import { postJson } from '../http-post.ts';
+import { alertContent } from '../templates.ts';
+import { defineChannel, truncate } from './channel.ts';
+
+/** Embed colours: red, green, amber. */
+export const DISCORD_COLOR: Record<AlertEvent['kind'], number> = { down: 0xd93025, recovered: 0x1e8e3e, degraded: 0xf29900 };
+
+/** Discord markdown: a backslash makes each formatting character literal. */
+const discordEscape = (text: string) => text.replace(/[\\*_~`|>[\]]/g, '\\$&');
+
+function discordMessage(event: AlertEvent, subject: string) {
+  const { monitor } = event;
+  const description = [
+    discordEscape(event.message),
+    '',
+    `**Type:** ${discordEscape(monitor.type)}`,
+    `**Target:** ${discordEscape(monitor.target)}`,
+    `**Result:** ${discordEscape(resultChange(event))}`,
+    `**Workspace:** ${discordEscape(event.workspace.name)}`,
+  ].join('\n');
+  return {
+    embeds: [{ title: truncate(subject, 256), description: truncate(description, 4096), color: DISCORD_COLOR[event.kind], timestamp: event.at }],
+    // Nothing in an alert may ping anyone.
+    allowed_mentions: { parse: [] },
+  };
+}
+
+/** An embed in a Discord channel, through a webhook. */
+export const discord = defineChannel({
+  kind: 'discord',
+  title: 'Discord',
+  ui: { label: 'Discord', hint: 'A webhook of a channel' },
+  fields: () => ({
+    // Whoever has the URL can post: it is a credential.
+    webhookUrl: {
+      schema: httpUrl('a Discord webhook URL, https://discord.com/api/webhooks/...'),
+      credential: true,
+      address: true,
+      flag: { name: 'webhook-url', valueName: 'URL', description: 'the webhook the alerts are posted to', read: 'text' },
+      ui: { label: 'Webhook URL', placeholder: 'https://discord.com/api/webhooks/…' },
+      docs: { rules: 'a Discord webhook URL, `https://discord.com/api/webhooks/...`' },
+    },
+  }),
+  target: (c) => c.webhookUrl,
+  request:
+    '`POST <webhookUrl>` with `{"embeds": [{"title", "description", "color", "timestamp"}], "allowed_mentions": {"parse": []}}`. The colour is red for `down`, green for `recovered`, amber for `degraded`; nothing in an alert mentions anyone.',
+  send({ webhookUrl }, event, { timeoutMs, destinations }) {
+    return postJson(webhookUrl, discordMessage(event, alertContent(event).subject), { timeoutMs, destinations });
+  },
+  example: { webhookUrl: 'https://discord.com/api/webhooks/1/x' },
+});

@@ -1,0 +1,51 @@
+import type { AlertEvent } from '../../domain/notifications/events.ts';
+import { ALERT_SENTENCE, resultChange } from '../../domain/public-words.ts';
+import { httpUrl } from '../../domain/validation.ts';
+import { postJson } from '../http-post.ts';
+import { alertContent } from '../templates.ts';
+import { defineChannel, truncate } from './channel.ts';
+
+const SLACK_ICON: Record<AlertEvent['kind'], string> = { down: ':red_circle:', recovered: ':large_green_circle:', degraded: ':large_yellow_circle:' };
+
+/** Slack mrkdwn: &, < and > are control characters (links, mentions) and must be escaped. */
+const slackEscape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+function slackMessage(event: AlertEvent, subject: string) {
+  const { monitor } = event;
+  const lines = [
+    `${SLACK_ICON[event.kind]} *${slackEscape(`${monitor.name} ${ALERT_SENTENCE[event.kind]}`)}*${event.test ? ' (test)' : ''}`,
+    `*What happened:* ${slackEscape(event.message)}`,
+    `*Monitor:* ${slackEscape(`${monitor.name} (monitor ${monitor.id}), ${monitor.type} ${monitor.target}`)}`,
+    `*Result:* ${slackEscape(resultChange(event))}`,
+    `*When:* ${slackEscape(event.at)}`,
+  ];
+  return {
+    text: slackEscape(`${subject}: ${event.message}`),
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: truncate(lines.join('\n'), 3000) } }],
+  };
+}
+
+/** A message in a Slack channel, through an incoming webhook. */
+export const slack = defineChannel({
+  kind: 'slack',
+  title: 'Slack',
+  ui: { label: 'Slack', hint: 'An incoming webhook of a channel' },
+  fields: () => ({
+    // Whoever has the URL can post: it is a credential.
+    webhookUrl: {
+      schema: httpUrl('a Slack incoming-webhook URL, https://hooks.slack.com/services/...'),
+      credential: true,
+      address: true,
+      flag: { name: 'webhook-url', valueName: 'URL', description: 'the webhook the alerts are posted to', read: 'text' },
+      ui: { label: 'Webhook URL', placeholder: 'https://hooks.slack.com/services/…' },
+      docs: { rules: 'a Slack incoming-webhook URL, `https://hooks.slack.com/services/...`' },
+    },
+  }),
+  target: (c) => c.webhookUrl,
+  request:
+    '`POST <webhookUrl>` with `{"text": ..., "blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": ...}}]}`. `&`, `<` and `>` in monitor names and messages are escaped, so they cannot form links or mentions.',
+  send({ webhookUrl }, event, { timeoutMs, destinations }) {
+    return postJson(webhookUrl, slackMessage(event, alertContent(event).subject), { timeoutMs, destinations });
+  },
+  example: { webhookUrl: 'https://hooks.slack.com/services/T0/B0/x' },
+});

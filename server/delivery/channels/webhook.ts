@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { expected, httpHeaders, httpUrl } from '../../domain/validation.ts';
+import { postJson } from '../http-post.ts';
+import { defineChannel } from './channel.ts';
+
+/** A signing secret: long enough that it cannot be guessed. */
+const signingSecret = () =>
+  z
+    .string(expected('a signing secret of at least 16 characters, which the receiver uses to verify x-statusdesk-signature'))
+    .min(16, 'must be at least 16 characters')
+    .max(256, 'must be at most 256 characters');
+
+/** Posts each alert as JSON, signed with the channel's secret. */
+export const webhook = defineChannel({
+  kind: 'webhook',
+  title: 'webhook',
+  ui: { label: 'Webhook', hint: 'A signed JSON POST to your address' },
+  fields: () => ({
+    url: {
+      schema: httpUrl('the address that receives the JSON alert'),
+      credential: true,
+      address: true,
+      word: 'webhookUrl',
+      flag: { name: 'webhook-url', valueName: 'URL', description: 'the webhook the alerts are posted to', read: 'text' },
+      ui: { label: 'URL', placeholder: 'https://example.com/hooks/statusdesk' },
+      docs: { rules: 'the `http://` or `https://` address that receives the alert.' },
+    },
+    /** HMAC-SHA256 key of the `x-statusdesk-signature` header, chosen by the receiver's owner. */
+    secret: {
+      schema: signingSecret(),
+      credential: true,
+      flag: { name: 'secret', valueName: 'SECRET', description: 'the key each alert is signed with', read: 'text' },
+      ui: { label: 'Signing secret', hint: 'The key of the x-statusdesk-signature header, 16 to 256 characters.' },
+      docs: { rules: '16 to 256 characters, the key of the `x-statusdesk-signature` header, chosen by whoever runs the receiver.' },
+    },
+    headers: {
+      schema: httpHeaders().default({}),
+      credential: true,
+      flag: { name: 'header', valueName: 'k=v', description: 'a header sent with each alert', read: 'pairs' },
+      ui: { label: 'Headers', hint: 'Sent with each alert, e.g. an authorization header.' },
+      docs: { rules: 'extra request headers, for example an `authorization` header.' },
+    },
+  }),
+  target: (c) => c.webhookUrl,
+  request: '`POST <url>` with the JSON body below, `x-statusdesk-event: monitor.<kind>`, the signature header and the channel\'s `headers`',
+  send({ url, secret, headers }, event, { timeoutMs, destinations }) {
+    const name = `monitor.${event.kind}`;
+    return postJson(url, { event: name, ...event }, { secret, headers, event: name, timeoutMs, destinations });
+  },
+  example: { url: 'https://hooks.example.com/statusdesk', secret: 'a-secret-of-32-characters-at-ls', headers: { authorization: 'Bearer x' } },
+});

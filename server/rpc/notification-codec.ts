@@ -1,0 +1,76 @@
+import { create, type MessageInitShape } from '@bufbuild/protobuf';
+import {
+  type CreateNotificationChannelRequest,
+  type NotificationChannel as NotificationChannelMessage,
+  NotificationChannelSchema,
+} from '../../proto/gen/notification/v1/notification_pb.js';
+import type { Channel } from '../domain/notifications/channels.ts';
+import { AppError } from '../errors.ts';
+import { configWords, domainConfig, wireConfig } from './channel-config.ts';
+import { isoOf } from './monitor-codec.ts';
+import { timestamp } from './page-codec.ts';
+
+/**
+ * The codec of notification.v1: a wire config to the domain's kind and fields, a channel to its
+ * message, and its message in the words of the flags and MCP. No rules here.
+ */
+
+/** The `config` oneof, the same in the create and update requests and in the channel. */
+type WireConfig = CreateNotificationChannelRequest['config'];
+
+/**
+ * The kind and fields of a wire config, camelCased as the domain names them. Plain strings,
+ * lists and maps that are empty are left out: on create the domain then fills its default or
+ * names the missing field; on update a field left out keeps its stored value (credentials
+ * included, since clients only ever see them masked). Optional fields pass on when present.
+ */
+export function configOf(config: WireConfig): { kind: string; config: Record<string, unknown> } | undefined {
+  return domainConfig(config);
+}
+
+/** The wire config of a channel; the domain has already masked its credentials. */
+function channelConfig(channel: Channel): MessageInitShape<typeof NotificationChannelSchema>['config'] {
+  return wireConfig(channel.kind, channel.config) as MessageInitShape<typeof NotificationChannelSchema>['config'];
+}
+
+export function toChannelMessage(channel: Channel): NotificationChannelMessage {
+  return create(NotificationChannelSchema, {
+    id: channel.id,
+    name: channel.name,
+    kind: channel.kind,
+    monitorIds: channel.monitorIds,
+    config: channelConfig(channel),
+    createdAt: timestamp(channel.createdAt),
+    updatedAt: timestamp(channel.updatedAt),
+  });
+}
+
+/**
+ * Runs a create or update, reporting refused config fields by their path in the request
+ * (`slack.webhookUrl`, not `config.webhookUrl`).
+ */
+export async function inConfigField<T>(kind: string | undefined, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (kind === undefined || !(error instanceof AppError) || error.code !== 'VALIDATION') throw error;
+    const violations = error.violations.map((v) => ({ field: v.field.startsWith('config.') ? `${kind}.${v.field.slice('config.'.length)}` : v.field, rule: v.rule }));
+    throw new AppError('VALIDATION', violations.map((v) => `${v.field}: ${v.rule}`).join('; '), violations);
+  }
+}
+
+/** A channel's settings by the names of their flags; credentials as the service masked them. */
+function channelSettings(config: NotificationChannelMessage['config']) {
+  return configWords(config);
+}
+
+/** A channel in the words of the flags and MCP (see page-codec.ts). */
+export const channelWords = (c: NotificationChannelMessage) => ({
+  id: c.id,
+  name: c.name,
+  kind: c.kind,
+  monitorIds: [...c.monitorIds],
+  ...channelSettings(c.config),
+  createdAt: isoOf(c.createdAt),
+  updatedAt: isoOf(c.updatedAt),
+});
