@@ -265,10 +265,10 @@ describe('GET /api/workspaces/:id/overview', () => {
     assert.deepEqual(body.violations, [{ field: 'limit', rule: 'must be a whole number from 1 to 200' }]);
   });
 
-  test('a workspace the person is not a member of does not exist, and nothing answers without the session', async () => {
+  test('a workspace the person is not a member of does not exist, one that cannot be an id is refused naming it, and nothing answers without the session', async () => {
     const foreign = await withLocalOwner(service.dataDir, (services) => services.workspaces.create({ type: 'system', surface: 'cli' }, { name: 'Theirs', slug: unique('theirs'), plan: 'scale' }));
     await refused(`${foreign.id}/overview`, 404, 'NOT_FOUND');
-    await refused('not-a-number/overview', 404, 'NOT_FOUND');
+    await refused('not-a-number/overview', 400, 'VALIDATION', 'workspaceId');
     const anonymous = await dashboardGet(`${ws.id}/overview`, { origin: service.dashboardUrl });
     assert.equal(anonymous.status, 401);
   });

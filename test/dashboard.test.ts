@@ -253,17 +253,19 @@ describe('dashboard API', () => {
     assert.equal((await whoami(issued.secret)).status, 200, 'the key was not revoked');
   });
 
-  test('an unknown workspace id is 404 NOT_FOUND for listing and issuing', async () => {
-    for (const id of ['999', '0', '-1', 'abc', '1.5']) {
-      await assertErrorEnvelope(await dashboard(`/api/workspaces/${id}/keys`), 404, 'NOT_FOUND', new RegExp(`^workspace ${id.replace('.', '\\.')} does not exist$`), service.apiUrl);
-      await assertErrorEnvelope(await createKey({ name: 'x', scope: 'read' }, id), 404, 'NOT_FOUND', new RegExp(`^workspace ${id.replace('.', '\\.')} does not exist$`), service.apiUrl);
+  test('an unknown workspace id is 404 NOT_FOUND for listing and issuing; one that cannot be an id is 400 VALIDATION', async () => {
+    await assertErrorEnvelope(await dashboard('/api/workspaces/999/keys'), 404, 'NOT_FOUND', /^workspace 999 does not exist$/, service.apiUrl);
+    await assertErrorEnvelope(await createKey({ name: 'x', scope: 'read' }, '999'), 404, 'NOT_FOUND', /^workspace 999 does not exist$/, service.apiUrl);
+    for (const id of ['0', '-1', 'abc', '1.5']) {
+      const rule = new RegExp(`^workspaceId: must be a workspace id \\(a positive whole number\\), got "${id.replace('.', '\\.')}"$`);
+      await assertErrorEnvelope(await dashboard(`/api/workspaces/${id}/keys`), 400, 'VALIDATION', rule, service.apiUrl);
+      await assertErrorEnvelope(await createKey({ name: 'x', scope: 'read' }, id), 400, 'VALIDATION', rule, service.apiUrl);
     }
   });
 
-  test('an unknown key id is 404 NOT_FOUND on revoke', async () => {
-    for (const id of ['999999', 'abc']) {
-      await assertErrorEnvelope(await dashboard(`/api/keys/${id}/revoke`, { method: 'POST' }), 404, 'NOT_FOUND', new RegExp(`^API key ${id} does not exist in this workspace$`), service.apiUrl);
-    }
+  test('an unknown key id is 404 NOT_FOUND on revoke; one that cannot be an id is 400 VALIDATION', async () => {
+    await assertErrorEnvelope(await dashboard('/api/keys/999999/revoke', { method: 'POST' }), 404, 'NOT_FOUND', /^API key 999999 does not exist in this workspace$/, service.apiUrl);
+    await assertErrorEnvelope(await dashboard('/api/keys/abc/revoke', { method: 'POST' }), 400, 'VALIDATION', /^keyId: must be an API key id \(a positive whole number\), got "abc"$/, service.apiUrl);
   });
 });
 

@@ -14,7 +14,7 @@ import { afterEach, test } from 'node:test';
 import type { Db } from '../server/db/open.ts';
 import { openTestDatabase } from './support/database.ts';
 import type { Actor } from '../server/domain/actor.ts';
-import { NOT_SENT_STOPPED } from '../server/domain/notifications/subscribers.ts';
+import { NOT_SENT_STOPPED } from '../server/delivery/subscriber-fanout.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
 import { createServices, type Services } from '../server/services.ts';
 import { tempDir } from './support/harness.ts';

@@ -382,9 +382,10 @@ describe('API keys', () => {
       assert.ok(await s.services.keys.authenticate(foreign.secret, 'rest'));
     });
 
-    test('an unknown or malformed id is NOT_FOUND', async () => {
-      for (const id of ['999999', 'abc', '', '1.5', '-1']) {
-        await rejectsWith(s.services.keys.revoke(s.owner, id), 'NOT_FOUND');
+    test('an unknown id is NOT_FOUND; one that cannot be an id is VALIDATION naming keyId', async () => {
+      await rejectsWith(s.services.keys.revoke(s.owner, '999999'), 'NOT_FOUND');
+      for (const id of ['abc', '', '1.5', '-1']) {
+        await rejectsWith(s.services.keys.revoke(s.owner, id), 'VALIDATION', 'keyId');
       }
     });
 

@@ -8,7 +8,9 @@ import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { queryRows } from './support/database.ts';
 import type { Actor } from '../server/domain/actor.ts';
-import { clientKey, SUBSCRIBE_LIMITS } from '../server/domain/notifications/subscribers.ts';
+import { PENDING_TTL_MS } from '../server/domain/notifications/subscribers.ts';
+import { AppError } from '../server/errors.ts';
+import { clientKey, createSignUpLimiter, SIGN_UP_LIMITS } from '../server/http/rate-limit.ts';
 import { startSmtpReceiver, type SmtpReceiver } from './support/receivers.ts';
 import { startTestService, tempDir, type TestService } from './support/harness.ts';
 
@@ -73,17 +75,17 @@ describe('subscription limits', () => {
     await newPage(svc, 'limited-client');
     const from = '127.0.0.3';
     const before = smtp.mails.length;
-    for (let i = 1; i <= SUBSCRIBE_LIMITS.perClient.count; i++) {
+    for (let i = 1; i <= SIGN_UP_LIMITS.perClient.count; i++) {
       const answer = await subscribe(svc, 'limited-client', `reader${i}@example.test`, from);
       assert.equal(answer.status, 200, `sign-up ${i}: ${answer.body}`);
     }
-    await smtp.waitFor(before + SUBSCRIBE_LIMITS.perClient.count);
+    await smtp.waitFor(before + SIGN_UP_LIMITS.perClient.count);
 
     const refused = await subscribe(svc, 'limited-client', 'reader6@example.test', from);
     assert.equal(refused.status, 429, refused.body);
     assert.match(String(refused.headers['content-type']), /^text\/html/);
     const retryAfter = Number(refused.headers['retry-after']);
-    assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= SUBSCRIBE_LIMITS.perClient.windowMs / 1000, `Retry-After ${refused.headers['retry-after']}`);
+    assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= SIGN_UP_LIMITS.perClient.windowMs / 1000, `Retry-After ${refused.headers['retry-after']}`);
     assert.match(refused.body, /Too many sign-ups/);
     assert.match(refused.body, /too many sign-ups from your address/);
 
@@ -93,21 +95,21 @@ describe('subscription limits', () => {
 
     // A sign-up answers once its mail is sent: had a refused one been mailed, it would be here.
     assert.equal(mailsTo(smtp, 'reader6@example.test'), 0, 'the refused sign-up was mailed');
-    assert.equal(smtp.mails.length, before + SUBSCRIBE_LIMITS.perClient.count);
+    assert.equal(smtp.mails.length, before + SIGN_UP_LIMITS.perClient.count);
     const rows = await subscribersOf(svc, 'limited-client');
-    assert.equal(rows.length, SUBSCRIBE_LIMITS.perClient.count);
+    assert.equal(rows.length, SIGN_UP_LIMITS.perClient.count);
     assert.ok(!rows.some((r) => r.address === 'reader6@example.test'), 'the refused sign-up left a pending row');
 
     // Another client address is not held back by this one.
     assert.equal((await subscribe(svc, 'limited-client', 'reader7@example.test', '127.0.0.5')).status, 200);
-    await smtp.waitFor(before + SUBSCRIBE_LIMITS.perClient.count + 1);
+    await smtp.waitFor(before + SIGN_UP_LIMITS.perClient.count + 1);
   });
 
   test('repeats of one pending address within the resend delay send no mail and spend no budget', async () => {
     await newPage(svc, 'repeats');
     const from = '127.0.0.6';
     const before = smtp.mails.length;
-    for (let i = 0; i < SUBSCRIBE_LIMITS.perClient.count + 2; i++) {
+    for (let i = 0; i < SIGN_UP_LIMITS.perClient.count + 2; i++) {
       assert.equal((await subscribe(svc, 'repeats', 'same@example.test', from)).status, 200, `repeat ${i}`);
     }
     await smtp.waitFor(before + 1);
@@ -117,19 +119,19 @@ describe('subscription limits', () => {
   test('refuses a page\'s sign-ups over its hourly limit, from any client, with 429 and no mail', async () => {
     await newPage(svc, 'limited-page');
     const before = smtp.mails.length;
-    const perClient = SUBSCRIBE_LIMITS.perClient.count;
+    const perClient = SIGN_UP_LIMITS.perClient.count;
     // Many clients, as behind a proxy that passes the visitors' addresses: only the page's limit holds.
-    for (let i = 0; i < SUBSCRIBE_LIMITS.perPage.count; i++) {
+    for (let i = 0; i < SIGN_UP_LIMITS.perPage.count; i++) {
       await svc.services.subscribers.subscribePublic('limited-page', `visitor${i}@example.test`, `127.0.1.${Math.floor(i / perClient)}`);
     }
-    await smtp.waitFor(before + SUBSCRIBE_LIMITS.perPage.count, 30_000);
+    await smtp.waitFor(before + SIGN_UP_LIMITS.perPage.count, 30_000);
 
     const refused = await subscribe(svc, 'limited-page', 'one-more@example.test', '127.0.0.7');
     assert.equal(refused.status, 429, refused.body);
     assert.ok(Number(refused.headers['retry-after']) >= 1);
     assert.match(refused.body, /this page has had too many sign-ups in the last hour/);
     assert.equal(mailsTo(smtp, 'one-more@example.test'), 0, 'the refused sign-up was mailed');
-    assert.equal((await subscribersOf(svc, 'limited-page')).length, SUBSCRIBE_LIMITS.perPage.count);
+    assert.equal((await subscribersOf(svc, 'limited-page')).length, SIGN_UP_LIMITS.perPage.count);
 
     // Other pages keep their own budget.
     await newPage(svc, 'unlimited-page');
@@ -147,6 +149,53 @@ describe('subscription limits', () => {
   });
 });
 
+describe('the sign-up limiter of the HTTP edge', () => {
+  /** The refusal of a spent window: LIMIT_EXCEEDED with the seconds to wait. */
+  function refusal(call: () => void): AppError {
+    try {
+      call();
+    } catch (error) {
+      assert.ok(error instanceof AppError && error.code === 'LIMIT_EXCEEDED', String(error));
+      return error;
+    }
+    assert.fail('the sign-up was not refused');
+  }
+
+  test('refuses a client past its window with the seconds until its oldest sign-up leaves it, and lets it in again then', () => {
+    let t = 0;
+    const limits = createSignUpLimiter(() => t);
+    const { count, windowMs } = SIGN_UP_LIMITS.perClient;
+    for (let i = 0; i < count; i++) {
+      limits.check('1', '127.0.0.1');
+      limits.record('1', '127.0.0.1');
+      t += 1000;
+    }
+    const refused = refusal(() => limits.check('1', '127.0.0.1'));
+    assert.equal(refused.retryAfterSeconds, (windowMs - count * 1000) / 1000);
+    assert.match(refused.message, /^too many sign-ups from your address: at most 5 every 10 minutes; try again in 10 minutes$/);
+    // A check alone counts nothing; another client and another page are not held back.
+    limits.check('1', '127.0.0.2');
+    limits.check('2', '127.0.0.2');
+    t = windowMs + 1;
+    limits.check('1', '127.0.0.1');
+  });
+
+  test('refuses a page past its hourly window, whichever clients signed up, and forgets idle windows when pruned', () => {
+    let t = 0;
+    const limits = createSignUpLimiter(() => t);
+    const { count, windowMs } = SIGN_UP_LIMITS.perPage;
+    for (let i = 0; i < count; i++) limits.record('7', `127.0.3.${i % 250}`);
+    for (const client of ['127.0.4.1', undefined]) {
+      const refused = refusal(() => limits.check('7', client));
+      assert.equal(refused.retryAfterSeconds, windowMs / 1000);
+      assert.match(refused.message, /^this page has had too many sign-ups in the last hour; try again in 60 minutes$/);
+    }
+    t = windowMs;
+    limits.prune();
+    limits.check('7', '127.0.4.1');
+  });
+});
+
 describe('pending subscribers expire', () => {
   test('refuses to keep a pending row 48 h after its last confirmation mail: gone after pruning, and at the next start', async () => {
     const smtp = await startSmtpReceiver();
@@ -159,7 +208,7 @@ describe('pending subscribers expire', () => {
       }
       await smtp.waitFor(4);
       const old = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
-      const ttlHours = SUBSCRIBE_LIMITS.pendingTtlMs / 3_600_000;
+      const ttlHours = PENDING_TTL_MS / 3_600_000;
       const age = (address: string, hours: number, status = 'pending') =>
         queryRows(dir.path, 'update page_subscribers set created_at = ?, confirmation_sent_at = ?, status = ? where address = ?', old(hours + 1), old(hours), status, address);
       await age('stale@example.test', ttlHours + 1);

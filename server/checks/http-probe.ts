@@ -1,6 +1,7 @@
 import { type IncomingHttpHeaders, type IncomingMessage, request as httpRequest } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { SecureContext } from 'node:tls';
+import { MONITOR_LIMITS } from '../../contract/limits.ts';
 import type { DestinationPolicy } from '../domain/destinations.ts';
 import type { AssertionResult, ProbeResult, Timing } from '../domain/monitors/check-results.ts';
 import type { HttpConfig } from '../domain/monitors/monitor-rules.ts';
@@ -30,7 +31,7 @@ export interface HttpProbeOptions {
   destinations?: DestinationPolicy;
 }
 
-const MAX_REDIRECTS = 10;
+const MAX_REDIRECTS = MONITOR_LIMITS.redirects;
 /** The part of a body kept for body assertions; the rest is not read. */
 const MAX_BODY_BYTES = 1024 * 1024;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);

@@ -1,6 +1,6 @@
 import type { privateLocationV1 } from '../../client/index.ts';
 import { isoOf } from '../rpc/monitor-codec.ts';
-import { locationStatus } from '../rpc/private-location-service.ts';
+import { locationStatus } from '../rpc/private-location-codec.ts';
 import { confirmed, yes } from './confirm.ts';
 import { address, type Command, connection, int32, list, note, type Options, pairs, printFields, restBase, serviceUrl, str, type Values } from './flags.ts';
 import { client } from './service-client.ts';

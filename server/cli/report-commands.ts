@@ -1,4 +1,5 @@
-import { maintenanceWords, reportStatus, reportWords } from '../rpc/page-codec.ts';
+import { maintenanceWords } from '../rpc/maintenance-codec.ts';
+import { reportStatus, reportWords } from '../rpc/status-report-codec.ts';
 import { fieldFlags } from './field-flags.ts';
 import {
   address,

@@ -2,6 +2,7 @@
  * The forms a page path may be given in, and the nearest known paths when one is wrong: a
  * caller that guessed `reference/mcp` should learn what exists instead of guessing again.
  */
+import { distance } from 'fastest-levenshtein';
 
 export const SITE_INDEX_PATH = 'llms.txt';
 /** A documentation page's path below docs/: lower-case words and hyphens per segment, nothing that can climb out of the folder. */
@@ -38,18 +39,6 @@ export function canonicalPath(input: string): string {
   return `docs/${path}`;
 }
 
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
-}
-
 const lastSegment = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 
 /**
@@ -62,7 +51,7 @@ export function closestPaths(wanted: string, known: Iterable<string>, count = 3)
   const scored: { path: string; score: number }[] = [];
   for (const path of known) {
     const other = lastSegment(path);
-    let score = Math.min(editDistance(wanted, path), editDistance(name, other));
+    let score = Math.min(distance(wanted, path), distance(name, other));
     if (name.length >= 3 && other.length >= 3 && (other.includes(name) || name.includes(other))) score = Math.min(score, 1);
     if (score <= Math.max(2, Math.floor(name.length / 3))) scored.push({ path, score });
   }

@@ -1,12 +1,12 @@
 import type { Context } from 'hono';
-import { AppError } from '../errors.ts';
+import { parseId } from '../domain/validation.ts';
 import type { AppEnv } from '../http/hono-app.ts';
 
-/** The workspace a dashboard path names; an id that cannot be one is a workspace that does not exist. */
+/**
+ * The workspace a dashboard path names, read as every id is (VALIDATION when it cannot be one); a
+ * workspace the person is not a member of is NOT_FOUND where the domain checks membership.
+ */
 export function workspaceIdOf(c: Context<AppEnv>): number {
-  const given = c.req.param('workspaceId') ?? '';
-  const id = /^\d{1,15}$/.test(given) ? Number(given) : 0;
-  if (id <= 0) throw new AppError('NOT_FOUND', `workspace ${given} does not exist`);
-  return id;
+  return parseId('workspaceId', 'workspace', c.req.param('workspaceId'));
 }
 

@@ -3,12 +3,13 @@ import type { PageEvent, PageRef } from '../domain/notifications/events.ts';
 import type { SubscriberDelivery, SubscriberAddress } from '../domain/notifications/subscribers.ts';
 import { postJson } from './http-post.ts';
 import type { Mailer } from './mail.ts';
+import { createFanOut, type FanOutOptions } from './subscriber-fanout.ts';
 import { confirmationContent, pageEventContent } from './templates.ts';
 
 /**
  * Tells page subscribers: the mail that confirms a sign-up, and each page event as mail (with a
- * one-click unsubscribe) or as signed JSON. One attempt: a failure rejects, and the caller
- * records and reports it.
+ * one-click unsubscribe) or as signed JSON, to every subscriber of a dispatch through the fan-out
+ * (subscriber-fanout.ts). One attempt each: a failure is recorded on the subscriber and reported.
  */
 
 export interface SubscriberDeliveryDeps {
@@ -29,8 +30,23 @@ const webhookEvents: Record<PageEvent['kind'], string> = {
   'maintenance.scheduled': 'maintenance.scheduled',
 };
 
-/** `webhookTimeoutMs`: how long one webhook POST may take; postJson's default otherwise. */
-export function createSubscriberDelivery(deps: SubscriberDeliveryDeps, options: { webhookTimeoutMs?: number } = {}): SubscriberDelivery {
+/** `webhookTimeoutMs`: how long one webhook POST may take; postJson's default otherwise. `deadlineMs` and `log`: the fan-out's. */
+export function createSubscriberDelivery(deps: SubscriberDeliveryDeps, options: { webhookTimeoutMs?: number } & FanOutOptions = {}): SubscriberDelivery {
+  async function pageEvent(to: SubscriberAddress, event: PageEvent): Promise<void> {
+    if (to.kind === 'webhook') {
+      const { kind, ...rest } = event;
+      await postJson(to.url, { event: webhookEvents[kind], ...rest }, { secret: to.secret, event: webhookEvents[kind], timeoutMs: options.webhookTimeoutMs, destinations: deps.destinations });
+      return;
+    }
+    await deps.mailer().send({
+      from: deps.mailFrom,
+      to: [to.address],
+      ...pageEventContent(event, { unsubscribeUrl: to.unsubscribeUrl }),
+      // RFC 8058: mail clients offer their own unsubscribe button, which POSTs to this address.
+      headers: { 'List-Unsubscribe': `<${to.unsubscribeUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+    });
+  }
+
   return {
     canMail: deps.hasMailRelay,
 
@@ -38,19 +54,6 @@ export function createSubscriberDelivery(deps: SubscriberDeliveryDeps, options: 
       await deps.mailer().send({ from: deps.mailFrom, to: [address], ...confirmationContent(page, confirmUrl) });
     },
 
-    async pageEvent(to: SubscriberAddress, event: PageEvent): Promise<void> {
-      if (to.kind === 'webhook') {
-        const { kind, ...rest } = event;
-        await postJson(to.url, { event: webhookEvents[kind], ...rest }, { secret: to.secret, event: webhookEvents[kind], timeoutMs: options.webhookTimeoutMs, destinations: deps.destinations });
-        return;
-      }
-      await deps.mailer().send({
-        from: deps.mailFrom,
-        to: [to.address],
-        ...pageEventContent(event, { unsubscribeUrl: to.unsubscribeUrl }),
-        // RFC 8058: mail clients offer their own unsubscribe button, which POSTs to this address.
-        headers: { 'List-Unsubscribe': `<${to.unsubscribeUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
-      });
-    },
+    ...createFanOut(pageEvent, options),
   };
 }

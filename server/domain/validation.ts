@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HEADER_LIMITS } from '../../contract/limits.ts';
 import { AppError, type FieldViolation } from '../errors.ts';
 
 /** One VALIDATION error naming every rejected field and its rule. */
@@ -40,13 +41,25 @@ export function invalid(field: string, rule: string): AppError {
 }
 
 /**
- * Ids of stored records are positive integers written in decimal; anything else cannot name a
- * record, and is refused naming `field`.
+ * How the service writes the id of a stored record: a positive whole number in decimal, without
+ * a leading zero, of at most 15 digits (so a safe integer). This is the one pattern of an id.
+ */
+export const ID_PATTERN = /^[1-9]\d{0,14}$/;
+
+/** The record id that `id` (a string, or a number) is written as, or undefined when it cannot be one. */
+export function idOf(id: unknown): number | undefined {
+  const text = typeof id === 'number' ? String(id) : id;
+  return typeof text === 'string' && ID_PATTERN.test(text) ? Number(text) : undefined;
+}
+
+/**
+ * The one reading of an id given to the service, on every surface (docs/reference/errors.md): an
+ * id that cannot name a record is VALIDATION naming `field`; a well-formed id that names nothing
+ * the caller may see is the caller's NOT_FOUND, thrown where the record is looked up.
  */
 export function parseId(field: string, what: string, id: unknown): number {
-  const text = typeof id === 'number' ? String(id) : id;
-  const value = typeof text === 'string' && /^\d{1,15}$/.test(text) ? Number(text) : 0;
-  if (value < 1) throw invalid(field, `must be a ${what} id (a positive whole number), got ${JSON.stringify(id ?? null)}`);
+  const value = idOf(id);
+  if (value === undefined) throw invalid(field, `must be ${/^[aeiou]/i.test(what) ? 'an' : 'a'} ${what} id (a positive whole number), got ${JSON.stringify(id ?? null)}`);
   return value;
 }
 
@@ -109,8 +122,7 @@ export const httpUrl = (what: string) =>
       }
     });
 
-const MAX_HEADER_ENTRIES = 32;
-const MAX_HEADER_BYTES = 8 * 1024;
+const { entries: MAX_HEADER_ENTRIES, bytes: MAX_HEADER_BYTES } = HEADER_LIMITS;
 
 /** A header field name (RFC 9110 token). */
 export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

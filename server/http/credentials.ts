@@ -40,7 +40,7 @@ export interface Admit {
   (headers: Headers, surface: Surface, calls?: number): Promise<Actor>;
   /** Who is calling, from the headers alone; counts nothing. Throws UNAUTHORIZED. */
   resolve(headers: Headers, surface: Surface): Promise<Actor>;
-  /** Counts `calls` of a resolved caller against its rate limit. Throws RateLimited. */
+  /** Counts `calls` of a resolved caller against its rate limit. Throws LIMIT_EXCEEDED with `retryAfterSeconds` when it is spent. */
   count(actor: Actor, calls: number): void;
 }
 

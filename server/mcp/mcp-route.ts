@@ -2,8 +2,8 @@ import type { createMcpHandler } from '@modelcontextprotocol/server';
 import type { Context } from 'hono';
 import { type Actor, credentialId, isCredential } from '../domain/actor.ts';
 import type { Admit } from '../http/credentials.ts';
+import { retryAfter } from '../http/errors.ts';
 import type { AppEnv, HonoApp } from '../http/hono-app.ts';
-import { RateLimited } from '../http/rate-limit.ts';
 import { sendStreamed } from '../http/send-streamed.ts';
 import { AppError } from '../errors.ts';
 import { oauthJson } from '../oauth/respond.ts';
@@ -178,7 +178,7 @@ export function registerMcp(app: HonoApp, options: McpServerOptions & { admit: A
     try {
       options.admit.count(actor, callsIn(body));
     } catch (error) {
-      if (error instanceof RateLimited) return oauthError(429, 'rate_limited', error.message, { 'retry-after': String(error.retryAfterSeconds) });
+      if (error instanceof AppError && error.retryAfterSeconds !== undefined) return oauthError(429, 'rate_limited', error.message, retryAfter(error));
       throw error;
     }
     const malformed = malformedParamsAnswer(body);

@@ -1,6 +1,7 @@
 import type { Services } from '../services.ts';
 import type { HonoApp } from '../http/hono-app.ts';
-import { createRateLimiter, RateLimited } from '../http/rate-limit.ts';
+import { AppError } from '../errors.ts';
+import { createRateLimiter } from '../http/rate-limit.ts';
 import { OAuthError } from '../domain/oauth/oauth-error.ts';
 import { oauthJson } from './respond.ts';
 
@@ -22,7 +23,7 @@ export function registerRegistration(app: HonoApp, services: Services): void {
     try {
       limiter.take(clientAddress(c.env.incoming));
     } catch (error) {
-      if (!(error instanceof RateLimited)) throw error;
+      if (!(error instanceof AppError) || error.retryAfterSeconds === undefined) throw error;
       throw new OAuthError(
         'temporarily_unavailable',
         `too many registrations from this address: at most ${REGISTRATIONS_PER_MINUTE} a minute; retry after ${error.retryAfterSeconds} s`,

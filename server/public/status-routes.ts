@@ -2,7 +2,6 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { Context } from 'hono';
 import { type PublicPage, summaryJson } from '../domain/pages/public-view.ts';
-import { SubscribeLimited } from '../domain/notifications/subscribers.ts';
 import type { Services } from '../services.ts';
 import { AppError } from '../errors.ts';
 import type { AppEnv, HonoApp } from '../http/hono-app.ts';
@@ -53,7 +52,7 @@ export function registerStatusPages(app: HonoApp, services: Services): void {
       if (!(error instanceof AppError) || statusOf[error.code] === undefined) throw error;
       const heading = headingOf[error.code] ?? 'That did not work';
       const answer = page(c, notice({ title: 'Status', heading, message: error.message }), statusOf[error.code]);
-      if (error instanceof SubscribeLimited) answer.headers.set('retry-after', String(error.retryAfterSeconds));
+      if (error.retryAfterSeconds !== undefined) answer.headers.set('retry-after', String(error.retryAfterSeconds));
       return answer;
     }
   }

@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import { type Actor, isCredential } from '../domain/actor.ts';
 import { AppError } from '../errors.ts';
 import type { Admit } from '../http/credentials.ts';
-import { RateLimited } from '../http/rate-limit.ts';
 import { isStorageFull, storageFullCause } from '../db/storage-full.ts';
 import { asAppError } from '../http/errors.ts';
 import { toConnectError } from './errors.ts';
@@ -59,7 +58,6 @@ export function mapErrors(log: Logger): Interceptor {
     try {
       return await next(req);
     } catch (error) {
-      if (error instanceof RateLimited) throw toConnectError(error, { 'retry-after': String(error.retryAfterSeconds) });
       if (error instanceof AppError) throw toConnectError(error);
       if (error instanceof ConnectError) throw error;
       const requestId = req.header.get('x-request-id');

@@ -1,25 +1,9 @@
-import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
-import { type Maintenance as MaintenanceMessage, MaintenanceSchema, MaintenanceService } from '../../proto/gen/maintenance/v1/maintenance_pb.js';
-import type { Maintenance } from '../domain/maintenance/maintenances.ts';
+import { MaintenanceService } from '../../proto/gen/maintenance/v1/maintenance_pb.js';
 import type { Services } from '../services.ts';
 import { callerOf } from './auth.ts';
-import { count, list, maskedPatch, text, timestamp } from './page-codec.ts';
-
-function toMaintenanceMessage(maintenance: Maintenance): MaintenanceMessage {
-  return create(MaintenanceSchema, {
-    id: maintenance.id,
-    pageId: maintenance.pageId,
-    title: maintenance.title,
-    message: maintenance.message,
-    from: maintenance.from,
-    to: maintenance.to,
-    pageComponentIds: maintenance.pageComponentIds,
-    status: maintenance.status,
-    createdAt: timestamp(maintenance.createdAt),
-    updatedAt: timestamp(maintenance.updatedAt),
-  });
-}
+import { toMaintenanceMessage } from './maintenance-codec.ts';
+import { count, list, maskedPatch, text } from './page-codec.ts';
 
 /** maintenance.v1.MaintenanceService: decode, call the maintenance service, encode. No rules here. */
 export function maintenanceServiceImpl(services: Services): ServiceImpl<typeof MaintenanceService> {

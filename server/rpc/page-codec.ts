@@ -1,33 +1,32 @@
+import { create } from '@bufbuild/protobuf';
 import type { FieldMask } from '@bufbuild/protobuf/wkt';
-import type { Maintenance } from '../../proto/gen/maintenance/v1/maintenance_pb.js';
-import type { NotificationChannel } from '../../proto/gen/notification/v1/notification_pb.js';
-import { ComponentType, type PageComponent, type StatusPage, type Subscriber } from '../../proto/gen/status_page/v1/status_page_pb.js';
-import { type StatusReport, StatusReportStatus } from '../../proto/gen/status_report/v1/status_report_pb.js';
-import type { PageComponent as DomainComponent } from '../domain/pages/pages.ts';
-import { reportStatuses } from '../domain/notifications/events.ts';
+import {
+  ComponentType,
+  type PageComponent as PageComponentMessage,
+  PageComponentSchema,
+  type StatusPage as StatusPageMessage,
+  StatusPageSchema,
+  type Subscriber as SubscriberMessage,
+  SubscriberSchema,
+} from '../../proto/gen/status_page/v1/status_page_pb.js';
+import type { Subscriber } from '../domain/notifications/subscribers.ts';
+import type { PageComponent, StatusPage } from '../domain/pages/pages.ts';
 import { AppError } from '../errors.ts';
 import { enumPairs } from './enum-pairs.ts';
 import { isoOf, timestamp } from './monitor-codec.ts';
 
 /**
- * Wire helpers shared by the services of status pages, status reports, maintenances and
- * notification channels. No rules here: a wire value that means "not given" (the empty string, a
- * zero count, an empty list, an unspecified enum) becomes undefined, and the domain's validation
- * names the field if it is required.
+ * The codec of status_page.v1 (pages, their components and subscribers), and the wire helpers
+ * the codecs of status reports, maintenances, channels and private locations share. No rules
+ * here: a wire value that means "not given" (the empty string, a zero count, an empty list, an
+ * unspecified enum) becomes undefined, and the domain's validation names the field if it is
+ * required.
  */
 
 export { timestamp };
 
 /** A page component's type: `monitor` (its health follows a monitor) or `static`. */
-export const componentType = enumPairs(['monitor', 'static'] as const satisfies readonly DomainComponent['type'][], [ComponentType.MONITOR, ComponentType.STATIC]);
-
-/** A status report's status: investigating, identified, monitoring, resolved. */
-export const reportStatus = enumPairs(reportStatuses, [
-  StatusReportStatus.INVESTIGATING,
-  StatusReportStatus.IDENTIFIED,
-  StatusReportStatus.MONITORING,
-  StatusReportStatus.RESOLVED,
-]);
+export const componentType = enumPairs(['monitor', 'static'] as const satisfies readonly PageComponent['type'][], [ComponentType.MONITOR, ComponentType.STATIC]);
 
 /** A timestamp for a nullable domain time: absent when null. */
 export const optionalTimestamp = (iso: string | null) => (iso === null ? undefined : timestamp(iso));
@@ -40,6 +39,9 @@ export const count = (value: number): number | undefined => (value === 0 ? undef
 
 /** A repeated field: the empty list is not given. */
 export const list = <T>(values: T[]): T[] | undefined => (values.length === 0 ? undefined : [...values]);
+
+/** The empty string of an optional field that can be cleared means "clear" (null). */
+export const clearable = (value: string | undefined): string | null | undefined => (value === '' ? null : value);
 
 /** One field of an update request: its value when given, and what naming it in update_mask with no value sends. */
 export interface PatchField {
@@ -73,15 +75,56 @@ export function maskedPatch(fields: Record<string, PatchField>, mask: FieldMask 
   return patch;
 }
 
+// ---- domain to wire ------------------------------------------------------------------------
+
+export function toStatusPageMessage(page: StatusPage): StatusPageMessage {
+  return create(StatusPageSchema, {
+    id: page.id,
+    slug: page.slug,
+    title: page.title,
+    description: page.description,
+    url: page.url,
+    createdAt: timestamp(page.createdAt),
+    updatedAt: timestamp(page.updatedAt),
+  });
+}
+
+export function toPageComponentMessage(component: PageComponent): PageComponentMessage {
+  return create(PageComponentSchema, {
+    id: component.id,
+    pageId: component.pageId,
+    name: component.name,
+    description: component.description,
+    type: componentType.wire(component.type),
+    monitorId: component.monitorId ?? undefined,
+    group: component.group ?? undefined,
+    position: component.position,
+  });
+}
+
+export function toSubscriberMessage(subscriber: Subscriber): SubscriberMessage {
+  return create(SubscriberSchema, {
+    id: subscriber.id,
+    pageId: subscriber.pageId,
+    kind: subscriber.kind,
+    address: subscriber.address,
+    status: subscriber.status,
+    createdAt: timestamp(subscriber.createdAt),
+    confirmedAt: optionalTimestamp(subscriber.confirmedAt),
+    lastDeliveryAt: optionalTimestamp(subscriber.lastDeliveryAt),
+    lastDeliveryError: subscriber.lastDeliveryError ?? undefined,
+  });
+}
+
 // ---- wire to words -------------------------------------------------------------------------
 
 /*
- * The messages of pages, reports, maintenances and channels in the words of the flags and MCP,
- * for people and scripts: enums as their words, times as ISO strings, every field present (an
- * optional one left out is null).
+ * The messages in the words of the flags and MCP, for people and scripts: enums as their words,
+ * times as ISO strings, every field present (an optional one left out is null). Pages,
+ * components and subscribers here; reports, maintenances and channels in their codecs.
  */
 
-export const pageWords = (p: StatusPage) => ({
+export const pageWords = (p: StatusPageMessage) => ({
   id: p.id,
   slug: p.slug,
   title: p.title,
@@ -91,7 +134,7 @@ export const pageWords = (p: StatusPage) => ({
   updatedAt: isoOf(p.updatedAt),
 });
 
-export const componentWords = (c: PageComponent) => ({
+export const componentWords = (c: PageComponentMessage) => ({
   id: c.id,
   pageId: c.pageId,
   name: c.name,
@@ -102,7 +145,7 @@ export const componentWords = (c: PageComponent) => ({
   position: c.position,
 });
 
-export const subscriberWords = (s: Subscriber) => ({
+export const subscriberWords = (s: SubscriberMessage) => ({
   id: s.id,
   pageId: s.pageId,
   kind: s.kind,
@@ -114,55 +157,3 @@ export const subscriberWords = (s: Subscriber) => ({
   lastDeliveryError: s.lastDeliveryError ?? null,
 });
 
-export const reportWords = (r: StatusReport) => ({
-  id: r.id,
-  pageId: r.pageId,
-  title: r.title,
-  status: reportStatus.domain(r.status) ?? null,
-  resolved: r.resolved,
-  pageComponentIds: [...r.pageComponentIds],
-  updates: r.updates.map((u) => ({ id: u.id, status: reportStatus.domain(u.status) ?? null, message: u.message, createdAt: isoOf(u.createdAt) })),
-  createdAt: isoOf(r.createdAt),
-  updatedAt: isoOf(r.updatedAt),
-  resolvedAt: isoOf(r.resolvedAt),
-});
-
-export const maintenanceWords = (m: Maintenance) => ({
-  id: m.id,
-  pageId: m.pageId,
-  title: m.title,
-  message: m.message,
-  from: m.from,
-  to: m.to,
-  pageComponentIds: [...m.pageComponentIds],
-  status: m.status,
-  createdAt: isoOf(m.createdAt),
-  updatedAt: isoOf(m.updatedAt),
-});
-
-/** A channel's settings by the names of their flags; credentials as the service masked them. */
-function channelSettings(config: NotificationChannel['config']) {
-  switch (config.case) {
-    case 'webhook':
-      return { webhookUrl: config.value.url, secret: config.value.secret, headers: { ...config.value.headers } };
-    case 'slack':
-    case 'discord':
-      return { webhookUrl: config.value.webhookUrl };
-    case 'email':
-      return { to: [...config.value.to], from: config.value.from ?? null, smtpUrl: config.value.smtpUrl ?? null };
-    case 'ntfy':
-      return { server: config.value.server, topic: config.value.topic, priority: config.value.priority ?? null, token: config.value.token ?? null };
-    default:
-      return {};
-  }
-}
-
-export const channelWords = (c: NotificationChannel) => ({
-  id: c.id,
-  name: c.name,
-  kind: c.kind,
-  monitorIds: [...c.monitorIds],
-  ...channelSettings(c.config),
-  createdAt: isoOf(c.createdAt),
-  updatedAt: isoOf(c.updatedAt),
-});

@@ -1,34 +1,9 @@
-import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
-import {
-  type PrivateLocation as PrivateLocationMessage,
-  PrivateLocationSchema,
-  PrivateLocationService,
-  PrivateLocationStatus,
-} from '../../proto/gen/private_location/v1/private_location_pb.js';
-import type { PrivateLocation } from '../domain/locations/locations.ts';
+import { PrivateLocationService } from '../../proto/gen/private_location/v1/private_location_pb.js';
 import type { Services } from '../services.ts';
-import { enumPairs } from './enum-pairs.ts';
 import { callerOf } from './auth.ts';
-import { count, optionalTimestamp, text, timestamp } from './page-codec.ts';
-
-/** A location's status: active, or error when its runner is silent. */
-export const locationStatus = enumPairs(['active', 'error'] as const satisfies readonly PrivateLocation['status'][], [PrivateLocationStatus.ACTIVE, PrivateLocationStatus.ERROR]);
-
-function toLocationMessage(location: PrivateLocation): PrivateLocationMessage {
-  return create(PrivateLocationSchema, {
-    id: location.id,
-    name: location.name,
-    status: locationStatus.wire(location.status),
-    metadata: location.metadata,
-    lastSeenAt: optionalTimestamp(location.lastSeenAt),
-    createdAt: timestamp(location.createdAt),
-    embedded: location.embedded,
-    runnerVersion: location.runnerVersion ?? '',
-    runnerHostname: location.runnerHostname ?? '',
-    droppedResults: BigInt(location.droppedResults),
-  });
-}
+import { count, text } from './page-codec.ts';
+import { toLocationMessage } from './private-location-codec.ts';
 
 /** private_location.v1.PrivateLocationService: decode, call the location service, encode. No rules here. */
 export function privateLocationServiceImpl(services: Services): ServiceImpl<typeof PrivateLocationService> {

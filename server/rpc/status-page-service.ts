@@ -1,61 +1,8 @@
-import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
-import {
-  type PageComponent as PageComponentMessage,
-  PageComponentSchema,
-  type StatusPage as StatusPageMessage,
-  StatusPageSchema,
-  StatusPageService,
-  type Subscriber as SubscriberMessage,
-  SubscriberSchema,
-} from '../../proto/gen/status_page/v1/status_page_pb.js';
-import type { Subscriber } from '../domain/notifications/subscribers.ts';
-import type { PageComponent, StatusPage } from '../domain/pages/pages.ts';
+import { StatusPageService } from '../../proto/gen/status_page/v1/status_page_pb.js';
 import type { Services } from '../services.ts';
 import { callerOf } from './auth.ts';
-import { componentType, optionalTimestamp, text, timestamp } from './page-codec.ts';
-
-function toStatusPageMessage(page: StatusPage): StatusPageMessage {
-  return create(StatusPageSchema, {
-    id: page.id,
-    slug: page.slug,
-    title: page.title,
-    description: page.description,
-    url: page.url,
-    createdAt: timestamp(page.createdAt),
-    updatedAt: timestamp(page.updatedAt),
-  });
-}
-
-function toPageComponentMessage(component: PageComponent): PageComponentMessage {
-  return create(PageComponentSchema, {
-    id: component.id,
-    pageId: component.pageId,
-    name: component.name,
-    description: component.description,
-    type: componentType.wire(component.type),
-    monitorId: component.monitorId ?? undefined,
-    group: component.group ?? undefined,
-    position: component.position,
-  });
-}
-
-function toSubscriberMessage(subscriber: Subscriber): SubscriberMessage {
-  return create(SubscriberSchema, {
-    id: subscriber.id,
-    pageId: subscriber.pageId,
-    kind: subscriber.kind,
-    address: subscriber.address,
-    status: subscriber.status,
-    createdAt: timestamp(subscriber.createdAt),
-    confirmedAt: optionalTimestamp(subscriber.confirmedAt),
-    lastDeliveryAt: optionalTimestamp(subscriber.lastDeliveryAt),
-    lastDeliveryError: subscriber.lastDeliveryError ?? undefined,
-  });
-}
-
-/** The empty string of an optional field that can be cleared means "clear" (null). */
-const clearable = (value: string | undefined): string | null | undefined => (value === '' ? null : value);
+import { clearable, text, toPageComponentMessage, toStatusPageMessage, toSubscriberMessage } from './page-codec.ts';
 
 /** status_page.v1.StatusPageService: decode, call the page and subscriber services, encode. No rules here. */
 export function statusPageServiceImpl(services: Services): ServiceImpl<typeof StatusPageService> {

@@ -1,29 +1,9 @@
-import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
-import {
-  type StatusReport as StatusReportMessage,
-  StatusReportSchema,
-  StatusReportService,
-} from '../../proto/gen/status_report/v1/status_report_pb.js';
-import type { StatusReport } from '../domain/reports/reports.ts';
+import { StatusReportService } from '../../proto/gen/status_report/v1/status_report_pb.js';
 import type { Services } from '../services.ts';
 import { callerOf } from './auth.ts';
-import { count, list, maskedPatch, optionalTimestamp, reportStatus, text, timestamp } from './page-codec.ts';
-
-function toStatusReportMessage(report: StatusReport): StatusReportMessage {
-  return create(StatusReportSchema, {
-    id: report.id,
-    pageId: report.pageId,
-    title: report.title,
-    status: reportStatus.wire(report.status),
-    resolved: report.resolved,
-    pageComponentIds: report.pageComponentIds,
-    updates: report.updates.map((u) => ({ id: u.id, status: reportStatus.wire(u.status), message: u.message, createdAt: timestamp(u.createdAt) })),
-    createdAt: timestamp(report.createdAt),
-    updatedAt: timestamp(report.updatedAt),
-    resolvedAt: optionalTimestamp(report.resolvedAt),
-  });
-}
+import { count, list, maskedPatch, text } from './page-codec.ts';
+import { reportStatus, toStatusReportMessage } from './status-report-codec.ts';
 
 /** status_report.v1.StatusReportService: decode, call the report service, encode. No rules here. */
 export function statusReportServiceImpl(services: Services): ServiceImpl<typeof StatusReportService> {

@@ -3,6 +3,7 @@ import type { AuditLogRow, Database } from '../../db/schema.ts';
 import { keyNames as findKeyNames } from '../keys/key-repository.ts';
 import { clientNamesOfGrants } from '../oauth/grant-repository.ts';
 import { userNames as findUserNames } from '../users/user-repository.ts';
+import { idOf } from '../validation.ts';
 
 /**
  * Who made an audited change, as people tell them apart: through an API key, an OAuth
@@ -34,8 +35,8 @@ function kindOf(row: ActorColumns): AuditActorKind {
   }
 }
 
-const GRANT_ACTOR = /^oat_(\d{1,15})$/;
-const KEY_ACTOR = /^\d{1,15}$/;
+/** The grant of an OAuth connection's actor id (`oat_<grant id>`). */
+const grantIdOf = (actorId: string) => (actorId.startsWith('oat_') ? idOf(actorId.slice('oat_'.length)) : undefined);
 
 /**
  * The actors of these entries as people read them. Names are looked up once per page; a key,
@@ -50,9 +51,10 @@ export async function describeActors(db: Kysely<Database>, rows: ActorColumns[])
     if (kind === 'dashboard' || kind === 'cli') {
       if (row.actor_user_id !== null) userIds.add(row.actor_user_id);
     } else if (kind !== 'system') {
-      const grant = GRANT_ACTOR.exec(row.actor_id);
-      if (grant) grantIds.add(Number(grant[1]));
-      else if (KEY_ACTOR.test(row.actor_id)) keyIds.add(Number(row.actor_id));
+      const grant = grantIdOf(row.actor_id);
+      const key = idOf(row.actor_id);
+      if (grant !== undefined) grantIds.add(grant);
+      else if (key !== undefined) keyIds.add(key);
     }
   }
   const [keys, grants, users] = await Promise.all([
@@ -73,7 +75,7 @@ export async function describeActors(db: Kysely<Database>, rows: ActorColumns[])
       case 'cli':
         return { kind, id, label: (row.actor_user_id !== null && userNames.get(row.actor_user_id)) || `user ${id}` };
       default:
-        return { kind, id, label: keyNames.get(id) ?? appNames.get(id) ?? (GRANT_ACTOR.test(id) ? `connection ${id}` : `API key ${id}`) };
+        return { kind, id, label: keyNames.get(id) ?? appNames.get(id) ?? (grantIdOf(id) !== undefined ? `connection ${id}` : `API key ${id}`) };
     }
   };
 }

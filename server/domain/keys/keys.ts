@@ -9,7 +9,7 @@ import { type Actor, isCredential, type Scope, scopes, type Surface } from '../a
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { ACCESS_TOKEN_PREFIX, hashSecret, KEY_PREFIX, newSecret, REFRESH_TOKEN_PREFIX } from '../secrets.ts';
-import { builtOnFirstUse, oneLine, parseInput } from '../validation.ts';
+import { builtOnFirstUse, oneLine, parseId, parseInput } from '../validation.ts';
 import { findKeyRow, insertKey, listKeyRows, liveKeyLookup, markKeyRevoked, markKeyUsed } from './key-repository.ts';
 
 const isOAuthToken = (secret: string) => secret.startsWith(ACCESS_TOKEN_PREFIX) || secret.startsWith(REFRESH_TOKEN_PREFIX);
@@ -70,8 +70,7 @@ export function createKeyService(db: Kysely<Database>) {
   const liveKeyRowsByPrefix = liveKeyLookup(db);
 
   async function findKey(q: Kysely<Database>, actor: Actor, keyId: string): Promise<ApiKeyRow> {
-    const id = Number(keyId);
-    const row = Number.isSafeInteger(id) ? await findKeyRow(q, id) : undefined;
+    const row = await findKeyRow(q, parseId('keyId', 'API key', keyId));
     const visible = row && (!isCredential(actor) || row.workspace_id === actor.workspaceId);
     if (!row || !visible) throw notFound('API key', keyId);
     return row;

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
+import { MAINTENANCE_LIMITS } from '../../../contract/limits.ts';
 import type { Database } from '../../db/schema.ts';
 import { writeTransaction } from '../../db/transaction.ts';
 import { notFound } from '../../errors.ts';
@@ -56,9 +57,10 @@ const instant = builtOnFirstUse(() => z
   .trim()
   .refine(isInstant, instantRule)
   .transform((value) => new Date(value).toISOString()));
-const title = builtOnFirstUse(() => oneLine(z.string(expected('a title')).trim().min(1, 'is required').max(200, 'must be at most 200 characters')));
-const message = builtOnFirstUse(() => z.string(expected('text')).max(10_000, 'must be at most 10000 characters'));
-const componentIds = builtOnFirstUse(() => z.array(z.union([z.string(), z.number()]), expected('a list of page component ids')).max(100, 'must name at most 100 components'));
+const { titleLength, messageLength, components: maxComponents } = MAINTENANCE_LIMITS;
+const title = builtOnFirstUse(() => oneLine(z.string(expected('a title')).trim().min(1, 'is required').max(titleLength, `must be at most ${titleLength} characters`)));
+const message = builtOnFirstUse(() => z.string(expected('text')).max(messageLength, `must be at most ${messageLength} characters`));
+const componentIds = builtOnFirstUse(() => z.array(z.union([z.string(), z.number()]), expected('a list of page component ids')).max(maxComponents, `must name at most ${maxComponents} components`));
 
 const createInput = builtOnFirstUse(() => z.strictObject({
   pageId: z.union([z.string(), z.number()], expected('a status page id')),

@@ -1,5 +1,6 @@
 import type { Kysely, Updateable } from 'kysely';
 import { z } from 'zod';
+import { PAGE_LIMITS } from '../../../contract/limits.ts';
 import type { Database, PageComponentTable } from '../../db/schema.ts';
 import { writeTransaction } from '../../db/transaction.ts';
 import { isUniqueViolation } from '../../db/unique-violation.ts';
@@ -91,14 +92,16 @@ const slug = builtOnFirstUse(() => z
   .string(expected(`a slug: ${slugRule}`))
   .refine((value) => SLUG.test(value) && /[a-z]/.test(value), slugRule));
 
-const title = builtOnFirstUse(() => oneLine(z.string(expected('a title')).trim().min(1, 'is required').max(200, 'must be at most 200 characters')));
-const description = builtOnFirstUse(() => z.string(expected('text')).max(2000, 'must be at most 2000 characters'));
+const { titleLength, descriptionLength, componentGroupLength, componentPosition } = PAGE_LIMITS;
+// A component's name is a title: PAGE_LIMITS.componentNameLength is titleLength.
+const title = builtOnFirstUse(() => oneLine(z.string(expected('a title')).trim().min(1, 'is required').max(titleLength, `must be at most ${titleLength} characters`)));
+const description = builtOnFirstUse(() => z.string(expected('text')).max(descriptionLength, `must be at most ${descriptionLength} characters`));
 
 const pageInput = builtOnFirstUse(() => z.strictObject({ slug: slug(), title: title(), description: description().default('') }));
 const pagePatch = builtOnFirstUse(() => z.strictObject({ slug: slug().optional(), title: title().optional(), description: description().optional() }));
 
-const group = builtOnFirstUse(() => oneLine(z.string(expected('a group name')).trim().min(1, 'must not be empty; use null for no group').max(100, 'must be at most 100 characters')).nullable());
-const position = builtOnFirstUse(() => z.number(expected('a position (a whole number from 0)')).int('must be a whole number').min(0, 'must not be negative').max(10_000, 'must be at most 10000'));
+const group = builtOnFirstUse(() => oneLine(z.string(expected('a group name')).trim().min(1, 'must not be empty; use null for no group').max(componentGroupLength, `must be at most ${componentGroupLength} characters`)).nullable());
+const position = builtOnFirstUse(() => z.number(expected('a position (a whole number from 0)')).int('must be a whole number').min(0, 'must not be negative').max(componentPosition, `must be at most ${componentPosition}`));
 const monitorRef = builtOnFirstUse(() => z.union([z.string(), z.number()]).nullable());
 
 const componentInput = builtOnFirstUse(() => z.strictObject({
@@ -141,7 +144,8 @@ export async function resolvePage(db: Kysely<Database>, workspaceId: number, ref
   if (typeof ref !== 'string' && typeof ref !== 'number') throw invalid(field, 'is required: a status page id or slug');
   const text = String(ref).trim();
   if (text === '') throw invalid(field, 'is required: a status page id or slug');
-  const row = /^\d+$/.test(text) ? await findPageById(db, workspaceId, parseId(field, 'status page', text)) : await findPageBySlug(db, text);
+  // A slug holds a letter and an id never does (see `slug`): a reference without one is an id.
+  const row = /[a-z]/i.test(text) ? await findPageBySlug(db, text) : await findPageById(db, workspaceId, parseId(field, 'status page', text));
   if (!row || row.workspace_id !== workspaceId) throw notFound('status page', text);
   return row;
 }

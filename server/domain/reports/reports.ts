@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
+import { REPORT_LIMITS } from '../../../contract/limits.ts';
 import type { Database, ReportStatus } from '../../db/schema.ts';
 import { writeTransaction } from '../../db/transaction.ts';
 import { notFound } from '../../errors.ts';
@@ -71,10 +72,11 @@ export async function loadReports(db: Kysely<Database>, ids: number[]): Promise<
 
 const MAX_PER_PAGE = 200;
 const status = builtOnFirstUse(() => z.enum(reportStatuses, expected(`one of ${reportStatuses.join(', ')}`)));
-const title = builtOnFirstUse(() => oneLine(z.string(expected('a title')).trim().min(1, 'is required').max(200, 'must be at most 200 characters')));
-const message = builtOnFirstUse(() => z.string(expected('the text of the public update')).trim().min(1, 'is required: the text subscribers and the page show').max(10_000, 'must be at most 10000 characters'));
+const { titleLength, messageLength, components: maxComponents } = REPORT_LIMITS;
+const title = builtOnFirstUse(() => oneLine(z.string(expected('a title')).trim().min(1, 'is required').max(titleLength, `must be at most ${titleLength} characters`)));
+const message = builtOnFirstUse(() => z.string(expected('the text of the public update')).trim().min(1, 'is required: the text subscribers and the page show').max(messageLength, `must be at most ${messageLength} characters`));
 const notify = builtOnFirstUse(() => z.boolean({ error: (issue) => (issue.input === undefined ? notifyRule : 'must be true or false') }));
-const componentIds = builtOnFirstUse(() => z.array(z.union([z.string(), z.number()]), expected('a list of page component ids')).max(100, 'must name at most 100 components'));
+const componentIds = builtOnFirstUse(() => z.array(z.union([z.string(), z.number()]), expected('a list of page component ids')).max(maxComponents, `must name at most ${maxComponents} components`));
 
 const createInput = builtOnFirstUse(() => z.strictObject({
   pageId: z.union([z.string(), z.number()], expected('a status page id')),
