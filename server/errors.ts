@@ -1,36 +1,28 @@
 /**
  * The one error type of the domain. Each edge (REST, RPC, MCP, OAuth) maps `code` once to its
- * own wire form; nothing below the edges knows about HTTP statuses.
+ * own wire form; nothing below the edges knows about HTTP statuses. The codes, and the tables the
+ * edges map them with, are contract/errors.ts: the UI reads the same codes back.
  */
-export const errorCodes = [
-  'NOT_FOUND',
-  'VALIDATION',
-  'CONFLICT',
-  'LIMIT_EXCEEDED',
-  'PRECONDITION_FAILED',
-  'UNAUTHORIZED',
-  'FORBIDDEN',
-  'INTERNAL',
-  'STORAGE_FULL',
-] as const;
+import { ERROR_CODES, type ErrorCode, type FieldViolation } from '../contract/errors.ts';
 
-export type ErrorCode = (typeof errorCodes)[number];
-
-/** One rejected input field: which field, and the rule it broke. */
-export interface FieldViolation {
-  field: string;
-  rule: string;
-}
+export const errorCodes = ERROR_CODES;
+export type { ErrorCode, FieldViolation };
 
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly violations: FieldViolation[];
+  /**
+   * Whole seconds after which the same call may pass (a rate limit, a sign-up limit); each edge
+   * sends it as Retry-After. Absent when waiting does not help.
+   */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorCode, message: string, violations: FieldViolation[] = []) {
+  constructor(code: ErrorCode, message: string, violations: FieldViolation[] = [], options: { retryAfterSeconds?: number } = {}) {
     super(message);
     this.name = 'AppError';
     this.code = code;
     this.violations = violations;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 

@@ -3,6 +3,8 @@
  * its source (static `import` and `export … from`, `import type`, dynamic `import()`), each
  * relative one is resolved to the layer it lands in (a folder of server/, or a file at its top
  * such as errors.ts), and an import a layer may not make fails the test, naming file and import.
+ * contract/, the names and types the service and the UI share, stands beside every layer: any
+ * of server/ and renderer/ may import it, and it imports neither.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -11,6 +13,14 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const SERVER = fileURLToPath(new URL('../server/', import.meta.url));
+const CONTRACT = fileURLToPath(new URL('../contract/', import.meta.url));
+const RENDERER = fileURLToPath(new URL('../renderer/src/', import.meta.url));
+/** The contract's layer, as `layerOf` names a path outside server/. */
+const CONTRACT_LAYER = '../contract';
+/** The packages contract/ may import: zod, for the schemas of the dashboard's answers. */
+const CONTRACT_PACKAGES = ['zod'];
+/** The contract's file of zod schemas: server/ and renderer/ take only its types. */
+const CONTRACT_SCHEMAS = join(CONTRACT, 'dashboard-api.ts');
 
 /** The surfaces: how the world reaches the service. Nothing below them imports them. */
 const SURFACES = ['http', 'rpc', 'rest', 'mcp', 'public', 'dashboard', 'cli', 'oauth', 'content', 'desktop'];
@@ -27,6 +37,7 @@ const MAY_IMPORT: Record<string, (layer: string) => boolean> = {
 
 /** Why `from` may not import `to` (both layers), or undefined when it may. */
 function refusal(from: string, to: string): string | undefined {
+  if (to === CONTRACT_LAYER) return undefined;
   const allowed = MAY_IMPORT[from];
   return allowed && !allowed(to) ? `${from} may not import ${to}` : undefined;
 }
@@ -56,8 +67,18 @@ function tsFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return tsFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
+    return /\.tsx?$/.test(entry.name) ? [path] : [];
   });
+}
+
+/** Every import of every file under `dir`, relative ones resolved. */
+function importsUnder(dir: string): (Edge & { relative: boolean })[] {
+  return tsFiles(dir).flatMap((file) =>
+    importsOf(readFileSync(file, 'utf8')).map(({ specifier, kind }) => {
+      const relative = specifier.startsWith('.');
+      return { file, specifier, kind, relative, target: relative ? resolve(dirname(file), specifier) : specifier };
+    }),
+  );
 }
 
 interface Edge {
@@ -85,6 +106,24 @@ describe('layers', () => {
   test('no layer imports one above it: the domain only db, itself and errors.ts; db only itself and errors.ts; checks and delivery no surface', () => {
     const refused = edges.flatMap((edge) => {
       const why = refusal(layerOf(edge.file), layerOf(edge.target));
+      return why ? [`${show(edge)} (${why})`] : [];
+    });
+    assert.deepEqual(refused, []);
+  });
+
+  test('a repository decides no policy: it imports no service, no sealing and no secrets rule, and no value from the domain but other repositories', () => {
+    const DOMAIN = join(SERVER, 'domain') + sep;
+    const isRepository = (file: string) => file.endsWith('-repository.ts');
+    const isService = (file: string) => existsSync(file) && /export function create\w*Service\b/.test(readFileSync(file, 'utf8'));
+    const refused = edges.flatMap((edge) => {
+      if (!edge.file.startsWith(DOMAIN) || !isRepository(edge.file) || !edge.target.startsWith(DOMAIN)) return [];
+      const why = /(^|[/\\])sealing\.ts$|secrets\.ts$/.test(edge.target)
+        ? 'sealing and secrets are the service\'s to apply'
+        : isService(edge.target)
+          ? 'a service calls its repository, never the other way'
+          : edge.kind !== 'type' && !isRepository(edge.target)
+            ? 'a repository takes values from its caller'
+            : undefined;
       return why ? [`${show(edge)} (${why})`] : [];
     });
     assert.deepEqual(refused, []);
@@ -149,5 +188,35 @@ describe('layers', () => {
     assert.equal(layerOf(join(SERVER, 'domain/notifications/alerts.ts')), 'domain');
     assert.equal(layerOf(join(SERVER, 'errors.ts')), 'errors.ts');
     assert.equal(layerOf(resolve(SERVER, '../proto/gen/x.js')), '../proto');
+  });
+});
+
+describe('the contract between the service and the UI', () => {
+  const fromOutside = [...walk().edges, ...importsUnder(RENDERER).filter((edge) => edge.relative)];
+
+  test('contract/ imports neither server/ nor renderer/, only itself and zod, and no Node.js module', () => {
+    const edges = importsUnder(CONTRACT);
+    assert.ok(edges.some((edge) => edge.specifier === 'zod'), 'no import of contract/ read');
+    const refused = edges.filter((edge) => (edge.relative ? !edge.target.startsWith(CONTRACT) : !CONTRACT_PACKAGES.includes(edge.specifier)));
+    assert.deepEqual(
+      refused.map((edge) => `${relative(CONTRACT, edge.file)} imports '${edge.specifier}'`),
+      [],
+    );
+  });
+
+  test('server/ and renderer/ import the zod schemas of contract/dashboard-api.ts only as types, so neither bundle builds them', () => {
+    const schemaImports = fromOutside.filter((edge) => edge.target === CONTRACT_SCHEMAS);
+    assert.ok(schemaImports.some((edge) => edge.file.startsWith(SERVER)), 'server/ reads no type of the contract');
+    assert.ok(schemaImports.some((edge) => edge.file.startsWith(RENDERER)), 'renderer/ reads no type of the contract');
+    assert.deepEqual(
+      schemaImports.filter((edge) => edge.kind !== 'type').map((edge) => `${relative(join(SERVER, '..'), edge.file)} imports '${edge.specifier}' (use import type)`),
+      [],
+    );
+  });
+
+  test('every layer of server/ may import the contract', () => {
+    for (const layer of ['db', 'domain', 'checks', 'delivery', 'errors.ts', 'dashboard']) assert.equal(refusal(layer, CONTRACT_LAYER), undefined, layer);
+    assert.equal(layerOf(join(CONTRACT, 'dashboard.ts')), CONTRACT_LAYER);
+    assert.ok(fromOutside.some((edge) => edge.file.startsWith(SERVER) && layerOf(edge.target) === CONTRACT_LAYER));
   });
 });

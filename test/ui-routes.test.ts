@@ -4,6 +4,7 @@ import { join, relative } from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
+import { UI_ROUTES as CONTRACT_UI_ROUTES } from '../contract/dashboard.ts';
 import { UI_ROUTES, registerUi } from '../server/dashboard/ui-routes.ts';
 import { createHonoApp } from '../server/http/hono-app.ts';
 import { packageRoot } from '../server/package-root.ts';
@@ -48,10 +49,11 @@ describe('UI routes', () => {
   after(() => dir.remove());
 
   test('every route of the UI answers index.html, not cached', async () => {
-    // The renderer's router draws exactly these paths.
+    // The renderer's router draws exactly these paths: both take them from the contract.
+    assert.equal(UI_ROUTES, CONTRACT_UI_ROUTES);
     const router = readFileSync(join(packageRoot, 'renderer', 'src', 'router.tsx'), 'utf8');
-    const drawn = /export const ROUTES = \[([^\]]*)\]/.exec(router)![1]!.match(/'[^']*'/g)!.map((quoted) => quoted.slice(1, -1));
-    assert.deepEqual([...UI_ROUTES], drawn);
+    assert.match(router, /^import \{ UI_ROUTES \} from '\.\.\/\.\.\/contract\/dashboard\.ts';$/m);
+    assert.match(router, /^export const ROUTES = UI_ROUTES;$/m);
     const paths = UI_ROUTES.map((route) => route.replaceAll(':id', '42'));
     for (const path of [...paths, '/oauth/consent?request=abc', '/monitors/new?type=grpc']) {
       const response = await app.request(path);
@@ -171,6 +173,13 @@ describe('the built UI', () => {
     }
   });
 
+  test("its scripts carry no zod: the renderer reads the contract's types, never its schemas", () => {
+    const scripts = readdirSync(join(built, 'assets')).filter((name) => name.endsWith('.js'));
+    assert.ok(scripts.length > 0);
+    // Every zod schema class is made by name ("$ZodString", "$ZodObject"), which no minifier renames.
+    for (const name of scripts) assert.doesNotMatch(readFileSync(join(built, 'assets', name), 'utf8'), /\$Zod[A-Z]/, name);
+  });
+
   test('the renderer imports neither server code nor Node.js modules', () => {
     const sources: string[] = [];
     const walk = (folder: string) => {
@@ -183,7 +192,8 @@ describe('the built UI', () => {
     walk(join(packageRoot, 'renderer', 'src'));
     assert.ok(sources.length > 5);
     // Relative imports (the generated RPC messages under proto/gen among them) and browser packages.
-    const allowed = /^(\.{1,2}\/(?!.*\bserver\/)|react$|react-dom\/client$|react\/jsx-runtime$|@bufbuild\/protobuf(\/wkt)?$|@connectrpc\/connect(-web)?$|@tanstack\/react-virtual$)/;
+    const allowed =
+      /^(\.{1,2}\/(?!.*\bserver\/)|react$|react-dom\/client$|react\/jsx-runtime$|@bufbuild\/protobuf(\/wkt)?$|@connectrpc\/connect(-web|-query)?$|@tanstack\/react-(virtual|query)$|eventsource-parser$|react-hook-form$)/;
     for (const file of sources) {
       const code = readFileSync(file, 'utf8');
       // `from '...'` of imports and re-exports, `import '...'` for side effects, and import('...').

@@ -1,11 +1,14 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { type ComponentType, lazy, Suspense, useEffect, useLayoutEffect, useState } from 'react';
-import { api, type ApiError, onSignedOut, type Session, type Workspace } from './api.ts';
+import type { Session, Workspace } from './api.ts';
 import { ErrorNote, Loading } from './components.tsx';
+import { asApiError } from './data/api-error.ts';
+import { LiveQueries } from './data/live-queries.ts';
+import { onSignedOut } from './data/session-fetch.ts';
+import { signOut as endSession, startSession, useSession } from './data/session.ts';
 import { Frame } from './frame.tsx';
-import { asApiError } from './hooks.ts';
 import { DownNotifications } from './live.ts';
 import { matchRoute, navigate, type RedirectRoute, redirect, redirectOf, REDIRECTS, type Route, useLocation } from './router.tsx';
-import { ConsentScreen } from './screens/consent.tsx';
 import { NotFoundScreen } from './screens/not-found.tsx';
 import { CenteredPage, SignedOutScreen } from './screens/signed-out.tsx';
 import { isSettingsRoute, SettingsArea } from './settings.tsx';
@@ -24,9 +27,9 @@ type ScreenModule = Record<string, unknown>;
 /** Each screen is its own part of the bundle, loaded on first use: the module and its component. */
 const SCREEN_MODULES: Record<ScreenRoute, [() => Promise<ScreenModule>, string]> = {
   '/': [() => import('./screens/overview.tsx'), 'OverviewScreen'],
-  '/monitors/new': [() => import('./screens/monitor-form.tsx'), 'MonitorFormScreen'],
+  '/monitors/new': [() => import('./screens/monitor-form/monitor-form-screen.tsx'), 'MonitorFormScreen'],
   '/monitors/:id': [() => import('./screens/monitor-detail.tsx'), 'MonitorDetailScreen'],
-  '/monitors/:id/edit': [() => import('./screens/monitor-form.tsx'), 'MonitorFormScreen'],
+  '/monitors/:id/edit': [() => import('./screens/monitor-form/monitor-form-screen.tsx'), 'MonitorFormScreen'],
   '/pages': [() => import('./screens/pages.tsx'), 'PagesScreen'],
   '/pages/:id': [() => import('./screens/page-detail.tsx'), 'PageDetailScreen'],
   '/notifications': [() => import('./screens/notifications.tsx'), 'NotificationsScreen'],
@@ -44,16 +47,16 @@ const isScreenRoute = (route: Route): route is ScreenRoute => route !== '/oauth/
  * when it is not: a suspended screen is shown no sooner than React's fallback throttle allows
  * (about 300 ms), which the first screen, loaded beside the session, need not wait for.
  */
-function loadedOnDemand([load, name]: [() => Promise<ScreenModule>, string]) {
-  let loaded: ComponentType<ScreenProps> | undefined;
-  let loading: Promise<ComponentType<ScreenProps>> | undefined;
+function loadedOnDemand<Props extends object = ScreenProps>([load, name]: [() => Promise<ScreenModule>, string]) {
+  let loaded: ComponentType<Props> | undefined;
+  let loading: Promise<ComponentType<Props>> | undefined;
   const preload = () =>
     (loading ??= load().then((module) => {
-      loaded = module[name] as ComponentType<ScreenProps>;
+      loaded = module[name] as ComponentType<Props>;
       return loaded;
     }));
   const Suspended = lazy(async () => ({ default: await preload() }));
-  function Screen(props: ScreenProps) {
+  function Screen(props: Props) {
     const Loaded = loaded;
     return Loaded ? <Loaded {...props} /> : <Suspended {...props} />;
   }
@@ -62,10 +65,14 @@ function loadedOnDemand([load, name]: [() => Promise<ScreenModule>, string]) {
 
 const SCREENS = Object.fromEntries(Object.entries(SCREEN_MODULES).map(([route, module]) => [route, loadedOnDemand(module)])) as unknown as Record<
   ScreenRoute,
-  ReturnType<typeof loadedOnDemand>
+  ReturnType<typeof loadedOnDemand<ScreenProps>>
 >;
 
-let earlySession: Promise<Session> | undefined;
+/**
+ * The consent page, a part of the bundle of its own too: it is opened by an editor in a browser,
+ * never beside the dashboard's screens, whose first screen need not carry it.
+ */
+const CONSENT = loadedOnDemand<object>([() => import('./screens/consent.tsx'), 'ConsentScreen']);
 
 /**
  * Starts what the first screen needs before React's first render rather than after it: the
@@ -73,17 +80,12 @@ let earlySession: Promise<Session> | undefined;
  */
 export function startFirstScreen(): void {
   const route = matchRoute(redirectOf(location.pathname) ?? location.pathname)?.route;
-  if (route === '/oauth/consent') return;
-  earlySession = api.session();
-  earlySession.catch(() => undefined);
+  if (route === '/oauth/consent') {
+    void CONSENT.preload().catch(() => undefined);
+    return;
+  }
+  startSession();
   if (route && isScreenRoute(route)) void SCREENS[route].preload().catch(() => undefined);
-}
-
-/** The session asked for at start, once; afterwards a new request. */
-function takeEarlySession(): Promise<Session> {
-  const early = earlySession;
-  earlySession = undefined;
-  return early ?? api.session();
 }
 
 const WORKSPACE_KEY = 'statusdesk.workspace';
@@ -96,7 +98,6 @@ function rememberedWorkspace(): string | null {
   }
 }
 
-type SessionState = { state: 'loading' } | { state: 'signed-out'; byUser: boolean } | { state: 'error'; error: ApiError } | { state: 'ready'; session: Session };
 
 export function App() {
   const { path, query } = useLocation();
@@ -109,43 +110,59 @@ export function App() {
   }, [target]);
   // The consent page stands alone: it is opened by an editor in a browser that is usually not
   // signed in, and decides with its own request's data.
-  if (path === '/oauth/consent') return <ConsentScreen />;
+  if (path === '/oauth/consent') {
+    return (
+      <Suspense
+        fallback={
+          <CenteredPage>
+            <Loading what="the request" />
+          </CenteredPage>
+        }
+      >
+        <CONSENT.Screen />
+      </Suspense>
+    );
+  }
   return <Dashboard path={target ?? path} query={query} />;
 }
 
 function Dashboard({ path, query }: { path: string; query: URLSearchParams }) {
-  const [session, setSession] = useState<SessionState>({ state: 'loading' });
+  /** Set once the window is signed out: by the person, or by a call the service answered 401. */
+  const [signedOut, setSignedOut] = useState<{ byUser: boolean }>();
   const [chosen, setChosen] = useState<string | null>(rememberedWorkspace);
+  const queryClient = useQueryClient();
+  const asked = useSession(signedOut === undefined);
 
-  useEffect(() => onSignedOut(() => setSession({ state: 'signed-out', byUser: false })), []);
-  useEffect(() => {
-    takeEarlySession().then(
-      (value) => setSession({ state: 'ready', session: value }),
-      (error) => {
-        const apiError = asApiError(error);
-        setSession(apiError.status === 401 ? { state: 'signed-out', byUser: false } : { state: 'error', error: apiError });
-      },
+  useEffect(
+    () =>
+      onSignedOut(() => {
+        setSignedOut((already) => already ?? { byUser: false });
+        // Nothing of the session stays in the window.
+        queryClient.clear();
+      }),
+    [queryClient],
+  );
+
+  const failure = asked.data === undefined && asked.error ? asApiError(asked.error) : undefined;
+  if (signedOut || failure?.status === 401) return <SignedOutScreen byUser={signedOut?.byUser ?? false} />;
+  if (failure) {
+    return (
+      <CenteredPage>
+        <h1>Statusdesk could not load</h1>
+        <ErrorNote>{failure.message}</ErrorNote>
+      </CenteredPage>
     );
-  }, []);
-
-  if (session.state === 'loading') {
+  }
+  if (asked.data === undefined) {
     return (
       <CenteredPage>
         <Loading what="Statusdesk" />
       </CenteredPage>
     );
   }
-  if (session.state === 'signed-out') return <SignedOutScreen byUser={session.byUser} />;
-  if (session.state === 'error') {
-    return (
-      <CenteredPage>
-        <h1>Statusdesk could not load</h1>
-        <ErrorNote>{session.error.message}</ErrorNote>
-      </CenteredPage>
-    );
-  }
 
-  const { workspaces } = session.session;
+  const session: Session = asked.data;
+  const { workspaces } = session;
   // A link may name the workspace it is about (`?workspace=` id or slug: the desktop app's tray
   // and notifications do); it is shown without changing the one this browser remembers.
   const named = query.get('workspace');
@@ -167,11 +184,12 @@ function Dashboard({ path, query }: { path: string; query: URLSearchParams }) {
   };
   const signOut = async () => {
     try {
-      await api.signOut();
+      await endSession();
     } catch {
       // Already signed out, or the service is gone: either way this window is signed out.
     }
-    setSession({ state: 'signed-out', byUser: true });
+    setSignedOut({ byUser: true });
+    queryClient.clear();
   };
 
   const matched = matchRoute(path);
@@ -182,7 +200,7 @@ function Dashboard({ path, query }: { path: string; query: URLSearchParams }) {
     const { Screen } = SCREENS[matched.route];
     content = (
       <Suspense fallback={<Loading what="this page" />}>
-        <Screen key={`${workspace.id} ${path}`} workspace={workspace} params={matched.params} session={session.session} />
+        <Screen key={`${workspace.id} ${path}`} workspace={workspace} params={matched.params} session={session} />
       </Suspense>
     );
     // The settings screens share the settings area's navigation, which stays while they change.
@@ -190,8 +208,9 @@ function Dashboard({ path, query }: { path: string; query: URLSearchParams }) {
   }
 
   return (
-    <Frame session={session.session} workspace={workspace} onWorkspace={chooseWorkspace} onSignOut={signOut}>
+    <Frame session={session} workspace={workspace} onWorkspace={chooseWorkspace} onSignOut={signOut}>
       {workspace ? <DownNotifications key={workspace.id} workspaceId={workspace.id} /> : null}
+      {workspace ? <LiveQueries key={workspace.id} workspaceId={workspace.id} /> : null}
       {content}
     </Frame>
   );

@@ -1,7 +1,8 @@
 import { type FormEvent, useId, useState } from 'react';
-import { type Access, accessLabel, api, type ConsentRequest } from './api.ts';
+import { type Access, accessLabel, type ConsentRequest } from './api.ts';
 import { ErrorNote } from './components.tsx';
 import { AccessRadios } from './components.tsx';
+import { useDecide } from './data/consent.ts';
 import { asApiError } from './hooks.ts';
 import { Icon } from './icons.tsx';
 
@@ -50,13 +51,13 @@ export function DecisionForm({ request, onDecided }: { request: ConsentRequest; 
   const [busy, setBusy] = useState<'approve' | 'deny'>();
   const [error, setError] = useState<string>();
   const selectId = useId();
+  const decideOn = useDecide(request);
 
   const decide = async (decision: 'approve' | 'deny') => {
     setBusy(decision);
     setError(undefined);
     try {
-      const csrfToken = request.csrfToken ?? '';
-      const result = decision === 'approve' ? await api.approve(request.id, { workspaceId, access, csrfToken }) : await api.deny(request.id, { csrfToken });
+      const result = await decideOn.mutateAsync(decision === 'approve' ? { decide: 'approve', workspaceId, access } : { decide: 'deny' });
       await onDecided(result);
     } catch (caught) {
       setError(asApiError(caught).message);

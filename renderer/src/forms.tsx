@@ -1,12 +1,18 @@
 import { type KeyboardEvent, type ReactNode, type RefObject, useEffect, useId, useRef, useState } from 'react';
-import { ApiError, type Violation } from './api.ts';
+import type { ApiError } from './api.ts';
 import { ErrorNote } from './components.tsx';
+import type { FieldErrors } from './field-errors.ts';
 import { Icon } from './icons.tsx';
+import { changedRow, type KeyValueRow, rowKey } from './key-value-rows.ts';
 import './forms.css';
 
 // Form pieces shared by the screens that create and edit things: a labelled field with its hint
-// and the service's message for it, the matching of a refusal's violations to the fields a form
-// shows, a list of name/value pairs, and a list of tags.
+// and the service's message for it, the service's refusal above a form, a list of name/value
+// pairs, and a list of tags. The matching of violations to fields (field-errors.ts) and the rows
+// of a list editor (key-value-rows.ts) are plain modules, for the forms' models to use too.
+
+export { type FieldErrors, matchViolations } from './field-errors.ts';
+export { entriesOf, type KeyValueRow, rowKey, rowsOf } from './key-value-rows.ts';
 
 /** What a control needs to be named by its label and described by its hint and message. */
 export interface ControlProps {
@@ -120,37 +126,6 @@ export function FieldGroup({
   );
 }
 
-/** The violations of a refusal, each given to the field of the form that shows it. */
-export interface FieldErrors {
-  /** The service's message for `field` (several joined with "; "), or undefined. */
-  of(field: string): string | undefined;
-  /** Violations no field of the form claimed: shown above the form. */
-  unclaimed: Violation[];
-  /** Whether some field claimed a violation. */
-  claimedAny: boolean;
-}
-
-/**
- * Gives each violation of `error` to the field that claims it: the listed name equal to the
- * violation's field, or else the longest listed name of which it is a dotted part
- * (`monitor.tags` claims `monitor.tags.3`). Violations no name claims stay `unclaimed`.
- */
-export function matchViolations(error: ApiError | undefined, fields: Iterable<string>): FieldErrors {
-  const names = [...new Set(fields)].sort((a, b) => b.length - a.length);
-  const claimed = new Map<string, string[]>();
-  const unclaimed: Violation[] = [];
-  for (const violation of error?.violations ?? []) {
-    const owner = names.find((name) => violation.field === name || violation.field.startsWith(`${name}.`));
-    if (owner === undefined) unclaimed.push(violation);
-    else claimed.set(owner, [...(claimed.get(owner) ?? []), violation.rule]);
-  }
-  return {
-    of: (field) => claimed.get(field)?.join('; '),
-    unclaimed,
-    claimedAny: claimed.size > 0,
-  };
-}
-
 /**
  * What went wrong, above the form: the service's message when it named no field, the violations
  * no field claimed, or a pointer to the fields marked below. It is an alert, so it is announced.
@@ -193,71 +168,69 @@ export function focusFirstInvalid(form: HTMLFormElement | null): boolean {
 /** `Header` → `header` in the middle of a sentence; an acronym (`OTLP header`) stays as it is. */
 const inSentence = (words: string) => (/^[A-Z][a-z]/.test(words) ? words[0]!.toLowerCase() + words.slice(1) : words);
 
-let nextRowKey = 0;
-/** A key for a new row of a list editor, stable while the row lives. */
-export const rowKey = () => `row-${++nextRowKey}`;
-
-/** One name/value pair of a list editor. */
-export interface KeyValueRow {
-  key: string;
-  name: string;
-  value: string;
-  /**
-   * The service keeps this value and shows it hidden (e.g. a credential): the input starts
-   * empty, and left empty the stored value stays.
-   */
-  kept?: boolean;
-}
-
-/** Rows of a list editor from a map. */
-export function rowsOf(entries: Record<string, string>, isKept: (name: string, value: string) => boolean = () => false): KeyValueRow[] {
-  return Object.entries(entries).map(([name, value]) => {
-    const kept = isKept(name, value);
-    return { key: rowKey(), name, value: kept ? '' : value, kept };
-  });
-}
-
-/**
- * A list of name/value pairs (request headers, metadata): one row per pair with its own labelled
- * inputs, a button to remove it and one to add a row. `field` is the field name the service
- * uses for the whole map; a violation of one entry (`field.name`) goes to that row's name.
- */
-export function KeyValueEditor({
-  legend,
-  item,
-  rows,
-  onChange,
-  errors,
-  field,
-  hint,
-  namePlaceholder,
-  valuePlaceholder,
-  keptHint = 'Hidden by the service; leave empty to keep it, or type a new value.',
-}: {
+/** What a list editor shows, whoever keeps its rows. */
+interface KeyValueListOptions {
   legend: string;
   /** What one row is called, e.g. `Header`: rows are labelled `Header 1 name`, `Header 1 value`. */
   item: string;
-  rows: KeyValueRow[];
-  onChange(rows: KeyValueRow[]): void;
   errors: FieldErrors;
   field: string;
   hint?: ReactNode;
   namePlaceholder?: string;
   valuePlaceholder?: string;
   keptHint?: string;
+}
+
+/**
+ * A list of name/value pairs held in a component's state (notification channels, locations).
+ * A form of react-hook-form keeps its rows in a field array and draws them with `KeyValueList`.
+ */
+export function KeyValueEditor({ rows, onChange, ...shown }: KeyValueListOptions & { rows: KeyValueRow[]; onChange(rows: KeyValueRow[]): void }) {
+  return (
+    <KeyValueList
+      {...shown}
+      rows={rows}
+      onAdd={() => onChange([...rows, { key: rowKey(), name: '', value: '' }])}
+      onRemove={(index) => onChange(rows.filter((_, i) => i !== index))}
+      onChangeRow={(index, change) => onChange(rows.map((row, i) => (i === index ? changedRow(row, change) : row)))}
+    />
+  );
+}
+
+/**
+ * A list of name/value pairs (request headers, metadata): one row per pair with its own labelled
+ * inputs, a button to remove it and one to add a row. `field` is the field name the service
+ * uses for the whole map; a violation of one entry (`field.name`) goes to that row's name. The
+ * caller keeps the rows: `onChangeRow` gets what was typed into a row.
+ */
+export function KeyValueList({
+  legend,
+  item,
+  rows,
+  onAdd,
+  onRemove,
+  onChangeRow,
+  errors,
+  field,
+  hint,
+  namePlaceholder,
+  valuePlaceholder,
+  keptHint = 'Hidden by the service; leave empty to keep it, or type a new value.',
+}: KeyValueListOptions & {
+  rows: readonly KeyValueRow[];
+  onAdd(): void;
+  onRemove(index: number): void;
+  onChangeRow(index: number, change: { name?: string; value?: string }): void;
 }) {
   const id = useId();
   const list = useRef<HTMLDivElement>(null);
-  // A hidden value belongs to its name: renamed, the row needs a value of its own.
-  const update = (key: string, change: Partial<KeyValueRow>) =>
-    onChange(rows.map((row) => (row.key === key ? { ...row, ...change, kept: row.kept && change.name === undefined } : row)));
   const add = () => {
-    onChange([...rows, { key: rowKey(), name: '', value: '' }]);
+    onAdd();
     // The new row's name takes the focus once it is drawn.
     requestAnimationFrame(() => list.current?.querySelector<HTMLInputElement>('.kv-row:last-child input')?.focus());
   };
   const remove = (index: number) => {
-    onChange(rows.filter((_, i) => i !== index));
+    onRemove(index);
     // The focus goes to where the removed row was, not back to the top of the page.
     requestAnimationFrame(() => {
       const buttons = list.current?.querySelectorAll<HTMLElement>('.kv-row .kv-remove');
@@ -290,7 +263,7 @@ export function KeyValueEditor({
                       spellCheck={false}
                       aria-invalid={rowError ? true : undefined}
                       aria-describedby={rowError ? messageId : undefined}
-                      onChange={(event) => update(row.key, { name: event.target.value })}
+                      onChange={(event) => onChangeRow(index, { name: event.target.value })}
                     />
                   </div>
                   <div className="kv-cell">
@@ -305,7 +278,7 @@ export function KeyValueEditor({
                       autoComplete="off"
                       spellCheck={false}
                       aria-describedby={row.kept ? keptId : undefined}
-                      onChange={(event) => update(row.key, { value: event.target.value })}
+                      onChange={(event) => onChangeRow(index, { value: event.target.value })}
                     />
                   </div>
                   <button type="button" className="button button-small button-ghost kv-remove" onClick={() => remove(index)}>
@@ -334,17 +307,6 @@ export function KeyValueEditor({
       )}
     </FieldGroup>
   );
-}
-
-/** The map a list editor holds: rows without a name are left out; a kept row left empty sends `keptValue`. */
-export function entriesOf(rows: KeyValueRow[], keptValue: string): Record<string, string> {
-  const entries: Record<string, string> = {};
-  for (const row of rows) {
-    const name = row.name.trim();
-    if (!name) continue;
-    entries[name] = row.kept && row.value === '' ? keptValue : row.value;
-  }
-  return entries;
 }
 
 /**

@@ -1,18 +1,28 @@
+import type { UseQueryResult } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { ApiError } from './api.ts';
+import { type ApiError, asApiError } from './data/api-error.ts';
+
+export { asApiError };
 
 export type Loaded<T> =
   | { state: 'loading' }
   | { state: 'error'; error: ApiError }
   | { state: 'ready'; value: T };
 
-export function asApiError(error: unknown): ApiError {
-  return error instanceof ApiError ? error : new ApiError(0, 'UNKNOWN', error instanceof Error ? error.message : String(error));
+/**
+ * A query of the data layer as a screen draws it: what it holds (kept while it is asked for
+ * again, and after a refresh that failed), else its failure, else loading.
+ */
+export function loadedOf<T>(query: Pick<UseQueryResult<T, unknown>, 'data' | 'error'>): Loaded<T> {
+  if (query.data !== undefined) return { state: 'ready', value: query.data };
+  if (query.error) return { state: 'error', error: asApiError(query.error) };
+  return { state: 'loading' };
 }
 
 /**
  * Loads `load()` whenever `key` changes; `reload` loads again in place, keeping what is shown
- * until the new answer is in. An answer for an older key is dropped.
+ * until the new answer is in. An answer for an older key is dropped. A load outside the query
+ * cache, which the live feed does not refresh: screens read through the hooks of data/.
  */
 export function useResource<T>(load: () => Promise<T>, key: string): [Loaded<T>, () => Promise<void>] {
   const [loaded, setLoaded] = useState<Loaded<T>>({ state: 'loading' });

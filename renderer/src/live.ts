@@ -1,9 +1,13 @@
-// The live feed of a workspace: `GET /api/workspaces/:id/events`, a text/event-stream of
-// LiveEvent. Read with fetch rather than EventSource because the session token goes in a header,
-// never in the address. One connection per workspace, shared by every screen that listens, closed
-// when the last one stops listening, and reopened after a drop with a bounded backoff.
+// The live feed of a workspace: `events` of the dashboard API, a text/event-stream of
+// LiveEvent, parsed by eventsource-parser. Read with the session's fetch rather than EventSource
+// because the session token goes in a header, never in the address. One connection per workspace,
+// shared by every listener (the query cache's, live-queries.ts, and the browser notifications
+// below), closed when the last one stops listening, and reopened after a drop with a bounded backoff.
+import { createParser } from 'eventsource-parser';
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
-import { currentSessionToken, type LiveEvent, SESSION_TOKEN_HEADER, signedOut } from './api.ts';
+import type { LiveEvent } from '../../contract/dashboard-api.ts';
+import { LIVE_EVENT_TYPES, pathOf } from '../../contract/dashboard.ts';
+import { sessionFetch } from './data/session-fetch.ts';
 
 /** `connecting` until the stream answers, `open` while it does, `retrying` while waiting to reconnect. */
 export type LiveStatus = 'connecting' | 'open' | 'retrying';
@@ -17,45 +21,8 @@ interface Listener {
 const FIRST_RETRY_MS = 1_000;
 const LAST_RETRY_MS = 30_000;
 
-/** Event names the feed sends; others (comments, keep-alives, future kinds) are skipped. */
-const EVENT_NAMES = new Set(['state', 'changed']);
-
-/**
- * Splits a text/event-stream into events: `event:` and `data:` lines, a blank line ends one.
- * Keeps the unfinished tail between chunks. Lines end in LF, CRLF or CR, as the format allows.
- */
-export class EventStreamParser {
-  private buffer = '';
-  private name = '';
-  private data: string[] = [];
-
-  constructor(private readonly emit: (name: string, data: string) => void) {}
-
-  push(chunk: string): void {
-    this.buffer += chunk;
-    // A final CR may be the first half of a CRLF split across chunks: keep it for the next one.
-    const heldCr = this.buffer.endsWith('\r');
-    const lines = (heldCr ? this.buffer.slice(0, -1) : this.buffer).split(/\r\n|\r|\n/);
-    this.buffer = (lines.pop() ?? '') + (heldCr ? '\r' : '');
-    for (const line of lines) this.line(line);
-  }
-
-  private line(line: string): void {
-    if (line === '') {
-      if (this.data.length > 0) this.emit(this.name || 'message', this.data.join('\n'));
-      this.name = '';
-      this.data = [];
-      return;
-    }
-    if (line.startsWith(':')) return;
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'event') this.name = value;
-    else if (field === 'data') this.data.push(value);
-  }
-}
+/** Event names the feed sends; others (future kinds) are skipped, as comments and keep-alives are by the parser. */
+const EVENT_NAMES = new Set<string>(LIVE_EVENT_TYPES);
 
 class Feed {
   readonly listeners = new Set<Listener>();
@@ -94,32 +61,21 @@ class Feed {
     const abort = new AbortController();
     this.abort = abort;
     try {
-      const headers: Record<string, string> = { accept: 'text/event-stream' };
-      const token = await currentSessionToken();
-      if (token) headers[SESSION_TOKEN_HEADER] = token;
-      const response = await fetch(`/api/workspaces/${encodeURIComponent(this.workspaceId)}/events`, {
-        headers,
-        credentials: 'same-origin',
-        cache: 'no-store',
-        signal: abort.signal,
-      });
-      if (response.status === 401) {
-        // The session is gone: every screen turns to the sign-in page, nothing to reconnect to.
-        signedOut();
-        return;
-      }
+      const response = await sessionFetch(pathOf('events', { workspaceId: this.workspaceId }), { headers: { accept: 'text/event-stream' }, signal: abort.signal });
+      // The session is gone (sessionFetch has signed the window out): nothing to reconnect to.
+      if (response.status === 401) return;
       if (!response.ok || !response.body) throw new Error(`the live feed answered ${response.status}`);
       // After a drop, what changed meanwhile was never announced: listeners load it again.
       const missed = this.failures > 0;
       this.failures = 0;
       this.setStatus('open');
       if (missed) this.listeners.forEach((listener) => listener.onOpen());
-      const parser = new EventStreamParser((name, data) => this.dispatch(name, data));
+      const parser = createParser({ onEvent: ({ event, data }) => this.dispatch(event ?? 'message', data) });
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
-        parser.push(value);
+        parser.feed(value);
       }
     } catch {
       // A refused connection, a drop mid-stream or our own abort: the retry below decides.
@@ -200,19 +156,11 @@ export function useLiveEvents(workspaceId: string, onEvent: (event: LiveEvent) =
   return useSyncExternalStore(watch, () => feed?.status ?? 'connecting');
 }
 
-/** Calls `run` once for a burst of calls within `ms`: a change announced several times is fetched once. */
-export function useCoalesced(run: () => void, ms: number): () => void {
-  const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
-  const latest = useRef(run);
-  latest.current = run;
-  useEffect(() => () => clearTimeout(timer.current), []);
-  return useCallback(() => {
-    if (timer.current !== undefined) return;
-    timer.current = setTimeout(() => {
-      timer.current = undefined;
-      latest.current();
-    }, ms);
-  }, [ms]);
+const ignore = () => undefined;
+
+/** The status of the workspace's live feed, for a screen that says whether it is live. */
+export function useLiveStatus(workspaceId: string): LiveStatus {
+  return useLiveEvents(workspaceId, ignore);
 }
 
 // Browser notifications for monitors that go down.

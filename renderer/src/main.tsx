@@ -1,7 +1,9 @@
+import { QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { adoptSessionToken } from './api.ts';
 import { App, startFirstScreen } from './app.tsx';
+import { queryClient } from './data/query-client.ts';
+import { adoptSessionToken } from './data/session-fetch.ts';
 import { applyStoredTheme } from './theme.ts';
 import './styles.css';
 
@@ -10,6 +12,8 @@ startFirstScreen();
 applyStoredTheme();
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <App />
+    <QueryClientProvider client={queryClient}>
+      <App />
+    </QueryClientProvider>
   </StrictMode>,
 );

@@ -1,27 +1,9 @@
 import { type AnchorHTMLAttributes, type MouseEvent, useSyncExternalStore } from 'react';
+import { UI_ROUTES } from '../../contract/dashboard.ts';
 
-// A history router for the screens there are. The service answers each of these paths with
-// index.html (server/dashboard/ui-routes.ts keeps the same list, in the same `:param` syntax).
-export const ROUTES = [
-  '/',
-  '/monitors/new',
-  '/monitors/:id',
-  '/monitors/:id/edit',
-  '/pages',
-  '/pages/:id',
-  '/notifications',
-  '/locations',
-  '/audit',
-  '/connect',
-  '/settings',
-  '/settings/general',
-  '/settings/general/api-keys',
-  '/settings/integrations',
-  '/settings/integrations/connected-apps',
-  '/keys',
-  '/connections',
-  '/oauth/consent',
-] as const;
+// A history router for the screens there are: the paths of contract/dashboard.ts, which the
+// service answers with index.html, in the same `:param` syntax.
+export const ROUTES = UI_ROUTES;
 
 export type Route = (typeof ROUTES)[number];
 

@@ -4,10 +4,12 @@ import type { OAuthScope } from '../db/schema.ts';
 import type { Actor } from '../domain/actor.ts';
 import { CONSENT_TTL_MS, type ConsentRequestView } from '../domain/oauth/consent.ts';
 import { derivedSecret, sameSecret } from '../domain/secrets.ts';
+import { parseId } from '../domain/validation.ts';
 import type { Services } from '../services.ts';
 import { AppError } from '../errors.ts';
 import type { AppEnv, HonoApp } from '../http/hono-app.ts';
 import { errorPage } from '../oauth/error-page.ts';
+import { jsonRoute } from './json-route.ts';
 
 /** The cookie that binds one consent request to the browser that made it. */
 const bindingCookie = (requestId: string) => `statusdesk_consent_${requestId}`;
@@ -77,39 +79,36 @@ export function registerConsentRoutes(app: HonoApp, options: ConsentRoutesOption
     return c.redirect(`/oauth/consent?request=${redeemed.id}`, 303);
   });
 
-  app.get('/oauth/consent/requests/:id', async (c) => {
-    const id = c.req.param('id');
+  jsonRoute(app, 'consentRequest', async (c) => {
+    const id = c.req.param('id') ?? '';
     if (!REQUEST_ID.test(id)) throw new AppError('NOT_FOUND', `consent request ${id} does not exist`);
     const person = await options.personOf(c);
     const request = await services.oauth.view(id, { browserSecret: getCookie(c, bindingCookie(id)), person });
     c.header('cache-control', 'no-store');
-    return c.json(await forPerson(c, request, person));
+    return forPerson(c, request, person);
   });
 
-  app.get('/api/oauth/requests', async (c) => {
+  jsonRoute(app, 'pendingRequests', async (c) => {
     const person = c.get('actor');
     const requests = await services.oauth.pending(person);
-    return c.json({ requests: await Promise.all(requests.map((r) => forPerson(c, r, person))) });
+    return { requests: await Promise.all(requests.map((r) => forPerson(c, r, person))) };
   });
 
-  app.post('/api/oauth/requests/:id/approve', async (c) => {
-    const id = c.req.param('id');
+  jsonRoute(app, 'approve', async (c) => {
+    const id = c.req.param('id') ?? '';
     const body = await readBody(c);
     checkCsrf(pageToken(c), id, body.csrfToken);
-    const workspaceId = body.workspaceId === undefined ? undefined : Number(body.workspaceId);
-    if (workspaceId !== undefined && (!Number.isSafeInteger(workspaceId) || workspaceId <= 0)) {
-      throw new AppError('VALIDATION', 'workspaceId: must be the id of one of your workspaces', [{ field: 'workspaceId', rule: 'must be the id of one of your workspaces' }]);
-    }
+    const workspaceId = body.workspaceId === undefined ? undefined : parseId('workspaceId', 'workspace', body.workspaceId);
     const person = c.get('actor');
     const approved = await services.oauth.approve(person, { id }, { workspaceId, access: body.access as OAuthScope | undefined });
-    return c.json(await forPerson(c, approved, person));
+    return forPerson(c, approved, person);
   });
 
-  app.post('/api/oauth/requests/:id/deny', async (c) => {
-    const id = c.req.param('id');
+  jsonRoute(app, 'deny', async (c) => {
+    const id = c.req.param('id') ?? '';
     const body = await readBody(c);
     checkCsrf(pageToken(c), id, body.csrfToken);
     const person = c.get('actor');
-    return c.json(await forPerson(c, await services.oauth.deny(person, { id }), person));
+    return forPerson(c, await services.oauth.deny(person, { id }), person);
   });
 }

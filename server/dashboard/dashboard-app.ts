@@ -2,15 +2,18 @@ import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { parse as parseCookies } from 'hono/utils/cookie';
 import type { Logger } from 'pino';
+import { DASHBOARD_API, SESSION_TOKEN_HEADER, SESSION_TOKEN_META, WORKSPACE_HEADER } from '../../contract/dashboard.ts';
 import { SESSION_TTL_MS } from '../domain/sessions/sessions.ts';
 import type { Services } from '../services.ts';
 import type { Actor } from '../domain/actor.ts';
 import { AppError } from '../errors.ts';
+import { parseId } from '../domain/validation.ts';
 import type { ResolveCaller } from '../rpc/auth.ts';
 import { type AppEnv, createHonoApp } from '../http/hono-app.ts';
 import { registerAuditRoutes } from './audit-routes.ts';
 import { registerConsentRoutes } from './consent-routes.ts';
 import { registerExportRoute } from './export-route.ts';
+import { jsonRoute } from './json-route.ts';
 import { registerLiveRoutes } from './live-routes.ts';
 import { registerMonitorViewRoutes } from './monitor-view-routes.ts';
 import { registerPagePreviewRoute } from './page-preview-route.ts';
@@ -18,8 +21,6 @@ import { workspaceIdOf } from './route-params.ts';
 import { readIndexHtml, registerUi } from './ui-routes.ts';
 
 const SESSION_COOKIE = 'statusdesk_session';
-/** The header in which the page sends its half of the session (see domain/sessions/sessions.ts). */
-const SESSION_TOKEN_HEADER = 'x-statusdesk-session';
 
 /**
  * Every dashboard answer: scripts, styles and connections only from the dashboard itself, and no
@@ -54,9 +55,6 @@ async function readJson(c: Context<AppEnv>): Promise<unknown> {
   }
 }
 
-/** The name of the meta element in which the sign-in answer hands the page its session token. */
-const SESSION_TOKEN_META = 'statusdesk-session';
-
 const NOT_BUILT_PAGE = '<!doctype html><html lang="en"><head><title>Statusdesk</title></head><body><p>Signed in. The Statusdesk UI is not built: run npm run build.</p></body></html>';
 
 /** The UI's page with the session token in a meta element, which the app reads once and removes. */
@@ -64,9 +62,6 @@ function withSessionToken(html: string, token: string): string {
   const meta = `<meta name="${SESSION_TOKEN_META}" content="${token}">`;
   return html.includes('</head>') ? html.replace('</head>', `${meta}</head>`) : `${meta}${html}`;
 }
-
-/** The header in which the UI names the workspace an RPC call is about. */
-const WORKSPACE_HEADER = 'x-statusdesk-workspace';
 
 /** The person of a live dashboard session: the cookie's secret and the page's token, both. */
 async function personOf(services: Services, cookieSecret: string | undefined, token: string | undefined): Promise<Actor | undefined> {
@@ -88,12 +83,7 @@ export function dashboardCaller(services: Services, origins: readonly string[]):
     const secret = parseCookies(headers.get('cookie') ?? '', SESSION_COOKIE)[SESSION_COOKIE];
     const actor = await personOf(services, secret, headers.get(SESSION_TOKEN_HEADER) ?? undefined);
     if (!actor) throw notSignedIn();
-    const named = headers.get(WORKSPACE_HEADER) ?? '';
-    const workspaceId = Number(named);
-    if (!/^[1-9]\d{0,15}$/.test(named) || !Number.isSafeInteger(workspaceId)) {
-      throw new AppError('VALIDATION', `${WORKSPACE_HEADER}: must be a workspace id`, [{ field: WORKSPACE_HEADER, rule: 'must be a workspace id' }]);
-    }
-    return { actor, workspaceId };
+    return { actor, workspaceId: parseId(WORKSPACE_HEADER, 'workspace', headers.get(WORKSPACE_HEADER)) };
   };
 }
 
@@ -162,39 +152,35 @@ export function createDashboardApp(options: DashboardAppOptions) {
     return c.html(withSessionToken((await readIndexHtml()) ?? NOT_BUILT_PAGE, session.token));
   });
 
-  app.get('/api/session', async (c) => {
+  jsonRoute(app, 'session', async (c) => {
     const actor = c.get('actor');
     const user = actor.type === 'user' ? await services.users.get(actor.userId) : undefined;
-    return c.json({ ...(user ? { user } : {}), workspaces: await services.workspaces.list(actor), apiUrl: options.apiUrl, mcpUrl: `${options.apiUrl}/mcp` });
+    return { ...(user ? { user } : {}), workspaces: await services.workspaces.list(actor), apiUrl: options.apiUrl, mcpUrl: `${options.apiUrl}/mcp` };
   });
 
-  app.post('/api/signout', async (c) => {
+  app.post(DASHBOARD_API.signOut.path, async (c) => {
     await services.sessions.endSession(getCookie(c, SESSION_COOKIE) ?? '', c.req.header(SESSION_TOKEN_HEADER) ?? '');
     deleteCookie(c, SESSION_COOKIE, { path: '/' });
     return c.body(null, 204);
   });
 
-  app.get('/api/workspaces/:workspaceId/keys', async (c) =>
-    c.json({ keys: await services.keys.list(c.get('actor'), workspaceIdOf(c)) }),
+  jsonRoute(app, 'keys', async (c) => ({ keys: await services.keys.list(c.get('actor'), workspaceIdOf(c)) }));
+
+  jsonRoute(
+    app,
+    'createKey',
+    async (c) => {
+      const body = (await readJson(c)) as Record<string, unknown> | null;
+      return services.keys.create(c.get('actor'), { ...(body ?? {}), workspaceId: workspaceIdOf(c) } as never);
+    },
+    { status: 201 },
   );
 
-  app.post('/api/workspaces/:workspaceId/keys', async (c) => {
-    const body = (await readJson(c)) as Record<string, unknown> | null;
-    const created = await services.keys.create(c.get('actor'), { ...(body ?? {}), workspaceId: workspaceIdOf(c) } as never);
-    return c.json(created, 201);
-  });
+  jsonRoute(app, 'revokeKey', async (c) => ({ key: await services.keys.revoke(c.get('actor'), c.req.param('keyId') ?? '') }));
 
-  app.post('/api/keys/:keyId/revoke', async (c) => c.json({ key: await services.keys.revoke(c.get('actor'), c.req.param('keyId')) }));
-
-  app.get('/api/workspaces/:workspaceId/connections', async (c) =>
-    c.json({ connections: await services.connections.list(c.get('actor'), workspaceIdOf(c)) }),
-  );
-  app.get('/api/connections/:connectionId/activity', async (c) =>
-    c.json({ entries: await services.connections.activity(c.get('actor'), c.req.param('connectionId')) }),
-  );
-  app.post('/api/connections/:connectionId/revoke', async (c) =>
-    c.json({ connection: await services.connections.revoke(c.get('actor'), c.req.param('connectionId')) }),
-  );
+  jsonRoute(app, 'connections', async (c) => ({ connections: await services.connections.list(c.get('actor'), workspaceIdOf(c)) }));
+  jsonRoute(app, 'activity', async (c) => ({ entries: await services.connections.activity(c.get('actor'), c.req.param('connectionId') ?? '') }));
+  jsonRoute(app, 'revokeConnection', async (c) => ({ connection: await services.connections.revoke(c.get('actor'), c.req.param('connectionId') ?? '') }));
 
   registerMonitorViewRoutes(app, options);
   registerAuditRoutes(app, options);

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { zipSync } from 'fflate';
+import { DASHBOARD_API } from '../../contract/dashboard.ts';
 import { exportStaticPage } from '../public/static-export.ts';
 import type { HonoApp } from '../http/hono-app.ts';
 import type { DashboardAppOptions } from './dashboard-app.ts';
@@ -15,7 +16,7 @@ import { workspaceIdOf } from './route-params.ts';
  */
 export function registerExportRoute(app: HonoApp, options: DashboardAppOptions): void {
   const { services } = options;
-  app.post('/api/workspaces/:workspaceId/pages/:pageId/export', async (c) => {
+  app.post(DASHBOARD_API.exportPage.path, async (c) => {
     const page = await services.pages.get(c.get('actor'), workspaceIdOf(c), c.req.param('pageId'));
     const view = await services.publicPages.view(page.slug);
     const folder = await mkdtemp(join(tmpdir(), 'statusdesk-export-'));

@@ -1,6 +1,8 @@
 import type { Context } from 'hono';
+import type { LiveEvent as SentEvent } from '../../contract/dashboard-api.ts';
+import { DASHBOARD_API } from '../../contract/dashboard.ts';
 import type { Actor } from '../domain/actor.ts';
-import type { LiveEvent, LiveSubscription } from '../domain/live-feed.ts';
+import type { LiveSubscription } from '../domain/live-feed.ts';
 import type { AppEnv, HonoApp } from '../http/hono-app.ts';
 import type { DashboardAppOptions } from './dashboard-app.ts';
 import { workspaceIdOf } from './route-params.ts';
@@ -15,7 +17,8 @@ export interface LiveRouteOptions extends DashboardAppOptions {
   personOf(c: Context<AppEnv>): Promise<Actor | undefined>;
 }
 
-const frame = (event: LiveEvent) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+/** One event: its type as the SSE event's name, and itself, as the contract declares it, as the data. */
+const frame = (event: SentEvent) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 
 /**
  * The live feed of one workspace as server-sent events (`state` and `changed`, data the event's
@@ -27,7 +30,7 @@ export function registerLiveRoutes(app: HonoApp, options: LiveRouteOptions): voi
   const { personOf } = options;
   const { live } = options.services;
 
-  app.get('/api/workspaces/:workspaceId/events', async (c) => {
+  app.get(DASHBOARD_API.events.path, async (c) => {
     const workspaceId = workspaceIdOf(c);
     const encoder = new TextEncoder();
     let controller!: ReadableStreamDefaultController<Uint8Array>;

@@ -1,5 +1,6 @@
 import type { HonoApp } from '../http/hono-app.ts';
 import type { DashboardAppOptions } from './dashboard-app.ts';
+import { jsonRoute } from './json-route.ts';
 import { workspaceIdOf } from './route-params.ts';
 
 /**
@@ -9,21 +10,10 @@ import { workspaceIdOf } from './route-params.ts';
  */
 export function registerMonitorViewRoutes(app: HonoApp, options: DashboardAppOptions): void {
   const views = options.services.monitorViews;
-  const ws = '/api/workspaces/:workspaceId';
 
-  app.get(`${ws}/overview`, async (c) => c.json(await views.overview(c.get('actor'), workspaceIdOf(c), c.req.query())));
-
-  app.get(`${ws}/monitors/:monitorId/latency`, async (c) =>
-    c.json(await views.latency(c.get('actor'), workspaceIdOf(c), c.req.param('monitorId'), c.req.query())),
-  );
-
-  app.get(`${ws}/monitors/:monitorId/results`, async (c) =>
-    c.json({ results: await views.results(c.get('actor'), workspaceIdOf(c), c.req.param('monitorId'), c.req.query()) }),
-  );
-
-  app.get(`${ws}/monitors/:monitorId/regions`, async (c) =>
-    c.json({ regions: await views.regions(c.get('actor'), workspaceIdOf(c), c.req.param('monitorId')) }),
-  );
-
-  app.get(`${ws}/plan`, async (c) => c.json(await views.plan(c.get('actor'), workspaceIdOf(c))));
+  jsonRoute(app, 'overview', async (c) => views.overview(c.get('actor'), workspaceIdOf(c), c.req.query()));
+  jsonRoute(app, 'latency', async (c) => views.latency(c.get('actor'), workspaceIdOf(c), c.req.param('monitorId') ?? '', c.req.query()));
+  jsonRoute(app, 'results', async (c) => ({ results: await views.results(c.get('actor'), workspaceIdOf(c), c.req.param('monitorId') ?? '', c.req.query()) }));
+  jsonRoute(app, 'regions', async (c) => ({ regions: await views.regions(c.get('actor'), workspaceIdOf(c), c.req.param('monitorId') ?? '') }));
+  jsonRoute(app, 'plan', async (c) => views.plan(c.get('actor'), workspaceIdOf(c)));
 }

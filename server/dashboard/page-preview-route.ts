@@ -1,6 +1,7 @@
 import type { HonoApp } from '../http/hono-app.ts';
 import { summaryJson } from '../domain/pages/public-view.ts';
 import type { DashboardAppOptions } from './dashboard-app.ts';
+import { jsonRoute } from './json-route.ts';
 import { workspaceIdOf } from './route-params.ts';
 
 /**
@@ -10,8 +11,9 @@ import { workspaceIdOf } from './route-params.ts';
  */
 export function registerPagePreviewRoute(app: HonoApp, options: DashboardAppOptions): void {
   const { services } = options;
-  app.get('/api/workspaces/:workspaceId/pages/:pageId/preview', async (c) => {
-    const page = await services.pages.get(c.get('actor'), workspaceIdOf(c), c.req.param('pageId'));
-    return c.json(summaryJson(await services.publicPages.view(page.slug)), 200, { 'cache-control': 'no-store' });
+  jsonRoute(app, 'pagePreview', async (c) => {
+    const page = await services.pages.get(c.get('actor'), workspaceIdOf(c), c.req.param('pageId') ?? '');
+    c.header('cache-control', 'no-store');
+    return summaryJson(await services.publicPages.view(page.slug));
   });
 }

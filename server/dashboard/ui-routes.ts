@@ -1,31 +1,13 @@
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { Context } from 'hono';
+import { UI_ROUTES } from '../../contract/dashboard.ts';
 import { AppError } from '../errors.ts';
 import type { AppEnv, HonoApp } from '../http/hono-app.ts';
 import { packageRoot } from '../package-root.ts';
 
-/** Paths the UI's router draws; each is answered with index.html (renderer/src/router.tsx). */
-export const UI_ROUTES = [
-  '/',
-  '/monitors/new',
-  '/monitors/:id',
-  '/monitors/:id/edit',
-  '/pages',
-  '/pages/:id',
-  '/notifications',
-  '/locations',
-  '/audit',
-  '/connect',
-  '/settings',
-  '/settings/general',
-  '/settings/general/api-keys',
-  '/settings/integrations',
-  '/settings/integrations/connected-apps',
-  '/keys',
-  '/connections',
-  '/oauth/consent',
-] as const;
+/** Paths the UI's router draws; each is answered with index.html. */
+export { UI_ROUTES };
 
 const CONTENT_TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',

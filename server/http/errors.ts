@@ -1,30 +1,13 @@
 import { OAuthError, oauthErrorOfStatus } from '../domain/oauth/oauth-error.ts';
 import { isStorageFull } from '../db/storage-full.ts';
-import { AppError, type ErrorCode, type FieldViolation } from '../errors.ts';
+import { type ErrorEnvelope, HTTP_STATUS_OF } from '../../contract/errors.ts';
+import { AppError, type ErrorCode } from '../errors.ts';
 import type { Response } from './listener.ts';
 
-/** The REST error envelope: the same four fields on every REST error. */
-export interface ErrorEnvelope {
-  code: ErrorCode;
-  message: string;
-  requestId: string;
-  docs: string;
-  violations?: FieldViolation[];
-}
+/** The REST error envelope: the same four fields on every REST error (and the dashboard's). */
+export type { ErrorEnvelope };
 
-export const httpStatusOf: Record<ErrorCode, number> = {
-  NOT_FOUND: 404,
-  VALIDATION: 400,
-  CONFLICT: 409,
-  LIMIT_EXCEEDED: 429,
-  PRECONDITION_FAILED: 400,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  INTERNAL: 500,
-  // 507 Insufficient Storage (RFC 4918): the service is fine, its disk is not; the same change
-  // succeeds once there is room.
-  STORAGE_FULL: 507,
-};
+export const httpStatusOf = HTTP_STATUS_OF;
 
 function errorDocsUrl(docsBase: string, code: ErrorCode): string {
   return `${docsBase}/docs/reference/errors#${code.toLowerCase()}`;
@@ -81,14 +64,17 @@ export interface ErrorAnswer {
  * `{error, error_description}`, uncached (SPEC 7 rule 5); elsewhere as the REST envelope. An
  * OAuthError is answered in its own shape wherever it is thrown.
  */
-export function errorAnswer(path: string, status: number, error: AppError | OAuthError, requestId: string, docsBase: string, retryAfterSeconds?: number): ErrorAnswer {
-  const retry: Record<string, string> = retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) };
+export function errorAnswer(path: string, status: number, error: AppError | OAuthError, requestId: string, docsBase: string): ErrorAnswer {
   if (error instanceof OAuthError || isOAuthPath(path)) {
-    const refusal = error instanceof OAuthError ? error : oauthErrorOfStatus(status, error.message);
-    const after = refusal.retryAfterSeconds === undefined ? retry : { 'retry-after': String(refusal.retryAfterSeconds) };
-    return { status: refusal.status, headers: { 'content-type': 'application/json', ...NO_STORE, ...after }, body: JSON.stringify(refusal.toJSON()) };
+    const refusal = error instanceof OAuthError ? error : oauthErrorOfStatus(status, error.message, error.retryAfterSeconds);
+    return { status: refusal.status, headers: { 'content-type': 'application/json', ...NO_STORE, ...retryAfter(refusal) }, body: JSON.stringify(refusal.toJSON()) };
   }
-  return { status, headers: { 'content-type': 'application/json', ...retry }, body: JSON.stringify(toEnvelope(error, requestId, docsBase)) };
+  return { status, headers: { 'content-type': 'application/json', ...retryAfter(error) }, body: JSON.stringify(toEnvelope(error, requestId, docsBase)) };
+}
+
+/** The Retry-After header of an error that says when the same call may pass; none otherwise. */
+export function retryAfter(error: { retryAfterSeconds: number | undefined }): Record<string, string> {
+  return error.retryAfterSeconds === undefined ? {} : { 'retry-after': String(error.retryAfterSeconds) };
 }
 
 /** Sends an error answer on a response that nothing has been written to yet (the front and the guard, before routing). */

@@ -1,24 +1,18 @@
 import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, type HandlerContext } from '@connectrpc/connect';
 import { BadRequest_FieldViolationSchema, BadRequestSchema } from '../../proto/gen/google/rpc/error_details_pb.js';
+import { RPC_CODE_OF } from '../../contract/errors.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
+import { retryAfter } from '../http/errors.ts';
 
-const codes: Record<ErrorCode, Code> = {
-  NOT_FOUND: Code.NotFound,
-  VALIDATION: Code.InvalidArgument,
-  CONFLICT: Code.AlreadyExists,
-  LIMIT_EXCEEDED: Code.ResourceExhausted,
-  PRECONDITION_FAILED: Code.FailedPrecondition,
-  UNAUTHORIZED: Code.Unauthenticated,
-  FORBIDDEN: Code.PermissionDenied,
-  INTERNAL: Code.Internal,
-  // Not resource_exhausted, which means only the rate limit (a later call passes): the service cannot
-  // store anything until there is room on its disk.
-  STORAGE_FULL: Code.Unavailable,
-};
+/** Connect's codes are google.rpc.Code's numbers, as contract/errors.ts writes them. */
+const codes = RPC_CODE_OF as Record<ErrorCode, Code>;
 
-/** The Connect form of a domain error; field violations travel as a google.rpc.BadRequest detail. */
-export function toConnectError(error: AppError, headers?: Record<string, string>): ConnectError {
+/**
+ * The Connect form of a domain error: field violations travel as a google.rpc.BadRequest detail,
+ * the seconds to wait (the rate limit) as `retry-after` metadata.
+ */
+export function toConnectError(error: AppError): ConnectError {
   const details =
     error.violations.length === 0
       ? []
@@ -30,7 +24,7 @@ export function toConnectError(error: AppError, headers?: Record<string, string>
             }),
           },
         ];
-  return new ConnectError(error.message, codes[error.code], headers, details);
+  return new ConnectError(error.message, codes[error.code], retryAfter(error), details);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { RPC_PATH } from '../../contract/dashboard.ts';
 import type { Request } from '../http/listener.ts';
 
 /**
@@ -5,7 +6,7 @@ import type { Request } from '../http/listener.ts';
  * descriptors are loaded with the first RPC request (routes.ts).
  */
 
-export const RPC_PATH = '/rpc';
+export { RPC_PATH };
 
 /** The gRPC protocol (`application/grpc`, `application/grpc+proto`, `+json`), not gRPC-Web. */
 const GRPC_CONTENT_TYPE = /^application\/grpc(?:\+[\w.-]+)?\s*(?:;|$)/i;

@@ -1,8 +1,9 @@
 import { useEffect, useId, useState } from 'react';
-import { api, type AuditActorKind, type AuditEntry, type AuditQuery } from '../api.ts';
+import type { AuditActorKind, AuditEntry, AuditQuery } from '../api.ts';
 import type { ScreenProps } from '../app.tsx';
 import { ErrorNote, Loading, PageHeader } from '../components.tsx';
-import { asApiError, useResource } from '../hooks.ts';
+import { useAuditLog } from '../data/audit.ts';
+import { loadedOf } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { Link } from '../router.tsx';
 import { When } from '../time.tsx';
@@ -93,47 +94,18 @@ function queryOf(filters: Filters): AuditQuery {
   };
 }
 
-/** Entries loaded with "Load more", for the query they continue. */
-interface MorePages {
-  key: string;
-  entries: AuditEntry[];
-  next: string | null;
-}
-
 export function AuditScreen({ workspace }: ScreenProps) {
   const [filters, setFilters] = useState<Filters>(() => filtersFrom(new URLSearchParams(location.search)));
   useEffect(() => rememberInAddress(filters), [filters]);
 
-  const query = queryOf(filters);
-  const key = `${workspace.id} ${JSON.stringify(query)}`;
-  const [first, reload] = useResource(() => api.audit(workspace.id, query), key);
-  const [more, setMore] = useState<MorePages>();
-  const [moreError, setMoreError] = useState<string>();
-  const [loadingMore, setLoadingMore] = useState(false);
-
-  const extra = more?.key === key ? more : undefined;
-  const entries = first.state === 'ready' ? [...first.value.entries, ...(extra?.entries ?? [])] : [];
-  const next = extra ? extra.next : first.state === 'ready' ? first.value.next : null;
-
-  const loadMore = async () => {
-    if (!next) return;
-    setLoadingMore(true);
-    setMoreError(undefined);
-    try {
-      const page = await api.audit(workspace.id, { ...query, cursor: next });
-      setMore({ key, entries: [...(extra?.entries ?? []), ...page.entries], next: page.next });
-    } catch (caught) {
-      setMoreError(asApiError(caught).message);
-    } finally {
-      setLoadingMore(false);
-    }
-  };
-
-  const refresh = async () => {
-    setMore(undefined);
-    setMoreError(undefined);
-    await reload();
-  };
+  const log = useAuditLog(workspace.id, queryOf(filters));
+  const first = loadedOf(log);
+  const { entries } = log;
+  const next = log.hasNextPage;
+  const loadingMore = log.isFetchingNextPage;
+  const moreError = log.isFetchNextPageError ? log.error.message : undefined;
+  const loadMore = () => void log.fetchNextPage();
+  const refresh = () => void log.refreshFromTop();
 
   /** The plan has no audit log: the service says which plans do. */
   const planGated = first.state === 'error' && first.error.code === 'PRECONDITION_FAILED' ? first.error.message : undefined;

@@ -1,7 +1,9 @@
 import { type FormEvent, type KeyboardEvent, useEffect, useId, useRef, useState } from 'react';
-import { type Access, api, type ApiKey, type Connection } from '../api.ts';
+import type { Access, ApiKey, Connection } from '../api.ts';
 import type { ScreenProps } from '../app.tsx';
 import { AccessRadios, ErrorNote, PageHeader } from '../components.tsx';
+import { useConnections } from '../data/connections.ts';
+import { useCreateKey, useKeys } from '../data/keys.ts';
 import { EDITORS, type EditorId, type EditorSetup, editorLabel, editorSetup, isEditorId, type Service, type Snippet } from '../editors.ts';
 import { asApiError } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
@@ -221,6 +223,7 @@ function KeyForm({ workspaceId, editor, onCreated }: { workspaceId: string; edit
   const [busy, setBusy] = useState(false);
   const nameId = useId();
   const errorId = useId();
+  const createKey = useCreateKey(workspaceId);
 
   // A new editor chosen before the key is made: its name is the better default.
   useEffect(() => setName(editor), [editor]);
@@ -230,7 +233,7 @@ function KeyForm({ workspaceId, editor, onCreated }: { workspaceId: string; edit
     setBusy(true);
     setError(undefined);
     try {
-      onCreated(await api.createKey(workspaceId, { name, scope: access }));
+      onCreated(await createKey.mutateAsync({ name, scope: access }));
     } catch (caught) {
       setError(asApiError(caught).message);
     } finally {
@@ -274,32 +277,20 @@ const newest = (connection: Connection) => connection.lastUsedAt ?? connection.c
  * when a connection appears or is used, or when a key made here is used.
  */
 function useConnectionWatch(workspaceId: string): Watch {
-  const [watch, setWatch] = useState<Watch>({ connections: [], keys: [] });
+  const connections = useConnections(workspaceId, WATCH_MS);
+  const keys = useKeys(workspaceId, WATCH_MS);
+  const [baseline, setBaseline] = useState<Map<string, string | null>>();
+  // The first answer since the screen opened is the baseline (one kept from an earlier visit is not).
+  const firstAnswer = connections.isFetchedAfterMount ? connections.data?.connections : undefined;
   useEffect(() => {
-    let stopped = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let baseline: Map<string, string | null> | undefined;
-    const poll = async () => {
-      try {
-        const [{ connections }, { keys }] = await Promise.all([api.connections(workspaceId), api.keys(workspaceId)]);
-        if (stopped) return;
-        baseline ??= new Map(connections.map((c) => [c.id, c.lastUsedAt]));
-        const seen = baseline;
-        const fresh = connections.filter((c) => !seen.has(c.id) || seen.get(c.id) !== c.lastUsedAt).sort((a, b) => newest(b).localeCompare(newest(a)));
-        setWatch({ connections: fresh, keys });
-      } catch (caught) {
-        if (!stopped) setWatch((current) => ({ ...current, error: asApiError(caught).message }));
-      }
-      if (!stopped) timer = setTimeout(tick, WATCH_MS);
-    };
-    const tick = () => (document.visibilityState === 'visible' ? void poll() : (timer = setTimeout(tick, WATCH_MS)));
-    void poll();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-  }, [workspaceId]);
-  return watch;
+    if (firstAnswer) setBaseline((known) => known ?? new Map(firstAnswer.map((c) => [c.id, c.lastUsedAt])));
+  }, [firstAnswer]);
+
+  const fresh = baseline
+    ? (connections.data?.connections ?? []).filter((c) => !baseline.has(c.id) || baseline.get(c.id) !== c.lastUsedAt).sort((a, b) => newest(b).localeCompare(newest(a)))
+    : [];
+  const error = connections.error ?? keys.error;
+  return { connections: fresh, keys: keys.data?.keys ?? [], ...(error ? { error: error.message } : {}) };
 }
 
 /** Whether the editor has connected yet, in a live region so that the change is announced. */

@@ -1,23 +1,23 @@
-import { Fragment, useEffect, useState } from 'react';
-import { accessLabel, api, type Connection, type ConsentRequest, type Workspace } from '../api.ts';
+import { Fragment, useState } from 'react';
+import { accessLabel, type Connection, type Workspace } from '../api.ts';
 import { AccessBadge, ActionsTable, ConfirmDialog, ErrorNote, Loading, PageHeader } from '../components.tsx';
+import { usePendingRequests } from '../data/consent.ts';
+import { useActivity, useConnections, useRevokeConnection } from '../data/connections.ts';
 import { DecisionForm, RequestFacts } from '../decision.tsx';
-import { asApiError, useConfirmedAction, useResource } from '../hooks.ts';
+import { loadedOf, useConfirmedAction } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { When } from '../time.tsx';
 
-/** Pending requests are asked for again this often while the window is visible. */
-const PENDING_POLL_MS = 3000;
-
 export function ConnectionsScreen({ workspace }: { workspace: Workspace }) {
-  const [connections, reloadConnections] = useResource(() => api.connections(workspace.id), workspace.id);
-  const revoke = useConfirmedAction((connection: Connection) => api.revokeConnection(connection.id), reloadConnections);
+  const connections = loadedOf(useConnections(workspace.id));
+  const revokeConnection = useRevokeConnection(workspace.id);
+  const revoke = useConfirmedAction((connection: Connection) => revokeConnection.mutateAsync(connection.id), async () => undefined);
 
   return (
     <>
       <PageHeader title="Connected apps">AI editors and other programs you allowed to use {workspace.name} through OAuth. Revoke one and its tokens stop working at once.</PageHeader>
 
-      <PendingRequests onDecided={reloadConnections} />
+      <PendingRequests />
 
       <section aria-labelledby="connections-heading" className="section">
         <h2 id="connections-heading">Connections to {workspace.name}</h2>
@@ -51,32 +51,13 @@ export function ConnectionsScreen({ workspace }: { workspace: Workspace }) {
   );
 }
 
-function PendingRequests({ onDecided }: { onDecided(): Promise<void> }) {
-  const [requests, setRequests] = useState<ConsentRequest[]>([]);
-  const [error, setError] = useState<string>();
+/** Requests waiting for a decision, asked for again every few seconds while the window is visible (data/consent.ts). */
+function PendingRequests() {
+  const pending = usePendingRequests();
+  const requests = pending.data ?? [];
+  // The latest ask failed: the requests shown are from before it.
+  const error = pending.error?.message;
   const [outcome, setOutcome] = useState<string>();
-
-  useEffect(() => {
-    let stopped = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const load = async () => {
-      try {
-        const { requests: pending } = await api.pendingRequests();
-        if (stopped) return;
-        setRequests(pending.filter((r) => r.status === 'pending'));
-        setError(undefined);
-      } catch (caught) {
-        if (!stopped) setError(asApiError(caught).message);
-      }
-      if (!stopped) timer = setTimeout(tick, PENDING_POLL_MS);
-    };
-    const tick = () => (document.visibilityState === 'visible' ? void load() : (timer = setTimeout(tick, PENDING_POLL_MS)));
-    void load();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-  }, []);
 
   if (requests.length === 0 && !error && !outcome) return null;
   return (
@@ -103,14 +84,13 @@ function PendingRequests({ onDecided }: { onDecided(): Promise<void> }) {
             </div>
             <DecisionForm
               request={request}
-              onDecided={async (result) => {
-                setRequests((all) => all.filter((r) => r.id !== request.id));
+              // The decision has refreshed the list (data/consent.ts): the request is gone from it.
+              onDecided={(result) => {
                 setOutcome(
                   result.status === 'approved'
                     ? `Approved ${request.client.name} (${accessLabel(result.access)}). Its browser continues on its own.`
                     : `Denied ${request.client.name}.`,
                 );
-                await onDecided();
               }}
             />
           </div>
@@ -182,7 +162,7 @@ function ConnectionsTable({ connections, onRevoke }: { connections: Connection[]
 }
 
 function Activity({ connection }: { connection: Connection }) {
-  const [activity] = useResource(() => api.activity(connection.id), connection.id);
+  const activity = loadedOf(useActivity(connection.id));
   if (activity.state === 'loading') return <Loading what="changes" />;
   if (activity.state === 'error') return <ErrorNote>{activity.error.message}</ErrorNote>;
   const { entries } = activity.value;

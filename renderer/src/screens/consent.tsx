@@ -1,23 +1,12 @@
-import { useEffect, useState } from 'react';
-import { api, type ApiError, type ConsentRequest } from '../api.ts';
+import { useEffect } from 'react';
+import type { ApiError, ConsentRequest } from '../api.ts';
 import { ErrorNote, Loading } from '../components.tsx';
+import { useConsentRequest, useShowDecided } from '../data/consent.ts';
 import { DecisionForm, RequestFacts } from '../decision.tsx';
 import { desktop } from '../desktop.ts';
-import { asApiError } from '../hooks.ts';
 import { useLocation } from '../router.tsx';
 import { relative, useNow } from '../time.tsx';
 import { CenteredPage } from './signed-out.tsx';
-
-/** How often a waiting page asks whether the owner decided. */
-const WAITING_POLL_MS = 1000;
-/** A page that can decide asks less often: only to notice a decision made elsewhere. */
-const DECIDING_POLL_MS = 3000;
-
-type State =
-  | { state: 'loading' }
-  | { state: 'error'; error: ApiError }
-  | { state: 'ready'; request: ConsentRequest }
-  | { state: 'leaving'; request: ConsentRequest };
 
 function errorText(error: ApiError): string {
   if (error.status === 403) return 'This request belongs to another browser. Open the address your editor opened in the browser it opened it in, or approve the request from a signed-in Statusdesk window.';
@@ -28,54 +17,10 @@ function errorText(error: ApiError): string {
 export function ConsentScreen() {
   const { query } = useLocation();
   const id = query.get('request');
-  const [loaded, setLoaded] = useState<State>({ state: 'loading' });
 
   useEffect(() => {
     document.title = 'Connect an app · Statusdesk';
   }, []);
-
-  /** Shows a fetched request, or leaves for the client when the service says where to. */
-  const show = (request: ConsentRequest) => {
-    if (request.redirectTo) {
-      setLoaded({ state: 'leaving', request });
-      location.replace(request.redirectTo);
-      return;
-    }
-    setLoaded({ state: 'ready', request });
-  };
-
-  useEffect(() => {
-    if (!id) return;
-    let stopped = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const poll = async () => {
-      try {
-        const request = await api.consentRequest(id);
-        if (stopped) return;
-        show(request);
-        const pastExpiry = Date.now() >= new Date(request.expiresAt).getTime();
-        // A pending request is asked about again until it expires; the last ask, just past
-        // the expiry, lets the service say so.
-        if (request.status === 'pending' && !request.redirectTo && !pastExpiry) {
-          const wait = request.canDecide ? DECIDING_POLL_MS : WAITING_POLL_MS;
-          timer = setTimeout(poll, Math.min(wait, Math.max(50, new Date(request.expiresAt).getTime() - Date.now() + 50)));
-        } else if (request.status === 'pending' && pastExpiry) {
-          setLoaded({ state: 'ready', request: { ...request, status: 'expired' } });
-        }
-      } catch (error) {
-        if (stopped) return;
-        const apiError = asApiError(error);
-        // The service restarting is not an answer: keep asking; anything it says is.
-        if (apiError.status === 0) timer = setTimeout(poll, WAITING_POLL_MS * 2);
-        else setLoaded({ state: 'error', error: apiError });
-      }
-    };
-    void poll();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-  }, [id]);
 
   if (!id) {
     return (
@@ -85,43 +30,52 @@ export function ConsentScreen() {
       </CenteredPage>
     );
   }
-  if (loaded.state === 'loading') {
+  return <ConsentRequestPage id={id} />;
+}
+
+/** One request, followed until it is decided (data/consent.ts); once the service says where to, the browser leaves for the app. */
+function ConsentRequestPage({ id }: { id: string }) {
+  const asked = useConsentRequest(id);
+  const showDecided = useShowDecided(id);
+  const leaving = asked.data?.redirectTo;
+
+  useEffect(() => {
+    if (leaving) location.replace(leaving);
+  }, [leaving]);
+
+  // The service restarting is not an answer (it is asked again); anything it says is.
+  if (asked.error && asked.error.status !== 0) {
+    return (
+      <CenteredPage>
+        <h1>This request cannot be shown</h1>
+        <ErrorNote>{errorText(asked.error)}</ErrorNote>
+      </CenteredPage>
+    );
+  }
+  if (!asked.data) {
     return (
       <CenteredPage>
         <Loading what="the request" />
       </CenteredPage>
     );
   }
-  if (loaded.state === 'error') {
+  if (leaving) {
     return (
       <CenteredPage>
-        <h1>This request cannot be shown</h1>
-        <ErrorNote>{errorText(loaded.error)}</ErrorNote>
-      </CenteredPage>
-    );
-  }
-  if (loaded.state === 'leaving') {
-    return (
-      <CenteredPage>
-        <h1>Returning to {loaded.request.client.name}</h1>
+        <h1>Returning to {asked.data.client.name}</h1>
         <p role="status">You can close this window once your editor says it is connected.</p>
       </CenteredPage>
     );
   }
 
-  const request = loaded.request;
+  const pastExpiry = Date.now() >= new Date(asked.data.expiresAt).getTime();
+  const request: ConsentRequest = asked.data.status === 'pending' && pastExpiry ? { ...asked.data, status: 'expired' } : asked.data;
   if (request.status !== 'pending') return <Outcome request={request} />;
 
   const decided = async (result: ConsentRequest) => {
     // The desktop app's consent window has done its job: the app closes it.
     void desktop?.consentDecided(request.id).catch(() => undefined);
-    if (result.redirectTo) return show(result);
-    // The approving browser may be the one that started the flow: ask for its way back.
-    try {
-      show(await api.consentRequest(request.id));
-    } catch {
-      show(result);
-    }
+    await showDecided(result);
   };
 
   return (

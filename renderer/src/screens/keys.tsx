@@ -1,15 +1,17 @@
 import { type FormEvent, useId, useRef, useState } from 'react';
-import { type Access, api, type ApiError, type ApiKey, type Workspace } from '../api.ts';
+import type { Access, ApiError, ApiKey, Workspace } from '../api.ts';
 import { AccessBadge, AccessRadios, ActionsTable, ConfirmDialog, ErrorNote, Loading, PageHeader, SecretOnce } from '../components.tsx';
-import { asApiError, useConfirmedAction, useResource } from '../hooks.ts';
+import { useCreateKey, useKeys, useRevokeKey } from '../data/keys.ts';
+import { asApiError, loadedOf, useConfirmedAction } from '../hooks.ts';
 import { When } from '../time.tsx';
 
 const keyAccess = (key: ApiKey): Access => (key.scopes.includes('write') ? 'write' : 'read');
 
 export function KeysScreen({ workspace }: { workspace: Workspace }) {
-  const [keys, reload] = useResource(() => api.keys(workspace.id), workspace.id);
+  const keys = loadedOf(useKeys(workspace.id));
   const [created, setCreated] = useState<{ key: ApiKey; secret: string }>();
-  const revoke = useConfirmedAction((key: ApiKey) => api.revokeKey(key.id), reload);
+  const revokeKey = useRevokeKey(workspace.id);
+  const revoke = useConfirmedAction((key: ApiKey) => revokeKey.mutateAsync(key.id), async () => undefined);
 
   return (
     <>
@@ -17,13 +19,7 @@ export function KeysScreen({ workspace }: { workspace: Workspace }) {
         Keys let scripts and the <code>statusdesk</code> command use the API of {workspace.name}. A key's secret is shown once, when it is created.
       </PageHeader>
 
-      <CreateKeyForm
-        workspace={workspace}
-        onCreated={async (result) => {
-          setCreated(result);
-          await reload();
-        }}
-      />
+      <CreateKeyForm workspace={workspace} onCreated={setCreated} />
       {created ? (
         <SecretOnce heading={<>Key “{created.key.name}” created</>} label="Secret" secret={created.secret} onDone={() => setCreated(undefined)}>
           Copy its secret now: it will not be shown again. Anyone holding it can use this workspace with the key's access.
@@ -90,7 +86,8 @@ export function KeysScreen({ workspace }: { workspace: Workspace }) {
   );
 }
 
-function CreateKeyForm({ workspace, onCreated }: { workspace: Workspace; onCreated(result: { key: ApiKey; secret: string }): Promise<void> }) {
+function CreateKeyForm({ workspace, onCreated }: { workspace: Workspace; onCreated(result: { key: ApiKey; secret: string }): void }) {
+  const createKey = useCreateKey(workspace.id);
   const [name, setName] = useState('');
   const [access, setAccess] = useState<Access>('read');
   const [error, setError] = useState<ApiError>();
@@ -104,9 +101,9 @@ function CreateKeyForm({ workspace, onCreated }: { workspace: Workspace; onCreat
     setBusy(true);
     setError(undefined);
     try {
-      const result = await api.createKey(workspace.id, { name, scope: access });
+      const result = await createKey.mutateAsync({ name, scope: access });
       setName('');
-      await onCreated(result);
+      onCreated(result);
     } catch (caught) {
       const apiError = asApiError(caught);
       setError(apiError);

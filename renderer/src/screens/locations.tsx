@@ -4,9 +4,9 @@ import type { ApiError } from '../api.ts';
 import type { ScreenProps } from '../app.tsx';
 import { ActionsTable, ConfirmDialog, ErrorNote, Loading, PageHeader, SecretOnce } from '../components.tsx';
 import { entriesOf, Field, FormProblems, KeyValueEditor, type KeyValueRow, matchViolations, rowsOf, useFocusOnRefusal } from '../forms.tsx';
-import { asApiError, useConfirmedAction, useResource } from '../hooks.ts';
+import { useCreateLocation, useDeleteLocation, useLocations, useRotateToken, useUpdateLocation } from '../data/locations.ts';
+import { asApiError, loadedOf, useConfirmedAction } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
-import { type Rpc, rpcFor } from '../rpc.ts';
 import { When } from '../time.tsx';
 import { FormActions, isoOf } from './page-form-parts.tsx';
 import './locations.css';
@@ -39,16 +39,17 @@ function StatusWord({ location }: { location: PrivateLocation }) {
 }
 
 export function LocationsScreen({ workspace, session }: ScreenProps) {
-  const rpc = rpcFor(workspace.id);
-  const [locations, reload] = useResource(() => rpc.privateLocations.listPrivateLocations({ perPage: 100 }).then((r) => r.privateLocations), workspace.id);
+  const locations = loadedOf(useLocations(workspace.id));
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<string>();
   const [issued, setIssued] = useState<Issued>();
-  const remove = useConfirmedAction((location: PrivateLocation) => rpc.privateLocations.deletePrivateLocation({ id: location.id }), reload);
+  const deleteLocation = useDeleteLocation(workspace.id);
+  const rotateToken = useRotateToken(workspace.id);
+  const remove = useConfirmedAction((location: PrivateLocation) => deleteLocation.mutateAsync({ id: location.id }), async () => undefined);
   const rotate = useConfirmedAction(async (location: PrivateLocation) => {
-    const answer = await rpc.privateLocations.rotatePrivateLocationToken({ id: location.id });
+    const answer = await rotateToken.mutateAsync({ id: location.id });
     setIssued({ location: answer.privateLocation!, token: answer.token, rotated: true });
-  }, reload);
+  }, async () => undefined);
 
   const editingLocation = locations.state === 'ready' ? locations.value.find((l) => l.id === editing) : undefined;
   const remote = locations.state === 'ready' ? locations.value.filter((l) => !l.embedded) : [];
@@ -80,25 +81,21 @@ export function LocationsScreen({ workspace, session }: ScreenProps) {
 
       {creating ? (
         <LocationForm
-          rpc={rpc}
+          workspaceId={workspace.id}
           onCancel={() => setCreating(false)}
-          onSaved={async (location, token) => {
+          onSaved={(location, token) => {
             setCreating(false);
             if (token) setIssued({ location, token, rotated: false });
-            await reload();
           }}
         />
       ) : null}
       {editingLocation ? (
         <LocationForm
           key={editingLocation.id}
-          rpc={rpc}
+          workspaceId={workspace.id}
           location={editingLocation}
           onCancel={() => setEditing(undefined)}
-          onSaved={async () => {
-            setEditing(undefined);
-            await reload();
-          }}
+          onSaved={() => setEditing(undefined)}
         />
       ) : null}
       {issued ? (
@@ -189,17 +186,19 @@ export function LocationsScreen({ workspace, session }: ScreenProps) {
 }
 
 function LocationForm({
-  rpc,
+  workspaceId,
   location,
   onCancel,
   onSaved,
 }: {
-  rpc: Rpc;
+  workspaceId: string;
   location?: PrivateLocation;
   onCancel(): void;
-  /** Told the saved location, and its token when it was just created. */
-  onSaved(location: PrivateLocation, token?: string): Promise<void>;
+  /** Told the saved location, and its token when it was just created, once the locations are asked for again. */
+  onSaved(location: PrivateLocation, token?: string): void;
 }) {
+  const createLocation = useCreateLocation(workspaceId);
+  const updateLocation = useUpdateLocation(workspaceId);
   const [name, setName] = useState(location?.name ?? '');
   const [labels, setLabels] = useState<KeyValueRow[]>(() => rowsOf(location?.metadata ?? {}));
   const [error, setError] = useState<ApiError>();
@@ -216,11 +215,11 @@ function LocationForm({
     try {
       const metadata = entriesOf(labels, '');
       if (location) {
-        const answer = await rpc.privateLocations.updatePrivateLocation({ id: location.id, name: name.trim(), metadata, replaceMetadata: true });
-        await onSaved(answer.privateLocation!);
+        const answer = await updateLocation.mutateAsync({ id: location.id, name: name.trim(), metadata, replaceMetadata: true });
+        onSaved(answer.privateLocation!);
       } else {
-        const answer = await rpc.privateLocations.createPrivateLocation({ name: name.trim(), metadata });
-        await onSaved(answer.privateLocation!, answer.token);
+        const answer = await createLocation.mutateAsync({ name: name.trim(), metadata });
+        onSaved(answer.privateLocation!, answer.token);
       }
     } catch (caught) {
       setError(asApiError(caught));

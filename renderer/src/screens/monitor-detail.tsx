@@ -1,5 +1,5 @@
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
-import { type ReactNode, useCallback, useEffect, useId, useState } from 'react';
+import { type ReactNode, useId, useState } from 'react';
 import {
   type CheckResult as ProtoCheckResult,
   type GetMonitorResponse,
@@ -7,15 +7,15 @@ import {
   Periodicity,
   SummaryWindow,
 } from '../../../proto/gen/monitor/v1/monitor_pb.js';
-import { api, type ApiError, type CheckResult, type LatencySeries, type MonitorState, type MonitorType, type RegionHealth } from '../api.ts';
+import type { ApiError, CheckResult, LatencySeries, MonitorState, MonitorType, RegionHealth } from '../api.ts';
 import type { ScreenProps } from '../app.tsx';
 import { formatMs, LatencyChart, PhaseBar } from '../charts.tsx';
 import { ConfirmDialog, ErrorNote, Loading, PageHeader } from '../components.tsx';
-import { asApiError, type Loaded, useConfirmedAction, useResource } from '../hooks.ts';
+import { useLatency, useRegions, useResults } from '../data/monitor-views.ts';
+import { useDeleteMonitor, useMonitor, useMonitorStatus, useMonitorSummary, useResponseLogs, useSetActive, useTriggerMonitor } from '../data/monitors.ts';
+import { asApiError, type Loaded, loadedOf, useConfirmedAction } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
-import { useCoalesced, useLiveEvents } from '../live.ts';
 import { Link, navigate } from '../router.tsx';
-import { type Rpc, rpcFor } from '../rpc.ts';
 import { StatusBadge, TYPE_LABELS } from '../status.tsx';
 import { When } from '../time.tsx';
 import './monitor-detail.css';
@@ -40,7 +40,6 @@ const EVERY: Record<Periodicity, string> = {
 
 /** Checks and timings change without an event (a check that keeps its state), so the screen refreshes this often. */
 const REFRESH_MS = 30_000;
-const COALESCE_MS = 250;
 
 /** What this screen shows of a monitor, whichever its type. */
 interface MonitorFacts {
@@ -73,19 +72,6 @@ function factsOf(response: GetMonitorResponse): MonitorFacts {
     }
     default:
       throw new Error('the service answered a monitor of a type this window does not know');
-  }
-}
-
-function setActive(rpc: Rpc, monitor: MonitorFacts, active: boolean): Promise<unknown> {
-  // Without an update mask only the fields present change: `active` alone.
-  const request = { id: monitor.id, monitor: { active } };
-  switch (monitor.type) {
-    case 'tcp':
-      return rpc.monitors.updateTCPMonitor(request);
-    case 'grpc':
-      return rpc.monitors.updateGRPCMonitor(request);
-    case 'http':
-      return rpc.monitors.updateHTTPMonitor(request);
   }
 }
 
@@ -132,47 +118,29 @@ function fromProto(result: ProtoCheckResult, index: number): CheckResult {
 
 export function MonitorDetailScreen({ workspace, params }: ScreenProps) {
   const id = params.id ?? '';
-  const rpc = rpcFor(workspace.id);
+  const ws = workspace.id;
   const [period, setPeriod] = useState<Period>('1d');
   const summaryWindow = PERIODS.find((w) => w.value === period)!.summary;
-  const key = `${workspace.id} ${id}`;
 
-  const [monitor, reloadMonitor] = useResource(async () => factsOf(await rpc.monitors.getMonitor({ id })), key);
-  const [status, reloadStatus] = useResource(() => rpc.monitors.getMonitorStatus({ id }), key);
-  const [summary, reloadSummary] = useResource(() => rpc.monitors.getMonitorSummary({ id, window: summaryWindow }), `${key} ${period}`);
-  const [latency, reloadLatency] = useResource(() => api.latency(workspace.id, id, period), `${key} ${period}`);
-  const [regions, reloadRegions] = useResource(() => api.regions(workspace.id, id), key);
-  const [results, reloadResults] = useResource(() => api.results(workspace.id, id, 20), key);
+  // Kept current by the live feed (data/live-queries.ts) and asked again every REFRESH_MS.
+  const monitor = loadedOf(useMonitor(ws, id, { select: factsOf, refreshMs: REFRESH_MS }));
+  const status = loadedOf(useMonitorStatus(ws, id, REFRESH_MS));
+  const summary = loadedOf(useMonitorSummary(ws, id, summaryWindow, REFRESH_MS));
+  const latency = loadedOf(useLatency(ws, id, period, REFRESH_MS));
+  const regions = loadedOf(useRegions(ws, id, REFRESH_MS));
+  const results = loadedOf(useResults(ws, id, 20, REFRESH_MS));
   const isHttp = monitor.state === 'ready' && monitor.value.type === 'http';
-  const [logs, reloadLogs] = useResource(
-    async () => (isHttp ? (await rpc.monitors.listResponseLogs({ id, window: summaryWindow, limit: 20 })).results : []),
-    `${key} ${period} ${isHttp}`,
-  );
+  const logsQuery = useResponseLogs(ws, id, summaryWindow, isHttp, REFRESH_MS);
+  const logs = loadedOf({ data: logsQuery.data?.results, error: logsQuery.error });
 
-  const refreshAll = useCallback(async () => {
-    await Promise.all([reloadMonitor(), reloadStatus(), reloadSummary(), reloadLatency(), reloadRegions(), reloadResults(), reloadLogs()]);
-  }, [reloadMonitor, reloadStatus, reloadSummary, reloadLatency, reloadRegions, reloadResults, reloadLogs]);
-
-  const scheduleRefresh = useCoalesced(() => void refreshAll(), COALESCE_MS);
-  useLiveEvents(
-    workspace.id,
-    (event) => {
-      if ((event.type === 'state' && event.monitorId === id) || (event.type === 'changed' && event.entity === 'monitor' && event.id === id)) scheduleRefresh();
-    },
-    scheduleRefresh,
-  );
-  useEffect(() => {
-    const timer = setInterval(() => {
-      if (!document.hidden) void refreshAll();
-    }, REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [refreshAll]);
-
+  const trigger = useTriggerMonitor(ws);
+  const setActive = useSetActive(ws);
+  const deleteMonitor = useDeleteMonitor(ws);
   const [checked, setChecked] = useState<{ results: CheckResult[]; at: string } | ApiError | 'running'>();
   const [toggling, setToggling] = useState(false);
   const [actionError, setActionError] = useState<string>();
   const remove = useConfirmedAction(
-    (monitorId: string) => rpc.monitors.deleteMonitor({ id: monitorId }),
+    (monitorId: string) => deleteMonitor.mutateAsync({ id: monitorId }),
     async () => navigate('/'),
   );
 
@@ -185,7 +153,7 @@ export function MonitorDetailScreen({ workspace, params }: ScreenProps) {
     );
   }
   if (monitor.state === 'error') {
-    if (monitor.error.status === 404) {
+    if (monitor.error.code === 'NOT_FOUND') {
       return (
         <>
           <PageHeader title="Monitor not found" />
@@ -216,20 +184,18 @@ export function MonitorDetailScreen({ workspace, params }: ScreenProps) {
   const checkNow = async () => {
     setChecked('running');
     try {
-      const answer = await rpc.monitors.triggerMonitor({ id });
+      const answer = await trigger.mutateAsync({ id });
       setChecked({ results: answer.results.map(fromProto), at: new Date().toISOString() });
     } catch (error) {
       setChecked(asApiError(error));
     }
-    await refreshAll();
   };
 
   const toggle = async () => {
     setToggling(true);
     setActionError(undefined);
     try {
-      await setActive(rpc, facts, !facts.active);
-      await refreshAll();
+      await setActive.mutateAsync({ id: facts.id, type: facts.type, active: !facts.active });
     } catch (error) {
       setActionError(asApiError(error).message);
     } finally {

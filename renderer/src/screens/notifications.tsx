@@ -5,11 +5,12 @@ import { ApiError } from '../api.ts';
 import type { ScreenProps } from '../app.tsx';
 import { ActionsTable, ConfirmDialog, ErrorNote, Loading, PageHeader } from '../components.tsx';
 import { entriesOf, Field, FieldGroup, FormProblems, KeyValueEditor, type KeyValueRow, matchViolations, rowsOf, TagInput, useFocusOnRefusal } from '../forms.tsx';
-import { asApiError, useConfirmedAction, useResource } from '../hooks.ts';
+import { type MonitorChoice, useMonitorChoices } from '../data/monitors.ts';
+import { useChannels, useCreateChannel, useDeleteChannel, useSendTest, useUpdateChannel } from '../data/notifications.ts';
+import { asApiError, loadedOf, useConfirmedAction } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
-import { type Rpc, rpcFor } from '../rpc.ts';
 import { When } from '../time.tsx';
-import { FormActions, isoOf, loadMonitorChoices, type MonitorChoice } from './page-form-parts.tsx';
+import { FormActions, isoOf } from './page-form-parts.tsx';
 import './notifications.css';
 
 // The workspace's notification channels: where monitors' alerts go. Credentials (webhook URLs,
@@ -51,18 +52,20 @@ function targetOf(channel: NotificationChannel): string {
 type TestAnswer = { state: 'sending' } | { state: 'done'; delivered: boolean; error: string };
 
 export function NotificationsScreen({ workspace }: ScreenProps) {
-  const rpc = rpcFor(workspace.id);
-  const [channels, reload] = useResource(() => rpc.notifications.listNotificationChannels({ perPage: 200 }).then((r) => r.channels), workspace.id);
-  const [monitors] = useResource(() => loadMonitorChoices(rpc).then((r) => r.monitors), workspace.id);
+  const channels = loadedOf(useChannels(workspace.id));
+  const choices = useMonitorChoices(workspace.id);
+  const monitors = loadedOf({ data: choices.data?.monitors, error: choices.error });
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<string>();
   const [tests, setTests] = useState<Record<string, TestAnswer>>({});
-  const remove = useConfirmedAction((channel: NotificationChannel) => rpc.notifications.deleteNotificationChannel({ id: channel.id }), reload);
+  const deleteChannel = useDeleteChannel(workspace.id);
+  const sendTestNotification = useSendTest(workspace.id);
+  const remove = useConfirmedAction((channel: NotificationChannel) => deleteChannel.mutateAsync({ id: channel.id }), async () => undefined);
 
   const sendTest = async (channel: NotificationChannel) => {
     setTests((t) => ({ ...t, [channel.id]: { state: 'sending' } }));
     try {
-      const answer = await rpc.notifications.sendTestNotification({ id: channel.id });
+      const answer = await sendTestNotification.mutateAsync({ id: channel.id });
       setTests((t) => ({ ...t, [channel.id]: { state: 'done', delivered: answer.delivered, error: answer.error } }));
     } catch (error) {
       setTests((t) => ({ ...t, [channel.id]: { state: 'done', delivered: false, error: asApiError(error).message } }));
@@ -98,27 +101,21 @@ export function NotificationsScreen({ workspace }: ScreenProps) {
       {monitors.state === 'error' ? <ErrorNote>{monitors.error.message}</ErrorNote> : null}
       {creating || empty ? (
         <ChannelForm
-          rpc={rpc}
+          workspaceId={workspace.id}
           monitors={monitorList}
           first={empty}
           onCancel={empty ? undefined : () => setCreating(false)}
-          onSaved={async () => {
-            setCreating(false);
-            await reload();
-          }}
+          onSaved={() => setCreating(false)}
         />
       ) : null}
       {editingChannel ? (
         <ChannelForm
           key={editingChannel.id}
-          rpc={rpc}
+          workspaceId={workspace.id}
           monitors={monitorList}
           channel={editingChannel}
           onCancel={() => setEditing(undefined)}
-          onSaved={async () => {
-            setEditing(undefined);
-            await reload();
-          }}
+          onSaved={() => setEditing(undefined)}
         />
       ) : null}
 
@@ -285,20 +282,23 @@ function configOf(values: ChannelValues): MessageInitShape<typeof CreateNotifica
 }
 
 function ChannelForm({
-  rpc,
+  workspaceId,
   monitors,
   channel,
   first = false,
   onCancel,
   onSaved,
 }: {
-  rpc: Rpc;
+  workspaceId: string;
   monitors: MonitorChoice[];
   channel?: NotificationChannel;
   first?: boolean;
   onCancel: (() => void) | undefined;
-  onSaved(): Promise<void>;
+  /** Called once the change is saved and the channels are asked for again. */
+  onSaved(): void;
 }) {
+  const createChannel = useCreateChannel(workspaceId);
+  const updateChannel = useUpdateChannel(workspaceId);
   const [values, setValues] = useState(() => valuesOf(channel));
   const [error, setError] = useState<ApiError>();
   const [busy, setBusy] = useState(false);
@@ -330,7 +330,7 @@ function ChannelForm({
     try {
       const config = configOf(values);
       if (channel) {
-        await rpc.notifications.updateNotificationChannel({
+        await updateChannel.mutateAsync({
           id: channel.id,
           name: values.name.trim(),
           monitorIds: values.monitorIds,
@@ -339,9 +339,9 @@ function ChannelForm({
           updateMask: { paths: ['name', 'monitor_ids', 'config'] },
         });
       } else {
-        await rpc.notifications.createNotificationChannel({ name: values.name.trim(), monitorIds: values.monitorIds, config });
+        await createChannel.mutateAsync({ name: values.name.trim(), monitorIds: values.monitorIds, config });
       }
-      await onSaved();
+      onSaved();
     } catch (caught) {
       setError(asApiError(caught));
       setBusy(false);

@@ -1,35 +1,24 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useCallback, useEffect, useId, useRef, useState } from 'react';
-import { api, type ApiError, type MonitorState, type MonitorType, type Overview, type OverviewRow } from '../api.ts';
+import { useEffect, useId, useRef, useState } from 'react';
+import type { MonitorState, MonitorType, Overview, OverviewRow } from '../api.ts';
 import type { ScreenProps } from '../app.tsx';
 import { formatMs, Sparkline } from '../charts.tsx';
 import { ErrorNote, Loading, PageHeader } from '../components.tsx';
-import { asApiError } from '../hooks.ts';
+import { type OverviewFilters, type OverviewRows, useOverviewRows } from '../data/overview.ts';
 import { Icon } from '../icons.tsx';
-import { askNotificationPermission, type LiveStatus, useCoalesced, useLiveEvents, useNotificationPermission } from '../live.ts';
+import { askNotificationPermission, type LiveStatus, useLiveStatus, useNotificationPermission } from '../live.ts';
 import { Link, useLocation } from '../router.tsx';
 import { MONITOR_STATES, STATE_LABELS, StatusBadge, StatusDot, TYPE_LABELS } from '../status.tsx';
 import { When } from '../time.tsx';
 import './overview.css';
 
-/** Rows per request: the server's page, and the unit the list loads as it scrolls. */
-const PAGE_SIZE = 100;
 /** A search goes out at once, then at most once per this while typing continues. */
 const SEARCH_DEBOUNCE_MS = 150;
-/** Latency and sparklines move without any state change, so the rows are refreshed this often. */
-const REFRESH_MS = 30_000;
-/** Live events that arrive together cause one refresh. */
-const COALESCE_MS = 250;
 const ROW_ESTIMATE_PX = 56;
 
 const MONITOR_TYPES = Object.keys(TYPE_LABELS) as MonitorType[];
 
-interface Filters {
-  q: string;
-  state: MonitorState | '';
-  type: MonitorType | '';
-  tag: string;
-}
+type Filters = OverviewFilters;
 
 const NO_FILTERS: Filters = { q: '', state: '', type: '', tag: '' };
 
@@ -58,131 +47,15 @@ function rememberInAddress(filters: Filters): void {
   if (location.pathname + location.search !== next) history.replaceState(history.state, '', next);
 }
 
-interface LoadedPage {
-  rows: OverviewRow[];
-  /** The refresh round it was loaded in; an older one is loaded again when it comes into view. */
-  round: number;
-}
-
-interface ListState {
-  /** The filters' generation the pages belong to. */
-  generation: number;
-  status: 'loading' | 'ready' | 'error';
-  total: number;
-  counts: Overview['counts'] | undefined;
-  tags: string[];
-  pages: Map<number, LoadedPage>;
-  /** The latest failure; with pages still shown, the rows are from before it. */
-  error: ApiError | undefined;
-}
-
-/**
- * The overview's rows, a page of 100 at a time from the server as the list needs them. A change
- * of filters starts a new generation (answers for an older one are dropped) but keeps the rows
- * shown until the first new page is in; a refresh starts a new round, reloading the pages in view
- * now and the others when they come into view, so the list never empties or jumps.
- */
-function useOverviewRows(workspaceId: string, filters: Filters) {
-  const [list, setList] = useState<ListState>({ generation: 0, status: 'loading', total: 0, counts: undefined, tags: [], pages: new Map(), error: undefined });
-  const generation = useRef(0);
-  const round = useRef(0);
-  const inFlight = useRef(new Map<number, string>());
-  const range = useRef({ start: 0, end: 0 });
-  const current = useRef({ workspaceId, filters });
-  current.current = { workspaceId, filters };
-
-  const fetchPage = useCallback(async (page: number) => {
-    const ticket = `${generation.current}:${round.current}`;
-    if (inFlight.current.get(page) === ticket) return;
-    inFlight.current.set(page, ticket);
-    const asked = { generation: generation.current, round: round.current };
-    const { workspaceId: ws, filters: f } = current.current;
-    try {
-      const answer = await api.overview(ws, {
-        q: f.q || undefined,
-        state: f.state || undefined,
-        type: f.type || undefined,
-        tag: f.tag || undefined,
-        limit: PAGE_SIZE,
-        offset: page * PAGE_SIZE,
-      });
-      if (asked.generation !== generation.current) return;
-      setList((previous) => {
-        const pages = previous.generation === asked.generation ? new Map(previous.pages) : new Map<number, LoadedPage>();
-        pages.set(page, { rows: answer.monitors, round: asked.round });
-        return { generation: asked.generation, status: 'ready', total: answer.total, counts: answer.counts, tags: answer.tags, pages, error: undefined };
-      });
-    } catch (error) {
-      if (asked.generation !== generation.current) return;
-      setList((previous) => ({ ...previous, status: previous.status === 'ready' ? 'ready' : 'error', error: asApiError(error) }));
-    } finally {
-      if (inFlight.current.get(page) === ticket) inFlight.current.delete(page);
-    }
-  }, []);
-
-  const latest = useRef(list);
-  latest.current = list;
-
-  /** Loads the pages under rows `start`..`end` that are missing, from older filters or an older round. */
-  const ensure = useCallback(
-    (start: number, end: number) => {
-      range.current = { start, end };
-      const { pages, generation: shown } = latest.current;
-      const first = Math.floor(start / PAGE_SIZE);
-      const last = Math.max(first, Math.floor(end / PAGE_SIZE));
-      for (let page = first; page <= last; page++) {
-        const loaded = shown === generation.current ? pages.get(page) : undefined;
-        if (!loaded || loaded.round < round.current) void fetchPage(page);
-      }
-    },
-    [fetchPage],
-  );
-
-  const filterKey = `${workspaceId}\n${filters.q}\n${filters.state}\n${filters.type}\n${filters.tag}`;
-  useEffect(() => {
-    generation.current += 1;
-    inFlight.current.clear();
-    range.current = { start: 0, end: 0 };
-    void fetchPage(0);
-  }, [filterKey, fetchPage]);
-
-  const refresh = useCallback(() => {
-    round.current += 1;
-    ensure(range.current.start, range.current.end);
-  }, [ensure]);
-
-  return { list, ensure, refresh };
-}
-
 export function OverviewScreen({ workspace }: ScreenProps) {
   const { query } = useLocation();
   const [filters, setFilters] = useState<Filters>(() => filtersFrom(query));
-  const { list, ensure, refresh } = useOverviewRows(workspace.id, filters);
+  // Kept current by the live feed (data/live-queries.ts), a refresh every 30 s and on coming
+  // back to the tab (data/overview.ts).
+  const list = useOverviewRows(workspace.id, filters);
+  const live = useLiveStatus(workspace.id);
 
   useEffect(() => rememberInAddress(filters), [filters]);
-
-  const scheduleRefresh = useCoalesced(refresh, COALESCE_MS);
-  const live = useLiveEvents(
-    workspace.id,
-    (event) => {
-      if (event.type === 'state' || event.entity === 'monitor') scheduleRefresh();
-    },
-    scheduleRefresh,
-  );
-
-  useEffect(() => {
-    const timer = setInterval(() => {
-      if (!document.hidden) refresh();
-    }, REFRESH_MS);
-    const onVisible = () => {
-      if (!document.hidden) refresh();
-    };
-    document.addEventListener('visibilitychange', onVisible);
-    return () => {
-      clearInterval(timer);
-      document.removeEventListener('visibilitychange', onVisible);
-    };
-  }, [refresh]);
 
   const workspaceTotal = list.counts ? MONITOR_STATES.reduce((sum, state) => sum + list.counts![state], 0) : 0;
   const header = (
@@ -209,7 +82,7 @@ export function OverviewScreen({ workspace }: ScreenProps) {
           <div>
             <ErrorNote>{list.error?.message}</ErrorNote>
             <p>
-              <button type="button" className="button" onClick={refresh}>
+              <button type="button" className="button" onClick={list.refresh}>
                 <Icon name="refresh" />
                 Try again
               </button>
@@ -236,7 +109,7 @@ export function OverviewScreen({ workspace }: ScreenProps) {
       <StateCounts counts={list.counts!} total={workspaceTotal} selected={filters.state} onSelect={(state) => setFilters((f) => ({ ...f, state }))} />
       <FilterBar filters={filters} tags={list.tags} onChange={setFilters} />
       {list.error ? <ErrorNote>Could not refresh the list: {list.error.message}</ErrorNote> : null}
-      <MonitorList list={list} filtered={isFiltered(filters)} ensure={ensure} onClear={() => setFilters(NO_FILTERS)} />
+      <MonitorList list={list} filters={filters} onClear={() => setFilters(NO_FILTERS)} />
     </>
   );
 }
@@ -427,28 +300,31 @@ function FilterBar({ filters, tags, onChange }: { filters: Filters; tags: string
   );
 }
 
-function MonitorList({ list, filtered, ensure, onClear }: { list: ListState; filtered: boolean; ensure(start: number, end: number): void; onClear(): void }) {
+function MonitorList({ list, filters, onClear }: { list: OverviewRows; filters: Filters; onClear(): void }) {
   const scroller = useRef<HTMLDivElement>(null);
   const countId = useId();
+  const filtered = isFiltered(filters);
   const virtualizer = useVirtualizer({
     count: list.total,
     getScrollElement: () => scroller.current,
     estimateSize: () => ROW_ESTIMATE_PX,
     overscan: 8,
-    getItemKey: (index) => rowAt(list.pages, index)?.id ?? `row-${index}`,
+    getItemKey: (index) => list.rowAt(index)?.id ?? `row-${index}`,
   });
   const items = virtualizer.getVirtualItems();
   const first = items[0]?.index ?? 0;
   const last = items[items.length - 1]?.index ?? 0;
+  const { show } = list;
 
   useEffect(() => {
-    if (list.total > 0) ensure(first, last);
-  }, [first, last, list.total, list.generation, list.pages, ensure]);
+    if (list.total > 0) show(first, last);
+  }, [first, last, list.total, show]);
 
   // New filters show their first rows, not the scroll position of the old ones.
+  const { q, state, type, tag } = filters;
   useEffect(() => {
     scroller.current?.scrollTo({ top: 0 });
-  }, [list.generation]);
+  }, [q, state, type, tag]);
 
   const shown = list.total.toLocaleString();
   const countText = list.total === 1 ? '1 monitor' : `${shown} monitors`;
@@ -482,7 +358,7 @@ function MonitorList({ list, filtered, ensure, onClear }: { list: ListState; fil
       <div ref={scroller} className="monitor-scroller">
         <ul role="list" aria-label="Monitors" aria-describedby={countId} className="monitor-list" style={{ height: virtualizer.getTotalSize() }}>
           {items.map((item) => {
-            const row = rowAt(list.pages, item.index);
+            const row = list.rowAt(item.index);
             return (
               <li
                 key={item.key}
@@ -501,10 +377,6 @@ function MonitorList({ list, filtered, ensure, onClear }: { list: ListState; fil
       </div>
     </div>
   );
-}
-
-function rowAt(pages: Map<number, LoadedPage>, index: number): OverviewRow | undefined {
-  return pages.get(Math.floor(index / PAGE_SIZE))?.rows[index % PAGE_SIZE];
 }
 
 function MonitorRow({ row }: { row: OverviewRow }) {

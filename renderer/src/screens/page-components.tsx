@@ -1,10 +1,10 @@
-import { type DragEvent, type FormEvent, useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
+import { type DragEvent, useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import type { PageComponent } from '../../../proto/gen/status_page/v1/status_page_pb.js';
-import type { ApiError } from '../api.ts';
 import { ConfirmDialog, ErrorNote } from '../components.tsx';
-import { Field, FormProblems, matchViolations, useFocusOnRefusal } from '../forms.tsx';
 import { asApiError, useConfirmedAction } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
+import { ComponentForm } from './page-component-form.tsx';
+import { addComponentRequest, componentFormOf, updateComponentRequest } from './page-component-model.ts';
 import type { MonitorChoice, PageSectionProps } from './page-form-parts.tsx';
 
 // The page's components in the order visitors see them. The public page keeps a group's
@@ -242,9 +242,10 @@ export function PageComponentsSection({ rpc, page, components, reloadComponents,
           groups={groups}
           onCancel={order.length === 0 ? undefined : () => setAdding(false)}
           onSubmit={async (values) => {
-            await rpc.pages.addPageComponent({ pageId: page.id, name: values.name, description: values.description, monitorId: values.monitorId || undefined, group: values.group || undefined });
+            const request = addComponentRequest(page.id, values);
+            await rpc.pages.addPageComponent(request);
             setAdding(false);
-            setAnnouncement(`${values.name} added.`);
+            setAnnouncement(`${request.name} added.`);
             await reloadComponents();
           }}
         />
@@ -380,15 +381,6 @@ function ComponentRow({
   );
 }
 
-interface ComponentValues {
-  name: string;
-  description: string;
-  /** '' for a static component. */
-  monitorId: string;
-  /** '' for no group. */
-  group: string;
-}
-
 function EditComponent({
   rpc,
   component,
@@ -408,108 +400,15 @@ function EditComponent({
     <ComponentForm
       title={`Edit ${component.name}`}
       submitLabel="Save component"
-      initial={{ name: component.name, description: component.description, monitorId: component.monitorId ?? '', group: component.group ?? '' }}
+      initial={componentFormOf(component)}
       monitors={monitors}
       groups={groups}
       onCancel={onDone}
       onSubmit={async (values) => {
-        // Every field is sent: the empty string clears a description, unlinks the monitor, ungroups.
-        await rpc.pages.updatePageComponent({ id: component.id, ...values });
+        await rpc.pages.updatePageComponent(updateComponentRequest(component.id, values));
         onDone();
         await onSaved();
       }}
     />
-  );
-}
-
-function ComponentForm({
-  title,
-  submitLabel,
-  initial = { name: '', description: '', monitorId: '', group: '' },
-  monitors,
-  groups,
-  onCancel,
-  onSubmit,
-}: {
-  title: string;
-  submitLabel: string;
-  initial?: ComponentValues;
-  monitors: MonitorChoice[];
-  groups: string[];
-  onCancel: (() => void) | undefined;
-  onSubmit(values: ComponentValues): Promise<void>;
-}) {
-  const [values, setValues] = useState(initial);
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
-  const form = useRef<HTMLFormElement>(null);
-  useFocusOnRefusal(form, error);
-  const headingId = useId();
-  const groupsId = useId();
-  const errors = matchViolations(error, ['name', 'description', 'monitorId', 'group']);
-  const set = (change: Partial<ComponentValues>) => setValues((v) => ({ ...v, ...change }));
-
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await onSubmit({ ...values, name: values.name.trim(), group: values.group.trim() });
-    } catch (caught) {
-      setError(asApiError(caught));
-      setBusy(false);
-    }
-  };
-
-  return (
-    <div className="card component-form" role="group" aria-labelledby={headingId}>
-      <h3 id={headingId}>{title}</h3>
-      <form ref={form} className="stack-form" onSubmit={submit} noValidate>
-        <FormProblems error={error} errors={errors} />
-        <div className="form-grid">
-          <Field label="Name" error={errors.of('name')}>
-            {(control) => <input {...control} type="text" value={values.name} maxLength={200} placeholder="API" onChange={(e) => set({ name: e.target.value })} />}
-          </Field>
-          <Field label="Monitor" hint="The monitor whose state the component shows." error={errors.of('monitorId')}>
-            {(control) => (
-              <select {...control} value={values.monitorId} onChange={(e) => set({ monitorId: e.target.value })}>
-                <option value="">None: a static component</option>
-                {monitors.map((m) => (
-                  <option key={m.id} value={m.id}>
-                    {m.name}
-                    {m.active ? '' : ' (paused)'}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
-          <Field label="Group (optional)" hint="Components of one group are shown together under its name." error={errors.of('group')}>
-            {(control) => (
-              <>
-                <input {...control} type="text" value={values.group} maxLength={100} list={groupsId} autoComplete="off" onChange={(e) => set({ group: e.target.value })} />
-                <datalist id={groupsId}>
-                  {groups.map((g) => (
-                    <option key={g} value={g} />
-                  ))}
-                </datalist>
-              </>
-            )}
-          </Field>
-          <Field label="Description (optional)" error={errors.of('description')}>
-            {(control) => <input {...control} type="text" value={values.description} onChange={(e) => set({ description: e.target.value })} />}
-          </Field>
-        </div>
-        <div className="form-actions">
-          <button type="submit" className="button button-primary" disabled={busy}>
-            {submitLabel}
-          </button>
-          {onCancel ? (
-            <button type="button" className="button button-ghost" onClick={onCancel}>
-              Cancel
-            </button>
-          ) : null}
-        </div>
-      </form>
-    </div>
   );
 }

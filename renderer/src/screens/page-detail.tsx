@@ -1,13 +1,17 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { type KeyboardEvent, type ReactNode, useId, useRef } from 'react';
 import type { ScreenProps } from '../app.tsx';
 import { ErrorNote, Loading, PageHeader } from '../components.tsx';
-import { useResource } from '../hooks.ts';
+import { MONITOR_CHOICE_LIMIT, useMonitorChoices } from '../data/monitors.ts';
+import { usePageComponents, useStatusPage } from '../data/pages.ts';
+import { queryKeys } from '../data/query-keys.ts';
+import { loadedOf } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { Link, navigate, useLocation } from '../router.tsx';
 import { rpcFor } from '../rpc.ts';
 import { PageComponentsSection } from './page-components.tsx';
 import { PageExportSection } from './page-export.tsx';
-import { loadMonitorChoices, MONITOR_CHOICE_LIMIT, type PageSectionProps } from './page-form-parts.tsx';
+import type { PageSectionProps } from './page-form-parts.tsx';
 import { PageMaintenanceSection } from './page-maintenance.tsx';
 import { PagePreviewSection } from './page-preview.tsx';
 import { PageReportsSection } from './page-reports.tsx';
@@ -31,9 +35,15 @@ export function PageDetailScreen({ workspace, params }: ScreenProps) {
   const { query } = useLocation();
   const tab: TabId = TABS.find((t) => t.id === query.get('tab'))?.id ?? 'components';
 
-  const [page] = useResource(() => rpc.pages.getStatusPage({ page: pageId }).then((r) => r.statusPage!), `${workspace.id} ${pageId}`);
-  const [components, reloadComponents] = useResource(() => rpc.pages.listPageComponents({ pageId }).then((r) => r.components), `${workspace.id} ${pageId}`);
-  const [monitors] = useResource(() => loadMonitorChoices(rpc), workspace.id);
+  const page = loadedOf(useStatusPage(workspace.id, pageId));
+  const componentsQuery = usePageComponents(workspace.id, pageId);
+  const components = loadedOf(componentsQuery);
+  const monitors = loadedOf(useMonitorChoices(workspace.id));
+  const queryClient = useQueryClient();
+  // A section changed the components: they, and what visitors see, are asked for again.
+  const reloadComponents = async () => {
+    await Promise.all([componentsQuery.refetch(), queryClient.invalidateQueries({ queryKey: queryKeys.pagePreview(workspace.id, pageId) })]);
+  };
 
   if (page.state === 'loading') return <Loading what="the status page" />;
   if (page.state === 'error') {

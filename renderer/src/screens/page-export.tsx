@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { api } from '../api.ts';
 import { ErrorNote } from '../components.tsx';
+import { useExportPage } from '../data/pages.ts';
 import { asApiError } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import type { PageSectionProps } from './page-form-parts.tsx';
@@ -20,11 +20,12 @@ function saveFile(blob: Blob, filename: string): void {
 
 export function PageExportSection({ workspaceId, page }: PageSectionProps) {
   const [state, setState] = useState<{ busy: boolean; error?: string; saved?: string }>({ busy: false });
+  const exportPage = useExportPage(workspaceId);
 
   const download = async () => {
     setState({ busy: true });
     try {
-      const { blob, filename } = await api.exportPage(workspaceId, page.id);
+      const { blob, filename } = await exportPage.mutateAsync(page.id);
       saveFile(blob, filename);
       setState({ busy: false, saved: `${filename} downloaded (${Math.max(1, Math.round(blob.size / 1024))} KB).` });
     } catch (error) {

@@ -1,8 +1,9 @@
 // What the sections of a status page share: the page's data as they receive it, the monitors a
-// component can follow, the notify choice of every publishing form, the components an incident
-// or a maintenance affects, and the conversions between the wire's times and the inputs'.
+// component can follow, the notify choice of every publishing form, and the components an
+// incident or a maintenance affects. Each form has a model of its own beside it (page-*-model.ts).
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import { useId } from 'react';
+import { type Control, type FieldValues, type Path, useController } from 'react-hook-form';
 import type { PageComponent, StatusPage } from '../../../proto/gen/status_page/v1/status_page_pb.js';
 import { FieldGroup } from '../forms.tsx';
 import type { Rpc } from '../rpc.ts';
@@ -53,53 +54,30 @@ export async function loadMonitorChoices(rpc: Rpc): Promise<{ monitors: MonitorC
 /** A wire timestamp as ISO 8601, for `When` and sorting. */
 export const isoOf = (timestamp: Timestamp | undefined): string | undefined => (timestamp ? timestampDate(timestamp).toISOString() : undefined);
 
-const pad = (n: number) => String(n).padStart(2, '0');
-
-/** An instant as a datetime-local input shows it: the viewer's local wall time, to the minute. */
-export function localInputValue(iso: string): string {
-  const d = new Date(iso);
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
-}
-
-/** A datetime-local value (local wall time) as the RFC 3339 UTC instant the service expects; '' when empty or invalid. */
-export function instantOfLocal(value: string): string {
-  if (!value) return '';
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? '' : date.toISOString().replace('.000Z', 'Z');
-}
+/** Why a publishing form without a notify choice is refused. */
+const NOTIFY_REQUIRED = 'Choose whether to notify subscribers: nothing is published until you do.';
 
 /**
- * The explicit notify choice of a publishing form. Neither radio starts checked: telling
- * subscribers cannot be undone, and not telling them is final for that update, so the person
- * decides every time. `refused` is set once a submit was tried without a choice; the form then
- * moves the focus to the first radio, which the message describes.
+ * The explicit notify choice of a publishing form, a field `name` of its react-hook-form form.
+ * Neither radio starts checked: telling subscribers cannot be undone, and not telling them is
+ * final for that update, so the person decides every time. A submit without a choice is refused
+ * by the form itself: the message shows beside the choice and the first radio takes the focus.
  */
-export function NotifyChoice({
-  name,
-  value,
-  onChange,
-  refused,
-  serviceRule,
-}: {
-  name: string;
-  value: boolean | undefined;
-  onChange(notify: boolean): void;
-  refused: boolean;
-  serviceRule?: string | undefined;
-}) {
+export function NotifyChoice<T extends FieldValues>({ control, name, serviceRule }: { control: Control<T>; name: Path<T>; serviceRule?: string | undefined }) {
   const id = useId();
-  const error = serviceRule ?? (refused && value === undefined ? 'Choose whether to notify subscribers: nothing is published until you do.' : undefined);
+  const { field, fieldState } = useController({ control, name, rules: { validate: (value) => value !== undefined || NOTIFY_REQUIRED } });
+  const error = serviceRule ?? fieldState.error?.message;
   return (
     <FieldGroup legend="Subscribers" hint="Required: choose one. Nothing is published until you do." error={error} className="notify-choice">
       {(control) => (
         <div className="radios">
           <div className="radio">
-            <input type="radio" id={`${id}-yes`} name={name} checked={value === true} {...control} onChange={() => onChange(true)} />
+            <input type="radio" id={`${id}-yes`} name={`${id}-notify`} ref={field.ref} checked={field.value === true} {...control} onChange={() => field.onChange(true)} />
             <label htmlFor={`${id}-yes`}>Notify subscribers</label>
             <small>Email and webhook subscribers of this page are told now.</small>
           </div>
           <div className="radio">
-            <input type="radio" id={`${id}-no`} name={name} checked={value === false} {...control} onChange={() => onChange(false)} />
+            <input type="radio" id={`${id}-no`} name={`${id}-notify`} checked={field.value === false} {...control} onChange={() => field.onChange(false)} />
             <label htmlFor={`${id}-no`}>Don't notify</label>
             <small>Nobody is told, now or later: this update is never sent.</small>
           </div>

@@ -1,19 +1,16 @@
-import { type FormEvent, useId, useRef, useState } from 'react';
+import { useState } from 'react';
 import type { Maintenance } from '../../../proto/gen/maintenance/v1/maintenance_pb.js';
 import type { PageComponent } from '../../../proto/gen/status_page/v1/status_page_pb.js';
-import type { ApiError } from '../api.ts';
 import { ConfirmDialog, ErrorNote, Loading } from '../components.tsx';
-import { Field, FormProblems, matchViolations, useFocusOnRefusal } from '../forms.tsx';
-import { asApiError, useConfirmedAction, useResource } from '../hooks.ts';
+import { useConfirmedAction, useResource } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
-import { ComponentChecklist, componentNames, FormActions, instantOfLocal, localInputValue, NotifyChoice, type PageSectionProps, type PublishedNote, publishedNote, PublishedNoteLine } from './page-form-parts.tsx';
+import { componentNames, type PageSectionProps, type PublishedNote, publishedNote, PublishedNoteLine } from './page-form-parts.tsx';
+import { MaintenanceForm, timeZone } from './page-maintenance-form.tsx';
+import { createMaintenanceRequest, maintenanceFormOf, updateMaintenanceRequest } from './page-maintenance-model.ts';
 
 // Maintenance windows as a calendar of days: in progress, upcoming (soonest first) and past
 // (latest first), each listed under the local day it starts on. Times are entered and shown in
 // the viewer's time zone and sent as UTC instants.
-
-const HOUR_MS = 3_600_000;
-const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
 const dayKey = (iso: string) => new Date(iso).toDateString();
 const dayLabel = (iso: string) => new Date(iso).toLocaleDateString(undefined, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' });
@@ -75,12 +72,14 @@ export function PageMaintenanceSection({ rpc, page, components }: PageSectionPro
           title="Schedule maintenance"
           submitLabel="Schedule"
           components={components}
+          initial={maintenanceFormOf(undefined)}
           announce
           onCancel={empty ? undefined : () => setCreating(false)}
-          onSubmit={async (values, notify) => {
-            const answer = await rpc.maintenances.createMaintenance({ pageId: page.id, ...values, notify });
+          onSubmit={async (values) => {
+            const request = createMaintenanceRequest(page.id, values);
+            const answer = await rpc.maintenances.createMaintenance(request);
             setCreating(false);
-            setNote(publishedNote(`Maintenance “${values.title}” scheduled.`, notify, answer.notified));
+            setNote(publishedNote(`Maintenance “${request.title}” scheduled.`, request.notify === true, answer.notified));
             await reload();
           }}
         />
@@ -114,15 +113,10 @@ export function PageMaintenanceSection({ rpc, page, components }: PageSectionPro
                           title={`Edit ${m.title}`}
                           submitLabel="Save maintenance"
                           components={components}
-                          initial={{ title: m.title, message: m.message, from: m.from, to: m.to, pageComponentIds: [...m.pageComponentIds] }}
+                          initial={maintenanceFormOf(m)}
                           onCancel={() => setEditing(undefined)}
                           onSubmit={async (values) => {
-                            // Every field is named, so clearing the components (the whole page) is a change too.
-                            await rpc.maintenances.updateMaintenance({
-                              id: m.id,
-                              ...values,
-                              updateMask: { paths: ['title', 'message', 'from', 'to', 'page_component_ids'] },
-                            });
+                            await rpc.maintenances.updateMaintenance(updateMaintenanceRequest(m.id, values));
                             setEditing(undefined);
                             await reload();
                           }}
@@ -168,95 +162,5 @@ function WindowRow({ window: m, components, onEdit, onDelete }: { window: Mainte
         </button>
       </div>
     </li>
-  );
-}
-
-interface WindowValues {
-  title: string;
-  message: string;
-  /** RFC 3339 instants. */
-  from: string;
-  to: string;
-  pageComponentIds: string[];
-}
-
-function MaintenanceForm({
-  title,
-  submitLabel,
-  components,
-  initial,
-  announce = false,
-  onCancel,
-  onSubmit,
-}: {
-  title: string;
-  submitLabel: string;
-  components: PageComponent[];
-  initial?: WindowValues;
-  /** A new window is announced: the form asks whether to notify subscribers. */
-  announce?: boolean;
-  onCancel: (() => void) | undefined;
-  onSubmit(values: WindowValues, notify: boolean): Promise<void>;
-}) {
-  const start = Math.ceil(Date.now() / HOUR_MS) * HOUR_MS;
-  const [name, setName] = useState(initial?.title ?? '');
-  const [message, setMessage] = useState(initial?.message ?? '');
-  const [from, setFrom] = useState(localInputValue(initial?.from ?? new Date(start).toISOString()));
-  const [to, setTo] = useState(localInputValue(initial?.to ?? new Date(start + HOUR_MS).toISOString()));
-  const [affected, setAffected] = useState(initial?.pageComponentIds ?? []);
-  const [notify, setNotify] = useState<boolean>();
-  const [refused, setRefused] = useState(false);
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
-  const form = useRef<HTMLFormElement>(null);
-  useFocusOnRefusal(form, error);
-  const headingId = useId();
-  const errors = matchViolations(error, ['title', 'message', 'from', 'to', 'pageComponentIds', 'notify']);
-
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    if (announce && notify === undefined) {
-      setRefused(true);
-      form.current?.querySelector<HTMLInputElement>('.notify-choice input[type="radio"]')?.focus();
-      return;
-    }
-    setBusy(true);
-    setError(undefined);
-    try {
-      await onSubmit({ title: name.trim(), message: message.trim(), from: instantOfLocal(from), to: instantOfLocal(to), pageComponentIds: affected }, notify ?? false);
-    } catch (caught) {
-      setError(asApiError(caught));
-      setBusy(false);
-    }
-  };
-
-  return (
-    <div className="card section maintenance-form" role="group" aria-labelledby={headingId}>
-      <h3 id={headingId}>{title}</h3>
-      <form ref={form} className="stack-form" onSubmit={submit} noValidate>
-        <FormProblems error={error} errors={errors} />
-        <Field label="Title" error={errors.of('title')}>
-          {(control) => <input {...control} type="text" value={name} maxLength={200} placeholder="Database upgrade" onChange={(e) => setName(e.target.value)} />}
-        </Field>
-        <div className="form-grid">
-          <Field label="Starts" hint={`Your local time (${timeZone}).`} error={errors.of('from')}>
-            {(control) => <input {...control} type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} />}
-          </Field>
-          <Field label="Ends" hint="After the start." error={errors.of('to')}>
-            {(control) => <input {...control} type="datetime-local" value={to} min={from || undefined} onChange={(e) => setTo(e.target.value)} />}
-          </Field>
-        </div>
-        <ComponentChecklist legend="Affected components" components={components} selected={affected} onChange={setAffected} error={errors.of('pageComponentIds')} />
-        <Field label="Message (optional)" hint="What visitors should know about the work." error={errors.of('message')}>
-          {(control) => <textarea {...control} value={message} rows={2} onChange={(e) => setMessage(e.target.value)} />}
-        </Field>
-        {announce ? (
-          <NotifyChoice name={`${headingId}-notify`} value={notify} onChange={setNotify} refused={refused} serviceRule={errors.of('notify')} />
-        ) : (
-          <p className="field-hint">Changes show on the page at once; subscribers are not told of them.</p>
-        )}
-        <FormActions busy={busy} submitLabel={submitLabel} onCancel={onCancel} />
-      </form>
-    </div>
   );
 }

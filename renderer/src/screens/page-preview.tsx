@@ -1,6 +1,7 @@
-import { api, type MonitorState, type PagePreview, type PreviewMaintenance, type PublicState } from '../api.ts';
+import type { MonitorState, PagePreview, PreviewMaintenance, PublicState } from '../api.ts';
 import { ErrorNote, Loading } from '../components.tsx';
-import { useResource } from '../hooks.ts';
+import { usePagePreview } from '../data/pages.ts';
+import { loadedOf } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { StatusBadge } from '../status.tsx';
 import { When } from '../time.tsx';
@@ -32,10 +33,9 @@ const affects = (names: string[]) => (names.length === 0 ? 'the whole page' : na
 const percent = (uptime: number) => `${(uptime * 100).toFixed(uptime >= 0.9995 ? 0 : 2)}% uptime`;
 
 export function PagePreviewSection({ workspaceId, page, components }: PageSectionProps) {
-  const [data, reload] = useResource(
-    () => api.pagePreview(workspaceId, page.id),
-    `${page.id} ${components.map((c) => `${c.id}:${c.monitorId ?? ''}:${c.group ?? ''}`).join(',')}`,
-  );
+  const preview = usePagePreview(workspaceId, page.id, components.map((c) => `${c.id}:${c.monitorId ?? ''}:${c.group ?? ''}`).join(','));
+  const data = loadedOf(preview);
+  const reload = preview.refetch;
 
   return (
     <section aria-labelledby="preview-heading" className="section">

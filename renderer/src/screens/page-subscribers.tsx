@@ -3,18 +3,21 @@ import type { Subscriber } from '../../../proto/gen/status_page/v1/status_page_p
 import type { ApiError } from '../api.ts';
 import { ActionsTable, ConfirmDialog, ErrorNote, Loading, SecretOnce } from '../components.tsx';
 import { Field, FormProblems, matchViolations, useFocusOnRefusal } from '../forms.tsx';
-import { asApiError, useConfirmedAction, useResource } from '../hooks.ts';
+import { useAddSubscriber, useRemoveSubscriber, useSubscribers } from '../data/pages.ts';
+import { asApiError, loadedOf, useConfirmedAction } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { When } from '../time.tsx';
 import { FormActions, isoOf, type PageSectionProps } from './page-form-parts.tsx';
 
 type Kind = 'email' | 'webhook';
 
-export function PageSubscribersSection({ rpc, page }: PageSectionProps) {
-  const [subscribers, reload] = useResource(() => rpc.pages.listSubscribers({ pageId: page.id }).then((r) => r.subscribers), page.id);
+export function PageSubscribersSection({ workspaceId, page }: PageSectionProps) {
+  const subscribers = loadedOf(useSubscribers(workspaceId, page.id));
   const [adding, setAdding] = useState(false);
   const [secret, setSecret] = useState<{ address: string; secret: string }>();
-  const remove = useConfirmedAction((s: Subscriber) => rpc.pages.removeSubscriber({ id: s.id }), reload);
+  const addSubscriber = useAddSubscriber(workspaceId);
+  const removeSubscriber = useRemoveSubscriber(workspaceId);
+  const remove = useConfirmedAction((s: Subscriber) => removeSubscriber.mutateAsync({ id: s.id }), async () => undefined);
 
   const empty = subscribers.state === 'ready' && subscribers.value.length === 0;
   return (
@@ -37,10 +40,9 @@ export function PageSubscribersSection({ rpc, page }: PageSectionProps) {
         <AddSubscriberForm
           onCancel={() => setAdding(false)}
           onSubmit={async (target) => {
-            const answer = await rpc.pages.addSubscriber({ pageId: page.id, target });
+            const answer = await addSubscriber.mutateAsync({ pageId: page.id, target });
             setAdding(false);
             if (answer.webhookSecret) setSecret({ address: answer.subscriber!.address, secret: answer.webhookSecret });
-            await reload();
           }}
         />
       ) : null}

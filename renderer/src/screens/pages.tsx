@@ -4,18 +4,13 @@ import type { ApiError } from '../api.ts';
 import type { ScreenProps } from '../app.tsx';
 import { ActionsTable, ConfirmDialog, ErrorNote, Loading, PageHeader } from '../components.tsx';
 import { Field, FormProblems, matchViolations, useFocusOnRefusal } from '../forms.tsx';
-import { asApiError, useConfirmedAction, useResource } from '../hooks.ts';
+import { useCreateStatusPage, useDeleteStatusPage, useStatusPages } from '../data/pages.ts';
+import { asApiError, loadedOf, useConfirmedAction } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { Link, navigate } from '../router.tsx';
-import { rpcFor } from '../rpc.ts';
 import { When } from '../time.tsx';
 import { isoOf } from './page-form-parts.tsx';
 import './pages.css';
-
-interface PageRow {
-  page: StatusPage;
-  components: number;
-}
 
 /** A slug suggested from a title: lower-case letters and digits joined by hyphens. */
 function slugFrom(title: string): string {
@@ -30,15 +25,10 @@ function slugFrom(title: string): string {
 }
 
 export function PagesScreen({ workspace }: ScreenProps) {
-  const rpc = rpcFor(workspace.id);
-  const [pages, reload] = useResource(async (): Promise<PageRow[]> => {
-    const { statusPages } = await rpc.pages.listStatusPages({});
-    // The list has no component counts; each page's components are asked for at once.
-    const counts = await Promise.all(statusPages.map((page) => rpc.pages.listPageComponents({ pageId: page.id }).then((r) => r.components.length)));
-    return statusPages.map((page, i) => ({ page, components: counts[i] ?? 0 }));
-  }, workspace.id);
+  const pages = loadedOf(useStatusPages(workspace.id));
   const [creating, setCreating] = useState(false);
-  const remove = useConfirmedAction((page: StatusPage) => rpc.pages.deleteStatusPage({ id: page.id }), reload);
+  const deletePage = useDeleteStatusPage(workspace.id);
+  const remove = useConfirmedAction((page: StatusPage) => deletePage.mutateAsync({ id: page.id }), async () => undefined);
 
   const empty = pages.state === 'ready' && pages.value.length === 0;
   return (
@@ -133,7 +123,7 @@ function CreatePageForm({
   onCancel: (() => void) | undefined;
   onCreated(page: StatusPage): void;
 }) {
-  const rpc = rpcFor(workspaceId);
+  const createPage = useCreateStatusPage(workspaceId);
   const [title, setTitle] = useState('');
   const [slug, setSlug] = useState<string>();
   const [description, setDescription] = useState('');
@@ -151,7 +141,7 @@ function CreatePageForm({
     setBusy(true);
     setError(undefined);
     try {
-      const { statusPage } = await rpc.pages.createStatusPage({ title: title.trim(), slug: shownSlug, description: description.trim() });
+      const { statusPage } = await createPage.mutateAsync({ title: title.trim(), slug: shownSlug, description: description.trim() });
       onCreated(statusPage!);
     } catch (caught) {
       setError(asApiError(caught));

@@ -1,0 +1,338 @@
+// What each JSON call of the dashboard's API answers, and the bodies and queries it takes: one zod
+// schema each, the one source of these types for both sides. The service's routes
+// (server/dashboard/) are typed by them, the UI (renderer/src/data/) reads its answers as them, and
+// test/dashboard-contract.test.ts checks the service's live answers against them, field by field.
+//
+// Both sides import this file with `import type` only (test/layers.test.ts checks it): the UI's
+// bundle carries no zod, and the service builds no schema it does not use.
+import { z } from 'zod';
+import { type DASHBOARD_API, type DashboardEndpoint, LIVE_ENTITIES, type NonJsonEndpoint } from './dashboard.ts';
+
+const access = z.enum(['read', 'write']);
+const iso = z.string();
+
+const workspace = z.strictObject({ id: z.string(), name: z.string(), slug: z.string(), plan: z.string(), createdAt: iso });
+
+const session = z.strictObject({
+  workspaces: z.array(workspace),
+  user: z.strictObject({ id: z.string(), name: z.string() }).optional(),
+  /** The API port, where scripts and editors connect. */
+  apiUrl: z.string(),
+  /** The MCP endpoint editors connect to. */
+  mcpUrl: z.string(),
+});
+
+const apiKey = z.strictObject({
+  id: z.string(),
+  workspaceId: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  scopes: z.array(access),
+  /** A key created before scopes existed; it acts as write. */
+  legacy: z.boolean(),
+  createdByUserId: z.string().nullable(),
+  createdAt: iso,
+  lastUsedAt: iso.nullable(),
+  revokedAt: iso.nullable(),
+});
+
+const clientSource = z.enum(['registered', 'metadata']);
+
+const connection = z.strictObject({
+  id: z.string(),
+  clientId: z.string(),
+  clientName: z.string(),
+  clientSource,
+  /** The host of the metadata document; null for a registered client. */
+  clientHost: z.string().nullable(),
+  access,
+  workspaceId: z.string(),
+  workspaceName: z.string(),
+  userId: z.string(),
+  userName: z.string(),
+  connectedAt: iso,
+  lastUsedAt: iso.nullable(),
+  /** Audit entries the connection wrote. */
+  changes: z.number(),
+});
+
+const activityEntry = z.strictObject({ id: z.string(), action: z.string(), entityType: z.string(), entityId: z.string(), createdAt: iso });
+
+const consentRequest = z.strictObject({
+  id: z.string(),
+  /** Shown by the waiting page and by every place that can decide, so the person approves the request they made. */
+  matchCode: z.string(),
+  status: z.enum(['pending', 'approved', 'denied', 'expired', 'completed']),
+  client: z.strictObject({ id: z.string(), name: z.string(), source: clientSource, host: z.string().nullable() }),
+  redirectUri: z.string(),
+  redirectHost: z.string(),
+  /** A loopback redirect: any program on this machine could be listening there. */
+  loopbackRedirect: z.boolean(),
+  /** What the app asked for. */
+  access,
+  resource: z.string(),
+  expiresAt: iso,
+  /** The viewer may approve or deny (a signed-in person). */
+  canDecide: z.boolean(),
+  /** For a signed-in person who may decide: the anti-forgery token of a decision, and the workspaces to choose from. */
+  csrfToken: z.string().optional(),
+  workspaces: z.array(z.strictObject({ id: z.string(), name: z.string(), slug: z.string() })).optional(),
+  /** For the browser that made the request, once decided: where it goes next. Given once. */
+  redirectTo: z.string().optional(),
+});
+
+const monitorType = z.enum(['tcp', 'grpc', 'http']);
+/** A monitor's state as the overview shows it: its checks' worst region, or why there is none. */
+const monitorState = z.enum(['up', 'degraded', 'down', 'pending', 'paused']);
+const checkOutcome = z.enum(['up', 'degraded', 'down']);
+const summaryWindow = z.enum(['1d', '7d', '14d']);
+
+const overviewRow = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  type: monitorType,
+  /** `host:port` of a TCP or gRPC monitor, the URL of an HTTP monitor. */
+  target: z.string(),
+  tags: z.array(z.string()),
+  state: monitorState,
+  /** Latency of the latest check, in ms; null before the first. */
+  lastLatencyMs: z.number().nullable(),
+  lastCheckedAt: iso.nullable(),
+  /** When the state last changed (the first check counts as a change); null before the first check. */
+  changedAt: iso.nullable(),
+  /** Median latency per hour over the last 24 hours, oldest first; null for an hour without checks. */
+  sparkline: z.array(z.number().nullable()),
+});
+
+const overview = z.strictObject({
+  monitors: z.array(overviewRow),
+  /** Monitors that match the query, across all pages. */
+  total: z.number(),
+  /** Monitors of the workspace in each state, whatever the query. */
+  counts: z.strictObject({ up: z.number(), degraded: z.number(), down: z.number(), pending: z.number(), paused: z.number() }),
+  /** Every tag used in the workspace, sorted. */
+  tags: z.array(z.string()),
+});
+
+/** Latency percentiles and outcomes per time bucket. */
+const latencySeries = z.strictObject({
+  window: summaryWindow,
+  bucketMs: z.number(),
+  points: z.array(
+    z.strictObject({
+      at: iso,
+      p50: z.number().nullable(),
+      p95: z.number().nullable(),
+      p99: z.number().nullable(),
+      up: z.number(),
+      degraded: z.number(),
+      down: z.number(),
+    }),
+  ),
+  /** Spans in which no check ran: the machine slept or the service was stopped. */
+  gaps: z.array(z.strictObject({ startedAt: iso, endedAt: iso })),
+});
+
+const timing = z.strictObject({
+  dns: z.number().nullable(),
+  connect: z.number().nullable(),
+  tls: z.number().nullable(),
+  ttfb: z.number().nullable(),
+  transfer: z.number().nullable(),
+  total: z.number().nullable(),
+});
+
+/** One check, for one region. */
+const checkResult = z.strictObject({
+  id: z.string(),
+  region: z.string(),
+  runner: z.string(),
+  startedAt: iso,
+  result: checkOutcome,
+  latencyMs: z.number(),
+  timing,
+  attempts: z.number(),
+  message: z.string(),
+  grpcStatus: z.string().nullable(),
+  statusCode: z.number().nullable(),
+});
+
+/** A monitor's health in one of its regions, with the runner that checks there. */
+const regionHealth = z.strictObject({
+  region: z.string(),
+  status: z.enum(['active', 'degraded', 'error']).nullable(),
+  lastCheckedAt: iso.nullable(),
+  /** The runner whose check the status comes from; null when none has checked the region. */
+  runner: z.string().nullable(),
+});
+
+/** What the workspace's plan allows. */
+const planAllowance = z.strictObject({
+  plan: z.string(),
+  frequencies: z.array(z.string()),
+  /** Every region a monitor may name. */
+  regions: z.array(z.string()),
+  /** The regions a TCP monitor gets when it names none. */
+  defaultTcpRegions: z.array(z.string()),
+  auditLog: z.boolean(),
+  subscriberNotifications: z.boolean(),
+});
+
+/** Who made an audited change, as the audit filter names them. */
+const auditActorKind = z.enum(['apiKey', 'oauth', 'mcp', 'dashboard', 'cli', 'system']);
+
+const auditEntry = z.strictObject({
+  id: z.string(),
+  entityType: z.string(),
+  entityId: z.string(),
+  action: z.string(),
+  actor: z.strictObject({ kind: auditActorKind, id: z.string(), label: z.string() }),
+  changedFields: z.array(z.string()),
+  /** Snapshots with secrets already redacted by the service. */
+  before: z.record(z.string(), z.unknown()).nullable(),
+  after: z.record(z.string(), z.unknown()).nullable(),
+  createdAt: iso,
+});
+
+/** A status page component's state as its public page shows it. */
+const publicState = z.enum(['operational', 'degraded', 'down', 'maintenance', 'unknown']);
+
+const previewMaintenance = z.strictObject({
+  id: z.string(),
+  title: z.string(),
+  message: z.string(),
+  from: iso,
+  to: iso,
+  /** Component names; none means the whole page. */
+  components: z.array(z.string()),
+});
+
+/** What a status page's visitors see now: its public summary, as `summary.json`. */
+const pagePreview = z.strictObject({
+  page: z.strictObject({ id: z.string(), slug: z.string(), title: z.string(), url: z.string(), updatedAt: iso }),
+  status: z.strictObject({ state: publicState, description: z.string() }),
+  components: z.array(z.strictObject({ id: z.string(), name: z.string(), group: z.string().nullable(), state: publicState, uptime: z.number().nullable() })),
+  activeReports: z.array(
+    z.strictObject({
+      id: z.string(),
+      title: z.string(),
+      status: z.enum(['investigating', 'identified', 'monitoring', 'resolved']),
+      /** Component names; none means the whole page. */
+      components: z.array(z.string()),
+      updatedAt: iso,
+      latestUpdate: z.strictObject({ status: z.string(), message: z.string(), at: iso }).nullable(),
+    }),
+  ),
+  maintenances: z.strictObject({ active: z.array(previewMaintenance), upcoming: z.array(previewMaintenance) }),
+});
+
+/** A change the live feed announces (`events`, one SSE event each, named by its `type`). */
+const liveEvent = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('state'),
+    monitorId: z.string(),
+    monitorName: z.string(),
+    from: checkOutcome.nullable(),
+    to: checkOutcome,
+    at: iso,
+    message: z.string(),
+  }),
+  z.strictObject({
+    type: z.literal('changed'),
+    entity: z.enum(LIVE_ENTITIES),
+    id: z.string(),
+  }),
+]);
+
+/** What each JSON call answers. */
+export const DASHBOARD_ANSWERS = {
+  session,
+  keys: z.strictObject({ keys: z.array(apiKey) }),
+  /** The secret is shown once, here. */
+  createKey: z.strictObject({ key: apiKey, secret: z.string() }),
+  revokeKey: z.strictObject({ key: apiKey }),
+  connections: z.strictObject({ connections: z.array(connection) }),
+  activity: z.strictObject({ entries: z.array(activityEntry) }),
+  revokeConnection: z.strictObject({ connection: z.strictObject({ id: z.string(), revokedAt: iso.nullable() }) }),
+  overview,
+  latency: latencySeries,
+  /** Newest first. */
+  results: z.strictObject({ results: z.array(checkResult) }),
+  regions: z.strictObject({ regions: z.array(regionHealth) }),
+  plan: planAllowance,
+  /** `next` continues below the page's last entry; null on the last page. */
+  audit: z.strictObject({ entries: z.array(auditEntry), next: z.string().nullable() }),
+  pagePreview,
+  consentRequest,
+  pendingRequests: z.strictObject({ requests: z.array(consentRequest) }),
+  approve: consentRequest,
+  deny: consentRequest,
+} satisfies Record<Exclude<DashboardEndpoint, NonJsonEndpoint>, z.ZodType>;
+
+/** The bodies the JSON calls that change something take. */
+export const DASHBOARD_BODIES = {
+  createKey: z.strictObject({ name: z.string(), scope: access }),
+  approve: z.strictObject({ workspaceId: z.string().optional(), access: access.optional(), csrfToken: z.string() }),
+  deny: z.strictObject({ csrfToken: z.string() }),
+} satisfies Partial<Record<JsonEndpoint, z.ZodType>>;
+
+/** The query strings the JSON calls that read a list take (the service refuses a bad value, naming it). */
+export const DASHBOARD_QUERIES = {
+  overview: z.strictObject({
+    q: z.string().optional(),
+    state: monitorState.optional(),
+    type: monitorType.optional(),
+    tag: z.string().optional(),
+    limit: z.number().optional(),
+    offset: z.number().optional(),
+  }),
+  latency: z.strictObject({ window: summaryWindow.optional() }),
+  results: z.strictObject({ limit: z.number().optional() }),
+  audit: z.strictObject({
+    entityType: z.string().optional(),
+    entityId: z.string().optional(),
+    actor: auditActorKind.optional(),
+    /** ISO times, inclusive. */
+    from: iso.optional(),
+    to: iso.optional(),
+    limit: z.number().optional(),
+    /** The `next` of the previous page. */
+    cursor: z.string().optional(),
+  }),
+} satisfies Partial<Record<JsonEndpoint, z.ZodType>>;
+
+/** The events of the live feed. */
+export const LIVE_EVENT = liveEvent;
+
+export type JsonEndpoint = Exclude<DashboardEndpoint, NonJsonEndpoint>;
+export type DashboardAnswer<E extends JsonEndpoint> = z.infer<(typeof DASHBOARD_ANSWERS)[E]>;
+export type DashboardBody<E extends JsonEndpoint> = E extends keyof typeof DASHBOARD_BODIES ? z.infer<(typeof DASHBOARD_BODIES)[E]> : undefined;
+export type DashboardQuery<E extends JsonEndpoint> = E extends keyof typeof DASHBOARD_QUERIES ? z.infer<(typeof DASHBOARD_QUERIES)[E]> : undefined;
+export type DashboardMethod<E extends DashboardEndpoint> = (typeof DASHBOARD_API)[E]['method'];
+
+// The types the UI's screens name.
+export type Access = z.infer<typeof access>;
+export type Workspace = z.infer<typeof workspace>;
+export type Session = z.infer<typeof session>;
+export type ApiKey = z.infer<typeof apiKey>;
+export type Connection = z.infer<typeof connection>;
+export type ActivityEntry = z.infer<typeof activityEntry>;
+export type ConsentRequest = z.infer<typeof consentRequest>;
+export type ConsentStatus = ConsentRequest['status'];
+export type MonitorType = z.infer<typeof monitorType>;
+export type MonitorState = z.infer<typeof monitorState>;
+export type OverviewRow = z.infer<typeof overviewRow>;
+export type Overview = z.infer<typeof overview>;
+export type OverviewQuery = DashboardQuery<'overview'>;
+export type LatencySeries = z.infer<typeof latencySeries>;
+export type Timing = z.infer<typeof timing>;
+export type CheckResult = z.infer<typeof checkResult>;
+export type RegionHealth = z.infer<typeof regionHealth>;
+export type PlanAllowance = z.infer<typeof planAllowance>;
+export type AuditActorKind = z.infer<typeof auditActorKind>;
+export type AuditEntry = z.infer<typeof auditEntry>;
+export type AuditQuery = DashboardQuery<'audit'>;
+export type PublicState = z.infer<typeof publicState>;
+export type PagePreview = z.infer<typeof pagePreview>;
+export type PreviewMaintenance = z.infer<typeof previewMaintenance>;
+export type LiveEvent = z.infer<typeof liveEvent>;

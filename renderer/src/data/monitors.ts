@@ -1,0 +1,113 @@
+// A workspace's monitors over monitor.v1 (connect-query): one monitor, its status, summary and
+// response logs, and the changes a monitor's screen makes (check now, pause or resume, delete).
+// The file to imitate for an RPC service: connect-query's hooks on the workspace's transport,
+// and each change refreshing what it changed before it resolves.
+import { callUnaryMethod, useMutation, useQuery } from '@connectrpc/connect-query';
+import { useQueryClient, useMutation as useTanStackMutation, useQuery as useTanStackQuery } from '@tanstack/react-query';
+import type { MonitorType } from '../../../contract/dashboard-api.ts';
+import { type GetMonitorResponse, MonitorService, type SummaryWindow } from '../../../proto/gen/monitor/v1/monitor_pb.js';
+import { queryKeys, RPC_SERVICES } from './query-keys.ts';
+import { rpcTransport } from './rpc-transport.ts';
+
+/** Monitors asked for per call: ListMonitors answers at most 100. */
+const MONITOR_PAGE = 100;
+/** Monitors offered as choices (a page's component, a channel's monitors); a workspace with more links the others from the command line. */
+export const MONITOR_CHOICE_LIMIT = 1000;
+
+/** One monitor, as `select` makes it of the answer. */
+export function useMonitor<T = GetMonitorResponse>(workspaceId: string, id: string, options: { select?: (answer: GetMonitorResponse) => T; refreshMs?: number } = {}) {
+  return useQuery(MonitorService.method.getMonitor, { id }, { transport: rpcTransport(workspaceId), select: options.select, refetchInterval: options.refreshMs });
+}
+
+export function useMonitorStatus(workspaceId: string, id: string, refreshMs?: number) {
+  return useQuery(MonitorService.method.getMonitorStatus, { id }, { transport: rpcTransport(workspaceId), refetchInterval: refreshMs });
+}
+
+export function useMonitorSummary(workspaceId: string, id: string, window: SummaryWindow, refreshMs?: number) {
+  return useQuery(MonitorService.method.getMonitorSummary, { id, window }, { transport: rpcTransport(workspaceId), refetchInterval: refreshMs });
+}
+
+/** The latest responses of an HTTP monitor; asked for only when `enabled`. */
+export function useResponseLogs(workspaceId: string, id: string, window: SummaryWindow, enabled: boolean, refreshMs?: number) {
+  return useQuery(MonitorService.method.listResponseLogs, { id, window, limit: 20 }, { transport: rpcTransport(workspaceId), enabled, refetchInterval: refreshMs });
+}
+
+/**
+ * Refreshes everything read of a monitor: its RPC reads, its views of the JSON API, the overview
+ * and the choices. A deleted monitor's own reads are only marked out of date: asked again, they
+ * would say it does not exist to the screen that is leaving it.
+ */
+function useMonitorChanged(workspaceId: string) {
+  const queryClient = useQueryClient();
+  return (id: string, { removed = false } = {}) => {
+    const own = removed ? ({ refetchType: 'none' } as const) : {};
+    return Promise.all([
+      queryClient.invalidateQueries({ queryKey: queryKeys.rpc(workspaceId, RPC_SERVICES.monitors), ...own }),
+      queryClient.invalidateQueries({ queryKey: queryKeys.monitorViews(workspaceId, id), ...own }),
+      queryClient.invalidateQueries({ queryKey: queryKeys.overview(workspaceId) }),
+      queryClient.invalidateQueries({ queryKey: queryKeys.monitorChoices(workspaceId) }),
+    ]);
+  };
+}
+
+/** Checks a monitor now, in each of its regions; answers the checks. */
+export function useTriggerMonitor(workspaceId: string) {
+  const changed = useMonitorChanged(workspaceId);
+  return useMutation(MonitorService.method.triggerMonitor, { transport: rpcTransport(workspaceId), onSuccess: (_answer, { id }) => changed(id ?? '') });
+}
+
+export function useDeleteMonitor(workspaceId: string) {
+  const changed = useMonitorChanged(workspaceId);
+  return useMutation(MonitorService.method.deleteMonitor, { transport: rpcTransport(workspaceId), onSuccess: (_answer, { id }) => changed(id ?? '', { removed: true }) });
+}
+
+/** Pauses or resumes a monitor: its type's update, with `active` alone (without an update mask only the fields present change). */
+export function useSetActive(workspaceId: string) {
+  const changed = useMonitorChanged(workspaceId);
+  const transport = rpcTransport(workspaceId);
+  return useTanStackMutation({
+    mutationFn: async ({ id, type, active }: { id: string; type: MonitorType; active: boolean }): Promise<unknown> => {
+      const request = { id, monitor: { active } };
+      switch (type) {
+        case 'tcp':
+          return callUnaryMethod(transport, MonitorService.method.updateTCPMonitor, request);
+        case 'grpc':
+          return callUnaryMethod(transport, MonitorService.method.updateGRPCMonitor, request);
+        case 'http':
+          return callUnaryMethod(transport, MonitorService.method.updateHTTPMonitor, request);
+      }
+    },
+    onSuccess: (_answer, { id }) => changed(id),
+  });
+}
+
+/** A monitor as a choice to link (a page's component, a channel's monitors). */
+export interface MonitorChoice {
+  id: string;
+  name: string;
+  /** A paused monitor's components show "Status unknown" on the public page. */
+  active: boolean;
+}
+
+/** The workspace's monitors (the newest MONITOR_CHOICE_LIMIT) sorted by name, and how many there are. */
+export function useMonitorChoices(workspaceId: string) {
+  const transport = rpcTransport(workspaceId);
+  return useTanStackQuery({
+    queryKey: queryKeys.monitorChoices(workspaceId),
+    queryFn: async ({ signal }): Promise<{ monitors: MonitorChoice[]; total: number }> => {
+      const pageOf = async (offset: number) => {
+        const answer = await callUnaryMethod(transport, MonitorService.method.listMonitors, { limit: MONITOR_PAGE, offset }, { signal });
+        const monitors = [...answer.httpMonitors, ...answer.tcpMonitors, ...answer.grpcMonitors].map((m) => ({ id: m.id, name: m.name, active: m.active !== false }));
+        return { monitors, total: answer.totalSize };
+      };
+      const first = await pageOf(0);
+      const wanted = Math.min(first.total, MONITOR_CHOICE_LIMIT);
+      const offsets: number[] = [];
+      for (let offset = MONITOR_PAGE; offset < wanted; offset += MONITOR_PAGE) offsets.push(offset);
+      const rest = await Promise.all(offsets.map(pageOf));
+      const monitors = [first, ...rest].flatMap((p) => p.monitors);
+      monitors.sort((a, b) => a.name.localeCompare(b.name) || Number(a.id) - Number(b.id));
+      return { monitors, total: first.total };
+    },
+  });
+}

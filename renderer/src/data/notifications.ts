@@ -1,0 +1,37 @@
+// The workspace's notification channels over notification.v1 (connect-query): listed, created,
+// changed, deleted, and a test notice sent through one.
+import { useMutation, useQuery } from '@connectrpc/connect-query';
+import { useQueryClient } from '@tanstack/react-query';
+import { NotificationService } from '../../../proto/gen/notification/v1/notification_pb.js';
+import { queryKeys, RPC_SERVICES } from './query-keys.ts';
+import { rpcTransport } from './rpc-transport.ts';
+
+export function useChannels(workspaceId: string) {
+  return useQuery(NotificationService.method.listNotificationChannels, { perPage: 200 }, { transport: rpcTransport(workspaceId), select: (answer) => answer.channels });
+}
+
+/** Refreshes every read of notification.v1 once a change is made. */
+function useChannelsChanged(workspaceId: string) {
+  const queryClient = useQueryClient();
+  return () => queryClient.invalidateQueries({ queryKey: queryKeys.rpc(workspaceId, RPC_SERVICES.notifications) });
+}
+
+export function useCreateChannel(workspaceId: string) {
+  const changed = useChannelsChanged(workspaceId);
+  return useMutation(NotificationService.method.createNotificationChannel, { transport: rpcTransport(workspaceId), onSuccess: changed });
+}
+
+export function useUpdateChannel(workspaceId: string) {
+  const changed = useChannelsChanged(workspaceId);
+  return useMutation(NotificationService.method.updateNotificationChannel, { transport: rpcTransport(workspaceId), onSuccess: changed });
+}
+
+export function useDeleteChannel(workspaceId: string) {
+  const changed = useChannelsChanged(workspaceId);
+  return useMutation(NotificationService.method.deleteNotificationChannel, { transport: rpcTransport(workspaceId), onSuccess: changed });
+}
+
+/** Sends a test notice through a channel; answers whether it was delivered (a refusal is an answer, not a failure). */
+export function useSendTest(workspaceId: string) {
+  return useMutation(NotificationService.method.sendTestNotification, { transport: rpcTransport(workspaceId) });
+}

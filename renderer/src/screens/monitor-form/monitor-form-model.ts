@@ -1,0 +1,372 @@
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { type Duration, durationFromMs, durationMs } from '@bufbuild/protobuf/wkt';
+import type { FieldViolation } from '../../../../contract/errors.ts';
+import { MONITOR_LIMITS } from '../../../../contract/limits.ts';
+import {
+  type GetMonitorResponse,
+  type GRPCMonitor,
+  GRPCMonitorSchema,
+  HTTPMethod,
+  type HTTPMonitor,
+  HTTPMonitorSchema,
+  NumberComparator,
+  Periodicity,
+  StringComparator,
+  type TCPMonitor,
+  TCPMonitorSchema,
+  TLSMode,
+} from '../../../../proto/gen/monitor/v1/monitor_pb.js';
+import { entriesOf, type KeyValueRow, rowKey, rowsOf } from '../../key-value-rows.ts';
+
+// The monitor form's model: what the form holds (text as typed), how a stored monitor fills it,
+// and how it becomes the monitor.v1 messages of a create or an update, typed by the generated
+// schemas. Plain TypeScript without React, tested in Node (test/monitor-form-model.test.ts).
+
+export type MonitorType = 'tcp' | 'grpc' | 'http';
+
+/** What the service shows in place of a credential-like header or metadata value. */
+export const REDACTED = '[redacted]';
+
+export interface StatusCodeRow {
+  key: string;
+  comparator: NumberComparator;
+  target: string;
+}
+export interface HeaderAssertionRow {
+  key: string;
+  name: string;
+  comparator: StringComparator;
+  target: string;
+}
+export interface BodyAssertionRow {
+  key: string;
+  comparator: StringComparator;
+  target: string;
+}
+
+/** Everything the form shows, as typed: numbers stay text until submit. */
+export interface MonitorFormValues {
+  name: string;
+  description: string;
+  tags: string[];
+  active: boolean;
+  host: string;
+  port: string;
+  service: string;
+  tls: TLSMode;
+  metadata: KeyValueRow[];
+  url: string;
+  method: HTTPMethod;
+  headers: KeyValueRow[];
+  body: string;
+  followRedirects: boolean;
+  statusCodeAssertions: StatusCodeRow[];
+  headerAssertions: HeaderAssertionRow[];
+  bodyAssertions: BodyAssertionRow[];
+  periodicity: Periodicity;
+  regions: string[];
+  /** Ids of the workspace's private locations. */
+  privateLocations: string[];
+  timeoutSeconds: string;
+  degradedMs: string;
+  retry: string;
+  otlpEndpoint: string;
+  otlpHeaders: KeyValueRow[];
+}
+
+/** The lists of assertion rows, by the form's name for them (the wire's too). */
+export type AssertionList = 'statusCodeAssertions' | 'headerAssertions' | 'bodyAssertions';
+
+/** A new monitor: every field unset, so the service's defaults apply; the switches as the service defaults them. */
+export function emptyForm(): MonitorFormValues {
+  return {
+    name: '',
+    description: '',
+    tags: [],
+    active: true,
+    host: '',
+    port: '',
+    service: '',
+    tls: TLSMode.TLS_MODE_VERIFY,
+    metadata: [],
+    url: '',
+    method: HTTPMethod.HTTP_METHOD_GET,
+    headers: [],
+    body: '',
+    followRedirects: true,
+    statusCodeAssertions: [],
+    headerAssertions: [],
+    bodyAssertions: [],
+    periodicity: Periodicity.PERIODICITY_UNSPECIFIED,
+    regions: [],
+    privateLocations: [],
+    timeoutSeconds: '',
+    degradedMs: '',
+    retry: '',
+    otlpEndpoint: '',
+    otlpHeaders: [],
+  };
+}
+
+/** New rows of each assertion list, as the form adds them. */
+export const newStatusCodeRow = (): StatusCodeRow => ({ key: rowKey(), comparator: NumberComparator.EQUAL, target: '' });
+export const newHeaderAssertionRow = (): HeaderAssertionRow => ({ key: rowKey(), name: '', comparator: StringComparator.CONTAINS, target: '' });
+export const newBodyAssertionRow = (): BodyAssertionRow => ({ key: rowKey(), comparator: StringComparator.CONTAINS, target: '' });
+
+/** These comparators take no target: the service wants it empty. */
+export const takesNoTarget = (comparator: StringComparator) => comparator === StringComparator.EMPTY || comparator === StringComparator.NOT_EMPTY;
+
+// ---- a stored monitor ---------------------------------------------------------------------------
+
+export type StoredMonitor = { type: 'tcp'; monitor: TCPMonitor } | { type: 'grpc'; monitor: GRPCMonitor } | { type: 'http'; monitor: HTTPMonitor };
+
+/** The monitor of a GetMonitor answer with its type; undefined when the answer carries none. */
+export function storedMonitorOf(answer: GetMonitorResponse['monitor']): StoredMonitor | undefined {
+  switch (answer.case) {
+    case 'tcpMonitor':
+      return { type: 'tcp', monitor: answer.value };
+    case 'grpcMonitor':
+      return { type: 'grpc', monitor: answer.value };
+    case 'httpMonitor':
+      return { type: 'http', monitor: answer.value };
+    default:
+      return undefined;
+  }
+}
+
+/** `host:port` split for two inputs; an IPv6 address loses its brackets, which the target gets back on submit. */
+export function splitTarget(uri: string): { host: string; port: string } {
+  const bracketed = /^\[([^\]]*)\]:(.*)$/.exec(uri);
+  if (bracketed) return { host: bracketed[1]!, port: bracketed[2]! };
+  const colon = uri.lastIndexOf(':');
+  return colon < 0 ? { host: uri, port: '' } : { host: uri.slice(0, colon), port: uri.slice(colon + 1) };
+}
+
+/** The two inputs as one `host:port`; an IPv6 address gets its brackets; empty when both are. */
+export function joinTarget(host: string, port: string): string {
+  const h = host.trim();
+  const p = port.trim();
+  if (!h && !p) return '';
+  const bracketed = h.includes(':') && !h.includes('://') && !h.startsWith('[') ? `[${h}]` : h;
+  return `${bracketed}:${p}`;
+}
+
+const secondsText = (duration: Duration | undefined) => (duration ? String(durationMs(duration) / 1000) : '');
+const msText = (duration: Duration | undefined) => (duration ? String(durationMs(duration)) : '');
+const keptSecret = (_name: string, value: string) => value === REDACTED;
+
+/** The form prefilled with a stored monitor. */
+export function formOf(stored: StoredMonitor): MonitorFormValues {
+  const m = stored.monitor;
+  const common: MonitorFormValues = {
+    ...emptyForm(),
+    name: m.name,
+    description: m.description,
+    tags: [...m.tags],
+    active: m.active ?? true,
+    periodicity: m.periodicity,
+    regions: [...m.regions],
+    privateLocations: [...m.privateLocations],
+    timeoutSeconds: secondsText(m.timeout),
+    degradedMs: msText(m.degraded),
+    retry: m.retry === undefined ? '' : String(m.retry),
+    otlpEndpoint: m.openTelemetry?.endpoint ?? '',
+    otlpHeaders: rowsOf(m.openTelemetry?.headers ?? {}, keptSecret),
+  };
+  switch (stored.type) {
+    case 'tcp':
+      return { ...common, ...splitTarget(stored.monitor.uri) };
+    case 'grpc':
+      return {
+        ...common,
+        ...splitTarget(stored.monitor.uri),
+        service: stored.monitor.service,
+        tls: stored.monitor.tls === TLSMode.TLS_MODE_UNSPECIFIED ? TLSMode.TLS_MODE_VERIFY : stored.monitor.tls,
+        metadata: rowsOf(stored.monitor.metadata, keptSecret),
+      };
+    case 'http': {
+      const h = stored.monitor;
+      return {
+        ...common,
+        url: h.url,
+        method: h.method === HTTPMethod.HTTP_METHOD_UNSPECIFIED ? HTTPMethod.HTTP_METHOD_GET : h.method,
+        headers: rowsOf(h.headers, keptSecret),
+        body: h.body,
+        followRedirects: h.followRedirects ?? true,
+        statusCodeAssertions: h.statusCodeAssertions.map((a) => ({ key: rowKey(), comparator: a.comparator, target: String(a.target) })),
+        headerAssertions: h.headerAssertions.map((a) => ({ key: rowKey(), name: a.key, comparator: a.comparator, target: a.target })),
+        bodyAssertions: h.bodyAssertions.map((a) => ({ key: rowKey(), comparator: a.comparator, target: a.target })),
+      };
+    }
+  }
+}
+
+/**
+ * A list whose order means nothing (regions, private locations) put back in its stored order
+ * when it holds the stored values again, so ticking a box off and on is no change to save.
+ */
+export function keptOrder(next: string[], stored: readonly string[]): string[] {
+  const same = next.length === stored.length && stored.every((value) => next.includes(value));
+  return same ? [...stored] : next;
+}
+
+// ---- from the form to the wire ------------------------------------------------------------------
+
+export type TcpMonitorInit = MessageInitShape<typeof TCPMonitorSchema>;
+export type GrpcMonitorInit = MessageInitShape<typeof GRPCMonitorSchema>;
+export type HttpMonitorInit = MessageInitShape<typeof HTTPMonitorSchema>;
+
+/** A monitor as a create or an update carries it, with its type. */
+export type WireMonitor = { type: 'tcp'; monitor: TcpMonitorInit } | { type: 'grpc'; monitor: GrpcMonitorInit } | { type: 'http'; monitor: HttpMonitorInit };
+
+/** The fields every type has, typed once (the three messages declare them alike). */
+type CommonInit = Pick<
+  TcpMonitorInit,
+  'name' | 'description' | 'active' | 'periodicity' | 'regions' | 'privateLocations' | 'timeout' | 'degraded' | 'retry' | 'openTelemetry' | 'tags'
+>;
+
+const statusCodeRule = `must be a status code from ${MONITOR_LIMITS.statusCode.min} to ${MONITOR_LIMITS.statusCode.max}`;
+
+/** A number the person typed; undefined when left empty. */
+const typedNumber = (text: string) => (text.trim() === '' ? undefined : Number(text));
+
+/**
+ * The monitor as monitor.v1 carries it, with the violations of values the wire cannot carry at
+ * all (a fraction where an integer goes), named as the service would name them.
+ */
+export function wireOf(type: MonitorType, form: MonitorFormValues): { wire: WireMonitor; local: FieldViolation[] } {
+  const local: FieldViolation[] = [];
+  const whole = (field: string, text: string, rule: string): number | undefined => {
+    const value = typedNumber(text);
+    if (value !== undefined && !Number.isInteger(value)) local.push({ field, rule });
+    return value;
+  };
+  const timeoutSeconds = typedNumber(form.timeoutSeconds);
+  const degraded = whole('monitor.degraded', form.degradedMs, 'must be whole milliseconds');
+  const otlpHeaders = entriesOf(form.otlpHeaders, REDACTED);
+  const otlpEndpoint = form.otlpEndpoint.trim();
+  const common: CommonInit = {
+    name: form.name,
+    description: form.description,
+    active: form.active,
+    periodicity: form.periodicity,
+    regions: form.regions,
+    privateLocations: form.privateLocations,
+    timeout: timeoutSeconds === undefined || Number.isNaN(timeoutSeconds) ? undefined : durationFromMs(Math.round(timeoutSeconds * 1000)),
+    degraded: degraded === undefined || Number.isNaN(degraded) ? undefined : durationFromMs(degraded),
+    retry: whole('monitor.retry', form.retry, 'must be a whole number'),
+    openTelemetry: otlpEndpoint || Object.keys(otlpHeaders).length > 0 ? { endpoint: otlpEndpoint, headers: otlpHeaders } : undefined,
+    tags: form.tags,
+  };
+  const uri = joinTarget(form.host, form.port);
+  switch (type) {
+    case 'tcp':
+      return { wire: { type, monitor: { ...common, uri } }, local };
+    case 'grpc':
+      return { wire: { type, monitor: { ...common, uri, service: form.service.trim(), tls: form.tls, metadata: entriesOf(form.metadata, REDACTED) } }, local };
+    case 'http': {
+      const monitor: HttpMonitorInit = {
+        ...common,
+        url: form.url.trim(),
+        method: form.method,
+        headers: entriesOf(form.headers, REDACTED),
+        body: form.body,
+        followRedirects: form.followRedirects,
+        statusCodeAssertions: form.statusCodeAssertions.map((a, i) => ({
+          comparator: a.comparator,
+          target: whole(`monitor.statusCodeAssertions.${i}.target`, a.target, statusCodeRule) ?? 0,
+        })),
+        headerAssertions: form.headerAssertions.map((a) => ({
+          key: a.name.trim(),
+          comparator: a.comparator,
+          target: takesNoTarget(a.comparator) ? '' : a.target,
+        })),
+        bodyAssertions: form.bodyAssertions.map((a) => ({ comparator: a.comparator, target: takesNoTarget(a.comparator) ? '' : a.target })),
+      };
+      return { wire: { type, monitor }, local };
+    }
+  }
+}
+
+/** The monitor of a create: switches left at the service's default are not sent, so the service fills them. */
+export function createOf(type: MonitorType, form: MonitorFormValues): { wire: WireMonitor; local: FieldViolation[] } {
+  const { wire, local } = wireOf(type, form);
+  if (wire.monitor.active === true) wire.monitor.active = undefined;
+  if (wire.type === 'http' && wire.monitor.followRedirects === true) wire.monitor.followRedirects = undefined;
+  return { wire, local };
+}
+
+/** A field of a monitor message, by its name in the generated code. */
+type WireField = Exclude<keyof TcpMonitorInit | keyof GrpcMonitorInit | keyof HttpMonitorInit, '$typeName'>;
+
+/** The wire field each field of the form is sent in. */
+const SENT_IN = {
+  name: 'name',
+  description: 'description',
+  tags: 'tags',
+  active: 'active',
+  host: 'uri',
+  port: 'uri',
+  service: 'service',
+  tls: 'tls',
+  metadata: 'metadata',
+  url: 'url',
+  method: 'method',
+  headers: 'headers',
+  body: 'body',
+  followRedirects: 'followRedirects',
+  statusCodeAssertions: 'statusCodeAssertions',
+  headerAssertions: 'headerAssertions',
+  bodyAssertions: 'bodyAssertions',
+  periodicity: 'periodicity',
+  regions: 'regions',
+  privateLocations: 'privateLocations',
+  timeoutSeconds: 'timeout',
+  degradedMs: 'degraded',
+  retry: 'retry',
+  otlpEndpoint: 'openTelemetry',
+  otlpHeaders: 'openTelemetry',
+} as const satisfies Record<keyof MonitorFormValues, WireField>;
+
+const SCHEMAS = { tcp: TCPMonitorSchema, grpc: GRPCMonitorSchema, http: HTTPMonitorSchema } as const;
+
+/**
+ * Which fields of the form were changed, as react-hook-form marks them (`formState.dirtyFields`:
+ * true, or for a list or a row an array or object of marks).
+ */
+export type ChangedFields = Partial<Record<keyof MonitorFormValues, unknown>>;
+
+/** Whether a mark of `dirtyFields` says something under it changed. */
+function marked(mark: unknown): boolean {
+  if (mark === true) return true;
+  if (Array.isArray(mark)) return mark.some(marked);
+  return typeof mark === 'object' && mark !== null && Object.values(mark).some(marked);
+}
+
+/** The monitor of an update with its mask: only the changed fields, each named by its proto name. */
+export type WireUpdate = WireMonitor & { updateMask: { paths: string[] } };
+
+/**
+ * The update of a stored monitor: the fields of the form that changed, as the wire fields they
+ * are sent in, each named in the mask by its proto name (as the schema declares it). A field
+ * emptied there returns to the service's default, and a hidden credential sent back as
+ * [redacted] keeps its value. Undefined when nothing changed.
+ */
+export function updateOf(type: MonitorType, form: MonitorFormValues, changed: ChangedFields): { update: WireUpdate | undefined; local: FieldViolation[] } {
+  const { wire, local } = wireOf(type, form);
+  // The type's fields by their name in the generated code, each with its proto name.
+  const declared: Readonly<Record<string, { name: string } | undefined>> = SCHEMAS[type].field;
+  const paths = new Map<WireField, string>();
+  // In the form's order, so the same changes make the same mask however they were made.
+  for (const name of Object.keys(SENT_IN) as (keyof MonitorFormValues)[]) {
+    const field = SENT_IN[name];
+    const proto = declared[field]?.name;
+    if (proto !== undefined && marked(changed[name])) paths.set(field, proto);
+  }
+  if (paths.size === 0) return { update: undefined, local };
+  const fields = new Set(paths.keys());
+  const updateMask = { paths: [...paths.values()] };
+  // The message keeps its type: it is the wire message of `type` with fewer fields set.
+  const monitor = Object.fromEntries(Object.entries(wire.monitor).filter(([field]) => fields.has(field as WireField)));
+  return { update: { ...wire, monitor, updateMask } as WireUpdate, local };
+}

@@ -1,0 +1,57 @@
+import { useFormContext } from 'react-hook-form';
+import { MONITOR_LIMITS } from '../../../../contract/limits.ts';
+import { Field, type FieldErrors } from '../../forms.tsx';
+import type { MonitorFormValues, MonitorType } from './monitor-form-model.ts';
+
+const { timeoutMs, retry } = MONITOR_LIMITS;
+const seconds = (ms: number) => ms / 1000;
+
+/** What the timeout covers, for each type. */
+const TIMEOUT_COVERS: Record<MonitorType, string> = {
+  tcp: 'Wait for the connection.',
+  grpc: 'For the whole check.',
+  http: 'For the whole request.',
+};
+
+/** How long a check may take, when a passing one counts as slow, and how often a failed connection is tried again. */
+export function TimingFields({ type, errors }: { type: MonitorType; errors: FieldErrors }) {
+  const { register } = useFormContext<MonitorFormValues>();
+  return (
+    <div className="monitor-form-numbers">
+      <Field
+        label="Timeout (seconds)"
+        hint={`${TIMEOUT_COVERS[type]} Default ${seconds(timeoutMs.default)}, at most ${seconds(timeoutMs.max)}.`}
+        error={errors.of('monitor.timeout')}
+      >
+        {(field) => (
+          <input
+            {...field}
+            {...register('timeoutSeconds')}
+            type="number"
+            min={seconds(timeoutMs.min)}
+            max={seconds(timeoutMs.max)}
+            step="any"
+            inputMode="decimal"
+            placeholder={String(seconds(timeoutMs.default))}
+          />
+        )}
+      </Field>
+      <Field
+        label="Degraded after (milliseconds)"
+        hint="A passing check slower than this counts as degraded. Below the timeout; empty for never."
+        error={errors.of('monitor.degraded')}
+      >
+        {(field) => <input {...field} {...register('degradedMs')} type="number" min="1" step="1" inputMode="numeric" />}
+      </Field>
+      <Field
+        label="Retries"
+        hint={`${type === 'grpc' ? 'Of a failed connection; an answer is never retried.' : 'Of a failed connection.'} 0 to ${retry.max}, default ${retry.default}.`}
+        error={errors.of('monitor.retry')}
+      >
+        {(field) => (
+          <input {...field} {...register('retry')} type="number" min="0" max={retry.max} step="1" inputMode="numeric" placeholder={String(retry.default)} />
+        )}
+      </Field>
+    </div>
+  );
+}

@@ -1,0 +1,210 @@
+// The dashboard's JSON API answers what contract/dashboard-api.ts declares, the types the UI reads
+// its answers as: every JSON call of contract/dashboard.ts, made on a real service with data in
+// each part of its answer, parsed with its strict schema (a field missing, of another type, or
+// one the contract does not name fails, with its path). The live feed's events too.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { type AddressInfo, createServer, type Server } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import type { z } from 'zod';
+import { Code, createClient, Periodicity, statusReportV1, type StatusdeskClient } from '../client/index.ts';
+import { DASHBOARD_ANSWERS, DASHBOARD_BODIES, type DashboardBody, type JsonEndpoint, LIVE_EVENT } from '../contract/dashboard-api.ts';
+import { DASHBOARD_API, pathOf, type PathParams } from '../contract/dashboard.ts';
+import { RPC_CODE_OF } from '../contract/errors.ts';
+import { newWorkspace } from './support/harness.ts';
+import { connectClient, type OAuthTestService, registerClient, startConsent, startOAuthService, startReceiver, TestBrowser } from './support/oauth-peers.ts';
+
+let service: OAuthTestService;
+let owner: TestBrowser;
+const servers: Server[] = [];
+
+before(async () => {
+  service = await startOAuthService();
+  owner = new TestBrowser();
+  await owner.signIn(service);
+});
+after(async () => {
+  for (const server of servers) server.close();
+  await service?.stop();
+});
+
+/** Which JSON calls a test made, so the last test can say none was left out. */
+const called = new Set<JsonEndpoint>();
+
+/** Calls a JSON endpoint as the dashboard's page does, and parses its answer with the contract's schema. */
+async function call<E extends JsonEndpoint>(
+  endpoint: E,
+  params: PathParams<E>,
+  options: { query?: Record<string, string>; body?: DashboardBody<E>; browser?: TestBrowser } = {},
+): Promise<z.infer<(typeof DASHBOARD_ANSWERS)[E]>> {
+  const { method } = DASHBOARD_API[endpoint];
+  const query = options.query ? `?${new URLSearchParams(options.query)}` : '';
+  const response = await (options.browser ?? owner).fetch(`${service.dashboardUrl}${pathOf(endpoint, params)}${query}`, {
+    method,
+    ...(method === 'POST' ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(options.body ?? {}) } : {}),
+  });
+  const answer: unknown = await response.json();
+  assert.ok(response.ok, `${endpoint} answered ${response.status}: ${JSON.stringify(answer)}`);
+  if (options.body !== undefined && endpoint in DASHBOARD_BODIES) DASHBOARD_BODIES[endpoint as keyof typeof DASHBOARD_BODIES].parse(options.body);
+  const parsed = DASHBOARD_ANSWERS[endpoint].safeParse(answer);
+  assert.ok(parsed.success, `${endpoint} does not answer what the contract declares: ${parsed.error?.message}\n${JSON.stringify(answer, null, 2)}`);
+  called.add(endpoint);
+  return parsed.data as z.infer<(typeof DASHBOARD_ANSWERS)[E]>;
+}
+
+/** A workspace of the test's own, with an RPC client holding a write key of it. */
+async function workspace(): Promise<{ id: string; rpc: StatusdeskClient }> {
+  const ws = await newWorkspace(service, 'contract');
+  const { secret } = await service.createKey('write', ws.slug);
+  return { id: ws.id, rpc: createClient({ baseUrl: `${service.apiUrl}/rpc`, apiKey: secret, env: {} }) };
+}
+
+/** A loopback TCP port that accepts every connection. */
+async function tcpTarget(): Promise<string> {
+  const server = createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  servers.push(server);
+  return `127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe('the dashboard API answers what its contract declares', () => {
+  test('the session, and API keys: listed, created (the secret once) and revoked', async () => {
+    const session = await call('session', {});
+    assert.ok(session.user, 'the owner is a person');
+    const ws = await workspace();
+    const created = await call('createKey', { workspaceId: ws.id }, { body: { name: 'contract key', scope: 'read' } });
+    assert.deepEqual(created.key.scopes, ['read']);
+    const { keys } = await call('keys', { workspaceId: ws.id });
+    assert.ok(keys.some((key) => key.id === created.key.id));
+    const { key } = await call('revokeKey', { keyId: created.key.id });
+    assert.notEqual(key.revokedAt, null);
+  });
+
+  test("the overview, a monitor's latency, results and regions, the plan and the audit log, with checks stored", async () => {
+    const ws = await workspace();
+    const { monitor } = await ws.rpc.monitors.createTCPMonitor({
+      monitor: { name: 'contract db', uri: await tcpTarget(), periodicity: Periodicity.PERIODICITY_1M, retry: 0, regions: ['iad'], tags: ['prod'] },
+    });
+    await ws.rpc.monitors.triggerMonitor({ id: monitor!.id });
+    const params = { workspaceId: ws.id, monitorId: monitor!.id };
+
+    const overview = await call('overview', { workspaceId: ws.id }, { query: { limit: '10' } });
+    assert.equal(overview.monitors[0]?.state, 'up');
+    assert.deepEqual(overview.tags, ['prod']);
+    for (const window of ['1d', '7d', '14d']) {
+      const latency = await call('latency', params, { query: { window } });
+      assert.ok(latency.points.length > 0, window);
+    }
+    assert.equal((await call('results', params, { query: { limit: '5' } })).results[0]?.result, 'up');
+    assert.equal((await call('regions', params)).regions[0]?.status, 'active');
+    assert.ok((await call('plan', { workspaceId: ws.id })).frequencies.includes('30s'));
+    const audit = await call('audit', { workspaceId: ws.id }, { query: { limit: '1' } });
+    assert.equal(audit.entries[0]?.entityId, monitor!.id);
+  });
+
+  test("a status page's preview, with a component, an open report and maintenance both active and upcoming", async () => {
+    const ws = await workspace();
+    const slug = `contract-${randomBytes(4).toString('hex')}`;
+    const { statusPage } = await ws.rpc.pages.createStatusPage({ slug, title: 'Contract' });
+    const pageId = statusPage!.id;
+    const { component } = await ws.rpc.pages.addPageComponent({ pageId, name: 'API', group: 'Core' });
+    await ws.rpc.reports.createStatusReport({ pageId, title: 'Slow API', status: statusReportV1.StatusReportStatus.IDENTIFIED, message: 'Looking', pageComponentIds: [component!.id], notify: false });
+    const at = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+    await ws.rpc.maintenances.createMaintenance({ pageId, title: 'Now', message: 'Work', from: at(-5), to: at(55), pageComponentIds: [component!.id], notify: false });
+    await ws.rpc.maintenances.createMaintenance({ pageId, title: 'Later', from: at(600), to: at(660), notify: false });
+
+    const preview = await call('pagePreview', { workspaceId: ws.id, pageId });
+    assert.equal(preview.components[0]?.group, 'Core');
+    assert.equal(preview.activeReports[0]?.latestUpdate?.message, 'Looking');
+    assert.deepEqual([preview.maintenances.active.length, preview.maintenances.upcoming.length], [1, 1]);
+  });
+
+  test('consent requests as the person who decides sees them and as the browser that asked sees them; approved, denied; connections, their activity, revoked', async () => {
+    const receiver = await startReceiver();
+    try {
+      const ask = async () => {
+        const client = await registerClient(service.apiUrl, [receiver.redirectUri()], 'Contract editor');
+        const challenge = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
+        return startConsent(service, { response_type: 'code', client_id: client.client_id, redirect_uri: receiver.redirectUri(), code_challenge: challenge, code_challenge_method: 'S256', state: 's' });
+      };
+      const approving = await ask();
+      const asked = await call('consentRequest', { id: approving.requestId }, { browser: approving.browser });
+      assert.equal(asked.csrfToken, undefined, 'the browser that asked is not signed in');
+      const seen = await call('consentRequest', { id: approving.requestId });
+      assert.ok(seen.csrfToken && seen.workspaces?.length);
+      const { requests } = await call('pendingRequests', {});
+      assert.ok(requests.some((r) => r.id === approving.requestId));
+      const approved = await call('approve', { id: approving.requestId }, { body: { csrfToken: seen.csrfToken, workspaceId: String(service.personalId), access: 'read' } });
+      assert.equal(approved.status, 'approved');
+
+      const denying = await ask();
+      const pending = await call('consentRequest', { id: denying.requestId });
+      assert.equal((await call('deny', { id: denying.requestId }, { body: { csrfToken: pending.csrfToken! } })).status, 'denied');
+
+      const { grantId } = await connectClient(service, receiver, { name: 'Contract app' });
+      const { connections } = await call('connections', { workspaceId: String(service.personalId) });
+      assert.ok(connections.some((c) => c.id === String(grantId)));
+      await call('activity', { connectionId: String(grantId) });
+      const { connection } = await call('revokeConnection', { connectionId: String(grantId) });
+      assert.notEqual(connection.revokedAt, null);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test("the live feed's events: a monitor's change and its state", async () => {
+    const ws = await workspace();
+    const abort = new AbortController();
+    const stream = await owner.fetch(`${service.dashboardUrl}${pathOf('events', { workspaceId: ws.id })}`, { signal: abort.signal });
+    assert.equal(stream.status, 200);
+    const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+    try {
+      const { monitor } = await ws.rpc.monitors.createTCPMonitor({ monitor: { name: 'contract live', uri: await tcpTarget(), periodicity: Periodicity.PERIODICITY_1M, regions: ['iad'] } });
+      await ws.rpc.monitors.triggerMonitor({ id: monitor!.id });
+      const seen = new Set<string>();
+      let text = '';
+      for (let reads = 0; reads < 50 && seen.size < 2; reads++) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += value;
+        for (const [, name, data] of text.matchAll(/event: (\w+)\ndata: (.*)\n\n/g)) {
+          const parsed = LIVE_EVENT.safeParse(JSON.parse(data!));
+          assert.ok(parsed.success, `a ${name} event is not what the contract declares: ${data}`);
+          assert.equal(parsed.data.type, name);
+          seen.add(name!);
+        }
+      }
+      assert.deepEqual([...seen].sort(), ['changed', 'state']);
+    } finally {
+      abort.abort();
+      await reader.cancel().catch(() => undefined);
+    }
+  });
+
+  // After the tests, in whatever order they ran: none of the contract's JSON calls was left out.
+  after(() => {
+    const json = Object.keys(DASHBOARD_ANSWERS) as JsonEndpoint[];
+    assert.deepEqual(json.filter((endpoint) => !called.has(endpoint)), [], 'JSON calls of the contract no test above made');
+  });
+});
+
+describe("the contract's tables", () => {
+  test("each kind of error goes over RPC with Connect's code of that kind", () => {
+    assert.deepEqual(RPC_CODE_OF, {
+      NOT_FOUND: Code.NotFound,
+      VALIDATION: Code.InvalidArgument,
+      CONFLICT: Code.AlreadyExists,
+      LIMIT_EXCEEDED: Code.ResourceExhausted,
+      PRECONDITION_FAILED: Code.FailedPrecondition,
+      UNAUTHORIZED: Code.Unauthenticated,
+      FORBIDDEN: Code.PermissionDenied,
+      INTERNAL: Code.Internal,
+      STORAGE_FULL: Code.Unavailable,
+    });
+  });
+
+  test('a path takes its parameters each as one encoded segment', () => {
+    assert.equal(pathOf('latency', { workspaceId: '7', monitorId: 'a/b c' }), '/api/workspaces/7/monitors/a%2Fb%20c/latency');
+    assert.equal(pathOf('session', {}), '/api/session');
+  });
+});
