@@ -1,0 +1,306 @@
+// Accessibility of every main screen, as axe-core checks it against WCAG 2.0, 2.1 and 2.2, levels A
+// and AA, in Chromium against the real service: each screen with data in it (monitors with a check,
+// a status page with a report, a channel, a private location, a key, a connected app and a waiting
+// consent request), in the light and the dark theme, 1280 and 390 px wide. The UI is finished only
+// when this passes; a violation that cannot be fixed where it stands is listed in KNOWN with why.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import type { Locator, Page } from 'playwright-core';
+import { createClient, Periodicity, type StatusdeskClient } from '../client/index.ts';
+import { openPage, withBrowser } from './support/browser.ts';
+import {
+  authorizeUrl,
+  connectClient,
+  type OAuthTestService,
+  pkce,
+  randomState,
+  type Receiver,
+  registerClient,
+  startOAuthService,
+  startReceiver,
+} from './support/oauth-peers.ts';
+
+/** WCAG 2.0, 2.1 and 2.2, levels A and AA, as axe-core tags its rules. */
+const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22aa'];
+const THEMES = ['light', 'dark'] as const;
+/**
+ * The rules whose outcome a theme changes: the themes differ in colours only (the same document,
+ * other custom properties), so the second theme is checked by these, and the first by every rule.
+ */
+const COLOUR_RULES = ['color-contrast', 'link-in-text-block'];
+const WIDTHS = [
+  { width: 1280, height: 860 },
+  { width: 390, height: 844 },
+] as const;
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * Violations known and accepted for now, each with its reason: matched by rule, and optionally by
+ * screen and by a target selector. A violation outside this list fails the test, and so does an
+ * entry that no longer matches anything (the fix landed: remove it).
+ */
+interface KnownViolation {
+  rule: string;
+  screens?: string[];
+  target?: RegExp;
+  reason: string;
+}
+const KNOWN: KnownViolation[] = [
+  {
+    rule: 'scrollable-region-focusable',
+    screens: ['monitor detail'],
+    target: /aria-labelledby="results-heading"\] > \.table-wrap$/,
+    reason:
+      'the recent checks table scrolls sideways at 390 px and holds nothing focusable, so a keyboard cannot scroll it: its wrapper in ' +
+      'screens/monitor-detail.tsx needs tabIndex={0}, role="region" and a name (the table\'s heading), which belongs with the rework of that screen',
+  },
+];
+
+/** What axe-core says of one rule (the parts read here). */
+interface AxeViolation {
+  id: string;
+  impact?: string | null;
+  help: string;
+  nodes: { target: unknown[]; any: { message: string }[]; all: { message: string }[]; none: { message: string }[] }[];
+}
+
+/** The page's globals the functions run in it use (this file is type-checked without the DOM's types). */
+interface PageGlobals {
+  axe?: { run(context: unknown, options: object): Promise<{ violations: AxeViolation[] }> };
+  document: { querySelector(selector: string): unknown };
+  history: { pushState(state: null, unused: string, url: string): void };
+  dispatchEvent(event: unknown): void;
+  PopStateEvent: new (type: string) => unknown;
+  requestAnimationFrame(callback: () => void): void;
+}
+
+interface Found {
+  rule: string;
+  impact: string;
+  help: string;
+  targets: string[];
+  details: string[];
+}
+
+interface Screen {
+  name: string;
+  path: string;
+  /** The level-1 heading the screen shows once drawn. */
+  heading: string | RegExp;
+  /** Text of the seeded data the screen shows once loaded, if any. */
+  shows?: string;
+  /** More of it, found otherwise. */
+  alsoShows?: (page: Page) => Locator;
+}
+
+let service: OAuthTestService;
+let client: StatusdeskClient;
+let receiver: Receiver;
+let tcp: { port: number; close(): Promise<void> };
+const seeded = { monitorId: '', pageId: '', appName: 'Axe Editor', waitingAppName: 'Axe Waiting Editor' };
+
+/** A TCP listener on 127.0.0.1 that accepts and closes, for a monitor that is up. */
+async function tcpListener(): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise((resolve) => {
+        sockets.forEach((socket) => socket.destroy());
+        server.close(() => resolve());
+      }),
+  };
+}
+
+before(async () => {
+  service = await startOAuthService();
+  receiver = await startReceiver();
+  tcp = await tcpListener();
+  client = createClient({ baseUrl: `${service.apiUrl}/rpc`, apiKey: (await service.createKey('write')).secret, env: {} });
+
+  // A monitor with a check behind it, and one of each other kind of data a screen lists.
+  const { monitor } = await client.monitors.createTCPMonitor({
+    monitor: { name: 'orders db', uri: `127.0.0.1:${tcp.port}`, periodicity: Periodicity.PERIODICITY_10M, regions: ['iad'], retry: 0, tags: ['db'] },
+  });
+  seeded.monitorId = monitor!.id;
+  await client.monitors.triggerMonitor({ id: seeded.monitorId });
+  await client.monitors.createHTTPMonitor({ monitor: { name: 'storefront', url: 'http://127.0.0.1:9/health', periodicity: Periodicity.PERIODICITY_5M } });
+  const { statusPage } = await client.pages.createStatusPage({ slug: 'axe-status', title: 'Axe status' });
+  seeded.pageId = statusPage!.id;
+  const { component } = await client.pages.addPageComponent({ pageId: seeded.pageId, name: 'Checkout', monitorId: seeded.monitorId });
+  await client.reports.createStatusReport({
+    pageId: seeded.pageId,
+    title: 'Slow checkout',
+    message: 'We are looking into it.',
+    pageComponentIds: [component!.id],
+    notify: false,
+  });
+  const webhook = { url: 'http://127.0.0.1:9/alerts', secret: 'sixteen-or-more-characters' };
+  await client.notifications.createNotificationChannel({ name: 'Pager', config: { case: 'webhook', value: webhook } });
+  await client.privateLocations.createPrivateLocation({ name: 'office', metadata: { floor: '2' } });
+  await service.createKey('read');
+  // A connected app (approved), and another waiting for the owner's decision (made in the browser below).
+  await connectClient(service, receiver, { name: seeded.appName });
+});
+after(async () => {
+  await service?.stop();
+  await receiver?.close();
+  await tcp?.close();
+});
+
+/** Waits until the screen is drawn with its data: its heading, the seeded text, nothing loading. */
+async function ready(page: Page, screen: Screen): Promise<void> {
+  await page.getByRole('heading', { name: screen.heading, level: 1 }).waitFor();
+  if (screen.shows) await page.getByText(screen.shows, { exact: true }).first().waitFor();
+  if (screen.alsoShows) await screen.alsoShows(page).waitFor();
+  await page.waitForFunction(() => (globalThis as unknown as PageGlobals).document.querySelector('.loading') === null);
+}
+
+/** axe-core's violations of the page as it is now: of every WCAG A and AA rule, or of `rules` of them. */
+async function violations(page: Page, rules?: string[]): Promise<Found[]> {
+  if (!(await page.evaluate(() => (globalThis as unknown as PageGlobals).axe !== undefined))) await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async ({ tags, rules }) => {
+    const { axe, document } = globalThis as unknown as PageGlobals;
+    const runOnly = rules ? { type: 'rule', values: rules } : { type: 'tag', values: tags };
+    const result = await axe!.run(document, { runOnly, resultTypes: ['violations'] });
+    return result.violations.map((v) => ({
+      rule: v.id,
+      impact: v.impact ?? 'unknown',
+      help: v.help,
+      targets: v.nodes.map((node) => node.target.map(String).join(' ')),
+      // What axe measured at each target (a contrast ratio and its colours, say), to fix it without running axe again.
+      details: v.nodes.map((node) => [...node.any, ...node.all, ...node.none].map((check) => check.message).join('; ')),
+    }));
+  }, { tags: WCAG_TAGS, rules });
+}
+
+interface Reported extends Found {
+  screen: string;
+  theme: string;
+  width: number;
+}
+
+/** Checks `screen` (already open) in both themes at both widths; returns what axe found there. */
+async function checkScreen(page: Page, screen: Screen): Promise<Reported[]> {
+  const found: Reported[] = [];
+  for (const viewport of WIDTHS) {
+    await page.setViewportSize(viewport);
+    for (const theme of THEMES) {
+      await page.emulateMedia({ colorScheme: theme, reducedMotion: 'reduce' });
+      // The new layout and colours are drawn before axe reads them.
+      await page.evaluate(() => new Promise<void>((resolve) => {
+        const { requestAnimationFrame } = globalThis as unknown as PageGlobals;
+        requestAnimationFrame(() => requestAnimationFrame(resolve));
+      }));
+      const rules = theme === THEMES[0] ? undefined : COLOUR_RULES;
+      for (const violation of await violations(page, rules)) found.push({ ...violation, screen: screen.name, theme, width: viewport.width });
+    }
+  }
+  return found;
+}
+
+const isKnown = (known: KnownViolation, v: Reported, target: string) =>
+  known.rule === v.rule && (!known.screens || known.screens.includes(v.screen)) && (!known.target || known.target.test(target));
+
+function describeViolations(list: Reported[]): string {
+  return list
+    .map((v) => {
+      const where = v.targets.map((target, i) => `    ${target}: ${v.details[i]}`).join('\n');
+      return `- ${v.screen} · ${v.theme} · ${v.width} px: ${v.rule} (${v.impact}) ${v.help}\n${where}`;
+    })
+    .join('\n');
+}
+
+describe('accessibility (axe-core, WCAG 2.2 AA)', () => {
+  test('every main screen passes in both themes at 1280 and 390 px', { timeout: 180_000 }, () =>
+    withBrowser(async (browser) => {
+      const { page } = await openPage(browser, service, { reducedMotion: 'reduce' });
+      await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+
+      // The consent screen of an app that asks to connect, reached as an editor sends the browser.
+      const { client_id } = await registerClient(service.apiUrl, [receiver.redirectUri()], seeded.waitingAppName);
+      await page.goto(
+        authorizeUrl(service.apiUrl, {
+          response_type: 'code',
+          client_id,
+          redirect_uri: receiver.redirectUri(),
+          code_challenge: pkce().challenge,
+          code_challenge_method: 'S256',
+          scope: 'read',
+          state: randomState(),
+        }),
+      );
+      const consent: Screen = { name: 'consent', path: '', heading: `Allow ${seeded.waitingAppName} to use Statusdesk?` };
+      await ready(page, consent);
+      const found = await checkScreen(page, consent);
+
+      const screens: Screen[] = [
+        { name: 'overview', path: '/', heading: 'Overview', shows: 'orders db' },
+        {
+          name: 'monitor detail',
+          path: `/monitors/${seeded.monitorId}`,
+          heading: 'orders db',
+          alsoShows: (page) => page.getByRole('region', { name: 'Recent checks' }).getByRole('table'),
+        },
+        { name: 'new monitor', path: '/monitors/new', heading: 'New monitor' },
+        { name: 'edit monitor', path: `/monitors/${seeded.monitorId}/edit`, heading: 'Edit orders db' },
+        { name: 'status pages', path: '/pages', heading: 'Status pages', shows: 'Axe status' },
+        { name: 'status page components', path: `/pages/${seeded.pageId}`, heading: 'Axe status', shows: 'Checkout' },
+        { name: 'status page reports', path: `/pages/${seeded.pageId}?tab=reports`, heading: 'Axe status', shows: 'Slow checkout' },
+        { name: 'notifications', path: '/notifications', heading: 'Notifications', shows: 'Pager' },
+        { name: 'locations', path: '/locations', heading: 'Locations', shows: 'office' },
+        {
+          name: 'audit log',
+          path: '/audit',
+          heading: 'Audit log',
+          alsoShows: (page) => page.getByRole('list', { name: 'Audit entries' }).getByRole('listitem').first(),
+        },
+        { name: 'connect an editor', path: '/connect', heading: 'Connect an AI editor' },
+        { name: 'API keys', path: '/settings/general/api-keys', heading: 'API Keys', shows: 'read key' },
+        {
+          name: 'connected apps',
+          path: '/settings/integrations/connected-apps',
+          heading: 'Connected apps',
+          shows: seeded.appName,
+          // The request waiting for a decision, with its form.
+          alsoShows: (page) => page.getByRole('article', { name: seeded.waitingAppName }),
+        },
+      ];
+      await page.goto(`${service.dashboardUrl}/`);
+      for (const screen of screens) {
+        // Moved to as the browser's Back and Forward move: in the same document, which keeps axe-core loaded.
+        await page.evaluate((path) => {
+          const browser = globalThis as unknown as PageGlobals;
+          browser.history.pushState(null, '', path);
+          browser.dispatchEvent(new browser.PopStateEvent('popstate'));
+        }, screen.path);
+        await ready(page, screen);
+        found.push(...(await checkScreen(page, screen)));
+      }
+
+      const unexpected: Reported[] = [];
+      const used = new Set<KnownViolation>();
+      for (const violation of found) {
+        const left = violation.targets.map((target, i) => ({ target, detail: violation.details[i]! })).filter(({ target }) => {
+          const known = KNOWN.find((k) => isKnown(k, violation, target));
+          if (known) used.add(known);
+          return !known;
+        });
+        if (left.length > 0) unexpected.push({ ...violation, targets: left.map((l) => l.target), details: left.map((l) => l.detail) });
+      }
+      assert.equal(unexpected.length, 0, `axe-core found WCAG A/AA violations:\n${describeViolations(unexpected)}`);
+      const stale = KNOWN.filter((known) => !used.has(known));
+      assert.deepEqual(stale, [], 'these known violations no longer occur: remove them from KNOWN');
+    }),
+  );
+});
