@@ -3,9 +3,11 @@ import pino, { type Logger } from 'pino';
 import { createCheckEngine } from './checks/engine.ts';
 import type { Database } from './db/schema.ts';
 import { deliverAlert } from './delivery/alert-delivery.ts';
+import { channelKindRules } from './delivery/channels/registry.ts';
 import { loadMailCode } from './delivery/mail.ts';
 import { createOutbound } from './delivery/outbound.ts';
 import { createSubscriberDelivery } from './delivery/subscriber-delivery.ts';
+import { createSignUpLimiter } from './http/rate-limit.ts';
 import { VERSION } from './package-root.ts';
 import { createAuditLogService } from './domain/audit/audit-log.ts';
 import { createIdentityService } from './domain/identity.ts';
@@ -58,8 +60,8 @@ export interface ServiceOptions {
 
 /**
  * Every domain service over one database: the single boundary all surfaces call. Composed here,
- * above the domain, because it hands the services what lies beside them: the check engine and the
- * delivery of alerts and subscriber notifications.
+ * above the domain, because it hands the services what lies beside them: the check engine, the
+ * delivery of alerts and subscriber notifications, and the public sign-up form's limits.
  */
 export function createServices(db: Kysely<Database>, options: ServiceOptions = {}) {
   const log = options.log ?? pino({ enabled: false });
@@ -103,12 +105,11 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
     publicUrl,
     sealer,
     destinations,
-    delivery: createSubscriberDelivery(outbound, { webhookTimeoutMs: options.subscriberDispatch?.webhookTimeoutMs }),
-    dispatchDeadlineMs: options.subscriberDispatch?.deadlineMs,
-    log: log.child({ component: 'subscribers' }),
+    delivery: createSubscriberDelivery(outbound, { ...options.subscriberDispatch, log: log.child({ component: 'subscribers' }) }),
+    signUpLimits: createSignUpLimiter(),
   });
   const publishing = { publicUrl, changed, log, notifySubscribers: subscribers.dispatch };
-  const channels = createChannelService(db, { sealer, deliver, destinations });
+  const channels = createChannelService(db, { sealer, deliver, destinations, kinds: channelKindRules });
   const live = createLiveFeed(db, { log: log.child({ component: 'live' }) });
 
   return {

@@ -9,7 +9,6 @@ import { validationError } from '../domain/validation.ts';
 import { OAuthError } from '../domain/oauth/oauth-error.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 import { asAppError, errorAnswer, httpStatusOf } from './errors.ts';
-import { RateLimited } from './rate-limit.ts';
 
 export type AppEnv = { Bindings: HttpBindings | Http2Bindings; Variables: { actor: Actor } };
 
@@ -46,8 +45,8 @@ export function createHonoApp(options: HonoAppOptions) {
     await next();
   });
   /** The error answer at this request's path, with the headers the request's handlers set. */
-  const answer = (c: Context<AppEnv>, status: number, error: AppError | OAuthError, retryAfterSeconds?: number) => {
-    const { body, status: answered, headers } = errorAnswer(c.req.path, status, error, requestIdOf(c), options.docsBase, retryAfterSeconds);
+  const answer = (c: Context<AppEnv>, status: number, error: AppError | OAuthError) => {
+    const { body, status: answered, headers } = errorAnswer(c.req.path, status, error, requestIdOf(c), options.docsBase);
     return c.body(body, answered as 400, headers);
   };
   const limitBody = limitBodyWhileRead(options.maxBodyBytes, (c) => {
@@ -66,7 +65,7 @@ export function createHonoApp(options: HonoAppOptions) {
     } else if (appError.code === 'STORAGE_FULL') {
       options.log.error({ err: error, requestId: requestIdOf(c) }, `the database is full; the change was not stored (${storageFullCause(error)})`);
     }
-    return answer(c, httpStatusOf[appError.code], appError, error instanceof RateLimited ? error.retryAfterSeconds : undefined);
+    return answer(c, httpStatusOf[appError.code], appError);
   });
 
   app.notFound((c) => answer(c, 404, new AppError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`)));
