@@ -391,7 +391,12 @@ async function startTargets(layout: TargetLayout): Promise<Targets> {
     unbound: ready.unbound,
     async cpu() {
       const id = nextId++;
-      const answer = nextMessage(child, 'targets cpu', CHILD_START_TIMEOUT_MS, (m): m is TargetsCpu => (m as TargetsCpu)?.type === 'cpu' && (m as TargetsCpu).id === id);
+      const answer = nextMessage(
+        child,
+        'targets cpu',
+        CHILD_START_TIMEOUT_MS,
+        (m): m is TargetsCpu => (m as TargetsCpu)?.type === 'cpu' && (m as TargetsCpu).id === id,
+      );
       child.send({ type: 'cpu', id } satisfies ToTargets);
       return (await answer).micros;
     },
@@ -568,7 +573,15 @@ async function throughput(options: Options, targets: Targets): Promise<{ text: s
 
   const rows = [['protocol', 'engine checks/s', 'p50 ms', 'p99 ms', 'baseline checks/s', 'p50 ms', 'p99 ms', 'ratio', 'failures eng/base']];
   const diagnostics = [
-    ['protocol', 'checks/s min-max engine', 'baseline', 'bench process CPU eng/base', 'targets process CPU eng/base', 'CPU us/check eng/base', `other processes (of ${CPUS} cores) eng/base`],
+    [
+      'protocol',
+      'checks/s min-max engine',
+      'baseline',
+      'bench process CPU eng/base',
+      'targets process CPU eng/base',
+      'CPU us/check eng/base',
+      `other processes (of ${CPUS} cores) eng/base`,
+    ],
   ];
   const aims: Aim[] = [];
   const failureLines: string[] = [];
@@ -601,7 +614,10 @@ async function throughput(options: Options, targets: Targets): Promise<{ text: s
       pass: cell.ratio >= AIM_RATIO && failuresOk,
       detail: `${cell.ratio.toFixed(2)}${failuresOk ? '' : `, but ${cell.engine.errors} engine checks failed`}`,
     });
-    for (const [side, failures] of [['engine', cell.engineFailures], ['baseline', cell.baselineFailures]] as const) {
+    for (const [side, failures] of [
+      ['engine', cell.engineFailures],
+      ['baseline', cell.baselineFailures],
+    ] as const) {
       for (const [message, n] of failures.slice(0, 3)) failureLines.push(`  ${cell.protocol} ${side}: ${n} x ${message}`);
     }
   }
@@ -883,10 +899,15 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
   tempDirs.push(dataDir);
   const seeding = performance.now();
   await seedMonitors(dataDir, run.tcpMonitors, run.grpcMonitors, targets);
-  line(`seeded ${run.tcpMonitors} TCP + ${run.grpcMonitors} gRPC monitors in ${int(performance.now() - seeding)} ms; running the schedule for ${run.seconds} s`);
+  line(
+    `seeded ${run.tcpMonitors} TCP + ${run.grpcMonitors} gRPC monitors in ${int(performance.now() - seeding)} ms; running the schedule for ${run.seconds} s`,
+  );
 
   // Started as the service is (SERVICE_NODE_FLAGS), so its heap is the service's.
-  const execArgv = [...SERVICE_NODE_FLAGS, ...(options.profileEngine ? ['--cpu-prof', '--cpu-prof-dir', options.profileEngine, '--heap-prof', '--heap-prof-dir', options.profileEngine] : [])];
+  const execArgv = [
+    ...SERVICE_NODE_FLAGS,
+    ...(options.profileEngine ? ['--cpu-prof', '--cpu-prof-dir', options.profileEngine, '--heap-prof', '--heap-prof-dir', options.profileEngine] : []),
+  ];
   const bundle = await bundleSelf();
   const { child, exited } = forkRole('engine', execArgv, bundle);
   const targetCpu = await targets.cpu();
@@ -930,12 +951,17 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
         type: 'tcp' | 'grpc' | 'http';
         n: number;
       }[],
-      sqlite.prepare('select m.type, r.result, count(*) as n from check_results r join monitors m on m.id = r.monitor_id group by 1, 2 order by 1, 2').all() as {
+      sqlite
+        .prepare('select m.type, r.result, count(*) as n from check_results r join monitors m on m.id = r.monitor_id group by 1, 2 order by 1, 2')
+        .all() as {
         type: string;
         result: string;
         n: number;
       }[],
-      sqlite.prepare("select message, count(*) as n from check_results where result != 'up' group by 1 order by 2 desc limit 5").all() as { message: string; n: number }[],
+      sqlite.prepare("select message, count(*) as n from check_results where result != 'up' group by 1 order by 2 desc limit 5").all() as {
+        message: string;
+        n: number;
+      }[],
       // Pages of each table and index: what a stored check costs on disk.
       sqlite.prepare('select name, sum(pgsize) as bytes from dbstat group by name').all() as { name: string; bytes: number }[],
       sqlite.prepare('select count(*) from check_rollups').pluck().get() as number,
@@ -943,7 +969,10 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
     if (run.scale) {
       await withSqlite(db, (sqlite) => {
         rollupLatencyBytes = sqlite.prepare('select avg(length(latency)) from check_rollups').pluck().get() as number;
-        const sample = sqlite.prepare("select m.type, r.latency_ms from check_results r join monitors m on m.id = r.monitor_id where r.id % 50 = 0 and r.result != 'down'").raw().all() as [string, number][];
+        const sample = sqlite
+          .prepare("select m.type, r.latency_ms from check_results r join monitors m on m.id = r.monitor_id where r.id % 50 = 0 and r.result != 'down'")
+          .raw()
+          .all() as [string, number][];
         for (const [type, ms] of sample) (latencies.get(type) ?? latencies.set(type, []).get(type)!).push(ms);
       });
       // Retention as it stands 16 days on: raw results gone, each monitor's hours folded into its day.
@@ -1012,7 +1041,10 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
     ['figure', 'value'],
     ['monitors scheduled (TCP + gRPC)', `${report.jobs} (${run.tcpMonitors} + ${run.grpcMonitors}), all at 30s`],
     ['engine.start() (sync of all monitors)', `${int(report.startMs)} ms wall, ${int(report.startCpuMs)} ms CPU`],
-    ['scheduled run (scheduler started -> end)', `${(elapsedMs / 1000).toFixed(1)} s = ${wholePeriods(elapsedMs)}, ${wholePeriods(windowEnd - report.runningAt)} before the last ${END_MARGIN_MS / 1000} s`],
+    [
+      'scheduled run (scheduler started -> end)',
+      `${(elapsedMs / 1000).toFixed(1)} s = ${wholePeriods(elapsedMs)}, ${wholePeriods(windowEnd - report.runningAt)} before the last ${END_MARGIN_MS / 1000} s`,
+    ],
     ['checks started', `${report.started} (${int(report.started / (elapsedMs / 1000))}/s; expected ~${int((report.jobs * 1000) / PERIOD_MS)}/s)`],
     ['check results stored', `${stored} (${notUp} not up)`],
     ['schedule lag p50 / p99 / max', `${lagText(report.lagP50)} / ${lagText(report.lagP99)} / ${lagText(report.lagMax)}`],
@@ -1029,8 +1061,14 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
       'engine GC (service thread): young / the rest, count and time',
       `${report.gc.young[0]} / ${int(report.gc.young[1])} ms; ${report.gc.other[0]} / ${int(report.gc.other[1])} ms (${pct((report.gc.young[1] + report.gc.other[1]) / elapsedMs)} of the run)`,
     ],
-    ['engine event loop: utilisation / delay p99 / max', `${pct(report.eventLoopUtilization)} / ${ms2(report.eventLoopDelayP99Ms)} ms / ${ms2(report.eventLoopDelayMaxMs)} ms`],
-    ['engine RSS peak / at end; heap used peak', `${mb(report.rssPeak)} MB / ${mb(report.rssEnd)} MB; ${mb(report.heapUsedPeak)} MB at ${report.heapUsedPeakAt} s`],
+    [
+      'engine event loop: utilisation / delay p99 / max',
+      `${pct(report.eventLoopUtilization)} / ${ms2(report.eventLoopDelayP99Ms)} ms / ${ms2(report.eventLoopDelayMaxMs)} ms`,
+    ],
+    [
+      'engine RSS peak / at end; heap used peak',
+      `${mb(report.rssPeak)} MB / ${mb(report.rssEnd)} MB; ${mb(report.heapUsedPeak)} MB at ${report.heapUsedPeakAt} s`,
+    ],
     [
       `RSS / heap slope from ${int(flatFrom)} s to the end`,
       `${rssSlope.toFixed(2)} / ${heapSlope.toFixed(2)} MB per minute; RSS peak ${mb(rssPeakTail)} MB there, ${mb(rssPeakHead)} MB before`,
@@ -1061,7 +1099,11 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
     ['engine.close()', `${int(report.closeMs)} ms`],
     ['engine warnings/errors logged', String(report.logLines)],
   ];
-  if (!run.scale) rows.splice(rows.findIndex(([figure]) => figure!.startsWith('RSS / heap slope')), 6);
+  if (!run.scale)
+    rows.splice(
+      rows.findIndex(([figure]) => figure!.startsWith('RSS / heap slope')),
+      6,
+    );
   const seriesEvery = run.scale ? SCALE_SERIES_MS : MEMORY_SERIES_MS;
   const title = run.scale ? 'Scale' : 'Schedule';
   const text = [
@@ -1186,7 +1228,8 @@ async function summaryPart(options: Options, tempDirs: string[]): Promise<{ text
         const roll = next();
         const gauss = Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
         const result: CheckOutcome = roll < 0.005 ? 'down' : roll < 0.015 ? 'degraded' : 'up';
-        const latencyMs = Math.round((result === 'down' ? TIMEOUT_MS : result === 'degraded' ? 100 + 300 * next() : Math.min(99, 2 * Math.exp(0.5 * gauss))) * 1000) / 1000;
+        const latencyMs =
+          Math.round((result === 'down' ? TIMEOUT_MS : result === 'degraded' ? 100 + 300 * next() : Math.min(99, 2 * Math.exp(0.5 * gauss))) * 1000) / 1000;
         batch.push({
           result,
           latencyMs,
@@ -1236,7 +1279,13 @@ async function summaryPart(options: Options, tempDirs: string[]): Promise<{ text
         }
         const sorted = latencies.subarray(0, n).sort();
         const q = (p: number) => percentile(sorted, p);
-        return { success, degraded, error, latency: n === 0 ? null : { p50: q(0.5), p75: q(0.75), p90: q(0.9), p95: q(0.95), p99: q(0.99) }, lastPingAt: last || null };
+        return {
+          success,
+          degraded,
+          error,
+          latency: n === 0 ? null : { p50: q(0.5), p75: q(0.75), p90: q(0.9), p95: q(0.95), p99: q(0.99) },
+          lastPingAt: last || null,
+        };
       });
     const viaEngine = () => engine.checks.summary(monitor, '14d');
     const viaService = () => services.monitors.summary(actor, workspaceId, monitor.id, '14d');
@@ -1348,7 +1397,6 @@ interface Options {
   profileEngine: string | undefined;
 }
 
-
 function parseOptions(): Options {
   const { values } = parseArgs({
     options: {
@@ -1409,7 +1457,8 @@ async function main(): Promise<number> {
   const cleanup = () =>
     (cleaning ??= (async () => {
       for (const t of [targets, scaleTargets]) await t?.stop().catch((error: Error) => line(`bench:checks: stopping the targets: ${error.message}`));
-      for (const dir of tempDirs) await rm(dir, { recursive: true, force: true }).catch((error: Error) => line(`bench:checks: removing ${dir}: ${error.message}`));
+      for (const dir of tempDirs)
+        await rm(dir, { recursive: true, force: true }).catch((error: Error) => line(`bench:checks: removing ${dir}: ${error.message}`));
     })());
   // Interrupted: children and temporary folders go too.
   const onSignal = (signal: NodeJS.Signals) => {
@@ -1443,7 +1492,15 @@ async function main(): Promise<number> {
           ? await throughput(options, targets)
           : part === 'schedule'
             ? await schedule(
-                { part: '2', tcpMonitors: options.tcpMonitors, grpcMonitors: options.grpcMonitors, seconds: options.scheduleS, lagAimMs: AIM_LAG_P99_MS, rssAimMb: AIM_RSS_MB, scale: false },
+                {
+                  part: '2',
+                  tcpMonitors: options.tcpMonitors,
+                  grpcMonitors: options.grpcMonitors,
+                  seconds: options.scheduleS,
+                  lagAimMs: AIM_LAG_P99_MS,
+                  rssAimMb: AIM_RSS_MB,
+                  scale: false,
+                },
                 options,
                 targets,
                 tempDirs,

@@ -44,7 +44,8 @@ async function rssKib(pid: number): Promise<number> {
 async function seed(dataDir: string, count: number, target: string): Promise<void> {
   await withLocalOwner(dataDir, async (services, owner) => {
     const ws = Number((await services.workspaces.getBySlug(owner, 'personal')).id);
-    for (let i = 0; i < count; i++) await services.monitors.create(owner, ws, 'tcp', { name: `svc-${String(i).padStart(4, '0')}`, uri: target, periodicity: '10m' });
+    for (let i = 0; i < count; i++)
+      await services.monitors.create(owner, ws, 'tcp', { name: `svc-${String(i).padStart(4, '0')}`, uri: target, periodicity: '10m' });
   });
 }
 
@@ -151,7 +152,9 @@ async function main(): Promise<number> {
       ]),
     );
     line('');
-    line(`machine: ${platform()} ${arch()}, ${availableParallelism()} cores, load ${loadavg()[0]!.toFixed(2)}; ${await browser.version()}; Node ${process.version}`);
+    line(
+      `machine: ${platform()} ${arch()}, ${availableParallelism()} cores, load ${loadavg()[0]!.toFixed(2)}; ${await browser.version()}; Node ${process.version}`,
+    );
     return 0;
   } finally {
     await browser.close();

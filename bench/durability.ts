@@ -25,7 +25,13 @@ async function main(): Promise<number> {
   let options;
   try {
     const { values } = parseArgs({
-      options: { cycles: { type: 'string' }, clients: { type: 'string' }, 'min-write-ms': { type: 'string' }, 'max-write-ms': { type: 'string' }, seed: { type: 'string' } },
+      options: {
+        cycles: { type: 'string' },
+        clients: { type: 'string' },
+        'min-write-ms': { type: 'string' },
+        'max-write-ms': { type: 'string' },
+        seed: { type: 'string' },
+      },
       strict: true,
     });
     const minWriteMs = parseNumber('min-write-ms', values['min-write-ms'], 200, 0, 60_000);
@@ -52,7 +58,14 @@ async function main(): Promise<number> {
     '',
     table([
       ['cycles run', 'writes acknowledged', 'lost', 'integrity not ok', 'restart p50 ms', 'restart p99 ms'],
-      [String(figures.cycles), String(figures.acknowledged), String(figures.lost), String(figures.corrupt), figures.restartP50.toFixed(0), figures.restartP99.toFixed(0)],
+      [
+        String(figures.cycles),
+        String(figures.acknowledged),
+        String(figures.lost),
+        String(figures.corrupt),
+        figures.restartP50.toFixed(0),
+        figures.restartP99.toFixed(0),
+      ],
     ]),
     '',
     ...figures.problems.map((p) => `problem: ${p}`),
@@ -61,7 +74,9 @@ async function main(): Promise<number> {
   ];
   process.stdout.write(`${out.join('\n')}\n`);
   const { restartMs: _restarts, ...summary } = figures;
-  process.stdout.write(`${JSON.stringify({ bench: 'durability', node: process.version, cpus: availableParallelism(), ...options, ...summary, restartP50: Math.round(summary.restartP50), restartP99: Math.round(summary.restartP99), aimMet })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ bench: 'durability', node: process.version, cpus: availableParallelism(), ...options, ...summary, restartP50: Math.round(summary.restartP50), restartP99: Math.round(summary.restartP99), aimMet })}\n`,
+  );
   return aimMet && figures.refused === 0 ? 0 : 1;
 }
 

@@ -49,7 +49,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import { arch, availableParallelism, loadavg, platform, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -94,8 +94,8 @@ const f1 = fixed(1);
 const f2 = fixed(2);
 const pct = (share: number) => (Number.isFinite(share) ? `${(share * 100).toFixed(0)}%` : 'n/a');
 const round2 = (value: number) => (Number.isFinite(value) ? Math.round(value * 100) / 100 : null);
-const mapValues = <K extends string, V, W>(record: Record<K, V>, f: (value: V) => W) => Object.fromEntries(Object.entries(record).map(([k, v]) => [k, f(v as V)])) as Record<K, W>;
-
+const mapValues = <K extends string, V, W>(record: Record<K, V>, f: (value: V) => W) =>
+  Object.fromEntries(Object.entries(record).map(([k, v]) => [k, f(v as V)])) as Record<K, W>;
 
 // ---- the baseline process -------------------------------------------------------------------
 
@@ -226,7 +226,6 @@ async function seed(dataDir: string): Promise<Seeded> {
 
 // ---- child processes ------------------------------------------------------------------------
 
-
 // ---- the requests ---------------------------------------------------------------------------
 
 type Era = 'legacy' | 'modern';
@@ -287,7 +286,13 @@ interface Answer {
 /** One request on its own connection, for the checks before measuring. */
 async function call(port: number, host: string, era: Era, method: Method, key: string): Promise<Answer> {
   const { body, headers } = mcpMessage(era, method);
-  const answer = await httpCall(port, { method: 'POST', path: MCP_PATH, headers: { ...headers, host, 'x-service-key': key }, body, timeoutMs: REQUEST_TIMEOUT_MS });
+  const answer = await httpCall(port, {
+    method: 'POST',
+    path: MCP_PATH,
+    headers: { ...headers, host, 'x-service-key': key },
+    body,
+    timeoutMs: REQUEST_TIMEOUT_MS,
+  });
   const text = answer.body.toString('utf8');
   const contentType = String(answer.headers['content-type'] ?? '');
   let message: Answer['message'];
@@ -323,8 +328,10 @@ function verdict(answer: Answer, method: Method, expect: { tools: number; monito
   }
   if (result.isError) return `list_monitors answered isError: ${JSON.stringify(result.content).slice(0, 400)}`;
   const structured = (result.structuredContent ?? {}) as { monitors?: unknown[]; pagination?: { totalSize?: number } };
-  if (structured.monitors?.length !== expect.monitors) return `list_monitors returned ${structured.monitors?.length ?? 'no'} monitors, expected ${expect.monitors}`;
-  if (structured.pagination?.totalSize !== expect.monitors) return `list_monitors said totalSize ${structured.pagination?.totalSize}, expected ${expect.monitors}`;
+  if (structured.monitors?.length !== expect.monitors)
+    return `list_monitors returned ${structured.monitors?.length ?? 'no'} monitors, expected ${expect.monitors}`;
+  if (structured.pagination?.totalSize !== expect.monitors)
+    return `list_monitors said totalSize ${structured.pagination?.totalSize}, expected ${expect.monitors}`;
   const text = (result.content as { type: string; text?: string }[] | undefined)?.find((c) => c.type === 'text')?.text;
   let listed: { monitors?: unknown[] } | undefined;
   try {
@@ -376,7 +383,10 @@ function placeOf(module: string): Place | undefined {
   if (/^server\/mcp\//.test(module) || module === 'bench/mcp.ts') return 'tools';
   if (/^node_modules\/@modelcontextprotocol\/node\//.test(module)) return 'front';
   if (/^node_modules\/@modelcontextprotocol\//.test(module)) return 'sdk';
-  if (/^(server\/http\/|node_modules\/(hono|@hono|pino|pino-std-serializers|sonic-boom)\/|node:(_http_|net$|internal\/(http|streams|stream_base)))/.test(module)) return 'front';
+  if (
+    /^(server\/http\/|node_modules\/(hono|@hono|pino|pino-std-serializers|sonic-boom)\/|node:(_http_|net$|internal\/(http|streams|stream_base)))/.test(module)
+  )
+    return 'front';
   return undefined;
 }
 
@@ -520,10 +530,15 @@ interface Options {
   cpuProf: string | undefined;
 }
 
-
 function parseOptions(): Options {
   const { values } = parseArgs({
-    options: { rounds: { type: 'string' }, 'round-ms': { type: 'string' }, 'warmup-ms': { type: 'string' }, 'split-ms': { type: 'string' }, 'cpu-prof': { type: 'string' } },
+    options: {
+      rounds: { type: 'string' },
+      'round-ms': { type: 'string' },
+      'warmup-ms': { type: 'string' },
+      'split-ms': { type: 'string' },
+      'cpu-prof': { type: 'string' },
+    },
     strict: true,
   });
   return {
@@ -540,7 +555,9 @@ async function main(): Promise<number> {
   try {
     options = parseOptions();
   } catch (error) {
-    process.stderr.write(`bench:mcp: ${(error as Error).message}\nUsage: npm run bench:mcp -- [--rounds N] [--round-ms MS] [--warmup-ms MS] [--split-ms MS] [--cpu-prof DIR]\n`);
+    process.stderr.write(
+      `bench:mcp: ${(error as Error).message}\nUsage: npm run bench:mcp -- [--rounds N] [--round-ms MS] [--warmup-ms MS] [--split-ms MS] [--cpu-prof DIR]\n`,
+    );
     return 2;
   }
   const { rounds, roundMs, warmupMs, splitMs, cpuProf } = options;
@@ -607,8 +624,12 @@ async function main(): Promise<number> {
     const answers = { listMonitors: withoutMeta(reference.message!.result!), toolsList: withoutMeta(listing.message!.result!) };
     writeFileSync(answersFile, JSON.stringify(answers));
 
-    const bare = await spawnReady('bare MCP server', profiled([SELF], 'bare'), { ...env, [ROLE_ENV]: 'bare', [ANSWERS_FILE_ENV]: answersFile }, join(root, 'bare.log'), (ready) =>
-      Number(ready.port),
+    const bare = await spawnReady(
+      'bare MCP server',
+      profiled([SELF], 'bare'),
+      { ...env, [ROLE_ENV]: 'bare', [ANSWERS_FILE_ENV]: answersFile },
+      join(root, 'bare.log'),
+      (ready) => Number(ready.port),
     );
     cleanups.push(async () => {
       const problem = await bare.stop();
@@ -660,7 +681,13 @@ async function main(): Promise<number> {
         bare: mcpRequest(bareHost, c.era, c.method, seeded.key),
       };
       const round = (side: Side, durationMs: number) =>
-        httpLoad({ port: targets[side].child.port, connections: c.clients, durationMs, serverPid: targets[side].child.child.pid, request: () => requests[side] });
+        httpLoad({
+          port: targets[side].child.port,
+          connections: c.clients,
+          durationMs,
+          serverPid: targets[side].child.child.pid,
+          request: () => requests[side],
+        });
       const { samples, ratios, ratio } = await compare<Side, HttpLoadFigures>(['service', 'bare'], options, round, (r, last) =>
         line(
           `${label}: round ${r + 1}/${rounds}: service ${f0(last.service.rps)} rps (p99 ${f2(last.service.p99)} ms) | ` +
@@ -698,12 +725,36 @@ async function main(): Promise<number> {
 
     // ---- report ----
     const summary = [['request', 'era', 'clients', 'service rps', 'p50 ms', 'p99 ms', 'bare rps', 'p50 ms', 'p99 ms', 'ratio', `aim ${AIM_RATIO}`]];
-    const diagnostics = [['request', 'era', 'clients', 'rps min-max service', 'bare', 'body bytes svc/bare', 'server CPU svc/bare', 'server us/req svc/bare', 'client busy svc/bare']];
+    const diagnostics = [
+      [
+        'request',
+        'era',
+        'clients',
+        'rps min-max service',
+        'bare',
+        'body bytes svc/bare',
+        'server CPU svc/bare',
+        'server us/req svc/bare',
+        'client busy svc/bare',
+      ],
+    ];
     for (const row of rows) {
       const { service: s, bare: b } = row.figures;
       const request = row.case.method === 'tools/call' ? 'tools/call list_monitors' : 'tools/list';
       const era = ERA_VERSION[row.case.era];
-      summary.push([request, era, String(row.case.clients), f0(s.rps), f2(s.p50), f2(s.p99), f0(b.rps), f2(b.p50), f2(b.p99), f2(row.ratio), row.ratio >= AIM_RATIO ? 'met' : 'MISSED']);
+      summary.push([
+        request,
+        era,
+        String(row.case.clients),
+        f0(s.rps),
+        f2(s.p50),
+        f2(s.p99),
+        f0(b.rps),
+        f2(b.p50),
+        f2(b.p99),
+        f2(row.ratio),
+        row.ratio >= AIM_RATIO ? 'met' : 'MISSED',
+      ]);
       diagnostics.push([
         request,
         era,
@@ -721,7 +772,15 @@ async function main(): Promise<number> {
       for (const side of row.split ? (['service', 'bare'] as const) : []) {
         const { ms, cpuMs } = row.split![side];
         const request = row.case.method === 'tools/call' ? 'tools/call list_monitors' : 'tools/list';
-        splits.push([request, ERA_VERSION[row.case.era], String(row.case.clients), side, ...PLACES.map((p) => f2(ms[p])), f2(PLACES.reduce((sum, p) => sum + ms[p], 0)), f2(cpuMs)]);
+        splits.push([
+          request,
+          ERA_VERSION[row.case.era],
+          String(row.case.clients),
+          side,
+          ...PLACES.map((p) => f2(ms[p])),
+          f2(PLACES.reduce((sum, p) => sum + ms[p], 0)),
+          f2(cpuMs),
+        ]);
       }
     }
     const ratioMet = rows.length === CASES.length && rows.every((r) => r.ratio >= AIM_RATIO);
@@ -747,11 +806,11 @@ async function main(): Promise<number> {
       ...(profilers
         ? [
             `CPU per request by place (ms of main-thread time, sampled every 1 ms during one more round of ${splitMs} ms per side): HTTP front = node:http, Hono`,
-            '   (or the bare side\'s @modelcontextprotocol/node), request id, guard, access log; credential = the caller\'s admission and rate limit up to',
+            "   (or the bare side's @modelcontextprotocol/node), request id, guard, access log; credential = the caller's admission and rate limit up to",
             '   its first await (its SQL counts below); MCP SDK = its transport, web streams, validation and the JSON of the answer; tools = server/mcp (the',
-            '   bare side\'s tool); domain+SQLite = the domain services, Kysely and better-sqlite3. zod and Node.js count where they were called from;',
-            '   the service\'s 2026-07-28 answers are made by Hono\'s global Response, so their JSON counts under its front. Samples are wall time on',
-            '   the main thread: on a busy machine, time the thread waited for a CPU inflates `other`; CPU (/proc) is the process\'s CPU per request.',
+            "   bare side's tool); domain+SQLite = the domain services, Kysely and better-sqlite3. zod and Node.js count where they were called from;",
+            "   the service's 2026-07-28 answers are made by Hono's global Response, so their JSON counts under its front. Samples are wall time on",
+            "   the main thread: on a busy machine, time the thread waited for a CPU inflates `other`; CPU (/proc) is the process's CPU per request.",
             table(splits, 4),
             '',
           ]

@@ -50,7 +50,8 @@ const round2 = (value: number) => (Number.isFinite(value) ? Math.round(value * 1
 const TOOLS_LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' };
 
-const refreshBody = (refreshToken: string, clientId: string) => new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }).toString();
+const refreshBody = (refreshToken: string, clientId: string) =>
+  new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }).toString();
 
 // ---- grants, as a person makes them ---------------------------------------------------------
 
@@ -72,7 +73,11 @@ async function makeGrants(apiUrl: string, dashboardUrl: string, dataDir: string,
   const started: { clientId: string; verifier: string; requestId: string; cookie: string }[] = [];
   for (let i = 0; i < count; i++) {
     const registered = await oauthJson(
-      await fetch(`${apiUrl}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: `bench ${i + 1}`, redirect_uris: [redirectUri] }) }),
+      await fetch(`${apiUrl}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: `bench ${i + 1}`, redirect_uris: [redirectUri] }),
+      }),
       'register',
     );
     const verifier = randomBytes(32).toString('base64url');
@@ -92,7 +97,10 @@ async function makeGrants(apiUrl: string, dashboardUrl: string, dataDir: string,
     const ticketUrl = toTicket.headers.get('location');
     if (toTicket.status !== 303 || !ticketUrl) throw new Error(`authorize: ${toTicket.status} ${await toTicket.text()}`);
     const bound = await fetch(ticketUrl, { redirect: 'manual' });
-    const cookie = bound.headers.getSetCookie().map((c) => c.split(';')[0]!).find((c) => c.startsWith('statusdesk_consent_'));
+    const cookie = bound.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0]!)
+      .find((c) => c.startsWith('statusdesk_consent_'));
     const requestId = new URL(bound.headers.get('location') ?? '', dashboardUrl).searchParams.get('request');
     if (!cookie || !requestId) throw new Error(`consent ticket: ${bound.status}, no cookie or request`);
     started.push({ clientId: registered.client_id, verifier, requestId, cookie });
@@ -111,7 +119,13 @@ async function makeGrants(apiUrl: string, dashboardUrl: string, dataDir: string,
       await fetch(`${apiUrl}/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: s.clientId, code_verifier: s.verifier }).toString(),
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: redirectUri,
+          client_id: s.clientId,
+          code_verifier: s.verifier,
+        }).toString(),
       }),
       'code grant',
     );
@@ -165,15 +179,27 @@ async function main(): Promise<number> {
 
     // ---- checks: both credentials list the same tools; a refresh rotates ----
     const listWith = async (headers: Record<string, string>) => {
-      const response = await fetch(`${apiUrl}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body: TOOLS_LIST, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      const response = await fetch(`${apiUrl}/mcp`, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, ...headers },
+        body: TOOLS_LIST,
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
       const text = await response.text();
       if (response.status !== 200) throw new Error(`tools/list: ${response.status} ${text.slice(0, 300)}`);
-      const data = text.startsWith('{') ? text : text.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5)).join('');
+      const data = text.startsWith('{')
+        ? text
+        : text
+            .split('\n')
+            .filter((l) => l.startsWith('data:'))
+            .map((l) => l.slice(5))
+            .join('');
       return { tools: (JSON.parse(data).result.tools as unknown[]).length, bytes: Buffer.byteLength(text) };
     };
     const byBearer = await listWith({ authorization: `Bearer ${grants[0]!.accessToken}` });
     const byKey = await listWith({ 'x-service-key': key });
-    if (byBearer.tools !== TOOLS || byKey.tools !== TOOLS) throw new Error(`tools/list named ${byBearer.tools} (bearer) and ${byKey.tools} (key) tools, expected ${TOOLS}`);
+    if (byBearer.tools !== TOOLS || byKey.tools !== TOOLS)
+      throw new Error(`tools/list named ${byBearer.tools} (bearer) and ${byKey.tools} (key) tools, expected ${TOOLS}`);
     line(`tools/list: ${TOOLS} tools, ${byBearer.bytes} bytes with the bearer, ${byKey.bytes} with the key`);
 
     // Each lane's refresh chain: the refresh token of its last answer.
@@ -183,7 +209,13 @@ async function main(): Promise<number> {
     };
     const refreshNext = (lane: number) => {
       const chain = chains[lane]!;
-      return requestBytes('POST', host, '/oauth/token', { 'content-type': 'application/x-www-form-urlencoded' }, refreshBody(chain.refreshToken, chain.clientId));
+      return requestBytes(
+        'POST',
+        host,
+        '/oauth/token',
+        { 'content-type': 'application/x-www-form-urlencoded' },
+        refreshBody(chain.refreshToken, chain.clientId),
+      );
     };
     const metadataRequest = requestBytes('GET', host, '/.well-known/oauth-authorization-server', {});
     const bearerRequests = grants.map((g) => requestBytes('POST', host, '/mcp', { ...MCP_HEADERS, authorization: `Bearer ${g.accessToken}` }, TOOLS_LIST));
@@ -199,7 +231,9 @@ async function main(): Promise<number> {
     };
 
     const tokenRows: string[][] = [['request', 'clients', 'rps', 'p50 ms', 'p99 ms', 'server us/req']];
-    const mcpRows: string[][] = [['tools/list', 'clients', 'bearer rps', 'p50 ms', 'p99 ms', 'key rps', 'p50 ms', 'p99 ms', 'cost bearer/key', `aim <= ${AIM_COST_RATIO}`]];
+    const mcpRows: string[][] = [
+      ['tools/list', 'clients', 'bearer rps', 'p50 ms', 'p99 ms', 'key rps', 'p50 ms', 'p99 ms', 'cost bearer/key', `aim <= ${AIM_COST_RATIO}`],
+    ];
     const json: Record<string, unknown>[] = [];
     let aimMet = true;
     for (const clients of CLIENT_COUNTS) {
@@ -212,11 +246,22 @@ async function main(): Promise<number> {
         const f = summarise(samples);
         const label = kind === 'refresh' ? 'POST /oauth/token refresh_token' : 'GET /.well-known/oauth-authorization-server';
         tokenRows.push([label, String(clients), f0(f.rps), f2(f.p50), f2(f.p99), f0(f.serverUsPerRequest)]);
-        json.push({ request: label, clients, rps: round2(f.rps), p50Ms: round2(f.p50), p99Ms: round2(f.p99), serverUsPerRequest: round2(f.serverUsPerRequest) });
+        json.push({
+          request: label,
+          clients,
+          rps: round2(f.rps),
+          p50Ms: round2(f.p50),
+          p99Ms: round2(f.p99),
+          serverUsPerRequest: round2(f.serverUsPerRequest),
+        });
         line(`${label}, ${clients} client(s): ${f0(f.rps)} rps, p50 ${f2(f.p50)} ms, p99 ${f2(f.p99)} ms`);
       }
       // The cost of a bearer: the key's rps over the bearer's, per round.
-      const { samples, ratios: costs, ratio: cost } = await compare<'key' | 'bearer', LoadFigures>(
+      const {
+        samples,
+        ratios: costs,
+        ratio: cost,
+      } = await compare<'key' | 'bearer', LoadFigures>(
         ['key', 'bearer'],
         { rounds, roundMs, warmupMs },
         (side, ms) => run(clients, ms, side),
@@ -231,7 +276,15 @@ async function main(): Promise<number> {
       const met = cost <= AIM_COST_RATIO;
       aimMet &&= met;
       mcpRows.push(['tools/list', String(clients), f0(b.rps), f2(b.p50), f2(b.p99), f0(k.rps), f2(k.p50), f2(k.p99), f2(cost), met ? 'met' : 'MISSED']);
-      json.push({ request: 'tools/list', clients, bearer: { rps: round2(b.rps), p50Ms: round2(b.p50), p99Ms: round2(b.p99) }, key: { rps: round2(k.rps), p50Ms: round2(k.p50), p99Ms: round2(k.p99) }, costRatio: round2(cost), costs: costs.map(round2), met });
+      json.push({
+        request: 'tools/list',
+        clients,
+        bearer: { rps: round2(b.rps), p50Ms: round2(b.p50), p99Ms: round2(b.p99) },
+        key: { rps: round2(k.rps), p50Ms: round2(k.p50), p99Ms: round2(k.p99) },
+        costRatio: round2(cost),
+        costs: costs.map(round2),
+        met,
+      });
     }
     const loadAfter = loadavg()[0]!;
     const out = [
@@ -250,7 +303,9 @@ async function main(): Promise<number> {
     ];
     process.stdout.write(`${out.join('\n')}\n`);
     if (problems.length) process.stdout.write(`\nProblems:\n${problems.map((p) => `  ${p}`).join('\n')}\n`);
-    process.stdout.write(`${JSON.stringify({ bench: 'oauth', node: process.version, cpus: CPUS, rounds, roundMs, warmupMs, aimCostRatio: AIM_COST_RATIO, aimMet, rows: json, problems })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ bench: 'oauth', node: process.version, cpus: CPUS, rounds, roundMs, warmupMs, aimCostRatio: AIM_COST_RATIO, aimMet, rows: json, problems })}\n`,
+    );
     return problems.length ? 1 : 0;
   } catch (error) {
     const tail = service.logTail();

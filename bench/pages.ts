@@ -76,9 +76,6 @@ const PROBE_MARGIN_MS = 300;
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const line = (text: string) => process.stderr.write(`${text}\n`);
 
-
-
-
 const fixed = (digits: number) => (value: number) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 const f0 = fixed(0);
 const f1 = fixed(1);
@@ -98,14 +95,23 @@ function prng(seed: number): () => number {
   };
 }
 
-
 // ---- worker thread: the SMTP receiver ---------------------------------------------------------
 
 /** waitFor: until `from + count` mails are in, then a summary of the mails from index `from` on. */
 type SmtpCommand = { cmd: 'waitFor'; from: number; count: number; timeoutMs: number } | { cmd: 'stop' };
 type SmtpMessage =
   | { type: 'ready'; url: string }
-  | { type: 'mails'; reached: boolean; count: number; distinctRecipients: number; recipientsPerMail: number; withUnsubscribe: number; subjects: string[]; at: number; error?: string };
+  | {
+      type: 'mails';
+      reached: boolean;
+      count: number;
+      distinctRecipients: number;
+      recipientsPerMail: number;
+      withUnsubscribe: number;
+      subjects: string[];
+      at: number;
+      error?: string;
+    };
 
 /** Wall-clock milliseconds comparable across threads (each thread's performance.now() has its own origin). */
 const wallNow = () => performance.timeOrigin + performance.now();
@@ -182,7 +188,13 @@ async function startSmtpWorker(): Promise<SmtpHandle> {
     },
     async stop() {
       worker.postMessage({ cmd: 'stop' } satisfies SmtpCommand);
-      if ((await within(exited.then(() => true), WORKER_TIMEOUT_MS)) === undefined) await worker.terminate();
+      if (
+        (await within(
+          exited.then(() => true),
+          WORKER_TIMEOUT_MS,
+        )) === undefined
+      )
+        await worker.terminate();
     },
   };
 }
@@ -217,16 +229,23 @@ const LOREM =
  */
 async function seed(dataDir: string, subscriberCount: number): Promise<Seeded> {
   const started = performance.now();
-  const [{ openDatabase, DATABASE_FILE }, { createServices }, { ensureOwner }, { createResultStore, hourOf, HOUR_MS }, { LatencyHistogram }, { EMBEDDED_RUNNER }, { default: SQLite }] =
-    await Promise.all([
-      import('../server/db/open.ts'),
-      import('../server/services.ts'),
-      import('../server/domain/users/users.ts'),
-      import('../server/checks/result-store.ts'),
-      import('../server/domain/monitors/latency-histogram.ts'),
-      import('../server/domain/locations/location-repository.ts'),
-      import('better-sqlite3'),
-    ]);
+  const [
+    { openDatabase, DATABASE_FILE },
+    { createServices },
+    { ensureOwner },
+    { createResultStore, hourOf, HOUR_MS },
+    { LatencyHistogram },
+    { EMBEDDED_RUNNER },
+    { default: SQLite },
+  ] = await Promise.all([
+    import('../server/db/open.ts'),
+    import('../server/services.ts'),
+    import('../server/domain/users/users.ts'),
+    import('../server/checks/result-store.ts'),
+    import('../server/domain/monitors/latency-histogram.ts'),
+    import('../server/domain/locations/location-repository.ts'),
+    import('better-sqlite3'),
+  ]);
   const random = prng(42);
   const db = await openDatabase(dataDir);
   let seeded: Omit<Seeded, 'rollupRows' | 'subscribers' | 'ms'>;
@@ -295,10 +314,17 @@ async function seed(dataDir: string, subscriberCount: number): Promise<Seeded> {
           updates++;
         }
         if (resolve) {
-          await services.reports.resolve(owner, ws, report.id, { message: 'Error rates are back to normal and the fix is in place everywhere. We are sorry for the trouble.', notify: false });
+          await services.reports.resolve(owner, ws, report.id, {
+            message: 'Error rates are back to normal and the fix is in place everywhere. We are sorry for the trouble.',
+            notify: false,
+          });
           resolved++;
         } else {
-          await services.reports.addUpdate(owner, ws, report.id, { status: three ? 'monitoring' : 'identified', message: `A fix is rolling out. ${LOREM}`, notify: false });
+          await services.reports.addUpdate(owner, ws, report.id, {
+            status: three ? 'monitoring' : 'identified',
+            message: `A fix is rolling out. ${LOREM}`,
+            notify: false,
+          });
         }
         updates++;
       }
@@ -362,7 +388,8 @@ async function seed(dataDir: string, subscriberCount: number): Promise<Seeded> {
         }
       }
       const at = new Date().toISOString();
-      for (let i = 0; i < subscriberCount; i++) insertSubscriber.run(Number(seeded.pageId), `subscriber-${String(i + 1).padStart(4, '0')}@bench.example.com`, at, at, at);
+      for (let i = 0; i < subscriberCount; i++)
+        insertSubscriber.run(Number(seeded.pageId), `subscriber-${String(i + 1).padStart(4, '0')}@bench.example.com`, at, at, at);
     })();
   } finally {
     sqlite.close();
@@ -372,7 +399,6 @@ async function seed(dataDir: string, subscriberCount: number): Promise<Seeded> {
 
 // ---- child processes: the service and the static baseline -------------------------------------
 
-
 /**
  * The baseline: what serving this page costs at the least. A bare node:http server whose answer
  * is a Buffer read once, with the service's own response headers (request id of the same length,
@@ -381,7 +407,7 @@ async function seed(dataDir: string, subscriberCount: number): Promise<Seeded> {
  */
 const STATIC_SCRIPT = [
   "const http = require('node:http');",
-  'const body = require(\'node:fs\').readFileSync(process.env.BENCH_BODY_FILE);',
+  "const body = require('node:fs').readFileSync(process.env.BENCH_BODY_FILE);",
   'const headers = JSON.parse(process.env.BENCH_HEADERS);',
   "headers['content-length'] = String(body.length);",
   'const server = http.createServer({ keepAliveTimeout: 5000 }, (req, res) => { res.writeHead(200, headers); res.end(body); });',
@@ -415,7 +441,14 @@ interface Variant {
  * `connections` keep-alive connections asking for `path`, as a browser or a script would. The
  * bodies' sizes may differ by a few bytes: a page rebuilt during the run has its own "Generated" time.
  */
-function load(port: number, path: string, headers: Record<string, string>, connections: number, durationMs: number, serverPid?: number): Promise<HttpLoadFigures> {
+function load(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  connections: number,
+  durationMs: number,
+  serverPid?: number,
+): Promise<HttpLoadFigures> {
   const request = requestBytes('GET', `127.0.0.1:${port}`, path, { accept: 'text/html', ...headers });
   return httpLoad({ port, connections, durationMs, serverPid, request: () => request });
 }
@@ -538,7 +571,6 @@ interface Options {
   cpuProf: string | undefined;
 }
 
-
 function parseOptions(): Options {
   const { values } = parseArgs({
     options: {
@@ -647,7 +679,8 @@ async function main(): Promise<number> {
       const answer = await get(service.port, path, variant.headers);
       const bodyBytes = answer.body.length;
       if (answer.status !== 200) throw new Error(`${variant.label}: GET ${path} answered ${answer.status}`);
-      if (Number(answer.headers['content-length']) !== bodyBytes) throw new Error(`${variant.label}: content-length ${answer.headers['content-length']} is not the body size ${bodyBytes}`);
+      if (Number(answer.headers['content-length']) !== bodyBytes)
+        throw new Error(`${variant.label}: content-length ${answer.headers['content-length']} is not the body size ${bodyBytes}`);
       // The page is rebuilt every VIEW_TTL_MS with a new "Generated" time, so bodies of different
       // moments may differ by a few bytes: the content is checked, not the bytes.
       const decoded = (answer.headers['content-encoding'] === 'gzip' ? gunzipSync(answer.body) : answer.body).toString('utf8');
@@ -681,15 +714,20 @@ async function main(): Promise<number> {
 
         const targets: Record<Side, Child> = { service, static: baseline };
         const round = (side: Side, ms: number) => load(targets[side].port, path, variant.headers, connections, ms, targets[side].child.pid);
-        const { samples, ratios, ratio } = await compare<Side, HttpLoadFigures>(['service', 'static'], { rounds: runs, roundMs: runMs, warmupMs }, round, (run, last) =>
-          line(
-            `  run ${run + 1}/${runs}: service ${f0(last.service.rps)} rps (p99 ${f1(last.service.p99)} ms, max ${f1(last.service.max)} ms) | ` +
-              `static ${f0(last.static.rps)} rps (p99 ${f1(last.static.p99)} ms)`,
-          ),
+        const { samples, ratios, ratio } = await compare<Side, HttpLoadFigures>(
+          ['service', 'static'],
+          { rounds: runs, roundMs: runMs, warmupMs },
+          round,
+          (run, last) =>
+            line(
+              `  run ${run + 1}/${runs}: service ${f0(last.service.rps)} rps (p99 ${f1(last.service.p99)} ms, max ${f1(last.service.max)} ms) | ` +
+                `static ${f0(last.static.rps)} rps (p99 ${f1(last.static.p99)} ms)`,
+            ),
         );
         for (const side of ['service', 'static'] as const) {
           const sizes = [Math.min(...samples[side].map((r) => r.minBytes)), Math.max(...samples[side].map((r) => r.maxBytes))];
-          if (sizes[0]! < bodyBytes * 0.95 || sizes[1]! > bodyBytes * 1.05) problems.push(`${variant.label}, ${side}: bodies of ${sizes[0]} to ${sizes[1]} bytes, expected about ${bodyBytes}`);
+          if (sizes[0]! < bodyBytes * 0.95 || sizes[1]! > bodyBytes * 1.05)
+            problems.push(`${variant.label}, ${side}: bodies of ${sizes[0]} to ${sizes[1]} bytes, expected about ${bodyBytes}`);
           const errors = samples[side].reduce((n, r) => n + r.errors, 0);
           if (errors > 0) problems.push(`${variant.label}, ${side}: ${errors} failed requests; first: ${samples[side].find((r) => r.firstError)!.firstError}`);
         }
@@ -712,7 +750,8 @@ async function main(): Promise<number> {
     // N visitors arriving together wait for it.
     line(`waiting ${VIEW_TTL_MS / 1000} s for the cached view to expire, twice (uncached timings)...`);
     const serviceCpu = () => processCpuSeconds(service.child.pid!);
-    const cpuMs = (before: number | undefined, after: number | undefined) => (before === undefined || after === undefined ? Number.NaN : (after - before) * 1000);
+    const cpuMs = (before: number | undefined, after: number | undefined) =>
+      before === undefined || after === undefined ? Number.NaN : (after - before) * 1000;
     await delay(VIEW_TTL_MS + 500);
     const cpuBeforeSingle = serviceCpu();
     const uncachedSingle = await get(service.port, path, BROWSER);
@@ -800,12 +839,17 @@ async function main(): Promise<number> {
     };
     // The first dispatch of this process is the one asked for; the second repeats it with the
     // mail code warm, which tells a first-run cost from a steady one.
-    const dispatches = [await dispatch('first dispatch', 'Bench dispatch: degraded performance'), await dispatch('second dispatch', 'Bench dispatch: still degraded')];
+    const dispatches = [
+      await dispatch('first dispatch', 'Bench dispatch: degraded performance'),
+      await dispatch('second dispatch', 'Bench dispatch: still degraded'),
+    ];
     const firstDispatch = dispatches[0]!;
     const loadAfter = loadavg()[0]!;
 
     // ---- report ----
-    const pageRows = [['visitor', 'server', 'body bytes', 'rps (median)', 'min-max', 'p50 ms', 'p99 ms', 'max ms', 'server CPU', 'server us/req', 'client busy']];
+    const pageRows = [
+      ['visitor', 'server', 'body bytes', 'rps (median)', 'min-max', 'p50 ms', 'p99 ms', 'max ms', 'server CPU', 'server us/req', 'client busy'],
+    ];
     for (const v of variants) {
       for (const side of ['service', 'static'] as const) {
         const f = v[side];
@@ -824,7 +868,16 @@ async function main(): Promise<number> {
         ]);
       }
     }
-    const probeRow = (label: string, f: ProbeFigures) => [label, String(f.calls), String(f.failed), f2(f.p50), f2(f.p99), f1(f.max), String(f.over50), f2(f.timerLateP99)];
+    const probeRow = (label: string, f: ProbeFigures) => [
+      label,
+      String(f.calls),
+      String(f.failed),
+      f2(f.p50),
+      f2(f.p99),
+      f1(f.max),
+      String(f.over50),
+      f2(f.timerLateP99),
+    ];
     const probeRows = [
       ['GET /v1/whoami', 'calls', 'failed', 'p50 ms', 'p99 ms', 'max ms', `>= ${AIM_PROBE_P99_MS} ms`, 'bench timer late p99 ms'],
       probeRow('no dispatch (baseline)', quietFigures),
@@ -863,7 +916,8 @@ async function main(): Promise<number> {
       table(pageRows),
       '',
       ...variants.map(
-        (v) => `   ratio service/static rps, ${v.id}: ${f2(v.ratio)} (per run: ${v.ratios.map(f2).join(', ')}); aim >= ${AIM_RATIO}: ${v.ratio >= AIM_RATIO ? 'met' : 'MISSED'}`,
+        (v) =>
+          `   ratio service/static rps, ${v.id}: ${f2(v.ratio)} (per run: ${v.ratios.map(f2).join(', ')}); aim >= ${AIM_RATIO}: ${v.ratio >= AIM_RATIO ? 'met' : 'MISSED'}`,
       ),
       `   uncached view (after the ${VIEW_TTL_MS / 1000} s cache): first GET after start ${f1(first.ms)} ms; one visitor ${f1(uncachedSingle.ms)} ms ` +
         `(service CPU ${f0(singleCpuMs)} ms); ${connections} visitors together: median ${f1(median(burstMs))} ms, slowest ${f1(burstMs[burstMs.length - 1]!)} ms ` +
@@ -899,7 +953,14 @@ async function main(): Promise<number> {
       serverUsPerRequest: round2(f.serverUsPerRequest),
       clientBusy: round2(f.clientBusy),
     });
-    const probe = (f: ProbeFigures) => ({ calls: f.calls, failed: f.failed, p50Ms: round2(f.p50), p99Ms: round2(f.p99), maxMs: round2(f.max), over50ms: f.over50 });
+    const probe = (f: ProbeFigures) => ({
+      calls: f.calls,
+      failed: f.failed,
+      p50Ms: round2(f.p50),
+      p99Ms: round2(f.p99),
+      maxMs: round2(f.max),
+      over50ms: f.over50,
+    });
     const result = {
       bench: 'pages',
       node: process.version,

@@ -346,7 +346,15 @@ async function createMonitors(client: Client<typeof MonitorService>, headers: Re
         break;
       case 'grpc':
         await client.createGRPCMonitor(
-          { monitor: { ...common, uri: `127.0.0.1:${port}`, service: 'shop.v1.OrderService', tls: TLSMode.TLS_MODE_PLAINTEXT, metadata: { 'x-team': `team-${i % 5}` } } },
+          {
+            monitor: {
+              ...common,
+              uri: `127.0.0.1:${port}`,
+              service: 'shop.v1.OrderService',
+              tls: TLSMode.TLS_MODE_PLAINTEXT,
+              metadata: { 'x-team': `team-${i % 5}` },
+            },
+          },
           { headers },
         );
         break;
@@ -447,7 +455,6 @@ const rpsText = fixed(0);
 const msText = fixed(2);
 const pct = (share: number) => `${(share * 100).toFixed(0)}%`;
 
-
 interface Options {
   rounds: number;
   roundMs: number;
@@ -458,7 +465,13 @@ interface Options {
 
 function parseOptions(): Options {
   const { values } = parseArgs({
-    options: { rounds: { type: 'string' }, 'round-ms': { type: 'string' }, 'warmup-ms': { type: 'string' }, 'log-level': { type: 'string' }, 'cpu-prof': { type: 'string' } },
+    options: {
+      rounds: { type: 'string' },
+      'round-ms': { type: 'string' },
+      'warmup-ms': { type: 'string' },
+      'log-level': { type: 'string' },
+      'cpu-prof': { type: 'string' },
+    },
     strict: true,
   });
   const logLevel = values['log-level'] ?? 'info';
@@ -501,7 +514,9 @@ async function main(): Promise<number> {
       throw new Error(`ListMonitors returned ${JSON.stringify(counts)} of ${reference.totalSize}, expected ${JSON.stringify(MONITOR_MIX)} of ${MONITOR_COUNT}`);
     }
     const responseBytes = toBinary(ListMonitorsResponseSchema, reference);
-    line(`created ${MONITOR_COUNT} monitors through the RPC in ${(performance.now() - setupStarted).toFixed(0)} ms; ListMonitors response ${responseBytes.length} bytes`);
+    line(
+      `created ${MONITOR_COUNT} monitors through the RPC in ${(performance.now() - setupStarted).toFixed(0)} ms; ListMonitors response ${responseBytes.length} bytes`,
+    );
     const bare = await startTarget('bare', { role: 'bare', rpcPath: service.rpcPath, response: responseBytes, cpuProf });
     targets.push(bare);
 
@@ -509,7 +524,8 @@ async function main(): Promise<number> {
     for (const protocol of Object.keys(PROTOCOLS) as Protocol[]) {
       for (const target of [service, bare]) {
         const answer = await target.clients[protocol].listMonitors(LIST_REQUEST, { headers });
-        if (!equals(ListMonitorsResponseSchema, answer, reference)) throw new Error(`${target.side} over ${PROTOCOLS[protocol]} did not return the reference response`);
+        if (!equals(ListMonitorsResponseSchema, answer, reference))
+          throw new Error(`${target.side} over ${PROTOCOLS[protocol]} did not return the reference response`);
       }
     }
 
@@ -591,7 +607,7 @@ async function main(): Promise<number> {
       table(rows),
       '',
       'Diagnostics (medians of the rounds): "busy" is event-loop utilisation of a thread, "us/req" busy or CPU time per request',
-      '(a server thread\'s CPU time, unlike its busy time, does not grow when other work on the machine takes the core away);',
+      "(a server thread's CPU time, unlike its busy time, does not grow when other work on the machine takes the core away);",
       'process CPU counts every thread (clients, both servers, zlib and logging in the thread pool, GC) against all CPUs of the machine.',
       table(diagnostics),
       '',

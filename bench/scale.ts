@@ -97,7 +97,8 @@ interface Seeded {
 }
 
 const lastResultId = (dataDir: string) => readRows<{ id: number | null }>(dataDir, 'SELECT max(id) AS id FROM check_results')[0]!.id ?? 0;
-const storedSince = (dataDir: string, afterId: number) => readRows<{ n: number }>(dataDir, 'SELECT count(*) AS n FROM check_results WHERE id > ?', afterId)[0]!.n;
+const storedSince = (dataDir: string, afterId: number) =>
+  readRows<{ n: number }>(dataDir, 'SELECT count(*) AS n FROM check_results WHERE id > ?', afterId)[0]!.n;
 
 /** Peak resident set size of a process (VmHWM), bytes; 0 off Linux. */
 function rssPeak(pid: number): number {
@@ -124,14 +125,20 @@ async function seed(side: Side, count: number, targets: TcpListener[]): Promise<
     const where = issued ? { privateLocations: [issued.location.id] } : { regions: ['iad'] };
     const template = await services.monitors.create(actor, workspaceId, 'tcp', { ...templateMonitor(targets), ...where });
     await withSqlite(db, (sqlite) => {
-      const { id: _id, ...row } = sqlite.prepare('SELECT * FROM monitors WHERE id = ?').get(Number(template.id)) as Record<string, unknown> & { settings: string };
+      const { id: _id, ...row } = sqlite.prepare('SELECT * FROM monitors WHERE id = ?').get(Number(template.id)) as Record<string, unknown> & {
+        settings: string;
+      };
       const columns = Object.keys(row);
       const insert = sqlite.prepare(`INSERT INTO monitors (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`);
       const link = sqlite.prepare('INSERT INTO monitor_private_locations (monitor_id, location_id) VALUES (?, ?)');
       const settings = JSON.parse(row.settings) as { uri: string };
       sqlite.transaction(() => {
         for (let n = 1; n < count; n++) {
-          const { lastInsertRowid } = insert.run({ ...row, name: `bench tcp ${n}`, settings: JSON.stringify({ ...settings, uri: targets[n % targets.length]!.uri }) });
+          const { lastInsertRowid } = insert.run({
+            ...row,
+            name: `bench tcp ${n}`,
+            settings: JSON.stringify({ ...settings, uri: targets[n % targets.length]!.uri }),
+          });
           if (issued) link.run(lastInsertRowid, Number(issued.location.id));
         }
       })();
@@ -161,7 +168,11 @@ async function seedPostgres(url: string, dataDir: string, count: number, targets
     const { id: _id, ...row } = await db.selectFrom('monitors').selectAll().where('id', '=', Number(template.id)).executeTakeFirstOrThrow();
     const settings = JSON.parse(row.settings) as { uri: string };
     for (let from = 1; from < count; from += 1_000) {
-      const rows = Array.from({ length: Math.min(1_000, count - from) }, (_, i) => ({ ...row, name: `bench tcp ${from + i}`, settings: JSON.stringify({ ...settings, uri: targets[(from + i) % targets.length]!.uri }) }));
+      const rows = Array.from({ length: Math.min(1_000, count - from) }, (_, i) => ({
+        ...row,
+        name: `bench tcp ${from + i}`,
+        settings: JSON.stringify({ ...settings, uri: targets[(from + i) % targets.length]!.uri }),
+      }));
       await db.insertInto('monitors').values(rows).execute();
     }
   } finally {
@@ -184,7 +195,13 @@ async function startSide(side: Side, seeded: Seeded, proxy: CuttableProxy, optio
   const port = await closedPort();
   proxy.target = port;
   const env = { ...process.env, STATUSDESK_CHECKS: side === 'embedded' ? 'on' : 'off', STATUSDESK_LOG_LEVEL: 'warn', OAUTH_ISSUER: proxy.url };
-  const service = await spawnReady(`${side} service`, [...SERVE, '--port', String(port), '--dashboard-port', '0', '--data-dir', seeded.dataDir], env, join(logDir, `${side}-service.log`), () => port);
+  const service = await spawnReady(
+    `${side} service`,
+    [...SERVE, '--port', String(port), '--dashboard-port', '0', '--data-dir', seeded.dataDir],
+    env,
+    join(logDir, `${side}-service.log`),
+    () => port,
+  );
   const runner = seeded.location
     ? startRunner({
         apiUrl: proxy.url,
@@ -222,10 +239,18 @@ async function measure(side: Side, seeded: Seeded, ms: number, proxy: CuttablePr
   try {
     await settle(seeded.dataDir, options.monitors, side);
     const pids = { service: running.service.child.pid!, runner: running.runner?.child.pid };
-    const from = { id: lastResultId(seeded.dataDir), at: performance.now(), service: processCpuSeconds(pids.service) ?? 0, runner: pids.runner ? (processCpuSeconds(pids.runner) ?? 0) : 0 };
+    const from = {
+      id: lastResultId(seeded.dataDir),
+      at: performance.now(),
+      service: processCpuSeconds(pids.service) ?? 0,
+      runner: pids.runner ? (processCpuSeconds(pids.runner) ?? 0) : 0,
+    };
     await sleep(ms);
     const seconds = (performance.now() - from.at) / 1_000;
-    const round: Round = { rps: storedSince(seeded.dataDir, from.id) / seconds, serviceCores: ((processCpuSeconds(pids.service) ?? 0) - from.service) / seconds };
+    const round: Round = {
+      rps: storedSince(seeded.dataDir, from.id) / seconds,
+      serviceCores: ((processCpuSeconds(pids.service) ?? 0) - from.service) / seconds,
+    };
     if (pids.runner) {
       round.runnerCores = ((processCpuSeconds(pids.runner) ?? 0) - from.runner) / seconds;
       round.runnerRssPeak = rssPeak(pids.runner);
@@ -262,18 +287,29 @@ async function outage(seeded: Seeded, proxy: CuttableProxy, options: Options, lo
     proxy.restore();
     const restoredAt = Date.now();
     const deadline = restoredAt + DRAIN_TIMEOUT_MS;
-    const newest = () => readRows<{ at: number | null }>(seeded.dataDir, 'SELECT max(started_at) AS at FROM check_results WHERE runner = ?', location.name)[0]!.at ?? 0;
+    const newest = () =>
+      readRows<{ at: number | null }>(seeded.dataDir, 'SELECT max(started_at) AS at FROM check_results WHERE runner = ?', location.name)[0]!.at ?? 0;
     while (newest() < restoredAt + 1_000) {
       if (Date.now() > deadline) throw new Error(`the backlog did not arrive within ${DRAIN_TIMEOUT_MS} ms of the restore`);
       await sleep(250);
     }
     const drainS = (Date.now() - restoredAt) / 1_000;
-    const state = readRows<{ last_sequence: number; dropped_results: number }>(seeded.dataDir, 'SELECT last_sequence, dropped_results FROM private_locations WHERE id = ?', location.id)[0]!;
+    const state = readRows<{ last_sequence: number; dropped_results: number }>(
+      seeded.dataDir,
+      'SELECT last_sequence, dropped_results FROM private_locations WHERE id = ?',
+      location.id,
+    )[0]!;
     const stored = readRows<{ n: number }>(seeded.dataDir, 'SELECT count(*) AS n FROM check_results WHERE runner = ?', location.name)[0]!.n;
     const ids = readRows<{ id: number }>(seeded.dataDir, 'SELECT id FROM monitors');
     const slotsIn = (offset: number) => Math.max(0, Math.ceil((restoredAt - offset) / PERIOD_MS) - Math.ceil((cutAt - offset) / PERIOD_MS));
     const scheduled = ids.reduce((sum, { id }) => sum + slotsIn(offsetOf(id, PERIOD_MS)), 0);
-    const storedFromOutage = readRows<{ n: number }>(seeded.dataDir, 'SELECT count(*) AS n FROM check_results WHERE runner = ? AND started_at >= ? AND started_at < ?', location.name, cutAt, restoredAt)[0]!.n;
+    const storedFromOutage = readRows<{ n: number }>(
+      seeded.dataDir,
+      'SELECT count(*) AS n FROM check_results WHERE runner = ? AND started_at >= ? AND started_at < ?',
+      location.name,
+      cutAt,
+      restoredAt,
+    )[0]!.n;
     return { scheduled, storedFromOutage, lost: state.last_sequence - stored + state.dropped_results, dropped: state.dropped_results, drainS };
   } finally {
     await running.stop();
@@ -336,7 +372,12 @@ async function aloneOnSqlite(options: Options, targets: TcpListener[], proxy: Cu
       await settle(seeded.dataDir, options.sharedMonitors, 'SQLite service');
       const ids = readRows<{ id: number }>(seeded.dataDir, 'SELECT id FROM monitors').map((r) => r.id);
       const read = async (from: number, to: number) =>
-        readRows<StoredStart>(seeded.dataDir, 'SELECT monitor_id AS monitorId, started_at AS startedAt FROM check_results WHERE started_at >= ? AND started_at < ?', from, to);
+        readRows<StoredStart>(
+          seeded.dataDir,
+          'SELECT monitor_id AS monitorId, started_at AS startedAt FROM check_results WHERE started_at >= ? AND started_at < ?',
+          from,
+          to,
+        );
       return await countPeriod(Date.now(), ids, read);
     } finally {
       await running.stop();
@@ -346,11 +387,23 @@ async function aloneOnSqlite(options: Options, targets: TcpListener[], proxy: Cu
   }
 }
 
-const sharedRow = (name: string, round: SharedRound) => [name, fixed(1)(round.rps), String(round.slots.lagP99), String(round.slots.duplicates), String(round.slots.missed)];
+const sharedRow = (name: string, round: SharedRound) => [
+  name,
+  fixed(1)(round.rps),
+  String(round.slots.lagP99),
+  String(round.slots.duplicates),
+  String(round.slots.missed),
+];
 
 function parseOptions(): Options {
   const { values } = parseArgs({
-    options: { monitors: { type: 'string' }, rounds: { type: 'string' }, 'outage-s': { type: 'string' }, 'buffer-max': { type: 'string' }, 'shared-monitors': { type: 'string' } },
+    options: {
+      monitors: { type: 'string' },
+      rounds: { type: 'string' },
+      'outage-s': { type: 'string' },
+      'buffer-max': { type: 'string' },
+      'shared-monitors': { type: 'string' },
+    },
     strict: true,
   });
   const quick = ['1', 'true', 'yes'].includes((process.env.BENCH_QUICK ?? '').toLowerCase());
@@ -369,7 +422,9 @@ async function main(): Promise<number> {
   try {
     options = parseOptions();
   } catch (error) {
-    process.stderr.write(`bench:scale: ${(error as Error).message}\nUsage: npm run bench:scale -- [--monitors N] [--rounds N] [--outage-s S] [--buffer-max N] [--shared-monitors N]\n`);
+    process.stderr.write(
+      `bench:scale: ${(error as Error).message}\nUsage: npm run bench:scale -- [--monitors N] [--rounds N] [--outage-s S] [--buffer-max N] [--shared-monitors N]\n`,
+    );
     return 2;
   }
   const folders: string[] = [];
@@ -386,7 +441,9 @@ async function main(): Promise<number> {
 
     line('-- upload throughput');
     const sides = ['runner', 'embedded'] as const;
-    const result = await compare(sides, { rounds: options.rounds, roundMs: PERIOD_MS, warmupMs: 0 }, (side, ms) => measure(side, seeded[side], ms, proxy!, options, logDir));
+    const result = await compare(sides, { rounds: options.rounds, roundMs: PERIOD_MS, warmupMs: 0 }, (side, ms) =>
+      measure(side, seeded[side], ms, proxy!, options, logDir),
+    );
     line('-- outage');
     const cut = await outage(seeded.runner, proxy, options, logDir);
     line(`-- ${options.sharedMonitors} monitors: two services on one PostgreSQL, one on SQLite`);
@@ -403,8 +460,20 @@ async function main(): Promise<number> {
       '',
       table([
         ['', 'results stored/s (median)', 'service CPU (cores)', 'runner CPU (cores)', 'runner peak RSS (MB)'],
-        ['runner, through the proxy', fixed(1)(median(runnerRounds.map((r) => r.rps))), fixed(3)(median(runnerRounds.map((r) => r.serviceCores))), fixed(3)(runnerCores), mb(runnerRss)],
-        ['embedded engine (baseline)', fixed(1)(median(result.samples.embedded.map((r) => r.rps))), fixed(3)(median(result.samples.embedded.map((r) => r.serviceCores))), '', ''],
+        [
+          'runner, through the proxy',
+          fixed(1)(median(runnerRounds.map((r) => r.rps))),
+          fixed(3)(median(runnerRounds.map((r) => r.serviceCores))),
+          fixed(3)(runnerCores),
+          mb(runnerRss),
+        ],
+        [
+          'embedded engine (baseline)',
+          fixed(1)(median(result.samples.embedded.map((r) => r.rps))),
+          fixed(3)(median(result.samples.embedded.map((r) => r.serviceCores))),
+          '',
+          '',
+        ],
         ['schedule', fixed(1)((options.monitors * 1_000) / PERIOD_MS), '', '', ''],
       ]),
       '',
@@ -419,16 +488,26 @@ async function main(): Promise<number> {
       '',
       table([
         [`${options.sharedMonitors} TCP monitors at 30 s, one period`, 'checks stored/s', 'lag p99 (ms)', 'duplicate checks', 'missed checks'],
-        ...(shared ? [sharedRow('two services on one PostgreSQL', shared)] : [['two services on one PostgreSQL', `not measured: ${withoutPostgres}`, '', '', '']]),
+        ...(shared
+          ? [sharedRow('two services on one PostgreSQL', shared)]
+          : [['two services on one PostgreSQL', `not measured: ${withoutPostgres}`, '', '', '']]),
         sharedRow('one service on SQLite (baseline)', alone),
         ['schedule', fixed(1)((options.sharedMonitors * 1_000) / PERIOD_MS), '', '0', '0'],
       ]),
     ];
     const aims = [
-      { name: `upload throughput, runner / embedded >= ${AIM_RATIO}`, pass: result.ratio >= AIM_RATIO, detail: `${result.ratio.toFixed(3)} (rounds: ${result.ratios.map(fixed(3)).join(', ')})` },
+      {
+        name: `upload throughput, runner / embedded >= ${AIM_RATIO}`,
+        pass: result.ratio >= AIM_RATIO,
+        detail: `${result.ratio.toFixed(3)} (rounds: ${result.ratios.map(fixed(3)).join(', ')})`,
+      },
       { name: `runner CPU < ${AIM_RUNNER_CORES} core`, pass: runnerCores < AIM_RUNNER_CORES, detail: `${runnerCores.toFixed(3)} cores` },
       { name: `runner peak RSS < ${AIM_RUNNER_RSS_MB} MB`, pass: runnerRss < AIM_RUNNER_RSS_MB * 1_000_000, detail: `${mb(runnerRss)} MB` },
-      { name: `results lost across a ${options.outageS} s outage = 0`, pass: cut.lost === 0, detail: `${cut.lost} lost, ${cut.storedFromOutage} of ${cut.scheduled} scheduled checks stored` },
+      {
+        name: `results lost across a ${options.outageS} s outage = 0`,
+        pass: cut.lost === 0,
+        detail: `${cut.lost} lost, ${cut.storedFromOutage} of ${cut.scheduled} scheduled checks stored`,
+      },
       ...(shared
         ? [
             { name: 'two services on PostgreSQL: duplicate checks = 0', pass: shared.slots.duplicates === 0, detail: String(shared.slots.duplicates) },

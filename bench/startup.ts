@@ -212,7 +212,10 @@ interface Summary {
 
 function summarise(samples: Sample[]): Summary {
   const ready = samples.map((s) => s.readyMs);
-  const rss = samples.map((s) => s.rssBytes).filter((b): b is number => b !== undefined).map(mb);
+  const rss = samples
+    .map((s) => s.rssBytes)
+    .filter((b): b is number => b !== undefined)
+    .map(mb);
   // A partial RSS series would give a misleading median; show none rather than some.
   const hasRss = rss.length === samples.length;
   return {
@@ -310,7 +313,11 @@ async function main(): Promise<number> {
     const aim = AIMS[id];
     const readyMet = `(< ${aim.readyMs} ms) ${s.readyMedian < aim.readyMs ? 'met' : 'MISSED'}`;
     const rssMet =
-      aim.rssMb === undefined ? '(no aim)' : s.rssMedian === undefined ? 'not measured (needs Linux /proc)' : `(< ${aim.rssMb} MB) ${s.rssMedian < aim.rssMb ? 'met' : 'MISSED'}`;
+      aim.rssMb === undefined
+        ? '(no aim)'
+        : s.rssMedian === undefined
+          ? 'not measured (needs Linux /proc)'
+          : `(< ${aim.rssMb} MB) ${s.rssMedian < aim.rssMb ? 'met' : 'MISSED'}`;
     // MiB alongside, since ps and top report binary units and the two readings differ by ~5%.
     const mib = s.rssMedian === undefined ? '' : ` (${((s.rssMedian * 1_000_000) / 1024 ** 2).toFixed(1)} MiB)`;
     out.push(`  ${SCENARIOS[id]}: ready ${ms(s.readyMedian)} ms ${readyMet}; idle RSS ${mbText(s.rssMedian)} MB${mib} ${rssMet}`);

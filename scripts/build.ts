@@ -31,7 +31,10 @@ const httpByRequire: Plugin = {
     build.onResolve({ filter: /^(node:)?https?$/ }, (args) =>
       args.kind === 'import-statement' ? { path: args.path.replace(/^(node:)?/, 'node:'), namespace: 'http-by-require' } : undefined,
     );
-    build.onLoad({ filter: /.*/, namespace: 'http-by-require' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
+    build.onLoad({ filter: /.*/, namespace: 'http-by-require' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
   },
 };
 /**
@@ -44,7 +47,11 @@ const zodEnglishOnly: Plugin = {
     build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
       /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: join(args.resolveDir, '../locales'), namespace: 'zod-english-only' } : undefined,
     );
-    build.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({ contents: "export { default as en } from './en.js';", resolveDir: args.path, loader: 'js' }));
+    build.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({
+      contents: "export { default as en } from './en.js';",
+      resolveDir: args.path,
+      loader: 'js',
+    }));
   },
 };
 const [command] = await Promise.all([
@@ -54,7 +61,11 @@ const [command] = await Promise.all([
   // use, so its chunk is not loaded, parsed or kept in memory by a service that never serves it.
   build({
     ...common,
-    entryPoints: { statusdesk: 'server/cli/main.ts', 'desktop-host': 'server/desktop/service-host.ts', 'result-writer': 'server/checks/result-writer-thread.ts' },
+    entryPoints: {
+      statusdesk: 'server/cli/main.ts',
+      'desktop-host': 'server/desktop/service-host.ts',
+      'result-writer': 'server/checks/result-writer-thread.ts',
+    },
     outdir: out,
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
@@ -105,7 +116,10 @@ const assets = join(out, 'renderer', 'assets');
 for (const name of readdirSync(assets)) {
   if (!/\.(js|css|svg|json)$/.test(name)) continue;
   const bytes = readFileSync(join(assets, name));
-  writeFileSync(join(assets, `${name}.br`), brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }));
+  writeFileSync(
+    join(assets, `${name}.br`),
+    brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }),
+  );
   writeFileSync(join(assets, `${name}.gz`), gzipSync(bytes, { level: 9 }));
 }
 

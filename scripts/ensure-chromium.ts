@@ -44,7 +44,8 @@ if (isRoot && hasApt) {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const update = spawnSync('apt-get', ['update'], { stdio: ['ignore', 'ignore', 'pipe'], env, timeout: 10 * 60_000 });
   const install =
-    update.status === 0 && spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], { stdio: ['ignore', 'ignore', 'pipe'], env, timeout: 20 * 60_000 });
+    update.status === 0 &&
+    spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], { stdio: ['ignore', 'ignore', 'pipe'], env, timeout: 20 * 60_000 });
   tried.push('apt-get install chromium');
   if (install && install.status === 0) {
     const installed = findChromium();

@@ -60,11 +60,23 @@ const onOrOff = z.stringbool({ truthy: ['on', 'true', '1'], falsy: ['off', 'fals
 const DOMAIN = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 const domains = z
   .string()
-  .transform((text) => text.split(',').map((d) => d.trim().toLowerCase()).filter(Boolean))
-  .pipe(z.array(z.string().regex(DOMAIN, { error: (issue) => `must be domain names separated by commas, like claude.ai,cursor.com; got ${String(issue.input)}` })));
+  .transform((text) =>
+    text
+      .split(',')
+      .map((d) => d.trim().toLowerCase())
+      .filter(Boolean),
+  )
+  .pipe(
+    z.array(z.string().regex(DOMAIN, { error: (issue) => `must be domain names separated by commas, like claude.ai,cursor.com; got ${String(issue.input)}` })),
+  );
 /** Never echoes the text: a database URL may hold a password. */
 const postgresUrl = unsetIfEmpty(
-  z.string().refine((text) => ['postgres:', 'postgresql:'].includes(URL.parse(text)?.protocol ?? ''), 'must be a PostgreSQL URL, postgres://user:password@host:port/name (or postgresql://)'),
+  z
+    .string()
+    .refine(
+      (text) => ['postgres:', 'postgresql:'].includes(URL.parse(text)?.protocol ?? ''),
+      'must be a PostgreSQL URL, postgres://user:password@host:port/name (or postgresql://)',
+    ),
 );
 /** Never echoes the whole list: its messages name the bad entry. */
 const allowList = z.string().transform((text, ctx) => {
@@ -76,7 +88,12 @@ const allowList = z.string().transform((text, ctx) => {
   }
 });
 const smtpUrl = unsetIfEmpty(
-  z.string().refine((text) => ['smtp:', 'smtps:'].includes(URL.parse(text)?.protocol ?? ''), 'must be an smtp:// or smtps:// URL, like smtps://user:password@smtp.example.com:465'),
+  z
+    .string()
+    .refine(
+      (text) => ['smtp:', 'smtps:'].includes(URL.parse(text)?.protocol ?? ''),
+      'must be an smtp:// or smtps:// URL, like smtps://user:password@smtp.example.com:465',
+    ),
 );
 
 /** Every setting, in the order the reference lists them. */
@@ -85,7 +102,10 @@ const SETTINGS = {
     flag: '--data-dir',
     env: 'STATUSDESK_DATA_DIR',
     // Reached with the flag and the variable already tried: the platform's folder is what remains.
-    rule: z.string().optional().transform((dir) => resolveDataDir(dir, {})),
+    rule: z
+      .string()
+      .optional()
+      .transform((dir) => resolveDataDir(dir, {})),
     default:
       "the platform's app-data folder: `~/.local/share/statusdesk` on Linux (or `$XDG_DATA_HOME/statusdesk`), `~/Library/Application Support/statusdesk` on macOS, `%LOCALAPPDATA%\\statusdesk\\Data` on Windows",
     description: 'data folder',
@@ -103,7 +123,8 @@ const SETTINGS = {
     // Read by service-record.ts, which the commands share: not a setting of the service alone.
     default:
       "`services` in the user's config folder: `~/.config/statusdesk/services` on Linux (or `$XDG_CONFIG_HOME/statusdesk/services`), `~/Library/Preferences/statusdesk/services` on macOS, `%APPDATA%\\statusdesk\\Config\\services` on Windows",
-    description: 'folder where the running service records its data folder, addresses and process id, for the other commands to find (see [The data folder](#the-data-folder))',
+    description:
+      'folder where the running service records its data folder, addresses and process id, for the other commands to find (see [The data folder](#the-data-folder))',
   },
   host: {
     flag: '--host',
@@ -146,7 +167,8 @@ const SETTINGS = {
     env: 'STATUSDESK_RATE_LIMIT',
     rule: unsetIfEmpty(z.string().regex(/^\d+$/, got('must be a whole number of calls per minute (0 turns the limit off)')).transform(Number)),
     default: `\`${DEFAULT_RATE_LIMIT_PER_MINUTE}\``,
-    description: 'calls per minute per credential, shared by REST (`/v1/*`), ConnectRPC and MCP; a whole number, `0` for no limit (see [Rate limits](errors#rate-limits))',
+    description:
+      'calls per minute per credential, shared by REST (`/v1/*`), ConnectRPC and MCP; a whole number, `0` for no limit (see [Rate limits](errors#rate-limits))',
   },
   logLevel: {
     env: 'STATUSDESK_LOG_LEVEL',
@@ -172,7 +194,8 @@ const SETTINGS = {
     rule: count,
     // The result store's own default.
     default: '`10000000`',
-    description: 'most raw check results kept (about 130 bytes each on disk); the oldest are deleted first, and hourly rollups keep their counts (see [Checks](checks#results-status-and-summaries))',
+    description:
+      'most raw check results kept (about 130 bytes each on disk); the oldest are deleted first, and hourly rollups keep their counts (see [Checks](checks#results-status-and-summaries))',
   },
   checkLeaseMs: {
     env: 'STATUSDESK_CHECK_LEASE_MS',
@@ -199,7 +222,8 @@ const SETTINGS = {
     env: 'STATUSDESK_PUBLIC_URL',
     rule: origin,
     default: 'the API address',
-    description: 'origin visitors and subscribers reach status pages at (the links in subscriber mail); its host reaches `/status/*` only (every other path answers it 403)',
+    description:
+      'origin visitors and subscribers reach status pages at (the links in subscriber mail); its host reaches `/status/*` only (every other path answers it 403)',
   },
   smtpUrl: {
     env: 'STATUSDESK_SMTP_URL',
@@ -218,7 +242,7 @@ const SETTINGS = {
     rule: allowList.optional(),
     default: 'none',
     description:
-      "destinations the [destination policy](security#the-destination-policy) refuses that checks, redirects, channels, subscriber webhooks and OTLP exports may reach all the same: comma-separated addresses, networks and `address:port` pairs, like `169.254.169.254,127.0.0.1:3000,[::1]:3000`",
+      'destinations the [destination policy](security#the-destination-policy) refuses that checks, redirects, channels, subscriber webhooks and OTLP exports may reach all the same: comma-separated addresses, networks and `address:port` pairs, like `169.254.169.254,127.0.0.1:3000,[::1]:3000`',
   },
   extraCaCerts: {
     env: 'NODE_EXTRA_CA_CERTS',

@@ -26,5 +26,4 @@ export class AppError extends Error {
   }
 }
 
-export const notFound = (what: string, id: string | number) =>
-  new AppError('NOT_FOUND', `${what} ${id} does not exist in this workspace`);
+export const notFound = (what: string, id: string | number) => new AppError('NOT_FOUND', `${what} ${id} does not exist in this workspace`);

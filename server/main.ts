@@ -185,32 +185,59 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     // from the one process that does the upkeep of those sharing the database.
     ready.alerts.start(() => engine.upkeep);
     const prune = setInterval(() => {
-      Promise.all([ready.sessions.prune(), ready.oauth.prune(), ready.subscribers.prunePending()]).catch((error: unknown) => log.error({ err: error }, 'pruning expired credentials failed'));
+      Promise.all([ready.sessions.prune(), ready.oauth.prune(), ready.subscribers.prunePending()]).catch((error: unknown) =>
+        log.error({ err: error }, 'pruning expired credentials failed'),
+      );
     }, PRUNE_MS);
     prune.unref();
 
     const mount = (listener: Listener, guard: OriginGuard, app: Parameters<typeof honoListener>[0], rpc?: RequestHandler) => {
       const routes = honoListener(app, log);
       listener.handle(
-        createFront({ ...common, guard }, guard.confine(withHealthz(VERSION, (req, res) => {
-          if (rpc && isRpcRequest(req)) return rpc(req, res);
-          routes(req, res);
-        }), docsBase)),
+        createFront(
+          { ...common, guard },
+          guard.confine(
+            withHealthz(VERSION, (req, res) => {
+              if (rpc && isRpcRequest(req)) return rpc(req, res);
+              routes(req, res);
+            }),
+            docsBase,
+          ),
+        ),
       );
     };
     // One budget per credential, whichever API its calls come through.
     const admit = createAdmission(ready, createRateLimiter(config.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE));
-    const rpc = rpcHandler({ services: ready, log, maxBodyBytes: config.maxBodyBytes, surface: 'api' }, () => import('./rpc/auth.ts').then(({ credentialCaller }) => credentialCaller(admit)));
+    const rpc = rpcHandler({ services: ready, log, maxBodyBytes: config.maxBodyBytes, surface: 'api' }, () =>
+      import('./rpc/auth.ts').then(({ credentialCaller }) => credentialCaller(admit)),
+    );
     content = createContentIndex({ services: ready, docsUrl: docsBase, apiUrl });
     // Searches and the site index show a page changed a moment ago, not one 5 s old.
     ready.publicPages.onInvalidate(content.invalidate);
     // Told when the stop begins, so the answers that stay open (MCP event streams) end first.
     const stopping = new AbortController();
-    const apiApp = { ...common, services: ready, admit, content, apiUrl, dashboardUrl, metadataNetwork: config.metadataNetwork, version: VERSION, stopping: stopping.signal };
+    const apiApp = {
+      ...common,
+      services: ready,
+      admit,
+      content,
+      apiUrl,
+      dashboardUrl,
+      metadataNetwork: config.metadataNetwork,
+      version: VERSION,
+      stopping: stopping.signal,
+    };
     mount(api, apiGuard, async () => (await import('./rest/api-app.ts')).createApiApp(apiApp), rpc);
     const dashboardOrigins = dashboardOwnHosts.map((h) => `http://${h}`).concat(dashboardUrl);
-    const dashboardRpc = rpcHandler({ services: ready, log, maxBodyBytes: config.maxBodyBytes, surface: 'dashboard' }, async () => (await dashboardApp()).dashboardCaller(ready, dashboardOrigins));
-    mount(dashboard, dashboardGuard, async () => (await dashboardApp()).createDashboardApp({ ...common, services: ready, origins: dashboardOrigins, apiUrl }), dashboardRpc);
+    const dashboardRpc = rpcHandler({ services: ready, log, maxBodyBytes: config.maxBodyBytes, surface: 'dashboard' }, async () =>
+      (await dashboardApp()).dashboardCaller(ready, dashboardOrigins),
+    );
+    mount(
+      dashboard,
+      dashboardGuard,
+      async () => (await dashboardApp()).createDashboardApp({ ...common, services: ready, origins: dashboardOrigins, apiUrl }),
+      dashboardRpc,
+    );
 
     const signInUrl = `${dashboardUrl}/signin?token=${await ready.sessions.createSignInToken(ownerId)}`;
     ready.warmMail().catch((error: unknown) => log.error({ err: error }, 'loading the mail code failed'));

@@ -64,22 +64,58 @@ describe('check core: a check between a runner and the service', () => {
   });
 
   test('what a hostile runner may not report is refused, naming the field', () => {
-    assert.match(refusal((m) => (m.result = 'sideways')), /^result: must be one of up, degraded, down/);
-    assert.match(refusal((m) => (m.latencyMs = Number.NaN)), /^latencyMs: /);
-    assert.match(refusal((m) => (m.latencyMs = Number.POSITIVE_INFINITY)), /^latencyMs: /);
-    assert.match(refusal((m) => (m.latencyMs = -1)), /^latencyMs: must not be negative/);
-    assert.match(refusal((m) => (m.timing!.ttfb = -5)), /^timing\.ttfb: must not be negative/);
-    assert.match(refusal((m) => (m.message = 'x'.repeat(1_001))), /^message: must be at most 1000 characters/);
-    assert.match(refusal((m) => (m.monitorId = '../1')), /^monitorId: must be a monitor id/);
-    assert.match(refusal((m) => (m.startedAtMs = -1n)), /^startedAtMs: /);
-    assert.match(refusal((m) => (m.grpcStatus = 'FINE')), /^grpcStatus: /);
-    assert.match(refusal((m) => (m.attempts = -1)), /^attempts: /);
-    assert.match(refusal((m) => (m.statusCode = 70_000)), /^statusCode: /);
+    assert.match(
+      refusal((m) => (m.result = 'sideways')),
+      /^result: must be one of up, degraded, down/,
+    );
+    assert.match(
+      refusal((m) => (m.latencyMs = Number.NaN)),
+      /^latencyMs: /,
+    );
+    assert.match(
+      refusal((m) => (m.latencyMs = Number.POSITIVE_INFINITY)),
+      /^latencyMs: /,
+    );
+    assert.match(
+      refusal((m) => (m.latencyMs = -1)),
+      /^latencyMs: must not be negative/,
+    );
+    assert.match(
+      refusal((m) => (m.timing!.ttfb = -5)),
+      /^timing\.ttfb: must not be negative/,
+    );
+    assert.match(
+      refusal((m) => (m.message = 'x'.repeat(1_001))),
+      /^message: must be at most 1000 characters/,
+    );
+    assert.match(
+      refusal((m) => (m.monitorId = '../1')),
+      /^monitorId: must be a monitor id/,
+    );
+    assert.match(
+      refusal((m) => (m.startedAtMs = -1n)),
+      /^startedAtMs: /,
+    );
+    assert.match(
+      refusal((m) => (m.grpcStatus = 'FINE')),
+      /^grpcStatus: /,
+    );
+    assert.match(
+      refusal((m) => (m.attempts = -1)),
+      /^attempts: /,
+    );
+    assert.match(
+      refusal((m) => (m.statusCode = 70_000)),
+      /^statusCode: /,
+    );
     assert.match(
       refusal((m) => (m.responseHeaders = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`x-${i}`, 'v'])))),
       /^responseHeaders: must have at most 50 headers/,
     );
-    assert.match(refusal((m) => (m.responseHeaders = { 'x-long': 'v'.repeat(1_001) })), /^responseHeaders\.x-long: must be at most 1000 characters/);
+    assert.match(
+      refusal((m) => (m.responseHeaders = { 'x-long': 'v'.repeat(1_001) })),
+      /^responseHeaders\.x-long: must be at most 1000 characters/,
+    );
     assert.match(
       refusal((m) => (m.assertionResults = Array.from({ length: 51 }, () => m.assertionResults[0]!))),
       /^assertionResults: must have at most 50 assertions/,
@@ -120,8 +156,17 @@ describe('check core: a monitor between the service and a runner', () => {
 
   test('a definition that is not a monitor of this version is refused', () => {
     const bytes = (text: string) => new TextEncoder().encode(text);
-    for (const text of ['not json', 'null', '{"id":"1","type":"udp","periodicity":"30s","regions":[]}', '{"id":"1","type":"tcp","periodicity":"2s","regions":[]}']) {
-      assert.throws(() => decodeDefinition(bytes(text)), (error: unknown) => error instanceof AppError && /^definition: /.test(error.message), text);
+    for (const text of [
+      'not json',
+      'null',
+      '{"id":"1","type":"udp","periodicity":"30s","regions":[]}',
+      '{"id":"1","type":"tcp","periodicity":"2s","regions":[]}',
+    ]) {
+      assert.throws(
+        () => decodeDefinition(bytes(text)),
+        (error: unknown) => error instanceof AppError && /^definition: /.test(error.message),
+        text,
+      );
     }
   });
 });
@@ -130,9 +175,27 @@ describe('check core: the tracked monitors', () => {
   test('a runner checks for its place, and a full round forgets the monitors it did not see', async () => {
     const peer = await startTcpListener('127.0.0.1');
     const checked: StoredCheck[] = [];
-    const core = createCheckRunner({ log: pino({ enabled: false }), version: 'test', place: { runner: 'office', regions: ['office'] }, onCheck: (c) => checked.push(c), onGap: () => {} });
+    const core = createCheckRunner({
+      log: pino({ enabled: false }),
+      version: 'test',
+      place: { runner: 'office', regions: ['office'] },
+      onCheck: (c) => checked.push(c),
+      onGap: () => {},
+    });
     try {
-      const tcp = { id: '5', workspaceId: '3', type: 'tcp', active: true, periodicity: '30s', regions: [], uri: peer.uri, timeout: 1_000, retry: 0, degraded: null, openTelemetry: null };
+      const tcp = {
+        id: '5',
+        workspaceId: '3',
+        type: 'tcp',
+        active: true,
+        periodicity: '30s',
+        regions: [],
+        uri: peer.uri,
+        timeout: 1_000,
+        retry: 0,
+        degraded: null,
+        openTelemetry: null,
+      };
       const monitor = decodeDefinition(new TextEncoder().encode(JSON.stringify(tcp)));
       core.track(monitor, 1, 1);
       core.track({ ...monitor, id: '6' }, 1, 1);

@@ -114,7 +114,15 @@ function bringSlotNear(clock: Clock, id: string, leadMs = 1_500): number {
 async function rowCounts(db: Db, monitorId: number | string) {
   const id = Number(monitorId);
   const count = async (table: 'check_results' | 'check_rollups' | 'check_state') =>
-    Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('monitor_id', '=', id).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('monitor_id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   return { results: await count('check_results'), rollups: await count('check_rollups'), state: await count('check_state') };
 }
 
@@ -169,7 +177,11 @@ describe('check engine: scheduled checks', () => {
       assert.equal(f.engine.scheduler.has(Number(monitor.id)), true, 'scheduled as soon as it is created');
       const slot = bringSlotNear(clock, monitor.id);
 
-      const health = await eventually(() => f.engine.checks.status(monitor), (h) => h.overall !== null, 'the scheduled check is stored');
+      const health = await eventually(
+        () => f.engine.checks.status(monitor),
+        (h) => h.overall !== null,
+        'the scheduled check is stored',
+      );
       assert.equal(health.overall, 'active');
       assert.deepEqual(
         health.regions.map((r) => [r.region, r.status]),
@@ -225,7 +237,11 @@ describe('check engine: scheduled checks', () => {
       assert.equal(f.engine.scheduler.has(id), true);
       const firstConnections = first.connections;
       bringSlotNear(clock, monitor.id);
-      await eventually(() => rowCounts(f.db, id), (c) => c.results >= 1, 'the scheduled check of the changed monitor');
+      await eventually(
+        () => rowCounts(f.db, id),
+        (c) => c.results >= 1,
+        'the scheduled check of the changed monitor',
+      );
       assert.ok(second.connections >= 1, 'the changed target was checked');
       assert.equal(first.connections, firstConnections, 'the old target was not');
 
@@ -255,7 +271,11 @@ describe('check engine: scheduled checks', () => {
       const monitor = await f.services.monitors.create(system, f.workspaceId, 'tcp', tcpInput(`127.0.0.1:${await closedPort()}`, { active: false }));
       const before = clock.now();
       clock.shift(2 * HOUR_MS);
-      const gaps = await eventually(() => f.db.selectFrom('check_gaps').selectAll().execute(), (rows) => rows.length > 0, 'the gap is recorded');
+      const gaps = await eventually(
+        () => f.db.selectFrom('check_gaps').selectAll().execute(),
+        (rows) => rows.length > 0,
+        'the gap is recorded',
+      );
       assert.equal(gaps.length, 1);
       const gap = gaps[0]!;
       assert.equal(gap.runner, 'local');
@@ -280,7 +300,16 @@ describe('check engine: the embedded runner', () => {
       const hash = 'a'.repeat(64);
       await f.db
         .insertInto('private_locations')
-        .values({ name: 'remote-1', status: 'active', metadata: '{"kind":"agent"}', regions: '["remote-1"]', token_hash: hash, workspace_id: f.workspaceId, last_seen_at: new Date().toISOString(), created_at: new Date().toISOString() })
+        .values({
+          name: 'remote-1',
+          status: 'active',
+          metadata: '{"kind":"agent"}',
+          regions: '["remote-1"]',
+          token_hash: hash,
+          workspace_id: f.workspaceId,
+          last_seen_at: new Date().toISOString(),
+          created_at: new Date().toISOString(),
+        })
         .execute();
 
       const { locations, pagination } = await f.services.locations.list(system, f.workspaceId);
@@ -299,7 +328,19 @@ describe('check engine: the embedded runner', () => {
       assert.deepEqual(pagination, { page: 1, perPage: 100, totalSize: 2, totalPages: 1 });
       const text = JSON.stringify(locations);
       assert.ok(!text.includes(hash) && !/token/i.test(text), `no token hash in ${text}`);
-      for (const l of locations) assert.deepEqual(Object.keys(l).sort(), ['createdAt', 'droppedResults', 'embedded', 'id', 'lastSeenAt', 'metadata', 'name', 'runnerHostname', 'runnerVersion', 'status']);
+      for (const l of locations)
+        assert.deepEqual(Object.keys(l).sort(), [
+          'createdAt',
+          'droppedResults',
+          'embedded',
+          'id',
+          'lastSeenAt',
+          'metadata',
+          'name',
+          'runnerHostname',
+          'runnerVersion',
+          'status',
+        ]);
 
       // A page of one.
       const page2 = await f.services.locations.list(system, f.workspaceId, { page: 2, perPage: 1 });
@@ -342,7 +383,11 @@ describe('check engine: the embedded runner', () => {
       const hourAgo = Date.now() - HOUR_MS;
       {
         const f = await setup({ schedule: true, dataDir: dir.path });
-        await f.db.updateTable('private_locations').set({ last_seen_at: new Date(hourAgo).toISOString() }).where('name', '=', 'local').execute();
+        await f.db
+          .updateTable('private_locations')
+          .set({ last_seen_at: new Date(hourAgo).toISOString() })
+          .where('name', '=', 'local')
+          .execute();
         await f.engine.start();
         const startedAt = Date.now();
         const gaps = await f.db.selectFrom('check_gaps').selectAll().execute();
@@ -360,7 +405,11 @@ describe('check engine: the embedded runner', () => {
       {
         // A restart ten seconds later: no new gap.
         const f = await setup({ schedule: true, dataDir: dir.path });
-        await f.db.updateTable('private_locations').set({ last_seen_at: new Date(Date.now() - 10_000).toISOString() }).where('name', '=', 'local').execute();
+        await f.db
+          .updateTable('private_locations')
+          .set({ last_seen_at: new Date(Date.now() - 10_000).toISOString() })
+          .where('name', '=', 'local')
+          .execute();
         await f.engine.start();
         assert.equal((await f.db.selectFrom('check_gaps').selectAll().execute()).length, 1);
         await f.close();
@@ -368,7 +417,11 @@ describe('check engine: the embedded runner', () => {
       {
         // Checks off: the runner is not started and records nothing.
         const f = await setup({ schedule: false, dataDir: dir.path });
-        await f.db.updateTable('private_locations').set({ last_seen_at: new Date(hourAgo).toISOString() }).where('name', '=', 'local').execute();
+        await f.db
+          .updateTable('private_locations')
+          .set({ last_seen_at: new Date(hourAgo).toISOString() })
+          .where('name', '=', 'local')
+          .execute();
         await f.engine.start();
         assert.equal((await f.db.selectFrom('check_gaps').selectAll().execute()).length, 1);
         assert.equal(f.engine.scheduler.load.jobs, 0);
@@ -533,7 +586,11 @@ describe('check engine: summaries and retention', () => {
         assert.equal(summary.window, window);
         assert.deepEqual(
           [summary.successCount, summary.degradedCount, summary.errorCount],
-          [inWindow.filter((c) => c.result === 'up').length, inWindow.filter((c) => c.result === 'degraded').length, inWindow.filter((c) => c.result === 'down').length],
+          [
+            inWindow.filter((c) => c.result === 'up').length,
+            inWindow.filter((c) => c.result === 'degraded').length,
+            inWindow.filter((c) => c.result === 'down').length,
+          ],
           `${window}: counts`,
         );
         const latest = Math.max(...inWindow.map((c) => c.startedAt));
@@ -734,7 +791,14 @@ describe('check engine: batched writes', () => {
     const peer = await startTcpListener('127.0.0.1');
     const f = await setup();
     try {
-      const slow = await f.services.monitors.create(system, f.workspaceId, 'http', { name: 'slow', url: server.url, periodicity: '30s', regions: ['iad'], timeout: 2_000, retry: 0 });
+      const slow = await f.services.monitors.create(system, f.workspaceId, 'http', {
+        name: 'slow',
+        url: server.url,
+        periodicity: '30s',
+        regions: ['iad'],
+        timeout: 2_000,
+        retry: 0,
+      });
       const other = await f.services.monitors.create(system, f.workspaceId, 'tcp', tcpInput(peer.uri));
       const inFlight = f.engine.checks.trigger(slow);
       await eventually(
@@ -761,7 +825,11 @@ describe('check engine: batched writes', () => {
 
 describe('check engine: remote runners', () => {
   /** A check of the location `office`, as the service stores one a runner reported. */
-  const fromOffice = (monitorId: string, workspaceId: number, at: number, result: 'up' | 'down') => ({ ...storedCheck(monitorId, workspaceId, at, result, 5), runner: 'office', regions: ['office'] });
+  const fromOffice = (monitorId: string, workspaceId: number, at: number, result: 'up' | 'down') => ({
+    ...storedCheck(monitorId, workspaceId, at, result, 5),
+    runner: 'office',
+    regions: ['office'],
+  });
 
   test('ingested checks are stored, `within` runs with each batch, and their changes of state are announced as local ones are', async () => {
     const f = await setup();
@@ -769,10 +837,17 @@ describe('check engine: remote runners', () => {
       const monitor = await f.services.monitors.create(system, f.workspaceId, 'tcp', tcpInput('127.0.0.1:9', { active: false }));
       const t = Date.now();
       // A gap recorded with each batch, as the acknowledgement of a report is.
-      const gap = (at: number) => f.db.insertInto('check_gaps').values({ runner: 'office', started_at: at - 10, ended_at: at }).compile();
+      const gap = (at: number) =>
+        f.db
+          .insertInto('check_gaps')
+          .values({ runner: 'office', started_at: at - 10, ended_at: at })
+          .compile();
       await f.engine.ingest([fromOffice(monitor.id, f.workspaceId, t, 'up')], gap(t));
       await f.engine.ingest([fromOffice(monitor.id, f.workspaceId, t + 1_000, 'down')], gap(t + 1_000));
-      assert.deepEqual((await f.db.selectFrom('check_gaps').select('ended_at').where('runner', '=', 'office').orderBy('ended_at').execute()).map((g) => g.ended_at), [t, t + 1_000]);
+      assert.deepEqual(
+        (await f.db.selectFrom('check_gaps').select('ended_at').where('runner', '=', 'office').orderBy('ended_at').execute()).map((g) => g.ended_at),
+        [t, t + 1_000],
+      );
       assert.deepEqual(
         [...f.firstChecks, ...f.changes].map((c) => [c.monitorId, c.from, c.to, c.kind]),
         [
@@ -795,7 +870,13 @@ describe('check engine: remote runners', () => {
       const t = Date.now();
       await assert.rejects(
         // A gap without its runner breaks a NOT NULL constraint.
-        f.engine.ingest([fromOffice(monitor.id, f.workspaceId, t, 'down')], f.db.insertInto('check_gaps').values({ runner: null as unknown as string, started_at: t, ended_at: t }).compile()),
+        f.engine.ingest(
+          [fromOffice(monitor.id, f.workspaceId, t, 'down')],
+          f.db
+            .insertInto('check_gaps')
+            .values({ runner: null as unknown as string, started_at: t, ended_at: t })
+            .compile(),
+        ),
         /NOT NULL constraint failed: check_gaps\.runner|null value in column "runner"/,
       );
       assert.deepEqual(await rowCounts(f.db, monitor.id), { results: 0, rollups: 0, state: 0 });
@@ -865,7 +946,9 @@ describe('check engine in the service', () => {
           return next(req);
         };
         const client = createClient(MonitorService, createConnectTransport({ baseUrl: `${svc.apiUrl}/rpc`, httpVersion: '1.1', interceptors: [withKey] }));
-        const created = (await client.createTCPMonitor({ monitor: { name: 'db', uri: `127.0.0.1:${await closedPort()}`, periodicity: Periodicity.PERIODICITY_1M } })).monitor!;
+        const created = (
+          await client.createTCPMonitor({ monitor: { name: 'db', uri: `127.0.0.1:${await closedPort()}`, periodicity: Periodicity.PERIODICITY_1M } })
+        ).monitor!;
         const id = Number(created.id);
         assert.equal(svc.engine.scheduler.has(id), checks === 'on', `checks ${checks}: scheduled`);
         if (checks === 'on') {

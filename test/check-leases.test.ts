@@ -35,13 +35,23 @@ test('one process holds every shard and the upkeep; a second takes half, and all
     assert.deepEqual([shardsHeld(serving), serving.upkeep], [0, false], 'a process that does not check takes no shard, and the upkeep is held');
 
     await b.start();
-    await eventually(() => [shardsHeld(a), shardsHeld(b)], (held) => held.join() === '32,32', 'the two hold half the shards each', 20 * LEASE_MS);
+    await eventually(
+      () => [shardsHeld(a), shardsHeld(b)],
+      (held) => held.join() === '32,32',
+      'the two hold half the shards each',
+      20 * LEASE_MS,
+    );
     assert.equal(b.upkeep, false);
     for (let id = 0; id < SHARDS; id++) assert.notEqual(a.holds(id), b.holds(id), `monitor ${id} is checked by exactly one`);
 
     await a.close();
     assert.equal(shardsHeld(a), 0, 'closing drops every shard at once');
-    await eventually(() => [shardsHeld(b), b.upkeep || serving.upkeep], (held) => held.join() === '64,true', 'the one left takes every shard, and the upkeep is taken', 20 * LEASE_MS);
+    await eventually(
+      () => [shardsHeld(b), b.upkeep || serving.upkeep],
+      (held) => held.join() === '64,true',
+      'the one left takes every shard, and the upkeep is taken',
+      20 * LEASE_MS,
+    );
   } finally {
     await Promise.all([a.close(), b.close(), serving.close()]);
     await db.destroy();

@@ -171,7 +171,7 @@ test('an edited field is the only one updated; --prune deletes what the file no 
   assert.deepEqual(after.regions, before.regions);
 
   const smaller = threeMonitors(slug)
-    .replace(/  - name: Backend[\s\S]*?regions: \[iad, fra\]\n/, '')
+    .replace(/ {2}- name: Backend[\s\S]*?regions: \[iad, fra\]\n/, '')
     .replace('      - name: Office\n', '');
   const kept = await ws.cli(['apply', '-f', await ws.file(smaller)]);
   assert.match(ok(kept), /0 to create, 1 to update, 0 to delete, 4 unchanged/);
@@ -188,7 +188,10 @@ test('an edited field is the only one updated; --prune deletes what the file no 
   const pruned = await ws.cli(['apply', '-f', await ws.file(smaller), '--prune', '--yes']);
   assert.equal(ok(pruned), `- component Office on page ${slug}\n- monitor Backend (grpc)\n0 to create, 0 to update, 2 to delete, 5 unchanged\n`);
   assert.deepEqual((await monitorsOf(ws.api)).map((m) => m.name).sort(), ['API', 'DB']);
-  assert.deepEqual((await ws.api.pages.listPageComponents({ pageId: slug })).components.map((c) => c.name), ['API', 'Database']);
+  assert.deepEqual(
+    (await ws.api.pages.listPageComponents({ pageId: slug })).components.map((c) => c.name),
+    ['API', 'Database'],
+  );
 });
 
 test('export writes the workspace in the file format, and applying it is a plan with nothing to do', T, async () => {
@@ -202,7 +205,7 @@ test('export writes the workspace in the file format, and applying it is a plan 
       url: 'https://orders.internal.example/',
       periodicity: 3,
       degraded: { seconds: 2n },
-      headers: { 'x-team': 'orders', 'price$': '${NOT_A_REFERENCE}' },
+      headers: { 'x-team': 'orders', price$: '${NOT_A_REFERENCE}' },
       headerAssertions: [{ key: 'content-type', comparator: 1, target: 'json' }],
       tags: ['shop'],
     },
@@ -214,7 +217,7 @@ test('export writes the workspace in the file format, and applying it is a plan 
   const exported = await ws.cli(['export', '-o', out]);
   assert.equal(exported.code, 0, exported.stderr);
   const text = await readFile(out, 'utf8');
-  assert.match(text, /^version: 1\nmonitors:\n  - name: DB\n    type: tcp\n    target: db.internal:5432\n    frequency: 5m\n/);
+  assert.match(text, /^version: 1\nmonitors:\n {2}- name: DB\n {4}type: tcp\n {4}target: db.internal:5432\n {4}frequency: 5m\n/);
   assert.match(text, /tls: plaintext/);
   assert.match(text, /- \{type: header, key: content-type, comparator: contains, target: json\}/);
   assert.match(text, /degraded: 2000/);
@@ -269,7 +272,11 @@ pages:
   }
   assert.equal((await monitorsOf(ws.api)).length, 0);
 
-  const unknownMonitor = await ws.cli(['apply', '-f', await ws.file('version: 1\npages: [{ slug: x-page, title: X, components: [{ name: Q, monitor: Nowhere }] }]\n')]);
+  const unknownMonitor = await ws.cli([
+    'apply',
+    '-f',
+    await ws.file('version: 1\npages: [{ slug: x-page, title: X, components: [{ name: Q, monitor: Nowhere }] }]\n'),
+  ]);
   assert.equal(unknownMonitor.code, 1);
   assert.match(unknownMonitor.stderr, /pages\[0\]\.components\[0\]\.monitor: no monitor named "Nowhere" in the file or the workspace/);
   assert.equal((await ws.api.pages.listStatusPages({})).statusPages.length, 0);
@@ -286,9 +293,15 @@ monitors:
   const result = await ws.cli(['apply', '-f', path]);
   assert.equal(result.code, 1, result.stderr);
   assert.match(result.stdout, /3 to create/);
-  assert.match(result.stderr, /stopped at a refusal: 1 of 3 changes applied\n {2}applied {6}\+ monitor First \(tcp\)\n {2}refused {6}\+ monitor Fast \(tcp\)\n {2}not applied {2}\+ monitor Last \(tcp\)\n/);
+  assert.match(
+    result.stderr,
+    /stopped at a refusal: 1 of 3 changes applied\n {2}applied {6}\+ monitor First \(tcp\)\n {2}refused {6}\+ monitor Fast \(tcp\)\n {2}not applied {2}\+ monitor Last \(tcp\)\n/,
+  );
   assert.match(result.stderr, /statusdesk: .*30s/);
-  assert.deepEqual((await monitorsOf(ws.api)).map((m) => m.name), ['First']);
+  assert.deepEqual(
+    (await monitorsOf(ws.api)).map((m) => m.name),
+    ['First'],
+  );
 
   const json = JSON.parse((await ws.cli(['apply', '-f', path, '--json'])).stdout);
   assert.deepEqual(
@@ -342,29 +355,33 @@ monitors:
   }
 });
 
-test('a file over 16 MiB is refused before it is read, naming it, its size and the limit (exit 2); standard input is read only up to the limit', T, async () => {
-  const ws = await workspace();
-  // 50 MB that take no room on disk: reading them would take a minute and gigabytes, as it did.
-  const path = await ws.file('');
-  await truncate(path, 50 * 1024 * 1024);
-  const started = Date.now();
-  const big = await ws.cli(['apply', '-f', path]);
-  assert.equal(big.code, 2, big.stderr);
-  assert.equal(big.stdout, '');
-  assert.equal(
-    big.stderr.split('\n')[0],
-    `statusdesk apply: ${path} is 50.0 MiB (52428800 bytes), over the 16 MiB a file to apply may hold: apply it in parts (without --prune, each part changes only what it names)`,
-  );
-  assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
+test(
+  'a file over 16 MiB is refused before it is read, naming it, its size and the limit (exit 2); standard input is read only up to the limit',
+  T,
+  async () => {
+    const ws = await workspace();
+    // 50 MB that take no room on disk: reading them would take a minute and gigabytes, as it did.
+    const path = await ws.file('');
+    await truncate(path, 50 * 1024 * 1024);
+    const started = Date.now();
+    const big = await ws.cli(['apply', '-f', path]);
+    assert.equal(big.code, 2, big.stderr);
+    assert.equal(big.stdout, '');
+    assert.equal(
+      big.stderr.split('\n')[0],
+      `statusdesk apply: ${path} is 50.0 MiB (52428800 bytes), over the 16 MiB a file to apply may hold: apply it in parts (without --prune, each part changes only what it names)`,
+    );
+    assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
 
-  const piped = await ws.stdin(['apply', '-f', '-'], Buffer.alloc(17 * 1024 * 1024, 'a'));
-  assert.equal(piped.code, 2, piped.stderr);
-  assert.match(piped.stderr, /^statusdesk apply: standard input holds more than 16\.0 MiB \(16777216 bytes\), over the 16 MiB a file to apply may hold/);
-  // Below the limit, standard input is a file like any other.
-  const small = await ws.stdin(['apply', '-f', '-', '--dry-run'], 'version: 1\nmonitors: [{ name: In, type: tcp, target: in.internal:1, frequency: 5m }]\n');
-  assert.equal(ok(small), '+ monitor In (tcp)\n1 to create, 0 to update, 0 to delete, 0 unchanged\n');
-  assert.equal((await monitorsOf(ws.api)).length, 0);
-});
+    const piped = await ws.stdin(['apply', '-f', '-'], Buffer.alloc(17 * 1024 * 1024, 'a'));
+    assert.equal(piped.code, 2, piped.stderr);
+    assert.match(piped.stderr, /^statusdesk apply: standard input holds more than 16\.0 MiB \(16777216 bytes\), over the 16 MiB a file to apply may hold/);
+    // Below the limit, standard input is a file like any other.
+    const small = await ws.stdin(['apply', '-f', '-', '--dry-run'], 'version: 1\nmonitors: [{ name: In, type: tcp, target: in.internal:1, frequency: 5m }]\n');
+    assert.equal(ok(small), '+ monitor In (tcp)\n1 to create, 0 to update, 0 to delete, 0 unchanged\n');
+    assert.equal((await monitorsOf(ws.api)).length, 0);
+  },
+);
 
 test('a file nested thousands of levels deep, directly or through aliases, is a problem of the file at its place (exit 2)', T, async () => {
   const ws = await workspace();
@@ -374,7 +391,10 @@ test('a file nested thousands of levels deep, directly or through aliases, is a 
   const deep = await ws.cli(['apply', '-f', await ws.file(nested)]);
   assert.equal(deep.code, 2, deep.stderr);
   // The file, monitors, the monitor and headers are 4 levels: the map that holds k61 (line 69) is the 65th.
-  assert.match(deep.stderr, /: 1 problem, nothing was changed\n {2}line 69, column 68: nests more than 64 maps and lists deep; a file of monitors and pages needs 5\n$/);
+  assert.match(
+    deep.stderr,
+    /: 1 problem, nothing was changed\n {2}line 69, column 68: nests more than 64 maps and lists deep; a file of monitors and pages needs 5\n$/,
+  );
 
   // Each anchor nests 50 lists and holds the one before: the aliases nest the file 400 deep.
   const chain = Array.from({ length: 8 }, (_, i) => `x${i}: &a${i} ${'['.repeat(50)}${i === 0 ? '' : `*a${i - 1}`}${']'.repeat(50)}`).join('\n');
@@ -401,14 +421,17 @@ monitors:
   assert.equal(ok(shared), '+ monitor A (tcp)\n+ monitor B (tcp)\n2 to create, 0 to update, 0 to delete, 0 unchanged\n');
 });
 
-test('${NAME} is read only in credential values, and never names the service\'s own credentials: each other use is a problem naming the variable and the field (exit 2)', T, async () => {
-  const ws = await workspace();
-  const env = { API_HOST: 'api.internal.example', LOCAL_TOKEN: 'local-token', STATUSDESK_RUNNER_TOKEN: 'svc_run_not-for-files' };
-  const refused = await ws.cli(
-    [
-      'apply',
-      '-f',
-      await ws.file(`version: 1
+test(
+  "${NAME} is read only in credential values, and never names the service's own credentials: each other use is a problem naming the variable and the field (exit 2)",
+  T,
+  async () => {
+    const ws = await workspace();
+    const env = { API_HOST: 'api.internal.example', LOCAL_TOKEN: 'local-token', STATUSDESK_RUNNER_TOKEN: 'svc_run_not-for-files' };
+    const refused = await ws.cli(
+      [
+        'apply',
+        '-f',
+        await ws.file(`version: 1
 monitors:
   - name: API
     type: http
@@ -421,29 +444,30 @@ pages:
   - slug: ${uniqueSlug()}
     title: "\${LOCAL_TOKEN}"
 `),
-    ],
-    env,
-  );
-  assert.equal(refused.code, 2, refused.stderr);
-  const elsewhere = (name: string) => `\${${name}} is read from the environment only in credential values (headers, metadata and OTLP headers named like authorization, cookie, token, secret, api-key, …), which the service seals: write the value itself here, or $\${${name}} for the text \${${name}}`;
-  const own = (name: string) => `\${${name}} is a credential or setting of Statusdesk itself, which a file never sends to a monitored target`;
-  assert.deepEqual(refused.stderr.trimEnd().split('\n').slice(1).sort(), [
-    `  monitors[0].body: ${elsewhere('LOCAL_TOKEN')}`,
-    `  monitors[0].headers.authorization: ${own('SERVICE_API_KEY')}`,
-    `  monitors[0].headers.x-api-token: ${own('STATUSDESK_RUNNER_TOKEN')}`,
-    `  monitors[0].headers.x-team: ${elsewhere('LOCAL_TOKEN')}`,
-    `  monitors[0].target: ${elsewhere('API_HOST')}`,
-    `  pages[0].title: ${elsewhere('LOCAL_TOKEN')}`,
-  ]);
-  assert.equal(JSON.stringify(refused).includes(ws.key), false, 'the key must not be in the output');
-  assert.equal((await monitorsOf(ws.api)).length, 0);
+      ],
+      env,
+    );
+    assert.equal(refused.code, 2, refused.stderr);
+    const elsewhere = (name: string) =>
+      `\${${name}} is read from the environment only in credential values (headers, metadata and OTLP headers named like authorization, cookie, token, secret, api-key, …), which the service seals: write the value itself here, or $\${${name}} for the text \${${name}}`;
+    const own = (name: string) => `\${${name}} is a credential or setting of Statusdesk itself, which a file never sends to a monitored target`;
+    assert.deepEqual(refused.stderr.trimEnd().split('\n').slice(1).sort(), [
+      `  monitors[0].body: ${elsewhere('LOCAL_TOKEN')}`,
+      `  monitors[0].headers.authorization: ${own('SERVICE_API_KEY')}`,
+      `  monitors[0].headers.x-api-token: ${own('STATUSDESK_RUNNER_TOKEN')}`,
+      `  monitors[0].headers.x-team: ${elsewhere('LOCAL_TOKEN')}`,
+      `  monitors[0].target: ${elsewhere('API_HOST')}`,
+      `  pages[0].title: ${elsewhere('LOCAL_TOKEN')}`,
+    ]);
+    assert.equal(JSON.stringify(refused).includes(ws.key), false, 'the key must not be in the output');
+    assert.equal((await monitorsOf(ws.api)).length, 0);
 
-  // Credential values of gRPC metadata and OTLP headers take references too; $$ writes a $.
-  const applied = await ws.cli(
-    [
-      'apply',
-      '-f',
-      await ws.file(`version: 1
+    // Credential values of gRPC metadata and OTLP headers take references too; $$ writes a $.
+    const applied = await ws.cli(
+      [
+        'apply',
+        '-f',
+        await ws.file(`version: 1
 monitors:
   - name: Backend
     type: grpc
@@ -454,11 +478,12 @@ monitors:
     metadata: { authorization: "\${LOCAL_TOKEN}" }
     openTelemetry: { endpoint: "https://otel.internal.example/v1/metrics", headers: { x-api-key: "\${LOCAL_TOKEN}-otlp" } }
 `),
-    ],
-    env,
-  );
-  assert.match(ok(applied), /\+ monitor Backend \(grpc\)/);
-  const [backend] = (await ws.api.monitors.listMonitors({})).grpcMonitors;
-  assert.equal(backend!.description, 'costs ${LOCAL_TOKEN}');
-  assert.deepEqual(backend!.metadata, { authorization: '[redacted]' }, 'a credential value the service seals');
-});
+      ],
+      env,
+    );
+    assert.match(ok(applied), /\+ monitor Backend \(grpc\)/);
+    const [backend] = (await ws.api.monitors.listMonitors({})).grpcMonitors;
+    assert.equal(backend!.description, 'costs ${LOCAL_TOKEN}');
+    assert.deepEqual(backend!.metadata, { authorization: '[redacted]' }, 'a credential value the service seals');
+  },
+);

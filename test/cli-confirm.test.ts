@@ -33,7 +33,11 @@ async function monitorFixture(name: string) {
   return (await svc.api.monitors.createTCPMonitor({ monitor: { name, uri: 'db.internal:5432', periodicity: Periodicity.PERIODICITY_1M } })).monitor!;
 }
 
-const monitorExists = async (id: string) => (await svc.api.monitors.getMonitor({ id }).then(() => true, () => false));
+const monitorExists = async (id: string) =>
+  await svc.api.monitors.getMonitor({ id }).then(
+    () => true,
+    () => false,
+  );
 
 function assertRefused(result: CliResult, command: string): void {
   assert.equal(result.code, 2, `exit code (stderr: ${result.stderr})`);
@@ -46,7 +50,11 @@ describe('off a terminal', () => {
     const monitor = await monitorFixture('kept');
     const page = (await svc.api.pages.createStatusPage({ slug: 'kept-page', title: 'Kept' })).statusPage!;
     const { channel } = await svc.api.notifications.createNotificationChannel({ name: 'Kept', config: { case: 'desktop', value: {} } });
-    const [m, p, c] = await Promise.all([cli(['monitors', 'delete', monitor.id]), cli(['pages', 'delete', page.slug]), cli(['channels', 'delete', channel!.id])]);
+    const [m, p, c] = await Promise.all([
+      cli(['monitors', 'delete', monitor.id]),
+      cli(['pages', 'delete', page.slug]),
+      cli(['channels', 'delete', channel!.id]),
+    ]);
     assertRefused(m, 'monitors delete');
     assertRefused(p, 'pages delete');
     assertRefused(c, 'channels delete');
@@ -87,7 +95,7 @@ describe('on a terminal', { skip: existsSync(SCRIPT) ? false : `${SCRIPT} (util-
     assert.equal(await monitorExists(monitor.id), false);
   });
 
-  test("pages delete names what goes with the page: its reports and maintenance windows, counted", T, async () => {
+  test('pages delete names what goes with the page: its reports and maintenance windows, counted', T, async () => {
     const page = (await svc.api.pages.createStatusPage({ slug: 'asked-page', title: 'Asked' })).statusPage!;
     await svc.api.reports.createStatusReport({ pageId: page.id, title: 'Slow', message: 'Looking', notify: false });
     await svc.api.reports.createStatusReport({ pageId: page.id, title: 'Down', message: 'Looking', notify: false });

@@ -49,7 +49,7 @@ async function machine() {
 
 const keysCreate = ['keys', 'create', '--workspace', 'personal', '--scope', 'read', '--name', 'found'];
 
-test('keys create without --data-dir works on the running service\'s folder, and the key works against it', T, async () => {
+test("keys create without --data-dir works on the running service's folder, and the key works against it", T, async () => {
   const m = await machine();
   const dataDir = await folder();
   const service = await m.serve(dataDir);
@@ -82,7 +82,10 @@ test('keys create without --data-dir works on the running service\'s folder, and
 test('with no service and no database, keys create refuses and creates nothing; a folder given gets a new database', T, async () => {
   const m = await machine();
   const refused = await m.cli(keysCreate);
-  assertOneLineError(refused, new RegExp(`^statusdesk: no Statusdesk database in ${m.platformDir}, and no service is running: start one with statusdesk serve .*pass --data-dir FOLDER`));
+  assertOneLineError(
+    refused,
+    new RegExp(`^statusdesk: no Statusdesk database in ${m.platformDir}, and no service is running: start one with statusdesk serve .*pass --data-dir FOLDER`),
+  );
   assert.ok(!existsSync(m.platformDir), 'the refusal created no folder');
 
   const fresh = join(await folder(), 'new');
@@ -111,7 +114,10 @@ test('with several services running, a command without --data-dir names them and
   const [first, second] = await Promise.all([m.serve(a), m.serve(b)]);
   const result = await m.cli(keysCreate);
   assertOneLineError(result, /several Statusdesk services are running: .*say which with --data-dir/);
-  assert.ok(result.stderr.includes(`${first.ready.apiUrl} (data folder ${a})`) && result.stderr.includes(`${second.ready.apiUrl} (data folder ${b})`), result.stderr);
+  assert.ok(
+    result.stderr.includes(`${first.ready.apiUrl} (data folder ${a})`) && result.stderr.includes(`${second.ready.apiUrl} (data folder ${b})`),
+    result.stderr,
+  );
   const chosen = await m.cli([...keysCreate, '--data-dir', b]);
   assert.equal(chosen.code, 0, chosen.stderr);
 });

@@ -86,8 +86,14 @@ describe('usage errors', () => {
   });
 
   test('an unknown command: the nearest command, and where the list is; a group alone names its commands', T, async () => {
-    assertUsage(await cli(['monitor', 'list']), ['statusdesk: unknown command "monitor list" (did you mean monitors list?)', 'Run statusdesk --help for the list of commands.']);
-    assertUsage(await cli(['monitors', 'lst']), ['statusdesk: unknown command "monitors lst" (did you mean monitors list?)', 'Run statusdesk monitors --help for its commands.']);
+    assertUsage(await cli(['monitor', 'list']), [
+      'statusdesk: unknown command "monitor list" (did you mean monitors list?)',
+      'Run statusdesk --help for the list of commands.',
+    ]);
+    assertUsage(await cli(['monitors', 'lst']), [
+      'statusdesk: unknown command "monitors lst" (did you mean monitors list?)',
+      'Run statusdesk monitors --help for its commands.',
+    ]);
     assertUsage(await cli(['frobnicate']), ['statusdesk: unknown command "frobnicate"', 'Run statusdesk --help for the list of commands.']);
     assertUsage(await cli(['keys']), ['statusdesk: keys needs one of its commands: create, list, revoke', 'Run statusdesk keys --help for more.']);
   });
@@ -138,14 +144,19 @@ describe('the service address', () => {
         assert.equal(result.stdout, '');
         assert.match(
           result.stderr,
-          new RegExp(`^statusdesk: the service at ${svc.apiUrl.replaceAll('.', '\\.')} refused the credential \\([^\\n]+\\): run statusdesk login, or set SERVICE_API_KEY to a key of this service \\(statusdesk keys create\\)\\n$`),
+          new RegExp(
+            `^statusdesk: the service at ${svc.apiUrl.replaceAll('.', '\\.')} refused the credential \\([^\\n]+\\): run statusdesk login, or set SERVICE_API_KEY to a key of this service \\(statusdesk keys create\\)\\n$`,
+          ),
           args.join(' '),
         );
       }
     });
 
     test('a value the service refuses names the flag and exits 2; a refusal of another kind exits 1', T, async () => {
-      const refused = await cli(['monitors', 'create', 'tcp', '--name', 'n', '--frequency', '1m', '--target', 'grpc://x:1'], { SERVICE_API_URL: svc.apiUrl, SERVICE_API_KEY: write });
+      const refused = await cli(['monitors', 'create', 'tcp', '--name', 'n', '--frequency', '1m', '--target', 'grpc://x:1'], {
+        SERVICE_API_URL: svc.apiUrl,
+        SERVICE_API_KEY: write,
+      });
       assert.equal(refused.code, 2, refused.stderr);
       assert.equal(refused.stdout, '');
       assert.match(refused.stderr, /^statusdesk: --target: [^\n]+\n$/);

@@ -19,13 +19,32 @@ const cli = (args: string[]) => svc.cli(args);
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const keys = (value: object) => Object.keys(value).sort();
 
-const MONITOR_KEYS = ['id', 'type', 'name', 'description', 'target', 'active', 'frequency', 'regions', 'privateLocations', 'timeout', 'degraded', 'retry', 'openTelemetry', 'tags', 'createdAt', 'updatedAt'];
+const MONITOR_KEYS = [
+  'id',
+  'type',
+  'name',
+  'description',
+  'target',
+  'active',
+  'frequency',
+  'regions',
+  'privateLocations',
+  'timeout',
+  'degraded',
+  'retry',
+  'openTelemetry',
+  'tags',
+  'createdAt',
+  'updatedAt',
+];
 const GRPC_KEYS = [...MONITOR_KEYS, 'service', 'tls', 'metadata'];
 const HTTP_KEYS = [...MONITOR_KEYS, 'method', 'headers', 'body', 'followRedirects', 'statusCodeAssertions', 'headerAssertions', 'bodyAssertions'];
 
 describe('monitors --json', () => {
   test('create tcp: every field, defaults filled in, durations in ms, the type and the target', T, async () => {
-    const body = jsonOf(await cli(['monitors', 'create', 'tcp', '--name', 'db', '--target', 'db.internal:5432', '--frequency', '1m', '--regions', 'iad,fra', '--json']));
+    const body = jsonOf(
+      await cli(['monitors', 'create', 'tcp', '--name', 'db', '--target', 'db.internal:5432', '--frequency', '1m', '--regions', 'iad,fra', '--json']),
+    );
     assert.deepEqual(keys(body), [...MONITOR_KEYS].sort());
     const { id, createdAt, updatedAt, ...rest } = body;
     assert.match(id, /^[1-9]\d*$/);
@@ -50,12 +69,47 @@ describe('monitors --json', () => {
 
   test('create grpc and http: their own fields in the words of their flags (plaintext, POST, greater_than_or_equal)', T, async () => {
     const [grpc, http] = await Promise.all([
-      cli(['monitors', 'create', 'grpc', '--name', 'orders', '--target', 'api.internal:50051', '--tls', 'plaintext', '--regions', 'iad', '--frequency', '30s', '--degraded', '2s', '--json']),
-      cli(['monitors', 'create', 'http', '--name', 'web', '--target', 'https://shop.example/', '--method', 'post', '--assert-status', '>=200', '--frequency', '5m', '--json']),
+      cli([
+        'monitors',
+        'create',
+        'grpc',
+        '--name',
+        'orders',
+        '--target',
+        'api.internal:50051',
+        '--tls',
+        'plaintext',
+        '--regions',
+        'iad',
+        '--frequency',
+        '30s',
+        '--degraded',
+        '2s',
+        '--json',
+      ]),
+      cli([
+        'monitors',
+        'create',
+        'http',
+        '--name',
+        'web',
+        '--target',
+        'https://shop.example/',
+        '--method',
+        'post',
+        '--assert-status',
+        '>=200',
+        '--frequency',
+        '5m',
+        '--json',
+      ]),
     ]);
     const g = jsonOf(grpc);
     assert.deepEqual(keys(g), [...GRPC_KEYS].sort());
-    assert.deepEqual([g.type, g.target, g.tls, g.service, g.metadata, g.frequency, g.degraded], ['grpc', 'api.internal:50051', 'plaintext', '', {}, '30s', 2000]);
+    assert.deepEqual(
+      [g.type, g.target, g.tls, g.service, g.metadata, g.frequency, g.degraded],
+      ['grpc', 'api.internal:50051', 'plaintext', '', {}, '30s', 2000],
+    );
     const h = jsonOf(http);
     assert.deepEqual(keys(h), [...HTTP_KEYS].sort());
     assert.deepEqual([h.type, h.target, h.method, h.followRedirects, h.frequency], ['http', 'https://shop.example/', 'POST', true, '5m']);
@@ -65,7 +119,11 @@ describe('monitors --json', () => {
 
   test('list and get: the same shape as create; list is { monitors, totalSize } and its table uses the same words', T, async () => {
     const created = jsonOf(await cli(['monitors', 'create', 'tcp', '--name', 'listed', '--target', 'cache.internal:6379', '--frequency', '10m', '--json']));
-    const [list, get, table] = await Promise.all([cli(['monitors', 'list', '--json']), cli(['monitors', 'get', created.id, '--json']), cli(['monitors', 'list'])]);
+    const [list, get, table] = await Promise.all([
+      cli(['monitors', 'list', '--json']),
+      cli(['monitors', 'get', created.id, '--json']),
+      cli(['monitors', 'list']),
+    ]);
     const listed = jsonOf(list);
     assert.deepEqual(keys(listed), ['monitors', 'totalSize']);
     assert.equal(typeof listed.totalSize, 'number');
@@ -79,8 +137,13 @@ describe('monitors --json', () => {
   });
 
   test('status and summary before any check: null health, and the window with every count 0 as numbers', T, async () => {
-    const { monitor } = await svc.api.monitors.createTCPMonitor({ monitor: { name: 'quiet', uri: 'db.internal:5432', periodicity: Periodicity.PERIODICITY_1M, regions: ['iad'] } });
-    const [status, summary] = await Promise.all([cli(['monitors', 'status', monitor!.id, '--json']), cli(['monitors', 'summary', monitor!.id, '--window', '7d', '--json'])]);
+    const { monitor } = await svc.api.monitors.createTCPMonitor({
+      monitor: { name: 'quiet', uri: 'db.internal:5432', periodicity: Periodicity.PERIODICITY_1M, regions: ['iad'] },
+    });
+    const [status, summary] = await Promise.all([
+      cli(['monitors', 'status', monitor!.id, '--json']),
+      cli(['monitors', 'summary', monitor!.id, '--window', '7d', '--json']),
+    ]);
     assert.deepEqual(jsonOf(status), { monitorId: monitor!.id, overall: null, regions: [{ region: 'iad', status: null, lastCheckedAt: null }] });
     assert.deepEqual(jsonOf(summary), {
       monitorId: monitor!.id,
@@ -107,7 +170,16 @@ describe('pages, reports and maintenance --json', () => {
     assert.ok(pages.statusPages.some((p: { id: string }) => p.id === page.id));
 
     const component = jsonOf(await cli(['pages', 'components', 'add', page.id, '--name', 'Help desk', '--json']));
-    assert.deepEqual(component, { id: component.id, pageId: page.id, name: 'Help desk', description: '', type: 'static', monitorId: null, group: null, position: 0 });
+    assert.deepEqual(component, {
+      id: component.id,
+      pageId: page.id,
+      name: 'Help desk',
+      description: '',
+      type: 'static',
+      monitorId: null,
+      group: null,
+      position: 0,
+    });
     assert.deepEqual(jsonOf(await cli(['pages', 'components', 'list', page.id, '--json'])), { components: [component] });
   });
 
@@ -118,7 +190,10 @@ describe('pages, reports and maintenance --json', () => {
     assert.equal(created.notified, false);
     const report = created.statusReport;
     assert.deepEqual(keys(report), ['createdAt', 'id', 'pageComponentIds', 'pageId', 'resolved', 'resolvedAt', 'status', 'title', 'updatedAt', 'updates']);
-    assert.deepEqual([report.pageId, report.title, report.status, report.resolved, report.resolvedAt, report.pageComponentIds], [page.id, 'Slow', 'investigating', false, null, []]);
+    assert.deepEqual(
+      [report.pageId, report.title, report.status, report.resolved, report.resolvedAt, report.pageComponentIds],
+      [page.id, 'Slow', 'investigating', false, null, []],
+    );
     assert.deepEqual(keys(report.updates[0]), ['createdAt', 'id', 'message', 'status']);
     assert.equal(report.updates[0].status, 'investigating');
 
@@ -133,7 +208,20 @@ describe('pages, reports and maintenance --json', () => {
     const empty = jsonOf(await cli(['maintenance', 'list', '--page', page.id, '--json']));
     assert.deepEqual(empty, { maintenances: [], pagination: { page: 1, perPage: empty.pagination.perPage, totalSize: 0, totalPages: 0 } });
     const created = jsonOf(
-      await cli(['maintenance', 'create', '--page', page.id, '--title', 'Upgrade', '--from', '2030-01-01T22:00:00Z', '--to', '2030-01-02T00:00:00Z', '--no-notify', '--json']),
+      await cli([
+        'maintenance',
+        'create',
+        '--page',
+        page.id,
+        '--title',
+        'Upgrade',
+        '--from',
+        '2030-01-01T22:00:00Z',
+        '--to',
+        '2030-01-02T00:00:00Z',
+        '--no-notify',
+        '--json',
+      ]),
     );
     assert.deepEqual(keys(created), ['maintenance', 'notified']);
     const m = created.maintenance;
@@ -147,7 +235,19 @@ describe('pages, reports and maintenance --json', () => {
 describe('channels --json', () => {
   test('add, get and list: the settings by the names of their flags (webhookUrl, topic, priority), masked, absent ones null', T, async () => {
     const hook = jsonOf(
-      await cli(['channels', 'add', '--name', 'Hook', '--kind', 'webhook', '--webhook-url', 'https://hooks.example.test/in', '--secret', 'signing-secret-0123456789', '--json']),
+      await cli([
+        'channels',
+        'add',
+        '--name',
+        'Hook',
+        '--kind',
+        'webhook',
+        '--webhook-url',
+        'https://hooks.example.test/in',
+        '--secret',
+        'signing-secret-0123456789',
+        '--json',
+      ]),
     );
     assert.deepEqual(keys(hook), ['createdAt', 'headers', 'id', 'kind', 'monitorIds', 'name', 'secret', 'updatedAt', 'webhookUrl']);
     assert.deepEqual([hook.kind, hook.monitorIds, hook.headers], ['webhook', [], {}]);

@@ -145,7 +145,10 @@ describe('statusdesk mcp through the SDK stdio client', () => {
       const result = await client.callTool({ name: 'list_status_pages', arguments: {} }, REQUEST);
       assert.notEqual(result.isError, true, JSON.stringify(result));
       const pages = (result.structuredContent as { statusPages: { slug: string }[] }).statusPages;
-      assert.deepEqual(pages.map((p) => p.slug), ['bridged']);
+      assert.deepEqual(
+        pages.map((p) => p.slug),
+        ['bridged'],
+      );
       // resources/read carries a URI as its Mcp-Name in the 2026-07-28 era.
       const resources = (await client.listResources(undefined, REQUEST)).resources;
       const openapi = resources.find((r) => r.name === 'openapi-specification');
@@ -167,7 +170,9 @@ describe('statusdesk mcp through the SDK stdio client', () => {
     const { client, transport } = await connected({ SERVICE_API_KEY: read, SERVICE_API_URL: svc.apiUrl });
     const names = (await client.listTools(undefined, REQUEST)).tools.map((t) => t.name);
     assert.ok(!names.includes('create_status_report'));
-    const error = await rpcError(client.callTool({ name: 'create_status_report', arguments: { pageId: 'bridged', title: 'x', message: 'y', notify: false } }, REQUEST));
+    const error = await rpcError(
+      client.callTool({ name: 'create_status_report', arguments: { pageId: 'bridged', title: 'x', message: 'y', notify: false } }, REQUEST),
+    );
     assert.equal(error.code, -32003, error.message);
     assert.ok(alive(transport.pid));
   });
@@ -177,7 +182,10 @@ describe('statusdesk mcp through the SDK stdio client', () => {
       const result = await runCli(['mcp', '--api-url', svc.apiUrl], { ...clean, SERVICE_API_KEY: key });
       assert.equal(result.code, 1, result.stderr);
       assert.equal(result.stdout, '');
-      assert.match(result.stderr, /^statusdesk: SERVICE_API_KEY is not set and there is no login to http:\/\/localhost:\d+: run `statusdesk login --api-url http:\/\/localhost:\d+`, or create a key with `statusdesk keys create` and export it as SERVICE_API_KEY\n$/);
+      assert.match(
+        result.stderr,
+        /^statusdesk: SERVICE_API_KEY is not set and there is no login to http:\/\/localhost:\d+: run `statusdesk login --api-url http:\/\/localhost:\d+`, or create a key with `statusdesk keys create` and export it as SERVICE_API_KEY\n$/,
+      );
     }
   });
 
@@ -196,7 +204,10 @@ describe('statusdesk mcp through the SDK stdio client', () => {
     await wire.until(1);
     wire.send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
     const answers = await wire.until(2);
-    assert.deepEqual(answers.map((a) => a.error?.code), [-32001, -32001]);
+    assert.deepEqual(
+      answers.map((a) => a.error?.code),
+      [-32001, -32001],
+    );
     assert.equal(wire.child.exitCode, null, 'still running');
     wire.child.stdin.end();
     assert.equal(await wire.exited, 0);
@@ -239,7 +250,11 @@ describe('statusdesk mcp through the SDK stdio client', () => {
     assert.equal(await wire.exited, 0);
     assert.equal(wire.lines.length, 2, 'the notification got no answer');
     assert.match(wire.stderr(), /^statusdesk mcp: initialize: Statusdesk is not running/);
-    assert.match(wire.stderr(), /^statusdesk mcp: notifications\/initialized: Statusdesk is not running/m, 'a notification that could not be delivered is only reported');
+    assert.match(
+      wire.stderr(),
+      /^statusdesk mcp: notifications\/initialized: Statusdesk is not running/m,
+      'a notification that could not be delivered is only reported',
+    );
   });
 });
 
@@ -274,7 +289,10 @@ describe('statusdesk mcp on the wire', () => {
     const parseError = answers.find((a) => a.id === null);
     assert.equal(parseError?.error.code, -32700);
     const calls = answers.filter((a) => typeof a.id === 'number' && a.id > 0);
-    assert.deepEqual(calls.map((a) => a.id).sort((x, y) => x - y), Array.from({ length: count }, (_, i) => i + 1));
+    assert.deepEqual(
+      calls.map((a) => a.id).sort((x, y) => x - y),
+      Array.from({ length: count }, (_, i) => i + 1),
+    );
     assert.notEqual(calls[0].result.isError, true, JSON.stringify(calls[0]).slice(0, 300));
     const first = JSON.stringify(calls[0].result);
     for (const call of calls) assert.equal(JSON.stringify(call.result), first, 'every answer arrived whole');
@@ -315,7 +333,11 @@ describe('statusdesk mcp on the wire', () => {
       assert.equal(seen[2]!.get('mcp-protocol-version'), '2026-07-28');
       assert.equal(seen[2]!.get('mcp-method'), 'tools/call');
       assert.equal(seen[2]!.get('mcp-name'), 'list_status_pages');
-      assert.deepEqual(lines[2].result?.structuredContent?.statusPages?.map((p: { slug: string }) => p.slug), ['bridged'], JSON.stringify(lines[2]));
+      assert.deepEqual(
+        lines[2].result?.structuredContent?.statusPages?.map((p: { slug: string }) => p.slug),
+        ['bridged'],
+        JSON.stringify(lines[2]),
+      );
     } finally {
       globalThis.fetch = realFetch;
     }
@@ -352,7 +374,10 @@ describe('statusdesk mcp on the wire', () => {
       input.end(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow', reason: 'user' } })}\n`);
       await done;
       assert.ok(Date.now() - started < 5_000, 'the held request was ended, not waited for');
-      assert.deepEqual(lines.map((l) => l.id), ['quick']);
+      assert.deepEqual(
+        lines.map((l) => l.id),
+        ['quick'],
+      );
       assert.ok(posted.some((body) => body.includes('notifications/cancelled')));
       assert.deepEqual(diagnostics, []);
     } finally {
@@ -441,9 +466,15 @@ describe('statusdesk mcp parts', () => {
     assert.equal(failed.code, -32603);
     assert.match(failed.message, /HTTP 502/);
     assert.match(httpError(404, new Headers(), '', endpoint).message, /no MCP endpoint at http:\/\/localhost:3000\/mcp/);
-    const refused = networkError(Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }) }), endpoint);
+    const refused = networkError(
+      Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }) }),
+      endpoint,
+    );
     assert.match(refused.message, /^Statusdesk is not running at http:\/\/localhost:3000: start it with statusdesk serve/);
-    const unresolved = networkError(Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('getaddrinfo'), { code: 'ENOTFOUND' }) }), endpoint);
+    const unresolved = networkError(
+      Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('getaddrinfo'), { code: 'ENOTFOUND' }) }),
+      endpoint,
+    );
     assert.equal(unresolved.message, 'cannot reach http://localhost:3000: ENOTFOUND');
   });
 

@@ -172,11 +172,38 @@ describe('monitors create', () => {
   test('create grpc --json sends every flag: service, tls, repeated metadata, regions, frequency, timeout, degraded, retry 0', T, async () => {
     const body = jsonOf(
       await monitors([
-        'create', 'grpc', '--name', 'orders', '--target', 'api.internal:50051',
-        '--service', 'shop.v1.Orders', '--tls', 'plaintext',
-        '--metadata', 'x-tenant=acme', '--metadata', 'x-query=a=b', '--metadata', 'x-token=t0ken',
-        '--regions', 'iad,fra', '--frequency', '30s', '--timeout', '5s', '--degraded', '1s', '--retry', '0',
-        '--description', 'order service', '--tag', 'shop', '--tag', 'grpc',
+        'create',
+        'grpc',
+        '--name',
+        'orders',
+        '--target',
+        'api.internal:50051',
+        '--service',
+        'shop.v1.Orders',
+        '--tls',
+        'plaintext',
+        '--metadata',
+        'x-tenant=acme',
+        '--metadata',
+        'x-query=a=b',
+        '--metadata',
+        'x-token=t0ken',
+        '--regions',
+        'iad,fra',
+        '--frequency',
+        '30s',
+        '--timeout',
+        '5s',
+        '--degraded',
+        '1s',
+        '--retry',
+        '0',
+        '--description',
+        'order service',
+        '--tag',
+        'shop',
+        '--tag',
+        'grpc',
         '--json',
       ]),
     );
@@ -200,11 +227,31 @@ describe('monitors create', () => {
   test('create http --json sends method, headers, body and every assertion, and fills the defaults', T, async () => {
     const body = jsonOf(
       await monitors([
-        'create', 'http', '--name', 'storefront', '--target', 'https://shop.example/health',
-        '--method', 'post', '--header', 'x-probe=statusdesk', '--header', 'accept=application/json', '--body', '{"ping":true}',
-        '--assert-status', '200', '--assert-status', '>=200',
-        '--assert-header', 'content-type=application/json', '--assert-body-contains', 'ok',
-        '--frequency', '5m', '--json',
+        'create',
+        'http',
+        '--name',
+        'storefront',
+        '--target',
+        'https://shop.example/health',
+        '--method',
+        'post',
+        '--header',
+        'x-probe=statusdesk',
+        '--header',
+        'accept=application/json',
+        '--body',
+        '{"ping":true}',
+        '--assert-status',
+        '200',
+        '--assert-status',
+        '>=200',
+        '--assert-header',
+        'content-type=application/json',
+        '--assert-body-contains',
+        'ok',
+        '--frequency',
+        '5m',
+        '--json',
       ]),
     );
     assert.match(body.id, /^[1-9]\d*$/);
@@ -238,10 +285,9 @@ describe('monitors create', () => {
   });
 
   test('create http takes --target as the monitor URL and the service from --api-url, which wins over SERVICE_API_URL', T, async () => {
-    const result = await monitors(
-      ['create', 'http', '--name', 'docs', '--target', 'https://docs.example/', '--frequency', '1h', '--api-url', rpc, '--json'],
-      { SERVICE_API_URL: await closedAddress() },
-    );
+    const result = await monitors(['create', 'http', '--name', 'docs', '--target', 'https://docs.example/', '--frequency', '1h', '--api-url', rpc, '--json'], {
+      SERVICE_API_URL: await closedAddress(),
+    });
     const body = jsonOf(result);
     assert.equal(body.target, 'https://docs.example/');
     assert.equal(body.method, 'GET', 'GET by default');
@@ -257,7 +303,10 @@ describe('monitors create', () => {
   test('what create --help says of a left-out --frequency and --regions is what the command does, for every type', T, async () => {
     const help = (await monitors(['create', '--help'])).stdout;
     assert.doesNotMatch(help, /plan's fastest|all of the plan/);
-    assert.match(help, /^Usage: statusdesk monitors create tcp\|grpc\|http --name N --target T --frequency 30s\|1m\|5m\|10m\|30m\|1h \(grpc: --regions a,b or --private-location ID,/);
+    assert.match(
+      help,
+      /^Usage: statusdesk monitors create tcp\|grpc\|http --name N --target T --frequency 30s\|1m\|5m\|10m\|30m\|1h \(grpc: --regions a,b or --private-location ID,/,
+    );
     assert.match(help, /\n {2}--frequency \S+ +how often to check \(required by create; the plan may allow fewer\)\n/);
     assert.match(
       help,
@@ -304,7 +353,8 @@ describe('monitors list', () => {
         monitor: { name: 'orders', uri: 'api.internal:50051', periodicity: Periodicity.PERIODICITY_30S, regions: ['iad', 'fra'] },
       })
     ).monitor!;
-    const http = (await lists.monitors.createHTTPMonitor({ monitor: { name: 'web', url: 'https://shop.example/', periodicity: Periodicity.PERIODICITY_5M } })).monitor!;
+    const http = (await lists.monitors.createHTTPMonitor({ monitor: { name: 'web', url: 'https://shop.example/', periodicity: Periodicity.PERIODICITY_5M } }))
+      .monitor!;
     ids = { tcp: tcp.id, grpc: grpc.id, http: http.id };
   });
 
@@ -360,21 +410,21 @@ describe('monitors list', () => {
   });
 
   test('an out-of-range --limit is refused by the service, naming --limit (exit 2)', T, async () => {
-    assert.deepEqual(await monitors(['list', '--limit', '101'], { SERVICE_API_KEY: listsRead }), { code: 2, stdout: '', stderr: 'statusdesk: --limit: must be 1 to 100\n' });
+    assert.deepEqual(await monitors(['list', '--limit', '101'], { SERVICE_API_KEY: listsRead }), {
+      code: 2,
+      stdout: '',
+      stderr: 'statusdesk: --limit: must be 1 to 100\n',
+    });
   });
 
-  test(
-    'a --limit or --offset that is not a number is a usage error (exit 2)',
-    T,
-    async () => {
-      const [limit, offset] = await Promise.all([
-        monitors(['list', '--limit', 'abc'], { SERVICE_API_KEY: listsRead }),
-        monitors(['list', '--offset', '1.5'], { SERVICE_API_KEY: listsRead }),
-      ]);
-      assertUsageError(limit, /--limit/);
-      assertUsageError(offset, /--offset/);
-    },
-  );
+  test('a --limit or --offset that is not a number is a usage error (exit 2)', T, async () => {
+    const [limit, offset] = await Promise.all([
+      monitors(['list', '--limit', 'abc'], { SERVICE_API_KEY: listsRead }),
+      monitors(['list', '--offset', '1.5'], { SERVICE_API_KEY: listsRead }),
+    ]);
+    assertUsageError(limit, /--limit/);
+    assertUsageError(offset, /--offset/);
+  });
 });
 
 describe('monitors get, update and delete', () => {
@@ -411,7 +461,11 @@ describe('monitors get, update and delete', () => {
     const cleared = jsonOf(await monitors(['update', original.id, '--clear', 'degraded', '--json']));
     assert.equal(cleared.degraded, null);
     assert.deepEqual(withoutUpdatedAt(cleared), withoutUpdatedAt({ ...updated, degraded: null }));
-    assert.deepEqual(monitorWords('grpc', (await api.monitors.getMonitor({ id: original.id })).monitor.value as GRPCMonitor), cleared, 'stored, not only answered');
+    assert.deepEqual(
+      monitorWords('grpc', (await api.monitors.getMonitor({ id: original.id })).monitor.value as GRPCMonitor),
+      cleared,
+      'stored, not only answered',
+    );
   });
 
   test('update of an HTTP monitor takes --target as the monitor URL and leaves headers, body and assertions alone', T, async () => {
@@ -444,45 +498,36 @@ describe('monitors get, update and delete', () => {
     assert.match(clear.stderr, /^statusdesk: --clear: "bogus" is not a field that can be changed; fields: .*\bdegraded\b/);
   });
 
-  test(
-    'update of an HTTP monitor refuses --url, which could be its URL or the service (exit 2), rather than guessing',
-    T,
-    async () => {
-      const http = await httpFixture('url-on-http');
-      assertUsageError(await monitors(['update', http.id, '--url', rpc, '--name', 'changed']), /--url is ambiguous for an HTTP monitor: give its URL as --target, and the service as --api-url/);
-      const { monitor } = await api.monitors.getMonitor({ id: http.id });
-      assert.equal(monitor.value?.name, 'url-on-http');
-    },
-  );
+  test('update of an HTTP monitor refuses --url, which could be its URL or the service (exit 2), rather than guessing', T, async () => {
+    const http = await httpFixture('url-on-http');
+    assertUsageError(
+      await monitors(['update', http.id, '--url', rpc, '--name', 'changed']),
+      /--url is ambiguous for an HTTP monitor: give its URL as --target, and the service as --api-url/,
+    );
+    const { monitor } = await api.monitors.getMonitor({ id: http.id });
+    assert.equal(monitor.value?.name, 'url-on-http');
+  });
 
-  test(
-    '--otlp-header without --otlp-endpoint is a usage error rather than silently dropped',
-    T,
-    async () => {
-      assertUsageError(
-        await monitors(['create', 'tcp', '--name', 'otel', '--target', 'db.internal:5432', '--frequency', '1m', '--otlp-header', 'authorization=Bearer x']),
-        /--otlp-header/,
-      );
-    },
-  );
+  test('--otlp-header without --otlp-endpoint is a usage error rather than silently dropped', T, async () => {
+    assertUsageError(
+      await monitors(['create', 'tcp', '--name', 'otel', '--target', 'db.internal:5432', '--frequency', '1m', '--otlp-header', 'authorization=Bearer x']),
+      /--otlp-header/,
+    );
+  });
 
-  test(
-    'update --otlp-endpoint changes the endpoint and keeps the OTLP headers (credential-like values shown [redacted])',
-    T,
-    async () => {
-      const { monitor } = await api.monitors.createTCPMonitor({
-        monitor: {
-          name: 'otel-move',
-          uri: 'db.internal:5432',
-          periodicity: Periodicity.PERIODICITY_1M,
-          openTelemetry: { endpoint: 'https://otel.example/v1/metrics', headers: { authorization: 'Bearer x' } },
-        },
-      });
-      const updated = jsonOf(await monitors(['update', monitor!.id, '--otlp-endpoint', 'https://otel2.example/v1/metrics', '--json']));
-      // The headers the command read back were [redacted]; sent back so, the stored value is kept.
-      assert.deepEqual(updated.openTelemetry, { endpoint: 'https://otel2.example/v1/metrics', headers: { authorization: '[redacted]' } });
-    },
-  );
+  test('update --otlp-endpoint changes the endpoint and keeps the OTLP headers (credential-like values shown [redacted])', T, async () => {
+    const { monitor } = await api.monitors.createTCPMonitor({
+      monitor: {
+        name: 'otel-move',
+        uri: 'db.internal:5432',
+        periodicity: Periodicity.PERIODICITY_1M,
+        openTelemetry: { endpoint: 'https://otel.example/v1/metrics', headers: { authorization: 'Bearer x' } },
+      },
+    });
+    const updated = jsonOf(await monitors(['update', monitor!.id, '--otlp-endpoint', 'https://otel2.example/v1/metrics', '--json']));
+    // The headers the command read back were [redacted]; sent back so, the stored value is kept.
+    assert.deepEqual(updated.openTelemetry, { endpoint: 'https://otel2.example/v1/metrics', headers: { authorization: '[redacted]' } });
+  });
 
   test('delete removes the monitor; get and delete of it then exit 1 with not_found', T, async () => {
     const tcp = await tcpFixture('doomed');
@@ -507,7 +552,11 @@ describe('monitors status and summary before any check has run', () => {
   test('status lists each region of the monitor as "no check yet", with no time and no invented status', T, async () => {
     const [table, json] = await Promise.all([monitors(['status', id]), monitors(['status', id, '--json'], { SERVICE_API_KEY: read })]);
     assert.equal(table.code, 0, table.stderr);
-    assert.deepEqual(tableOf(table.stdout), [['REGION', 'STATUS', 'LAST CHECK'], ...regions.map((r) => [r, 'no check yet', '-']), ['overall', 'no check yet', '-']]);
+    assert.deepEqual(tableOf(table.stdout), [
+      ['REGION', 'STATUS', 'LAST CHECK'],
+      ...regions.map((r) => [r, 'no check yet', '-']),
+      ['overall', 'no check yet', '-'],
+    ]);
     assert.deepEqual(jsonOf(json), { monitorId: id, overall: null, regions: regions.map((region) => ({ region, status: null, lastCheckedAt: null })) });
   });
 
@@ -564,10 +613,26 @@ describe('monitors trigger, status, summary and logs after real checks', () => {
     const result = await monitors(['trigger', monitor!.id, '--json']);
     assert.equal(result.code, 0, result.stderr);
     const { results } = jsonOf(result) as { results: Record<string, unknown>[] };
-    assert.deepEqual(results.map((r) => r.region), ['iad', 'fra']);
+    assert.deepEqual(
+      results.map((r) => r.region),
+      ['iad', 'fra'],
+    );
     for (const r of results) {
       assert.deepEqual(Object.keys(r), [
-        'monitorId', 'region', 'runner', 'startedAt', 'result', 'latencyMs', 'timing', 'attempts', 'message', 'grpcStatus', 'statusCode', 'url', 'responseHeaders', 'assertionResults',
+        'monitorId',
+        'region',
+        'runner',
+        'startedAt',
+        'result',
+        'latencyMs',
+        'timing',
+        'attempts',
+        'message',
+        'grpcStatus',
+        'statusCode',
+        'url',
+        'responseHeaders',
+        'assertionResults',
       ]);
       assert.equal(r.result, 'down');
       assert.equal(r.message, 'connection refused');
@@ -578,13 +643,23 @@ describe('monitors trigger, status, summary and logs after real checks', () => {
       assert.equal(r.statusCode, null);
     }
     const status = await monitors(['status', monitor!.id]);
-    assert.deepEqual(tableOf(status.stdout).map((row) => row.slice(0, 2)), [['REGION', 'STATUS'], ['iad', 'error'], ['fra', 'error'], ['overall', 'error']]);
+    assert.deepEqual(
+      tableOf(status.stdout).map((row) => row.slice(0, 2)),
+      [
+        ['REGION', 'STATUS'],
+        ['iad', 'error'],
+        ['fra', 'error'],
+        ['overall', 'error'],
+      ],
+    );
     const summary = await monitors(['summary', monitor!.id]);
     assert.deepEqual(tableOf(summary.stdout)[1]?.slice(0, 4), ['1d', '0', '0', '1']);
   });
 
   test("logs lists an HTTP monitor's checks with status code and the failed assertion; --json holds the records", T, async () => {
-    const { monitor } = await api.monitors.createHTTPMonitor({ monitor: { name: 'web', url: webUrl, periodicity: Periodicity.PERIODICITY_5M, regions: ['iad'], retry: 0 } });
+    const { monitor } = await api.monitors.createHTTPMonitor({
+      monitor: { name: 'web', url: webUrl, periodicity: Periodicity.PERIODICITY_5M, regions: ['iad'], retry: 0 },
+    });
     const trigger = await monitors(['trigger', monitor!.id]);
     assert.equal(trigger.code, 0, trigger.stderr);
     assert.deepEqual(tableOf(trigger.stdout)[1]?.slice(0, 2), ['iad', 'down']);
@@ -616,7 +691,10 @@ describe('monitors errors', () => {
   });
 
   test('an unknown key exits 1: the service refused the credential, and what to do', T, async () => {
-    assertOneLineError(await monitors(['list'], { SERVICE_API_KEY: `svc_${'x'.repeat(43)}` }), /refused the credential .*: run statusdesk login, or set SERVICE_API_KEY/);
+    assertOneLineError(
+      await monitors(['list'], { SERVICE_API_KEY: `svc_${'x'.repeat(43)}` }),
+      /refused the credential .*: run statusdesk login, or set SERVICE_API_KEY/,
+    );
   });
 
   test('a target with a scheme exits 2; stderr names --target and says to drop the scheme', T, async () => {

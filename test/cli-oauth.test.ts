@@ -136,7 +136,10 @@ describe('statusdesk oauth pending, approve and deny', () => {
     const [header, ...rows] = table.stdout.trimEnd().split('\n');
     assert.match(header!, /^CODE\s+CLIENT\s+SOURCE\s+REDIRECT HOST\s+ACCESS\s+EXPIRES$/);
     const row = rows.find((r) => r.startsWith(app.matchCode));
-    assert.match(row ?? '', new RegExp(`^${app.matchCode}\\s+Pending Editor\\s+registered\\s+127\\.0\\.0\\.1:45873 \\(loopback\\)\\s+write\\s+${listed.expiresAt}$`));
+    assert.match(
+      row ?? '',
+      new RegExp(`^${app.matchCode}\\s+Pending Editor\\s+registered\\s+127\\.0\\.0\\.1:45873 \\(loopback\\)\\s+write\\s+${listed.expiresAt}$`),
+    );
     assert.match(table.stderr, /Approve only the code your browser shows/);
   });
 
@@ -155,7 +158,11 @@ describe('statusdesk oauth pending, approve and deny', () => {
     assertOk(result);
     assert.equal(result.stdout, '');
     assert.equal(result.stderr, 'approved Approved Editor for personal with read access\n');
-    assert.equal((await pendingRequests()).find((r) => r.matchCode === app.matchCode), undefined, 'no longer pending');
+    assert.equal(
+      (await pendingRequests()).find((r) => r.matchCode === app.matchCode),
+      undefined,
+      'no longer pending',
+    );
 
     const redirect = await collect(app.browser);
     assert.equal(`${redirect.origin}${redirect.pathname}`, app.redirectUri);
@@ -167,7 +174,13 @@ describe('statusdesk oauth pending, approve and deny', () => {
     const token = await svc.api('/oauth/token', {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: app.redirectUri, client_id: app.clientId, code_verifier: app.verifier }),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: app.redirectUri,
+        client_id: app.clientId,
+        code_verifier: app.verifier,
+      }),
     });
     assert.equal(token.status, 200);
     assert.equal((await json(token)).scope, 'read');
@@ -195,7 +208,10 @@ describe('statusdesk oauth pending, approve and deny', () => {
 
   test('an unknown code is one line, exit 1, pointing to oauth pending', T, async () => {
     for (const command of ['approve', 'deny']) {
-      assertOneLineError(await cli(['oauth', command, 'zzzz-zzzz', '--data-dir', svc.dataDir]), /no pending consent request has the code ZZZZ-ZZZZ: see `statusdesk oauth pending`/);
+      assertOneLineError(
+        await cli(['oauth', command, 'zzzz-zzzz', '--data-dir', svc.dataDir]),
+        /no pending consent request has the code ZZZZ-ZZZZ: see `statusdesk oauth pending`/,
+      );
     }
   });
 
@@ -213,7 +229,10 @@ describe('statusdesk oauth pending, approve and deny', () => {
     const raised = await cli(['oauth', 'approve', app.matchCode, '--access', 'write', '--data-dir', svc.dataDir]);
     assert.equal(raised.code, 2);
     assert.match(raised.stderr, /^statusdesk: --access: .*read only[^\n]*\n$/);
-    assert.ok((await pendingRequests()).some((r) => r.matchCode === app.matchCode), 'still pending');
+    assert.ok(
+      (await pendingRequests()).some((r) => r.matchCode === app.matchCode),
+      'still pending',
+    );
   });
 
   test('an unknown --workspace is refused and the request stays pending', T, async () => {
@@ -234,7 +253,10 @@ interface LoginRun {
  * "browser", and the request is waiting for approval.
  */
 async function startLogin(env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, [CLI, 'login', '--no-browser', '--api-url', svc.apiUrl], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'login', '--no-browser', '--api-url', svc.apiUrl], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let stderr = '';
   // 'close', not 'exit': by then everything it wrote to stderr has been read.
@@ -305,13 +327,18 @@ describe('statusdesk login and logout', () => {
     assert.match(table.stdout.split('\n')[1]!, new RegExp(`\\bpersonal\\s+scale\\s+${identity.actor.grantId}\\s+write$`));
 
     assertOk(await cli(['monitors', 'list', '--json'], withUrl));
-    const created = await cli(['monitors', 'create', 'tcp', '--name', 'via-login', '--target', 'db.internal:5432', '--frequency', '1m', '--api-url', svc.apiUrl], env);
+    const created = await cli(
+      ['monitors', 'create', 'tcp', '--name', 'via-login', '--target', 'db.internal:5432', '--frequency', '1m', '--api-url', svc.apiUrl],
+      env,
+    );
     assertOk(created);
 
     const mcp = spawn(process.execPath, [CLI, 'mcp', '--api-url', svc.apiUrl], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     children.push(mcp);
     const answer = new Promise<string>((resolve) => createInterface({ input: mcp.stdout! }).once('line', resolve));
-    mcp.stdin!.end(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } } })}\n`);
+    mcp.stdin!.end(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } } })}\n`,
+    );
     assert.equal(JSON.parse(await answer).result?.protocolVersion, '2025-06-18');
 
     const logout = await cli(['logout', '--api-url', svc.apiUrl], env);
@@ -376,7 +403,10 @@ describe('statusdesk login and logout', () => {
 
   test('login to an address where nothing listens is one line, exit 1', T, async () => {
     const port = await closedPort();
-    assertOneLineError(await cli(['login', '--no-browser', '--api-url', `http://127.0.0.1:${port}`], await configEnv()), new RegExp(`Statusdesk is not running at http://127\\.0\\.0\\.1:${port}: start it with statusdesk serve`));
+    assertOneLineError(
+      await cli(['login', '--no-browser', '--api-url', `http://127.0.0.1:${port}`], await configEnv()),
+      new RegExp(`Statusdesk is not running at http://127\\.0\\.0\\.1:${port}: start it with statusdesk serve`),
+    );
   });
 });
 
@@ -384,7 +414,10 @@ describe('tokens of a login in use', () => {
   test('an access token about to expire is refreshed first, and the rotated tokens are stored', T, async () => {
     const { env } = await logIn();
     const before = storedLogins(env)[svc.apiUrl]!;
-    writeFileSync(credentialsPath(env.STATUSDESK_CONFIG_DIR!), JSON.stringify({ [svc.apiUrl]: { ...before, expiresAt: new Date(Date.now() + 30_000).toISOString() } }));
+    writeFileSync(
+      credentialsPath(env.STATUSDESK_CONFIG_DIR!),
+      JSON.stringify({ [svc.apiUrl]: { ...before, expiresAt: new Date(Date.now() + 30_000).toISOString() } }),
+    );
     assertOk(await cli(['monitors', 'list', '--api-url', svc.apiUrl], env));
     const after = storedLogins(env)[svc.apiUrl]!;
     assert.notEqual(after.refreshToken, before.refreshToken);
@@ -462,7 +495,10 @@ describe('the login store', () => {
     const dir = await folder();
     for (const text of ['{not json', '[]', 'null']) {
       writeFileSync(credentialsPath(dir), text);
-      assert.throws(() => loadLogin(dir, 'http://localhost:3000'), (error: unknown) => error instanceof AppError && error.message.includes(credentialsPath(dir)));
+      assert.throws(
+        () => loadLogin(dir, 'http://localhost:3000'),
+        (error: unknown) => error instanceof AppError && error.message.includes(credentialsPath(dir)),
+      );
     }
   });
 
@@ -496,8 +532,14 @@ describe('the login store', () => {
   test('SERVICE_API_KEY wins; without it and without a login the error says how to get either', async () => {
     const dir = await folder();
     assert.deepEqual(serviceCredential('http://localhost:3000/rpc', { SERVICE_API_KEY: 'svc_k', STATUSDESK_CONFIG_DIR: dir }), { apiKey: 'svc_k' });
-    assert.throws(() => serviceCredential('http://localhost:3000/rpc', { STATUSDESK_CONFIG_DIR: dir }), /there is no login to http:\/\/localhost:3000: run `statusdesk login`, or create a key/);
-    assert.throws(() => serviceCredential('http://127.0.0.1:4000', { STATUSDESK_CONFIG_DIR: dir }), /run `statusdesk login --api-url http:\/\/127\.0\.0\.1:4000`/);
+    assert.throws(
+      () => serviceCredential('http://localhost:3000/rpc', { STATUSDESK_CONFIG_DIR: dir }),
+      /there is no login to http:\/\/localhost:3000: run `statusdesk login`, or create a key/,
+    );
+    assert.throws(
+      () => serviceCredential('http://127.0.0.1:4000', { STATUSDESK_CONFIG_DIR: dir }),
+      /run `statusdesk login --api-url http:\/\/127\.0\.0\.1:4000`/,
+    );
     saveLogin(dir, login('http://127.0.0.1:4000'));
     assert.equal(typeof (serviceCredential('http://127.0.0.1:4000/rpc', { STATUSDESK_CONFIG_DIR: dir }) as { accessToken: unknown }).accessToken, 'function');
   });

@@ -59,7 +59,10 @@ function assertUsageError(result: CliResult, pattern: RegExp): void {
 /** The FIELD/VALUE table of one record as a map. */
 function fieldsOf(result: CliResult): Map<string, string> {
   assert.equal(result.code, 0, `exit code (stderr: ${result.stderr})`);
-  const rows = result.stdout.trimEnd().split('\n').map((line) => line.split(/ {2,}/));
+  const rows = result.stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => line.split(/ {2,}/));
   assert.deepEqual(rows[0], ['FIELD', 'VALUE']);
   return new Map(rows.slice(1).map(([field, value]) => [field!, value ?? '']));
 }
@@ -100,7 +103,8 @@ describe('pages and components', () => {
 
   test('components add with --monitor links the monitor; list shows them in order; update unlinks and ungroups', T, async () => {
     const page = await pageFixture('components');
-    const monitor = (await api.monitors.createTCPMonitor({ monitor: { name: 'db', uri: 'db.internal:5432', periodicity: Periodicity.PERIODICITY_1M } })).monitor!;
+    const monitor = (await api.monitors.createTCPMonitor({ monitor: { name: 'db', uri: 'db.internal:5432', periodicity: Periodicity.PERIODICITY_1M } }))
+      .monitor!;
     const linked = jsonOf(await cli(['pages', 'components', 'add', page.slug, '--name', 'Database', '--monitor', monitor.id, '--group', 'Backend', '--json']));
     assert.match(linked.id, /^[1-9]\d*$/);
     assert.deepEqual([linked.pageId, linked.name, linked.type, linked.monitorId, linked.group], [page.id, 'Database', 'monitor', monitor.id, 'Backend']);
@@ -119,7 +123,10 @@ describe('pages and components', () => {
     assert.deepEqual([unlinked.type, unlinked.monitorId, unlinked.group, unlinked.position, unlinked.name], ['static', null, null, 5, 'Database']);
     const removed = await cli(['pages', 'components', 'remove', added.get('id')!]);
     assert.deepEqual([removed.code, removed.stdout], [0, '']);
-    assert.deepEqual((await api.pages.listPageComponents({ pageId: page.id })).components.map((c) => c.id), [linked.id]);
+    assert.deepEqual(
+      (await api.pages.listPageComponents({ pageId: page.id })).components.map((c) => c.id),
+      [linked.id],
+    );
   });
 
   test('a three-word command that does not exist is a usage error naming the words typed', T, async () => {
@@ -151,7 +158,20 @@ describe('reports, maintenance and subscribers', () => {
     const page = await pageFixture('incidents-timeline');
     const componentId = (await api.pages.addPageComponent({ pageId: page.id, name: 'API' })).component!.id;
     const created = jsonOf(
-      await cli(['reports', 'create', '--page', page.slug, '--title', 'Slow API', '--message', 'Looking into it', '--component', componentId, '--no-notify', '--json']),
+      await cli([
+        'reports',
+        'create',
+        '--page',
+        page.slug,
+        '--title',
+        'Slow API',
+        '--message',
+        'Looking into it',
+        '--component',
+        componentId,
+        '--no-notify',
+        '--json',
+      ]),
     );
     assert.equal(created.notified, false);
     const report = created.statusReport;
@@ -161,7 +181,10 @@ describe('reports, maintenance and subscribers', () => {
     const updated = jsonOf(await cli(['reports', 'update-status', report.id, '--status', 'identified', '--message', 'A slow query', '--no-notify', '--json']));
     assert.equal(updated.notified, false);
     assert.equal(updated.statusReport.status, 'identified');
-    assert.deepEqual(updated.statusReport.updates.map((u: any) => u.message), ['A slow query', 'Looking into it']);
+    assert.deepEqual(
+      updated.statusReport.updates.map((u: any) => u.message),
+      ['A slow query', 'Looking into it'],
+    );
 
     const resolved = fieldsOf(await cli(['reports', 'resolve', report.id, '--message', 'Fixed', '--no-notify']));
     assert.deepEqual([resolved.get('status'), resolved.get('resolved'), resolved.get('updates'), resolved.get('notified')], ['resolved', 'true', '3', 'false']);
@@ -170,12 +193,24 @@ describe('reports, maintenance and subscribers', () => {
     const [active, all] = await Promise.all([cli(['reports', 'list', '--page', page.slug, '--json']), cli(['reports', 'list', '--all', '--page', page.slug])]);
     assert.deepEqual(jsonOf(active).statusReports, [], 'a resolved report is not active');
     assert.equal(all.code, 0, all.stderr);
-    assert.deepEqual(tableOf(all.stdout).map((row) => row.slice(0, 4)), [['ID', 'PAGE', 'TITLE', 'STATUS'], [report.id, page.id, 'Slow API', 'resolved']]);
+    assert.deepEqual(
+      tableOf(all.stdout).map((row) => row.slice(0, 4)),
+      [
+        ['ID', 'PAGE', 'TITLE', 'STATUS'],
+        [report.id, page.id, 'Slow API', 'resolved'],
+      ],
+    );
     assert.equal(all.stderr, '1 of 1 reports (page 1 of 1)\n');
   });
 
   test('reports edit corrects the title and clears the components without an update', T, async () => {
-    const { statusReport } = await api.reports.createStatusReport({ pageId: page.id, title: 'Typo', message: 'Looking', pageComponentIds: [componentId], notify: false });
+    const { statusReport } = await api.reports.createStatusReport({
+      pageId: page.id,
+      title: 'Typo',
+      message: 'Looking',
+      pageComponentIds: [componentId],
+      notify: false,
+    });
     const edited = jsonOf(await cli(['reports', 'edit', statusReport!.id, '--title', 'Slow checkout', '--clear-components', '--json']));
     assert.equal(edited.title, 'Slow checkout');
     assert.deepEqual(edited.pageComponentIds, []);
@@ -183,33 +218,43 @@ describe('reports, maintenance and subscribers', () => {
     assertUsageError(await cli(['reports', 'edit', statusReport!.id]), /nothing to change/);
   });
 
-  test('a webhook subscriber: the secret once on stdout with a note on stderr; a report with --notify reaches it, and the listing shows that delivery', T, async () => {
-    const added = await cli(['pages', 'subscribers', 'add', page.slug, '--webhook', `${receiver.url}/subscriber`]);
-    assert.equal(added.code, 0, added.stderr);
-    assert.match(added.stdout, /^whsec_[A-Za-z0-9_-]+\n$/);
-    assert.match(added.stderr, /only time/);
-    const secret = added.stdout.trim();
-    const listed = jsonOf(await cli(['pages', 'subscribers', 'list', page.slug, '--json']));
-    assert.equal(listed.subscribers.length, 1);
-    assert.deepEqual([listed.subscribers[0].lastDeliveryAt, listed.subscribers[0].lastDeliveryError], [null, null], 'nothing sent yet');
-    assert.ok(!JSON.stringify(listed).includes(secret), 'the secret is never shown again');
+  test(
+    'a webhook subscriber: the secret once on stdout with a note on stderr; a report with --notify reaches it, and the listing shows that delivery',
+    T,
+    async () => {
+      const added = await cli(['pages', 'subscribers', 'add', page.slug, '--webhook', `${receiver.url}/subscriber`]);
+      assert.equal(added.code, 0, added.stderr);
+      assert.match(added.stdout, /^whsec_[A-Za-z0-9_-]+\n$/);
+      assert.match(added.stderr, /only time/);
+      const secret = added.stdout.trim();
+      const listed = jsonOf(await cli(['pages', 'subscribers', 'list', page.slug, '--json']));
+      assert.equal(listed.subscribers.length, 1);
+      assert.deepEqual([listed.subscribers[0].lastDeliveryAt, listed.subscribers[0].lastDeliveryError], [null, null], 'nothing sent yet');
+      assert.ok(!JSON.stringify(listed).includes(secret), 'the secret is never shown again');
 
-    const before = receiver.requests.length;
-    const created = jsonOf(await cli(['reports', 'create', '--page', page.slug, '--title', 'Outage', '--message', 'Down', '--notify', '--json']));
-    assert.equal(created.notified, true);
-    const [delivery] = (await receiver.waitFor(before + 1)).slice(before);
-    assert.equal(delivery!.path, '/subscriber');
-    assert.ok(verifySignature(secret, delivery!.headers['x-statusdesk-signature']!, delivery!.body));
-    await api.reports.deleteStatusReport({ id: created.statusReport.id });
-    const [delivered] = jsonOf(await cli(['pages', 'subscribers', 'list', page.slug, '--json'])).subscribers;
-    assert.ok(delivered.lastDeliveryAt >= created.statusReport.createdAt, 'the delivery time is listed');
-    assert.equal(delivered.lastDeliveryError, null);
-    const table = await cli(['pages', 'subscribers', 'list', page.slug]);
-    assert.deepEqual(tableOf(table.stdout).map((row) => row.slice(6)), [['LAST DELIVERY', 'DELIVERY ERROR'], [delivered.lastDeliveryAt, '-']]);
+      const before = receiver.requests.length;
+      const created = jsonOf(await cli(['reports', 'create', '--page', page.slug, '--title', 'Outage', '--message', 'Down', '--notify', '--json']));
+      assert.equal(created.notified, true);
+      const [delivery] = (await receiver.waitFor(before + 1)).slice(before);
+      assert.equal(delivery!.path, '/subscriber');
+      assert.ok(verifySignature(secret, delivery!.headers['x-statusdesk-signature']!, delivery!.body));
+      await api.reports.deleteStatusReport({ id: created.statusReport.id });
+      const [delivered] = jsonOf(await cli(['pages', 'subscribers', 'list', page.slug, '--json'])).subscribers;
+      assert.ok(delivered.lastDeliveryAt >= created.statusReport.createdAt, 'the delivery time is listed');
+      assert.equal(delivered.lastDeliveryError, null);
+      const table = await cli(['pages', 'subscribers', 'list', page.slug]);
+      assert.deepEqual(
+        tableOf(table.stdout).map((row) => row.slice(6)),
+        [
+          ['LAST DELIVERY', 'DELIVERY ERROR'],
+          [delivered.lastDeliveryAt, '-'],
+        ],
+      );
 
-    const removed = await cli(['pages', 'subscribers', 'remove', listed.subscribers[0].id]);
-    assert.deepEqual([removed.code, removed.stdout], [0, '']);
-  });
+      const removed = await cli(['pages', 'subscribers', 'remove', listed.subscribers[0].id]);
+      assert.deepEqual([removed.code, removed.stdout], [0, '']);
+    },
+  );
 
   test('maintenance create needs --notify or --no-notify; --no-notify gives notified false; list and delete', T, async () => {
     const base = ['maintenance', 'create', '--page', page.slug, '--title', 'DB upgrade', '--from', '2030-01-01T22:00:00Z', '--to', '2030-01-02T00:00:00Z'];
@@ -233,7 +278,21 @@ describe('channels', () => {
   const HEADER = 'Bearer cli-header-credential';
 
   test('channels add webhook --json never prints the secret; channels test delivers to the receiver', T, async () => {
-    const result = await cli(['channels', 'add', '--name', 'On call', '--kind', 'webhook', '--webhook-url', `${receiver.url}/alerts/PATH-TOKEN`, '--secret', SECRET, '--header', `authorization=${HEADER}`, '--json']);
+    const result = await cli([
+      'channels',
+      'add',
+      '--name',
+      'On call',
+      '--kind',
+      'webhook',
+      '--webhook-url',
+      `${receiver.url}/alerts/PATH-TOKEN`,
+      '--secret',
+      SECRET,
+      '--header',
+      `authorization=${HEADER}`,
+      '--json',
+    ]);
     const channel = jsonOf(result);
     for (const secret of [SECRET, HEADER, 'PATH-TOKEN']) assert.ok(!result.stdout.includes(secret), `${secret} was printed`);
     assert.match(channel.id, /^[1-9]\d*$/);
@@ -255,7 +314,10 @@ describe('channels', () => {
   test('channels test of an unreachable channel exits 1 with the reason', T, async () => {
     const closed = await startHttpReceiver();
     await closed.close();
-    const { channel } = await api.notifications.createNotificationChannel({ name: 'Gone', config: { case: 'webhook', value: { url: `${closed.url}/gone`, secret: SECRET } } });
+    const { channel } = await api.notifications.createNotificationChannel({
+      name: 'Gone',
+      config: { case: 'webhook', value: { url: `${closed.url}/gone`, secret: SECRET } },
+    });
     const [text, json] = await Promise.all([cli(['channels', 'test', channel!.id]), cli(['channels', 'test', channel!.id, '--json'])]);
     assertOneLineError(text, /not delivered: /);
     assert.equal(json.code, 1);
@@ -276,7 +338,8 @@ describe('channels', () => {
     const body = jsonOf(renamed);
     assert.deepEqual([body.name, body.priority, body.server], ['Pager', 5, 'https://ntfy.sh']);
     assert.ok(body.topic && body.token, 'the topic and the token are kept');
-    for (const result of [added, renamed]) assert.ok(!result.stdout.includes('tk_secret') && !result.stdout.includes('alerts-topic'), 'credentials are shown masked');
+    for (const result of [added, renamed])
+      assert.ok(!result.stdout.includes('tk_secret') && !result.stdout.includes('alerts-topic'), 'credentials are shown masked');
   });
 });
 
@@ -285,9 +348,14 @@ describe('pages export', () => {
     const page = await pageFixture('export-me');
     for (const name of ['Checkout API', 'Status & Help']) await api.pages.addPageComponent({ pageId: page.id, name });
     const out = join(scratch.path, 'site');
-    const result = await cli(['pages', 'export', page.id, '--out', out, '--data-dir', svc.dataDir, '--public-url', 'https://status.example.test'], { SERVICE_API_KEY: undefined });
+    const result = await cli(['pages', 'export', page.id, '--out', out, '--data-dir', svc.dataDir, '--public-url', 'https://status.example.test'], {
+      SERVICE_API_KEY: undefined,
+    });
     assert.equal(result.code, 0, result.stderr);
-    assert.deepEqual(result.stdout.trimEnd().split('\n'), ['index.html', 'feed.atom', 'summary.json'].map((f) => join(out, f)));
+    assert.deepEqual(
+      result.stdout.trimEnd().split('\n'),
+      ['index.html', 'feed.atom', 'summary.json'].map((f) => join(out, f)),
+    );
     assert.match(result.stderr, /https:\/\/status\.example\.test\/status\/export-me\//);
     assert.deepEqual((await readdir(out)).sort(), ['feed.atom', 'index.html', 'summary.json']);
 
@@ -297,7 +365,10 @@ describe('pages export', () => {
     assert.ok(!/<script/i.test(html), 'a static page runs no script');
     const summary = JSON.parse(await readFile(join(out, 'summary.json'), 'utf8'));
     assert.equal(summary.page.url, 'https://status.example.test/status/export-me');
-    assert.deepEqual(summary.components.map((c: any) => c.name), ['Checkout API', 'Status & Help']);
+    assert.deepEqual(
+      summary.components.map((c: any) => c.name),
+      ['Checkout API', 'Status & Help'],
+    );
     assert.match(await readFile(join(out, 'feed.atom'), 'utf8'), /https:\/\/status\.example\.test\/status\/export-me\/feed\.atom/);
   });
 

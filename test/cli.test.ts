@@ -146,7 +146,15 @@ describe('keys', () => {
     const db = await openTestDatabase(dataDir);
     await db
       .insertInto('api_keys')
-      .values({ workspace_id: 1, name: 'old-one', prefix: legacySecret.slice(0, 12), secret_hash: sha256(legacySecret), scopes: null, created_by_user_id: null, created_at: '2024-01-01T00:00:00.000Z' })
+      .values({
+        workspace_id: 1,
+        name: 'old-one',
+        prefix: legacySecret.slice(0, 12),
+        secret_hash: sha256(legacySecret),
+        scopes: null,
+        created_by_user_id: null,
+        created_at: '2024-01-01T00:00:00.000Z',
+      })
       .execute();
     await db.destroy();
     const result = await cli(['keys', 'list', '--data-dir', dataDir]);
@@ -221,7 +229,11 @@ describe('workspaces', () => {
     const list = await cli(['workspaces', 'list', '--json', '--data-dir', dataDir]);
     assert.equal(list.code, 0, list.stderr);
     const rows = (JSON.parse(list.stdout) as { slug: string; plan: string }[]).map((w) => [w.slug, w.plan]);
-    assert.deepEqual(rows, [['personal', 'scale'], ['team', 'starter'], ['ops', 'hobby']]);
+    assert.deepEqual(rows, [
+      ['personal', 'scale'],
+      ['team', 'starter'],
+      ['ops', 'hobby'],
+    ]);
 
     const table = await cli(['workspaces', 'list', '--data-dir', dataDir]);
     assert.equal(table.code, 0, table.stderr);
@@ -231,7 +243,10 @@ describe('workspaces', () => {
     assert.match(lines.find((l) => /\steam\s/.test(l)) ?? '', /\bTeam\s+starter\b/);
 
     const key = await createKey(dataDir, 'read', 'team key', 'team');
-    assert.deepEqual((await listKeys(dataDir, '--workspace', 'team')).map((k) => k.prefix), [key.slice(0, 12)]);
+    assert.deepEqual(
+      (await listKeys(dataDir, '--workspace', 'team')).map((k) => k.prefix),
+      [key.slice(0, 12)],
+    );
   });
 
   test('an invalid slug is one line naming --slug, exit 2, and nothing is created', T, async () => {
@@ -245,8 +260,15 @@ describe('workspaces', () => {
   });
 
   test('an unknown plan (exit 2, naming --plan) or a taken slug (exit 1) is one line', T, async () => {
-    assert.deepEqual(await cli(['workspaces', 'create', '--name', 'N', '--slug', 'fine', '--plan', 'gold', '--data-dir', dataDir]), { code: 2, stdout: '', stderr: 'statusdesk: --plan: must be one of hobby, starter, pro, scale\n' });
-    assertOneLineError(await cli(['workspaces', 'create', '--name', 'N', '--slug', 'personal', '--plan', 'pro', '--data-dir', dataDir]), /\bslug: .*personal.*already exists/);
+    assert.deepEqual(await cli(['workspaces', 'create', '--name', 'N', '--slug', 'fine', '--plan', 'gold', '--data-dir', dataDir]), {
+      code: 2,
+      stdout: '',
+      stderr: 'statusdesk: --plan: must be one of hobby, starter, pro, scale\n',
+    });
+    assertOneLineError(
+      await cli(['workspaces', 'create', '--name', 'N', '--slug', 'personal', '--plan', 'pro', '--data-dir', dataDir]),
+      /\bslug: .*personal.*already exists/,
+    );
   });
 
   test('create without --plan is a usage error', T, async () => {
@@ -280,9 +302,7 @@ describe('usage', () => {
 
 describe('the Node.js gate', () => {
   const systemNode = '/usr/bin/node';
-  const version = existsSync(systemNode)
-    ? execFileSync(systemNode, ['-p', 'process.versions.node'], { encoding: 'utf8', timeout: 10_000 }).trim()
-    : undefined;
+  const version = existsSync(systemNode) ? execFileSync(systemNode, ['-p', 'process.versions.node'], { encoding: 'utf8', timeout: 10_000 }).trim() : undefined;
   const [major = 0, minor = 0] = (version ?? '0.0').split('.').map(Number);
   const tooOld = major < 22 || (major === 22 && minor < 18);
 
@@ -336,8 +356,14 @@ describe('serve', () => {
     assert.equal(await within(exited, 15_000, 'shutdown on SIGTERM'), 0, stderr);
     assert.equal(stdout.split('\n').length, 2, `stdout holds more than the ready line: ${JSON.stringify(stdout)}`);
     assert.ok(stdout.endsWith('\n'));
-    const logs = stderr.trimEnd().split('\n').map((l) => JSON.parse(l) as { msg?: string });
-    assert.ok(logs.some((l) => l.msg === 'ready'), 'the ready event is logged on stderr');
+    const logs = stderr
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { msg?: string });
+    assert.ok(
+      logs.some((l) => l.msg === 'ready'),
+      'the ready event is logged on stderr',
+    );
     assert.ok(logs.some((l) => l.msg === 'shutting down'));
   });
 

@@ -28,7 +28,11 @@ describe('settings', () => {
     const start = reference.indexOf('| Setting | Meaning | Default |');
     assert.ok(start >= 0, 'docs/reference/cli.md has a settings table');
     const end = reference.indexOf('\n\n', start);
-    assert.equal(reference.slice(start, end === -1 ? undefined : end), settingsTable(), 'docs/reference/cli.md: replace the settings table with settingsTable() of server/config.ts');
+    assert.equal(
+      reference.slice(start, end === -1 ? undefined : end),
+      settingsTable(),
+      'docs/reference/cli.md: replace the settings table with settingsTable() of server/config.ts',
+    );
   });
 
   test('unset, every setting takes its default', () => {
@@ -38,7 +42,18 @@ describe('settings', () => {
     assert.equal(c.dashboardPort, DEFAULT_DASHBOARD_PORT);
     assert.equal(c.logLevel, 'info');
     assert.equal(c.scheduleChecks, true);
-    for (const unset of ['oauthIssuer', 'dashboardUrl', 'docsUrl', 'publicUrl', 'smtpUrl', 'mailFrom', 'rateLimitPerMinute', 'checkConcurrency', 'otlpIntervalMs', 'oauthRedirectDomains'] as const) {
+    for (const unset of [
+      'oauthIssuer',
+      'dashboardUrl',
+      'docsUrl',
+      'publicUrl',
+      'smtpUrl',
+      'mailFrom',
+      'rateLimitPerMinute',
+      'checkConcurrency',
+      'otlpIntervalMs',
+      'oauthRedirectDomains',
+    ] as const) {
       assert.equal(c[unset], undefined, unset);
     }
   });

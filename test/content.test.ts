@@ -19,7 +19,6 @@ import { seededRandom } from './support/seeded-random.ts';
 
 const system: Actor = { type: 'system', surface: 'cli' };
 
-
 const paths = (results: SearchResult[]) => results.map((r) => r.path);
 
 // ---- fixture documentation ---------------------------------------------------------------------
@@ -165,7 +164,10 @@ describe('search', () => {
     const index = fixtureIndex();
     const [hit] = await index.searchDocs('retries');
     assert.deepEqual(Object.keys(hit!).sort(), ['path', 'snippet', 'title', 'type', 'url']);
-    assert.deepEqual({ ...hit, snippet: undefined }, { title: 'Retries', type: 'docs', snippet: undefined, url: `${docsUrl}/docs/reference/retries`, path: 'docs/reference/retries' });
+    assert.deepEqual(
+      { ...hit, snippet: undefined },
+      { title: 'Retries', type: 'docs', snippet: undefined, url: `${docsUrl}/docs/reference/retries`, path: 'docs/reference/retries' },
+    );
     const [front] = await index.searchDocs('front page');
     assert.deepEqual([front!.path, front!.url, front!.title], ['docs/index', `${docsUrl}/docs/index`, 'Fixture documentation']);
   });
@@ -233,7 +235,37 @@ describe('search', () => {
 
   test('random strings of FTS5 syntax and unicode never fail', async () => {
     const index = fixtureIndex();
-    const pool = ['"', '*', '-', '+', '^', ':', '(', ')', '{', '}', ',', "'", ' ', ' ', 'NEAR', 'AND', 'OR', 'NOT', 'quokka', 'retr', 'é', '\u0301', '東', '😀', '\u0000', '\\', '/', '.', '_'];
+    const pool = [
+      '"',
+      '*',
+      '-',
+      '+',
+      '^',
+      ':',
+      '(',
+      ')',
+      '{',
+      '}',
+      ',',
+      "'",
+      ' ',
+      ' ',
+      'NEAR',
+      'AND',
+      'OR',
+      'NOT',
+      'quokka',
+      'retr',
+      'é',
+      '\u0301',
+      '東',
+      '😀',
+      '\u0000',
+      '\\',
+      '/',
+      '.',
+      '_',
+    ];
     const next = seededRandom(42);
     for (let i = 0; i < 300; i++) {
       const query = Array.from({ length: 1 + Math.floor(next() * 12) }, () => pool[Math.floor(next() * pool.length)]).join('');
@@ -262,9 +294,15 @@ describe('type filters', () => {
     assert.deepEqual(paths(await index.searchDocs('quokka')), ['docs/reference/long-page']);
     assert.deepEqual(paths(await index.searchDocs('quokka', 'docs')), ['docs/reference/long-page']);
     const guides = await index.searchDocs('quokka', 'guides');
-    assert.deepEqual(guides.map((r) => [r.path, r.type, r.url]), [['docs/guides/first-steps', 'guides', `${docsUrl}/docs/guides/first-steps`]]);
+    assert.deepEqual(
+      guides.map((r) => [r.path, r.type, r.url]),
+      [['docs/guides/first-steps', 'guides', `${docsUrl}/docs/guides/first-steps`]],
+    );
     const changelog = await index.searchDocs('quokka', 'changelog');
-    assert.deepEqual(changelog.map((r) => [r.path, r.type, r.url]), [['docs/changelog', 'changelog', `${docsUrl}/docs/changelog`]]);
+    assert.deepEqual(
+      changelog.map((r) => [r.path, r.type, r.url]),
+      [['docs/changelog', 'changelog', `${docsUrl}/docs/changelog`]],
+    );
   });
 
   test('a file the docs route cannot serve is not indexed', async () => {
@@ -284,7 +322,10 @@ describe('type filters', () => {
       assert.deepEqual(paths(await index.searchContent('quokka', 'changelog')), ['docs/changelog']);
       // The site index names every page, and is a page itself.
       const site = await index.searchContent('quokka status', 'site');
-      assert.deepEqual(site.map((r) => [r.path, r.type, r.url]), [['llms.txt', 'site', `${docsUrl}/llms.txt`]]);
+      assert.deepEqual(
+        site.map((r) => [r.path, r.type, r.url]),
+        [['llms.txt', 'site', `${docsUrl}/llms.txt`]],
+      );
       assert.match(site[0]!.snippet, /\*\*Quokka\*\* \*\*Status\*\*/);
     } finally {
       await services.pages.delete(system, ws, page.id);
@@ -372,14 +413,25 @@ describe('status pages', () => {
     try {
       await services.pages.addComponent(system, ws, page.id, { name: 'Burrow API', group: 'Backend' });
       const [found] = await index.searchContent('platypus', 'status-page');
-      assert.deepEqual(found && { ...found, snippet: undefined }, { title: 'Platypus Status', type: 'status-page', snippet: undefined, url: `${svc.apiUrl}/status/platypus`, path: 'status/platypus' });
+      assert.deepEqual(found && { ...found, snippet: undefined }, {
+        title: 'Platypus Status',
+        type: 'status-page',
+        snippet: undefined,
+        url: `${svc.apiUrl}/status/platypus`,
+        path: 'status/platypus',
+      });
 
       await services.pages.update(system, ws, page.id, { title: 'Echidna Status' });
       assert.deepEqual(paths(await index.searchContent('echidna')), ['status/platypus', 'llms.txt']);
       assert.equal((await index.searchContent('echidna'))[0]!.title, 'Echidna Status');
       assert.ok(!(await index.searchContent('platypus', 'status-page')).some((r) => r.title === 'Platypus Status'));
 
-      await services.reports.create(system, ws, { pageId: page.id, title: 'Tunnel collapse', message: 'The burrow tunnel collapsed under the wombat', notify: false });
+      await services.reports.create(system, ws, {
+        pageId: page.id,
+        title: 'Tunnel collapse',
+        message: 'The burrow tunnel collapsed under the wombat',
+        notify: false,
+      });
       const [incident] = await index.searchContent('tunnel collapse', 'status-page');
       assert.equal(incident!.path, 'status/platypus');
       assert.match(incident!.snippet, /\*\*Tunnel\*\* \*\*collapse\*\*/);
@@ -428,7 +480,10 @@ describe('status pages', () => {
       await services.reports.resolve(system, ws, report.id, { message: 'Termites are back', notify: false });
       for (const form of ['status/numbat', '/status/numbat/', `${svc.apiUrl}/status/numbat`]) {
         const read = await lazy.getContentPage(form);
-        assert.deepEqual({ ...read, markdown: undefined }, { path: 'status/numbat', title: 'Numbat', type: 'status-page', url: `${svc.apiUrl}/status/numbat`, markdown: undefined });
+        assert.deepEqual(
+          { ...read, markdown: undefined },
+          { path: 'status/numbat', title: 'Numbat', type: 'status-page', url: `${svc.apiUrl}/status/numbat`, markdown: undefined },
+        );
         assert.match(read.markdown, /Current status: \*\*All systems operational\*\*/);
         assert.match(read.markdown, /## Resolved incidents \(last 14 days\)\n\n### Termite shortage\n\nStatus: Resolved\. Opened .*, resolved /);
         assert.match(read.markdown, /Resolved: Termites are back/);
@@ -478,13 +533,19 @@ describe('site index', () => {
         `${docsUrl}/docs/reference/schedules`,
         `${docsUrl}/docs/reference/unicode`,
       ]);
-      assert.equal(lines[lines.indexOf('## Docs') + 2], `- [Fixture documentation](${docsUrl}/docs/index): The front page of a small documentation set used to test search.`);
+      assert.equal(
+        lines[lines.indexOf('## Docs') + 2],
+        `- [Fixture documentation](${docsUrl}/docs/index): The front page of a small documentation set used to test search.`,
+      );
       assert.ok(lines.includes(`- [Retries](${docsUrl}/docs/reference/retries): How a failed check is tried again before it counts.`));
       // Link text from a page editor cannot break the link; a line break cannot end the item.
       assert.ok(lines.includes(`- [Wallaby \\[Prod\\]](${svc.apiUrl}/status/wallaby): All systems operational. Hopping services`), text);
 
       assert.equal((await index.getContentPage('llms.txt')).markdown, text);
-      assert.deepEqual({ ...(await index.getContentPage('/llms.txt')), markdown: undefined }, { path: 'llms.txt', title: 'Statusdesk site index (llms.txt)', type: 'site', url: `${docsUrl}/llms.txt`, markdown: undefined });
+      assert.deepEqual(
+        { ...(await index.getContentPage('/llms.txt')), markdown: undefined },
+        { path: 'llms.txt', title: 'Statusdesk site index (llms.txt)', type: 'site', url: `${docsUrl}/llms.txt`, markdown: undefined },
+      );
     } finally {
       await services.pages.delete(system, ws, page.id);
     }
@@ -500,7 +561,9 @@ describe('site index', () => {
       assert.equal(response.headers.get('content-type'), 'text/plain; charset=utf-8');
       const text = await response.text();
       assert.match(text, /^# Statusdesk\n\n> /);
-      const shipped = (await readdir(join(packageRoot, 'docs'), { recursive: true })).filter((f) => f.endsWith('.md')).map((f) => f.replace(/\.md$/, '').split('\\').join('/'));
+      const shipped = (await readdir(join(packageRoot, 'docs'), { recursive: true }))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => f.replace(/\.md$/, '').split('\\').join('/'));
       assert.ok(shipped.includes('reference/plans'));
       for (const doc of shipped) assert.ok(text.includes(`](${svc.apiUrl}/docs/${doc})`), `links docs/${doc}`);
       assert.ok(text.includes(`- [Bilby Status](${svc.apiUrl}/status/bilby): All systems operational.`), text);

@@ -108,9 +108,24 @@ describe('the dashboard API answers what its contract declares', () => {
     const { statusPage } = await ws.rpc.pages.createStatusPage({ slug, title: 'Contract' });
     const pageId = statusPage!.id;
     const { component } = await ws.rpc.pages.addPageComponent({ pageId, name: 'API', group: 'Core' });
-    await ws.rpc.reports.createStatusReport({ pageId, title: 'Slow API', status: statusReportV1.StatusReportStatus.IDENTIFIED, message: 'Looking', pageComponentIds: [component!.id], notify: false });
+    await ws.rpc.reports.createStatusReport({
+      pageId,
+      title: 'Slow API',
+      status: statusReportV1.StatusReportStatus.IDENTIFIED,
+      message: 'Looking',
+      pageComponentIds: [component!.id],
+      notify: false,
+    });
     const at = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
-    await ws.rpc.maintenances.createMaintenance({ pageId, title: 'Now', message: 'Work', from: at(-5), to: at(55), pageComponentIds: [component!.id], notify: false });
+    await ws.rpc.maintenances.createMaintenance({
+      pageId,
+      title: 'Now',
+      message: 'Work',
+      from: at(-5),
+      to: at(55),
+      pageComponentIds: [component!.id],
+      notify: false,
+    });
     await ws.rpc.maintenances.createMaintenance({ pageId, title: 'Later', from: at(600), to: at(660), notify: false });
 
     const preview = await call('pagePreview', { workspaceId: ws.id, pageId });
@@ -125,7 +140,14 @@ describe('the dashboard API answers what its contract declares', () => {
       const ask = async () => {
         const client = await registerClient(service.apiUrl, [receiver.redirectUri()], 'Contract editor');
         const challenge = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
-        return startConsent(service, { response_type: 'code', client_id: client.client_id, redirect_uri: receiver.redirectUri(), code_challenge: challenge, code_challenge_method: 'S256', state: 's' });
+        return startConsent(service, {
+          response_type: 'code',
+          client_id: client.client_id,
+          redirect_uri: receiver.redirectUri(),
+          code_challenge: challenge,
+          code_challenge_method: 'S256',
+          state: 's',
+        });
       };
       const approving = await ask();
       const asked = await call('consentRequest', { id: approving.requestId }, { browser: approving.browser });
@@ -134,7 +156,11 @@ describe('the dashboard API answers what its contract declares', () => {
       assert.ok(seen.csrfToken && seen.workspaces?.length);
       const { requests } = await call('pendingRequests', {});
       assert.ok(requests.some((r) => r.id === approving.requestId));
-      const approved = await call('approve', { id: approving.requestId }, { body: { csrfToken: seen.csrfToken, workspaceId: String(service.personalId), access: 'read' } });
+      const approved = await call(
+        'approve',
+        { id: approving.requestId },
+        { body: { csrfToken: seen.csrfToken, workspaceId: String(service.personalId), access: 'read' } },
+      );
       assert.equal(approved.status, 'approved');
 
       const denying = await ask();
@@ -159,7 +185,9 @@ describe('the dashboard API answers what its contract declares', () => {
     assert.equal(stream.status, 200);
     const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
     try {
-      const { monitor } = await ws.rpc.monitors.createTCPMonitor({ monitor: { name: 'contract live', uri: await tcpTarget(), periodicity: Periodicity.PERIODICITY_1M, regions: ['iad'] } });
+      const { monitor } = await ws.rpc.monitors.createTCPMonitor({
+        monitor: { name: 'contract live', uri: await tcpTarget(), periodicity: Periodicity.PERIODICITY_1M, regions: ['iad'] },
+      });
       await ws.rpc.monitors.triggerMonitor({ id: monitor!.id });
       const seen = new Set<string>();
       let text = '';
@@ -184,7 +212,11 @@ describe('the dashboard API answers what its contract declares', () => {
   // After the tests, in whatever order they ran: none of the contract's JSON calls was left out.
   after(() => {
     const json = Object.keys(DASHBOARD_ANSWERS) as JsonEndpoint[];
-    assert.deepEqual(json.filter((endpoint) => !called.has(endpoint)), [], 'JSON calls of the contract no test above made');
+    assert.deepEqual(
+      json.filter((endpoint) => !called.has(endpoint)),
+      [],
+      'JSON calls of the contract no test above made',
+    );
   });
 });
 

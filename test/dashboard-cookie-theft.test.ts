@@ -106,7 +106,10 @@ test('a server on another port that receives the dashboard cookie in Chromium ca
     // Nothing changed: no key, and the request still waits for the owner.
     assert.equal((await service.services.keys.list(service.owner, service.personalId)).length, keysBefore.length);
     const pending = await service.services.oauth.pending(service.owner);
-    assert.ok(pending.some((request) => request.id === requestId), 'the consent request is still pending');
+    assert.ok(
+      pending.some((request) => request.id === requestId),
+      'the consent request is still pending',
+    );
   } finally {
     await context.close();
     await new Promise((resolve) => catcher.server.close(resolve));
@@ -121,7 +124,11 @@ test('signing out ends the session: its cookie and page token no longer read any
     const token = await page.evaluate(() => sessionStorage.getItem('statusdesk.session') ?? '');
     const headers = { cookie: `${cookie!.name}=${cookie!.value}`, 'x-statusdesk-session': token, origin: service.dashboardUrl };
     assert.equal((await fetch(`${service.dashboardUrl}/api/session`, { headers })).status, 200);
-    const signOut = await fetch(`${service.dashboardUrl}/api/signout`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{}' });
+    const signOut = await fetch(`${service.dashboardUrl}/api/signout`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: '{}',
+    });
     assert.equal(signOut.status, 204);
     assert.equal((await fetch(`${service.dashboardUrl}/api/session`, { headers })).status, 401);
   } finally {

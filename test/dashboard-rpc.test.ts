@@ -60,8 +60,16 @@ describe('the RPC services on the dashboard port', () => {
   test('without the session cookie, or without the page token, a call is unauthenticated and changes nothing', async () => {
     const { cookie, 'x-statusdesk-session': token, origin } = session;
     const before = (await monitors(asPage(personal)).listMonitors({})).totalSize;
-    for (const headers of [{ origin, 'x-statusdesk-session': token }, { origin, cookie }, { origin, cookie: `statusdesk_session=${'A'.repeat(43)}`, 'x-statusdesk-session': token }]) {
-      await rejects(monitors({ ...headers, 'x-statusdesk-workspace': personal }).createTCPMonitor({ monitor: { name: 'never', uri: 'db.internal:1' } }), Code.Unauthenticated, /not signed in/);
+    for (const headers of [
+      { origin, 'x-statusdesk-session': token },
+      { origin, cookie },
+      { origin, cookie: `statusdesk_session=${'A'.repeat(43)}`, 'x-statusdesk-session': token },
+    ]) {
+      await rejects(
+        monitors({ ...headers, 'x-statusdesk-workspace': personal }).createTCPMonitor({ monitor: { name: 'never', uri: 'db.internal:1' } }),
+        Code.Unauthenticated,
+        /not signed in/,
+      );
     }
     assert.equal((await monitors(asPage(personal)).listMonitors({})).totalSize, before);
   });
@@ -69,7 +77,11 @@ describe('the RPC services on the dashboard port', () => {
   test('a call from another origin, or with none, is refused before anything happens', async () => {
     for (const origin of ['http://localhost:5173', 'null', undefined]) {
       // The port's guard refuses a foreign origin; the RPC itself refuses a call without one.
-      await rejects(monitors({ ...asPage(personal), origin }).listMonitors({}), Code.PermissionDenied, /may not call this service|only from the dashboard's own pages/);
+      await rejects(
+        monitors({ ...asPage(personal), origin }).listMonitors({}),
+        Code.PermissionDenied,
+        /may not call this service|only from the dashboard's own pages/,
+      );
     }
   });
 
@@ -88,6 +100,10 @@ describe('the RPC services on the dashboard port', () => {
     const grpc = createClient(MonitorService, createGrpcTransport({ baseUrl: service.dashboardUrl, interceptors: [withHeaders(asPage(personal))] }));
     await assert.rejects(grpc.listMonitors({}), (error: unknown) => error instanceof ConnectError);
     const key = await service.createKey('write');
-    await rejects(monitors({ origin: service.dashboardUrl, 'x-service-key': key.secret, 'x-statusdesk-workspace': personal }).listMonitors({}), Code.Unauthenticated, /not signed in/);
+    await rejects(
+      monitors({ origin: service.dashboardUrl, 'x-service-key': key.secret, 'x-statusdesk-workspace': personal }).listMonitors({}),
+      Code.Unauthenticated,
+      /not signed in/,
+    );
   });
 });

@@ -49,7 +49,6 @@ const unique = (prefix: string) => `${prefix}-${process.pid}-${++made}`;
 
 type MonitorClient = Client<typeof MonitorService>;
 
-
 interface Workspace {
   id: string;
   slug: string;
@@ -69,7 +68,11 @@ async function workspace(plan: PlanName = 'scale'): Promise<Workspace> {
 function dashboardRpc(workspaceId: string): MonitorClient {
   return createClient(
     MonitorService,
-    createConnectTransport({ baseUrl: `${service.dashboardUrl}/rpc`, httpVersion: '1.1', interceptors: [withHeaders({ ...session, 'x-statusdesk-workspace': workspaceId })] }),
+    createConnectTransport({
+      baseUrl: `${service.dashboardUrl}/rpc`,
+      httpVersion: '1.1',
+      interceptors: [withHeaders({ ...session, 'x-statusdesk-workspace': workspaceId })],
+    }),
   );
 }
 
@@ -101,7 +104,17 @@ async function slowHttpTarget(delayMs: number): Promise<string> {
 }
 
 async function tcpMonitor(ws: Workspace, name: string, target: string, extra: { tags?: string[]; regions?: string[]; active?: boolean } = {}): Promise<string> {
-  const created = await ws.rpc.createTCPMonitor({ monitor: { name, uri: target, periodicity: Periodicity.PERIODICITY_1M, retry: 0, regions: extra.regions ?? ['iad'], tags: extra.tags ?? [], active: extra.active } });
+  const created = await ws.rpc.createTCPMonitor({
+    monitor: {
+      name,
+      uri: target,
+      periodicity: Periodicity.PERIODICITY_1M,
+      retry: 0,
+      regions: extra.regions ?? ['iad'],
+      tags: extra.tags ?? [],
+      active: extra.active,
+    },
+  });
   return created.monitor!.id;
 }
 
@@ -123,7 +136,11 @@ async function refused(path: string, status: number, code: string, field?: strin
   const body = (await response.json()) as { code: string; message: string; violations?: { field: string; rule: string }[] };
   assert.equal(response.status, status, `${path}: ${JSON.stringify(body)}`);
   assert.equal(body.code, code);
-  if (field !== undefined) assert.ok(body.violations?.some((v) => v.field === field), `${path}: ${field} not named in ${JSON.stringify(body)}`);
+  if (field !== undefined)
+    assert.ok(
+      body.violations?.some((v) => v.field === field),
+      `${path}: ${field} not named in ${JSON.stringify(body)}`,
+    );
 }
 
 const HOUR_MS = 3_600_000;
@@ -139,7 +156,16 @@ describe('GET /api/workspaces/:id/overview', () => {
     const slow = await slowHttpTarget(200);
     ids.delta = await tcpMonitor(ws, 'delta', await closedTarget(), { tags: ['db', 'core'] });
     const echo = await ws.rpc.createHTTPMonitor({
-      monitor: { name: 'Echo', url: slow, method: HTTPMethod.HTTP_METHOD_GET, body: '', periodicity: Periodicity.PERIODICITY_1M, regions: ['iad'], retry: 0, degraded: { nanos: 50_000_000 } },
+      monitor: {
+        name: 'Echo',
+        url: slow,
+        method: HTTPMethod.HTTP_METHOD_GET,
+        body: '',
+        periodicity: Periodicity.PERIODICITY_1M,
+        regions: ['iad'],
+        retry: 0,
+        degraded: { nanos: 50_000_000 },
+      },
     });
     ids.echo = echo.monitor!.id;
     ids.charlie = await tcpMonitor(ws, 'charlie', up.target);
@@ -156,7 +182,15 @@ describe('GET /api/workspaces/:id/overview', () => {
     const overview = await read(`${ws.id}/overview`);
     assert.deepEqual(
       overview.monitors.map((m: any) => [m.name, m.state]),
-      [['delta', 'down'], ['Echo', 'degraded'], ['charlie', 'pending'], ['Alpha', 'up'], ['alpha', 'up'], ['beta', 'up'], ['zulu', 'paused']],
+      [
+        ['delta', 'down'],
+        ['Echo', 'degraded'],
+        ['charlie', 'pending'],
+        ['Alpha', 'up'],
+        ['alpha', 'up'],
+        ['beta', 'up'],
+        ['zulu', 'paused'],
+      ],
     );
     assert.ok(Number(ids.Alpha) < Number(ids.alpha), 'the two alphas are told apart by id');
     assert.equal(overview.total, 7);
@@ -178,7 +212,10 @@ describe('GET /api/workspaces/:id/overview', () => {
     assert.equal(beta.sparkline.length, 24);
     // The current hour is last (the hour may have turned since the check).
     const hourOfCheck = 23 - (Math.floor(readAt / HOUR_MS) - Math.floor(Date.parse(beta.lastCheckedAt) / HOUR_MS));
-    assert.deepEqual(beta.sparkline.map((v: unknown, i: number) => (i === hourOfCheck ? typeof v : v)), Array.from({ length: 24 }, (_, i) => (i === hourOfCheck ? 'number' : null)));
+    assert.deepEqual(
+      beta.sparkline.map((v: unknown, i: number) => (i === hourOfCheck ? typeof v : v)),
+      Array.from({ length: 24 }, (_, i) => (i === hourOfCheck ? 'number' : null)),
+    );
     const echo = overview.monitors.find((m: any) => m.id === ids.echo);
     assert.equal(echo.type, 'http');
     assert.match(echo.target, /^http:\/\/127\.0\.0\.1:\d+\/health$/);
@@ -190,19 +227,31 @@ describe('GET /api/workspaces/:id/overview', () => {
     assert.deepEqual(delta.sparkline, Array(24).fill(null), 'a failed check has no latency to show');
   });
 
-  test('the sparkline holds each earlier hour\'s median where it has answered checks, oldest first', async () => {
+  test("the sparkline holds each earlier hour's median where it has answered checks, oldest first", async () => {
     const past = await workspace();
     const id = await tcpMonitor(past, 'with history', 'db.internal:5432');
     const hour = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
     // Hours written as the result store writes them: counts and a histogram of the answered checks.
     const db = await openTestDatabase(service.dataDir);
     try {
-      for (const [hoursAgo, latencies, errors] of [[20, [10, 20, 30], 0], [5, [40, 50, 60, 70, 80], 1], [3, [], 2]] as const) {
+      for (const [hoursAgo, latencies, errors] of [
+        [20, [10, 20, 30], 0],
+        [5, [40, 50, 60, 70, 80], 1],
+        [3, [], 2],
+      ] as const) {
         const histogram = new LatencyHistogram();
         for (const ms of latencies) histogram.add(ms);
         await db
           .insertInto('check_rollups')
-          .values({ monitor_id: Number(id), hour: hour - hoursAgo * HOUR_MS, success_count: latencies.length, degraded_count: 0, error_count: errors, latency: histogram.encode(), last_ping_at: hour - hoursAgo * HOUR_MS })
+          .values({
+            monitor_id: Number(id),
+            hour: hour - hoursAgo * HOUR_MS,
+            success_count: latencies.length,
+            degraded_count: 0,
+            error_count: errors,
+            latency: histogram.encode(),
+            last_ping_at: hour - hoursAgo * HOUR_MS,
+          })
           .execute();
       }
     } finally {
@@ -213,7 +262,14 @@ describe('GET /api/workspaces/:id/overview', () => {
       const readAt = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
       const at = (hoursAgo: number) => 23 - hoursAgo - (readAt - hour) / HOUR_MS;
       const filled = row.sparkline.flatMap((v: number | null, i: number) => (v === null ? [] : [[i, Math.round(v)]]));
-      assert.deepEqual(filled, [[at(20), 20], [at(5), 60]], `${round}: medians within 1%, and none for an hour of failures only`);
+      assert.deepEqual(
+        filled,
+        [
+          [at(20), 20],
+          [at(5), 60],
+        ],
+        `${round}: medians within 1%, and none for an hour of failures only`,
+      );
     }
   });
 
@@ -246,7 +302,10 @@ describe('GET /api/workspaces/:id/overview', () => {
 
   test('limit and offset page through the order; total counts every match', async () => {
     const page = await read(`${ws.id}/overview?limit=2&offset=1`);
-    assert.deepEqual(page.monitors.map((m: any) => m.name), ['Echo', 'charlie']);
+    assert.deepEqual(
+      page.monitors.map((m: any) => m.name),
+      ['Echo', 'charlie'],
+    );
     assert.equal(page.total, 7);
     const past = await read(`${ws.id}/overview?offset=50`);
     assert.deepEqual([past.monitors, past.total], [[], 7]);
@@ -266,7 +325,9 @@ describe('GET /api/workspaces/:id/overview', () => {
   });
 
   test('a workspace the person is not a member of does not exist, one that cannot be an id is refused naming it, and nothing answers without the session', async () => {
-    const foreign = await withLocalOwner(service.dataDir, (services) => services.workspaces.create({ type: 'system', surface: 'cli' }, { name: 'Theirs', slug: unique('theirs'), plan: 'scale' }));
+    const foreign = await withLocalOwner(service.dataDir, (services) =>
+      services.workspaces.create({ type: 'system', surface: 'cli' }, { name: 'Theirs', slug: unique('theirs'), plan: 'scale' }),
+    );
     await refused(`${foreign.id}/overview`, 404, 'NOT_FOUND');
     await refused('not-a-number/overview', 400, 'VALIDATION', 'workspaceId');
     const anonymous = await dashboardGet(`${ws.id}/overview`, { origin: service.dashboardUrl });
@@ -294,7 +355,11 @@ describe("a monitor's latency, results and regions", () => {
   });
 
   test('latency: aligned buckets over the whole window, percentiles of answered checks, outcome counts', async () => {
-    for (const [window, bucketMs] of [['1d', 15 * 60_000], ['7d', HOUR_MS], ['14d', 2 * HOUR_MS]] as const) {
+    for (const [window, bucketMs] of [
+      ['1d', 15 * 60_000],
+      ['7d', HOUR_MS],
+      ['14d', 2 * HOUR_MS],
+    ] as const) {
       const asked = Date.now();
       const series = await read(`${ws.id}/monitors/${checked}/latency?window=${window}`);
       const answered = Date.now();
@@ -303,26 +368,51 @@ describe("a monitor's latency, results and regions", () => {
       const windowMs = { '1d': 24, '7d': 168, '14d': 336 }[window] * HOUR_MS;
       assert.equal(series.points.length, windowMs / bucketMs + 1, `${window}: the bucket the window starts in, to the current one`);
       const times = series.points.map((p: any) => Date.parse(p.at));
-      assert.ok(times.every((t: number, i: number) => t % bucketMs === 0 && (i === 0 || t - times[i - 1] === bucketMs)), `${window}: aligned and contiguous`);
+      assert.ok(
+        times.every((t: number, i: number) => t % bucketMs === 0 && (i === 0 || t - times[i - 1] === bucketMs)),
+        `${window}: aligned and contiguous`,
+      );
       assert.ok(times[0] <= answered - windowMs && asked < times.at(-1) + bucketMs, `${window}: covers the window`);
       const filled = series.points.filter((p: any) => p.up + p.degraded + p.down > 0);
       assert.deepEqual([sum(filled, 'up'), sum(filled, 'degraded'), sum(filled, 'down')], [2, 0, 0], `${window}: both checks counted`);
       assert.ok(filled.every((p: any) => p.p50 > 0 && p.p95 >= p.p50 && p.p99 >= p.p95));
-      assert.ok(series.points.every((p: any) => filled.includes(p) || (p.p50 === null && p.p95 === null && p.p99 === null)), 'no percentiles without checks');
+      assert.ok(
+        series.points.every((p: any) => filled.includes(p) || (p.p50 === null && p.p95 === null && p.p99 === null)),
+        'no percentiles without checks',
+      );
       assert.ok(Array.isArray(series.gaps));
     }
     const down = await read(`${ws.id}/monitors/${failing}/latency`);
     assert.equal(down.window, '1d', 'the default window');
     const failed = down.points.filter((p: any) => p.down > 0);
-    assert.deepEqual(failed.map((p: any) => [p.up, p.down, p.p50]), [[0, 1, null]], 'a failure counts but has no latency');
+    assert.deepEqual(
+      failed.map((p: any) => [p.up, p.down, p.p50]),
+      [[0, 1, null]],
+      'a failure counts but has no latency',
+    );
   });
 
   test('results: newest first, one per region each check stood for, ids naming the check and the region', async () => {
     const { results } = await read(`${ws.id}/monitors/${checked}/results`);
-    assert.deepEqual(results.map((r: any) => r.region), ['iad', 'fra', 'iad', 'fra']);
+    assert.deepEqual(
+      results.map((r: any) => r.region),
+      ['iad', 'fra', 'iad', 'fra'],
+    );
     assert.ok(Date.parse(results[0].startedAt) >= Date.parse(results[2].startedAt));
     for (const r of results) {
-      assert.deepEqual(Object.keys(r).sort(), ['attempts', 'grpcStatus', 'id', 'latencyMs', 'message', 'region', 'result', 'runner', 'startedAt', 'statusCode', 'timing']);
+      assert.deepEqual(Object.keys(r).sort(), [
+        'attempts',
+        'grpcStatus',
+        'id',
+        'latencyMs',
+        'message',
+        'region',
+        'result',
+        'runner',
+        'startedAt',
+        'statusCode',
+        'timing',
+      ]);
       assert.match(r.id, new RegExp(`^\\d+-${r.region}$`));
       assert.deepEqual([r.result, r.runner, r.attempts, r.grpcStatus, r.statusCode], ['up', 'local', 1, null, null]);
       assert.deepEqual(Object.keys(r.timing).sort(), ['connect', 'dns', 'tls', 'total', 'transfer', 'ttfb']);
@@ -336,9 +426,18 @@ describe("a monitor's latency, results and regions", () => {
 
   test('regions: health per region with the runner that checked it; none before the first check', async () => {
     const { regions } = await read(`${ws.id}/monitors/${checked}/regions`);
-    assert.deepEqual(regions.map((r: any) => [r.region, r.status, r.runner]), [['iad', 'active', 'local'], ['fra', 'active', 'local']]);
+    assert.deepEqual(
+      regions.map((r: any) => [r.region, r.status, r.runner]),
+      [
+        ['iad', 'active', 'local'],
+        ['fra', 'active', 'local'],
+      ],
+    );
     assert.ok(regions.every((r: any) => Date.now() - Date.parse(r.lastCheckedAt) < 60_000));
-    assert.deepEqual((await read(`${ws.id}/monitors/${failing}/regions`)).regions.map((r: any) => r.status), ['error']);
+    assert.deepEqual(
+      (await read(`${ws.id}/monitors/${failing}/regions`)).regions.map((r: any) => r.status),
+      ['error'],
+    );
     assert.deepEqual((await read(`${ws.id}/monitors/${unchecked}/regions`)).regions, [
       { region: 'iad', status: null, lastCheckedAt: null, runner: null },
       { region: 'ams', status: null, lastCheckedAt: null, runner: null },
@@ -369,7 +468,10 @@ describe('GET /api/workspaces/:id/plan', () => {
       subscriberNotifications: true,
     });
     const hobby = await read(`${(await workspace('hobby')).id}/plan`);
-    assert.deepEqual([hobby.plan, hobby.frequencies, hobby.defaultTcpRegions, hobby.auditLog, hobby.subscriberNotifications], ['hobby', ['10m', '30m', '1h'], ['iad', 'ams', 'sin', 'syd'], false, false]);
+    assert.deepEqual(
+      [hobby.plan, hobby.frequencies, hobby.defaultTcpRegions, hobby.auditLog, hobby.subscriberNotifications],
+      ['hobby', ['10m', '30m', '1h'], ['iad', 'ams', 'sin', 'syd'], false, false],
+    );
   });
 });
 
@@ -380,7 +482,9 @@ describe('GET /api/workspaces/:id/audit', () => {
 
   before(async () => {
     ws = await workspace();
-    monitorIds.dashboard = (await dashboardRpc(ws.id).createTCPMonitor({ monitor: { name: 'from the dashboard', uri: 'db.internal:5432', periodicity: Periodicity.PERIODICITY_1M } })).monitor!.id;
+    monitorIds.dashboard = (
+      await dashboardRpc(ws.id).createTCPMonitor({ monitor: { name: 'from the dashboard', uri: 'db.internal:5432', periodicity: Periodicity.PERIODICITY_1M } })
+    ).monitor!.id;
     monitorIds.apiKey = await tcpMonitor(ws, 'with a key', 'db.internal:5433');
     monitorIds.cli = await withLocalOwner(service.dataDir, async (services, owner) => {
       const monitor = await services.monitors.create(owner, Number(ws.id), 'tcp', { name: 'from the CLI', uri: 'db.internal:5434', periodicity: '1m' });
@@ -389,7 +493,13 @@ describe('GET /api/workspaces/:id/audit', () => {
     });
     const mcp = await connectMcp(service.apiUrl, MODERN_ERA, ws.key);
     try {
-      const result = await mcp.call('create_maintenance', { pageId, title: 'Upgrade', from: '2030-01-01T00:00:00Z', to: '2030-01-01T01:00:00Z', notify: false });
+      const result = await mcp.call('create_maintenance', {
+        pageId,
+        title: 'Upgrade',
+        from: '2030-01-01T00:00:00Z',
+        to: '2030-01-01T01:00:00Z',
+        notify: false,
+      });
       assert.ok(!result.isError, JSON.stringify(result.content));
     } finally {
       await mcp.close();
@@ -434,14 +544,22 @@ describe('GET /api/workspaces/:id/audit', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { entries: { id: string }[]; next: string | null } = await read(`${ws.id}/audit?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const page: { entries: { id: string }[]; next: string | null } = await read(
+        `${ws.id}/audit?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
       assert.ok(page.entries.length <= 2);
       seen.push(...page.entries.map((e) => e.id));
       cursor = page.next;
     } while (cursor);
-    assert.deepEqual(seen, all.map((e: any) => e.id));
+    assert.deepEqual(
+      seen,
+      all.map((e: any) => e.id),
+    );
     const byEntity = (await read(`${ws.id}/audit?entityType=monitor&entityId=${monitorIds.apiKey}`)).entries;
-    assert.deepEqual(byEntity.map((e: any) => e.entityId), [monitorIds.apiKey]);
+    assert.deepEqual(
+      byEntity.map((e: any) => e.entityId),
+      [monitorIds.apiKey],
+    );
     const middle = all[3];
     const since = (await read(`${ws.id}/audit?from=${encodeURIComponent(middle.createdAt)}&limit=100`)).entries;
     assert.ok(since.some((e: any) => e.id === middle.id) && since.every((e: any) => e.createdAt >= middle.createdAt), 'from is inclusive');
@@ -532,7 +650,10 @@ describe('GET /api/workspaces/:id/events', () => {
       await trigger(ws, id);
       const state = await events.nextEvent();
       assert.equal(state.event, 'state');
-      assert.deepEqual({ ...state.data, at: undefined }, { type: 'state', monitorId: id, monitorName: 'watched', from: 'up', to: 'down', at: undefined, message: 'connection refused' });
+      assert.deepEqual(
+        { ...state.data, at: undefined },
+        { type: 'state', monitorId: id, monitorName: 'watched', from: 'up', to: 'down', at: undefined, message: 'connection refused' },
+      );
       const row = (await read(`${ws.id}/overview`)).monitors[0];
       assert.equal(row.state, 'down');
       assert.equal(row.changedAt, state.data.at, 'the overview keeps when the state changed');
@@ -544,7 +665,9 @@ describe('GET /api/workspaces/:id/events', () => {
       assert.deepEqual(await events.nextEvent(), { event: 'changed', data: { type: 'changed', entity: 'monitor', id } });
 
       // The owner's local tools write from another connection: read from the log within seconds.
-      const key = await withLocalOwner(service.dataDir, (services, owner) => services.keys.create(owner, { workspaceId: Number(ws.id), name: 'made by the CLI', scope: 'read' }));
+      const key = await withLocalOwner(service.dataDir, (services, owner) =>
+        services.keys.create(owner, { workspaceId: Number(ws.id), name: 'made by the CLI', scope: 'read' }),
+      );
       assert.deepEqual(await events.nextEvent(10_000), { event: 'changed', data: { type: 'changed', entity: 'key', id: key.key.id } });
     } finally {
       events.close();
@@ -552,7 +675,9 @@ describe('GET /api/workspaces/:id/events', () => {
   });
 
   test("another workspace's stream is not found, and none opens without the session", async () => {
-    const foreign = await withLocalOwner(service.dataDir, (services) => services.workspaces.create({ type: 'system', surface: 'cli' }, { name: 'Theirs', slug: unique('theirs'), plan: 'scale' }));
+    const foreign = await withLocalOwner(service.dataDir, (services) =>
+      services.workspaces.create({ type: 'system', surface: 'cli' }, { name: 'Theirs', slug: unique('theirs'), plan: 'scale' }),
+    );
     const response = await fetch(`${service.dashboardUrl}/api/workspaces/${foreign.id}/events`, { headers: session });
     assert.equal(response.status, 404);
     assert.equal(((await response.json()) as { code: string }).code, 'NOT_FOUND');
@@ -586,7 +711,10 @@ describe('POST /api/workspaces/:id/pages/:pageId/export', () => {
     const ws = await workspace();
     const slug = unique('exported');
     const page = await withLocalOwner(service.dataDir, (services, owner) => services.pages.create(owner, Number(ws.id), { title: 'Exported status', slug }));
-    const lasting = () => readdirSync(service.dataDir).filter((f) => !/-(wal|shm)$/.test(f)).sort();
+    const lasting = () =>
+      readdirSync(service.dataDir)
+        .filter((f) => !/-(wal|shm)$/.test(f))
+        .sort();
     const exportFolders = () => readdirSync(tmpdir()).filter((f) => f.startsWith('statusdesk-export-'));
     const filesBefore = lasting();
     const response = await fetch(`${service.dashboardUrl}/api/workspaces/${ws.id}/pages/${page.id}/export`, {
@@ -611,7 +739,9 @@ describe('POST /api/workspaces/:id/pages/:pageId/export', () => {
   test("another workspace's page is not found; the request must come from the dashboard's page as JSON", async () => {
     const ws = await workspace();
     const other = await workspace();
-    const page = await withLocalOwner(service.dataDir, (services, owner) => services.pages.create(owner, Number(ws.id), { title: 'Mine', slug: unique('mine') }));
+    const page = await withLocalOwner(service.dataDir, (services, owner) =>
+      services.pages.create(owner, Number(ws.id), { title: 'Mine', slug: unique('mine') }),
+    );
     const post = (workspaceId: string, headers: Record<string, string>) =>
       fetch(`${service.dashboardUrl}/api/workspaces/${workspaceId}/pages/${page.id}/export`, { method: 'POST', headers, body: '{}' });
     const notFound = await post(other.id, { ...session, 'content-type': 'application/json' });
@@ -645,19 +775,35 @@ describe("a monitor's overall state, as the result store keeps it", () => {
     const db = await openTestDatabase(dir.path);
     try {
       const owner = await ensureOwner(db);
-      const monitor = await createServices(db).monitors.create({ type: 'user', userId: owner, surface: 'cli' }, 1, 'tcp', { name: 'm', uri: 'db.internal:1', periodicity: '1m', active: false });
+      const monitor = await createServices(db).monitors.create({ type: 'user', userId: owner, surface: 'cli' }, 1, 'tcp', {
+        name: 'm',
+        uri: 'db.internal:1',
+        periodicity: '1m',
+        active: false,
+      });
       const id = Number(monitor.id);
       const stored = async () => db.selectFrom('monitor_state').select(['state', 'changed_at']).where('monitor_id', '=', id).executeTakeFirst();
       const t = 1_800_000_000_000;
       const store = createResultStore(db);
       const moves = async (checks: StoredCheck[]) => (await store.write(checks)).map((m) => `${m.from}>${m.to}`);
-      assert.deepEqual(await moves([check(id, 'local', t, 'up'), check(id, 'remote', t + 1, 'down'), check(id, 'remote', t + 2, 'down')]), ['null>up', 'up>down', 'down>down']);
+      assert.deepEqual(await moves([check(id, 'local', t, 'up'), check(id, 'remote', t + 1, 'down'), check(id, 'remote', t + 2, 'down')]), [
+        'null>up',
+        'up>down',
+        'down>down',
+      ]);
       assert.deepEqual(await stored(), { state: 'down', changed_at: t + 1 });
       // A check older than its runner's latest changes nothing; the remote runner recovering does.
-      assert.deepEqual(await moves([check(id, 'remote', t - 5, 'up'), check(id, 'remote', t + 3, 'degraded'), check(id, 'remote', t + 4, 'up')]), ['down>down', 'down>degraded', 'degraded>up']);
+      assert.deepEqual(await moves([check(id, 'remote', t - 5, 'up'), check(id, 'remote', t + 3, 'degraded'), check(id, 'remote', t + 4, 'up')]), [
+        'down>down',
+        'down>degraded',
+        'degraded>up',
+      ]);
       assert.deepEqual(await stored(), { state: 'up', changed_at: t + 4 });
       // Another store on the same data (a restart) reads what the first one kept.
-      assert.deepEqual((await createResultStore(db).write([check(id, 'local', t + 5, 'up')])).map((m) => `${m.from}>${m.to}`), ['up>up']);
+      assert.deepEqual(
+        (await createResultStore(db).write([check(id, 'local', t + 5, 'up')])).map((m) => `${m.from}>${m.to}`),
+        ['up>up'],
+      );
       assert.deepEqual(await stored(), { state: 'up', changed_at: t + 4 });
     } finally {
       await db.destroy();
@@ -681,26 +827,49 @@ describe('migration 0007 on data of an earlier version', { skip: sqliteOnly }, (
       const now = new Date().toISOString();
       sqlite.prepare("insert into workspaces (name, slug, plan, created_at) values ('w', 'w', 'scale', ?)").run(now);
       sqlite
-        .prepare("insert into monitors (workspace_id, type, name, description, active, periodicity, regions, timeout_ms, retry, tags, settings, revision, created_at, updated_at) values (1, 'tcp', 'm', '', 1, '1m', '[\"iad\"]', 1000, 0, '[]', '{\"uri\":\"db.internal:1\"}', 1, ?, ?)")
+        .prepare(
+          "insert into monitors (workspace_id, type, name, description, active, periodicity, regions, timeout_ms, retry, tags, settings, revision, created_at, updated_at) values (1, 'tcp', 'm', '', 1, '1m', '[\"iad\"]', 1000, 0, '[]', '{\"uri\":\"db.internal:1\"}', 1, ?, ?)",
+        )
         .run(now, now);
       const hour = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
-      const checks: [number, string, number][] = [[hour - 2 * HOUR_MS + 5_000, 'down', 900], [hour - HOUR_MS + 10_000, 'up', 12], [hour + 1_000, 'up', 15]];
+      const checks: [number, string, number][] = [
+        [hour - 2 * HOUR_MS + 5_000, 'down', 900],
+        [hour - HOUR_MS + 10_000, 'up', 12],
+        [hour + 1_000, 'up', 15],
+      ];
       for (const [at, result, latency] of checks) {
-        sqlite.prepare("insert into check_results (monitor_id, runner, regions, started_at, result, latency_ms, attempts, message) values (1, 'local', '[\"iad\"]', ?, ?, ?, 1, '')").run(at, result, latency);
         sqlite
-          .prepare('insert into check_rollups (monitor_id, hour, success_count, degraded_count, error_count, latency, last_ping_at) values (1, ?, ?, 0, ?, ?, ?)')
+          .prepare(
+            "insert into check_results (monitor_id, runner, regions, started_at, result, latency_ms, attempts, message) values (1, 'local', '[\"iad\"]', ?, ?, ?, 1, '')",
+          )
+          .run(at, result, latency);
+        sqlite
+          .prepare(
+            'insert into check_rollups (monitor_id, hour, success_count, degraded_count, error_count, latency, last_ping_at) values (1, ?, ?, 0, ?, ?, ?)',
+          )
           .run(Math.floor(at / HOUR_MS) * HOUR_MS, result === 'up' ? 1 : 0, result === 'down' ? 1 : 0, Buffer.alloc(0), at);
       }
       sqlite.prepare("insert into check_state (monitor_id, runner, result, regions, checked_at) values (1, 'local', 'up', '[\"iad\"]', ?)").run(hour + 1_000);
-      sqlite.prepare("insert into audit_log (workspace_id, entity_type, entity_id, action, actor_type, actor_id, actor_user_id, changed_fields, created_at) values (1, 'monitor', '1', 'monitor.create', 'user', '1', null, '[]', ?)").run(now);
+      sqlite
+        .prepare(
+          "insert into audit_log (workspace_id, entity_type, entity_id, action, actor_type, actor_id, actor_user_id, changed_fields, created_at) values (1, 'monitor', '1', 'monitor.create', 'user', '1', null, '[]', ?)",
+        )
+        .run(now);
       await old.destroy();
 
       const db = await openDatabase(dir.path);
       try {
-        assert.deepEqual(await db.selectFrom('monitor_state').selectAll().execute(), [{ monitor_id: 1, state: 'up', changed_at: hour - HOUR_MS + 10_000 }], 'up since the first check after the last failure');
+        assert.deepEqual(
+          await db.selectFrom('monitor_state').selectAll().execute(),
+          [{ monitor_id: 1, state: 'up', changed_at: hour - HOUR_MS + 10_000 }],
+          'up since the first check after the last failure',
+        );
         assert.deepEqual(await db.selectFrom('check_state').select('latency_ms').execute(), [{ latency_ms: 15 }]);
         const { entries } = await createAuditLogService(db).entries({ type: 'system', surface: 'cli' }, 1, {});
-        assert.deepEqual(entries.map((e) => e.actor.kind), ['cli']);
+        assert.deepEqual(
+          entries.map((e) => e.actor.kind),
+          ['cli'],
+        );
       } finally {
         await db.destroy();
       }

@@ -45,8 +45,7 @@ function dashboard(path: string, init: RequestInit & { session?: Partial<Session
   return fetch(`${service.dashboardUrl}${path}`, { ...rest, headers, redirect: 'manual' });
 }
 
-const createKey = (body: unknown, ws = workspaceId) =>
-  dashboard(`/api/workspaces/${ws}/keys`, { method: 'POST', body: JSON.stringify(body) });
+const createKey = (body: unknown, ws = workspaceId) => dashboard(`/api/workspaces/${ws}/keys`, { method: 'POST', body: JSON.stringify(body) });
 const createKeyAs = (as: Partial<Session>, body: unknown) =>
   dashboard(`/api/workspaces/${workspaceId}/keys`, { session: as, method: 'POST', body: JSON.stringify(body) });
 
@@ -61,7 +60,6 @@ async function whoami(secret: string): Promise<Response> {
   return service.api('/v1/whoami', { key: secret });
 }
 
-
 /** A fresh one-time link for the owner, as a restart of the service would print. */
 async function newSignInLink(): Promise<string> {
   const token = await withLocalOwner(service.dataDir, async (services, owner) => {
@@ -72,7 +70,7 @@ async function newSignInLink(): Promise<string> {
 }
 
 describe('sign-in link', () => {
-  test('answers the UI with the page\'s token in its body (no address holds it), uncached, and sets an HttpOnly SameSite=Strict session cookie', () => {
+  test("answers the UI with the page's token in its body (no address holds it), uncached, and sets an HttpOnly SameSite=Strict session cookie", () => {
     assert.equal(signIn.status, 200);
     assert.equal(signIn.headers.get('location'), null);
     assert.match(signIn.headers.get('content-type') ?? '', /^text\/html/);
@@ -201,7 +199,10 @@ describe('dashboard API', () => {
     assert.ok(keys.length >= 2);
     assert.equal(keys[0]!.id, issued.key.id);
     const ids = keys.map((k) => Number(k.id));
-    assert.deepEqual(ids, [...ids].sort((x, y) => y - x));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((x, y) => y - x),
+    );
     for (const key of keys) assert.deepEqual(Object.keys(key).sort(), KEY_FIELDS);
     assert.ok(!text.includes(issued.secret), 'the secret is never listed');
     assert.ok(!text.includes(issued.secret.slice(12)), 'no part of the secret beyond its prefix is listed');
@@ -264,14 +265,26 @@ describe('dashboard API', () => {
   });
 
   test('an unknown key id is 404 NOT_FOUND on revoke; one that cannot be an id is 400 VALIDATION', async () => {
-    await assertErrorEnvelope(await dashboard('/api/keys/999999/revoke', { method: 'POST' }), 404, 'NOT_FOUND', /^API key 999999 does not exist in this workspace$/, service.apiUrl);
-    await assertErrorEnvelope(await dashboard('/api/keys/abc/revoke', { method: 'POST' }), 400, 'VALIDATION', /^keyId: must be an API key id \(a positive whole number\), got "abc"$/, service.apiUrl);
+    await assertErrorEnvelope(
+      await dashboard('/api/keys/999999/revoke', { method: 'POST' }),
+      404,
+      'NOT_FOUND',
+      /^API key 999999 does not exist in this workspace$/,
+      service.apiUrl,
+    );
+    await assertErrorEnvelope(
+      await dashboard('/api/keys/abc/revoke', { method: 'POST' }),
+      400,
+      'VALIDATION',
+      /^keyId: must be an API key id \(a positive whole number\), got "abc"$/,
+      service.apiUrl,
+    );
   });
 });
 
 describe('the session cookie alone', () => {
   // Browsers send localhost cookies to every port: another local server the owner visits has the cookie.
-  test('a replayed cookie without the page\'s token reads nothing and mints no key', async () => {
+  test("a replayed cookie without the page's token reads nothing and mints no key", async () => {
     const before = (await listKeys()).keys.length;
     const stolen = { cookie: session.cookie };
     for (const token of [undefined, 'A'.repeat(43), session.token.slice(1)]) {
@@ -285,16 +298,26 @@ describe('the session cookie alone', () => {
 
   test('the token of one session does not open another', async () => {
     const other = await sessionOf(await fetch(await newSignInLink(), { redirect: 'manual' }));
-    await assertErrorEnvelope(await dashboard('/api/session', { session: { cookie: session.cookie, token: other.token } }), 401, 'UNAUTHORIZED', /^not signed in/, service.apiUrl);
+    await assertErrorEnvelope(
+      await dashboard('/api/session', { session: { cookie: session.cookie, token: other.token } }),
+      401,
+      'UNAUTHORIZED',
+      /^not signed in/,
+      service.apiUrl,
+    );
     assert.equal((await dashboard('/api/session', { session: other })).status, 200);
   });
 });
 
-describe('changes come only from the dashboard\'s pages', () => {
+describe("changes come only from the dashboard's pages", () => {
   test('another origin, or none, is refused 403 and nothing is created', async () => {
     const before = (await listKeys()).keys.length;
     for (const origin of [service.apiUrl, 'http://evil.example', 'null']) {
-      const response = await dashboard(`/api/workspaces/${workspaceId}/keys`, { method: 'POST', body: JSON.stringify({ name: 'x', scope: 'write' }), headers: { origin } });
+      const response = await dashboard(`/api/workspaces/${workspaceId}/keys`, {
+        method: 'POST',
+        body: JSON.stringify({ name: 'x', scope: 'write' }),
+        headers: { origin },
+      });
       assert.equal(response.status, 403, origin);
     }
     const noOrigin = await fetch(`${service.dashboardUrl}/api/workspaces/${workspaceId}/keys`, {

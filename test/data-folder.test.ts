@@ -44,7 +44,7 @@ describe('the data folder', { skip: sqliteOnly || (!posix && 'file modes are POS
       writeFileSync(key, randomBytes(32).toString('base64'));
       chmodSync(key, 0o644);
       const outside = join(dir.path, 'outside.txt');
-      writeFileSync(outside, 'not the service\'s');
+      writeFileSync(outside, "not the service's");
       chmodSync(outside, 0o644);
       assertMode(dataDir, 0o755);
 
@@ -129,10 +129,15 @@ describe('the data folder', { skip: sqliteOnly || (!posix && 'file modes are POS
       const script = `import { openDatabase } from ${JSON.stringify(openUrl)};
 try { await openDatabase(${JSON.stringify(dataDir)}); console.log('opened'); } catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message })); }`;
       const output = await new Promise<string>((resolve, reject) => {
-        execFile(process.execPath, ['--input-type=module', '-e', script], { uid: 65534, gid: 65534, timeout: 20_000, cwd: dir.path }, (error, stdout, stderr) => {
-          if (error) reject(new Error(`${error.message}\n${stderr}`));
-          else resolve(stdout.trim());
-        });
+        execFile(
+          process.execPath,
+          ['--input-type=module', '-e', script],
+          { uid: 65534, gid: 65534, timeout: 20_000, cwd: dir.path },
+          (error, stdout, stderr) => {
+            if (error) reject(new Error(`${error.message}\n${stderr}`));
+            else resolve(stdout.trim());
+          },
+        );
       });
       const answer = JSON.parse(output);
       assert.equal(answer.code, 'PRECONDITION_FAILED');

@@ -33,8 +33,14 @@ test('a deadline expires at its timeout, tells the one waiting, and says so', as
 test('a wait on an emitter gives up with the timeout when the deadline ends, and leaves no listener behind', async () => {
   const emitter = new EventEmitter();
   const deadline = new Deadline(20);
-  await assert.rejects(until(emitter, 'ready', deadline), (error: Error & { kind?: string }) => error.kind === 'timeout' && error.message === 'timed out after 20 ms');
-  assert.deepEqual(['ready', 'error', 'close'].map((event) => emitter.listenerCount(event)), [0, 0, 0]);
+  await assert.rejects(
+    until(emitter, 'ready', deadline),
+    (error: Error & { kind?: string }) => error.kind === 'timeout' && error.message === 'timed out after 20 ms',
+  );
+  assert.deepEqual(
+    ['ready', 'error', 'close'].map((event) => emitter.listenerCount(event)),
+    [0, 0, 0],
+  );
   await assert.rejects(until(emitter, 'ready', deadline), /timed out after 20 ms/, 'an ended deadline rejects a new wait at once');
   deadline.clear();
 });

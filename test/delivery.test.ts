@@ -36,7 +36,10 @@ function alert(overrides: Partial<AlertEvent> = {}): AlertEvent {
 const PAGE: PageRef = { id: 'p1', slug: 'acme', title: 'Acme Status', url: 'https://status.acme.test/acme' };
 const UNSUBSCRIBE = 'https://status.acme.test/unsubscribe?token=u-123';
 
-function reportEvent(kind: 'report.created' | 'report.updated' | 'report.resolved', status: 'investigating' | 'identified' | 'monitoring' | 'resolved'): PageEvent {
+function reportEvent(
+  kind: 'report.created' | 'report.updated' | 'report.resolved',
+  status: 'investigating' | 'identified' | 'monitoring' | 'resolved',
+): PageEvent {
   return {
     kind,
     page: PAGE,
@@ -48,7 +51,14 @@ function reportEvent(kind: 'report.created' | 'report.updated' | 'report.resolve
 const MAINTENANCE: PageEvent = {
   kind: 'maintenance.scheduled',
   page: PAGE,
-  maintenance: { id: 'm1', title: 'Database upgrade', message: 'The API will be read-only.', from: '2026-03-02T22:00:00.000Z', to: '2026-03-03T01:00:00.000Z', components: ['API'] },
+  maintenance: {
+    id: 'm1',
+    title: 'Database upgrade',
+    message: 'The API will be read-only.',
+    from: '2026-03-02T22:00:00.000Z',
+    to: '2026-03-03T01:00:00.000Z',
+    components: ['API'],
+  },
 };
 
 /** A TCP listener that accepts connections and never sends a byte. */
@@ -183,7 +193,9 @@ describe('mail over SMTP', { timeout: 15_000 }, () => {
   test('some recipients refused: the others get the mail, and send rejects naming the refused ones', async () => {
     const partial = await startSmtpReceiver({ refuseAddresses: ['gone@acme.test'] });
     try {
-      const error = await rejection(mailer(partial.url).send({ from: 'a@acme.test', to: ['ops@acme.test', 'gone@acme.test'], subject: 's', text: 't', html: 'h' }));
+      const error = await rejection(
+        mailer(partial.url).send({ from: 'a@acme.test', to: ['ops@acme.test', 'gone@acme.test'], subject: 's', text: 't', html: 'h' }),
+      );
       assert.match(error.message, new RegExp(`^SMTP 127\\.0\\.0\\.1:${partial.port} refused 1 of 2 recipients \\(gone@acme\\.test\\): 550 `));
       const [mail] = await partial.waitFor(1);
       assert.deepEqual(mail!.envelopeTo, ['ops@acme.test']);
@@ -195,7 +207,9 @@ describe('mail over SMTP', { timeout: 15_000 }, () => {
   test('a refused login rejects send with the server answer, without the password', async () => {
     const strict = await startSmtpReceiver({ rejectLogins: true });
     try {
-      const error = await rejection(mailer(`smtp://user:hunter2@127.0.0.1:${strict.port}`).send({ from: 'a@acme.test', to: ['b@acme.test'], subject: 's', text: 't', html: 'h' }));
+      const error = await rejection(
+        mailer(`smtp://user:hunter2@127.0.0.1:${strict.port}`).send({ from: 'a@acme.test', to: ['b@acme.test'], subject: 's', text: 't', html: 'h' }),
+      );
       assert.match(error.message, new RegExp(`^SMTP 127\\.0\\.0\\.1:${strict.port} authentication failed: 535 `));
       assert.ok(!error.message.includes('hunter2'), error.message);
       assert.deepEqual(strict.logins, ['user']);
@@ -207,13 +221,21 @@ describe('mail over SMTP', { timeout: 15_000 }, () => {
 
   test('a server that is not there rejects send with connection refused', async () => {
     const port = await closedPort();
-    const error = await rejection(mailer(`smtp://user:hunter2@127.0.0.1:${port}`).send({ from: 'a@acme.test', to: ['b@acme.test'], subject: 's', text: 't', html: 'h' }));
+    const error = await rejection(
+      mailer(`smtp://user:hunter2@127.0.0.1:${port}`).send({ from: 'a@acme.test', to: ['b@acme.test'], subject: 's', text: 't', html: 'h' }),
+    );
     assert.equal(error.message, `SMTP 127.0.0.1:${port} connection refused`);
   });
 
   test('a URL that is not smtp:// or smtps:// is refused without being quoted', () => {
-    assert.throws(() => createMailer('https://user:hunter2@mail.acme.test'), (error: Error) => /smtp:\/\/ or smtps:\/\//.test(error.message) && !error.message.includes('hunter2'));
-    assert.throws(() => createMailer('smtp://user:hunter2@[bad'), (error: Error) => !error.message.includes('hunter2'));
+    assert.throws(
+      () => createMailer('https://user:hunter2@mail.acme.test'),
+      (error: Error) => /smtp:\/\/ or smtps:\/\//.test(error.message) && !error.message.includes('hunter2'),
+    );
+    assert.throws(
+      () => createMailer('smtp://user:hunter2@[bad'),
+      (error: Error) => !error.message.includes('hunter2'),
+    );
   });
 });
 
@@ -239,7 +261,11 @@ describe('signed JSON POST', { timeout: 15_000 }, () => {
   test('a POST carries the JSON, its headers and a signature that verifies; tampering or age does not', async () => {
     const before = receiver.requests.length;
     const started = Date.now();
-    await postJson(`${receiver.url}/hooks/abc`, { hello: 'world', n: 1 }, { secret: SECRET, event: 'monitor.down', headers: { 'x-team': 'ops', 'Content-Type': 'text/plain' } });
+    await postJson(
+      `${receiver.url}/hooks/abc`,
+      { hello: 'world', n: 1 },
+      { secret: SECRET, event: 'monitor.down', headers: { 'x-team': 'ops', 'Content-Type': 'text/plain' } },
+    );
     const request = (await receiver.waitFor(before + 1))[before]!;
     assert.equal(request.method, 'POST');
     assert.equal(request.path, '/hooks/abc');
@@ -267,7 +293,16 @@ describe('signed JSON POST', { timeout: 15_000 }, () => {
     assert.equal(verifySignature(SECRET, old, body), false);
     const good = signPayload(SECRET, body);
     const v1 = good.split(',v1=')[1]!;
-    for (const header of ['', 'garbage', `v1=${v1}`, 't=abc,v1=' + v1, `t=${Math.floor(Date.now() / 1000)}`, `t=${Math.floor(Date.now() / 1000)},v1=zz`, `t=${Math.floor(Date.now() / 1000)},v1=${v1.slice(2)}`, `${good},t=1`]) {
+    for (const header of [
+      '',
+      'garbage',
+      `v1=${v1}`,
+      't=abc,v1=' + v1,
+      `t=${Math.floor(Date.now() / 1000)}`,
+      `t=${Math.floor(Date.now() / 1000)},v1=zz`,
+      `t=${Math.floor(Date.now() / 1000)},v1=${v1.slice(2)}`,
+      `${good},t=1`,
+    ]) {
       assert.equal(verifySignature(SECRET, header, body), false, `header ${JSON.stringify(header)}`);
     }
     assert.equal(verifySignature(SECRET, `${good},v1=${'0'.repeat(64)}`, body), true, 'one matching v1 of several');
@@ -347,7 +382,15 @@ describe('message content', () => {
   test('an alert states the monitor, type, target, message, time and change in both parts', () => {
     const content = alertContent(alert({ from: null }));
     for (const part of [content.text, content.html]) {
-      for (const fact of ['api.example.com', 'http', 'https://api.example.com/health', 'connection refused', '2026-03-01 14:05:09 UTC', 'first result: down', 'Personal']) {
+      for (const fact of [
+        'api.example.com',
+        'http',
+        'https://api.example.com/health',
+        'connection refused',
+        '2026-03-01 14:05:09 UTC',
+        'first result: down',
+        'Personal',
+      ]) {
         assert.ok(part.includes(fact), `missing ${fact}`);
       }
     }
@@ -364,22 +407,38 @@ describe('message content', () => {
     assert.ok(content.text.includes(evil), 'plain text keeps the name as it is');
     assert.ok(content.subject.includes(evil));
 
-    const page = pageEventContent({ ...reportEvent('report.created', 'investigating'), page: { ...PAGE, title: '<b>Acme</b>', url: 'https://status.acme.test/?q="><script>x</script>' } }, { unsubscribeUrl: 'javascript:alert(1)' });
+    const page = pageEventContent(
+      { ...reportEvent('report.created', 'investigating'), page: { ...PAGE, title: '<b>Acme</b>', url: 'https://status.acme.test/?q="><script>x</script>' } },
+      { unsubscribeUrl: 'javascript:alert(1)' },
+    );
     assert.ok(!page.html.includes('<script') && !page.html.includes('<b>'), page.html);
     assert.ok(!page.html.includes('href="javascript:'), 'a javascript: address is not a link');
   });
 
   test('the HTML is a plain mail: no scripts, no images, nothing loaded from elsewhere', () => {
-    for (const content of [alertContent(alert()), pageEventContent(MAINTENANCE, { unsubscribeUrl: UNSUBSCRIBE }), confirmationContent(PAGE, 'https://status.acme.test/confirm?t=1')]) {
+    for (const content of [
+      alertContent(alert()),
+      pageEventContent(MAINTENANCE, { unsubscribeUrl: UNSUBSCRIBE }),
+      confirmationContent(PAGE, 'https://status.acme.test/confirm?t=1'),
+    ]) {
       assert.match(content.html, /^<!DOCTYPE html>\n<html lang="en">/);
       assert.doesNotMatch(content.html, /<script|<img|<link|<style|src=|url\(/i);
     }
   });
 
   test('subscriber subjects: report status or maintenance window, behind the page title', () => {
-    assert.equal(pageEventContent(reportEvent('report.created', 'investigating'), { unsubscribeUrl: UNSUBSCRIBE }).subject, '[Acme Status] Investigating: Elevated error rates');
-    assert.equal(pageEventContent(reportEvent('report.updated', 'identified'), { unsubscribeUrl: UNSUBSCRIBE }).subject, '[Acme Status] Identified: Elevated error rates');
-    assert.equal(pageEventContent(reportEvent('report.resolved', 'resolved'), { unsubscribeUrl: UNSUBSCRIBE }).subject, '[Acme Status] Resolved: Elevated error rates');
+    assert.equal(
+      pageEventContent(reportEvent('report.created', 'investigating'), { unsubscribeUrl: UNSUBSCRIBE }).subject,
+      '[Acme Status] Investigating: Elevated error rates',
+    );
+    assert.equal(
+      pageEventContent(reportEvent('report.updated', 'identified'), { unsubscribeUrl: UNSUBSCRIBE }).subject,
+      '[Acme Status] Identified: Elevated error rates',
+    );
+    assert.equal(
+      pageEventContent(reportEvent('report.resolved', 'resolved'), { unsubscribeUrl: UNSUBSCRIBE }).subject,
+      '[Acme Status] Resolved: Elevated error rates',
+    );
     assert.equal(
       pageEventContent(MAINTENANCE, { unsubscribeUrl: UNSUBSCRIBE }).subject,
       '[Acme Status] Scheduled maintenance: Database upgrade (from 2026-03-02 22:00 UTC to 2026-03-03 01:00 UTC)',
@@ -389,7 +448,8 @@ describe('message content', () => {
   test('a subscriber mail has the message, status, components, the page and the unsubscribe link', () => {
     const report = pageEventContent(reportEvent('report.updated', 'monitoring'), { unsubscribeUrl: UNSUBSCRIBE });
     for (const part of [report.text, report.html]) {
-      for (const fact of ['We are looking into elevated error rates.', 'Monitoring', 'API, Website', PAGE.url]) assert.ok(part.includes(fact), `missing ${fact}`);
+      for (const fact of ['We are looking into elevated error rates.', 'Monitoring', 'API, Website', PAGE.url])
+        assert.ok(part.includes(fact), `missing ${fact}`);
     }
     assert.ok(report.text.includes(UNSUBSCRIBE));
     assert.ok(report.html.includes(`href="${UNSUBSCRIBE}"`));
@@ -454,14 +514,20 @@ describe('deliverAlert', { timeout: 15_000 }, () => {
   test('webhook: the alert as signed JSON with its event name and the channel headers', async () => {
     const secret = 'channel-secret-0123456789';
     const event = alert({ test: true });
-    const request = await delivered({ kind: 'webhook', settings: {}, credentials: { url: `${http.url}/hook/tok-1`, secret, headers: { 'x-team': 'ops' } } }, event);
+    const request = await delivered(
+      { kind: 'webhook', settings: {}, credentials: { url: `${http.url}/hook/tok-1`, secret, headers: { 'x-team': 'ops' } } },
+      event,
+    );
     assert.equal(request.path, '/hook/tok-1');
     assert.deepEqual(JSON.parse(request.body), { event: 'monitor.down', ...event });
     assert.equal(request.headers['x-statusdesk-event'], 'monitor.down');
     assert.equal(request.headers['x-team'], 'ops');
     assert.equal(verifySignature(secret, request.headers[SIGNATURE_HEADER] ?? '', request.body), true);
 
-    const recovered = await delivered({ kind: 'webhook', settings: {}, credentials: { url: http.url, secret: 'another-secret-0123456', headers: {} } }, alert({ kind: 'recovered', from: 'down', to: 'up' }));
+    const recovered = await delivered(
+      { kind: 'webhook', settings: {}, credentials: { url: http.url, secret: 'another-secret-0123456', headers: {} } },
+      alert({ kind: 'recovered', from: 'down', to: 'up' }),
+    );
     assert.equal(json(recovered.body)['event'], 'monitor.recovered');
     assert.equal(recovered.headers['x-statusdesk-event'], 'monitor.recovered');
     assert.equal(verifySignature(secret, recovered.headers[SIGNATURE_HEADER] ?? '', recovered.body), false, "signed with that channel's secret");
@@ -469,7 +535,10 @@ describe('deliverAlert', { timeout: 15_000 }, () => {
   });
 
   test('slack: text and a mrkdwn section, with Slack control characters escaped', async () => {
-    const request = await delivered({ kind: 'slack', settings: {}, credentials: { webhookUrl: `${http.url}/services/T/B/x` } }, alert({ monitor: { id: '7', name: '<!channel> & co', type: 'tcp', target: 'db:5432' } }));
+    const request = await delivered(
+      { kind: 'slack', settings: {}, credentials: { webhookUrl: `${http.url}/services/T/B/x` } },
+      alert({ monitor: { id: '7', name: '<!channel> & co', type: 'tcp', target: 'db:5432' } }),
+    );
     const body = json(request.body) as { text: string; blocks: { type: string; text: { type: string; text: string } }[] };
     assert.equal(body.text, '[Down] &lt;!channel&gt; &amp; co (monitor 7): connection refused');
     assert.equal(body.blocks.length, 1);
@@ -488,7 +557,10 @@ describe('deliverAlert', { timeout: 15_000 }, () => {
     ];
     for (const [kind, colour] of colours) {
       const request = await delivered({ kind: 'discord', settings: {}, credentials: { webhookUrl: `${http.url}/api/webhooks/1/tok` } }, alert({ kind }));
-      const body = json(request.body) as { embeds: { title: string; description: string; color: number; timestamp: string }[]; allowed_mentions: { parse: string[] } };
+      const body = json(request.body) as {
+        embeds: { title: string; description: string; color: number; timestamp: string }[];
+        allowed_mentions: { parse: string[] };
+      };
       assert.equal(body.embeds.length, 1);
       const [embed] = body.embeds;
       assert.equal(embed!.title, alertContent(alert({ kind })).subject);
@@ -511,7 +583,10 @@ describe('deliverAlert', { timeout: 15_000 }, () => {
     assert.equal(body['priority'], 4);
     assert.deepEqual(body['tags'], ['rotating_light']);
 
-    const plain = await delivered({ kind: 'ntfy', settings: { server: http.url, priority: 2 }, credentials: { topic: 'ops-alerts' } }, alert({ kind: 'recovered', from: 'down', to: 'up' }));
+    const plain = await delivered(
+      { kind: 'ntfy', settings: { server: http.url, priority: 2 }, credentials: { topic: 'ops-alerts' } },
+      alert({ kind: 'recovered', from: 'down', to: 'up' }),
+    );
     assert.equal(plain.headers['authorization'], undefined, 'no token, no authorization');
     assert.equal(json(plain.body)['priority'], 2, "the channel's priority");
   });
@@ -520,7 +595,11 @@ describe('deliverAlert', { timeout: 15_000 }, () => {
     const before = smtp.mails.length;
     const url = smtp.url.replace('smtp://', 'smtp://ch:pw@');
     asked.length = 0;
-    await deliverAlert({ kind: 'email', settings: { to: ['a@acme.test', 'b@acme.test', 'c@acme.test'], from: 'alerts@acme.test' }, credentials: { smtpUrl: url } }, alert(), deps);
+    await deliverAlert(
+      { kind: 'email', settings: { to: ['a@acme.test', 'b@acme.test', 'c@acme.test'], from: 'alerts@acme.test' }, credentials: { smtpUrl: url } },
+      alert(),
+      deps,
+    );
     assert.deepEqual(asked, [url]);
     const mail = (await smtp.waitFor(before + 1))[before]!;
     assert.deepEqual(mail.envelopeTo, ['a@acme.test', 'b@acme.test', 'c@acme.test']);
@@ -533,7 +612,11 @@ describe('deliverAlert', { timeout: 15_000 }, () => {
   test("email without its own SMTP URL or sender uses the service's relay and STATUSDESK_MAIL_FROM; HTML stays escaped", async () => {
     const before = smtp.mails.length;
     asked.length = 0;
-    await deliverAlert({ kind: 'email', settings: { to: ['ops@acme.test'] }, credentials: {} }, alert({ monitor: { id: '9', name: '<script>x</script>', type: 'http', target: 'https://x.test' } }), deps);
+    await deliverAlert(
+      { kind: 'email', settings: { to: ['ops@acme.test'] }, credentials: {} },
+      alert({ monitor: { id: '9', name: '<script>x</script>', type: 'http', target: 'https://x.test' } }),
+      deps,
+    );
     assert.deepEqual(asked, [undefined]);
     const mail = (await smtp.waitFor(before + 1))[before]!;
     assert.equal(mail.envelopeFrom, 'statusdesk@relay.test');
@@ -567,7 +650,9 @@ describe('deliverAlert', { timeout: 15_000 }, () => {
   test('a failed delivery rejects with the origin-only error', async () => {
     http.setStatus(500);
     try {
-      const error = await rejection(deliverAlert({ kind: 'slack', settings: {}, credentials: { webhookUrl: `${http.url}/services/T/B/secret-xyz` } }, alert(), deps));
+      const error = await rejection(
+        deliverAlert({ kind: 'slack', settings: {}, credentials: { webhookUrl: `${http.url}/services/T/B/secret-xyz` } }, alert(), deps),
+      );
       assert.equal(error.message, `POST ${http.url} answered 500`);
     } finally {
       http.setStatus(200);

@@ -73,22 +73,36 @@ test('a system folder only when the user can write there; else the user’s fold
     const plan = supported(planCliInstall(linux({ env, ...(isWritable && { isWritable }) })));
     assert.equal(plan.dir, '/home/ada/.local/bin');
     assert.equal(plan.onPath, false);
-    assert.equal(plan.pathAdvice, `/home/ada/.local/bin is not on your PATH: add it with  echo 'export PATH="$HOME/.local/bin:$PATH"' >> ~/.zshrc  and open a new terminal`);
+    assert.equal(
+      plan.pathAdvice,
+      `/home/ada/.local/bin is not on your PATH: add it with  echo 'export PATH="$HOME/.local/bin:$PATH"' >> ~/.zshrc  and open a new terminal`,
+    );
   }
   assert.match(supported(planCliInstall(linux({ env: { PATH: '/usr/bin' } }))).pathAdvice ?? '', />> ~\/\.profile/);
 });
 
 test('macOS: /usr/local/bin counts as on the PATH, though an app opened from the Finder does not see it there', () => {
-  const mac = linux({ platform: 'darwin', home: '/Users/ada', env: { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' }, appExecutable: '/Applications/Statusdesk.app/Contents/MacOS/Statusdesk' });
+  const mac = linux({
+    platform: 'darwin',
+    home: '/Users/ada',
+    env: { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' },
+    appExecutable: '/Applications/Statusdesk.app/Contents/MacOS/Statusdesk',
+  });
   assert.equal(supported(planCliInstall({ ...mac, isWritable: () => true })).file, '/usr/local/bin/statusdesk');
   assert.equal(supported(planCliInstall({ ...mac, isWritable: () => false })).file, '/Users/ada/.local/bin/statusdesk');
 });
 
 test('refuses where the app runs from a place that will not last', async () => {
   const cases: [CliInstallInput, RegExp][] = [
-    [linux({ env: { PATH: '/home/ada/.local/bin', APPIMAGE: '/home/ada/Statusdesk.AppImage' }, appExecutable: '/tmp/.mount_StatusAbc/statusdesk-desktop' }), /AppImage .* install the \.deb package/],
+    [
+      linux({ env: { PATH: '/home/ada/.local/bin', APPIMAGE: '/home/ada/Statusdesk.AppImage' }, appExecutable: '/tmp/.mount_StatusAbc/statusdesk-desktop' }),
+      /AppImage .* install the \.deb package/,
+    ],
     [linux({ platform: 'darwin', appExecutable: '/Volumes/Statusdesk/Statusdesk.app/Contents/MacOS/Statusdesk' }), /move it to the Applications folder/],
-    [linux({ platform: 'darwin', appExecutable: '/private/var/folders/x/AppTranslocation/1/d/Statusdesk.app/Contents/MacOS/Statusdesk' }), /move it to the Applications folder/],
+    [
+      linux({ platform: 'darwin', appExecutable: '/private/var/folders/x/AppTranslocation/1/d/Statusdesk.app/Contents/MacOS/Statusdesk' }),
+      /move it to the Applications folder/,
+    ],
   ];
   for (const [input, reason] of cases) {
     const plan = planCliInstall(input);
@@ -132,7 +146,9 @@ test('Windows: a .cmd script under the user’s profile, and its folder added to
   assert.match(script, /SetValue\('Path', .*'ExpandString'\)/);
 
   // Already on the PATH (any case, a trailing backslash): nothing to add.
-  const onPath = supported(planCliInstall({ ...input, env: { PATH: 'c:\\users\\ada\\appdata\\local\\statusdesk\\BIN\\;C:\\Windows', LOCALAPPDATA: input.env.LOCALAPPDATA } }));
+  const onPath = supported(
+    planCliInstall({ ...input, env: { PATH: 'c:\\users\\ada\\appdata\\local\\statusdesk\\BIN\\;C:\\Windows', LOCALAPPDATA: input.env.LOCALAPPDATA } }),
+  );
   assert.equal(onPath.addToPath, undefined);
   // Without LOCALAPPDATA, the profile's own AppData\Local; a quote in a folder's name stays inside PowerShell's string.
   const bare = supported(planCliInstall({ ...input, home: "C:\\Users\\O'Brien", env: {} }));
@@ -149,13 +165,25 @@ async function fakeInstall(): Promise<{ home: string; exe: string; probe: string
   symlinkSync(process.execPath, exe);
   // Stands in for the bundled command: says how it was run.
   const probe = join(appDir, 'probe.mjs');
-  writeFileSync(probe, 'console.log(JSON.stringify({ args: process.argv.slice(2), runAsNode: process.env.ELECTRON_RUN_AS_NODE, dataDir: process.env.STATUSDESK_DATA_DIR }));\n');
+  writeFileSync(
+    probe,
+    'console.log(JSON.stringify({ args: process.argv.slice(2), runAsNode: process.env.ELECTRON_RUN_AS_NODE, dataDir: process.env.STATUSDESK_DATA_DIR }));\n',
+  );
   return { home, exe, probe };
 }
 
 test('a real install: the script runs the app’s executable on the command, passing every argument as given', async () => {
   const { home, exe, probe } = await fakeInstall();
-  const plan = supported(planCliInstall({ platform: 'linux', home, env: { PATH: `${home}/.local/bin:/usr/bin:/bin` }, appExecutable: exe, cliScript: probe, dataDir: join(home, "data 'dir'") }));
+  const plan = supported(
+    planCliInstall({
+      platform: 'linux',
+      home,
+      env: { PATH: `${home}/.local/bin:/usr/bin:/bin` },
+      appExecutable: exe,
+      cliScript: probe,
+      dataDir: join(home, "data 'dir'"),
+    }),
+  );
   const done = await installCli(plan);
   assert.equal(done.file, join(home, '.local/bin/statusdesk'));
   assert.equal(done.summary, `The statusdesk command is at ${done.file}. Open a new terminal and run: statusdesk --help`);
@@ -164,7 +192,11 @@ test('a real install: the script runs the app’s executable on the command, pas
 
   const result = await run(done.file, ['monitors', 'list', 'a b', "it's", '$HOME', '*', '']);
   assert.equal(result.code, 0, result.stderr);
-  assert.deepEqual(JSON.parse(result.stdout), { args: ['monitors', 'list', 'a b', "it's", '$HOME', '*', ''], runAsNode: '1', dataDir: join(home, "data 'dir'") });
+  assert.deepEqual(JSON.parse(result.stdout), {
+    args: ['monitors', 'list', 'a b', "it's", '$HOME', '*', ''],
+    runAsNode: '1',
+    dataDir: join(home, "data 'dir'"),
+  });
   // A data folder the person chose wins over the app's.
   const chosen = await run(done.file, [], { STATUSDESK_DATA_DIR: '/elsewhere' });
   assert.equal(JSON.parse(chosen.stdout).dataDir, '/elsewhere');
@@ -172,7 +204,9 @@ test('a real install: the script runs the app’s executable on the command, pas
 
 test('a real install runs the bundled command', { skip: !existsSync(BUNDLE) && 'dist/statusdesk.js is not built' }, async () => {
   const { home, exe } = await fakeInstall();
-  const plan = supported(planCliInstall({ platform: 'linux', home, env: { PATH: `${home}/bin` }, appExecutable: exe, cliScript: BUNDLE, dataDir: join(home, 'data') }));
+  const plan = supported(
+    planCliInstall({ platform: 'linux', home, env: { PATH: `${home}/bin` }, appExecutable: exe, cliScript: BUNDLE, dataDir: join(home, 'data') }),
+  );
   const { file } = await installCli(plan);
   const result = await run(file, ['--version']);
   assert.equal(result.code, 0, result.stderr);
@@ -181,7 +215,14 @@ test('a real install runs the bundled command', { skip: !existsSync(BUNDLE) && '
 
 test('installing again replaces the app’s own script, but never another statusdesk', async () => {
   const { home, exe, probe } = await fakeInstall();
-  const input: CliInstallInput = { platform: 'linux', home, env: { PATH: `${home}/.local/bin` }, appExecutable: exe, cliScript: probe, dataDir: join(home, 'data') };
+  const input: CliInstallInput = {
+    platform: 'linux',
+    home,
+    env: { PATH: `${home}/.local/bin` },
+    appExecutable: exe,
+    cliScript: probe,
+    dataDir: join(home, 'data'),
+  };
   await installCli(supported(planCliInstall(input)));
   const moved = supported(planCliInstall({ ...input, dataDir: join(home, 'moved') }));
   await installCli(moved);
@@ -196,7 +237,14 @@ test('installing again replaces the app’s own script, but never another status
 test('the user’s PATH change runs after the script is written, and a failing one fails the install', async () => {
   const base = await cleanup.folder();
   const plan = supported(
-    planCliInstall({ platform: 'win32', home: 'C:\\Users\\Ada', env: { LOCALAPPDATA: base }, appExecutable: 'C:\\S\\Statusdesk.exe', cliScript: 'C:\\S\\statusdesk.js', dataDir: 'C:\\D' }),
+    planCliInstall({
+      platform: 'win32',
+      home: 'C:\\Users\\Ada',
+      env: { LOCALAPPDATA: base },
+      appExecutable: 'C:\\S\\Statusdesk.exe',
+      cliScript: 'C:\\S\\statusdesk.js',
+      dataDir: 'C:\\D',
+    }),
   );
   // The Windows folder, in this machine's terms.
   const local = { ...plan, dir: join(base, 'Statusdesk-bin'), file: join(base, 'Statusdesk-bin', 'statusdesk.cmd') };
@@ -204,7 +252,10 @@ test('the user’s PATH change runs after the script is written, and a failing o
   await installCli(local, { ...nodeCliSystem, run: async (command) => void ran.push({ command, written: existsSync(local.file) }) });
   assert.deepEqual(ran, [{ command: plan.addToPath, written: true }]);
   assert.equal(readFileSync(local.file, 'utf8'), plan.content);
-  await assert.rejects(installCli(local, { ...nodeCliSystem, run: async () => Promise.reject(new Error('powershell.exe was not found')) }), /powershell\.exe was not found/);
+  await assert.rejects(
+    installCli(local, { ...nodeCliSystem, run: async () => Promise.reject(new Error('powershell.exe was not found')) }),
+    /powershell\.exe was not found/,
+  );
 });
 
 test('a folder that cannot be made fails the install with the system’s reason', async () => {

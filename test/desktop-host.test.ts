@@ -72,7 +72,10 @@ function forkHost(env: NodeJS.ProcessEnv = {}): Host {
         const found = messages.find((m): m is Message<typeof type> => m.type === type && where(m as Message<typeof type>));
         if (found) return found;
         const ended = child.exitCode !== null || child.signalCode !== null;
-        assert.ok(!ended && Date.now() < deadline, `no ${type} message came (${ended ? `the host exited with ${child.exitCode}` : 'timed out'}); got ${JSON.stringify(messages)}; stderr: ${stderr}`);
+        assert.ok(
+          !ended && Date.now() < deadline,
+          `no ${type} message came (${ended ? `the host exited with ${child.exitCode}` : 'timed out'}); got ${JSON.stringify(messages)}; stderr: ${stderr}`,
+        );
         await sleep(POLL_MS);
       }
     },
@@ -86,7 +89,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** A fork told to start on `dataDir` (free ports unless told), waited for until ready. */
 async function startHost(dataDir: string, options: { sealingKey?: Buffer; env?: NodeJS.ProcessEnv } = {}): Promise<Host & { ready: Message<'ready'> }> {
   const host = forkHost(options.env);
-  host.child.send({ type: 'start', dataDir, ports: { api: 0, dashboard: 0 }, ...(options.sealingKey ? { sealingKey: options.sealingKey.toString('base64') } : {}) });
+  host.child.send({
+    type: 'start',
+    dataDir,
+    ports: { api: 0, dashboard: 0 },
+    ...(options.sealingKey ? { sealingKey: options.sealingKey.toString('base64') } : {}),
+  });
   const ready = await host.waitFor('ready');
   return { ...host, ready };
 }
@@ -119,13 +127,20 @@ async function tcpTarget(): Promise<{ server: Server; uri: string; close(): Prom
 
 /** A TCP monitor that fails at once when its target is gone. */
 async function createTcpMonitor(client: StatusdeskClient, name: string, uri: string): Promise<string> {
-  const created = await client.monitors.createTCPMonitor({ monitor: { name, uri, periodicity: Periodicity.PERIODICITY_1M, retry: 0, timeout: { seconds: 2n } } });
+  const created = await client.monitors.createTCPMonitor({
+    monitor: { name, uri, periodicity: Periodicity.PERIODICITY_1M, retry: 0, timeout: { seconds: 2n } },
+  });
   return created.monitor!.id;
 }
 
 /** The rows once there are some: the host writes them a moment after it tells the app. */
 function waitForRows<T>(dataDir: string, sql: string, ...params: unknown[]): Promise<T[]> {
-  return eventually(() => readRows<T>(dataDir, sql, ...params), (rows) => rows.length > 0, `rows for ${sql}`, WAIT_MS);
+  return eventually(
+    () => readRows<T>(dataDir, sql, ...params),
+    (rows) => rows.length > 0,
+    `rows for ${sql}`,
+    WAIT_MS,
+  );
 }
 
 /** Opens an authorization of a new loopback client in a browser, up to the waiting page: the consent request's id. */
@@ -135,7 +150,15 @@ async function askConsent(apiUrl: string, dashboardUrl: string, clientName: stri
     const client = await registerClient(apiUrl, [receiver.redirectUri()], clientName);
     const browser = new TestBrowser();
     const hops = await browser.open(
-      authorizeUrl(apiUrl, { response_type: 'code', client_id: client.client_id, redirect_uri: receiver.redirectUri(), code_challenge: pkce().challenge, code_challenge_method: 'S256', scope: 'read', state: 'desk' }),
+      authorizeUrl(apiUrl, {
+        response_type: 'code',
+        client_id: client.client_id,
+        redirect_uri: receiver.redirectUri(),
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+        scope: 'read',
+        state: 'desk',
+      }),
     );
     const waiting = new URL(hops.at(-1)!.url);
     assert.equal(`${waiting.origin}${waiting.pathname}`, `${dashboardUrl}/oauth/consent`);
@@ -148,11 +171,23 @@ async function askConsent(apiUrl: string, dashboardUrl: string, clientName: stri
 describe('the messages between the app and the host', { skip: sqliteOnly }, () => {
   test('a start needs an absolute data folder, ports from 0 to 65535, and a sealing key of 32 bytes in base64', () => {
     const key = randomBytes(32).toString('base64');
-    assert.deepEqual(appMessageOf({ type: 'start', dataDir: '/data', ports: { api: 0, dashboard: 3001 }, sealingKey: key }), { type: 'start', dataDir: '/data', ports: { api: 0, dashboard: 3001 }, sealingKey: key });
-    const refused = (message: unknown, reason: RegExp) => assert.throws(() => appMessageOf(message), (error: unknown) => error instanceof ProtocolError && reason.test(error.message));
+    assert.deepEqual(appMessageOf({ type: 'start', dataDir: '/data', ports: { api: 0, dashboard: 3001 }, sealingKey: key }), {
+      type: 'start',
+      dataDir: '/data',
+      ports: { api: 0, dashboard: 3001 },
+      sealingKey: key,
+    });
+    const refused = (message: unknown, reason: RegExp) =>
+      assert.throws(
+        () => appMessageOf(message),
+        (error: unknown) => error instanceof ProtocolError && reason.test(error.message),
+      );
     refused({ type: 'start', dataDir: 'data', ports: { api: 0, dashboard: 0 } }, /dataDir: must be an absolute path/);
     refused({ type: 'start', dataDir: '/data', ports: { api: 70000, dashboard: 0 } }, /ports\.api/);
-    refused({ type: 'start', dataDir: '/data', ports: { api: 0, dashboard: 0 }, sealingKey: randomBytes(16).toString('base64') }, /sealingKey: must be 32 bytes in base64/);
+    refused(
+      { type: 'start', dataDir: '/data', ports: { api: 0, dashboard: 0 }, sealingKey: randomBytes(16).toString('base64') },
+      /sealingKey: must be 32 bytes in base64/,
+    );
     refused({ type: 'start', dataDir: '/data', ports: { api: 0, dashboard: 0 }, sealingKey: `${key.slice(0, -2)}!=` }, /sealingKey/);
     refused({ type: 'restart' }, /not a message of the desktop app/);
     refused('stop', /not a message of the desktop app/);
@@ -161,9 +196,18 @@ describe('the messages between the app and the host', { skip: sqliteOnly }, () =
   });
 
   test('the app checks the host’s messages the same way', () => {
-    assert.deepEqual(hostMessageOf({ type: 'failed', message: 'the API port 3000 is already in use' }), { type: 'failed', message: 'the API port 3000 is already in use' });
-    assert.throws(() => hostMessageOf({ type: 'health', overall: 'fine', down: [], counts: { up: 0, degraded: 0, down: 0, pending: 0, paused: 0 } }), ProtocolError);
-    assert.throws(() => hostMessageOf({ type: 'consent', request: { id: 'x', matchCode: 'ABCD-EFGH', clientName: 'x', access: 'admin', expiresAt: 'x' } }), ProtocolError);
+    assert.deepEqual(hostMessageOf({ type: 'failed', message: 'the API port 3000 is already in use' }), {
+      type: 'failed',
+      message: 'the API port 3000 is already in use',
+    });
+    assert.throws(
+      () => hostMessageOf({ type: 'health', overall: 'fine', down: [], counts: { up: 0, degraded: 0, down: 0, pending: 0, paused: 0 } }),
+      ProtocolError,
+    );
+    assert.throws(
+      () => hostMessageOf({ type: 'consent', request: { id: 'x', matchCode: 'ABCD-EFGH', clientName: 'x', access: 'admin', expiresAt: 'x' } }),
+      ProtocolError,
+    );
   });
 
   test('health is worked out once for a burst of changes, and once more for changes during a run', async (t) => {
@@ -269,13 +313,18 @@ describe('the service host', { skip: sqliteOnly }, () => {
     try {
       const { client, workspace } = await writeClient(dataDir, host.ready.apiUrl);
       const monitorId = await createTcpMonitor(client, 'desk db', target.uri);
-      const channel = (await client.notifications.createNotificationChannel({ name: 'This computer', monitorIds: [monitorId], config: { case: 'desktop', value: {} } })).channel!;
+      const channel = (
+        await client.notifications.createNotificationChannel({ name: 'This computer', monitorIds: [monitorId], config: { case: 'desktop', value: {} } })
+      ).channel!;
       assert.equal((await client.monitors.triggerMonitor({ id: monitorId })).results[0]!.result, 'up');
       await target.close();
       assert.equal((await client.monitors.triggerMonitor({ id: monitorId })).results[0]!.result, 'down');
 
       const { alert } = await host.waitFor('alert', (m) => m.alert.monitorId === monitorId);
-      assert.deepEqual({ ...alert, message: '', at: '' }, { kind: 'down', monitorId, monitorName: 'desk db', workspaceName: workspace.name, workspaceSlug: workspace.slug, message: '', at: '', test: false });
+      assert.deepEqual(
+        { ...alert, message: '', at: '' },
+        { kind: 'down', monitorId, monitorName: 'desk db', workspaceName: workspace.name, workspaceSlug: workspace.slug, message: '', at: '', test: false },
+      );
       assert.match(alert.message, /refused|ECONNREFUSED/i);
       assert.ok(Date.parse(alert.at) <= Date.now());
       const recorded = await waitForRows<{ deliveries: string }>(dataDir, 'select deliveries from alerts where monitor_id = ?', Number(monitorId));
@@ -299,7 +348,15 @@ describe('the service host', { skip: sqliteOnly }, () => {
       const monitor = await svc.services.monitors.create(owner, ws, 'tcp', { name: 'unwatched', uri: 'db.internal:5432', periodicity: '1m' });
       const channel = await svc.services.channels.create(owner, ws, { name: 'This computer', kind: 'desktop', monitorIds: [monitor.id] });
       assert.deepEqual(await svc.services.channels.test(owner, ws, channel.id), { delivered: false, error: NO_DESKTOP_APP });
-      const alert = await svc.services.alerts.stateChanged({ monitorId: monitor.id, workspaceId: String(ws), from: 'up', to: 'down', kind: 'down', at: new Date().toISOString(), message: 'connection refused' });
+      const alert = await svc.services.alerts.stateChanged({
+        monitorId: monitor.id,
+        workspaceId: String(ws),
+        from: 'up',
+        to: 'down',
+        kind: 'down',
+        at: new Date().toISOString(),
+        message: 'connection refused',
+      });
       assert.deepEqual(alert?.deliveries, [{ channelId: channel.id, ok: false, error: NO_DESKTOP_APP }]);
       // An app that listens gets it, and the send is delivered.
       const shown: string[] = [];
@@ -420,7 +477,9 @@ describe('the service host', { skip: sqliteOnly }, () => {
     const host = await startHost(dataDir, { sealingKey: key });
     const { client } = await writeClient(dataDir, host.ready.apiUrl);
     const secret = `whsec-${randomBytes(8).toString('hex')}`;
-    const channel = (await client.notifications.createNotificationChannel({ name: 'Sealed', config: { case: 'webhook', value: { url: 'http://127.0.0.1:9/hook', secret } } })).channel!;
+    const channel = (
+      await client.notifications.createNotificationChannel({ name: 'Sealed', config: { case: 'webhook', value: { url: 'http://127.0.0.1:9/hook', secret } } })
+    ).channel!;
     host.child.send({ type: 'stop' });
     assert.equal(await exitOf(host), 0);
 
@@ -439,7 +498,14 @@ describe('the service host', { skip: sqliteOnly }, () => {
     await withLocalOwner(dataDir, async (services, owner) => {
       const ws = Number((await services.workspaces.getBySlug(owner, 'personal')).id);
       await services.keys.create(owner, { workspaceId: ws, name: 'made on the folder', scope: 'read' });
-      const refused = await rejectsWith(services.channels.create(owner, ws, { name: 'Hook', kind: 'webhook', config: { url: 'http://127.0.0.1:9/hook', secret: 'a-secret-of-sixteen-or-more' } }), 'PRECONDITION_FAILED');
+      const refused = await rejectsWith(
+        services.channels.create(owner, ws, {
+          name: 'Hook',
+          kind: 'webhook',
+          config: { url: 'http://127.0.0.1:9/hook', secret: 'a-secret-of-sixteen-or-more' },
+        }),
+        'PRECONDITION_FAILED',
+      );
       assert.match(refused.message, /sealed with a key the Statusdesk desktop app keeps/);
     });
     assert.equal(existsSync(join(dataDir, KEY_FILE)), false, `a command made ${KEY_FILE}`);

@@ -111,7 +111,10 @@ test('a keychain that does not give back what it encrypted leaves the plain file
 test('a sealed key without the keychain stops the start instead of making a new key', (t) => {
   const dir = dataFolder(t);
   loadSealingKey(dir, keychain());
-  assert.throws(() => loadSealingKey(dir, keychain({ available: false })), /secret\.key\.sealed needs the system keychain, but the system keychain is not available/);
+  assert.throws(
+    () => loadSealingKey(dir, keychain({ available: false })),
+    /secret\.key\.sealed needs the system keychain, but the system keychain is not available/,
+  );
   assert.deepEqual(readdirSync(dir), [SEALED_KEY_FILE]);
 });
 

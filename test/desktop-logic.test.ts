@@ -163,11 +163,28 @@ describe('tray', () => {
     const model = trayModel(health(0, { up: 12 }), 'running', { openAtLogin: false });
     assert.equal(model.icon, 'up');
     assert.equal(model.tooltip, 'Statusdesk: All 12 monitors up');
-    assert.deepEqual(labels(model.items), ['All 12 monitors up', '—', 'Open Statusdesk', 'Open at login', 'Install the statusdesk command', '—', 'Quit Statusdesk']);
+    assert.deepEqual(labels(model.items), [
+      'All 12 monitors up',
+      '—',
+      'Open Statusdesk',
+      'Open at login',
+      'Install the statusdesk command',
+      '—',
+      'Quit Statusdesk',
+    ]);
     assert.deepEqual(model.items[0], { label: 'All 12 monitors up', enabled: false });
     assert.deepEqual(itemNamed(model.items, 'Open Statusdesk'), { label: 'Open Statusdesk', enabled: true, action: { type: 'open', path: '/' } });
-    assert.deepEqual(itemNamed(model.items, 'Open at login'), { label: 'Open at login', enabled: true, checked: false, action: { type: 'toggle-open-at-login' } });
-    assert.deepEqual(itemNamed(model.items, 'Install the statusdesk command'), { label: 'Install the statusdesk command', enabled: true, action: { type: 'install-cli' } });
+    assert.deepEqual(itemNamed(model.items, 'Open at login'), {
+      label: 'Open at login',
+      enabled: true,
+      checked: false,
+      action: { type: 'toggle-open-at-login' },
+    });
+    assert.deepEqual(itemNamed(model.items, 'Install the statusdesk command'), {
+      label: 'Install the statusdesk command',
+      enabled: true,
+      action: { type: 'install-cli' },
+    });
     assert.deepEqual(itemNamed(model.items, 'Quit Statusdesk'), { label: 'Quit Statusdesk', enabled: true, action: { type: 'quit' } });
   });
 
@@ -186,7 +203,9 @@ describe('tray', () => {
   });
 
   test('a monitor’s name is one line of bounded length in the menu', () => {
-    const model = trayModel({ ...health(1), down: [{ monitorId: '5', name: `evil\nQuit Statusdesk\u202e${'x'.repeat(200)}`, workspaceId: '1' }] }, 'running', { openAtLogin: false });
+    const model = trayModel({ ...health(1), down: [{ monitorId: '5', name: `evil\nQuit Statusdesk\u202e${'x'.repeat(200)}`, workspaceId: '1' }] }, 'running', {
+      openAtLogin: false,
+    });
     const item = model.items[2];
     assert.ok(item && !item.separator);
     assert.ok(!/[\n\u202e]/.test(item.label), item.label);
@@ -203,7 +222,11 @@ describe('tray', () => {
       assert.equal(model.icon, 'unknown', state);
       assert.equal(model.tooltip, `Statusdesk: ${line}`);
       assert.deepEqual(model.items[0], { label: line, enabled: false });
-      assert.equal(labels(model.items).some((label) => label.endsWith(' is down')), false, state);
+      assert.equal(
+        labels(model.items).some((label) => label.endsWith(' is down')),
+        false,
+        state,
+      );
       assert.equal((itemNamed(model.items, 'Open Statusdesk') as { enabled: boolean }).enabled, false, state);
       assert.equal((itemNamed(model.items, 'Quit Statusdesk') as { enabled: boolean }).enabled, true, state);
     }
@@ -219,18 +242,41 @@ describe('tray', () => {
 });
 
 describe('notification text', () => {
-  const alert = { monitorId: '42', monitorName: 'orders-db', workspaceName: 'Personal', workspaceSlug: 'personal', message: 'connection refused', at: '2026-11-02T10:00:00Z', test: false };
+  const alert = {
+    monitorId: '42',
+    monitorName: 'orders-db',
+    workspaceName: 'Personal',
+    workspaceSlug: 'personal',
+    message: 'connection refused',
+    at: '2026-11-02T10:00:00Z',
+    test: false,
+  };
 
   test('an alert names the monitor and what happened, and opens the monitor', () => {
-    assert.deepEqual(alertNotification({ ...alert, kind: 'down' }), { title: 'orders-db is down', body: 'connection refused (Personal)', path: '/monitors/42?workspace=personal' });
+    assert.deepEqual(alertNotification({ ...alert, kind: 'down' }), {
+      title: 'orders-db is down',
+      body: 'connection refused (Personal)',
+      path: '/monitors/42?workspace=personal',
+    });
     assert.equal(alertNotification({ ...alert, kind: 'recovered' }).title, 'orders-db is up again');
     assert.equal(alertNotification({ ...alert, kind: 'degraded' }).title, 'orders-db is degraded');
     assert.equal(alertNotification({ ...alert, kind: 'down', message: '' }).body, 'In Personal');
   });
 
   test('a channel’s test alert says it is a test and opens the channels', () => {
-    const text = alertNotification({ ...alert, kind: 'down', monitorId: '0', monitorName: 'Test monitor', message: 'This is a test alert for the channel "Desk". No monitor changed state.', test: true });
-    assert.deepEqual(text, { title: 'Statusdesk test alert', body: 'This is a test alert for the channel "Desk". No monitor changed state. (Personal)', path: '/notifications' });
+    const text = alertNotification({
+      ...alert,
+      kind: 'down',
+      monitorId: '0',
+      monitorName: 'Test monitor',
+      message: 'This is a test alert for the channel "Desk". No monitor changed state.',
+      test: true,
+    });
+    assert.deepEqual(text, {
+      title: 'Statusdesk test alert',
+      body: 'This is a test alert for the channel "Desk". No monitor changed state. (Personal)',
+      path: '/notifications',
+    });
   });
 
   test('an alert’s names and message are single lines of bounded length', () => {
@@ -251,7 +297,11 @@ describe('notification text', () => {
   });
 
   test('an app cannot write its own sentences into the consent notification', () => {
-    const text = consentNotification({ ...request, clientName: `Cursor”\n\nStatusdesk approved this already. Code: AAAA-AAAA${' '.repeat(50)}pad`, access: 'read' });
+    const text = consentNotification({
+      ...request,
+      clientName: `Cursor”\n\nStatusdesk approved this already. Code: AAAA-AAAA${' '.repeat(50)}pad`,
+      access: 'read',
+    });
     assert.ok(!text.body.includes('\n'));
     assert.match(text.body, /^“Cursor Statusdesk approved this[^”“]*…” asks for read-only access\. [^”“]* KXRD-7QPM\.$/);
   });
@@ -265,7 +315,17 @@ describe('ipc', () => {
   test('answers only frames of the dashboard’s exact origin', () => {
     assert.equal(isTrustedSender(`${ORIGIN}/`, ORIGIN), true);
     assert.equal(isTrustedSender(`${ORIGIN}/oauth/consent?request=x`, ORIGIN), true);
-    for (const sender of ['http://localhost:3000/', 'http://127.0.0.1:3001/', 'https://localhost:3001/', 'http://localhost:30011/', 'http://user@localhost:3001/', 'file:///index.html', 'about:blank', 'null', '']) {
+    for (const sender of [
+      'http://localhost:3000/',
+      'http://127.0.0.1:3001/',
+      'https://localhost:3001/',
+      'http://localhost:30011/',
+      'http://user@localhost:3001/',
+      'file:///index.html',
+      'about:blank',
+      'null',
+      '',
+    ]) {
       assert.equal(isTrustedSender(sender, ORIGIN), false, sender);
     }
     assert.equal(isTrustedSender(`${ORIGIN}/`, ''), false);
@@ -274,7 +334,16 @@ describe('ipc', () => {
 
   test('openExternal takes an http(s) address and nothing else', () => {
     assert.equal(openExternalPayload('https://example.com/docs'), 'https://example.com/docs');
-    for (const payload of ['file:///etc/passwd', 'javascript:alert(1)', 'statusdesk://keys', 'example.com', 42, undefined, { url: 'https://example.com' }, `https://example.com/${'a'.repeat(3000)}`]) {
+    for (const payload of [
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+      'statusdesk://keys',
+      'example.com',
+      42,
+      undefined,
+      { url: 'https://example.com' },
+      `https://example.com/${'a'.repeat(3000)}`,
+    ]) {
       assert.throws(() => openExternalPayload(payload), Error, String(payload));
     }
   });

@@ -35,6 +35,11 @@ test('the native SQLite module is unpacked from the asar, and the app starts mai
   const build = readFileSync(join(packageRoot, 'scripts', 'build.ts'), 'utf8');
   for (const bundle of ['desktop/main.js', 'desktop/preload.cjs', 'desktop-host.js']) assert.match(build, new RegExp(bundle.replace('.', '\\.')), bundle);
   for (const icon of ['icon.png', 'tray-up.png', 'tray-degraded.png', 'tray-down.png', 'tray-unknown.png']) {
-    assert.ok(readFileSync(join(packageRoot, 'build', icon)).subarray(1, 4).toString() === 'PNG', icon);
+    assert.ok(
+      readFileSync(join(packageRoot, 'build', icon))
+        .subarray(1, 4)
+        .toString() === 'PNG',
+      icon,
+    );
   }
 });

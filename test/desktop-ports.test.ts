@@ -78,7 +78,12 @@ test('falls back to the defaults, then to the next free pair after them', async 
 
 test('ignores remembered ports that cannot be the service’s', async () => {
   const everythingFree = async () => true;
-  for (const remembered of [{ api: 80, dashboard: 81 }, { api: 5000, dashboard: 5000 }, { api: 70000, dashboard: 70001 }, { api: 1.5, dashboard: 2 }]) {
+  for (const remembered of [
+    { api: 80, dashboard: 81 },
+    { api: 5000, dashboard: 5000 },
+    { api: 70000, dashboard: 70001 },
+    { api: 1.5, dashboard: 2 },
+  ]) {
     assert.deepEqual(await choosePorts(remembered, everythingFree), DEFAULT_PORTS, JSON.stringify(remembered));
   }
 });

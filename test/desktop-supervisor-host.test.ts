@@ -63,7 +63,10 @@ test('supervises the real service host: starts it, signs in, restarts it after k
   const children: ChildProcess[] = [];
   const supervisor = createSupervisor({
     spawn() {
-      const child = fork(HOST, [], { env: { ...process.env, STATUSDESK_CHECKS: 'off', STATUSDESK_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+      const child = fork(HOST, [], {
+        env: { ...process.env, STATUSDESK_CHECKS: 'off', STATUSDESK_LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      });
       children.push(child);
       cleanup.children.push(child);
       return forkedHost(child);

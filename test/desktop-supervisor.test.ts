@@ -5,7 +5,15 @@ import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { StartMessage } from '../server/desktop/host-protocol.ts';
-import { createSupervisor, forkedHost, type HostEvent, type HostProcess, type Supervisor, type SupervisorOptions, type SupervisorState } from '../main/src/supervisor.ts';
+import {
+  createSupervisor,
+  forkedHost,
+  type HostEvent,
+  type HostProcess,
+  type Supervisor,
+  type SupervisorOptions,
+  type SupervisorState,
+} from '../main/src/supervisor.ts';
 import { perTestCleanup } from './support/harness.ts';
 import { eventually, until } from './support/wait.ts';
 
@@ -72,7 +80,10 @@ async function harness(t: TestContext, modeOf: (spawned: number) => string, over
   const protocolErrors: string[] = [];
   const children: ChildProcess[] = [];
   const spawnHost = (): HostProcess => {
-    const child = fork(script, [], { env: { ...process.env, HOST_MODE: modeOf(children.length), HOST_LOG: logFile }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const child = fork(script, [], {
+      env: { ...process.env, HOST_MODE: modeOf(children.length), HOST_LOG: logFile },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
     children.push(child);
     cleanup.children.push(child);
     return forkedHost(child);
@@ -101,12 +112,22 @@ async function harness(t: TestContext, modeOf: (spawned: number) => string, over
         .filter(Boolean)
         .map((line) => JSON.parse(line)),
     async reached(state, times = 1) {
-      await eventually(() => states, (all) => all.filter((s) => s.state === state).length >= times, `reached ${state} ×${times}`, 10_000);
+      await eventually(
+        () => states,
+        (all) => all.filter((s) => s.state === state).length >= times,
+        `reached ${state} ×${times}`,
+        10_000,
+      );
     },
   };
 }
 
-const START: StartMessage = { type: 'start', dataDir: '/tmp/statusdesk-data', ports: { api: 43100, dashboard: 43101 }, sealingKey: Buffer.alloc(32, 7).toString('base64') };
+const START: StartMessage = {
+  type: 'start',
+  dataDir: '/tmp/statusdesk-data',
+  ports: { api: 43100, dashboard: 43101 },
+  sealingKey: Buffer.alloc(32, 7).toString('base64'),
+};
 
 const isGone = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
 
@@ -127,14 +148,20 @@ test('starts the host, passes its news on, hands out fresh sign-in links, and st
   const health = h.events.find((event) => event.type === 'health');
   assert.deepEqual(health && health.type === 'health' && health.down, [{ monitorId: '4', name: 'orders-db', workspaceId: '1' }]);
   // Something that is not a message of the protocol is reported, not passed on.
-  assert.equal(h.events.some((event) => (event.type as string) === 'not-a-message-of-the-protocol'), false);
+  assert.equal(
+    h.events.some((event) => (event.type as string) === 'not-a-message-of-the-protocol'),
+    false,
+  );
   assert.match(h.protocolErrors[0] ?? '', /not a message of the service host/);
 
   await supervisor.stop();
   assert.ok(isGone(h.children[0]!));
   assert.equal(h.children[0]!.exitCode, 0);
   assert.deepEqual(h.states, [{ state: 'starting' }, { state: 'running' }, { state: 'stopped' }]);
-  assert.deepEqual(h.received().map((entry) => entry.message.type), ['start', 'sign-in', 'sign-in', 'stop']);
+  assert.deepEqual(
+    h.received().map((entry) => entry.message.type),
+    ['start', 'sign-in', 'sign-in', 'stop'],
+  );
   await assert.rejects(supervisor.requestSignIn(), /the service is not running \(stopped\)/);
 });
 
@@ -196,7 +223,10 @@ test('gives up after too many crashes within a minute, and says why', async (t) 
     h.states.map((s) => s.state),
     ['starting', 'running', 'restarting', 'running', 'restarting', 'running', 'stopped'],
   );
-  assert.match(h.states.at(-1)?.reason ?? '', /stopped unexpectedly 3 times within a minute, so it is not started again \(last: the service host stopped: it exited with code 70\)/);
+  assert.match(
+    h.states.at(-1)?.reason ?? '',
+    /stopped unexpectedly 3 times within a minute, so it is not started again \(last: the service host stopped: it exited with code 70\)/,
+  );
   await sleep(200);
   assert.equal(h.children.length, 3, 'no host after giving up');
   assert.equal(supervisor.state(), 'stopped');

@@ -94,7 +94,17 @@ const METADATA_ADDRESSES = [
   '100.100.100.200',
 ];
 /** 169.254.169.254 as a URL or a target may write it; resolvers (inet_aton) read each as the address. */
-const METADATA_AS_WRITTEN = ['2852039166', '0xa9fea9fe', '0XA9FEA9FE', '0251.0376.0251.0376', '0xa9.0xfe.0xa9.0xfe', '169.254.43518', '169.16689662', 'metadata.google.internal', 'METADATA.Google.Internal.'];
+const METADATA_AS_WRITTEN = [
+  '2852039166',
+  '0xa9fea9fe',
+  '0XA9FEA9FE',
+  '0251.0376.0251.0376',
+  '0xa9.0xfe.0xa9.0xfe',
+  '169.254.43518',
+  '169.16689662',
+  'metadata.google.internal',
+  'METADATA.Google.Internal.',
+];
 
 describe('the classifier', () => {
   const policy = createDestinationPolicy();
@@ -119,7 +129,17 @@ describe('the classifier', () => {
   });
 
   test('link-local addresses are refused, IPv4 and IPv6, with a zone or inside IPv6', () => {
-    for (const address of ['169.254.0.1', '169.254.255.255', '169.254.170.2', 'fe80::1', 'fe80::1%lo', 'FE80::a:b:c:d', 'febf:ffff::1', '::ffff:169.254.3.4', '::a9fe:1']) {
+    for (const address of [
+      '169.254.0.1',
+      '169.254.255.255',
+      '169.254.170.2',
+      'fe80::1',
+      'fe80::1%lo',
+      'FE80::a:b:c:d',
+      'febf:ffff::1',
+      '::ffff:169.254.3.4',
+      '::a9fe:1',
+    ]) {
       assert.equal(addressKind(address), 'link-local', address);
       assert.match(policy.refusal(address, 80) ?? '', LINK_LOCAL_SENTENCE, address);
     }
@@ -132,11 +152,29 @@ describe('the classifier', () => {
   });
 
   test('loopback, private and public addresses are allowed: checking them is what the service is for', () => {
-    for (const address of ['127.0.0.1', '127.8.9.10', '::1', '0.0.0.0', '::', '10.0.0.1', '172.16.0.1', '192.168.1.1', '100.64.0.1', 'fd00::1', 'fec0::1', '169.253.255.255', '169.255.0.0', '8.8.8.8', '2001:4860::8888', '::ffff:10.1.2.3']) {
+    for (const address of [
+      '127.0.0.1',
+      '127.8.9.10',
+      '::1',
+      '0.0.0.0',
+      '::',
+      '10.0.0.1',
+      '172.16.0.1',
+      '192.168.1.1',
+      '100.64.0.1',
+      'fd00::1',
+      'fec0::1',
+      '169.253.255.255',
+      '169.255.0.0',
+      '8.8.8.8',
+      '2001:4860::8888',
+      '::ffff:10.1.2.3',
+    ]) {
       assert.equal(policy.refusal(address, 3000), undefined, address);
       assert.equal(policy.refusalAsWritten(address, 3000), undefined, address);
     }
-    for (const host of ['db.internal', 'localhost', 'example.com', 'metadata', 'metadata.google.internal.example.com']) assert.equal(policy.refusalAsWritten(host, 80), undefined, host);
+    for (const host of ['db.internal', 'localhost', 'example.com', 'metadata', 'metadata.google.internal.example.com'])
+      assert.equal(policy.refusalAsWritten(host, 80), undefined, host);
   });
 
   test("the service's own ports, on every loopback and unspecified address, in every form; other ports stay allowed", () => {
@@ -158,7 +196,8 @@ describe('the classifier', () => {
     const addresses = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((a) => a.address));
     assert.ok(addresses.length > 0);
     // A link-local address of the machine is refused as link-local, on every port.
-    for (const address of addresses) assert.match(own.refusal(address, 3200) ?? '', addressKind(address) === 'link-local' ? LINK_LOCAL_SENTENCE : OWN_PORT_SENTENCE, address);
+    for (const address of addresses)
+      assert.match(own.refusal(address, 3200) ?? '', addressKind(address) === 'link-local' ? LINK_LOCAL_SENTENCE : OWN_PORT_SENTENCE, address);
     assert.equal(own.refusal('192.0.2.7', 3200), undefined, 'an address of another machine');
   });
 
@@ -180,19 +219,49 @@ describe('the classifier', () => {
   });
 
   test('a bad allow-list entry is named, with the rule; the setting names itself', () => {
-    for (const bad of ['nope', '1.2.3', '300.1.1.1', '10.0.0.0/33', '1.2.3.4:0', '1.2.3.4:70000', '[1.2.3.4]:80', '::1:80x', '[::1]/200', 'fe80::/129', 'localhost:3000']) {
-      assert.throws(() => parseAllowList(bad), (error: Error) => error.message.includes(`got ${bad}`) && /separated by commas/.test(error.message), bad);
+    for (const bad of [
+      'nope',
+      '1.2.3',
+      '300.1.1.1',
+      '10.0.0.0/33',
+      '1.2.3.4:0',
+      '1.2.3.4:70000',
+      '[1.2.3.4]:80',
+      '::1:80x',
+      '[::1]/200',
+      'fe80::/129',
+      'localhost:3000',
+    ]) {
+      assert.throws(
+        () => parseAllowList(bad),
+        (error: Error) => error.message.includes(`got ${bad}`) && /separated by commas/.test(error.message),
+        bad,
+      );
     }
     assert.throws(
       () => serviceConfig({}, { [ALLOW_SETTING]: '127.0.0.1:3000,bogus' }),
-      (error: unknown) => error instanceof AppError && error.code === 'VALIDATION' && error.message.startsWith(`${ALLOW_SETTING}: `) && error.message.includes('got bogus'),
+      (error: unknown) =>
+        error instanceof AppError && error.code === 'VALIDATION' && error.message.startsWith(`${ALLOW_SETTING}: `) && error.message.includes('got bogus'),
     );
     assert.equal(serviceConfig({}, {}).allowedDestinations, undefined);
     assert.equal(serviceConfig({}, { [ALLOW_SETTING]: '10.0.0.0/8,[::1]:3000' }).allowedDestinations?.length, 2);
   });
 
   test('public addresses for metadata documents: IPv6 standing for a private IPv4 address is not public', () => {
-    for (const address of ['::7f00:1', '::ffff:7f00:1', '::ffff:127.0.0.1', '::127.0.0.1', '::a00:1', '::ffff:a00:1', '::ffff:0:7f00:1', '64:ff9b::7f00:1', '::ffff:a9fe:a9fe', '::c0a8:101', 'fd00:ec2::254', 'fe80::1%eth0']) {
+    for (const address of [
+      '::7f00:1',
+      '::ffff:7f00:1',
+      '::ffff:127.0.0.1',
+      '::127.0.0.1',
+      '::a00:1',
+      '::ffff:a00:1',
+      '::ffff:0:7f00:1',
+      '64:ff9b::7f00:1',
+      '::ffff:a9fe:a9fe',
+      '::c0a8:101',
+      'fd00:ec2::254',
+      'fe80::1%eth0',
+    ]) {
       assert.equal(isPublicAddress(address), false, address);
     }
     for (const address of ['93.184.216.34', '::ffff:8.8.8.8', '::ffff:808:808', '2606:4700::1111']) assert.equal(isPublicAddress(address), true, address);
@@ -205,7 +274,20 @@ const VERSION = 'test';
 const SECRET_BODY = 'INTERNAL-ANSWER: root-credentials=hunter2';
 
 function httpConfig(url: string, overrides: Partial<HttpProbeConfig> = {}): HttpProbeConfig {
-  return { url, method: 'GET', headers: {}, body: '', followRedirects: true, statusCodeAssertions: [], headerAssertions: [], bodyAssertions: [], timeout: 3000, degraded: null, retry: 0, ...overrides };
+  return {
+    url,
+    method: 'GET',
+    headers: {},
+    body: '',
+    followRedirects: true,
+    statusCodeAssertions: [],
+    headerAssertions: [],
+    bodyAssertions: [],
+    timeout: 3000,
+    degraded: null,
+    retry: 0,
+    ...overrides,
+  };
 }
 
 interface Peer {
@@ -264,7 +346,9 @@ describe('the probes ask the policy', { timeout: 20_000 }, () => {
 
   for (const path of ['/to-metadata', '/to-metadata-hex', '/to-metadata-v6']) {
     test(`an HTTP check whose loopback target redirects to a metadata address (${path}) is refused on the hop, before connecting`, async () => {
-      const { value: result, connections } = await connectionsDuring(() => probeHttp(httpConfig(`${a.origin}${path}`, { retry: 3 }), { trust, userAgent: VERSION, destinations: createDestinationPolicy() }));
+      const { value: result, connections } = await connectionsDuring(() =>
+        probeHttp(httpConfig(`${a.origin}${path}`, { retry: 3 }), { trust, userAgent: VERSION, destinations: createDestinationPolicy() }),
+      );
       assert.equal(result.result, 'down');
       assert.match(result.message, /^redirected to http:\/\/(169\.254\.169\.254|\[::ffff:a9fe:a9fe\]): /);
       assert.match(result.message, METADATA_SENTENCE);
@@ -281,16 +365,21 @@ describe('the probes ask the policy', { timeout: 20_000 }, () => {
     const before = b.seen.length;
     const result = await probeHttp(httpConfig(`${a.origin}/to-b`), { trust, userAgent: VERSION, destinations: own });
     assert.equal(result.result, 'down');
-    assert.match(result.message, new RegExp(`^redirected to http://localhost:${b.port}: localhost:${b.port} \\((127\\.0\\.0\\.1|::1)\\) is this service's own port`));
+    assert.match(
+      result.message,
+      new RegExp(`^redirected to http://localhost:${b.port}: localhost:${b.port} \\((127\\.0\\.0\\.1|::1)\\) is this service's own port`),
+    );
     assert.equal(typeof result.timing.dns, 'number', 'the name was resolved, then its address judged');
     assert.equal(b.seen.length, before, 'the refused hop sent nothing');
   });
 
-  test('the monitor\'s own URL on a refused port is refused before connecting, and not retried', async () => {
+  test("the monitor's own URL on a refused port is refused before connecting, and not retried", async () => {
     const own = createDestinationPolicy();
     own.listening('127.0.0.1', [a.port]);
     const before = a.seen.length;
-    const { value: result, connections } = await connectionsDuring(() => probeHttp(httpConfig(`${a.origin}/landing`, { retry: 2 }), { trust, userAgent: VERSION, destinations: own }));
+    const { value: result, connections } = await connectionsDuring(() =>
+      probeHttp(httpConfig(`${a.origin}/landing`, { retry: 2 }), { trust, userAgent: VERSION, destinations: own }),
+    );
     assert.equal(result.result, 'down');
     assert.match(result.message, new RegExp(`^127\\.0\\.0\\.1:${a.port} is this service's own port`));
     assert.equal(result.attempts, 1);
@@ -305,7 +394,10 @@ describe('the probes ask the policy', { timeout: 20_000 }, () => {
         probeTcp({ uri: '169.254.169.254:80', timeout: 2000, degraded: null, retry: 3 }, { destinations: policy }),
         probeTcp({ uri: '[fd00:ec2::254]:80', timeout: 2000, degraded: null, retry: 0 }, { destinations: policy }),
         probeTcp({ uri: 'metadata.google.internal:80', timeout: 2000, degraded: null, retry: 0 }, { destinations: policy }),
-        probeGrpc({ uri: '[::a9fe:a9fe]:50051', service: '', tls: 'plaintext', metadata: {}, timeout: 2000, degraded: null, retry: 3 }, { trust, userAgent: VERSION, destinations: policy }),
+        probeGrpc(
+          { uri: '[::a9fe:a9fe]:50051', service: '', tls: 'plaintext', metadata: {}, timeout: 2000, degraded: null, retry: 3 },
+          { trust, userAgent: VERSION, destinations: policy },
+        ),
       ]),
     );
     for (const result of results) {
@@ -365,7 +457,10 @@ describe('the probes ask the policy', { timeout: 20_000 }, () => {
 
   test('credential-like custom headers follow a redirect within the origin', async () => {
     const before = a.seen.length;
-    const result = await probeHttp(httpConfig(`${a.origin}/to-a`, { headers: { 'X-Api-Key': 'k-123', 'X-Session-Token': 't-456' } }), { trust, userAgent: VERSION });
+    const result = await probeHttp(httpConfig(`${a.origin}/to-a`, { headers: { 'X-Api-Key': 'k-123', 'X-Session-Token': 't-456' } }), {
+      trust,
+      userAgent: VERSION,
+    });
     assert.equal(result.result, 'up', result.message);
     const landing = a.seen.slice(before).find((r) => r.path === '/landing');
     assert.equal(landing?.headers['x-api-key'], 'k-123');
@@ -398,7 +493,10 @@ describe('deliveries and exports ask the policy', { timeout: 20_000 }, () => {
         () => assert.fail('posted to the own port'),
         (error: Error) => error,
       );
-      assert.match(byName.message, new RegExp(`^POST http://localhost:${receiver.port} failed: localhost:${receiver.port} \\((127\\.0\\.0\\.1|::1)\\) is this service's own port`));
+      assert.match(
+        byName.message,
+        new RegExp(`^POST http://localhost:${receiver.port} failed: localhost:${receiver.port} \\((127\\.0\\.0\\.1|::1)\\) is this service's own port`),
+      );
       assert.ok(!byName.message.includes('token-123'));
       assert.equal(receiver.requests.length, 0);
 
@@ -415,13 +513,28 @@ describe('deliveries and exports ask the policy', { timeout: 20_000 }, () => {
     const own = createDestinationPolicy();
     own.listening('127.0.0.1', [smtp.port]);
     const mail = { from: 'a@acme.test', to: ['b@acme.test'], subject: 's', text: 't', html: 'h' };
-    const mailers = [createMailer('smtp://169.254.169.254:25', own), createMailer(`smtp://localhost:${smtp.port}`, own), createMailer(`smtp://localhost:${smtp.port}`, createDestinationPolicy())];
+    const mailers = [
+      createMailer('smtp://169.254.169.254:25', own),
+      createMailer(`smtp://localhost:${smtp.port}`, own),
+      createMailer(`smtp://localhost:${smtp.port}`, createDestinationPolicy()),
+    ];
     try {
-      const { value: refused, connections } = await connectionsDuring(() => mailers[0]!.send(mail).then(() => assert.fail('sent'), (error: Error) => error));
+      const { value: refused, connections } = await connectionsDuring(() =>
+        mailers[0]!.send(mail).then(
+          () => assert.fail('sent'),
+          (error: Error) => error,
+        ),
+      );
       assert.match(refused.message, new RegExp(`^SMTP 169\\.254\\.169\\.254:25 failed: 169\\.254\\.169\\.254:25 ${METADATA_SENTENCE.source}`));
       assert.deepEqual(connections, []);
-      const ownPort = await mailers[1]!.send(mail).then(() => assert.fail('sent'), (error: Error) => error);
-      assert.match(ownPort.message, new RegExp(`^SMTP localhost:${smtp.port} failed: localhost:${smtp.port} \\((127\\.0\\.0\\.1|::1)\\) is this service's own port`));
+      const ownPort = await mailers[1]!.send(mail).then(
+        () => assert.fail('sent'),
+        (error: Error) => error,
+      );
+      assert.match(
+        ownPort.message,
+        new RegExp(`^SMTP localhost:${smtp.port} failed: localhost:${smtp.port} \\((127\\.0\\.0\\.1|::1)\\) is this service's own port`),
+      );
       assert.equal(smtp.mails.length, 0);
       await mailers[2]!.send(mail);
       assert.equal((await smtp.waitFor(1))[0]!.subject, 's');
@@ -478,8 +591,14 @@ describe('deliveries and exports ask the policy', { timeout: 20_000 }, () => {
       assert.ok(!received.includes(0), 'the refused collector received nothing');
       assertNoneRefused(connections);
       const refusals = lines.filter((l) => l.includes('metrics export refused')).map((l) => JSON.parse(l) as { monitorId: number; msg: string });
-      assert.ok(refusals.some((r) => r.monitorId === 3 && METADATA_SENTENCE.test(r.msg)), JSON.stringify(refusals));
-      assert.ok(refusals.some((r) => r.monitorId === 1 && OWN_PORT_SENTENCE.test(r.msg)), JSON.stringify(refusals));
+      assert.ok(
+        refusals.some((r) => r.monitorId === 3 && METADATA_SENTENCE.test(r.msg)),
+        JSON.stringify(refusals),
+      );
+      assert.ok(
+        refusals.some((r) => r.monitorId === 1 && OWN_PORT_SENTENCE.test(r.msg)),
+        JSON.stringify(refusals),
+      );
     } finally {
       await otlp.close();
       for (const { server } of collectors) server.close();
@@ -496,7 +615,9 @@ describe('deliveries and exports ask the policy', { timeout: 20_000 }, () => {
           throw new Error('connected');
         },
       });
-      await assert.rejects(fetchDocument('https://editor.example/oauth/client.json'), { message: `the host editor.example resolves to ${address}, which is not a public address` });
+      await assert.rejects(fetchDocument('https://editor.example/oauth/client.json'), {
+        message: `the host editor.example resolves to ${address}, which is not a public address`,
+      });
       assert.deepEqual(connected, [], address);
     }
   });
@@ -572,7 +693,12 @@ describe('the service', { timeout: 60_000 }, () => {
     await refusedAt(monitors.create(owner, ws, 'tcp', { name: 'policy', periodicity: '1m', uri: '0xa9fea9fe:80' }), 'uri', METADATA_SENTENCE);
     await refusedAt(monitors.create(owner, ws, 'tcp', { name: 'policy', periodicity: '1m', uri: '[fe80::1]:22' }), 'uri', LINK_LOCAL_SENTENCE);
     await refusedAt(
-      monitors.create(owner, ws, 'http', httpMonitor(`${peer.origin}/secret`, { openTelemetry: { endpoint: 'http://[fd00:ec2::254]:4318/v1/metrics', headers: {} } })),
+      monitors.create(
+        owner,
+        ws,
+        'http',
+        httpMonitor(`${peer.origin}/secret`, { openTelemetry: { endpoint: 'http://[fd00:ec2::254]:4318/v1/metrics', headers: {} } }),
+      ),
       'openTelemetry.endpoint',
       METADATA_SENTENCE,
     );
@@ -583,12 +709,28 @@ describe('the service', { timeout: 60_000 }, () => {
     await refusedAt(channels.create(owner, ws, webhook(`http://127.0.0.1:${svc.ports.api}/v1/monitors`)), 'config.url', OWN_PORT_SENTENCE);
     await refusedAt(channels.create(owner, ws, webhook(`http://localhost:${svc.ports.dashboard}/api/session`)), 'config.url', OWN_PORT_SENTENCE);
     await refusedAt(channels.create(owner, ws, webhook('http://[::a9fe:a9fe]/')), 'config.url', METADATA_SENTENCE);
-    await refusedAt(channels.create(owner, ws, { name: 'policy', kind: 'slack', config: { webhookUrl: 'https://169.254.169.254/services/x' } }), 'config.webhookUrl', METADATA_SENTENCE);
-    await refusedAt(channels.create(owner, ws, { name: 'policy', kind: 'ntfy', config: { server: 'http://169.254.1.1', topic: 'alerts' } }), 'config.server', LINK_LOCAL_SENTENCE);
-    await refusedAt(channels.create(owner, ws, { name: 'policy', kind: 'email', config: { to: ['a@acme.test'], smtpUrl: `smtp://127.0.0.1:${svc.ports.api}` } }), 'config.smtpUrl', OWN_PORT_SENTENCE);
+    await refusedAt(
+      channels.create(owner, ws, { name: 'policy', kind: 'slack', config: { webhookUrl: 'https://169.254.169.254/services/x' } }),
+      'config.webhookUrl',
+      METADATA_SENTENCE,
+    );
+    await refusedAt(
+      channels.create(owner, ws, { name: 'policy', kind: 'ntfy', config: { server: 'http://169.254.1.1', topic: 'alerts' } }),
+      'config.server',
+      LINK_LOCAL_SENTENCE,
+    );
+    await refusedAt(
+      channels.create(owner, ws, { name: 'policy', kind: 'email', config: { to: ['a@acme.test'], smtpUrl: `smtp://127.0.0.1:${svc.ports.api}` } }),
+      'config.smtpUrl',
+      OWN_PORT_SENTENCE,
+    );
     const page = await svc.services.pages.create(owner, ws, { title: 'Policy', slug: `policy-${ws}` });
     await refusedAt(svc.services.subscribers.add(owner, ws, page.id, { webhookUrl: 'http://169.254.169.254/hook' }), 'webhookUrl', METADATA_SENTENCE);
-    await refusedAt(svc.services.subscribers.add(owner, ws, page.id, { webhookUrl: `http://localhost:${svc.ports.api}/hook` }), 'webhookUrl', OWN_PORT_SENTENCE);
+    await refusedAt(
+      svc.services.subscribers.add(owner, ws, page.id, { webhookUrl: `http://localhost:${svc.ports.api}/hook` }),
+      'webhookUrl',
+      OWN_PORT_SENTENCE,
+    );
 
     // Loopback and private destinations on other ports stay allowed.
     await channels.create(owner, ws, webhook(`http://127.0.0.1:${peer.port}/hook`));
@@ -599,10 +741,20 @@ describe('the service', { timeout: 60_000 }, () => {
   test('a monitor checked only from a private location may name a loopback port of the service: its runner is elsewhere', async () => {
     const ws = workspace();
     const location = await svc.services.locations.create(owner, ws, { name: `elsewhere-${ws}` });
-    const made = await svc.services.monitors.create(owner, ws, 'tcp', { name: 'policy', periodicity: '1m', uri: `127.0.0.1:${svc.ports.api}`, privateLocations: [location.location.id] });
+    const made = await svc.services.monitors.create(owner, ws, 'tcp', {
+      name: 'policy',
+      periodicity: '1m',
+      uri: `127.0.0.1:${svc.ports.api}`,
+      privateLocations: [location.location.id],
+    });
     assert.equal('uri' in made && made.uri, `127.0.0.1:${svc.ports.api}`);
     await refusedAt(
-      svc.services.monitors.create(owner, ws, 'tcp', { name: 'policy', periodicity: '1m', uri: '169.254.169.254:80', privateLocations: [location.location.id] }),
+      svc.services.monitors.create(owner, ws, 'tcp', {
+        name: 'policy',
+        periodicity: '1m',
+        uri: '169.254.169.254:80',
+        privateLocations: [location.location.id],
+      }),
       'uri',
       METADATA_SENTENCE,
     );
@@ -610,10 +762,19 @@ describe('the service', { timeout: 60_000 }, () => {
 
   test('response logs of a body assertion hold whether it matched, not the body', async () => {
     const ws = workspace();
-    const monitor = await svc.services.monitors.create(owner, ws, 'http', httpMonitor(`${peer.origin}/secret`, { bodyAssertions: [{ comparator: 'contains', target: 'healthy' }] }));
+    const monitor = await svc.services.monitors.create(
+      owner,
+      ws,
+      'http',
+      httpMonitor(`${peer.origin}/secret`, { bodyAssertions: [{ comparator: 'contains', target: 'healthy' }] }),
+    );
     const [result] = await svc.services.monitors.trigger(owner, ws, monitor.id);
     assert.equal(result!.result, 'down');
-    const logs = await eventually(() => svc.services.monitors.responseLogs(owner, ws, monitor.id), (found) => found.length > 0, 'the check in the response log');
+    const logs = await eventually(
+      () => svc.services.monitors.responseLogs(owner, ws, monitor.id),
+      (found) => found.length > 0,
+      'the check in the response log',
+    );
     assert.deepEqual(logs[0]!.assertionResults.at(-1), { assertion: 'body contains "healthy"', passed: false, actual: 'a body without it' });
     const text = JSON.stringify(logs);
     assert.ok(text.includes('a body without it'), text);
@@ -629,10 +790,18 @@ describe('the allow setting', { timeout: 60_000 }, () => {
       assert.equal(svc.ports.api, port);
       const owner: Actor = { type: 'user', userId: svc.ownerId, surface: 'cli' };
       const ws = Number((await newWorkspace(svc, 'allowed')).id);
-      const allowed = await svc.services.monitors.create(owner, ws, 'http', { name: 'own healthz', periodicity: '1m', url: `http://127.0.0.1:${port}/healthz` });
+      const allowed = await svc.services.monitors.create(owner, ws, 'http', {
+        name: 'own healthz',
+        periodicity: '1m',
+        url: `http://127.0.0.1:${port}/healthz`,
+      });
       const [result] = await svc.services.monitors.trigger(owner, ws, allowed.id);
       assert.equal(result!.result, 'up', result!.message);
-      await refusedAt(svc.services.monitors.create(owner, ws, 'http', { name: 'dashboard', periodicity: '1m', url: `http://127.0.0.1:${svc.ports.dashboard}/` }), 'url', OWN_PORT_SENTENCE);
+      await refusedAt(
+        svc.services.monitors.create(owner, ws, 'http', { name: 'dashboard', periodicity: '1m', url: `http://127.0.0.1:${svc.ports.dashboard}/` }),
+        'url',
+        OWN_PORT_SENTENCE,
+      );
     } finally {
       await svc.stop();
     }

@@ -91,9 +91,15 @@ test('the call answers by the deadline; the deliveries still under way end in th
   assert.equal(fine.requests.length, 1);
   assert.equal(silent.requests.length, 3);
 
-  const recorded = await eventually(() => outcomes(db, page.id), (rows) => rows.every((row) => row.last_delivery_at !== null), 'every subscriber has its outcome', WEBHOOK_TIMEOUT_MS + 3_000);
+  const recorded = await eventually(
+    () => outcomes(db, page.id),
+    (rows) => rows.every((row) => row.last_delivery_at !== null),
+    'every subscriber has its outcome',
+    WEBHOOK_TIMEOUT_MS + 3_000,
+  );
   assert.equal(recorded[0]!.last_delivery_error, null);
-  for (const row of recorded.slice(1)) assert.match(row.last_delivery_error ?? '', new RegExp(`^POST http://127\\.0\\.0\\.1:\\d+ timed out after ${WEBHOOK_TIMEOUT_MS} ms$`));
+  for (const row of recorded.slice(1))
+    assert.match(row.last_delivery_error ?? '', new RegExp(`^POST http://127\\.0\\.0\\.1:\\d+ timed out after ${WEBHOOK_TIMEOUT_MS} ms$`));
   assert.ok(Date.now() - started >= WEBHOOK_TIMEOUT_MS, 'the background deliveries kept their own timeout');
 });
 
@@ -140,7 +146,10 @@ test('closing starts no more deliveries, records those left as not sent and wait
   assert.equal(silent.requests.length, underWay, 'nothing was sent after closing began');
 
   const rows = await outcomes(db, page.id);
-  assert.ok(rows.every((row) => row.last_delivery_at !== null), 'every subscriber has its outcome once closed');
+  assert.ok(
+    rows.every((row) => row.last_delivery_at !== null),
+    'every subscriber has its outcome once closed',
+  );
   const stopped = rows.filter((row) => row.last_delivery_error === NOT_SENT_STOPPED);
   const timedOut = rows.filter((row) => /timed out after/.test(row.last_delivery_error ?? ''));
   assert.deepEqual([timedOut.length, stopped.length], [underWay, count - underWay]);

@@ -12,7 +12,10 @@ import { sqliteOnly } from './support/database.ts';
 
 const SEED = process.env.DURABILITY_SEED !== undefined ? Number(process.env.DURABILITY_SEED) >>> 0 : randomInt(2 ** 31);
 
-test('no acknowledged write is lost when serve is killed with SIGKILL mid-write, and the database stays intact', { timeout: 40_000, skip: sqliteOnly }, async (t) => {
+test('no acknowledged write is lost when serve is killed with SIGKILL mid-write, and the database stays intact', {
+  timeout: 40_000,
+  skip: sqliteOnly,
+}, async (t) => {
   t.diagnostic(`seed ${SEED} (DURABILITY_SEED=${SEED} repeats the kill moments)`);
   const figures = await runDurability({ cycles: 3, clients: 3, minWriteMs: 150, maxWriteMs: 900, seed: SEED, progress: (line) => t.diagnostic(line) });
   assert.equal(figures.restartMs.length, 3, 'every cycle ends with a restart');

@@ -93,7 +93,10 @@ describe('editor setup texts', () => {
       const withKey = editorSetup(id, local, key);
       assert.ok(withOauth.steps.length > 0 && withKey.steps.length > 0, id);
       assert.ok(!JSON.stringify(withOauth).includes(SECRET), `${id}: the OAuth setup holds no secret`);
-      assert.ok(withKey.steps.some((step) => step.snippet?.text.includes(SECRET)), `${id}: the key setup holds the secret`);
+      assert.ok(
+        withKey.steps.some((step) => step.snippet?.text.includes(SECRET)),
+        `${id}: the key setup holds the secret`,
+      );
       assert.equal(withOauth.installLink?.carriesSecret ?? false, false, id);
     }
     assert.equal(editorSetup('cursor', local, key).installLink?.carriesSecret, true);

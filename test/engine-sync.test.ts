@@ -107,7 +107,7 @@ test('the heartbeat forgets a monitor left without regions by another process, a
     await heartbeatUntil(engine, monitor.id, true, 'the monitor with a region again is scheduled');
   }));
 
-test('a heartbeat reads again what was written on the engine\'s own connection without telling it, and keeps the rest when nothing changed', () =>
+test("a heartbeat reads again what was written on the engine's own connection without telling it, and keeps the rest when nothing changed", () =>
   withAnotherProcess(async ({ engine, ours, other, actor, workspaceId }) => {
     const monitor = await other.monitors.create(actor, workspaceId, 'tcp', { ...input, name: 'written here' });
     await engine.start();
@@ -120,6 +120,10 @@ test('a heartbeat reads again what was written on the engine\'s own connection w
     assert.equal(engine.scheduler.has(Number(monitor.id)), true);
 
     // A commit of this connection does not change SQLite's data_version: the write itself must be seen.
-    await ours.updateTable('monitors').set((eb) => ({ active: 0, revision: eb('revision', '+', 1) })).where('id', '=', Number(monitor.id)).execute();
-    await heartbeatUntil(engine, monitor.id, false, 'the monitor paused on the engine\'s own connection is forgotten');
+    await ours
+      .updateTable('monitors')
+      .set((eb) => ({ active: 0, revision: eb('revision', '+', 1) }))
+      .where('id', '=', Number(monitor.id))
+      .execute();
+    await heartbeatUntil(engine, monitor.id, false, "the monitor paused on the engine's own connection is forgotten");
   }));

@@ -74,7 +74,18 @@ class Rng {
 /** Each surface draws from its own stream, so a surface's requests do not depend on which ran first. */
 const rngFor = (surface: string) => new Rng(SEED ^ [...surface].reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 16777619), 2166136261));
 
-const HUGE_NUMBERS = ['1e999', '-1e999', '123456789012345678901234567890', '9007199254740993', '-0', '1.5e-400', '0.1', '-1', '4294967296', '18446744073709551616'];
+const HUGE_NUMBERS = [
+  '1e999',
+  '-1e999',
+  '123456789012345678901234567890',
+  '9007199254740993',
+  '-0',
+  '1.5e-400',
+  '0.1',
+  '-1',
+  '4294967296',
+  '18446744073709551616',
+];
 
 /** A random JSON text, raw literals included (huge numbers, deep nesting) that JSON.stringify cannot write. */
 function randomJson(r: Rng, depth = 0): string {
@@ -146,7 +157,24 @@ const CONTENT_TYPES = [
   'x'.repeat(3_000),
 ];
 const ODD_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'PROPFIND', 'FUZZ', 'M-SEARCH', 'PURGE'];
-const PERCENT_TRICKS = ['%2e%2e/', '%2F', '%00', '%zz', '%', '%c0%af', '%252e%252e%252f', '%F0%9F%98%80', ';x=1', '//', '/./', '/../', '%2e', '..%5c', '%ff%fe', '?&&==&'];
+const PERCENT_TRICKS = [
+  '%2e%2e/',
+  '%2F',
+  '%00',
+  '%zz',
+  '%',
+  '%c0%af',
+  '%252e%252e%252f',
+  '%F0%9F%98%80',
+  ';x=1',
+  '//',
+  '/./',
+  '/../',
+  '%2e',
+  '..%5c',
+  '%ff%fe',
+  '?&&==&',
+];
 const RANDOM_HEADERS: [string, (r: Rng) => string][] = [
   ['accept', (r) => r.pick(['*/*', 'text/html', 'application/json', 'application/json, text/event-stream', 'text/event-stream', 'image/png', ''])],
   ['accept-encoding', (r) => r.pick(['gzip', 'br, zstd', 'identity;q=0', 'x'.repeat(2_000), 'gzip;q=abc'])],
@@ -216,7 +244,9 @@ function mutate(r: Rng, req: FuzzRequest): FuzzRequest {
         out.method = r.pick(ODD_METHODS);
         break;
       case 6:
-        out.path = r.chance(0.5) ? `${out.path}/${'a'.repeat(r.pick([300, 5_000, 20_000]))}` : `${out.path}${out.path.includes('?') ? '&' : '?'}q=${'b'.repeat(r.pick([300, 7_000]))}`;
+        out.path = r.chance(0.5)
+          ? `${out.path}/${'a'.repeat(r.pick([300, 5_000, 20_000]))}`
+          : `${out.path}${out.path.includes('?') ? '&' : '?'}q=${'b'.repeat(r.pick([300, 7_000]))}`;
         break;
       case 7: {
         const at = r.int(out.path.length + 1);
@@ -254,7 +284,8 @@ function cleanHeaders(headers: Record<string, string>, h2: boolean): Record<stri
 }
 
 /** Whether an answer is the head of an event stream a GET opened, which ends only when the client leaves. */
-const opensEventStream = (req: FuzzRequest, headers: Answer['headers']) => req.method === 'GET' && String(headers['content-type'] ?? '').startsWith('text/event-stream');
+const opensEventStream = (req: FuzzRequest, headers: Answer['headers']) =>
+  req.method === 'GET' && String(headers['content-type'] ?? '').startsWith('text/event-stream');
 
 class Sender {
   private readonly port: number;
@@ -287,7 +318,9 @@ class Sender {
           }
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, trailers: res.trailers, body: Buffer.concat(chunks).toString('utf8') }));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, trailers: res.trailers, body: Buffer.concat(chunks).toString('utf8') }),
+          );
           res.on('error', reject);
         },
       );
@@ -361,13 +394,18 @@ interface Violation {
 }
 
 function describeRequest(req: FuzzRequest): string {
-  const body = req.body ? (req.body.length > 300 ? `${req.body.subarray(0, 300).toString('utf8')}... (${req.body.length} bytes)` : req.body.toString('utf8')) : '';
+  const body = req.body
+    ? req.body.length > 300
+      ? `${req.body.subarray(0, 300).toString('utf8')}... (${req.body.length} bytes)`
+      : req.body.toString('utf8')
+    : '';
   const path = req.path.length > 300 ? `${req.path.slice(0, 300)}... (${req.path.length} chars)` : req.path;
   const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, v.length > 120 ? `${v.slice(0, 120)}...(${v.length})` : v]));
   return `${req.h2 ? 'h2c' : 'HTTP/1.1'} ${req.method} ${path} ${JSON.stringify(headers)} ${JSON.stringify(body)}`;
 }
 
-const describeAnswer = (a: Answer) => `${a.status} ${JSON.stringify({ 'content-type': a.headers['content-type'], 'grpc-status': a.trailers['grpc-status'] ?? a.headers['grpc-status'], 'grpc-message': a.trailers['grpc-message'] ?? a.headers['grpc-message'] })} ${JSON.stringify(a.body.slice(0, 400))}`;
+const describeAnswer = (a: Answer) =>
+  `${a.status} ${JSON.stringify({ 'content-type': a.headers['content-type'], 'grpc-status': a.trailers['grpc-status'] ?? a.headers['grpc-status'], 'grpc-message': a.trailers['grpc-message'] ?? a.headers['grpc-message'] })} ${JSON.stringify(a.body.slice(0, 400))}`;
 
 /** The status of a gRPC answer: from the trailers, the headers (trailers-only), or a gRPC-Web trailer frame in the body. */
 function grpcStatus(a: Answer): string | undefined {
@@ -413,8 +451,7 @@ function contractBreach(a: Answer): string | undefined {
  * Defects the fuzzer has found that are not fixed yet: each is reported as a todo with its reason,
  * and the contract still holds for everything else. Empty when the service keeps it everywhere.
  */
-const KNOWN_DEFECTS: { reason: string; matches(v: Violation): boolean }[] = [
-];
+const KNOWN_DEFECTS: { reason: string; matches(v: Violation): boolean }[] = [];
 
 // ---- the run -----------------------------------------------------------------------------------------
 
@@ -443,7 +480,9 @@ async function counts(): Promise<Record<string, number>> {
 }
 
 function changed(a: Record<string, number>, b: Record<string, number>): string | undefined {
-  const diff = Object.keys(a).filter((t) => a[t] !== b[t]).map((t) => `${t} ${a[t]} -> ${b[t]}`);
+  const diff = Object.keys(a)
+    .filter((t) => a[t] !== b[t])
+    .map((t) => `${t} ${a[t]} -> ${b[t]}`);
   return diff.length ? diff.join(', ') : undefined;
 }
 
@@ -468,7 +507,12 @@ async function knownGood(dashboard: boolean): Promise<string | undefined> {
  * Sends `total` requests from `generate` one at a time (so a change to the database belongs to one
  * request), checks each answer, and the known-good request after every batch; returns the violations.
  */
-async function fuzz(surface: string, total: number, generate: (r: Rng) => FuzzRequest, options: { port?: number; dashboard?: boolean; skip?: (req: FuzzRequest) => boolean } = {}): Promise<Violation[]> {
+async function fuzz(
+  surface: string,
+  total: number,
+  generate: (r: Rng) => FuzzRequest,
+  options: { port?: number; dashboard?: boolean; skip?: (req: FuzzRequest) => boolean } = {},
+): Promise<Violation[]> {
   const r = rngFor(surface);
   const sender = new Sender(options.port ?? fx.port);
   const violations: Violation[] = [];
@@ -483,7 +527,11 @@ async function fuzz(surface: string, total: number, generate: (r: Rng) => FuzzRe
       } catch (error) {
         const message = (error as Error).message;
         // node:http refusing to send what the fuzzer made is not an answer of the service.
-        if (/^(Invalid|Header name|Request path)|ERR_INVALID|ERR_UNESCAPED|ERR_HTTP2_INVALID/.test(message) || (error as NodeJS.ErrnoException).code?.startsWith('ERR_INVALID')) continue;
+        if (
+          /^(Invalid|Header name|Request path)|ERR_INVALID|ERR_UNESCAPED|ERR_HTTP2_INVALID/.test(message) ||
+          (error as NodeJS.ErrnoException).code?.startsWith('ERR_INVALID')
+        )
+          continue;
         sent++;
         const outcome = /no answer within/.test(message) ? 'timeout' : 'reset';
         outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
@@ -498,7 +546,8 @@ async function fuzz(surface: string, total: number, generate: (r: Rng) => FuzzRe
         if (breach) violations.push({ surface, kind: breach, request: describeRequest(req), answer: describeAnswer(answer) });
         if (refused(answer)) {
           const diff = changed(before, await counts());
-          if (diff) violations.push({ surface, kind: `refused, yet the database changed (${diff})`, request: describeRequest(req), answer: describeAnswer(answer) });
+          if (diff)
+            violations.push({ surface, kind: `refused, yet the database changed (${diff})`, request: describeRequest(req), answer: describeAnswer(answer) });
         }
       }
       if ((i + 1) % BATCH === 0 || i === total - 1) {
@@ -518,7 +567,10 @@ async function fuzz(surface: string, total: number, generate: (r: Rng) => FuzzRe
 /** Fails on every violation not known yet; reports each known one as a todo with its reason. */
 async function judge(t: TestContext, violations: Violation[]) {
   if (process.env.FUZZ_REPORT && violations.length) {
-    appendFileSync(process.env.FUZZ_REPORT, violations.map((v) => `- **${v.surface}: ${v.kind}** (seed ${SEED})\n  - request: \`${v.request}\`\n  - answer: \`${v.answer}\`\n`).join(''));
+    appendFileSync(
+      process.env.FUZZ_REPORT,
+      violations.map((v) => `- **${v.surface}: ${v.kind}** (seed ${SEED})\n  - request: \`${v.request}\`\n  - answer: \`${v.answer}\`\n`).join(''),
+    );
   }
   const unknown: Violation[] = [];
   const known = new Map<string, Violation[]>();
@@ -535,7 +587,10 @@ async function judge(t: TestContext, violations: Violation[]) {
   assert.equal(
     unknown.length,
     0,
-    `seed ${SEED}: ${unknown.length} violation(s) of the contract:\n${unknown.slice(0, 10).map((v) => `- ${v.kind}\n  ${v.request}\n  -> ${v.answer}`).join('\n')}`,
+    `seed ${SEED}: ${unknown.length} violation(s) of the contract:\n${unknown
+      .slice(0, 10)
+      .map((v) => `- ${v.kind}\n  ${v.request}\n  -> ${v.answer}`)
+      .join('\n')}`,
   );
 }
 
@@ -596,7 +651,12 @@ function rpcRequest(r: Rng): FuzzRequest {
       };
       break;
     case 1:
-      req = { method: 'POST', path, headers: { 'content-type': 'application/proto', 'connect-protocol-version': '1', ...keyHeader(r) }, body: protoBytes(r, method.input) };
+      req = {
+        method: 'POST',
+        path,
+        headers: { 'content-type': 'application/proto', 'connect-protocol-version': '1', ...keyHeader(r) },
+        body: protoBytes(r, method.input),
+      };
       break;
     case 2:
       req = {
@@ -608,13 +668,36 @@ function rpcRequest(r: Rng): FuzzRequest {
       };
       break;
     default:
-      req = { method: 'POST', path, headers: { 'content-type': 'application/grpc-web+proto', 'x-grpc-web': '1', ...keyHeader(r) }, body: grpcFrame(r, protoBytes(r, method.input)) };
+      req = {
+        method: 'POST',
+        path,
+        headers: { 'content-type': 'application/grpc-web+proto', 'x-grpc-web': '1', ...keyHeader(r) },
+        body: grpcFrame(r, protoBytes(r, method.input)),
+      };
   }
   if (r.chance(0.1)) req.h2 = !req.h2;
   return r.chance(0.7) ? mutate(r, req) : req;
 }
 
-const MCP_METHODS = ['initialize', 'notifications/initialized', 'ping', 'tools/list', 'tools/call', 'resources/list', 'resources/read', 'resources/templates/list', 'prompts/list', 'prompts/get', 'completion/complete', 'logging/setLevel', 'server/discover', 'notifications/cancelled', 'sampling/createMessage', 'x/unknown', ''];
+const MCP_METHODS = [
+  'initialize',
+  'notifications/initialized',
+  'ping',
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/read',
+  'resources/templates/list',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+  'logging/setLevel',
+  'server/discover',
+  'notifications/cancelled',
+  'sampling/createMessage',
+  'x/unknown',
+  '',
+];
 
 function mcpMessage(r: Rng): string {
   const method = r.pick(MCP_METHODS);
@@ -622,17 +705,27 @@ function mcpMessage(r: Rng): string {
   if (method === 'tools/call') {
     const name = r.chance(0.85) ? r.pick(ALL_TOOLS) : r.text(12);
     params = r.chance(0.5)
-      ? JSON.stringify({ name, arguments: { limit: r.pick([1, -1, 1e9, 0]), id: fx.monitorId, pageId: fx.pageId, title: 'x', status: 'investigating', message: 'm' } })
+      ? JSON.stringify({
+          name,
+          arguments: { limit: r.pick([1, -1, 1e9, 0]), id: fx.monitorId, pageId: fx.pageId, title: 'x', status: 'investigating', message: 'm' },
+        })
       : `{"name":${JSON.stringify(name)},"arguments":${randomJson(r, 1)}}`;
   } else if (method === 'initialize') {
-    params = JSON.stringify({ protocolVersion: r.pick(['2025-11-25', '2025-06-18', '2026-07-28', 'x']), capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } });
+    params = JSON.stringify({
+      protocolVersion: r.pick(['2025-11-25', '2025-06-18', '2026-07-28', 'x']),
+      capabilities: {},
+      clientInfo: { name: 'fuzz', version: '1' },
+    });
   } else if (method === 'resources/read') {
     params = JSON.stringify({ uri: r.pick(['statusdesk://docs/index', 'file:///etc/passwd', r.text(30), `statusdesk://status/${PAGE_SLUG}`]) });
   } else {
     params = r.chance(0.5) ? '{}' : randomJson(r, 1);
   }
   const id = r.pick(['1', '"a"', 'null', '1.5', '{}', '[]', ...HUGE_NUMBERS]);
-  const parts = [`"jsonrpc":${r.chance(0.9) ? '"2.0"' : r.pick(['"1.0"', '2', 'null'])}`, `"method":${r.chance(0.9) ? JSON.stringify(method) : randomJson(r, 2)}`];
+  const parts = [
+    `"jsonrpc":${r.chance(0.9) ? '"2.0"' : r.pick(['"1.0"', '2', 'null'])}`,
+    `"method":${r.chance(0.9) ? JSON.stringify(method) : randomJson(r, 2)}`,
+  ];
   if (!method.startsWith('notifications/') || r.chance(0.3)) parts.push(`"id":${id}`);
   if (r.chance(0.9)) parts.push(`"params":${params}`);
   return `{${parts.join(',')}}`;
@@ -661,7 +754,12 @@ function mcpRequest(r: Rng): FuzzRequest {
 }
 
 function whoamiRequest(r: Rng): FuzzRequest {
-  const req: FuzzRequest = { h2: r.chance(0.3), method: 'GET', path: r.pick(['/v1/whoami', '/v1/whoami/', '/v1//whoami', '/V1/WHOAMI', '/v1/whoami?x=1']), headers: { accept: 'application/json', ...keyHeader(r) } };
+  const req: FuzzRequest = {
+    h2: r.chance(0.3),
+    method: 'GET',
+    path: r.pick(['/v1/whoami', '/v1/whoami/', '/v1//whoami', '/V1/WHOAMI', '/v1/whoami?x=1']),
+    headers: { accept: 'application/json', ...keyHeader(r) },
+  };
   return r.chance(0.8) ? mutate(r, req) : req;
 }
 
@@ -670,7 +768,9 @@ function statusRequest(r: Rng): FuzzRequest {
   const query = () => `?s=${encodeURIComponent(r.pick(['1', '0', '-1', '99999999999999999999', r.text(8)]))}&token=${encodeURIComponent(r.text(30))}`;
   const form = () => {
     const email = r.pick(['fuzz@example.com', 'not-an-email', '', 'a@b', `${'x'.repeat(300)}@example.com`, 'a@example.com\r\nBcc: b@example.com', r.text(20)]);
-    return r.chance(0.8) ? `email=${encodeURIComponent(email)}` : r.pick([`email=${encodeURIComponent(email)}&email=x@example.com`, 'email', '=', '&&', '%zz=%zz']);
+    return r.chance(0.8)
+      ? `email=${encodeURIComponent(email)}`
+      : r.pick([`email=${encodeURIComponent(email)}&email=x@example.com`, 'email', '=', '&&', '%zz=%zz']);
   };
   const roll = r.int(7);
   const req: FuzzRequest =
@@ -685,16 +785,38 @@ function statusRequest(r: Rng): FuzzRequest {
             : roll === 4
               ? { method: r.pick(['GET', 'POST']), path: `/status/${slug}/${r.pick(['confirm', 'unsubscribe'])}${query()}`, headers: {} }
               : roll === 5
-                ? { method: 'POST', path: `/status/${slug}/subscribe`, headers: { 'content-type': 'multipart/form-data; boundary=zz' }, body: Buffer.from(`--zz\r\nContent-Disposition: form-data; name="email"\r\n\r\n${form()}\r\n--zz--\r\n`) }
+                ? {
+                    method: 'POST',
+                    path: `/status/${slug}/subscribe`,
+                    headers: { 'content-type': 'multipart/form-data; boundary=zz' },
+                    body: Buffer.from(`--zz\r\nContent-Disposition: form-data; name="email"\r\n\r\n${form()}\r\n--zz--\r\n`),
+                  }
                 : { method: 'GET', path: `/status/${slug}/${r.text(10)}`, headers: {} };
   req.h2 = r.chance(0.2);
   return r.chance(0.5) ? mutate(r, req) : req;
 }
 
-const DOC_PATHS = ['/docs/', '/docs/guides/getting-started', '/docs/reference/errors', '/docs/reference/rpc.md', '/docs/../package.json', '/docs/%2e%2e/%2e%2e/etc/passwd', '/docs/..%2f..%2fpackage.json', '/docs/guides', '/docs/reference/', '/llms.txt', '/openapi.json'];
+const DOC_PATHS = [
+  '/docs/',
+  '/docs/guides/getting-started',
+  '/docs/reference/errors',
+  '/docs/reference/rpc.md',
+  '/docs/../package.json',
+  '/docs/%2e%2e/%2e%2e/etc/passwd',
+  '/docs/..%2f..%2fpackage.json',
+  '/docs/guides',
+  '/docs/reference/',
+  '/llms.txt',
+  '/openapi.json',
+];
 
 function docsRequest(r: Rng): FuzzRequest {
-  const req: FuzzRequest = { h2: r.chance(0.2), method: 'GET', path: r.chance(0.85) ? r.pick(DOC_PATHS) : `/docs/${r.text(20)}`, headers: { accept: r.pick(['text/html', 'text/markdown', '*/*']) } };
+  const req: FuzzRequest = {
+    h2: r.chance(0.2),
+    method: 'GET',
+    path: r.chance(0.85) ? r.pick(DOC_PATHS) : `/docs/${r.text(20)}`,
+    headers: { accept: r.pick(['text/html', 'text/markdown', '*/*']) },
+  };
   return r.chance(0.6) ? mutate(r, req) : req;
 }
 
@@ -711,13 +833,38 @@ function oauthRequest(r: Rng): FuzzRequest {
         headers: { 'content-type': 'application/json' },
         body: Buffer.from(
           r.chance(0.5)
-            ? JSON.stringify({ client_name: r.text(20), redirect_uris: [r.pick(['http://127.0.0.1:9/cb', 'http://localhost/cb', 'https://evil.example/cb', 'javascript:alert(1)', r.text(20)])], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: r.pick(['none', 'client_secret_basic']) })
-            : randomObject(r, ['client_name', 'redirect_uris', 'grant_types', 'response_types', 'token_endpoint_auth_method', 'scope', 'client_uri', 'logo_uri', 'software_id']),
+            ? JSON.stringify({
+                client_name: r.text(20),
+                redirect_uris: [r.pick(['http://127.0.0.1:9/cb', 'http://localhost/cb', 'https://evil.example/cb', 'javascript:alert(1)', r.text(20)])],
+                grant_types: ['authorization_code', 'refresh_token'],
+                response_types: ['code'],
+                token_endpoint_auth_method: r.pick(['none', 'client_secret_basic']),
+              })
+            : randomObject(r, [
+                'client_name',
+                'redirect_uris',
+                'grant_types',
+                'response_types',
+                'token_endpoint_auth_method',
+                'scope',
+                'client_uri',
+                'logo_uri',
+                'software_id',
+              ]),
         ),
       };
       break;
     case 1: {
-      const params: Record<string, string> = { response_type: r.pick(['code', 'token', '']), client_id: r.chance(0.7) ? fx.clientId : value(), redirect_uri: r.chance(0.7) ? 'http://127.0.0.1:9/cb' : value(), code_challenge: r.chance(0.7) ? challenge : value(), code_challenge_method: r.pick(['S256', 'plain', '']), state: r.text(10), scope: r.pick(['read', 'write', 'read write', 'admin', '']), resource: r.pick([`${fx.service.apiUrl}/mcp`, 'http://evil.example/', '']) };
+      const params: Record<string, string> = {
+        response_type: r.pick(['code', 'token', '']),
+        client_id: r.chance(0.7) ? fx.clientId : value(),
+        redirect_uri: r.chance(0.7) ? 'http://127.0.0.1:9/cb' : value(),
+        code_challenge: r.chance(0.7) ? challenge : value(),
+        code_challenge_method: r.pick(['S256', 'plain', '']),
+        state: r.text(10),
+        scope: r.pick(['read', 'write', 'read write', 'admin', '']),
+        resource: r.pick([`${fx.service.apiUrl}/mcp`, 'http://evil.example/', '']),
+      };
       const query = new URLSearchParams(Object.entries(params).filter(() => r.chance(0.9)));
       if (r.chance(0.2)) query.append('client_id', value());
       req = { method: 'GET', path: `/oauth/authorize?${query}`, headers: {} };
@@ -728,14 +875,36 @@ function oauthRequest(r: Rng): FuzzRequest {
         method: 'POST',
         path: '/oauth/token',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: form({ grant_type: r.pick(['authorization_code', 'refresh_token', 'client_credentials', 'password', '']), code: value(), redirect_uri: value(), code_verifier: value(), client_id: value(), refresh_token: value(), resource: value() }),
+        body: form({
+          grant_type: r.pick(['authorization_code', 'refresh_token', 'client_credentials', 'password', '']),
+          code: value(),
+          redirect_uri: value(),
+          code_verifier: value(),
+          client_id: value(),
+          refresh_token: value(),
+          resource: value(),
+        }),
       };
       break;
     case 3:
-      req = { method: 'POST', path: '/oauth/revoke', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form({ token: value(), token_type_hint: r.pick(['access_token', 'refresh_token', 'x']), client_id: value() }) };
+      req = {
+        method: 'POST',
+        path: '/oauth/revoke',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: form({ token: value(), token_type_hint: r.pick(['access_token', 'refresh_token', 'x']), client_id: value() }),
+      };
       break;
     default:
-      req = { method: 'GET', path: r.pick(['/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp', '/.well-known/openid-configuration']), headers: {} };
+      req = {
+        method: 'GET',
+        path: r.pick([
+          '/.well-known/oauth-authorization-server',
+          '/.well-known/oauth-protected-resource',
+          '/.well-known/oauth-protected-resource/mcp',
+          '/.well-known/openid-configuration',
+        ]),
+        headers: {},
+      };
   }
   req.h2 = r.chance(0.2);
   return r.chance(0.5) ? mutate(r, req) : req;
@@ -748,13 +917,23 @@ function dashboardRequest(r: Rng): FuzzRequest {
   const templates: (() => FuzzRequest)[] = [
     () => ({ method: 'GET', path: '/api/session', headers: {} }),
     () => ({ method: 'GET', path: `/api/workspaces/${ws}/keys`, headers: {} }),
-    () => ({ method: 'POST', path: `/api/workspaces/${ws}/keys`, headers: { 'content-type': 'application/json' }, body: json({ name: r.text(20), scope: r.pick(['read', 'write', 'admin', '', 7]) }) }),
+    () => ({
+      method: 'POST',
+      path: `/api/workspaces/${ws}/keys`,
+      headers: { 'content-type': 'application/json' },
+      body: json({ name: r.text(20), scope: r.pick(['read', 'write', 'admin', '', 7]) }),
+    }),
     () => ({ method: 'POST', path: `/api/keys/${id}/revoke`, headers: { 'content-type': 'application/json' }, body: json({}) }),
     () => ({ method: 'GET', path: `/api/workspaces/${ws}/connections`, headers: {} }),
     () => ({ method: 'GET', path: `/api/connections/${id}/activity`, headers: {} }),
     () => ({ method: 'POST', path: `/api/connections/${id}/revoke`, headers: { 'content-type': 'application/json' }, body: json({}) }),
     () => ({ method: 'GET', path: '/api/oauth/requests', headers: {} }),
-    () => ({ method: 'POST', path: `/api/oauth/requests/${id}/${r.pick(['approve', 'deny'])}`, headers: { 'content-type': 'application/json' }, body: json({ scope: r.pick(['read', 'write', 'x']) }) }),
+    () => ({
+      method: 'POST',
+      path: `/api/oauth/requests/${id}/${r.pick(['approve', 'deny'])}`,
+      headers: { 'content-type': 'application/json' },
+      body: json({ scope: r.pick(['read', 'write', 'x']) }),
+    }),
     () => ({ method: 'GET', path: `/oauth/consent/requests/${id}`, headers: {} }),
     () => ({ method: 'GET', path: r.pick(['/', '/keys', '/connected-apps', '/assets/x.js', '/assets/../index.html', '/signin?token=x']), headers: {} }),
   ];
@@ -783,13 +962,28 @@ describe(`fuzzing every surface (seed ${SEED})`, { timeout: 120_000 }, () => {
     const service = await startTestService({ STATUSDESK_RATE_LIMIT: '0' }, undefined, { metadataNetwork: NO_NETWORK });
     const write = await service.createKey('write');
     const read = await service.createKey('read');
-    const transport = createConnectTransport({ baseUrl: `${service.apiUrl}/rpc`, httpVersion: '1.1', interceptors: [(next) => (req) => (req.header.set('x-service-key', write.secret), next(req))] });
-    const page = (await createClient(StatusPageService, transport).createStatusPage({ slug: PAGE_SLUG, title: 'Fuzz page', description: 'Fuzzed' })).statusPage!;
-    const monitor = (await createClient(MonitorService, transport).createTCPMonitor({ monitor: { name: 'fuzz db', uri: '127.0.0.1:9', periodicity: Periodicity.PERIODICITY_1M, regions: ['iad'] } })).monitor!;
+    const transport = createConnectTransport({
+      baseUrl: `${service.apiUrl}/rpc`,
+      httpVersion: '1.1',
+      interceptors: [(next) => (req) => (req.header.set('x-service-key', write.secret), next(req))],
+    });
+    const page = (await createClient(StatusPageService, transport).createStatusPage({ slug: PAGE_SLUG, title: 'Fuzz page', description: 'Fuzzed' }))
+      .statusPage!;
+    const monitor = (
+      await createClient(MonitorService, transport).createTCPMonitor({
+        monitor: { name: 'fuzz db', uri: '127.0.0.1:9', periodicity: Periodicity.PERIODICITY_1M, regions: ['iad'] },
+      })
+    ).monitor!;
     const registered = await fetch(`${service.apiUrl}/oauth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'Fuzz editor', redirect_uris: ['http://127.0.0.1:9/cb'], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' }),
+      body: JSON.stringify({
+        client_name: 'Fuzz editor',
+        redirect_uris: ['http://127.0.0.1:9/cb'],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      }),
     });
     assert.equal(registered.status, 201, await registered.clone().text());
     const tables = (await service.db.introspection.getTables({ withInternalKyselyTables: true })).map((t) => t.name);

@@ -95,23 +95,37 @@ describe('gRPC probe', () => {
     publicTrust = trustStore();
     caTrust = trustStore([certs.ca.cert]);
     const { address: localhostAddress } = await lookup('localhost'); // answered by the hosts file
-    [health, health6, noHealth, notFound, serviceUnknown, delayed, silent, silentGrpcJs, selfSignedTls, selfSignedRaw, caSigned, caSignedLocalhost, wrongName, blackhole] =
-      await Promise.all([
-        startGrpcPeer({ health: { '': 'SERVING', 'app.Down': 'NOT_SERVING' } }).then(track),
-        startGrpcPeer({ health: { '': 'SERVING' }, host: '::1' }).then(track),
-        startGrpcPeer().then(track),
-        startGrpcPeer({ check: () => ({ code: grpc.status.NOT_FOUND, details: 'no such service here' }) }).then(track),
-        startGrpcPeer({ check: () => ({ status: ServingStatus.SERVICE_UNKNOWN }) }).then(track),
-        startGrpcPeer({ health: { '': 'SERVING' }, delayMs: 200 }).then(track),
-        startRawGrpcPeer({ answer: 'never' }).then(track),
-        startGrpcPeer({ check: () => 'never' }).then(track),
-        startGrpcPeer({ health: { '': 'SERVING' }, tls: certs.selfSigned }).then(track),
-        startRawGrpcPeer({ answer: ServingStatus.SERVING, tls: certs.selfSigned }).then(track),
-        startGrpcPeer({ health: { '': 'SERVING' }, tls: certs.leaf }).then(track),
-        startGrpcPeer({ health: { '': 'SERVING' }, tls: certs.leaf, host: localhostAddress as LoopbackHost }).then(track),
-        startGrpcPeer({ health: { '': 'SERVING' }, tls: certs.wrongName }).then(track),
-        startBlackhole().then(track),
-      ]);
+    [
+      health,
+      health6,
+      noHealth,
+      notFound,
+      serviceUnknown,
+      delayed,
+      silent,
+      silentGrpcJs,
+      selfSignedTls,
+      selfSignedRaw,
+      caSigned,
+      caSignedLocalhost,
+      wrongName,
+      blackhole,
+    ] = await Promise.all([
+      startGrpcPeer({ health: { '': 'SERVING', 'app.Down': 'NOT_SERVING' } }).then(track),
+      startGrpcPeer({ health: { '': 'SERVING' }, host: '::1' }).then(track),
+      startGrpcPeer().then(track),
+      startGrpcPeer({ check: () => ({ code: grpc.status.NOT_FOUND, details: 'no such service here' }) }).then(track),
+      startGrpcPeer({ check: () => ({ status: ServingStatus.SERVICE_UNKNOWN }) }).then(track),
+      startGrpcPeer({ health: { '': 'SERVING' }, delayMs: 200 }).then(track),
+      startRawGrpcPeer({ answer: 'never' }).then(track),
+      startGrpcPeer({ check: () => 'never' }).then(track),
+      startGrpcPeer({ health: { '': 'SERVING' }, tls: certs.selfSigned }).then(track),
+      startRawGrpcPeer({ answer: ServingStatus.SERVING, tls: certs.selfSigned }).then(track),
+      startGrpcPeer({ health: { '': 'SERVING' }, tls: certs.leaf }).then(track),
+      startGrpcPeer({ health: { '': 'SERVING' }, tls: certs.leaf, host: localhostAddress as LoopbackHost }).then(track),
+      startGrpcPeer({ health: { '': 'SERVING' }, tls: certs.wrongName }).then(track),
+      startBlackhole().then(track),
+    ]);
   });
 
   after(async () => {

@@ -15,7 +15,13 @@ import { bearer, connectClient, type OAuthTestService, type Receiver, startOAuth
 import { startTestService, type TestService } from './support/harness.ts';
 
 const PROTO_DIR = fileURLToPath(new URL('../proto', import.meta.url));
-const PROTO_FILES = ['monitor/v1/monitor.proto', 'status_page/v1/status_page.proto', 'status_report/v1/status_report.proto', 'maintenance/v1/maintenance.proto', 'notification/v1/notification.proto'];
+const PROTO_FILES = [
+  'monitor/v1/monitor.proto',
+  'status_page/v1/status_page.proto',
+  'status_report/v1/status_report.proto',
+  'maintenance/v1/maintenance.proto',
+  'notification/v1/notification.proto',
+];
 
 /** The service constructors, as `grpc.loadPackageDefinition` makes them from the schemas. */
 const definitions = grpc.loadPackageDefinition(
@@ -51,7 +57,9 @@ const withKey = (secret: string) => metadata({ 'x-service-key': secret });
 /** One unary call through the stub; resolves with the response. */
 function call(client: Stub, method: string, request: object, md = new grpc.Metadata()): Promise<any> {
   return new Promise((resolve, reject) => {
-    client[method]!(request, md, { deadline: Date.now() + 15_000 }, (error: grpc.ServiceError | null, response: unknown) => (error ? reject(error) : resolve(response)));
+    client[method]!(request, md, { deadline: Date.now() + 15_000 }, (error: grpc.ServiceError | null, response: unknown) =>
+      error ? reject(error) : resolve(response),
+    );
   });
 }
 
@@ -91,7 +99,12 @@ describe('gRPC at the standard paths, with a grpc-js client from the .proto file
 
   test('ListMonitors with a key answers, and lists what CreateTCPMonitor made', async () => {
     const monitors = stub(svc, 'monitors');
-    const created = await call(monitors, 'CreateTCPMonitor', { monitor: { name: 'grpc-db', uri: 'db.internal:5432', periodicity: 'PERIODICITY_1M' } }, withKey(writeKey));
+    const created = await call(
+      monitors,
+      'CreateTCPMonitor',
+      { monitor: { name: 'grpc-db', uri: 'db.internal:5432', periodicity: 'PERIODICITY_1M' } },
+      withKey(writeKey),
+    );
     assert.match(created.monitor.id, /^\d+$/);
     const listed = await call(monitors, 'ListMonitors', {}, withKey(readKey));
     assert.ok(
@@ -196,7 +209,12 @@ describe('gRPC at the standard paths, with a grpc-js client from the .proto file
   });
 
   test('Connect and gRPC-Web are still only under /rpc', async () => {
-    const connect = await svc.api('/monitor.v1.MonitorService/ListMonitors', { method: 'POST', key: readKey, headers: { 'content-type': 'application/json' }, body: '{}' });
+    const connect = await svc.api('/monitor.v1.MonitorService/ListMonitors', {
+      method: 'POST',
+      key: readKey,
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     assert.equal(connect.status, 404);
     await connect.body?.cancel();
     const grpcWeb = await svc.api('/monitor.v1.MonitorService/ListMonitors', {
@@ -207,7 +225,12 @@ describe('gRPC at the standard paths, with a grpc-js client from the .proto file
     });
     assert.equal(grpcWeb.status, 404);
     await grpcWeb.body?.cancel();
-    const under = await svc.api('/rpc/monitor.v1.MonitorService/ListMonitors', { method: 'POST', key: readKey, headers: { 'content-type': 'application/json' }, body: '{}' });
+    const under = await svc.api('/rpc/monitor.v1.MonitorService/ListMonitors', {
+      method: 'POST',
+      key: readKey,
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     assert.equal(under.status, 200);
     // A ListMonitorsResponse (empty lists are left out of its JSON), not an error.
     const body: unknown = await under.json();

@@ -78,7 +78,10 @@ describe('serve logs', () => {
     const [down] = await eventually(lines, (l) => l.length === 1, 'the down line');
     assert.equal(down.msg, `monitor ${id} "Database" is down: connection refused`);
     assert.equal(down.level, 40, 'a warning');
-    assert.deepEqual({ name: down.name, from: down.from, to: down.to, message: down.message }, { name: 'Database', from: null, to: 'down', message: 'connection refused' });
+    assert.deepEqual(
+      { name: down.name, from: down.from, to: down.to, message: down.message },
+      { name: 'Database', from: null, to: 'down', message: 'connection refused' },
+    );
 
     const listener = await startTcpListener('127.0.0.1', port);
     try {
@@ -105,7 +108,12 @@ describe('serve logs', () => {
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
     try {
-      await eventually(() => out, (text) => /INFO.*ready/.test(text), 'the pretty ready line', 20_000);
+      await eventually(
+        () => out,
+        (text) => /INFO.*ready/.test(text),
+        'the pretty ready line',
+        20_000,
+      );
       assert.match(out, /\{"event":"ready","apiUrl":"http:\/\/localhost:\d+","dashboardUrl":/);
       assert.doesNotMatch(out, /"level":30/, 'no JSON log line on a terminal');
     } finally {
@@ -135,7 +143,15 @@ describe('the log destination', () => {
     children.push(child);
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
-    return { child, written: () => eventually(() => stderr, (text) => text.includes(`"msg":"${line}"`), `the line "${line}", while the process runs`) };
+    return {
+      child,
+      written: () =>
+        eventually(
+          () => stderr,
+          (text) => text.includes(`"msg":"${line}"`),
+          `the line "${line}", while the process runs`,
+        ),
+    };
   }
 
   test('writes a line within a moment while the process goes on, without a flush', T, async () => {

@@ -104,7 +104,13 @@ describe('401 UNAUTHORIZED on the REST API', () => {
   test('with an unknown svc_ key, a malformed key or an empty key', async () => {
     for (const key of ['svc_' + 'A'.repeat(43), 'svc_short', 'not-a-key', 'svc_oat_' + 'A'.repeat(43), 'x'.repeat(300)]) {
       const response = await service.api('/v1/whoami', { headers: { 'x-service-key': key } });
-      await assertErrorEnvelope(response, 401, 'UNAUTHORIZED', /^the x-service-key header does not hold a live API key \(unknown or revoked\)$/, service.apiUrl);
+      await assertErrorEnvelope(
+        response,
+        401,
+        'UNAUTHORIZED',
+        /^the x-service-key header does not hold a live API key \(unknown or revoked\)$/,
+        service.apiUrl,
+      );
     }
     const empty = await service.api('/v1/whoami', { headers: { 'x-service-key': '' } });
     await assertErrorEnvelope(empty, 401, 'UNAUTHORIZED', /x-service-key/, service.apiUrl);
@@ -289,7 +295,7 @@ describe('request bodies over 1 MiB', () => {
 describe('malformed JSON', () => {
   test('a signed-in POST with a body that is not JSON is 400 VALIDATION and creates nothing', async () => {
     const before = await keyCount();
-    for (const body of ['{"name":"x","scope":"read"', '', 'name=x&scope=read', '{\'name\': \'x\'}']) {
+    for (const body of ['{"name":"x","scope":"read"', '', 'name=x&scope=read', "{'name': 'x'}"]) {
       const response = await fetch(keysUrl, { method: 'POST', headers: { ...session, 'content-type': 'application/json' }, body });
       const envelope = await assertErrorEnvelope(response, 400, 'VALIDATION', /^the request body is not valid JSON$/, service.apiUrl);
       assert.equal(envelope.violations, undefined);

@@ -74,11 +74,15 @@ function rawH2Exchange(port: number, fields: [string, string][]): Promise<{ type
 /** Ports free on loopback right now, for a start that must know its ports in advance. */
 async function freePorts(count: number): Promise<number[]> {
   const servers = await Promise.all(
-    Array.from({ length: count }, () => new Promise<net.Server>((resolve, reject) => {
-      const server = net.createServer();
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve(server));
-    })),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<net.Server>((resolve, reject) => {
+          const server = net.createServer();
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
   );
   const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
   await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
@@ -119,9 +123,7 @@ describe('Host and Origin guard', () => {
 
   /** A request that passes the guard is answered 200: whoami with a key, or the dashboard's page. */
   function probe(port: number, headers: Record<string, string>): Promise<RawResponse> {
-    return port === apiPort
-      ? request(port, '/v1/whoami', { 'x-service-key': key, ...headers })
-      : request(port, '/', headers);
+    return port === apiPort ? request(port, '/v1/whoami', { 'x-service-key': key, ...headers }) : request(port, '/', headers);
   }
 
   const ports = () => [
@@ -175,7 +177,11 @@ describe('Host and Origin guard', () => {
       const own = `localhost:${port}`;
       // The same host twice, a foreign one after an own one, and an own one after a foreign one:
       // whichever line a reader took first, the request is ambiguous and refused whole.
-      for (const [first, second] of [[own, own], [own, `evil.example:${port}`], [`evil.example:${port}`, own]]) {
+      for (const [first, second] of [
+        [own, own],
+        [own, `evil.example:${port}`],
+        [`evil.example:${port}`, own],
+      ]) {
         const answer = await rawExchange(port, `GET ${path} HTTP/1.1\r\nHost: ${first}\r\nx-service-key: ${key}\r\nHost: ${second}\r\n\r\n`);
         const [head = '', body = ''] = answer.split('\r\n\r\n');
         assert.match(head, /^HTTP\/1\.1 400 /, `${first}, ${second}: ${head}`);
@@ -296,7 +302,10 @@ describe('Host and Origin guard', () => {
     test('a Host that differs from :authority is 400 on both ports, an equal one passes', async () => {
       for (const port of [apiPort, dashboardPort]) {
         const path = port === apiPort ? '/v1/whoami' : '/';
-        for (const [authority, host] of [[`localhost:${port}`, `evil.example:${port}`], [`evil.example:${port}`, `localhost:${port}`]]) {
+        for (const [authority, host] of [
+          [`localhost:${port}`, `evil.example:${port}`],
+          [`evil.example:${port}`, `localhost:${port}`],
+        ]) {
           const response = await h2Request(port, { ':path': path, ':authority': authority, host, 'x-service-key': key });
           assert.equal(response.status, 400, response.body);
           const envelope = JSON.parse(response.body);
@@ -311,9 +320,18 @@ describe('Host and Origin guard', () => {
     test('a repeated :authority or Host is reset as a protocol error on both ports', async () => {
       for (const port of [apiPort, dashboardPort]) {
         for (const name of [':authority', 'host']) {
-          const frames = await rawH2Exchange(port, [[':method', 'GET'], [':scheme', 'http'], [':path', '/healthz'], [name, `localhost:${port}`], [name, `evil.example:${port}`]]);
+          const frames = await rawH2Exchange(port, [
+            [':method', 'GET'],
+            [':scheme', 'http'],
+            [':path', '/healthz'],
+            [name, `localhost:${port}`],
+            [name, `evil.example:${port}`],
+          ]);
           // RST_STREAM (type 3) of stream 1 with PROTOCOL_ERROR (1), and no HEADERS (type 1) answer.
-          assert.ok(frames.some((f) => f.type === 3 && f.stream === 1 && f.payload.readUInt32BE(0) === 1), `${port} ${name}: ${JSON.stringify(frames)}`);
+          assert.ok(
+            frames.some((f) => f.type === 3 && f.stream === 1 && f.payload.readUInt32BE(0) === 1),
+            `${port} ${name}: ${JSON.stringify(frames)}`,
+          );
           assert.ok(!frames.some((f) => f.type === 1), `${port} ${name}: answered`);
         }
       }

@@ -249,17 +249,50 @@ describe('HTTP probe', { timeout: 12_000 }, () => {
     });
 
     // Redirects
-    const redirect = (status: number, location: () => string): Handler => (_req, res) => void res.writeHead(status, { location: location() }).end();
-    a.route('/hop-1', redirect(302, () => '/hop-2'));
-    a.route('/hop-2', redirect(301, () => `${a.origin}/hop-3`));
-    a.route('/hop-3', redirect(307, () => 'landing'));
-    a.route('/loop', redirect(302, () => '/loop'));
-    a.route('/moved', redirect(302, () => '/landing'));
-    a.route('/see-other', redirect(303, () => '/landing'));
-    a.route('/moved-permanently', redirect(301, () => '/landing'));
-    a.route('/temporary', redirect(307, () => '/landing'));
-    a.route('/to-localhost', redirect(302, () => `${b.origin}/landing`));
-    a.route('/to-ftp', redirect(302, () => 'ftp://127.0.0.1/file'));
+    const redirect =
+      (status: number, location: () => string): Handler =>
+      (_req, res) =>
+        void res.writeHead(status, { location: location() }).end();
+    a.route(
+      '/hop-1',
+      redirect(302, () => '/hop-2'),
+    );
+    a.route(
+      '/hop-2',
+      redirect(301, () => `${a.origin}/hop-3`),
+    );
+    a.route(
+      '/hop-3',
+      redirect(307, () => 'landing'),
+    );
+    a.route(
+      '/loop',
+      redirect(302, () => '/loop'),
+    );
+    a.route(
+      '/moved',
+      redirect(302, () => '/landing'),
+    );
+    a.route(
+      '/see-other',
+      redirect(303, () => '/landing'),
+    );
+    a.route(
+      '/moved-permanently',
+      redirect(301, () => '/landing'),
+    );
+    a.route(
+      '/temporary',
+      redirect(307, () => '/landing'),
+    );
+    a.route(
+      '/to-localhost',
+      redirect(302, () => `${b.origin}/landing`),
+    );
+    a.route(
+      '/to-ftp',
+      redirect(302, () => 'ftp://127.0.0.1/file'),
+    );
     a.route('/slow-hop', async (req, res) => {
       await atLeast(120);
       redirect(302, () => '/slow-120')(req, res, '');
@@ -390,17 +423,14 @@ describe('HTTP probe', { timeout: 12_000 }, () => {
       assert.equal(typeof result.timing.ttfb, 'number', 'the headers came');
     });
 
-    test(
-      'a body that stops coming: the probe closes its connection',
-      async () => {
-        const before = a.seen('/stall-body').length;
-        const result = await probe(`${a.origin}/stall-body`, { timeout: 200 });
-        assert.equal(result.message, 'timed out after 200 ms');
-        const [seen] = a.seen('/stall-body').slice(before);
-        assert.ok(seen);
-        await until(() => !a.sockets.has(seen.socket), 'the server saw the stalled connection closed', 500);
-      },
-    );
+    test('a body that stops coming: the probe closes its connection', async () => {
+      const before = a.seen('/stall-body').length;
+      const result = await probe(`${a.origin}/stall-body`, { timeout: 200 });
+      assert.equal(result.message, 'timed out after 200 ms');
+      const [seen] = a.seen('/stall-body').slice(before);
+      assert.ok(seen);
+      await until(() => !a.sockets.has(seen.socket), 'the server saw the stalled connection closed', 500);
+    });
 
     test('the server hangs up without answering: down, not retried', async () => {
       const before = a.seen('/hang-up').length;
@@ -541,7 +571,10 @@ describe('HTTP probe', { timeout: 12_000 }, () => {
       const result = await probe(`${a.origin}/text`, {
         statusCodeAssertions: [{ comparator: 'equal', target: 204 }],
         headerAssertions: [{ key: 'x-trace', comparator: 'equal', target: 'other' }],
-        bodyAssertions: [{ comparator: 'contains', target: 'hello' }, { comparator: 'contains', target: 'nope' }],
+        bodyAssertions: [
+          { comparator: 'contains', target: 'hello' },
+          { comparator: 'contains', target: 'nope' },
+        ],
       });
       assert.equal(result.result, 'down');
       assert.equal(result.message, 'assertion failed: status code equal 204 (got 200) and 2 more');

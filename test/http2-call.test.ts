@@ -136,9 +136,13 @@ describe('an HTTP/2 call', () => {
     const sent: Headers[] = [];
     const server = await nodeHttp2Server((stream) => {
       // Printable ASCII with some bytes above 127: Huffman-coded where that is shorter, indexed on repeat.
-      const value = (n: number) => Array.from({ length: n }, (_, i) => String.fromCharCode(i % 9 === 8 ? 128 + ((n * i) % 128) : 32 + ((n * 7 + i * 13) % 95))).join('');
+      const value = (n: number) =>
+        Array.from({ length: n }, (_, i) => String.fromCharCode(i % 9 === 8 ? 128 + ((n * i) % 128) : 32 + ((n * 7 + i * 13) % 95))).join('');
       const headers: Headers = Array.from({ length: 12 }, (_, i) => [`x-field-${i % 5}`, value(5 + i * 11)]);
-      const trailers: Headers = [['x-trailer', value(40)], ['x-field-1', headers[1]![1]]];
+      const trailers: Headers = [
+        ['x-trailer', value(40)],
+        ['x-field-1', headers[1]![1]],
+      ];
       sent.push(headers, trailers);
       stream.respond({ ':status': 200, ...Object.fromEntries(groupByName(headers)) }, { waitForTrailers: true });
       stream.on('wantTrailers', () => stream.sendTrailers(Object.fromEntries(groupByName(trailers))));
@@ -202,7 +206,11 @@ describe('an HTTP/2 call', () => {
   });
 
   test('PING is answered, 1xx headers are skipped, padding is dropped and CONTINUATION is joined', async () => {
-    const headerBlock = encodeHeaders([[':status', '200'], ['content-type', 'application/grpc'], ['x-part', 'joined']]);
+    const headerBlock = encodeHeaders([
+      [':status', '200'],
+      ['content-type', 'application/grpc'],
+      ['x-part', 'joined'],
+    ]);
     const padded = (payload: Buffer, padding: number) => Buffer.concat([Buffer.from([padding]), payload, Buffer.alloc(padding)]);
     const server = await frameServer(() => [
       SETTINGS,
@@ -218,7 +226,11 @@ describe('an HTTP/2 call', () => {
     const connection = await connect(server.port, deadline);
     try {
       const answer = await connection.call(REQUEST, Buffer.alloc(0), deadline);
-      assert.deepEqual(answer.headers, [[':status', '200'], ['content-type', 'application/grpc'], ['x-part', 'joined']]);
+      assert.deepEqual(answer.headers, [
+        [':status', '200'],
+        ['content-type', 'application/grpc'],
+        ['x-part', 'joined'],
+      ]);
       assert.deepEqual(answer.trailers, [['grpc-status', '0']]);
       assert.equal(answer.body.toString(), 'data');
       await until(() => Buffer.concat(server.received).includes(frame(6, 1, 0, Buffer.from('12345678'))), 'the PING came back with ACK');

@@ -60,12 +60,19 @@ describe('an id over ConnectRPC', () => {
     ['GetMonitor', 'id', (id) => client.monitors.getMonitor({ id })],
     ['UpdatePageComponent', 'id', (id) => client.pages.updatePageComponent({ id, name: 'x' })],
     ['RemoveSubscriber', 'id', (id) => client.pages.removeSubscriber({ id })],
-    ['CreateStatusReport', 'pageComponentIds.0', (id) => client.reports.createStatusReport({ pageId: own.pageId, title: 'x', message: 'y', pageComponentIds: [id], notify: false })],
+    [
+      'CreateStatusReport',
+      'pageComponentIds.0',
+      (id) => client.reports.createStatusReport({ pageId: own.pageId, title: 'x', message: 'y', pageComponentIds: [id], notify: false }),
+    ],
   ];
 
   test('a malformed id is VALIDATION naming its field; a well-formed unknown one is NOT_FOUND', async () => {
     for (const [name, field, call] of byId) {
-      for (const id of MALFORMED) await assertViolation(call(id), field, /positive whole number/).catch((error: Error) => assert.fail(`${name}(${JSON.stringify(id)}): ${error.message}`));
+      for (const id of MALFORMED)
+        await assertViolation(call(id), field, /positive whole number/).catch((error: Error) =>
+          assert.fail(`${name}(${JSON.stringify(id)}): ${error.message}`),
+        );
       await assertCode(call(UNKNOWN), Code.NotFound).catch((error: Error) => assert.fail(`${name}(${UNKNOWN}): ${error.message}`));
     }
   });
@@ -92,12 +99,17 @@ describe('an id over MCP', () => {
   });
   after(() => mcp.close());
 
-  test('a malformed id is a VALIDATION tool error naming its field; a well-formed unknown one, or another workspace\'s, is NOT_FOUND', async () => {
+  test("a malformed id is a VALIDATION tool error naming its field; a well-formed unknown one, or another workspace's, is NOT_FOUND", async () => {
     for (const id of MALFORMED) {
       toolError(await mcp.call('update_status_report', { statusReportId: id, title: 'x' }), 'VALIDATION', /^id: must be a status report id/);
-      toolError(await mcp.call('create_status_report', { pageId: own.pageId, title: 'x', message: 'y', pageComponentIds: [id], notify: false }), 'VALIDATION', /^pageComponentIds\.0: /);
+      toolError(
+        await mcp.call('create_status_report', { pageId: own.pageId, title: 'x', message: 'y', pageComponentIds: [id], notify: false }),
+        'VALIDATION',
+        /^pageComponentIds\.0: /,
+      );
     }
-    for (const ref of MALFORMED_PAGE_REFS) toolError(await mcp.call('list_page_components', { pageId: ref }), 'VALIDATION', /^pageId: must be a status page id/);
+    for (const ref of MALFORMED_PAGE_REFS)
+      toolError(await mcp.call('list_page_components', { pageId: ref }), 'VALIDATION', /^pageId: must be a status page id/);
     for (const id of [UNKNOWN, theirs.reportId]) toolError(await mcp.call('update_status_report', { statusReportId: id, title: 'x' }), 'NOT_FOUND');
     for (const ref of [UNKNOWN, theirs.pageId, 'ids-theirs', 'abc']) toolError(await mcp.call('list_page_components', { pageId: ref }), 'NOT_FOUND');
   });
@@ -128,7 +140,12 @@ describe('an id on the dashboard', () => {
     const body = await json(response);
     assert.equal(response.status, status, `${response.url}: ${JSON.stringify(body)}`);
     assert.equal(body.code, code, `${response.url}: ${JSON.stringify(body)}`);
-    if (field !== undefined) assert.deepEqual(body.violations?.map((v: { field: string }) => v.field), [field], `${response.url}: ${JSON.stringify(body)}`);
+    if (field !== undefined)
+      assert.deepEqual(
+        body.violations?.map((v: { field: string }) => v.field),
+        [field],
+        `${response.url}: ${JSON.stringify(body)}`,
+      );
   }
 
   /** Paths that name one id, with the field that carries it. */
@@ -144,7 +161,8 @@ describe('an id on the dashboard', () => {
       for (const id of MALFORMED) await assertRefused(await dashboard(path(id), method), 400, 'VALIDATION', field);
       await assertRefused(await dashboard(path(UNKNOWN), method), 404, 'NOT_FOUND');
     }
-    for (const ref of MALFORMED_PAGE_REFS) await assertRefused(await dashboard(`/api/workspaces/${workspaceId}/pages/${encodeURIComponent(ref)}/preview`), 400, 'VALIDATION', 'page');
+    for (const ref of MALFORMED_PAGE_REFS)
+      await assertRefused(await dashboard(`/api/workspaces/${workspaceId}/pages/${encodeURIComponent(ref)}/preview`), 400, 'VALIDATION', 'page');
     await assertRefused(await dashboard(`/api/workspaces/${workspaceId}/pages/${UNKNOWN}/preview`), 404, 'NOT_FOUND');
   });
 
@@ -158,7 +176,11 @@ describe('an id on the dashboard', () => {
     const reports = (workspace: string) =>
       createRpcClient(
         statusReportV1.StatusReportService,
-        createConnectTransport({ baseUrl: `${svc.dashboardUrl}/rpc`, httpVersion: '1.1', interceptors: [withHeaders({ ...session, 'x-statusdesk-workspace': workspace })] }),
+        createConnectTransport({
+          baseUrl: `${svc.dashboardUrl}/rpc`,
+          httpVersion: '1.1',
+          interceptors: [withHeaders({ ...session, 'x-statusdesk-workspace': workspace })],
+        }),
       );
     for (const id of MALFORMED) {
       // HTTP trims a header's value, so ' 12' arrives as 12.

@@ -40,7 +40,14 @@ describe('open incident counts', () => {
     const target = net.createServer((socket) => socket.destroy()).listen(0, '127.0.0.1');
     await once(target, 'listening');
     const { port } = target.address() as net.AddressInfo;
-    const monitor = await svc.services.monitors.create(system, ws, 'tcp', { name: 'flips', uri: `127.0.0.1:${port}`, periodicity: '1m', regions: ['iad'], retry: 0, timeout: 1000 });
+    const monitor = await svc.services.monitors.create(system, ws, 'tcp', {
+      name: 'flips',
+      uri: `127.0.0.1:${port}`,
+      periodicity: '1m',
+      regions: ['iad'],
+      retry: 0,
+      timeout: 1000,
+    });
     try {
       assert.equal((await svc.services.monitors.trigger(system, ws, monitor.id))[0]!.result, 'up');
       assert.equal(await counted(monitor), 0);
@@ -62,7 +69,13 @@ describe('open incident counts', () => {
     const page = await svc.services.pages.create(system, ws, { slug: 'kept-answers', title: 'Kept' });
     const component = await svc.services.pages.addComponent(system, ws, page.id, { name: 'Reported', monitorId: monitor.id });
     assert.equal(await counted(monitor), 0);
-    const first = await svc.services.reports.create(system, ws, { pageId: page.id, title: 'One', message: 'm', pageComponentIds: [component.id], notify: false });
+    const first = await svc.services.reports.create(system, ws, {
+      pageId: page.id,
+      title: 'One',
+      message: 'm',
+      pageComponentIds: [component.id],
+      notify: false,
+    });
     await svc.services.reports.create(system, ws, { pageId: page.id, title: 'Two', message: 'm', pageComponentIds: [component.id], notify: false });
     assert.equal(await counted(monitor), 2);
     await byHand('delete from status_reports where id = ?', Number(first.report.id));
@@ -105,7 +118,9 @@ test('a stamp of a table watched under conditions changes only with the rows the
     const write = (sql: string, ...params: unknown[]) => withSqlite(db, (sqlite) => sqlite.prepare(sql).run(...params));
     const stamp = () => tablesStamp(db, [plans]);
     const first = await stamp();
-    const { lastInsertRowid: id } = await write("insert into workspaces (name, slug, plan, created_at) values ('Stamped', 'stamped', 'scale', '2026-01-01T00:00:00Z')");
+    const { lastInsertRowid: id } = await write(
+      "insert into workspaces (name, slug, plan, created_at) values ('Stamped', 'stamped', 'scale', '2026-01-01T00:00:00Z')",
+    );
     await write("update workspaces set name = 'Stamped again' where id = ?", id);
     assert.equal(await stamp(), first);
     await write("update workspaces set plan = 'hobby' where id = ?", id);

@@ -78,13 +78,7 @@ function throwsWith(fn: () => unknown, code: ErrorCode): void {
 }
 
 async function auditRows(db: Db, entityType: string, entityId: string) {
-  return db
-    .selectFrom('audit_log')
-    .selectAll()
-    .where('entity_type', '=', entityType)
-    .where('entity_id', '=', entityId)
-    .orderBy('id')
-    .execute();
+  return db.selectFrom('audit_log').selectAll().where('entity_type', '=', entityType).where('entity_id', '=', entityId).orderBy('id').execute();
 }
 
 describe('API keys', () => {
@@ -310,7 +304,10 @@ describe('API keys', () => {
       const b = await issue('write', other, 'list-b');
       const listed = await s.services.keys.list(s.owner, other);
       const ids = listed.map((k) => Number(k.id));
-      assert.deepEqual(ids, [...ids].sort((x, y) => y - x));
+      assert.deepEqual(
+        ids,
+        [...ids].sort((x, y) => y - x),
+      );
       assert.ok(listed.every((k) => k.workspaceId === String(other)));
       const got = listed.find((k) => k.id === b.key.id);
       assert.deepEqual(Object.keys(got ?? {}).sort(), [
@@ -416,11 +413,7 @@ describe('API keys', () => {
 
     test('refuses an invalid scope, naming the field', async () => {
       for (const scope of ['admin', 'READ', '', 'read,write', undefined]) {
-        await rejectsWith(
-          s.services.keys.create(s.owner, { workspaceId: s.personal, name: 'ok', scope: scope as Scope }),
-          'VALIDATION',
-          'scope',
-        );
+        await rejectsWith(s.services.keys.create(s.owner, { workspaceId: s.personal, name: 'ok', scope: scope as Scope }), 'VALIDATION', 'scope');
       }
     });
 
@@ -433,10 +426,7 @@ describe('API keys', () => {
     });
 
     test('names every bad field at once', async () => {
-      const error = await rejectsWith(
-        s.services.keys.create(s.owner, { workspaceId: 0, name: '', scope: 'root' as Scope }),
-        'VALIDATION',
-      );
+      const error = await rejectsWith(s.services.keys.create(s.owner, { workspaceId: 0, name: '', scope: 'root' as Scope }), 'VALIDATION');
       assert.deepEqual(error.violations.map((v) => v.field).sort(), ['name', 'scope', 'workspaceId']);
     });
 
@@ -483,7 +473,10 @@ describe('API keys', () => {
       const actor = await actorOf(secret);
       const revoked = await s.services.keys.revoke(actor, key.id);
       const rows = await auditRows(s.db, 'api_key', key.id);
-      assert.deepEqual(rows.map((r) => r.action), ['api_key.create', 'api_key.revoke']);
+      assert.deepEqual(
+        rows.map((r) => r.action),
+        ['api_key.create', 'api_key.revoke'],
+      );
       const entry = rows[1]!;
       assert.equal(entry.actor_type, 'apiKey');
       assert.equal(entry.actor_id, key.id);
@@ -581,7 +574,10 @@ describe('workspaces', () => {
     const ws = await s.services.workspaces.create(s.owner, { name: ' Acme ', slug: 'acme-2', plan: 'starter' });
     assert.deepEqual({ ...ws, id: undefined, createdAt: undefined }, { id: undefined, name: 'Acme', slug: 'acme-2', plan: 'starter', createdAt: undefined });
     const membership = await s.db.selectFrom('memberships').selectAll().where('workspace_id', '=', Number(ws.id)).execute();
-    assert.deepEqual(membership.map((m) => [m.user_id, m.role]), [[s.ownerId, 'owner']]);
+    assert.deepEqual(
+      membership.map((m) => [m.user_id, m.role]),
+      [[s.ownerId, 'owner']],
+    );
     assert.ok((await s.services.workspaces.list(s.owner)).some((w) => w.slug === 'acme-2'));
     const rows = await auditRows(s.db, 'workspace', ws.id);
     assert.equal(rows.length, 1);
@@ -616,7 +612,11 @@ describe('workspaces', () => {
 
   test('the plan must be one of hobby, starter, pro, scale', async () => {
     for (const plan of ['free', 'enterprise', 'Pro', '']) {
-      const error = await rejectsWith(s.services.workspaces.create(s.owner, { name: 'N', slug: `plan-${plan.toLowerCase() || 'empty'}`, plan: plan as PlanName }), 'VALIDATION', 'plan');
+      const error = await rejectsWith(
+        s.services.workspaces.create(s.owner, { name: 'N', slug: `plan-${plan.toLowerCase() || 'empty'}`, plan: plan as PlanName }),
+        'VALIDATION',
+        'plan',
+      );
       assert.match(error.message, /hobby, starter, pro, scale/);
     }
     for (const plan of planNames) {
@@ -631,7 +631,10 @@ describe('workspaces', () => {
     const actor = await s.services.keys.authenticate(secret, 'rest');
     assert.ok(actor);
     await rejectsWith(s.services.workspaces.create(actor, { name: 'N', slug: 'by-key', plan: 'hobby' }), 'FORBIDDEN');
-    assert.deepEqual((await s.services.workspaces.list(actor)).map((w) => w.slug), ['personal']);
+    assert.deepEqual(
+      (await s.services.workspaces.list(actor)).map((w) => w.slug),
+      ['personal'],
+    );
     await rejectsWith(s.services.workspaces.getBySlug(actor, 'on-pro'), 'NOT_FOUND');
     await rejectsWith(s.services.workspaces.getBySlug(s.owner, 'missing'), 'NOT_FOUND');
   });
@@ -670,8 +673,14 @@ describe('plans and regions', () => {
   test('starter adds exactly 1m and 5m to hobby; 30s is pro and scale only', () => {
     const hobby = new Set<string>(plans.hobby.frequencies);
     assert.ok(plans.hobby.frequencies.every((f) => plans.starter.frequencies.includes(f)));
-    assert.deepEqual(plans.starter.frequencies.filter((f) => !hobby.has(f)), ['1m', '5m']);
-    assert.deepEqual(planNames.filter((p) => plans[p].frequencies.includes('30s')), ['pro', 'scale']);
+    assert.deepEqual(
+      plans.starter.frequencies.filter((f) => !hobby.has(f)),
+      ['1m', '5m'],
+    );
+    assert.deepEqual(
+      planNames.filter((p) => plans[p].frequencies.includes('30s')),
+      ['pro', 'scale'],
+    );
   });
 
   test('the free plan default regions are the first of the paid ones', () => {

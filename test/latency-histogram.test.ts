@@ -70,7 +70,10 @@ describe('LatencyHistogram', () => {
     assert.deepEqual(stored, histogram.encode());
     // Into a histogram that holds the bucket already, and one that does not.
     assert.equal(LatencyHistogram.decode(LatencyHistogram.mergeEncoded(histogramOf([1]).encode(), LatencyHistogram.encodeOne(1))).count, 2);
-    assert.deepEqual(quantiles(LatencyHistogram.decode(LatencyHistogram.mergeEncoded(histogramOf([1]).encode(), LatencyHistogram.encodeOne(3)))), quantiles(histogramOf([1, 3])));
+    assert.deepEqual(
+      quantiles(LatencyHistogram.decode(LatencyHistogram.mergeEncoded(histogramOf([1]).encode(), LatencyHistogram.encodeOne(3)))),
+      quantiles(histogramOf([1, 3])),
+    );
   });
 
   test('an hour of a monitor checked every 30 s takes about two bytes a bucket', () => {

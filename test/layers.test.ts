@@ -118,7 +118,7 @@ describe('layers', () => {
     const refused = edges.flatMap((edge) => {
       if (!edge.file.startsWith(DOMAIN) || !isRepository(edge.file) || !edge.target.startsWith(DOMAIN)) return [];
       const why = /(^|[/\\])sealing\.ts$|secrets\.ts$/.test(edge.target)
-        ? 'sealing and secrets are the service\'s to apply'
+        ? "sealing and secrets are the service's to apply"
         : isService(edge.target)
           ? 'a service calls its repository, never the other way'
           : edge.kind !== 'type' && !isRepository(edge.target)
@@ -134,9 +134,15 @@ describe('layers', () => {
     assert.ok(files.length >= 120, `only ${files.length} files under server/`);
     assert.ok(edges.length >= 500, `only ${edges.length} relative imports`);
     for (const layer of ['db', 'domain', 'checks', 'delivery', ...SURFACES]) {
-      assert.ok(edges.some((edge) => layerOf(edge.file) === layer), `no import read in server/${layer}`);
+      assert.ok(
+        edges.some((edge) => layerOf(edge.file) === layer),
+        `no import read in server/${layer}`,
+      );
     }
-    assert.ok(edges.some((edge) => edge.kind === 'type'), 'no import type read');
+    assert.ok(
+      edges.some((edge) => edge.kind === 'type'),
+      'no import type read',
+    );
     assert.deepEqual(edges.filter((edge) => !existsSync(edge.target)).map(show), []);
   });
 
@@ -196,7 +202,10 @@ describe('the contract between the service and the UI', () => {
 
   test('contract/ imports neither server/ nor renderer/, only itself and zod, and no Node.js module', () => {
     const edges = importsUnder(CONTRACT);
-    assert.ok(edges.some((edge) => edge.specifier === 'zod'), 'no import of contract/ read');
+    assert.ok(
+      edges.some((edge) => edge.specifier === 'zod'),
+      'no import of contract/ read',
+    );
     const refused = edges.filter((edge) => (edge.relative ? !edge.target.startsWith(CONTRACT) : !CONTRACT_PACKAGES.includes(edge.specifier)));
     assert.deepEqual(
       refused.map((edge) => `${relative(CONTRACT, edge.file)} imports '${edge.specifier}'`),
@@ -206,10 +215,18 @@ describe('the contract between the service and the UI', () => {
 
   test('server/ and renderer/ import the zod schemas of contract/dashboard-api.ts only as types, so neither bundle builds them', () => {
     const schemaImports = fromOutside.filter((edge) => edge.target === CONTRACT_SCHEMAS);
-    assert.ok(schemaImports.some((edge) => edge.file.startsWith(SERVER)), 'server/ reads no type of the contract');
-    assert.ok(schemaImports.some((edge) => edge.file.startsWith(RENDERER)), 'renderer/ reads no type of the contract');
+    assert.ok(
+      schemaImports.some((edge) => edge.file.startsWith(SERVER)),
+      'server/ reads no type of the contract',
+    );
+    assert.ok(
+      schemaImports.some((edge) => edge.file.startsWith(RENDERER)),
+      'renderer/ reads no type of the contract',
+    );
     assert.deepEqual(
-      schemaImports.filter((edge) => edge.kind !== 'type').map((edge) => `${relative(join(SERVER, '..'), edge.file)} imports '${edge.specifier}' (use import type)`),
+      schemaImports
+        .filter((edge) => edge.kind !== 'type')
+        .map((edge) => `${relative(join(SERVER, '..'), edge.file)} imports '${edge.specifier}' (use import type)`),
       [],
     );
   });

@@ -75,7 +75,9 @@ describe('the kept monitor list', () => {
     await client.createTCPMonitor(tcp('second', 20_007));
     for (const name of ['first', 'renamed']) {
       // Every client asks twice: a list answered again is the same list.
-      const answers = await Promise.all(Object.values(transports).flatMap((transport) => [0, 1].map(() => createClient(MonitorService, transport).listMonitors({}))));
+      const answers = await Promise.all(
+        Object.values(transports).flatMap((transport) => [0, 1].map(() => createClient(MonitorService, transport).listMonitors({}))),
+      );
       const expected = toBinary(ListMonitorsResponseSchema, answers[0]!);
       for (const [i, answer] of answers.entries()) {
         const label = Object.keys(transports)[Math.floor(i / 2)];

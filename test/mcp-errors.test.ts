@@ -32,14 +32,17 @@ let pageId: string;
 let tcpId: number;
 let httpId: number;
 
-before(async () => {
-  svc = await startTestService();
-  const ws = Number((await svc.services.workspaces.getBySlug(system, 'personal')).id);
-  writeKey = await svc.createKey('write');
-  pageId = (await svc.services.pages.create(system, ws, { slug: 'errors-acme', title: 'Acme' })).id;
-  tcpId = Number((await svc.services.monitors.create(system, ws, 'tcp', { name: 'db', uri: 'db.internal:5432', periodicity: '1m' })).id);
-  httpId = Number((await svc.services.monitors.create(system, ws, 'http', { name: 'api', url: 'http://127.0.0.1:9/health', periodicity: '1m' })).id);
-}, { timeout: 60_000 });
+before(
+  async () => {
+    svc = await startTestService();
+    const ws = Number((await svc.services.workspaces.getBySlug(system, 'personal')).id);
+    writeKey = await svc.createKey('write');
+    pageId = (await svc.services.pages.create(system, ws, { slug: 'errors-acme', title: 'Acme' })).id;
+    tcpId = Number((await svc.services.monitors.create(system, ws, 'tcp', { name: 'db', uri: 'db.internal:5432', periodicity: '1m' })).id);
+    httpId = Number((await svc.services.monitors.create(system, ws, 'http', { name: 'api', url: 'http://127.0.0.1:9/health', periodicity: '1m' })).id);
+  },
+  { timeout: 60_000 },
+);
 
 after(async () => {
   await svc?.stop();
@@ -55,11 +58,29 @@ const CLIENTS: { label: string; connect(): Promise<SdkConnection> }[] = [
 /** The error cases the service reaches on its own, with the message each must carry. */
 const CASES: { name: string; tool: string; args: () => Record<string, unknown>; code: ErrorCode; message: RegExp }[] = [
   { name: 'an unknown monitor', tool: 'get_monitor', args: () => ({ monitorId: 999 }), code: 'NOT_FOUND', message: /999/ },
-  { name: 'a report on an unknown page', tool: 'create_status_report', args: () => ({ pageId: 'no-such-page', title: 'x', message: 'y', notify: false }), code: 'NOT_FOUND', message: /no-such-page/ },
+  {
+    name: 'a report on an unknown page',
+    tool: 'create_status_report',
+    args: () => ({ pageId: 'no-such-page', title: 'x', message: 'y', notify: false }),
+    code: 'NOT_FOUND',
+    message: /no-such-page/,
+  },
   { name: 'an unknown docs page', tool: 'get_doc_page', args: () => ({ path: 'docs/reference/no-such-page' }), code: 'NOT_FOUND', message: /no-such-page/ },
-  { name: 'response logs of a TCP monitor', tool: 'list_response_logs', args: () => ({ monitorId: tcpId }), code: 'VALIDATION', message: /^id: .*HTTP monitors only/ },
+  {
+    name: 'response logs of a TCP monitor',
+    tool: 'list_response_logs',
+    args: () => ({ monitorId: tcpId }),
+    code: 'VALIDATION',
+    message: /^id: .*HTTP monitors only/,
+  },
   { name: 'an update that names no field', tool: 'update_status_report', args: () => ({ statusReportId: '999' }), code: 'VALIDATION', message: /./ },
-  { name: 'a window that ends before it starts', tool: 'create_maintenance', args: () => ({ pageId, title: 'x', from: '2031-11-22T22:00:00Z', to: '2031-11-21T22:00:00Z', notify: false }), code: 'VALIDATION', message: /\bto\b/ },
+  {
+    name: 'a window that ends before it starts',
+    tool: 'create_maintenance',
+    args: () => ({ pageId, title: 'x', from: '2031-11-22T22:00:00Z', to: '2031-11-21T22:00:00Z', notify: false }),
+    code: 'VALIDATION',
+    message: /\bto\b/,
+  },
 ];
 
 for (const client of CLIENTS) {
@@ -115,7 +136,9 @@ for (const client of CLIENTS) {
 
 describe('tool errors on the wire', { timeout: 60_000 }, () => {
   test('an error result is isError with one text content "CODE: message", and no structuredContent', async () => {
-    const answer = await postMcp(svc.apiUrl, legacyRequest('tools/call', { name: 'get_monitor', arguments: { monitorId: 999 } }), { 'x-service-key': writeKey.secret });
+    const answer = await postMcp(svc.apiUrl, legacyRequest('tools/call', { name: 'get_monitor', arguments: { monitorId: 999 } }), {
+      'x-service-key': writeKey.secret,
+    });
     assert.equal(answer.status, 200, answer.text);
     const [message] = answer.messages;
     assert.ok(message?.result, answer.text);
@@ -144,10 +167,23 @@ describe('tool errors on the wire', { timeout: 60_000 }, () => {
       assert.doesNotMatch(answer.text, /invalid_type|expected/);
     }
     // In a batch, the malformed request is -32602 and the others are not run.
-    const batch = await postMcp(svc.apiUrl, [{ jsonrpc: '2.0', id: 'h', method: 'initialize' }, { jsonrpc: '2.0', id: 'i', method: 'tools/list' }], headers);
+    const batch = await postMcp(
+      svc.apiUrl,
+      [
+        { jsonrpc: '2.0', id: 'h', method: 'initialize' },
+        { jsonrpc: '2.0', id: 'i', method: 'tools/list' },
+      ],
+      headers,
+    );
     assert.equal(batch.status, 200, batch.text);
     const answers = JSON.parse(batch.text);
-    assert.deepEqual(answers.map((a: any) => [a.id, a.error?.code]), [['h', INVALID_PARAMS], ['i', -32600]]);
+    assert.deepEqual(
+      answers.map((a: any) => [a.id, a.error?.code]),
+      [
+        ['h', INVALID_PARAMS],
+        ['i', -32600],
+      ],
+    );
     // tools/list takes no params at all: leaving them out is fine.
     const list = await postMcp(svc.apiUrl, { jsonrpc: '2.0', id: 'g', method: 'tools/list' }, headers);
     assert.ok(list.messages[0]?.result?.tools, list.text);

@@ -16,13 +16,16 @@ let svc: TestService;
 let ws: number;
 const connections: McpConnection[] = [];
 
-before(async () => {
-  svc = await startTestService();
-  const workspace = await newWorkspace(svc, 'mcp-hot-path');
-  ws = Number(workspace.id);
-  const key = await svc.createKey('read', workspace.slug);
-  for (const era of ERAS) connections.push(await connectMcp(svc.apiUrl, era, key.secret));
-}, { timeout: 60_000 });
+before(
+  async () => {
+    svc = await startTestService();
+    const workspace = await newWorkspace(svc, 'mcp-hot-path');
+    ws = Number(workspace.id);
+    const key = await svc.createKey('read', workspace.slug);
+    for (const era of ERAS) connections.push(await connectMcp(svc.apiUrl, era, key.secret));
+  },
+  { timeout: 60_000 },
+);
 
 after(async () => {
   for (const connection of connections) await connection.close();
@@ -39,7 +42,9 @@ describe('list_monitors and get_monitor after a change', { timeout: 120_000 }, (
     });
     const monitorId = Number(created.id);
     const seen = async (connection: McpConnection) => {
-      const listed = ok<{ monitors: Record<string, unknown>[] }>(await connection.call('list_monitors', { perPage: 50 })).monitors.find((m) => m.monitorId === monitorId);
+      const listed = ok<{ monitors: Record<string, unknown>[] }>(await connection.call('list_monitors', { perPage: 50 })).monitors.find(
+        (m) => m.monitorId === monitorId,
+      );
       const got = ok<{ monitor: Record<string, unknown> }>(await connection.call('get_monitor', { monitorId })).monitor;
       return { listed, got };
     };
@@ -68,7 +73,8 @@ describe('list_monitors and get_monitor after a change', { timeout: 120_000 }, (
     const created = await svc.services.monitors.create(system, ws, 'tcp', { name: 'hot path wired', uri: '127.0.0.1:9', periodicity: '1m' });
     const monitorId = Number(created.id);
     const channelsShown = async (connection: McpConnection) =>
-      ok<{ monitors: Record<string, unknown>[] }>(await connection.call('list_monitors', { perPage: 50 })).monitors.find((m) => m.monitorId === monitorId)?.notificationChannels;
+      ok<{ monitors: Record<string, unknown>[] }>(await connection.call('list_monitors', { perPage: 50 })).monitors.find((m) => m.monitorId === monitorId)
+        ?.notificationChannels;
     for (const connection of connections) assert.deepEqual(await channelsShown(connection), [], connection.era);
 
     const channel = await svc.services.channels.create(system, ws, { name: 'This computer', kind: 'desktop', monitorIds: [created.id] });
@@ -80,19 +86,34 @@ describe('list_monitors and get_monitor after a change', { timeout: 120_000 }, (
   test('show each page of the same list in its own place, every page kept apart', async () => {
     const own = await newWorkspace(svc, 'mcp-hot-path-pages');
     const ownWs = Number(own.id);
-    for (const name of ['paged first', 'paged second']) await svc.services.monitors.create(system, ownWs, 'tcp', { name, uri: '127.0.0.1:9', periodicity: '1m' });
+    for (const name of ['paged first', 'paged second'])
+      await svc.services.monitors.create(system, ownWs, 'tcp', { name, uri: '127.0.0.1:9', periodicity: '1m' });
     const key = await svc.createKey('read', own.slug);
     for (const era of ERAS) {
       const connection = await connectMcp(svc.apiUrl, era, key.secret);
       try {
         const page = async (args: { page: number; perPage: number }) => {
-          const { monitors, pagination } = ok<{ monitors: { name: string }[]; pagination: Record<string, number> }>(await connection.call('list_monitors', args));
+          const { monitors, pagination } = ok<{ monitors: { name: string }[]; pagination: Record<string, number> }>(
+            await connection.call('list_monitors', args),
+          );
           return { names: monitors.map((m) => m.name), pagination };
         };
         for (let round = 0; round < 2; round++) {
-          assert.deepEqual(await page({ page: 1, perPage: 1 }), { names: ['paged second'], pagination: { page: 1, perPage: 1, totalSize: 2, totalPages: 2 } }, era);
-          assert.deepEqual(await page({ page: 2, perPage: 1 }), { names: ['paged first'], pagination: { page: 2, perPage: 1, totalSize: 2, totalPages: 2 } }, era);
-          assert.deepEqual(await page({ page: 1, perPage: 2 }), { names: ['paged second', 'paged first'], pagination: { page: 1, perPage: 2, totalSize: 2, totalPages: 1 } }, era);
+          assert.deepEqual(
+            await page({ page: 1, perPage: 1 }),
+            { names: ['paged second'], pagination: { page: 1, perPage: 1, totalSize: 2, totalPages: 2 } },
+            era,
+          );
+          assert.deepEqual(
+            await page({ page: 2, perPage: 1 }),
+            { names: ['paged first'], pagination: { page: 2, perPage: 1, totalSize: 2, totalPages: 2 } },
+            era,
+          );
+          assert.deepEqual(
+            await page({ page: 1, perPage: 2 }),
+            { names: ['paged second', 'paged first'], pagination: { page: 1, perPage: 2, totalSize: 2, totalPages: 1 } },
+            era,
+          );
         }
       } finally {
         await connection.close();

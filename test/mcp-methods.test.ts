@@ -105,7 +105,11 @@ describe('/mcp: GET, POST and DELETE', { timeout: 120_000 }, () => {
       return answers;
     };
     // No credential: the bare challenge. A dead key: the challenge with error="invalid_token".
-    for (const [headers, sent] of [[{}, false], [{ 'x-service-key': 'svc_not_a_live_key_0000000000000000' }, true], [{ authorization: 'Bearer svc_oat_not_a_live_token' }, true]] as const) {
+    for (const [headers, sent] of [
+      [{}, false],
+      [{ 'x-service-key': 'svc_not_a_live_key_0000000000000000' }, true],
+      [{ authorization: 'Bearer svc_oat_not_a_live_token' }, true],
+    ] as const) {
       const answers = await refusals(headers);
       const post = answers.get('POST')!;
       assert.equal(post.status, 401);
@@ -140,9 +144,15 @@ describe('/mcp: GET, POST and DELETE', { timeout: 120_000 }, () => {
       other.close();
       assert.equal(other.response.status, 200, `Accept: ${accept}`);
     }
-    const refused = await fetch(`${svc.apiUrl}/mcp`, { headers: { 'x-service-key': key.secret, accept: 'application/json' }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    const refused = await fetch(`${svc.apiUrl}/mcp`, {
+      headers: { 'x-service-key': key.secret, accept: 'application/json' },
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
     assert.equal(refused.status, 406);
-    assert.deepEqual(await refused.json(), { error: 'not_acceptable', error_description: 'GET /mcp opens an event stream: the Accept header must list text/event-stream' });
+    assert.deepEqual(await refused.json(), {
+      error: 'not_acceptable',
+      error_description: 'GET /mcp opens an event stream: the Accept header must list text/event-stream',
+    });
   });
 
   test(`a credential holds ${MAX_STREAMS_PER_CREDENTIAL} streams at most: the next is a plain 429 with Retry-After; a closed one gives its place back`, async () => {
@@ -179,7 +189,10 @@ describe('/mcp: GET, POST and DELETE', { timeout: 120_000 }, () => {
     const crowded = await svc.createKey('read');
     const { opened } = await fillStreams(svc.apiUrl, crowded.secret, MAX_STREAMS_PER_CREDENTIAL - 1);
     try {
-      const refused = await fetch(`${svc.apiUrl}/mcp`, { headers: { 'x-service-key': crowded.secret, accept: 'text/event-stream' }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      const refused = await fetch(`${svc.apiUrl}/mcp`, {
+        headers: { 'x-service-key': crowded.secret, accept: 'text/event-stream' },
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
       assert.equal(refused.status, 429);
       assert.deepEqual(await refused.json(), {
         error: 'rate_limited',
@@ -191,10 +204,18 @@ describe('/mcp: GET, POST and DELETE', { timeout: 120_000 }, () => {
   });
 
   test('DELETE: the session it names does not exist (404); without Mcp-Session-Id it names none (400)', async () => {
-    const del = (headers: Record<string, string>) => fetch(`${svc.apiUrl}/mcp`, { method: 'DELETE', headers: { 'x-service-key': key.secret, 'mcp-protocol-version': '2025-11-25', ...headers }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    const del = (headers: Record<string, string>) =>
+      fetch(`${svc.apiUrl}/mcp`, {
+        method: 'DELETE',
+        headers: { 'x-service-key': key.secret, 'mcp-protocol-version': '2025-11-25', ...headers },
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
     const named = await del({ 'mcp-session-id': '1868a90c-0000-4000-8000-000000000000' });
     assert.equal(named.status, 404);
-    assert.deepEqual(await named.json(), { error: 'session_not_found', error_description: 'no such session: this server is stateless, never issues an Mcp-Session-Id and keeps no session to end' });
+    assert.deepEqual(await named.json(), {
+      error: 'session_not_found',
+      error_description: 'no such session: this server is stateless, never issues an Mcp-Session-Id and keeps no session to end',
+    });
     const none = await del({});
     assert.equal(none.status, 400);
     const body = (await none.json()) as { error: string; error_description: string };
@@ -204,7 +225,11 @@ describe('/mcp: GET, POST and DELETE', { timeout: 120_000 }, () => {
 
   test('other methods: 405 with Allow: GET, POST, DELETE', async () => {
     for (const method of ['PUT', 'PATCH', 'HEAD']) {
-      const response = await fetch(`${svc.apiUrl}/mcp`, { method, headers: { 'x-service-key': key.secret, accept: 'text/event-stream' }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      const response = await fetch(`${svc.apiUrl}/mcp`, {
+        method,
+        headers: { 'x-service-key': key.secret, accept: 'text/event-stream' },
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
       assert.equal(response.status, 405, method);
       assert.equal(response.headers.get('allow'), 'GET, POST, DELETE', method);
       if (method !== 'HEAD') assert.equal(((await response.json()) as { error: string }).error, 'method_not_allowed');
@@ -222,8 +247,15 @@ describe('/mcp: GET, POST and DELETE', { timeout: 120_000 }, () => {
     await client.connect(transport, { timeout: REQUEST_TIMEOUT_MS });
     let raw: OpenStream[] = [];
     try {
-      await eventually(() => seen.find((r) => r.method === 'GET'), (r) => r !== undefined, 'the client opening its stream');
-      assert.deepEqual(seen.find((r) => r.method === 'GET'), { method: 'GET', status: 200, type: 'text/event-stream' });
+      await eventually(
+        () => seen.find((r) => r.method === 'GET'),
+        (r) => r !== undefined,
+        'the client opening its stream',
+      );
+      assert.deepEqual(
+        seen.find((r) => r.method === 'GET'),
+        { method: 'GET', status: 200, type: 'text/event-stream' },
+      );
       ok((await client.callTool({ name: 'list_status_pages', arguments: {} }, undefined, { timeout: REQUEST_TIMEOUT_MS })) as Parameters<typeof ok>[0]);
       // The client's stream is one of the credential's four.
       const { opened, refusal } = await fillStreams(svc.apiUrl, own.secret);
@@ -240,10 +272,14 @@ describe('/mcp: GET, POST and DELETE', { timeout: 120_000 }, () => {
     }
     assert.deepEqual(errors, []);
     // Closing the client gave its place back.
-    const { opened } = await eventually(() => fillStreams(svc.apiUrl, own.secret), (r) => {
-      for (const stream of r.opened) stream.close();
-      return r.opened.length === MAX_STREAMS_PER_CREDENTIAL;
-    }, 'the places of the closed client and streams');
+    const { opened } = await eventually(
+      () => fillStreams(svc.apiUrl, own.secret),
+      (r) => {
+        for (const stream of r.opened) stream.close();
+        return r.opened.length === MAX_STREAMS_PER_CREDENTIAL;
+      },
+      'the places of the closed client and streams',
+    );
     assert.equal(opened.length, MAX_STREAMS_PER_CREDENTIAL);
   });
 
@@ -251,7 +287,10 @@ describe('/mcp: GET, POST and DELETE', { timeout: 120_000 }, () => {
     for (const era of ['2025-11-25', '2025-06-18', MODERN_ERA] as const) {
       const seen: { method: string; status: number; type: string }[] = [];
       const errors: unknown[] = [];
-      const transport = new TransportV2(new URL(`${svc.apiUrl}/mcp`), { requestInit: { headers: { 'x-service-key': key.secret } }, fetch: recordingFetch(seen) });
+      const transport = new TransportV2(new URL(`${svc.apiUrl}/mcp`), {
+        requestInit: { headers: { 'x-service-key': key.secret } },
+        fetch: recordingFetch(seen),
+      });
       const client = new ClientV2({ name: 'sdk-2x', version: '1.0.0' }, eraOptions(era));
       client.onerror = (error) => errors.push(error);
       await client.connect(transport, { timeout: REQUEST_TIMEOUT_MS });
@@ -259,10 +298,22 @@ describe('/mcp: GET, POST and DELETE', { timeout: 120_000 }, () => {
         ok((await client.callTool({ name: 'list_status_pages', arguments: {} }, { timeout: REQUEST_TIMEOUT_MS })) as Parameters<typeof ok>[0]);
         if (era === MODERN_ERA) {
           await sleep(200);
-          assert.deepEqual(seen.filter((r) => r.method !== 'POST'), [], `${era}: only POSTs`);
+          assert.deepEqual(
+            seen.filter((r) => r.method !== 'POST'),
+            [],
+            `${era}: only POSTs`,
+          );
         } else {
-          await eventually(() => seen.find((r) => r.method === 'GET'), (r) => r !== undefined, `${era}: the client opening its stream`);
-          assert.deepEqual(seen.find((r) => r.method === 'GET'), { method: 'GET', status: 200, type: 'text/event-stream' }, era);
+          await eventually(
+            () => seen.find((r) => r.method === 'GET'),
+            (r) => r !== undefined,
+            `${era}: the client opening its stream`,
+          );
+          assert.deepEqual(
+            seen.find((r) => r.method === 'GET'),
+            { method: 'GET', status: 200, type: 'text/event-stream' },
+            era,
+          );
         }
         await transport.terminateSession();
         assert.ok(!seen.some((r) => r.method === 'DELETE'), `${era}: a DELETE was sent`);
@@ -294,11 +345,18 @@ describe('stopping the service with event streams open', { timeout: 60_000 }, ()
       h2Stream.on('data', (chunk: string) => (h2Text += chunk));
       const h2Ended = new Promise<void>((resolve) => h2Stream.once('close', () => resolve()));
       assert.equal(await h2Status, 200);
-      await eventually(() => h2Text, (t) => t.includes('stream open'), 'the HTTP/2 stream opening');
+      await eventually(
+        () => h2Text,
+        (t) => t.includes('stream open'),
+        'the HTTP/2 stream opening',
+      );
 
       const seen: { method: string; status: number; type: string }[] = [];
       client = new ClientV1({ name: 'sdk-1x', version: '1.0.0' });
-      await client.connect(new TransportV1(new URL(`${svc.apiUrl}/mcp`), { requestInit: { headers: { 'x-service-key': key.secret } }, fetch: recordingFetch(seen) }), { timeout: REQUEST_TIMEOUT_MS });
+      await client.connect(
+        new TransportV1(new URL(`${svc.apiUrl}/mcp`), { requestInit: { headers: { 'x-service-key': key.secret } }, fetch: recordingFetch(seen) }),
+        { timeout: REQUEST_TIMEOUT_MS },
+      );
       await eventually(() => seen.some((r) => r.method === 'GET' && r.status === 200), Boolean, 'the client opening its stream');
 
       const started = performance.now();

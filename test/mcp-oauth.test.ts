@@ -11,7 +11,17 @@ import { UnauthorizedError as UnauthorizedV1 } from '@modelcontextprotocol/sdk/c
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ALL_TOOLS, READ_TOOLS } from './support/mcp-client.ts';
-import { bearer, decide, mcpStatus, type OAuthTestService, type Receiver, startConsent, startOAuthService, startReceiver, waitForRedirect } from './support/oauth-peers.ts';
+import {
+  bearer,
+  decide,
+  mcpStatus,
+  type OAuthTestService,
+  type Receiver,
+  startConsent,
+  startOAuthService,
+  startReceiver,
+  waitForRedirect,
+} from './support/oauth-peers.ts';
 
 const REQUEST_TIMEOUT_MS = 15_000;
 
@@ -173,7 +183,10 @@ describe('MCP SDK clients authorize themselves with OAuth', { timeout: 180_000 }
     const provider = new MemoryProvider(receiver.redirectUri(), 'SDK 2.x mix-up');
     const mcpUrl = new URL(`${svc.apiUrl}/mcp`);
     const transport = new TransportV2(mcpUrl, { authProvider: provider as never });
-    await assert.rejects(new ClientV2({ name: 'sdk-2x', version: '1.0.0' }).connect(transport, { timeout: REQUEST_TIMEOUT_MS }), (error: unknown) => error instanceof UnauthorizedV2);
+    await assert.rejects(
+      new ClientV2({ name: 'sdk-2x', version: '1.0.0' }).connect(transport, { timeout: REQUEST_TIMEOUT_MS }),
+      (error: unknown) => error instanceof UnauthorizedV2,
+    );
     const callback = await browse(svc, receiver, provider.authorizationUrls[0]!, 'write');
     const forged = new URLSearchParams(callback);
     forged.set('iss', 'http://127.0.0.1:1');
@@ -188,7 +201,10 @@ describe('MCP SDK clients authorize themselves with OAuth', { timeout: 180_000 }
     const provider = new MemoryProvider(receiver.redirectUri(), 'SDK 1.x refresh');
     const mcpUrl = new URL(`${svc.apiUrl}/mcp`);
     const transport = new TransportV1(mcpUrl, { authProvider: provider as never });
-    await assert.rejects(new ClientV1({ name: 'sdk-1x', version: '1.0.0' }).connect(transport, { timeout: REQUEST_TIMEOUT_MS }), (error: unknown) => error instanceof UnauthorizedV1);
+    await assert.rejects(
+      new ClientV1({ name: 'sdk-1x', version: '1.0.0' }).connect(transport, { timeout: REQUEST_TIMEOUT_MS }),
+      (error: unknown) => error instanceof UnauthorizedV1,
+    );
     await transport.finishAuth((await browse(svc, receiver, provider.authorizationUrls[0]!, 'write')).get('code')!);
     const first = provider.saved;
     assert.ok(first);

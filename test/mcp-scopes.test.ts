@@ -117,7 +117,10 @@ describe('scopes', { timeout: 120_000 }, () => {
     }
     assert.deepEqual(await snapshot(), before);
     const entries = (await services.auditLog.list(system, ws, { perPage: 50 })).auditLogs;
-    assert.ok(entries.every((e) => e.actorId !== read.id), 'a refused call was audited');
+    assert.ok(
+      entries.every((e) => e.actorId !== read.id),
+      'a refused call was audited',
+    );
   });
 
   test('a write key on the same calls changes things (the matrix can tell the two apart)', async () => {
@@ -147,7 +150,11 @@ describe('plan gate', { timeout: 120_000 }, () => {
     const owner: Actor = { type: 'user', userId: actor!.userId!, surface: 'cli' };
     for (const plan of ['hobby', 'starter', 'pro', 'scale'] as const) {
       const workspace = await services.workspaces.create(owner, { name: plan, slug: `plan-${plan}`, plan });
-      keys[plan] = { write: (await svc.createKey('write', `plan-${plan}`)).secret, read: (await svc.createKey('read', `plan-${plan}`)).secret, ws: Number(workspace.id) };
+      keys[plan] = {
+        write: (await svc.createKey('write', `plan-${plan}`)).secret,
+        read: (await svc.createKey('read', `plan-${plan}`)).secret,
+        ws: Number(workspace.id),
+      };
     }
   });
   after(() => svc.stop());
@@ -211,7 +218,9 @@ describe('plan gate', { timeout: 120_000 }, () => {
       const page = await services.pages.create(system, keys.hobby!.ws, { slug: 'plan-hobby-page', title: 'Hobby' });
       const created = ok(await writer.call('create_status_report', { pageId: page.id, title: 'Hobby report', message: 'm', notify: true }));
       assert.equal(created.notified, true);
-      const window = ok(await writer.call('create_maintenance', { pageId: page.id, title: 'Hobby window', from: daysFromNow(1), to: daysFromNow(2), notify: true }));
+      const window = ok(
+        await writer.call('create_maintenance', { pageId: page.id, title: 'Hobby window', from: daysFromNow(1), to: daysFromNow(2), notify: true }),
+      );
       assert.equal(window.notified, true);
     } finally {
       await writer.close();
@@ -259,7 +268,10 @@ describe('HTTP edge of /mcp', { timeout: 120_000 }, () => {
 
   test('no credential, an unknown key, any bearer: 401 with the protected-resource metadata', async () => {
     await assertUnauthorized(await postMcp(svc.apiUrl, legacyRequest('tools/list')), false);
-    await assertUnauthorized(await postMcp(svc.apiUrl, legacyRequest('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } })), false);
+    await assertUnauthorized(
+      await postMcp(svc.apiUrl, legacyRequest('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } })),
+      false,
+    );
     await assertUnauthorized(await postMcp(svc.apiUrl, legacyRequest('tools/list'), { 'x-service-key': 'svc_not_a_live_key_0000000000000000' }));
     await assertUnauthorized(await postMcp(svc.apiUrl, legacyRequest('tools/list'), { authorization: 'Bearer svc_oat_not_a_live_token' }));
     await assertUnauthorized(await postMcp(svc.apiUrl, legacyRequest('tools/list'), { authorization: `Bearer ${key.secret}` }));
@@ -397,14 +409,21 @@ describe('rate limits (STATUSDESK_RATE_LIMIT=5)', { timeout: 120_000 }, () => {
       assert.equal(response.status, 200, `request ${i}: ${response.status} ${response.text}`);
     }
     await assertLimited(await postMcp(svc.apiUrl, legacyRequest('tools/list'), { 'x-service-key': limited.secret }));
-    await assertLimited(await postMcp(svc.apiUrl, legacyRequest('tools/call', { name: 'list_status_pages', arguments: {} }), { 'x-service-key': limited.secret }));
+    await assertLimited(
+      await postMcp(svc.apiUrl, legacyRequest('tools/call', { name: 'list_status_pages', arguments: {} }), { 'x-service-key': limited.secret }),
+    );
 
     // The same bucket serves REST and RPC.
     const rest = await svc.api('/v1/whoami', { key: limited.secret });
     assert.equal(rest.status, 429);
     assert.match(rest.headers.get('retry-after') ?? '', /^\d+$/);
     assert.equal(((await rest.json()) as { code?: string }).code, 'LIMIT_EXCEEDED');
-    const rpc = await svc.api('/rpc/monitor.v1.MonitorService/ListMonitors', { key: limited.secret, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const rpc = await svc.api('/rpc/monitor.v1.MonitorService/ListMonitors', {
+      key: limited.secret,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     assert.equal(rpc.status, 429);
     assert.equal(((await rpc.json()) as { code?: string }).code, 'resource_exhausted');
 
@@ -414,10 +433,13 @@ describe('rate limits (STATUSDESK_RATE_LIMIT=5)', { timeout: 120_000 }, () => {
 
   test('a batch counts each of its messages', async () => {
     const batched = await svc.createKey('read');
-    const batch = await postMcp(svc.apiUrl, [legacyRequest('tools/list'), legacyRequest('tools/list'), legacyRequest('tools/list')], { 'x-service-key': batched.secret });
+    const batch = await postMcp(svc.apiUrl, [legacyRequest('tools/list'), legacyRequest('tools/list'), legacyRequest('tools/list')], {
+      'x-service-key': batched.secret,
+    });
     assert.equal(batch.status, 200, batch.text);
     assert.equal(batch.messages.length, 3);
-    for (let i = 1; i <= 2; i++) assert.equal((await postMcp(svc.apiUrl, legacyRequest('tools/list'), { 'x-service-key': batched.secret })).status, 200, `request ${i} after the batch`);
+    for (let i = 1; i <= 2; i++)
+      assert.equal((await postMcp(svc.apiUrl, legacyRequest('tools/list'), { 'x-service-key': batched.secret })).status, 200, `request ${i} after the batch`);
     await assertLimited(await postMcp(svc.apiUrl, legacyRequest('tools/list'), { 'x-service-key': batched.secret }));
 
     // Seven messages are seven calls: more than a budget of five ever holds, so it is refused for good.
@@ -436,7 +458,11 @@ describe('rate limits (STATUSDESK_RATE_LIMIT=5)', { timeout: 120_000 }, () => {
     }
     // A GET opens an event stream (closed again here), a DELETE is told there is no such session.
     for (const method of ['GET', 'DELETE', 'GET', 'DELETE', 'GET', 'DELETE']) {
-      const response = await fetch(`${svc.apiUrl}/mcp`, { method, headers: { 'x-service-key': quiet.secret, accept: 'text/event-stream', 'mcp-session-id': 'none' }, signal: AbortSignal.timeout(5000) });
+      const response = await fetch(`${svc.apiUrl}/mcp`, {
+        method,
+        headers: { 'x-service-key': quiet.secret, accept: 'text/event-stream', 'mcp-session-id': 'none' },
+        signal: AbortSignal.timeout(5000),
+      });
       assert.equal(response.status, method === 'GET' ? 200 : 404, `${method}: ${response.status}`);
       await response.body?.cancel();
     }

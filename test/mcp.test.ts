@@ -53,7 +53,11 @@ function assertPagination(pagination: unknown, expected: { page: number; perPage
 /** Asserts the list is sorted by `field` (ISO times) from the newest. */
 function assertNewestFirst(items: Record<string, unknown>[], field: string) {
   const times = items.map((i) => Date.parse(String(i[field])));
-  assert.deepEqual(times, [...times].sort((a, b) => b - a), `not newest first by ${field}: ${JSON.stringify(items.map((i) => i[field]))}`);
+  assert.deepEqual(
+    times,
+    [...times].sort((a, b) => b - a),
+    `not newest first by ${field}: ${JSON.stringify(items.map((i) => i[field]))}`,
+  );
 }
 
 /** A monitor's id, as text: MCP carries it as the integer monitorId (ids are strings except monitorId). */
@@ -87,22 +91,25 @@ let ownerId: number;
 let writer: McpConnection;
 let reader: McpConnection;
 
-before(async () => {
-  smtp = await startSmtpReceiver({ lifetimeMs: 180_000 });
-  target = await startTarget();
-  svc = await startTestService({ STATUSDESK_SMTP_URL: smtp.url, STATUSDESK_MAIL_FROM: 'Status <status@acme.test>' });
-  services = svc.services;
-  ws = Number((await services.workspaces.getBySlug(system, 'personal')).id);
-  writeKey = await svc.createKey('write');
-  readKey = await svc.createKey('read');
-  const actor = await services.keys.authenticate(writeKey.secret, 'rpc');
-  assert.ok(actor?.userId, 'the key has no creator');
-  ownerId = actor.userId;
-  const owner: Actor = { type: 'user', userId: ownerId, surface: 'cli' };
-  otherWs = Number((await services.workspaces.create(owner, { name: 'Other', slug: 'mcp-other', plan: 'scale' })).id);
-  writer = await connectMcp(svc.apiUrl, '2025-11-25', writeKey.secret);
-  reader = await connectMcp(svc.apiUrl, '2025-11-25', readKey.secret);
-}, { timeout: 60_000 });
+before(
+  async () => {
+    smtp = await startSmtpReceiver({ lifetimeMs: 180_000 });
+    target = await startTarget();
+    svc = await startTestService({ STATUSDESK_SMTP_URL: smtp.url, STATUSDESK_MAIL_FROM: 'Status <status@acme.test>' });
+    services = svc.services;
+    ws = Number((await services.workspaces.getBySlug(system, 'personal')).id);
+    writeKey = await svc.createKey('write');
+    readKey = await svc.createKey('read');
+    const actor = await services.keys.authenticate(writeKey.secret, 'rpc');
+    assert.ok(actor?.userId, 'the key has no creator');
+    ownerId = actor.userId;
+    const owner: Actor = { type: 'user', userId: ownerId, surface: 'cli' };
+    otherWs = Number((await services.workspaces.create(owner, { name: 'Other', slug: 'mcp-other', plan: 'scale' })).id);
+    writer = await connectMcp(svc.apiUrl, '2025-11-25', writeKey.secret);
+    reader = await connectMcp(svc.apiUrl, '2025-11-25', readKey.secret);
+  },
+  { timeout: 60_000 },
+);
 
 after(async () => {
   await writer?.close();
@@ -147,7 +154,10 @@ describe('tools/list', { timeout: 120_000 }, () => {
     }
     const update = tools.find((t) => t.name === 'update_status_report')!.inputSchema as { properties?: Record<string, unknown> };
     assert.ok(!('notify' in (update.properties ?? {})), 'update_status_report has a notify field');
-    assert.deepEqual(MUTATION_TOOLS.filter((n) => !(PUBLISHING_TOOLS as readonly string[]).includes(n)), ['update_status_report']);
+    assert.deepEqual(
+      MUTATION_TOOLS.filter((n) => !(PUBLISHING_TOOLS as readonly string[]).includes(n)),
+      ['update_status_report'],
+    );
   });
 });
 
@@ -222,7 +232,13 @@ describe('status reports', { timeout: 120_000 }, () => {
 
   test('create, add an update, edit, resolve: each answers the whole report', async () => {
     const created = ok(
-      await writer.call('create_status_report', { pageId, title: 'API errors', message: 'We are looking into it', pageComponentIds: [componentIds[0]], notify: false }),
+      await writer.call('create_status_report', {
+        pageId,
+        title: 'API errors',
+        message: 'We are looking into it',
+        pageComponentIds: [componentIds[0]],
+        notify: false,
+      }),
     );
     assert.deepEqual(sortedKeys(created), ['notified', 'statusReport']);
     assert.equal(created.notified, false);
@@ -236,14 +252,21 @@ describe('status reports', { timeout: 120_000 }, () => {
     assert.equal(report.updates.length, 1);
     assert.deepEqual([report.updates[0].status, report.updates[0].message], ['investigating', 'We are looking into it']);
 
-    const updated = ok(await writer.call('add_status_report_update', { statusReportId: report.id, status: 'identified', message: 'A bad deploy', notify: false }));
+    const updated = ok(
+      await writer.call('add_status_report_update', { statusReportId: report.id, status: 'identified', message: 'A bad deploy', notify: false }),
+    );
     assert.deepEqual(sortedKeys(updated), ['notified', 'statusReport']);
     assert.equal(updated.notified, false);
     assert.equal(updated.statusReport.status, 'identified');
-    assert.deepEqual(updated.statusReport.updates.map((u: any) => u.message), ['A bad deploy', 'We are looking into it']);
+    assert.deepEqual(
+      updated.statusReport.updates.map((u: any) => u.message),
+      ['A bad deploy', 'We are looking into it'],
+    );
 
     // Editing adds no update and answers no notified.
-    const edited = ok(await writer.call('update_status_report', { statusReportId: report.id, title: 'API 500 errors', status: 'monitoring', pageComponentIds: componentIds }));
+    const edited = ok(
+      await writer.call('update_status_report', { statusReportId: report.id, title: 'API 500 errors', status: 'monitoring', pageComponentIds: componentIds }),
+    );
     assert.deepEqual(Object.keys(edited), ['statusReport']);
     assert.deepEqual(
       [edited.statusReport.title, edited.statusReport.status, edited.statusReport.pageComponentIds, edited.statusReport.updates.length],
@@ -251,9 +274,14 @@ describe('status reports', { timeout: 120_000 }, () => {
     );
     const retitled = ok(await writer.call('update_status_report', { statusReportId: report.id, title: 'API errors again' }));
     // pageId takes the slug too.
-    const bySlug = ok(await writer.call('create_status_report', { pageId: 'mcp-incidents', title: 'By slug', status: 'identified', message: 'm', notify: false }));
+    const bySlug = ok(
+      await writer.call('create_status_report', { pageId: 'mcp-incidents', title: 'By slug', status: 'identified', message: 'm', notify: false }),
+    );
     assert.deepEqual([bySlug.statusReport.pageId, bySlug.statusReport.status], [pageId, 'identified']);
-    assert.deepEqual([retitled.statusReport.title, retitled.statusReport.status, retitled.statusReport.pageComponentIds], ['API errors again', 'monitoring', componentIds]);
+    assert.deepEqual(
+      [retitled.statusReport.title, retitled.statusReport.status, retitled.statusReport.pageComponentIds],
+      ['API errors again', 'monitoring', componentIds],
+    );
 
     const resolved = ok(await writer.call('resolve_status_report', { statusReportId: report.id, message: 'Rolled back', notify: false }));
     assert.equal(resolved.notified, false);
@@ -276,14 +304,23 @@ describe('status reports', { timeout: 120_000 }, () => {
 
     const active = ok(await reader.call('list_status_reports', { pageId: 'mcp-listed' }));
     assert.deepEqual(sortedKeys(active), ['pagination', 'statusReports']);
-    assert.deepEqual(active.statusReports.map((r: any) => r.id), [ids[2], ids[1]]);
+    assert.deepEqual(
+      active.statusReports.map((r: any) => r.id),
+      [ids[2], ids[1]],
+    );
     assertPagination(active.pagination, { page: 1, perPage: 50, totalSize: 2 });
 
     const first = ok(await reader.call('list_status_reports', { pageId: page.id, filter: 'all', perPage: 2 }));
-    assert.deepEqual(first.statusReports.map((r: any) => r.id), [ids[2], ids[1]]);
+    assert.deepEqual(
+      first.statusReports.map((r: any) => r.id),
+      [ids[2], ids[1]],
+    );
     assertPagination(first.pagination, { page: 1, perPage: 2, totalSize: 3 });
     const second = ok(await reader.call('list_status_reports', { pageId: page.id, filter: 'all', perPage: 2, page: 2 }));
-    assert.deepEqual(second.statusReports.map((r: any) => r.id), [ids[0]]);
+    assert.deepEqual(
+      second.statusReports.map((r: any) => r.id),
+      [ids[0]],
+    );
     assert.equal(second.statusReports[0].resolved, true);
     assertPagination(second.pagination, { page: 2, perPage: 2, totalSize: 3 });
 
@@ -291,7 +328,10 @@ describe('status reports', { timeout: 120_000 }, () => {
     const all = ok(await reader.call('list_status_reports', { filter: 'all', perPage: 200 }));
     assert.ok(all.statusReports.length >= 3);
     assertNewestFirst(all.statusReports, 'createdAt');
-    assert.deepEqual(all.statusReports.slice(0, 3).map((r: any) => r.id), [ids[2], ids[1], ids[0]]);
+    assert.deepEqual(
+      all.statusReports.slice(0, 3).map((r: any) => r.id),
+      [ids[2], ids[1], ids[0]],
+    );
 
     await assertRpcError(reader.call('list_status_reports', { perPage: 201 }), INVALID_PARAMS);
     await assertRpcError(reader.call('list_status_reports', { perPage: 0 }), INVALID_PARAMS);
@@ -374,14 +414,30 @@ describe('maintenance windows', { timeout: 120_000 }, () => {
     const ids = [m.id];
     // Each later window also starts later: newest first reads the same by creation or by start.
     for (const day of [2, 3]) {
-      ids.push(ok(await writer.call('create_maintenance', { pageId, title: `Day ${day}`, from: `2031-03-0${day}T10:00:00Z`, to: `2031-03-0${day}T11:00:00Z`, notify: false })).maintenance.id);
+      ids.push(
+        ok(
+          await writer.call('create_maintenance', {
+            pageId,
+            title: `Day ${day}`,
+            from: `2031-03-0${day}T10:00:00Z`,
+            to: `2031-03-0${day}T11:00:00Z`,
+            notify: false,
+          }),
+        ).maintenance.id,
+      );
     }
     const first = ok(await reader.call('list_maintenances', { pageId, perPage: 2 }));
     assert.deepEqual(sortedKeys(first), ['maintenances', 'pagination']);
-    assert.deepEqual(first.maintenances.map((w: any) => w.id), [ids[2], ids[1]]);
+    assert.deepEqual(
+      first.maintenances.map((w: any) => w.id),
+      [ids[2], ids[1]],
+    );
     assertPagination(first.pagination, { page: 1, perPage: 2, totalSize: 3 });
     const second = ok(await reader.call('list_maintenances', { pageId: 'mcp-planned', perPage: 2, page: 2 }));
-    assert.deepEqual(second.maintenances.map((w: any) => w.id), [ids[0]]);
+    assert.deepEqual(
+      second.maintenances.map((w: any) => w.id),
+      [ids[0]],
+    );
     const all = ok(await reader.call('list_maintenances'));
     assert.equal(all.pagination.perPage, 50);
     assert.equal(all.pagination.page, 1);
@@ -407,7 +463,10 @@ describe('maintenance windows', { timeout: 120_000 }, () => {
     await refused({ ...base, from: 'tomorrow', to: '2031-11-22T22:00:00Z' }, /from/);
     await refused({ ...base, from: '2031-11-22T22:00:00Z', to: '2031-11-21T22:00:00Z' }, /to/);
     toolError(await writer.call('create_maintenance', { ...base, pageId: '999999', from: daysFromNow(1), to: daysFromNow(2) }), 'NOT_FOUND');
-    toolError(await writer.call('create_maintenance', { ...base, from: daysFromNow(1), to: daysFromNow(2), pageComponentIds: [otherPageComponentId] }), 'NOT_FOUND');
+    toolError(
+      await writer.call('create_maintenance', { ...base, from: daysFromNow(1), to: daysFromNow(2), pageComponentIds: [otherPageComponentId] }),
+      'NOT_FOUND',
+    );
     assert.equal(await count(), before);
   });
 });
@@ -423,10 +482,37 @@ describe('monitors', { timeout: 120_000 }, () => {
   let foreignLogId: string;
 
   before(async () => {
-    tcp = await services.monitors.create(system, ws, 'tcp', { name: 'mcp tcp', uri: 'db.internal:5432', periodicity: '1m', regions: ['iad', 'fra'], tags: ['db'] });
-    grpc = await services.monitors.create(system, ws, 'grpc', { name: 'mcp grpc', uri: 'api.internal:50051', periodicity: '5m', regions: ['jnb'], tls: 'plaintext', service: 'my.pkg.Api' });
-    http = await services.monitors.create(system, ws, 'http', { name: 'mcp http', url: target.url, periodicity: '30s', regions: ['iad', 'fra'], retry: 1, timeout: 5000 });
-    down = await services.monitors.create(system, ws, 'tcp', { name: 'mcp down', uri: `127.0.0.1:${await closedPort()}`, periodicity: '1m', regions: ['iad'], retry: 0, timeout: 1000 });
+    tcp = await services.monitors.create(system, ws, 'tcp', {
+      name: 'mcp tcp',
+      uri: 'db.internal:5432',
+      periodicity: '1m',
+      regions: ['iad', 'fra'],
+      tags: ['db'],
+    });
+    grpc = await services.monitors.create(system, ws, 'grpc', {
+      name: 'mcp grpc',
+      uri: 'api.internal:50051',
+      periodicity: '5m',
+      regions: ['jnb'],
+      tls: 'plaintext',
+      service: 'my.pkg.Api',
+    });
+    http = await services.monitors.create(system, ws, 'http', {
+      name: 'mcp http',
+      url: target.url,
+      periodicity: '30s',
+      regions: ['iad', 'fra'],
+      retry: 1,
+      timeout: 5000,
+    });
+    down = await services.monitors.create(system, ws, 'tcp', {
+      name: 'mcp down',
+      uri: `127.0.0.1:${await closedPort()}`,
+      periodicity: '1m',
+      regions: ['iad'],
+      retry: 0,
+      timeout: 1000,
+    });
     foreignHttp = await services.monitors.create(system, otherWs, 'http', { name: 'theirs', url: target.url, periodicity: '1m', regions: ['iad'] });
     await services.monitors.trigger(system, otherWs, foreignHttp.id);
     foreignLogId = (await services.monitors.responseLogs(system, otherWs, foreignHttp.id)).at(0)!.id;
@@ -439,7 +525,11 @@ describe('monitors', { timeout: 120_000 }, () => {
     assert.equal(listed.pagination.perPage, 50);
     const ids = listed.monitors.map(idOf);
     const mine = [down.id, http.id, grpc.id, tcp.id];
-    assert.deepEqual(ids.filter((id: string) => mine.includes(id)), mine, 'not newest first');
+    assert.deepEqual(
+      ids.filter((id: string) => mine.includes(id)),
+      mine,
+      'not newest first',
+    );
     assert.ok(!ids.includes(foreignHttp.id), 'a monitor of another workspace is listed');
     assertNewestFirst(listed.monitors, 'createdAt');
     for (const m of listed.monitors) assert.equal(typeof m.activeIncidentCount, 'number', `monitor ${idOf(m)} has no activeIncidentCount`);
@@ -457,14 +547,23 @@ describe('monitors', { timeout: 120_000 }, () => {
 
   test('activeIncidentCount: one while the monitor is down, plus one per unresolved report naming its component', async () => {
     // A monitor of its own, never checked, whatever ran before.
-    const down = await services.monitors.create(system, ws, 'tcp', { name: 'mcp counted', uri: `127.0.0.1:${await closedPort()}`, periodicity: '1m', regions: ['iad'], retry: 0, timeout: 1000 });
+    const down = await services.monitors.create(system, ws, 'tcp', {
+      name: 'mcp counted',
+      uri: `127.0.0.1:${await closedPort()}`,
+      periodicity: '1m',
+      regions: ['iad'],
+      retry: 0,
+      timeout: 1000,
+    });
     const count = async (id: string) => ok(await reader.call('list_monitors', { perPage: 50 })).monitors.find((m: any) => idOf(m) === id).activeIncidentCount;
     assert.equal(await count(down.id), 0);
     assert.equal((await services.monitors.trigger(system, ws, down.id))[0]!.result, 'down');
     assert.equal(await count(down.id), 1);
     const page = await services.pages.create(system, ws, { slug: 'mcp-incident-count', title: 'Count' });
     const component = await services.pages.addComponent(system, ws, page.id, { name: 'Down', monitorId: down.id });
-    const report = ok(await writer.call('create_status_report', { pageId: page.id, title: 'Down', message: 'm', pageComponentIds: [component.id], notify: false })).statusReport;
+    const report = ok(
+      await writer.call('create_status_report', { pageId: page.id, title: 'Down', message: 'm', pageComponentIds: [component.id], notify: false }),
+    ).statusReport;
     assert.equal(await count(down.id), 2);
     ok(await writer.call('resolve_status_report', { statusReportId: report.id, message: 'ok', notify: false }));
     assert.equal(await count(down.id), 1);
@@ -532,7 +631,13 @@ describe('monitors', { timeout: 120_000 }, () => {
 
     const status = ok(await reader.call('get_monitor_status', { monitorId: Number(http.id) }));
     assert.equal(status.overall, 'active');
-    assert.deepEqual(status.regions.map((r: any) => [r.region, r.status]), [['iad', 'active'], ['fra', 'active']]);
+    assert.deepEqual(
+      status.regions.map((r: any) => [r.region, r.status]),
+      [
+        ['iad', 'active'],
+        ['fra', 'active'],
+      ],
+    );
     const week = ok(await reader.call('get_monitor_summary', { monitorId: Number(http.id), window: '14d' }));
     assert.equal(week.window, '14d');
     assert.ok(week.successCount >= summary.successCount);
@@ -542,10 +647,20 @@ describe('monitors', { timeout: 120_000 }, () => {
   });
 
   test('list_response_logs and get_response_log: real check results of an HTTP monitor, newest first, headers redacted', async () => {
-    const fresh = await services.monitors.create(system, ws, 'http', { name: 'mcp logs', url: target.url, periodicity: '1m', regions: ['iad', 'fra'], retry: 0, timeout: 5000 });
+    const fresh = await services.monitors.create(system, ws, 'http', {
+      name: 'mcp logs',
+      url: target.url,
+      periodicity: '1m',
+      regions: ['iad', 'fra'],
+      retry: 0,
+      timeout: 5000,
+    });
     for (let i = 0; i < 3; i++) {
       const results = await services.monitors.trigger(system, ws, fresh.id);
-      assert.deepEqual(results.map((r) => r.result), ['up', 'up']);
+      assert.deepEqual(
+        results.map((r) => r.result),
+        ['up', 'up'],
+      );
       await sleep(5);
     }
     const listed = ok(await reader.call('list_response_logs', { monitorId: Number(fresh.id) }));
@@ -615,7 +730,12 @@ describe('monitors', { timeout: 120_000 }, () => {
 // ---- channels, locations ----------------------------------------------------------------------------
 
 describe('notification channels and private locations', { timeout: 120_000 }, () => {
-  const secrets = { path: 'WEBHOOK-PATH-TOKEN-9', signing: 'webhook-signing-secret-0123456789', slack: 'SLACK-TOKEN-T000/B000/XXXX', header: 'Bearer header-credential-42' };
+  const secrets = {
+    path: 'WEBHOOK-PATH-TOKEN-9',
+    signing: 'webhook-signing-secret-0123456789',
+    slack: 'SLACK-TOKEN-T000/B000/XXXX',
+    header: 'Bearer header-credential-42',
+  };
 
   test('list_notifications: channels with their monitors, credentials never returned, paginated', async () => {
     const monitor = await services.monitors.create(system, ws, 'tcp', { name: 'channel db', uri: 'db.internal:5432', periodicity: '1m' });
@@ -625,7 +745,11 @@ describe('notification channels and private locations', { timeout: 120_000 }, ()
       monitorIds: [monitor.id],
       config: { url: `http://127.0.0.1:9/alerts/${secrets.path}`, secret: secrets.signing, headers: { authorization: secrets.header } },
     });
-    const slack = await services.channels.create(system, ws, { name: 'mcp slack', kind: 'slack', config: { webhookUrl: `https://hooks.slack.com/services/${secrets.slack}` } });
+    const slack = await services.channels.create(system, ws, {
+      name: 'mcp slack',
+      kind: 'slack',
+      config: { webhookUrl: `https://hooks.slack.com/services/${secrets.slack}` },
+    });
     await services.channels.create(system, otherWs, { name: 'their channel', kind: 'desktop' });
 
     const listed = ok(await reader.call('list_notifications', { perPage: 200 }));
@@ -657,7 +781,11 @@ describe('notification channels and private locations', { timeout: 120_000 }, ()
       now,
       now,
     );
-    await queryRows(svc.dataDir, "insert into private_locations (name, status, metadata, regions, token_hash, last_seen_at, created_at) values ('rack-3', 'active', '{}', null, 'TOKEN-HASH-99', null, ?)", now);
+    await queryRows(
+      svc.dataDir,
+      "insert into private_locations (name, status, metadata, regions, token_hash, last_seen_at, created_at) values ('rack-3', 'active', '{}', null, 'TOKEN-HASH-99', null, ?)",
+      now,
+    );
     const listed = ok(await reader.call('list_private_locations'));
     assert.deepEqual(sortedKeys(listed), ['pagination', 'privateLocations']);
     assertPagination(listed.pagination, { page: 1, perPage: 50, totalSize: 3 });
@@ -691,7 +819,9 @@ describe('audit log', { timeout: 120_000 }, () => {
     ok(await writer.call('add_status_report_update', { statusReportId: report.id, status: 'identified', message: 'second', notify: false }));
     ok(await writer.call('update_status_report', { statusReportId: report.id, title: 'Audited twice' }));
     ok(await writer.call('resolve_status_report', { statusReportId: report.id, message: 'third', notify: false }));
-    const maintenance = ok(await writer.call('create_maintenance', { pageId: page.id, title: 'Audited window', from: daysFromNow(1), to: daysFromNow(2), notify: false })).maintenance;
+    const maintenance = ok(
+      await writer.call('create_maintenance', { pageId: page.id, title: 'Audited window', from: daysFromNow(1), to: daysFromNow(2), notify: false }),
+    ).maintenance;
 
     const listed = ok(await reader.call('list_audit_logs', { entityType: 'status_report', entityId: report.id }));
     assert.deepEqual(sortedKeys(listed), ['auditLogs', 'pagination']);
@@ -700,17 +830,40 @@ describe('audit log', { timeout: 120_000 }, () => {
     assert.equal(entries.length, 4);
     assertNewestFirst(entries, 'createdAt');
     const ids = entries.map((e: any) => Number(e.id));
-    assert.deepEqual(ids, [...ids].sort((a, b) => b - a), 'not newest first');
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => b - a),
+      'not newest first',
+    );
     for (const entry of entries) {
       // The actor's fields as SPEC 2.10 and 6 name them, and under no other name.
-      assert.deepEqual(sortedKeys(entry), ['action', 'actor_id', 'actor_type', 'actor_user_id', 'changedFields', 'createdAt', 'entityId', 'entityType', 'id'], 'a listed audit entry');
-      assert.deepEqual([entry.entityType, entry.entityId, entry.actor_type, entry.actor_id, entry.actor_user_id], ['status_report', report.id, 'mcp', writeKey.id, ownerId]);
+      assert.deepEqual(
+        sortedKeys(entry),
+        ['action', 'actor_id', 'actor_type', 'actor_user_id', 'changedFields', 'createdAt', 'entityId', 'entityType', 'id'],
+        'a listed audit entry',
+      );
+      assert.deepEqual(
+        [entry.entityType, entry.entityId, entry.actor_type, entry.actor_id, entry.actor_user_id],
+        ['status_report', report.id, 'mcp', writeKey.id, ownerId],
+      );
       assert.equal(typeof entry.id, 'string');
     }
     const full = async (id: string) => {
       const one = ok(await reader.call('get_audit_log', { auditLogId: id }));
       assert.deepEqual(Object.keys(one), ['auditLog']);
-      assert.deepEqual(sortedKeys(one.auditLog), ['action', 'actor_id', 'actor_type', 'actor_user_id', 'after', 'before', 'changedFields', 'createdAt', 'entityId', 'entityType', 'id']);
+      assert.deepEqual(sortedKeys(one.auditLog), [
+        'action',
+        'actor_id',
+        'actor_type',
+        'actor_user_id',
+        'after',
+        'before',
+        'changedFields',
+        'createdAt',
+        'entityId',
+        'entityType',
+        'id',
+      ]);
       return one.auditLog;
     };
     const fulls = await Promise.all(entries.map((e: any) => full(e.id)));
@@ -737,7 +890,10 @@ describe('audit log', { timeout: 120_000 }, () => {
 
     // Reading is not audited.
     const all = ok(await reader.call('list_audit_logs', { perPage: 50 }));
-    assert.ok(all.auditLogs.every((e: any) => e.actor_id !== readKey.id), 'a read was audited');
+    assert.ok(
+      all.auditLogs.every((e: any) => e.actor_id !== readKey.id),
+      'a read was audited',
+    );
     assertNewestFirst(all.auditLogs, 'createdAt');
     const paged = ok(await reader.call('list_audit_logs', { perPage: 2, page: 2 }));
     assert.deepEqual(paged.auditLogs, all.auditLogs.slice(2, 4));
@@ -763,7 +919,10 @@ describe('audit log', { timeout: 120_000 }, () => {
     const oldId = await insert(15, 'aged-page');
     const recentId = await insert(13, 'aged-page');
     const listed = ok(await reader.call('list_audit_logs', { entityType: 'status_page', entityId: 'aged-page' }));
-    assert.deepEqual(listed.auditLogs.map((e: any) => e.id), [String(recentId)]);
+    assert.deepEqual(
+      listed.auditLogs.map((e: any) => e.id),
+      [String(recentId)],
+    );
     assert.equal(listed.pagination.totalSize, 1);
     assert.ok(!ok(await reader.call('list_audit_logs', { perPage: 50 })).auditLogs.some((e: any) => e.id === String(oldId)));
     toolError(await reader.call('get_audit_log', { auditLogId: String(oldId) }), 'NOT_FOUND');
@@ -794,9 +953,15 @@ describe('docs and public content', { timeout: 120_000 }, () => {
     }
     const guides = ok(await reader.call('search_docs', { query: 'status page', type: 'guides' }));
     assert.ok(guides.results.length > 0, 'no guide found');
-    assert.ok(guides.results.every((r: any) => r.path.startsWith('docs/guides/')), JSON.stringify(guides.results.map((r: any) => r.path)));
+    assert.ok(
+      guides.results.every((r: any) => r.path.startsWith('docs/guides/')),
+      JSON.stringify(guides.results.map((r: any) => r.path)),
+    );
     const changelog = ok(await reader.call('search_docs', { query: 'MCP', type: 'changelog' }));
-    assert.ok(changelog.results.every((r: any) => r.path === 'docs/changelog'), JSON.stringify(changelog.results.map((r: any) => r.path)));
+    assert.ok(
+      changelog.results.every((r: any) => r.path === 'docs/changelog'),
+      JSON.stringify(changelog.results.map((r: any) => r.path)),
+    );
     await assertRpcError(reader.call('search_docs', { query: 'x', type: 'blog' }), INVALID_PARAMS);
     await assertRpcError(reader.call('search_docs', {}), INVALID_PARAMS);
 
@@ -940,13 +1105,22 @@ describe('notify: subscriber mail from the publishing tools', { timeout: 120_000
     assert.match(mail.text, /We are looking into it\./);
     count = smtp.mails.length;
 
-    const quiet = ok(await writer.call('add_status_report_update', { statusReportId: created.statusReport.id, status: 'identified', message: 'A quiet update.', notify: false }));
+    const quiet = ok(
+      await writer.call('add_status_report_update', {
+        statusReportId: created.statusReport.id,
+        status: 'identified',
+        message: 'A quiet update.',
+        notify: false,
+      }),
+    );
     assert.equal(quiet.notified, false);
     assert.equal(quiet.statusReport.updates[0].message, 'A quiet update.');
     // A tool call answers once its dispatch is over: nothing it sent is still on its way.
     assert.equal(smtp.mails.length, count, 'a notify: false update was mailed');
 
-    const loud = ok(await writer.call('add_status_report_update', { statusReportId: created.statusReport.id, status: 'monitoring', message: 'A fix is out.', notify: true }));
+    const loud = ok(
+      await writer.call('add_status_report_update', { statusReportId: created.statusReport.id, status: 'monitoring', message: 'A fix is out.', notify: true }),
+    );
     assert.equal(loud.notified, true);
     const later = (await smtp.waitFor(count + 1))[count]!;
     assert.match(later.text, /A fix is out\./);
@@ -962,7 +1136,9 @@ describe('notify: subscriber mail from the publishing tools', { timeout: 120_000
     assert.match((await smtp.waitFor(count + 1))[count]!.text, /All clear\./);
     count = smtp.mails.length;
 
-    const window = ok(await writer.call('create_maintenance', { pageId, title: 'Mail relay upgrade', from: daysFromNow(1), to: daysFromNow(1.2), notify: true }));
+    const window = ok(
+      await writer.call('create_maintenance', { pageId, title: 'Mail relay upgrade', from: daysFromNow(1), to: daysFromNow(1.2), notify: true }),
+    );
     assert.equal(window.notified, true);
     assert.match((await smtp.waitFor(count + 1))[count]!.subject + (await smtp.waitFor(count + 1))[count]!.text, /Mail relay upgrade/);
     count = smtp.mails.length;

@@ -16,7 +16,40 @@ import { sqliteOnly } from './support/database.ts';
 
 const APPLICATION_ID = 0x5344534b; // "SDSK"
 const KNOWN_VERSION = Object.keys(migrations).length;
-const SCHEMA_TABLES = ['api_keys', 'audit_log', 'dashboard_tokens', 'memberships', 'users', 'workspaces', 'monitors', 'private_locations', 'check_results', 'check_rollups', 'check_state', 'monitor_state', 'check_gaps', 'status_pages', 'page_components', 'status_reports', 'status_report_components', 'status_report_updates', 'maintenances', 'maintenance_components', 'page_subscribers', 'notification_channels', 'channel_monitors', 'alerts', 'oauth_clients', 'oauth_grants', 'oauth_requests', 'oauth_tokens', 'pending_sealing', 'monitor_private_locations', 'check_leases', 'check_lease_holders'];
+const SCHEMA_TABLES = [
+  'api_keys',
+  'audit_log',
+  'dashboard_tokens',
+  'memberships',
+  'users',
+  'workspaces',
+  'monitors',
+  'private_locations',
+  'check_results',
+  'check_rollups',
+  'check_state',
+  'monitor_state',
+  'check_gaps',
+  'status_pages',
+  'page_components',
+  'status_reports',
+  'status_report_components',
+  'status_report_updates',
+  'maintenances',
+  'maintenance_components',
+  'page_subscribers',
+  'notification_channels',
+  'channel_monitors',
+  'alerts',
+  'oauth_clients',
+  'oauth_grants',
+  'oauth_requests',
+  'oauth_tokens',
+  'pending_sealing',
+  'monitor_private_locations',
+  'check_leases',
+  'check_lease_holders',
+];
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -120,12 +153,22 @@ describe('openDatabase', { skip: sqliteOnly }, () => {
     const tables = await tableNames(db);
     for (const t of SCHEMA_TABLES) assert.ok(tables.includes(t), `missing table ${t}`);
     const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
-    assert.deepEqual(applied.rows.map((r) => r.name), Object.keys(migrations));
+    assert.deepEqual(
+      applied.rows.map((r) => r.name),
+      Object.keys(migrations),
+    );
     const subscriberColumns = await sql<{ name: string }>`select name from pragma_table_info('page_subscribers')`.execute(db);
-    for (const c of ['last_delivery_at', 'last_delivery_error']) assert.ok(subscriberColumns.rows.some((r) => r.name === c), `missing column page_subscribers.${c}`);
+    for (const c of ['last_delivery_at', 'last_delivery_error'])
+      assert.ok(
+        subscriberColumns.rows.some((r) => r.name === c),
+        `missing column page_subscribers.${c}`,
+      );
     const locationColumns = await sql<{ name: string }>`select name from pragma_table_info('private_locations')`.execute(db);
     for (const c of ['workspace_id', 'token_prefix', 'runner_version', 'runner_hostname', 'runner_instance', 'last_sequence', 'dropped_results']) {
-      assert.ok(locationColumns.rows.some((r) => r.name === c), `missing column private_locations.${c}`);
+      assert.ok(
+        locationColumns.rows.some((r) => r.name === c),
+        `missing column private_locations.${c}`,
+      );
     }
     const leases = await sql<{ n: number }>`select count(*) as n from check_leases where holder is null`.execute(db);
     assert.equal(leases.rows[0]!.n, 65, 'every shard of the monitors and the upkeep, free');
@@ -136,7 +179,10 @@ describe('openDatabase', { skip: sqliteOnly }, () => {
     const db = await open(await folder());
     const now = new Date().toISOString();
     await assert.rejects(
-      db.insertInto('api_keys').values({ workspace_id: 4242, name: 'orphan', prefix: 'svc_orphan00', secret_hash: 'h', scopes: null, created_by_user_id: null, created_at: now }).execute(),
+      db
+        .insertInto('api_keys')
+        .values({ workspace_id: 4242, name: 'orphan', prefix: 'svc_orphan00', secret_hash: 'h', scopes: null, created_by_user_id: null, created_at: now })
+        .execute(),
       /FOREIGN KEY constraint failed/,
     );
     await assert.rejects(
@@ -144,7 +190,10 @@ describe('openDatabase', { skip: sqliteOnly }, () => {
       /CHECK constraint failed/,
     );
     const ws = await db.insertInto('workspaces').values({ name: 'x', slug: 'x-ok', plan: 'hobby', created_at: now }).returning('id').executeTakeFirstOrThrow();
-    await db.insertInto('api_keys').values({ workspace_id: ws.id, name: 'k', prefix: 'svc_k0000000', secret_hash: 'h2', scopes: '["read"]', created_by_user_id: null, created_at: now }).execute();
+    await db
+      .insertInto('api_keys')
+      .values({ workspace_id: ws.id, name: 'k', prefix: 'svc_k0000000', secret_hash: 'h2', scopes: '["read"]', created_by_user_id: null, created_at: now })
+      .execute();
     await db.deleteFrom('workspaces').where('id', '=', ws.id).execute();
     assert.equal(await count(db, 'api_keys'), 0, 'keys go with their workspace');
   });
@@ -210,22 +259,19 @@ describe('a database written by a newer Statusdesk', { skip: sqliteOnly }, () =>
     assert.equal(rawPragma(dataDir, 'user_version'), 1000);
   });
 
-  test(
-    'is not written even when a newer version left its write-ahead log behind',
-    async () => {
-      const source = await newerDatabase('wal');
-      const raw = new SQLite(join(source, DATABASE_FILE));
-      raw.pragma('wal_autocheckpoint = 0');
-      raw.exec('insert into from_the_future values (1)');
-      // Copy while the newer version still holds it open: what a crash of that version leaves.
-      const dataDir = await folder();
-      for (const f of [DATABASE_FILE, `${DATABASE_FILE}-wal`]) copyFileSync(join(source, f), join(dataDir, f));
-      raw.close();
-      const before = fingerprint(dataDir);
-      await refusal(openDatabase(dataDir));
-      assertUntouched(before, fingerprint(dataDir));
-    },
-  );
+  test('is not written even when a newer version left its write-ahead log behind', async () => {
+    const source = await newerDatabase('wal');
+    const raw = new SQLite(join(source, DATABASE_FILE));
+    raw.pragma('wal_autocheckpoint = 0');
+    raw.exec('insert into from_the_future values (1)');
+    // Copy while the newer version still holds it open: what a crash of that version leaves.
+    const dataDir = await folder();
+    for (const f of [DATABASE_FILE, `${DATABASE_FILE}-wal`]) copyFileSync(join(source, f), join(dataDir, f));
+    raw.close();
+    const before = fingerprint(dataDir);
+    await refusal(openDatabase(dataDir));
+    assertUntouched(before, fingerprint(dataDir));
+  });
 });
 
 describe('a file that is not a Statusdesk database', { skip: sqliteOnly }, () => {
@@ -275,7 +321,10 @@ describe('migrations', { skip: sqliteOnly }, () => {
     const expected = contents(oneStep);
     assert.deepEqual(expected.rows.pending_sealing, [], 'a new file holds nothing stored in the clear, so nothing to seal');
     // Migration 0006 lists every step for the service to seal, as it cannot look at what a file holds.
-    const withPendingSealing = { ...expected, rows: { ...expected.rows, pending_sealing: [{ step: 'audit_log' }, { step: 'monitors' }, { step: 'page_subscribers' }] } };
+    const withPendingSealing = {
+      ...expected,
+      rows: { ...expected.rows, pending_sealing: [{ step: 'audit_log' }, { step: 'monitors' }, { step: 'page_subscribers' }] },
+    };
     const made = await stepwise(await folder(), 0);
     assert.deepEqual(contents(made), withPendingSealing, 'the one-step schema (server/db/migrations/sqlite-latest.ts) differs from running every migration');
     for (const [version, name] of Object.keys(migrations).entries()) {
@@ -287,13 +336,15 @@ describe('migrations', { skip: sqliteOnly }, () => {
     }
   });
 
-  test('0011 re-encodes the rollups\' latency histograms: the same buckets and counts, in under half the bytes', async () => {
+  test("0011 re-encodes the rollups' latency histograms: the same buckets and counts, in under half the bytes", async () => {
     const dataDir = await stepwise(await folder(), 10);
     const rows = legacyHistograms(2_345).map((histogram, i) => ({ ...histogram, hour: i * 3_600_000 }));
     const raw = new SQLite(join(dataDir, DATABASE_FILE));
     try {
       raw.pragma('foreign_keys = off');
-      const insert = raw.prepare('insert into check_rollups (monitor_id, hour, success_count, degraded_count, error_count, latency, last_ping_at) values (1, ?, 1, 0, 0, ?, 0)');
+      const insert = raw.prepare(
+        'insert into check_rollups (monitor_id, hour, success_count, degraded_count, error_count, latency, last_ping_at) values (1, ?, 1, 0, 0, ?, 0)',
+      );
       for (const row of rows) insert.run(row.hour, row.pairs);
     } finally {
       raw.close();
@@ -314,40 +365,37 @@ describe('migrations', { skip: sqliteOnly }, () => {
     }
   });
 
-  test(
-    'a migration that fails part way leaves none of its tables behind',
-    async () => {
-      const dataDir = await folder();
-      // A view named like a later table of 0001 makes the migration fail after its first tables.
-      const raw = new SQLite(join(dataDir, DATABASE_FILE));
-      raw.exec('create view audit_log as select 1 as x');
-      raw.close();
-      await assert.rejects(openDatabase(dataDir), (error: unknown) => error instanceof AppError && /0001-initial failed/.test(error.message));
-      const check = new SQLite(join(dataDir, DATABASE_FILE), { readonly: true });
-      try {
-        const tables = (check.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((r) => r.name);
-        for (const t of ['workspaces', 'users', 'memberships', 'api_keys']) assert.ok(!tables.includes(t), `half-applied: ${t} exists`);
-      } finally {
-        check.close();
-      }
-    },
-  );
+  test('a migration that fails part way leaves none of its tables behind', async () => {
+    const dataDir = await folder();
+    // A view named like a later table of 0001 makes the migration fail after its first tables.
+    const raw = new SQLite(join(dataDir, DATABASE_FILE));
+    raw.exec('create view audit_log as select 1 as x');
+    raw.close();
+    await assert.rejects(openDatabase(dataDir), (error: unknown) => error instanceof AppError && /0001-initial failed/.test(error.message));
+    const check = new SQLite(join(dataDir, DATABASE_FILE), { readonly: true });
+    try {
+      const tables = (check.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((r) => r.name);
+      for (const t of ['workspaces', 'users', 'memberships', 'api_keys']) assert.ok(!tables.includes(t), `half-applied: ${t} exists`);
+    } finally {
+      check.close();
+    }
+  });
 
-  test(
-    'processes starting together on a new folder all succeed and agree on one owner',
-    { timeout: 60_000 },
-    async () => {
-      for (let round = 0; round < 3; round++) {
-        const dataDir = await folder();
-        const results = await Promise.all(Array.from({ length: 4 }, () => firstStart(dataDir)));
-        assert.deepEqual(results.map((r) => r.code), [0, 0, 0, 0], results.map((r) => r.stderr).join(''));
-        const db = await open(dataDir);
-        assert.equal(await count(db, 'users'), 1);
-        assert.equal(await count(db, 'workspaces'), 1);
-        assert.deepEqual(new Set(results.map((r) => r.stdout.trim())).size, 1, 'every process found the same owner');
-      }
-    },
-  );
+  test('processes starting together on a new folder all succeed and agree on one owner', { timeout: 60_000 }, async () => {
+    for (let round = 0; round < 3; round++) {
+      const dataDir = await folder();
+      const results = await Promise.all(Array.from({ length: 4 }, () => firstStart(dataDir)));
+      assert.deepEqual(
+        results.map((r) => r.code),
+        [0, 0, 0, 0],
+        results.map((r) => r.stderr).join(''),
+      );
+      const db = await open(dataDir);
+      assert.equal(await count(db, 'users'), 1);
+      assert.equal(await count(db, 'workspaces'), 1);
+      assert.deepEqual(new Set(results.map((r) => r.stdout.trim())).size, 1, 'every process found the same owner');
+    }
+  });
 });
 
 /**
@@ -381,7 +429,9 @@ function contents(dataDir: string): { schema: unknown[]; rows: Record<string, un
     const rows: Record<string, unknown[]> = {};
     for (const { name } of raw.prepare("select name from sqlite_master where type = 'table' order by name").all() as { name: string }[]) {
       rows[name] = (raw.prepare(`select * from "${name}" order by 1`).all() as Record<string, unknown>[]).map((row) =>
-        Object.fromEntries(Object.entries(row).map(([column, value]) => [column, typeof value === 'string' && /^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(value) ? 'a time' : value])),
+        Object.fromEntries(
+          Object.entries(row).map(([column, value]) => [column, typeof value === 'string' && /^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(value) ? 'a time' : value]),
+        ),
       );
     }
     return { schema, rows };

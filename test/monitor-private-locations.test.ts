@@ -25,7 +25,16 @@ async function location(svc: TestService, workspaceId: string): Promise<{ id: st
     const name = `office-${randomBytes(4).toString('hex')}`;
     const row = await db
       .insertInto('private_locations')
-      .values({ name, status: 'active', metadata: '{}', regions: null, token_hash: null, last_seen_at: null, created_at: new Date().toISOString(), workspace_id: Number(workspaceId) })
+      .values({
+        name,
+        status: 'active',
+        metadata: '{}',
+        regions: null,
+        token_hash: null,
+        last_seen_at: null,
+        created_at: new Date().toISOString(),
+        workspace_id: Number(workspaceId),
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     return { id: String(row.id), name };
@@ -98,10 +107,18 @@ describe('monitors with private locations', () => {
     const { rpc, first } = await workspace();
     const other = await newWorkspace(svc, 'elsewhere');
     const theirs = await location(svc, other.id);
-    await assertViolation(rpc.createTCPMonitor({ monitor: tcp({ privateLocations: [first.id, theirs.id] }) }), 'monitor.privateLocations.1', new RegExp(`no private location with id "${theirs.id}" in this workspace`));
+    await assertViolation(
+      rpc.createTCPMonitor({ monitor: tcp({ privateLocations: [first.id, theirs.id] }) }),
+      'monitor.privateLocations.1',
+      new RegExp(`no private location with id "${theirs.id}" in this workspace`),
+    );
     // The embedded runner serves regions: it is not a location a monitor names.
     await assertViolation(rpc.createTCPMonitor({ monitor: tcp({ privateLocations: ['1'] }) }), 'monitor.privateLocations.0', /no private location with id "1"/);
-    await assertViolation(rpc.createTCPMonitor({ monitor: tcp({ privateLocations: ['office'] }) }), 'monitor.privateLocations.0', /no private location with id "office"/);
+    await assertViolation(
+      rpc.createTCPMonitor({ monitor: tcp({ privateLocations: ['office'] }) }),
+      'monitor.privateLocations.0',
+      /no private location with id "office"/,
+    );
     await assertViolation(rpc.createTCPMonitor({ monitor: tcp({ privateLocations: [first.id, first.id] }) }), 'monitor.privateLocations', /twice/);
     const eleven = Array.from({ length: 11 }, (_, i) => String(1000 + i));
     await assertViolation(rpc.createTCPMonitor({ monitor: tcp({ privateLocations: eleven }) }), 'monitor.privateLocations', /at most 10/);
@@ -123,7 +140,9 @@ describe('monitors with private locations', () => {
       'monitor.regions',
       /unless the monitor has private locations/,
     );
-    const regained = (await rpc.updateTCPMonitor({ id: created.id, monitor: {}, updateMask: create(FieldMaskSchema, { paths: ['regions', 'private_locations'] }) })).monitor!;
+    const regained = (
+      await rpc.updateTCPMonitor({ id: created.id, monitor: {}, updateMask: create(FieldMaskSchema, { paths: ['regions', 'private_locations'] }) })
+    ).monitor!;
     assert.deepEqual([regained.regions, regained.privateLocations], [SCALE_DEFAULT_REGIONS, []], 'both cleared: the plan default regions');
     const added = (await rpc.updateTCPMonitor({ id: created.id, monitor: { privateLocations: [first.id, second.id] } })).monitor!;
     assert.deepEqual([added.regions, added.privateLocations], [SCALE_DEFAULT_REGIONS, [first.id, second.id]], 'locations besides regions');
@@ -140,13 +159,22 @@ describe('monitors with private locations', () => {
     const { ws, rpc, first, second } = await workspace();
     const created = (await rpc.createTCPMonitor({ monitor: tcp({ regions: ['fra'], privateLocations: [first.id, second.id] }) })).monitor!;
     const status = await rpc.getMonitorStatus({ id: created.id });
-    assert.deepEqual(status.regions.map((r) => r.region), ['fra', first.name, second.name]);
+    assert.deepEqual(
+      status.regions.map((r) => r.region),
+      ['fra', first.name, second.name],
+    );
     const owner = { type: 'user', userId: svc.ownerId, surface: 'dashboard' } as const;
     const shown = await svc.services.monitorViews.regions(owner, Number(ws.id), created.id);
-    assert.deepEqual(shown.map((r) => r.region), ['fra', first.name, second.name]);
+    assert.deepEqual(
+      shown.map((r) => r.region),
+      ['fra', first.name, second.name],
+    );
 
     await withDb(svc, (db) => db.deleteFrom('private_locations').where('id', '=', Number(second.id)).execute());
-    assert.deepEqual((await rpc.getMonitorStatus({ id: created.id })).regions.map((r) => r.region), ['fra', first.name]);
+    assert.deepEqual(
+      (await rpc.getMonitorStatus({ id: created.id })).regions.map((r) => r.region),
+      ['fra', first.name],
+    );
     assert.deepEqual((await rpc.getMonitor({ id: created.id })).monitor.value!.privateLocations, [first.id]);
     const listed = await rpc.listMonitors({});
     assert.deepEqual(listed.tcpMonitors.find((m) => m.id === created.id)!.privateLocations, [first.id], 'a kept page sees the cascade');
@@ -179,10 +207,16 @@ describe('monitors with private locations', () => {
           details: null,
         })
         .execute();
-      await db.insertInto('check_gaps').values({ runner: 'local', started_at: startedAt - 30_000, ended_at: startedAt - 20_000 }).execute();
+      await db
+        .insertInto('check_gaps')
+        .values({ runner: 'local', started_at: startedAt - 30_000, ended_at: startedAt - 20_000 })
+        .execute();
     });
     const { results } = await rpc.listResponseLogs({ id: only.id });
-    assert.deepEqual(results.map((r) => [r.region, r.runner, r.statusCode]), [[first.name, first.name, 200]]);
+    assert.deepEqual(
+      results.map((r) => [r.region, r.runner, r.statusCode]),
+      [[first.name, first.name, 200]],
+    );
     assert.deepEqual((await rpc.getMonitorSummary({ id: only.id })).gaps, [], 'the embedded runner does not check it');
     assert.equal((await rpc.getMonitorSummary({ id: regional.id })).gaps.length, 1, 'the embedded runner checks its regions');
   });
@@ -198,7 +232,10 @@ describe('monitors with private locations', () => {
       const listed = ok(await mcp.call('list_monitors'));
       assert.deepEqual(listed.monitors.find((m: { monitorId: number }) => m.monitorId === Number(created.id)).privateLocations, [first.id]);
       const status = ok(await mcp.call('get_monitor_status', { monitorId: Number(created.id) }));
-      assert.deepEqual(status.regions.map((r: { region: string }) => r.region), [first.name]);
+      assert.deepEqual(
+        status.regions.map((r: { region: string }) => r.region),
+        [first.name],
+      );
     } finally {
       await mcp.close();
     }
@@ -206,11 +243,40 @@ describe('monitors with private locations', () => {
 
   test('statusdesk monitors: --private-location, repeated, sets them; on update it replaces them; a refused id names the flag', async () => {
     const { cli, first, second } = await workspace();
-    const created = jsonOf(await cli(['monitors', 'create', 'grpc', '--name', 'api', '--target', 'api.internal:50051', '--frequency', '1m', '--private-location', second.id, '--private-location', first.id, '--json']));
+    const created = jsonOf(
+      await cli([
+        'monitors',
+        'create',
+        'grpc',
+        '--name',
+        'api',
+        '--target',
+        'api.internal:50051',
+        '--frequency',
+        '1m',
+        '--private-location',
+        second.id,
+        '--private-location',
+        first.id,
+        '--json',
+      ]),
+    );
     assert.deepEqual([created.regions, created.privateLocations], [[], [first.id, second.id]]);
     const updated = jsonOf(await cli(['monitors', 'update', created.id, '--private-location', second.id, '--json']));
     assert.deepEqual(updated.privateLocations, [second.id]);
-    const refused = await cli(['monitors', 'create', 'tcp', '--name', 'db', '--target', 'db.internal:5432', '--frequency', '1m', '--private-location', '999999']);
+    const refused = await cli([
+      'monitors',
+      'create',
+      'tcp',
+      '--name',
+      'db',
+      '--target',
+      'db.internal:5432',
+      '--frequency',
+      '1m',
+      '--private-location',
+      '999999',
+    ]);
     assert.equal(refused.code, 2, refused.stderr);
     assert.match(refused.stderr, /--private-location/);
     assert.match(refused.stderr, /no private location with id "999999" in this workspace/);
@@ -220,7 +286,9 @@ describe('monitors with private locations', () => {
     const { cli, rpc, first, second } = await workspace();
     const folder = await cleanup.folder();
     const file = join(folder, 'monitors.yaml');
-    await writeFile(file, `version: 1
+    await writeFile(
+      file,
+      `version: 1
 monitors:
   - name: office-db
     type: tcp
@@ -228,7 +296,8 @@ monitors:
     frequency: 1m
     regions: []
     privateLocations: [${second.name}, ${first.name}]
-`);
+`,
+    );
     const applied = await cli(['apply', '-f', file]);
     assert.equal(applied.code, 0, applied.stderr);
     const [stored] = (await rpc.listMonitors({})).tcpMonitors;

@@ -1,16 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Client, Code, ConnectError, createClient } from '@connectrpc/connect';
+import { type Client, Code, type ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { BadRequestSchema } from '../proto/gen/google/rpc/error_details_pb.js';
-import {
-  HTTPMethod,
-  MonitorService,
-  NumberComparator,
-  Periodicity,
-  StringComparator,
-  TLSMode,
-} from '../proto/gen/monitor/v1/monitor_pb.js';
+import { HTTPMethod, MonitorService, NumberComparator, Periodicity, StringComparator, TLSMode } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { withLocalOwner } from './support/database.ts';
 import { openTestDatabase } from './support/database.ts';
 import { connectRejection, json, startTestService, type TestService } from './support/harness.ts';
@@ -259,7 +252,11 @@ describe('regions', () => {
 
   test('a gRPC monitor requires a region or a private location', async () => {
     const before = await monitorCount();
-    await refused(clients.scale.createGRPCMonitor({ monitor: grpc({ regions: [] }) }), 'monitor.regions', /is required: name at least one region, or at least one private location/);
+    await refused(
+      clients.scale.createGRPCMonitor({ monitor: grpc({ regions: [] }) }),
+      'monitor.regions',
+      /is required: name at least one region, or at least one private location/,
+    );
     assert.equal(await monitorCount(), before);
   });
 });
@@ -267,8 +264,16 @@ describe('regions', () => {
 describe('periodicity', () => {
   test('is required', async () => {
     await refused(clients.scale.createTCPMonitor({ monitor: tcp({ periodicity: Periodicity.PERIODICITY_UNSPECIFIED }) }), 'monitor.periodicity', /is required/);
-    await refused(clients.scale.createGRPCMonitor({ monitor: grpc({ periodicity: Periodicity.PERIODICITY_UNSPECIFIED }) }), 'monitor.periodicity', /is required/);
-    await refused(clients.scale.createHTTPMonitor({ monitor: http({ periodicity: Periodicity.PERIODICITY_UNSPECIFIED }) }), 'monitor.periodicity', /is required/);
+    await refused(
+      clients.scale.createGRPCMonitor({ monitor: grpc({ periodicity: Periodicity.PERIODICITY_UNSPECIFIED }) }),
+      'monitor.periodicity',
+      /is required/,
+    );
+    await refused(
+      clients.scale.createHTTPMonitor({ monitor: http({ periodicity: Periodicity.PERIODICITY_UNSPECIFIED }) }),
+      'monitor.periodicity',
+      /is required/,
+    );
   });
 
   for (const [label, periodicity] of [
@@ -294,8 +299,14 @@ describe('periodicity', () => {
   });
 
   test('starter accepts 1m and 5m and refuses 30s, naming the plan', async () => {
-    assert.equal((await clients.starter.createTCPMonitor({ monitor: tcp({ periodicity: Periodicity.PERIODICITY_1M }) })).monitor!.periodicity, Periodicity.PERIODICITY_1M);
-    assert.equal((await clients.starter.createGRPCMonitor({ monitor: grpc({ periodicity: Periodicity.PERIODICITY_5M }) })).monitor!.periodicity, Periodicity.PERIODICITY_5M);
+    assert.equal(
+      (await clients.starter.createTCPMonitor({ monitor: tcp({ periodicity: Periodicity.PERIODICITY_1M }) })).monitor!.periodicity,
+      Periodicity.PERIODICITY_1M,
+    );
+    assert.equal(
+      (await clients.starter.createGRPCMonitor({ monitor: grpc({ periodicity: Periodicity.PERIODICITY_5M }) })).monitor!.periodicity,
+      Periodicity.PERIODICITY_5M,
+    );
     await refused(
       clients.starter.createTCPMonitor({ monitor: tcp({ periodicity: Periodicity.PERIODICITY_30S }) }),
       'monitor.periodicity',
@@ -382,9 +393,8 @@ describe('timeout, degraded and retry', () => {
 describe('OpenTelemetry export', () => {
   for (const endpoint of ['http://localhost:4318/v1/metrics', 'https://otel.example.test/v1/metrics']) {
     test(`accepts ${endpoint}`, async () => {
-      const created = (
-        await clients.scale.createTCPMonitor({ monitor: tcp({ openTelemetry: { endpoint, headers: { Authorization: 'Bearer t' } } }) })
-      ).monitor!;
+      const created = (await clients.scale.createTCPMonitor({ monitor: tcp({ openTelemetry: { endpoint, headers: { Authorization: 'Bearer t' } } }) }))
+        .monitor!;
       assert.deepEqual([created.openTelemetry?.endpoint, created.openTelemetry?.headers], [endpoint, { Authorization: '[redacted]' }]);
     });
   }
@@ -413,7 +423,9 @@ describe('OpenTelemetry export', () => {
 
   test('refuses a header value with a line break', async () => {
     await refused(
-      clients.scale.createTCPMonitor({ monitor: tcp({ openTelemetry: { endpoint: 'http://localhost:4318/v1/metrics', headers: { authorization: 'a\r\nb' } } }) }),
+      clients.scale.createTCPMonitor({
+        monitor: tcp({ openTelemetry: { endpoint: 'http://localhost:4318/v1/metrics', headers: { authorization: 'a\r\nb' } } }),
+      }),
       'monitor.openTelemetry.headers*',
       /line breaks/,
     );
@@ -469,7 +481,9 @@ describe('HTTP monitors', () => {
       /must be one of/,
     );
     await refused(
-      clients.scale.createHTTPMonitor({ monitor: http({ headerAssertions: [{ key: 'content-type', comparator: StringComparator.UNSPECIFIED, target: 'json' }] }) }),
+      clients.scale.createHTTPMonitor({
+        monitor: http({ headerAssertions: [{ key: 'content-type', comparator: StringComparator.UNSPECIFIED, target: 'json' }] }),
+      }),
       'monitor.headerAssertions.0.comparator',
       /must be one of/,
     );
@@ -547,11 +561,7 @@ describe('refusals change nothing', () => {
       'monitor.uri',
       /drop "grpc:\/\/"/,
     );
-    await refused(
-      clients.scale.updateGRPCMonitor({ id: created.id, monitor: { name: 'changed', regions: ['nowhere'] } }),
-      'monitor.regions.0',
-      /catalogue/,
-    );
+    await refused(clients.scale.updateGRPCMonitor({ id: created.id, monitor: { name: 'changed', regions: ['nowhere'] } }), 'monitor.regions.0', /catalogue/);
     await refused(
       clients.scale.updateGRPCMonitor({ id: created.id, monitor: { name: 'changed' }, updateMask: { paths: ['name', 'uri'] } }),
       'monitor.uri',

@@ -31,7 +31,6 @@ const owner: Actor = { type: 'user', userId: 1, surface: 'cli' };
 
 // ---- helpers -----------------------------------------------------------------------------------
 
-
 /** The raw bytes of the database and its write-ahead log, as text: what a copy of the files reveals. */
 function databaseBytes(dataDir: string): string {
   const file = join(dataDir, DATABASE_FILE);
@@ -121,7 +120,12 @@ describe('email subscribers', () => {
     assert.deepEqual([pending!.kind, pending!.address, pending!.status, pending!.confirmedAt], ['email', 'reader@example.test', 'pending', null]);
 
     // A pending subscriber gets nothing.
-    const early = await services.reports.create(writer, ws, { pageId: page.id, title: 'Before confirming', message: 'Not for pending subscribers.', notify: true });
+    const early = await services.reports.create(writer, ws, {
+      pageId: page.id,
+      title: 'Before confirming',
+      message: 'Not for pending subscribers.',
+      notify: true,
+    });
     assert.equal(early.notified, true);
     assert.equal(smtp.mails.length, start + 1, 'mail went to a pending subscriber');
 
@@ -232,7 +236,10 @@ describe('email subscribers', () => {
     assert.equal((await svc.api('/status/mail-down/subscribe', formPost({ email: 'retry@example.test' }))).status, 200);
     const mail = await nth(smtp, start + 1);
     assert.deepEqual(mail.envelopeTo, ['retry@example.test']);
-    assert.deepEqual((await services.subscribers.list(reader, ws, page.id)).map((s) => [s.address, s.status]), [['retry@example.test', 'pending']]);
+    assert.deepEqual(
+      (await services.subscribers.list(reader, ws, page.id)).map((s) => [s.address, s.status]),
+      [['retry@example.test', 'pending']],
+    );
   });
 });
 
@@ -259,7 +266,13 @@ describe('webhook subscribers', () => {
     await rejectsWith(services.subscribers.add(writer, ws, page.id, { webhookUrl: hookUrl }), 'CONFLICT', 'webhookUrl');
 
     const start = hook.requests.length;
-    const { report, notified } = await services.reports.create(writer, ws, { pageId: page.id, title: 'Outage', message: 'The API is down.', pageComponentIds: [component.id], notify: true });
+    const { report, notified } = await services.reports.create(writer, ws, {
+      pageId: page.id,
+      title: 'Outage',
+      message: 'The API is down.',
+      pageComponentIds: [component.id],
+      notify: true,
+    });
     assert.equal(notified, true);
     const request = await nth(hook, start + 1);
     assert.equal(request.method, 'POST');
@@ -279,9 +292,20 @@ describe('webhook subscribers', () => {
 
     await services.reports.resolve(writer, ws, report.id, { message: 'Back.', notify: true });
     const resolved = JSON.parse((await nth(hook, start + 2)).body);
-    assert.deepEqual([resolved.event, resolved.report.status, resolved.update.status, resolved.update.message], ['status_report.resolved', 'resolved', 'resolved', 'Back.']);
+    assert.deepEqual(
+      [resolved.event, resolved.report.status, resolved.update.status, resolved.update.message],
+      ['status_report.resolved', 'resolved', 'resolved', 'Back.'],
+    );
 
-    const { notified: told } = await services.maintenances.create(writer, ws, { pageId: page.id, title: 'Upgrade', message: 'Short.', from: minutesFromNow(60), to: minutesFromNow(90), pageComponentIds: [component.id], notify: true });
+    const { notified: told } = await services.maintenances.create(writer, ws, {
+      pageId: page.id,
+      title: 'Upgrade',
+      message: 'Short.',
+      from: minutesFromNow(60),
+      to: minutesFromNow(90),
+      pageComponentIds: [component.id],
+      notify: true,
+    });
     assert.equal(told, true);
     const scheduled = await nth(hook, start + 3);
     assert.equal(scheduled.headers[EVENT_HEADER], 'maintenance.scheduled');
@@ -320,7 +344,10 @@ describe('notified', () => {
       assert.equal(healthy.notified, true);
       // One attempt each: nothing failed earlier was sent again.
       assert.equal(hook.requests.length, start + 3);
-      assert.deepEqual(hook.requests.slice(start).map((r) => JSON.parse(r.body).update.message), ['First words.', 'Second words.', 'Third words.']);
+      assert.deepEqual(
+        hook.requests.slice(start).map((r) => JSON.parse(r.body).update.message),
+        ['First words.', 'Second words.', 'Third words.'],
+      );
     } finally {
       hook.setStatus(200);
     }
@@ -367,7 +394,13 @@ describe('notified', () => {
     const lonely = await services.pages.create(writer, ws, { slug: 'lonely', title: 'Lonely' });
     const alone = await services.reports.create(writer, ws, { pageId: lonely.id, title: 'Nobody listens', message: 'x', notify: true });
     assert.equal(alone.notified, true);
-    const maintenance = await services.maintenances.create(writer, ws, { pageId: lonely.id, title: 'Nobody', from: minutesFromNow(5), to: minutesFromNow(10), notify: true });
+    const maintenance = await services.maintenances.create(writer, ws, {
+      pageId: lonely.id,
+      title: 'Nobody',
+      from: minutesFromNow(5),
+      to: minutesFromNow(10),
+      notify: true,
+    });
     assert.equal(maintenance.notified, true);
 
     const page = await services.pages.create(writer, ws, { slug: 'silent', title: 'Silent' });
@@ -376,7 +409,13 @@ describe('notified', () => {
     const [mails, requests] = [smtp.mails.length, hook.requests.length];
     const quiet = await services.reports.create(writer, ws, { pageId: page.id, title: 'Quiet', message: 'x', notify: false });
     assert.equal(quiet.notified, false);
-    const quietMaintenance = await services.maintenances.create(writer, ws, { pageId: page.id, title: 'Quiet window', from: minutesFromNow(5), to: minutesFromNow(10), notify: false });
+    const quietMaintenance = await services.maintenances.create(writer, ws, {
+      pageId: page.id,
+      title: 'Quiet window',
+      from: minutesFromNow(5),
+      to: minutesFromNow(10),
+      notify: false,
+    });
     assert.equal(quietMaintenance.notified, false);
     // Nor does another page's notified report reach this page's subscribers.
     assert.equal((await services.reports.create(writer, ws, { pageId: lonely.id, title: 'Elsewhere', message: 'x', notify: true })).notified, true);
@@ -406,7 +445,13 @@ describe('a workspace on the hobby plan', () => {
     const mails = smtp.mails.length;
     const created = await services.reports.create(owner, hobby, { pageId: page.id, title: 'Hobby incident', message: 'x', notify: true });
     assert.equal(created.notified, true);
-    const scheduled = await services.maintenances.create(owner, hobby, { pageId: page.id, title: 'Hobby window', from: minutesFromNow(5), to: minutesFromNow(10), notify: true });
+    const scheduled = await services.maintenances.create(owner, hobby, {
+      pageId: page.id,
+      title: 'Hobby window',
+      from: minutesFromNow(5),
+      to: minutesFromNow(10),
+      notify: true,
+    });
     assert.equal(scheduled.notified, true);
     assert.equal(hook.requests.length, 0);
     assert.equal(smtp.mails.length, mails);
@@ -423,8 +468,14 @@ describe('a workspace on the hobby plan', () => {
     const answer = await svc.api('/status/hobby-form/subscribe', formPost({ email: 'someone@example.test' }));
     assert.equal(answer.status, 409);
     assert.match(await answer.text(), /not part of the hobby plan/);
-    await assert.rejects(services.subscribers.add(owner, hobby, page.id, { email: 'x@example.test' }), (e: unknown) => e instanceof AppError && e.code === 'PRECONDITION_FAILED');
-    await assert.rejects(services.subscribers.add(owner, hobby, page.id, { webhookUrl: `${hook.url}/x` }), (e: unknown) => e instanceof AppError && e.code === 'PRECONDITION_FAILED');
+    await assert.rejects(
+      services.subscribers.add(owner, hobby, page.id, { email: 'x@example.test' }),
+      (e: unknown) => e instanceof AppError && e.code === 'PRECONDITION_FAILED',
+    );
+    await assert.rejects(
+      services.subscribers.add(owner, hobby, page.id, { webhookUrl: `${hook.url}/x` }),
+      (e: unknown) => e instanceof AppError && e.code === 'PRECONDITION_FAILED',
+    );
     assert.equal(smtp.mails.length, mails, 'a confirmation was mailed');
   });
 });
@@ -542,7 +593,7 @@ describe('notification channels', () => {
       const mail = await nth(channelSmtp, mails + 1);
       assert.deepEqual(mail.envelopeTo, ['oncall@example.test', 'lead@example.test']);
       assert.match(mail.subject, /^\[Test\] \[Down\] Test monitor/);
-      assert.ok(channelSmtp.logins.includes(secrets.smtpUser), 'logged in with the channel\'s own SMTP user');
+      assert.ok(channelSmtp.logins.includes(secrets.smtpUser), "logged in with the channel's own SMTP user");
 
       assert.deepEqual(await send('desktop'), { delivered: true, error: null });
       assert.equal(desktop.length, 1);
@@ -590,7 +641,11 @@ describe('notification channels', () => {
     await rejectsWith(services.channels.create(writer, ws, { name: 'x', kind: 'desktop', monitorIds: [foreign.id] }), 'NOT_FOUND', 'monitorIds');
     const channel = await services.channels.create(writer, ws, { name: 'desk', kind: 'desktop' });
     await rejectsWith(services.channels.update(writer, ws, channel.id, { monitorIds: [foreign.id] }), 'NOT_FOUND', 'monitorIds');
-    await rejectsWith(services.channels.create(writer, ws, { name: 'x', kind: 'webhook', config: { url: `${hook.url}/x`, secret: 'short' } }), 'VALIDATION', 'config.secret');
+    await rejectsWith(
+      services.channels.create(writer, ws, { name: 'x', kind: 'webhook', config: { url: `${hook.url}/x`, secret: 'short' } }),
+      'VALIDATION',
+      'config.secret',
+    );
     await rejectsWith(services.channels.create(writer, ws, { name: 'x', kind: 'pager' }), 'VALIDATION', 'kind');
     await rejectsWith(services.channels.test(reader, ws, channel.id), 'FORBIDDEN');
     await rejectsWith(services.channels.get(reader, otherWs, channel.id), 'NOT_FOUND');
@@ -624,10 +679,27 @@ describe('alerts end to end', () => {
     const wsId = Number((await s.workspaces.getBySlug(system, 'personal')).id);
     listener = await startTcpListener();
     const port = listener.port;
-    const monitor = await s.monitors.create(system, wsId, 'tcp', { name: 'alerted db', uri: listener.uri, periodicity: '30s', regions: ['iad', 'fra'], timeout: 1_000, retry: 0 });
+    const monitor = await s.monitors.create(system, wsId, 'tcp', {
+      name: 'alerted db',
+      uri: listener.uri,
+      periodicity: '30s',
+      regions: ['iad', 'fra'],
+      timeout: 1_000,
+      retry: 0,
+    });
     const secret = 'alerts-signing-secret-0123456789';
-    const webhook = await s.channels.create(system, wsId, { name: 'hook', kind: 'webhook', monitorIds: [monitor.id], config: { url: `${hook.url}/alerts`, secret } });
-    const email = await s.channels.create(system, wsId, { name: 'mail', kind: 'email', monitorIds: [monitor.id], config: { to: ['a@example.test', 'b@example.test'] } });
+    const webhook = await s.channels.create(system, wsId, {
+      name: 'hook',
+      kind: 'webhook',
+      monitorIds: [monitor.id],
+      config: { url: `${hook.url}/alerts`, secret },
+    });
+    const email = await s.channels.create(system, wsId, {
+      name: 'mail',
+      kind: 'email',
+      monitorIds: [monitor.id],
+      config: { to: ['a@example.test', 'b@example.test'] },
+    });
     const desktopChannel = await s.channels.create(system, wsId, { name: 'desk', kind: 'desktop', monitorIds: [monitor.id] });
     // Not wired to the monitor: gets nothing.
     await s.channels.create(system, wsId, { name: 'unwired', kind: 'webhook', config: { url: `${hook.url}/unwired`, secret } });
@@ -664,7 +736,11 @@ describe('alerts end to end', () => {
       const downMail = await nth(alertSmtp, 1);
       assert.deepEqual(downMail.envelopeTo, ['a@example.test', 'b@example.test']);
       assert.equal(downMail.subject, `[Down] alerted db (monitor ${monitor.id})`);
-      await eventually(() => desktop.length, (n) => n === 1, 'the desktop alert');
+      await eventually(
+        () => desktop.length,
+        (n) => n === 1,
+        'the desktop alert',
+      );
       await eventually(alerts, (rows) => rows.length === 1, 'the alert row');
       await alertsDone();
       assert.deepEqual([hook.requests.length, alertSmtp.mails.length, desktop.length, (await alerts()).length], [1, 1, 1, 1]);
@@ -686,8 +762,17 @@ describe('alerts end to end', () => {
       await trigger('up');
       await alertsDone();
       assert.deepEqual([hook.requests.length, alertSmtp.mails.length, desktop.length], [2, 2, 2]);
-      assert.deepEqual(desktop.map((e) => e.kind), ['down', 'recovered']);
-      assert.deepEqual((await alerts()).map((r) => [r.kind, r.suppressed_by]), [['down', null], ['recovered', null]]);
+      assert.deepEqual(
+        desktop.map((e) => e.kind),
+        ['down', 'recovered'],
+      );
+      assert.deepEqual(
+        (await alerts()).map((r) => [r.kind, r.suppressed_by]),
+        [
+          ['down', null],
+          ['recovered', null],
+        ],
+      );
 
       // An active maintenance window on a page with a component of the monitor holds alerts back.
       const page = await s.pages.create(system, wsId, { slug: 'alerting-page', title: 'Alerting' });
@@ -713,7 +798,10 @@ describe('alerts end to end', () => {
       // The window ends with the monitor still down: the held alert goes out then, once.
       await s.maintenances.update(system, wsId, maintenance.id, { from: minutesFromNow(-2), to: minutesFromNow(-1) });
       const released = await s.alerts.releaseHeld();
-      assert.deepEqual(released.map((a) => [a.kind, a.suppressedBy]), [['down', null]]);
+      assert.deepEqual(
+        released.map((a) => [a.kind, a.suppressedBy]),
+        [['down', null]],
+      );
       assert.match(released[0]!.message, /held back during maintenance/);
       await hook.waitFor(3);
       assert.equal(JSON.parse(hook.requests[2]!.body).event, 'monitor.down');
@@ -733,7 +821,14 @@ describe('alerts in the background', () => {
     try {
       const s = createServices(db);
       const wsId = Number((await s.workspaces.getBySlug({ type: 'user', userId: await ensureOwner(db), surface: 'cli' }, 'personal')).id);
-      const monitor = await s.monitors.create(system, wsId, 'tcp', { name: 'slow alert', uri: '127.0.0.1:9', periodicity: '30s', regions: ['iad'], timeout: 1_000, retry: 0 });
+      const monitor = await s.monitors.create(system, wsId, 'tcp', {
+        name: 'slow alert',
+        uri: '127.0.0.1:9',
+        periodicity: '30s',
+        regions: ['iad'],
+        timeout: 1_000,
+        retry: 0,
+      });
       const channel = await s.channels.create(system, wsId, { name: 'desk', kind: 'desktop', monitorIds: [monitor.id] });
       let delivering = false;
       let deliver!: () => void;
@@ -747,8 +842,20 @@ describe('alerts in the background', () => {
         log: pino({ enabled: false }),
       });
 
-      alerts.sendInBackground({ monitorId: monitor.id, workspaceId: String(wsId), from: 'up', to: 'down', kind: 'down', at: new Date().toISOString(), message: 'connection refused' });
-      await eventually(() => delivering, (yes) => yes, 'the delivery to start');
+      alerts.sendInBackground({
+        monitorId: monitor.id,
+        workspaceId: String(wsId),
+        from: 'up',
+        to: 'down',
+        kind: 'down',
+        at: new Date().toISOString(),
+        message: 'connection refused',
+      });
+      await eventually(
+        () => delivering,
+        (yes) => yes,
+        'the delivery to start',
+      );
       let closed = false;
       const closing = alerts.close().then(() => (closed = true));
       for (let turn = 0; turn < 20; turn++) await tick();

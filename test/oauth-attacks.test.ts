@@ -96,7 +96,12 @@ describe('attacks on the authorization server', { timeout: 180_000 }, () => {
 
   /** The repeat window of a used refresh token is over: its use is moved back past it (tokens are stored only as hashes). */
   async function pastRepeatWindow(refreshToken: string): Promise<void> {
-    const moved = await queryRows(svc.dataDir, "update oauth_tokens set used_at = ? where token_hash = ? and kind = 'refresh' returning kind", new Date(Date.now() - REFRESH_REPEAT_MS - 1000).toISOString(), hashSecret(refreshToken));
+    const moved = await queryRows(
+      svc.dataDir,
+      "update oauth_tokens set used_at = ? where token_hash = ? and kind = 'refresh' returning kind",
+      new Date(Date.now() - REFRESH_REPEAT_MS - 1000).toISOString(),
+      hashSecret(refreshToken),
+    );
     assert.equal(moved.length, 1, 'the refresh token is not stored as the SHA-256 of itself');
   }
 
@@ -112,22 +117,48 @@ describe('attacks on the authorization server', { timeout: 180_000 }, () => {
   }
 
   const exchange = (client: { client_id: string; redirect_uri: string }, code: string, verifier: string, extra: Record<string, string> = {}) =>
-    tokenRaw(svc.apiUrl, { grant_type: 'authorization_code', code, redirect_uri: client.redirect_uri, client_id: client.client_id, code_verifier: verifier, ...extra });
+    tokenRaw(svc.apiUrl, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: client.redirect_uri,
+      client_id: client.client_id,
+      code_verifier: verifier,
+      ...extra,
+    });
 
   // ---- before the client and its redirect are trusted: pages, never redirects ---------------------
 
   test('a redirect URI that is not registered: error page 400, no redirect', async () => {
     const client = await newClient();
     const keys = pkce();
-    const url = authorizeUrl(svc.apiUrl, { response_type: 'code', client_id: client.client_id, redirect_uri: receiver.redirectUri('127.0.0.1', '/elsewhere'), code_challenge: keys.challenge, code_challenge_method: 'S256', state: 's' });
+    const url = authorizeUrl(svc.apiUrl, {
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: receiver.redirectUri('127.0.0.1', '/elsewhere'),
+      code_challenge: keys.challenge,
+      code_challenge_method: 'S256',
+      state: 's',
+    });
     await assertErrorPage(new TestBrowser(), url, receiver, /redirect_uri/);
-    const evil = authorizeUrl(svc.apiUrl, { response_type: 'code', client_id: client.client_id, redirect_uri: 'https://evil.example/cb', code_challenge: keys.challenge, code_challenge_method: 'S256' });
+    const evil = authorizeUrl(svc.apiUrl, {
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: 'https://evil.example/cb',
+      code_challenge: keys.challenge,
+      code_challenge_method: 'S256',
+    });
     await assertErrorPage(new TestBrowser(), evil, receiver, /redirect_uri/);
   });
 
   test('an unknown client_id: error page 400, no redirect', async () => {
     const keys = pkce();
-    const url = authorizeUrl(svc.apiUrl, { response_type: 'code', client_id: 'sdc_unknown', redirect_uri: receiver.redirectUri(), code_challenge: keys.challenge, code_challenge_method: 'S256' });
+    const url = authorizeUrl(svc.apiUrl, {
+      response_type: 'code',
+      client_id: 'sdc_unknown',
+      redirect_uri: receiver.redirectUri(),
+      code_challenge: keys.challenge,
+      code_challenge_method: 'S256',
+    });
     await assertErrorPage(new TestBrowser(), url, receiver, /invalid_client/);
   });
 
@@ -136,14 +167,26 @@ describe('attacks on the authorization server', { timeout: 180_000 }, () => {
     const local = await newClient([receiver.redirectUri('localhost')]);
     await assertErrorPage(
       new TestBrowser(),
-      authorizeUrl(svc.apiUrl, { response_type: 'code', client_id: local.client_id, redirect_uri: receiver.redirectUri('127.0.0.1'), code_challenge: keys.challenge, code_challenge_method: 'S256' }),
+      authorizeUrl(svc.apiUrl, {
+        response_type: 'code',
+        client_id: local.client_id,
+        redirect_uri: receiver.redirectUri('127.0.0.1'),
+        code_challenge: keys.challenge,
+        code_challenge_method: 'S256',
+      }),
       receiver,
       /redirect_uri/,
     );
     const numeric = await newClient([receiver.redirectUri('127.0.0.1')]);
     await assertErrorPage(
       new TestBrowser(),
-      authorizeUrl(svc.apiUrl, { response_type: 'code', client_id: numeric.client_id, redirect_uri: receiver.redirectUri('localhost'), code_challenge: keys.challenge, code_challenge_method: 'S256' }),
+      authorizeUrl(svc.apiUrl, {
+        response_type: 'code',
+        client_id: numeric.client_id,
+        redirect_uri: receiver.redirectUri('localhost'),
+        code_challenge: keys.challenge,
+        code_challenge_method: 'S256',
+      }),
       receiver,
       /redirect_uri/,
     );
@@ -152,11 +195,23 @@ describe('attacks on the authorization server', { timeout: 180_000 }, () => {
   test('a loopback redirect on another port is accepted (RFC 8252), on another path it is not', async () => {
     const client = await newClient([`http://127.0.0.1:1/callback`]);
     const keys = pkce();
-    const { requestId } = await startConsent(svc, { response_type: 'code', client_id: client.client_id, redirect_uri: receiver.redirectUri(), code_challenge: keys.challenge, code_challenge_method: 'S256' });
+    const { requestId } = await startConsent(svc, {
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: receiver.redirectUri(),
+      code_challenge: keys.challenge,
+      code_challenge_method: 'S256',
+    });
     assert.ok(requestId);
     await assertErrorPage(
       new TestBrowser(),
-      authorizeUrl(svc.apiUrl, { response_type: 'code', client_id: client.client_id, redirect_uri: receiver.redirectUri('127.0.0.1', '/other'), code_challenge: keys.challenge, code_challenge_method: 'S256' }),
+      authorizeUrl(svc.apiUrl, {
+        response_type: 'code',
+        client_id: client.client_id,
+        redirect_uri: receiver.redirectUri('127.0.0.1', '/other'),
+        code_challenge: keys.challenge,
+        code_challenge_method: 'S256',
+      }),
       receiver,
       /redirect_uri/,
     );
@@ -170,13 +225,28 @@ describe('attacks on the authorization server', { timeout: 180_000 }, () => {
     const keys = pkce();
     await assertErrorPage(
       new TestBrowser(),
-      authorizeUrl(svc.apiUrl, { response_type: 'code', client_id: client.client_id, redirect_uri: `${receiver.redirectUri()}#frag`, code_challenge: keys.challenge, code_challenge_method: 'S256' }),
+      authorizeUrl(svc.apiUrl, {
+        response_type: 'code',
+        client_id: client.client_id,
+        redirect_uri: `${receiver.redirectUri()}#frag`,
+        code_challenge: keys.challenge,
+        code_challenge_method: 'S256',
+      }),
       receiver,
       /redirect_uri/,
     );
   });
 
-  for (const uri of ['javascript:alert(1)', 'http://evil.example/cb', 'ftp://127.0.0.1/cb', 'data:text/html,hi', 'https://evil.example/cb', 'http://user:pw@127.0.0.1:1/cb', 'file:///etc/passwd', 'https://claude.ai.evil.example/cb']) {
+  for (const uri of [
+    'javascript:alert(1)',
+    'http://evil.example/cb',
+    'ftp://127.0.0.1/cb',
+    'data:text/html,hi',
+    'https://evil.example/cb',
+    'http://user:pw@127.0.0.1:1/cb',
+    'file:///etc/passwd',
+    'https://claude.ai.evil.example/cb',
+  ]) {
     test(`registration refuses ${uri}: 400 invalid_redirect_uri naming it`, async () => {
       const answer = await registerRaw(svc.apiUrl, { client_name: 'Hostile', redirect_uris: [receiver.redirectUri(), uri] });
       assertOAuthError(answer, 400, 'invalid_redirect_uri');
@@ -213,7 +283,10 @@ describe('attacks on the authorization server', { timeout: 180_000 }, () => {
     for (const [ch, name] of hidden) {
       const answer = await registerRaw(svc.apiUrl, { client_name: `Claude${ch}Code`, redirect_uris: [receiver.redirectUri()] });
       assertOAuthError(answer, 400, 'invalid_client_metadata');
-      assert.match(answer.body.error_description, /^client_name must be one line of visible text, without control, invisible or bidirectional control characters/);
+      assert.match(
+        answer.body.error_description,
+        /^client_name must be one line of visible text, without control, invisible or bidirectional control characters/,
+      );
       assert.ok(answer.body.error_description.endsWith(`it holds ${name} at character 7`), answer.body.error_description);
     }
     // Letters of any script, and emoji that are one character, stay names.
@@ -225,7 +298,13 @@ describe('attacks on the authorization server', { timeout: 180_000 }, () => {
   });
 
   test('registration accepts the allowed kinds: loopback, an editor scheme, https on a vendor domain', async () => {
-    for (const uri of ['http://[::1]:8123/cb', 'cursor://anysphere.cursor-retrieval/oauth/callback', 'vscode://ms-vscode.mcp/cb', 'https://claude.ai/api/mcp/auth_callback', 'https://app.cursor.com/cb']) {
+    for (const uri of [
+      'http://[::1]:8123/cb',
+      'cursor://anysphere.cursor-retrieval/oauth/callback',
+      'vscode://ms-vscode.mcp/cb',
+      'https://claude.ai/api/mcp/auth_callback',
+      'https://app.cursor.com/cb',
+    ]) {
       const answer = await registerRaw(svc.apiUrl, { redirect_uris: [uri] });
       assert.equal(answer.status, 201, `${uri}: ${JSON.stringify(answer.body)}`);
     }
@@ -237,14 +316,42 @@ describe('attacks on the authorization server', { timeout: 180_000 }, () => {
     const client = await newClient();
     const state = randomState();
     const { verifier } = pkce();
-    await assertRedirectedError(svc, authorizeUrl(svc.apiUrl, { response_type: 'code', client_id: client.client_id, redirect_uri: client.redirect_uri, code_challenge: verifier, code_challenge_method: 'plain', state }), state, 'invalid_request');
+    await assertRedirectedError(
+      svc,
+      authorizeUrl(svc.apiUrl, {
+        response_type: 'code',
+        client_id: client.client_id,
+        redirect_uri: client.redirect_uri,
+        code_challenge: verifier,
+        code_challenge_method: 'plain',
+        state,
+      }),
+      state,
+      'invalid_request',
+    );
   });
 
   test('PKCE missing: redirected with error=invalid_request (no challenge; no method)', async () => {
     const client = await newClient();
     const state = randomState();
-    await assertRedirectedError(svc, authorizeUrl(svc.apiUrl, { response_type: 'code', client_id: client.client_id, redirect_uri: client.redirect_uri, state }), state, 'invalid_request');
-    await assertRedirectedError(svc, authorizeUrl(svc.apiUrl, { response_type: 'code', client_id: client.client_id, redirect_uri: client.redirect_uri, code_challenge: pkce().challenge, state }), state, 'invalid_request');
+    await assertRedirectedError(
+      svc,
+      authorizeUrl(svc.apiUrl, { response_type: 'code', client_id: client.client_id, redirect_uri: client.redirect_uri, state }),
+      state,
+      'invalid_request',
+    );
+    await assertRedirectedError(
+      svc,
+      authorizeUrl(svc.apiUrl, {
+        response_type: 'code',
+        client_id: client.client_id,
+        redirect_uri: client.redirect_uri,
+        code_challenge: pkce().challenge,
+        state,
+      }),
+      state,
+      'invalid_request',
+    );
   });
 
   test('response_type token, a scope that does not exist, a resource served elsewhere: unsupported_response_type, invalid_scope, invalid_target', async () => {
@@ -253,7 +360,12 @@ describe('attacks on the authorization server', { timeout: 180_000 }, () => {
     const base = { client_id: client.client_id, redirect_uri: client.redirect_uri, code_challenge: pkce().challenge, code_challenge_method: 'S256', state };
     await assertRedirectedError(svc, authorizeUrl(svc.apiUrl, { ...base, response_type: 'token' }), state, 'unsupported_response_type');
     await assertRedirectedError(svc, authorizeUrl(svc.apiUrl, { ...base, response_type: 'code', scope: 'admin' }), state, 'invalid_scope');
-    await assertRedirectedError(svc, authorizeUrl(svc.apiUrl, { ...base, response_type: 'code', resource: 'https://evil.example/mcp' }), state, 'invalid_target');
+    await assertRedirectedError(
+      svc,
+      authorizeUrl(svc.apiUrl, { ...base, response_type: 'code', resource: 'https://evil.example/mcp' }),
+      state,
+      'invalid_target',
+    );
   });
 
   // ---- the token endpoint --------------------------------------------------------------------------
@@ -272,7 +384,11 @@ describe('attacks on the authorization server', { timeout: 180_000 }, () => {
     assertOAuthError(replay, 400, 'invalid_grant');
     assert.equal(replay.headers.get('cache-control'), 'no-store');
     assert.equal(await mcpStatus(svc.apiUrl, bearer(first.body.access_token)), 401);
-    assertOAuthError(await tokenRaw(svc.apiUrl, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: client.client_id }), 400, 'invalid_grant');
+    assertOAuthError(
+      await tokenRaw(svc.apiUrl, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: client.client_id }),
+      400,
+      'invalid_grant',
+    );
   });
 
   test('a code presented by another client: invalid_grant (RFC 6749 section 5.2, as the docs say), and no tokens', async () => {
@@ -291,13 +407,22 @@ describe('attacks on the authorization server', { timeout: 180_000 }, () => {
     assertOAuthError(await exchange(client, code, verifier, { redirect_uri: receiver.redirectUri('127.0.0.1', '/other') }), 400, 'invalid_grant');
     // RFC 6749 4.1.3: identical to the authorization request's; the port leeway is for matching the registered URI.
     const port = await freshCode();
-    assertOAuthError(await exchange(port.client, port.code, port.verifier, { redirect_uri: `http://127.0.0.1:${receiver.port === 1 ? 2 : 1}/callback` }), 400, 'invalid_grant');
+    assertOAuthError(
+      await exchange(port.client, port.code, port.verifier, { redirect_uri: `http://127.0.0.1:${receiver.port === 1 ? 2 : 1}/callback` }),
+      400,
+      'invalid_grant',
+    );
   });
 
   test('an expired code: invalid_grant', async () => {
     const { client, code, verifier } = await freshCode();
     // Ten minutes are over: the stored expiry is moved into the past (codes are kept only as hashes).
-    const changed = await queryRows(svc.dataDir, "update oauth_tokens set expires_at = ? where token_hash = ? and kind = 'code' returning kind", new Date(Date.now() - 1000).toISOString(), hashSecret(code));
+    const changed = await queryRows(
+      svc.dataDir,
+      "update oauth_tokens set expires_at = ? where token_hash = ? and kind = 'code' returning kind",
+      new Date(Date.now() - 1000).toISOString(),
+      hashSecret(code),
+    );
     assert.equal(changed.length, 1, 'the code is not stored as the SHA-256 of itself');
     const answer = await exchange(client, code, verifier);
     assertOAuthError(answer, 400, 'invalid_grant');
@@ -308,7 +433,11 @@ describe('attacks on the authorization server', { timeout: 180_000 }, () => {
     const rotated = await tokenRaw(svc.apiUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id });
     assert.equal(rotated.status, 200);
     await pastRepeatWindow(tokens.refresh_token);
-    assertOAuthError(await tokenRaw(svc.apiUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id }), 400, 'invalid_grant');
+    assertOAuthError(
+      await tokenRaw(svc.apiUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id }),
+      400,
+      'invalid_grant',
+    );
     assert.equal(await mcpStatus(svc.apiUrl, bearer(rotated.body.access_token)), 401);
   });
 
@@ -336,28 +465,56 @@ describe('attacks on the authorization server', { timeout: 180_000 }, () => {
     const ok = await exchange(client, code, verifier, { resource: `${svc.apiUrl}/mcp` });
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
     assert.equal((await listMonitorsRpc(svc.apiUrl, bearer(ok.body.access_token))).status, 401);
-    assertOAuthError(await tokenRaw(svc.apiUrl, { grant_type: 'refresh_token', refresh_token: ok.body.refresh_token, client_id: client.client_id, resource: svc.apiUrl }), 400, 'invalid_target');
+    assertOAuthError(
+      await tokenRaw(svc.apiUrl, { grant_type: 'refresh_token', refresh_token: ok.body.refresh_token, client_id: client.client_id, resource: svc.apiUrl }),
+      400,
+      'invalid_target',
+    );
   });
 
-  test('the token endpoint refuses what is not a public client\'s grant: unsupported_grant_type, a client_secret, a missing field', async () => {
+  test("the token endpoint refuses what is not a public client's grant: unsupported_grant_type, a client_secret, a missing field", async () => {
     assertOAuthError(await tokenRaw(svc.apiUrl, { grant_type: 'client_credentials', client_id: 'sdc_x' }), 400, 'unsupported_grant_type');
     assertOAuthError(await tokenRaw(svc.apiUrl, { grant_type: 'password', client_id: 'sdc_x', username: 'a', password: 'b' }), 400, 'unsupported_grant_type');
-    assertOAuthError(await tokenRaw(svc.apiUrl, { grant_type: 'authorization_code', client_id: 'sdc_x', code: 'c', redirect_uri: receiver.redirectUri() }), 400, 'invalid_request');
-    const response = await fetch(`${svc.apiUrl}/oauth/token`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'grant_type=authorization_code' });
+    assertOAuthError(
+      await tokenRaw(svc.apiUrl, { grant_type: 'authorization_code', client_id: 'sdc_x', code: 'c', redirect_uri: receiver.redirectUri() }),
+      400,
+      'invalid_request',
+    );
+    const response = await fetch(`${svc.apiUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'grant_type=authorization_code',
+    });
     assertOAuthError({ status: response.status, body: await response.json() }, 400, 'invalid_request');
   });
 
   // ---- the consent step ----------------------------------------------------------------------------
 
-  test('a consent decision without the anti-forgery token, or with another request\'s: 403, and the request stays pending', async () => {
+  test("a consent decision without the anti-forgery token, or with another request's: 403, and the request stays pending", async () => {
     const client = await newClient();
-    const first = await startConsent(svc, { response_type: 'code', client_id: client.client_id, redirect_uri: client.redirect_uri, code_challenge: pkce().challenge, code_challenge_method: 'S256' });
-    const second = await startConsent(svc, { response_type: 'code', client_id: client.client_id, redirect_uri: client.redirect_uri, code_challenge: pkce().challenge, code_challenge_method: 'S256' });
+    const first = await startConsent(svc, {
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: client.redirect_uri,
+      code_challenge: pkce().challenge,
+      code_challenge_method: 'S256',
+    });
+    const second = await startConsent(svc, {
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: client.redirect_uri,
+      code_challenge: pkce().challenge,
+      code_challenge_method: 'S256',
+    });
     const owner = new TestBrowser();
     await owner.signIn(svc);
     const otherToken = (await viewConsent(svc, owner, second.requestId)).body.csrfToken;
     assert.ok(otherToken);
-    for (const body of [{ workspaceId: svc.personalId, access: 'write' }, { workspaceId: svc.personalId, access: 'write', csrfToken: otherToken }, { workspaceId: svc.personalId, access: 'write', csrfToken: '' }]) {
+    for (const body of [
+      { workspaceId: svc.personalId, access: 'write' },
+      { workspaceId: svc.personalId, access: 'write', csrfToken: otherToken },
+      { workspaceId: svc.personalId, access: 'write', csrfToken: '' },
+    ]) {
       for (const action of ['approve', 'deny']) {
         const response = await owner.fetch(`${svc.dashboardUrl}/api/oauth/requests/${first.requestId}/${action}`, {
           method: 'POST',
@@ -370,10 +527,20 @@ describe('attacks on the authorization server', { timeout: 180_000 }, () => {
     assert.equal((await viewConsent(svc, first.browser, first.requestId)).body.status, 'pending');
   });
 
-  test('consent pages cannot be framed: frame-ancestors \'none\' and X-Frame-Options DENY', async () => {
+  test("consent pages cannot be framed: frame-ancestors 'none' and X-Frame-Options DENY", async () => {
     const client = await newClient();
-    const { browser, hops, requestId } = await startConsent(svc, { response_type: 'code', client_id: client.client_id, redirect_uri: client.redirect_uri, code_challenge: pkce().challenge, code_challenge_method: 'S256' });
-    const pages = [...hops.filter((h) => h.url.startsWith(svc.dashboardUrl)).map((h) => h.headers), (await browser.fetch(`${svc.dashboardUrl}/oauth/consent?request=${requestId}`)).headers, (await browser.fetch(`${svc.dashboardUrl}/oauth/consent/requests/${requestId}`)).headers];
+    const { browser, hops, requestId } = await startConsent(svc, {
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: client.redirect_uri,
+      code_challenge: pkce().challenge,
+      code_challenge_method: 'S256',
+    });
+    const pages = [
+      ...hops.filter((h) => h.url.startsWith(svc.dashboardUrl)).map((h) => h.headers),
+      (await browser.fetch(`${svc.dashboardUrl}/oauth/consent?request=${requestId}`)).headers,
+      (await browser.fetch(`${svc.dashboardUrl}/oauth/consent/requests/${requestId}`)).headers,
+    ];
     assert.ok(pages.length >= 3);
     for (const headers of pages) {
       assert.match(headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
@@ -388,7 +555,15 @@ describe('attacks on the authorization server', { timeout: 180_000 }, () => {
   test('the consent cookie is HttpOnly, SameSite=Lax, path /oauth/consent; the ticket works once', async () => {
     const client = await newClient();
     const browser = new TestBrowser();
-    const first = await browser.fetch(authorizeUrl(svc.apiUrl, { response_type: 'code', client_id: client.client_id, redirect_uri: client.redirect_uri, code_challenge: pkce().challenge, code_challenge_method: 'S256' }));
+    const first = await browser.fetch(
+      authorizeUrl(svc.apiUrl, {
+        response_type: 'code',
+        client_id: client.client_id,
+        redirect_uri: client.redirect_uri,
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      }),
+    );
     const ticketUrl = first.headers.get('location')!;
     assert.ok(ticketUrl.startsWith(`${svc.dashboardUrl}/oauth/consent?ticket=`), ticketUrl);
     const redeemed = await browser.fetch(ticketUrl);
@@ -407,8 +582,21 @@ describe('attacks on the authorization server', { timeout: 180_000 }, () => {
 
   test('the waiting page polled from another browser: 403 and no redirectTo, before and after the decision', async () => {
     const client = await newClient();
-    const mine = await startConsent(svc, { response_type: 'code', client_id: client.client_id, redirect_uri: client.redirect_uri, code_challenge: pkce().challenge, code_challenge_method: 'S256', state: 'st' });
-    const theirs = await startConsent(svc, { response_type: 'code', client_id: client.client_id, redirect_uri: client.redirect_uri, code_challenge: pkce().challenge, code_challenge_method: 'S256' });
+    const mine = await startConsent(svc, {
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: client.redirect_uri,
+      code_challenge: pkce().challenge,
+      code_challenge_method: 'S256',
+      state: 'st',
+    });
+    const theirs = await startConsent(svc, {
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: client.redirect_uri,
+      code_challenge: pkce().challenge,
+      code_challenge_method: 'S256',
+    });
     const stranger = new TestBrowser();
     const probe = async () => {
       for (const browser of [stranger, theirs.browser]) {
@@ -427,7 +615,7 @@ describe('attacks on the authorization server', { timeout: 180_000 }, () => {
     await probe();
   });
 
-  test('a Host header that is not the service\'s: 403 at the authorization server and at the consent page', async () => {
+  test("a Host header that is not the service's: 403 at the authorization server and at the consent page", async () => {
     const apiPort = Number(new URL(svc.apiUrl).port);
     const dashboardPort = Number(new URL(svc.dashboardUrl).port);
     for (const [port, path, method] of [
@@ -438,7 +626,12 @@ describe('attacks on the authorization server', { timeout: 180_000 }, () => {
       [dashboardPort, '/oauth/consent?ticket=x', 'GET'],
       [dashboardPort, '/oauth/consent/requests/AAAAAAAAAAAAAAAAAAAAAA', 'GET'],
     ] as const) {
-      const answer = await rawHttp(port, { method, path, headers: { host: 'evil.example', 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
+      const answer = await rawHttp(port, {
+        method,
+        path,
+        headers: { host: 'evil.example', 'content-type': 'application/json' },
+        body: method === 'POST' ? '{}' : undefined,
+      });
       assert.equal(answer.status, 403, `${method} ${path}: ${answer.status} ${answer.text.slice(0, 200)}`);
       assert.equal(answer.headers.location, undefined);
     }
@@ -488,7 +681,12 @@ describe('Client ID Metadata Documents through a stand-in network', { timeout: 1
   const fresh = () => {
     systemDns.refused.length = 0;
   };
-  const assertOnlyStubResolver = () => assert.deepEqual(systemDns.refused, [], `the metadata fetch resolved ${systemDns.refused.join(', ')} through the system DNS, around the resolver whose answers it checked`);
+  const assertOnlyStubResolver = () =>
+    assert.deepEqual(
+      systemDns.refused,
+      [],
+      `the metadata fetch resolved ${systemDns.refused.join(', ')} through the system DNS, around the resolver whose answers it checked`,
+    );
 
   const documentUrl = (name: string, h = HOST) => `https://${h}/oauth/${name}.json`;
   const serve = (name: string, doc: unknown, status = 200) => host.documents.set(`/oauth/${name}.json`, { status, body: JSON.stringify(doc) });
@@ -510,7 +708,13 @@ describe('Client ID Metadata Documents through a stand-in network', { timeout: 1
       assert.equal(target.address, PUBLIC, 'the connection did not go to the address that was checked');
       assert.equal(target.servername, HOST);
     }
-    const token = await tokenRaw(svc.apiUrl, { grant_type: 'authorization_code', code: done.params.get('code')!, redirect_uri: receiver.redirectUri(), client_id: clientId, code_verifier: done.pkce.verifier });
+    const token = await tokenRaw(svc.apiUrl, {
+      grant_type: 'authorization_code',
+      code: done.params.get('code')!,
+      redirect_uri: receiver.redirectUri(),
+      client_id: clientId,
+      code_verifier: done.pkce.verifier,
+    });
     assert.equal(token.status, 200, JSON.stringify(token.body));
     const connection = (await svc.services.connections.list(svc.owner, svc.personalId)).find((c) => c.clientId === clientId);
     assert.equal(connection?.clientSource, 'metadata');
@@ -521,7 +725,14 @@ describe('Client ID Metadata Documents through a stand-in network', { timeout: 1
     test(`a host resolving to ${addresses.join(', ')} is refused after resolution, before any connection: error page, no redirect`, async () => {
       const before = network.connected.length;
       const resolvedBefore = network.resolved.length;
-      const url = authorizeUrl(svc.apiUrl, { response_type: 'code', client_id: documentUrl('client', name), redirect_uri: receiver.redirectUri(), code_challenge: pkce().challenge, code_challenge_method: 'S256', state: 's' });
+      const url = authorizeUrl(svc.apiUrl, {
+        response_type: 'code',
+        client_id: documentUrl('client', name),
+        redirect_uri: receiver.redirectUri(),
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+        state: 's',
+      });
       await assertErrorPage(new TestBrowser(), url, receiver, /not a public address|could not be used/);
       assert.ok(network.resolved.slice(resolvedBefore).includes(name), `${name} was not resolved through the given resolver`);
       assert.equal(network.connected.length, before, `a connection was opened for ${name}`);
@@ -531,7 +742,13 @@ describe('Client ID Metadata Documents through a stand-in network', { timeout: 1
   for (const literal of ['127.0.0.1', '10.0.0.1', '[::1]', '169.254.169.254']) {
     test(`an address literal ${literal} as the document host is refused without a connection`, async () => {
       const before = network.connected.length;
-      const url = authorizeUrl(svc.apiUrl, { response_type: 'code', client_id: `https://${literal}/client.json`, redirect_uri: receiver.redirectUri(), code_challenge: pkce().challenge, code_challenge_method: 'S256' });
+      const url = authorizeUrl(svc.apiUrl, {
+        response_type: 'code',
+        client_id: `https://${literal}/client.json`,
+        redirect_uri: receiver.redirectUri(),
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      });
       await assertErrorPage(new TestBrowser(), url, receiver, /could not be used|not a public address/);
       assert.equal(network.connected.length, before);
     });
@@ -540,7 +757,13 @@ describe('Client ID Metadata Documents through a stand-in network', { timeout: 1
   test('a document whose client_id differs from its URL: error page, no redirect', async () => {
     const clientId = documentUrl('impostor');
     serve('impostor', { client_id: documentUrl('someone-else'), client_name: 'Impostor', redirect_uris: [receiver.redirectUri()] });
-    const url = authorizeUrl(svc.apiUrl, { response_type: 'code', client_id: clientId, redirect_uri: receiver.redirectUri(), code_challenge: pkce().challenge, code_challenge_method: 'S256' });
+    const url = authorizeUrl(svc.apiUrl, {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: receiver.redirectUri(),
+      code_challenge: pkce().challenge,
+      code_challenge_method: 'S256',
+    });
     fresh();
     await assertErrorPage(new TestBrowser(), url, receiver, /must name its own URL as client_id/, assertOnlyStubResolver);
   });
@@ -550,7 +773,13 @@ describe('Client ID Metadata Documents through a stand-in network', { timeout: 1
     serve('gone', { client_id: documentUrl('gone') }, 404);
     host.documents.set('/oauth/html.json', { status: 200, body: '<html></html>', contentType: 'text/html' });
     for (const name of ['moved', 'gone', 'html']) {
-      const url = authorizeUrl(svc.apiUrl, { response_type: 'code', client_id: documentUrl(name), redirect_uri: receiver.redirectUri(), code_challenge: pkce().challenge, code_challenge_method: 'S256' });
+      const url = authorizeUrl(svc.apiUrl, {
+        response_type: 'code',
+        client_id: documentUrl(name),
+        redirect_uri: receiver.redirectUri(),
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      });
       fresh();
       await assertErrorPage(new TestBrowser(), url, receiver, /could not be used: it (answered|is not JSON)/, assertOnlyStubResolver);
     }
@@ -559,7 +788,13 @@ describe('Client ID Metadata Documents through a stand-in network', { timeout: 1
   test('a redirect URI the document does not list: error page, no redirect', async () => {
     const clientId = documentUrl('narrow');
     serve('narrow', { client_id: clientId, client_name: 'Narrow', redirect_uris: ['http://127.0.0.1:1/only-here'] });
-    const url = authorizeUrl(svc.apiUrl, { response_type: 'code', client_id: clientId, redirect_uri: receiver.redirectUri('127.0.0.1', '/elsewhere'), code_challenge: pkce().challenge, code_challenge_method: 'S256' });
+    const url = authorizeUrl(svc.apiUrl, {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: receiver.redirectUri('127.0.0.1', '/elsewhere'),
+      code_challenge: pkce().challenge,
+      code_challenge_method: 'S256',
+    });
     fresh();
     await assertErrorPage(new TestBrowser(), url, receiver, /redirect_uri/, assertOnlyStubResolver);
   });

@@ -23,11 +23,18 @@ describe('the consent screen in Chromium', () => {
     await svc.stop();
   });
 
-  test('says that the app\'s name is what the app says of itself and is not verified, waiting and deciding', TEST_TIMEOUT, () =>
+  test("says that the app's name is what the app says of itself and is not verified, waiting and deciding", TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
       const name = 'Totally Official Editor';
       const { client_id } = await registerClient(svc.apiUrl, [receiver.redirectUri()], name);
-      const url = () => authorizeUrl(svc.apiUrl, { response_type: 'code', client_id, redirect_uri: receiver.redirectUri(), code_challenge: pkce().challenge, code_challenge_method: 'S256' });
+      const url = () =>
+        authorizeUrl(svc.apiUrl, {
+          response_type: 'code',
+          client_id,
+          redirect_uri: receiver.redirectUri(),
+          code_challenge: pkce().challenge,
+          code_challenge_method: 'S256',
+        });
       const sentence = `The name “${name}” is what the app says of itself; Statusdesk has not verified it.`;
       for (const signedIn of [false, true]) {
         const { context, page } = await openPage(browser, svc, { signedIn });

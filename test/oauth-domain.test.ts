@@ -48,7 +48,14 @@ async function registeredClient(name = 'Editor'): Promise<OAuthClient> {
 }
 
 async function pendingRequest(client: OAuthClient, scope: 'read' | 'write' = 'write') {
-  return services.oauth.start({ client, redirectUri: 'http://127.0.0.1:4000/callback', codeChallenge: challenge(), scope, resource: `${ISSUER}/mcp`, state: 's' });
+  return services.oauth.start({
+    client,
+    redirectUri: 'http://127.0.0.1:4000/callback',
+    codeChallenge: challenge(),
+    scope,
+    resource: `${ISSUER}/mcp`,
+    state: 's',
+  });
 }
 
 async function oauthRefusal(call: Promise<unknown>, error: string): Promise<OAuthError> {
@@ -92,12 +99,24 @@ describe('redirect URIs at registration', () => {
   for (const [uri, rule] of refused) test(`refuses ${uri}`, () => assert.match(registrationProblem(uri, policy) ?? 'accepted', rule));
 
   test('registration refuses a bad URI by name with invalid_redirect_uri, and stores nothing', async () => {
-    const before = await db.selectFrom('oauth_clients').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    const error = await oauthRefusal(services.oauth.clients.register({ redirect_uris: ['http://127.0.0.1/ok', 'https://evil.example/cb'] }), 'invalid_redirect_uri');
+    const before = await db
+      .selectFrom('oauth_clients')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    const error = await oauthRefusal(
+      services.oauth.clients.register({ redirect_uris: ['http://127.0.0.1/ok', 'https://evil.example/cb'] }),
+      'invalid_redirect_uri',
+    );
     assert.match(error.message, /https:\/\/evil\.example\/cb/);
-    const afterCount = await db.selectFrom('oauth_clients').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const afterCount = await db
+      .selectFrom('oauth_clients')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     assert.equal(Number(afterCount.n), Number(before.n));
-    await oauthRefusal(services.oauth.clients.register({ redirect_uris: ['http://127.0.0.1/cb'], token_endpoint_auth_method: 'client_secret_basic' }), 'invalid_client_metadata');
+    await oauthRefusal(
+      services.oauth.clients.register({ redirect_uris: ['http://127.0.0.1/cb'], token_endpoint_auth_method: 'client_secret_basic' }),
+      'invalid_client_metadata',
+    );
     await oauthRefusal(services.oauth.clients.register({ redirect_uris: [] }), 'invalid_redirect_uri');
     await oauthRefusal(services.oauth.clients.register('not an object'), 'invalid_client_metadata');
   });
@@ -125,12 +144,33 @@ describe('redirect URI matching (RFC 8252)', () => {
 
 describe('addresses of metadata documents', () => {
   test('loopback, private, link-local, CGNAT, multicast, unspecified and mapped forms are refused', () => {
-    for (const address of ['127.0.0.1', '127.9.9.9', '10.0.0.1', '10.255.1.2', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '::1', '::', 'fe80::1', 'fd00::1', 'fc00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', 'not-an-ip']) {
+    for (const address of [
+      '127.0.0.1',
+      '127.9.9.9',
+      '10.0.0.1',
+      '10.255.1.2',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00::1',
+      'fc00::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      'not-an-ip',
+    ]) {
       assert.equal(isPublicAddress(address), false, address);
     }
   });
   test('public addresses pass', () => {
-    for (const address of ['93.184.216.34', '1.1.1.1', '172.32.0.1', '2606:4700::1111', '::ffff:8.8.8.8']) assert.equal(isPublicAddress(address), true, address);
+    for (const address of ['93.184.216.34', '1.1.1.1', '172.32.0.1', '2606:4700::1111', '::ffff:8.8.8.8'])
+      assert.equal(isPublicAddress(address), true, address);
   });
 });
 
@@ -189,7 +229,13 @@ describe('grants', () => {
   async function approve(client: OAuthClient, person: Extract<Actor, { type: 'user' }> = owner, workspaceId = personal) {
     const { id } = await pendingRequest(client);
     await services.oauth.approve(person, { id }, { workspaceId });
-    return db.selectFrom('oauth_grants').selectAll().where('client_id', '=', client.id).where('user_id', '=', person.userId).orderBy('id', 'desc').executeTakeFirstOrThrow();
+    return db
+      .selectFrom('oauth_grants')
+      .selectAll()
+      .where('client_id', '=', client.id)
+      .where('user_id', '=', person.userId)
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
   }
 
   test('approving the same client again replaces the live grant, audited as delete and create', async () => {
@@ -197,9 +243,21 @@ describe('grants', () => {
     const first = await approve(client);
     const second = await approve(client);
     const live = await db.selectFrom('oauth_grants').select('id').where('client_id', '=', client.id).where('revoked_at', 'is', null).execute();
-    assert.deepEqual(live.map((g) => g.id), [second.id]);
-    const entries = await db.selectFrom('audit_log').select(['action', 'entity_id', 'after']).where('entity_type', '=', 'oauth_grant').where('entity_id', 'in', [String(first.id), String(second.id)]).orderBy('id').execute();
-    assert.deepEqual(entries.map((e) => `${e.action} ${e.entity_id}`), [`oauth_grant.create ${first.id}`, `oauth_grant.delete ${first.id}`, `oauth_grant.create ${second.id}`]);
+    assert.deepEqual(
+      live.map((g) => g.id),
+      [second.id],
+    );
+    const entries = await db
+      .selectFrom('audit_log')
+      .select(['action', 'entity_id', 'after'])
+      .where('entity_type', '=', 'oauth_grant')
+      .where('entity_id', 'in', [String(first.id), String(second.id)])
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      entries.map((e) => `${e.action} ${e.entity_id}`),
+      [`oauth_grant.create ${first.id}`, `oauth_grant.delete ${first.id}`, `oauth_grant.create ${second.id}`],
+    );
     assert.equal(JSON.parse(entries[1]!.after!).reason, 'replaced');
   });
 
@@ -213,7 +271,12 @@ describe('grants', () => {
     const rows = await db.selectFrom('oauth_grants').select(['id', 'revoked_at']).where('id', 'in', [adas.id, owners.id]).execute();
     assert.ok(rows.find((r) => r.id === adas.id)?.revoked_at, "the removed member's grant is revoked");
     assert.equal(rows.find((r) => r.id === owners.id)?.revoked_at, null, "the owner's grant stays");
-    const entry = await db.selectFrom('audit_log').select('after').where('action', '=', 'oauth_grant.delete').where('entity_id', '=', String(adas.id)).executeTakeFirstOrThrow();
+    const entry = await db
+      .selectFrom('audit_log')
+      .select('after')
+      .where('action', '=', 'oauth_grant.delete')
+      .where('entity_id', '=', String(adas.id))
+      .executeTakeFirstOrThrow();
     assert.equal(JSON.parse(entry.after!).reason, 'member_removed');
     await rejectsWith(services.workspaces.removeMember(owner, personal, owner.userId), 'PRECONDITION_FAILED');
   });

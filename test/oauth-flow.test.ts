@@ -40,7 +40,12 @@ const insecure = { [oauth.allowInsecureRequests]: true } as const;
 
 /** The repeat window of a used refresh token is over: its use is moved back past it (tokens are stored only as hashes). */
 async function pastRepeatWindow(dataDir: string, refreshToken: string): Promise<void> {
-  const moved = await queryRows(dataDir, "update oauth_tokens set used_at = ? where token_hash = ? and kind = 'refresh' returning kind", new Date(Date.now() - REFRESH_REPEAT_MS - 1000).toISOString(), hashSecret(refreshToken));
+  const moved = await queryRows(
+    dataDir,
+    "update oauth_tokens set used_at = ? where token_hash = ? and kind = 'refresh' returning kind",
+    new Date(Date.now() - REFRESH_REPEAT_MS - 1000).toISOString(),
+    hashSecret(refreshToken),
+  );
   assert.equal(moved.length, 1, 'the refresh token is not stored as the SHA-256 of itself');
 }
 const SCOPES = ['read', 'write'];
@@ -133,7 +138,12 @@ describe('OAuth with an independent client (oauth4webapi)', { timeout: 180_000 }
     const dead = await postMcp(svc.apiUrl, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, bearer(`svc_oat_${'x'.repeat(43)}`));
     assert.equal(dead.status, 401);
     const header = dead.headers.get('www-authenticate') ?? '';
-    assert.ok(header.startsWith(`Bearer resource_metadata="${svc.apiUrl}/.well-known/oauth-protected-resource/mcp", scope="read write", error="invalid_token", error_description="`), header);
+    assert.ok(
+      header.startsWith(
+        `Bearer resource_metadata="${svc.apiUrl}/.well-known/oauth-protected-resource/mcp", scope="read write", error="invalid_token", error_description="`,
+      ),
+      header,
+    );
 
     // oauth4webapi, as a resource client, reads the same challenge.
     const headers = new Headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' });
@@ -181,7 +191,12 @@ describe('OAuth with an independent client (oauth4webapi)', { timeout: 180_000 }
 
     assert.deepEqual(await toolNamesWith(svc.apiUrl, bearer(tokens.access_token)), ALL_TOOLS);
 
-    const page = await svc.services.pages.create(svc.owner, svc.personalId, { slug: `flow-${randomState().toLowerCase().replace(/[^a-z0-9]/g, 'x')}`, title: 'Flow' });
+    const page = await svc.services.pages.create(svc.owner, svc.personalId, {
+      slug: `flow-${randomState()
+        .toLowerCase()
+        .replace(/[^a-z0-9]/g, 'x')}`,
+      title: 'Flow',
+    });
     const editor = await connectMcp(svc.apiUrl, '2025-11-25', bearer(tokens.access_token));
     let reportId: string;
     try {
@@ -202,7 +217,13 @@ describe('OAuth with an independent client (oauth4webapi)', { timeout: 180_000 }
     const done = await authorizeAndApprove(svc, { client: { client_id: client.client_id, redirect_uri: redirectUri }, receiver });
     const answer = await tokenRaw(
       svc.apiUrl,
-      { grant_type: 'authorization_code', code: done.params.get('code')!, redirect_uri: redirectUri, client_id: client.client_id, code_verifier: done.pkce.verifier },
+      {
+        grant_type: 'authorization_code',
+        code: done.params.get('code')!,
+        redirect_uri: redirectUri,
+        client_id: client.client_id,
+        code_verifier: done.pkce.verifier,
+      },
       true,
     );
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
@@ -220,7 +241,12 @@ describe('OAuth with an independent client (oauth4webapi)', { timeout: 180_000 }
     const page = await svc.services.pages.create(svc.owner, svc.personalId, { slug: `read-${Date.now()}`, title: 'Read' });
     const call = await postMcp(
       svc.apiUrl,
-      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'create_status_report', arguments: { pageId: page.id, title: 'No', message: 'm', notify: false } } },
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'create_status_report', arguments: { pageId: page.id, title: 'No', message: 'm', notify: false } },
+      },
       bearer(tokens.access_token),
     );
     // The contract: 403 whose body is the JSON-RPC error -32003, and a step-up challenge for write.
@@ -237,7 +263,12 @@ describe('OAuth with an independent client (oauth4webapi)', { timeout: 180_000 }
     const readKey = await svc.createKey('read');
     const byKey = await postMcp(
       svc.apiUrl,
-      { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'create_status_report', arguments: { pageId: page.id, title: 'No', message: 'm', notify: false } } },
+      {
+        jsonrpc: '2.0',
+        id: 8,
+        method: 'tools/call',
+        params: { name: 'create_status_report', arguments: { pageId: page.id, title: 'No', message: 'm', notify: false } },
+      },
       { 'x-service-key': readKey.secret },
     );
     assert.equal(byKey.status, 200);
@@ -277,13 +308,23 @@ describe('OAuth with an independent client (oauth4webapi)', { timeout: 180_000 }
 
   test('refresh may lower write to read, never raise read to write', async () => {
     const { client, tokens } = await codeFlow({ scope: 'write' });
-    const lowered = await tokenRaw(svc.apiUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: client.client_id, scope: 'read' });
+    const lowered = await tokenRaw(svc.apiUrl, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token!,
+      client_id: client.client_id,
+      scope: 'read',
+    });
     assert.equal(lowered.status, 200, JSON.stringify(lowered.body));
     assert.equal(lowered.body.scope, 'read');
     assert.deepEqual(await toolNamesWith(svc.apiUrl, bearer(lowered.body.access_token)), [...READ_TOOLS].sort());
 
     const reader = await codeFlow({ scope: 'read' });
-    const raised = await tokenRaw(svc.apiUrl, { grant_type: 'refresh_token', refresh_token: reader.tokens.refresh_token!, client_id: reader.client.client_id, scope: 'write' });
+    const raised = await tokenRaw(svc.apiUrl, {
+      grant_type: 'refresh_token',
+      refresh_token: reader.tokens.refresh_token!,
+      client_id: reader.client.client_id,
+      scope: 'write',
+    });
     assert.equal(raised.status, 400);
     assert.equal(raised.body.error, 'invalid_scope');
   });
@@ -317,13 +358,22 @@ describe('OAuth with an independent client (oauth4webapi)', { timeout: 180_000 }
     assert.equal(done.params.get('state'), done.state);
     assert.equal(done.params.get('iss'), svc.apiUrl);
     assert.equal(done.params.get('code'), null);
-    assert.throws(() => oauth.validateAuthResponse(as, client, done.params, done.state), (error: unknown) => error instanceof oauth.AuthorizationResponseError && error.error === 'access_denied');
+    assert.throws(
+      () => oauth.validateAuthResponse(as, client, done.params, done.state),
+      (error: unknown) => error instanceof oauth.AuthorizationResponseError && error.error === 'access_denied',
+    );
   });
 
   test('the waiting page gives redirectTo once: a second look after it was collected has none', async () => {
     const { client, redirectUri } = await newClient();
     const keys = pkce();
-    const { browser, requestId } = await startConsent(svc, { response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, code_challenge: keys.challenge, code_challenge_method: 'S256' });
+    const { browser, requestId } = await startConsent(svc, {
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: redirectUri,
+      code_challenge: keys.challenge,
+      code_challenge_method: 'S256',
+    });
     await decide(svc, requestId, { decide: 'approve' });
     const redirectTo = await waitForRedirect(svc, browser, requestId);
     assert.ok(new URL(redirectTo).searchParams.get('code'));
@@ -336,7 +386,10 @@ describe('OAuth with an independent client (oauth4webapi)', { timeout: 180_000 }
     const whole = await codeFlow({ resource: svc.apiUrl });
     const rpcOnly = await codeFlow({ resource: `${svc.apiUrl}/rpc` });
     const mcpOnly = await codeFlow({ resource: `${svc.apiUrl}/mcp` });
-    for (const [name, tokens] of [['{issuer}', whole.tokens], ['{issuer}/rpc', rpcOnly.tokens]] as const) {
+    for (const [name, tokens] of [
+      ['{issuer}', whole.tokens],
+      ['{issuer}/rpc', rpcOnly.tokens],
+    ] as const) {
       const answer = await listMonitorsRpc(svc.apiUrl, bearer(tokens.access_token));
       assert.equal(answer.status, 200, `${name}: ${JSON.stringify(answer.body)}`);
       assert.ok(Array.isArray(answer.body.httpMonitors ?? []), JSON.stringify(answer.body));
@@ -358,13 +411,16 @@ describe('OAuth with an independent client (oauth4webapi)', { timeout: 180_000 }
     const personal = await svc.services.pages.create(svc.owner, svc.personalId, { slug: `ws-personal-${suffix}`, title: 'In personal' });
 
     const { client, tokens } = await codeFlow({ workspaceId: otherId });
-    assert.equal(await grantIdOf(client.client_id, otherId) > 0, true);
+    assert.equal((await grantIdOf(client.client_id, otherId)) > 0, true);
     const editor = await connectMcp(svc.apiUrl, '2025-11-25', bearer(tokens.access_token));
     try {
       const pages = ok(await editor.call('list_status_pages')).statusPages.map((p: any) => p.id);
       assert.ok(pages.includes(mine.id), 'the chosen workspace is not the one the token reads');
       assert.ok(!pages.includes(personal.id), 'the token reads another workspace');
-      const refused = await editor.client.callTool({ name: 'create_status_report', arguments: { pageId: personal.id, title: 'Across', message: 'm', notify: false } });
+      const refused = await editor.client.callTool({
+        name: 'create_status_report',
+        arguments: { pageId: personal.id, title: 'Across', message: 'm', notify: false },
+      });
       assert.equal(refused.isError, true, 'a page of another workspace was usable');
     } finally {
       await editor.close();
@@ -390,7 +446,10 @@ describe('OAuth with an independent client (oauth4webapi)', { timeout: 180_000 }
     assert.equal(refresh.body.error, 'invalid_grant');
     assert.equal(await mcpStatus(svc.apiUrl, bearer(second.tokens.access_token)), 200);
     const live = (await svc.services.connections.list(svc.owner, svc.personalId)).filter((c) => c.clientId === first.client.client_id);
-    assert.deepEqual(live.map((c) => Number(c.id)), [second.grantId]);
+    assert.deepEqual(
+      live.map((c) => Number(c.id)),
+      [second.grantId],
+    );
   });
 
   test('Connected apps: approval is audited oauth_grant.create; revoking there is 401 on the next call and audited oauth_grant.delete', async () => {
@@ -407,7 +466,11 @@ describe('OAuth with an independent client (oauth4webapi)', { timeout: 180_000 }
     assert.equal(connection.userId, String(svc.owner.userId));
 
     assert.equal(await mcpStatus(svc.apiUrl, bearer(tokens.access_token)), 200);
-    const revoke = await owner.fetch(`${svc.dashboardUrl}/api/connections/${grantId}/revoke`, { method: 'POST', headers: { origin: svc.dashboardUrl, 'content-type': 'application/json' }, body: '{}' });
+    const revoke = await owner.fetch(`${svc.dashboardUrl}/api/connections/${grantId}/revoke`, {
+      method: 'POST',
+      headers: { origin: svc.dashboardUrl, 'content-type': 'application/json' },
+      body: '{}',
+    });
     assert.equal(revoke.status, 200, await revoke.clone().text());
     assert.equal((await json(revoke)).connection.id, String(grantId));
     assert.equal(await mcpStatus(svc.apiUrl, bearer(tokens.access_token)), 401);

@@ -46,11 +46,24 @@ interface RawAnswer {
  * service counts registrations per client address), its body written by `write`. Resolves on the
  * answer, which may come before the body is done.
  */
-function send(port: number, options: { method: string; path: string; headers?: Record<string, string>; localAddress?: string }, write: (req: http.ClientRequest) => void): Promise<RawAnswer> {
+function send(
+  port: number,
+  options: { method: string; path: string; headers?: Record<string, string>; localAddress?: string },
+  write: (req: http.ClientRequest) => void,
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     let answered = false;
     const req = http.request(
-      { host: '127.0.0.1', port, method: options.method, path: options.path, headers: { host: `127.0.0.1:${port}`, ...options.headers }, localAddress: options.localAddress, agent: false, timeout: 10_000 },
+      {
+        host: '127.0.0.1',
+        port,
+        method: options.method,
+        path: options.path,
+        headers: { host: `127.0.0.1:${port}`, ...options.headers },
+        localAddress: options.localAddress,
+        agent: false,
+        timeout: 10_000,
+      },
       (res) => {
         answered = true;
         let text = '';
@@ -97,7 +110,7 @@ function assertRfcShaped(answer: RawAnswer, status: number, error: string, what:
   assertOAuthError(answer, status, error);
 }
 
-describe('the authorization server\'s limits, over HTTP', { timeout: 120_000 }, () => {
+describe("the authorization server's limits, over HTTP", { timeout: 120_000 }, () => {
   let svc: OAuthTestService;
   let receiver: Receiver;
   let port: number;
@@ -125,7 +138,9 @@ describe('the authorization server\'s limits, over HTTP', { timeout: 120_000 }, 
     for (let batch = 0; batch < attempts; batch += 10) {
       answers.push(
         ...(await Promise.all(
-          Array.from({ length: 10 }, () => send(port, { method: 'POST', path: '/oauth/register', headers: { 'content-type': 'application/json' }, localAddress: flooder }, endWith(body))),
+          Array.from({ length: 10 }, () =>
+            send(port, { method: 'POST', path: '/oauth/register', headers: { 'content-type': 'application/json' }, localAddress: flooder }, endWith(body)),
+          ),
         )),
       );
     }
@@ -133,7 +148,10 @@ describe('the authorization server\'s limits, over HTTP', { timeout: 120_000 }, 
     const admitted = answers.filter((a) => a.status === 201).length;
     const refused = answers.filter((a) => a.status !== 201);
     // The budget refills at one a second: what the flood took longer than that may add.
-    assert.ok(admitted >= REGISTRATIONS_PER_MINUTE && admitted <= REGISTRATIONS_PER_MINUTE + Math.ceil(seconds) + 1, `${admitted} of ${attempts} admitted in ${seconds.toFixed(1)} s`);
+    assert.ok(
+      admitted >= REGISTRATIONS_PER_MINUTE && admitted <= REGISTRATIONS_PER_MINUTE + Math.ceil(seconds) + 1,
+      `${admitted} of ${attempts} admitted in ${seconds.toFixed(1)} s`,
+    );
     assert.ok(refused.length > 0);
     for (const answer of refused) {
       assertRfcShaped(answer, 429, 'temporarily_unavailable', 'a refused registration');
@@ -148,7 +166,17 @@ describe('the authorization server\'s limits, over HTTP', { timeout: 120_000 }, 
   test('an app with 10 consent requests waiting gets temporarily_unavailable at its redirect URI, with state and iss; a decision makes room', async () => {
     const { client_id } = await registerClient(svc.apiUrl, [receiver.redirectUri()], 'Eager editor');
     const authorize = (state: string) =>
-      fetch(authorizeUrl(svc.apiUrl, { response_type: 'code', client_id, redirect_uri: receiver.redirectUri(), code_challenge: pkce().challenge, code_challenge_method: 'S256', state }), { redirect: 'manual' });
+      fetch(
+        authorizeUrl(svc.apiUrl, {
+          response_type: 'code',
+          client_id,
+          redirect_uri: receiver.redirectUri(),
+          code_challenge: pkce().challenge,
+          code_challenge_method: 'S256',
+          state,
+        }),
+        { redirect: 'manual' },
+      );
     const ours = async () => (await svc.services.oauth.pending(svc.owner)).filter((r) => r.client.id === client_id);
     try {
       for (let i = 0; i < 10; i++) {
@@ -176,7 +204,9 @@ describe('the authorization server\'s limits, over HTTP', { timeout: 120_000 }, 
 
   test('ten parallel refreshes of one refresh token all get the same new pair, and the grant lives on', async () => {
     const { client, tokens } = await connectClient(svc, receiver);
-    const answers = await Promise.all(Array.from({ length: 10 }, () => tokenRaw(svc.apiUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => tokenRaw(svc.apiUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id })),
+    );
     for (const answer of answers) assert.equal(answer.status, 200, JSON.stringify(answer.body));
     const pairs = new Set(answers.map((a) => `${a.body.access_token} ${a.body.refresh_token}`));
     assert.equal(pairs.size, 1, `${pairs.size} different pairs`);
@@ -196,9 +226,11 @@ describe('the authorization server\'s limits, over HTTP', { timeout: 120_000 }, 
     assert.ok(stored.some((row) => row.token_hash === createHash('sha256').update(pair.refresh_token).digest('hex')));
   });
 
-  test('a body over the limit on /oauth/*: 413 in RFC 6749\'s shape, whether its length is declared or it comes chunked', async () => {
+  test("a body over the limit on /oauth/*: 413 in RFC 6749's shape, whether its length is declared or it comes chunked", async () => {
     for (const path of ['/oauth/token', '/oauth/register', '/oauth/revoke']) {
-      const declared = await send(port, { method: 'POST', path, headers: { 'content-type': 'application/json', 'content-length': String(2 * MiB) } }, (req) => req.write('{"a":"'));
+      const declared = await send(port, { method: 'POST', path, headers: { 'content-type': 'application/json', 'content-length': String(2 * MiB) } }, (req) =>
+        req.write('{"a":"'),
+      );
       assertRfcShaped(declared, 413, 'invalid_request', `${path} with a declared length`);
       assert.match(declared.body.error_description, /over the limit of 1048576 bytes/);
       const chunked = await send(port, { method: 'POST', path, headers: { 'content-type': 'application/x-www-form-urlencoded' } }, writeChunked(2 * MiB));
@@ -207,7 +239,7 @@ describe('the authorization server\'s limits, over HTTP', { timeout: 120_000 }, 
     }
   });
 
-  test('a method an endpoint does not answer: 405 with Allow, in RFC 6749\'s shape', async () => {
+  test("a method an endpoint does not answer: 405 with Allow, in RFC 6749's shape", async () => {
     const cases: [string, string, string][] = [
       ['GET', '/oauth/token', 'POST'],
       ['PUT', '/oauth/register', 'POST'],
@@ -218,17 +250,29 @@ describe('the authorization server\'s limits, over HTTP', { timeout: 120_000 }, 
       ['DELETE', '/.well-known/oauth-protected-resource/mcp', 'GET, HEAD'],
     ];
     for (const [method, path, allow] of cases) {
-      const answer = await send(port, { method, path, headers: method === 'GET' || method === 'DELETE' ? {} : { 'content-type': 'application/json' } }, endWith(method === 'GET' || method === 'DELETE' ? '' : '{}'));
+      const answer = await send(
+        port,
+        { method, path, headers: method === 'GET' || method === 'DELETE' ? {} : { 'content-type': 'application/json' } },
+        endWith(method === 'GET' || method === 'DELETE' ? '' : '{}'),
+      );
       assertRfcShaped(answer, 405, 'invalid_request', `${method} ${path}`);
       assert.equal(answer.headers.allow, allow, `${method} ${path}`);
       assert.match(answer.body.error_description, new RegExp(`^${method} is not allowed on ${path.replaceAll('.', '\\.')}`));
     }
   });
 
-  test('an unknown path under /oauth/: 404 in RFC 6749\'s shape; the dashboard\'s consent requests keep the dashboard\'s envelope', async () => {
-    const unknown: [string, string][] = [['GET', '/oauth/userinfo'], ['POST', '/oauth/introspect'], ['GET', '/oauth/consent']];
+  test("an unknown path under /oauth/: 404 in RFC 6749's shape; the dashboard's consent requests keep the dashboard's envelope", async () => {
+    const unknown: [string, string][] = [
+      ['GET', '/oauth/userinfo'],
+      ['POST', '/oauth/introspect'],
+      ['GET', '/oauth/consent'],
+    ];
     for (const [method, path] of unknown) {
-      const answer = await send(port, { method, path, headers: method === 'POST' ? { 'content-type': 'application/json' } : {} }, endWith(method === 'POST' ? '{}' : ''));
+      const answer = await send(
+        port,
+        { method, path, headers: method === 'POST' ? { 'content-type': 'application/json' } : {} },
+        endWith(method === 'POST' ? '{}' : ''),
+      );
       assertRfcShaped(answer, 404, 'invalid_request', `${method} ${path}`);
       assert.match(answer.body.error_description, /is not an endpoint of this authorization server/);
     }
@@ -240,7 +284,7 @@ describe('the authorization server\'s limits, over HTTP', { timeout: 120_000 }, 
 
 // ---- the limits in the domain, with small numbers ---------------------------------------------------
 
-describe('the authorization server\'s limits, in the domain', () => {
+describe("the authorization server's limits, in the domain", () => {
   const ISSUER = 'http://localhost:3000';
   let dir: Awaited<ReturnType<typeof tempDir>>;
   let db: Db;
@@ -260,7 +304,8 @@ describe('the authorization server\'s limits, in the domain', () => {
   });
 
   /** An authorization server over the same database, with limits of its own. */
-  const withLimits = (limits: NonNullable<Parameters<typeof createOAuthService>[1]['limits']>): OAuthService => createOAuthService(db, { issuer: ISSUER, limits });
+  const withLimits = (limits: NonNullable<Parameters<typeof createOAuthService>[1]['limits']>): OAuthService =>
+    createOAuthService(db, { issuer: ISSUER, limits });
 
   const register = (oauth: OAuthService, name: string) => oauth.clients.register({ client_name: name, redirect_uris: ['http://127.0.0.1/callback'] });
 
@@ -302,10 +347,23 @@ describe('the authorization server\'s limits, in the domain', () => {
 
   test('consent requests pending at once are capped per app and in total; a decision makes room', async () => {
     // Requests left pending by other tests are out of this test's way.
-    await db.updateTable('oauth_requests').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('status', '=', 'pending').execute();
+    await db
+      .updateTable('oauth_requests')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('status', '=', 'pending')
+      .execute();
     const oauth = withLimits({ pendingPerClient: 2, pendingTotal: 3 });
-    const client = async (name: string): Promise<OAuthClient> => oauth.clients.resolve((await register(oauth, name)).client_id, async () => assert.fail('never fetched'));
-    const start = (c: OAuthClient) => oauth.start({ client: c, redirectUri: 'http://127.0.0.1:4000/callback', codeChallenge: pkce().challenge, scope: 'write', resource: `${ISSUER}/mcp`, state: randomBytes(4).toString('hex') });
+    const client = async (name: string): Promise<OAuthClient> =>
+      oauth.clients.resolve((await register(oauth, name)).client_id, async () => assert.fail('never fetched'));
+    const start = (c: OAuthClient) =>
+      oauth.start({
+        client: c,
+        redirectUri: 'http://127.0.0.1:4000/callback',
+        codeChallenge: pkce().challenge,
+        scope: 'write',
+        resource: `${ISSUER}/mcp`,
+        state: randomBytes(4).toString('hex'),
+      });
     const a = await client('App A');
     const b = await client('App B');
     const c = await client('App C');
@@ -322,6 +380,10 @@ describe('the authorization server\'s limits, in the domain', () => {
     assert.equal(pending.length, 3);
     await oauth.deny(owner, { matchCode: pending.find((r) => r.client.id === a.id)!.matchCode });
     await start(c);
-    await db.updateTable('oauth_requests').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('status', '=', 'pending').execute();
+    await db
+      .updateTable('oauth_requests')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('status', '=', 'pending')
+      .execute();
   });
 });

@@ -191,7 +191,10 @@ async function startReceiver(answer: 'ok' | 'error' | 'never'): Promise<Receiver
 // ---- helpers ------------------------------------------------------------------------------------
 
 function monitorClient(baseUrl: string, secret: string): MonitorClient {
-  return createClient(MonitorService, createConnectTransport({ baseUrl: `${baseUrl}/rpc`, httpVersion: '1.1', interceptors: [withHeaders({ 'x-service-key': secret })] }));
+  return createClient(
+    MonitorService,
+    createConnectTransport({ baseUrl: `${baseUrl}/rpc`, httpVersion: '1.1', interceptors: [withHeaders({ 'x-service-key': secret })] }),
+  );
 }
 
 /** Triggers a check and measures how long the call took. */
@@ -235,15 +238,25 @@ describe('OTLP export of check metrics', () => {
     const common = { periodicity: Periodicity.PERIODICITY_1M, retry: 0 };
     const headersA = { authorization: SECRET };
     const headersB = { authorization: 'Bearer grpc-collector', 'x-scope-orgid': 'statusdesk-tests' };
-    ids.tcp = (await client.createTCPMonitor({ monitor: { ...common, name: 'tcp up', uri: tcp.uri, regions: ['iad', 'fra'], openTelemetry: otel(collectorA, headersA) } })).monitor!.id;
+    ids.tcp = (
+      await client.createTCPMonitor({
+        monitor: { ...common, name: 'tcp up', uri: tcp.uri, regions: ['iad', 'fra'], openTelemetry: otel(collectorA, headersA) },
+      })
+    ).monitor!.id;
     const refusedUri = `127.0.0.1:${await closedPort()}`;
-    ids.refused = (await client.createTCPMonitor({ monitor: { ...common, name: 'tcp refused', uri: refusedUri, regions: ['sin'], openTelemetry: otel(collectorA, headersA) } })).monitor!.id;
+    ids.refused = (
+      await client.createTCPMonitor({
+        monitor: { ...common, name: 'tcp refused', uri: refusedUri, regions: ['sin'], openTelemetry: otel(collectorA, headersA) },
+      })
+    ).monitor!.id;
     const grpcCommon = { ...common, uri: grpc.uri, tls: TLSMode.TLS_MODE_PLAINTEXT, openTelemetry: otel(collectorB, headersB) };
     ids.serving = (await client.createGRPCMonitor({ monitor: { ...grpcCommon, name: 'grpc serving', regions: ['iad', 'fra'] } })).monitor!.id;
-    ids.notServing = (await client.createGRPCMonitor({ monitor: { ...grpcCommon, name: 'grpc not serving', service: 'statusdesk.test.Down', regions: ['ams'] } })).monitor!.id;
+    ids.notServing = (
+      await client.createGRPCMonitor({ monitor: { ...grpcCommon, name: 'grpc not serving', service: 'statusdesk.test.Down', regions: ['ams'] } })
+    ).monitor!.id;
     ids.plain = (await client.createTCPMonitor({ monitor: { ...common, name: 'no export', uri: tcp.uri, regions: ['iad'] } })).monitor!.id;
 
-    const run = async (key: keyof typeof ids) => ((results[key] ??= []).push((await trigger(client, ids[key])).results));
+    const run = async (key: keyof typeof ids) => (results[key] ??= []).push((await trigger(client, ids[key])).results);
     await run('tcp');
     await run('tcp');
     await run('refused');
@@ -263,11 +276,38 @@ describe('OTLP export of check metrics', () => {
   });
 
   test('the checks themselves ran as expected', () => {
-    assert.deepEqual(results['tcp']!.map((r) => r.map((x) => [x.region, x.result])), [[['iad', 'up'], ['fra', 'up']], [['iad', 'up'], ['fra', 'up']]]);
-    assert.deepEqual(results['refused']![0]!.map((x) => x.result), ['down']);
-    assert.deepEqual(results['serving']![0]!.map((x) => [x.result, x.grpcStatus]), [['up', 'SERVING'], ['up', 'SERVING']]);
-    assert.deepEqual(results['notServing']![0]!.map((x) => [x.result, x.grpcStatus]), [['down', 'NOT_SERVING']]);
-    assert.deepEqual(results['plain']![0]!.map((x) => x.result), ['up']);
+    assert.deepEqual(
+      results['tcp']!.map((r) => r.map((x) => [x.region, x.result])),
+      [
+        [
+          ['iad', 'up'],
+          ['fra', 'up'],
+        ],
+        [
+          ['iad', 'up'],
+          ['fra', 'up'],
+        ],
+      ],
+    );
+    assert.deepEqual(
+      results['refused']![0]!.map((x) => x.result),
+      ['down'],
+    );
+    assert.deepEqual(
+      results['serving']![0]!.map((x) => [x.result, x.grpcStatus]),
+      [
+        ['up', 'SERVING'],
+        ['up', 'SERVING'],
+      ],
+    );
+    assert.deepEqual(
+      results['notServing']![0]!.map((x) => [x.result, x.grpcStatus]),
+      [['down', 'NOT_SERVING']],
+    );
+    assert.deepEqual(
+      results['plain']![0]!.map((x) => x.result),
+      ['up'],
+    );
   });
 
   test("each monitor's metrics reach its own endpoint as OTLP/HTTP JSON, with its configured headers", async () => {
@@ -291,7 +331,8 @@ describe('OTLP export of check metrics', () => {
     for (const id of [ids.tcp, ids.refused]) assert.ok(seenByA.has(id) && !seenByB.has(id), `monitor ${id} exports to A only`);
     for (const id of [ids.serving, ids.notServing]) assert.ok(seenByB.has(id) && !seenByA.has(id), `monitor ${id} exports to B only`);
     // Each monitor has its own exporter, so no export mixes monitors (and a removed one stops cleanly).
-    for (const r of [...collectorA.requests, ...collectorB.requests]) assert.ok(new Set(r.points.map((p) => p.attributes[ID])).size <= 1, 'one monitor per export');
+    for (const r of [...collectorA.requests, ...collectorB.requests])
+      assert.ok(new Set(r.points.map((p) => p.attributes[ID])).size <= 1, 'one monitor per export');
 
     for (const point of [...collectorA.latest(ids.tcp), ...collectorB.latest(ids.serving)]) {
       assert.equal(point.resource['service.name'], 'statusdesk');
@@ -306,11 +347,18 @@ describe('OTLP export of check metrics', () => {
     assert.deepEqual(metricNames(points), [COUNT, PHASE('connect'), DURATION].sort());
 
     for (const point of points) {
-      const expected: Attributes = { [ID]: ids.tcp, 'statusdesk.monitor.name': 'tcp up', 'statusdesk.monitor.type': 'tcp', 'statusdesk.region': point.attributes['statusdesk.region']!, 'statusdesk.runner': 'local' };
+      const expected: Attributes = {
+        [ID]: ids.tcp,
+        'statusdesk.monitor.name': 'tcp up',
+        'statusdesk.monitor.type': 'tcp',
+        'statusdesk.region': point.attributes['statusdesk.region']!,
+        'statusdesk.runner': 'local',
+      };
       if (point.metric === COUNT) expected['statusdesk.check.result'] = 'up';
       assert.deepEqual(point.attributes, expected, `attributes of ${point.metric}`);
     }
-    for (const metric of [DURATION, PHASE('connect'), COUNT]) assert.deepEqual(regionsOf(byMetric(points, metric)), ['fra', 'iad'], `${metric}: one series per region`);
+    for (const metric of [DURATION, PHASE('connect'), COUNT])
+      assert.deepEqual(regionsOf(byMetric(points, metric)), ['fra', 'iad'], `${metric}: one series per region`);
 
     const checks = results['tcp']!.map((r) => r[0]!);
     for (const point of byMetric(points, DURATION)) {
@@ -357,9 +405,21 @@ describe('OTLP export of check metrics', () => {
       assert.equal(point.value, 1);
     }
     const down = byMetric(notServing, SERVING);
-    assert.deepEqual(down.map((p) => [p.attributes['statusdesk.region'], p.value]), [['ams', 0]]);
-    assert.deepEqual(byMetric(notServing, COUNT).map((p) => [p.attributes['statusdesk.check.result'], p.value]), [['down', 1]]);
-    assert.deepEqual(byMetric(serving, COUNT).map((p) => [p.attributes['statusdesk.check.result'], p.value]), [['up', 1], ['up', 1]]);
+    assert.deepEqual(
+      down.map((p) => [p.attributes['statusdesk.region'], p.value]),
+      [['ams', 0]],
+    );
+    assert.deepEqual(
+      byMetric(notServing, COUNT).map((p) => [p.attributes['statusdesk.check.result'], p.value]),
+      [['down', 1]],
+    );
+    assert.deepEqual(
+      byMetric(serving, COUNT).map((p) => [p.attributes['statusdesk.check.result'], p.value]),
+      [
+        ['up', 1],
+        ['up', 1],
+      ],
+    );
 
     const check = results['serving']![0]![0]!;
     for (const phase of ['connect', 'ttfb', 'transfer'] as const) {
@@ -380,9 +440,18 @@ describe('OTLP export of check metrics', () => {
   test("a monitor moved to another endpoint exports its new checks there, with that endpoint's headers", async () => {
     const collectorC = await startReceiver('ok');
     try {
-      const { id } = (await client.createTCPMonitor({
-        monitor: { name: 'moving', uri: tcp.uri, periodicity: Periodicity.PERIODICITY_1M, retry: 0, regions: ['gru'], openTelemetry: otel(collectorA, { authorization: SECRET }) },
-      })).monitor!;
+      const { id } = (
+        await client.createTCPMonitor({
+          monitor: {
+            name: 'moving',
+            uri: tcp.uri,
+            periodicity: Periodicity.PERIODICITY_1M,
+            retry: 0,
+            regions: ['gru'],
+            openTelemetry: otel(collectorA, { authorization: SECRET }),
+          },
+        })
+      ).monitor!;
       await trigger(client, id);
       await until(() => collectorA.latest(id).length > 0, 'first check exported to A');
       await client.updateTCPMonitor({ id, monitor: { openTelemetry: otel(collectorC, { 'x-collector': 'c' }) }, updateMask: { paths: ['open_telemetry'] } });
@@ -399,32 +468,46 @@ describe('OTLP export of check metrics', () => {
     }
   });
 
-  test(
-    'a monitor whose openTelemetry is cleared disappears from the exports of an endpoint that other monitors still use',
-    
-    async () => {
-      const { id } = (await client.createTCPMonitor({
-        monitor: { name: 'leaving', uri: tcp.uri, periodicity: Periodicity.PERIODICITY_1M, retry: 0, regions: ['syd'], openTelemetry: otel(collectorA, { authorization: SECRET }) },
-      })).monitor!;
-      // Collector A stays in use by another monitor of this test's own.
-      const staying = (await client.createTCPMonitor({
-        monitor: { name: 'staying', uri: tcp.uri, periodicity: Periodicity.PERIODICITY_1M, retry: 0, regions: ['syd'], openTelemetry: otel(collectorA, { authorization: SECRET }) },
-      })).monitor!.id;
-      await trigger(client, id);
-      await until(() => collectorA.latest(id).length > 0, 'exported to A');
-      await client.updateTCPMonitor({ id, monitor: {}, updateMask: { paths: ['open_telemetry'] } });
-      await trigger(client, staying);
-      await trigger(client, id);
-      const seen = collectorA.requests.length;
-      await until(() => collectorA.requests.length >= seen + 2, 'two more export rounds on A');
-      const last = collectorA.requests.at(-1)!;
-      assert.deepEqual(
-        last.points.filter((p) => p.attributes[ID] === id).map((p) => p.metric),
-        [],
-        'collector A still receives the series of a monitor that no longer exports there',
-      );
-    },
-  );
+  test('a monitor whose openTelemetry is cleared disappears from the exports of an endpoint that other monitors still use', async () => {
+    const { id } = (
+      await client.createTCPMonitor({
+        monitor: {
+          name: 'leaving',
+          uri: tcp.uri,
+          periodicity: Periodicity.PERIODICITY_1M,
+          retry: 0,
+          regions: ['syd'],
+          openTelemetry: otel(collectorA, { authorization: SECRET }),
+        },
+      })
+    ).monitor!;
+    // Collector A stays in use by another monitor of this test's own.
+    const staying = (
+      await client.createTCPMonitor({
+        monitor: {
+          name: 'staying',
+          uri: tcp.uri,
+          periodicity: Periodicity.PERIODICITY_1M,
+          retry: 0,
+          regions: ['syd'],
+          openTelemetry: otel(collectorA, { authorization: SECRET }),
+        },
+      })
+    ).monitor!.id;
+    await trigger(client, id);
+    await until(() => collectorA.latest(id).length > 0, 'exported to A');
+    await client.updateTCPMonitor({ id, monitor: {}, updateMask: { paths: ['open_telemetry'] } });
+    await trigger(client, staying);
+    await trigger(client, id);
+    const seen = collectorA.requests.length;
+    await until(() => collectorA.requests.length >= seen + 2, 'two more export rounds on A');
+    const last = collectorA.requests.at(-1)!;
+    assert.deepEqual(
+      last.points.filter((p) => p.attributes[ID] === id).map((p) => p.metric),
+      [],
+      'collector A still receives the series of a monitor that no longer exports there',
+    );
+  });
 });
 
 // ---- collectors that fail ------------------------------------------------------------------------
@@ -442,10 +525,23 @@ describe('a failing collector never slows or breaks checks', () => {
     [failing, silent, healthy, tcp] = await Promise.all([startReceiver('error'), startReceiver('never'), startReceiver('ok'), startTcpListener()]);
     svc = await startTestService({ OTEL_METRIC_EXPORT_INTERVAL: String(INTERVAL_MS) });
     client = monitorClient(svc.apiUrl, (await svc.createKey('write')).secret);
-    for (const [key, receiver] of [['failing', failing], ['silent', silent], ['healthy', healthy]] as const) {
-      ids[key] = (await client.createTCPMonitor({
-        monitor: { name: key, uri: tcp.uri, periodicity: Periodicity.PERIODICITY_1M, retry: 0, regions: ['iad'], openTelemetry: otel(receiver, { authorization: SECRET }) },
-      })).monitor!.id;
+    for (const [key, receiver] of [
+      ['failing', failing],
+      ['silent', silent],
+      ['healthy', healthy],
+    ] as const) {
+      ids[key] = (
+        await client.createTCPMonitor({
+          monitor: {
+            name: key,
+            uri: tcp.uri,
+            periodicity: Periodicity.PERIODICITY_1M,
+            retry: 0,
+            regions: ['iad'],
+            openTelemetry: otel(receiver, { authorization: SECRET }),
+          },
+        })
+      ).monitor!.id;
     }
   });
 
@@ -459,7 +555,11 @@ describe('a failing collector never slows or breaks checks', () => {
       for (const [key, id] of Object.entries(ids)) {
         const { results, ms } = await trigger(client, id);
         assert.ok(ms < 1000, `round ${round}, ${key}: the trigger took ${ms.toFixed(0)} ms`);
-        assert.deepEqual(results.map((r) => [r.region, r.result]), [['iad', 'up']], `round ${round}, ${key}`);
+        assert.deepEqual(
+          results.map((r) => [r.region, r.result]),
+          [['iad', 'up']],
+          `round ${round}, ${key}`,
+        );
       }
       // The exports of this round go out (and fail) before the next.
       await until(() => byMetric(healthy.latest(ids.healthy), COUNT)[0]?.value === round, `the exports of round ${round}`);
@@ -468,7 +568,10 @@ describe('a failing collector never slows or breaks checks', () => {
     await until(() => failing.requests.length >= 2, 'the failing collector was tried again after a 500');
     await until(() => silent.held() >= 1, 'the silent collector holds an export');
     await until(() => byMetric(healthy.latest(ids.healthy), COUNT)[0]?.value === 3, 'the healthy collector has all three checks');
-    assert.deepEqual(byMetric(failing.requests.at(-1)!.points, COUNT).map((p) => p.attributes[ID]), [ids.failing]);
+    assert.deepEqual(
+      byMetric(failing.requests.at(-1)!.points, COUNT).map((p) => p.attributes[ID]),
+      [ids.failing],
+    );
 
     // The results were stored, too.
     for (const id of Object.values(ids)) {
@@ -485,10 +588,22 @@ describe('a failing collector never slows or breaks checks', () => {
     let stopped = false;
     try {
       const ownClient = monitorClient(stopping.apiUrl, (await stopping.createKey('write')).secret);
-      for (const [name, receiver] of [['held', held], ['other', other]] as const) {
-        const { id } = (await ownClient.createTCPMonitor({
-          monitor: { name, uri: tcp.uri, periodicity: Periodicity.PERIODICITY_1M, retry: 0, regions: ['iad'], openTelemetry: otel(receiver, { authorization: SECRET }) },
-        })).monitor!;
+      for (const [name, receiver] of [
+        ['held', held],
+        ['other', other],
+      ] as const) {
+        const { id } = (
+          await ownClient.createTCPMonitor({
+            monitor: {
+              name,
+              uri: tcp.uri,
+              periodicity: Periodicity.PERIODICITY_1M,
+              retry: 0,
+              regions: ['iad'],
+              openTelemetry: otel(receiver, { authorization: SECRET }),
+            },
+          })
+        ).monitor!;
         await trigger(ownClient, id);
       }
       await until(() => held.held() >= 1 && other.requests.length >= 1, 'an export is in flight to the silent collector');
@@ -500,46 +615,47 @@ describe('a failing collector never slows or breaks checks', () => {
       // Stopped means stopped: no further exports anywhere.
       const counts = [held, other].map((r) => r.requests.length);
       await sleep(3 * INTERVAL_MS);
-      assert.deepEqual([held, other].map((r) => r.requests.length), counts);
+      assert.deepEqual(
+        [held, other].map((r) => r.requests.length),
+        counts,
+      );
     } finally {
       if (!stopped) await stopping.stop();
       await Promise.all([held.close(), other.close()]);
     }
   });
 
-  test(
-    '`statusdesk serve` exits within a few seconds of SIGTERM while a collector holds an export unanswered',
-    
-    async () => {
-      const collector = await startReceiver('never');
-      const dir = await tempDir();
-      const serve = await spawnServe(['--data-dir', dir.path], { OTEL_METRIC_EXPORT_INTERVAL: String(INTERVAL_MS), STATUSDESK_LOG_LEVEL: 'silent' });
-      try {
-        const key = await runCli(['keys', 'create', '--workspace', 'personal', '--scope', 'write', '--name', 'otlp', '--data-dir', dir.path]);
-        assert.equal(key.code, 0, key.stderr);
-        const served = monitorClient(serve.ready.apiUrl, key.stdout.trim());
-        const { id } = (await served.createTCPMonitor({
+  test('`statusdesk serve` exits within a few seconds of SIGTERM while a collector holds an export unanswered', async () => {
+    const collector = await startReceiver('never');
+    const dir = await tempDir();
+    const serve = await spawnServe(['--data-dir', dir.path], { OTEL_METRIC_EXPORT_INTERVAL: String(INTERVAL_MS), STATUSDESK_LOG_LEVEL: 'silent' });
+    try {
+      const key = await runCli(['keys', 'create', '--workspace', 'personal', '--scope', 'write', '--name', 'otlp', '--data-dir', dir.path]);
+      assert.equal(key.code, 0, key.stderr);
+      const served = monitorClient(serve.ready.apiUrl, key.stdout.trim());
+      const { id } = (
+        await served.createTCPMonitor({
           monitor: { name: 'silent', uri: tcp.uri, periodicity: Periodicity.PERIODICITY_1M, retry: 0, regions: ['iad'], openTelemetry: otel(collector, {}) },
-        })).monitor!;
-        const { results, ms } = await trigger(served, id);
-        assert.ok(ms < 1000, `the trigger took ${ms.toFixed(0)} ms`);
-        assert.equal(results[0]!.result, 'up');
-        await until(() => collector.held() >= 1, 'an export is held by the collector');
+        })
+      ).monitor!;
+      const { results, ms } = await trigger(served, id);
+      assert.ok(ms < 1000, `the trigger took ${ms.toFixed(0)} ms`);
+      assert.equal(results[0]!.result, 'up');
+      await until(() => collector.held() >= 1, 'an export is held by the collector');
 
-        const start = performance.now();
-        const exited = serve.stop('SIGTERM');
-        const code = await Promise.race([exited, sleep(5000).then(() => 'still running' as const)]);
-        const ms2 = performance.now() - start;
-        assert.equal(code, 0, `serve after SIGTERM: ${code} (${ms2.toFixed(0)} ms)`);
-        assert.ok(ms2 < 4000, `serve took ${ms2.toFixed(0)} ms to exit`);
-      } finally {
-        if (serve.child.exitCode === null && serve.child.signalCode === null) {
-          serve.child.kill('SIGKILL');
-          await once(serve.child, 'exit');
-        }
-        await collector.close();
-        await dir.remove();
+      const start = performance.now();
+      const exited = serve.stop('SIGTERM');
+      const code = await Promise.race([exited, sleep(5000).then(() => 'still running' as const)]);
+      const ms2 = performance.now() - start;
+      assert.equal(code, 0, `serve after SIGTERM: ${code} (${ms2.toFixed(0)} ms)`);
+      assert.ok(ms2 < 4000, `serve took ${ms2.toFixed(0)} ms to exit`);
+    } finally {
+      if (serve.child.exitCode === null && serve.child.signalCode === null) {
+        serve.child.kill('SIGKILL');
+        await once(serve.child, 'exit');
       }
-    },
-  );
+      await collector.close();
+      await dir.remove();
+    }
+  });
 });

@@ -41,7 +41,7 @@ describe('two services on one PostgreSQL', { skip: withoutPostgres }, () => {
     await server?.stop();
   });
 
-  test('check each monitor once per slot, and one takes the other\'s share once its lease runs out, missing no slot after', { timeout: 240_000 }, async () => {
+  test("check each monitor once per slot, and one takes the other's share once its lease runs out, missing no slot after", { timeout: 240_000 }, async () => {
     const url = await server.createDatabase();
     const env = { STATUSDESK_CHECKS: 'on', STATUSDESK_CHECK_LEASE_MS: String(LEASE_MS), STATUSDESK_DATA_DIR: undefined };
     const serve = async (dataDir: string): Promise<ServeProcess> => {
@@ -51,20 +51,29 @@ describe('two services on one PostgreSQL', { skip: withoutPostgres }, () => {
     };
     const [dirA, dirB] = [await cleanup.folder(), await cleanup.folder()];
     const a = await serve(dirA);
-    const created = await runCli(['keys', 'create', '--workspace', 'personal', '--scope', 'write', '--name', 'leases', '--data-dir', dirA], { STATUSDESK_DATABASE_URL: url });
+    const created = await runCli(['keys', 'create', '--workspace', 'personal', '--scope', 'write', '--name', 'leases', '--data-dir', dirA], {
+      STATUSDESK_DATABASE_URL: url,
+    });
     assert.equal(created.code, 0, created.stderr);
     const { monitors } = createClient({ baseUrl: `${a.ready.apiUrl}/rpc`, apiKey: created.stdout.trim(), env: {} });
     // Ids three apart spread the monitors over the 64 shards (id % 64), so each process holds some.
     const ids: number[] = [];
     for (let n = 0; ids.length < MONITORS; n++) {
-      const { monitor } = await monitors.createTCPMonitor({ monitor: { name: `m${n}`, uri: targets[n % targets.length]!.uri, periodicity: Periodicity.PERIODICITY_30S, retry: 0, regions: ['iad'] } });
+      const { monitor } = await monitors.createTCPMonitor({
+        monitor: { name: `m${n}`, uri: targets[n % targets.length]!.uri, periodicity: Periodicity.PERIODICITY_30S, retry: 0, regions: ['iad'] },
+      });
       if (n % 3 === 0) ids.push(Number(monitor!.id));
       else await monitors.deleteMonitor({ id: monitor!.id });
     }
 
     shareSealingKey(dirA, dirB);
     const b = await serve(dirB);
-    await eventually(() => shardsByHolder(url), (shares) => shares.join() === '32,32', 'the two processes hold half the shards each', 4 * LEASE_MS);
+    await eventually(
+      () => shardsByHolder(url),
+      (shares) => shares.join() === '32,32',
+      'the two processes hold half the shards each',
+      4 * LEASE_MS,
+    );
     const sharedFrom = Date.now() + READ_MS;
     /** The slots of the period from `from`, read again (bounded) while `owed` finds slots whose checks are not stored yet. */
     const slots = async (from: number, owed: (count: SlotCount) => number) => {
@@ -76,19 +85,29 @@ describe('two services on one PostgreSQL', { skip: withoutPostgres }, () => {
       }
     };
     const shared = await slots(sharedFrom, (count) => count.missed);
-    assert.deepEqual({ duplicates: shared.duplicates, missed: shared.missed }, { duplicates: 0, missed: 0 }, `checks while both run: missed ${JSON.stringify([...shared.misses])}`);
+    assert.deepEqual(
+      { duplicates: shared.duplicates, missed: shared.missed },
+      { duplicates: 0, missed: 0 },
+      `checks while both run: missed ${JSON.stringify([...shared.misses])}`,
+    );
 
     const killedAt = Date.now();
     b.child.kill('SIGKILL');
     // Its shards' lease runs out a lease time after its last renewal, and the process left takes them at its next round.
-    await eventually(() => shardsByHolder(url), (shares) => shares.join() === '64', 'the process left takes every shard', 3 * LEASE_MS);
+    await eventually(
+      () => shardsByHolder(url),
+      (shares) => shares.join() === '64',
+      'the process left takes every shard',
+      3 * LEASE_MS,
+    );
     const takenAt = Date.now();
     const holders = await queryPostgres<{ holder: string }>(url, 'select distinct holder from check_leases where holder is not null');
     assert.equal(holders.length, 1, 'the process left holds the upkeep too (the row after the shards)');
     // The killed process's monitors whose slot came before the other took its shards and read
     // them miss that slot; none later.
     const handedOverBy = takenAt + READ_MS;
-    const lateMisses = (count: SlotCount) => [...count.misses].flatMap(([id, missed]) => missed.filter((slot) => slot >= handedOverBy).map((slot) => ({ id, afterKillMs: slot - killedAt })));
+    const lateMisses = (count: SlotCount) =>
+      [...count.misses].flatMap(([id, missed]) => missed.filter((slot) => slot >= handedOverBy).map((slot) => ({ id, afterKillMs: slot - killedAt })));
     const handedOver = await slots(killedAt, (count) => lateMisses(count).length);
     assert.equal(handedOver.duplicates, 0, 'no slot checked twice across the handover');
     assert.deepEqual(lateMisses(handedOver), [], `slots missed after the shards were taken, ${takenAt - killedAt} ms after the kill`);

@@ -57,9 +57,22 @@ async function insertMonitor(db: Db): Promise<{ id: number }> {
   return db
     .insertInto('monitors')
     .values({
-      workspace_id: workspace.id, type: 'tcp', name: 'm', description: '', active: 1, periodicity: '30s', regions: '[]',
-      timeout_ms: 1000, degraded_ms: null, retry: 0, open_telemetry: null, tags: '[]', settings: '{}', revision: 1,
-      created_at: '', updated_at: '',
+      workspace_id: workspace.id,
+      type: 'tcp',
+      name: 'm',
+      description: '',
+      active: 1,
+      periodicity: '30s',
+      regions: '[]',
+      timeout_ms: 1000,
+      degraded_ms: null,
+      retry: 0,
+      open_telemetry: null,
+      tags: '[]',
+      settings: '{}',
+      revision: 1,
+      created_at: '',
+      updated_at: '',
     } as never)
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -100,7 +113,10 @@ describe('PostgreSQL schema', { skip: withoutPostgres }, () => {
     const sqliteDb = await openDatabase(dir.path);
     try {
       const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(pgDb);
-      assert.deepEqual(applied.rows.map((r) => r.name), Object.keys(migrations));
+      assert.deepEqual(
+        applied.rows.map((r) => r.name),
+        Object.keys(migrations),
+      );
       assert.deepEqual(await postgresColumns(pgDb), await sqliteColumns(sqliteDb));
       // The indexes migrations name (those of keys and unique constraints are each engine's own).
       const sqliteIndexes = await sql<{ name: string }>`
@@ -134,18 +150,30 @@ describe('PostgreSQL schema', { skip: withoutPostgres }, () => {
       const latency = 123.456789012345;
       await db
         .insertInto('check_results')
-        .values({ monitor_id: monitor.id, runner: 'local', regions: '[]', started_at: startedAt, result: 'up', latency_ms: latency, attempts: 1, message: '' } as never)
+        .values({
+          monitor_id: monitor.id,
+          runner: 'local',
+          regions: '[]',
+          started_at: startedAt,
+          result: 'up',
+          latency_ms: latency,
+          attempts: 1,
+          message: '',
+        } as never)
         .execute();
       const row = await db.selectFrom('check_results').select(['id', 'started_at', 'latency_ms']).executeTakeFirstOrThrow();
       assert.deepEqual(row, { id: 1, started_at: startedAt, latency_ms: latency });
-      const counted = await db.selectFrom('check_results').select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.sum<number>('started_at').as('total')]).executeTakeFirstOrThrow();
+      const counted = await db
+        .selectFrom('check_results')
+        .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.sum<number>('started_at').as('total')])
+        .executeTakeFirstOrThrow();
       assert.deepEqual(counted, { n: 1, total: startedAt });
     } finally {
       await db.destroy();
     }
   });
 
-  test('0011 re-encodes stored rollups\' latency histograms: the same buckets and counts', async () => {
+  test("0011 re-encodes stored rollups' latency histograms: the same buckets and counts", async () => {
     const db = await open(await server.createDatabase());
     try {
       const monitor = await insertMonitor(db);
@@ -153,7 +181,17 @@ describe('PostgreSQL schema', { skip: withoutPostgres }, () => {
       const rows = legacyHistograms(2_345).map((histogram, i) => ({ ...histogram, hour: Date.UTC(2026, 0, 1) + i * 3_600_000 }));
       await db
         .insertInto('check_rollups')
-        .values(rows.map((row) => ({ monitor_id: monitor.id, hour: row.hour, success_count: 1, degraded_count: 0, error_count: 0, latency: row.pairs, last_ping_at: 0 })))
+        .values(
+          rows.map((row) => ({
+            monitor_id: monitor.id,
+            hour: row.hour,
+            success_count: 1,
+            degraded_count: 0,
+            error_count: 0,
+            latency: row.pairs,
+            last_ping_at: 0,
+          })),
+        )
         .execute();
 
       await compactLatencies.up(db as Kysely<any>);
@@ -172,7 +210,11 @@ describe('PostgreSQL schema', { skip: withoutPostgres }, () => {
       const none: number[] = [];
       assert.deepEqual(await db.selectFrom('private_locations').select('name').where('id', 'in', none).execute(), []);
       assert.deepEqual(await db.selectFrom('private_locations').select('name').where('id', 'not in', none).execute(), [{ name: 'local' }]);
-      const updated = await db.updateTable('private_locations').set({ status: 'error' }).where((eb) => eb.or([eb('id', 'in', none), eb('name', '=', 'local')])).executeTakeFirst();
+      const updated = await db
+        .updateTable('private_locations')
+        .set({ status: 'error' })
+        .where((eb) => eb.or([eb('id', 'in', none), eb('name', '=', 'local')]))
+        .executeTakeFirst();
       assert.equal(Number(updated.numUpdatedRows), 1);
     } finally {
       await db.destroy();

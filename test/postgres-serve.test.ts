@@ -34,10 +34,14 @@ describe('serve on PostgreSQL', { skip: withoutPostgres }, () => {
     const serve = await spawnServe(['--data-dir', dataDir, '--database', url], { STATUSDESK_CHECKS: 'on', STATUSDESK_DATA_DIR: undefined });
     cleanup.children.push(serve.child);
 
-    const refused = await runCli(['keys', 'create', '--workspace', 'personal', '--scope', 'write', '--name', 'deploys', '--data-dir', dataDir], { STATUSDESK_DATABASE_URL: '' });
+    const refused = await runCli(['keys', 'create', '--workspace', 'personal', '--scope', 'write', '--name', 'deploys', '--data-dir', dataDir], {
+      STATUSDESK_DATABASE_URL: '',
+    });
     assertOneLineError(refused, /keeps its data in the PostgreSQL database test_\d+ at 127\.0\.0\.1:\d+: set STATUSDESK_DATABASE_URL/);
 
-    const created = await runCli(['keys', 'create', '--workspace', 'personal', '--scope', 'write', '--name', 'deploys', '--data-dir', dataDir], { STATUSDESK_DATABASE_URL: url });
+    const created = await runCli(['keys', 'create', '--workspace', 'personal', '--scope', 'write', '--name', 'deploys', '--data-dir', dataDir], {
+      STATUSDESK_DATABASE_URL: url,
+    });
     assert.equal(created.code, 0, created.stderr);
     const key = created.stdout.trim();
 
@@ -47,7 +51,9 @@ describe('serve on PostgreSQL', { skip: withoutPostgres }, () => {
     assert.deepEqual(await queryPostgres(url, 'select name from api_keys'), [{ name: 'deploys' }], 'the key is in PostgreSQL');
 
     const { monitors } = createClient({ baseUrl: `${serve.ready.apiUrl}/rpc`, apiKey: key, env: {} });
-    const { monitor } = await monitors.createTCPMonitor({ monitor: { name: 'db', uri: target.uri, periodicity: Periodicity.PERIODICITY_30S, retry: 0, regions: ['iad'] } });
+    const { monitor } = await monitors.createTCPMonitor({
+      monitor: { name: 'db', uri: target.uri, periodicity: Periodicity.PERIODICITY_30S, retry: 0, regions: ['iad'] },
+    });
     const id = monitor!.id;
     // Its first slot is within one period.
     const rows = await eventually(
@@ -64,7 +70,7 @@ describe('serve on PostgreSQL', { skip: withoutPostgres }, () => {
     assert.equal(Number(leases[0]!.n), 0, 'a stopped service gives its leases back');
   });
 
-  test('a URL that is not PostgreSQL\'s is refused naming the setting, without its password', async () => {
+  test("a URL that is not PostgreSQL's is refused naming the setting, without its password", async () => {
     const dataDir = await cleanup.folder();
     const mysql = `mysql://statusdesk:${PASSWORD}@127.0.0.1:3306/statusdesk`;
     const byFlag = await runCli(['serve', '--data-dir', dataDir, '--database', mysql]);
@@ -79,7 +85,9 @@ describe('serve on PostgreSQL', { skip: withoutPostgres }, () => {
   test('a PostgreSQL server that does not answer is named in the refusal, without the password', async () => {
     const dataDir = await cleanup.folder();
     // Port 1 on loopback: nothing listens there.
-    const result = await runCli(['serve', '--data-dir', dataDir, '--port', '0', '--dashboard-port', '0'], { STATUSDESK_DATABASE_URL: `postgresql://statusdesk:${PASSWORD}@127.0.0.1:1/statusdesk` });
+    const result = await runCli(['serve', '--data-dir', dataDir, '--port', '0', '--dashboard-port', '0'], {
+      STATUSDESK_DATABASE_URL: `postgresql://statusdesk:${PASSWORD}@127.0.0.1:1/statusdesk`,
+    });
     assertOneLineError(result, /cannot open PostgreSQL database statusdesk at 127\.0\.0\.1:1: /);
     assert.doesNotMatch(result.stderr, new RegExp(PASSWORD));
   });

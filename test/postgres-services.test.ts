@@ -48,7 +48,8 @@ for (const engine of engines) {
     });
 
     let slugs = 0;
-    const newWorkspace = async () => Number((await services.workspaces.create(owner, { name: 'Quokka Quarters', slug: `quokka-${++slugs}`, plan: 'scale' })).id);
+    const newWorkspace = async () =>
+      Number((await services.workspaces.create(owner, { name: 'Quokka Quarters', slug: `quokka-${++slugs}`, plan: 'scale' })).id);
     const tcp = (name: string, more: Record<string, unknown> = {}) => ({ name, uri: '127.0.0.1:9', periodicity: '30s', regions: ['fra'], ...more });
 
     test('the owner and their personal workspace are made once', async () => {
@@ -74,7 +75,10 @@ for (const engine of engines) {
 
     test('changes are audited and the audit log reads them back', async () => {
       const { auditLogs } = await services.auditLog.list(owner, await newWorkspace());
-      assert.deepEqual(auditLogs.map((e) => e.action), ['workspace.create']);
+      assert.deepEqual(
+        auditLogs.map((e) => e.action),
+        ['workspace.create'],
+      );
     });
 
     test('a status page is created and read back by its slug', async () => {
@@ -85,7 +89,10 @@ for (const engine of engines) {
 
     test('ids up to 15 digits, as the domain takes them, name no record rather than fail', async () => {
       const workspace = await newWorkspace();
-      for (const lookup of [() => services.pages.get(owner, workspace, '999999999999999'), () => services.monitors.update(owner, workspace, 'tcp', '999999999999999', { name: 'x' })]) {
+      for (const lookup of [
+        () => services.pages.get(owner, workspace, '999999999999999'),
+        () => services.monitors.update(owner, workspace, 'tcp', '999999999999999', { name: 'x' }),
+      ]) {
         await rejectsWith(lookup(), 'NOT_FOUND');
       }
     });
@@ -100,9 +107,15 @@ for (const engine of engines) {
         // turns, no two names are the same.
         const addCounted = (on: Db) =>
           writeTransaction(on, async (trx) => {
-            const { n } = await trx.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+            const { n } = await trx
+              .selectFrom('users')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow();
             await sleep(30);
-            await trx.insertInto('users').values({ name: `counted-${n}`, email: null, created_at: new Date().toISOString() }).execute();
+            await trx
+              .insertInto('users')
+              .values({ name: `counted-${n}`, email: null, created_at: new Date().toISOString() })
+              .execute();
           });
         await Promise.all([addCounted(db), addCounted(db), addCounted(other), addCounted(other)]);
         const names = (await db.selectFrom('users').select('name').where('name', 'like', 'counted-%').execute()).map((r) => r.name);
@@ -178,14 +191,23 @@ for (const engine of engines) {
 
     test('the overview folds every script, matches names, targets and tags, and orders by the folded name', async () => {
       const workspace = await newWorkspace();
-      for (const [name, tags] of [['zebra', ['Prod']], ['Éclair', ['édge', 'prod']], ['apple', []], ['ÄRGER', ['Ops']]] as const) {
+      for (const [name, tags] of [
+        ['zebra', ['Prod']],
+        ['Éclair', ['édge', 'prod']],
+        ['apple', []],
+        ['ÄRGER', ['Ops']],
+      ] as const) {
         await services.monitors.create(owner, workspace, 'tcp', tcp(name, { tags: [...tags] }));
       }
       await services.monitors.create(owner, workspace, 'http', { name: 'site', url: 'https://Example.org/Health', periodicity: '30s', regions: ['fra'] });
       const overview = (query: Record<string, unknown>) => services.monitorViews.overview(owner, workspace, query);
       const namesOf = async (query: Record<string, unknown>) => (await overview(query)).monitors.map((m) => m.name);
       const all = await overview({});
-      assert.deepEqual(all.monitors.map((m) => m.name), ['apple', 'site', 'zebra', 'ÄRGER', 'Éclair'], 'by folded name, in code point order');
+      assert.deepEqual(
+        all.monitors.map((m) => m.name),
+        ['apple', 'site', 'zebra', 'ÄRGER', 'Éclair'],
+        'by folded name, in code point order',
+      );
       assert.equal(all.total, 5);
       assert.deepEqual(all.counts, { up: 0, degraded: 0, down: 0, pending: 5, paused: 0 });
       assert.deepEqual(all.tags, ['Ops', 'Prod', 'prod', 'édge']);
@@ -218,17 +240,26 @@ for (const engine of engines) {
       const workspace = await newWorkspace();
       const page = await services.pages.create(owner, workspace, { slug: `wallaby-${slugs}`, title: 'Wallaby Status' });
       const { subscriber } = await services.subscribers.add(owner, workspace, page.slug, { webhookUrl: 'https://hooks.example.com/status' });
-      assert.deepEqual((await services.subscribers.list(owner, workspace, page.slug)).map((s) => s.id), [subscriber.id]);
+      assert.deepEqual(
+        (await services.subscribers.list(owner, workspace, page.slug)).map((s) => s.id),
+        [subscriber.id],
+      );
       await services.subscribers.remove(owner, workspace, subscriber.id);
       assert.deepEqual(await services.subscribers.list(owner, workspace, page.slug), []);
       for (const id of ['abc', '999999999999999', subscriber.id]) await rejectsWith(services.subscribers.confirm(id, 'not-a-token'), 'NOT_FOUND');
     });
 
-    test('a private location takes its runner\'s report once, acknowledging it with its results', async () => {
+    test("a private location takes its runner's report once, acknowledging it with its results", async () => {
       const workspace = await newWorkspace();
       const { location, token } = await services.locations.create(owner, workspace, { name: `office-${slugs}` });
       const listed = (await services.locations.list(owner, workspace)).locations;
-      assert.deepEqual(listed.map((l) => [l.name, l.embedded]), [['local', true], [location.name, false]]);
+      assert.deepEqual(
+        listed.map((l) => [l.name, l.embedded]),
+        [
+          ['local', true],
+          [location.name, false],
+        ],
+      );
       const monitor = await services.monitors.create(owner, workspace, 'tcp', tcp('from the office', { regions: undefined, privateLocations: [location.id] }));
       await services.runners.connect(`Bearer ${token}`, { version: VERSION, instanceId: 'first', hostname: 'office-pc' });
       const admitted = await services.runners.admit(`Bearer ${token}`);
@@ -236,12 +267,22 @@ for (const engine of engines) {
       const report = { version: VERSION, instanceId: 'first', checks: [{ sequence: 1, check }], malformed: [], droppedResults: 3, gaps: [] };
       assert.deepEqual(await services.runners.report(admitted, report), { acknowledgedSequence: 1, stored: 1, skipped: 0 });
       const results = await services.monitorViews.results(owner, workspace, monitor.id, {});
-      assert.deepEqual(results.map((r) => [r.runner, r.result]), [[location.name, 'up']]);
+      assert.deepEqual(
+        results.map((r) => [r.runner, r.result]),
+        [[location.name, 'up']],
+      );
       const [row] = (await services.monitorViews.overview(owner, workspace, {})).monitors;
       assert.deepEqual([row?.state, row?.lastLatencyMs], ['up', 12], 'the overview reads the state the report stored');
-      assert.deepEqual((await services.monitorViews.regions(owner, workspace, monitor.id)).map((r) => [r.region, r.status, r.runner]), [[location.name, 'active', location.name]]);
+      assert.deepEqual(
+        (await services.monitorViews.regions(owner, workspace, monitor.id)).map((r) => [r.region, r.status, r.runner]),
+        [[location.name, 'active', location.name]],
+      );
       const latency = await services.monitorViews.latency(owner, workspace, monitor.id, { window: '7d' });
-      assert.equal(latency.points.reduce((n, p) => n + p.up, 0), 1, 'the hourly rollup counts the check');
+      assert.equal(
+        latency.points.reduce((n, p) => n + p.up, 0),
+        1,
+        'the hourly rollup counts the check',
+      );
       const page = await services.pages.create(owner, workspace, { slug: `office-page-${slugs}`, title: 'Office' });
       await services.pages.addComponent(owner, workspace, page.id, { name: 'Office link', monitorId: monitor.id });
       const [component] = (await services.publicPages.view(page.slug)).components;
@@ -249,7 +290,11 @@ for (const engine of engines) {
       const seen = await services.locations.get(owner, workspace, location.id);
       assert.deepEqual([seen.status, seen.droppedResults], ['active', 3]);
       // The same report again, as after a lost answer: acknowledged, nothing stored twice.
-      assert.deepEqual(await services.runners.report(await services.runners.admit(`Bearer ${token}`), report), { acknowledgedSequence: 1, stored: 0, skipped: 1 });
+      assert.deepEqual(await services.runners.report(await services.runners.admit(`Bearer ${token}`), report), {
+        acknowledgedSequence: 1,
+        stored: 0,
+        skipped: 1,
+      });
       assert.equal((await services.monitorViews.results(owner, workspace, monitor.id, {})).length, 1);
     });
 

@@ -45,7 +45,15 @@ async function workspace(prefix: string) {
   const writeKey = (await svc.createKey('write', slug)).secret;
   const readKey = (await svc.createKey('read', slug)).secret;
   const clientOf = (apiKey: string): StatusdeskClient => createClient({ baseUrl: `${svc.apiUrl}/rpc`, apiKey, env: {} });
-  return { id, slug, writeKey, readKey, write: clientOf(writeKey).privateLocations, read: clientOf(readKey).privateLocations, monitors: clientOf(writeKey).monitors };
+  return {
+    id,
+    slug,
+    writeKey,
+    readKey,
+    write: clientOf(writeKey).privateLocations,
+    read: clientOf(readKey).privateLocations,
+    monitors: clientOf(writeKey).monitors,
+  };
 }
 
 /** A name no other test uses: locations' names are unique in the whole instance. */
@@ -145,7 +153,11 @@ describe('private locations over RPC', () => {
     const local = (await other.read.listPrivateLocations({})).privateLocations[0]!;
     assert.equal(local.embedded, true);
     assert.equal((await other.read.getPrivateLocation({ id: local.id })).privateLocation!.name, 'local');
-    await assertCode(other.write.updatePrivateLocation({ id: local.id, name: uniqueName('x') }), Code.FailedPrecondition, /embedded runner local cannot be changed/);
+    await assertCode(
+      other.write.updatePrivateLocation({ id: local.id, name: uniqueName('x') }),
+      Code.FailedPrecondition,
+      /embedded runner local cannot be changed/,
+    );
     await assertCode(other.write.deletePrivateLocation({ id: local.id }), Code.FailedPrecondition, /embedded runner local cannot be deleted/);
     await assertCode(other.write.rotatePrivateLocationToken({ id: local.id }), Code.FailedPrecondition, /embedded runner local/);
   });
@@ -162,7 +174,11 @@ describe('private locations over RPC', () => {
     await assertViolation(ws.write.createPrivateLocation({ name: `o${'a'.repeat(40)}` }), 'name', /2 to 40/);
     const tooMany = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v']));
     await assertViolation(ws.write.createPrivateLocation({ name: uniqueName('meta'), metadata: tooMany }), 'metadata', /at most 20/);
-    await assertViolation(ws.write.createPrivateLocation({ name: uniqueName('meta'), metadata: { ['k'.repeat(65)]: 'v' } }), `metadata.${'k'.repeat(65)}`, /1 to 64/);
+    await assertViolation(
+      ws.write.createPrivateLocation({ name: uniqueName('meta'), metadata: { ['k'.repeat(65)]: 'v' } }),
+      `metadata.${'k'.repeat(65)}`,
+      /1 to 64/,
+    );
     await assertViolation(ws.write.createPrivateLocation({ name: uniqueName('meta'), metadata: { k: 'v'.repeat(257) } }), 'metadata.k', /at most 256/);
 
     // Unique in the whole instance: another workspace's name is taken too.
@@ -182,7 +198,11 @@ describe('private locations over RPC', () => {
     const created = await ws.write.createPrivateLocation({ name: uniqueName('vault') });
     const id = created.privateLocation!.id;
     const rotated = await ws.write.rotatePrivateLocationToken({ id });
-    const [row] = await queryRows<{ token_hash: string; token_prefix: string }>(svc.dataDir, 'select token_hash, token_prefix from private_locations where id = ?', id);
+    const [row] = await queryRows<{ token_hash: string; token_prefix: string }>(
+      svc.dataDir,
+      'select token_hash, token_prefix from private_locations where id = ?',
+      id,
+    );
     assert.deepEqual(row, { token_hash: hashSecret(rotated.token), token_prefix: rotated.token.slice(0, RUNNER_TOKEN_LOOKUP_LENGTH) });
 
     const mcp = await connectMcp(svc.apiUrl, '2025-11-25', ws.readKey);
@@ -235,16 +255,39 @@ describe('private locations over RPC', () => {
     const ws = await workspace('loc-rename');
     const name = uniqueName('before');
     const location = (await ws.write.createPrivateLocation({ name })).privateLocation!;
-    const monitor = (await ws.monitors.createTCPMonitor({ monitor: { name: 'db', uri: 'db.internal:5432', periodicity: Periodicity.PERIODICITY_1M, regions: ['iad'], privateLocations: [location.id] } })).monitor!;
-    await queryRows(svc.dataDir, "insert into check_state (monitor_id, runner, result, regions, checked_at, latency_ms) values (?, ?, 'up', ?, ?, 3)", Number(monitor.id), name, JSON.stringify([name]), Date.now());
-    await queryRows(svc.dataDir, "insert into check_state (monitor_id, runner, result, regions, checked_at, latency_ms) values (?, 'local', 'up', '[\"iad\"]', ?, 3)", Number(monitor.id), Date.now());
+    const monitor = (
+      await ws.monitors.createTCPMonitor({
+        monitor: { name: 'db', uri: 'db.internal:5432', periodicity: Periodicity.PERIODICITY_1M, regions: ['iad'], privateLocations: [location.id] },
+      })
+    ).monitor!;
+    await queryRows(
+      svc.dataDir,
+      "insert into check_state (monitor_id, runner, result, regions, checked_at, latency_ms) values (?, ?, 'up', ?, ?, 3)",
+      Number(monitor.id),
+      name,
+      JSON.stringify([name]),
+      Date.now(),
+    );
+    await queryRows(
+      svc.dataDir,
+      "insert into check_state (monitor_id, runner, result, regions, checked_at, latency_ms) values (?, 'local', 'up', '[\"iad\"]', ?, 3)",
+      Number(monitor.id),
+      Date.now(),
+    );
     const renamed = uniqueName('after');
     await ws.write.updatePrivateLocation({ id: location.id, name: renamed });
-    const states = await queryRows<{ runner: string; regions: string }>(svc.dataDir, 'select runner, regions from check_state where monitor_id = ? order by runner', Number(monitor.id));
-    assert.deepEqual(states, [
-      { runner: renamed, regions: JSON.stringify([renamed]) },
-      { runner: 'local', regions: '["iad"]' },
-    ].sort((a, b) => a.runner.localeCompare(b.runner)));
+    const states = await queryRows<{ runner: string; regions: string }>(
+      svc.dataDir,
+      'select runner, regions from check_state where monitor_id = ? order by runner',
+      Number(monitor.id),
+    );
+    assert.deepEqual(
+      states,
+      [
+        { runner: renamed, regions: JSON.stringify([renamed]) },
+        { runner: 'local', regions: '["iad"]' },
+      ].sort((a, b) => a.runner.localeCompare(b.runner)),
+    );
   });
 });
 
@@ -278,23 +321,31 @@ describe('list_private_locations (MCP)', () => {
   for (const [client, connect] of [
     ['2.x SDK', (key: string) => connectMcp(svc.apiUrl, '2025-11-25', key)],
     ['1.x SDK', (key: string) => connectMcpV1(svc.apiUrl, key)],
-  ] as const) test(`names each location with id, name, status, metadata, lastSeenAt and embedded; never a token (${client})`, T, async () => {
-    const ws = await workspace('loc-mcp');
-    const created = await ws.write.createPrivateLocation({ name: uniqueName('mcp'), metadata: { rack: 'a1' } });
-    const mcp = await connect(ws.readKey);
-    try {
-      const listed = ok(await mcp.call('list_private_locations'));
-      assert.deepEqual(
-        listed.privateLocations.map((l: Record<string, unknown>) => Object.keys(l).sort()),
-        [0, 1].map(() => ['embedded', 'id', 'lastSeenAt', 'metadata', 'name', 'status']),
-      );
-      assert.deepEqual(listed.privateLocations[1], { id: created.privateLocation!.id, name: created.privateLocation!.name, status: 'error', metadata: { rack: 'a1' }, lastSeenAt: null, embedded: false });
-      assert.deepEqual([listed.privateLocations[0].name, listed.privateLocations[0].embedded], ['local', true]);
-      assert.deepEqual(listed.pagination, { page: 1, perPage: 50, totalSize: 2, totalPages: 1 });
-    } finally {
-      await mcp.close();
-    }
-  });
+  ] as const)
+    test(`names each location with id, name, status, metadata, lastSeenAt and embedded; never a token (${client})`, T, async () => {
+      const ws = await workspace('loc-mcp');
+      const created = await ws.write.createPrivateLocation({ name: uniqueName('mcp'), metadata: { rack: 'a1' } });
+      const mcp = await connect(ws.readKey);
+      try {
+        const listed = ok(await mcp.call('list_private_locations'));
+        assert.deepEqual(
+          listed.privateLocations.map((l: Record<string, unknown>) => Object.keys(l).sort()),
+          [0, 1].map(() => ['embedded', 'id', 'lastSeenAt', 'metadata', 'name', 'status']),
+        );
+        assert.deepEqual(listed.privateLocations[1], {
+          id: created.privateLocation!.id,
+          name: created.privateLocation!.name,
+          status: 'error',
+          metadata: { rack: 'a1' },
+          lastSeenAt: null,
+          embedded: false,
+        });
+        assert.deepEqual([listed.privateLocations[0].name, listed.privateLocations[0].embedded], ['local', true]);
+        assert.deepEqual(listed.pagination, { page: 1, perPage: 50, totalSize: 2, totalPages: 1 });
+      } finally {
+        await mcp.close();
+      }
+    });
 });
 
 describe('statusdesk locations', () => {

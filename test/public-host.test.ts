@@ -89,7 +89,7 @@ describe('the public status-page address (STATUSDESK_PUBLIC_URL)', () => {
     }
   });
 
-  test('the public host and origin may post the page\'s forms (answered by the page, not refused by the guard)', async () => {
+  test("the public host and origin may post the page's forms (answered by the page, not refused by the guard)", async () => {
     const answer = await request(
       apiPort,
       '/status/open/subscribe',
@@ -107,7 +107,13 @@ describe('the public status-page address (STATUSDESK_PUBLIC_URL)', () => {
       if (body) headers['content-type'] = path.startsWith('/oauth/token') ? 'application/x-www-form-urlencoded' : 'application/json';
       if (path === '/mcp') headers.accept = 'application/json, text/event-stream';
       const response = await request(apiPort, path, headers, method, body);
-      assertForbidden(response, svc.apiUrl, new RegExp(`^host ${PUBLIC_HOST.replaceAll('.', '\\.')} is not this service; use localhost:${apiPort}$`), `${method} ${path}`, path);
+      assertForbidden(
+        response,
+        svc.apiUrl,
+        new RegExp(`^host ${PUBLIC_HOST.replaceAll('.', '\\.')} is not this service; use localhost:${apiPort}$`),
+        `${method} ${path}`,
+        path,
+      );
     }
   });
 
@@ -125,7 +131,12 @@ describe('the public status-page address (STATUSDESK_PUBLIC_URL)', () => {
 
   test('refuses the public host on the dashboard port, pages and API alike', async () => {
     for (const path of ['/', '/api/session', '/status/open', '/signin?token=x']) {
-      assertForbidden(await request(dashboardPort, path, { host: PUBLIC_HOST }), svc.apiUrl, /^host status\.example\.com is not this service/, `dashboard ${path}`);
+      assertForbidden(
+        await request(dashboardPort, path, { host: PUBLIC_HOST }),
+        svc.apiUrl,
+        /^host status\.example\.com is not this service/,
+        `dashboard ${path}`,
+      );
     }
   });
 
@@ -137,30 +148,58 @@ describe('the public status-page address (STATUSDESK_PUBLIC_URL)', () => {
       'API whoami',
     );
     assertForbidden(
-      await request(apiPort, '/mcp', { host: `localhost:${apiPort}`, origin: PUBLIC_URL, 'x-service-key': key, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, 'POST', '{}'),
+      await request(
+        apiPort,
+        '/mcp',
+        {
+          host: `localhost:${apiPort}`,
+          origin: PUBLIC_URL,
+          'x-service-key': key,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        'POST',
+        '{}',
+      ),
       svc.apiUrl,
       /may not call this service$/,
       'API mcp',
     );
-    assertForbidden(await request(dashboardPort, '/api/session', { host: `localhost:${dashboardPort}`, origin: PUBLIC_URL }), svc.apiUrl, /may not call this service$/, 'dashboard');
+    assertForbidden(
+      await request(dashboardPort, '/api/session', { host: `localhost:${dashboardPort}`, origin: PUBLIC_URL }),
+      svc.apiUrl,
+      /may not call this service$/,
+      'dashboard',
+    );
     const page = await request(apiPort, '/status/open', { host: `localhost:${apiPort}`, origin: PUBLIC_URL });
     assert.equal(page.status, 200, page.body);
   });
 
-  test('the service\'s own hosts keep reaching everything', async () => {
+  test("the service's own hosts keep reaching everything", async () => {
     for (const host of [`localhost:${apiPort}`, `127.0.0.1:${apiPort}`, `[::1]:${apiPort}`]) {
       const whoami = await request(apiPort, '/v1/whoami', { host, 'x-service-key': key });
       assert.equal(whoami.status, 200, `${host}: ${whoami.body}`);
       assert.equal((await request(apiPort, '/openapi.json', { host })).status, 200);
       assert.equal((await request(apiPort, '/status/open', { host })).status, 200);
-      const mcp = await request(apiPort, '/mcp', { host, 'x-service-key': key, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, 'POST', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
+      const mcp = await request(
+        apiPort,
+        '/mcp',
+        { host, 'x-service-key': key, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        'POST',
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      );
       assert.equal(mcp.status, 200, `${host} mcp: ${mcp.body}`);
     }
     assert.equal((await request(dashboardPort, '/', { host: `localhost:${dashboardPort}` })).status, 200);
   });
 
   test('another foreign host is still refused on /status/', async () => {
-    assertForbidden(await request(apiPort, '/status/open', { host: 'other.example.com' }), svc.apiUrl, /^host other\.example\.com is not this service/, 'other host');
+    assertForbidden(
+      await request(apiPort, '/status/open', { host: 'other.example.com' }),
+      svc.apiUrl,
+      /^host other\.example\.com is not this service/,
+      'other host',
+    );
   });
 });
 
@@ -176,7 +215,10 @@ describe('a public address confined to some paths, in the guard', () => {
     assert.equal(guard.checkPath('localhost:3000', 'https://status.example.com', '/status/open/subscribe'), undefined);
     assert.match(String(guard.checkPath('status.example.com', undefined, '/v1/whoami')), /^host status\.example\.com is not this service; use localhost:3000$/);
     assert.match(String(guard.checkPath('status.example.com', undefined, '/status/../mcp')), /is not this service/);
-    assert.match(String(guard.checkPath('localhost:3000', 'https://status.example.com', '/v1/whoami')), /^origin https:\/\/status\.example\.com may not call this service$/);
+    assert.match(
+      String(guard.checkPath('localhost:3000', 'https://status.example.com', '/v1/whoami')),
+      /^origin https:\/\/status\.example\.com may not call this service$/,
+    );
     assert.equal(guard.checkPath('localhost:3000', 'http://localhost:3000', '/v1/whoami'), undefined);
   });
 

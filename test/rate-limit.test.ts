@@ -17,7 +17,10 @@ describe('the rate limiter', () => {
     let t = 0;
     const limiter = createRateLimiter(60, () => t);
     for (let i = 0; i < 60; i++) limiter.take('a');
-    assert.throws(() => limiter.take('a'), (e: unknown) => e instanceof AppError && e.retryAfterSeconds === 1 && e.code === 'LIMIT_EXCEEDED');
+    assert.throws(
+      () => limiter.take('a'),
+      (e: unknown) => e instanceof AppError && e.retryAfterSeconds === 1 && e.code === 'LIMIT_EXCEEDED',
+    );
     t += 1000; // one call per second comes back
     limiter.take('a');
     assert.throws(() => limiter.take('a'), limited);
@@ -34,14 +37,20 @@ describe('the rate limiter', () => {
     let t = 0;
     const limiter = createRateLimiter(60, () => t);
     limiter.take('a', 60);
-    assert.throws(() => limiter.take('a', 10), (e: unknown) => e instanceof AppError && e.retryAfterSeconds === 10);
+    assert.throws(
+      () => limiter.take('a', 10),
+      (e: unknown) => e instanceof AppError && e.retryAfterSeconds === 10,
+    );
     t += 10_000;
     limiter.take('a', 10);
   });
 
   test('refuses a batch larger than the whole budget, and says to send smaller ones', () => {
     const limiter = createRateLimiter(5, () => 0);
-    assert.throws(() => limiter.take('a', 6), (e: unknown) => e instanceof AppError && e.retryAfterSeconds === 60 && /batch of 6 calls/.test(e.message));
+    assert.throws(
+      () => limiter.take('a', 6),
+      (e: unknown) => e instanceof AppError && e.retryAfterSeconds === 60 && /batch of 6 calls/.test(e.message),
+    );
     limiter.take('a', 5);
   });
 

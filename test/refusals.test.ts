@@ -207,7 +207,10 @@ describe('HTTP/2 header blocks', () => {
     for (const waitForSettings of [false, true]) {
       assert.deepEqual(await h2Get(10 * 1024, waitForSettings), { status: 200 }, `waitForSettings ${waitForSettings}`);
       const refused = await h2Get(20 * 1024, waitForSettings);
-      assert.ok(refused.status === 431 || refused.rstCode === http2.constants.NGHTTP2_ENHANCE_YOUR_CALM, `waitForSettings ${waitForSettings}: ${JSON.stringify(refused)}`);
+      assert.ok(
+        refused.status === 431 || refused.rstCode === http2.constants.NGHTTP2_ENHANCE_YOUR_CALM,
+        `waitForSettings ${waitForSettings}: ${JSON.stringify(refused)}`,
+      );
     }
   });
 
@@ -239,7 +242,11 @@ describe('/mcp with a chunked body', () => {
    * `finish`; its answer must come within `withinMs`.
    */
   test('no credential or a dead one, with a chunked body that stalls after one chunk: the 401 comes at once', async () => {
-    const credentials: Record<string, string>[] = [{}, { 'x-service-key': 'svc_not_a_live_key_0000000000000000' }, { authorization: 'Bearer svc_oat_not_a_live_token' }];
+    const credentials: Record<string, string>[] = [
+      {},
+      { 'x-service-key': 'svc_not_a_live_key_0000000000000000' },
+      { authorization: 'Bearer svc_oat_not_a_live_token' },
+    ];
     for (const credential of credentials) {
       const post = unfinishedPost(Number(new URL(service.apiUrl).port), '/mcp', mcpHeaders(credential), body.slice(0, 10), 5_000);
       try {
@@ -303,7 +310,10 @@ function pageView(generatedAt: string, upcoming: PublicMaintenance[] = []): Publ
 /** The decoded content of the page's CSP meta tag, or undefined without one. */
 function metaPolicy(html: string): string | undefined {
   const match = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html);
-  return match?.[1]!.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+  return match?.[1]!
+    .replace(/&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
 }
 
 describe('the static export without response headers', () => {
@@ -332,7 +342,15 @@ describe('the static export without response headers', () => {
 });
 
 describe('the Atom feed', () => {
-  const window = (id: string, from: string, to: string): PublicMaintenance => ({ id, title: `Upgrade ${id}`, message: '', from, to, active: false, components: [] });
+  const window = (id: string, from: string, to: string): PublicMaintenance => ({
+    id,
+    title: `Upgrade ${id}`,
+    message: '',
+    from,
+    to,
+    active: false,
+    components: [],
+  });
   /** The text of every `<updated>`, the feed's first, then each entry's. */
   const updatedTimes = (feed: string) => [...feed.matchAll(/<updated>([^<]*)<\/updated>/g)].map((m) => m[1]!);
 
@@ -349,7 +367,10 @@ describe('the Atom feed', () => {
   });
 
   test('a window whose start has come keeps its start as its updated time', () => {
-    const feed = renderAtomFeed(pageView('2026-11-21T12:00:00.000Z', [window('m1', '2026-11-21T11:00:00Z', '2026-11-21T13:00:00Z')]), 'http://localhost:3000/status/acme/feed.atom');
+    const feed = renderAtomFeed(
+      pageView('2026-11-21T12:00:00.000Z', [window('m1', '2026-11-21T11:00:00Z', '2026-11-21T13:00:00Z')]),
+      'http://localhost:3000/status/acme/feed.atom',
+    );
     assert.deepEqual(updatedTimes(feed), ['2026-11-21T11:00:00Z', '2026-11-21T11:00:00Z']);
   });
 });

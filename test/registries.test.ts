@@ -63,7 +63,12 @@ describe('every monitor type is known to every surface', () => {
     let monitor = made.get(type);
     if (!monitor) {
       monitor = await withLocalOwner(dir.path, (services) =>
-        services.monitors.create(context.actor, context.workspaceId, type, { name: `${type} example`, periodicity: '10m', regions: ['iad'], ...specOf(type).example }),
+        services.monitors.create(context.actor, context.workspaceId, type, {
+          name: `${type} example`,
+          periodicity: '10m',
+          regions: ['iad'],
+          ...specOf(type).example,
+        }),
       );
       made.set(type, monitor);
     }
@@ -114,7 +119,8 @@ describe('every monitor type is known to every surface', () => {
         const file = renderFile([toFileMonitor(monitor.name, type, config)], []);
         const [desired] = readDesired(file, {}).monitors;
         assert.equal(desired!.type, type);
-        for (const name of fields) assert.deepEqual((desired!.config as Record<string, unknown>)[name], (config as Record<string, unknown>)[name], `${type}.${name} in a file`);
+        for (const name of fields)
+          assert.deepEqual((desired!.config as Record<string, unknown>)[name], (config as Record<string, unknown>)[name], `${type}.${name} in a file`);
       });
 
       test('statusdesk monitors create and update have a flag for every field, and name it for the service', () => {
@@ -137,13 +143,19 @@ describe('every monitor type is known to every surface', () => {
 
       test("docs/reference/monitors.md has the type's table", () => {
         const table = monitorFieldsTable(type);
-        assert.ok(section(read('docs/reference/monitors.md'), spec.title).includes(`\n${table}\n`), `docs/reference/monitors.md, ## ${spec.title}: replace the table with monitorFieldsTable('${type}'):\n${table}`);
+        assert.ok(
+          section(read('docs/reference/monitors.md'), spec.title).includes(`\n${table}\n`),
+          `docs/reference/monitors.md, ## ${spec.title}: replace the table with monitorFieldsTable('${type}'):\n${table}`,
+        );
       });
 
       test("the dashboard's hints (contract/monitor-types.ts) have every field", () => {
         const hints = (MONITOR_TYPES as Record<string, { fields: readonly { name: string }[] }>)[type];
         assert.ok(hints, `contract/monitor-types.ts has ${type}: run node scripts/contract-fields.ts`);
-        assert.deepEqual(hints.fields.map((f) => f.name), fields);
+        assert.deepEqual(
+          hints.fields.map((f) => f.name),
+          fields,
+        );
       });
     });
   }
@@ -171,7 +183,9 @@ describe('every channel kind is known to every surface', () => {
 
   /** A channel of the kind made of its declared example, as the channel service answers it. */
   const stored = (kind: string) =>
-    withLocalOwner(dir.path, (services) => services.channels.create(owner, workspaceId, { name: `${kind} example`, kind, config: channelSpecOf(kind as never).example }));
+    withLocalOwner(dir.path, (services) =>
+      services.channels.create(owner, workspaceId, { name: `${kind} example`, kind, config: channelSpecOf(kind as never).example }),
+    );
 
   for (const kind of channelKindNames) {
     describe(kind, () => {
@@ -183,7 +197,8 @@ describe('every channel kind is known to every surface', () => {
         for (const [name, field] of fields) {
           assert.ok(Object.hasOwn(spec.example, name), `the example of ${kind} sets ${name}`);
           assert.ok(Object.hasOwn(channel.config, name), `${kind}.${name} is stored`);
-          if (!field.credential) assert.deepEqual(channel.config[name], (spec.example as Record<string, unknown>)[name], `${kind}.${name} is a setting, shown as given`);
+          if (!field.credential)
+            assert.deepEqual(channel.config[name], (spec.example as Record<string, unknown>)[name], `${kind}.${name} is a setting, shown as given`);
           else assert.notDeepEqual(channel.config[name], (spec.example as Record<string, unknown>)[name], `${kind}.${name} is a credential, shown masked`);
         }
       });
@@ -201,7 +216,9 @@ describe('every channel kind is known to every surface', () => {
         for (const [name, field] of fields) assert.ok(Object.hasOwn(words, wordOf(name, field)), `${kind}.${name} in the CLI's words`);
 
         const tool = workspaceTools.find((t) => t.name === 'list_notifications')!;
-        const answer = await withLocalOwner(dir.path, (services) => tool.run({ actor: owner, workspaceId, services, content: undefined as never }, { page: 1, perPage: 200 }));
+        const answer = await withLocalOwner(dir.path, (services) =>
+          tool.run({ actor: owner, workspaceId, services, content: undefined as never }, { page: 1, perPage: 200 }),
+        );
         const { notifications } = tool.output.parse(answer) as { notifications: { kind: string; config: Record<string, unknown> }[] };
         const shown = notifications.find((n) => n.kind === kind);
         assert.ok(shown, `list_notifications shows the ${kind} channel`);
@@ -234,15 +251,24 @@ describe('every channel kind is known to every surface', () => {
       test("the dashboard's hints (contract/channel-kinds.ts) have every field", () => {
         const hints = (CHANNEL_KINDS as Record<string, { fields: readonly { name: string }[] }>)[kind];
         assert.ok(hints, `contract/channel-kinds.ts has ${kind}: run node scripts/contract-fields.ts`);
-        assert.deepEqual(hints.fields.map((f) => f.name), fields.map(([name]) => name));
+        assert.deepEqual(
+          hints.fields.map((f) => f.name),
+          fields.map(([name]) => name),
+        );
       });
     });
   }
 
   test("docs/reference/notifications.md's tables are what the declarations give", () => {
     const page = read('docs/reference/notifications.md');
-    assert.ok(page.includes(channelFieldsTable()), 'docs/reference/notifications.md: replace the table of settings and credentials with channelFieldsTable() of server/delivery/channels/registry.ts');
-    assert.ok(page.includes(channelRequestsTable()), 'docs/reference/notifications.md: replace the table of requests with channelRequestsTable() of server/delivery/channels/registry.ts');
+    assert.ok(
+      page.includes(channelFieldsTable()),
+      'docs/reference/notifications.md: replace the table of settings and credentials with channelFieldsTable() of server/delivery/channels/registry.ts',
+    );
+    assert.ok(
+      page.includes(channelRequestsTable()),
+      'docs/reference/notifications.md: replace the table of requests with channelRequestsTable() of server/delivery/channels/registry.ts',
+    );
   });
 
   test('contract/channel-kinds.ts is what the declarations give (node scripts/contract-fields.ts writes it)', () => {

@@ -113,7 +113,10 @@ describe('GET /openapi.json', () => {
         for (const scheme of Object.keys(requirement)) assert.ok(schemes.includes(scheme), `${name} names the undefined scheme ${scheme}`);
       }
       assert.match(operation.operationId ?? '', /^[a-zA-Z]+$/, `${name} has no operationId`);
-      assert.ok(Object.keys(operation.responses).some((status) => /^4\d\d$/.test(status)), `${name} has no 4xx response`);
+      assert.ok(
+        Object.keys(operation.responses).some((status) => /^4\d\d$/.test(status)),
+        `${name} has no 4xx response`,
+      );
       assert.ok(operation.summary, `${name} has no summary`);
     }
     assert.deepEqual(publicOperations.sort(), ['GET /docs/{path}', 'GET /healthz', 'GET /llms.txt', 'GET /openapi.json']);
@@ -156,7 +159,16 @@ describe('GET /docs/{path} from a generated client', () => {
   });
 
   test('an encoded slash climbs out of the folder no more than a plain one', async () => {
-    for (const path of ['..%2Fpackage', '..%2F..%2Fpackage.json', 'reference%2F..%2F..%2Fpackage', '%2e%2e%2Fpackage', '%2Fetc%2Fpasswd', 'reference%2F%2Ferrors', 'reference%E0%A4%A', 'reference%252Ferrors']) {
+    for (const path of [
+      '..%2Fpackage',
+      '..%2F..%2Fpackage.json',
+      'reference%2F..%2F..%2Fpackage',
+      '%2e%2e%2Fpackage',
+      '%2Fetc%2Fpasswd',
+      'reference%2F%2Ferrors',
+      'reference%E0%A4%A',
+      'reference%252Ferrors',
+    ]) {
       const response = await service.api(`/docs/${path}`);
       assert.equal(response.status, 404, `${path}: ${response.status}`);
       assert.equal((await json(response)).code, 'NOT_FOUND');

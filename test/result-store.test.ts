@@ -37,7 +37,13 @@ async function storeWithMonitor(path: string) {
   const services = createServices(db);
   const actor = { type: 'user', userId, surface: 'cli' } as const;
   const workspaceId = Number((await services.workspaces.getBySlug(actor, 'personal')).id);
-  const monitor = await services.monitors.create(actor, workspaceId, 'tcp', { name: 'a', periodicity: '30s', uri: '127.0.0.1:9', timeout: 1_000, active: false });
+  const monitor = await services.monitors.create(actor, workspaceId, 'tcp', {
+    name: 'a',
+    periodicity: '30s',
+    uri: '127.0.0.1:9',
+    timeout: 1_000,
+    active: false,
+  });
   services.close();
   return { db, workspaceId, monitor, store: createResultStore(db) };
 }
@@ -49,7 +55,10 @@ test('closing the database waits for the writer to close its connection: the fil
     await store.write([storedCheck(monitor.id, workspaceId, Date.now(), 'up', 5)]);
     await db.destroy();
     // The service's connection closed last, so it checkpointed the WAL into the file and removed it.
-    assert.deepEqual(readdirSync(dir.path).filter((name) => name.startsWith('statusdesk.db')), ['statusdesk.db']);
+    assert.deepEqual(
+      readdirSync(dir.path).filter((name) => name.startsWith('statusdesk.db')),
+      ['statusdesk.db'],
+    );
     await assert.rejects(store.write([storedCheck(monitor.id, workspaceId, Date.now(), 'up', 5)]), /the database is closed/);
   } finally {
     await dir.remove();
@@ -64,7 +73,8 @@ test("the engine's own writes run on the writer's connection once it runs, so it
     const version = () => withSqlite(db, (sqlite) => sqlite.pragma('data_version', { simple: true }) as number);
     const seen = (at: string) =>
       store.engineWrites.updateTable('private_locations').set({ last_seen_at: at }).where('name', '=', EMBEDDED_RUNNER).returning('name').execute();
-    const lastSeen = async () => (await db.selectFrom('private_locations').select('last_seen_at').where('name', '=', EMBEDDED_RUNNER).executeTakeFirstOrThrow()).last_seen_at;
+    const lastSeen = async () =>
+      (await db.selectFrom('private_locations').select('last_seen_at').where('name', '=', EMBEDDED_RUNNER).executeTakeFirstOrThrow()).last_seen_at;
 
     // No writer yet: the service's connection.
     let before = await version();
@@ -78,9 +88,16 @@ test("the engine's own writes run on the writer's connection once it runs, so it
     assert.deepEqual(await seen('2026-01-02T00:00:00.000Z'), [{ name: EMBEDDED_RUNNER }]);
     assert.notEqual(await version(), before);
     assert.equal(await lastSeen(), '2026-01-02T00:00:00.000Z');
-    const updated = await store.engineWrites.updateTable('private_locations').set({ status: 'active' }).where('name', '=', EMBEDDED_RUNNER).executeTakeFirstOrThrow();
+    const updated = await store.engineWrites
+      .updateTable('private_locations')
+      .set({ status: 'active' })
+      .where('name', '=', EMBEDDED_RUNNER)
+      .executeTakeFirstOrThrow();
     assert.equal(updated.numUpdatedRows, 1n);
-    await assert.rejects(store.engineWrites.transaction().execute(async () => {}), /single statements/);
+    await assert.rejects(
+      store.engineWrites.transaction().execute(async () => {}),
+      /single statements/,
+    );
     await db.destroy();
   } finally {
     await dir.remove();

@@ -18,7 +18,12 @@ test('the calls that arrive while the RPC handler loads are all answered', async
     const serve = await spawnServe(['--data-dir', join(dir.path, 'data')]);
     try {
       const call = (base: string) =>
-        fetch(`${base}${LIST_MONITORS}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: base }, body: '{}', signal: AbortSignal.timeout(20_000) });
+        fetch(`${base}${LIST_MONITORS}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', origin: base },
+          body: '{}',
+          signal: AbortSignal.timeout(20_000),
+        });
       const bases = [serve.ready.apiUrl, serve.ready.dashboardUrl];
       const responses = await Promise.all(bases.flatMap((base) => Array.from({ length: CALLS }, () => call(base))));
       for (const response of responses) {

@@ -5,7 +5,7 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { type Client, Code, ConnectError, createClient, type Interceptor, type Transport } from '@connectrpc/connect';
+import { type Client, Code, type ConnectError, createClient, type Interceptor, type Transport } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import {
   Code as ClientCode,
@@ -59,13 +59,7 @@ async function workspaceWithKey(svc: TestService, slug: string, plan: 'hobby' | 
 async function auditRows(svc: TestService, entityId: string) {
   const db = await openTestDatabase(svc.dataDir);
   try {
-    return await db
-      .selectFrom('audit_log')
-      .selectAll()
-      .where('entity_type', '=', 'monitor')
-      .where('entity_id', '=', entityId)
-      .orderBy('id')
-      .execute();
+    return await db.selectFrom('audit_log').selectAll().where('entity_type', '=', 'monitor').where('entity_id', '=', entityId).orderBy('id').execute();
   } finally {
     await db.destroy();
   }
@@ -153,10 +147,7 @@ describe('MonitorService on every protocol', () => {
 
       // Newest first across types: http, then grpc, then tcp.
       const first = await client.listMonitors({ limit: 1 });
-      assert.deepEqual(
-        [first.httpMonitors.map((m) => m.id), first.grpcMonitors.length, first.tcpMonitors.length, first.totalSize],
-        [[http.id], 0, 0, 3],
-      );
+      assert.deepEqual([first.httpMonitors.map((m) => m.id), first.grpcMonitors.length, first.tcpMonitors.length, first.totalSize], [[http.id], 0, 0, 3]);
       const second = await client.listMonitors({ limit: 1, offset: 1 });
       assert.deepEqual([second.grpcMonitors.map((m) => m.id), second.httpMonitors.length, second.tcpMonitors.length], [[grpc.id], 0, 0]);
       const rest = await client.listMonitors({ limit: 5, offset: 1 });
@@ -388,10 +379,16 @@ describe('MonitorService audit log', () => {
     await client.deleteMonitor({ id: http.id });
 
     const grpcRows = await auditRows(svc, grpc.id);
-    assert.deepEqual(grpcRows.map((r) => r.action), ['monitor.create', 'monitor.update', 'monitor.delete']);
+    assert.deepEqual(
+      grpcRows.map((r) => r.action),
+      ['monitor.create', 'monitor.update', 'monitor.delete'],
+    );
     assert.deepEqual(JSON.parse(grpcRows[1]!.changed_fields), ['service']);
     const httpRows = await auditRows(svc, http.id);
-    assert.deepEqual(httpRows.map((r) => r.action), ['monitor.create', 'monitor.update', 'monitor.delete']);
+    assert.deepEqual(
+      httpRows.map((r) => r.action),
+      ['monitor.create', 'monitor.update', 'monitor.delete'],
+    );
     assert.deepEqual(JSON.parse(httpRows[1]!.changed_fields), ['followRedirects']);
     for (const row of [...grpcRows, ...httpRows]) {
       assert.deepEqual([row.entity_type, row.actor_type, row.actor_id], ['monitor', 'apiKey', key.id]);
@@ -404,7 +401,10 @@ describe('MonitorService audit log', () => {
     // Clearing a field that is already clear changes nothing either.
     await client.updateTCPMonitor({ id: created.id, updateMask: { paths: ['degraded', 'tags'] } });
     const rows = await auditRows(svc, created.id);
-    assert.deepEqual(rows.map((r) => r.action), ['monitor.create']);
+    assert.deepEqual(
+      rows.map((r) => r.action),
+      ['monitor.create'],
+    );
   });
 
   test('refused mutations write no audit entry', async () => {
@@ -435,9 +435,15 @@ describe('MonitorService status and summary before any check', () => {
 
   test('status lists each configured region, in order, unspecified and never checked', async () => {
     const tcp = await client.getMonitorStatus({ id: tcpId });
-    assert.deepEqual(tcp.regions.map((r) => r.region), SCALE_DEFAULT_REGIONS);
+    assert.deepEqual(
+      tcp.regions.map((r) => r.region),
+      SCALE_DEFAULT_REGIONS,
+    );
     const grpc = await client.getMonitorStatus({ id: grpcId });
-    assert.deepEqual(grpc.regions.map((r) => r.region), ['jnb', 'iad', 'nrt']);
+    assert.deepEqual(
+      grpc.regions.map((r) => r.region),
+      ['jnb', 'iad', 'nrt'],
+    );
     for (const region of [...tcp.regions, ...grpc.regions]) {
       assert.equal(region.status, MonitorStatus.UNSPECIFIED);
       assert.equal(region.lastCheckedAt, undefined);
@@ -507,7 +513,10 @@ describe('MonitorService runs real checks against loopback peers', () => {
     const port = (listener.address() as AddressInfo).port;
     const { id } = (await client.createTCPMonitor({ monitor: { ...tcpInput(), uri: `127.0.0.1:${port}`, regions: ['iad', 'fra'] } })).monitor!;
     const { results } = await client.triggerMonitor({ id });
-    assert.deepEqual(results.map((r) => r.region), ['iad', 'fra']);
+    assert.deepEqual(
+      results.map((r) => r.region),
+      ['iad', 'fra'],
+    );
     for (const r of results) {
       assert.equal(r.monitorId, id);
       assert.equal(r.runner, 'local');
@@ -519,7 +528,13 @@ describe('MonitorService runs real checks against loopback peers', () => {
     }
     const status = await client.getMonitorStatus({ id });
     assert.equal(status.overall, MonitorStatus.ACTIVE);
-    assert.deepEqual(status.regions.map((r) => [r.region, r.status]), [['iad', MonitorStatus.ACTIVE], ['fra', MonitorStatus.ACTIVE]]);
+    assert.deepEqual(
+      status.regions.map((r) => [r.region, r.status]),
+      [
+        ['iad', MonitorStatus.ACTIVE],
+        ['fra', MonitorStatus.ACTIVE],
+      ],
+    );
     const summary = await client.getMonitorSummary({ id });
     assert.deepEqual([summary.successCount, summary.degradedCount, summary.errorCount], [1n, 0n, 0n]);
     assert.ok(summary.latency && summary.latency.p50 > 0 && summary.latency.p99 >= summary.latency.p50);
@@ -540,7 +555,8 @@ describe('MonitorService runs real checks against loopback peers', () => {
 
   test("ListResponseLogs returns an HTTP monitor's results newest first, with status code, URL and redacted headers", async () => {
     const url = `http://127.0.0.1:${(web.address() as AddressInfo).port}/health`;
-    const { id } = (await client.createHTTPMonitor({ monitor: { ...httpInput(), url, method: HTTPMethod.HTTP_METHOD_GET, body: '', regions: ['iad'] } })).monitor!;
+    const { id } = (await client.createHTTPMonitor({ monitor: { ...httpInput(), url, method: HTTPMethod.HTTP_METHOD_GET, body: '', regions: ['iad'] } }))
+      .monitor!;
     await client.triggerMonitor({ id });
     await client.triggerMonitor({ id });
     const { results } = await client.listResponseLogs({ id });
@@ -552,7 +568,13 @@ describe('MonitorService runs real checks against loopback peers', () => {
       assert.equal(r.result, 'up');
       assert.equal(r.responseHeaders['set-cookie'], '[redacted]');
       assert.equal(r.responseHeaders['content-type'], 'text/plain');
-      assert.deepEqual(r.assertionResults.map((a) => [a.assertion, a.passed]), [['status code equal 200', true], ['body contains "ok"', true]]);
+      assert.deepEqual(
+        r.assertionResults.map((a) => [a.assertion, a.passed]),
+        [
+          ['status code equal 200', true],
+          ['body contains "ok"', true],
+        ],
+      );
     }
     assert.equal((await client.listResponseLogs({ id, limit: 1, offset: 1 })).results.length, 1);
   });
@@ -617,9 +639,8 @@ describe('MonitorService partial updates', () => {
 
   test('update_mask sets the named fields from the request and ignores unnamed ones', async () => {
     const created = (await client.createTCPMonitor({ monitor: { ...tcpInput(), tags: ['a', 'b'] } })).monitor!;
-    const updated = (
-      await client.updateTCPMonitor({ id: created.id, monitor: { name: 'not applied', tags: ['c'] }, updateMask: { paths: ['tags'] } })
-    ).monitor!;
+    const updated = (await client.updateTCPMonitor({ id: created.id, monitor: { name: 'not applied', tags: ['c'] }, updateMask: { paths: ['tags'] } }))
+      .monitor!;
     assert.deepEqual(updated.tags, ['c']);
     assert.equal(updated.name, created.name);
     const emptied = (await client.updateTCPMonitor({ id: created.id, updateMask: { paths: ['tags'] } })).monitor!;
@@ -770,7 +791,8 @@ describe('statusdesk/client', () => {
     assert.equal(ClientPeriodicity.PERIODICITY_30M, Periodicity.PERIODICITY_30M);
     assert.equal(ClientTCPMonitorSchema.typeName, 'monitor.v1.TCPMonitor');
     const client = createStatusdeskClient({ baseUrl: rpcUrl, apiKey: secret, env: {} });
-    const created = (await client.monitors.createTCPMonitor({ monitor: { name: 'enum', uri: 'db:1', periodicity: ClientPeriodicity.PERIODICITY_30M } })).monitor!;
+    const created = (await client.monitors.createTCPMonitor({ monitor: { name: 'enum', uri: 'db:1', periodicity: ClientPeriodicity.PERIODICITY_30M } }))
+      .monitor!;
     assert.equal(created.periodicity, ClientPeriodicity.PERIODICITY_30M);
     const error = await client.monitors.getMonitor({ id: '999999' }).then(
       () => assert.fail('expected not_found'),

@@ -3,15 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import {
-  Code,
-  createClient,
-  maintenanceV1,
-  Periodicity,
-  type StatusdeskClient,
-  statusPageV1,
-  statusReportV1,
-} from '../client/index.ts';
+import { Code, createClient, maintenanceV1, Periodicity, type StatusdeskClient, statusPageV1, statusReportV1 } from '../client/index.ts';
 import { withLocalOwner } from './support/database.ts';
 import { assertCode, assertViolation, daysFromNow, startTestService, type TestService } from './support/harness.ts';
 import { verifySignature } from './support/receivers.ts';
@@ -114,7 +106,10 @@ describe('StatusPageService', () => {
     await writer.pages.deleteStatusPage({ id: second.id });
     await assertCode(writer.pages.getStatusPage({ page: second.id }), Code.NotFound);
     await assertCode(writer.pages.deleteStatusPage({ id: second.id }), Code.NotFound);
-    assert.deepEqual((await mine()).map((p) => p.id), [created.id]);
+    assert.deepEqual(
+      (await mine()).map((p) => p.id),
+      [created.id],
+    );
   });
 
   test('refuses invalid and taken slugs and missing titles, naming the field', async () => {
@@ -131,16 +126,23 @@ describe('StatusPageService', () => {
 
   test('components: monitor and static, grouped, ordered, relinked, removed', async () => {
     const page = (await writer.pages.createStatusPage({ slug: 'components', title: 'Components' })).statusPage!;
-    const monitor = (await writer.monitors.createTCPMonitor({ monitor: { name: 'db', uri: 'db.internal:5432', periodicity: Periodicity.PERIODICITY_1M } })).monitor!;
+    const monitor = (await writer.monitors.createTCPMonitor({ monitor: { name: 'db', uri: 'db.internal:5432', periodicity: Periodicity.PERIODICITY_1M } }))
+      .monitor!;
 
     const api = (await writer.pages.addPageComponent({ pageId: page.id, name: 'API', description: 'Public API', monitorId: monitor.id })).component!;
-    assert.deepEqual([api.pageId, api.name, api.description, api.type, api.monitorId, api.group, api.position], [page.id, 'API', 'Public API', ComponentType.MONITOR, monitor.id, undefined, 0]);
+    assert.deepEqual(
+      [api.pageId, api.name, api.description, api.type, api.monitorId, api.group, api.position],
+      [page.id, 'API', 'Public API', ComponentType.MONITOR, monitor.id, undefined, 0],
+    );
     const docs = (await writer.pages.addPageComponent({ pageId: 'components', name: 'Docs', group: 'Web' })).component!;
     assert.deepEqual([docs.type, docs.monitorId, docs.group, docs.position], [ComponentType.STATIC, undefined, 'Web', 1]);
     const first = (await writer.pages.addPageComponent({ pageId: page.id, name: 'Status', position: 0 })).component!;
 
     const listed = (await reader.pages.listPageComponents({ pageId: page.id })).components;
-    assert.deepEqual(listed.map((c) => c.id), [api.id, first.id, docs.id]);
+    assert.deepEqual(
+      listed.map((c) => c.id),
+      [api.id, first.id, docs.id],
+    );
 
     // The empty string unlinks the monitor and clears the group.
     const unlinked = (await writer.pages.updatePageComponent({ id: api.id, monitorId: '', position: 5 })).component!;
@@ -151,11 +153,16 @@ describe('StatusPageService', () => {
     assert.deepEqual([renamed.name, renamed.description, renamed.group], ['Status page', 'The page itself', 'Web']);
 
     await writer.pages.removePageComponent({ id: first.id });
-    assert.deepEqual((await writer.pages.listPageComponents({ pageId: page.id })).components.map((c) => c.id), [docs.id, api.id]);
+    assert.deepEqual(
+      (await writer.pages.listPageComponents({ pageId: page.id })).components.map((c) => c.id),
+      [docs.id, api.id],
+    );
     await assertCode(writer.pages.removePageComponent({ id: first.id }), Code.NotFound);
 
     // A monitor of another workspace is not found.
-    const foreignMonitor = (await other.monitors.createTCPMonitor({ monitor: { name: 'theirs', uri: 'x.internal:1', periodicity: Periodicity.PERIODICITY_1M } })).monitor!;
+    const foreignMonitor = (
+      await other.monitors.createTCPMonitor({ monitor: { name: 'theirs', uri: 'x.internal:1', periodicity: Periodicity.PERIODICITY_1M } })
+    ).monitor!;
     await assertCode(writer.pages.addPageComponent({ pageId: page.id, name: 'Theirs', monitorId: foreignMonitor.id }), Code.NotFound);
     await assertViolation(writer.pages.addPageComponent({ pageId: page.id }), 'name');
     await assertViolation(writer.pages.addPageComponent({ pageId: page.id, name: 'Neg', position: -1 }), 'position');
@@ -181,7 +188,11 @@ describe('StatusPageService', () => {
     await assertViolation(writer.pages.addSubscriber({ pageId: page.id, target: { case: 'email', value: 'not-an-address' } }), 'email');
     await assertCode(writer.pages.addSubscriber({ pageId: page.id }), Code.InvalidArgument);
     // The test service has no STATUSDESK_SMTP_URL.
-    await assertCode(writer.pages.addSubscriber({ pageId: page.id, target: { case: 'email', value: 'ops@example.test' } }), Code.FailedPrecondition, /STATUSDESK_SMTP_URL/);
+    await assertCode(
+      writer.pages.addSubscriber({ pageId: page.id, target: { case: 'email', value: 'ops@example.test' } }),
+      Code.FailedPrecondition,
+      /STATUSDESK_SMTP_URL/,
+    );
 
     await writer.pages.removeSubscriber({ id: subscriber.id });
     assert.deepEqual((await writer.pages.listSubscribers({ pageId: page.id })).subscribers, []);
@@ -191,7 +202,8 @@ describe('StatusPageService', () => {
   test('a read key reads but changes nothing; other workspaces and unknown ids are not found', async () => {
     const page = (await writer.pages.createStatusPage({ slug: 'guarded', title: 'Guarded' })).statusPage!;
     const component = (await writer.pages.addPageComponent({ pageId: page.id, name: 'API' })).component!;
-    const subscriber = (await writer.pages.addSubscriber({ pageId: page.id, target: { case: 'webhookUrl', value: 'https://hooks.example.test/guarded' } })).subscriber!;
+    const subscriber = (await writer.pages.addSubscriber({ pageId: page.id, target: { case: 'webhookUrl', value: 'https://hooks.example.test/guarded' } }))
+      .subscriber!;
 
     await reader.pages.getStatusPage({ page: page.id });
     await reader.pages.listPageComponents({ pageId: page.id });
@@ -257,7 +269,11 @@ describe('StatusReportService', () => {
   test('notify is required on every publishing call', async () => {
     await assertViolation(writer.reports.createStatusReport({ pageId, title: 'Outage', message: 'Looking' }), 'notify', /required/);
     const { statusReport } = await writer.reports.createStatusReport({ pageId, title: 'Outage', message: 'Looking', notify: false });
-    await assertViolation(writer.reports.addStatusReportUpdate({ id: statusReport!.id, status: StatusReportStatus.IDENTIFIED, message: 'Found' }), 'notify', /required/);
+    await assertViolation(
+      writer.reports.addStatusReportUpdate({ id: statusReport!.id, status: StatusReportStatus.IDENTIFIED, message: 'Found' }),
+      'notify',
+      /required/,
+    );
     await assertViolation(writer.reports.resolveStatusReport({ id: statusReport!.id, message: 'Fixed' }), 'notify', /required/);
     await assertViolation(writer.maintenances.createMaintenance({ pageId, title: 'Upgrade', from: daysFromNow(1), to: daysFromNow(2) }), 'notify', /required/);
   });
@@ -281,15 +297,27 @@ describe('StatusReportService', () => {
     assert.equal(report.updates.length, 1);
     assert.deepEqual([report.updates[0]!.status, report.updates[0]!.message], [StatusReportStatus.INVESTIGATING, 'We are looking into it']);
 
-    const updated = await writer.reports.addStatusReportUpdate({ id: report.id, status: StatusReportStatus.IDENTIFIED, message: 'A bad deploy', notify: false });
+    const updated = await writer.reports.addStatusReportUpdate({
+      id: report.id,
+      status: StatusReportStatus.IDENTIFIED,
+      message: 'A bad deploy',
+      notify: false,
+    });
     assert.equal(updated.notified, false);
     assert.equal(updated.statusReport!.status, StatusReportStatus.IDENTIFIED);
-    assert.deepEqual(updated.statusReport!.updates.map((u) => u.message), ['A bad deploy', 'We are looking into it']);
+    assert.deepEqual(
+      updated.statusReport!.updates.map((u) => u.message),
+      ['A bad deploy', 'We are looking into it'],
+    );
 
     // Corrections add no update; without a mask only the set fields change.
     const retitled = (await writer.reports.updateStatusReport({ id: report.id, title: 'API 500 errors' })).statusReport!;
-    assert.deepEqual([retitled.title, retitled.status, retitled.pageComponentIds, retitled.updates.length], ['API 500 errors', StatusReportStatus.IDENTIFIED, [componentIds[0]], 2]);
-    const restatused = (await writer.reports.updateStatusReport({ id: report.id, status: StatusReportStatus.MONITORING, pageComponentIds: componentIds })).statusReport!;
+    assert.deepEqual(
+      [retitled.title, retitled.status, retitled.pageComponentIds, retitled.updates.length],
+      ['API 500 errors', StatusReportStatus.IDENTIFIED, [componentIds[0]], 2],
+    );
+    const restatused = (await writer.reports.updateStatusReport({ id: report.id, status: StatusReportStatus.MONITORING, pageComponentIds: componentIds }))
+      .statusReport!;
     assert.deepEqual([restatused.status, restatused.pageComponentIds, restatused.title], [StatusReportStatus.MONITORING, componentIds, 'API 500 errors']);
     // An empty list without a mask changes nothing; named in the mask it clears the components.
     const unchanged = (await writer.reports.updateStatusReport({ id: report.id, title: 'API 500 errors', pageComponentIds: [] })).statusReport!;
@@ -305,7 +333,10 @@ describe('StatusReportService', () => {
     const resolved = await writer.reports.resolveStatusReport({ id: report.id, message: 'Rolled back', notify: true });
     assert.equal(resolved.notified, true);
     const final = resolved.statusReport!;
-    assert.deepEqual([final.status, final.resolved, final.updates.length, final.updates[0]!.status], [StatusReportStatus.RESOLVED, true, 3, StatusReportStatus.RESOLVED]);
+    assert.deepEqual(
+      [final.status, final.resolved, final.updates.length, final.updates[0]!.status],
+      [StatusReportStatus.RESOLVED, true, 3, StatusReportStatus.RESOLVED],
+    );
     assert.ok(final.resolvedAt);
     assert.deepEqual((await reader.reports.getStatusReport({ id: report.id })).statusReport, final);
 
@@ -323,7 +354,10 @@ describe('StatusReportService', () => {
     await assertViolation(writer.reports.createStatusReport({ pageId, message: 'y', notify: false }), 'title');
     await assertViolation(writer.reports.createStatusReport({ pageId, title: 'x', notify: false }), 'message');
     await assertViolation(writer.reports.createStatusReport({ pageId, title: 'x', message: 'y', status: 42 as never, notify: false }), 'status');
-    await assertViolation(writer.reports.createStatusReport({ pageId, title: 'x', message: 'y', pageComponentIds: ['abc'], notify: false }), 'pageComponentIds.0');
+    await assertViolation(
+      writer.reports.createStatusReport({ pageId, title: 'x', message: 'y', pageComponentIds: ['abc'], notify: false }),
+      'pageComponentIds.0',
+    );
     const { statusReport } = await writer.reports.createStatusReport({ pageId, title: 'x', message: 'y', notify: false });
     // The status of an update is required.
     await assertViolation(writer.reports.addStatusReportUpdate({ id: statusReport!.id, message: 'z', notify: false }), 'status');
@@ -333,18 +367,28 @@ describe('StatusReportService', () => {
   test('list: active or all, by page, paginated', async () => {
     const page = (await writer.pages.createStatusPage({ slug: 'listed', title: 'Listed' })).statusPage!;
     const ids: string[] = [];
-    for (const n of [1, 2, 3]) ids.push((await writer.reports.createStatusReport({ pageId: page.id, title: `Report ${n}`, message: 'm', notify: false })).statusReport!.id);
+    for (const n of [1, 2, 3])
+      ids.push((await writer.reports.createStatusReport({ pageId: page.id, title: `Report ${n}`, message: 'm', notify: false })).statusReport!.id);
     await writer.reports.resolveStatusReport({ id: ids[0]!, message: 'done', notify: false });
 
     const active = await reader.reports.listStatusReports({ pageId: 'listed' });
-    assert.deepEqual(active.statusReports.map((r) => r.id), [ids[2], ids[1]]);
+    assert.deepEqual(
+      active.statusReports.map((r) => r.id),
+      [ids[2], ids[1]],
+    );
     assert.deepEqual([active.pagination!.page, active.pagination!.perPage, active.pagination!.totalSize, active.pagination!.totalPages], [1, 50, 2, 1]);
 
     const first = await reader.reports.listStatusReports({ filter: 'all', pageId: page.id, perPage: 2 });
-    assert.deepEqual(first.statusReports.map((r) => r.id), [ids[2], ids[1]]);
+    assert.deepEqual(
+      first.statusReports.map((r) => r.id),
+      [ids[2], ids[1]],
+    );
     assert.deepEqual([first.pagination!.page, first.pagination!.perPage, first.pagination!.totalSize, first.pagination!.totalPages], [1, 2, 3, 2]);
     const second = await reader.reports.listStatusReports({ filter: 'all', pageId: page.id, perPage: 2, page: 2 });
-    assert.deepEqual(second.statusReports.map((r) => r.id), [ids[0]]);
+    assert.deepEqual(
+      second.statusReports.map((r) => r.id),
+      [ids[0]],
+    );
     assert.equal(second.statusReports[0]!.resolved, true);
     assert.equal(second.pagination!.page, 2);
 
@@ -404,10 +448,21 @@ describe('publishing to webhook subscribers', () => {
       assert.match(delivery.body, /Investigating/);
 
       // notify=false sends nothing, now or later.
-      await writer.reports.addStatusReportUpdate({ id: created.statusReport!.id, status: StatusReportStatus.IDENTIFIED, message: 'Quiet update', notify: false });
+      await writer.reports.addStatusReportUpdate({
+        id: created.statusReport!.id,
+        status: StatusReportStatus.IDENTIFIED,
+        message: 'Quiet update',
+        notify: false,
+      });
       assert.equal(hook.received.length, 1);
 
-      const scheduled = await writer.maintenances.createMaintenance({ pageId: page.id, title: 'Upgrade', from: daysFromNow(1), to: daysFromNow(2), notify: true });
+      const scheduled = await writer.maintenances.createMaintenance({
+        pageId: page.id,
+        title: 'Upgrade',
+        from: daysFromNow(1),
+        to: daysFromNow(2),
+        notify: true,
+      });
       assert.equal(scheduled.notified, true);
       assert.equal(hook.received.length, 2);
       assert.match(hook.received[1]!.body, /Upgrade/);
@@ -419,7 +474,13 @@ describe('publishing to webhook subscribers', () => {
       const stored = (await writer.reports.getStatusReport({ id: created.statusReport!.id })).statusReport!;
       assert.deepEqual([stored.resolved, stored.updates[0]!.message], [true, 'Fixed']);
       assert.equal(hook.received.length, 3, 'the reachable subscriber is still told');
-      const failedMaintenance = await writer.maintenances.createMaintenance({ pageId: page.id, title: 'Second', from: daysFromNow(3), to: daysFromNow(4), notify: true });
+      const failedMaintenance = await writer.maintenances.createMaintenance({
+        pageId: page.id,
+        title: 'Second',
+        from: daysFromNow(3),
+        to: daysFromNow(4),
+        notify: true,
+      });
       assert.equal(failedMaintenance.notified, false);
       assert.equal((await writer.maintenances.getMaintenance({ id: failedMaintenance.maintenance!.id })).maintenance!.title, 'Second');
     } finally {
@@ -454,7 +515,15 @@ describe('MaintenanceService', () => {
   test('create, get, update, delete', async () => {
     const from = daysFromNow(1);
     const to = daysFromNow(1.5);
-    const created = await writer.maintenances.createMaintenance({ pageId: 'planned', title: 'DB upgrade', message: 'Read-only for an hour', from, to, pageComponentIds: [componentId], notify: true });
+    const created = await writer.maintenances.createMaintenance({
+      pageId: 'planned',
+      title: 'DB upgrade',
+      message: 'Read-only for an hour',
+      from,
+      to,
+      pageComponentIds: [componentId],
+      notify: true,
+    });
     assert.equal(created.notified, true);
     const m = created.maintenance!;
     assert.deepEqual(
@@ -467,7 +536,9 @@ describe('MaintenanceService', () => {
     const moved = (await writer.maintenances.updateMaintenance({ id: m.id, from: '2020-01-01T10:00:00+02:00', to: daysFromNow(2) })).maintenance!;
     assert.deepEqual([moved.from, moved.status, moved.title], ['2020-01-01T08:00:00.000Z', 'active', 'DB upgrade']);
     // With a mask, a named message left out is cleared; the components can be cleared.
-    const cleared = (await writer.maintenances.updateMaintenance({ id: m.id, title: 'Upgrade', updateMask: { paths: ['title', 'message', 'page_component_ids'] } })).maintenance!;
+    const cleared = (
+      await writer.maintenances.updateMaintenance({ id: m.id, title: 'Upgrade', updateMask: { paths: ['title', 'message', 'page_component_ids'] } })
+    ).maintenance!;
     assert.deepEqual([cleared.title, cleared.message, cleared.pageComponentIds], ['Upgrade', '', []]);
     const empty = (await writer.maintenances.updateMaintenance({ id: m.id, message: 'Back', pageComponentIds: [] })).maintenance!;
     assert.deepEqual([empty.message, empty.pageComponentIds], ['Back', []]);
@@ -487,18 +558,38 @@ describe('MaintenanceService', () => {
     await assertViolation(writer.maintenances.createMaintenance({ ...base, from: daysFromNow(2), to: daysFromNow(1) }), 'to', /after/);
     await assertViolation(writer.maintenances.createMaintenance({ ...base, to: daysFromNow(1) }), 'from');
     await assertViolation(writer.maintenances.createMaintenance({ pageId, from: daysFromNow(1), to: daysFromNow(2), notify: false }), 'title');
-    await assertCode(writer.maintenances.createMaintenance({ ...base, from: daysFromNow(1), to: daysFromNow(2), pageComponentIds: [otherPageComponentId] }), Code.NotFound);
+    await assertCode(
+      writer.maintenances.createMaintenance({ ...base, from: daysFromNow(1), to: daysFromNow(2), pageComponentIds: [otherPageComponentId] }),
+      Code.NotFound,
+    );
   });
 
   test('list: latest start first, by page, paginated', async () => {
     const page = (await writer.pages.createStatusPage({ slug: 'windows', title: 'Windows' })).statusPage!;
     const ids: string[] = [];
-    for (const day of [3, 5, 4]) ids.push((await writer.maintenances.createMaintenance({ pageId: page.id, title: `Day ${day}`, from: daysFromNow(day), to: daysFromNow(day + 0.1), notify: false })).maintenance!.id);
+    for (const day of [3, 5, 4])
+      ids.push(
+        (
+          await writer.maintenances.createMaintenance({
+            pageId: page.id,
+            title: `Day ${day}`,
+            from: daysFromNow(day),
+            to: daysFromNow(day + 0.1),
+            notify: false,
+          })
+        ).maintenance!.id,
+      );
     const first = await reader.maintenances.listMaintenances({ pageId: 'windows', perPage: 2 });
-    assert.deepEqual(first.maintenances.map((m) => m.title), ['Day 5', 'Day 4']);
+    assert.deepEqual(
+      first.maintenances.map((m) => m.title),
+      ['Day 5', 'Day 4'],
+    );
     assert.deepEqual([first.pagination!.page, first.pagination!.perPage, first.pagination!.totalSize, first.pagination!.totalPages], [1, 2, 3, 2]);
     const second = await reader.maintenances.listMaintenances({ pageId: page.id, perPage: 2, page: 2 });
-    assert.deepEqual(second.maintenances.map((m) => m.id), [ids[0]]);
+    assert.deepEqual(
+      second.maintenances.map((m) => m.id),
+      [ids[0]],
+    );
     const all = await reader.maintenances.listMaintenances({});
     assert.equal(all.pagination!.perPage, 50);
     assert.ok(all.pagination!.totalSize >= 3);
@@ -522,7 +613,10 @@ describe('MaintenanceService', () => {
       await assertCode(client.maintenances.getMaintenance({ id: ref }), Code.NotFound);
       await assertCode(client.maintenances.updateMaintenance({ id: ref, title: 'x' }), Code.NotFound);
       await assertCode(client.maintenances.deleteMaintenance({ id: ref }), Code.NotFound);
-      await assertCode(client.maintenances.createMaintenance({ pageId: page, title: 'x', from: daysFromNow(1), to: daysFromNow(2), notify: false }), Code.NotFound);
+      await assertCode(
+        client.maintenances.createMaintenance({ pageId: page, title: 'x', from: daysFromNow(1), to: daysFromNow(2), notify: false }),
+        Code.NotFound,
+      );
       await assertCode(client.maintenances.listMaintenances({ pageId: page }), Code.NotFound);
     }
     assert.deepEqual((await writer.maintenances.getMaintenance({ id: m.id })).maintenance, m);
@@ -566,7 +660,8 @@ describe('NotificationService', () => {
     const slug = `channels-${randomBytes(4).toString('hex')}`;
     const writer = await workspaceClient(svc, slug);
     const reader = clientOf(svc, (await svc.createKey('read', slug)).secret);
-    const monitorId = (await writer.monitors.createTCPMonitor({ monitor: { name: 'db', uri: 'db.internal:5432', periodicity: Periodicity.PERIODICITY_1M } })).monitor!.id;
+    const monitorId = (await writer.monitors.createTCPMonitor({ monitor: { name: 'db', uri: 'db.internal:5432', periodicity: Periodicity.PERIODICITY_1M } }))
+      .monitor!.id;
     const hook = await receiver(204);
     try {
       const webhookUrl = `${hook.origin}/alerts/${secrets.webhookPath}`;
@@ -584,13 +679,25 @@ describe('NotificationService', () => {
       assert.deepEqual(Object.keys(channel.config.value.headers), ['authorization']);
 
       const created = [
-        await writer.notifications.createNotificationChannel({ name: 'Slack', config: { case: 'slack', value: { webhookUrl: `https://hooks.slack.com/services/${secrets.slack}` } } }),
-        await writer.notifications.createNotificationChannel({ name: 'Discord', config: { case: 'discord', value: { webhookUrl: `https://discord.com/api/webhooks/${secrets.discord}` } } }),
+        await writer.notifications.createNotificationChannel({
+          name: 'Slack',
+          config: { case: 'slack', value: { webhookUrl: `https://hooks.slack.com/services/${secrets.slack}` } },
+        }),
+        await writer.notifications.createNotificationChannel({
+          name: 'Discord',
+          config: { case: 'discord', value: { webhookUrl: `https://discord.com/api/webhooks/${secrets.discord}` } },
+        }),
         await writer.notifications.createNotificationChannel({
           name: 'Mail',
-          config: { case: 'email', value: { to: ['ops@example.test'], from: 'alerts@example.test', smtpUrl: `smtps://user:${secrets.smtpPassword}@smtp.example.test:465` } },
+          config: {
+            case: 'email',
+            value: { to: ['ops@example.test'], from: 'alerts@example.test', smtpUrl: `smtps://user:${secrets.smtpPassword}@smtp.example.test:465` },
+          },
         }),
-        await writer.notifications.createNotificationChannel({ name: 'ntfy', config: { case: 'ntfy', value: { topic: 'statusdesk-alerts', priority: 4, token: secrets.ntfy } } }),
+        await writer.notifications.createNotificationChannel({
+          name: 'ntfy',
+          config: { case: 'ntfy', value: { topic: 'statusdesk-alerts', priority: 4, token: secrets.ntfy } },
+        }),
         await writer.notifications.createNotificationChannel({ name: 'Desktop', config: { case: 'desktop', value: {} } }),
       ];
       for (const response of created) assertNoSecrets(response);
@@ -598,7 +705,10 @@ describe('NotificationService', () => {
       assert.ok(slack!.config.case === 'slack' && discord!.config.case === 'discord' && email!.config.case === 'email' && ntfy!.config.case === 'ntfy');
       assert.equal(slack!.config.value.webhookUrl, 'https://…slack.com/…');
       assert.equal(discord!.config.value.webhookUrl, 'https://discord.com/…');
-      assert.deepEqual([email!.config.value.to, email!.config.value.from, email!.config.value.smtpUrl], [['ops@example.test'], 'alerts@example.test', 'smtps://…example.test:465/…']);
+      assert.deepEqual(
+        [email!.config.value.to, email!.config.value.from, email!.config.value.smtpUrl],
+        [['ops@example.test'], 'alerts@example.test', 'smtps://…example.test:465/…'],
+      );
       assert.deepEqual([ntfy!.config.value.server, ntfy!.config.value.topic, ntfy!.config.value.priority], ['https://ntfy.sh', '••••••••', 4]);
       assert.notEqual(ntfy!.config.value.token, undefined);
       assert.deepEqual([desktop!.kind, desktop!.config.case], ['desktop', 'desktop']);
@@ -606,10 +716,16 @@ describe('NotificationService', () => {
       // Newest first, paginated.
       const all = await reader.notifications.listNotificationChannels({});
       assertNoSecrets(all);
-      assert.deepEqual(all.channels.map((c) => c.name), ['Desktop', 'ntfy', 'Mail', 'Discord', 'Slack', 'On-call webhook']);
+      assert.deepEqual(
+        all.channels.map((c) => c.name),
+        ['Desktop', 'ntfy', 'Mail', 'Discord', 'Slack', 'On-call webhook'],
+      );
       assert.deepEqual([all.pagination!.page, all.pagination!.perPage, all.pagination!.totalSize, all.pagination!.totalPages], [1, 50, 6, 1]);
       const third = await reader.notifications.listNotificationChannels({ page: 3, perPage: 2 });
-      assert.deepEqual(third.channels.map((c) => c.name), ['Slack', 'On-call webhook']);
+      assert.deepEqual(
+        third.channels.map((c) => c.name),
+        ['Slack', 'On-call webhook'],
+      );
       assert.deepEqual([third.pagination!.totalPages, third.pagination!.totalSize], [3, 6]);
       await assertViolation(reader.notifications.listNotificationChannels({ perPage: 201 }), 'perPage');
       const got = await reader.notifications.getNotificationChannel({ id: channel.id });
@@ -650,7 +766,12 @@ describe('NotificationService', () => {
       assertNoSecrets(ntfyPriority);
 
       // Unreachable: not delivered, with the reason and without the address's token.
-      const unreachable = (await writer.notifications.createNotificationChannel({ name: 'Gone', config: { case: 'webhook', value: { url: await closedPortUrl(), secret: secrets.webhookSecret } } })).channel!;
+      const unreachable = (
+        await writer.notifications.createNotificationChannel({
+          name: 'Gone',
+          config: { case: 'webhook', value: { url: await closedPortUrl(), secret: secrets.webhookSecret } },
+        })
+      ).channel!;
       const failed = await writer.notifications.sendTestNotification({ id: unreachable.id });
       assert.equal(failed.delivered, false);
       assert.match(failed.error, /connection refused/);
@@ -663,23 +784,64 @@ describe('NotificationService', () => {
   });
 
   test('refuses invalid configurations, naming the field in the request', async () => {
-    await assertViolation(writer.notifications.createNotificationChannel({ name: 'x', config: { case: 'slack', value: { webhookUrl: 'not a url' } } }), 'slack.webhookUrl');
-    await assertViolation(writer.notifications.createNotificationChannel({ name: 'x', config: { case: 'webhook', value: { url: 'https://h.example.test', secret: 'short' } } }), 'webhook.secret', /16/);
-    await assertViolation(writer.notifications.createNotificationChannel({ name: 'x', config: { case: 'ntfy', value: { topic: 't', priority: 9 } } }), 'ntfy.priority', /1 to 5/);
+    await assertViolation(
+      writer.notifications.createNotificationChannel({ name: 'x', config: { case: 'slack', value: { webhookUrl: 'not a url' } } }),
+      'slack.webhookUrl',
+    );
+    await assertViolation(
+      writer.notifications.createNotificationChannel({ name: 'x', config: { case: 'webhook', value: { url: 'https://h.example.test', secret: 'short' } } }),
+      'webhook.secret',
+      /16/,
+    );
+    await assertViolation(
+      writer.notifications.createNotificationChannel({ name: 'x', config: { case: 'ntfy', value: { topic: 't', priority: 9 } } }),
+      'ntfy.priority',
+      /1 to 5/,
+    );
     await assertViolation(writer.notifications.createNotificationChannel({ name: 'x', config: { case: 'email', value: {} } }), 'email.to');
-    await assertViolation(writer.notifications.createNotificationChannel({ name: 'x', config: { case: 'email', value: { to: ['ops@example.test'], smtpUrl: 'http://smtp.example.test' } } }), 'email.smtpUrl');
+    await assertViolation(
+      writer.notifications.createNotificationChannel({
+        name: 'x',
+        config: { case: 'email', value: { to: ['ops@example.test'], smtpUrl: 'http://smtp.example.test' } },
+      }),
+      'email.smtpUrl',
+    );
     await assertViolation(writer.notifications.createNotificationChannel({ config: { case: 'desktop', value: {} } }), 'name');
     await assertViolation(writer.notifications.createNotificationChannel({ name: 'no kind' }), 'kind');
-    await assertViolation(writer.notifications.createNotificationChannel({ name: 'x', monitorIds: ['abc'], config: { case: 'desktop', value: {} } }), 'monitorIds.0');
-    const foreignMonitor = (await other.monitors.createTCPMonitor({ monitor: { name: 'theirs', uri: 'x.internal:1', periodicity: Periodicity.PERIODICITY_1M } })).monitor!;
-    await assertCode(writer.notifications.createNotificationChannel({ name: 'x', monitorIds: [foreignMonitor.id], config: { case: 'desktop', value: {} } }), Code.NotFound);
+    await assertViolation(
+      writer.notifications.createNotificationChannel({ name: 'x', monitorIds: ['abc'], config: { case: 'desktop', value: {} } }),
+      'monitorIds.0',
+    );
+    const foreignMonitor = (
+      await other.monitors.createTCPMonitor({ monitor: { name: 'theirs', uri: 'x.internal:1', periodicity: Periodicity.PERIODICITY_1M } })
+    ).monitor!;
+    await assertCode(
+      writer.notifications.createNotificationChannel({ name: 'x', monitorIds: [foreignMonitor.id], config: { case: 'desktop', value: {} } }),
+      Code.NotFound,
+    );
     const desktop = (await writer.notifications.createNotificationChannel({ name: 'Desk', config: { case: 'desktop', value: {} } })).channel!;
     await assertViolation(writer.notifications.updateNotificationChannel({ id: desktop.id, updateMask: { paths: ['kind'] } }), 'update_mask');
     await assertViolation(writer.notifications.updateNotificationChannel({ id: desktop.id, updateMask: { paths: ['name'] } }), 'name');
     // A channel never changes kind, even when the other kind has the same fields.
-    await assertViolation(writer.notifications.updateNotificationChannel({ id: desktop.id, config: { case: 'ntfy', value: { topic: 'x' } } }), 'kind', /desktop channel and cannot become a ntfy channel/);
-    const slack = (await writer.notifications.createNotificationChannel({ name: 'Chat', config: { case: 'slack', value: { webhookUrl: 'https://hooks.example.test/services/T1' } } })).channel!;
-    await assertViolation(writer.notifications.updateNotificationChannel({ id: slack.id, config: { case: 'discord', value: { webhookUrl: 'https://discord.example.test/api/webhooks/1' } } }), 'kind', /cannot become a discord channel/);
+    await assertViolation(
+      writer.notifications.updateNotificationChannel({ id: desktop.id, config: { case: 'ntfy', value: { topic: 'x' } } }),
+      'kind',
+      /desktop channel and cannot become a ntfy channel/,
+    );
+    const slack = (
+      await writer.notifications.createNotificationChannel({
+        name: 'Chat',
+        config: { case: 'slack', value: { webhookUrl: 'https://hooks.example.test/services/T1' } },
+      })
+    ).channel!;
+    await assertViolation(
+      writer.notifications.updateNotificationChannel({
+        id: slack.id,
+        config: { case: 'discord', value: { webhookUrl: 'https://discord.example.test/api/webhooks/1' } },
+      }),
+      'kind',
+      /cannot become a discord channel/,
+    );
     await writer.notifications.deleteNotificationChannel({ id: slack.id });
     await writer.notifications.deleteNotificationChannel({ id: desktop.id });
   });

@@ -39,7 +39,12 @@ function assertNamesBothVersions(text: string): void {
 
 /** Waits for the runner to exit by itself; its exit code. */
 async function exitOf(runner: RunnerProcess): Promise<number | null> {
-  await eventually(() => runner.child.exitCode ?? runner.child.signalCode, (c) => c !== null, `the runner to exit (output: ${runner.output()})`, STOP_WITHIN_MS);
+  await eventually(
+    () => runner.child.exitCode ?? runner.child.signalCode,
+    (c) => c !== null,
+    `the runner to exit (output: ${runner.output()})`,
+    STOP_WITHIN_MS,
+  );
   return runner.child.exitCode;
 }
 
@@ -105,7 +110,11 @@ describe('runners of private locations: admission', () => {
     const rpc = runnerRpc(runnerApiUrl(service), location.token);
 
     const stream = rpc.connect({ version: OTHER_VERSION, instanceId: randomUUID(), hostname: 'elsewhere' });
-    const refused = await connectRejection((async () => { for await (const _ of stream) return; })());
+    const refused = await connectRejection(
+      (async () => {
+        for await (const _ of stream) return;
+      })(),
+    );
     assert.equal(refused.code, Code.FailedPrecondition, `got ${Code[refused.code]}: ${refused.rawMessage}`);
     assertNamesBothVersions(refused.rawMessage);
     assertNamesBothVersions((await assertCode(rpc.report({ version: OTHER_VERSION, instanceId: randomUUID() }), Code.FailedPrecondition)).rawMessage);
@@ -153,7 +162,11 @@ describe('runners of private locations: admission', () => {
       const first = await events.next();
       assert.equal(first.done, false);
       assert.equal(first.value.hello?.locationName, mine.name);
-      assert.deepEqual(first.value.monitors.map((m: { id: string }) => m.id), [assigned], 'the assignment holds only the monitor that chose the location');
+      assert.deepEqual(
+        first.value.monitors.map((m: { id: string }) => m.id),
+        [assigned],
+        'the assignment holds only the monitor that chose the location',
+      );
 
       const foreign = await rpc.report({ version: VERSION, instanceId, checks: [check(1, otherWorkspace), check(2, notAssigned)] });
       assert.deepEqual([foreign.stored, foreign.skipped], [0, 2], 'results for monitors not given to this runner are skipped');
@@ -169,7 +182,13 @@ describe('runners of private locations: admission', () => {
       const malformed = await rpc.report({ version: VERSION, instanceId, checks: [bad] });
       assert.deepEqual([malformed.stored, malformed.skipped, malformed.acknowledgedSequence], [0, 1, 5n], 'a malformed result is skipped, and forgotten');
 
-      assert.deepEqual((await resultsOf(service, assigned)).map((r) => [r.runner, r.regions]), [[mine.name, JSON.stringify([mine.name])], [mine.name, JSON.stringify([mine.name])]]);
+      assert.deepEqual(
+        (await resultsOf(service, assigned)).map((r) => [r.runner, r.regions]),
+        [
+          [mine.name, JSON.stringify([mine.name])],
+          [mine.name, JSON.stringify([mine.name])],
+        ],
+      );
       assert.deepEqual(await resultsOf(service, notAssigned), []);
       assert.deepEqual(await resultsOf(service, otherWorkspace), []);
     } finally {

@@ -26,7 +26,9 @@ describe('runners of private locations: assignment', () => {
   const shared = useRunnerService();
   const { runner } = shared;
 
-  test('a monitor is checked by the runner of the location it chooses, and by the other one once it is moved there, without restarting either', { timeout: 90_000 }, async () => {
+  test('a monitor is checked by the runner of the location it chooses, and by the other one once it is moved there, without restarting either', {
+    timeout: 90_000,
+  }, async () => {
     const { service, target } = shared;
     const ws = await runnerWorkspace(service, 'assign');
     const [a, b] = [await ws.location('office'), await ws.location('lab')];
@@ -94,7 +96,10 @@ describe('runners of private locations: assignment', () => {
     const listed = (await ws.locations.listPrivateLocations({})).privateLocations.filter((l) => l.id === a.id || l.id === b.id);
     assert.deepEqual(
       listed.map((l) => [l.runnerVersion, l.runnerHostname, l.droppedResults]),
-      [[VERSION, hostname(), 0n], [VERSION, hostname(), 0n]],
+      [
+        [VERSION, hostname(), 0n],
+        [VERSION, hostname(), 0n],
+      ],
       'each location shows the version and host its runner connected with',
     );
   });
@@ -106,7 +111,15 @@ describe('runners of private locations: assignment', () => {
       const location = await ws.location('grpc');
       const credential = 'Bearer only-the-runner-sends-this';
       const created = await ws.monitors.createGRPCMonitor({
-        monitor: { name: 'health', uri: peer.uri, tls: TLSMode.TLS_MODE_PLAINTEXT, metadata: { authorization: credential }, periodicity: Periodicity.PERIODICITY_30S, retry: 0, privateLocations: [location.id] },
+        monitor: {
+          name: 'health',
+          uri: peer.uri,
+          tls: TLSMode.TLS_MODE_PLAINTEXT,
+          metadata: { authorization: credential },
+          periodicity: Periodicity.PERIODICITY_30S,
+          retry: 0,
+          privateLocations: [location.id],
+        },
       });
       assert.deepEqual(created.monitor!.regions, [], 'a gRPC monitor with a private location needs no region');
       await runner(location.token);
@@ -128,7 +141,9 @@ describe('runners of private locations: assignment', () => {
 });
 
 describe('the embedded runner and private locations', () => {
-  test('the embedded runner does not check a monitor that has only private locations, nor one moved from regions to a location', { timeout: 120_000 }, async () => {
+  test('the embedded runner does not check a monitor that has only private locations, nor one moved from regions to a location', {
+    timeout: 120_000,
+  }, async () => {
     const service = await startTestService({ STATUSDESK_CHECKS: 'on' });
     const [privateTarget, regionTarget] = [await startTcpListener(), await startTcpListener()];
     try {
@@ -136,11 +151,20 @@ describe('the embedded runner and private locations', () => {
       const location = await ws.location('branch');
       const privateOnly = await ws.tcpMonitor(privateTarget.uri, [location.id]);
       // A monitor of regions beside it, which the embedded runner checks on schedule: the engine runs.
-      const withRegions = (await ws.monitors.createTCPMonitor({ monitor: { name: 'regions', uri: regionTarget.uri, periodicity: Periodicity.PERIODICITY_30S, retry: 0, regions: ['iad'] } })).monitor!.id;
+      const withRegions = (
+        await ws.monitors.createTCPMonitor({
+          monitor: { name: 'regions', uri: regionTarget.uri, periodicity: Periodicity.PERIODICITY_30S, retry: 0, regions: ['iad'] },
+        })
+      ).monitor!.id;
       const createdAt = Date.now();
       const [privateSlot, regionSlot] = [nextSlot(privateOnly, createdAt + 1_000), nextSlot(withRegions, createdAt + 1_000)];
       await resultsFrom(service, withRegions, 'local', regionSlot - Date.now() + 10_000);
-      await eventually(() => Date.now(), (now) => now > privateSlot + 3_000, 'the private-only monitor slot passed', privateSlot - Date.now() + 5_000);
+      await eventually(
+        () => Date.now(),
+        (now) => now > privateSlot + 3_000,
+        'the private-only monitor slot passed',
+        privateSlot - Date.now() + 5_000,
+      );
 
       assert.equal(privateTarget.connections, 0, 'the embedded runner connected to the target of a monitor with only private locations');
       assert.deepEqual(await resultsOf(service, privateOnly), []);
@@ -151,10 +175,19 @@ describe('the embedded runner and private locations', () => {
       );
 
       // The monitor of regions moved to the location alone: the embedded runner forgets it.
-      await ws.monitors.updateTCPMonitor({ id: withRegions, monitor: { regions: [], privateLocations: [location.id] }, updateMask: { paths: ['regions', 'private_locations'] } });
+      await ws.monitors.updateTCPMonitor({
+        id: withRegions,
+        monitor: { regions: [], privateLocations: [location.id] },
+        updateMask: { paths: ['regions', 'private_locations'] },
+      });
       const movedAt = Date.now();
       const movedSlot = nextSlot(withRegions, movedAt + 1_000);
-      await eventually(() => Date.now(), (now) => now > movedSlot + 3_000, 'the moved monitor slot passed', movedSlot - Date.now() + 5_000);
+      await eventually(
+        () => Date.now(),
+        (now) => now > movedSlot + 3_000,
+        'the moved monitor slot passed',
+        movedSlot - Date.now() + 5_000,
+      );
       assert.deepEqual(
         (await resultsOf(service, withRegions)).filter((r) => r.runner === 'local' && r.started_at > movedAt + 1_000),
         [],

@@ -43,7 +43,10 @@ test('acknowledged results are deleted, and the batch is the oldest waiting, in 
   const buffer = openBuffer(dir.path, { token: TOKEN, max: 100 });
   try {
     buffer.add(checks(10));
-    assert.deepEqual(buffer.batch(3).map((c) => Number(c.sequence)), [1, 2, 3]);
+    assert.deepEqual(
+      buffer.batch(3).map((c) => Number(c.sequence)),
+      [1, 2, 3],
+    );
     buffer.acknowledge(6);
     assert.deepEqual(sequences(buffer), [7, 8, 9, 10]);
     assert.equal(buffer.waiting, 4);
@@ -111,7 +114,9 @@ test('a buffer opened again keeps its instance id, its results, the dropped tota
 /** A monitor of the assignment as the service sends it: its definition, with a credential header. */
 const SECRET = 'Bearer buffer-secret-7f3a9c';
 const definitionWith = (id: string, secret: string) =>
-  new TextEncoder().encode(JSON.stringify({ id, type: 'http', url: 'http://127.0.0.1:1/', headers: { authorization: secret }, body: `{"monitor":${id}}`.padEnd(400, ' ') }));
+  new TextEncoder().encode(
+    JSON.stringify({ id, type: 'http', url: 'http://127.0.0.1:1/', headers: { authorization: secret }, body: `{"monitor":${id}}`.padEnd(400, ' ') }),
+  );
 const definitionText = (m: { definition: Uint8Array }) => new TextDecoder().decode(m.definition);
 
 /** Every byte of the buffer on disk: the database and, while it is open, its WAL. */
@@ -131,7 +136,10 @@ test("the assignment's credentials are sealed on disk: neither the buffer nor it
     assert.equal(bytesOnDisk(dir.path).includes(SECRET), false, 'the secret is in the buffer once closed');
     buffer = openBuffer(dir.path, { token: TOKEN });
     assert.equal(buffer.assignmentDropped, false);
-    assert.deepEqual(buffer.assignment().map(definitionText).sort(), [new TextDecoder().decode(definitionWith('1', SECRET)), new TextDecoder().decode(definitionWith('2', `${SECRET}-2`))]);
+    assert.deepEqual(buffer.assignment().map(definitionText).sort(), [
+      new TextDecoder().decode(definitionWith('1', SECRET)),
+      new TextDecoder().decode(definitionWith('2', `${SECRET}-2`)),
+    ]);
   } finally {
     buffer.close();
     await dir.remove();
@@ -162,7 +170,10 @@ test('an assignment kept in the clear (by a version before sealing) is sealed wh
       assert.equal(buffer.assignmentDropped, false);
       const kept = buffer.assignment().sort((a, b) => Number(a.id) - Number(b.id));
       assert.equal(kept.length, 200);
-      assert.deepEqual(kept.map(definitionText), kept.map((m) => new TextDecoder().decode(definitionWith(m.id, SECRET))));
+      assert.deepEqual(
+        kept.map(definitionText),
+        kept.map((m) => new TextDecoder().decode(definitionWith(m.id, SECRET))),
+      );
       assert.equal(bytesOnDisk(dir.path).includes(SECRET), false, 'the clear bytes are left in the file or its WAL');
     } finally {
       buffer.close();
@@ -173,7 +184,7 @@ test('an assignment kept in the clear (by a version before sealing) is sealed wh
   }
 });
 
-test('opened with another token (the location\'s token rotated), the kept assignment cannot be read: it is dropped, and the buffer says so once', async () => {
+test("opened with another token (the location's token rotated), the kept assignment cannot be read: it is dropped, and the buffer says so once", async () => {
   const dir = await tempDir();
   let buffer = openBuffer(dir.path, { token: TOKEN });
   try {
@@ -189,7 +200,10 @@ test('opened with another token (the location\'s token rotated), the kept assign
     buffer.close();
     buffer = openBuffer(dir.path, { token: `${TOKEN}-rotated` });
     assert.equal(buffer.assignmentDropped, false);
-    assert.deepEqual(buffer.assignment().map((m) => m.id), ['4']);
+    assert.deepEqual(
+      buffer.assignment().map((m) => m.id),
+      ['4'],
+    );
   } finally {
     buffer.close();
     await dir.remove();

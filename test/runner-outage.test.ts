@@ -10,7 +10,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startTcpListener, type TcpListener } from './support/grpc-peers.ts';
 import { queryRows } from './support/database.ts';
 import { perTestCleanup, startTestService, tempDir, type TestService } from './support/harness.ts';
-import { type ResultRow, resultsOf, runnerApiUrl, runnerWorkspace, type RunnerWorkspace, startProxy, startRunner, type TestLocation } from './support/runner.ts';
+import {
+  type ResultRow,
+  resultsOf,
+  runnerApiUrl,
+  runnerWorkspace,
+  type RunnerWorkspace,
+  startProxy,
+  startRunner,
+  type TestLocation,
+} from './support/runner.ts';
 import { eventually } from './support/wait.ts';
 
 const PERIOD_MS = 30_000;
@@ -22,13 +31,21 @@ const MONITORS = 3;
 
 /** The location's acknowledged sequence and dropped total, as the service stores them. */
 const locationRow = async (service: TestService, id: string) =>
-  (await queryRows<{ last_sequence: number; dropped_results: number }>(service.dataDir, 'SELECT last_sequence, dropped_results FROM private_locations WHERE id = ?', Number(id)))[0]!;
+  (
+    await queryRows<{ last_sequence: number; dropped_results: number }>(
+      service.dataDir,
+      'SELECT last_sequence, dropped_results FROM private_locations WHERE id = ?',
+      Number(id),
+    )
+  )[0]!;
 
 /** Results of the location's runner stored in all, every monitor together. */
-const storedOf = async (service: TestService, name: string) => (await queryRows<{ n: number }>(service.dataDir, 'SELECT count(*) AS n FROM check_results WHERE runner = ?', name))[0]!.n;
+const storedOf = async (service: TestService, name: string) =>
+  (await queryRows<{ n: number }>(service.dataDir, 'SELECT count(*) AS n FROM check_results WHERE runner = ?', name))[0]!.n;
 
 /** When the newest stored result of the location's runner started, epoch ms (0 if none). */
-const newestOf = async (service: TestService, name: string) => (await queryRows<{ at: number | null }>(service.dataDir, 'SELECT max(started_at) AS at FROM check_results WHERE runner = ?', name))[0]!.at ?? 0;
+const newestOf = async (service: TestService, name: string) =>
+  (await queryRows<{ at: number | null }>(service.dataDir, 'SELECT max(started_at) AS at FROM check_results WHERE runner = ?', name))[0]!.at ?? 0;
 
 /**
  * Once the runner is back, triggers a check and waits until it is stored: the runner uploads in
@@ -37,19 +54,31 @@ const newestOf = async (service: TestService, name: string) => (await queryRows<
  * results), that it dropped none, and that no monitor's results have a hole longer than a period
  * across `span`.
  */
-async function assertNothingLost(service: TestService, ws: RunnerWorkspace, location: TestLocation, monitorIds: string[], span: { from: number; to: number }): Promise<void> {
+async function assertNothingLost(
+  service: TestService,
+  ws: RunnerWorkspace,
+  location: TestLocation,
+  monitorIds: string[],
+  span: { from: number; to: number },
+): Promise<void> {
   const triggeredAt = Date.now();
   await ws.monitors.triggerMonitor({ id: monitorIds[0]! });
-  await eventually(() => newestOf(service, location.name), (at) => at >= triggeredAt - 1_000, 'a check triggered after the outage stored', 30_000);
+  await eventually(
+    () => newestOf(service, location.name),
+    (at) => at >= triggeredAt - 1_000,
+    'a check triggered after the outage stored',
+    30_000,
+  );
   const state = { ...(await locationRow(service, location.id)), stored: await storedOf(service, location.name) };
   assert.equal(state.last_sequence, state.stored, 'sequences of the runner missing or stored twice');
   assert.equal(state.dropped_results, 0);
   for (const id of monitorIds) {
-    const times = (await resultsOf(service, id))
-      .filter((r: ResultRow) => r.runner === location.name)
-      .map((r) => r.started_at);
+    const times = (await resultsOf(service, id)).filter((r: ResultRow) => r.runner === location.name).map((r) => r.started_at);
     const during = times.filter((t) => t > span.from && t < span.to);
-    assert.ok(during.length >= Math.floor((span.to - span.from) / PERIOD_MS), `monitor ${id}: ${during.length} checks stored from the outage of ${span.to - span.from} ms`);
+    assert.ok(
+      during.length >= Math.floor((span.to - span.from) / PERIOD_MS),
+      `monitor ${id}: ${during.length} checks stored from the outage of ${span.to - span.from} ms`,
+    );
     const around = times.filter((t) => t > span.from - PERIOD_MS - SLACK_MS && t < span.to + PERIOD_MS + SLACK_MS);
     const holes = around.slice(1).map((t, i) => t - around[i]!);
     assert.ok(
@@ -74,7 +103,9 @@ describe('runners of private locations: outages', () => {
     while (stops.length) await stops.pop()!();
   });
 
-  test('a network cut of 65 s: the location turns error, the runner keeps checking, and every check made during the cut arrives', { timeout: 240_000 }, async () => {
+  test('a network cut of 65 s: the location turns error, the runner keeps checking, and every check made during the cut arrives', {
+    timeout: 240_000,
+  }, async () => {
     const proxy = await startProxy();
     stops.push(() => proxy.close());
     // The service answers under the proxy's address too (its Host guard admits OAUTH_ISSUER's).
@@ -90,7 +121,12 @@ describe('runners of private locations: outages', () => {
     cleanup.children.push(runner.child);
     await ws.locationStatus(location.id, 'active');
     for (const id of monitorIds) await ws.monitors.triggerMonitor({ id });
-    await eventually(() => storedOf(service, location.name), (n) => n >= MONITORS, 'the triggered checks stored', 20_000);
+    await eventually(
+      () => storedOf(service, location.name),
+      (n) => n >= MONITORS,
+      'the triggered checks stored',
+      20_000,
+    );
 
     const cutAt = Date.now();
     proxy.cut();
@@ -107,7 +143,9 @@ describe('runners of private locations: outages', () => {
     assert.equal(runner.child.exitCode, null, `the runner exited: ${runner.output()}`);
   });
 
-  test('the service restarted on its data folder and port, and the runner restarted while it is away: the runner checks its last assignment, reconnects and uploads what it buffered', { timeout: 180_000 }, async () => {
+  test('the service restarted on its data folder and port, and the runner restarted while it is away: the runner checks its last assignment, reconnects and uploads what it buffered', {
+    timeout: 180_000,
+  }, async () => {
     const dir = await tempDir();
     stops.push(() => dir.remove());
     let service = await startTestService({}, dir.path);
@@ -123,7 +161,12 @@ describe('runners of private locations: outages', () => {
     cleanup.children.push(first.child);
     await ws.locationStatus(location.id, 'active');
     for (const id of monitorIds) await ws.monitors.triggerMonitor({ id });
-    await eventually(() => storedOf(service, location.name), (n) => n >= MONITORS, 'the triggered checks stored', 20_000);
+    await eventually(
+      () => storedOf(service, location.name),
+      (n) => n >= MONITORS,
+      'the triggered checks stored',
+      20_000,
+    );
 
     const stoppedAt = Date.now();
     const stopped = await Promise.race([service.stop().then(() => true), sleep(15_000, false)]);
@@ -135,7 +178,10 @@ describe('runners of private locations: outages', () => {
     // A whole period more down: every monitor has a slot while the service is away.
     const connectionsBefore = target.connections;
     await sleep(PERIOD_MS + 1_000);
-    assert.ok(target.connections - connectionsBefore >= MONITORS, `the restarted runner checked ${target.connections - connectionsBefore} times without the service`);
+    assert.ok(
+      target.connections - connectionsBefore >= MONITORS,
+      `the restarted runner checked ${target.connections - connectionsBefore} times without the service`,
+    );
     service = await startTestService({}, dir.path, { port });
     const restartedAt = Date.now();
 

@@ -39,7 +39,10 @@ function reader(stream: AsyncIterable<ConnectResponse>) {
       const deadline = Date.now() + timeoutMs;
       try {
         while (Date.now() < deadline) {
-          const next = await Promise.race([iterator.next(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the stream did not end')), deadline - Date.now()))]);
+          const next = await Promise.race([
+            iterator.next(),
+            new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the stream did not end')), deadline - Date.now())),
+          ]);
           if (next.done) assert.fail('the stream ended without an error');
         }
       } catch (error) {
@@ -64,7 +67,13 @@ describe('the runner protocol, on the service side', () => {
   test('a runner is sent its whole assignment first, with credentials opened, then each change as it is made', async () => {
     const location = await ws.location('stream');
     const checked = await ws.monitors.createHTTPMonitor({
-      monitor: { name: 'api', url: 'http://127.0.0.1:9/health', periodicity: 2, headers: { authorization: 'Bearer inner-secret' }, privateLocations: [location.id] },
+      monitor: {
+        name: 'api',
+        url: 'http://127.0.0.1:9/health',
+        periodicity: 2,
+        headers: { authorization: 'Bearer inner-secret' },
+        privateLocations: [location.id],
+      },
     });
     const id = checked.monitor!.id;
     const paused = await ws.tcpMonitor('127.0.0.1:9', [location.id]);
@@ -72,14 +81,20 @@ describe('the runner protocol, on the service side', () => {
     const elsewhere = await ws.tcpMonitor('127.0.0.1:9', []).catch(() => undefined);
 
     const abort = new AbortController();
-    const events = reader(runnerRpc(runnerApiUrl(service), location.token).connect({ version: VERSION, instanceId: 'protocol-1', hostname: 'lab' }, { signal: abort.signal }));
+    const events = reader(
+      runnerRpc(runnerApiUrl(service), location.token).connect({ version: VERSION, instanceId: 'protocol-1', hostname: 'lab' }, { signal: abort.signal }),
+    );
     try {
       const first = await events.next('the whole assignment');
       assert.equal(first.hello?.serviceVersion, VERSION);
       assert.equal(first.hello?.locationName, location.name);
       assert.equal(first.hello?.acknowledgedSequence, 0n);
       assert.equal(first.full, true);
-      assert.deepEqual(first.monitors.map((m) => m.id), [id], 'only the active monitor choosing the location');
+      assert.deepEqual(
+        first.monitors.map((m) => m.id),
+        [id],
+        'only the active monitor choosing the location',
+      );
       assert.notEqual(elsewhere, id);
       const definition = definitionOf(first, id);
       assert.equal(definition.url, 'http://127.0.0.1:9/health');
@@ -102,7 +117,7 @@ describe('the runner protocol, on the service side', () => {
     }
   });
 
-  test('a second runner of the same location ends the first one\'s stream with aborted', async () => {
+  test("a second runner of the same location ends the first one's stream with aborted", async () => {
     const location = await ws.location('twice');
     const rpc = runnerRpc(runnerApiUrl(service), location.token);
     const abort = new AbortController();
@@ -138,7 +153,18 @@ describe('the runner protocol, on the service side', () => {
       const report = await rpc.report({
         version: VERSION,
         instanceId: 'trigger-1',
-        checks: [{ sequence: 1n, monitorId: id, startedAtMs: BigInt(Date.now()), result: 'down', latencyMs: 3, attempts: 1, message: 'connection refused', timing: { connect: 3, total: 3 } }],
+        checks: [
+          {
+            sequence: 1n,
+            monitorId: id,
+            startedAtMs: BigInt(Date.now()),
+            result: 'down',
+            latencyMs: 3,
+            attempts: 1,
+            message: 'connection refused',
+            timing: { connect: 3, total: 3 },
+          },
+        ],
       });
       assert.deepEqual([report.acknowledgedSequence, report.stored, report.skipped], [1n, 1, 0]);
       const { results } = await triggered;
@@ -154,31 +180,42 @@ describe('the runner protocol, on the service side', () => {
   test('a monitor moved from a location where it was down recovers with its next check from the new one', async () => {
     const [from, to] = [await ws.location('from'), await ws.location('to')];
     const id = await ws.tcpMonitor('127.0.0.1:9', [from.id]);
-    const check = (sequence: bigint, result: string) => ({ sequence, monitorId: id, startedAtMs: BigInt(Date.now()), result, latencyMs: 1, attempts: 1, message: result });
+    const check = (sequence: bigint, result: string) => ({
+      sequence,
+      monitorId: id,
+      startedAtMs: BigInt(Date.now()),
+      result,
+      latencyMs: 1,
+      attempts: 1,
+      message: result,
+    });
     await runnerRpc(runnerApiUrl(service), from.token).report({ version: VERSION, instanceId: 'from-1', checks: [check(1n, 'down')] });
-    const overall = async () => (await queryRows<{ state: string }>(service.dataDir, 'select state from monitor_state where monitor_id = ?', Number(id)))[0]?.state;
+    const overall = async () =>
+      (await queryRows<{ state: string }>(service.dataDir, 'select state from monitor_state where monitor_id = ?', Number(id)))[0]?.state;
     assert.equal(await overall(), 'down');
     await ws.monitors.updateTCPMonitor({ id, monitor: { privateLocations: [to.id] }, updateMask: { paths: ['private_locations'] } });
-    const runners = async () => (await queryRows<{ runner: string }>(service.dataDir, 'select runner from check_state where monitor_id = ?', Number(id))).map((r) => r.runner);
+    const runners = async () =>
+      (await queryRows<{ runner: string }>(service.dataDir, 'select runner from check_state where monitor_id = ?', Number(id))).map((r) => r.runner);
     await eventually(runners, (list) => list.length === 0, 'the state of the location it left dropped');
     await runnerRpc(runnerApiUrl(service), to.token).report({ version: VERSION, instanceId: 'to-1', checks: [check(1n, 'up')] });
     assert.equal(await overall(), 'up', 'the location it no longer chooses does not hold it down');
     assert.deepEqual(await runners(), [to.name]);
   });
 
-  test('deleting a location drops its runner\'s states, so the monitors it checked no longer count it', async () => {
+  test("deleting a location drops its runner's states, so the monitors it checked no longer count it", async () => {
     const [gone, kept] = [await ws.location('gone'), await ws.location('kept')];
     const id = await ws.tcpMonitor('127.0.0.1:9', [gone.id, kept.id]);
     const check = { sequence: 1n, monitorId: id, startedAtMs: BigInt(Date.now()), result: 'down', latencyMs: 1, attempts: 1, message: 'refused' };
     await runnerRpc(runnerApiUrl(service), gone.token).report({ version: VERSION, instanceId: 'gone-1', checks: [check] });
     await runnerRpc(runnerApiUrl(service), kept.token).report({ version: VERSION, instanceId: 'kept-1', checks: [check] });
     await ws.locations.deletePrivateLocation({ id: gone.id });
-    const runners = async () => (await queryRows<{ runner: string }>(service.dataDir, 'select runner from check_state where monitor_id = ?', Number(id))).map((r) => r.runner);
-    await eventually(runners, (list) => list.length === 1, 'the deleted location\'s state dropped');
+    const runners = async () =>
+      (await queryRows<{ runner: string }>(service.dataDir, 'select runner from check_state where monitor_id = ?', Number(id))).map((r) => r.runner);
+    await eventually(runners, (list) => list.length === 1, "the deleted location's state dropped");
     assert.deepEqual(await runners(), [kept.name]);
   });
 
-  test('a check reported as another runner or for other regions is stored as the location\'s own', async () => {
+  test("a check reported as another runner or for other regions is stored as the location's own", async () => {
     const location = await ws.location('own');
     const id = await ws.tcpMonitor('127.0.0.1:9', [location.id]);
     const rpc = runnerRpc(runnerApiUrl(service), location.token);
@@ -190,7 +227,10 @@ describe('the runner protocol, on the service side', () => {
     });
     assert.equal(report.stored, 1);
     const { regions } = await ws.monitors.getMonitorStatus({ id });
-    assert.deepEqual(regions.map((r) => r.region), [location.name]);
+    assert.deepEqual(
+      regions.map((r) => r.region),
+      [location.name],
+    );
     const listed = (await ws.locations.getPrivateLocation({ id: location.id })).privateLocation!;
     assert.equal(listed.droppedResults, 7n);
   });

@@ -20,10 +20,13 @@ async function startReportProxy(target: number) {
       inbound.resume();
       return void outbound.writeHead(503).end();
     }
-    const forwarded = request({ host: '127.0.0.1', port: target, method: inbound.method, path: inbound.url, headers: { ...inbound.headers, host: `127.0.0.1:${target}` } }, (answer) => {
-      outbound.writeHead(answer.statusCode!, answer.headers);
-      answer.pipe(outbound);
-    });
+    const forwarded = request(
+      { host: '127.0.0.1', port: target, method: inbound.method, path: inbound.url, headers: { ...inbound.headers, host: `127.0.0.1:${target}` } },
+      (answer) => {
+        outbound.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(outbound);
+      },
+    );
     forwarded.on('error', () => outbound.destroy());
     inbound.pipe(forwarded);
   });
@@ -55,12 +58,25 @@ describe('runner: reports', () => {
 
       proxy.failReports = true;
       const triggered = ws.monitors.triggerMonitor({ id }).catch(() => undefined);
-      await eventually(() => proxy.refused, (n) => n > 0, 'a report refused');
+      await eventually(
+        () => proxy.refused,
+        (n) => n > 0,
+        'a report refused',
+      );
       proxy.failReports = false;
-      await eventually(async () => (await resultsOf(service, id)).length, (n) => n > before, 'the refused results stored once reports are answered again', 10_000);
+      await eventually(
+        async () => (await resultsOf(service, id)).length,
+        (n) => n > before,
+        'the refused results stored once reports are answered again',
+        10_000,
+      );
       await triggered;
 
-      const lines = await eventually(() => runner.output(), (text) => text.includes('the service answers again'), 'the end of the outage logged');
+      const lines = await eventually(
+        () => runner.output(),
+        (text) => text.includes('the service answers again'),
+        'the end of the outage logged',
+      );
       assert.equal(lines.match(/"connected to the service"/g)?.length, 1, `one connection: ${lines}`);
       assert.match(lines, /"call":"report","code":"Unavailable".*the service cannot be reached/);
       assert.equal(runner.child.exitCode, null);

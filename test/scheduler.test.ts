@@ -305,37 +305,34 @@ describe('scheduler concurrency', () => {
 });
 
 describe('scheduler under overload', () => {
-  test(
-    'a job already waiting for a free slot is not queued again each period (no pile-up, no burst of stale checks)',
-    async () => {
-      const P = 100;
-      const ids = [41, 42, 43];
-      const h = harness({ concurrency: 1, hang: () => true });
-      try {
-        for (const id of ids) h.scheduler.schedule(id, P);
-        h.scheduler.start();
+  test('a job already waiting for a free slot is not queued again each period (no pile-up, no burst of stale checks)', async () => {
+    const P = 100;
+    const ids = [41, 42, 43];
+    const h = harness({ concurrency: 1, hang: () => true });
+    try {
+      for (const id of ids) h.scheduler.schedule(id, P);
+      h.scheduler.start();
+      h.clock.advance(P);
+      await advanceUntil(() => h.runs.length === 1, 'the first check is running');
+      const [blocker] = h.hanging();
+      const queued = ids.filter((id) => id !== blocker);
+      // Four more periods pass while the single slot is held.
+      for (let i = 0; i < 4; i++) {
         h.clock.advance(P);
-        await advanceUntil(() => h.runs.length === 1, 'the first check is running');
-        const [blocker] = h.hanging();
-        const queued = ids.filter((id) => id !== blocker);
-        // Four more periods pass while the single slot is held.
-        for (let i = 0; i < 4; i++) {
-          h.clock.advance(P);
-          await settle(P);
-        }
-        assert.equal(h.scheduler.load.waiting, queued.length, `each waiting job is queued once, got ${h.scheduler.load.waiting} entries`);
-        // Free the slot: each waiting job runs once, not once per period it waited.
-        h.release(blocker!);
-        for (let i = 0; i < 2 * queued.length + 2; i++) {
-          await settle(20);
-          for (const id of h.hanging()) h.release(id);
-        }
-        for (const id of queued) assert.equal(h.runsOf(id).length, 1, `job ${id} ran ${h.runsOf(id).length} times back to back`);
-      } finally {
-        h.stop();
+        await settle(P);
       }
-    },
-  );
+      assert.equal(h.scheduler.load.waiting, queued.length, `each waiting job is queued once, got ${h.scheduler.load.waiting} entries`);
+      // Free the slot: each waiting job runs once, not once per period it waited.
+      h.release(blocker!);
+      for (let i = 0; i < 2 * queued.length + 2; i++) {
+        await settle(20);
+        for (const id of h.hanging()) h.release(id);
+      }
+      for (const id of queued) assert.equal(h.runsOf(id).length, 1, `job ${id} ran ${h.runsOf(id).length} times back to back`);
+    } finally {
+      h.stop();
+    }
+  });
 });
 
 describe('scheduler and the wall clock', () => {
@@ -482,37 +479,34 @@ describe('scheduler changes', () => {
     }
   });
 
-  test(
-    'a job unscheduled and scheduled again (paused, then resumed with a new period) runs once per period',
-    async () => {
-      const P1 = 200;
-      const P2 = 400;
-      const id = 7;
-      const h = harness();
-      try {
-        h.scheduler.schedule(id, P1);
-        h.scheduler.start();
-        await settle(P1);
-        h.scheduler.unschedule(id);
-        h.scheduler.schedule(id, P2);
-        const from = h.clock.now();
-        for (let i = 0; i < 8; i++) {
-          h.clock.advance(P1 / 2);
-          await settle(P1 / 2);
-        }
-        // 800 ms of clock at a 400 ms period: two runs (three if a slot is exactly at `from`), all on the new period's slots.
-        const runs = h.runsOf(id).filter((r) => r.scheduledAt >= from);
-        assert.deepEqual(
-          runs.map((r) => (r.scheduledAt - offsetOf(id, P2)) % P2),
-          runs.map(() => 0),
-          `runs at ${runs.map((r) => r.scheduledAt - from).join(', ')} ms: some are on the old period's slots`,
-        );
-        assert.equal(runs.length, slotFrom(from, P2, id) === from ? 3 : 2);
-      } finally {
-        h.stop();
+  test('a job unscheduled and scheduled again (paused, then resumed with a new period) runs once per period', async () => {
+    const P1 = 200;
+    const P2 = 400;
+    const id = 7;
+    const h = harness();
+    try {
+      h.scheduler.schedule(id, P1);
+      h.scheduler.start();
+      await settle(P1);
+      h.scheduler.unschedule(id);
+      h.scheduler.schedule(id, P2);
+      const from = h.clock.now();
+      for (let i = 0; i < 8; i++) {
+        h.clock.advance(P1 / 2);
+        await settle(P1 / 2);
       }
-    },
-  );
+      // 800 ms of clock at a 400 ms period: two runs (three if a slot is exactly at `from`), all on the new period's slots.
+      const runs = h.runsOf(id).filter((r) => r.scheduledAt >= from);
+      assert.deepEqual(
+        runs.map((r) => (r.scheduledAt - offsetOf(id, P2)) % P2),
+        runs.map(() => 0),
+        `runs at ${runs.map((r) => r.scheduledAt - from).join(', ')} ms: some are on the old period's slots`,
+      );
+      assert.equal(runs.length, slotFrom(from, P2, id) === from ? 3 : 2);
+    } finally {
+      h.stop();
+    }
+  });
 
   test('a job paused and resumed with the same period is not counted as busy every period', async () => {
     const P = 100;

@@ -72,51 +72,73 @@ describe('secrets at rest', { skip: sqliteOnly }, () => {
   let ws: number;
   const ids = { http: '', grpc: '', page: '' };
 
-  before(async () => {
-    target = await startHttpReceiver({ lifetimeMs: 120_000 });
-    otlp = await startHttpReceiver({ lifetimeMs: 120_000 });
-    hook = await startHttpReceiver({ lifetimeMs: 120_000 });
-    svc = await startTestService({ OTEL_METRIC_EXPORT_INTERVAL: '200' });
-    ws = Number((await svc.services.workspaces.getBySlug(system, 'personal')).id);
-    writeKey = await svc.createKey('write');
-    readKey = await svc.createKey('read');
-    const rpc = monitorRpc(svc, writeKey.secret);
+  before(
+    async () => {
+      target = await startHttpReceiver({ lifetimeMs: 120_000 });
+      otlp = await startHttpReceiver({ lifetimeMs: 120_000 });
+      hook = await startHttpReceiver({ lifetimeMs: 120_000 });
+      svc = await startTestService({ OTEL_METRIC_EXPORT_INTERVAL: '200' });
+      ws = Number((await svc.services.workspaces.getBySlug(system, 'personal')).id);
+      writeKey = await svc.createKey('write');
+      readKey = await svc.createKey('read');
+      const rpc = monitorRpc(svc, writeKey.secret);
 
-    const http = (
-      await rpc.createHTTPMonitor({
-        monitor: {
-          name: 'secret headers',
-          url: `${target.url}/probe`,
-          method: HTTPMethod.HTTP_METHOD_GET,
-          periodicity: Periodicity.PERIODICITY_10M,
-          regions: ['iad'],
-          headers: { Authorization: SECRETS.authorization, 'X-Api-Key': SECRETS.apiKey, 'X-Plain': 'visible' },
-          openTelemetry: { endpoint: `${otlp.url}/v1/metrics`, headers: { Authorization: SECRETS.otlp } },
-        },
-      })
-    ).monitor!;
-    ids.http = http.id;
-    // Updated once each, so the audit log has before and after snapshots of every secret.
-    await rpc.updateHTTPMonitor({ id: ids.http, monitor: { headers: { Authorization: SECRETS.authorizationNext, 'X-Api-Key': REDACTED, 'X-Plain': 'visible' } }, updateMask: { paths: ['headers'] } });
-    await rpc.updateHTTPMonitor({ id: ids.http, monitor: { openTelemetry: { endpoint: `${otlp.url}/v1/metrics`, headers: { Authorization: SECRETS.otlpNext } } }, updateMask: { paths: ['open_telemetry'] } });
+      const http = (
+        await rpc.createHTTPMonitor({
+          monitor: {
+            name: 'secret headers',
+            url: `${target.url}/probe`,
+            method: HTTPMethod.HTTP_METHOD_GET,
+            periodicity: Periodicity.PERIODICITY_10M,
+            regions: ['iad'],
+            headers: { Authorization: SECRETS.authorization, 'X-Api-Key': SECRETS.apiKey, 'X-Plain': 'visible' },
+            openTelemetry: { endpoint: `${otlp.url}/v1/metrics`, headers: { Authorization: SECRETS.otlp } },
+          },
+        })
+      ).monitor!;
+      ids.http = http.id;
+      // Updated once each, so the audit log has before and after snapshots of every secret.
+      await rpc.updateHTTPMonitor({
+        id: ids.http,
+        monitor: { headers: { Authorization: SECRETS.authorizationNext, 'X-Api-Key': REDACTED, 'X-Plain': 'visible' } },
+        updateMask: { paths: ['headers'] },
+      });
+      await rpc.updateHTTPMonitor({
+        id: ids.http,
+        monitor: { openTelemetry: { endpoint: `${otlp.url}/v1/metrics`, headers: { Authorization: SECRETS.otlpNext } } },
+        updateMask: { paths: ['open_telemetry'] },
+      });
 
-    const grpc = (
-      await rpc.createGRPCMonitor({
-        monitor: { name: 'secret metadata', uri: '127.0.0.1:9', periodicity: Periodicity.PERIODICITY_10M, regions: ['iad'], tls: TLSMode.TLS_MODE_PLAINTEXT, metadata: { authorization: SECRETS.grpcAuth, 'x-tenant': 't1' } },
-      })
-    ).monitor!;
-    ids.grpc = grpc.id;
-    await rpc.updateGRPCMonitor({ id: ids.grpc, monitor: { metadata: { authorization: SECRETS.grpcAuthNext, 'x-tenant': 't1' } }, updateMask: { paths: ['metadata'] } });
+      const grpc = (
+        await rpc.createGRPCMonitor({
+          monitor: {
+            name: 'secret metadata',
+            uri: '127.0.0.1:9',
+            periodicity: Periodicity.PERIODICITY_10M,
+            regions: ['iad'],
+            tls: TLSMode.TLS_MODE_PLAINTEXT,
+            metadata: { authorization: SECRETS.grpcAuth, 'x-tenant': 't1' },
+          },
+        })
+      ).monitor!;
+      ids.grpc = grpc.id;
+      await rpc.updateGRPCMonitor({
+        id: ids.grpc,
+        monitor: { metadata: { authorization: SECRETS.grpcAuthNext, 'x-tenant': 't1' } },
+        updateMask: { paths: ['metadata'] },
+      });
 
-    const page = await svc.services.pages.create(system, ws, { slug: 'sealed-hooks', title: 'Sealed hooks' });
-    ids.page = page.id;
-    await svc.services.subscribers.add(system, ws, page.id, { webhookUrl: `${hook.url}/${SECRETS.hookPath}?token=${SECRETS.hookQuery}` });
-    // Subscribers are not edited, only added and removed: this one is removed, for a delete entry.
-    const other = await svc.services.subscribers.add(system, ws, page.id, { webhookUrl: `${hook.url}/${SECRETS.hookPathOther}` });
-    await svc.services.subscribers.remove(system, ws, other.subscriber.id);
+      const page = await svc.services.pages.create(system, ws, { slug: 'sealed-hooks', title: 'Sealed hooks' });
+      ids.page = page.id;
+      await svc.services.subscribers.add(system, ws, page.id, { webhookUrl: `${hook.url}/${SECRETS.hookPath}?token=${SECRETS.hookQuery}` });
+      // Subscribers are not edited, only added and removed: this one is removed, for a delete entry.
+      const other = await svc.services.subscribers.add(system, ws, page.id, { webhookUrl: `${hook.url}/${SECRETS.hookPathOther}` });
+      await svc.services.subscribers.remove(system, ws, other.subscriber.id);
 
-    reader = await connectMcp(svc.apiUrl, '2025-11-25', readKey.secret);
-  }, { timeout: 60_000 });
+      reader = await connectMcp(svc.apiUrl, '2025-11-25', readKey.secret);
+    },
+    { timeout: 60_000 },
+  );
 
   after(async () => {
     await reader?.close();
@@ -150,8 +172,11 @@ describe('secrets at rest', { skip: sqliteOnly }, () => {
       assertNoSecret(JSON.stringify(auditLog), `audit entry ${id} (${auditLog.action})`);
       seen.add(auditLog.action);
     }
-    for (const action of ['monitor.create', 'monitor.update', 'page_subscriber.create', 'page_subscriber.delete']) assert.ok(seen.has(action), `no ${action} entry`);
-    const headerUpdate = auditLogs.find((e: { action: string; entityId: string; changedFields: string[] }) => e.action === 'monitor.update' && e.entityId === ids.grpc);
+    for (const action of ['monitor.create', 'monitor.update', 'page_subscriber.create', 'page_subscriber.delete'])
+      assert.ok(seen.has(action), `no ${action} entry`);
+    const headerUpdate = auditLogs.find(
+      (e: { action: string; entityId: string; changedFields: string[] }) => e.action === 'monitor.update' && e.entityId === ids.grpc,
+    );
     assert.ok(headerUpdate, 'no update entry of the gRPC monitor');
     // The shown values did not change ([redacted] both times); the fingerprint did.
     assert.deepEqual(headerUpdate.changedFields, ['secretsFingerprint']);
@@ -198,7 +223,9 @@ describe('secrets at rest', { skip: sqliteOnly }, () => {
 });
 
 describe('data of earlier versions', { skip: sqliteOnly }, () => {
-  test('is sealed at the next start, once: monitors, webhook subscribers and audit snapshots; checks and deliveries use the real values', { timeout: 60_000 }, async () => {
+  test('is sealed at the next start, once: monitors, webhook subscribers and audit snapshots; checks and deliveries use the real values', {
+    timeout: 60_000,
+  }, async () => {
     const dir = await tempDir();
     const probe = await startHttpReceiver({ lifetimeMs: 60_000 });
     const legacyHook = await startHttpReceiver({ lifetimeMs: 60_000 });
@@ -207,7 +234,12 @@ describe('data of earlier versions', { skip: sqliteOnly }, () => {
     try {
       svc = await startTestService({}, dir.path);
       const ws = Number((await svc.services.workspaces.getBySlug(system, 'personal')).id);
-      const monitor = await svc.services.monitors.create(system, ws, 'http', { name: 'legacy', url: `${probe.url}/legacy`, periodicity: '10m', regions: ['iad'] });
+      const monitor = await svc.services.monitors.create(system, ws, 'http', {
+        name: 'legacy',
+        url: `${probe.url}/legacy`,
+        periodicity: '10m',
+        regions: ['iad'],
+      });
       const page = await svc.services.pages.create(system, ws, { slug: 'legacy-hooks', title: 'Legacy hooks' });
       await svc.close();
       svc = undefined;
@@ -217,7 +249,9 @@ describe('data of earlier versions', { skip: sqliteOnly }, () => {
       const settings = JSON.parse(raw.prepare('select settings from monitors where id = ?').pluck().get(Number(monitor.id)) as string);
       settings.headers = { Authorization: legacy.auth, 'X-Plain': 'visible' };
       const otel = JSON.stringify({ endpoint: `${probe.url}/v1/metrics`, headers: { 'X-Auth-Token': legacy.otlp } });
-      raw.prepare('update monitors set settings = ?, open_telemetry = ?, secrets = null, revision = revision + 1 where id = ?').run(JSON.stringify(settings), otel, Number(monitor.id));
+      raw
+        .prepare('update monitors set settings = ?, open_telemetry = ?, secrets = null, revision = revision + 1 where id = ?')
+        .run(JSON.stringify(settings), otel, Number(monitor.id));
       const sealer = createSealer(loadSealingKey(join(dir.path, KEY_FILE)));
       const now = new Date().toISOString();
       raw
@@ -225,11 +259,16 @@ describe('data of earlier versions', { skip: sqliteOnly }, () => {
         .run(Number(page.id), `${legacyHook.url}/${legacy.hook}`, sealer.seal('whsec_legacy'), now, now);
       const snapshot = JSON.stringify({ name: 'legacy', headers: settings.headers, openTelemetry: JSON.parse(otel) });
       raw
-        .prepare("insert into audit_log (workspace_id, entity_type, entity_id, action, actor_type, actor_id, before, after, changed_fields, created_at) values (?, 'monitor', ?, 'monitor.update', 'system', 'system', null, ?, '[]', ?)")
+        .prepare(
+          "insert into audit_log (workspace_id, entity_type, entity_id, action, actor_type, actor_id, before, after, changed_fields, created_at) values (?, 'monitor', ?, 'monitor.update', 'system', 'system', null, ?, '[]', ?)",
+        )
         .run(ws, monitor.id, snapshot, now);
       raw.exec("insert or ignore into pending_sealing (step) values ('monitors'), ('page_subscribers'), ('audit_log')");
       raw.close();
-      assert.ok(rawBytes(join(dir.path, DATABASE_FILE)).includes(legacy.auth) || rawBytes(join(dir.path, `${DATABASE_FILE}-wal`)).includes(legacy.auth), 'the legacy value was not written: the test proves nothing');
+      assert.ok(
+        rawBytes(join(dir.path, DATABASE_FILE)).includes(legacy.auth) || rawBytes(join(dir.path, `${DATABASE_FILE}-wal`)).includes(legacy.auth),
+        'the legacy value was not written: the test proves nothing',
+      );
 
       svc = await startTestService({}, dir.path);
       for (const file of [DATABASE_FILE, `${DATABASE_FILE}-wal`]) {
@@ -248,7 +287,8 @@ describe('data of earlier versions', { skip: sqliteOnly }, () => {
       assert.deepEqual(shown.headers, { Authorization: REDACTED, 'X-Plain': 'visible' });
       assert.deepEqual(shown.openTelemetry?.headers, { 'X-Auth-Token': REDACTED });
       const { auditLogs } = await svc.services.auditLog.list(system, ws, { entityType: 'monitor' });
-      for (const entry of auditLogs) for (const value of Object.values(legacy)) assert.ok(!JSON.stringify(entry).includes(value), `audit entry ${entry.id} still holds ${value}`);
+      for (const entry of auditLogs)
+        for (const value of Object.values(legacy)) assert.ok(!JSON.stringify(entry).includes(value), `audit entry ${entry.id} still holds ${value}`);
 
       await svc.services.monitors.trigger(system, ws, monitor.id);
       const [request] = await probe.waitFor(1);
@@ -297,7 +337,11 @@ describe('notification channel credentials', { skip: sqliteOnly }, () => {
 
   describe('channel updated with its masked config sent back', () => {
     test('slack: the webhook URL is kept; a test send reaches the real path', async () => {
-      const created = await services.channels.create(system, ws, { name: 'slack echo', kind: 'slack', config: { webhookUrl: `${hook.url}/services/T/B/SECRET` } });
+      const created = await services.channels.create(system, ws, {
+        name: 'slack echo',
+        kind: 'slack',
+        config: { webhookUrl: `${hook.url}/services/T/B/SECRET` },
+      });
       const shown = await services.channels.get(system, ws, created.id);
       assert.deepEqual(shown.config, { webhookUrl: `${hook.url}/…` });
       const updated = await services.channels.update(system, ws, created.id, echo(shown, { name: 'slack echo renamed' }));
@@ -345,11 +389,17 @@ describe('notification channel credentials', { skip: sqliteOnly }, () => {
     });
 
     test('the audit log says credentials changed only when they did', async () => {
-      const created = await services.channels.create(system, ws, { name: 'audited', kind: 'slack', config: { webhookUrl: `${hook.url}/services/T/B/AUDITED` } });
+      const created = await services.channels.create(system, ws, {
+        name: 'audited',
+        kind: 'slack',
+        config: { webhookUrl: `${hook.url}/services/T/B/AUDITED` },
+      });
       const entries = () =>
-        readRows<{ action: string; changed_fields: string }>(svc.dataDir, "select action, changed_fields from audit_log where entity_type = 'notification_channel' and entity_id = ? order by id", created.id).map(
-          (r) => [r.action, JSON.parse(r.changed_fields) as string[]],
-        );
+        readRows<{ action: string; changed_fields: string }>(
+          svc.dataDir,
+          "select action, changed_fields from audit_log where entity_type = 'notification_channel' and entity_id = ? order by id",
+          created.id,
+        ).map((r) => [r.action, JSON.parse(r.changed_fields) as string[]]);
       await services.channels.update(system, ws, created.id, { name: 'audited renamed' });
       const shown = await services.channels.get(system, ws, created.id);
       // Sent back exactly as shown: nothing changed, so no entry.
@@ -416,7 +466,9 @@ describe('notification channel credentials', { skip: sqliteOnly }, () => {
 
         // New credentials make it deliverable again.
         const newSecret = 'new-signing-secret-0123456789';
-        const updated = await s.channels.update(system, wsId, channel.id, { config: { url: `${hook.url}/new/FIXED-PATH`, secret: newSecret, headers: { authorization: 'Bearer NEW' } } });
+        const updated = await s.channels.update(system, wsId, channel.id, {
+          config: { url: `${hook.url}/new/FIXED-PATH`, secret: newSecret, headers: { authorization: 'Bearer NEW' } },
+        });
         assert.deepEqual(updated.config, { url: `${hook.url}/…`, secret: '••••••••', headers: { authorization: '••••••••' } });
         assert.deepEqual(updated.monitorIds, [monitor.id]);
         assert.deepEqual(await s.channels.test(system, wsId, channel.id), { delivered: true, error: null });
@@ -446,7 +498,11 @@ describe('notification channel credentials', { skip: sqliteOnly }, () => {
         first = await startTestService({ STATUSDESK_SMTP_URL: smtp.url }, dir.path);
         const ws1 = Number((await first.services.workspaces.getBySlug(system, 'personal')).id);
         const to = 'unreadable-oncall@example.test';
-        const channel = await first.services.channels.create(system, ws1, { name: 'own relay', kind: 'email', config: { to: [to], smtpUrl: `smtp://relayuser:RELAY-PASSWORD@127.0.0.1:${ownRelay.port}` } });
+        const channel = await first.services.channels.create(system, ws1, {
+          name: 'own relay',
+          kind: 'email',
+          config: { to: [to], smtpUrl: `smtp://relayuser:RELAY-PASSWORD@127.0.0.1:${ownRelay.port}` },
+        });
         await first.stop();
         first = undefined;
         writeFileSync(join(dir.path, KEY_FILE), randomBytes(32).toString('base64'));
@@ -462,10 +518,14 @@ describe('notification channel credentials', { skip: sqliteOnly }, () => {
           // Refusing the change until the credentials are given again is fine too.
           assert.ok(error instanceof AppError && error.code !== 'INTERNAL', String(error));
         }
-        if (renamed) assert.equal(renamed.config.smtpUrl, '(unreadable: set again)', `a rename dropped the unreadable smtpUrl: ${JSON.stringify(renamed.config)}`);
+        if (renamed)
+          assert.equal(renamed.config.smtpUrl, '(unreadable: set again)', `a rename dropped the unreadable smtpUrl: ${JSON.stringify(renamed.config)}`);
         // The test send is over when it answers: nothing of it is still on its way.
         const result = await s.channels.test(system, wsId, channel.id);
-        assert.ok(!smtp.mails.some((m) => m.envelopeTo.includes(to)), `the channel's mail went through the service's relay instead (test: ${JSON.stringify(result)})`);
+        assert.ok(
+          !smtp.mails.some((m) => m.envelopeTo.includes(to)),
+          `the channel's mail went through the service's relay instead (test: ${JSON.stringify(result)})`,
+        );
         assert.equal(result.delivered, false);
       } finally {
         await first?.stop();
@@ -511,7 +571,8 @@ describe('notification channel credentials', { skip: sqliteOnly }, () => {
       const shown = await services.channels.get(system, ws, created.id);
       const listed = await services.channels.list(system, ws);
       const updated = await services.channels.update(system, ws, created.id, echo(shown, { name: 'ntfy renamed' }));
-      for (const answer of [created, shown, listed, updated]) assert.ok(!JSON.stringify(answer).includes(topic), `an answer holds the topic: ${JSON.stringify(answer)}`);
+      for (const answer of [created, shown, listed, updated])
+        assert.ok(!JSON.stringify(answer).includes(topic), `an answer holds the topic: ${JSON.stringify(answer)}`);
       const rows = readRows<{ settings: string }>(svc.dataDir, 'select settings from notification_channels where id = ?', Number(created.id));
       assert.ok(!rows[0]!.settings.includes(topic), 'the topic is stored in the clear');
 

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import { once } from 'node:events';
 import { test } from 'node:test';
 import { sendStreamed } from '../server/http/send-streamed.ts';

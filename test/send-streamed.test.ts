@@ -129,7 +129,10 @@ test('over HTTP/2 the answer streams the same, without the HTTP/1.1 connection h
     assert.equal(head[':status'], 200);
     assert.equal(head['content-type'], 'text/event-stream');
     assert.equal(body, 'event: message\ndata: h2\n\n');
-    assert.deepEqual(warnings.map((w) => w.message), []);
+    assert.deepEqual(
+      warnings.map((w) => w.message),
+      [],
+    );
   } finally {
     process.off('warning', warned);
     client.close();

@@ -61,7 +61,10 @@ test('serve is ready without loading what only other commands or later requests 
     const sources = JSON.parse(readFileSync(join(DIST, 'sources.json'), 'utf8')) as Record<string, string[]>;
     const files = loaded.filter((url) => url.startsWith('file:') && url.includes('/dist/')).map((url) => relative(DIST, fileURLToPath(url)));
     const bundled = files.flatMap((file) => sources[file] ?? assert.fail(`${file} is not in dist/sources.json`));
-    assert.ok(bundled.some((source) => source.startsWith('server/main.ts')), 'the bundle was loaded');
+    assert.ok(
+      bundled.some((source) => source.startsWith('server/main.ts')),
+      'the bundle was loaded',
+    );
     for (const name of NOT_AT_START) {
       assert.ok(!bundled.some((source) => source.startsWith(name)), `${name} is not loaded at start`);
     }

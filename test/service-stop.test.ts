@@ -16,10 +16,13 @@ test('a request in flight when the stop begins is answered, and its idle keep-al
     const url = new URL(`${service.apiUrl}/v1/whoami`);
     let socketClosed = false;
     const answered = new Promise<number>((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port: url.port, path: url.pathname, method: 'POST', agent, headers: { host: url.host, 'content-type': 'application/json' } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
+      const req = http.request(
+        { host: '127.0.0.1', port: url.port, path: url.pathname, method: 'POST', agent, headers: { host: url.host, 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on('socket', (socket) => socket.on('close', () => (socketClosed = true)));
       req.on('error', reject);
       req.write('{');

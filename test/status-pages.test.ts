@@ -157,7 +157,10 @@ describe('status pages', () => {
     await rejectsWith(services.pages.updateComponent(reader, ws, component.id, { name: 'x' }), 'FORBIDDEN');
     await rejectsWith(services.pages.removeComponent(reader, ws, component.id), 'FORBIDDEN');
     await rejectsWith(services.reports.create(reader, ws, { pageId: page.id, title: 'x', message: 'x', notify: false }), 'FORBIDDEN');
-    await rejectsWith(services.maintenances.create(reader, ws, { pageId: page.id, title: 'x', from: minutesFromNow(10), to: minutesFromNow(20), notify: false }), 'FORBIDDEN');
+    await rejectsWith(
+      services.maintenances.create(reader, ws, { pageId: page.id, title: 'x', from: minutesFromNow(10), to: minutesFromNow(20), notify: false }),
+      'FORBIDDEN',
+    );
     assert.equal((await services.pages.get(reader, ws, page.id)).title, 'Read only');
   });
 
@@ -170,9 +173,20 @@ describe('status pages', () => {
     const component = await services.pages.addComponent(writer, ws, page.id, { name: 'API' });
     await services.pages.delete(writer, ws, page.id);
 
-    type Row = { action: string; actor_type: string; actor_id: string; before: string | null; after: string | null; changed_fields: string; workspace_id: number };
+    type Row = {
+      action: string;
+      actor_type: string;
+      actor_id: string;
+      before: string | null;
+      after: string | null;
+      changed_fields: string;
+      workspace_id: number;
+    };
     const rows = await queryRows<Row>(svc.dataDir, "select * from audit_log where entity_type = 'status_page' and entity_id = ? order by id", page.id);
-    assert.deepEqual(rows.map((r) => r.action), ['status_page.create', 'status_page.update', 'status_page.delete']);
+    assert.deepEqual(
+      rows.map((r) => r.action),
+      ['status_page.create', 'status_page.update', 'status_page.delete'],
+    );
     for (const row of rows) assert.deepEqual([row.actor_type, row.actor_id, row.workspace_id], ['apiKey', writerKey, ws]);
     assert.equal(rows[0]!.before, null);
     assert.equal(JSON.parse(rows[0]!.after!).slug, 'audited');
@@ -181,14 +195,17 @@ describe('status pages', () => {
     assert.equal(JSON.parse(rows[1]!.after!).title, 'Audited again');
     assert.equal(rows[2]!.after, null);
     const componentRows = await queryRows<Row>(svc.dataDir, "select * from audit_log where entity_type = 'page_component' and entity_id = ?", component.id);
-    assert.deepEqual(componentRows.map((r) => r.action), ['page_component.create']);
+    assert.deepEqual(
+      componentRows.map((r) => r.action),
+      ['page_component.create'],
+    );
   });
 });
 
 // ---- components ----------------------------------------------------------------------------------
 
 describe('page components', () => {
-  test('a monitor component takes a monitor of the workspace; another workspace\'s monitor is NOT_FOUND naming monitorId', async () => {
+  test("a monitor component takes a monitor of the workspace; another workspace's monitor is NOT_FOUND naming monitorId", async () => {
     const page = await services.pages.create(writer, ws, { slug: 'with-monitor', title: 'With monitor' });
     const monitor = await tcpMonitor(ws, 'db.internal:5432');
     const api = await services.pages.addComponent(writer, ws, page.id, { name: 'API', description: 'Public API', monitorId: monitor.id });
@@ -280,47 +297,90 @@ describe('status reports', () => {
     const confirmation = (await smtp.waitFor(mailsBefore + 1))[mailsBefore]!;
     const confirmed = await fetch(linkIn(confirmation, 'confirm'), { method: 'POST' });
     assert.equal(confirmed.status, 200);
-    assert.deepEqual((await services.subscribers.list(reader, ws, pageId)).map((s) => s.status), ['active', 'active']);
+    assert.deepEqual(
+      (await services.subscribers.list(reader, ws, pageId)).map((s) => s.status),
+      ['active', 'active'],
+    );
   });
 
   test('create appends the first update; addUpdate appends and sets the status; resolve appends the last', async () => {
     const mailsBefore = smtp.mails.length;
     const hooksBefore = hooks.requests.length;
-    const created = await services.reports.create(writer, ws, { pageId, title: 'Elevated errors', message: 'Looking into it.', pageComponentIds: [api], notify: true });
+    const created = await services.reports.create(writer, ws, {
+      pageId,
+      title: 'Elevated errors',
+      message: 'Looking into it.',
+      pageComponentIds: [api],
+      notify: true,
+    });
     assert.equal(created.notified, true);
     const report = created.report;
-    assert.deepEqual([report.pageId, report.title, report.status, report.resolved, report.resolvedAt, report.pageComponentIds], [pageId, 'Elevated errors', 'investigating', false, null, [api]]);
-    assert.deepEqual(report.updates.map((u) => [u.status, u.message]), [['investigating', 'Looking into it.']]);
+    assert.deepEqual(
+      [report.pageId, report.title, report.status, report.resolved, report.resolvedAt, report.pageComponentIds],
+      [pageId, 'Elevated errors', 'investigating', false, null, [api]],
+    );
+    assert.deepEqual(
+      report.updates.map((u) => [u.status, u.message]),
+      [['investigating', 'Looking into it.']],
+    );
     assert.equal(smtp.mails.length, mailsBefore + 1);
     assert.equal(hooks.requests.length, hooksBefore + 1);
 
     const updated = await services.reports.addUpdate(writer, ws, report.id, { status: 'identified', message: 'Found it.', notify: true });
     assert.equal(updated.notified, true);
     assert.equal(updated.report.status, 'identified');
-    assert.deepEqual(updated.report.updates.map((u) => [u.status, u.message]), [['identified', 'Found it.'], ['investigating', 'Looking into it.']]);
+    assert.deepEqual(
+      updated.report.updates.map((u) => [u.status, u.message]),
+      [
+        ['identified', 'Found it.'],
+        ['investigating', 'Looking into it.'],
+      ],
+    );
 
     const resolved = await services.reports.resolve(writer, ws, report.id, { message: 'All good.', notify: false });
     assert.equal(resolved.notified, false);
     assert.deepEqual([resolved.report.status, resolved.report.resolved], ['resolved', true]);
     assert.ok(resolved.report.resolvedAt);
-    assert.deepEqual(resolved.report.updates.map((u) => u.status), ['resolved', 'identified', 'investigating']);
+    assert.deepEqual(
+      resolved.report.updates.map((u) => u.status),
+      ['resolved', 'identified', 'investigating'],
+    );
     assert.deepEqual(await services.reports.get(reader, ws, report.id), resolved.report);
     // Two notified updates reached both subscribers; the resolution (notify false) reached none.
     assert.equal(smtp.mails.length, mailsBefore + 2);
     assert.equal(hooks.requests.length, hooksBefore + 2);
-    assert.deepEqual(hooks.requests.slice(hooksBefore).map((r) => JSON.parse(r.body).event), ['status_report.created', 'status_report.updated']);
+    assert.deepEqual(
+      hooks.requests.slice(hooksBefore).map((r) => JSON.parse(r.body).event),
+      ['status_report.created', 'status_report.updated'],
+    );
     assert.ok(hookSecret.startsWith('whsec_'));
 
-    const actions = await queryRows<{ action: string }>(svc.dataDir, "select action from audit_log where entity_type = 'status_report' and entity_id = ? order by id", report.id);
-    assert.deepEqual(actions.map((a) => a.action), ['status_report.create', 'status_report.add_update', 'status_report.resolve']);
+    const actions = await queryRows<{ action: string }>(
+      svc.dataDir,
+      "select action from audit_log where entity_type = 'status_report' and entity_id = ? order by id",
+      report.id,
+    );
+    assert.deepEqual(
+      actions.map((a) => a.action),
+      ['status_report.create', 'status_report.add_update', 'status_report.resolve'],
+    );
   });
 
   test('update changes title, status and components, appends no update and sends nothing', async () => {
-    const { report } = await services.reports.create(writer, ws, { pageId, title: 'Slow pages', message: 'Pages are slow.', pageComponentIds: [web], notify: false });
+    const { report } = await services.reports.create(writer, ws, {
+      pageId,
+      title: 'Slow pages',
+      message: 'Pages are slow.',
+      pageComponentIds: [web],
+      notify: false,
+    });
     const mailsBefore = smtp.mails.length;
     const hooksBefore = hooks.requests.length;
     const changed = await services.reports.update(writer, ws, report.id, { title: 'Slow website', status: 'monitoring', pageComponentIds: [api, web] });
-    assert.deepEqual([changed.title, changed.status, changed.resolved, changed.pageComponentIds], ['Slow website', 'monitoring', false, [api, web].sort((a, b) => Number(a) - Number(b))]);
+    assert.deepEqual(
+      [changed.title, changed.status, changed.resolved, changed.pageComponentIds],
+      ['Slow website', 'monitoring', false, [api, web].sort((a, b) => Number(a) - Number(b))],
+    );
     assert.equal(changed.updates.length, 1);
     assert.deepEqual(changed.updates, report.updates);
     const closed = await services.reports.update(writer, ws, report.id, { status: 'resolved' });
@@ -336,7 +396,11 @@ describe('status reports', () => {
   test('components of another page are NOT_FOUND naming pageComponentIds', async () => {
     const elsewhere = await services.pages.create(writer, ws, { slug: 'elsewhere', title: 'Elsewhere' });
     const foreign = await services.pages.addComponent(writer, ws, elsewhere.id, { name: 'Foreign' });
-    await rejectsWith(services.reports.create(writer, ws, { pageId, title: 'x', message: 'x', pageComponentIds: [api, foreign.id], notify: false }), 'NOT_FOUND', 'pageComponentIds');
+    await rejectsWith(
+      services.reports.create(writer, ws, { pageId, title: 'x', message: 'x', pageComponentIds: [api, foreign.id], notify: false }),
+      'NOT_FOUND',
+      'pageComponentIds',
+    );
     const { report } = await services.reports.create(writer, ws, { pageId, title: 'Mixed', message: 'x', pageComponentIds: [api], notify: false });
     await rejectsWith(services.reports.update(writer, ws, report.id, { pageComponentIds: [foreign.id] }), 'NOT_FOUND', 'pageComponentIds');
     assert.deepEqual((await services.reports.get(reader, ws, report.id)).pageComponentIds, [api]);
@@ -363,18 +427,30 @@ describe('status reports', () => {
     await services.reports.resolve(writer, ws, ids[1]!, { message: 'done', notify: false });
 
     const active = await services.reports.list(reader, ws, { pageId: page.id });
-    assert.deepEqual(active.reports.map((r) => r.title), ['Three', 'One']);
+    assert.deepEqual(
+      active.reports.map((r) => r.title),
+      ['Three', 'One'],
+    );
     assert.deepEqual(active.pagination, { page: 1, perPage: 50, totalSize: 2, totalPages: 1 });
     const all = await services.reports.list(reader, ws, { pageId: 'listing', filter: 'all' });
-    assert.deepEqual(all.reports.map((r) => r.title), ['Three', 'Two', 'One']);
+    assert.deepEqual(
+      all.reports.map((r) => r.title),
+      ['Three', 'Two', 'One'],
+    );
     assert.equal(all.pagination.totalSize, 3);
     const second = await services.reports.list(reader, ws, { pageId: page.id, filter: 'all', perPage: 2, page: 2 });
-    assert.deepEqual(second.reports.map((r) => r.title), ['One']);
+    assert.deepEqual(
+      second.reports.map((r) => r.title),
+      ['One'],
+    );
     assert.deepEqual(second.pagination, { page: 2, perPage: 2, totalSize: 3, totalPages: 2 });
     // Every report of the workspace, without a page filter.
     const everything = await services.reports.list(reader, ws, { filter: 'all', perPage: 200 });
     assert.ok(everything.pagination.totalSize >= 3);
-    assert.deepEqual(everything.reports.map((r) => Number(r.id)), everything.reports.map((r) => Number(r.id)).sort((a, b) => b - a));
+    assert.deepEqual(
+      everything.reports.map((r) => Number(r.id)),
+      everything.reports.map((r) => Number(r.id)).sort((a, b) => b - a),
+    );
 
     await rejectsWith(services.reports.list(reader, ws, { perPage: 201 }), 'VALIDATION', 'perPage');
     await rejectsWith(services.reports.list(reader, ws, { perPage: 0 }), 'VALIDATION', 'perPage');
@@ -413,7 +489,11 @@ describe('maintenance windows', () => {
     for (const [from, to, field] of cases) {
       await rejectsWith(services.maintenances.create(writer, ws, window(from, to)), 'VALIDATION', field);
     }
-    await rejectsWith(services.maintenances.create(writer, ws, { pageId, title: 'x', from: '2030-01-01T10:00:00Z', to: '2030-01-01T12:00:00Z' }), 'VALIDATION', 'notify');
+    await rejectsWith(
+      services.maintenances.create(writer, ws, { pageId, title: 'x', from: '2030-01-01T10:00:00Z', to: '2030-01-01T12:00:00Z' }),
+      'VALIDATION',
+      'notify',
+    );
     assert.equal((await services.maintenances.list(reader, ws, { pageId })).pagination.totalSize, 0);
 
     // A zone other than Z is kept as the same instant, stored in UTC.
@@ -441,10 +521,16 @@ describe('maintenance windows', () => {
     assert.equal((await services.maintenances.get(reader, ws, active.id)).status, 'active');
 
     const listed = await services.maintenances.list(reader, ws, { pageId: page.id });
-    assert.deepEqual(listed.maintenances.map((m) => m.title), ['Scheduled', 'Active', 'Completed']);
+    assert.deepEqual(
+      listed.maintenances.map((m) => m.title),
+      ['Scheduled', 'Active', 'Completed'],
+    );
     assert.deepEqual(listed.pagination, { page: 1, perPage: 50, totalSize: 3, totalPages: 1 });
     const second = await services.maintenances.list(reader, ws, { pageId: 'window-status', perPage: 2, page: 2 });
-    assert.deepEqual(second.maintenances.map((m) => m.title), ['Completed']);
+    assert.deepEqual(
+      second.maintenances.map((m) => m.title),
+      ['Completed'],
+    );
     assert.deepEqual(second.pagination, { page: 2, perPage: 2, totalSize: 3, totalPages: 2 });
     await rejectsWith(services.maintenances.list(reader, ws, { perPage: 201 }), 'VALIDATION', 'perPage');
     await rejectsWith(services.maintenances.get(otherWriter, otherWs, active.id), 'NOT_FOUND');
@@ -458,17 +544,35 @@ describe('maintenance windows', () => {
     const page = await services.pages.create(system, ws, { slug: 'far-future', title: 'Far future' });
     // 10000-01-01T04:00Z in UTC: its ISO form (+010000-...) sorts before every four-digit year.
     await rejectsWith(
-      services.maintenances.create(system, ws, { pageId: page.id, title: 'Y10K', from: '9999-12-31T23:00:00-05:00', to: '9999-12-31T23:30:00Z', notify: false }),
+      services.maintenances.create(system, ws, {
+        pageId: page.id,
+        title: 'Y10K',
+        from: '9999-12-31T23:00:00-05:00',
+        to: '9999-12-31T23:30:00Z',
+        notify: false,
+      }),
       'VALIDATION',
       'from',
     );
     await rejectsWith(
-      services.maintenances.create(system, ws, { pageId: page.id, title: 'Y10K', from: '2026-11-21T10:00:00Z', to: '9999-12-31T23:00:00-05:00', notify: false }),
+      services.maintenances.create(system, ws, {
+        pageId: page.id,
+        title: 'Y10K',
+        from: '2026-11-21T10:00:00Z',
+        to: '9999-12-31T23:00:00-05:00',
+        notify: false,
+      }),
       'VALIDATION',
       'to',
     );
     // The last instant itself is fine.
-    const last = await services.maintenances.create(system, ws, { pageId: page.id, title: 'Last', from: '9999-12-31T23:00:00Z', to: '9999-12-31T23:59:59.999Z', notify: false });
+    const last = await services.maintenances.create(system, ws, {
+      pageId: page.id,
+      title: 'Last',
+      from: '9999-12-31T23:00:00Z',
+      to: '9999-12-31T23:59:59.999Z',
+      notify: false,
+    });
     assert.equal(last.maintenance.to, '9999-12-31T23:59:59.999Z');
     await rejectsWith(services.maintenances.update(system, ws, last.maintenance.id, { to: '9999-12-31T23:00:00-05:00' }), 'VALIDATION', 'to');
 
@@ -489,7 +593,7 @@ describe('maintenance windows', () => {
     // A window stored before years past 9999 were refused starts at +010000-...: the order is
     // still checked by moment, not by text ("9999-..." sorts after "+010000-...").
     const now = new Date().toISOString();
-    const [{ id: legacyId }] = await queryRows<{ id: number }>(
+    const [{ id: legacyId }] = (await queryRows<{ id: number }>(
       svc.dataDir,
       'insert into maintenances (workspace_id, page_id, title, message, starts_at, ends_at, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?) returning id',
       ws,
@@ -500,7 +604,7 @@ describe('maintenance windows', () => {
       '+010000-01-01T05:00:00.000Z',
       now,
       now,
-    ) as [{ id: number }];
+    )) as [{ id: number }];
     await rejectsWith(services.maintenances.update(system, ws, String(legacyId), { to: '9999-12-31T23:30:00Z' }), 'VALIDATION', 'to');
   });
 });
@@ -512,15 +616,38 @@ describe('public status pages', () => {
     const page = await services.pages.create(writer, ws, { slug: 'public-acme', title: 'Acme Public', description: 'How Acme runs' });
     const api = await services.pages.addComponent(writer, ws, page.id, { name: 'Public API' });
     await services.pages.addComponent(writer, ws, page.id, { name: 'Docs <site>', group: 'Web' });
-    const { report } = await services.reports.create(writer, ws, { pageId: page.id, title: 'Login failures', message: 'Some logins fail.', pageComponentIds: [api.id], notify: false });
+    const { report } = await services.reports.create(writer, ws, {
+      pageId: page.id,
+      title: 'Login failures',
+      message: 'Some logins fail.',
+      pageComponentIds: [api.id],
+      notify: false,
+    });
     await services.reports.addUpdate(writer, ws, report.id, { status: 'identified', message: 'A bad deploy.', notify: false });
-    await services.maintenances.create(writer, ws, { pageId: page.id, title: 'Database upgrade', message: 'Read-only for an hour.', from: minutesFromNow(60), to: minutesFromNow(120), notify: false });
+    await services.maintenances.create(writer, ws, {
+      pageId: page.id,
+      title: 'Database upgrade',
+      message: 'Read-only for an hour.',
+      from: minutesFromNow(60),
+      to: minutesFromNow(120),
+      notify: false,
+    });
 
     const response = await svc.api('/status/public-acme');
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
     const body = await response.text();
-    for (const text of ['Acme Public', 'How Acme runs', 'Public API', 'Docs &lt;site&gt;', 'Login failures', 'Some logins fail.', 'A bad deploy.', 'Database upgrade', 'Read-only for an hour.']) {
+    for (const text of [
+      'Acme Public',
+      'How Acme runs',
+      'Public API',
+      'Docs &lt;site&gt;',
+      'Login failures',
+      'Some logins fail.',
+      'A bad deploy.',
+      'Database upgrade',
+      'Read-only for an hour.',
+    ]) {
       assert.ok(body.includes(text), `the page does not show ${text}`);
     }
     assert.ok(!body.includes('Docs <site>'), 'a component name is not escaped');
@@ -541,11 +668,20 @@ describe('public status pages', () => {
     const summary = (await summaryResponse.json()) as Summary;
     assert.deepEqual(
       summary.components.map((c) => [c.name, c.state]),
-      [['Public API', 'degraded'], ['Docs <site>', 'operational']],
+      [
+        ['Public API', 'degraded'],
+        ['Docs <site>', 'operational'],
+      ],
     );
     assert.equal(summary.status.state, 'degraded');
-    assert.deepEqual(summary.activeReports.map((r) => [r.title, r.latestUpdate?.message]), [['Login failures', 'A bad deploy.']]);
-    assert.deepEqual(summary.maintenances.upcoming.map((m) => m.title), ['Database upgrade']);
+    assert.deepEqual(
+      summary.activeReports.map((r) => [r.title, r.latestUpdate?.message]),
+      [['Login failures', 'A bad deploy.']],
+    );
+    assert.deepEqual(
+      summary.maintenances.upcoming.map((m) => m.title),
+      ['Database upgrade'],
+    );
     assert.equal((await svc.api('/status/no-such-page/summary.json')).status, 404);
     assert.equal((await svc.api('/status/no-such-page/feed.atom')).status, 404);
   });
@@ -555,8 +691,17 @@ describe('public status pages', () => {
     const summary = async () => (await (await svc.api('/status/fresh/summary.json')).json()) as Summary;
     assert.deepEqual((await summary()).components, []);
     const component = await services.pages.addComponent(writer, ws, page.id, { name: 'Queue' });
-    assert.deepEqual((await summary()).components.map((c) => c.name), ['Queue']);
-    const { report } = await services.reports.create(writer, ws, { pageId: page.id, title: 'Queue stuck', message: 'x', pageComponentIds: [component.id], notify: false });
+    assert.deepEqual(
+      (await summary()).components.map((c) => c.name),
+      ['Queue'],
+    );
+    const { report } = await services.reports.create(writer, ws, {
+      pageId: page.id,
+      title: 'Queue stuck',
+      message: 'x',
+      pageComponentIds: [component.id],
+      notify: false,
+    });
     assert.equal((await summary()).components[0]!.state, 'degraded');
     await services.reports.resolve(writer, ws, report.id, { message: 'fixed', notify: false });
     assert.equal((await summary()).components[0]!.state, 'operational');
@@ -594,23 +739,38 @@ describe('public status pages', () => {
       const states = async () => ((await (await svc.api('/status/live-monitors/summary.json')).json()) as Summary).components.map((c) => [c.name, c.state]);
 
       // Before any check: unknown. This view is now cached.
-      assert.deepEqual(await states(), [['Closed', 'unknown'], ['Open', 'unknown']]);
+      assert.deepEqual(await states(), [
+        ['Closed', 'unknown'],
+        ['Open', 'unknown'],
+      ]);
       // A first result of up is no state change: nothing drops the cached view (it lives 10 s).
       const [up] = await services.monitors.trigger(writer, ws, upMonitor.id);
       assert.equal(up!.result, 'up');
       // A first result of down is a state change: the service drops cached views at once.
       const [down] = await services.monitors.trigger(writer, ws, downMonitor.id);
       assert.equal(down!.result, 'down');
-      assert.deepEqual(await states(), [['Closed', 'down'], ['Open', 'operational']]);
+      assert.deepEqual(await states(), [
+        ['Closed', 'down'],
+        ['Open', 'operational'],
+      ]);
 
       // Up again: the closed monitor now targets the listener (recovered, a state change).
       await services.monitors.update(writer, ws, 'tcp', downMonitor.id, { uri: listener.uri });
       assert.equal((await services.monitors.trigger(writer, ws, downMonitor.id))[0]!.result, 'up');
-      assert.deepEqual(await states(), [['Closed', 'operational'], ['Open', 'operational']]);
-      const summary = (await (await svc.api('/status/live-monitors/summary.json')).json()) as { status: { state: string }; components: { uptime: number | null }[] };
+      assert.deepEqual(await states(), [
+        ['Closed', 'operational'],
+        ['Open', 'operational'],
+      ]);
+      const summary = (await (await svc.api('/status/live-monitors/summary.json')).json()) as {
+        status: { state: string };
+        components: { uptime: number | null }[];
+      };
       assert.equal(summary.status.state, 'operational');
       // The checks count in the 90-day uptime: one down and one up for Closed, one up for Open.
-      assert.deepEqual(summary.components.map((c) => c.uptime), [0.5, 1]);
+      assert.deepEqual(
+        summary.components.map((c) => c.uptime),
+        [0.5, 1],
+      );
     } finally {
       await listener?.close();
     }
@@ -627,7 +787,7 @@ describe('public status pages', () => {
     await services.monitors.update(writer, ws, 'tcp', monitor.id, { active: false });
     assert.equal(await state(), 'unknown', 'the page still shows the paused monitor as down (the cached view was not dropped)');
     await services.monitors.delete(writer, ws, monitor.id);
-    assert.equal(await state(), 'operational', 'the page still shows the deleted monitor\'s state');
+    assert.equal(await state(), 'operational', "the page still shows the deleted monitor's state");
   });
 
   test('a first up result alone shows after publicPages.invalidate()', async () => {
@@ -654,7 +814,10 @@ describe('public status pages', () => {
     await services.pages.addComponent(writer, ws, page.id, { name: 'Website' });
     assert.equal((await services.monitors.trigger(writer, ws, monitor.id))[0]!.result, 'down');
     const summary = async () => (await (await svc.api('/status/in-maintenance/summary.json')).json()) as Summary;
-    assert.deepEqual((await summary()).components.map((c) => c.state), ['down', 'operational']);
+    assert.deepEqual(
+      (await summary()).components.map((c) => c.state),
+      ['down', 'operational'],
+    );
 
     const { maintenance } = await services.maintenances.create(writer, ws, {
       pageId: page.id,
@@ -665,18 +828,30 @@ describe('public status pages', () => {
       notify: false,
     });
     const during = await summary();
-    assert.deepEqual(during.components.map((c) => c.state), ['maintenance', 'operational']);
-    assert.deepEqual(during.maintenances.active.map((m) => m.title), ['Database upgrade']);
+    assert.deepEqual(
+      during.components.map((c) => c.state),
+      ['maintenance', 'operational'],
+    );
+    assert.deepEqual(
+      during.maintenances.active.map((m) => m.title),
+      ['Database upgrade'],
+    );
     assert.equal(during.status.state, 'maintenance');
     const html = await (await svc.api('/status/in-maintenance')).text();
     assert.match(html, /Maintenance in progress/);
 
     // With no components named, the window covers the whole page.
     await services.maintenances.update(writer, ws, maintenance.id, { pageComponentIds: [] });
-    assert.deepEqual((await summary()).components.map((c) => c.state), ['maintenance', 'maintenance']);
+    assert.deepEqual(
+      (await summary()).components.map((c) => c.state),
+      ['maintenance', 'maintenance'],
+    );
     // Ended: back to what the monitor says.
     await services.maintenances.update(writer, ws, maintenance.id, { to: minutesFromNow(-1) });
-    assert.deepEqual((await summary()).components.map((c) => c.state), ['down', 'operational']);
+    assert.deepEqual(
+      (await summary()).components.map((c) => c.state),
+      ['down', 'operational'],
+    );
   });
 
   test('an unresolved report makes the components it names at least degraded, and no more', async () => {
@@ -696,7 +871,7 @@ describe('public status pages', () => {
     assert.equal(summary.status.state, 'down');
   });
 
-  test('a Host that is not the service\'s own is refused with 403', async () => {
+  test("a Host that is not the service's own is refused with 403", async () => {
     await services.pages.create(writer, ws, { slug: 'guarded', title: 'Guarded' });
     const port = Number(new URL(svc.apiUrl).port);
     const own = await rawGet(port, '/status/guarded', { host: `localhost:${port}` });
@@ -813,14 +988,17 @@ describe('subscribers', () => {
     const gone = await fetch(oldUnsubscribe, { method: 'POST' });
     assert.equal(gone.status, 200, 'an old-slug unsubscribe link no longer unsubscribes');
     assert.match(await gone.text(), /Unsubscribed/);
-    assert.deepEqual((await services.subscribers.list(system, ws, page.id)).map((s) => [s.address, s.status]), [[late, 'active']]);
+    assert.deepEqual(
+      (await services.subscribers.list(system, ws, page.id)).map((s) => [s.address, s.status]),
+      [[late, 'active']],
+    );
     // And the one of the mail sent after it, naming the new slug, works as well.
     const lateUnsubscribe = linkIn(await mailTo(smtp, late, /After the move/), 'unsubscribe');
     assert.equal((await fetch(lateUnsubscribe, { method: 'POST' })).status, 200);
     assert.deepEqual(await services.subscribers.list(system, ws, page.id), []);
   });
 
-  test('the public form never shows the mail relay\'s answer; the API does', async () => {
+  test("the public form never shows the mail relay's answer; the API does", async () => {
     const page = await services.pages.create(system, ws, { slug: 'relay-refuses', title: 'Relay refuses' });
     const answer = await svc.api('/status/relay-refuses/subscribe', formPost({ email: 'refused@example.test' }));
     assert.equal(answer.status, 409);
@@ -828,8 +1006,8 @@ describe('subscribers', () => {
     const html = await answer.text();
     assert.match(html, /could not be sent/);
     assert.ok(!html.includes(String(smtp.port)), `the page shows the relay's port ${smtp.port}`);
-    assert.ok(!html.includes('550'), 'the page shows the relay\'s answer (550)');
-    assert.ok(!/mailbox unavailable/i.test(html), 'the page shows the relay\'s answer');
+    assert.ok(!html.includes('550'), "the page shows the relay's answer (550)");
+    assert.ok(!/mailbox unavailable/i.test(html), "the page shows the relay's answer");
 
     // The public call itself, as other surfaces would use it.
     const publicError = await rejectsWith(services.subscribers.subscribePublic('relay-refuses', 'refused@example.test'), 'PRECONDITION_FAILED');
@@ -843,7 +1021,10 @@ describe('subscribers', () => {
     const page = await services.pages.create(system, ws, { slug: 'double-signup', title: 'Double signup' });
     for (let round = 0; round < 3; round++) {
       const address = `twice${round}@example.test`;
-      const results = await Promise.allSettled([services.subscribers.subscribePublic('double-signup', address), services.subscribers.subscribePublic('double-signup', address)]);
+      const results = await Promise.allSettled([
+        services.subscribers.subscribePublic('double-signup', address),
+        services.subscribers.subscribePublic('double-signup', address),
+      ]);
       assert.deepEqual(
         results.map((r) => (r.status === 'fulfilled' ? 'ok' : `${(r.reason as AppError).code}: ${(r.reason as Error).message}`)),
         ['ok', 'ok'],
@@ -857,7 +1038,10 @@ describe('subscribers', () => {
     // And over HTTP.
     const address = 'twice-http@example.test';
     const answers = await Promise.all([1, 2].map(() => svc.api('/status/double-signup/subscribe', formPost({ email: address }))));
-    assert.deepEqual(answers.map((a) => a.status), [200, 200]);
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200],
+    );
     assert.equal((await services.subscribers.list(system, ws, page.id)).filter((s) => s.address === address).length, 1);
     await mailTo(smtp, address, /Confirm your subscription/);
   });

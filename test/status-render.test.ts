@@ -4,7 +4,15 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { type ComponentState, type PublicComponent, type PublicMaintenance, type PublicPage, type PublicReport, summaryJson, type UptimeDay } from '../server/domain/pages/public-view.ts';
+import {
+  type ComponentState,
+  type PublicComponent,
+  type PublicMaintenance,
+  type PublicPage,
+  type PublicReport,
+  summaryJson,
+  type UptimeDay,
+} from '../server/domain/pages/public-view.ts';
 import { exportStaticPage } from '../server/public/static-export.ts';
 import { renderAtomFeed } from '../server/public/atom-feed.ts';
 import { STATUS_PAGE_CSP } from '../server/public/html-document.ts';
@@ -31,7 +39,16 @@ function days(): UptimeDay[] {
 }
 
 function component(i: number, overrides: Partial<PublicComponent> = {}): PublicComponent {
-  return { id: `c${i}`, name: `Component ${i}`, description: `Serves part ${i}`, group: i % 10 < 5 ? null : `Group ${Math.floor(i / 10)}`, state: 'operational', days: days(), uptime: 0.9993, ...overrides };
+  return {
+    id: `c${i}`,
+    name: `Component ${i}`,
+    description: `Serves part ${i}`,
+    group: i % 10 < 5 ? null : `Group ${Math.floor(i / 10)}`,
+    state: 'operational',
+    days: days(),
+    uptime: 0.9993,
+    ...overrides,
+  };
 }
 
 function report(i: number, resolved: boolean, overrides: Partial<PublicReport> = {}): PublicReport {
@@ -56,7 +73,16 @@ function report(i: number, resolved: boolean, overrides: Partial<PublicReport> =
 }
 
 function maintenance(i: number, active: boolean, overrides: Partial<PublicMaintenance> = {}): PublicMaintenance {
-  return { id: `m${i}`, title: `Upgrade ${i}`, message: 'Database upgrade.', from: '2026-11-22T02:00:00Z', to: '2026-11-22T04:00:00Z', active, components: [], ...overrides };
+  return {
+    id: `m${i}`,
+    title: `Upgrade ${i}`,
+    message: 'Database upgrade.',
+    from: '2026-11-22T02:00:00Z',
+    to: '2026-11-22T04:00:00Z',
+    active,
+    components: [],
+    ...overrides,
+  };
 }
 
 /** A page of n components and m reports (the first two unresolved, the rest past). */
@@ -152,7 +178,9 @@ describe('renderStatusPage', () => {
       title: `Acme ${evil}`,
       description: `"quoted" ${evil}`,
       components: [component(1, { name: `db ${evil}`, description: evil, group: `g ${evil}` })],
-      activeReports: [report(1, false, { title: evil, components: [evil], updates: [{ status: 'investigating', message: `x ${evil} & y`, at: '2026-11-20T10:00:00Z' }] })],
+      activeReports: [
+        report(1, false, { title: evil, components: [evil], updates: [{ status: 'investigating', message: `x ${evil} & y`, at: '2026-11-20T10:00:00Z' }] }),
+      ],
       activeMaintenances: [maintenance(1, true, { title: evil, message: evil, components: [evil] })],
     });
     const out = renderStatusPage(page, { mode: 'live', notice: { kind: 'error', text: evil } });
@@ -168,14 +196,28 @@ describe('renderStatusPage', () => {
   });
 
   test('shows active matters with their timelines, in UTC', () => {
-    const page = makePage(3, 4, { activeMaintenances: [maintenance(1, true)], upcomingMaintenances: [maintenance(2, false, { components: ['Component 1', 'Component 2'] })] });
+    const page = makePage(3, 4, {
+      activeMaintenances: [maintenance(1, true)],
+      upcomingMaintenances: [maintenance(2, false, { components: ['Component 1', 'Component 2'] })],
+    });
     const out = renderStatusPage(page, { mode: 'live' });
-    const order = ['Maintenance in progress', 'Current incidents', 'Components', 'Scheduled maintenance', 'Past incidents', 'Get updates by email'].map((h) => out.indexOf(`>${h}</h2>`));
-    assert.ok(order.every((at, i) => at > 0 && (i === 0 || at > order[i - 1]!)), `sections in order: ${order}`);
+    const order = ['Maintenance in progress', 'Current incidents', 'Components', 'Scheduled maintenance', 'Past incidents', 'Get updates by email'].map((h) =>
+      out.indexOf(`>${h}</h2>`),
+    );
+    assert.ok(
+      order.every((at, i) => at > 0 && (i === 0 || at > order[i - 1]!)),
+      `sections in order: ${order}`,
+    );
     assert.match(out, /<article class="rep" id="report-r0" aria-labelledby="report-r0-t"><h3 id="report-r0-t">Incident 0<\/h3>/);
     assert.match(out, /<article class="rep done" id="report-r2"/);
-    assert.match(out, /<li><p><strong>Identified<\/strong> · <time datetime="2026-11-20T00:10:00Z">2026-11-20 00:10 UTC<\/time><\/p><p class="msg">A bad deploy.\nRolling back.<\/p><\/li>/);
-    assert.match(out, /<p class="meta"><strong>Resolved<\/strong> <time datetime="2026-11-19T22:30:00Z">2026-11-19 22:30 UTC<\/time> · Affects: Component 2<\/p>/);
+    assert.match(
+      out,
+      /<li><p><strong>Identified<\/strong> · <time datetime="2026-11-20T00:10:00Z">2026-11-20 00:10 UTC<\/time><\/p><p class="msg">A bad deploy.\nRolling back.<\/p><\/li>/,
+    );
+    assert.match(
+      out,
+      /<p class="meta"><strong>Resolved<\/strong> <time datetime="2026-11-19T22:30:00Z">2026-11-19 22:30 UTC<\/time> · Affects: Component 2<\/p>/,
+    );
     assert.match(out, /<p class="meta"><strong>Identified<\/strong> · Started <time datetime="2026-11-20T00:00:00Z">/);
     assert.match(out, /Affects: all components/);
     assert.match(out, /Affects: Component 1, Component 2/);
@@ -200,13 +242,19 @@ describe('renderStatusPage', () => {
   test('groups components under their group heading', () => {
     const out = renderStatusPage(makePage(20, 0), { mode: 'live' });
     assert.equal(count(out, '<h3 class="gh"'), 2);
-    assert.match(out, /<section aria-labelledby="group-1"><h3 class="gh" id="group-1">Group 0<\/h3><ul class="cl"><li class="c"><div class="ch"><h4>Component 5<\/h4>/);
+    assert.match(
+      out,
+      /<section aria-labelledby="group-1"><h3 class="gh" id="group-1">Group 0<\/h3><ul class="cl"><li class="c"><div class="ch"><h4>Component 5<\/h4>/,
+    );
     assert.match(out, /<ul class="cl"><li class="c"><div class="ch"><h3>Component 0<\/h3>/);
     assert.equal(count(out, '<li class="c">'), 20);
   });
 
   test('draws 90 labelled days of uptime per component', () => {
-    const out = renderStatusPage(makePage(3, 0, { components: [component(0), component(1, { days: [], uptime: null }), component(2, { days: days().slice(-10), uptime: 1 })] }), { mode: 'live' });
+    const out = renderStatusPage(
+      makePage(3, 0, { components: [component(0), component(1, { days: [], uptime: null }), component(2, { days: days().slice(-10), uptime: 1 })] }),
+      { mode: 'live' },
+    );
     const bars = [...out.matchAll(/<ol class="bar" aria-label="([^"]*)">([\s\S]*?)<\/ol>/g)];
     assert.equal(bars.length, 2, 'a static component has no bar');
     assert.equal(bars[0]![1], 'Component 0: uptime per day, oldest first');
@@ -221,11 +269,16 @@ describe('renderStatusPage', () => {
     assert.match(out, /<span>No data<\/span>|<span>100% uptime over 90 days<\/span>/);
     const colours = renderStatusPage(
       makePage(1, 0, {
-        components: [component(0, { days: [0.5, 0.92, 0.97, 0.995, 0.9995, 1].map((uptime, i) => ({ date: `2026-11-1${i}`, up: 1, degraded: 1, down: 1, uptime })) })],
+        components: [
+          component(0, { days: [0.5, 0.92, 0.97, 0.995, 0.9995, 1].map((uptime, i) => ({ date: `2026-11-1${i}`, up: 1, degraded: 1, down: 1, uptime })) }),
+        ],
       }),
       { mode: 'live' },
     );
-    assert.match(colours, /<li class=u0><span>2026-11-10: 50.00% uptime, 1 failed check, 1 degraded check<\/span><li class=u1>.*<li class=u2>.*<li class=u3>.*<li class=u4>.*<li class=u5>/);
+    assert.match(
+      colours,
+      /<li class=u0><span>2026-11-10: 50.00% uptime, 1 failed check, 1 degraded check<\/span><li class=u1>.*<li class=u2>.*<li class=u3>.*<li class=u4>.*<li class=u5>/,
+    );
   });
 
   test('offers the email form only live on a subscribable page', () => {
@@ -365,7 +418,10 @@ describe('renderNoticePage', () => {
     assert.match(out, /<title>Unsubscribe\? · Acme &lt;status&gt;<\/title>/);
     assert.equal(count(out, /<h1[ >]/), 1);
     assert.match(out, /<h1>Unsubscribe\?<\/h1>/);
-    assert.match(out, /<form method="post" action="http:\/\/localhost:3000\/status\/acme\/unsubscribe"><input type="hidden" name="token" value="a&quot;b&lt;c"><button type="submit">Unsubscribe<\/button><\/form>/);
+    assert.match(
+      out,
+      /<form method="post" action="http:\/\/localhost:3000\/status\/acme\/unsubscribe"><input type="hidden" name="token" value="a&quot;b&lt;c"><button type="submit">Unsubscribe<\/button><\/form>/,
+    );
     assert.match(out, /<a href="http:\/\/localhost:3000\/status\/acme">Back to the status page<\/a>/);
     assert.doesNotMatch(out, /<script/i);
     const plain = renderNoticePage({ title: 'Acme', heading: 'Link not valid', message: 'The link has expired.' });
@@ -381,7 +437,10 @@ describe('exportStaticPage', () => {
       const out = join(dir, 'site', 'acme');
       const page = makePage(3, 3);
       const files = await exportStaticPage(page, out);
-      assert.deepEqual(files, ['index.html', 'feed.atom', 'summary.json'].map((name) => join(out, name)));
+      assert.deepEqual(
+        files,
+        ['index.html', 'feed.atom', 'summary.json'].map((name) => join(out, name)),
+      );
       const [index, feed, summary] = await Promise.all(files.map((file) => readFile(file, 'utf8')));
       assert.equal(index, renderStatusPage(page, { mode: 'static' }));
       assert.equal(feed, renderAtomFeed(page, `${URL_BASE}/feed.atom`));

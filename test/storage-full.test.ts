@@ -47,9 +47,16 @@ describe('a full database', { skip: sqliteOnly }, () => {
     service = await startService(config, pino({ level: 'info' }, log));
     const workspaceId = Number((await service.services.workspaces.getBySlug(system, 'personal')).id);
     pageId = (await service.services.pages.create(system, workspaceId, { slug: 'full-disk', title: 'Full disk' })).id;
-    writeKey = await withLocalOwner(dir.path, async (services, owner) => (await services.keys.create(owner, { workspaceId, name: 'full disk', scope: 'write' })).secret);
+    writeKey = await withLocalOwner(
+      dir.path,
+      async (services, owner) => (await services.keys.create(owner, { workspaceId, name: 'full disk', scope: 'write' })).secret,
+    );
     const signIn = await fetch(service.signInUrl, { redirect: 'manual' });
-    session = { cookie: signIn.headers.getSetCookie()[0]!.split(';')[0]!, 'x-statusdesk-session': sessionTokenOf(await signIn.text()), origin: service.dashboardUrl };
+    session = {
+      cookie: signIn.headers.getSetCookie()[0]!.split(';')[0]!,
+      'x-statusdesk-session': sessionTokenOf(await signIn.text()),
+      origin: service.dashboardUrl,
+    };
     mcp = await connectMcp(service.apiUrl, MODERN_ERA, writeKey);
   });
   after(async () => {
@@ -75,7 +82,10 @@ describe('a full database', { skip: sqliteOnly }, () => {
   const bigReport = (title: string) => ({ pageId, title, message: 'The disk is full. '.repeat(550), notify: false });
 
   async function reportCount(): Promise<number> {
-    const rows = await service.db.selectFrom('status_reports').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const rows = await service.db
+      .selectFrom('status_reports')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(rows.n);
   }
 
@@ -89,7 +99,20 @@ describe('a full database', { skip: sqliteOnly }, () => {
         // An entry whose snapshot needs pages of its own.
         await trx
           .insertInto('audit_log')
-          .values({ workspace_id: 1, entity_type: 'test', entity_id: '1', action: 'test.fill', actor_type: 'system', actor_id: 'test', actor_user_id: null, actor_surface: null, before: null, after: 'x'.repeat(20_000), changed_fields: '[]', created_at: new Date().toISOString() })
+          .values({
+            workspace_id: 1,
+            entity_type: 'test',
+            entity_id: '1',
+            action: 'test.fill',
+            actor_type: 'system',
+            actor_id: 'test',
+            actor_user_id: null,
+            actor_surface: null,
+            before: null,
+            after: 'x'.repeat(20_000),
+            changed_fields: '[]',
+            created_at: new Date().toISOString(),
+          })
           .execute();
       }).then(
         () => undefined,
@@ -110,7 +133,11 @@ describe('a full database', { skip: sqliteOnly }, () => {
       // Each key takes a little of the last pages' room; the write that needs a new page is refused.
       let refused: Response | undefined;
       for (let i = 0; i < 500 && !refused; i++) {
-        const response = await fetch(keysUrl, { method: 'POST', headers: { ...session, 'content-type': 'application/json' }, body: JSON.stringify({ name: `filler ${i} ${'k'.repeat(90)}`, scope: 'read' }) });
+        const response = await fetch(keysUrl, {
+          method: 'POST',
+          headers: { ...session, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: `filler ${i} ${'k'.repeat(90)}`, scope: 'read' }),
+        });
         if (response.status === 201) created++;
         else refused = response;
       }
@@ -129,7 +156,11 @@ describe('a full database', { skip: sqliteOnly }, () => {
     });
     // Every key but the refused one was stored; once there is room, the same request succeeds.
     assert.equal(await keyCount(), before + created);
-    const again = await fetch(keysUrl, { method: 'POST', headers: { ...session, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'after', scope: 'read' }) });
+    const again = await fetch(keysUrl, {
+      method: 'POST',
+      headers: { ...session, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'after', scope: 'read' }),
+    });
     assert.equal(again.status, 201);
   });
 

@@ -17,7 +17,12 @@ import { startTestService, tempDir, type TestService } from './support/harness.t
 const system: Actor = { type: 'system', surface: 'cli' };
 
 /** A form POST to the API port from the loopback address `from`. */
-function subscribe(svc: TestService, slug: string, address: string, from: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function subscribe(
+  svc: TestService,
+  slug: string,
+  address: string,
+  from: string,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   const url = new URL(`${svc.apiUrl}/status/${slug}/subscribe`);
   const body = new URLSearchParams({ email: address }).toString();
   return new Promise((resolve, reject) => {
@@ -85,7 +90,10 @@ describe('subscription limits', () => {
     assert.equal(refused.status, 429, refused.body);
     assert.match(String(refused.headers['content-type']), /^text\/html/);
     const retryAfter = Number(refused.headers['retry-after']);
-    assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= SIGN_UP_LIMITS.perClient.windowMs / 1000, `Retry-After ${refused.headers['retry-after']}`);
+    assert.ok(
+      Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= SIGN_UP_LIMITS.perClient.windowMs / 1000,
+      `Retry-After ${refused.headers['retry-after']}`,
+    );
     assert.match(refused.body, /Too many sign-ups/);
     assert.match(refused.body, /too many sign-ups from your address/);
 
@@ -116,7 +124,7 @@ describe('subscription limits', () => {
     assert.equal(mailsTo(smtp, 'same@example.test'), 1);
   });
 
-  test('refuses a page\'s sign-ups over its hourly limit, from any client, with 429 and no mail', async () => {
+  test("refuses a page's sign-ups over its hourly limit, from any client, with 429 and no mail", async () => {
     await newPage(svc, 'limited-page');
     const before = smtp.mails.length;
     const perClient = SIGN_UP_LIMITS.perClient.count;
@@ -210,7 +218,14 @@ describe('pending subscribers expire', () => {
       const old = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
       const ttlHours = PENDING_TTL_MS / 3_600_000;
       const age = (address: string, hours: number, status = 'pending') =>
-        queryRows(dir.path, 'update page_subscribers set created_at = ?, confirmation_sent_at = ?, status = ? where address = ?', old(hours + 1), old(hours), status, address);
+        queryRows(
+          dir.path,
+          'update page_subscribers set created_at = ?, confirmation_sent_at = ?, status = ? where address = ?',
+          old(hours + 1),
+          old(hours),
+          status,
+          address,
+        );
       await age('stale@example.test', ttlHours + 1);
       await age('fresh@example.test', ttlHours - 1);
       await age('confirmed@example.test', ttlHours + 100, 'active');
@@ -221,7 +236,13 @@ describe('pending subscribers expire', () => {
 
       await svc.close();
       svc = undefined;
-      await queryRows(dir.path, 'update page_subscribers set created_at = ?, confirmation_sent_at = ? where address = ?', old(ttlHours + 3), old(ttlHours + 2), 'stale-at-restart@example.test');
+      await queryRows(
+        dir.path,
+        'update page_subscribers set created_at = ?, confirmation_sent_at = ? where address = ?',
+        old(ttlHours + 3),
+        old(ttlHours + 2),
+        'stale-at-restart@example.test',
+      );
       svc = await startTestService({ STATUSDESK_SMTP_URL: smtp.url }, dir.path);
       const afterStart = (await subscribersOf(svc, 'expiring')).map((s) => s.address).sort();
       assert.deepEqual(afterStart, ['confirmed@example.test', 'fresh@example.test']);

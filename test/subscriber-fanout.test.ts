@@ -45,7 +45,10 @@ test('tells every recipient, at most 16 at once, and hands every outcome to the 
   const fanOut = createFanOut(held.send);
   const done = fanOut.fanOut(1, recipients(40), event, async (batch) => void recorded.push(batch));
   let over = false;
-  done.then(() => (over = true), () => (over = true));
+  done.then(
+    () => (over = true),
+    () => (over = true),
+  );
   for (let round = 0; round < 40 && !over; round++) {
     await until(() => over || held.waiting.length > 0, 'a delivery under way');
     held.release();
@@ -53,8 +56,17 @@ test('tells every recipient, at most 16 at once, and hands every outcome to the 
   await done;
   assert.equal(held.state.most, 16);
   assert.equal(held.state.sent.length, 40);
-  assert.ok(recorded.every((batch) => batch.length <= 32), `batches of ${recorded.map((b) => b.length)}`);
-  assert.deepEqual(recorded.flat().map((o) => o.id).sort((a, b) => a - b), Array.from({ length: 40 }, (_, i) => i + 1));
+  assert.ok(
+    recorded.every((batch) => batch.length <= 32),
+    `batches of ${recorded.map((b) => b.length)}`,
+  );
+  assert.deepEqual(
+    recorded
+      .flat()
+      .map((o) => o.id)
+      .sort((a, b) => a - b),
+    Array.from({ length: 40 }, (_, i) => i + 1),
+  );
   assert.ok(recorded.flat().every((o) => o.error === null));
 });
 
@@ -67,7 +79,11 @@ test('a recipient whose address cannot be read fails alone: the others are told,
     /^Error: 1 of 3 subscriber deliveries failed; subscriber 2: the key file was lost$/,
   );
   assert.equal(sent.length, 2);
-  assert.deepEqual(recorded.map((o) => [o.id, o.error]).sort(), [[1, null], [2, 'the key file was lost'], [3, null]]);
+  assert.deepEqual(recorded.map((o) => [o.id, o.error]).sort(), [
+    [1, null],
+    [2, 'the key file was lost'],
+    [3, null],
+  ]);
 });
 
 test('past the deadline the dispatch throws and the deliveries go on; closing records the ones not started as not sent', async () => {

@@ -17,7 +17,7 @@ before(async () => {
 });
 after(() => service.stop());
 
-test("ListSubscribers answers the outcome of the last page event sent to each subscriber, and removing one audits it", async () => {
+test('ListSubscribers answers the outcome of the last page event sent to each subscriber, and removing one audits it', async () => {
   const fine = await startHttpReceiver();
   const failing = await startHttpReceiver({ status: 500 });
   after(() => Promise.all([fine.close(), failing.close()]));

@@ -45,25 +45,64 @@ after(async () => {
   await dir.remove();
 });
 
-const count = async (table: 'workspaces' | 'api_keys' | 'status_pages' | 'status_reports' | 'maintenances' | 'monitors' | 'notification_channels' | 'page_components') =>
-  Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+const count = async (
+  table: 'workspaces' | 'api_keys' | 'status_pages' | 'status_reports' | 'maintenances' | 'monitors' | 'notification_channels' | 'page_components',
+) =>
+  Number(
+    (
+      await db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 /** Each create, given a hostile text in one field: the field it must name, and the table that must not grow. */
 const creates: { what: string; field: string; table: Parameters<typeof count>[0]; run(text: string): Promise<unknown> }[] = [
-  { what: 'workspace name', field: 'name', table: 'workspaces', run: (text) => services.workspaces.create(owner, { name: text, slug: `ws-${Math.random().toString(36).slice(2, 8)}` }) },
+  {
+    what: 'workspace name',
+    field: 'name',
+    table: 'workspaces',
+    run: (text) => services.workspaces.create(owner, { name: text, slug: `ws-${Math.random().toString(36).slice(2, 8)}` }),
+  },
   { what: 'API key name', field: 'name', table: 'api_keys', run: (text) => services.keys.create(owner, { workspaceId: ws, name: text, scope: 'read' }) },
-  { what: 'status page title', field: 'title', table: 'status_pages', run: (text) => services.pages.create(owner, ws, { slug: `p-${Math.random().toString(36).slice(2, 8)}`, title: text }) },
+  {
+    what: 'status page title',
+    field: 'title',
+    table: 'status_pages',
+    run: (text) => services.pages.create(owner, ws, { slug: `p-${Math.random().toString(36).slice(2, 8)}`, title: text }),
+  },
   { what: 'component name', field: 'name', table: 'page_components', run: (text) => services.pages.addComponent(owner, ws, pageId, { name: text }) },
-  { what: 'component group', field: 'group', table: 'page_components', run: (text) => services.pages.addComponent(owner, ws, pageId, { name: 'ok', group: text }) },
-  { what: 'report title', field: 'title', table: 'status_reports', run: (text) => services.reports.create(owner, ws, { pageId, title: text, message: 'Looking into it', notify: false }) },
+  {
+    what: 'component group',
+    field: 'group',
+    table: 'page_components',
+    run: (text) => services.pages.addComponent(owner, ws, pageId, { name: 'ok', group: text }),
+  },
+  {
+    what: 'report title',
+    field: 'title',
+    table: 'status_reports',
+    run: (text) => services.reports.create(owner, ws, { pageId, title: text, message: 'Looking into it', notify: false }),
+  },
   {
     what: 'maintenance title',
     field: 'title',
     table: 'maintenances',
     run: (text) => services.maintenances.create(owner, ws, { pageId, title: text, from: '2030-01-01T00:00:00Z', to: '2030-01-01T01:00:00Z', notify: false }),
   },
-  { what: 'monitor name', field: 'name', table: 'monitors', run: (text) => services.monitors.create(owner, ws, 'tcp', { name: text, uri: 'db.internal:5432', periodicity: '10m' }) },
-  { what: 'monitor tag', field: 'tags.0', table: 'monitors', run: (text) => services.monitors.create(owner, ws, 'tcp', { name: 'ok', uri: 'db.internal:5432', periodicity: '10m', tags: [text] }) },
+  {
+    what: 'monitor name',
+    field: 'name',
+    table: 'monitors',
+    run: (text) => services.monitors.create(owner, ws, 'tcp', { name: text, uri: 'db.internal:5432', periodicity: '10m' }),
+  },
+  {
+    what: 'monitor tag',
+    field: 'tags.0',
+    table: 'monitors',
+    run: (text) => services.monitors.create(owner, ws, 'tcp', { name: 'ok', uri: 'db.internal:5432', periodicity: '10m', tags: [text] }),
+  },
   { what: 'channel name', field: 'name', table: 'notification_channels', run: (text) => services.channels.create(owner, ws, { name: text, kind: 'desktop' }) },
 ];
 

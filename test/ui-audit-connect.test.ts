@@ -92,84 +92,93 @@ async function addressAndStorage(page: Page): Promise<string> {
 }
 
 describe('the audit log in Chromium', () => {
-  test('changes by an API key and by the person in the dashboard, narrowed by actor and record type; a diff shows the changed field and a redacted header', TEST_TIMEOUT, () =>
-    withBrowser(async (browser) => {
-      const ws = await newTestWorkspace('audit');
-      const { secret } = await service.createKey('write', ws.name);
-      const asKey = createClient(MonitorService, transport(service.apiUrl, { 'x-service-key': secret }));
-      const person = await personHeaders(ws);
-      const asPerson = createClient(MonitorService, transport(service.dashboardUrl, person));
+  test(
+    'changes by an API key and by the person in the dashboard, narrowed by actor and record type; a diff shows the changed field and a redacted header',
+    TEST_TIMEOUT,
+    () =>
+      withBrowser(async (browser) => {
+        const ws = await newTestWorkspace('audit');
+        const { secret } = await service.createKey('write', ws.name);
+        const asKey = createClient(MonitorService, transport(service.apiUrl, { 'x-service-key': secret }));
+        const person = await personHeaders(ws);
+        const asPerson = createClient(MonitorService, transport(service.dashboardUrl, person));
 
-      const { monitor } = await asKey.createHTTPMonitor({
-        monitor: { name: 'checkout', url: 'https://shop.example/health', periodicity: Periodicity.PERIODICITY_5M, headers: { authorization: HEADER_SECRET, 'x-team': 'payments' } },
-      });
-      await asPerson.updateHTTPMonitor({ id: monitor!.id, monitor: { name: 'checkout-eu' }, updateMask: { paths: ['name'] } });
-      await createClient(StatusPageService, transport(service.dashboardUrl, person)).createStatusPage({ slug: ws.name, title: 'Shop status' });
+        const { monitor } = await asKey.createHTTPMonitor({
+          monitor: {
+            name: 'checkout',
+            url: 'https://shop.example/health',
+            periodicity: Periodicity.PERIODICITY_5M,
+            headers: { authorization: HEADER_SECRET, 'x-team': 'payments' },
+          },
+        });
+        await asPerson.updateHTTPMonitor({ id: monitor!.id, monitor: { name: 'checkout-eu' }, updateMask: { paths: ['name'] } });
+        await createClient(StatusPageService, transport(service.dashboardUrl, person)).createStatusPage({ slug: ws.name, title: 'Shop status' });
 
-      const { page, context, violations } = await openScreen(browser, ws, 'Audit log');
-      await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
-      await waitForActions(page, ['status_page.create', 'monitor.update', 'monitor.create', 'api_key.create', 'workspace.create']);
-      const created = entriesList(page).getByRole('listitem').filter({ hasText: 'monitor.create' });
-      assert.match(await created.innerText(), /write key[\s\S]*API key/, 'the key is named, with its kind');
-      assert.match(await entriesList(page).getByRole('listitem').filter({ hasText: 'monitor.update' }).innerText(), /Dashboard/);
+        const { page, context, violations } = await openScreen(browser, ws, 'Audit log');
+        await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
+        await waitForActions(page, ['status_page.create', 'monitor.update', 'monitor.create', 'api_key.create', 'workspace.create']);
+        const created = entriesList(page).getByRole('listitem').filter({ hasText: 'monitor.create' });
+        assert.match(await created.innerText(), /write key[\s\S]*API key/, 'the key is named, with its kind');
+        assert.match(await entriesList(page).getByRole('listitem').filter({ hasText: 'monitor.update' }).innerText(), /Dashboard/);
 
-      await page.getByLabel('Changed by').selectOption({ label: 'API key' });
-      await waitForActions(page, ['monitor.create']);
-      await page.getByLabel('Changed by').selectOption({ label: 'Dashboard' });
-      await waitForActions(page, ['status_page.create', 'monitor.update']);
-      await page.getByLabel('Record type').selectOption({ label: 'Monitor' });
-      await waitForActions(page, ['monitor.update']);
-      assert.match(page.url(), /\/audit\?entityType=monitor&actor=dashboard$/, 'the filters are in the address');
+        await page.getByLabel('Changed by').selectOption({ label: 'API key' });
+        await waitForActions(page, ['monitor.create']);
+        await page.getByLabel('Changed by').selectOption({ label: 'Dashboard' });
+        await waitForActions(page, ['status_page.create', 'monitor.update']);
+        await page.getByLabel('Record type').selectOption({ label: 'Monitor' });
+        await waitForActions(page, ['monitor.update']);
+        assert.match(page.url(), /\/audit\?entityType=monitor&actor=dashboard$/, 'the filters are in the address');
 
-      // The update: one changed field, its old and new values side by side, the change in words.
-      const toggle = page.getByRole('button', { name: /monitor\.update/ });
-      assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
-      await toggle.focus();
-      await page.keyboard.press('Enter');
-      assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
-      const updatePanel = page.locator(`[id="${await toggle.getAttribute('aria-controls')}"]`);
-      assert.deepEqual(await diffRow(updatePanel, 'name'), ['Changed', 'checkout', 'checkout-eu']);
-      assert.equal(await updatePanel.getByRole('rowheader').count(), 1, 'only the changed field, until the rest is asked for');
-      await updatePanel.getByLabel(/unchanged fields too/).check();
-      const [change, headersBefore, headersAfter] = await diffRow(updatePanel, 'headers');
-      assert.equal(change, 'Unchanged');
-      assert.match(headersBefore!, /"authorization": "\[redacted\]"/);
-      assert.match(headersAfter!, /"x-team": "payments"/);
+        // The update: one changed field, its old and new values side by side, the change in words.
+        const toggle = page.getByRole('button', { name: /monitor\.update/ });
+        assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+        await toggle.focus();
+        await page.keyboard.press('Enter');
+        assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+        const updatePanel = page.locator(`[id="${await toggle.getAttribute('aria-controls')}"]`);
+        assert.deepEqual(await diffRow(updatePanel, 'name'), ['Changed', 'checkout', 'checkout-eu']);
+        assert.equal(await updatePanel.getByRole('rowheader').count(), 1, 'only the changed field, until the rest is asked for');
+        await updatePanel.getByLabel(/unchanged fields too/).check();
+        const [change, headersBefore, headersAfter] = await diffRow(updatePanel, 'headers');
+        assert.equal(change, 'Unchanged');
+        assert.match(headersBefore!, /"authorization": "\[redacted\]"/);
+        assert.match(headersAfter!, /"x-team": "payments"/);
 
-      // The creation by the key: every field new, the header's value as the service gives it.
-      await page.getByRole('button', { name: 'Clear filters' }).first().click();
-      await page.getByLabel('Changed by').selectOption({ label: 'API key' });
-      await waitForActions(page, ['monitor.create']);
-      const createToggle = page.getByRole('button', { name: /monitor\.create/ });
-      await createToggle.click();
-      const createPanel = page.locator(`[id="${await createToggle.getAttribute('aria-controls')}"]`);
-      const [added, none, value] = await diffRow(createPanel, 'headers');
-      assert.equal(added, 'Added');
-      assert.equal(none, '(none)');
-      assert.match(value!, /"authorization": "\[redacted\]"/);
-      assert.ok(!(await page.content()).includes(HEADER_SECRET.slice(7)), 'the sealed header value never reaches the page');
+        // The creation by the key: every field new, the header's value as the service gives it.
+        await page.getByRole('button', { name: 'Clear filters' }).first().click();
+        await page.getByLabel('Changed by').selectOption({ label: 'API key' });
+        await waitForActions(page, ['monitor.create']);
+        const createToggle = page.getByRole('button', { name: /monitor\.create/ });
+        await createToggle.click();
+        const createPanel = page.locator(`[id="${await createToggle.getAttribute('aria-controls')}"]`);
+        const [added, none, value] = await diffRow(createPanel, 'headers');
+        assert.equal(added, 'Added');
+        assert.equal(none, '(none)');
+        assert.match(value!, /"authorization": "\[redacted\]"/);
+        assert.ok(!(await page.content()).includes(HEADER_SECRET.slice(7)), 'the sealed header value never reaches the page');
 
-      // Nothing of the person's matches an API key on status pages: the filtered empty state.
-      await page.getByLabel('Record type').selectOption({ label: 'Status page' });
-      await page.getByText('No entry matches these filters.').waitFor();
+        // Nothing of the person's matches an API key on status pages: the filtered empty state.
+        await page.getByLabel('Record type').selectOption({ label: 'Status page' });
+        await page.getByText('No entry matches these filters.').waitFor();
 
-      // The time range, in the browser's own time: a window ending before the changes holds none of them.
-      await page.getByRole('button', { name: 'Clear filters' }).first().click();
-      await waitForActions(page, ['status_page.create', 'monitor.update', 'monitor.create', 'api_key.create', 'workspace.create']);
-      const localMinute = (offsetMs: number) =>
-        page.evaluate((offset) => {
-          const at = new Date(Date.now() + offset);
-          at.setMinutes(at.getMinutes() - at.getTimezoneOffset());
-          return at.toISOString().slice(0, 16);
-        }, offsetMs);
-      await page.getByLabel('To', { exact: true }).fill(await localMinute(-60 * 60_000));
-      await page.getByText('No entry matches these filters.').waitFor();
-      await page.getByLabel('To', { exact: true }).fill(await localMinute(60 * 60_000));
-      await page.getByLabel('From', { exact: true }).fill(await localMinute(-60 * 60_000));
-      await waitForActions(page, ['status_page.create', 'monitor.update', 'monitor.create', 'api_key.create', 'workspace.create']);
-      assert.deepEqual(violations, []);
-      await context.close();
-    }));
+        // The time range, in the browser's own time: a window ending before the changes holds none of them.
+        await page.getByRole('button', { name: 'Clear filters' }).first().click();
+        await waitForActions(page, ['status_page.create', 'monitor.update', 'monitor.create', 'api_key.create', 'workspace.create']);
+        const localMinute = (offsetMs: number) =>
+          page.evaluate((offset) => {
+            const at = new Date(Date.now() + offset);
+            at.setMinutes(at.getMinutes() - at.getTimezoneOffset());
+            return at.toISOString().slice(0, 16);
+          }, offsetMs);
+        await page.getByLabel('To', { exact: true }).fill(await localMinute(-60 * 60_000));
+        await page.getByText('No entry matches these filters.').waitFor();
+        await page.getByLabel('To', { exact: true }).fill(await localMinute(60 * 60_000));
+        await page.getByLabel('From', { exact: true }).fill(await localMinute(-60 * 60_000));
+        await waitForActions(page, ['status_page.create', 'monitor.update', 'monitor.create', 'api_key.create', 'workspace.create']);
+        assert.deepEqual(violations, []);
+        await context.close();
+      }),
+  );
 
   test('Load more continues below the first page, and a plan without the audit log says so instead of failing', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
@@ -177,7 +186,8 @@ describe('the audit log in Chromium', () => {
       const hobby = await newTestWorkspace('audit-hobby', 'hobby');
       const { secret } = await service.createKey('write', ws.name);
       const asKey = createClient(MonitorService, transport(service.apiUrl, { 'x-service-key': secret }));
-      for (let i = 0; i < 52; i++) await asKey.createTCPMonitor({ monitor: { name: `db-${i}`, uri: `db${i}.internal:5432`, periodicity: Periodicity.PERIODICITY_10M } });
+      for (let i = 0; i < 52; i++)
+        await asKey.createTCPMonitor({ monitor: { name: `db-${i}`, uri: `db${i}.internal:5432`, periodicity: Periodicity.PERIODICITY_10M } });
 
       const { page, context } = await openScreen(browser, ws, 'Audit log');
       await page.getByText('50 entries so far.').waitFor();
@@ -193,7 +203,8 @@ describe('the audit log in Chromium', () => {
       assert.match(await page.getByRole('status').filter({ hasText: 'not part of' }).innerText(), /hobby plan/);
       assert.equal(await page.getByRole('alert').count(), 0, 'a notice, not an error');
       await context.close();
-    }));
+    }),
+  );
 
   test('at 420 px wide the filters and an opened entry fit the window', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
@@ -205,7 +216,8 @@ describe('the audit log in Chromium', () => {
       const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`);
       await context.close();
-    }));
+    }),
+  );
 });
 
 describe('Connect an AI editor in Chromium', () => {
@@ -232,7 +244,9 @@ describe('Connect an AI editor in Chromium', () => {
       const cursorParams = new URLSearchParams(cursorHref.slice(cursorPrefix.length));
       assert.equal(cursorParams.get('name'), 'statusdesk');
       assert.deepEqual(JSON.parse(Buffer.from(cursorParams.get('config')!, 'base64').toString('utf8')), { url: mcpUrl });
-      assert.deepEqual(JSON.parse(await page.getByRole('figure', { name: '~/.cursor/mcp.json' }).locator('pre').innerText()), { mcpServers: { statusdesk: { url: mcpUrl } } });
+      assert.deepEqual(JSON.parse(await page.getByRole('figure', { name: '~/.cursor/mcp.json' }).locator('pre').innerText()), {
+        mcpServers: { statusdesk: { url: mcpUrl } },
+      });
 
       await page.getByRole('tab', { name: 'VS Code' }).click();
       const vscodeHref = (await page.getByRole('link', { name: 'Add to VS Code' }).getAttribute('href'))!;
@@ -242,7 +256,10 @@ describe('Connect an AI editor in Chromium', () => {
       await page.getByRole('tab', { name: 'Claude Desktop' }).click();
       const desktop = JSON.parse(await page.getByRole('figure', { name: 'claude_desktop_config.json' }).locator('pre').innerText());
       assert.deepEqual(desktop, { mcpServers: { statusdesk: { command: 'statusdesk', args: ['mcp'], env: { SERVICE_API_URL: service.apiUrl } } } });
-      assert.match(await page.getByRole('figure', { name: 'Command' }).locator('pre').innerText(), new RegExp(`^statusdesk login --api-url ${service.apiUrl}$`));
+      assert.match(
+        await page.getByRole('figure', { name: 'Command' }).locator('pre').innerText(),
+        new RegExp(`^statusdesk login --api-url ${service.apiUrl}$`),
+      );
 
       // Copying says so where people look.
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.dashboardUrl });
@@ -251,7 +268,8 @@ describe('Connect an AI editor in Chromium', () => {
       assert.deepEqual(JSON.parse(await page.evaluate<string>('navigator.clipboard.readText()')), desktop);
       assert.deepEqual(violations, []);
       await context.close();
-    }));
+    }),
+  );
 
   test('a key made on the screen: its secret in the setup once, and the screen sees a real MCP client connect with it, without a reload', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
@@ -279,7 +297,10 @@ describe('Connect an AI editor in Chromium', () => {
       await page.getByRole('status').getByText('Waiting for Cursor to connect with the key “cursor laptop”…').waitFor();
       const mcp = await connectMcp(service.apiUrl, '2025-11-25', secret);
       try {
-        await page.getByRole('status').getByText(/Connected: Cursor with the key “cursor laptop”, just now/).waitFor({ timeout: CONNECT_WAIT_MS });
+        await page
+          .getByRole('status')
+          .getByText(/Connected: Cursor with the key “cursor laptop”, just now/)
+          .waitFor({ timeout: CONNECT_WAIT_MS });
       } finally {
         await mcp.close();
       }
@@ -289,7 +310,8 @@ describe('Connect an AI editor in Chromium', () => {
       await page.getByLabel('Key name').waitFor();
       assert.ok(!(await page.content()).includes(secret), 'the secret is gone from the page');
       await context.close();
-    }));
+    }),
+  );
 
   test('with OAuth the screen waits for the editor, and names the app once it is approved and calls', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
@@ -308,5 +330,6 @@ describe('Connect an AI editor in Chromium', () => {
         await mcp.close();
       }
       await context.close();
-    }));
+    }),
+  );
 });

@@ -169,19 +169,22 @@ async function ready(page: Page, screen: Screen): Promise<void> {
 /** axe-core's violations of the page as it is now: of every WCAG A and AA rule, or of `rules` of them. */
 async function violations(page: Page, rules?: string[]): Promise<Found[]> {
   if (!(await page.evaluate(() => (globalThis as unknown as PageGlobals).axe !== undefined))) await page.evaluate(AXE_SOURCE);
-  return page.evaluate(async ({ tags, rules }) => {
-    const { axe, document } = globalThis as unknown as PageGlobals;
-    const runOnly = rules ? { type: 'rule', values: rules } : { type: 'tag', values: tags };
-    const result = await axe!.run(document, { runOnly, resultTypes: ['violations'] });
-    return result.violations.map((v) => ({
-      rule: v.id,
-      impact: v.impact ?? 'unknown',
-      help: v.help,
-      targets: v.nodes.map((node) => node.target.map(String).join(' ')),
-      // What axe measured at each target (a contrast ratio and its colours, say), to fix it without running axe again.
-      details: v.nodes.map((node) => [...node.any, ...node.all, ...node.none].map((check) => check.message).join('; ')),
-    }));
-  }, { tags: WCAG_TAGS, rules });
+  return page.evaluate(
+    async ({ tags, rules }) => {
+      const { axe, document } = globalThis as unknown as PageGlobals;
+      const runOnly = rules ? { type: 'rule', values: rules } : { type: 'tag', values: tags };
+      const result = await axe!.run(document, { runOnly, resultTypes: ['violations'] });
+      return result.violations.map((v) => ({
+        rule: v.id,
+        impact: v.impact ?? 'unknown',
+        help: v.help,
+        targets: v.nodes.map((node) => node.target.map(String).join(' ')),
+        // What axe measured at each target (a contrast ratio and its colours, say), to fix it without running axe again.
+        details: v.nodes.map((node) => [...node.any, ...node.all, ...node.none].map((check) => check.message).join('; ')),
+      }));
+    },
+    { tags: WCAG_TAGS, rules },
+  );
 }
 
 interface Reported extends Found {
@@ -198,10 +201,13 @@ async function checkScreen(page: Page, screen: Screen): Promise<Reported[]> {
     for (const theme of THEMES) {
       await page.emulateMedia({ colorScheme: theme, reducedMotion: 'reduce' });
       // The new layout and colours are drawn before axe reads them.
-      await page.evaluate(() => new Promise<void>((resolve) => {
-        const { requestAnimationFrame } = globalThis as unknown as PageGlobals;
-        requestAnimationFrame(() => requestAnimationFrame(resolve));
-      }));
+      await page.evaluate(
+        () =>
+          new Promise<void>((resolve) => {
+            const { requestAnimationFrame } = globalThis as unknown as PageGlobals;
+            requestAnimationFrame(() => requestAnimationFrame(resolve));
+          }),
+      );
       const rules = theme === THEMES[0] ? undefined : COLOUR_RULES;
       for (const violation of await violations(page, rules)) found.push({ ...violation, screen: screen.name, theme, width: viewport.width });
     }
@@ -291,11 +297,13 @@ describe('accessibility (axe-core, WCAG 2.2 AA)', () => {
       const unexpected: Reported[] = [];
       const used = new Set<KnownViolation>();
       for (const violation of found) {
-        const left = violation.targets.map((target, i) => ({ target, detail: violation.details[i]! })).filter(({ target }) => {
-          const known = KNOWN.find((k) => isKnown(k, violation, target));
-          if (known) used.add(known);
-          return !known;
-        });
+        const left = violation.targets
+          .map((target, i) => ({ target, detail: violation.details[i]! }))
+          .filter(({ target }) => {
+            const known = KNOWN.find((k) => isKnown(k, violation, target));
+            if (known) used.add(known);
+            return !known;
+          });
         if (left.length > 0) unexpected.push({ ...violation, targets: left.map((l) => l.target), details: left.map((l) => l.detail) });
       }
       assert.equal(unexpected.length, 0, `axe-core found WCAG A/AA violations:\n${describeViolations(unexpected)}`);

@@ -73,7 +73,7 @@ describe('the UI dev server', () => {
     }
   });
 
-  test('signed in through the dev server, screens show the service\'s data, live, from the sources, with hot reload', T, async () => {
+  test("signed in through the dev server, screens show the service's data, live, from the sources, with hot reload", T, async () => {
     const { secret } = await service.createKey('write');
     const rpc = monitorRpc(service, secret);
     const { monitor } = await rpc.createTCPMonitor({
@@ -94,7 +94,7 @@ describe('the UI dev server', () => {
       assert.equal(new URL(page.url()).pathname, '/', 'the one-time link left the address');
       assert.equal(await page.locator('meta[name="statusdesk-session"]').count(), 0, 'the app took the token');
       // The dev server's page, not the build's: Vite's client (hot reload) and the sources.
-      assert.ok(requested.includes('/@vite/client'), 'the page runs Vite\'s client');
+      assert.ok(requested.includes('/@vite/client'), "the page runs Vite's client");
       assert.ok(requested.includes('/src/main.tsx'), 'the page runs the sources');
       assert.ok(!requested.some((path) => path.startsWith('/assets/')), 'nothing of the build is loaded');
 
@@ -131,7 +131,7 @@ describe('the UI dev server', () => {
     });
   });
 
-  test('the service still refuses every origin but its own: only the dev server\'s own pages stand in for it', T, async () => {
+  test("the service still refuses every origin but its own: only the dev server's own pages stand in for it", T, async () => {
     const refused = await get('/api/session', { headers: { origin: 'http://localhost:1' } });
     assert.equal(refused.status, 403, 'another local origin is passed on as it came, and refused');
     assert.match((await envelope(refused)).message, /origin http:\/\/localhost:1 may not call this service/);
@@ -148,7 +148,7 @@ describe('the UI dev server', () => {
     assert.equal((await envelope(own)).code, 'UNAUTHORIZED');
   });
 
-  test('a used or expired sign-in link, a consent link and a consent request are the service\'s answers; other paths are the UI', T, async () => {
+  test("a used or expired sign-in link, a consent link and a consent request are the service's answers; other paths are the UI", T, async () => {
     const expired = await get('/signin?token=no-such-token');
     assert.equal(expired.status, 401);
     assert.match(await expired.text(), /This sign-in link has expired or was already used/);

@@ -21,7 +21,8 @@ before(async () => {
 after(() => service?.stop());
 
 /** The token hash a location has stored. */
-const storedHash = async (id: string) => (await queryRows<{ token_hash: string }>(service.dataDir, 'select token_hash from private_locations where id = ?', Number(id)))[0]!.token_hash;
+const storedHash = async (id: string) =>
+  (await queryRows<{ token_hash: string }>(service.dataDir, 'select token_hash from private_locations where id = ?', Number(id)))[0]!.token_hash;
 
 describe('Locations screen', () => {
   test('create shows the token once with the runner command; rename, rotate with confirmation, delete with confirmation', T, async () => {
@@ -99,7 +100,10 @@ describe('Locations screen', () => {
 
       // Deleting asks first.
       await page.getByRole('button', { name: `Delete ${renamed}` }).click();
-      await page.getByRole('dialog', { name: `Delete the location “${renamed}”?` }).getByRole('button', { name: 'Delete location' }).click();
+      await page
+        .getByRole('dialog', { name: `Delete the location “${renamed}”?` })
+        .getByRole('button', { name: 'Delete location' })
+        .click();
       await page.getByText('No private locations yet.').waitFor();
       await assertCode(locations.getPrivateLocation({ id: created.id }), Code.NotFound);
       assert.deepEqual(violations, []);

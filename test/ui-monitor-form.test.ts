@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { durationMs } from '@bufbuild/protobuf/wkt';
 import type { Client } from '@connectrpc/connect';
 import type { Browser, Page } from 'playwright-core';
-import { HTTPMethod, MonitorService, NumberComparator, Periodicity, StringComparator } from '../proto/gen/monitor/v1/monitor_pb.js';
+import { HTTPMethod, type MonitorService, NumberComparator, Periodicity, StringComparator } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { queryRows, withLocalOwner } from './support/database.ts';
 import { focusReaches, openPage, watchCsp, withBrowser } from './support/browser.ts';
 import { startTcpListener } from './support/grpc-peers.ts';
@@ -56,7 +56,12 @@ const field = (page: Page, label: string) => page.getByLabel(label, { exact: tru
 /** The text of the elements a control's aria-describedby names. */
 async function description(page: Page, label: string): Promise<string> {
   const ids = (await field(page, label).getAttribute('aria-describedby')) ?? '';
-  const texts = await Promise.all(ids.split(/\s+/).filter(Boolean).map((id) => page.locator(`[id="${id}"]`).innerText()));
+  const texts = await Promise.all(
+    ids
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((id) => page.locator(`[id="${id}"]`).innerText()),
+  );
   return texts.join(' | ');
 }
 
@@ -74,120 +79,129 @@ async function monitorOf(ws: TestWorkspace, id: string) {
 }
 
 describe('the monitor form in Chromium', () => {
-  test("a gRPC monitor checked from a private location alone: the form offers the workspace's locations, not the embedded runner, and the detail names the location", TEST_TIMEOUT, () =>
-    withBrowser(async (browser) => {
-      const ws = await newTestWorkspace();
-      const [location] = (await queryRows<{ id: number; name: string }>(
-        service.dataDir,
-        "insert into private_locations (name, status, metadata, regions, created_at, workspace_id) values (?, 'active', '{}', null, ?, ?) returning id, name",
-        `office-${ws.id}`,
-        new Date().toISOString(),
-        Number(ws.id),
-      )) as [{ id: number; name: string }];
-      const { page, violations } = await open(browser, ws, '/monitors/new?type=grpc');
-      await field(page, 'Name').fill('Office API');
-      await field(page, 'Host').fill('api.office.internal');
-      await field(page, 'Port').fill('50051');
-      await page.getByRole('group', { name: 'Frequency' }).getByRole('radio', { name: '1 minute' }).check();
-      const locations = page.getByRole('group', { name: 'Private locations' });
-      assert.deepEqual(await locations.locator('label').allInnerTexts(), [location.name], 'the embedded runner serves the regions: it is not offered');
-      await locations.getByRole('checkbox', { name: location.name }).check();
-      await page.getByRole('button', { name: 'Create monitor' }).click();
-
-      const id = await detailId(page);
-      const stored = (await monitorOf(ws, id)).value!;
-      assert.deepEqual([stored.regions, stored.privateLocations], [[], [String(location.id)]]);
-      await page.getByRole('table').filter({ hasText: location.name }).first().waitFor();
-      assert.match(await page.locator('.detail-facts').innerText(), new RegExp(`from ${location.name}`));
-      assert.deepEqual(violations, []);
-    }),
-  );
-
-  test('a TCP monitor typed into the form is created as typed, lands on its detail page, shows up with a chart, and turns down without a reload when its listener closes', TEST_TIMEOUT, () =>
-    withBrowser(async (browser) => {
-      const ws = await newTestWorkspace();
-      const target = await startTcpListener('127.0.0.1');
-      let closed = false;
-      try {
-        const { page, violations } = await open(browser, ws, '/monitors/new?type=tcp');
-        await page.getByRole('heading', { name: 'New monitor' }).waitFor();
-        assert.equal(await page.getByRole('radio', { name: 'TCP' }).isChecked(), true, '?type=tcp preselects TCP');
-
-        await field(page, 'Name').fill('Loopback database');
-        await field(page, 'Description').fill('The database on this machine');
-        await field(page, 'Tags').fill('db');
-        await field(page, 'Tags').press('Enter');
-        await field(page, 'Tags').fill('local');
-        await field(page, 'Tags').press('Enter');
-        await field(page, 'Host').fill('127.0.0.1');
-        await field(page, 'Port').fill(String(target.port));
+  test(
+    "a gRPC monitor checked from a private location alone: the form offers the workspace's locations, not the embedded runner, and the detail names the location",
+    TEST_TIMEOUT,
+    () =>
+      withBrowser(async (browser) => {
+        const ws = await newTestWorkspace();
+        const [location] = (await queryRows<{ id: number; name: string }>(
+          service.dataDir,
+          "insert into private_locations (name, status, metadata, regions, created_at, workspace_id) values (?, 'active', '{}', null, ?, ?) returning id, name",
+          `office-${ws.id}`,
+          new Date().toISOString(),
+          Number(ws.id),
+        )) as [{ id: number; name: string }];
+        const { page, violations } = await open(browser, ws, '/monitors/new?type=grpc');
+        await field(page, 'Name').fill('Office API');
+        await field(page, 'Host').fill('api.office.internal');
+        await field(page, 'Port').fill('50051');
         await page.getByRole('group', { name: 'Frequency' }).getByRole('radio', { name: '1 minute' }).check();
-        const regions = page.getByRole('group', { name: 'Regions' });
-        assert.match(await regions.innerText(), /none picked.*iad, ams, sin, syd, fra, gru/i, 'TCP says which regions it gets with none picked');
-        await regions.getByRole('checkbox', { name: 'iad' }).check();
-        await regions.getByRole('checkbox', { name: 'fra' }).check();
-        await field(page, 'Timeout (seconds)').fill('5');
-        await field(page, 'Degraded after (milliseconds)').fill('250');
-        await field(page, 'Retries').fill('1');
+        const locations = page.getByRole('group', { name: 'Private locations' });
+        assert.deepEqual(await locations.locator('label').allInnerTexts(), [location.name], 'the embedded runner serves the regions: it is not offered');
+        await locations.getByRole('checkbox', { name: location.name }).check();
         await page.getByRole('button', { name: 'Create monitor' }).click();
 
         const id = await detailId(page);
-        await page.getByRole('heading', { level: 1, name: 'Loopback database' }).waitFor();
-
-        const stored = await monitorOf(ws, id);
-        assert.equal(stored.case, 'tcpMonitor');
-        const m = stored.value!;
-        assert.deepEqual(
-          {
-            name: m.name,
-            description: m.description,
-            tags: m.tags,
-            uri: m.uri,
-            periodicity: m.periodicity,
-            regions: m.regions,
-            timeout: durationMs(m.timeout!),
-            degraded: durationMs(m.degraded!),
-            retry: m.retry,
-            active: m.active,
-            openTelemetry: m.openTelemetry,
-          },
-          {
-            name: 'Loopback database',
-            description: 'The database on this machine',
-            tags: ['db', 'local'],
-            uri: `127.0.0.1:${target.port}`,
-            periodicity: Periodicity.PERIODICITY_1M,
-            regions: ['iad', 'fra'],
-            timeout: 5000,
-            degraded: 250,
-            retry: 1,
-            active: true,
-            openTelemetry: undefined,
-          },
-        );
-        // The stored target is the listener: a check connects to it.
-        const { results } = await ws.rpc.triggerMonitor({ id });
-        assert.ok(results.length > 0 && results.every((r) => r.result === 'up' || r.result === 'degraded'), JSON.stringify(results.map((r) => r.message)));
-        assert.ok(target.connections > 0, 'the check connected to the listener');
-
-        // On its page, Check now shows it up, with a chart; when the listener closes, a check
-        // turns the page to Down by itself: no reload (the page keeps a mark of its own).
-        await page.getByRole('button', { name: 'Check now' }).click();
-        await page.locator('.detail-state').getByText(/^(Up|Degraded)$/).waitFor();
-        await page.getByRole('img', { name: /^Over the last 24 hours: p50 typically/ }).waitFor();
-        await page.evaluate('window.__sameDocument = true');
-        await target.close();
-        closed = true;
-        const [checked] = (await ws.rpc.triggerMonitor({ id })).results;
-        assert.equal(checked?.result, 'down');
-        await page.locator('.detail-state').getByText('Down', { exact: true }).waitFor();
-        assert.equal(await page.evaluate('window.__sameDocument'), true, 'the page was not reloaded');
-        assert.equal(new URL(page.url()).pathname, `/monitors/${id}`);
+        const stored = (await monitorOf(ws, id)).value!;
+        assert.deepEqual([stored.regions, stored.privateLocations], [[], [String(location.id)]]);
+        await page.getByRole('table').filter({ hasText: location.name }).first().waitFor();
+        assert.match(await page.locator('.detail-facts').innerText(), new RegExp(`from ${location.name}`));
         assert.deepEqual(violations, []);
-      } finally {
-        if (!closed) await target.close();
-      }
-    }),
+      }),
+  );
+
+  test(
+    'a TCP monitor typed into the form is created as typed, lands on its detail page, shows up with a chart, and turns down without a reload when its listener closes',
+    TEST_TIMEOUT,
+    () =>
+      withBrowser(async (browser) => {
+        const ws = await newTestWorkspace();
+        const target = await startTcpListener('127.0.0.1');
+        let closed = false;
+        try {
+          const { page, violations } = await open(browser, ws, '/monitors/new?type=tcp');
+          await page.getByRole('heading', { name: 'New monitor' }).waitFor();
+          assert.equal(await page.getByRole('radio', { name: 'TCP' }).isChecked(), true, '?type=tcp preselects TCP');
+
+          await field(page, 'Name').fill('Loopback database');
+          await field(page, 'Description').fill('The database on this machine');
+          await field(page, 'Tags').fill('db');
+          await field(page, 'Tags').press('Enter');
+          await field(page, 'Tags').fill('local');
+          await field(page, 'Tags').press('Enter');
+          await field(page, 'Host').fill('127.0.0.1');
+          await field(page, 'Port').fill(String(target.port));
+          await page.getByRole('group', { name: 'Frequency' }).getByRole('radio', { name: '1 minute' }).check();
+          const regions = page.getByRole('group', { name: 'Regions' });
+          assert.match(await regions.innerText(), /none picked.*iad, ams, sin, syd, fra, gru/i, 'TCP says which regions it gets with none picked');
+          await regions.getByRole('checkbox', { name: 'iad' }).check();
+          await regions.getByRole('checkbox', { name: 'fra' }).check();
+          await field(page, 'Timeout (seconds)').fill('5');
+          await field(page, 'Degraded after (milliseconds)').fill('250');
+          await field(page, 'Retries').fill('1');
+          await page.getByRole('button', { name: 'Create monitor' }).click();
+
+          const id = await detailId(page);
+          await page.getByRole('heading', { level: 1, name: 'Loopback database' }).waitFor();
+
+          const stored = await monitorOf(ws, id);
+          assert.equal(stored.case, 'tcpMonitor');
+          const m = stored.value!;
+          assert.deepEqual(
+            {
+              name: m.name,
+              description: m.description,
+              tags: m.tags,
+              uri: m.uri,
+              periodicity: m.periodicity,
+              regions: m.regions,
+              timeout: durationMs(m.timeout!),
+              degraded: durationMs(m.degraded!),
+              retry: m.retry,
+              active: m.active,
+              openTelemetry: m.openTelemetry,
+            },
+            {
+              name: 'Loopback database',
+              description: 'The database on this machine',
+              tags: ['db', 'local'],
+              uri: `127.0.0.1:${target.port}`,
+              periodicity: Periodicity.PERIODICITY_1M,
+              regions: ['iad', 'fra'],
+              timeout: 5000,
+              degraded: 250,
+              retry: 1,
+              active: true,
+              openTelemetry: undefined,
+            },
+          );
+          // The stored target is the listener: a check connects to it.
+          const { results } = await ws.rpc.triggerMonitor({ id });
+          assert.ok(results.length > 0 && results.every((r) => r.result === 'up' || r.result === 'degraded'), JSON.stringify(results.map((r) => r.message)));
+          assert.ok(target.connections > 0, 'the check connected to the listener');
+
+          // On its page, Check now shows it up, with a chart; when the listener closes, a check
+          // turns the page to Down by itself: no reload (the page keeps a mark of its own).
+          await page.getByRole('button', { name: 'Check now' }).click();
+          await page
+            .locator('.detail-state')
+            .getByText(/^(Up|Degraded)$/)
+            .waitFor();
+          await page.getByRole('img', { name: /^Over the last 24 hours: p50 typically/ }).waitFor();
+          await page.evaluate('window.__sameDocument = true');
+          await target.close();
+          closed = true;
+          const [checked] = (await ws.rpc.triggerMonitor({ id })).results;
+          assert.equal(checked?.result, 'down');
+          await page.locator('.detail-state').getByText('Down', { exact: true }).waitFor();
+          assert.equal(await page.evaluate('window.__sameDocument'), true, 'the page was not reloaded');
+          assert.equal(new URL(page.url()).pathname, `/monitors/${id}`);
+          assert.deepEqual(violations, []);
+        } finally {
+          if (!closed) await target.close();
+        }
+      }),
   );
 
   test("a gRPC monitor with a bad port or a scheme shows the service's message beside that field, keeps what was typed, and stores nothing", TEST_TIMEOUT, () =>
@@ -378,13 +392,10 @@ describe('the monitor form in Chromium', () => {
         // The check sends the credential as it was first typed, and the assertions hold.
         const { results } = await ws.rpc.triggerMonitor({ id });
         const [request] = await receiver.waitFor(1, 10_000);
-        assert.deepEqual([request!.method, request!.path, request!.headers.authorization, request!.headers['x-probe'], request!.body], [
-          'POST',
-          '/health',
-          'Bearer s3cret',
-          'edited',
-          '{"ping":true}',
-        ]);
+        assert.deepEqual(
+          [request!.method, request!.path, request!.headers.authorization, request!.headers['x-probe'], request!.body],
+          ['POST', '/health', 'Bearer s3cret', 'edited', '{"ping":true}'],
+        );
         assert.ok(results.length > 0);
         for (const result of results) {
           assert.equal(result.result, 'up', result.message);

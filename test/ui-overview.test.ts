@@ -7,7 +7,7 @@ import { type AddressInfo, createServer, type Server, type Socket } from 'node:n
 import { after, before, describe, test } from 'node:test';
 import { type Client, Code, ConnectError } from '@connectrpc/connect';
 import type { Browser, Page } from 'playwright-core';
-import { MonitorService, NumberComparator, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
+import { type MonitorService, NumberComparator, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { withLocalOwner } from './support/database.ts';
 import { assertSameDocument, markDocument, openPage, watchCsp, withBrowser } from './support/browser.ts';
 import { closedPort } from './support/grpc-peers.ts';
@@ -75,7 +75,10 @@ async function openOverview(browser: Browser, ws: TestWorkspace, viewport = { wi
 }
 
 const monitorList = (page: Page) => page.getByRole('list', { name: 'Monitors' });
-const rowOf = (page: Page, name: string) => monitorList(page).getByRole('listitem').filter({ has: page.getByRole('link', { name, exact: true }) });
+const rowOf = (page: Page, name: string) =>
+  monitorList(page)
+    .getByRole('listitem')
+    .filter({ has: page.getByRole('link', { name, exact: true }) });
 
 /** The names of the monitors the list shows, once it shows exactly `expected` (in any order). */
 async function waitForRows(page: Page, expected: string[]): Promise<void> {
@@ -202,25 +205,28 @@ describe('the overview and the monitor detail screen in Chromium', () => {
     }),
   );
 
-  test('a check shows Up with a chart; when the listener closes, a check from the RPC turns the detail page and the overview to Down without a reload, with a browser notification', TEST_TIMEOUT, () =>
-    withBrowser(async (browser) => {
-      const ws = await newTestWorkspace();
-      const open = await listener();
-      try {
-        const id = await tcpMonitor(ws, 'orders db', open.port);
-        const { context, page, violations } = await openOverview(browser, ws);
-        await rowOf(page, 'orders db').getByRole('link').click();
-        await page.getByRole('heading', { name: 'orders db', level: 1 }).waitFor();
-        assert.equal(new URL(page.url()).pathname, `/monitors/${id}`);
-        await page.getByRole('button', { name: 'Check now' }).click();
-        const result = page.getByRole('region', { name: 'Check result' });
-        await result.getByText('Up', { exact: true }).waitFor();
-        await page.locator('.detail-state').getByText('Up', { exact: true }).waitFor();
-        await page.getByRole('img', { name: /^Over the last 24 hours: p50 typically/ }).waitFor();
-        await page.getByRole('list', { name: 'Legend' }).getByText('p95').waitFor();
+  test(
+    'a check shows Up with a chart; when the listener closes, a check from the RPC turns the detail page and the overview to Down without a reload, with a browser notification',
+    TEST_TIMEOUT,
+    () =>
+      withBrowser(async (browser) => {
+        const ws = await newTestWorkspace();
+        const open = await listener();
+        try {
+          const id = await tcpMonitor(ws, 'orders db', open.port);
+          const { context, page, violations } = await openOverview(browser, ws);
+          await rowOf(page, 'orders db').getByRole('link').click();
+          await page.getByRole('heading', { name: 'orders db', level: 1 }).waitFor();
+          assert.equal(new URL(page.url()).pathname, `/monitors/${id}`);
+          await page.getByRole('button', { name: 'Check now' }).click();
+          const result = page.getByRole('region', { name: 'Check result' });
+          await result.getByText('Up', { exact: true }).waitFor();
+          await page.locator('.detail-state').getByText('Up', { exact: true }).waitFor();
+          await page.getByRole('img', { name: /^Over the last 24 hours: p50 typically/ }).waitFor();
+          await page.getByRole('list', { name: 'Legend' }).getByText('p95').waitFor();
 
-        // A stand-in for the browser's notifications, recording what the page shows.
-        await context.addInitScript(`(() => {
+          // A stand-in for the browser's notifications, recording what the page shows.
+          await context.addInitScript(`(() => {
           window.__notifications = [];
           window.__asked = 0;
           class RecordedNotification {
@@ -230,37 +236,41 @@ describe('the overview and the monitor detail screen in Chromium', () => {
           }
           window.Notification = RecordedNotification;
         })()`);
-        // The overview, in a tab of its own, follows the change too.
-        const overview = await context.newPage();
-        await overview.goto(`${service.dashboardUrl}/`);
-        await rowOf(overview, 'orders db').getByText('Up', { exact: true }).waitFor();
-        assert.equal(await overview.evaluate('window.__asked'), 0, 'notifications are never asked for unasked');
-        await overview.getByRole('button', { name: 'Notify me when a monitor goes down' }).click();
-        await overview.getByText('This window notifies you when a monitor goes down.').waitFor();
-        assert.equal(await overview.evaluate('window.__asked'), 1);
+          // The overview, in a tab of its own, follows the change too.
+          const overview = await context.newPage();
+          await overview.goto(`${service.dashboardUrl}/`);
+          await rowOf(overview, 'orders db').getByText('Up', { exact: true }).waitFor();
+          assert.equal(await overview.evaluate('window.__asked'), 0, 'notifications are never asked for unasked');
+          await overview.getByRole('button', { name: 'Notify me when a monitor goes down' }).click();
+          await overview.getByText('This window notifies you when a monitor goes down.').waitFor();
+          assert.equal(await overview.evaluate('window.__asked'), 1);
 
-        await markDocument(page);
-        await markDocument(overview);
-        await open.close();
-        const [checked] = (await ws.rpc.triggerMonitor({ id })).results;
-        assert.equal(checked?.result, 'down');
+          await markDocument(page);
+          await markDocument(overview);
+          await open.close();
+          const [checked] = (await ws.rpc.triggerMonitor({ id })).results;
+          assert.equal(checked?.result, 'down');
 
-        await page.locator('.detail-state').getByText('Down', { exact: true }).waitFor({ timeout: LIVE_WAIT_MS });
-        await rowOf(overview, 'orders db').getByText('Down', { exact: true }).waitFor({ timeout: LIVE_WAIT_MS });
-        await assertSameDocument(page);
-        await assertSameDocument(overview);
-        assert.equal(new URL(page.url()).pathname, `/monitors/${id}`);
-        assert.equal(await page.getByRole('table').filter({ hasText: 'Phases' }).getByText('Down', { exact: true }).count() > 0, true, 'the recent checks list the failed one');
+          await page.locator('.detail-state').getByText('Down', { exact: true }).waitFor({ timeout: LIVE_WAIT_MS });
+          await rowOf(overview, 'orders db').getByText('Down', { exact: true }).waitFor({ timeout: LIVE_WAIT_MS });
+          await assertSameDocument(page);
+          await assertSameDocument(overview);
+          assert.equal(new URL(page.url()).pathname, `/monitors/${id}`);
+          assert.equal(
+            (await page.getByRole('table').filter({ hasText: 'Phases' }).getByText('Down', { exact: true }).count()) > 0,
+            true,
+            'the recent checks list the failed one',
+          );
 
-        const notifications = (await overview.evaluate('window.__notifications')) as { title: string; body: string }[];
-        assert.equal(notifications.length, 1, JSON.stringify(notifications));
-        assert.equal(notifications[0]!.title, 'orders db is down');
-        assert.ok(notifications[0]!.body.length > 0, 'the notification says what happened');
-        assert.deepEqual(violations, []);
-      } finally {
-        await open.close();
-      }
-    }),
+          const notifications = (await overview.evaluate('window.__notifications')) as { title: string; body: string }[];
+          assert.equal(notifications.length, 1, JSON.stringify(notifications));
+          assert.equal(notifications[0]!.title, 'orders db is down');
+          assert.ok(notifications[0]!.body.length > 0, 'the notification says what happened');
+          assert.deepEqual(violations, []);
+        } finally {
+          await open.close();
+        }
+      }),
   );
 
   test('pause and resume, Check now with its phases, and delete after confirming; an unknown monitor is not found', TEST_TIMEOUT, () =>

@@ -52,7 +52,11 @@ async function serviceOrder(pageId: string): Promise<string[]> {
 }
 
 /** The names shown in the page's list of components, in order. */
-const shownOrder = (page: Page) => page.getByRole('list', { name: /in page order$/ }).locator('.component-name').allInnerTexts();
+const shownOrder = (page: Page) =>
+  page
+    .getByRole('list', { name: /in page order$/ })
+    .locator('.component-name')
+    .allInnerTexts();
 
 /** The text of the elements that describe `control` (aria-describedby), as a screen reader reads them. */
 function descriptionOf(control: Locator): Promise<string> {
@@ -115,136 +119,166 @@ describe('status pages in Chromium', () => {
       await page.keyboard.press('Enter');
       await page.getByRole('status').filter({ hasText: 'Storefront moved to position 1 of 2.' }).waitFor();
       assert.deepEqual(await shownOrder(page), ['Storefront', 'Checkout API']);
-      assert.equal(await isFocused(page.getByRole('button', { name: 'Move Storefront down' })), true, 'at the top, the focus moves to the button that still works');
+      assert.equal(
+        await isFocused(page.getByRole('button', { name: 'Move Storefront down' })),
+        true,
+        'at the top, the focus moves to the button that still works',
+      );
       assert.equal(await page.getByRole('button', { name: 'Move Storefront up' }).isDisabled(), true);
 
-      await eventually(() => serviceOrder(pageId), (order) => isDeepStrictEqual(order, ['Storefront', 'Checkout API']), 'the new order is saved', ACTION_TIMEOUT_MS);
+      await eventually(
+        () => serviceOrder(pageId),
+        (order) => isDeepStrictEqual(order, ['Storefront', 'Checkout API']),
+        'the new order is saved',
+        ACTION_TIMEOUT_MS,
+      );
       await page.reload();
       await page.getByRole('button', { name: 'Move Storefront down' }).waitFor();
       assert.deepEqual(await shownOrder(page), ['Storefront', 'Checkout API']);
 
       // And by drag and drop: Checkout API dropped on the upper half of Storefront goes before it.
-      const row = (name: string) => page.getByRole('list', { name: /in page order$/ }).getByRole('listitem').filter({ has: page.locator('.component-name', { hasText: name }) });
+      const row = (name: string) =>
+        page
+          .getByRole('list', { name: /in page order$/ })
+          .getByRole('listitem')
+          .filter({ has: page.locator('.component-name', { hasText: name }) });
       await row('Checkout API').dragTo(row('Storefront'), { targetPosition: { x: 40, y: 4 } });
       await page.getByRole('status').filter({ hasText: 'Checkout API moved to position 1 of 2.' }).waitFor();
-      await eventually(() => serviceOrder(pageId), (order) => isDeepStrictEqual(order, ['Checkout API', 'Storefront']), 'the dragged order is saved', ACTION_TIMEOUT_MS);
+      await eventually(
+        () => serviceOrder(pageId),
+        (order) => isDeepStrictEqual(order, ['Checkout API', 'Storefront']),
+        'the dragged order is saved',
+        ACTION_TIMEOUT_MS,
+      );
       assert.deepEqual(violations, []);
     }),
   );
 
-  test('a status report needs the notify choice; published without notifying it reaches the public page and no subscriber, an update joins its timeline, and the export carries it', TEST_TIMEOUT, () =>
-    withBrowser(async (browser) => {
-      const target = await seedPage('Payments', ['Card API', 'Dashboard']);
-      const hooks = await startHttpReceiver({ lifetimeMs: 120_000 });
-      try {
-        const { context, page } = await openPage(browser, service, { acceptDownloads: true });
-        const violations = watchCsp(page);
+  test(
+    'a status report needs the notify choice; published without notifying it reaches the public page and no subscriber, an update joins its timeline, and the export carries it',
+    TEST_TIMEOUT,
+    () =>
+      withBrowser(async (browser) => {
+        const target = await seedPage('Payments', ['Card API', 'Dashboard']);
+        const hooks = await startHttpReceiver({ lifetimeMs: 120_000 });
+        try {
+          const { context, page } = await openPage(browser, service, { acceptDownloads: true });
+          const violations = watchCsp(page);
 
-        // Two active subscribers, added in the UI: a webhook, and an address that confirms.
-        await page.goto(`${service.dashboardUrl}/pages/${target.id}?tab=subscribers`);
-        await page.getByRole('tab', { name: 'Subscribers', selected: true }).waitFor();
-        await page.getByRole('button', { name: 'Add a subscriber' }).click();
-        await page.getByRole('radio', { name: 'Webhook' }).check();
-        await page.getByLabel('Webhook URL').fill(`${hooks.url}/status-hook`);
-        await page.getByRole('button', { name: 'Add subscriber' }).click();
-        await page.getByRole('heading', { name: /^Webhook .* added$/ }).waitFor();
-        const secret = await page.getByLabel('Signing secret').inputValue();
-        assert.match(secret, /\S{16,}/);
-        await page.getByRole('button', { name: 'Done' }).click();
+          // Two active subscribers, added in the UI: a webhook, and an address that confirms.
+          await page.goto(`${service.dashboardUrl}/pages/${target.id}?tab=subscribers`);
+          await page.getByRole('tab', { name: 'Subscribers', selected: true }).waitFor();
+          await page.getByRole('button', { name: 'Add a subscriber' }).click();
+          await page.getByRole('radio', { name: 'Webhook' }).check();
+          await page.getByLabel('Webhook URL').fill(`${hooks.url}/status-hook`);
+          await page.getByRole('button', { name: 'Add subscriber' }).click();
+          await page.getByRole('heading', { name: /^Webhook .* added$/ }).waitFor();
+          const secret = await page.getByLabel('Signing secret').inputValue();
+          assert.match(secret, /\S{16,}/);
+          await page.getByRole('button', { name: 'Done' }).click();
 
-        const mailsBefore = smtp.mails.length;
-        const address = `${uniqueSlug('reader')}@example.test`;
-        await page.getByRole('button', { name: 'Add a subscriber' }).click();
-        await page.getByLabel('Email address', { exact: true }).fill(address);
-        await page.getByRole('button', { name: 'Add subscriber' }).click();
-        const [confirmation] = (await smtp.waitFor(mailsBefore + 1)).slice(mailsBefore);
-        const confirmLink = /https?:\/\/\S+\/confirm\?\S+/.exec(confirmation!.text)?.[0];
-        assert.ok(confirmLink, 'the confirmation mail has its link');
-        assert.equal((await fetch(confirmLink, { method: 'POST' })).status, 200);
-        await page.reload();
-        await page.getByRole('row', { name: new RegExp(address) }).getByText('Active').waitFor();
-        const mailsSettled = smtp.mails.length;
+          const mailsBefore = smtp.mails.length;
+          const address = `${uniqueSlug('reader')}@example.test`;
+          await page.getByRole('button', { name: 'Add a subscriber' }).click();
+          await page.getByLabel('Email address', { exact: true }).fill(address);
+          await page.getByRole('button', { name: 'Add subscriber' }).click();
+          const [confirmation] = (await smtp.waitFor(mailsBefore + 1)).slice(mailsBefore);
+          const confirmLink = /https?:\/\/\S+\/confirm\?\S+/.exec(confirmation!.text)?.[0];
+          assert.ok(confirmLink, 'the confirmation mail has its link');
+          assert.equal((await fetch(confirmLink, { method: 'POST' })).status, 200);
+          await page.reload();
+          await page
+            .getByRole('row', { name: new RegExp(address) })
+            .getByText('Active')
+            .waitFor();
+          const mailsSettled = smtp.mails.length;
 
-        // Publishing without a choice is refused beside the choice, and nothing is published.
-        await page.getByRole('tab', { name: 'Status reports' }).click();
-        await page.getByRole('tab', { name: 'Status reports', selected: true }).waitFor();
-        const form = page.getByRole('region', { name: 'New status report' });
-        await form.getByLabel('Title').fill('Card payments failing');
-        await form.getByRole('checkbox', { name: 'Card API' }).check();
-        await form.getByLabel('Status').selectOption({ label: 'Identified' });
-        await form.getByLabel('Message').fill('A certificate expired at the card processor.');
-        const notifyRadio = form.getByRole('radio', { name: 'Notify subscribers' });
-        const quietRadio = form.getByRole('radio', { name: "Don't notify" });
-        assert.equal(await notifyRadio.isChecked(), false);
-        assert.equal(await quietRadio.isChecked(), false, 'no notify choice is made for the person');
-        await form.getByRole('button', { name: 'Publish report' }).click();
-        const choice = form.getByRole('group', { name: 'Subscribers' });
-        await choice.getByText('Choose whether to notify subscribers: nothing is published until you do.').waitFor();
-        assert.match(await descriptionOf(notifyRadio), /Choose whether to notify subscribers/, 'the radios are described by the refusal');
-        assert.equal(await isFocused(notifyRadio), true, 'the focus goes to the choice');
-        assert.equal((await client.reports.listStatusReports({ pageId: target.id, filter: 'all' })).statusReports.length, 0, 'nothing was published');
+          // Publishing without a choice is refused beside the choice, and nothing is published.
+          await page.getByRole('tab', { name: 'Status reports' }).click();
+          await page.getByRole('tab', { name: 'Status reports', selected: true }).waitFor();
+          const form = page.getByRole('region', { name: 'New status report' });
+          await form.getByLabel('Title').fill('Card payments failing');
+          await form.getByRole('checkbox', { name: 'Card API' }).check();
+          await form.getByLabel('Status').selectOption({ label: 'Identified' });
+          await form.getByLabel('Message').fill('A certificate expired at the card processor.');
+          const notifyRadio = form.getByRole('radio', { name: 'Notify subscribers' });
+          const quietRadio = form.getByRole('radio', { name: "Don't notify" });
+          assert.equal(await notifyRadio.isChecked(), false);
+          assert.equal(await quietRadio.isChecked(), false, 'no notify choice is made for the person');
+          await form.getByRole('button', { name: 'Publish report' }).click();
+          const choice = form.getByRole('group', { name: 'Subscribers' });
+          await choice.getByText('Choose whether to notify subscribers: nothing is published until you do.').waitFor();
+          assert.match(await descriptionOf(notifyRadio), /Choose whether to notify subscribers/, 'the radios are described by the refusal');
+          assert.equal(await isFocused(notifyRadio), true, 'the focus goes to the choice');
+          assert.equal((await client.reports.listStatusReports({ pageId: target.id, filter: 'all' })).statusReports.length, 0, 'nothing was published');
 
-        await quietRadio.check();
-        await form.getByRole('button', { name: 'Publish report' }).click();
-        await page.getByRole('status').filter({ hasText: 'Report “Card payments failing” published. Subscribers were not notified.' }).waitFor();
-        await page.getByRole('heading', { name: 'Card payments failing', level: 3 }).waitFor();
-        // The report is shown once CreateStatusReport has answered, and the service answers after
-        // its dispatch: anything sent to a subscriber would be here by now.
-        assert.equal(hooks.requests.length, 0, 'no webhook was called');
-        assert.equal(smtp.mails.length, mailsSettled, 'no mail was sent');
+          await quietRadio.check();
+          await form.getByRole('button', { name: 'Publish report' }).click();
+          await page.getByRole('status').filter({ hasText: 'Report “Card payments failing” published. Subscribers were not notified.' }).waitFor();
+          await page.getByRole('heading', { name: 'Card payments failing', level: 3 }).waitFor();
+          // The report is shown once CreateStatusReport has answered, and the service answers after
+          // its dispatch: anything sent to a subscriber would be here by now.
+          assert.equal(hooks.requests.length, 0, 'no webhook was called');
+          assert.equal(smtp.mails.length, mailsSettled, 'no mail was sent');
 
-        // The public page, opened as a visitor opens it.
-        const visitor = await context.newPage();
-        await visitor.goto(target.url);
-        const incidents = visitor.getByRole('region', { name: 'Current incidents' });
-        await incidents.getByRole('heading', { name: 'Card payments failing' }).waitFor();
-        assert.match(await incidents.innerText(), /A certificate expired at the card processor\./);
-        await visitor.close();
+          // The public page, opened as a visitor opens it.
+          const visitor = await context.newPage();
+          await visitor.goto(target.url);
+          const incidents = visitor.getByRole('region', { name: 'Current incidents' });
+          await incidents.getByRole('heading', { name: 'Card payments failing' }).waitFor();
+          assert.match(await incidents.innerText(), /A certificate expired at the card processor\./);
+          await visitor.close();
 
-        // An update, again with its own choice; notified this time, so the receivers are heard.
-        await page.getByRole('button', { name: 'Add an update to Card payments failing' }).click();
-        const update = page.getByRole('group', { name: 'Add an update to Card payments failing' });
-        await update.getByLabel('Status').selectOption({ label: 'Monitoring' });
-        await update.getByLabel('Message').fill('The certificate is renewed; payments go through again.');
-        await update.getByRole('button', { name: 'Publish update' }).click();
-        await update.getByText('Choose whether to notify subscribers: nothing is published until you do.').waitFor();
-        await update.getByRole('radio', { name: 'Notify subscribers' }).check();
-        await update.getByRole('button', { name: 'Publish update' }).click();
-        await page.getByRole('status').filter({ hasText: 'Update to “Card payments failing” published. Subscribers were notified.' }).waitFor();
+          // An update, again with its own choice; notified this time, so the receivers are heard.
+          await page.getByRole('button', { name: 'Add an update to Card payments failing' }).click();
+          const update = page.getByRole('group', { name: 'Add an update to Card payments failing' });
+          await update.getByLabel('Status').selectOption({ label: 'Monitoring' });
+          await update.getByLabel('Message').fill('The certificate is renewed; payments go through again.');
+          await update.getByRole('button', { name: 'Publish update' }).click();
+          await update.getByText('Choose whether to notify subscribers: nothing is published until you do.').waitFor();
+          await update.getByRole('radio', { name: 'Notify subscribers' }).check();
+          await update.getByRole('button', { name: 'Publish update' }).click();
+          await page.getByRole('status').filter({ hasText: 'Update to “Card payments failing” published. Subscribers were notified.' }).waitFor();
 
-        const timeline = page.getByRole('list', { name: 'Timeline of Card payments failing' });
-        await timeline.getByText('The certificate is renewed; payments go through again.').waitFor();
-        const entries = await timeline.getByRole('listitem').allInnerTexts();
-        assert.equal(entries.length, 2);
-        assert.match(entries[0]!, /^Monitoring\s+The certificate is renewed/);
-        assert.match(entries[1]!, /^Identified\s+A certificate expired/);
+          const timeline = page.getByRole('list', { name: 'Timeline of Card payments failing' });
+          await timeline.getByText('The certificate is renewed; payments go through again.').waitFor();
+          const entries = await timeline.getByRole('listitem').allInnerTexts();
+          assert.equal(entries.length, 2);
+          assert.match(entries[0]!, /^Monitoring\s+The certificate is renewed/);
+          assert.match(entries[1]!, /^Identified\s+A certificate expired/);
 
-        const [hook] = await hooks.waitFor(1);
-        assert.equal(hook!.path, '/status-hook');
-        assert.match(hook!.body, /The certificate is renewed/);
-        assert.ok(verifySignature(secret, hook!.headers['x-statusdesk-signature'] ?? '', hook!.body), 'signed with the secret shown once');
-        const mails = await smtp.waitFor(mailsSettled + 1);
-        assert.deepEqual(mails[mailsSettled]!.envelopeTo, [address]);
-        assert.equal(hooks.requests.length, 1, 'the report itself was never sent later');
+          const [hook] = await hooks.waitFor(1);
+          assert.equal(hook!.path, '/status-hook');
+          assert.match(hook!.body, /The certificate is renewed/);
+          assert.ok(verifySignature(secret, hook!.headers['x-statusdesk-signature'] ?? '', hook!.body), 'signed with the secret shown once');
+          const mails = await smtp.waitFor(mailsSettled + 1);
+          assert.deepEqual(mails[mailsSettled]!.envelopeTo, [address]);
+          assert.equal(hooks.requests.length, 1, 'the report itself was never sent later');
 
-        // The subscribers show that notice as their last, delivered.
-        await page.getByRole('tab', { name: 'Subscribers' }).click();
-        await page.getByRole('row', { name: new RegExp(address) }).getByText('Delivered').waitFor();
-        assert.equal(await page.getByRole('row').filter({ hasText: 'Delivered' }).count(), 2, 'the webhook too');
+          // The subscribers show that notice as their last, delivered.
+          await page.getByRole('tab', { name: 'Subscribers' }).click();
+          await page
+            .getByRole('row', { name: new RegExp(address) })
+            .getByText('Delivered')
+            .waitFor();
+          assert.equal(await page.getByRole('row').filter({ hasText: 'Delivered' }).count(), 2, 'the webhook too');
 
-        // The static copy carries the report too.
-        await page.getByRole('tab', { name: 'Export' }).click();
-        const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download the static site' }).click()]);
-        assert.equal(download.suggestedFilename(), `${target.slug}-status-page.zip`);
-        const files = unzipSync(new Uint8Array(await readFile((await download.path())!)));
-        assert.deepEqual(Object.keys(files).sort(), ['feed.atom', 'index.html', 'summary.json']);
-        assert.match(strFromU8(files['index.html']!), /Card payments failing/);
-        await page.getByRole('status').filter({ hasText: `${target.slug}-status-page.zip downloaded` }).waitFor();
-        assert.deepEqual(violations, []);
-      } finally {
-        await hooks.close();
-      }
-    }),
+          // The static copy carries the report too.
+          await page.getByRole('tab', { name: 'Export' }).click();
+          const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download the static site' }).click()]);
+          assert.equal(download.suggestedFilename(), `${target.slug}-status-page.zip`);
+          const files = unzipSync(new Uint8Array(await readFile((await download.path())!)));
+          assert.deepEqual(Object.keys(files).sort(), ['feed.atom', 'index.html', 'summary.json']);
+          assert.match(strFromU8(files['index.html']!), /Card payments failing/);
+          await page
+            .getByRole('status')
+            .filter({ hasText: `${target.slug}-status-page.zip downloaded` })
+            .waitFor();
+          assert.deepEqual(violations, []);
+        } finally {
+          await hooks.close();
+        }
+      }),
   );
 
   test('a webhook channel made in the UI: Send test delivers one request to it, and a refusal is shown as it came', TEST_TIMEOUT, () =>

@@ -67,7 +67,18 @@ describe('UI routes', () => {
   });
 
   test('other paths are not the UI: /api/*, /signin, consent requests and unknown pages are 404', async () => {
-    for (const path of ['/api/session', '/signin', '/oauth/consent/requests/abc', '/settings/keys', '/settings/general/api-keys/1', '/keys/1', '/index.html', '/monitors', '/monitors/1/edit/x', '/pages/1/2']) {
+    for (const path of [
+      '/api/session',
+      '/signin',
+      '/oauth/consent/requests/abc',
+      '/settings/keys',
+      '/settings/general/api-keys/1',
+      '/keys/1',
+      '/index.html',
+      '/monitors',
+      '/monitors/1/edit/x',
+      '/pages/1/2',
+    ]) {
       const response = await app.request(path);
       assert.equal(response.status, 404, path);
       assert.match(response.headers.get('content-type') ?? '', /^application\/json/, path);

@@ -36,7 +36,10 @@ describe('the UI in Chromium', () => {
       for (const path of ['/', '/settings/general/api-keys', '/settings/integrations/connected-apps']) {
         await page.goto(`${service.dashboardUrl}${path}`);
         await page.getByRole('heading', { name: 'Sign in to Statusdesk' }).waitFor();
-        assert.match(await page.getByRole('main').innerText(), /open the sign-in link that statusdesk serve printed when it started, or run statusdesk dashboard for a new one/);
+        assert.match(
+          await page.getByRole('main').innerText(),
+          /open the sign-in link that statusdesk serve printed when it started, or run statusdesk dashboard for a new one/,
+        );
         assert.equal(await nav(page).count(), 0, 'no navigation without a session');
       }
     }),
@@ -47,7 +50,11 @@ describe('the UI in Chromium', () => {
       const { context, page } = await openPage(browser, service);
       await page.getByRole('heading', { name: 'Overview' }).waitFor();
       assert.equal(page.url(), `${service.dashboardUrl}/`, 'the one-time link is gone from the address');
-      assert.equal(await page.evaluate(() => JSON.stringify({ ...localStorage })).then((text) => /[A-Za-z0-9_-]{43}/.test(text)), false, 'nothing secret in local storage');
+      assert.equal(
+        await page.evaluate(() => JSON.stringify({ ...localStorage })).then((text) => /[A-Za-z0-9_-]{43}/.test(text)),
+        false,
+        'nothing secret in local storage',
+      );
       assert.equal(await page.locator('meta[name="statusdesk-session"]').count(), 0, 'the hand-over element is removed');
       await page.reload();
       await page.getByRole('heading', { name: 'Overview' }).waitFor();
@@ -124,7 +131,17 @@ describe('the UI in Chromium', () => {
         assert.notEqual(now.outline, 'none', `${now.text} shows its focus`);
       }
       assert.equal(order[0], 'Current workspace');
-      assert.deepEqual(order.slice(1), ['Overview', 'Status pages', 'Notifications', 'Locations', 'Audit log', 'Connect an editor', 'Settings', 'Dark theme', 'Sign out']);
+      assert.deepEqual(order.slice(1), [
+        'Overview',
+        'Status pages',
+        'Notifications',
+        'Locations',
+        'Audit log',
+        'Connect an editor',
+        'Settings',
+        'Dark theme',
+        'Sign out',
+      ]);
       // Back to Settings.
       await page.keyboard.press('Shift+Tab');
       await page.keyboard.press('Shift+Tab');
@@ -308,9 +325,7 @@ describe('the UI in Chromium', () => {
 });
 
 /** A browser and a fresh editor: a client registered under a new name, with its loopback redirect target; all closed after `run`. */
-async function withEditor(
-  run: (browser: Browser, editor: { name: string; client: EditorClient; target: RedirectTarget }) => Promise<void>,
-): Promise<void> {
+async function withEditor(run: (browser: Browser, editor: { name: string; client: EditorClient; target: RedirectTarget }) => Promise<void>): Promise<void> {
   const target = await redirectTarget();
   try {
     await withBrowser(async (browser) => {
@@ -515,4 +530,3 @@ describe('consent and Connected apps in Chromium', () => {
     }),
   );
 });
-

@@ -58,7 +58,9 @@ export interface DurabilityFigures {
 
 function cli(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [CLI, ...args], { env, timeout: 30_000 }, (error, stdout, stderr) => (error ? reject(new Error(`statusdesk ${args[0]} ${args[1] ?? ''}: ${stderr || error.message}`)) : resolve(stdout.trim())));
+    execFile(process.execPath, [CLI, ...args], { env, timeout: 30_000 }, (error, stdout, stderr) =>
+      error ? reject(new Error(`statusdesk ${args[0]} ${args[1] ?? ''}: ${stderr || error.message}`)) : resolve(stdout.trim()),
+    );
   });
 }
 
@@ -71,7 +73,15 @@ interface Ledger {
  * Writers on `apiUrl` until `stop` resolves: each awaits one write at a time, and an answer with
  * success puts the new id in the ledger. Returns the failures that came before the kill.
  */
-async function write(apiUrl: string, key: string, clients: number, cycle: number, ledger: Ledger, random: () => number, killed: () => boolean): Promise<string[]> {
+async function write(
+  apiUrl: string,
+  key: string,
+  clients: number,
+  cycle: number,
+  ledger: Ledger,
+  random: () => number,
+  killed: () => boolean,
+): Promise<string[]> {
   const transport = createConnectTransport({
     baseUrl: `${apiUrl}/rpc`,
     httpVersion: '1.1',
@@ -94,7 +104,11 @@ async function write(apiUrl: string, key: string, clients: number, cycle: number
             const page = (await pages.createStatusPage({ slug: `d-${name}`, title: `Durability ${name}` })).statusPage!;
             ledger.pages.add(page.id);
           } else {
-            const monitor = (await monitors.createTCPMonitor({ monitor: { name: `durability ${name}`, uri: '127.0.0.1:9', periodicity: Periodicity.PERIODICITY_1M, regions: ['iad'] } })).monitor!;
+            const monitor = (
+              await monitors.createTCPMonitor({
+                monitor: { name: `durability ${name}`, uri: '127.0.0.1:9', periodicity: Periodicity.PERIODICITY_1M, regions: ['iad'] },
+              })
+            ).monitor!;
             ledger.monitors.add(monitor.id);
           }
         } catch (error) {
@@ -114,7 +128,10 @@ function verify(dataDir: string, ledger: Ledger): { missing: string[]; integrity
     const ids = (table: string) => new Set((db.prepare(`SELECT id FROM ${table}`).all() as { id: number }[]).map((r) => String(r.id)));
     const pages = ids('status_pages');
     const monitors = ids('monitors');
-    const missing = [...[...ledger.pages].filter((id) => !pages.has(id)).map((id) => `status page ${id}`), ...[...ledger.monitors].filter((id) => !monitors.has(id)).map((id) => `monitor ${id}`)];
+    const missing = [
+      ...[...ledger.pages].filter((id) => !pages.has(id)).map((id) => `status page ${id}`),
+      ...[...ledger.monitors].filter((id) => !monitors.has(id)).map((id) => `monitor ${id}`),
+    ];
     const integrity = (db.prepare('PRAGMA integrity_check').all() as { integrity_check: string }[]).map((r) => r.integrity_check).join('; ');
     return { missing, integrity };
   } finally {
@@ -132,7 +149,9 @@ export async function runDurability(options: DurabilityOptions): Promise<Durabil
   const env: NodeJS.ProcessEnv = { ...process.env, STATUSDESK_CHECKS: 'off', STATUSDESK_RATE_LIMIT: '0', STATUSDESK_LOG_LEVEL: 'warn' };
   const start = async (): Promise<{ serve: Child; ms: number }> => {
     const t0 = performance.now();
-    const serve = await spawnReady('statusdesk serve', [CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--dashboard-port', '0'], env, logFile, (ready) => Number(new URL(String(ready.apiUrl)).port));
+    const serve = await spawnReady('statusdesk serve', [CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--dashboard-port', '0'], env, logFile, (ready) =>
+      Number(new URL(String(ready.apiUrl)).port),
+    );
     return { serve, ms: performance.now() - t0 };
   };
   const ledger: Ledger = { pages: new Set(), monitors: new Set() };
@@ -156,7 +175,8 @@ export async function runDurability(options: DurabilityOptions): Promise<Durabil
       const exited = new Promise((resolve) => serve!.child.once('exit', resolve));
       dead = true;
       serve.child.kill('SIGKILL');
-      if ((await within(exited, KILL_TIMEOUT_MS)) === undefined) throw new Error(`cycle ${cycle}: the service did not exit ${KILL_TIMEOUT_MS} ms after SIGKILL`);
+      if ((await within(exited, KILL_TIMEOUT_MS)) === undefined)
+        throw new Error(`cycle ${cycle}: the service did not exit ${KILL_TIMEOUT_MS} ms after SIGKILL`);
       const failures = await writing;
       refused += failures.length;
       if (failures.length) problems.push(`cycle ${cycle}: ${failures.length} write(s) failed before the kill, the first: ${failures[0]}`);
@@ -166,7 +186,8 @@ export async function runDurability(options: DurabilityOptions): Promise<Durabil
       restartMs.push(restarted.ms);
       const { missing, integrity } = verify(dataDir, ledger);
       lost += missing.length;
-      if (missing.length) problems.push(`cycle ${cycle}: ${missing.length} acknowledged write(s) missing after the restart: ${missing.slice(0, 10).join(', ')}`);
+      if (missing.length)
+        problems.push(`cycle ${cycle}: ${missing.length} acknowledged write(s) missing after the restart: ${missing.slice(0, 10).join(', ')}`);
       if (integrity !== 'ok') {
         corrupt++;
         problems.push(`cycle ${cycle}: integrity_check: ${integrity.slice(0, 500)}`);

@@ -37,7 +37,14 @@ export function parseNumber(name: string, value: string | undefined, fallback: n
 /** Rows as aligned columns: names (the first `left` columns) to the left, figures to the right so the digits line up. */
 export function table(rows: string[][], left = 1): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i < left ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => (i < left ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
+        .join('   ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** What a comparison of two sides gives: each side's rounds, and the ratios of the first side's rps to the second's. */

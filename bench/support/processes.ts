@@ -47,7 +47,13 @@ export const describeExit = ({ code, signal }: Exit) => (signal ? `signal ${sign
  * stderr goes to `logFile`, as a supervisor would keep it: the service's access log is written
  * for real, and nothing in this process has to read it.
  */
-export async function spawnReady(name: string, args: string[], env: NodeJS.ProcessEnv, logFile: string, portOf: (ready: Record<string, unknown>) => number): Promise<Child> {
+export async function spawnReady(
+  name: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+  portOf: (ready: Record<string, unknown>) => number,
+): Promise<Child> {
   const fd = openSync(logFile, 'a');
   let child: ChildProcess;
   try {

@@ -182,7 +182,15 @@ export function createDesktopApp() {
   }
 
   async function installCommand(): Promise<void> {
-    const plan = planCliInstall({ platform: process.platform, home: app.getPath('home'), env: process.env, appExecutable: process.execPath, cliScript: join(root, 'dist', 'statusdesk.js'), dataDir, isWritable: canWriteInto });
+    const plan = planCliInstall({
+      platform: process.platform,
+      home: app.getPath('home'),
+      env: process.env,
+      appExecutable: process.execPath,
+      cliScript: join(root, 'dist', 'statusdesk.js'),
+      dataDir,
+      isWritable: canWriteInto,
+    });
     try {
       const done = await installCli(plan);
       saveSettings({ cliInstalledAt: new Date().toISOString() });

@@ -15,9 +15,7 @@ export interface KeyCipher {
   getSelectedStorageBackend?(): string;
 }
 
-export type SealingKey =
-  | { key: Buffer; protection: 'keychain' }
-  | { key: undefined; protection: 'file'; reason: string };
+export type SealingKey = { key: Buffer; protection: 'keychain' } | { key: undefined; protection: 'file'; reason: string };
 
 /** The headless service's plain key file (KEY_FILE in server/domain/sealing.ts). */
 export const PLAIN_KEY_FILE = 'secret.key';
@@ -104,7 +102,11 @@ export function loadSealingKey(dataDir: string, cipher: KeyCipher): SealingKey {
   writeSealed(sealedFile, key, cipher);
   if (!readsBack(sealedFile, key, cipher)) {
     rmSync(sealedFile);
-    return { key: undefined, protection: 'file', reason: `the system keychain did not give back the key it encrypted: the sealing key stays in ${PLAIN_KEY_FILE}, readable by this user only` };
+    return {
+      key: undefined,
+      protection: 'file',
+      reason: `the system keychain did not give back the key it encrypted: the sealing key stays in ${PLAIN_KEY_FILE}, readable by this user only`,
+    };
   }
   if (hadPlain) rmSync(plainFile);
   return { key, protection: 'keychain' };

@@ -5,9 +5,7 @@ import type { SupervisorState } from './supervisor.ts';
 
 export type TrayAction = { type: 'open'; path: string } | { type: 'toggle-open-at-login' } | { type: 'install-cli' } | { type: 'quit' };
 
-export type TrayItem =
-  | { separator?: false; label: string; enabled: boolean; checked?: boolean; action?: TrayAction }
-  | { separator: true };
+export type TrayItem = { separator?: false; label: string; enabled: boolean; checked?: boolean; action?: TrayAction } | { separator: true };
 
 export interface TrayModel {
   icon: OverallHealth;
@@ -51,12 +49,14 @@ function statusLine(health: HealthSummary | undefined, state: SupervisorState): 
 
 function downItems(health: HealthSummary | undefined, state: SupervisorState): TrayItem[] {
   if (!health || state !== 'running' || health.down.length === 0) return [];
-  const listed = health.down.slice(0, MAX_LISTED_DOWN).map((monitor): TrayItem => ({
-    label: `${oneLine(monitor.name)} is down`,
-    enabled: true,
-    // In its own workspace, whichever the window shows.
-    action: { type: 'open', path: `/monitors/${encodeURIComponent(monitor.monitorId)}?workspace=${encodeURIComponent(monitor.workspaceId)}` },
-  }));
+  const listed = health.down.slice(0, MAX_LISTED_DOWN).map(
+    (monitor): TrayItem => ({
+      label: `${oneLine(monitor.name)} is down`,
+      enabled: true,
+      // In its own workspace, whichever the window shows.
+      action: { type: 'open', path: `/monitors/${encodeURIComponent(monitor.monitorId)}?workspace=${encodeURIComponent(monitor.workspaceId)}` },
+    }),
+  );
   const more = health.down.length - listed.length;
   const rest: TrayItem[] = more > 0 ? [{ label: `and ${more} more`, enabled: true, action: { type: 'open', path: '/' } }] : [];
   return [SEPARATOR, ...listed, ...rest];

@@ -98,7 +98,6 @@ function rememberedWorkspace(): string | null {
   }
 }
 
-
 export function App() {
   const { path, query } = useLocation();
   // A path that redirects shows its target's screen at once, and its address follows before the

@@ -171,7 +171,13 @@ function LatencyPlot({ series, now }: { series: LatencySeries; now: number }) {
             {PERCENTILES.map(({ key }) =>
               runs(series.points, (p) => p[key] !== null).map((run) =>
                 run.length === 1 ? (
-                  <circle key={`${key}-${run[0]!.index}`} className={`chart-point chart-${key}`} cx={x(times[run[0]!.index]!)} cy={y(run[0]!.value[key]!)} r="2.5" />
+                  <circle
+                    key={`${key}-${run[0]!.index}`}
+                    className={`chart-point chart-${key}`}
+                    cx={x(times[run[0]!.index]!)}
+                    cy={y(run[0]!.value[key]!)}
+                    r="2.5"
+                  />
                 ) : (
                   <polyline
                     key={`${key}-${run[0]!.index}`}

@@ -50,8 +50,7 @@ export interface Service {
   mcpUrl: string;
 }
 
-const headersOf = (credential: Credential): Record<string, string> | undefined =>
-  credential.kind === 'key' ? { [KEY_HEADER]: credential.secret } : undefined;
+const headersOf = (credential: Credential): Record<string, string> | undefined => (credential.kind === 'key' ? { [KEY_HEADER]: credential.secret } : undefined);
 
 /**
  * One argument of a command line, safe to paste into a POSIX shell and, for the values this
@@ -163,15 +162,21 @@ export interface EditorSetup {
 /** Everything the screen shows for one editor and one credential. */
 export function editorSetup(editor: EditorId, service: Service, credential: Credential): EditorSetup {
   const withKey = credential.kind === 'key';
-  const approve = 'The first time it connects, your browser opens: approve it in Statusdesk (or under Settings, Integrations, Connected apps), choosing the workspace and its access.';
+  const approve =
+    'The first time it connects, your browser opens: approve it in Statusdesk (or under Settings, Integrations, Connected apps), choosing the workspace and its access.';
   switch (editor) {
     case 'claude-code':
       return {
         editor,
         steps: [
-          { text: 'Run this in a terminal, in the project where you use Claude Code:', snippet: { label: 'Command', kind: 'command', text: claudeCodeCommand(service, credential) } },
+          {
+            text: 'Run this in a terminal, in the project where you use Claude Code:',
+            snippet: { label: 'Command', kind: 'command', text: claudeCodeCommand(service, credential) },
+          },
           withKey
-            ? { text: 'Add --scope user to the command to use Statusdesk in all your projects. The key is kept in your own Claude Code settings, not in the project.' }
+            ? {
+                text: 'Add --scope user to the command to use Statusdesk in all your projects. The key is kept in your own Claude Code settings, not in the project.',
+              }
             : { text: `In Claude Code, run /mcp, choose ${SERVER_NAME} and Authenticate. ${approve}` },
         ],
         check: `claude mcp list shows ${SERVER_NAME} as connected; inside Claude Code, /mcp lists its tools.`,
@@ -181,10 +186,17 @@ export function editorSetup(editor: EditorId, service: Service, credential: Cred
         editor,
         installLink: { label: 'Add to Cursor', href: cursorInstallLink(service, credential), carriesSecret: withKey },
         steps: [
-          { text: 'Or add it by hand to ~/.cursor/mcp.json (every project), or to .cursor/mcp.json in one project:', snippet: { label: '~/.cursor/mcp.json', kind: 'file', text: cursorConfigFile(service, credential) } },
+          {
+            text: 'Or add it by hand to ~/.cursor/mcp.json (every project), or to .cursor/mcp.json in one project:',
+            snippet: { label: '~/.cursor/mcp.json', kind: 'file', text: cursorConfigFile(service, credential) },
+          },
           withKey
-            ? { text: 'If the file already lists other servers, add the statusdesk entry beside them under mcpServers. Keep a file with a key out of version control.' }
-            : { text: `If the file already lists other servers, add the statusdesk entry beside them under mcpServers. In Cursor's MCP settings, sign in to ${SERVER_NAME} when it asks. ${approve}` },
+            ? {
+                text: 'If the file already lists other servers, add the statusdesk entry beside them under mcpServers. Keep a file with a key out of version control.',
+              }
+            : {
+                text: `If the file already lists other servers, add the statusdesk entry beside them under mcpServers. In Cursor's MCP settings, sign in to ${SERVER_NAME} when it asks. ${approve}`,
+              },
         ],
         check: `In Cursor's settings, the MCP section lists ${SERVER_NAME} with its tools.`,
       };
@@ -194,11 +206,19 @@ export function editorSetup(editor: EditorId, service: Service, credential: Cred
         installLink: { label: 'Add to VS Code', href: vscodeInstallLink(service, credential), carriesSecret: withKey },
         steps: [
           withKey
-            ? { text: 'Or run MCP: Open User Configuration from the Command Palette and add it there (your own profile, never committed):', snippet: { label: 'mcp.json', kind: 'file', text: vscodeConfigFile(service, credential) } }
-            : { text: 'Or add it to .vscode/mcp.json in your workspace (it holds no secret, so you can commit it):', snippet: { label: '.vscode/mcp.json', kind: 'file', text: vscodeConfigFile(service, credential) } },
+            ? {
+                text: 'Or run MCP: Open User Configuration from the Command Palette and add it there (your own profile, never committed):',
+                snippet: { label: 'mcp.json', kind: 'file', text: vscodeConfigFile(service, credential) },
+              }
+            : {
+                text: 'Or add it to .vscode/mcp.json in your workspace (it holds no secret, so you can commit it):',
+                snippet: { label: '.vscode/mcp.json', kind: 'file', text: vscodeConfigFile(service, credential) },
+              },
           withKey
             ? { text: `If the file already lists other servers, add the ${SERVER_NAME} entry beside them under servers.` }
-            : { text: `If the file already lists other servers, add the ${SERVER_NAME} entry beside them under servers. When VS Code asks to allow ${SERVER_NAME} to sign in, allow it. ${approve}` },
+            : {
+                text: `If the file already lists other servers, add the ${SERVER_NAME} entry beside them under servers. When VS Code asks to allow ${SERVER_NAME} to sign in, allow it. ${approve}`,
+              },
         ],
         check: `Run MCP: List Servers from the Command Palette: ${SERVER_NAME} is running; in Chat, agent mode, the tools picker lists its tools.`,
       };

@@ -43,7 +43,17 @@ export interface Choice<T extends number> {
 }
 
 /** A select of a numeric enum's values (the API's enums), each shown by its label. */
-export function EnumSelect<T extends number>({ control, value, choices, onChange }: { control: ControlProps; value: T; choices: readonly Choice<T>[]; onChange: (value: T) => void }) {
+export function EnumSelect<T extends number>({
+  control,
+  value,
+  choices,
+  onChange,
+}: {
+  control: ControlProps;
+  value: T;
+  choices: readonly Choice<T>[];
+  onChange: (value: T) => void;
+}) {
   return (
     <select {...control} value={value} onChange={(e) => onChange(Number(e.target.value) as T)}>
       {choices.map((choice) => (
@@ -135,7 +145,11 @@ export function FormProblems({ error, errors, id }: { error: ApiError | undefine
   if (error.violations.length === 0) return <ErrorNote id={id}>{error.message}</ErrorNote>;
   if (errors.unclaimed.length === 0) {
     const count = error.violations.length;
-    return <ErrorNote id={id}>{count === 1 ? 'One field needs a change: see its message below.' : `${count} fields need a change: see the messages below.`}</ErrorNote>;
+    return (
+      <ErrorNote id={id}>
+        {count === 1 ? 'One field needs a change: see its message below.' : `${count} fields need a change: see the messages below.`}
+      </ErrorNote>
+    );
   }
   return (
     <div className="note note-error form-problems" role="alert" id={id}>

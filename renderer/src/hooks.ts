@@ -4,10 +4,7 @@ import { type ApiError, asApiError } from './data/api-error.ts';
 
 export { asApiError };
 
-export type Loaded<T> =
-  | { state: 'loading' }
-  | { state: 'error'; error: ApiError }
-  | { state: 'ready'; value: T };
+export type Loaded<T> = { state: 'loading' } | { state: 'error'; error: ApiError } | { state: 'ready'; value: T };
 
 /**
  * A query of the data layer as a screen draws it: what it holds (kept while it is asked for
@@ -39,6 +36,7 @@ export function useResource<T>(load: () => Promise<T>, key: string): [Loaded<T>,
     }
   }, []);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new key is a new resource, loaded again from its first state
   useEffect(() => {
     setLoaded({ state: 'loading' });
     void reload();

@@ -61,7 +61,10 @@ class Feed {
     const abort = new AbortController();
     this.abort = abort;
     try {
-      const response = await sessionFetch(pathOf('events', { workspaceId: this.workspaceId }), { headers: { accept: 'text/event-stream' }, signal: abort.signal });
+      const response = await sessionFetch(pathOf('events', { workspaceId: this.workspaceId }), {
+        headers: { accept: 'text/event-stream' },
+        signal: abort.signal,
+      });
       // The session is gone (sessionFetch has signed the window out): nothing to reconnect to.
       if (response.status === 401) return;
       if (!response.ok || !response.body) throw new Error(`the live feed answered ${response.status}`);

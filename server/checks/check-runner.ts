@@ -59,11 +59,25 @@ export interface CheckRunnerOptions {
 
 const DEFAULT_CONCURRENCY = 500;
 const DEFAULT_OTLP_INTERVAL_MS = 60_000;
-export const PERIOD_MS: Record<Monitor['periodicity'], number> = { '30s': 30_000, '1m': 60_000, '5m': 300_000, '10m': 600_000, '30m': 1_800_000, '1h': 3_600_000 };
+export const PERIOD_MS: Record<Monitor['periodicity'], number> = {
+  '30s': 30_000,
+  '1m': 60_000,
+  '5m': 300_000,
+  '10m': 600_000,
+  '30m': 1_800_000,
+  '1h': 3_600_000,
+};
 
 /** What a monitor is scheduled as: without the fields its checks do not read. */
 export function scheduledForm(monitor: Monitor | ScheduledMonitor): ScheduledMonitor {
-  const { description: _description, tags: _tags, createdAt: _createdAt, updatedAt: _updatedAt, privateLocations: _privateLocations, ...scheduled } = monitor as Monitor;
+  const {
+    description: _description,
+    tags: _tags,
+    createdAt: _createdAt,
+    updatedAt: _updatedAt,
+    privateLocations: _privateLocations,
+    ...scheduled
+  } = monitor as Monitor;
   return scheduled as ScheduledMonitor;
 }
 
@@ -77,7 +91,8 @@ export function createCheckRunner(options: CheckRunnerOptions) {
   const stopping = new AbortController();
   // Built on the first check: reading the trust stores takes a moment the CLI need not spend.
   let probeOptions: { trust: SecureContext; userAgent: string; stop: AbortSignal; destinations: DestinationPolicy } | undefined;
-  const probeSettings = () => (probeOptions ??= { trust: trustStore(options.extraCa), userAgent: `statusdesk/${options.version}`, stop: stopping.signal, destinations });
+  const probeSettings = () =>
+    (probeOptions ??= { trust: trustStore(options.extraCa), userAgent: `statusdesk/${options.version}`, stop: stopping.signal, destinations });
   /** Scheduled monitors by id, with their revision and the last round (sync or full assignment) that saw them. */
   const monitors = new Map<number, { revision: number; monitor: ScheduledMonitor; seen: number }>();
   /** One array per distinct list of regions, shared by the monitors that list them. */
@@ -297,7 +312,9 @@ const runnerCheck = builtOnFirstUse(() => {
     responseHeaders: z
       .record(text(MAX_HEADER_NAME), text(MAX_TEXT))
       .refine((headers) => Object.keys(headers).length <= MAX_ENTRIES, `must have at most ${MAX_ENTRIES} headers`),
-    assertionResults: z.array(z.object({ assertion: text(MAX_TEXT), passed: z.boolean(), actual: text(MAX_TEXT) })).max(MAX_ENTRIES, `must have at most ${MAX_ENTRIES} assertions`),
+    assertionResults: z
+      .array(z.object({ assertion: text(MAX_TEXT), passed: z.boolean(), actual: text(MAX_TEXT) }))
+      .max(MAX_ENTRIES, `must have at most ${MAX_ENTRIES} assertions`),
   });
 });
 
@@ -317,7 +334,14 @@ export function fromRunnerCheck(message: RunnerCheck, where: { runner: string; r
     startedAt: Number(c.startedAtMs),
     result: c.result,
     latencyMs: c.latencyMs,
-    timing: { dns: phaseOf(t?.dns), connect: phaseOf(t?.connect), tls: phaseOf(t?.tls), ttfb: phaseOf(t?.ttfb), transfer: phaseOf(t?.transfer), total: phaseOf(t?.total) },
+    timing: {
+      dns: phaseOf(t?.dns),
+      connect: phaseOf(t?.connect),
+      tls: phaseOf(t?.tls),
+      ttfb: phaseOf(t?.ttfb),
+      transfer: phaseOf(t?.transfer),
+      total: phaseOf(t?.total),
+    },
     attempts: c.attempts,
     message: c.message,
     grpcStatus: c.grpcStatus || null,

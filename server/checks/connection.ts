@@ -6,7 +6,6 @@ import type { SecureContext, TLSSocket } from 'node:tls';
 import type { DestinationPolicy } from '../domain/destinations.ts';
 import type { Timing } from '../domain/monitors/check-results.ts';
 
-
 /** node:tls, loaded with the first check that needs it rather than with the service. */
 const nodeTls = () => process.getBuiltinModule('node:tls');
 

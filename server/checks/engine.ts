@@ -119,7 +119,10 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     onGap: (from, to) => {
       // The instance's runner `local` checked nothing then; one process of several says so.
       if (!leases.upkeep) return;
-      log.warn({ from: new Date(from).toISOString(), to: new Date(to).toISOString() }, 'no checks ran in this span (the machine slept or the clock moved); checks resume on schedule');
+      log.warn(
+        { from: new Date(from).toISOString(), to: new Date(to).toISOString() },
+        'no checks ran in this span (the machine slept or the clock moved); checks resume on schedule',
+      );
       store.recordGap(runner, from, to).catch((error: Error) => log.error({ err: error }, 'recording a gap failed'));
     },
   });
@@ -215,7 +218,9 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
   }
 
   function dropStaleStates(monitorId?: number): void {
-    store.dropStaleStates(monitorId).catch((error: Error) => log.error({ err: error, monitorId }, 'dropping the states of runners that no longer check a monitor failed'));
+    store
+      .dropStaleStates(monitorId)
+      .catch((error: Error) => log.error({ err: error, monitorId }, 'dropping the states of runners that no longer check a monitor failed'));
   }
 
   const checks: MonitorChecks = {
@@ -250,7 +255,9 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
       // The gaps of its runners: the embedded one for its regions, and each that checked it.
       const runners = new Set((await store.states(Number(monitor.id))).map((state) => state.runner));
       if (monitor.regions.length > 0) runners.add(runner);
-      const gaps = (await store.gaps(from)).filter((g) => runners.has(g.runner)).map((g) => ({ startedAt: new Date(Math.max(g.started_at, from)).toISOString(), endedAt: new Date(g.ended_at).toISOString() }));
+      const gaps = (await store.gaps(from))
+        .filter((g) => runners.has(g.runner))
+        .map((g) => ({ startedAt: new Date(Math.max(g.started_at, from)).toISOString(), endedAt: new Date(g.ended_at).toISOString() }));
       return {
         window,
         successCount: counts.successCount,
@@ -404,7 +411,10 @@ function activeRevisionsOf(db: Db): (stale: (id: number, revision: number) => bo
   if (isPostgres(db)) {
     return async (stale) => {
       const rows = await db.selectFrom('monitors').select(['id', 'revision']).where(sql.raw<boolean>(SCHEDULED)).execute();
-      return pick(rows.map((r): [number, number] => [r.id, r.revision]), stale);
+      return pick(
+        rows.map((r): [number, number] => [r.id, r.revision]),
+        stale,
+      );
     };
   }
   let statement: SQLite.Statement<[], [number, number]> | undefined;

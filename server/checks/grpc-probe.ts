@@ -23,8 +23,23 @@ const CHECK_PATH = '/grpc.health.v1.Health/Check';
 
 /** gRPC status codes by number, for messages. */
 const CODE_NAMES = [
-  'OK', 'CANCELLED', 'UNKNOWN', 'INVALID_ARGUMENT', 'DEADLINE_EXCEEDED', 'NOT_FOUND', 'ALREADY_EXISTS', 'PERMISSION_DENIED',
-  'RESOURCE_EXHAUSTED', 'FAILED_PRECONDITION', 'ABORTED', 'OUT_OF_RANGE', 'UNIMPLEMENTED', 'INTERNAL', 'UNAVAILABLE', 'DATA_LOSS', 'UNAUTHENTICATED',
+  'OK',
+  'CANCELLED',
+  'UNKNOWN',
+  'INVALID_ARGUMENT',
+  'DEADLINE_EXCEEDED',
+  'NOT_FOUND',
+  'ALREADY_EXISTS',
+  'PERMISSION_DENIED',
+  'RESOURCE_EXHAUSTED',
+  'FAILED_PRECONDITION',
+  'ABORTED',
+  'OUT_OF_RANGE',
+  'UNIMPLEMENTED',
+  'INTERNAL',
+  'UNAVAILABLE',
+  'DATA_LOSS',
+  'UNAUTHENTICATED',
 ];
 const Code = { OK: 0, DEADLINE_EXCEEDED: 4, NOT_FOUND: 5, UNIMPLEMENTED: 12, UNAVAILABLE: 14, UNKNOWN: 2 } as const;
 
@@ -105,7 +120,14 @@ function healthRequest(service: string): Buffer {
 }
 
 /** Sends the health request and collects the whole answer. Failures here are never retried. */
-async function call(connection: Http2Connection, target: Target, monitor: GrpcProbeConfig, userAgent: string, deadline: Deadline, timing: Timing): Promise<Http2Answer> {
+async function call(
+  connection: Http2Connection,
+  target: Target,
+  monitor: GrpcProbeConfig,
+  userAgent: string,
+  deadline: Deadline,
+  timing: Timing,
+): Promise<Http2Answer> {
   const headers: Headers = [
     [':method', 'POST'],
     [':scheme', monitor.tls === 'plaintext' ? 'http' : 'https'],
@@ -148,7 +170,10 @@ function interpret(answer: Http2Answer, service: string): [GrpcStatus, string] {
     case Code.UNAVAILABLE:
       return ['UNAVAILABLE', `the server answered UNAVAILABLE${detail}`];
     default:
-      return ['UNKNOWN', Number.isNaN(code) ? 'the server ended the call without a gRPC status' : `the server answered ${CODE_NAMES[code] ?? `code ${code}`}${detail}`];
+      return [
+        'UNKNOWN',
+        Number.isNaN(code) ? 'the server ended the call without a gRPC status' : `the server answered ${CODE_NAMES[code] ?? `code ${code}`}${detail}`,
+      ];
   }
   const status = decodeStatus(answer.body);
   switch (status) {

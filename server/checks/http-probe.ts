@@ -61,9 +61,11 @@ export async function probeHttp(monitor: HttpProbeConfig, options: HttpProbeOpti
       const answer = await exchange(request, monitor.retry, options, deadline, timing, counter);
       const location = answer.headers.location;
       if (!monitor.followRedirects || !REDIRECTS.has(answer.status) || !location) return judge(monitor, answer, deadline, timing, counter.attempts);
-      if (redirects === MAX_REDIRECTS) return { ...failedProbe(deadline, timing, counter.attempts, `stopped after ${MAX_REDIRECTS} redirects`), url: request.url.href };
+      if (redirects === MAX_REDIRECTS)
+        return { ...failedProbe(deadline, timing, counter.attempts, `stopped after ${MAX_REDIRECTS} redirects`), url: request.url.href };
       const next = redirectTarget(request, answer.status, location);
-      if (!next) return { ...failedProbe(deadline, timing, counter.attempts, `redirected to an address that is not http or https: ${location}`), url: request.url.href };
+      if (!next)
+        return { ...failedProbe(deadline, timing, counter.attempts, `redirected to an address that is not http or https: ${location}`), url: request.url.href };
       request = next;
     }
   } catch (error) {
@@ -112,7 +114,14 @@ function addPhases(total: Timing, hop: Timing): void {
 }
 
 /** One request on a fresh connection, with the answer's first MAX_BODY_BYTES. */
-async function exchange(request: Request, retry: number, options: HttpProbeOptions, deadline: Deadline, timing: Timing, counter: { attempts: number }): Promise<Answer> {
+async function exchange(
+  request: Request,
+  retry: number,
+  options: HttpProbeOptions,
+  deadline: Deadline,
+  timing: Timing,
+  counter: { attempts: number },
+): Promise<Answer> {
   const { url } = request;
   const https = url.protocol === 'https:';
   const target = { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) || (https ? 443 : 80), authority: url.host };
@@ -199,7 +208,8 @@ function judge(monitor: HttpProbeConfig, answer: Answer, deadline: Deadline, tim
     const more = failed.length > 1 ? ` and ${failed.length - 1} more` : '';
     return { ...base, result: 'down', message: `assertion failed: ${failed[0]!.assertion} (got ${failed[0]!.actual})${more}` };
   }
-  if (monitor.degraded !== null && latency > monitor.degraded) return { ...base, result: 'degraded', message: degradedMessage(status, latency, monitor.degraded) };
+  if (monitor.degraded !== null && latency > monitor.degraded)
+    return { ...base, result: 'degraded', message: degradedMessage(status, latency, monitor.degraded) };
   return { ...base, result: 'up', message: `${status} in ${latency} ms` };
 }
 

@@ -61,7 +61,9 @@ export function createLeases(db: Db, options: LeaseOptions) {
 
   /** Takes the upkeep when no live process holds it. */
   async function takeUpkeep(): Promise<number[]> {
-    return shardsIn(await db.updateTable('check_leases').set({ holder, expires_at: expiry() }).where('shard', '=', UPKEEP).where(free()).returning('shard').execute());
+    return shardsIn(
+      await db.updateTable('check_leases').set({ holder, expires_at: expiry() }).where('shard', '=', UPKEEP).where(free()).returning('shard').execute(),
+    );
   }
 
   /** Takes up to `count` free or expired shards: concurrent takers skip the rows another is taking. */
@@ -93,7 +95,10 @@ export function createLeases(db: Db, options: LeaseOptions) {
       .onConflict((oc) => oc.column('holder').doUpdateSet({ expires_at: expiry() }))
       .execute();
     await db.deleteFrom('check_lease_holders').where('expires_at', '<=', dbNow()).execute();
-    const row = await db.selectFrom('check_lease_holders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom('check_lease_holders')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Math.ceil(SHARDS / Math.max(1, Number(row.n)));
   }
 
@@ -114,7 +119,7 @@ export function createLeases(db: Db, options: LeaseOptions) {
 
   function expire(): void {
     if (held.size === 0) return;
-    log.warn({ shards: held.size }, 'the lease on this process\'s share of the monitors ran out before it was renewed: its checks stop until it is');
+    log.warn({ shards: held.size }, "the lease on this process's share of the monitors ran out before it was renewed: its checks stop until it is");
     held = new Set();
     options.onChange();
   }
@@ -128,7 +133,10 @@ export function createLeases(db: Db, options: LeaseOptions) {
     if (shards.length > fair) {
       // The highest go back: dropped here before they are freed, so no other process checks them while this one does.
       const surplus = shards.sort((a, b) => a - b).splice(fair);
-      hold(mine.filter((s) => !surplus.includes(s)), sentAt + leaseMs);
+      hold(
+        mine.filter((s) => !surplus.includes(s)),
+        sentAt + leaseMs,
+      );
       await release(surplus);
       return;
     }

@@ -141,7 +141,12 @@ export function createOtlpExport(options: OtlpExportOptions) {
     const { MeterProvider, OTLPMetricExporter, PeriodicExportingMetricReader, resourceFromAttributes } = sdk;
     const reader = new PeriodicExportingMetricReader({
       // Every connection of the exporter's agent resolves through the policy's lookup.
-      exporter: new OTLPMetricExporter({ url: endpoint, headers, timeoutMillis: EXPORT_TIMEOUT_MS, ...(lookup ? { httpAgentOptions: { keepAlive: true, lookup } } : {}) }),
+      exporter: new OTLPMetricExporter({
+        url: endpoint,
+        headers,
+        timeoutMillis: EXPORT_TIMEOUT_MS,
+        ...(lookup ? { httpAgentOptions: { keepAlive: true, lookup } } : {}),
+      }),
       exportIntervalMillis: options.intervalMs,
       exportTimeoutMillis: Math.min(EXPORT_TIMEOUT_MS, options.intervalMs),
     });

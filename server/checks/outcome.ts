@@ -2,7 +2,14 @@ import type { CheckOutcome, GrpcStatus, ProbeResult, Timing } from '../domain/mo
 import type { Deadline } from './connection.ts';
 
 /** A probe result with the fields only HTTP and gRPC checks fill left empty. */
-export function probeResult(result: CheckOutcome, latencyMs: number, timing: Timing, attempts: number, message: string, grpcStatus: GrpcStatus | null = null): ProbeResult {
+export function probeResult(
+  result: CheckOutcome,
+  latencyMs: number,
+  timing: Timing,
+  attempts: number,
+  message: string,
+  grpcStatus: GrpcStatus | null = null,
+): ProbeResult {
   return { result, latencyMs, timing, attempts, message, grpcStatus, statusCode: null, url: null, responseHeaders: {}, assertionResults: [] };
 }
 

@@ -67,7 +67,8 @@ async function store(trx: Kysely<Database>, checks: StoredCheck[], monitorIds: n
     const hour = hourOf(c.startedAt);
     const rollupKey = `${c.monitorId} ${hour}`;
     let bucket = rollups.get(rollupKey);
-    if (!bucket) rollups.set(rollupKey, (bucket = { monitorId: c.monitorId, hour, success: 0, degraded: 0, error: 0, latency: new LatencyHistogram(), last: 0 }));
+    if (!bucket)
+      rollups.set(rollupKey, (bucket = { monitorId: c.monitorId, hour, success: 0, degraded: 0, error: 0, latency: new LatencyHistogram(), last: 0 }));
     count(bucket, c.result, c.latencyMs, c.startedAt);
   }
 
@@ -99,7 +100,16 @@ async function store(trx: Kysely<Database>, checks: StoredCheck[], monitorIds: n
   await inChunks([...latest.values()], (chunk) =>
     trx
       .insertInto('check_state')
-      .values(chunk.map((c) => ({ monitor_id: c.monitorId, runner: c.runner, result: c.result, regions: JSON.stringify(c.regions), checked_at: c.startedAt, latency_ms: c.latencyMs })))
+      .values(
+        chunk.map((c) => ({
+          monitor_id: c.monitorId,
+          runner: c.runner,
+          result: c.result,
+          regions: JSON.stringify(c.regions),
+          checked_at: c.startedAt,
+          latency_ms: c.latencyMs,
+        })),
+      )
       .onConflict((oc) =>
         oc
           .columns(['monitor_id', 'runner'])
@@ -124,7 +134,13 @@ async function store(trx: Kysely<Database>, checks: StoredCheck[], monitorIds: n
     const rows = await trx
       .selectFrom('check_rollups')
       .selectAll()
-      .where((eb) => eb(eb.refTuple('monitor_id', 'hour'), 'in', chunk.map((b) => eb.tuple(b.monitorId, b.hour))))
+      .where((eb) =>
+        eb(
+          eb.refTuple('monitor_id', 'hour'),
+          'in',
+          chunk.map((b) => eb.tuple(b.monitorId, b.hour)),
+        ),
+      )
       .forUpdate()
       .execute();
     const before = new Map(rows.map((r) => [`${r.monitor_id} ${r.hour}`, r]));
@@ -182,7 +198,8 @@ export function postgresResultTables(db: Db): ResultTables {
         .where('started_at', '>=', from)
         .where('started_at', '<', to)
         .execute(),
-    states: (monitorId) => db.selectFrom('check_state').select(['monitor_id', 'runner', 'result', 'regions', 'checked_at']).where('monitor_id', '=', monitorId).execute(),
+    states: (monitorId) =>
+      db.selectFrom('check_state').select(['monitor_id', 'runner', 'result', 'regions', 'checked_at']).where('monitor_id', '=', monitorId).execute(),
     results: (monitorId, from, limit, offset) =>
       db
         .selectFrom('check_results')
@@ -200,7 +217,12 @@ export function postgresResultTables(db: Db): ResultTables {
     },
     gapsSince: (from) => db.selectFrom('check_gaps').select(['runner', 'started_at', 'ended_at']).where('ended_at', '>=', from).orderBy('started_at').execute(),
     pruneResultsBefore: async (before) =>
-      deleted(await db.deleteFrom('check_results').where('id', 'in', (eb) => eb.selectFrom('check_results').select('id').where('started_at', '<', before).limit(PRUNE_CHUNK)).executeTakeFirst()),
+      deleted(
+        await db
+          .deleteFrom('check_results')
+          .where('id', 'in', (eb) => eb.selectFrom('check_results').select('id').where('started_at', '<', before).limit(PRUNE_CHUNK))
+          .executeTakeFirst(),
+      ),
     // Ids of deleted monitors' rows are gaps: the last `keep` ids hold that many rows at most.
     pruneResultsBeyond: async (keep) =>
       deleted(
@@ -218,13 +240,17 @@ export function postgresResultTables(db: Db): ResultTables {
       ),
     pruneRollups: (after, before) =>
       db.transaction().execute(async (trx) => {
-        const ids = (await trx.selectFrom('monitors').select('id').where('id', '>', after).orderBy('id').limit(ROLLUP_PRUNE_MONITORS).execute()).map((r) => r.id);
+        const ids = (await trx.selectFrom('monitors').select('id').where('id', '>', after).orderBy('id').limit(ROLLUP_PRUNE_MONITORS).execute()).map(
+          (r) => r.id,
+        );
         await trx.deleteFrom('check_rollups').where('monitor_id', 'in', ids).where('hour', '<', before).execute();
         return ids;
       }),
     foldDays: (after, from, to) =>
       writeTransaction(db, async (trx) => {
-        const ids = (await trx.selectFrom('monitors').select('id').where('id', '>', after).orderBy('id').limit(ROLLUP_PRUNE_MONITORS).execute()).map((r) => r.id);
+        const ids = (await trx.selectFrom('monitors').select('id').where('id', '>', after).orderBy('id').limit(ROLLUP_PRUNE_MONITORS).execute()).map(
+          (r) => r.id,
+        );
         if (ids.length === 0) return ids;
         const rows = await trx
           .selectFrom('check_rollups')
@@ -268,7 +294,13 @@ export function postgresResultTables(db: Db): ResultTables {
             .onConflict((oc) => oc.columns(['monitor_id', 'hour']).doUpdateSet(replaced))
             .execute();
         });
-        await trx.deleteFrom('check_rollups').where('monitor_id', 'in', ids).where('hour', '>=', from).where('hour', '<', to).where(sql<boolean>`hour % ${DAY_MS} <> 0`).execute();
+        await trx
+          .deleteFrom('check_rollups')
+          .where('monitor_id', 'in', ids)
+          .where('hour', '>=', from)
+          .where('hour', '<', to)
+          .where(sql<boolean>`hour % ${DAY_MS} <> 0`)
+          .execute();
         return ids;
       }),
     pruneGaps: async (before) => {

@@ -1,7 +1,16 @@
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import type SQLite from 'better-sqlite3';
-import { type CompiledQuery, type DatabaseConnection, type Driver, Kysely, type QueryResult, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  type QueryResult,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from 'kysely';
 import { DATABASE_FILE, type Db, dataDirOf, onDestroy, withSqlite } from '../db/open.ts';
 import type { CheckResultRow, Database } from '../db/schema.ts';
 import type { CheckOutcome } from '../domain/monitors/check-results.ts';
@@ -112,10 +121,10 @@ function engineWrites(db: Db, running: () => ReturnType<typeof writerThread> | u
       return { rows: rows as R[], numAffectedRows: BigInt(changes) };
     },
     async *streamQuery() {
-      throw new Error('the engine\'s writes stream no rows');
+      throw new Error("the engine's writes stream no rows");
     },
   };
-  const single = () => Promise.reject(new Error('the engine\'s writes are single statements'));
+  const single = () => Promise.reject(new Error("the engine's writes are single statements"));
   const driver: Driver = {
     init: async () => {},
     acquireConnection: async () => connection,
@@ -137,10 +146,16 @@ function engineWrites(db: Db, running: () => ReturnType<typeof writerThread> | u
 
 function readStatements(sqlite: SQLite.Database) {
   return {
-    rollupsSince: sqlite.prepare<[number, number], RollupRow>('select success_count, degraded_count, error_count, latency, last_ping_at from check_rollups where monitor_id = ? and hour >= ?'),
-    rawBetween: sqlite.prepare<[number, number, number], RawRow>('select result, latency_ms, started_at from check_results where monitor_id = ? and started_at >= ? and started_at < ?'),
+    rollupsSince: sqlite.prepare<[number, number], RollupRow>(
+      'select success_count, degraded_count, error_count, latency, last_ping_at from check_rollups where monitor_id = ? and hour >= ?',
+    ),
+    rawBetween: sqlite.prepare<[number, number, number], RawRow>(
+      'select result, latency_ms, started_at from check_results where monitor_id = ? and started_at >= ? and started_at < ?',
+    ),
     states: sqlite.prepare<[number], StateRow>('select monitor_id, runner, result, regions, checked_at from check_state where monitor_id = ?'),
-    results: sqlite.prepare<[number, number, number, number], CheckResultRow>('select * from check_results where monitor_id = ? and started_at >= ? order by started_at desc, id desc limit ? offset ?'),
+    results: sqlite.prepare<[number, number, number, number], CheckResultRow>(
+      'select * from check_results where monitor_id = ? and started_at >= ? order by started_at desc, id desc limit ? offset ?',
+    ),
     result: sqlite.prepare<[number], CheckResultRow>('select * from check_results where id = ?'),
     gapsSince: sqlite.prepare<[number], GapRow>('select runner, started_at, ended_at from check_gaps where ended_at >= ? order by started_at'),
   };

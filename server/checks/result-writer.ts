@@ -62,7 +62,11 @@ export type WriteOutcome = (number | CheckOutcome | null)[];
  * objects, with memory of its own that the system maps for it and takes back at a full
  * collection, and a batch's arrays, several a second, kept the process's RSS moving by megabytes.
  */
-function multiRow(sqlite: SQLite.Database, columns: number, sql: (values: string) => string): () => { put(row: readonly unknown[], from?: number): void; end(): void } {
+function multiRow(
+  sqlite: SQLite.Database,
+  columns: number,
+  sql: (values: string) => string,
+): () => { put(row: readonly unknown[], from?: number): void; end(): void } {
   const bySize = new Map<number, SQLite.Statement>();
   const row = `(${new Array<string>(columns).fill('?').join(', ')})`;
   const statement = (size: number) => {
@@ -132,7 +136,8 @@ function statementsFor(sqlite: SQLite.Database) {
     addToRollups: multiRow(
       sqlite,
       7,
-      (values) => `${INSERT} check_rollups (monitor_id, hour, success_count, degraded_count, error_count, latency, last_ping_at) values ${values} ${ADD_TO_ROLLUP}`,
+      (values) =>
+        `${INSERT} check_rollups (monitor_id, hour, success_count, degraded_count, error_count, latency, last_ping_at) values ${values} ${ADD_TO_ROLLUP}`,
     ),
     saveStates: multiRow(
       sqlite,
@@ -155,7 +160,11 @@ function statementsFor(sqlite: SQLite.Database) {
     // One seek along the primary key per monitor: a delete by hour alone would read the whole table.
     pruneRollups: sqlite.prepare('delete from check_rollups where monitor_id = ? and hour < ?'),
     // One seek: most monitors have nothing to fold, and the fold itself costs far more than finding that out.
-    hasFolds: sqlite.prepare<[number, number, number], number>(`select 1 from check_rollups where monitor_id = ? and hour >= ? and hour < ? and hour % ${DAY_MS} <> 0 limit 1`).pluck(),
+    hasFolds: sqlite
+      .prepare<[number, number, number], number>(
+        `select 1 from check_rollups where monitor_id = ? and hour >= ? and hour < ? and hour % ${DAY_MS} <> 0 limit 1`,
+      )
+      .pluck(),
     // A day's rollups of other hours added to the row of its first hour (made if there is none), then deleted.
     foldDays: sqlite.prepare(
       `insert into check_rollups (monitor_id, hour, success_count, degraded_count, error_count, latency, last_ping_at)

@@ -37,9 +37,7 @@ const keysList: Command = {
     const slug = str(values, 'workspace');
     const keys = await withLocalOwner(str(values, 'data-dir'), async (services, owner) => {
       const workspaces = slug ? [await services.workspaces.getBySlug(owner, slug)] : await services.workspaces.list(owner);
-      const lists = await Promise.all(
-        workspaces.map(async (w) => (await services.keys.list(owner, Number(w.id))).map((k) => ({ ...k, workspace: w.slug }))),
-      );
+      const lists = await Promise.all(workspaces.map(async (w) => (await services.keys.list(owner, Number(w.id))).map((k) => ({ ...k, workspace: w.slug }))));
       return lists.flat();
     });
     if (values.json) return printJson(keys);
@@ -86,7 +84,10 @@ const workspacesList: Command = {
   async run(values) {
     const workspaces = await withLocalOwner(str(values, 'data-dir'), (services, owner) => services.workspaces.list(owner));
     if (values.json) return printJson(workspaces);
-    printTable(['ID', 'SLUG', 'NAME', 'PLAN', 'CREATED'], workspaces.map((w) => [w.id, w.slug, w.name, w.plan, w.createdAt]));
+    printTable(
+      ['ID', 'SLUG', 'NAME', 'PLAN', 'CREATED'],
+      workspaces.map((w) => [w.id, w.slug, w.name, w.plan, w.createdAt]),
+    );
   },
 };
 
@@ -110,7 +111,10 @@ const whoami: Command = {
     if (!response.ok) throw new AppError(body.code ?? 'INTERNAL', `${response.status} ${body.message ?? response.statusText}`);
     if (values.json) return printJson(body);
     // An OAuth login is named as the audit log names it, oat_<grant id>.
-    printTable(['WORKSPACE', 'SLUG', 'PLAN', 'KEY', 'SCOPES'], [[body.name, body.slug, body.plan, body.actor?.keyId ?? body.actor?.grantId, body.actor?.scopes?.join(',')]]);
+    printTable(
+      ['WORKSPACE', 'SLUG', 'PLAN', 'KEY', 'SCOPES'],
+      [[body.name, body.slug, body.plan, body.actor?.keyId ?? body.actor?.grantId, body.actor?.scopes?.join(',')]],
+    );
   },
 };
 

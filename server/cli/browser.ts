@@ -4,7 +4,11 @@ import { spawn } from 'node:child_process';
 export function openBrowser(url: string): void {
   // cmd reads `&` as a command separator unless escaped.
   const [command, args, verbatim] =
-    process.platform === 'darwin' ? ['open', [url], false] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url.replaceAll('&', '^&')], true] : ['xdg-open', [url], false];
+    process.platform === 'darwin'
+      ? ['open', [url], false]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '""', url.replaceAll('&', '^&')], true]
+        : ['xdg-open', [url], false];
   try {
     const child = spawn(command, args, { detached: true, stdio: 'ignore', windowsVerbatimArguments: verbatim });
     child.on('error', () => {});
@@ -13,4 +17,3 @@ export function openBrowser(url: string): void {
     // No opener: the command prints the address too.
   }
 }
-

@@ -28,7 +28,9 @@ type Kind = ChannelKind;
 const fieldsOf = (kind: Kind): [string, ChannelField][] => Object.entries(channelSpecOf(kind).fields());
 
 /** The flags of each kind. */
-const kindFlags = Object.fromEntries(kinds.map((kind) => [kind, Object.fromEntries(fieldsOf(kind).map(([, field]) => [field.flag.name, optionOf(field)]))])) as Record<Kind, Options>;
+const kindFlags = Object.fromEntries(
+  kinds.map((kind) => [kind, Object.fromEntries(fieldsOf(kind).map(([, field]) => [field.flag.name, optionOf(field)]))]),
+) as Record<Kind, Options>;
 
 /**
  * The flags of every kind, each once: its help names the kinds that take it, and what leaving it
@@ -81,7 +83,10 @@ function configOf(kind: Kind, values: Values): ChannelConfig {
   return { case: kind, value: Object.fromEntries(fieldsOf(kind).map(([name, field]) => [name, readFlag(field, values)])) } as ChannelConfig;
 }
 
-const entries = (map: object) => Object.entries(map).map(([k, v]) => `${k}=${v}`).join(',');
+const entries = (map: object) =>
+  Object.entries(map)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
 /** `smtpUrl` as `smtp url`. */
 const label = (word: string) => word.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
 
@@ -150,7 +155,8 @@ const channelsAdd: Command = {
     const name = required(values, 'name');
     for (const flag of requiredFlags(kind)) {
       const value = values[flag];
-      if (value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) throw new UsageError(`--${flag} is required for ${kind} channels`);
+      if (value === undefined || value === '' || (Array.isArray(value) && value.length === 0))
+        throw new UsageError(`--${flag} is required for ${kind} channels`);
     }
     const { channel } = await client(values).notifications.createNotificationChannel({
       name,

@@ -23,7 +23,8 @@ export const dashboardCommand: Command = {
       service: folder.service,
     }));
     // The dashboard of the service running on the folder, unless told otherwise.
-    const dashboardUrl = config.dashboardUrl ?? (port === undefined ? service?.dashboardUrl : undefined) ?? `http://localhost:${config.dashboardPort || DEFAULT_DASHBOARD_PORT}`;
+    const dashboardUrl =
+      config.dashboardUrl ?? (port === undefined ? service?.dashboardUrl : undefined) ?? `http://localhost:${config.dashboardPort || DEFAULT_DASHBOARD_PORT}`;
     const link = `${dashboardUrl}/signin?token=${token}`;
     process.stdout.write(`${link}\n`);
     note('the link works once, for 15 minutes');

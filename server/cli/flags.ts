@@ -49,7 +49,11 @@ export const DEFAULT_SERVICE_URL = 'http://localhost:3000';
 
 /** The service address of every client command. */
 export const apiUrl = {
-  'api-url': { type: 'string', valueName: 'URL', description: `the service address (default: SERVICE_API_URL, else the running service's, else ${DEFAULT_SERVICE_URL})` },
+  'api-url': {
+    type: 'string',
+    valueName: 'URL',
+    description: `the service address (default: SERVICE_API_URL, else the running service's, else ${DEFAULT_SERVICE_URL})`,
+  },
 } as const satisfies Options;
 
 /**
@@ -165,7 +169,7 @@ export function notifyOf(values: Values): boolean {
   const yes = values.notify === true;
   const no = values['no-notify'] === true;
   if (yes && no) throw new UsageError('give one of --notify/--no-notify, not both');
-  if (!yes && !no) throw new UsageError('--notify/--no-notify is required: say whether the page\'s subscribers are told');
+  if (!yes && !no) throw new UsageError("--notify/--no-notify is required: say whether the page's subscribers are told");
   return yes;
 }
 
@@ -176,10 +180,12 @@ export function rejectFlags(values: Values, allowed: Iterable<string>, what: str
   if (foreign.length > 0) throw new UsageError(`--${foreign[0]} does not apply to ${what}`);
 }
 
-
 /** One record as a FIELD/VALUE table; an empty or absent value shows as `-`. */
 export function printFields(rows: [field: string, value: string | null | undefined][]): void {
-  printTable(['FIELD', 'VALUE'], rows.map(([field, value]) => [field, value === '' ? undefined : value]));
+  printTable(
+    ['FIELD', 'VALUE'],
+    rows.map(([field, value]) => [field, value === '' ? undefined : value]),
+  );
 }
 
 /** A line for people on stderr: stdout carries only results. */

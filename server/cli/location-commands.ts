@@ -27,7 +27,10 @@ const locationWords = (l: privateLocationV1.PrivateLocation) => ({
 });
 type Shown = ReturnType<typeof locationWords>;
 
-const entries = (map: Record<string, string>) => Object.entries(map).map(([k, v]) => `${k}=${v}`).join(',');
+const entries = (map: Record<string, string>) =>
+  Object.entries(map)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
 
 function printLocation(l: Shown): void {
   printFields([
@@ -64,7 +67,9 @@ function showIssued(values: Values, location: privateLocationV1.PrivateLocation,
   process.stdout.write(`${runner}\n`);
 }
 
-const metaFlag = { meta: { type: 'string', multiple: true, valueName: 'k=v', description: 'a metadata label, e.g. network=office (at most 20)' } } as const satisfies Options;
+const metaFlag = {
+  meta: { type: 'string', multiple: true, valueName: 'k=v', description: 'a metadata label, e.g. network=office (at most 20)' },
+} as const satisfies Options;
 const fields = { name: '--name', metadata: '--meta' };
 
 const locationsList: Command = {
@@ -85,7 +90,15 @@ const locationsList: Command = {
     if (values.json) return printJson({ privateLocations: locations, totalSize: response.totalSize });
     printTable(
       ['ID', 'NAME', 'STATUS', 'LAST SEEN', 'VERSION', 'HOST', 'METADATA'],
-      locations.map((l) => [l.id, l.embedded ? `${l.name} (embedded)` : l.name, l.status, l.lastSeenAt, l.runnerVersion, l.runnerHostname, entries(l.metadata) || undefined]),
+      locations.map((l) => [
+        l.id,
+        l.embedded ? `${l.name} (embedded)` : l.name,
+        l.status,
+        l.lastSeenAt,
+        l.runnerVersion,
+        l.runnerHostname,
+        entries(l.metadata) || undefined,
+      ]),
     );
     note(`${locations.length} of ${response.totalSize} locations`);
   },
@@ -105,10 +118,17 @@ const locationsGet: Command = {
 const locationsCreate: Command = {
   usage: 'locations create --name NAME [--meta k=v]... [--api-url URL] [--json]',
   summary: 'create a private location; prints its token once, and the command that starts its runner',
-  options: { ...connection, name: { type: 'string', valueName: 'NAME', description: 'lower-case letters, digits and hyphens, 2 to 40, starting with a letter' }, ...metaFlag },
+  options: {
+    ...connection,
+    name: { type: 'string', valueName: 'NAME', description: 'lower-case letters, digits and hyphens, 2 to 40, starting with a letter' },
+    ...metaFlag,
+  },
   fields,
   async run(values) {
-    const response = await client(values).privateLocations.createPrivateLocation({ name: str(values, 'name') ?? '', metadata: pairs('meta', list(values, 'meta')) });
+    const response = await client(values).privateLocations.createPrivateLocation({
+      name: str(values, 'name') ?? '',
+      metadata: pairs('meta', list(values, 'meta')),
+    });
     showIssued(values, response.privateLocation!, response.token);
   },
 };

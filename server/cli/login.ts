@@ -68,7 +68,10 @@ async function discover(issuer: string): Promise<oauth.AuthorizationServer> {
   try {
     return await oauth.processDiscoveryResponse(url, await oauth.discoveryRequest(url, { ...requestOptions(issuer), algorithm: 'oauth2' }));
   } catch (error) {
-    const named = error instanceof oauth.OperationProcessingError && error.code === oauth.JSON_ATTRIBUTE_COMPARISON ? (error.cause as { body?: { issuer?: unknown } })?.body?.issuer : undefined;
+    const named =
+      error instanceof oauth.OperationProcessingError && error.code === oauth.JSON_ATTRIBUTE_COMPARISON
+        ? (error.cause as { body?: { issuer?: unknown } })?.body?.issuer
+        : undefined;
     if (typeof named === 'string') throw new AppError('VALIDATION', `the service at ${issuer} calls itself ${named}: use --api-url ${named}`);
     // Nothing there: said as every client command says it.
     if (unreachable(error)) throw error;
@@ -97,7 +100,11 @@ async function refresh(dir: string, login: StoredLogin): Promise<StoredLogin> {
   const client = publicClient(login.clientId);
   let tokens: oauth.TokenEndpointResponse;
   try {
-    tokens = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), login.refreshToken, requestOptions(login.issuer)));
+    tokens = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), login.refreshToken, requestOptions(login.issuer)),
+    );
   } catch (error) {
     if (error instanceof oauth.ResponseBodyError && (error.error === 'invalid_grant' || error.error === 'invalid_client')) {
       deleteLogin(dir, login.issuer);
@@ -161,7 +168,9 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.char
 function answerPage(response: ServerResponse, status: number, title: string, text: string): void {
   // The connection ends with the page, so the command can exit as soon as the login is done.
   response.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', connection: 'close' });
-  response.end(`<!doctype html><html lang="en"><meta charset="utf-8"><title>Statusdesk</title><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></html>\n`);
+  response.end(
+    `<!doctype html><html lang="en"><meta charset="utf-8"><title>Statusdesk</title><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></html>\n`,
+  );
 }
 
 interface Callback {
@@ -180,13 +189,15 @@ async function listenForCallback(check: (url: URL) => URLSearchParams) {
   const arrived = new Promise<Callback>((resolve, reject) => (settle = { resolve, reject })).finally(() => (settled = true));
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', redirectUri);
-    if (request.method !== 'GET' || url.pathname !== CALLBACK_PATH) return answerPage(response, 404, 'Not found', 'This address only receives the answer of a Statusdesk login.');
+    if (request.method !== 'GET' || url.pathname !== CALLBACK_PATH)
+      return answerPage(response, 404, 'Not found', 'This address only receives the answer of a Statusdesk login.');
     if (settled) return answerPage(response, 409, 'Already answered', 'This login has already received its answer. You can close this tab.');
     let params: URLSearchParams;
     try {
       params = check(url);
     } catch (error) {
-      if (!(error instanceof oauth.AuthorizationResponseError)) return answerPage(response, 400, 'Not this login', `This is not the answer the login is waiting for: ${(error as Error).message}`);
+      if (!(error instanceof oauth.AuthorizationResponseError))
+        return answerPage(response, 400, 'Not this login', `This is not the answer the login is waiting for: ${(error as Error).message}`);
       answerPage(response, 200, 'Statusdesk was not connected', `${error.error_description ?? error.error}. You can close this tab.`);
       return settle.reject(new AppError('FORBIDDEN', `login refused: ${error.error}${error.error_description ? `: ${error.error_description}` : ''}`));
     }
@@ -197,7 +208,10 @@ async function listenForCallback(check: (url: URL) => URLSearchParams) {
     server.listen(0, '127.0.0.1', resolve);
   });
   const redirectUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}${CALLBACK_PATH}`;
-  const timer = setTimeout(() => settle.reject(new AppError('INTERNAL', `no answer from the browser within ${LOGIN_TIMEOUT_MS / 60_000} minutes: run statusdesk login again`)), LOGIN_TIMEOUT_MS);
+  const timer = setTimeout(
+    () => settle.reject(new AppError('INTERNAL', `no answer from the browser within ${LOGIN_TIMEOUT_MS / 60_000} minutes: run statusdesk login again`)),
+    LOGIN_TIMEOUT_MS,
+  );
   return {
     redirectUri,
     arrived,
@@ -215,7 +229,13 @@ async function logIn(issuer: string, withBrowser: boolean): Promise<StoredLogin>
   try {
     const registration = await oauth.dynamicClientRegistrationRequest(
       as,
-      { client_name: CLIENT_NAME, redirect_uris: [REGISTERED_REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' },
+      {
+        client_name: CLIENT_NAME,
+        redirect_uris: [REGISTERED_REDIRECT],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      },
       requestOptions(issuer),
     );
     client = publicClient((await oauth.processDynamicClientRegistrationResponse(registration)).client_id);

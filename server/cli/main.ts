@@ -29,7 +29,10 @@ function topHelp(): string {
     const at = SECTIONS.findIndex(([, words]) => words.includes(name.split(' ')[0]!));
     return at === -1 ? SECTIONS.length : at;
   };
-  const headings = [...SECTIONS.map(([heading]) => heading), 'Monitors, private locations, status pages, reports, maintenance, channels, and monitors as code (clients too)'];
+  const headings = [
+    ...SECTIONS.map(([heading]) => heading),
+    'Monitors, private locations, status pages, reports, maintenance, channels, and monitors as code (clients too)',
+  ];
   const sections = headings.map((heading, i) => `${heading}:\n${listing(names.filter((name) => sectionOf(name) === i))}`);
   return `Usage: statusdesk <command> [flags]\n\n${sections.join('\n\n')}\n\nRun statusdesk <command> --help for a command's flags; statusdesk --version prints the version.\n`;
 }
@@ -88,7 +91,10 @@ function unknownCommand(argv: string[]): UsageError {
   const typed = flag === -1 ? words : words.slice(0, Math.max(flag, 1));
   for (let n = typed.length; n >= 1; n--) {
     const name = typed.slice(0, n).join(' ');
-    const suggestion = nearest(name, [...names, ...groups].filter((c) => c.split(' ').length === n && c !== name));
+    const suggestion = nearest(
+      name,
+      [...names, ...groups].filter((c) => c.split(' ').length === n && c !== name),
+    );
     if (suggestion) return new UsageError(`unknown command "${typed.join(' ')}" (did you mean ${suggestion}?)`);
   }
   return new UsageError(`unknown command "${typed.join(' ')}"`);
@@ -106,7 +112,9 @@ function parseFlags(command: Command, args: string[]): { values: Values; positio
     const flag = command.options[token.name];
     if (!flag) throw unknownFlag(command, token.rawName);
     if (flag.type === 'string' && (token.value === undefined || (!token.inlineValue && token.value.startsWith('-') && token.value !== '-'))) {
-      throw new UsageError(`${token.rawName} needs a value${token.value === undefined ? '' : ` (for one that starts with a dash, write ${token.rawName}=${token.value})`}`);
+      throw new UsageError(
+        `${token.rawName} needs a value${token.value === undefined ? '' : ` (for one that starts with a dash, write ${token.rawName}=${token.value})`}`,
+      );
     }
     if (flag.type === 'boolean' && token.value !== undefined) throw new UsageError(`${token.rawName} takes no value`);
   }
@@ -124,7 +132,9 @@ function unknownFlag(command: Command, rawName: string): UsageError {
   // Where the command has a URL of its own, --url could mean either: say which flag is which.
   if (rawName === '--url' && command.options['api-url']) {
     const own = Object.keys(command.options).filter((flag) => flag === 'target' || (flag.endsWith('-url') && flag !== 'api-url'));
-    return new UsageError(`--url is ambiguous here: the service address is --api-url${own.length > 0 ? `, and this command's own is ${own.map((f) => `--${f}`).join(' or ')}` : ''}`);
+    return new UsageError(
+      `--url is ambiguous here: the service address is --api-url${own.length > 0 ? `, and this command's own is ${own.map((f) => `--${f}`).join(' or ')}` : ''}`,
+    );
   }
   const suggestion = rawName.startsWith('--') ? nearest(rawName.slice(2), Object.keys(command.options)) : undefined;
   return new UsageError(`unknown flag ${rawName}${suggestion ? ` (did you mean --${suggestion}?)` : ''}`);
@@ -134,7 +144,11 @@ function unknownFlag(command: Command, rawName: string): UsageError {
 function flagOf(command: Command, field: string): string | undefined {
   const named = command.fields?.[field] ?? commonFields[field];
   if (named) return named;
-  const last = field.split('.').at(-1)!.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`).replaceAll('_', '-');
+  const last = field
+    .split('.')
+    .at(-1)!
+    .replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
+    .replaceAll('_', '-');
   return command.options[last] ? `--${last}` : undefined;
 }
 
@@ -168,9 +182,16 @@ const argv = process.argv.slice(2);
 const commands = await commandsFor(argv);
 const names = Object.keys(commands);
 /** Every leading run of words of a command name that is not a command itself: `monitors`, `monitors create`. */
-const groups = [...new Set(names.flatMap((name) => name.split(' ').slice(0, -1).map((_, i, words) => words.slice(0, i + 1).join(' '))))].filter(
-  (group) => !commands[group],
-);
+const groups = [
+  ...new Set(
+    names.flatMap((name) =>
+      name
+        .split(' ')
+        .slice(0, -1)
+        .map((_, i, words) => words.slice(0, i + 1).join(' ')),
+    ),
+  ),
+].filter((group) => !commands[group]);
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === '--version') {

@@ -54,8 +54,7 @@ function envelopeVersion(m: Message): string | undefined {
  * it already looks wrapped, so the server cannot misread it).
  */
 export function headerValue(value: string): string {
-  const plain =
-    value !== '' && value === value.trim() && /^[\t\x20-\x7e]*$/.test(value) && !(value.startsWith('=?base64?') && value.endsWith('?='));
+  const plain = value !== '' && value === value.trim() && /^[\t\x20-\x7e]*$/.test(value) && !(value.startsWith('=?base64?') && value.endsWith('?='));
   return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 }
 
@@ -138,7 +137,11 @@ export function httpError(status: number, headers: Headers, text: string, endpoi
     return { code: -32603, message: `the service failed (HTTP ${status}${detail}); its log has the details`, data: { code: 'INTERNAL', status } };
   }
   if (status === 404) {
-    return { code: -32000, message: `no MCP endpoint at ${endpoint} (404); check that --api-url or SERVICE_API_URL is the Statusdesk service`, data: { status } };
+    return {
+      code: -32000,
+      message: `no MCP endpoint at ${endpoint} (404); check that --api-url or SERVICE_API_URL is the Statusdesk service`,
+      data: { status },
+    };
   }
   return { code: -32000, message: `the service answered HTTP ${status}${detail}`, data: { status } };
 }
@@ -239,7 +242,12 @@ export async function runBridge(options: BridgeOptions): Promise<void> {
     try {
       let response: Response;
       try {
-        response = await fetchWith(credential, endpoint, { method: 'POST', headers: requestHeaders(body, negotiated), body: JSON.stringify(body), signal: abort.signal });
+        response = await fetchWith(credential, endpoint, {
+          method: 'POST',
+          headers: requestHeaders(body, negotiated),
+          body: JSON.stringify(body),
+          signal: abort.signal,
+        });
       } catch (error) {
         if (entry.cancelled) return;
         // The login could not be refreshed: its message says what to run.

@@ -42,7 +42,12 @@ const scheduling = {
     // What the domain does with absent regions (monitors.ts: completeConfig; monitor-rules.ts: checkedFrom).
     description: `the regions to check from, comma-separated (left out by create: for tcp and http the plan's default regions, the first ${plans.hobby.defaultTcpRegionCount} of the catalogue on hobby and ${plans.scale.defaultTcpRegionCount} on paid plans, or none with --private-location; grpc needs --regions or --private-location)`,
   },
-  'private-location': { type: 'string', multiple: true, valueName: 'ID', description: "a private location to check from, by id (statusdesk locations list); on update, those given replace the monitor's" },
+  'private-location': {
+    type: 'string',
+    multiple: true,
+    valueName: 'ID',
+    description: "a private location to check from, by id (statusdesk locations list); on update, those given replace the monitor's",
+  },
   timeout: { type: 'string', valueName: 'DURATION', description: 'give up after this long, e.g. 45s or 500ms (default 45s)' },
   degraded: { type: 'string', valueName: 'DURATION', description: 'a success slower than this is degraded, e.g. 2s' },
   retry: { type: 'string', valueName: 'N', description: 'attempts after a failure before it counts (default 3)' },
@@ -55,13 +60,17 @@ const target = {
   target: {
     type: 'string',
     valueName: 'ADDRESS',
-    description: `what is checked: ${typesByTarget().map(([words, types]) => `${words} (${types.join(', ')})`).join(' or ')}`,
+    description: `what is checked: ${typesByTarget()
+      .map(([words, types]) => `${words} (${types.join(', ')})`)
+      .join(' or ')}`,
   },
 } as const satisfies Options;
 
 /** The fields of a type that have flags of their own, with their flags. */
 const flaggedFields = (type: MonitorType) =>
-  Object.entries(specOf(type).fields()).flatMap(([name, field]) => (field.flag ? [{ name, field: field as DeclaredField & { flag: FieldFlag }, flag: field.flag }] : []));
+  Object.entries(specOf(type).fields()).flatMap(([name, field]) =>
+    field.flag ? [{ name, field: field as DeclaredField & { flag: FieldFlag }, flag: field.flag }] : [],
+  );
 
 /** The flags of each type: `--target` and those of its own fields. */
 const flagsByType = Object.fromEntries(
@@ -93,10 +102,7 @@ const monitorFields = fieldFlags({
 const typeUsage = monitorTypeNames
   .flatMap((type) => {
     const { regions } = specOf(type);
-    const parts = [
-      ...(regions.absent ? ['--regions a,b or --private-location ID,'] : []),
-      ...flaggedFields(type).map(({ field }) => usageOf(field)),
-    ];
+    const parts = [...(regions.absent ? ['--regions a,b or --private-location ID,'] : []), ...flaggedFields(type).map(({ field }) => usageOf(field))];
     return parts.length > 0 ? [`(${type}: ${parts.join(' ')})`] : [];
   })
   .join(' ');
@@ -124,7 +130,11 @@ function schedulingFields(values: Values) {
   const frequency = str(values, 'frequency');
   if (frequency !== undefined) fields.periodicity = periodicity.wire(oneOf('frequency', frequency, frequencies));
   const regions = str(values, 'regions');
-  if (regions !== undefined) fields.regions = regions.split(',').map((r) => r.trim()).filter(Boolean);
+  if (regions !== undefined)
+    fields.regions = regions
+      .split(',')
+      .map((r) => r.trim())
+      .filter(Boolean);
   if (list(values, 'private-location').length > 0) fields.privateLocations = list(values, 'private-location');
   const timeout = str(values, 'timeout');
   if (timeout !== undefined) fields.timeout = durationFromMs(parseDuration('timeout', timeout));
@@ -349,11 +359,16 @@ const monitorsStatus: Command = {
   async run(values, [id]) {
     const status = statusWords(id!, await client(values).monitors.getMonitorStatus({ id: id! }));
     if (values.json) return printJson(status);
-    const latest = status.regions.map((r) => r.lastCheckedAt).filter((t) => t !== null).sort().at(-1) ?? null;
-    printTable(['REGION', 'STATUS', 'LAST CHECK'], [
-      ...status.regions.map((r) => [r.region, healthText(r.status), r.lastCheckedAt]),
-      ['overall', healthText(status.overall), latest],
-    ]);
+    const latest =
+      status.regions
+        .map((r) => r.lastCheckedAt)
+        .filter((t) => t !== null)
+        .sort()
+        .at(-1) ?? null;
+    printTable(
+      ['REGION', 'STATUS', 'LAST CHECK'],
+      [...status.regions.map((r) => [r.region, healthText(r.status), r.lastCheckedAt]), ['overall', healthText(status.overall), latest]],
+    );
   },
 };
 

@@ -11,7 +11,12 @@ export function printTable(headers: string[], rows: (string | null | undefined)[
   const cells = [headers, ...rows.map((r) => r.map((c) => c ?? '-'))];
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
   for (const row of cells) {
-    process.stdout.write(`${row.map((c, i) => (c ?? '').padEnd(widths[i] ?? 0)).join('  ').trimEnd()}\n`);
+    process.stdout.write(
+      `${row
+        .map((c, i) => (c ?? '').padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd()}\n`,
+    );
   }
 }
 

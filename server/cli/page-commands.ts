@@ -99,7 +99,10 @@ const pagesList: Command = {
   async run(values) {
     const statusPages = (await client(values).pages.listStatusPages({})).statusPages.map(pageWords);
     if (values.json) return printJson({ statusPages });
-    printTable(['ID', 'SLUG', 'TITLE', 'URL', 'CREATED'], statusPages.map((p) => [p.id, p.slug, p.title, p.url, p.createdAt]));
+    printTable(
+      ['ID', 'SLUG', 'TITLE', 'URL', 'CREATED'],
+      statusPages.map((p) => [p.id, p.slug, p.title, p.url, p.createdAt]),
+    );
   },
 };
 
@@ -189,7 +192,8 @@ const componentsList: Command = {
 };
 
 const componentsUpdate: Command = {
-  usage: 'pages components update ID [--name N] [--monitor ID] [--group G] [--position N] [--description D] [--api-url URL] [--json]   (--monitor "" unlinks, --group "" ungroups)',
+  usage:
+    'pages components update ID [--name N] [--monitor ID] [--group G] [--position N] [--description D] [--api-url URL] [--json]   (--monitor "" unlinks, --group "" ungroups)',
   summary: 'change a component; the other fields keep their values',
   options: { ...connection, ...componentFlags },
   positionals: 1,
@@ -328,7 +332,8 @@ const pagesExport: Command = {
     );
     for (const file of files) process.stdout.write(`${file}\n`);
     note(`Exported a snapshot of the page: publish the folder at ${url}/`);
-    if (publicUrl === undefined) note('Its links use the default address; give --public-url (or STATUSDESK_PUBLIC_URL) with the host that will serve the copy.');
+    if (publicUrl === undefined)
+      note('Its links use the default address; give --public-url (or STATUSDESK_PUBLIC_URL) with the host that will serve the copy.');
   },
 };
 

@@ -35,7 +35,9 @@ const statusOf = (value: string) => reportStatus.wire(oneOf('status', value, sta
 const componentsText = (ids: string[]) => (ids.length === 0 ? '(whole page)' : ids.join(','));
 
 const statusFlag = { status: { type: 'string', valueName: statuses.join('|'), description: 'where the incident stands' } } as const satisfies Options;
-const componentFlag = { component: { type: 'string', multiple: true, valueName: 'ID', description: 'a component it concerns (none: the whole page)' } } as const satisfies Options;
+const componentFlag = {
+  component: { type: 'string', multiple: true, valueName: 'ID', description: 'a component it concerns (none: the whole page)' },
+} as const satisfies Options;
 const pageFlag = { page: { type: 'string', valueName: 'PAGE', description: 'the status page, by id or slug' } } as const satisfies Options;
 const messageFlag = { message: { type: 'string', valueName: 'TEXT', description: 'what is published' } } as const satisfies Options;
 const reportFields = fieldFlags({ pageId: '--page', title: '--title', message: '--message', status: '--status', pageComponentIds: '--component' });
@@ -64,7 +66,12 @@ function printReport(report: ReportShown, extra: [string, string][] = []): void 
 }
 
 /** A publishing call's answer: the report and whether the subscribers were told. */
-function showPublishedReport(values: Values, notify: boolean, response: { statusReport?: Parameters<typeof reportWords>[0]; notified: boolean }, what: string): void {
+function showPublishedReport(
+  values: Values,
+  notify: boolean,
+  response: { statusReport?: Parameters<typeof reportWords>[0]; notified: boolean },
+  what: string,
+): void {
   const statusReport = reportWords(response.statusReport!);
   if (values.json) return printJson({ statusReport, notified: response.notified });
   printReport(statusReport, [['notified', String(response.notified)]]);
@@ -85,7 +92,10 @@ const paging = {
   'per-page': { type: 'string', valueName: 'N', description: 'how many per page' },
 } as const satisfies Options;
 const pagingFields = { page: '--page-number', perPage: '--per-page' };
-const pagingOf = (values: Values) => ({ page: int32('page-number', str(values, 'page-number')) ?? 0, perPage: int32('per-page', str(values, 'per-page')) ?? 0 });
+const pagingOf = (values: Values) => ({
+  page: int32('page-number', str(values, 'page-number')) ?? 0,
+  perPage: int32('per-page', str(values, 'per-page')) ?? 0,
+});
 
 // ---- reports -------------------------------------------------------------------------------------
 
@@ -219,7 +229,10 @@ const reportsGet: Command = {
     if (values.json) return printJson(shown);
     printReport(shown);
     process.stdout.write('\n');
-    printTable(['PUBLISHED', 'STATUS', 'MESSAGE'], shown.updates.map((u) => [u.createdAt, u.status, u.message]));
+    printTable(
+      ['PUBLISHED', 'STATUS', 'MESSAGE'],
+      shown.updates.map((u) => [u.createdAt, u.status, u.message]),
+    );
   },
 };
 

@@ -17,7 +17,11 @@ export const runnerCommand: Command = {
   options: {
     'api-url': { type: 'string', valueName: 'URL', description: 'the service address (default: SERVICE_API_URL)' },
     token: { type: 'string', valueName: 'TOKEN', description: "the location's token, svc_run_... (default: STATUSDESK_RUNNER_TOKEN)" },
-    'data-dir': { type: 'string', valueName: 'DIR', description: "the runner's folder, where its buffer is (default: runner in the platform's app-data folder)" },
+    'data-dir': {
+      type: 'string',
+      valueName: 'DIR',
+      description: "the runner's folder, where its buffer is (default: runner in the platform's app-data folder)",
+    },
     'buffer-max': { type: 'string', valueName: 'N', description: `results the buffer holds at most, the oldest dropped first (default ${DEFAULT_BUFFER_MAX})` },
     concurrency: { type: 'string', valueName: 'N', description: 'most checks in flight at once (default 500)' },
   },
@@ -26,7 +30,8 @@ export const runnerCommand: Command = {
     const token = str(values, 'token') || process.env.STATUSDESK_RUNNER_TOKEN;
     if (!apiUrl) throw new UsageError('--api-url (or SERVICE_API_URL) is required: the address of the service');
     const url = URL.parse(apiUrl);
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.host) throw new UsageError(`--api-url must be a URL such as http://localhost:3000, got "${apiUrl}"`);
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.host)
+      throw new UsageError(`--api-url must be a URL such as http://localhost:3000, got "${apiUrl}"`);
     if (!token) throw new UsageError("--token (or STATUSDESK_RUNNER_TOKEN) is required: the private location's token");
     const positive = (flag: string) => {
       const n = count(flag, str(values, flag));

@@ -30,7 +30,11 @@ export const serveCommand: Command = {
       service = await startService(config, log);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EADDRINUSE') throw new AppError('CONFLICT', `${(error as NodeJS.ErrnoException & { port?: number }).port ?? 'a'} port is already in use; pass --port or --dashboard-port (0 picks a free port)`);
+      if (code === 'EADDRINUSE')
+        throw new AppError(
+          'CONFLICT',
+          `${(error as NodeJS.ErrnoException & { port?: number }).port ?? 'a'} port is already in use; pass --port or --dashboard-port (0 picks a free port)`,
+        );
       throw error;
     }
     const { apiUrl, dashboardUrl, signInUrl } = service;

@@ -177,7 +177,10 @@ export function createContentIndex(options: ContentIndexOptions) {
   async function listSlugs(): Promise<string[]> {
     const workspaces = await services.workspaces.list(CONTENT_READER);
     const lists = await Promise.all(workspaces.map((ws) => services.pages.list(CONTENT_READER, Number(ws.id))));
-    return lists.flat().map((p) => p.slug).sort();
+    return lists
+      .flat()
+      .map((p) => p.slug)
+      .sort();
   }
 
   /** The public view of `slug`, or undefined when the page is gone (deleted since it was listed). */

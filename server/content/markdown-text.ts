@@ -80,13 +80,22 @@ export function parseMarkdown(markdown: string): MarkdownParts {
     }
     // Lists, tables and quotes are not the sentence that says what a page is about.
     const prose = !/^([-*+]\s|\d+[.)]\s|\||>)/.test(trimmed);
-    const words = inlineText(trimmed.replace(/^>\s?/, '').replace(/^([-*+]|\d+[.)])\s+/, '')).replace(/\s*\|\s*/g, ' ').trim();
+    const words = inlineText(trimmed.replace(/^>\s?/, '').replace(/^([-*+]|\d+[.)])\s+/, ''))
+      .replace(/\s*\|\s*/g, ' ')
+      .trim();
     if (prose && description === undefined) paragraph.push(words);
     else endParagraph();
     lines.push(words);
   }
   endParagraph();
-  const joined = sections.map((part) => part.join('\n').replace(/\n{3,}/g, '\n\n').trim()).filter((t) => t !== '');
+  const joined = sections
+    .map((part) =>
+      part
+        .join('\n')
+        .replace(/\n{3,}/g, '\n\n')
+        .trim(),
+    )
+    .filter((t) => t !== '');
   return { title, headings, description, text: joined.join('\n\n'), sections: joined };
 }
 
@@ -110,5 +119,8 @@ export function clip(text: string, limit: number): string {
 
 /** Text safe inside the brackets of a markdown link. */
 export function linkText(text: string): string {
-  return text.replace(/\s+/g, ' ').trim().replace(/([\\[\]])/g, '\\$1');
+  return text
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/([\\[\]])/g, '\\$1');
 }

@@ -55,7 +55,8 @@ async function readJson(c: Context<AppEnv>): Promise<unknown> {
   }
 }
 
-const NOT_BUILT_PAGE = '<!doctype html><html lang="en"><head><title>Statusdesk</title></head><body><p>Signed in. The Statusdesk UI is not built: run npm run build.</p></body></html>';
+const NOT_BUILT_PAGE =
+  '<!doctype html><html lang="en"><head><title>Statusdesk</title></head><body><p>Signed in. The Statusdesk UI is not built: run npm run build.</p></body></html>';
 
 /** The UI's page with the session token in a meta element, which the app reads once and removes. */
 function withSessionToken(html: string, token: string): string {
@@ -89,7 +90,8 @@ export function dashboardCaller(services: Services, origins: readonly string[]):
 
 /** Refuses a request that does not carry one of the dashboard's own origins exactly. */
 function requireOwnOrigin(origins: ReadonlySet<string>, origin: string | undefined): void {
-  if (!origin || !origins.has(origin.toLowerCase())) throw new AppError('FORBIDDEN', `changes are accepted only from the dashboard's own pages (origin ${origin ?? '(none)'})`);
+  if (!origin || !origins.has(origin.toLowerCase()))
+    throw new AppError('FORBIDDEN', `changes are accepted only from the dashboard's own pages (origin ${origin ?? '(none)'})`);
 }
 
 /**
@@ -99,7 +101,10 @@ function requireOwnOrigin(origins: ReadonlySet<string>, origin: string | undefin
 function requireOwnPage(origins: ReadonlySet<string>, origin: string | undefined, contentType: string | undefined): void {
   requireOwnOrigin(origins, origin);
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/json') throw new AppError('VALIDATION', `content-type: must be application/json, got ${type || '(none)'}`, [{ field: 'content-type', rule: 'must be application/json' }]);
+  if (type !== 'application/json')
+    throw new AppError('VALIDATION', `content-type: must be application/json, got ${type || '(none)'}`, [
+      { field: 'content-type', rule: 'must be application/json' },
+    ]);
 }
 
 /**
@@ -137,7 +142,10 @@ export function createDashboardApp(options: DashboardAppOptions) {
   app.get('/signin', async (c) => {
     const session = await services.sessions.redeemSignIn(c.req.query('token') ?? '');
     if (!session) {
-      return c.html('<!doctype html><title>Statusdesk</title><p>This sign-in link has expired or was already used. Run <code>statusdesk dashboard</code> for a new one, or choose Open Statusdesk in the desktop app\'s tray.</p>', 401);
+      return c.html(
+        "<!doctype html><title>Statusdesk</title><p>This sign-in link has expired or was already used. Run <code>statusdesk dashboard</code> for a new one, or choose Open Statusdesk in the desktop app's tray.</p>",
+        401,
+      );
     }
     setCookie(c, SESSION_COOKIE, session.secret, {
       httpOnly: true,

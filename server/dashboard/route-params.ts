@@ -9,4 +9,3 @@ import type { AppEnv } from '../http/hono-app.ts';
 export function workspaceIdOf(c: Context<AppEnv>): number {
   return parseId('workspaceId', 'workspace', c.req.param('workspaceId'));
 }
-

@@ -94,7 +94,10 @@ export function describePostgres(url: string): string {
 async function checkDatabase(db: Db, where: string): Promise<void> {
   const { rows: icu } = await sql<{ found: number }>`select 1 as found from pg_collation where collname = 'und-x-icu'`.execute(db);
   if (icu.length === 0) {
-    throw new AppError('PRECONDITION_FAILED', `the ${where} runs on a PostgreSQL built without ICU (no collation "und-x-icu"); Statusdesk needs one built with ICU, as the distributions' packages are`);
+    throw new AppError(
+      'PRECONDITION_FAILED',
+      `the ${where} runs on a PostgreSQL built without ICU (no collation "und-x-icu"); Statusdesk needs one built with ICU, as the distributions' packages are`,
+    );
   }
   const { rows: tables } = await sql<{ name: string }>`
     select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(db);

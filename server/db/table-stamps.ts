@@ -51,7 +51,9 @@ function watch(sqlite: SQLite.Database, connection: Connection, watched: Watched
     const table = typeof watched === 'string' ? watched : watched.table;
     for (const event of ['insert', 'update', 'delete'] as const) {
       const when = typeof watched === 'string' ? '' : ` when ${watched[event]}`;
-      sqlite.exec(`create temp trigger if not exists ${WRITTEN_FUNCTION}_${n}_${event} after ${event} on main.${table}${when} begin select ${WRITTEN_FUNCTION}(${n}); end`);
+      sqlite.exec(
+        `create temp trigger if not exists ${WRITTEN_FUNCTION}_${n}_${event} after ${event} on main.${table}${when} begin select ${WRITTEN_FUNCTION}(${n}); end`,
+      );
     }
     connection.writes[n] = 0;
   }

@@ -12,7 +12,11 @@ export function isUniqueViolation(error: unknown, ...columns: string[]): boolean
 function keyColumns(error: unknown): string[] | undefined {
   if (!(error instanceof Error)) return undefined;
   const { code, table, detail } = error as Error & { code?: unknown; table?: string; detail?: string };
-  if (code === 'SQLITE_CONSTRAINT_UNIQUE') return error.message.slice(error.message.indexOf(':') + 1).split(',').map((c) => c.trim());
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE')
+    return error.message
+      .slice(error.message.indexOf(':') + 1)
+      .split(',')
+      .map((c) => c.trim());
   // PostgreSQL's unique_violation: `Key (page_id, kind, address)=(…) already exists.`
   const key = code === '23505' ? /^Key \(([^)]*)\)=/.exec(detail ?? '') : null;
   return key ? key[1]!.split(',').map((c) => `${table}.${c.trim()}`) : undefined;

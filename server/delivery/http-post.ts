@@ -80,7 +80,8 @@ export async function postJson(url: string, payload: unknown, options: PostOptio
   } catch {
     throw new Error('POST failed: the address is not a valid URL');
   }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error(`POST failed: ${target.protocol}// addresses are not supported, only http:// and https://`);
+  if (target.protocol !== 'http:' && target.protocol !== 'https:')
+    throw new Error(`POST failed: ${target.protocol}// addresses are not supported, only http:// and https://`);
   const what = `POST ${target.origin}`;
   if (target.username || target.password) throw new Error(`${what} failed: the address carries credentials; send them in a header instead`);
 

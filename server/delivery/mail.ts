@@ -177,7 +177,10 @@ export function createMailer(smtpUrl: string, destinations?: DestinationPolicy):
         logger: false,
         ...(destinations && {
           getSocket: (_options: unknown, callback: (error: Error | null, socket?: { connection: Socket }) => void) =>
-            void connectThrough(destinations, server).then((connection) => callback(null, { connection }), (error: Error) => callback(error)),
+            void connectThrough(destinations, server).then(
+              (connection) => callback(null, { connection }),
+              (error: Error) => callback(error),
+            ),
         }),
       });
       // Failures reach the caller through send(); an 'error' event must never end the process.
@@ -206,7 +209,9 @@ export function createMailer(smtpUrl: string, destinations?: DestinationPolicy):
         // Some recipients were refused: the others have the message, but the delivery is incomplete.
         const answer = info.rejectedErrors?.[0]?.response;
         const who = info.rejected.map(String).join(', ');
-        throw failure(`refused ${info.rejected.length} of ${info.rejected.length + info.accepted.length} recipients (${who})${answer ? `: ${oneLine(answer)}` : ''}`);
+        throw failure(
+          `refused ${info.rejected.length} of ${info.rejected.length + info.accepted.length} recipients (${who})${answer ? `: ${oneLine(answer)}` : ''}`,
+        );
       }
     },
     close() {

@@ -33,7 +33,10 @@ export function createOutbound(options: OutboundOptions) {
     mailer(smtpUrl?: string): Mailer {
       const url = smtpUrl ?? options.smtpUrl;
       if (!url) {
-        throw new AppError('PRECONDITION_FAILED', 'no mail server is configured: set STATUSDESK_SMTP_URL (e.g. smtp://user:password@smtp.example.com:587) or give the email channel an smtpUrl');
+        throw new AppError(
+          'PRECONDITION_FAILED',
+          'no mail server is configured: set STATUSDESK_SMTP_URL (e.g. smtp://user:password@smtp.example.com:587) or give the email channel an smtpUrl',
+        );
       }
       let mailer = mailers.get(url);
       if (!mailer) {

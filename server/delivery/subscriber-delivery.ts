@@ -35,7 +35,11 @@ export function createSubscriberDelivery(deps: SubscriberDeliveryDeps, options: 
   async function pageEvent(to: SubscriberAddress, event: PageEvent): Promise<void> {
     if (to.kind === 'webhook') {
       const { kind, ...rest } = event;
-      await postJson(to.url, { event: webhookEvents[kind], ...rest }, { secret: to.secret, event: webhookEvents[kind], timeoutMs: options.webhookTimeoutMs, destinations: deps.destinations });
+      await postJson(
+        to.url,
+        { event: webhookEvents[kind], ...rest },
+        { secret: to.secret, event: webhookEvents[kind], timeoutMs: options.webhookTimeoutMs, destinations: deps.destinations },
+      );
       return;
     }
     await deps.mailer().send({

@@ -90,8 +90,12 @@ export function createFanOut(send: (to: SubscriberAddress, event: PageEvent) => 
       const outcome = await Promise.race([done, deadline]).finally(() => clearTimeout(timer));
       if (outcome === 'deadline') {
         const { left } = progress;
-        void done.then(() => log.info({ pageId, subscribers: recipients.length, failed: progress.failures.length }, 'subscriber deliveries past the deadline are over'));
-        throw new Error(`${left} of ${recipients.length} subscriber deliveries were not over after ${deadlineMs} ms; they go on in the background and each subscriber's outcome is recorded`);
+        void done.then(() =>
+          log.info({ pageId, subscribers: recipients.length, failed: progress.failures.length }, 'subscriber deliveries past the deadline are over'),
+        );
+        throw new Error(
+          `${left} of ${recipients.length} subscriber deliveries were not over after ${deadlineMs} ms; they go on in the background and each subscriber's outcome is recorded`,
+        );
       }
       const { failures } = progress;
       if (failures.length > 0) throw new Error(`${failures.length} of ${recipients.length} subscriber deliveries failed; ${failures[0]}`);

@@ -77,8 +77,10 @@ ${body}
 
 /** A table of labelled facts: a data table, so screen readers read each label with its value. */
 const facts = (rows: [string, string | Markup][]) => html`<table style="${STYLE.table}">
-${rows.map(([label, value]) => html`<tr><th scope="row" style="${STYLE.th}">${label}</th><td style="${STYLE.td}">${value}</td></tr>
-`)}</table>`;
+${rows.map(
+  ([label, value]) => html`<tr><th scope="row" style="${STYLE.th}">${label}</th><td style="${STYLE.td}">${value}</td></tr>
+`,
+)}</table>`;
 
 const textFacts = (rows: [string, string][]) => rows.map(([label, value]) => `${label}: ${value}`).join('\n');
 
@@ -100,15 +102,7 @@ export function alertContent(event: AlertEvent): Content {
     ['Workspace', event.workspace.name],
   ];
   const testNote = 'This is a test alert sent on request; the monitor did not change.';
-  const text = [
-    ...(event.test ? [testNote, ''] : []),
-    `${headline}.`,
-    '',
-    textFacts(rows),
-    '',
-    'Sent by Statusdesk.',
-    '',
-  ].join('\n');
+  const text = [...(event.test ? [testNote, ''] : []), `${headline}.`, '', textFacts(rows), '', 'Sent by Statusdesk.', ''].join('\n');
   const body = html`${event.test ? html`<p style="margin:0 0 16px;font-weight:600">${testNote}</p>` : ''}
 <h1 style="${STYLE.h1}">${headline}</h1>
 ${facts(rows)}
@@ -155,7 +149,12 @@ ${footer.html}`;
   const { report, update } = event;
   const status = event.kind === 'report.resolved' ? REPORT_STATUS_LABEL.resolved : REPORT_STATUS_LABEL[update.status];
   const subject = `${prefix} ${status}: ${oneLine(report.title)}`;
-  const headline = event.kind === 'report.created' ? `New incident: ${report.title}` : event.kind === 'report.resolved' ? `Resolved: ${report.title}` : `Update: ${report.title}`;
+  const headline =
+    event.kind === 'report.created'
+      ? `New incident: ${report.title}`
+      : event.kind === 'report.resolved'
+        ? `Resolved: ${report.title}`
+        : `Update: ${report.title}`;
   const rows: [string, string][] = [
     ['Status', status],
     ['Affected components', components(report.components)],

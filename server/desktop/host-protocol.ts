@@ -121,7 +121,10 @@ const appMessage = z.discriminatedUnion('type', [
     ports,
     sealingKey: z
       .string()
-      .refine((key) => /^[A-Za-z0-9+/]+={0,2}$/.test(key) && Buffer.from(key, 'base64').length === SEALING_KEY_BYTES, `must be ${SEALING_KEY_BYTES} bytes in base64`)
+      .refine(
+        (key) => /^[A-Za-z0-9+/]+={0,2}$/.test(key) && Buffer.from(key, 'base64').length === SEALING_KEY_BYTES,
+        `must be ${SEALING_KEY_BYTES} bytes in base64`,
+      )
       .optional(),
   }),
   z.object({ type: z.literal('sign-in') }),

@@ -82,7 +82,12 @@ function runServiceHost(channel: ParentChannel, log: Logger): void {
   async function start(message: StartMessage): Promise<Started | undefined> {
     let service: RunningService;
     try {
-      const config = serviceConfig({ dataDir: message.dataDir, host: '127.0.0.1', port: String(message.ports.api), dashboardPort: String(message.ports.dashboard) });
+      const config = serviceConfig({
+        dataDir: message.dataDir,
+        host: '127.0.0.1',
+        port: String(message.ports.api),
+        dashboardPort: String(message.ports.dashboard),
+      });
       const sealingKey = message.sealingKey === undefined ? undefined : Buffer.from(message.sealingKey, 'base64');
       service = await startService({ ...config, sealingKey }, log);
     } catch (error) {

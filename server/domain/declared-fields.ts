@@ -75,7 +75,9 @@ export function whatOf(schema: z.ZodType): string | undefined {
 }
 
 const wrapped = (schema: z.ZodType): z.ZodType | undefined =>
-  schema instanceof z.ZodDefault || schema instanceof z.ZodOptional || schema instanceof z.ZodNullable || schema instanceof z.ZodPrefault ? (schema.unwrap() as z.ZodType) : undefined;
+  schema instanceof z.ZodDefault || schema instanceof z.ZodOptional || schema instanceof z.ZodNullable || schema instanceof z.ZodPrefault
+    ? (schema.unwrap() as z.ZodType)
+    : undefined;
 
 /** The schema under its defaults, optionals and nullables. */
 export function innermost(schema: z.ZodType): z.ZodType {

@@ -127,7 +127,19 @@ export class DestinationRefused extends Error {
 // ---- public addresses (Client ID Metadata Documents) -------------------------------------------
 
 /** The ranges of ipaddr.js that are not the public internet: loopback, private, shared, link-local, documentation, multicast, reserved. */
-const NOT_PUBLIC = new Set(['unspecified', 'broadcast', 'multicast', 'linkLocal', 'loopback', 'carrierGradeNat', 'private', 'reserved', 'uniqueLocal', 'deprecatedSiteLocal', 'discard']);
+const NOT_PUBLIC = new Set([
+  'unspecified',
+  'broadcast',
+  'multicast',
+  'linkLocal',
+  'loopback',
+  'carrierGradeNat',
+  'private',
+  'reserved',
+  'uniqueLocal',
+  'deprecatedSiteLocal',
+  'discard',
+]);
 
 /**
  * Whether an address is on the public internet: not loopback, private, shared, link-local,
@@ -153,8 +165,7 @@ export interface AllowedDestination {
 /** An address as IPv6, IPv4 in the IPv4-mapped form: the one space of the allow-list's networks. */
 const asIPv6 = (ip: Address) => (ip instanceof ipaddr.IPv4 ? ip.toIPv4MappedAddress() : ip);
 
-const ALLOW_FORMAT =
-  'must be addresses, networks (CIDR) or address:port pairs separated by commas, like 169.254.169.254,10.1.0.0/16,127.0.0.1:3000,[::1]:3000';
+const ALLOW_FORMAT = 'must be addresses, networks (CIDR) or address:port pairs separated by commas, like 169.254.169.254,10.1.0.0/16,127.0.0.1:3000,[::1]:3000';
 
 /** One entry's parts, or undefined when it is not one. */
 function allowEntry(text: string): AllowedDestination | undefined {
@@ -209,7 +220,8 @@ export function createDestinationPolicy(options: DestinationPolicyOptions = {}) 
     return allow.some((entry) => (entry.port === undefined || entry.port === port) && address.match(new ipaddr.IPv6(entry.network), entry.prefix));
   };
 
-  const isOwn = (ip: Address | undefined, kind: AddressKind) => kind === 'loopback' || kind === 'unspecified' || (ip !== undefined && ownAddresses.has(ip.toString()));
+  const isOwn = (ip: Address | undefined, kind: AddressKind) =>
+    kind === 'loopback' || kind === 'unspecified' || (ip !== undefined && ownAddresses.has(ip.toString()));
 
   /**
    * Why `address` (read as `ip`) on `port` is refused, or undefined; `shown`: the name it was
@@ -253,7 +265,10 @@ export function createDestinationPolicy(options: DestinationPolicyOptions = {}) 
      * (`ownPorts`): a private location's runner runs elsewhere.
      */
     refusalAsWritten(host: string, port: number, options: { ownPorts?: boolean } = {}): string | undefined {
-      const name = host.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
+      const name = host
+        .replace(/^\[|\]$/g, '')
+        .toLowerCase()
+        .replace(/\.$/, '');
       if (isMetadataName(name)) return policy.refusalOfName(name, port);
       const literal = name === 'localhost' || name.endsWith('.localhost') ? '127.0.0.1' : literalAddress(name);
       return literal === undefined ? undefined : judge(literal, readAddress(literal), port, name, options);

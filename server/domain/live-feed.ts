@@ -179,7 +179,15 @@ export function createLiveFeed(db: Db, options: { log: Logger; pollMs?: number }
         .then((name) => {
           // Deleted meanwhile: its deletion is announced instead.
           if (name === undefined) return;
-          deliver(workspaceId, { type: 'state', monitorId: change.monitorId, monitorName: name, from: change.from, to: change.to, at: change.at, message: change.message });
+          deliver(workspaceId, {
+            type: 'state',
+            monitorId: change.monitorId,
+            monitorName: name,
+            from: change.from,
+            to: change.to,
+            at: change.at,
+            message: change.message,
+          });
         })
         .catch((error: unknown) => log.error({ err: error, monitorId: change.monitorId }, 'announcing a state change failed'));
     },

@@ -46,7 +46,12 @@ export async function sealStoredSecrets(db: Kysely<Database>, sealer: Sealer): P
         }
       }
       if (pending.has('page_subscribers')) {
-        const rows = await trx.selectFrom('page_subscribers').select(['id', 'address']).where('kind', '=', 'webhook').where('sealed_address', 'is', null).execute();
+        const rows = await trx
+          .selectFrom('page_subscribers')
+          .select(['id', 'address'])
+          .where('kind', '=', 'webhook')
+          .where('sealed_address', 'is', null)
+          .execute();
         for (const row of rows) {
           await trx
             .updateTable('page_subscribers')
@@ -73,7 +78,10 @@ export async function sealStoredSecrets(db: Kysely<Database>, sealer: Sealer): P
           changed++;
         }
       }
-      await trx.deleteFrom('pending_sealing').where('step', 'in', [...pending]).execute();
+      await trx
+        .deleteFrom('pending_sealing')
+        .where('step', 'in', [...pending])
+        .execute();
     });
   } finally {
     if (sqlite) await sql`pragma secure_delete = off`.execute(db);

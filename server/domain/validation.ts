@@ -59,7 +59,8 @@ export function idOf(id: unknown): number | undefined {
  */
 export function parseId(field: string, what: string, id: unknown): number {
   const value = idOf(id);
-  if (value === undefined) throw invalid(field, `must be ${/^[aeiou]/i.test(what) ? 'an' : 'a'} ${what} id (a positive whole number), got ${JSON.stringify(id ?? null)}`);
+  if (value === undefined)
+    throw invalid(field, `must be ${/^[aeiou]/i.test(what) ? 'an' : 'a'} ${what} id (a positive whole number), got ${JSON.stringify(id ?? null)}`);
   return value;
 }
 

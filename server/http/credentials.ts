@@ -18,7 +18,11 @@ async function resolveActor(services: Services, headers: Headers, surface: Surfa
   if (authorization !== undefined) {
     const match = /^Bearer +(\S+) *$/i.exec(authorization);
     const actor = match ? await services.oauth.tokens.authenticate(match[1]!, surface, resourceOf(services.oauth.issuer, surface)) : undefined;
-    if (!actor) throw new AppError('UNAUTHORIZED', 'the bearer token is not a live access token for this resource (unknown, expired, revoked, or issued for another resource)');
+    if (!actor)
+      throw new AppError(
+        'UNAUTHORIZED',
+        'the bearer token is not a live access token for this resource (unknown, expired, revoked, or issued for another resource)',
+      );
     return actor;
   }
   throw new AppError('UNAUTHORIZED', 'missing credentials: send an API key in the x-service-key header, or an OAuth access token as Authorization: Bearer');

@@ -67,7 +67,11 @@ export interface ErrorAnswer {
 export function errorAnswer(path: string, status: number, error: AppError | OAuthError, requestId: string, docsBase: string): ErrorAnswer {
   if (error instanceof OAuthError || isOAuthPath(path)) {
     const refusal = error instanceof OAuthError ? error : oauthErrorOfStatus(status, error.message, error.retryAfterSeconds);
-    return { status: refusal.status, headers: { 'content-type': 'application/json', ...NO_STORE, ...retryAfter(refusal) }, body: JSON.stringify(refusal.toJSON()) };
+    return {
+      status: refusal.status,
+      headers: { 'content-type': 'application/json', ...NO_STORE, ...retryAfter(refusal) },
+      body: JSON.stringify(refusal.toJSON()),
+    };
   }
   return { status, headers: { 'content-type': 'application/json', ...retryAfter(error) }, body: JSON.stringify(toEnvelope(error, requestId, docsBase)) };
 }

@@ -101,7 +101,11 @@ export function createOriginGuard(hosts: Iterable<string>, origins: Iterable<str
       if (confinedHosts.size === 0 && confinedOrigins.size === 0) return route;
       return (req, res) => {
         const refusal = guard.checkPath(hostOf(req), originOf(req), req.url);
-        if (refusal) return sendErrorAnswer(res, errorAnswer(requestPath(req.url), 403, new AppError('FORBIDDEN', refusal), String(req.headers['x-request-id'] ?? ''), docsBase));
+        if (refusal)
+          return sendErrorAnswer(
+            res,
+            errorAnswer(requestPath(req.url), 403, new AppError('FORBIDDEN', refusal), String(req.headers['x-request-id'] ?? ''), docsBase),
+          );
         route(req, res);
       };
     },

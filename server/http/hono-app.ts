@@ -50,7 +50,13 @@ export function createHonoApp(options: HonoAppOptions) {
     return c.body(body, answered as 400, headers);
   };
   const limitBody = limitBodyWhileRead(options.maxBodyBytes, (c) => {
-    const { body, ...init } = errorAnswer(c.req.path, 413, new AppError('LIMIT_EXCEEDED', `request body is over the limit of ${options.maxBodyBytes} bytes`), requestIdOf(c), options.docsBase);
+    const { body, ...init } = errorAnswer(
+      c.req.path,
+      413,
+      new AppError('LIMIT_EXCEEDED', `request body is over the limit of ${options.maxBodyBytes} bytes`),
+      requestIdOf(c),
+      options.docsBase,
+    );
     return new Response(body, init);
   });
   // A GET or HEAD has no body to limit; looking for one would build a whole Request per call.

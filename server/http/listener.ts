@@ -53,7 +53,12 @@ export async function listen(options: { host: string; port: number; headersTimeo
   };
   const dispatch: RequestHandler = (req, res) => handler(req, res);
   const h1 = http.createServer(
-    { keepAliveTimeout: 5_000, headersTimeout: headersTimeout, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: connectionsCheckingInterval(headersTimeout) },
+    {
+      keepAliveTimeout: 5_000,
+      headersTimeout: headersTimeout,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: connectionsCheckingInterval(headersTimeout),
+    },
     dispatch,
   );
   // The HTTP/1.1 server never listens itself (the front does), but its connection tracking, which

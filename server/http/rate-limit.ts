@@ -8,7 +8,11 @@ export const DEFAULT_RATE_LIMIT_PER_MINUTE = 1200;
 const PRUNE_AT = 10_000;
 
 /** A call refused by the rate limit: LIMIT_EXCEEDED with the seconds to wait, which each edge answers as 429 with Retry-After. */
-function rateLimited(retryAfterSeconds: number, perMinute: number, message = `rate limit reached: this credential may make ${perMinute} calls per minute; retry after ${retryAfterSeconds} s`): AppError {
+function rateLimited(
+  retryAfterSeconds: number,
+  perMinute: number,
+  message = `rate limit reached: this credential may make ${perMinute} calls per minute; retry after ${retryAfterSeconds} s`,
+): AppError {
   return new AppError('LIMIT_EXCEEDED', message, [], { retryAfterSeconds });
 }
 
@@ -33,7 +37,12 @@ export function createRateLimiter(perMinute: number, now: () => number = () => p
 
   return {
     take(key, calls = 1) {
-      if (calls > perMinute) throw rateLimited(60, perMinute, `a batch of ${calls} calls is more than the ${perMinute} calls per minute this credential may make; send smaller batches`);
+      if (calls > perMinute)
+        throw rateLimited(
+          60,
+          perMinute,
+          `a batch of ${calls} calls is more than the ${perMinute} calls per minute this credential may make; send smaller batches`,
+        );
       const t = now();
       let bucket = buckets.get(key);
       if (!bucket) {
@@ -113,15 +122,29 @@ export function clientKey(address: string): string {
   const first = head ? head.split(':') : [];
   const last = tail ? tail.split(':') : [];
   const groups = tail === undefined ? first : [...first, ...Array<string>(Math.max(0, 8 - first.length - last.length)).fill('0'), ...last];
-  return `${groups.slice(0, 4).map((g) => parseInt(g || '0', 16).toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g || '0', 16).toString(16))
+    .join(':')}::/64`;
 }
 
 /** The SIGN_UP_LIMITS of the public form, for the subscriber service (its `SignUpLimits` port). */
 export function createSignUpLimiter(now: () => number = () => Date.now()): SignUpLimits {
   const { perClient, perPage } = SIGN_UP_LIMITS;
   const plural = (minutes: number) => `${minutes} minute${minutes === 1 ? '' : 's'}`;
-  const clients = slidingWindows(perClient.count, perClient.windowMs, (minutes) => `too many sign-ups from your address: at most ${perClient.count} every ${perClient.windowMs / 60_000} minutes; try again in ${plural(minutes)}`, now);
-  const pages = slidingWindows(perPage.count, perPage.windowMs, (minutes) => `this page has had too many sign-ups in the last hour; try again in ${plural(minutes)}`, now);
+  const clients = slidingWindows(
+    perClient.count,
+    perClient.windowMs,
+    (minutes) =>
+      `too many sign-ups from your address: at most ${perClient.count} every ${perClient.windowMs / 60_000} minutes; try again in ${plural(minutes)}`,
+    now,
+  );
+  const pages = slidingWindows(
+    perPage.count,
+    perPage.windowMs,
+    (minutes) => `this page has had too many sign-ups in the last hour; try again in ${plural(minutes)}`,
+    now,
+  );
   return {
     check(pageId, client) {
       if (client !== undefined) clients.check(clientKey(client));

@@ -10,7 +10,8 @@ export const contentTools = [
   defineTool({
     name: 'search_docs',
     title: 'Search the documentation',
-    description: 'Ranked search over the Statusdesk documentation: reference pages (type docs, the default), guides, or the changelog. Returns title, snippet, url and path.',
+    description:
+      'Ranked search over the Statusdesk documentation: reference pages (type docs, the default), guides, or the changelog. Returns title, snippet, url and path.',
     access: 'public',
     annotations: READ,
     input: z.strictObject({ query, type: z.enum(['docs', 'guides', 'changelog']).default('docs').describe('docs (default), guides or changelog.') }),
@@ -35,16 +36,22 @@ export const contentTools = [
   defineTool({
     name: 'search_content',
     title: 'Search every public page',
-    description: 'Ranked search over every public page: documentation, guides, changelog, status pages and the site index. Returns title, type, snippet, url and path.',
+    description:
+      'Ranked search over every public page: documentation, guides, changelog, status pages and the site index. Returns title, type, snippet, url and path.',
     access: 'public',
     annotations: READ,
     input: z.strictObject({
       query,
-      type: z.enum(['all', 'docs', 'guides', 'changelog', 'status-page', 'site']).default('all').describe('all (default), docs, guides, changelog, status-page or site.'),
+      type: z
+        .enum(['all', 'docs', 'guides', 'changelog', 'status-page', 'site'])
+        .default('all')
+        .describe('all (default), docs, guides, changelog, status-page or site.'),
     }),
     output: z.object({ results: z.array(hit.extend({ type: z.string() })) }),
     async run({ content }, args) {
-      return { results: (await content.searchContent(args.query, args.type)).map(({ title, type, snippet, url, path }) => ({ title, type, snippet, url, path })) };
+      return {
+        results: (await content.searchContent(args.query, args.type)).map(({ title, type, snippet, url, path }) => ({ title, type, snippet, url, path })),
+      };
     },
   }),
   defineTool({

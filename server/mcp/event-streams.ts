@@ -46,9 +46,13 @@ export function createEventStreams(options: EventStreamOptions = {}): EventStrea
   const keepAliveMs = options.keepAliveMs ?? KEEP_ALIVE_MS;
   const counts = new Map<string, number>();
   const endings = new Set<() => void>();
-  options.stopping?.addEventListener('abort', () => {
-    for (const end of [...endings]) end();
-  }, { once: true });
+  options.stopping?.addEventListener(
+    'abort',
+    () => {
+      for (const end of [...endings]) end();
+    },
+    { once: true },
+  );
 
   return {
     get size() {

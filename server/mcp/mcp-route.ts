@@ -90,7 +90,11 @@ function openEventStream(c: Context<AppEnv>, actor: Actor, streams: EventStreams
   if (!isCredential(actor)) throw new AppError('UNAUTHORIZED', 'an event stream is opened with an API key or an OAuth access token');
   const headers = c.req.raw.headers;
   // Looked at with every keep-alive: a stream of a revoked key or an expired token ends.
-  const stillLive = () => admit.resolve(headers, 'mcp').then(() => true, () => false);
+  const stillLive = () =>
+    admit.resolve(headers, 'mcp').then(
+      () => true,
+      () => false,
+    );
   const stream = streams.open(actor, c.req.raw.signal, stillLive);
   if (!(stream instanceof ReadableStream)) {
     const description = `this credential holds ${stream.open} event streams open at ${MCP_PATH}, the most it may; close one, or retry after ${stream.retryAfterSeconds} s`;
@@ -118,7 +122,11 @@ function openEventStream(c: Context<AppEnv>, actor: Actor, streams: EventStreams
  */
 function endSession(c: Context<AppEnv>): Response {
   if (c.req.header('mcp-session-id') === undefined) {
-    return oauthError(400, 'invalid_request', `DELETE ${MCP_PATH} ends the session its Mcp-Session-Id header names, and this request names none; this server is stateless and keeps no sessions`);
+    return oauthError(
+      400,
+      'invalid_request',
+      `DELETE ${MCP_PATH} ends the session its Mcp-Session-Id header names, and this request names none; this server is stateless and keeps no sessions`,
+    );
   }
   return oauthError(404, 'session_not_found', 'no such session: this server is stateless, never issues an Mcp-Session-Id and keeps no session to end');
 }
@@ -135,13 +143,15 @@ export function registerMcp(app: HonoApp, options: McpServerOptions & { admit: A
   // a service no MCP client talks to never pays for them.
   let loading: Promise<{ handler: ReturnType<typeof createMcpHandler>; isWriteTool: (name: string) => boolean }> | undefined;
   const load = () =>
-    (loading ??= Promise.all([import('@modelcontextprotocol/server'), import('./mcp-server.ts')]).then(([sdk, server]) => ({
-      handler: sdk.createMcpHandler(server.createMcpServerFactory(options), { legacy: 'stateless' }),
-      isWriteTool: server.isWriteTool,
-    })).catch((error: unknown) => {
-      loading = undefined;
-      throw error;
-    }));
+    (loading ??= Promise.all([import('@modelcontextprotocol/server'), import('./mcp-server.ts')])
+      .then(([sdk, server]) => ({
+        handler: sdk.createMcpHandler(server.createMcpServerFactory(options), { legacy: 'stateless' }),
+        isWriteTool: server.isWriteTool,
+      }))
+      .catch((error: unknown) => {
+        loading = undefined;
+        throw error;
+      }));
   const resourceMetadata = `${options.apiUrl}/.well-known/oauth-protected-resource${MCP_PATH}`;
   const streams = createEventStreams({ stopping: options.stopping });
 

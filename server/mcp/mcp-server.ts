@@ -5,7 +5,7 @@ import { type Actor, type Credential, isCredential } from '../domain/actor.ts';
 import { planOf } from '../domain/plans.ts';
 import type { Services } from '../services.ts';
 import { validationError } from '../domain/validation.ts';
-import { type AppError, type ErrorCode } from '../errors.ts';
+import type { AppError, ErrorCode } from '../errors.ts';
 import { storageFullCause } from '../db/storage-full.ts';
 import { asAppError } from '../http/errors.ts';
 import { oncePerFrozen } from '../http/once-per-frozen.ts';
@@ -29,7 +29,12 @@ export function isWriteTool(name: string): boolean {
 /** Errors the caller can fix by changing the input: a tool result, so the model sees and retries (SPEC 7). */
 const toolErrors = new Set<ErrorCode>(['NOT_FOUND', 'VALIDATION', 'CONFLICT', 'LIMIT_EXCEEDED', 'PRECONDITION_FAILED']);
 /** JSON-RPC codes of the errors that are not the input's fault; -32000 to -32099 are the server's own. */
-const jsonRpcCodes: Partial<Record<ErrorCode, number>> = { UNAUTHORIZED: -32001, FORBIDDEN: -32003, STORAGE_FULL: -32007, INTERNAL: ProtocolErrorCode.InternalError };
+const jsonRpcCodes: Partial<Record<ErrorCode, number>> = {
+  UNAUTHORIZED: -32001,
+  FORBIDDEN: -32003,
+  STORAGE_FULL: -32007,
+  INTERNAL: ProtocolErrorCode.InternalError,
+};
 
 const INSTRUCTIONS = [
   'Statusdesk monitors network endpoints (TCP, gRPC health, HTTP) and publishes status pages.',
@@ -71,7 +76,9 @@ function toolSets() {
       const callable = allTools.filter((t) => t.feature !== 'auditLog' || auditLog);
       set = {
         callable: new Map(callable.map((t) => [t.name, t])),
-        listed: callable.filter((t) => t.access !== 'write' || canWrite).map((t) => (listings ??= new Map(allTools.map((l) => [l.name, listing(l)]))).get(t.name)!),
+        listed: callable
+          .filter((t) => t.access !== 'write' || canWrite)
+          .map((t) => (listings ??= new Map(allTools.map((l) => [l.name, listing(l)]))).get(t.name)!),
       };
       sets.set(key, set);
     }
@@ -137,10 +144,15 @@ export function createMcpServerFactory(options: McpServerOptions): McpServerFact
       let tool = everyPlan.callable.get(name);
       if (tool?.feature !== undefined) tool = (await toolsOfPlan()).callable.get(name);
       if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool ${name}: call tools/list for the tools this credential can use`);
-      const parsed = tool.input.safeParse(args ?? {}, { error: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : undefined) });
+      const parsed = tool.input.safeParse(args ?? {}, {
+        error: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : undefined),
+      });
       if (!parsed.success) {
         const invalid = validationError(parsed.error.issues);
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `invalid arguments for ${name}: ${invalid.message}`, { code: 'VALIDATION', violations: invalid.violations });
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `invalid arguments for ${name}: ${invalid.message}`, {
+          code: 'VALIDATION',
+          violations: invalid.violations,
+        });
       }
       try {
         const result = await tool.run(context, parsed.data);
@@ -149,7 +161,8 @@ export function createMcpServerFactory(options: McpServerOptions): McpServerFact
         const error = asAppError(thrown);
         if (toolErrors.has(error.code)) return toolError(error);
         if (error.code === 'INTERNAL') log.error({ err: thrown, tool: name }, 'mcp tool failed');
-        if (error.code === 'STORAGE_FULL') log.error({ err: thrown, tool: name }, `the database is full; the change was not stored (${storageFullCause(thrown)})`);
+        if (error.code === 'STORAGE_FULL')
+          log.error({ err: thrown, tool: name }, `the database is full; the change was not stored (${storageFullCause(thrown)})`);
         throw new ProtocolError(jsonRpcCodes[error.code] ?? ProtocolErrorCode.InternalError, error.message, { code: error.code });
       }
     });
@@ -157,7 +170,8 @@ export function createMcpServerFactory(options: McpServerOptions): McpServerFact
     server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
     server.setRequestHandler('resources/read', async (request) => {
       const resource = resources.find((r) => r.uri === request.params.uri);
-      if (!resource) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown resource ${request.params.uri}: resources/list names the three there are`);
+      if (!resource)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown resource ${request.params.uri}: resources/list names the three there are`);
       return { contents: [{ uri: resource.uri, mimeType: resource.mimeType, text: await resource.read() }] };
     });
     return server;

@@ -29,13 +29,19 @@ const monitor = record({
   type: z.enum(monitorTypeNames),
   name: z.string(),
   description: z.string(),
-  url: z.string().describe(`The target: ${typesByTarget().map(([words, types]) => `${words} for ${inWords(types.map((t) => specOf(t).title))}`).join(', ')}.`),
+  url: z.string().describe(
+    `The target: ${typesByTarget()
+      .map(([words, types]) => `${words} for ${inWords(types.map((t) => specOf(t).title))}`)
+      .join(', ')}.`,
+  ),
   active: z.boolean().describe('false while paused.'),
   periodicity: z.string().describe('Check frequency: 30s, 1m, 5m, 10m, 30m or 1h.'),
   regions: z.array(z.string()),
   privateLocations: z
     .array(z.string())
-    .describe("Ids of the workspace's private locations the monitor is also checked from (see list_private_locations); their results stand as regions named by the location."),
+    .describe(
+      "Ids of the workspace's private locations the monitor is also checked from (see list_private_locations); their results stand as regions named by the location.",
+    ),
   timeout: z.number().describe('Milliseconds.'),
   degraded: z.number().nullable().describe('Milliseconds above which a success is degraded; null: never.'),
   retry: z.number().int(),
@@ -95,7 +101,11 @@ const listAnswers = new WeakMap<MonitorPage, { channels: object; incidents: obje
 const numericMonitorId = <T extends { monitorId: string }>(log: T) => ({ ...log, monitorId: Number(log.monitorId) });
 
 async function channelsOf({ actor, workspaceId, services }: ToolContext, monitors: readonly Monitor[]) {
-  return services.channels.ofMonitors(actor, workspaceId, monitors.map((m) => m.id));
+  return services.channels.ofMonitors(
+    actor,
+    workspaceId,
+    monitors.map((m) => m.id),
+  );
 }
 
 export const monitorTools = [
@@ -156,7 +166,8 @@ export const monitorTools = [
   defineTool({
     name: 'get_monitor_summary',
     title: 'Get monitor summary',
-    description: 'Counts of successful, degraded and failed checks, latency percentiles p50 to p99 (ms) and the last check time, over 1d (default), 7d or 14d; gaps lists spans in which nothing was checked.',
+    description:
+      'Counts of successful, degraded and failed checks, latency percentiles p50 to p99 (ms) and the last check time, over 1d (default), 7d or 14d; gaps lists spans in which nothing was checked.',
     access: 'read',
     annotations: READ,
     input: z.strictObject({ monitorId, window }),
@@ -183,7 +194,13 @@ export const monitorTools = [
     input: z.strictObject({
       monitorId,
       window,
-      limit: z.number().int().min(1).max(MAX_RESPONSE_LOGS).default(DEFAULT_RESPONSE_LOGS).describe(`How many, 1 to ${MAX_RESPONSE_LOGS}. Default ${DEFAULT_RESPONSE_LOGS}.`),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_RESPONSE_LOGS)
+        .default(DEFAULT_RESPONSE_LOGS)
+        .describe(`How many, 1 to ${MAX_RESPONSE_LOGS}. Default ${DEFAULT_RESPONSE_LOGS}.`),
       offset: z.number().int().min(0).default(0).describe('How many of the newest to skip. Default 0.'),
     }),
     output: z.object({ responseLogs: z.array(responseLog), window: z.enum(summaryWindows), limit: z.number().int(), offset: z.number().int() }),

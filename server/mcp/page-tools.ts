@@ -13,7 +13,11 @@ const reportStatus = z.enum(reportStatuses);
 const notify = z
   .boolean({ error: (issue) => (issue.input === undefined ? notifyRule : 'must be true or false') })
   .describe('Required, no default. true sends this update to the page subscribers; false publishes it silently, and it can never be sent later.');
-const notified = z.boolean().describe('true when the subscriber dispatch returned without error (or the plan has no subscriber notifications); false when notify was false or the dispatch failed. The record is kept either way.');
+const notified = z
+  .boolean()
+  .describe(
+    'true when the subscriber dispatch returned without error (or the plan has no subscriber notifications); false when notify was false or the dispatch failed. The record is kept either way.',
+  );
 
 const statusPage = record({
   id: z.string(),
@@ -102,7 +106,10 @@ export const pageTools = [
     }),
     output: z.object({ statusReports: z.array(statusReport), pagination }),
     async run({ actor, workspaceId, services }, args) {
-      const { reports, pagination } = await services.reports.list(actor, workspaceId, { ...args, pageId: args.pageId === undefined ? undefined : pageRef(args.pageId) });
+      const { reports, pagination } = await services.reports.list(actor, workspaceId, {
+        ...args,
+        pageId: args.pageId === undefined ? undefined : pageRef(args.pageId),
+      });
       return { statusReports: reports, pagination };
     },
   }),
@@ -123,7 +130,11 @@ export const pageTools = [
     }),
     output: z.object({ statusReport, notified }),
     async run({ actor, workspaceId, services }, args) {
-      const { report, notified } = await services.reports.create(actor, workspaceId, { ...args, pageId: pageRef(args.pageId), pageComponentIds: ids(args.pageComponentIds) });
+      const { report, notified } = await services.reports.create(actor, workspaceId, {
+        ...args,
+        pageId: pageRef(args.pageId),
+        pageComponentIds: ids(args.pageComponentIds),
+      });
       return { statusReport: report, notified };
     },
   }),
@@ -148,7 +159,8 @@ export const pageTools = [
   defineTool({
     name: 'update_status_report',
     title: 'Edit a status report',
-    description: 'Edits the title, status or affected components of a report. Adds no public update and notifies nobody; to tell users something, use add_status_report_update.',
+    description:
+      'Edits the title, status or affected components of a report. Adds no public update and notifies nobody; to tell users something, use add_status_report_update.',
     access: 'write',
     annotations: EDIT,
     input: z.strictObject({
@@ -159,7 +171,9 @@ export const pageTools = [
     }),
     output: z.object({ statusReport }),
     async run({ actor, workspaceId, services }, { statusReportId, ...patch }) {
-      return { statusReport: await services.reports.update(actor, workspaceId, String(statusReportId), { ...patch, pageComponentIds: ids(patch.pageComponentIds) }) };
+      return {
+        statusReport: await services.reports.update(actor, workspaceId, String(statusReportId), { ...patch, pageComponentIds: ids(patch.pageComponentIds) }),
+      };
     },
   }),
   defineTool({

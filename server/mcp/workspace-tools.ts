@@ -24,7 +24,19 @@ const auditEntry = record({
  */
 function shown(entry: AuditEntry) {
   const { id, entityType, entityId, action, changedFields, createdAt, before, after } = entry;
-  return { id, entityType, entityId, action, actor_type: entry.actorType, actor_id: entry.actorId, actor_user_id: entry.actorUserId, changedFields, createdAt, before, after };
+  return {
+    id,
+    entityType,
+    entityId,
+    action,
+    actor_type: entry.actorType,
+    actor_id: entry.actorId,
+    actor_user_id: entry.actorUserId,
+    changedFields,
+    createdAt,
+    before,
+    after,
+  };
 }
 
 export const workspaceTools = [
@@ -37,7 +49,13 @@ export const workspaceTools = [
     input: z.strictObject(pageInput(200)),
     output: z.object({
       notifications: z.array(
-        record({ id: z.string(), name: z.string(), kind: z.string(), monitorIds: z.array(z.string()), config: z.record(z.string(), z.unknown()).describe('Settings; credentials masked.') }),
+        record({
+          id: z.string(),
+          name: z.string(),
+          kind: z.string(),
+          monitorIds: z.array(z.string()),
+          config: z.record(z.string(), z.unknown()).describe('Settings; credentials masked.'),
+        }),
       ),
       pagination,
     }),
@@ -49,41 +67,64 @@ export const workspaceTools = [
   defineTool({
     name: 'list_private_locations',
     title: 'List private locations',
-    description: 'The places monitors are checked from: name, status (active, or error when its runner is silent for over a minute), metadata and last-seen time. The embedded runner of this machine (`local`, embedded: true) is the first, then the workspace\'s private locations, oldest first. Agent tokens are never shown.',
+    description:
+      "The places monitors are checked from: name, status (active, or error when its runner is silent for over a minute), metadata and last-seen time. The embedded runner of this machine (`local`, embedded: true) is the first, then the workspace's private locations, oldest first. Agent tokens are never shown.",
     access: 'read',
     annotations: READ,
     input: z.strictObject(pageInput(100)),
     output: z.object({
       privateLocations: z.array(
-        record({ id: z.string(), name: z.string(), status: z.enum(['active', 'error']), metadata: z.record(z.string(), z.string()), lastSeenAt: z.string().nullable(), embedded: z.boolean() }),
+        record({
+          id: z.string(),
+          name: z.string(),
+          status: z.enum(['active', 'error']),
+          metadata: z.record(z.string(), z.string()),
+          lastSeenAt: z.string().nullable(),
+          embedded: z.boolean(),
+        }),
       ),
       pagination,
     }),
     async run({ actor, workspaceId, services }, query) {
       const { locations, pagination } = await services.locations.list(actor, workspaceId, query);
-      return { privateLocations: locations.map(({ id, name, status, metadata, lastSeenAt, embedded }) => ({ id, name, status, metadata, lastSeenAt, embedded })), pagination };
+      return {
+        privateLocations: locations.map(({ id, name, status, metadata, lastSeenAt, embedded }) => ({ id, name, status, metadata, lastSeenAt, embedded })),
+        pagination,
+      };
     },
   }),
   defineTool({
     name: 'list_audit_logs',
     title: 'List audit log entries',
-    description: 'Who changed what, newest first, from the last 14 days only. Filter by entityType (e.g. monitor, status_report) and entityId. Snapshots are in get_audit_log.',
+    description:
+      'Who changed what, newest first, from the last 14 days only. Filter by entityType (e.g. monitor, status_report) and entityId. Snapshots are in get_audit_log.',
     access: 'read',
     feature: 'auditLog',
     annotations: READ,
     input: z.strictObject({
       ...pageInput(50),
-      entityType: z.string().min(1).max(100).optional().describe('Only entries about this kind of entity, e.g. monitor, status_page, status_report, maintenance, api_key.'),
-      entityId: z.union([z.string().min(1), z.number().int()]).optional().describe('Only entries about this entity id.'),
+      entityType: z
+        .string()
+        .min(1)
+        .max(100)
+        .optional()
+        .describe('Only entries about this kind of entity, e.g. monitor, status_page, status_report, maintenance, api_key.'),
+      entityId: z
+        .union([z.string().min(1), z.number().int()])
+        .optional()
+        .describe('Only entries about this entity id.'),
     }),
     output: z.object({ auditLogs: z.array(auditEntry), pagination }),
     async run({ actor, workspaceId, services }, query) {
       const { auditLogs, pagination } = await services.auditLog.list(actor, workspaceId, query);
       // The list names what changed; the snapshots are the detail get_audit_log gives.
-      return { auditLogs: auditLogs.map((entry) => {
-        const { before: _b, after: _a, ...listed } = shown(entry);
-        return listed;
-      }), pagination };
+      return {
+        auditLogs: auditLogs.map((entry) => {
+          const { before: _b, after: _a, ...listed } = shown(entry);
+          return listed;
+        }),
+        pagination,
+      };
     },
   }),
   defineTool({

@@ -40,7 +40,11 @@ async function trustedClient(query: URLSearchParams, options: AuthorizeOptions):
 
 function responseType(query: URLSearchParams): void {
   const type = single(query, 'response_type');
-  if (type !== 'code') throw new OAuthError(type ? 'unsupported_response_type' : 'invalid_request', type ? `response_type ${type} is not supported: use code` : 'response_type is required: use code');
+  if (type !== 'code')
+    throw new OAuthError(
+      type ? 'unsupported_response_type' : 'invalid_request',
+      type ? `response_type ${type} is not supported: use code` : 'response_type is required: use code',
+    );
 }
 
 function pkceChallenge(query: URLSearchParams): string {
@@ -71,7 +75,8 @@ export function requestedResource(resource: string | undefined, issuer: string):
 
 function state(query: URLSearchParams): string | undefined {
   const value = single(query, 'state');
-  if (value !== undefined && value.length > MOST_STATE_CHARACTERS) throw new OAuthError('invalid_request', `state must be at most ${MOST_STATE_CHARACTERS} characters`);
+  if (value !== undefined && value.length > MOST_STATE_CHARACTERS)
+    throw new OAuthError('invalid_request', `state must be at most ${MOST_STATE_CHARACTERS} characters`);
   return value;
 }
 

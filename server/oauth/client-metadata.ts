@@ -41,9 +41,11 @@ export function createMetadataFetcher(network: MetadataNetwork = systemNetwork):
   return async (clientId) => {
     const url = new URL(clientId);
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    const addresses = isIP(host) ? [host] : await network.resolve(host).catch(() => {
-      throw new Error(`the host ${host} could not be resolved`);
-    });
+    const addresses = isIP(host)
+      ? [host]
+      : await network.resolve(host).catch(() => {
+          throw new Error(`the host ${host} could not be resolved`);
+        });
     if (addresses.length === 0) throw new Error(`the host ${host} has no address`);
     const refused = addresses.find((a) => !isPublicAddress(a));
     if (refused) throw new Error(`the host ${host} resolves to ${refused}, which is not a public address`);
@@ -65,7 +67,11 @@ export function createMetadataFetcher(network: MetadataNetwork = systemNetwork):
         (res) => {
           if (res.statusCode !== 200) {
             res.resume();
-            reject(new Error(`it answered ${res.statusCode}${res.statusCode && res.statusCode >= 300 && res.statusCode < 400 ? ' (redirects are not followed)' : ''}`));
+            reject(
+              new Error(
+                `it answered ${res.statusCode}${res.statusCode && res.statusCode >= 300 && res.statusCode < 400 ? ' (redirects are not followed)' : ''}`,
+              ),
+            );
             return;
           }
           const chunks: Buffer[] = [];

@@ -42,10 +42,16 @@ export function registerOAuth(app: HonoApp, options: OAuthRoutesOptions): void {
   // answers keep RFC 6749's shape (SPEC 7 rule 5), as every error on these paths does.
   for (const [path, methods] of METHODS) {
     app.all(path, (c) =>
-      oauthJson({ error: 'invalid_request', error_description: `${c.req.method} is not allowed on ${path}: use ${methods.join(' or ')}` }, 405, { allow: methods.join(', ') }),
+      oauthJson({ error: 'invalid_request', error_description: `${c.req.method} is not allowed on ${path}: use ${methods.join(' or ')}` }, 405, {
+        allow: methods.join(', '),
+      }),
     );
   }
   app.all('/oauth/*', (c) => {
-    throw new OAuthError('invalid_request', `${c.req.path} is not an endpoint of this authorization server: see ${issuer}/.well-known/oauth-authorization-server`, { status: 404 });
+    throw new OAuthError(
+      'invalid_request',
+      `${c.req.path} is not an endpoint of this authorization server: see ${issuer}/.well-known/oauth-authorization-server`,
+      { status: 404 },
+    );
   });
 }

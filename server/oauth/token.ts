@@ -27,7 +27,14 @@ export function registerToken(app: HonoApp, services: Services, issuer: string):
     }
     if (grantType === 'refresh_token') {
       const scope = params.get('scope');
-      return oauthJson(await tokens.refresh({ refreshToken: required(params, 'refresh_token'), clientId, scope: scope === undefined ? undefined : requestedScope(scope), resource }));
+      return oauthJson(
+        await tokens.refresh({
+          refreshToken: required(params, 'refresh_token'),
+          clientId,
+          scope: scope === undefined ? undefined : requestedScope(scope),
+          resource,
+        }),
+      );
     }
     throw new OAuthError('unsupported_grant_type', `grant_type ${grantType} is not supported: use authorization_code or refresh_token`);
   });

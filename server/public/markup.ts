@@ -36,7 +36,12 @@ const compacted = new WeakMap<TemplateStringsArray, TemplateStringsArray>();
 function compact(strings: TemplateStringsArray): TemplateStringsArray {
   let parts = compacted.get(strings);
   if (!parts) {
-    const text = strings.map((s) => s.replace(/>\s*\n\s*/g, '>').replace(/\s*\n\s*</g, '<').replace(/\s*\n\s*/g, ' '));
+    const text = strings.map((s) =>
+      s
+        .replace(/>\s*\n\s*/g, '>')
+        .replace(/\s*\n\s*</g, '<')
+        .replace(/\s*\n\s*/g, ' '),
+    );
     parts = Object.assign(text, { raw: text });
     compacted.set(strings, parts);
   }

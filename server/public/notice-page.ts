@@ -21,11 +21,13 @@ export function renderNoticePage(options: NoticeOptions): string {
 <main id="main" class="w">
 <h1>${heading}</h1>
 <p class="msg">${message}</p>
-${form &&
+${
+  form &&
   html`<form method="post" action="${form.action}">
 ${Object.entries(form.hidden ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
 <button type="submit">${form.button}</button>
-</form>`}
+</form>`
+}
 ${pageUrl && html`<p><a href="${pageUrl}">Back to the status page</a></p>`}
 </main>
 <footer class="w"><p>Powered by Statusdesk</p></footer>`;

@@ -79,7 +79,9 @@ function timeline(updates: readonly PublicUpdate[]): Markup {
 
 function reportArticle(report: PublicReport): Markup {
   const id = anchor('report', report.id);
-  const when = report.resolved ? html`<strong>Resolved</strong> ${report.resolvedAt && time(report.resolvedAt)}` : html`<strong>${REPORT_STATUS_LABEL[report.status]}</strong> · Started ${time(report.createdAt)}`;
+  const when = report.resolved
+    ? html`<strong>Resolved</strong> ${report.resolvedAt && time(report.resolvedAt)}`
+    : html`<strong>${REPORT_STATUS_LABEL[report.status]}</strong> · Started ${time(report.createdAt)}`;
   return html`<article class="rep${report.resolved ? ' done' : ''}" id="${id}" aria-labelledby="${id}-t">
 <h3 id="${id}-t">${report.title}</h3>
 <p class="meta">${when}${report.components.length > 0 && html` · ${affects(report.components, '')}`}</p>
@@ -152,7 +154,8 @@ ${page.activeReports.length > 0 && section('incidents', 'Current incidents', pag
 ${section('components', 'Components', componentList(page.components))}
 ${page.upcomingMaintenances.length > 0 && section('scheduled-maintenance', 'Scheduled maintenance', page.upcomingMaintenances.map(maintenanceArticle))}
 ${section('history', 'Past incidents', page.pastReports.length > 0 ? page.pastReports.map(reportArticle) : html`<p class="mut">No incidents in the last 14 days.</p>`)}
-${live &&
+${
+  live &&
   page.subscribable &&
   section(
     'subscribe',
@@ -163,7 +166,8 @@ ${live &&
 <button type="submit">Subscribe</button></div>
 <p class="mut" id="email-hint">A message with a link to confirm the address comes first. Every message has a link to unsubscribe.</p>
 </form>`,
-  )}
+  )
+}
 </main>
 <footer class="w">
 <p><a href="${feedUrl}">Atom feed</a> · <a href="${jsonUrl}">JSON summary</a></p>

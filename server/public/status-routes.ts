@@ -127,13 +127,26 @@ export function registerStatusPages(app: HonoApp, services: Services): void {
         );
       }),
     );
-  ask('confirm', 'Confirm your subscription', (found) => `${found.address} will get an email when ${found.pageTitle} posts an incident or maintenance.`, 'Confirm');
+  ask(
+    'confirm',
+    'Confirm your subscription',
+    (found) => `${found.address} will get an email when ${found.pageTitle} posts an incident or maintenance.`,
+    'Confirm',
+  );
   ask('unsubscribe', 'Unsubscribe?', (found) => `${found.address} will no longer get updates from ${found.pageTitle}.`, 'Unsubscribe');
 
   app.post('/status/:slug/confirm', (c) =>
     visitor(c, async () => {
       const done = await services.subscribers.confirm(c.req.query('s') ?? '', c.req.query('token') ?? '');
-      return page(c, notice({ title: done.pageTitle, heading: 'Subscription confirmed', message: `You will get an email when ${done.pageTitle} posts an incident or maintenance.`, pageUrl: done.pageUrl }));
+      return page(
+        c,
+        notice({
+          title: done.pageTitle,
+          heading: 'Subscription confirmed',
+          message: `You will get an email when ${done.pageTitle} posts an incident or maintenance.`,
+          pageUrl: done.pageUrl,
+        }),
+      );
     }),
   );
 
@@ -141,7 +154,10 @@ export function registerStatusPages(app: HonoApp, services: Services): void {
   app.post('/status/:slug/unsubscribe', (c) =>
     visitor(c, async () => {
       const done = await services.subscribers.unsubscribe(c.req.query('s') ?? '', c.req.query('token') ?? '');
-      return page(c, notice({ title: done.pageTitle, heading: 'Unsubscribed', message: `You will get no more mail from ${done.pageTitle}.`, pageUrl: done.pageUrl }));
+      return page(
+        c,
+        notice({ title: done.pageTitle, heading: 'Unsubscribed', message: `You will get no more mail from ${done.pageTitle}.`, pageUrl: done.pageUrl }),
+      );
     }),
   );
 }

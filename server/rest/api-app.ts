@@ -70,7 +70,13 @@ export function createApiApp(options: ApiAppOptions) {
     servers: [{ url: options.apiUrl }],
   });
 
-  registerOAuth(app, { services, issuer: options.apiUrl, dashboardUrl: options.dashboardUrl, docsBase: options.docsBase, metadataNetwork: options.metadataNetwork });
+  registerOAuth(app, {
+    services,
+    issuer: options.apiUrl,
+    dashboardUrl: options.dashboardUrl,
+    docsBase: options.docsBase,
+    metadataNetwork: options.metadataNetwork,
+  });
   registerDocs(app, options.content);
   registerStatusPages(app, services);
   registerMcp(app, {

@@ -39,7 +39,8 @@ export function registerDocs(app: HonoApp, content: ContentIndex): void {
     method: 'get',
     path: '/docs/{path}',
     summary: 'A page of the product documentation, as markdown',
-    description: 'The path may span segments, e.g. reference/errors, sent as they are or with each slash encoded (reference%2Ferrors, as generated clients send a path parameter). No credential needed.',
+    description:
+      'The path may span segments, e.g. reference/errors, sent as they are or with each slash encoded (reference%2Ferrors, as generated clients send a path parameter). No credential needed.',
     tags: ['Documentation'],
     operationId: 'getDocPage',
     security: [],

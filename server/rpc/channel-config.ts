@@ -21,10 +21,13 @@ const hasPresence = (field: DescField) => field.proto.proto3Optional === true;
 
 /** Not an empty string, list or map. */
 const isGiven = (value: unknown) =>
-  value !== undefined && value !== '' && (Array.isArray(value) ? value.length > 0 : typeof value !== 'object' || value === null || Object.keys(value).length > 0);
+  value !== undefined &&
+  value !== '' &&
+  (Array.isArray(value) ? value.length > 0 : typeof value !== 'object' || value === null || Object.keys(value).length > 0);
 
 /** A copy of a map or a list, the value itself otherwise. */
-const copied = (field: DescField, value: unknown) => (field.fieldKind === 'map' ? { ...(value as object) } : field.fieldKind === 'list' ? [...(value as unknown[])] : value);
+const copied = (field: DescField, value: unknown) =>
+  field.fieldKind === 'map' ? { ...(value as object) } : field.fieldKind === 'list' ? [...(value as unknown[])] : value;
 
 /**
  * The kind and fields of a wire config, by the domain's names. Plain strings, lists and maps that
@@ -51,7 +54,8 @@ export function wireConfig(kind: string, config: Record<string, unknown>): { cas
     const given = config[field.localName];
     if (field.fieldKind === 'map') value[field.localName] = given ?? {};
     else if (field.fieldKind === 'list') value[field.localName] = Array.isArray(given) ? given.map(String) : [];
-    else if (field.fieldKind === 'scalar' && field.scalar === ScalarType.STRING) value[field.localName] = typeof given === 'string' ? given : hasPresence(field) ? undefined : '';
+    else if (field.fieldKind === 'scalar' && field.scalar === ScalarType.STRING)
+      value[field.localName] = typeof given === 'string' ? given : hasPresence(field) ? undefined : '';
     else value[field.localName] = typeof given === 'number' ? given : undefined;
   }
   return { case: kind, value };

@@ -2,7 +2,7 @@ import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, type HandlerContext } from '@connectrpc/connect';
 import { BadRequest_FieldViolationSchema, BadRequestSchema } from '../../proto/gen/google/rpc/error_details_pb.js';
 import { RPC_CODE_OF } from '../../contract/errors.ts';
-import { AppError, type ErrorCode } from '../errors.ts';
+import type { AppError, ErrorCode } from '../errors.ts';
 import { retryAfter } from '../http/errors.ts';
 
 /** Connect's codes are google.rpc.Code's numbers, as contract/errors.ts writes them. */
@@ -41,7 +41,8 @@ export function refineRequestErrors(maxBodyBytes: number): (context: HandlerCont
     // A deadline of 0 has passed before the body is read; past this point connect-node would answer
     // a body it cannot parse as internal, since its refusal then no longer reaches the abort below.
     const remaining = context.timeoutMs();
-    if (remaining !== undefined && remaining <= 0) throw new ConnectError('the deadline passed before the request was read (a timeout of 0)', Code.DeadlineExceeded);
+    if (remaining !== undefined && remaining <= 0)
+      throw new ConnectError('the deadline passed before the request was read (a timeout of 0)', Code.DeadlineExceeded);
     const signal = context.signal;
     signal.addEventListener(
       'abort',
@@ -49,7 +50,11 @@ export function refineRequestErrors(maxBodyBytes: number): (context: HandlerCont
         const error: unknown = signal.reason;
         if (!(error instanceof ConnectError)) return;
         if (error.code === Code.Internal && error.rawMessage.startsWith('parse binary:')) {
-          rewrite(error, Code.InvalidArgument, `the request is not a valid ${context.method.input.typeName} message (${error.rawMessage.slice('parse binary: '.length)})`);
+          rewrite(
+            error,
+            Code.InvalidArgument,
+            `the request is not a valid ${context.method.input.typeName} message (${error.rawMessage.slice('parse binary: '.length)})`,
+          );
         } else if (error.code === Code.Internal && error.rawMessage === 'decompression failed') {
           rewrite(error, Code.InvalidArgument, 'the request body does not decompress with the content-encoding it names');
         } else if (error.code === Code.ResourceExhausted && error.rawMessage.includes('readMaxBytes')) {

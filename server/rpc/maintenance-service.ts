@@ -1,5 +1,5 @@
 import type { ServiceImpl } from '@connectrpc/connect';
-import { MaintenanceService } from '../../proto/gen/maintenance/v1/maintenance_pb.js';
+import type { MaintenanceService } from '../../proto/gen/maintenance/v1/maintenance_pb.js';
 import type { Services } from '../services.ts';
 import { callerOf } from './auth.ts';
 import { toMaintenanceMessage } from './maintenance-codec.ts';

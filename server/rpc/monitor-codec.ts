@@ -137,13 +137,21 @@ function fieldCodec(field: DescField, schema: z.ZodType | undefined): FieldCodec
     }
     case 'message': {
       if (field.message.typeName === 'google.protobuf.Duration') {
-        return { name, toDomain: (v) => (v === undefined ? undefined : durationMs(v as Duration)), toWire: (v) => (v === undefined || v === null ? undefined : durationFromMs(v as number)) };
+        return {
+          name,
+          toDomain: (v) => (v === undefined ? undefined : durationMs(v as Duration)),
+          toWire: (v) => (v === undefined || v === null ? undefined : durationFromMs(v as number)),
+        };
       }
       if (field.message.typeName === 'google.protobuf.Timestamp') {
         return { name, toDomain: (v) => v, toWire: (v) => (v === undefined ? undefined : timestamp(v as string)) };
       }
       const nested = messageCodec(field.message, inner);
-      return { name, toDomain: (v) => (v === undefined ? undefined : nested.toDomain(v as object)), toWire: (v) => (v === undefined || v === null ? undefined : nested.toWire(v as object)) };
+      return {
+        name,
+        toDomain: (v) => (v === undefined ? undefined : nested.toDomain(v as object)),
+        toWire: (v) => (v === undefined || v === null ? undefined : nested.toWire(v as object)),
+      };
     }
     default:
       return { name, toDomain: same, toWire: same };
@@ -270,7 +278,9 @@ export function wireFields(type: MonitorType, fields: Fields): MessageInitShape<
  * The wire message of a monitor, once per frozen monitor (the monitor service shares the ones it
  * keeps). A configuration without id or times (apply's) encodes as well: requests ignore them.
  */
-export const toMonitorMessage = oncePerFrozen((m: Monitor): Message => create(wireOf(m.type).message, codecOf(m.type).toWire(m) as MessageInitShape<DescMessage>));
+export const toMonitorMessage = oncePerFrozen(
+  (m: Monitor): Message => create(wireOf(m.type).message, codecOf(m.type).toWire(m) as MessageInitShape<DescMessage>),
+);
 
 export function toCheckResultMessage(r: CheckResult): CheckResultMessage {
   const timing = Object.fromEntries(Object.entries(r.timing).filter(([, v]) => v !== null));

@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { FieldMask } from '@bufbuild/protobuf/wkt';
-import { type ListMonitorsResponse, ListMonitorsResponseSchema, MonitorService } from '../../proto/gen/monitor/v1/monitor_pb.js';
+import { type ListMonitorsResponse, ListMonitorsResponseSchema, type MonitorService } from '../../proto/gen/monitor/v1/monitor_pb.js';
 import type { Services } from '../services.ts';
 import { type MonitorType, monitorTypeNames } from '../domain/monitors/monitor-types.ts';
 import type { Monitor, MonitorPage } from '../domain/monitors/monitors.ts';
@@ -31,11 +31,12 @@ function as(monitor: Monitor, type: MonitorType): Monitor {
  * monitor service hands out the same frozen page until a monitor changes, and the answer depends
  * on the page alone: it is built once per page, and encoded once per page for the binary formats.
  */
-const listAnswer = oncePerFrozen((page: MonitorPage): ListMonitorsResponse =>
-  create(ListMonitorsResponseSchema, {
-    ...Object.fromEntries(monitorTypeNames.map((type) => [wireOf(type).listField, page.monitors.filter((m) => m.type === type).map(toMonitorMessage)])),
-    totalSize: page.total,
-  }),
+const listAnswer = oncePerFrozen(
+  (page: MonitorPage): ListMonitorsResponse =>
+    create(ListMonitorsResponseSchema, {
+      ...Object.fromEntries(monitorTypeNames.map((type) => [wireOf(type).listField, page.monitors.filter((m) => m.type === type).map(toMonitorMessage)])),
+      totalSize: page.total,
+    }),
 );
 const encodedListAnswer = oncePerFrozen((page: MonitorPage) => encodedOnce(ListMonitorsResponseSchema, listAnswer(page)));
 
@@ -130,7 +131,11 @@ export function monitorServiceImpl(services: Services): ServiceImpl<typeof Monit
 
     async listResponseLogs(req, ctx) {
       const { actor, workspaceId } = callerOf(ctx);
-      const results = await monitors.responseLogs(actor, workspaceId, req.id, { window: summaryWindow.domain(req.window), limit: req.limit, offset: req.offset });
+      const results = await monitors.responseLogs(actor, workspaceId, req.id, {
+        window: summaryWindow.domain(req.window),
+        limit: req.limit,
+        offset: req.offset,
+      });
       return { results: results.map(toCheckResultMessage) };
     },
   };

@@ -54,7 +54,10 @@ export async function inConfigField<T>(kind: string | undefined, call: () => Pro
     return await call();
   } catch (error) {
     if (kind === undefined || !(error instanceof AppError) || error.code !== 'VALIDATION') throw error;
-    const violations = error.violations.map((v) => ({ field: v.field.startsWith('config.') ? `${kind}.${v.field.slice('config.'.length)}` : v.field, rule: v.rule }));
+    const violations = error.violations.map((v) => ({
+      field: v.field.startsWith('config.') ? `${kind}.${v.field.slice('config.'.length)}` : v.field,
+      rule: v.rule,
+    }));
     throw new AppError('VALIDATION', violations.map((v) => `${v.field}: ${v.rule}`).join('; '), violations);
   }
 }

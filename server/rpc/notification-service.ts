@@ -1,5 +1,5 @@
 import type { ServiceImpl } from '@connectrpc/connect';
-import { NotificationService } from '../../proto/gen/notification/v1/notification_pb.js';
+import type { NotificationService } from '../../proto/gen/notification/v1/notification_pb.js';
 import type { Services } from '../services.ts';
 import { callerOf } from './auth.ts';
 import { configOf, inConfigField, toChannelMessage } from './notification-codec.ts';

@@ -26,7 +26,10 @@ import { isoOf, timestamp } from './monitor-codec.ts';
 export { timestamp };
 
 /** A page component's type: `monitor` (its health follows a monitor) or `static`. */
-export const componentType = enumPairs(['monitor', 'static'] as const satisfies readonly PageComponent['type'][], [ComponentType.MONITOR, ComponentType.STATIC]);
+export const componentType = enumPairs(['monitor', 'static'] as const satisfies readonly PageComponent['type'][], [
+  ComponentType.MONITOR,
+  ComponentType.STATIC,
+]);
 
 /** A timestamp for a nullable domain time: absent when null. */
 export const optionalTimestamp = (iso: string | null) => (iso === null ? undefined : timestamp(iso));
@@ -156,4 +159,3 @@ export const subscriberWords = (s: SubscriberMessage) => ({
   lastDeliveryAt: isoOf(s.lastDeliveryAt),
   lastDeliveryError: s.lastDeliveryError ?? null,
 });
-

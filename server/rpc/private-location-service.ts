@@ -1,5 +1,5 @@
 import type { ServiceImpl } from '@connectrpc/connect';
-import { PrivateLocationService } from '../../proto/gen/private_location/v1/private_location_pb.js';
+import type { PrivateLocationService } from '../../proto/gen/private_location/v1/private_location_pb.js';
 import type { Services } from '../services.ts';
 import { callerOf } from './auth.ts';
 import { count, text } from './page-codec.ts';

@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
 import type { Logger } from 'pino';
-import { ConnectResponseSchema, type ConnectRequest, type ReportRequest, RunnerService } from '../../proto/gen/runner/v1/runner_pb.js';
+import { ConnectResponseSchema, type ConnectRequest, type ReportRequest, type RunnerService } from '../../proto/gen/runner/v1/runner_pb.js';
 import { encodeDefinition, fromRunnerCheck } from '../checks/check-runner.ts';
 import type { RunnerReport, StreamEnd } from '../domain/locations/runners.ts';
 import { AppError } from '../errors.ts';
@@ -26,7 +26,11 @@ export function runnerServiceImpl(services: Services, log: Logger): ServiceImpl<
     async *connect(req: ConnectRequest, context: HandlerContext) {
       let session;
       try {
-        session = await runners.connect(context.requestHeader.get('authorization'), { version: req.version, instanceId: req.instanceId, hostname: req.hostname });
+        session = await runners.connect(context.requestHeader.get('authorization'), {
+          version: req.version,
+          instanceId: req.instanceId,
+          hostname: req.hostname,
+        });
       } catch (error) {
         throw error instanceof AppError ? toConnectError(error) : error;
       }
@@ -43,7 +47,9 @@ export function runnerServiceImpl(services: Services, log: Logger): ServiceImpl<
         }
         const event = next.value;
         yield create(ConnectResponseSchema, {
-          hello: first ? { serviceVersion: hello.serviceVersion, locationName: hello.locationName, acknowledgedSequence: BigInt(hello.acknowledgedSequence) } : undefined,
+          hello: first
+            ? { serviceVersion: hello.serviceVersion, locationName: hello.locationName, acknowledgedSequence: BigInt(hello.acknowledgedSequence) }
+            : undefined,
           monitors: event.monitors.map((m) => ({ id: m.id, revision: BigInt(m.revision), definition: encodeDefinition(m.monitor) })),
           removedMonitorIds: event.removedMonitorIds,
           full: event.full,
@@ -56,7 +62,14 @@ export function runnerServiceImpl(services: Services, log: Logger): ServiceImpl<
     async report(req: ReportRequest, context: HandlerContext) {
       const location = await runners.admit(context.requestHeader.get('authorization'));
       const context_ = { runner: location.name, regions: [location.name], workspaceId: location.workspace_id };
-      const report: RunnerReport = { version: req.version, instanceId: req.instanceId, checks: [], malformed: [], droppedResults: Number(req.droppedResults), gaps: [] };
+      const report: RunnerReport = {
+        version: req.version,
+        instanceId: req.instanceId,
+        checks: [],
+        malformed: [],
+        droppedResults: Number(req.droppedResults),
+        gaps: [],
+      };
       for (const message of req.checks) {
         const sequence = Number(message.sequence);
         if (!Number.isSafeInteger(sequence)) continue;

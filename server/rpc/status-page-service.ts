@@ -1,5 +1,5 @@
 import type { ServiceImpl } from '@connectrpc/connect';
-import { StatusPageService } from '../../proto/gen/status_page/v1/status_page_pb.js';
+import type { StatusPageService } from '../../proto/gen/status_page/v1/status_page_pb.js';
 import type { Services } from '../services.ts';
 import { callerOf } from './auth.ts';
 import { clearable, text, toPageComponentMessage, toStatusPageMessage, toSubscriberMessage } from './page-codec.ts';

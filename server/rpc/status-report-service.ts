@@ -1,5 +1,5 @@
 import type { ServiceImpl } from '@connectrpc/connect';
-import { StatusReportService } from '../../proto/gen/status_report/v1/status_report_pb.js';
+import type { StatusReportService } from '../../proto/gen/status_report/v1/status_report_pb.js';
 import type { Services } from '../services.ts';
 import { callerOf } from './auth.ts';
 import { count, list, maskedPatch, text } from './page-codec.ts';
@@ -11,7 +11,12 @@ export function statusReportServiceImpl(services: Services): ServiceImpl<typeof 
   return {
     async listStatusReports(req, ctx) {
       const { actor, workspaceId } = callerOf(ctx);
-      const result = await reports.list(actor, workspaceId, { filter: text(req.filter), pageId: req.pageId, page: count(req.page), perPage: count(req.perPage) });
+      const result = await reports.list(actor, workspaceId, {
+        filter: text(req.filter),
+        pageId: req.pageId,
+        page: count(req.page),
+        perPage: count(req.perPage),
+      });
       return { statusReports: result.reports.map(toStatusReportMessage), pagination: result.pagination };
     },
 

@@ -78,7 +78,9 @@ export function openBuffer(dataDir: string, options: { token: string; max?: numb
     oldest: sqlite.prepare<[], number | null>('select min(sequence) from results').pluck(),
     batch: sqlite.prepare<[number], { check_result: Buffer }>('select check_result from results order by sequence limit ?'),
     /** `definition` is sealed text; before sealing, the definition's bytes. */
-    assignment: sqlite.prepare<[], { monitor_id: string; revision: number; definition: string | Buffer }>('select monitor_id, revision, definition from assignment'),
+    assignment: sqlite.prepare<[], { monitor_id: string; revision: number; definition: string | Buffer }>(
+      'select monitor_id, revision, definition from assignment',
+    ),
     putMonitor: sqlite.prepare(
       'insert into assignment (monitor_id, revision, definition) values (?, ?, ?) on conflict (monitor_id) do update set revision = excluded.revision, definition = excluded.definition',
     ),

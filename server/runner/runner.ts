@@ -57,7 +57,10 @@ const backoff = (attempt: number) => Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS *
 export function startRunner(options: RunnerOptions) {
   const { log, version } = options;
   const buffer = openBuffer(options.dataDir, { token: options.token, max: options.bufferMax });
-  if (buffer.assignmentDropped) log.warn("the assignment kept in the buffer was sealed under another token and cannot be read: nothing is checked until the service sends the location's assignment");
+  if (buffer.assignmentDropped)
+    log.warn(
+      "the assignment kept in the buffer was sealed under another token and cannot be read: nothing is checked until the service sends the location's assignment",
+    );
   const transport = createConnectTransport({
     baseUrl: `${options.apiUrl}/rpc`,
     httpVersion: '1.1',
@@ -93,7 +96,10 @@ export function startRunner(options: RunnerOptions) {
     destinations: options.destinations,
     onCheck: (check) => pending.push(check),
     onGap: (from, to) => {
-      log.warn({ from: new Date(from).toISOString(), to: new Date(to).toISOString() }, 'no checks ran in this span (the machine slept or the clock moved); checks resume on schedule');
+      log.warn(
+        { from: new Date(from).toISOString(), to: new Date(to).toISOString() },
+        'no checks ran in this span (the machine slept or the clock moved); checks resume on schedule',
+      );
       gaps.push({ from, to });
     },
   });

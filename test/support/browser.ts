@@ -56,9 +56,7 @@ export async function launchChromium(options: LaunchOptions = {}): Promise<Brows
 export async function signInLink(service: TestService): Promise<string> {
   // Imported here so that finding a browser (scripts/ensure-chromium.ts) loads no service code.
   const { withLocalOwner } = await import('./database.ts');
-  const token = await withLocalOwner(service.dataDir, async (services, owner) =>
-    services.sessions.createSignInToken(owner.type === 'user' ? owner.userId : 0),
-  );
+  const token = await withLocalOwner(service.dataDir, async (services, owner) => services.sessions.createSignInToken(owner.type === 'user' ? owner.userId : 0));
   return `${service.dashboardUrl}/signin?token=${token}`;
 }
 

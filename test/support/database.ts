@@ -69,7 +69,9 @@ type Tail<T extends unknown[]> = T extends [unknown, ...infer Rest] ? Rest : nev
 /** int8 (ids, epoch milliseconds, counts) as numbers, as SQLite gives them and the service reads them. */
 const types: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC ? Number : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+    oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC
+      ? Number
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 };
 
 /**
@@ -94,7 +96,12 @@ export async function queryRows<T = Record<string, unknown>>(dataDir: string, sq
   await client.connect();
   try {
     let n = 0;
-    return (await client.query(sql.replace(/\?/g, () => `$${++n}`), params)).rows as T[];
+    return (
+      await client.query(
+        sql.replace(/\?/g, () => `$${++n}`),
+        params,
+      )
+    ).rows as T[];
   } finally {
     await client.end();
   }

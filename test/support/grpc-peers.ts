@@ -358,10 +358,7 @@ export async function startBlackhole(): Promise<Blackhole> {
     const socket = net.connect({ host: '127.0.0.1', port });
     socket.on('error', () => {});
     fillers.push(socket);
-    const connected = await Promise.race([
-      once(socket, 'connect').then(() => true),
-      new Promise<false>((resolve) => setTimeout(() => resolve(false), 150)),
-    ]);
+    const connected = await Promise.race([once(socket, 'connect').then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 150))]);
     if (!connected) break;
     if (i === 16) {
       await release();
@@ -452,7 +449,10 @@ export async function makeCertificates(): Promise<TestCertificates> {
   const base = { keyType: 'ec', algorithm: 'sha256' } as const;
   const selfSigned = await generate([{ name: 'commonName', value: 'localhost' }], {
     ...base,
-    extensions: leafExtensions([{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }]),
+    extensions: leafExtensions([
+      { type: 2, value: 'localhost' },
+      { type: 7, ip: '127.0.0.1' },
+    ]),
   });
   const ca = await generate([{ name: 'commonName', value: 'Statusdesk Test CA' }], {
     ...base,
@@ -465,7 +465,10 @@ export async function makeCertificates(): Promise<TestCertificates> {
   const leaf = await generate([{ name: 'commonName', value: 'localhost' }], {
     ...base,
     ...signer,
-    extensions: leafExtensions([{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }]),
+    extensions: leafExtensions([
+      { type: 2, value: 'localhost' },
+      { type: 7, ip: '127.0.0.1' },
+    ]),
   });
   const wrongName = await generate([{ name: 'commonName', value: 'other.example' }], {
     ...base,

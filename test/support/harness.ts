@@ -102,7 +102,10 @@ export async function newWorkspace(service: TestService, prefix: string, plan: P
 
 /** The MonitorService of the API port (Connect over HTTP/1.1), called with the API key `key`. */
 export function monitorRpc(service: TestService, key: string): Client<typeof MonitorService> {
-  return createClient(MonitorService, createConnectTransport({ baseUrl: `${service.apiUrl}/rpc`, httpVersion: '1.1', interceptors: [withHeaders({ 'x-service-key': key })] }));
+  return createClient(
+    MonitorService,
+    createConnectTransport({ baseUrl: `${service.apiUrl}/rpc`, httpVersion: '1.1', interceptors: [withHeaders({ 'x-service-key': key })] }),
+  );
 }
 
 /**

@@ -7,13 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
-import {
-  type CallToolResult,
-  Client,
-  type ClientOptions,
-  ProtocolError,
-  StreamableHTTPClientTransport,
-} from '@modelcontextprotocol/client';
+import { type CallToolResult, Client, type ClientOptions, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError as ProtocolErrorV1 } from '@modelcontextprotocol/sdk/types.js';
@@ -44,7 +38,13 @@ export const READ_TOOLS = [
   'search_content',
   'get_content_page',
 ] as const;
-export const MUTATION_TOOLS = ['create_status_report', 'add_status_report_update', 'update_status_report', 'resolve_status_report', 'create_maintenance'] as const;
+export const MUTATION_TOOLS = [
+  'create_status_report',
+  'add_status_report_update',
+  'update_status_report',
+  'resolve_status_report',
+  'create_maintenance',
+] as const;
 export const PUBLISHING_TOOLS = ['create_status_report', 'add_status_report_update', 'resolve_status_report', 'create_maintenance'] as const;
 /** Registered only on plans with the audit-log feature. */
 export const AUDIT_TOOLS = ['list_audit_logs', 'get_audit_log'] as const;
@@ -81,7 +81,12 @@ export function credentialHeaders(credential: string | Record<string, string>): 
  * A connected SDK client in `era`, sending `headers` on every request. The tool list is fetched
  * once, so every later tool call is checked against the tool's outputSchema by the client.
  */
-export async function connectMcp(apiUrl: string, era: Era, credential: string | Record<string, string>, options: { listTools?: boolean } = {}): Promise<McpConnection> {
+export async function connectMcp(
+  apiUrl: string,
+  era: Era,
+  credential: string | Record<string, string>,
+  options: { listTools?: boolean } = {},
+): Promise<McpConnection> {
   const transport = new StreamableHTTPClientTransport(new URL(`${apiUrl}/mcp`), {
     requestInit: { headers: credentialHeaders(credential) },
   });
@@ -201,7 +206,13 @@ function messagesOf(contentType: string, text: string): any[] {
   if (contentType.startsWith('text/event-stream')) {
     return text
       .split(/\r?\n\r?\n/)
-      .map((event) => event.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n'))
+      .map((event) =>
+        event
+          .split(/\r?\n/)
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5).trimStart())
+          .join('\n'),
+      )
       .filter((data) => data !== '')
       .map((data) => JSON.parse(data));
   }
@@ -241,15 +252,21 @@ export async function postMcp(apiUrl: string, body: unknown, headers: Record<str
  * One request through node:http, so the Host header can be anything: the connection goes to
  * 127.0.0.1 at `port` whatever the header names, and no name is resolved.
  */
-export function rawHttp(port: number, options: { method: string; path: string; headers: Record<string, string>; body?: string }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+export function rawHttp(
+  port: number,
+  options: { method: string; path: string; headers: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method: options.method, path: options.path, headers: options.headers, timeout: REQUEST_TIMEOUT_MS }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method: options.method, path: options.path, headers: options.headers, timeout: REQUEST_TIMEOUT_MS },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
     req.on('error', reject);
     req.end(options.body);

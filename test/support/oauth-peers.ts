@@ -119,7 +119,13 @@ export async function registerRaw(apiUrl: string, body: unknown): Promise<{ stat
 
 /** Registers a loopback client; fails unless 201. */
 export async function registerClient(apiUrl: string, redirectUris: string[], name = 'Test editor'): Promise<RegisteredClient> {
-  const answer = await registerRaw(apiUrl, { client_name: name, redirect_uris: redirectUris, token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] });
+  const answer = await registerRaw(apiUrl, {
+    client_name: name,
+    redirect_uris: redirectUris,
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+  });
   assert.equal(answer.status, 201, JSON.stringify(answer.body));
   return answer.body;
 }
@@ -257,7 +263,11 @@ export interface ConsentStarted {
 export async function startConsent(service: OAuthTestService, params: AuthorizeParams, browser = new TestBrowser()): Promise<ConsentStarted> {
   const hops = await browser.open(authorizeUrl(service.apiUrl, params));
   const last = new URL(hops.at(-1)!.url);
-  assert.equal(`${last.origin}${last.pathname}`, `${service.dashboardUrl}/oauth/consent`, `the authorization did not reach the consent page: ${hops.map((h) => `${h.status} ${h.url}`).join(' → ')}`);
+  assert.equal(
+    `${last.origin}${last.pathname}`,
+    `${service.dashboardUrl}/oauth/consent`,
+    `the authorization did not reach the consent page: ${hops.map((h) => `${h.status} ${h.url}`).join(' → ')}`,
+  );
   const requestId = last.searchParams.get('request');
   assert.ok(requestId, `no request id in ${last}`);
   assert.equal(last.searchParams.get('ticket'), null);
@@ -384,7 +394,10 @@ export async function connectClient(
   receiver: Receiver,
   options: { scope?: string; resource?: string; decision?: Decision; name?: string; client?: { client_id: string; redirect_uri: string } } = {},
 ): Promise<{ client: { client_id: string; redirect_uri: string }; tokens: Tokens; grantId: number }> {
-  const client = options.client ?? { client_id: (await registerClient(service.apiUrl, [receiver.redirectUri()], options.name)).client_id, redirect_uri: receiver.redirectUri() };
+  const client = options.client ?? {
+    client_id: (await registerClient(service.apiUrl, [receiver.redirectUri()], options.name)).client_id,
+    redirect_uri: receiver.redirectUri(),
+  };
   const done = await authorizeAndApprove(service, { client, scope: options.scope, resource: options.resource, decision: options.decision, receiver });
   const code = done.params.get('code');
   assert.ok(code, `no code: ${done.params}`);
@@ -397,7 +410,10 @@ export async function connectClient(
     ...(options.resource ? { resource: options.resource } : {}),
   });
   assert.equal(answer.status, 200, JSON.stringify(answer.body));
-  const grants = await service.services.connections.list(service.owner, (options.decision?.decide === 'approve' && options.decision.workspaceId) || service.personalId);
+  const grants = await service.services.connections.list(
+    service.owner,
+    (options.decision?.decide === 'approve' && options.decision.workspaceId) || service.personalId,
+  );
   const grant = grants.find((g) => g.clientId === client.client_id);
   assert.ok(grant, 'no live connection for the client');
   return { client, tokens: answer.body, grantId: Number(grant.id) };
@@ -529,7 +545,9 @@ export function guardSystemDns(): DnsGuard {
     if (loopback.has(hostname)) return (original as (...args: unknown[]) => unknown)(hostname, ...rest);
     refused.push(hostname);
     const callback = rest.at(-1) as (error: Error) => void;
-    process.nextTick(() => callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname} (system DNS refused by the test)`), { code: 'ENOTFOUND', hostname })));
+    process.nextTick(() =>
+      callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname} (system DNS refused by the test)`), { code: 'ENOTFOUND', hostname })),
+    );
     return undefined;
   }) as typeof dns.lookup;
   dns.lookup = guarded;

@@ -10,7 +10,11 @@ import pg from 'pg';
 /** The folder holding the distribution's initdb and postgres: the newest under /usr/lib/postgresql, then PATH. */
 function findServerBinaries(): string | undefined {
   const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) : [];
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => /^\d+$/.test(v))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
   const folders = [...versions.map((v) => join(root, v, 'bin')), ...(process.env.PATH ?? '').split(delimiter).filter(Boolean)];
   return folders.find((folder) => existsSync(join(folder, 'initdb')) && existsSync(join(folder, 'postgres')));
 }
@@ -28,7 +32,9 @@ export const withoutPostgres: string | false = BIN
  */
 function serverUser(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
-  const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('nobody:'));
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('nobody:'));
   if (!line) throw new Error('running as root, PostgreSQL needs an unprivileged user to run as, and there is no user nobody');
   const [, , uid, gid] = line.split(':');
   return { uid: Number(uid), gid: Number(gid) };
@@ -105,7 +111,13 @@ export async function startPostgres(): Promise<TestPostgres> {
   };
 
   try {
-    await (await connectWhenReady(urlOf('postgres'), () => running, () => log)).end();
+    await (
+      await connectWhenReady(
+        urlOf('postgres'),
+        () => running,
+        () => log,
+      )
+    ).end();
   } catch (error) {
     await stop();
     throw error;

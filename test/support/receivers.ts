@@ -128,7 +128,12 @@ export function linkIn(mail: ReceivedMail, path: 'confirm' | 'unsubscribe'): str
 /** The first mail to `address` whose subject matches, waiting a bounded time for it. */
 export async function mailTo(smtp: SmtpReceiver, address: string, subject: RegExp, timeoutMs = 5_000): Promise<ReceivedMail> {
   const matches = (mail: { to: string[]; subject: string }) => mail.to.includes(address) && subject.test(mail.subject);
-  const seen = await eventually(() => smtp.mails.map((m) => ({ to: m.envelopeTo, subject: m.subject })), (mails) => mails.some(matches), `a mail to ${address} with subject ${subject}`, timeoutMs);
+  const seen = await eventually(
+    () => smtp.mails.map((m) => ({ to: m.envelopeTo, subject: m.subject })),
+    (mails) => mails.some(matches),
+    `a mail to ${address} with subject ${subject}`,
+    timeoutMs,
+  );
   return smtp.mails[seen.findIndex(matches)]!;
 }
 

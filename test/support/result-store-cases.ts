@@ -43,7 +43,12 @@ type Fixture = Awaited<ReturnType<typeof setup>>;
 const fromRunner = (check: StoredCheck, runner: string): StoredCheck => ({ ...check, runner, regions: [runner] });
 const changes = (transitions: StoredTransition[]) => transitions.filter((t) => t.from !== t.to).map((t) => [t.check.runner, t.from, t.to]);
 const countRows = async (db: Db, table: 'check_results' | 'check_rollups' | 'check_gaps') =>
-  (await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
+  (
+    await db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
+  ).n;
 
 /**
  * Defines the result store's tests; each runs on a database of its own from `open`. Only
@@ -105,7 +110,14 @@ export function resultStoreCases(open: () => Promise<TestDatabase>, { twoProcess
     withMonitors(async (f) => {
       const store = createResultStore(f.db);
       const hour = hourOf(NOW);
-      const outcomes: [CheckOutcome, number][] = [['up', 1.5], ['up', 2], ['degraded', 300], ['down', 1_000], ['up', 1.5], ['up', 40]];
+      const outcomes: [CheckOutcome, number][] = [
+        ['up', 1.5],
+        ['up', 2],
+        ['degraded', 300],
+        ['down', 1_000],
+        ['up', 1.5],
+        ['up', 40],
+      ];
       const checks = outcomes.map(([result, ms], i) => storedCheck(f.a, f.workspaceId, hour + i * 30_000, result, ms));
       // One per batch, then a batch holding two checks of the same monitor.
       for (const check of checks.slice(0, 4)) await store.write([check]);
@@ -154,7 +166,9 @@ export function resultStoreCases(open: () => Promise<TestDatabase>, { twoProcess
       await f.db.deleteFrom('monitors').where('id', '=', f.b).execute();
       // 1,301 checks, a third of them of the deleted monitor: 867 stored, more than any one
       // statement holds, sent to SQLite's writer in chunks of 512 checks (the third a part one).
-      const checks = Array.from({ length: 1_301 }, (_, i) => fromRunner(storedCheck(i % 3 === 2 ? f.b : f.a, f.workspaceId, NOW + i * 1_000, 'up', i), i % 3 === 1 ? 'office' : 'local'));
+      const checks = Array.from({ length: 1_301 }, (_, i) =>
+        fromRunner(storedCheck(i % 3 === 2 ? f.b : f.a, f.workspaceId, NOW + i * 1_000, 'up', i), i % 3 === 1 ? 'office' : 'local'),
+      );
       const kept = checks.filter((c) => c.monitorId === f.a);
       const written = await store.write(checks);
       assert.deepEqual(
@@ -182,7 +196,10 @@ export function resultStoreCases(open: () => Promise<TestDatabase>, { twoProcess
     withMonitors(async (f) => {
       const store = createResultStore(f.db);
       const at = (ms: number, result: CheckOutcome, runner = 'local') => fromRunner(storedCheck(f.a, f.workspaceId, NOW + ms, result, 5), runner);
-      assert.deepEqual(changes(await store.write([at(0, 'up'), at(1_000, 'degraded', 'office')])), [['local', null, 'up'], ['office', 'up', 'degraded']]);
+      assert.deepEqual(changes(await store.write([at(0, 'up'), at(1_000, 'degraded', 'office')])), [
+        ['local', null, 'up'],
+        ['office', 'up', 'degraded'],
+      ]);
       // An older check of office, then local going down and office recovering in one batch.
       assert.deepEqual(changes(await store.write([at(500, 'down', 'office'), at(2_000, 'down'), at(3_000, 'up', 'office')])), [['local', 'degraded', 'down']]);
       assert.deepEqual(changes(await store.write([at(4_000, 'up')])), [['local', 'down', 'up']]);
@@ -215,10 +232,19 @@ export function resultStoreCases(open: () => Promise<TestDatabase>, { twoProcess
       const store = createResultStore(f.db);
       await store.write([storedCheck(f.a, f.workspaceId, NOW, 'up', 5)]);
       // A gap without its runner breaks a NOT NULL constraint.
-      const refused = f.db.insertInto('check_gaps').values({ runner: null as unknown as string, started_at: NOW, ended_at: NOW }).compile();
-      await assert.rejects(store.write([storedCheck(f.a, f.workspaceId, NOW + 1_000, 'down', 5)], refused), /NOT NULL constraint failed: check_gaps\.runner|null value in column "runner"/);
+      const refused = f.db
+        .insertInto('check_gaps')
+        .values({ runner: null as unknown as string, started_at: NOW, ended_at: NOW })
+        .compile();
+      await assert.rejects(
+        store.write([storedCheck(f.a, f.workspaceId, NOW + 1_000, 'down', 5)], refused),
+        /NOT NULL constraint failed: check_gaps\.runner|null value in column "runner"/,
+      );
       assert.equal(await countRows(f.db, 'check_results'), 1);
-      assert.deepEqual((await store.states(f.a)).map((s) => [s.result, s.checkedAt]), [['up', NOW]]);
+      assert.deepEqual(
+        (await store.states(f.a)).map((s) => [s.result, s.checkedAt]),
+        [['up', NOW]],
+      );
       assert.deepEqual(changes(await store.write([storedCheck(f.a, f.workspaceId, NOW + 2_000, 'down', 5)])), [['local', 'up', 'down']]);
     }),
   );
@@ -236,7 +262,7 @@ export function resultStoreCases(open: () => Promise<TestDatabase>, { twoProcess
   );
 
   test(
-    "dropStaleStates drops the states of runners that no longer check a monitor, and the next check announces the change",
+    'dropStaleStates drops the states of runners that no longer check a monitor, and the next check announces the change',
     withMonitors(async (f) => {
       const store = createResultStore(f.db);
       const location = await f.db
@@ -245,7 +271,8 @@ export function resultStoreCases(open: () => Promise<TestDatabase>, { twoProcess
         .returning('id')
         .executeTakeFirstOrThrow();
       await f.db.insertInto('monitor_private_locations').values({ monitor_id: f.a, location_id: location.id }).execute();
-      const check = (monitorId: number, ms: number, result: CheckOutcome, runner: string) => fromRunner(storedCheck(monitorId, f.workspaceId, NOW + ms, result, 5), runner);
+      const check = (monitorId: number, ms: number, result: CheckOutcome, runner: string) =>
+        fromRunner(storedCheck(monitorId, f.workspaceId, NOW + ms, result, 5), runner);
       await store.write([check(f.a, 0, 'down', 'local'), check(f.a, 0, 'up', 'office'), check(f.a, 0, 'down', 'lab'), check(f.b, 0, 'down', 'local')]);
 
       // lab is no location of a: its state goes; local stays while a has regions, and b is not touched.
@@ -253,7 +280,10 @@ export function resultStoreCases(open: () => Promise<TestDatabase>, { twoProcess
       assert.deepEqual((await store.states(f.a)).map((s) => s.runner).sort(), ['local', 'office']);
       await f.db.updateTable('monitors').set({ regions: '[]' }).execute();
       await store.dropStaleStates();
-      assert.deepEqual((await store.states(f.a)).map((s) => s.runner), ['office']);
+      assert.deepEqual(
+        (await store.states(f.a)).map((s) => s.runner),
+        ['office'],
+      );
       assert.deepEqual(await store.states(f.b), []);
       assert.deepEqual(changes(await store.write([check(f.a, 1_000, 'up', 'office')])), [['office', 'down', 'up']]);
     }),
@@ -283,11 +313,16 @@ export function resultStoreCases(open: () => Promise<TestDatabase>, { twoProcess
       const outcomes: CheckOutcome[] = ['up', 'degraded', 'down'];
       // Days 20 and 16 ago fold (16 with a row at its first hour already), day 10 ago stays hourly.
       const checks = [20, 16, 10].flatMap((daysAgo) =>
-        [0, 1, 5, 23].flatMap((hour) => [7, 31].map((minute, i) => storedCheck(f.a, f.workspaceId, at(daysAgo, hour, minute), outcomes[(hour + i) % 3]!, 1 + hour * 3 + minute))),
+        [0, 1, 5, 23].flatMap((hour) =>
+          [7, 31].map((minute, i) => storedCheck(f.a, f.workspaceId, at(daysAgo, hour, minute), outcomes[(hour + i) % 3]!, 1 + hour * 3 + minute)),
+        ),
       );
       await store.write(checks);
       const firstDay = today - 89 * DAY_MS;
-      const uptime = async () => (await dailyOutcomes(f.db, [f.a], firstDay)).map((r) => [Number(r.day), Number(r.up), Number(r.degraded), Number(r.down)]).sort((x, y) => x[0]! - y[0]!);
+      const uptime = async () =>
+        (await dailyOutcomes(f.db, [f.a], firstDay))
+          .map((r) => [Number(r.day), Number(r.up), Number(r.degraded), Number(r.down)])
+          .sort((x, y) => x[0]! - y[0]!);
       const summary = async (from: number) => {
         const w = await store.window(f.a, from);
         return [w.successCount, w.degradedCount, w.errorCount, w.lastPingAt, ...[0.1, 0.5, 0.9, 1].map((q) => w.latency.quantile(q))];
@@ -304,7 +339,10 @@ export function resultStoreCases(open: () => Promise<TestDatabase>, { twoProcess
       await store.prune(NOW + HOUR_MS);
       const day20 = at(20, 0, 0) / DAY_MS;
       const [, up, degraded, down] = before.uptime.find(([day]) => day === day20)!;
-      assert.deepEqual((await uptime()).find(([day]) => day === day20), [day20, up! + 1, degraded, down]);
+      assert.deepEqual(
+        (await uptime()).find(([day]) => day === day20),
+        [day20, up! + 1, degraded, down],
+      );
     }),
   );
 
@@ -351,4 +389,3 @@ export function resultStoreCases(open: () => Promise<TestDatabase>, { twoProcess
     }
   });
 }
-

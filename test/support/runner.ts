@@ -29,10 +29,14 @@ export interface RunnerProcess {
 
 /** `statusdesk runner` run from the bundle, as a user starts it, with its buffer in `dataDir`. */
 export function startRunner(options: { apiUrl: string; token: string; dataDir: string; args?: string[]; env?: NodeJS.ProcessEnv }): RunnerProcess {
-  const child = spawn(process.execPath, [CLI, 'runner', '--api-url', options.apiUrl, '--token', options.token, '--data-dir', options.dataDir, ...(options.args ?? [])], {
-    env: { ...process.env, STATUSDESK_LOG_LEVEL: 'info', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [CLI, 'runner', '--api-url', options.apiUrl, '--token', options.token, '--data-dir', options.dataDir, ...(options.args ?? [])],
+    {
+      env: { ...process.env, STATUSDESK_LOG_LEVEL: 'info', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
@@ -116,7 +120,10 @@ export const runnerApiUrl = (service: TestService) => `http://127.0.0.1:${servic
 
 /** The RunnerService at `apiUrl`, called as a runner calls it: with its location's token. */
 export const runnerRpc = (apiUrl: string, token: string): Client<typeof RunnerService> =>
-  createClient(RunnerService, createConnectTransport({ baseUrl: `${apiUrl}/rpc`, httpVersion: '1.1', interceptors: [withHeaders({ authorization: `Bearer ${token}` })] }));
+  createClient(
+    RunnerService,
+    createConnectTransport({ baseUrl: `${apiUrl}/rpc`, httpVersion: '1.1', interceptors: [withHeaders({ authorization: `Bearer ${token}` })] }),
+  );
 
 /** A location as a test uses it: its id, its name and its token, shown once. */
 export interface TestLocation {
@@ -178,11 +185,20 @@ export interface ResultRow {
 
 /** The stored results of a monitor, oldest first, read from the service's database. */
 export const resultsOf = (service: TestService, monitorId: string): Promise<ResultRow[]> =>
-  queryRows<ResultRow>(service.dataDir, 'SELECT runner, regions, started_at, result FROM check_results WHERE monitor_id = ? ORDER BY started_at, id', Number(monitorId));
+  queryRows<ResultRow>(
+    service.dataDir,
+    'SELECT runner, regions, started_at, result FROM check_results WHERE monitor_id = ? ORDER BY started_at, id',
+    Number(monitorId),
+  );
 
 /** Waits until the monitor has a stored result of `runner`, and gives them all; bounded by `timeoutMs`. */
 export const resultsFrom = (service: TestService, monitorId: string, runner: string, timeoutMs = 20_000): Promise<ResultRow[]> =>
-  eventually(() => resultsOf(service, monitorId), (rows) => rows.some((r) => r.runner === runner), `a result of ${runner} for monitor ${monitorId}`, timeoutMs);
+  eventually(
+    () => resultsOf(service, monitorId),
+    (rows) => rows.some((r) => r.runner === runner),
+    `a result of ${runner} for monitor ${monitorId}`,
+    timeoutMs,
+  );
 
 /** A service and a loopback TCP target shared by a file's tests, and runners each test starts. */
 export interface RunnerService {

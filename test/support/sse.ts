@@ -10,7 +10,14 @@ export const sseEvent = (data: string) => encoder.encode(`event: message\ndata: 
  * `open` is given: it is handed the controller (to send more and end later) and `cancel` is
  * called when the reader cancels.
  */
-export function sseAnswer(events: string[], options: { open?: (controller: ReadableStreamDefaultController<Uint8Array>) => void; cancel?: (reason: unknown) => void; headers?: Record<string, string> } = {}): Response {
+export function sseAnswer(
+  events: string[],
+  options: {
+    open?: (controller: ReadableStreamDefaultController<Uint8Array>) => void;
+    cancel?: (reason: unknown) => void;
+    headers?: Record<string, string>;
+  } = {},
+): Response {
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       for (const data of events) controller.enqueue(sseEvent(data));

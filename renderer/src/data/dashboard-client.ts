@@ -22,7 +22,11 @@ function search(query: object | undefined): string {
 }
 
 /** Sends one call; an answer that is not OK is thrown as its ApiError. */
-async function send<E extends DashboardEndpoint>(endpoint: E, params: PathParams<E>, options: { query?: object; body?: unknown; signal?: AbortSignal; accept: string }): Promise<Response> {
+async function send<E extends DashboardEndpoint>(
+  endpoint: E,
+  params: PathParams<E>,
+  options: { query?: object; body?: unknown; signal?: AbortSignal; accept: string },
+): Promise<Response> {
   const { method } = DASHBOARD_API[endpoint];
   const headers: Record<string, string> = { accept: options.accept };
   // A change is always JSON: the service takes no other body from a page (another site can send a form).

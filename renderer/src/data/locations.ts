@@ -7,7 +7,11 @@ import { queryKeys, RPC_SERVICES } from './query-keys.ts';
 import { rpcTransport } from './rpc-transport.ts';
 
 export function useLocations(workspaceId: string) {
-  return useQuery(PrivateLocationService.method.listPrivateLocations, { perPage: 100 }, { transport: rpcTransport(workspaceId), select: (answer) => answer.privateLocations });
+  return useQuery(
+    PrivateLocationService.method.listPrivateLocations,
+    { perPage: 100 },
+    { transport: rpcTransport(workspaceId), select: (answer) => answer.privateLocations },
+  );
 }
 
 /** Refreshes every read of private_location.v1 once a change is made (the live feed does not announce locations). */

@@ -15,8 +15,16 @@ const MONITOR_PAGE = 100;
 export const MONITOR_CHOICE_LIMIT = 1000;
 
 /** One monitor, as `select` makes it of the answer. */
-export function useMonitor<T = GetMonitorResponse>(workspaceId: string, id: string, options: { select?: (answer: GetMonitorResponse) => T; refreshMs?: number } = {}) {
-  return useQuery(MonitorService.method.getMonitor, { id }, { transport: rpcTransport(workspaceId), select: options.select, refetchInterval: options.refreshMs });
+export function useMonitor<T = GetMonitorResponse>(
+  workspaceId: string,
+  id: string,
+  options: { select?: (answer: GetMonitorResponse) => T; refreshMs?: number } = {},
+) {
+  return useQuery(
+    MonitorService.method.getMonitor,
+    { id },
+    { transport: rpcTransport(workspaceId), select: options.select, refetchInterval: options.refreshMs },
+  );
 }
 
 export function useMonitorStatus(workspaceId: string, id: string, refreshMs?: number) {
@@ -29,7 +37,11 @@ export function useMonitorSummary(workspaceId: string, id: string, window: Summa
 
 /** The latest responses of an HTTP monitor; asked for only when `enabled`. */
 export function useResponseLogs(workspaceId: string, id: string, window: SummaryWindow, enabled: boolean, refreshMs?: number) {
-  return useQuery(MonitorService.method.listResponseLogs, { id, window, limit: 20 }, { transport: rpcTransport(workspaceId), enabled, refetchInterval: refreshMs });
+  return useQuery(
+    MonitorService.method.listResponseLogs,
+    { id, window, limit: 20 },
+    { transport: rpcTransport(workspaceId), enabled, refetchInterval: refreshMs },
+  );
 }
 
 /**
@@ -58,7 +70,10 @@ export function useTriggerMonitor(workspaceId: string) {
 
 export function useDeleteMonitor(workspaceId: string) {
   const changed = useMonitorChanged(workspaceId);
-  return useMutation(MonitorService.method.deleteMonitor, { transport: rpcTransport(workspaceId), onSuccess: (_answer, { id }) => changed(id ?? '', { removed: true }) });
+  return useMutation(MonitorService.method.deleteMonitor, {
+    transport: rpcTransport(workspaceId),
+    onSuccess: (_answer, { id }) => changed(id ?? '', { removed: true }),
+  });
 }
 
 /** Pauses or resumes a monitor: its type's update, with `active` alone (without an update mask only the fields present change). */
@@ -97,7 +112,11 @@ export function useMonitorChoices(workspaceId: string) {
     queryFn: async ({ signal }): Promise<{ monitors: MonitorChoice[]; total: number }> => {
       const pageOf = async (offset: number) => {
         const answer = await callUnaryMethod(transport, MonitorService.method.listMonitors, { limit: MONITOR_PAGE, offset }, { signal });
-        const monitors = [...answer.httpMonitors, ...answer.tcpMonitors, ...answer.grpcMonitors].map((m) => ({ id: m.id, name: m.name, active: m.active !== false }));
+        const monitors = [...answer.httpMonitors, ...answer.tcpMonitors, ...answer.grpcMonitors].map((m) => ({
+          id: m.id,
+          name: m.name,
+          active: m.active !== false,
+        }));
         return { monitors, total: answer.totalSize };
       };
       const first = await pageOf(0);

@@ -7,7 +7,11 @@ import { queryKeys, RPC_SERVICES } from './query-keys.ts';
 import { rpcTransport } from './rpc-transport.ts';
 
 export function useChannels(workspaceId: string) {
-  return useQuery(NotificationService.method.listNotificationChannels, { perPage: 200 }, { transport: rpcTransport(workspaceId), select: (answer) => answer.channels });
+  return useQuery(
+    NotificationService.method.listNotificationChannels,
+    { perPage: 200 },
+    { transport: rpcTransport(workspaceId), select: (answer) => answer.channels },
+  );
 }
 
 /** Refreshes every read of notification.v1 once a change is made. */

@@ -54,7 +54,8 @@ export function useOverviewRows(workspaceId: string, filters: OverviewFilters): 
 
   const rows = useInfiniteQuery({
     queryKey: queryKeys.overview(workspaceId, query, firstOffset),
-    queryFn: ({ pageParam, signal }) => callDashboard('overview', { workspaceId }, { query: { ...query, limit: OVERVIEW_PAGE_SIZE, offset: pageParam }, signal }),
+    queryFn: ({ pageParam, signal }) =>
+      callDashboard('overview', { workspaceId }, { query: { ...query, limit: OVERVIEW_PAGE_SIZE, offset: pageParam }, signal }),
     initialPageParam: firstOffset,
     getNextPageParam: (last, _pages, offset) => (offset + OVERVIEW_PAGE_SIZE < last.total ? offset + OVERVIEW_PAGE_SIZE : undefined),
     getPreviousPageParam: (_first, _pages, offset) => (offset > 0 ? Math.max(0, offset - OVERVIEW_PAGE_SIZE) : undefined),

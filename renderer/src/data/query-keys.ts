@@ -41,16 +41,20 @@ export const queryKeys = {
 
   /** Without filters: every window of the overview, whatever its filters. */
   overview: (workspaceId: string, filters?: OverviewQuery, firstOffset?: number) =>
-    filters === undefined ? ([...workspaceKey(workspaceId), 'overview'] as const) : ([...workspaceKey(workspaceId), 'overview', filters, firstOffset ?? 0] as const),
+    filters === undefined
+      ? ([...workspaceKey(workspaceId), 'overview'] as const)
+      : ([...workspaceKey(workspaceId), 'overview', filters, firstOffset ?? 0] as const),
   /** What a monitor's screen reads of the JSON API (latency, results, regions). */
   monitorViews: (workspaceId: string, monitorId: string) => [...workspaceKey(workspaceId), 'monitor', monitorId] as const,
-  latency: (workspaceId: string, monitorId: string, window: LatencySeries['window']) => [...queryKeys.monitorViews(workspaceId, monitorId), 'latency', window] as const,
+  latency: (workspaceId: string, monitorId: string, window: LatencySeries['window']) =>
+    [...queryKeys.monitorViews(workspaceId, monitorId), 'latency', window] as const,
   results: (workspaceId: string, monitorId: string, limit: number) => [...queryKeys.monitorViews(workspaceId, monitorId), 'results', limit] as const,
   regions: (workspaceId: string, monitorId: string) => [...queryKeys.monitorViews(workspaceId, monitorId), 'regions'] as const,
   plan: (workspaceId: string) => [...workspaceKey(workspaceId), 'plan'] as const,
   /** The monitors offered as choices (data/monitors.ts), read through monitor.v1 several pages at a time. */
   monitorChoices: (workspaceId: string) => [...workspaceKey(workspaceId), 'monitor-choices'] as const,
-  audit: (workspaceId: string, query?: AuditQuery) => (query === undefined ? ([...workspaceKey(workspaceId), 'audit'] as const) : ([...workspaceKey(workspaceId), 'audit', query] as const)),
+  audit: (workspaceId: string, query?: AuditQuery) =>
+    query === undefined ? ([...workspaceKey(workspaceId), 'audit'] as const) : ([...workspaceKey(workspaceId), 'audit', query] as const),
   /** Without a page: every page's preview. */
   pagePreview: (workspaceId: string, pageId?: string) =>
     pageId === undefined ? ([...workspaceKey(workspaceId), 'page-preview'] as const) : ([...workspaceKey(workspaceId), 'page-preview', pageId] as const),

@@ -206,7 +206,13 @@ function FilterBar({ filters, onChange }: { filters: Filters; onChange(filters: 
       </div>
       <div className="field">
         <label htmlFor={`${id}-from`}>From</label>
-        <input id={`${id}-from`} type="datetime-local" value={filters.from} max={filters.to || undefined} onChange={(event) => set({ from: event.target.value })} />
+        <input
+          id={`${id}-from`}
+          type="datetime-local"
+          value={filters.from}
+          max={filters.to || undefined}
+          onChange={(event) => set({ from: event.target.value })}
+        />
       </div>
       <div className="field">
         <label htmlFor={`${id}-to`}>To</label>

@@ -59,8 +59,8 @@ export function ConnectEditorScreen({ workspace, session }: ScreenProps) {
             <section className="key-made" aria-labelledby="key-made-heading">
               <h2 id="key-made-heading">Key “{created.key.name}” created</h2>
               <p>
-                Its secret is in the setup below, shown this once: set up {label} now. Statusdesk keeps only its hash; anyone holding it can use {workspace.name}{' '}
-                with the key’s access.
+                Its secret is in the setup below, shown this once: set up {label} now. Statusdesk keeps only its hash; anyone holding it can use{' '}
+                {workspace.name} with the key’s access.
               </p>
               <button type="button" className="button button-ghost button-small" onClick={() => setCreated(undefined)}>
                 Done, forget the secret
@@ -77,8 +77,7 @@ export function ConnectEditorScreen({ workspace, session }: ScreenProps) {
 
       <p className="small muted connect-more">
         Every connection and key can be revoked in Settings: <Link to="/settings/integrations/connected-apps">Connected apps</Link>,{' '}
-        <Link to="/settings/general/api-keys">API Keys</Link>. What an editor changes is in the{' '}
-        <Link to="/audit">audit log</Link>.
+        <Link to="/settings/general/api-keys">API Keys</Link>. What an editor changes is in the <Link to="/audit">audit log</Link>.
       </p>
     </div>
   );
@@ -124,7 +123,15 @@ function ModeChoice({ value, onChange, editor }: { value: Mode; onChange(mode: M
   const id = useId();
   const option = (mode: Mode, label: string, hint: string) => (
     <div className="radio">
-      <input type="radio" id={`${id}-${mode}`} name="connect-mode" value={mode} checked={value === mode} aria-describedby={`${id}-${mode}-hint`} onChange={() => onChange(mode)} />
+      <input
+        type="radio"
+        id={`${id}-${mode}`}
+        name="connect-mode"
+        value={mode}
+        checked={value === mode}
+        aria-describedby={`${id}-${mode}-hint`}
+        onChange={() => onChange(mode)}
+      />
       <label htmlFor={`${id}-${mode}`}>{label}</label>
       <small id={`${id}-${mode}-hint`}>{hint}</small>
     </div>
@@ -132,8 +139,16 @@ function ModeChoice({ value, onChange, editor }: { value: Mode; onChange(mode: M
   return (
     <fieldset className="radios mode-choice">
       <legend>How {editor} signs in</legend>
-      {option('oauth', 'OAuth (recommended)', 'No key to copy: you approve the editor in Statusdesk the first time it connects, and can revoke it under Settings, Integrations, Connected apps.')}
-      {option('key', 'An API key', 'A new key for this editor, its secret written into the setup. For editors or machines where signing in through the browser is not possible.')}
+      {option(
+        'oauth',
+        'OAuth (recommended)',
+        'No key to copy: you approve the editor in Statusdesk the first time it connects, and can revoke it under Settings, Integrations, Connected apps.',
+      )}
+      {option(
+        'key',
+        'An API key',
+        'A new key for this editor, its secret written into the setup. For editors or machines where signing in through the browser is not possible.',
+      )}
     </fieldset>
   );
 }
@@ -177,6 +192,7 @@ function CopyBlock({ snippet }: { snippet: Snippet }) {
   const text = useRef<HTMLPreElement>(null);
   const captionId = useId();
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: "Copied" belongs to the text that was copied; another text starts without it
   useEffect(() => setCopied(undefined), [snippet.text]);
 
   const copy = async () => {
@@ -244,7 +260,9 @@ function KeyForm({ workspaceId, editor, onCreated }: { workspaceId: string; edit
   return (
     <section className="key-form" aria-labelledby="key-form-heading">
       <h2 id="key-form-heading">A key for {editor}</h2>
-      <p className="small muted">Its secret goes into the setup, shown once. Read only is enough to ask about monitors and pages; Read & write also lets the assistant publish.</p>
+      <p className="small muted">
+        Its secret goes into the setup, shown once. Read only is enough to ask about monitors and pages; Read & write also lets the assistant publish.
+      </p>
       <form className="form-row" onSubmit={submit} aria-describedby={error ? errorId : undefined} noValidate>
         <div className="field">
           <label htmlFor={nameId}>Key name</label>
@@ -287,7 +305,9 @@ function useConnectionWatch(workspaceId: string): Watch {
   }, [firstAnswer]);
 
   const fresh = baseline
-    ? (connections.data?.connections ?? []).filter((c) => !baseline.has(c.id) || baseline.get(c.id) !== c.lastUsedAt).sort((a, b) => newest(b).localeCompare(newest(a)))
+    ? (connections.data?.connections ?? [])
+        .filter((c) => !baseline.has(c.id) || baseline.get(c.id) !== c.lastUsedAt)
+        .sort((a, b) => newest(b).localeCompare(newest(a)))
     : [];
   const error = connections.error ?? keys.error;
   return { connections: fresh, keys: keys.data?.keys ?? [], ...(error ? { error: error.message } : {}) };

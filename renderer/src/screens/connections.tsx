@@ -11,11 +11,16 @@ import { When } from '../time.tsx';
 export function ConnectionsScreen({ workspace }: { workspace: Workspace }) {
   const connections = loadedOf(useConnections(workspace.id));
   const revokeConnection = useRevokeConnection(workspace.id);
-  const revoke = useConfirmedAction((connection: Connection) => revokeConnection.mutateAsync(connection.id), async () => undefined);
+  const revoke = useConfirmedAction(
+    (connection: Connection) => revokeConnection.mutateAsync(connection.id),
+    async () => undefined,
+  );
 
   return (
     <>
-      <PageHeader title="Connected apps">AI editors and other programs you allowed to use {workspace.name} through OAuth. Revoke one and its tokens stop working at once.</PageHeader>
+      <PageHeader title="Connected apps">
+        AI editors and other programs you allowed to use {workspace.name} through OAuth. Revoke one and its tokens stop working at once.
+      </PageHeader>
 
       <PendingRequests />
 
@@ -35,17 +40,12 @@ export function ConnectionsScreen({ workspace }: { workspace: Workspace }) {
           </div>
         ) : null}
         {connections.state === 'ready' && connections.value.connections.length > 0 ? (
-          <ConnectionsTable
-            connections={connections.value.connections}
-            onRevoke={revoke.ask}
-          />
+          <ConnectionsTable connections={connections.value.connections} onRevoke={revoke.ask} />
         ) : null}
       </section>
 
       <ConfirmDialog {...revoke.dialog} title={`Disconnect ${revoke.target?.clientName ?? ''}?`} confirmLabel="Revoke connection">
-        <p>
-          Its tokens stop working at once, in {revoke.target?.workspaceName}. To use Statusdesk again it has to ask again, and you approve it again.
-        </p>
+        <p>Its tokens stop working at once, in {revoke.target?.workspaceName}. To use Statusdesk again it has to ask again, and you approve it again.</p>
       </ConfirmDialog>
     </>
   );

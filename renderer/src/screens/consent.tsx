@@ -9,7 +9,8 @@ import { relative, useNow } from '../time.tsx';
 import { CenteredPage } from './signed-out.tsx';
 
 function errorText(error: ApiError): string {
-  if (error.status === 403) return 'This request belongs to another browser. Open the address your editor opened in the browser it opened it in, or approve the request from a signed-in Statusdesk window.';
+  if (error.status === 403)
+    return 'This request belongs to another browser. Open the address your editor opened in the browser it opened it in, or approve the request from a signed-in Statusdesk window.';
   if (error.status === 404) return 'There is no such request. Start the connection again from your editor.';
   return error.message;
 }

@@ -11,7 +11,10 @@ export function KeysScreen({ workspace }: { workspace: Workspace }) {
   const keys = loadedOf(useKeys(workspace.id));
   const [created, setCreated] = useState<{ key: ApiKey; secret: string }>();
   const revokeKey = useRevokeKey(workspace.id);
-  const revoke = useConfirmedAction((key: ApiKey) => revokeKey.mutateAsync(key.id), async () => undefined);
+  const revoke = useConfirmedAction(
+    (key: ApiKey) => revokeKey.mutateAsync(key.id),
+    async () => undefined,
+  );
 
   return (
     <>
@@ -32,7 +35,9 @@ export function KeysScreen({ workspace }: { workspace: Workspace }) {
         {keys.state === 'error' ? <ErrorNote>{keys.error.message}</ErrorNote> : null}
         {keys.state === 'ready' && keys.value.keys.length === 0 ? (
           <div className="empty">
-            <p>No keys yet. Create one above, or run <code>statusdesk keys create</code>.</p>
+            <p>
+              No keys yet. Create one above, or run <code>statusdesk keys create</code>.
+            </p>
           </div>
         ) : null}
         {keys.state === 'ready' && keys.value.keys.length > 0 ? (
@@ -64,11 +69,7 @@ export function KeysScreen({ workspace }: { workspace: Workspace }) {
                 </td>
                 <td className="cell-actions">
                   {key.revokedAt ? null : (
-                    <button
-                      type="button"
-                      className="button button-small button-danger-quiet"
-                      onClick={() => revoke.ask(key)}
-                    >
+                    <button type="button" className="button button-small button-danger-quiet" onClick={() => revoke.ask(key)}>
                       Revoke
                     </button>
                   )}
@@ -144,4 +145,3 @@ function CreateKeyForm({ workspace, onCreated }: { workspace: Workspace; onCreat
     </section>
   );
 }
-

@@ -31,11 +31,7 @@ function runnerOf(location: PrivateLocation): string | undefined {
 
 function StatusWord({ location }: { location: PrivateLocation }) {
   const active = location.status === PrivateLocationStatus.ACTIVE;
-  return (
-    <span className={`status ${active ? 'status-on' : 'status-off'}`}>
-      {active ? 'Active' : location.lastSeenAt ? 'Silent' : 'Never connected'}
-    </span>
-  );
+  return <span className={`status ${active ? 'status-on' : 'status-off'}`}>{active ? 'Active' : location.lastSeenAt ? 'Silent' : 'Never connected'}</span>;
 }
 
 export function LocationsScreen({ workspace, session }: ScreenProps) {
@@ -45,11 +41,17 @@ export function LocationsScreen({ workspace, session }: ScreenProps) {
   const [issued, setIssued] = useState<Issued>();
   const deleteLocation = useDeleteLocation(workspace.id);
   const rotateToken = useRotateToken(workspace.id);
-  const remove = useConfirmedAction((location: PrivateLocation) => deleteLocation.mutateAsync({ id: location.id }), async () => undefined);
-  const rotate = useConfirmedAction(async (location: PrivateLocation) => {
-    const answer = await rotateToken.mutateAsync({ id: location.id });
-    setIssued({ location: answer.privateLocation!, token: answer.token, rotated: true });
-  }, async () => undefined);
+  const remove = useConfirmedAction(
+    (location: PrivateLocation) => deleteLocation.mutateAsync({ id: location.id }),
+    async () => undefined,
+  );
+  const rotate = useConfirmedAction(
+    async (location: PrivateLocation) => {
+      const answer = await rotateToken.mutateAsync({ id: location.id });
+      setIssued({ location: answer.privateLocation!, token: answer.token, rotated: true });
+    },
+    async () => undefined,
+  );
 
   const editingLocation = locations.state === 'ready' ? locations.value.find((l) => l.id === editing) : undefined;
   const remote = locations.state === 'ready' ? locations.value.filter((l) => !l.embedded) : [];
@@ -237,7 +239,18 @@ function LocationForm({
           hint={`Lower-case letters, digits and hyphens, 2 to 40, starting with a letter; not a region id.${location ? ' Results already stored keep the old name.' : ''}`}
           error={errors.of('name')}
         >
-          {(control) => <input {...control} type="text" value={name} maxLength={40} autoComplete="off" spellCheck={false} placeholder="office" onChange={(e) => setName(e.target.value)} />}
+          {(control) => (
+            <input
+              {...control}
+              type="text"
+              value={name}
+              maxLength={40}
+              autoComplete="off"
+              spellCheck={false}
+              placeholder="office"
+              onChange={(e) => setName(e.target.value)}
+            />
+          )}
         </Field>
         <KeyValueEditor
           legend="Metadata (optional)"

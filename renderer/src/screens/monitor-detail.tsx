@@ -59,16 +59,46 @@ function factsOf(response: GetMonitorResponse): MonitorFacts {
   switch (monitor.case) {
     case 'tcpMonitor': {
       const m = monitor.value;
-      return { id: m.id, type: 'tcp', name: m.name, description: m.description, target: m.uri, active: m.active !== false, periodicity: m.periodicity, regions: m.regions, tags: m.tags };
+      return {
+        id: m.id,
+        type: 'tcp',
+        name: m.name,
+        description: m.description,
+        target: m.uri,
+        active: m.active !== false,
+        periodicity: m.periodicity,
+        regions: m.regions,
+        tags: m.tags,
+      };
     }
     case 'grpcMonitor': {
       const m = monitor.value;
       const target = m.service ? `${m.uri} (${m.service})` : m.uri;
-      return { id: m.id, type: 'grpc', name: m.name, description: m.description, target, active: m.active !== false, periodicity: m.periodicity, regions: m.regions, tags: m.tags };
+      return {
+        id: m.id,
+        type: 'grpc',
+        name: m.name,
+        description: m.description,
+        target,
+        active: m.active !== false,
+        periodicity: m.periodicity,
+        regions: m.regions,
+        tags: m.tags,
+      };
     }
     case 'httpMonitor': {
       const m = monitor.value;
-      return { id: m.id, type: 'http', name: m.name, description: m.description, target: m.url, active: m.active !== false, periodicity: m.periodicity, regions: m.regions, tags: m.tags };
+      return {
+        id: m.id,
+        type: 'http',
+        name: m.name,
+        description: m.description,
+        target: m.url,
+        active: m.active !== false,
+        periodicity: m.periodicity,
+        regions: m.regions,
+        tags: m.tags,
+      };
     }
     default:
       throw new Error('the service answered a monitor of a type this window does not know');
@@ -269,7 +299,9 @@ export function MonitorDetailScreen({ workspace, params }: ScreenProps) {
       <section className="card section" aria-labelledby="uptime-heading">
         <h2 id="uptime-heading">Uptime, {PERIODS.find((w) => w.value === period)!.label}</h2>
         <Section loaded={summary} what="uptime">
-          {(value) => <Uptime successes={Number(value.successCount)} degraded={Number(value.degradedCount)} errors={Number(value.errorCount)} gaps={value.gaps} />}
+          {(value) => (
+            <Uptime successes={Number(value.successCount)} degraded={Number(value.degradedCount)} errors={Number(value.errorCount)} gaps={value.gaps} />
+          )}
         </Section>
       </section>
 
@@ -367,7 +399,17 @@ function describe(result: CheckResult): string {
   return parts.filter(Boolean).join(' · ');
 }
 
-function Uptime({ successes, degraded, errors, gaps }: { successes: number; degraded: number; errors: number; gaps: { startedAt?: Timestamp; endedAt?: Timestamp }[] }) {
+function Uptime({
+  successes,
+  degraded,
+  errors,
+  gaps,
+}: {
+  successes: number;
+  degraded: number;
+  errors: number;
+  gaps: { startedAt?: Timestamp; endedAt?: Timestamp }[];
+}) {
   const total = successes + degraded + errors;
   const shown = gaps.slice(-20).reverse();
   return (
@@ -379,7 +421,8 @@ function Uptime({ successes, degraded, errors, gaps }: { successes: number; degr
           <strong>{(((successes + degraded) / total) * 100).toFixed(total >= 10_000 ? 3 : 2)}%</strong> up
           <span className="muted small">
             {' '}
-            of {total === 1 ? '1 check' : `${total.toLocaleString()} checks`}: {successes.toLocaleString()} up, {degraded.toLocaleString()} degraded, {errors.toLocaleString()} down
+            of {total === 1 ? '1 check' : `${total.toLocaleString()} checks`}: {successes.toLocaleString()} up, {degraded.toLocaleString()} degraded,{' '}
+            {errors.toLocaleString()} down
           </span>
         </p>
       )}
@@ -446,7 +489,13 @@ function RegionsTable({ regions }: { regions: RegionHealth[] }) {
           {regions.map((region) => (
             <tr key={region.region}>
               <th scope="row">{region.region}</th>
-              <td>{region.status ? <StatusBadge state={REGION_STATES[region.status].state} label={REGION_STATES[region.status].label} /> : <StatusBadge state="pending" label="No check yet" />}</td>
+              <td>
+                {region.status ? (
+                  <StatusBadge state={REGION_STATES[region.status].state} label={REGION_STATES[region.status].label} />
+                ) : (
+                  <StatusBadge state="pending" label="No check yet" />
+                )}
+              </td>
               <td>{region.runner ?? <span className="muted">None yet</span>}</td>
               <td>
                 <When iso={region.lastCheckedAt} never="Never" />

@@ -4,7 +4,18 @@ import type { CreateNotificationChannelRequestSchema, NotificationChannel } from
 import { ApiError } from '../api.ts';
 import type { ScreenProps } from '../app.tsx';
 import { ActionsTable, ConfirmDialog, ErrorNote, Loading, PageHeader } from '../components.tsx';
-import { entriesOf, Field, FieldGroup, FormProblems, KeyValueEditor, type KeyValueRow, matchViolations, rowsOf, TagInput, useFocusOnRefusal } from '../forms.tsx';
+import {
+  entriesOf,
+  Field,
+  FieldGroup,
+  FormProblems,
+  KeyValueEditor,
+  type KeyValueRow,
+  matchViolations,
+  rowsOf,
+  TagInput,
+  useFocusOnRefusal,
+} from '../forms.tsx';
 import { type MonitorChoice, useMonitorChoices } from '../data/monitors.ts';
 import { useChannels, useCreateChannel, useDeleteChannel, useSendTest, useUpdateChannel } from '../data/notifications.ts';
 import { asApiError, loadedOf, useConfirmedAction } from '../hooks.ts';
@@ -60,7 +71,10 @@ export function NotificationsScreen({ workspace }: ScreenProps) {
   const [tests, setTests] = useState<Record<string, TestAnswer>>({});
   const deleteChannel = useDeleteChannel(workspace.id);
   const sendTestNotification = useSendTest(workspace.id);
-  const remove = useConfirmedAction((channel: NotificationChannel) => deleteChannel.mutateAsync({ id: channel.id }), async () => undefined);
+  const remove = useConfirmedAction(
+    (channel: NotificationChannel) => deleteChannel.mutateAsync({ id: channel.id }),
+    async () => undefined,
+  );
 
   const sendTest = async (channel: NotificationChannel) => {
     setTests((t) => ({ ...t, [channel.id]: { state: 'sending' } }));
@@ -274,7 +288,12 @@ function configOf(values: ChannelValues): MessageInitShape<typeof CreateNotifica
     case 'ntfy':
       return {
         case: 'ntfy',
-        value: { server: values.server.trim(), topic: values.topic.trim(), priority: values.priority === '' ? undefined : Number(values.priority), token: optional(values.token) },
+        value: {
+          server: values.server.trim(),
+          topic: values.topic.trim(),
+          priority: values.priority === '' ? undefined : Number(values.priority),
+          token: optional(values.token),
+        },
       };
     case 'desktop':
       return { case: 'desktop', value: {} };
@@ -307,7 +326,23 @@ function ChannelForm({
   const headingId = useId();
   const set = (change: Partial<ChannelValues>) => setValues((v) => ({ ...v, ...change }));
   const k = values.kind;
-  const errors = matchViolations(error, ['name', 'kind', 'monitorIds', `${k}.url`, `${k}.secret`, `${k}.headers`, `${k}.webhookUrl`, `${k}.to`, `${k}.from`, `${k}.smtpUrl`, `${k}.server`, `${k}.topic`, `${k}.priority`, `${k}.token`, k]);
+  const errors = matchViolations(error, [
+    'name',
+    'kind',
+    'monitorIds',
+    `${k}.url`,
+    `${k}.secret`,
+    `${k}.headers`,
+    `${k}.webhookUrl`,
+    `${k}.to`,
+    `${k}.from`,
+    `${k}.smtpUrl`,
+    `${k}.server`,
+    `${k}.topic`,
+    `${k}.priority`,
+    `${k}.token`,
+    k,
+  ]);
   const editing = channel !== undefined;
   const kept = (field: string) => {
     const masked = maskedOf(channel, field);
@@ -354,7 +389,9 @@ function ChannelForm({
       <form ref={form} className="stack-form" onSubmit={submit} noValidate>
         <FormProblems error={error} errors={errors} />
         <Field label="Name" error={errors.of('name')}>
-          {(control) => <input {...control} type="text" value={values.name} maxLength={200} placeholder="On-call webhook" onChange={(e) => set({ name: e.target.value })} />}
+          {(control) => (
+            <input {...control} type="text" value={values.name} maxLength={200} placeholder="On-call webhook" onChange={(e) => set({ name: e.target.value })} />
+          )}
         </Field>
         {editing ? (
           <p className="small">
@@ -387,14 +424,25 @@ function ChannelForm({
           <>
             <div className="form-grid">
               <Field label="URL" hint={kept('url') ?? 'The http:// or https:// address that receives each alert as JSON.'} error={errors.of('webhook.url')}>
-                {(control) => <input {...control} type="url" value={values.url} autoComplete="off" placeholder="https://example.com/hooks/alerts" onChange={(e) => set({ url: e.target.value })} />}
+                {(control) => (
+                  <input
+                    {...control}
+                    type="url"
+                    value={values.url}
+                    autoComplete="off"
+                    placeholder="https://example.com/hooks/alerts"
+                    onChange={(e) => set({ url: e.target.value })}
+                  />
+                )}
               </Field>
               <Field
                 label="Signing secret"
                 hint={kept('secret') ?? 'Your choice, 16 to 256 characters: the key of the x-statusdesk-signature header your receiver checks.'}
                 error={errors.of('webhook.secret')}
               >
-                {(control) => <input {...control} type="password" value={values.secret} autoComplete="new-password" onChange={(e) => set({ secret: e.target.value })} />}
+                {(control) => (
+                  <input {...control} type="password" value={values.secret} autoComplete="new-password" onChange={(e) => set({ secret: e.target.value })} />
+                )}
               </Field>
             </div>
             <KeyValueEditor
@@ -423,17 +471,35 @@ function ChannelForm({
 
         {k === 'email' ? (
           <>
-            <TagInput label="Recipients" tags={values.to} onChange={(to) => set({ to })} error={errors.of('email.to')} hint="1 to 20 addresses. Press Enter or type a comma after each." />
+            <TagInput
+              label="Recipients"
+              tags={values.to}
+              onChange={(to) => set({ to })}
+              error={errors.of('email.to')}
+              hint="1 to 20 addresses. Press Enter or type a comma after each."
+            />
             <div className="form-grid">
               <Field label="Sender (optional)" hint="Empty: the service's sender (STATUSDESK_MAIL_FROM)." error={errors.of('email.from')}>
                 {(control) => <input {...control} type="email" value={values.from} autoComplete="off" onChange={(e) => set({ from: e.target.value })} />}
               </Field>
               <Field
                 label="SMTP server (optional)"
-                hint={kept('smtpUrl') ?? 'smtp:// or smtps:// with its login, e.g. smtps://user:password@smtp.example.com:465. Empty: the service\'s (STATUSDESK_SMTP_URL).'}
+                hint={
+                  kept('smtpUrl') ??
+                  "smtp:// or smtps:// with its login, e.g. smtps://user:password@smtp.example.com:465. Empty: the service's (STATUSDESK_SMTP_URL)."
+                }
                 error={errors.of('email.smtpUrl')}
               >
-                {(control) => <input {...control} type="text" value={values.smtpUrl} autoComplete="off" spellCheck={false} onChange={(e) => set({ smtpUrl: e.target.value })} />}
+                {(control) => (
+                  <input
+                    {...control}
+                    type="text"
+                    value={values.smtpUrl}
+                    autoComplete="off"
+                    spellCheck={false}
+                    onChange={(e) => set({ smtpUrl: e.target.value })}
+                  />
+                )}
               </Field>
             </div>
           </>
@@ -442,10 +508,25 @@ function ChannelForm({
         {k === 'ntfy' ? (
           <div className="form-grid">
             <Field label="Server" hint="Empty: https://ntfy.sh." error={errors.of('ntfy.server')}>
-              {(control) => <input {...control} type="url" value={values.server} autoComplete="off" placeholder="https://ntfy.sh" onChange={(e) => set({ server: e.target.value })} />}
+              {(control) => (
+                <input
+                  {...control}
+                  type="url"
+                  value={values.server}
+                  autoComplete="off"
+                  placeholder="https://ntfy.sh"
+                  onChange={(e) => set({ server: e.target.value })}
+                />
+              )}
             </Field>
-            <Field label="Topic" hint={kept('topic') ?? '1 to 64 letters, digits, - or _. On a public server the topic is the password: pick one hard to guess.'} error={errors.of('ntfy.topic')}>
-              {(control) => <input {...control} type="text" value={values.topic} autoComplete="off" spellCheck={false} onChange={(e) => set({ topic: e.target.value })} />}
+            <Field
+              label="Topic"
+              hint={kept('topic') ?? '1 to 64 letters, digits, - or _. On a public server the topic is the password: pick one hard to guess.'}
+              error={errors.of('ntfy.topic')}
+            >
+              {(control) => (
+                <input {...control} type="text" value={values.topic} autoComplete="off" spellCheck={false} onChange={(e) => set({ topic: e.target.value })} />
+              )}
             </Field>
             <Field label="Priority" error={errors.of('ntfy.priority')}>
               {(control) => (
@@ -460,7 +541,9 @@ function ChannelForm({
               )}
             </Field>
             <Field label="Access token (optional)" hint={kept('token') ?? 'For a protected topic.'} error={errors.of('ntfy.token')}>
-              {(control) => <input {...control} type="password" value={values.token} autoComplete="new-password" onChange={(e) => set({ token: e.target.value })} />}
+              {(control) => (
+                <input {...control} type="password" value={values.token} autoComplete="new-password" onChange={(e) => set({ token: e.target.value })} />
+              )}
             </Field>
           </div>
         ) : null}
@@ -475,14 +558,28 @@ function ChannelForm({
 }
 
 /** The monitors whose alerts go to the channel: checkboxes, narrowed by a filter when there are many. */
-function MonitorPicker({ monitors, selected, onChange, error }: { monitors: MonitorChoice[]; selected: string[]; onChange(ids: string[]): void; error: string | undefined }) {
+function MonitorPicker({
+  monitors,
+  selected,
+  onChange,
+  error,
+}: {
+  monitors: MonitorChoice[];
+  selected: string[];
+  onChange(ids: string[]): void;
+  error: string | undefined;
+}) {
   const [filter, setFilter] = useState('');
   const filterId = useId();
   const shown = filter ? monitors.filter((m) => m.name.toLowerCase().includes(filter.toLowerCase())) : monitors;
   return (
     <FieldGroup
       legend="Monitors"
-      hint={monitors.length === 0 ? 'The workspace has no monitors yet; add them here later.' : `${selected.length} of ${monitors.length} chosen: their alerts go to this channel.`}
+      hint={
+        monitors.length === 0
+          ? 'The workspace has no monitors yet; add them here later.'
+          : `${selected.length} of ${monitors.length} chosen: their alerts go to this channel.`
+      }
       error={error}
       className="monitor-picker"
     >

@@ -135,8 +135,8 @@ function NoMonitorsYet() {
       </span>
       <h2 id="no-monitors">No monitors yet</h2>
       <p>
-        A monitor checks a TCP port, a gRPC health service or an HTTP address on a schedule, and this page shows whether each one is up. Add your first
-        one, or let your AI editor set them up for you.
+        A monitor checks a TCP port, a gRPC health service or an HTTP address on a schedule, and this page shows whether each one is up. Add your first one, or
+        let your AI editor set them up for you.
       </p>
       <div className="empty-actions">
         <Link to="/monitors/new" className="button button-primary">
@@ -322,6 +322,7 @@ function MonitorList({ list, filters, onClear }: { list: OverviewRows; filters: 
 
   // New filters show their first rows, not the scroll position of the old ones.
   const { q, state, type, tag } = filters;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the filters are what the scroll resets on, though the effect reads none of them
   useEffect(() => {
     scroller.current?.scrollTo({ top: 0 });
   }, [q, state, type, tag]);

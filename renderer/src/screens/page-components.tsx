@@ -70,11 +70,13 @@ export function PageComponentsSection({ rpc, page, components, reloadComponents,
     persisted.current = new Map(components.map((c) => [c.id, c.position]));
   }, [components]);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs once the moved order is drawn, to put the focus back on the moved row
   useLayoutEffect(() => {
     const wanted = focusAfterMove.current;
     if (!wanted) return;
     focusAfterMove.current = undefined;
-    const buttonOf = (direction: string) => list.current?.querySelector<HTMLButtonElement>(`[data-move="${direction}"][data-component="${CSS.escape(wanted.id)}"]`);
+    const buttonOf = (direction: string) =>
+      list.current?.querySelector<HTMLButtonElement>(`[data-move="${direction}"][data-component="${CSS.escape(wanted.id)}"]`);
     const same = buttonOf(wanted.direction);
     (same && !same.disabled ? same : buttonOf(wanted.direction === 'up' ? 'down' : 'up'))?.focus();
   }, [order]);
@@ -230,8 +232,8 @@ export function PageComponentsSection({ rpc, page, components, reloadComponents,
         )}
       </div>
       <p className="muted section-lede">
-        Each component is one thing visitors care about. Linked to a monitor it shows the monitor's state; a static one shows what your reports and maintenance say.
-        Drag a component, or use its Move up and Move down buttons, to change the order; components of a group stay together.
+        Each component is one thing visitors care about. Linked to a monitor it shows the monitor's state; a static one shows what your reports and maintenance
+        say. Drag a component, or use its Move up and Move down buttons, to change the order; components of a group stay together.
       </p>
 
       {adding || order.length === 0 ? (
@@ -254,8 +256,8 @@ export function PageComponentsSection({ rpc, page, components, reloadComponents,
       {order.length === 0 ? (
         <div className="empty">
           <p>
-            <strong>No components yet.</strong> Add your API, your website or your help desk: visitors see each one's state, and 90 days of uptime for those that
-            follow a monitor.
+            <strong>No components yet.</strong> Add your API, your website or your help desk: visitors see each one's state, and 90 days of uptime for those
+            that follow a monitor.
           </p>
         </div>
       ) : (
@@ -265,7 +267,14 @@ export function PageComponentsSection({ rpc, page, components, reloadComponents,
               block.kind === 'single' ? (
                 <li key={block.key} className="block" {...dragProps({ container: 'blocks', key: block.key })}>
                   {editing === block.component.id ? (
-                    <EditComponent rpc={rpc} component={block.component} monitors={monitors} groups={groups} onDone={() => setEditing(undefined)} onSaved={reloadComponents} />
+                    <EditComponent
+                      rpc={rpc}
+                      component={block.component}
+                      monitors={monitors}
+                      groups={groups}
+                      onDone={() => setEditing(undefined)}
+                      onSaved={reloadComponents}
+                    />
                   ) : (
                     row(block.component, blockIndex, blocks.length, `of ${page.title}`)
                   )}
@@ -279,7 +288,12 @@ export function PageComponentsSection({ rpc, page, components, reloadComponents,
                     <h3 id={`${listId}-group-${blockIndex}`}>{block.name}</h3>
                     <span className="muted small">Group</span>
                     <div className="row-actions">
-                      <button type="button" className="button button-small button-ghost" disabled={blockIndex === 0} onClick={() => moveGroup(blocks, block.name, blockIndex - 1)}>
+                      <button
+                        type="button"
+                        className="button button-small button-ghost"
+                        disabled={blockIndex === 0}
+                        onClick={() => moveGroup(blocks, block.name, blockIndex - 1)}
+                      >
                         <span aria-hidden="true">↑</span>
                         <span className="visually-hidden">Move group {block.name} up</span>
                       </button>
@@ -298,7 +312,14 @@ export function PageComponentsSection({ rpc, page, components, reloadComponents,
                     {block.components.map((component, index) => (
                       <li key={component.id} {...dragProps({ container: `group:${block.name}`, key: `c:${component.id}` })}>
                         {editing === component.id ? (
-                          <EditComponent rpc={rpc} component={component} monitors={monitors} groups={groups} onDone={() => setEditing(undefined)} onSaved={reloadComponents} />
+                          <EditComponent
+                            rpc={rpc}
+                            component={component}
+                            monitors={monitors}
+                            groups={groups}
+                            onDone={() => setEditing(undefined)}
+                            onSaved={reloadComponents}
+                          />
                         ) : (
                           row(component, index, block.components.length, `in ${block.name}`)
                         )}
@@ -360,11 +381,25 @@ function ComponentRow({
         {component.description ? <span className="small">{component.description}</span> : null}
       </div>
       <div className="row-actions" role="group" aria-label={`${component.name} ${where}`}>
-        <button type="button" className="button button-small button-ghost" data-move="up" data-component={component.id} disabled={first} onClick={() => onMove('up')}>
+        <button
+          type="button"
+          className="button button-small button-ghost"
+          data-move="up"
+          data-component={component.id}
+          disabled={first}
+          onClick={() => onMove('up')}
+        >
           <span aria-hidden="true">↑</span>
           <span className="visually-hidden">Move {component.name} up</span>
         </button>
-        <button type="button" className="button button-small button-ghost" data-move="down" data-component={component.id} disabled={last} onClick={() => onMove('down')}>
+        <button
+          type="button"
+          className="button button-small button-ghost"
+          data-move="down"
+          data-component={component.id}
+          disabled={last}
+          onClick={() => onMove('down')}
+        >
           <span aria-hidden="true">↓</span>
           <span className="visually-hidden">Move {component.name} down</span>
         </button>

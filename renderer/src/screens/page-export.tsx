@@ -38,8 +38,8 @@ export function PageExportSection({ workspaceId, page }: PageSectionProps) {
       <h2 id="export-heading">Export a static copy</h2>
       <div className="card export">
         <p>
-          This service listens on your own machine, which is no place to host a page the public reaches. Download a copy of the page as it is now and publish
-          it on any web host that serves files.
+          This service listens on your own machine, which is no place to host a page the public reaches. Download a copy of the page as it is now and publish it
+          on any web host that serves files.
         </p>
         <p>The zip file holds:</p>
         <ul>
@@ -54,9 +54,9 @@ export function PageExportSection({ workspaceId, page }: PageSectionProps) {
           </li>
         </ul>
         <p className="small muted">
-          It is a snapshot: its footer says when it was made. Export again after each change, or run <code>statusdesk pages export {page.slug} --out ./site</code>{' '}
-          from a scheduled job. Publish the files at <code>/status/{page.slug}/</code> on the host named by <code>STATUSDESK_PUBLIC_URL</code>, so the feed's
-          links are right.
+          It is a snapshot: its footer says when it was made. Export again after each change, or run{' '}
+          <code>statusdesk pages export {page.slug} --out ./site</code> from a scheduled job. Publish the files at <code>/status/{page.slug}/</code> on the host
+          named by <code>STATUSDESK_PUBLIC_URL</code>, so the feed's links are right.
         </p>
         <div className="form-actions">
           <button type="button" className="button button-primary" onClick={download} disabled={state.busy}>

@@ -38,7 +38,11 @@ export const MONITOR_CHOICE_LIMIT = 1000;
 export async function loadMonitorChoices(rpc: Rpc): Promise<{ monitors: MonitorChoice[]; total: number }> {
   const pageOf = async (offset: number) => {
     const answer = await rpc.monitors.listMonitors({ limit: MONITOR_PAGE, offset });
-    const monitors = [...answer.httpMonitors, ...answer.tcpMonitors, ...answer.grpcMonitors].map((m) => ({ id: m.id, name: m.name, active: m.active !== false }));
+    const monitors = [...answer.httpMonitors, ...answer.tcpMonitors, ...answer.grpcMonitors].map((m) => ({
+      id: m.id,
+      name: m.name,
+      active: m.active !== false,
+    }));
     return { monitors, total: answer.totalSize };
   };
   const first = await pageOf(0);
@@ -72,7 +76,15 @@ export function NotifyChoice<T extends FieldValues>({ control, name, serviceRule
       {(control) => (
         <div className="radios">
           <div className="radio">
-            <input type="radio" id={`${id}-yes`} name={`${id}-notify`} ref={field.ref} checked={field.value === true} {...control} onChange={() => field.onChange(true)} />
+            <input
+              type="radio"
+              id={`${id}-yes`}
+              name={`${id}-notify`}
+              ref={field.ref}
+              checked={field.value === true}
+              {...control}
+              onChange={() => field.onChange(true)}
+            />
             <label htmlFor={`${id}-yes`}>Notify subscribers</label>
             <small>Email and webhook subscribers of this page are told now.</small>
           </div>

@@ -63,8 +63,8 @@ export function PageMaintenanceSection({ rpc, page, components }: PageSectionPro
         )}
       </div>
       <p className="muted section-lede">
-        Planned work, announced ahead. While a window is in progress the components it names show “Under maintenance” whatever their monitors say; a window
-        that names none covers the whole page. Times are in your time zone, {timeZone}.
+        Planned work, announced ahead. While a window is in progress the components it names show “Under maintenance” whatever their monitors say; a window that
+        names none covers the whole page. Times are in your time zone, {timeZone}.
       </p>
 
       {creating || empty ? (

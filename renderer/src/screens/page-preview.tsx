@@ -54,8 +54,8 @@ export function PagePreviewSection({ workspaceId, page, components }: PageSectio
         </div>
       </div>
       <p className="muted section-lede">
-        The summary of <code>{page.url}</code> as its visitors get it: the banner, each component's state and uptime, open incidents and maintenance. The
-        public page adds each component's 90 days and the incidents of the last 14 days.
+        The summary of <code>{page.url}</code> as its visitors get it: the banner, each component's state and uptime, open incidents and maintenance. The public
+        page adds each component's 90 days and the incidents of the last 14 days.
       </p>
       {data.state === 'loading' ? <Loading what="the preview" /> : null}
       {data.state === 'error' ? <ErrorNote>{data.error.message}</ErrorNote> : null}

@@ -9,7 +9,6 @@ import { componentNames, isoOf, type PageSectionProps, type PublishedNote, publi
 import { CreateReportForm, UpdateForm } from './page-report-forms.tsx';
 import { createReportRequest, REPORT_STATUS_LABELS, reportUpdateFormOf, reportUpdateRequest, resolveReportRequest } from './page-report-model.ts';
 
-
 /** Open reports first (newest first), then resolved ones (latest resolved first). */
 function inListOrder(reports: StatusReport[]): StatusReport[] {
   const open = reports.filter((r) => !r.resolved).sort((a, b) => (isoOf(b.createdAt) ?? '').localeCompare(isoOf(a.createdAt) ?? ''));
@@ -70,7 +69,15 @@ export function PageReportsSection({ rpc, page, components }: PageSectionProps) 
       {reports.state === 'ready' && reports.value.length > 0 ? (
         <ul className="reports">
           {reports.value.map((report) => (
-            <ReportCard key={report.id} report={report} components={components} rpc={rpc} onChanged={reload} onNote={setNote} onDelete={() => remove.ask(report)} />
+            <ReportCard
+              key={report.id}
+              report={report}
+              components={components}
+              rpc={rpc}
+              onChanged={reload}
+              onNote={setNote}
+              onDelete={() => remove.ask(report)}
+            />
           ))}
         </ul>
       ) : null}

@@ -17,7 +17,10 @@ export function PageSubscribersSection({ workspaceId, page }: PageSectionProps) 
   const [secret, setSecret] = useState<{ address: string; secret: string }>();
   const addSubscriber = useAddSubscriber(workspaceId);
   const removeSubscriber = useRemoveSubscriber(workspaceId);
-  const remove = useConfirmedAction((s: Subscriber) => removeSubscriber.mutateAsync({ id: s.id }), async () => undefined);
+  const remove = useConfirmedAction(
+    (s: Subscriber) => removeSubscriber.mutateAsync({ id: s.id }),
+    async () => undefined,
+  );
 
   const empty = subscribers.state === 'ready' && subscribers.value.length === 0;
   return (
@@ -48,8 +51,8 @@ export function PageSubscribersSection({ workspaceId, page }: PageSectionProps) 
       ) : null}
       {secret ? (
         <SecretOnce heading={<>Webhook {secret.address} added</>} level={3} label="Signing secret" secret={secret.secret} onDone={() => setSecret(undefined)}>
-          Each notice carries an <code>x-statusdesk-signature</code> header: an HMAC-SHA256 keyed with this secret. Copy it now for the receiver; it is not shown
-          again.
+          Each notice carries an <code>x-statusdesk-signature</code> header: an HMAC-SHA256 keyed with this secret. Copy it now for the receiver; it is not
+          shown again.
         </SecretOnce>
       ) : null}
 
@@ -168,12 +171,21 @@ function AddSubscriberForm({
         </fieldset>
         {kind === 'email' ? (
           <Field label="Email address" hint="A confirmation link is mailed to it; nothing else is sent until it is followed." error={errors.of('email')}>
-            {(control) => <input {...control} type="email" value={address} autoComplete="off" placeholder="ops@example.com" onChange={(e) => setAddress(e.target.value)} />}
+            {(control) => (
+              <input {...control} type="email" value={address} autoComplete="off" placeholder="ops@example.com" onChange={(e) => setAddress(e.target.value)} />
+            )}
           </Field>
         ) : (
           <Field label="Webhook URL" hint="An http:// or https:// address. Active at once; its signing key is shown once." error={errors.of('webhookUrl')}>
             {(control) => (
-              <input {...control} type="url" value={address} autoComplete="off" placeholder="https://example.com/hooks/status" onChange={(e) => setAddress(e.target.value)} />
+              <input
+                {...control}
+                type="url"
+                value={address}
+                autoComplete="off"
+                placeholder="https://example.com/hooks/status"
+                onChange={(e) => setAddress(e.target.value)}
+              />
             )}
           </Field>
         )}
@@ -182,4 +194,3 @@ function AddSubscriberForm({
     </section>
   );
 }
-

@@ -28,7 +28,10 @@ export function PagesScreen({ workspace }: ScreenProps) {
   const pages = loadedOf(useStatusPages(workspace.id));
   const [creating, setCreating] = useState(false);
   const deletePage = useDeleteStatusPage(workspace.id);
-  const remove = useConfirmedAction((page: StatusPage) => deletePage.mutateAsync({ id: page.id }), async () => undefined);
+  const remove = useConfirmedAction(
+    (page: StatusPage) => deletePage.mutateAsync({ id: page.id }),
+    async () => undefined,
+  );
 
   const empty = pages.state === 'ready' && pages.value.length === 0;
   return (
@@ -91,7 +94,12 @@ export function PagesScreen({ workspace }: ScreenProps) {
                   <When iso={isoOf(page.updatedAt)} />
                 </td>
                 <td className="cell-actions">
-                  <button type="button" className="button button-small button-danger-quiet" aria-label={`Delete ${page.title}`} onClick={() => remove.ask(page)}>
+                  <button
+                    type="button"
+                    className="button button-small button-danger-quiet"
+                    aria-label={`Delete ${page.title}`}
+                    onClick={() => remove.ask(page)}
+                  >
                     <Icon name="trash" />
                     Delete
                   </button>
@@ -157,7 +165,9 @@ function CreatePageForm({
         <FormProblems error={error} errors={errors} />
         <div className="form-grid">
           <Field label="Title" error={errors.of('title')}>
-            {(control) => <input {...control} type="text" value={title} maxLength={200} placeholder="Acme status" onChange={(event) => setTitle(event.target.value)} />}
+            {(control) => (
+              <input {...control} type="text" value={title} maxLength={200} placeholder="Acme status" onChange={(event) => setTitle(event.target.value)} />
+            )}
           </Field>
           <Field
             label="Slug"

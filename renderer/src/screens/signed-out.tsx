@@ -21,7 +21,8 @@ export function SignedOutScreen({ byUser }: { byUser: boolean }) {
     <CenteredPage>
       <h1>{byUser ? 'You are signed out' : 'Sign in to Statusdesk'}</h1>
       <p>
-        To sign in, open the sign-in link that <code>statusdesk serve</code> printed when it started, or run <code>statusdesk dashboard</code> for a new one. The Statusdesk desktop app signs you in by itself.
+        To sign in, open the sign-in link that <code>statusdesk serve</code> printed when it started, or run <code>statusdesk dashboard</code> for a new one.
+        The Statusdesk desktop app signs you in by itself.
       </p>
     </CenteredPage>
   );

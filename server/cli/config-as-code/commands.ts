@@ -17,13 +17,15 @@ const fileCode = () => Promise.all([import('./file-format.ts'), import('./plan.t
 
 const SIGNS = { create: '+', update: '~', delete: '-', unchanged: '=' } as const;
 
-const valueText = (value: unknown) => (value === null || value === undefined ? 'none' : typeof value === 'string' && value !== '' ? value : JSON.stringify(value));
+const valueText = (value: unknown) =>
+  value === null || value === undefined ? 'none' : typeof value === 'string' && value !== '' ? value : JSON.stringify(value);
 
 /** `+ monitor API (http)`, `~ monitor DB: frequency 5m → 1m`, `- component Old on page acme`. */
 function changeLine(change: Change): string {
   const subject = change.kind === 'component' ? `component ${change.name} on page ${change.page}` : `${change.kind} ${change.name}`;
   const type = change.type && change.action !== 'update' ? ` (${change.type})` : '';
-  const fieldText = (f: FieldChange) => (f.secret ? `${f.field} (secret values, sent again: the service never shows them)` : `${f.field} ${valueText(f.from)} → ${valueText(f.to)}`);
+  const fieldText = (f: FieldChange) =>
+    f.secret ? `${f.field} (secret values, sent again: the service never shows them)` : `${f.field} ${valueText(f.from)} → ${valueText(f.to)}`;
   const fields = change.fields ? `: ${change.fields.map(fieldText).join(', ')}` : '';
   return `${SIGNS[change.action]} ${subject}${type}${fields}`;
 }
@@ -55,7 +57,9 @@ const sizeText = (bytes: number) => `${(bytes / MIB).toFixed(1)} MiB (${bytes} b
 
 /** A file too big to apply: named, with its size, and the limit. */
 const tooBig = (name: string, size: string) =>
-  new UsageError(`${name} ${size}, over the ${MAX_FILE_BYTES / MIB} MiB a file to apply may hold: apply it in parts (without --prune, each part changes only what it names)`);
+  new UsageError(
+    `${name} ${size}, over the ${MAX_FILE_BYTES / MIB} MiB a file to apply may hold: apply it in parts (without --prune, each part changes only what it names)`,
+  );
 
 /**
  * The file's text, read only up to the limit: the size of a file (or of standard input redirected
@@ -118,7 +122,12 @@ const apply: Command = {
     if (plan.kept > 0) note(`${plan.kept} monitors and pages of the workspace are not in the file and are kept: --prune deletes them`);
 
     const deletions = plan.steps.filter((s) => s.change.action === 'delete').length;
-    if (values['dry-run'] !== true && deletions > 0 && !(await confirmed(values, async () => `Apply, deleting ${deletions} ${deletions === 1 ? 'thing' : 'things'} the file does not have?`))) return 1;
+    if (
+      values['dry-run'] !== true &&
+      deletions > 0 &&
+      !(await confirmed(values, async () => `Apply, deleting ${deletions} ${deletions === 1 ? 'thing' : 'things'} the file does not have?`))
+    )
+      return 1;
 
     const outcomes = new Map<Step, Outcome>();
     let refusal: unknown;
@@ -147,7 +156,8 @@ const apply: Command = {
       });
     }
     if (values['dry-run'] === true) return note('dry run: nothing was changed');
-    if (refusal === undefined) return note(plan.steps.length === 0 ? 'nothing to change' : `applied ${plan.steps.length} ${plan.steps.length === 1 ? 'change' : 'changes'}`);
+    if (refusal === undefined)
+      return note(plan.steps.length === 0 ? 'nothing to change' : `applied ${plan.steps.length} ${plan.steps.length === 1 ? 'change' : 'changes'}`);
     const applied = [...outcomes.values()].filter((o) => o === 'applied').length;
     note(`stopped at a refusal: ${applied} of ${plan.steps.length} changes applied`);
     for (const [step, outcome] of outcomes) note(`  ${outcome.padEnd(11)}  ${changeLine(step.change)}`);

@@ -70,7 +70,10 @@ function fileShapeOf(schema: z.ZodType): z.ZodType {
 /** The file's shape of each field of a domain object; a field the domain fills in may be left out. */
 function objectShapeOf(object: z.ZodObject): Record<string, z.ZodType> {
   return Object.fromEntries(
-    Object.entries(object.shape as Record<string, z.ZodType>).map(([name, field]) => [name, field.safeParse(undefined).success ? fileShapeOf(field).optional() : fileShapeOf(field)]),
+    Object.entries(object.shape as Record<string, z.ZodType>).map(([name, field]) => [
+      name,
+      field.safeParse(undefined).success ? fileShapeOf(field).optional() : fileShapeOf(field),
+    ]),
   );
 }
 
@@ -82,7 +85,11 @@ function fileListShape(spec: MonitorTypeSpec, list: NonNullable<MonitorTypeSpec[
     return z.strictObject({ type: z.literal(word), ...objectShapeOf(innermost(element) as z.ZodObject) });
   });
   const kinds = Object.keys(list.lists);
-  return z.array(z.discriminatedUnion('type', items as unknown as [z.ZodObject, ...z.ZodObject[]], { error: `must be ${list.item} of type ${kinds.slice(0, -1).join(', ')} or ${kinds.at(-1)}` }));
+  return z.array(
+    z.discriminatedUnion('type', items as unknown as [z.ZodObject, ...z.ZodObject[]], {
+      error: `must be ${list.item} of type ${kinds.slice(0, -1).join(', ')} or ${kinds.at(-1)}`,
+    }),
+  );
 }
 
 /** The file's fields of a type's own, besides its target: each optional, lists written as one. */
@@ -109,12 +116,18 @@ const commonFields = () => ({
   degraded: z.number({ error: 'must be milliseconds, or null' }).nullable().optional(),
   retry: z.number({ error: 'must be a whole number' }).optional(),
   tags: z.array(text('a tag')).optional(),
-  openTelemetry: z.strictObject({ endpoint: text('a URL'), headers: map.optional() }).nullable().optional(),
+  openTelemetry: z
+    .strictObject({ endpoint: text('a URL'), headers: map.optional() })
+    .nullable()
+    .optional(),
 });
 
 /** The file's shape of a monitor of each type, built with the first file read. */
-const monitorSchemas = builtOnFirstUse(() =>
-  Object.fromEntries(monitorTypeNames.map((type) => [type, z.strictObject({ type: z.literal(type), ...commonFields(), ...typeShape(type) })])) as unknown as Record<MonitorType, z.ZodObject>,
+const monitorSchemas = builtOnFirstUse(
+  () =>
+    Object.fromEntries(
+      monitorTypeNames.map((type) => [type, z.strictObject({ type: z.literal(type), ...commonFields(), ...typeShape(type) })]),
+    ) as unknown as Record<MonitorType, z.ZodObject>,
 );
 
 export type FileMonitor = { type: MonitorType; name: string; target: string; frequency: string } & Record<string, unknown>;
@@ -402,8 +415,15 @@ export function readDesired(source: string, env: NodeJS.ProcessEnv): Desired {
   const deep = tooDeepInSource(tokens, lines);
   if (deep) throw new Problems([deep], 2);
   const [document, ...more] = new Composer().compose(tokens, true, source.length);
-  const errors = [...document!.errors, ...more.slice(0, 1).map((d) => ({ pos: d.range, message: 'holds more than one YAML document (a line ---); a file to apply is one' }))];
-  if (errors.length > 0) throw new Problems(errors.map((e) => ({ path: placeOf(lines, e.pos[0]), message: e.message })), 2);
+  const errors = [
+    ...document!.errors,
+    ...more.slice(0, 1).map((d) => ({ pos: d.range, message: 'holds more than one YAML document (a line ---); a file to apply is one' })),
+  ];
+  if (errors.length > 0)
+    throw new Problems(
+      errors.map((e) => ({ path: placeOf(lines, e.pos[0]), message: e.message })),
+      2,
+    );
   const aliased = tooDeepThroughAliases(document!, lines);
   if (aliased) throw new Problems([aliased], 2);
   let value: unknown;
@@ -421,9 +441,28 @@ export function readDesired(source: string, env: NodeJS.ProcessEnv): Desired {
   }
   const monitors = (file.data.monitors ?? []).flatMap((raw, i) => desiredMonitor(raw, ['monitors', i], problems));
   const pages = (file.data.pages ?? []).map((p, i) => desiredPage(p, ['pages', i]));
-  duplicates(monitors.map((m) => m.name), (at) => monitors[at]!.path, 'name', 'another monitor of the file has this name', problems);
-  duplicates(pages.map((p) => p.slug), (at) => pages[at]!.path, 'slug', 'another page of the file has this slug', problems);
-  for (const p of pages) duplicates(p.components.map((c) => c.name), (at) => p.components[at]!.path, 'name', 'another component of the page has this name', problems);
+  duplicates(
+    monitors.map((m) => m.name),
+    (at) => monitors[at]!.path,
+    'name',
+    'another monitor of the file has this name',
+    problems,
+  );
+  duplicates(
+    pages.map((p) => p.slug),
+    (at) => pages[at]!.path,
+    'slug',
+    'another page of the file has this slug',
+    problems,
+  );
+  for (const p of pages)
+    duplicates(
+      p.components.map((c) => c.name),
+      (at) => p.components[at]!.path,
+      'name',
+      'another component of the page has this name',
+      problems,
+    );
   if (problems.length > 0) throw new Problems(problems, 2);
   return { monitors, pages };
 }
@@ -498,7 +537,8 @@ export function renderFile(monitors: Record<string, unknown>[], pages: Record<st
       if (node.items.every(isScalar)) node.flow = true;
     },
     Pair(_, pair) {
-      if (isScalar(pair.key) && listWords().has(pair.key.value as string) && isSeq(pair.value)) for (const item of pair.value.items) if (isMap(item)) item.flow = true;
+      if (isScalar(pair.key) && listWords().has(pair.key.value as string) && isSeq(pair.value))
+        for (const item of pair.value.items) if (isMap(item)) item.flow = true;
     },
   });
   return document.toString({ lineWidth: 0, flowCollectionPadding: false });

@@ -7,7 +7,17 @@ import { isSecretName, REDACTED } from '../../domain/monitors/monitor-secrets.ts
 import { type MonitorType, monitorTypeNames, secretMapNames } from '../../domain/monitors/monitor-types.ts';
 import type { Monitor, MonitorConfig } from '../../domain/monitors/monitors.ts';
 import { createInput, toMonitorMessage, wireOf } from '../../rpc/monitor-codec.ts';
-import { type Desired, type DesiredMonitor, type DesiredPage, fileValue, fileWord, normalConfig, type Problem, Problems, toFileMonitor } from './file-format.ts';
+import {
+  type Desired,
+  type DesiredMonitor,
+  type DesiredPage,
+  fileValue,
+  fileWord,
+  normalConfig,
+  type Problem,
+  Problems,
+  toFileMonitor,
+} from './file-format.ts';
 
 /**
  * What `statusdesk apply` changes: the workspace as the service shows it, compared with the file.
@@ -70,7 +80,14 @@ export async function readWorkspace(api: StatusdeskClient): Promise<Workspace> {
         slug: p.slug,
         title: p.title,
         description: p.description,
-        components: components.map((c) => ({ id: c.id, name: c.name, description: c.description, monitorId: c.monitorId ?? null, group: c.group ?? null, position: c.position })),
+        components: components.map((c) => ({
+          id: c.id,
+          name: c.name,
+          description: c.description,
+          monitorId: c.monitorId ?? null,
+          group: c.group ?? null,
+          position: c.position,
+        })),
       };
     }),
   );
@@ -160,12 +177,18 @@ export function makePlan(desired: Desired, workspace: Workspace, prune: boolean)
   for (const monitor of desired.monitors) {
     const found = byName.get(monitor.name) ?? [];
     if (found.length > 1) {
-      problems.push({ path: `${monitor.path}.name`, message: `${found.length} monitors of the workspace are named "${monitor.name}" (ids ${found.map((m) => m.id).join(', ')}): rename or delete all but one` });
+      problems.push({
+        path: `${monitor.path}.name`,
+        message: `${found.length} monitors of the workspace are named "${monitor.name}" (ids ${found.map((m) => m.id).join(', ')}): rename or delete all but one`,
+      });
       continue;
     }
     const stored = found[0];
     if (stored && stored.type !== monitor.type) {
-      problems.push({ path: `${monitor.path}.type`, message: `"${monitor.name}" is a ${stored.type} monitor in the workspace, and a monitor's type cannot change: give it another name, or delete it first` });
+      problems.push({
+        path: `${monitor.path}.type`,
+        message: `"${monitor.name}" is a ${stored.type} monitor in the workspace, and a monitor's type cannot change: give it another name, or delete it first`,
+      });
       continue;
     }
     problems.push(...redactedWithoutValue(monitor, stored?.config), ...unknownLocations(monitor, workspace.locations));
@@ -186,7 +209,10 @@ export function makePlan(desired: Desired, workspace: Workspace, prune: boolean)
     for (const c of page.components) {
       const sharing = c.monitor === null || inFile.has(c.monitor) ? [] : (byName.get(c.monitor) ?? []);
       if (sharing.length > 1) {
-        problems.push({ path: `${c.path}.monitor`, message: `${sharing.length} monitors of the workspace are named "${c.monitor}" (ids ${sharing.map((m) => m.id).join(', ')}): rename or delete all but one` });
+        problems.push({
+          path: `${c.path}.monitor`,
+          message: `${sharing.length} monitors of the workspace are named "${c.monitor}" (ids ${sharing.map((m) => m.id).join(', ')}): rename or delete all but one`,
+        });
       } else if (!known(c.monitor)) {
         problems.push({ path: `${c.path}.monitor`, message: `no monitor named "${c.monitor}" in the file${prune ? '' : ' or the workspace'}` });
       }
@@ -198,7 +224,10 @@ export function makePlan(desired: Desired, workspace: Workspace, prune: boolean)
     for (const c of page.components) {
       const twins = stored?.components.filter((s) => s.name === c.name) ?? [];
       if (twins.length > 1) {
-        problems.push({ path: `${c.path}.name`, message: `${twins.length} components of page ${page.slug} are named "${c.name}" (ids ${twins.map((s) => s.id).join(', ')}): remove all but one` });
+        problems.push({
+          path: `${c.path}.name`,
+          message: `${twins.length} components of page ${page.slug} are named "${c.name}" (ids ${twins.map((s) => s.id).join(', ')}): remove all but one`,
+        });
         continue;
       }
       const current = twins[0];
@@ -231,7 +260,12 @@ export function makePlan(desired: Desired, workspace: Workspace, prune: boolean)
     else kept++;
   }
   if (problems.length > 0) throw new Problems(problems, 1);
-  return { steps: [...steps.monitors, ...steps.pages, ...steps.components, ...steps.removals, ...steps.pageDeletes, ...steps.monitorDeletes], unchanged, kept, ids };
+  return {
+    steps: [...steps.monitors, ...steps.pages, ...steps.components, ...steps.removals, ...steps.pageDeletes, ...steps.monitorDeletes],
+    unchanged,
+    kept,
+    ids,
+  };
 }
 
 // ---- monitors -------------------------------------------------------------------------------
@@ -266,7 +300,9 @@ function redactedWithoutValue(monitor: DesiredMonitor, stored: MonitorConfig | u
 /** Private locations the file names that the workspace does not have. */
 function unknownLocations(monitor: DesiredMonitor, locations: Workspace['locations']): Problem[] {
   return monitor.config.privateLocations.flatMap((name, at) =>
-    locations.has(name) ? [] : [{ path: `${monitor.path}.privateLocations[${at}]`, message: `no private location named "${name}" in the workspace (statusdesk locations list)` }],
+    locations.has(name)
+      ? []
+      : [{ path: `${monitor.path}.privateLocations[${at}]`, message: `no private location named "${name}" in the workspace (statusdesk locations list)` }],
   );
 }
 

@@ -60,16 +60,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('changed_fields', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex('audit_log_workspace_time')
-    .on('audit_log')
-    .columns(['workspace_id', 'created_at'])
-    .execute();
-  await db.schema
-    .createIndex('audit_log_entity')
-    .on('audit_log')
-    .columns(['workspace_id', 'entity_type', 'entity_id'])
-    .execute();
+  await db.schema.createIndex('audit_log_workspace_time').on('audit_log').columns(['workspace_id', 'created_at']).execute();
+  await db.schema.createIndex('audit_log_entity').on('audit_log').columns(['workspace_id', 'entity_type', 'entity_id']).execute();
 
   await db.schema
     .createTable('dashboard_tokens')

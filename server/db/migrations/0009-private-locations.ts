@@ -5,7 +5,10 @@ import { schemaWords } from '../engine.ts';
 export async function up(db: Kysely<unknown>): Promise<void> {
   const t = schemaWords(db);
   // Remote runners belong to a workspace; the embedded runner (workspace NULL) serves them all.
-  await db.schema.alterTable('private_locations').addColumn('workspace_id', t.integer, (c) => c.references('workspaces.id').onDelete('cascade')).execute();
+  await db.schema
+    .alterTable('private_locations')
+    .addColumn('workspace_id', t.integer, (c) => c.references('workspaces.id').onDelete('cascade'))
+    .execute();
   // The first characters of the agent token, to find its row; the token itself is only hashed.
   await db.schema.alterTable('private_locations').addColumn('token_prefix', 'text').execute();
   // What the runner said of itself when it last connected.
@@ -14,9 +17,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // The runner instance (its buffer) whose results were last stored, and the highest sequence of
   // that instance stored: a batch sent again after a lost answer is stored once.
   await db.schema.alterTable('private_locations').addColumn('runner_instance', 'text').execute();
-  await db.schema.alterTable('private_locations').addColumn('last_sequence', t.integer, (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('private_locations')
+    .addColumn('last_sequence', t.integer, (c) => c.notNull().defaultTo(0))
+    .execute();
   // Results the runner dropped because its buffer was full: its running total, as last reported.
-  await db.schema.alterTable('private_locations').addColumn('dropped_results', t.integer, (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('private_locations')
+    .addColumn('dropped_results', t.integer, (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.createIndex('private_locations_token_prefix').on('private_locations').column('token_prefix').execute();
   await db.schema.createIndex('private_locations_workspace').on('private_locations').column('workspace_id').execute();
 

@@ -21,7 +21,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       order by monitor_id, hour limit ${ROWS_A_BATCH}`.execute(db);
     if (rows.length === 0) return;
     // One statement a batch; each value cast, for PostgreSQL to know its type.
-    const values = rows.map((row) => sql`(cast(${row.monitor_id} as ${t.integer}), cast(${row.hour} as ${t.integer}), cast(${compact(row.latency)} as ${t.blob}))`);
+    const values = rows.map(
+      (row) => sql`(cast(${row.monitor_id} as ${t.integer}), cast(${row.hour} as ${t.integer}), cast(${compact(row.latency)} as ${t.blob}))`,
+    );
     await sql`update check_rollups set latency = v.column3 from (values ${sql.join(values)}) as v
       where check_rollups.monitor_id = v.column1 and check_rollups.hour = v.column2`.execute(db);
     after = rows.at(-1);

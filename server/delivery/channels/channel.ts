@@ -77,7 +77,9 @@ export function fieldsCell(fields: [string, ChannelField][]): string {
   return fields
     .map(([name, field]) => {
       const value = defaultOf(field.schema);
-      const qualifier = isRequired(field.schema) ? 'required' : field.docs.default ?? (value === undefined ? undefined : `default \`${typeof value === 'string' ? value : JSON.stringify(value)}\``);
+      const qualifier = isRequired(field.schema)
+        ? 'required'
+        : (field.docs.default ?? (value === undefined ? undefined : `default \`${typeof value === 'string' ? value : JSON.stringify(value)}\``));
       return `\`${name}\`${qualifier ? ` (${qualifier})` : ''}: ${field.docs.rules}`;
     })
     .join(' ');

@@ -18,7 +18,8 @@ const smtpUrl = () =>
       } catch {
         return ctx.addIssue({ code: 'custom', message: 'must be an smtp:// or smtps:// URL, e.g. smtps://user:password@smtp.example.com:465' });
       }
-      if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') ctx.addIssue({ code: 'custom', message: `must use smtp:// or smtps://, not ${url.protocol}//` });
+      if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:')
+        ctx.addIssue({ code: 'custom', message: `must use smtp:// or smtps://, not ${url.protocol}//` });
     });
 
 /** One message to all the recipients, through the channel's mail server or the service's. */
@@ -49,12 +50,17 @@ export const email = defineChannel({
       credential: true,
       address: true,
       flag: { name: 'smtp-url', valueName: 'URL', description: 'the mail server', read: 'text', default: "the service's STATUSDESK_SMTP_URL" },
-      ui: { label: 'Mail server', hint: "An smtp:// or smtps:// URL. Empty: the service's mail server.", placeholder: 'smtps://user:password@smtp.example.com:465' },
+      ui: {
+        label: 'Mail server',
+        hint: "An smtp:// or smtps:// URL. Empty: the service's mail server.",
+        placeholder: 'smtps://user:password@smtp.example.com:465',
+      },
       docs: { rules: 'an `smtp://` or `smtps://` URL of the mail server to send through; default `STATUSDESK_SMTP_URL` (see [Mail server](#mail-server)).' },
     },
   }),
   target: (c) => c.to.join(','),
-  request: 'one message to all the `to` addresses (they see each other in `To`), with a plain-text and an HTML part. Subject: `[Down] api.example.com (monitor 12)`, `[Recovered] …`, `[Degraded] …`.',
+  request:
+    'one message to all the `to` addresses (they see each other in `To`), with a plain-text and an HTML part. Subject: `[Down] api.example.com (monitor 12)`, `[Recovered] …`, `[Degraded] …`.',
   send({ to, from, smtpUrl }, event, deps) {
     return deps.mailer(smtpUrl).send({ from: from ?? deps.mailFrom, to, ...alertContent(event) });
   },

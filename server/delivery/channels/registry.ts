@@ -37,7 +37,8 @@ export const channelKindRules: ChannelKindRules = {
     let found = rules.get(kind);
     if (!found) {
       const fields = fieldsOf(kind);
-      const shape = (credential: boolean) => Object.fromEntries(fields.filter(([, f]) => Boolean(f.credential) === credential).map(([name, f]) => [name, f.schema]));
+      const shape = (credential: boolean) =>
+        Object.fromEntries(fields.filter(([, f]) => Boolean(f.credential) === credential).map(([name, f]) => [name, f.schema]));
       found = {
         settings: z.strictObject(shape(false)),
         credentials: z.strictObject(shape(true)),
@@ -59,7 +60,11 @@ export async function sendAlert(target: ChannelTarget, event: AlertEvent, deps: 
 /** docs/reference/notifications.md's table of each kind's settings and credentials. */
 export function channelFieldsTable(): string {
   const cells = (kind: ChannelKind, credential: boolean) => fieldsCell(fieldsOf(kind).filter(([, f]) => Boolean(f.credential) === credential));
-  return ['| Kind | Settings | Credentials |', '|---|---|---|', ...channelKindNames.map((kind) => `| \`${kind}\` | ${cells(kind, false)} | ${cells(kind, true)} |`)].join('\n');
+  return [
+    '| Kind | Settings | Credentials |',
+    '|---|---|---|',
+    ...channelKindNames.map((kind) => `| \`${kind}\` | ${cells(kind, false)} | ${cells(kind, true)} |`),
+  ].join('\n');
 }
 
 /** docs/reference/notifications.md's table of what each kind sends. */

@@ -42,7 +42,7 @@ export const webhook = defineChannel({
     },
   }),
   target: (c) => c.webhookUrl,
-  request: '`POST <url>` with the JSON body below, `x-statusdesk-event: monitor.<kind>`, the signature header and the channel\'s `headers`',
+  request: "`POST <url>` with the JSON body below, `x-statusdesk-event: monitor.<kind>`, the signature header and the channel's `headers`",
   send({ url, secret, headers }, event, { timeoutMs, destinations }) {
     const name = `monitor.${event.kind}`;
     return postJson(url, { event: name, ...event }, { secret, headers, event: name, timeoutMs, destinations });

@@ -57,11 +57,7 @@ export async function describeActors(db: Kysely<Database>, rows: ActorColumns[])
       else if (key !== undefined) keyIds.add(key);
     }
   }
-  const [keys, grants, users] = await Promise.all([
-    findKeyNames(db, [...keyIds]),
-    clientNamesOfGrants(db, [...grantIds]),
-    findUserNames(db, [...userIds]),
-  ]);
+  const [keys, grants, users] = await Promise.all([findKeyNames(db, [...keyIds]), clientNamesOfGrants(db, [...grantIds]), findUserNames(db, [...userIds])]);
   const keyNames = new Map(keys.map((k) => [String(k.id), k.name]));
   const appNames = new Map(grants.map((g) => [`oat_${g.id}`, g.name]));
   const userNames = new Map(users.map((u) => [u.id, u.name]));

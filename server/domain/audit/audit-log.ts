@@ -27,11 +27,13 @@ export interface AuditEntry {
   createdAt: string;
 }
 
-const listInput = builtOnFirstUse(() => z.strictObject({
-  entityType: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').optional(),
-  entityId: z.union([z.string(), z.number()]).transform(String).optional(),
-  ...pageQuery(MAX_PER_PAGE),
-}));
+const listInput = builtOnFirstUse(() =>
+  z.strictObject({
+    entityType: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').optional(),
+    entityId: z.union([z.string(), z.number()]).transform(String).optional(),
+    ...pageQuery(MAX_PER_PAGE),
+  }),
+);
 
 /** An entry with its actor described for people (see audit-actors.ts). */
 export interface AttributedAuditEntry {
@@ -51,26 +53,30 @@ const DEFAULT_ENTRIES = 50;
 const entriesRule = `must be a whole number from 1 to ${MAX_ENTRIES}`;
 const timeRule = 'must be an ISO 8601 date and time, e.g. 2026-01-31T09:00:00Z';
 /** A time of a query, as the stored times are written (so they compare as text). */
-const queryTime = builtOnFirstUse(() => z
-  .string()
-  .refine((v) => /^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v)), timeRule)
-  .transform((v) => new Date(v).toISOString())
-  .optional());
-
-const entriesInput = builtOnFirstUse(() => z.object({
-  entityType: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').optional(),
-  entityId: z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters').optional(),
-  actor: z.enum(auditActorKinds, { error: `must be one of ${auditActorKinds.join(', ')}` }).optional(),
-  from: queryTime(),
-  to: queryTime(),
-  limit: z
+const queryTime = builtOnFirstUse(() =>
+  z
     .string()
-    .regex(/^\d{1,9}$/, entriesRule)
-    .transform(Number)
-    .pipe(z.number().min(1, entriesRule).max(MAX_ENTRIES, entriesRule))
+    .refine((v) => /^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v)), timeRule)
+    .transform((v) => new Date(v).toISOString())
     .optional(),
-  cursor: z.string().max(200, 'must be the next of an earlier page').optional(),
-}));
+);
+
+const entriesInput = builtOnFirstUse(() =>
+  z.object({
+    entityType: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').optional(),
+    entityId: z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters').optional(),
+    actor: z.enum(auditActorKinds, { error: `must be one of ${auditActorKinds.join(', ')}` }).optional(),
+    from: queryTime(),
+    to: queryTime(),
+    limit: z
+      .string()
+      .regex(/^\d{1,9}$/, entriesRule)
+      .transform(Number)
+      .pipe(z.number().min(1, entriesRule).max(MAX_ENTRIES, entriesRule))
+      .optional(),
+    cursor: z.string().max(200, 'must be the next of an earlier page').optional(),
+  }),
+);
 
 /** Where a page ends: the last entry's time and id, which the next page continues below. */
 interface Cursor {

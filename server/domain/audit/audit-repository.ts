@@ -7,7 +7,13 @@ export async function insertAuditEntry(db: Kysely<Database>, values: Insertable<
 }
 
 export async function findAuditRow(db: Kysely<Database>, workspaceId: number, id: number, since: string): Promise<AuditLogRow | undefined> {
-  return db.selectFrom('audit_log').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).where('created_at', '>=', since).executeTakeFirst();
+  return db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .where('created_at', '>=', since)
+    .executeTakeFirst();
 }
 
 /** A page of the workspace's entries since `since`, newest first, of one entity type or entity when named, with the total. */
@@ -44,7 +50,8 @@ export async function auditRowsBelow(
   if (filter.entityId !== undefined) rows = rows.where('entity_id', '=', filter.entityId);
   if (filter.actor !== undefined) rows = rows.where(actorKindCondition(filter.actor));
   const before = filter.before;
-  if (before) rows = rows.where((eb) => eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)])]));
+  if (before)
+    rows = rows.where((eb) => eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)])]));
   return rows.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
@@ -85,6 +92,9 @@ export async function auditSnapshotsAfter(db: Kysely<Database>, afterId: number,
 
 /** The id of the latest entry, 0 when there is none. */
 export async function lastAuditId(db: Kysely<Database>): Promise<number> {
-  const row = await db.selectFrom('audit_log').select((eb) => eb.fn.max('id').as('last')).executeTakeFirst();
+  const row = await db
+    .selectFrom('audit_log')
+    .select((eb) => eb.fn.max('id').as('last'))
+    .executeTakeFirst();
   return Number(row?.last ?? 0);
 }

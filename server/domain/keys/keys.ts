@@ -31,11 +31,13 @@ export interface ApiKey {
   revokedAt: string | null;
 }
 
-const createKeyInput = builtOnFirstUse(() => z.object({
-  workspaceId: z.number().int().positive(),
-  name: oneLine(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters')),
-  scope: z.enum(scopes, { error: 'must be read or write' }),
-}));
+const createKeyInput = builtOnFirstUse(() =>
+  z.object({
+    workspaceId: z.number().int().positive(),
+    name: oneLine(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters')),
+    scope: z.enum(scopes, { error: 'must be read or write' }),
+  }),
+);
 
 function toApiKey(row: ApiKeyRow): ApiKey {
   return {

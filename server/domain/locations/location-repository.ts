@@ -21,7 +21,9 @@ function visibleTo(db: Kysely<Database>, workspaceId: number) {
 export async function listLocationRows(db: Kysely<Database>, workspaceId: number, limit: number, offset: number) {
   const [rows, { total }] = await Promise.all([
     visibleTo(db, workspaceId).selectAll().orderBy('id').limit(limit).offset(offset).execute(),
-    visibleTo(db, workspaceId).select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    visibleTo(db, workspaceId)
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .executeTakeFirstOrThrow(),
   ]);
   return { rows, total };
 }
@@ -48,5 +50,9 @@ export async function deleteLocation(db: Kysely<Database>, id: number): Promise<
  * its own transaction. Stored results keep the name they were made under.
  */
 export async function renameRunnerState(db: Kysely<Database>, from: string, to: string): Promise<void> {
-  await db.updateTable('check_state').set({ runner: to, regions: JSON.stringify([to]) }).where('runner', '=', from).execute();
+  await db
+    .updateTable('check_state')
+    .set({ runner: to, regions: JSON.stringify([to]) })
+    .where('runner', '=', from)
+    .execute();
 }

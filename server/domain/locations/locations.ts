@@ -48,20 +48,24 @@ export interface PrivateLocation {
 }
 
 const NAME_RULE = 'must be lower-case letters, digits and hyphens, starting with a letter';
-const name = builtOnFirstUse(() => z
-  .string(expected('a name'))
-  .min(2, 'must be 2 to 40 characters')
-  .max(40, 'must be 2 to 40 characters')
-  .regex(/^[a-z][a-z0-9-]*$/, NAME_RULE)
-  .refine((value) => value !== EMBEDDED_RUNNER, `must not be ${EMBEDDED_RUNNER}, the name of the embedded runner`)
-  .refine((value) => !isRegion(value), 'must not be a region id of the catalogue'));
-const metadata = builtOnFirstUse(() => z
-  .record(
-    z.string().min(1, 'a metadata name must be 1 to 64 characters').max(64, 'a metadata name must be 1 to 64 characters'),
-    z.string(expected('a string')).max(256, 'must be at most 256 characters'),
-    expected('an object of string values'),
-  )
-  .refine((entries) => Object.keys(entries).length <= 20, 'must have at most 20 entries'));
+const name = builtOnFirstUse(() =>
+  z
+    .string(expected('a name'))
+    .min(2, 'must be 2 to 40 characters')
+    .max(40, 'must be 2 to 40 characters')
+    .regex(/^[a-z][a-z0-9-]*$/, NAME_RULE)
+    .refine((value) => value !== EMBEDDED_RUNNER, `must not be ${EMBEDDED_RUNNER}, the name of the embedded runner`)
+    .refine((value) => !isRegion(value), 'must not be a region id of the catalogue'),
+);
+const metadata = builtOnFirstUse(() =>
+  z
+    .record(
+      z.string().min(1, 'a metadata name must be 1 to 64 characters').max(64, 'a metadata name must be 1 to 64 characters'),
+      z.string(expected('a string')).max(256, 'must be at most 256 characters'),
+      expected('an object of string values'),
+    )
+    .refine((entries) => Object.keys(entries).length <= 20, 'must have at most 20 entries'),
+);
 const createInput = builtOnFirstUse(() => z.strictObject({ name: name(), metadata: metadata().default({}) }));
 const updateInput = builtOnFirstUse(() => z.strictObject({ name: name().optional(), metadata: metadata().optional() }));
 const listInput = builtOnFirstUse(() => z.strictObject(pageQuery(MAX_PER_PAGE, MAX_PER_PAGE)));
@@ -156,7 +160,15 @@ export function createLocationService(db: Kysely<Database>, options: LocationSer
           created_at: new Date(now()).toISOString(),
           ...stored,
         }).catch((error: unknown) => nameTaken(error, values.name));
-        await recordAudit(trx, { workspaceId, entityType: 'private_location', entityId: created.id, action: 'private_location.create', actor, before: null, after: snapshot(created) });
+        await recordAudit(trx, {
+          workspaceId,
+          entityType: 'private_location',
+          entityId: created.id,
+          action: 'private_location.create',
+          actor,
+          before: null,
+          after: snapshot(created),
+        });
         return created;
       });
       return { location: toLocation(row, now()), token };
@@ -178,7 +190,15 @@ export function createLocationService(db: Kysely<Database>, options: LocationSer
           ...(values.metadata !== undefined ? { metadata: JSON.stringify(values.metadata) } : {}),
         }).catch((error: unknown) => nameTaken(error, values.name!));
         if (renamed) await renameRunnerState(trx, current.name, next.name);
-        await recordAudit(trx, { workspaceId, entityType: 'private_location', entityId: current.id, action: 'private_location.update', actor, before: snapshot(current), after: snapshot(next) });
+        await recordAudit(trx, {
+          workspaceId,
+          entityType: 'private_location',
+          entityId: current.id,
+          action: 'private_location.update',
+          actor,
+          before: snapshot(current),
+          after: snapshot(next),
+        });
         return { next, renamed };
       });
       if (renamed) runnersChanged();
@@ -191,7 +211,15 @@ export function createLocationService(db: Kysely<Database>, options: LocationSer
       const locationId = await writeTransaction(db, async (trx) => {
         const current = await loadRemoteRow(trx, workspaceId, id, 'deleted');
         await deleteLocation(trx, current.id);
-        await recordAudit(trx, { workspaceId, entityType: 'private_location', entityId: current.id, action: 'private_location.delete', actor, before: snapshot(current), after: null });
+        await recordAudit(trx, {
+          workspaceId,
+          entityType: 'private_location',
+          entityId: current.id,
+          action: 'private_location.delete',
+          actor,
+          before: snapshot(current),
+          after: null,
+        });
         return current.id;
       });
       revoked(locationId);
@@ -205,7 +233,15 @@ export function createLocationService(db: Kysely<Database>, options: LocationSer
       const row = await writeTransaction(db, async (trx) => {
         const current = await loadRemoteRow(trx, workspaceId, id, 'given a token');
         const next = await updateLocation(trx, current.id, stored);
-        await recordAudit(trx, { workspaceId, entityType: 'private_location', entityId: current.id, action: 'private_location.rotate_token', actor, before: snapshot(current), after: snapshot(next) });
+        await recordAudit(trx, {
+          workspaceId,
+          entityType: 'private_location',
+          entityId: current.id,
+          action: 'private_location.rotate_token',
+          actor,
+          before: snapshot(current),
+          after: snapshot(next),
+        });
         return next;
       });
       revoked(row.id);

@@ -174,7 +174,10 @@ export function createRunnerService(db: Kysely<Database>, options: RunnerService
 
   function checkVersion(version: string): void {
     if (version !== options.version) {
-      throw new AppError('PRECONDITION_FAILED', `this runner is Statusdesk ${version || '(no version)'} and the service is ${options.version}: run the same version on both`);
+      throw new AppError(
+        'PRECONDITION_FAILED',
+        `this runner is Statusdesk ${version || '(no version)'} and the service is ${options.version}: run the same version on both`,
+      );
     }
   }
 
@@ -193,7 +196,8 @@ export function createRunnerService(db: Kysely<Database>, options: RunnerService
   async function assignedMonitors(ids: number[]): Promise<AssignedMonitor[]> {
     const result: AssignedMonitor[] = [];
     for (let i = 0; i < ids.length; i += 500) {
-      for (const row of await findMonitorRows(db, ids.slice(i, i + 500))) result.push({ id: String(row.id), revision: row.revision, monitor: toMonitor(row, sealer) });
+      for (const row of await findMonitorRows(db, ids.slice(i, i + 500)))
+        result.push({ id: String(row.id), revision: row.revision, monitor: toMonitor(row, sealer) });
     }
     return result;
   }
@@ -261,7 +265,12 @@ export function createRunnerService(db: Kysely<Database>, options: RunnerService
       checkVersion(request.version);
       await db
         .updateTable('private_locations')
-        .set({ runner_version: request.version, runner_hostname: request.hostname.slice(0, 255), status: 'active', last_seen_at: new Date(now()).toISOString() })
+        .set({
+          runner_version: request.version,
+          runner_hostname: request.hostname.slice(0, 255),
+          status: 'active',
+          last_seen_at: new Date(now()).toISOString(),
+        })
         .where('id', '=', location.id)
         .execute();
       const previous = streams.get(location.id);
@@ -352,7 +361,10 @@ export function createRunnerService(db: Kysely<Database>, options: RunnerService
           const key = `${stream.name} ${monitor.id}`;
           return new Promise<RemoteCheck | undefined>((resolve) => {
             const timeout = setTimeout(() => {
-              waiting.set(key, (waiting.get(key) ?? []).filter((w) => w !== waiter));
+              waiting.set(
+                key,
+                (waiting.get(key) ?? []).filter((w) => w !== waiter),
+              );
               resolve(undefined);
             }, waitMs);
             const waiter = { after, resolve: (check: RemoteCheck) => (clearTimeout(timeout), resolve(check)) };
@@ -363,7 +375,12 @@ export function createRunnerService(db: Kysely<Database>, options: RunnerService
       );
       return results
         .filter((c) => c !== undefined)
-        .map(({ monitorId, workspaceId: _workspaceId, regions, startedAt, ...probe }) => ({ ...probe, monitorId: String(monitorId), region: regions[0]!, startedAt: new Date(startedAt).toISOString() }));
+        .map(({ monitorId, workspaceId: _workspaceId, regions, startedAt, ...probe }) => ({
+          ...probe,
+          monitorId: String(monitorId),
+          region: regions[0]!,
+          startedAt: new Date(startedAt).toISOString(),
+        }));
     },
 
     /** A monitor changed or was removed in this process: the connected runners hear of it now, not at the next sync. */

@@ -28,7 +28,10 @@ export async function componentLinksOf(db: Kysely<Database>, maintenanceIds: num
 export async function replaceMaintenanceComponents(db: Kysely<Database>, maintenanceId: number, componentIds: number[]): Promise<void> {
   await db.deleteFrom('maintenance_components').where('maintenance_id', '=', maintenanceId).execute();
   if (componentIds.length > 0) {
-    await db.insertInto('maintenance_components').values(componentIds.map((component_id) => ({ maintenance_id: maintenanceId, component_id }))).execute();
+    await db
+      .insertInto('maintenance_components')
+      .values(componentIds.map((component_id) => ({ maintenance_id: maintenanceId, component_id })))
+      .execute();
   }
 }
 
@@ -63,7 +66,13 @@ export async function activeMaintenanceFor(db: Kysely<Database>, monitorId: numb
     .where((eb) =>
       eb.or([
         eb.not(eb.exists(eb.selectFrom('maintenance_components as any').select('any.component_id').whereRef('any.maintenance_id', '=', 'm.id'))),
-        eb.exists(eb.selectFrom('maintenance_components as mc').select('mc.component_id').whereRef('mc.maintenance_id', '=', 'm.id').whereRef('mc.component_id', '=', 'c.id')),
+        eb.exists(
+          eb
+            .selectFrom('maintenance_components as mc')
+            .select('mc.component_id')
+            .whereRef('mc.maintenance_id', '=', 'm.id')
+            .whereRef('mc.component_id', '=', 'c.id'),
+        ),
       ]),
     )
     .executeTakeFirst();

@@ -52,32 +52,42 @@ function isInstant(value: string): boolean {
   return month >= 1 && month <= 12 && day >= 1 && new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day && Date.parse(value) <= LAST_INSTANT;
 }
 const instantRule = 'must be an ISO 8601 date and time with a zone, e.g. 2026-11-21T22:00:00Z';
-const instant = builtOnFirstUse(() => z
-  .string(expected(`an ISO 8601 date and time, e.g. 2026-11-21T22:00:00Z`))
-  .trim()
-  .refine(isInstant, instantRule)
-  .transform((value) => new Date(value).toISOString()));
+const instant = builtOnFirstUse(() =>
+  z
+    .string(expected(`an ISO 8601 date and time, e.g. 2026-11-21T22:00:00Z`))
+    .trim()
+    .refine(isInstant, instantRule)
+    .transform((value) => new Date(value).toISOString()),
+);
 const { titleLength, messageLength, components: maxComponents } = MAINTENANCE_LIMITS;
-const title = builtOnFirstUse(() => oneLine(z.string(expected('a title')).trim().min(1, 'is required').max(titleLength, `must be at most ${titleLength} characters`)));
+const title = builtOnFirstUse(() =>
+  oneLine(z.string(expected('a title')).trim().min(1, 'is required').max(titleLength, `must be at most ${titleLength} characters`)),
+);
 const message = builtOnFirstUse(() => z.string(expected('text')).max(messageLength, `must be at most ${messageLength} characters`));
-const componentIds = builtOnFirstUse(() => z.array(z.union([z.string(), z.number()]), expected('a list of page component ids')).max(maxComponents, `must name at most ${maxComponents} components`));
+const componentIds = builtOnFirstUse(() =>
+  z.array(z.union([z.string(), z.number()]), expected('a list of page component ids')).max(maxComponents, `must name at most ${maxComponents} components`),
+);
 
-const createInput = builtOnFirstUse(() => z.strictObject({
-  pageId: z.union([z.string(), z.number()], expected('a status page id')),
-  title: title(),
-  message: message().default(''),
-  from: instant(),
-  to: instant(),
-  pageComponentIds: componentIds().default([]),
-  notify: z.boolean({ error: (issue) => (issue.input === undefined ? notifyRule : 'must be true or false') }),
-}));
-const patchInput = builtOnFirstUse(() => z.strictObject({
-  title: title().optional(),
-  message: message().optional(),
-  from: instant().optional(),
-  to: instant().optional(),
-  pageComponentIds: componentIds().optional(),
-}));
+const createInput = builtOnFirstUse(() =>
+  z.strictObject({
+    pageId: z.union([z.string(), z.number()], expected('a status page id')),
+    title: title(),
+    message: message().default(''),
+    from: instant(),
+    to: instant(),
+    pageComponentIds: componentIds().default([]),
+    notify: z.boolean({ error: (issue) => (issue.input === undefined ? notifyRule : 'must be true or false') }),
+  }),
+);
+const patchInput = builtOnFirstUse(() =>
+  z.strictObject({
+    title: title().optional(),
+    message: message().optional(),
+    from: instant().optional(),
+    to: instant().optional(),
+    pageComponentIds: componentIds().optional(),
+  }),
+);
 const listInput = builtOnFirstUse(() => z.strictObject({ pageId: z.union([z.string(), z.number()]).optional(), ...pageQuery(MAX_PER_PAGE) }));
 
 function checkOrder(from: string, to: string): void {
@@ -95,7 +105,10 @@ function snapshot(m: Maintenance): Record<string, unknown> {
 
 async function loadMaintenances(db: Kysely<Database>, rows: MaintenanceRow[]): Promise<Maintenance[]> {
   if (rows.length === 0) return [];
-  const links = await componentLinksOf(db, rows.map((r) => r.id));
+  const links = await componentLinksOf(
+    db,
+    rows.map((r) => r.id),
+  );
   const now = new Date().toISOString();
   return rows.map((row) => ({
     id: String(row.id),
@@ -155,10 +168,27 @@ export function createMaintenanceService(db: Kysely<Database>, options: Maintena
         const page = await resolvePage(trx, workspaceId, values.pageId);
         const { ids, names } = await componentsOnPage(trx, page.id, values.pageComponentIds);
         const now = new Date().toISOString();
-        const row = await insertMaintenance(trx, { workspace_id: workspaceId, page_id: page.id, title: values.title, message: values.message, starts_at: values.from, ends_at: values.to, created_at: now, updated_at: now });
+        const row = await insertMaintenance(trx, {
+          workspace_id: workspaceId,
+          page_id: page.id,
+          title: values.title,
+          message: values.message,
+          starts_at: values.from,
+          ends_at: values.to,
+          created_at: now,
+          updated_at: now,
+        });
         await replaceMaintenanceComponents(trx, row.id, ids);
         const [maintenance] = await loadMaintenances(trx, [row]);
-        await recordAudit(trx, { workspaceId, entityType: 'maintenance', entityId: row.id, action: 'maintenance.create', actor, before: null, after: snapshot(maintenance!) });
+        await recordAudit(trx, {
+          workspaceId,
+          entityType: 'maintenance',
+          entityId: row.id,
+          action: 'maintenance.create',
+          actor,
+          before: null,
+          after: snapshot(maintenance!),
+        });
         return { maintenance: maintenance!, page, names };
       });
       options.changed(page.id);
@@ -168,7 +198,14 @@ export function createMaintenanceService(db: Kysely<Database>, options: Maintena
           options.notifySubscribers(workspaceId, page.id, {
             kind: 'maintenance.scheduled',
             page: { id: String(page.id), slug: page.slug, title: page.title, url: toPage(page, options.publicUrl).url },
-            maintenance: { id: maintenance.id, title: maintenance.title, message: maintenance.message, from: maintenance.from, to: maintenance.to, components: names },
+            maintenance: {
+              id: maintenance.id,
+              title: maintenance.title,
+              message: maintenance.message,
+              from: maintenance.from,
+              to: maintenance.to,
+              components: names,
+            },
           }),
         options.log,
       );
@@ -179,12 +216,14 @@ export function createMaintenanceService(db: Kysely<Database>, options: Maintena
     async update(actor: Actor, workspaceId: number, id: string, patch: unknown): Promise<Maintenance> {
       await authorize(db, actor, workspaceId, 'write');
       const values = parseInput(patchInput(), patch);
-      if (Object.values(values).every((v) => v === undefined)) throw invalid('maintenance', 'names no field to change: set title, message, from, to or pageComponentIds');
+      if (Object.values(values).every((v) => v === undefined))
+        throw invalid('maintenance', 'names no field to change: set title, message, from, to or pageComponentIds');
       const updated = await writeTransaction(db, async (trx) => {
         const row = await loadRow(trx, workspaceId, id);
         const [before] = await loadMaintenances(trx, [row]);
         checkOrder(values.from ?? row.starts_at, values.to ?? row.ends_at);
-        if (values.pageComponentIds !== undefined) await replaceMaintenanceComponents(trx, row.id, (await componentsOnPage(trx, row.page_id, values.pageComponentIds)).ids);
+        if (values.pageComponentIds !== undefined)
+          await replaceMaintenanceComponents(trx, row.id, (await componentsOnPage(trx, row.page_id, values.pageComponentIds)).ids);
         const next = await updateMaintenance(trx, row.id, {
           title: values.title ?? row.title,
           message: values.message ?? row.message,
@@ -193,7 +232,15 @@ export function createMaintenanceService(db: Kysely<Database>, options: Maintena
           updated_at: new Date().toISOString(),
         });
         const [after] = await loadMaintenances(trx, [next]);
-        await recordAudit(trx, { workspaceId, entityType: 'maintenance', entityId: row.id, action: 'maintenance.update', actor, before: snapshot(before!), after: snapshot(after!) });
+        await recordAudit(trx, {
+          workspaceId,
+          entityType: 'maintenance',
+          entityId: row.id,
+          action: 'maintenance.update',
+          actor,
+          before: snapshot(before!),
+          after: snapshot(after!),
+        });
         return after!;
       });
       options.changed(Number(updated.pageId));
@@ -206,7 +253,15 @@ export function createMaintenanceService(db: Kysely<Database>, options: Maintena
         const row = await loadRow(trx, workspaceId, id);
         const [before] = await loadMaintenances(trx, [row]);
         await deleteMaintenance(trx, row.id);
-        await recordAudit(trx, { workspaceId, entityType: 'maintenance', entityId: row.id, action: 'maintenance.delete', actor, before: snapshot(before!), after: null });
+        await recordAudit(trx, {
+          workspaceId,
+          entityType: 'maintenance',
+          entityId: row.id,
+          action: 'maintenance.delete',
+          actor,
+          before: snapshot(before!),
+          after: null,
+        });
         return row.page_id;
       });
       options.changed(pageId);

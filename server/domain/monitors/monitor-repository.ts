@@ -92,7 +92,13 @@ export async function workspaceLocationIds(db: Kysely<Database>, workspaceId: nu
   return new Set(rows.map((row) => row.id));
 }
 
-export async function insertMonitor(db: Kysely<Database>, workspaceId: number, type: MonitorRow['type'], columns: MonitorColumns, locationIds: string[]): Promise<MonitorRow> {
+export async function insertMonitor(
+  db: Kysely<Database>,
+  workspaceId: number,
+  type: MonitorRow['type'],
+  columns: MonitorColumns,
+  locationIds: string[],
+): Promise<MonitorRow> {
   const now = new Date().toISOString();
   const row = await db
     .insertInto('monitors')

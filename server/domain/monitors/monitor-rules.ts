@@ -19,7 +19,13 @@ export type { MonitorType };
 // The limits are the contract's, which the dashboard's form states too.
 const { min: MIN_TIMEOUT_MS, max: MAX_TIMEOUT_MS, default: DEFAULT_TIMEOUT_MS } = MONITOR_LIMITS.timeoutMs;
 const { max: MAX_RETRY, default: DEFAULT_RETRY } = MONITOR_LIMITS.retry;
-const { privateLocations: MAX_PRIVATE_LOCATIONS, nameLength: MAX_NAME, descriptionLength: MAX_DESCRIPTION, tags: MAX_TAGS, tagLength: MAX_TAG } = MONITOR_LIMITS;
+const {
+  privateLocations: MAX_PRIVATE_LOCATIONS,
+  nameLength: MAX_NAME,
+  descriptionLength: MAX_DESCRIPTION,
+  tags: MAX_TAGS,
+  tagLength: MAX_TAG,
+} = MONITOR_LIMITS;
 
 /** The fields every monitor type has, built with the first configuration parsed (see builtOnFirstUse). */
 const commonFields = builtOnFirstUse(() => {
@@ -105,7 +111,10 @@ function configSchemaOf(spec: MonitorTypeSpec): z.ZodType {
 
 /** The schema of each monitor type, built with the first configuration parsed (see builtOnFirstUse). */
 export const configSchemas = builtOnFirstUse(
-  () => Object.fromEntries(Object.entries(monitorTypes).map(([type, spec]) => [type, configSchemaOf(spec as unknown as MonitorTypeSpec)])) as unknown as ConfigSchemas,
+  () =>
+    Object.fromEntries(
+      Object.entries(monitorTypes).map(([type, spec]) => [type, configSchemaOf(spec as unknown as MonitorTypeSpec)]),
+    ) as unknown as ConfigSchemas,
 );
 
 /**

@@ -42,7 +42,8 @@ export const secretMapNames: readonly string[] = [...new Set(monitorTypeNames.fl
 
 /** The type's table of docs/reference/monitors.md: each field of its own, its default and its rules. */
 export function monitorFieldsTable(type: MonitorType): string {
-  const row = ([name, field]: [string, DeclaredField]) => `|${[`\`${name}\``, defaultText(field), field.docs.rules].map((cell) => (cell ? ` ${cell} ` : ' ')).join('|')}|`;
+  const row = ([name, field]: [string, DeclaredField]) =>
+    `|${[`\`${name}\``, defaultText(field), field.docs.rules].map((cell) => (cell ? ` ${cell} ` : ' ')).join('|')}|`;
   return ['| Field | Default | Rules |', '|---|---|---|', ...Object.entries(specOf(type).fields()).map(row)].join('\n');
 }
 
@@ -58,7 +59,16 @@ export function monitorTypeHints() {
       const fields = Object.entries(spec.fields()).map(([name, field]) => fieldHints(name, field, { flag: `--${field.flag?.name ?? 'target'}` }));
       return [
         type,
-        { type, title: spec.title, summary: spec.summary, target: spec.target, targetIsUrl: spec.targetIsUrl, regionsRequired: spec.regions.absent !== undefined, secretMaps: spec.secretMaps ?? [], fields },
+        {
+          type,
+          title: spec.title,
+          summary: spec.summary,
+          target: spec.target,
+          targetIsUrl: spec.targetIsUrl,
+          regionsRequired: spec.regions.absent !== undefined,
+          secretMaps: spec.secretMaps ?? [],
+          fields,
+        },
       ];
     }),
   );

@@ -151,18 +151,22 @@ const textFilter = (max: number) =>
     .optional()
     .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
 
-const overviewQuery = builtOnFirstUse(() => z.object({
-  q: textFilter(200),
-  state: z.enum(monitorStates, { error: `must be one of ${monitorStates.join(', ')}` }).optional(),
-  type: z.enum(monitorTypeNames, { error: `must be one of ${monitorTypeNames.join(', ')}` }).optional(),
-  tag: textFilter(100),
-  limit: wholeNumber(1, MAX_OVERVIEW_LIMIT, DEFAULT_OVERVIEW_LIMIT),
-  offset: wholeNumber(0, MAX_OFFSET, 0),
-}));
+const overviewQuery = builtOnFirstUse(() =>
+  z.object({
+    q: textFilter(200),
+    state: z.enum(monitorStates, { error: `must be one of ${monitorStates.join(', ')}` }).optional(),
+    type: z.enum(monitorTypeNames, { error: `must be one of ${monitorTypeNames.join(', ')}` }).optional(),
+    tag: textFilter(100),
+    limit: wholeNumber(1, MAX_OVERVIEW_LIMIT, DEFAULT_OVERVIEW_LIMIT),
+    offset: wholeNumber(0, MAX_OFFSET, 0),
+  }),
+);
 
-const latencyQuery = builtOnFirstUse(() => z.object({
-  window: z.enum(summaryWindows, { error: `must be one of ${summaryWindows.join(', ')}` }).default('1d'),
-}));
+const latencyQuery = builtOnFirstUse(() =>
+  z.object({
+    window: z.enum(summaryWindows, { error: `must be one of ${summaryWindows.join(', ')}` }).default('1d'),
+  }),
+);
 
 const resultsQuery = builtOnFirstUse(() => z.object({ limit: wholeNumber(1, MAX_RESULTS, DEFAULT_RESULTS) }));
 
@@ -268,7 +272,12 @@ export function createMonitorViewService(db: Db, now: () => number = Date.now) {
       const filter = { q: input.q === undefined ? undefined : fold(input.q), state: input.state, type: input.type, tag: input.tag };
       const { rows, total } = await overviewPage(db, workspaceId, filter, input.limit, input.offset);
       const ids = rows.map((r) => r.id);
-      const [counts, tags, latest, lines] = await Promise.all([stateCounts(db, workspaceId), workspaceTags(db, workspaceId), latestChecks(db, ids), sparklines(ids)]);
+      const [counts, tags, latest, lines] = await Promise.all([
+        stateCounts(db, workspaceId),
+        workspaceTags(db, workspaceId),
+        latestChecks(db, ids),
+        sparklines(ids),
+      ]);
       const last = new Map<number, { checkedAt: number; latencyMs: number | null }>();
       for (const check of latest) {
         const seen = last.get(check.monitor_id);

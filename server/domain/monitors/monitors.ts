@@ -38,19 +38,23 @@ const KNOWN_MONITORS_LIMIT = 10_000;
 /** Pages, and incident counts, kept between changes of their tables; beyond this they start over. */
 const KNOWN_ANSWERS_LIMIT = 1_000;
 
-const listInput = builtOnFirstUse(() => z.strictObject({
-  limit: z.number().int().min(1, `must be 1 to ${MAX_LIST_LIMIT}`).max(MAX_LIST_LIMIT, `must be 1 to ${MAX_LIST_LIMIT}`).default(DEFAULT_LIST_LIMIT),
-  offset: z.number().int().min(0, 'must not be negative').default(0),
-}));
+const listInput = builtOnFirstUse(() =>
+  z.strictObject({
+    limit: z.number().int().min(1, `must be 1 to ${MAX_LIST_LIMIT}`).max(MAX_LIST_LIMIT, `must be 1 to ${MAX_LIST_LIMIT}`).default(DEFAULT_LIST_LIMIT),
+    offset: z.number().int().min(0, 'must not be negative').default(0),
+  }),
+);
 
 const summaryWindow = builtOnFirstUse(() => z.enum(summaryWindows, { error: `must be one of ${summaryWindows.join(', ')}` }).default('1d'));
 const windowInput = builtOnFirstUse(() => z.strictObject({ window: summaryWindow() }));
 const MAX_RESPONSE_LOGS = 100;
-const responseLogInput = builtOnFirstUse(() => z.strictObject({
-  window: summaryWindow(),
-  limit: z.number().int().min(1, `must be 1 to ${MAX_RESPONSE_LOGS}`).max(MAX_RESPONSE_LOGS, `must be 1 to ${MAX_RESPONSE_LOGS}`).default(MAX_RESPONSE_LOGS),
-  offset: z.number().int().min(0, 'must not be negative').default(0),
-}));
+const responseLogInput = builtOnFirstUse(() =>
+  z.strictObject({
+    window: summaryWindow(),
+    limit: z.number().int().min(1, `must be 1 to ${MAX_RESPONSE_LOGS}`).max(MAX_RESPONSE_LOGS, `must be 1 to ${MAX_RESPONSE_LOGS}`).default(MAX_RESPONSE_LOGS),
+    offset: z.number().int().min(0, 'must not be negative').default(0),
+  }),
+);
 
 /** What every stored monitor carries besides its configuration. */
 interface Stored {
@@ -112,7 +116,10 @@ export async function findMonitor(db: Kysely<Database>, workspaceId: number, id:
 
 /** Stored monitors of these rows, their private locations read in one query. */
 export async function monitorsOf(db: Kysely<Database>, rows: readonly MonitorRow[], sealer?: Sealer): Promise<Monitor[]> {
-  const links = await monitorLocationIds(db, rows.map((row) => row.id));
+  const links = await monitorLocationIds(
+    db,
+    rows.map((row) => row.id),
+  );
   return rows.map((row) => toMonitor(row, sealer, links.get(row.id)));
 }
 
@@ -122,7 +129,20 @@ export async function monitorsOf(db: Kysely<Database>, rows: readonly MonitorRow
  */
 function columnsOf(config: MonitorConfig, sealer: Sealer): MonitorColumns {
   const { clear, secrets } = splitSecrets(config);
-  const { name, description, active, periodicity, regions, privateLocations: _privateLocations, timeout, degraded, retry, openTelemetry, tags, ...settings } = clear;
+  const {
+    name,
+    description,
+    active,
+    periodicity,
+    regions,
+    privateLocations: _privateLocations,
+    timeout,
+    degraded,
+    retry,
+    openTelemetry,
+    tags,
+    ...settings
+  } = clear;
   return {
     secrets: secrets && sealer.seal(secrets),
     name,
@@ -158,7 +178,11 @@ async function withLocationRegions(db: Kysely<Database>, monitor: Monitor): Prom
  */
 async function checkLocations(db: Kysely<Database>, workspaceId: number, config: MonitorConfig): Promise<void> {
   const ids = config.privateLocations.map((id) => (/^\d{1,15}$/.test(id) ? Number(id) : 0));
-  const found = await workspaceLocationIds(db, workspaceId, ids.filter((id) => id > 0));
+  const found = await workspaceLocationIds(
+    db,
+    workspaceId,
+    ids.filter((id) => id > 0),
+  );
   const violations = config.privateLocations.flatMap((id, at) =>
     found.has(ids[at]!) ? [] : [{ field: `privateLocations.${at}`, rule: `no private location with id ${JSON.stringify(id)} in this workspace` }],
   );
@@ -183,7 +207,12 @@ function snapshot(sealer: Sealer, monitor: Monitor): Record<string, unknown> {
  * monitor-secrets.ts); only the check engine gets the opened values. A target or OTLP endpoint
  * the destination policy refuses as written is a VALIDATION error naming the field.
  */
-export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks, sealer: Sealer = sealerOf(db), destinations: DestinationPolicy = createDestinationPolicy()) {
+export function createMonitorService(
+  db: Kysely<Database>,
+  checks: MonitorChecks,
+  sealer: Sealer = sealerOf(db),
+  destinations: DestinationPolicy = createDestinationPolicy(),
+) {
   /**
    * Decoded monitors by id, with the revision they were read at. Lists are the most frequent
    * call and monitors rarely change, so a list reads ids and revisions and decodes only rows it
@@ -207,13 +236,20 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
 
   async function readPage(workspaceId: number, limit: number, offset: number): Promise<MonitorPage> {
     const page = await listMonitorRevisions(db, workspaceId, limit, offset);
-    const links = await monitorLocationIds(db, page.map((p) => p.id));
+    const links = await monitorLocationIds(
+      db,
+      page.map((p) => p.id),
+    );
     const linksOf = (id: number) => (links.get(id) ?? []).join(',');
     const stale = page.filter((p) => known.get(p.id)?.revision !== p.revision || known.get(p.id)?.links !== linksOf(p.id)).map((p) => p.id);
     if (stale.length > 0) {
       if (known.size + stale.length > KNOWN_MONITORS_LIMIT) known.clear();
       for (const row of await findMonitorRows(db, stale)) {
-        known.set(row.id, { revision: row.revision, links: linksOf(row.id), monitor: Object.freeze(redactSecrets(toMonitor(row, undefined, links.get(row.id)))) });
+        known.set(row.id, {
+          revision: row.revision,
+          links: linksOf(row.id),
+          monitor: Object.freeze(redactSecrets(toMonitor(row, undefined, links.get(row.id)))),
+        });
       }
     }
     return Object.freeze({
@@ -298,8 +334,20 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
       const monitor = await writeTransaction(db, async (trx) => {
         const config = completeConfig(type, input, await planOfWorkspace(trx, workspaceId));
         await checkLocations(trx, workspaceId, config);
-        const created = toMonitor(await insertMonitor(trx, workspaceId, type, columnsOf(config, sealer), config.privateLocations), sealer, locationOrder(config));
-        await recordAudit(trx, { workspaceId, entityType: 'monitor', entityId: created.id, action: 'monitor.create', actor, before: null, after: snapshot(sealer, created) });
+        const created = toMonitor(
+          await insertMonitor(trx, workspaceId, type, columnsOf(config, sealer), config.privateLocations),
+          sealer,
+          locationOrder(config),
+        );
+        await recordAudit(trx, {
+          workspaceId,
+          entityType: 'monitor',
+          entityId: created.id,
+          action: 'monitor.create',
+          actor,
+          before: null,
+          after: snapshot(sealer, created),
+        });
         return created;
       });
       checks.monitorChanged(monitor);
@@ -329,7 +377,15 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
         const config = keepRedacted(completeConfig(type, merged, await planOfWorkspace(trx, workspaceId), before), before);
         await checkLocations(trx, workspaceId, config);
         const after = toMonitor(await updateMonitor(trx, Number(before.id), columnsOf(config, sealer), config.privateLocations), sealer, locationOrder(config));
-        await recordAudit(trx, { workspaceId, entityType: 'monitor', entityId: before.id, action: 'monitor.update', actor, before: snapshot(sealer, before), after: snapshot(sealer, after) });
+        await recordAudit(trx, {
+          workspaceId,
+          entityType: 'monitor',
+          entityId: before.id,
+          action: 'monitor.update',
+          actor,
+          before: snapshot(sealer, before),
+          after: snapshot(sealer, after),
+        });
         return after;
       });
       checks.monitorChanged(monitor);
@@ -342,7 +398,15 @@ export function createMonitorService(db: Kysely<Database>, checks: MonitorChecks
         const before = await load(trx, workspaceId, id);
         await deleteMonitor(trx, Number(before.id));
         known.delete(Number(before.id));
-        await recordAudit(trx, { workspaceId, entityType: 'monitor', entityId: before.id, action: 'monitor.delete', actor, before: snapshot(sealer, before), after: null });
+        await recordAudit(trx, {
+          workspaceId,
+          entityType: 'monitor',
+          entityId: before.id,
+          action: 'monitor.delete',
+          actor,
+          before: snapshot(sealer, before),
+          after: null,
+        });
       });
       checks.monitorRemoved(id);
     },

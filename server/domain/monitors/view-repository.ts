@@ -91,10 +91,7 @@ const state = sql<MonitorState>`case when m.active = 0 then 'paused' else coales
 const rank = sql<number>`case when m.active = 0 then 4 else case s.state when 'down' then 0 when 'degraded' then 1 when 'up' then 3 else 2 end end`;
 
 function monitorsWithState(db: Kysely<Database>, workspaceId: number) {
-  return db
-    .selectFrom('monitors as m')
-    .leftJoin('monitor_state as s', 's.monitor_id', 'm.id')
-    .where('m.workspace_id', '=', workspaceId);
+  return db.selectFrom('monitors as m').leftJoin('monitor_state as s', 's.monitor_id', 'm.id').where('m.workspace_id', '=', workspaceId);
 }
 
 function filtered(db: Kysely<Database>, workspaceId: number, filter: OverviewFilter) {
@@ -118,7 +115,13 @@ function filtered(db: Kysely<Database>, workspaceId: number, filter: OverviewFil
  * filter runs once: the page's ids and the count come from one pass (a second only for a page
  * past the end), and the page's rows are read by id.
  */
-export async function overviewPage(db: Kysely<Database>, workspaceId: number, filter: OverviewFilter, limit: number, offset: number): Promise<{ rows: OverviewRowData[]; total: number }> {
+export async function overviewPage(
+  db: Kysely<Database>,
+  workspaceId: number,
+  filter: OverviewFilter,
+  limit: number,
+  offset: number,
+): Promise<{ rows: OverviewRowData[]; total: number }> {
   const page = await filtered(db, workspaceId, filter)
     .select(['m.id', sql<number>`count(*) over ()`.as('total')])
     .orderBy(rank)
@@ -128,12 +131,25 @@ export async function overviewPage(db: Kysely<Database>, workspaceId: number, fi
     .offset(offset)
     .execute();
   if (page.length === 0) {
-    const total = offset === 0 ? 0 : Number((await filtered(db, workspaceId, filter).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const total =
+      offset === 0
+        ? 0
+        : Number(
+            (
+              await filtered(db, workspaceId, filter)
+                .select((eb) => eb.fn.countAll<number>().as('n'))
+                .executeTakeFirstOrThrow()
+            ).n,
+          );
     return { rows: [], total };
   }
   const found = await monitorsWithState(db, workspaceId)
     .select(['m.id', 'm.name', 'm.type', 'm.tags', wordsOf(db).target.as('target'), state.as('state'), 's.changed_at'])
-    .where('m.id', 'in', page.map((p) => p.id))
+    .where(
+      'm.id',
+      'in',
+      page.map((p) => p.id),
+    )
     .execute();
   const byId = new Map(found.map((row) => [row.id, row]));
   // A monitor deleted between the two reads drops out of the page.
@@ -162,7 +178,11 @@ export async function workspaceTags(db: Kysely<Database>, workspaceId: number): 
 /** Each runner's latest check of these monitors. */
 export async function latestChecks(db: Kysely<Database>, monitorIds: number[]) {
   if (monitorIds.length === 0) return [];
-  return db.selectFrom('check_state').select(['monitor_id', 'runner', 'result', 'regions', 'checked_at', 'latency_ms']).where('monitor_id', 'in', monitorIds).execute();
+  return db
+    .selectFrom('check_state')
+    .select(['monitor_id', 'runner', 'result', 'regions', 'checked_at', 'latency_ms'])
+    .where('monitor_id', 'in', monitorIds)
+    .execute();
 }
 
 /** Those of these monitors whose latest check by some runner failed. */
@@ -202,7 +222,12 @@ export async function dailyOutcomes(db: Kysely<Database>, monitorIds: number[], 
 }
 
 /** The raw results of one monitor in [from, to): outcome, latency and time only. */
-export async function rawOutcomes(db: Kysely<Database>, monitorId: number, from: number, to: number): Promise<{ result: CheckOutcome; latency_ms: number; started_at: number }[]> {
+export async function rawOutcomes(
+  db: Kysely<Database>,
+  monitorId: number,
+  from: number,
+  to: number,
+): Promise<{ result: CheckOutcome; latency_ms: number; started_at: number }[]> {
   return db
     .selectFrom('check_results')
     .select(['result', 'latency_ms', 'started_at'])
@@ -214,7 +239,14 @@ export async function rawOutcomes(db: Kysely<Database>, monitorId: number, from:
 
 /** The latest `limit` results of one monitor, newest first. */
 export async function latestResults(db: Kysely<Database>, monitorId: number, limit: number): Promise<CheckResultRow[]> {
-  return db.selectFrom('check_results').selectAll().where('monitor_id', '=', monitorId).orderBy('started_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return db
+    .selectFrom('check_results')
+    .selectAll()
+    .where('monitor_id', '=', monitorId)
+    .orderBy('started_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
 }
 
 /** Spans in which no check ran that end at or after `from`, oldest first. */

@@ -8,7 +8,14 @@ export async function insertAlert(
 ): Promise<number> {
   const row = await db
     .insertInto('alerts')
-    .values({ monitor_id: values.monitorId, kind: values.kind, message: values.message, occurred_at: values.at, suppressed_by: values.suppressedBy, deliveries: JSON.stringify(values.deliveries) })
+    .values({
+      monitor_id: values.monitorId,
+      kind: values.kind,
+      message: values.message,
+      occurred_at: values.at,
+      suppressed_by: values.suppressedBy,
+      deliveries: JSON.stringify(values.deliveries),
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
@@ -18,7 +25,15 @@ export async function insertAlert(
 export async function latestHeldFailures(db: Kysely<Database>) {
   return db
     .selectFrom('alerts as a')
-    .innerJoin(db.selectFrom('alerts').select((eb) => ['monitor_id', eb.fn.max('id').as('latest')]).groupBy('monitor_id').as('l'), 'l.latest', 'a.id')
+    .innerJoin(
+      db
+        .selectFrom('alerts')
+        .select((eb) => ['monitor_id', eb.fn.max('id').as('latest')])
+        .groupBy('monitor_id')
+        .as('l'),
+      'l.latest',
+      'a.id',
+    )
     .innerJoin('monitors as m', 'm.id', 'a.monitor_id')
     .select(['a.monitor_id', 'a.kind', 'a.message', 'm.workspace_id'])
     .where('a.suppressed_by', 'is not', null)

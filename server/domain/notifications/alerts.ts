@@ -32,7 +32,6 @@ export interface AlertServiceOptions {
 /** How often alerts held back by a maintenance window that has ended are looked for. */
 const RELEASE_HELD_EVERY_MS = 30_000;
 
-
 /**
  * Monitor alerts: each change of a monitor's overall result (the check engine emits one per
  * change) goes to every channel wired to the monitor, unless an active maintenance window covers
@@ -45,7 +44,11 @@ export function createAlertService(db: Kysely<Database>, options: AlertServiceOp
     let deliveries: Alert['deliveries'] = [];
     if (suppressedBy === undefined) {
       const { slug, name } = await findWorkspaceRow(db, Number(monitor.workspaceId));
-      const full: AlertEvent = { ...event, monitor: { id: monitor.id, name: monitor.name, type: monitor.type, target: targetOf(monitor) }, workspace: { slug, name } };
+      const full: AlertEvent = {
+        ...event,
+        monitor: { id: monitor.id, name: monitor.name, type: monitor.type, target: targetOf(monitor) },
+        workspace: { slug, name },
+      };
       const targets = await options.targetsOf(monitorId);
       deliveries = await Promise.all(
         targets.map(({ id, target }) =>
@@ -59,7 +62,14 @@ export function createAlertService(db: Kysely<Database>, options: AlertServiceOp
         ),
       );
     }
-    const id = await insertAlert(db, { monitorId, kind: event.kind, message: event.message, at: event.at, suppressedBy: suppressedBy ?? null, deliveries }).catch(
+    const id = await insertAlert(db, {
+      monitorId,
+      kind: event.kind,
+      message: event.message,
+      at: event.at,
+      suppressedBy: suppressedBy ?? null,
+      deliveries,
+    }).catch(
       () => undefined, // the monitor was deleted meanwhile
     );
     if (id === undefined) return undefined;
@@ -109,7 +119,9 @@ export function createAlertService(db: Kysely<Database>, options: AlertServiceOp
   /** Alerts still being sent in the background: closing waits for them (each delivery is bounded). */
   const inFlight = new Set<Promise<unknown>>();
   const inBackground = (work: Promise<unknown>, failed: string, context: object = {}) => {
-    const settled: Promise<unknown> = work.catch((error: unknown) => options.log.error({ err: error, ...context }, failed)).finally(() => inFlight.delete(settled));
+    const settled: Promise<unknown> = work
+      .catch((error: unknown) => options.log.error({ err: error, ...context }, failed))
+      .finally(() => inFlight.delete(settled));
     inFlight.add(settled);
   };
   let releasing: NodeJS.Timeout | undefined;

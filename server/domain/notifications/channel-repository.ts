@@ -55,7 +55,11 @@ export async function monitorLinksOfChannels(db: Kysely<Database>, channelIds: n
 /** Wires the channel to exactly these monitors. */
 export async function replaceChannelLinks(db: Kysely<Database>, channelId: number, monitorIds: number[]): Promise<void> {
   await db.deleteFrom('channel_monitors').where('channel_id', '=', channelId).execute();
-  if (monitorIds.length > 0) await db.insertInto('channel_monitors').values(monitorIds.map((monitor_id) => ({ channel_id: channelId, monitor_id }))).execute();
+  if (monitorIds.length > 0)
+    await db
+      .insertInto('channel_monitors')
+      .values(monitorIds.map((monitor_id) => ({ channel_id: channelId, monitor_id })))
+      .execute();
 }
 
 export async function insertChannel(db: Kysely<Database>, values: Insertable<NotificationChannelTable>): Promise<ChannelRow> {

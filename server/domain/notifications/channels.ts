@@ -46,25 +46,31 @@ const MAX_PER_PAGE = 200;
 /** Channel links of lists of monitors kept between changes of the channel tables; beyond this they start over. */
 const KNOWN_LINKS_LIMIT = 1_000;
 const name = builtOnFirstUse(() => oneLine(z.string(expected('a name')).trim().min(1, 'is required').max(200, 'must be at most 200 characters')));
-const monitorIds = builtOnFirstUse(() => z.array(z.union([z.string(), z.number()]), expected('a list of monitor ids')).max(1000, 'must name at most 1000 monitors'));
+const monitorIds = builtOnFirstUse(() =>
+  z.array(z.union([z.string(), z.number()]), expected('a list of monitor ids')).max(1000, 'must name at most 1000 monitors'),
+);
 const config = builtOnFirstUse(() => z.record(z.string(), z.unknown(), expected('an object with the fields of the channel kind')));
 /** The inputs of create and update, for these kinds. */
 function channelInputs(kinds: readonly ChannelKind[]) {
   const kind = () => z.enum(kinds as [ChannelKind, ...ChannelKind[]], expected(`one of ${kinds.join(', ')}`));
   return {
-    create: builtOnFirstUse(() => z.strictObject({
-      name: name(),
-      kind: kind(),
-      monitorIds: monitorIds().default([]),
-      config: config().default({}),
-    })),
-    patch: builtOnFirstUse(() => z.strictObject({
-      name: name().optional(),
-      /** When given, must be the channel's own kind: a channel never changes kind. */
-      kind: kind().optional(),
-      monitorIds: monitorIds().optional(),
-      config: config().optional(),
-    })),
+    create: builtOnFirstUse(() =>
+      z.strictObject({
+        name: name(),
+        kind: kind(),
+        monitorIds: monitorIds().default([]),
+        config: config().default({}),
+      }),
+    ),
+    patch: builtOnFirstUse(() =>
+      z.strictObject({
+        name: name().optional(),
+        /** When given, must be the channel's own kind: a channel never changes kind. */
+        kind: kind().optional(),
+        monitorIds: monitorIds().optional(),
+        config: config().optional(),
+      }),
+    ),
   };
 }
 const listInput = builtOnFirstUse(() => z.strictObject(pageQuery(MAX_PER_PAGE)));
@@ -112,7 +118,10 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
       if (result.success) return result.data as Record<string, unknown>;
       const issue = result.error.issues[0]!;
       const field = ['config', ...issue.path.map(String)].join('.');
-      throw invalid(issue.code === 'unrecognized_keys' ? `config.${issue.keys[0]}` : field, issue.code === 'unrecognized_keys' ? `is not a field of a ${kind} channel` : issue.message);
+      throw invalid(
+        issue.code === 'unrecognized_keys' ? `config.${issue.keys[0]}` : field,
+        issue.code === 'unrecognized_keys' ? `is not a field of a ${kind} channel` : issue.message,
+      );
     };
     const rules = kinds.rulesOf(kind);
     const parsed = { settings: prefixed(rules.settings, settingsIn), credentials: settingsOnly ? {} : prefixed(rules.credentials, credentialsIn) };
@@ -138,7 +147,10 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
   }
 
   const unreadable = (row: ChannelRow) =>
-    new AppError('PRECONDITION_FAILED', `the credentials of channel ${row.id} cannot be read (the sealing key they were sealed with is gone: the data folder's ${KEY_FILE}, or the desktop app's copy in the system keychain, was lost or replaced); give the channel its credentials again`);
+    new AppError(
+      'PRECONDITION_FAILED',
+      `the credentials of channel ${row.id} cannot be read (the sealing key they were sealed with is gone: the data folder's ${KEY_FILE}, or the desktop app's copy in the system keychain, was lost or replaced); give the channel its credentials again`,
+    );
 
   function targetOf(row: ChannelRow): ChannelTarget {
     const credentials = credentialsOf(row);
@@ -148,7 +160,8 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
 
   async function linkedMonitors(q: Kysely<Database>, channelIds: number[]): Promise<Map<number, string[]>> {
     const byChannel = new Map<number, string[]>();
-    for (const link of await monitorLinksOfChannels(q, channelIds)) byChannel.set(link.channel_id, [...(byChannel.get(link.channel_id) ?? []), String(link.monitor_id)]);
+    for (const link of await monitorLinksOfChannels(q, channelIds))
+      byChannel.set(link.channel_id, [...(byChannel.get(link.channel_id) ?? []), String(link.monitor_id)]);
     return byChannel;
   }
 
@@ -200,7 +213,10 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
       await authorize(db, actor, workspaceId, 'read');
       const { page, perPage } = parseInput(listInput(), query);
       const { rows, total } = await listChannelRows(db, workspaceId, perPage, (page - 1) * perPage);
-      const monitors = await linkedMonitors(db, rows.map((r) => r.id));
+      const monitors = await linkedMonitors(
+        db,
+        rows.map((r) => r.id),
+      );
       return { channels: rows.map((r) => toChannel(r, monitors.get(r.id) ?? [])), pagination: paginationOf(page, perPage, total) };
     },
 
@@ -230,10 +246,26 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
       return writeTransaction(db, async (trx) => {
         const monitors = await checkMonitors(trx, workspaceId, values.monitorIds);
         const now = new Date().toISOString();
-        const row = await insertChannel(trx, { workspace_id: workspaceId, name: values.name, kind: values.kind, settings: JSON.stringify(settings), credentials: sealer.seal(credentials), created_at: now, updated_at: now });
+        const row = await insertChannel(trx, {
+          workspace_id: workspaceId,
+          name: values.name,
+          kind: values.kind,
+          settings: JSON.stringify(settings),
+          credentials: sealer.seal(credentials),
+          created_at: now,
+          updated_at: now,
+        });
         await replaceChannelLinks(trx, row.id, monitors);
         const created = await channelOf(trx, row);
-        await recordAudit(trx, { workspaceId, entityType: 'notification_channel', entityId: row.id, action: 'notification_channel.create', actor, before: null, after: snapshot(created, row) });
+        await recordAudit(trx, {
+          workspaceId,
+          entityType: 'notification_channel',
+          entityId: row.id,
+          action: 'notification_channel.create',
+          actor,
+          before: null,
+          after: snapshot(created, row),
+        });
         return created;
       });
     },
@@ -265,9 +297,22 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
         const { settings, credentials } = splitConfig(row.kind, { ...JSON.parse(row.settings), ...(stored ?? {}), ...given }, { settingsOnly: keepSealed });
         const sealed = keepSealed ? row.credentials : JSON.stringify(credentials) === JSON.stringify(stored) ? row.credentials : sealer.seal(credentials);
         if (values.monitorIds !== undefined) await replaceChannelLinks(trx, row.id, await checkMonitors(trx, workspaceId, values.monitorIds));
-        const next = await updateChannel(trx, row.id, { name: values.name ?? row.name, settings: JSON.stringify(settings), credentials: sealed, updated_at: new Date().toISOString() });
+        const next = await updateChannel(trx, row.id, {
+          name: values.name ?? row.name,
+          settings: JSON.stringify(settings),
+          credentials: sealed,
+          updated_at: new Date().toISOString(),
+        });
         const after = await channelOf(trx, next);
-        await recordAudit(trx, { workspaceId, entityType: 'notification_channel', entityId: row.id, action: 'notification_channel.update', actor, before: snapshot(before, row), after: snapshot(after, next) });
+        await recordAudit(trx, {
+          workspaceId,
+          entityType: 'notification_channel',
+          entityId: row.id,
+          action: 'notification_channel.update',
+          actor,
+          before: snapshot(before, row),
+          after: snapshot(after, next),
+        });
         return after;
       });
     },
@@ -278,7 +323,15 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
         const row = await loadRow(trx, workspaceId, id);
         const before = await channelOf(trx, row);
         await deleteChannel(trx, row.id);
-        await recordAudit(trx, { workspaceId, entityType: 'notification_channel', entityId: row.id, action: 'notification_channel.delete', actor, before: snapshot(before, row), after: null });
+        await recordAudit(trx, {
+          workspaceId,
+          entityType: 'notification_channel',
+          entityId: row.id,
+          action: 'notification_channel.delete',
+          actor,
+          before: snapshot(before, row),
+          after: null,
+        });
       });
     },
 

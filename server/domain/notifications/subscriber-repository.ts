@@ -15,7 +15,13 @@ export async function findSubscriber(db: Kysely<Database>, id: number): Promise<
 }
 
 export async function findEmailSubscriber(db: Kysely<Database>, pageId: number, address: string): Promise<SubscriberRow | undefined> {
-  return db.selectFrom('page_subscribers').selectAll().where('page_id', '=', pageId).where('kind', '=', 'email').where('address', '=', address).executeTakeFirst();
+  return db
+    .selectFrom('page_subscribers')
+    .selectAll()
+    .where('page_id', '=', pageId)
+    .where('kind', '=', 'email')
+    .where('address', '=', address)
+    .executeTakeFirst();
 }
 
 /** A page's subscribers, newest first. */
@@ -44,7 +50,11 @@ export async function insertPendingEmail(db: Kysely<Database>, pageId: number, a
 }
 
 /** Adds an active webhook subscriber: its address fingerprinted and sealed, its signing secret sealed. */
-export async function insertWebhook(db: Kysely<Database>, pageId: number, values: { fingerprint: string; sealedUrl: string; sealedSecret: string; at: string }): Promise<SubscriberRow> {
+export async function insertWebhook(
+  db: Kysely<Database>,
+  pageId: number,
+  values: { fingerprint: string; sealedUrl: string; sealedSecret: string; at: string },
+): Promise<SubscriberRow> {
   return db
     .insertInto('page_subscribers')
     .values({

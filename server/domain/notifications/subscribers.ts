@@ -94,10 +94,20 @@ export interface SignUpLimits {
   prune(): void;
 }
 
-const email = builtOnFirstUse(() => z.email('must be an email address').max(254, 'must be at most 254 characters').transform((value) => value.toLowerCase()));
-const addInput = builtOnFirstUse(() => z
-  .strictObject({ email: email().optional(), webhookUrl: httpUrl('the address that receives the JSON notifications').optional() })
-  .refine((value) => (value.email === undefined) !== (value.webhookUrl === undefined), { message: 'give exactly one of email or webhookUrl', path: ['email'] }));
+const email = builtOnFirstUse(() =>
+  z
+    .email('must be an email address')
+    .max(254, 'must be at most 254 characters')
+    .transform((value) => value.toLowerCase()),
+);
+const addInput = builtOnFirstUse(() =>
+  z
+    .strictObject({ email: email().optional(), webhookUrl: httpUrl('the address that receives the JSON notifications').optional() })
+    .refine((value) => (value.email === undefined) !== (value.webhookUrl === undefined), {
+      message: 'give exactly one of email or webhookUrl',
+      path: ['email'],
+    }),
+);
 
 const MAIL_FAILED = 'the confirmation mail could not be sent';
 /** A pending subscriber asking again gets a new confirmation mail at most this often. */
@@ -206,7 +216,10 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
   async function requireSubscriberPlan(page: PageRow): Promise<void> {
     const plan = await planOfWorkspace(db, page.workspace_id);
     if (!plan.subscriberNotifications) {
-      throw new AppError('PRECONDITION_FAILED', `subscribers are not part of the ${plan.name} plan: its pages notify nobody; move the workspace to a plan with subscriber notifications`);
+      throw new AppError(
+        'PRECONDITION_FAILED',
+        `subscribers are not part of the ${plan.name} plan: its pages notify nobody; move the workspace to a plan with subscriber notifications`,
+      );
     }
   }
 
@@ -229,7 +242,8 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
   function addressOf(page: PageRow, row: SubscriberRow): SubscriberAddress {
     if (row.kind === 'email') return { kind: 'email', address: row.address, unsubscribeUrl: link(page, 'unsubscribe', row) };
     const url = webhookUrlOf(sealer, row);
-    if (url === undefined) throw new Error(`the address of webhook subscriber ${row.id} cannot be read (the key file of the data folder was lost or replaced); subscribe it again`);
+    if (url === undefined)
+      throw new Error(`the address of webhook subscriber ${row.id} cannot be read (the key file of the data folder was lost or replaced); subscribe it again`);
     return { kind: 'webhook', url, secret: sealer.open<string>(row.secret!) };
   }
 
@@ -250,7 +264,15 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
       const values = parseInput(addInput(), input);
       const page = await resolvePage(db, workspaceId, pageRef);
       const recordCreate = (trx: Kysely<Database>, row: SubscriberRow) =>
-        recordAudit(trx, { workspaceId, entityType: 'page_subscriber', entityId: row.id, action: 'page_subscriber.create', actor, before: null, after: { ...toSubscriber(sealer, row) } });
+        recordAudit(trx, {
+          workspaceId,
+          entityType: 'page_subscriber',
+          entityId: row.id,
+          action: 'page_subscriber.create',
+          actor,
+          before: null,
+          after: { ...toSubscriber(sealer, row) },
+        });
       if (values.email !== undefined) {
         const row = await subscribeEmail(page, values.email, { record: recordCreate });
         return { subscriber: toSubscriber(sealer, row), secret: null };
@@ -261,8 +283,16 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
       if (refused) throw invalid('webhookUrl', refused);
       const secret = newSecret('whsec_');
       const row = await writeTransaction(db, async (trx) => {
-        const created = await insertWebhook(trx, page.id, { fingerprint: webhookFingerprint(sealer, url), sealedUrl: sealer.seal(url), sealedSecret: sealer.seal(secret), at: new Date().toISOString() }).catch((error: unknown) => {
-          if (isUniqueViolation(error, 'page_subscribers.page_id', 'page_subscribers.kind', 'page_subscribers.address')) throw new AppError('CONFLICT', 'webhookUrl: this address already receives the page\'s notifications', [{ field: 'webhookUrl', rule: 'must be unique on the page' }]);
+        const created = await insertWebhook(trx, page.id, {
+          fingerprint: webhookFingerprint(sealer, url),
+          sealedUrl: sealer.seal(url),
+          sealedSecret: sealer.seal(secret),
+          at: new Date().toISOString(),
+        }).catch((error: unknown) => {
+          if (isUniqueViolation(error, 'page_subscribers.page_id', 'page_subscribers.kind', 'page_subscribers.address'))
+            throw new AppError('CONFLICT', "webhookUrl: this address already receives the page's notifications", [
+              { field: 'webhookUrl', rule: 'must be unique on the page' },
+            ]);
           throw error;
         });
         await recordCreate(trx, created);
@@ -277,7 +307,15 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
         const row = await findSubscriber(trx, parseId('id', 'subscriber', id));
         if (!row || row.workspace_id !== workspaceId) throw notFound('subscriber', id);
         await deleteSubscriber(trx, row.id);
-        await recordAudit(trx, { workspaceId, entityType: 'page_subscriber', entityId: row.id, action: 'page_subscriber.delete', actor, before: { ...toSubscriber(sealer, row) }, after: null });
+        await recordAudit(trx, {
+          workspaceId,
+          entityType: 'page_subscriber',
+          entityId: row.id,
+          action: 'page_subscriber.delete',
+          actor,
+          before: { ...toSubscriber(sealer, row) },
+          after: null,
+        });
       });
     },
 
@@ -304,7 +342,8 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
         });
       } catch (error) {
         // A visitor learns that it failed, not how the service's mail relay answered.
-        if (error instanceof AppError && error.code === 'PRECONDITION_FAILED' && error.message.startsWith(MAIL_FAILED)) throw new AppError('PRECONDITION_FAILED', `${MAIL_FAILED}; try again later`);
+        if (error instanceof AppError && error.code === 'PRECONDITION_FAILED' && error.message.startsWith(MAIL_FAILED))
+          throw new AppError('PRECONDITION_FAILED', `${MAIL_FAILED}; try again later`);
         throw error;
       }
     },

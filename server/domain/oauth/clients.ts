@@ -128,7 +128,10 @@ export function createClientRegistry(db: Kysely<Database>, policy: RedirectPolic
       }
       for (const uri of uris) {
         if (uri.length > MOST_REDIRECT_URI_CHARACTERS) {
-          throw new OAuthError('invalid_redirect_uri', `redirect_uris: each URI must be at most ${MOST_REDIRECT_URI_CHARACTERS} characters; one has ${uri.length}`);
+          throw new OAuthError(
+            'invalid_redirect_uri',
+            `redirect_uris: each URI must be at most ${MOST_REDIRECT_URI_CHARACTERS} characters; one has ${uri.length}`,
+          );
         }
         const problem = registrationProblem(uri, policy);
         if (problem) throw new OAuthError('invalid_redirect_uri', `redirect_uris: ${uri}: ${problem}`);
@@ -147,7 +150,14 @@ export function createClientRegistry(db: Kysely<Database>, policy: RedirectPolic
       const now = new Date();
       await writeTransaction(db, async (trx) => {
         await makeRoom(trx, now.getTime());
-        await insertClient(trx, { id, source: 'registered', name, redirect_uris: JSON.stringify([...new Set(uris)]), created_at: now.toISOString(), granted_at: null });
+        await insertClient(trx, {
+          id,
+          source: 'registered',
+          name,
+          redirect_uris: JSON.stringify([...new Set(uris)]),
+          created_at: now.toISOString(),
+          granted_at: null,
+        });
       });
       return {
         client_id: id,
@@ -177,7 +187,10 @@ export function createClientRegistry(db: Kysely<Database>, policy: RedirectPolic
         if (typeof document !== 'object' || document === null) throw new OAuthError('invalid_client', 'the client metadata document is not a JSON object');
         const doc = document as Record<string, unknown>;
         if (doc.client_id !== clientId) {
-          throw new OAuthError('invalid_client', `the client metadata document must name its own URL as client_id; it names ${JSON.stringify(doc.client_id ?? null)}`);
+          throw new OAuthError(
+            'invalid_client',
+            `the client metadata document must name its own URL as client_id; it names ${JSON.stringify(doc.client_id ?? null)}`,
+          );
         }
         if (!stringList(doc.redirect_uris) || doc.redirect_uris.length === 0) {
           throw new OAuthError('invalid_client', 'the client metadata document has no redirect_uris');

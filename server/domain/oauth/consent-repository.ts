@@ -7,7 +7,13 @@ export async function findRequestById(db: Kysely<Database>, id: string): Promise
 
 /** The newest pending request with this matching code. */
 export async function findPendingRequestByCode(db: Kysely<Database>, matchCode: string): Promise<OAuthRequestRow | undefined> {
-  return db.selectFrom('oauth_requests').selectAll().where('match_code', '=', matchCode).where('status', '=', 'pending').orderBy('created_at', 'desc').executeTakeFirst();
+  return db
+    .selectFrom('oauth_requests')
+    .selectAll()
+    .where('match_code', '=', matchCode)
+    .where('status', '=', 'pending')
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
 }
 
 export async function isMatchCodePending(db: Kysely<Database>, matchCode: string): Promise<boolean> {

@@ -96,7 +96,8 @@ function statusOf(row: OAuthRequestRow): ConsentStatus {
 }
 
 function requirePerson(actor: Actor): Extract<Actor, { type: 'user' }> {
-  if (actor.type !== 'user') throw new AppError('FORBIDDEN', 'only a signed-in person decides on connecting an app: use the dashboard, the desktop app or statusdesk oauth');
+  if (actor.type !== 'user')
+    throw new AppError('FORBIDDEN', 'only a signed-in person decides on connecting an app: use the dashboard, the desktop app or statusdesk oauth');
   return actor;
 }
 
@@ -119,7 +120,10 @@ export function createConsentService(db: Kysely<Database>, options: ConsentOptio
       );
     }
     if (total >= mostPending.total) {
-      throw new OAuthError('temporarily_unavailable', `${total} consent requests are waiting for a decision, the most this server keeps: decide them, or start again once they expire (${minutes} minutes)`);
+      throw new OAuthError(
+        'temporarily_unavailable',
+        `${total} consent requests are waiting for a decision, the most this server keeps: decide them, or start again once they expire (${minutes} minutes)`,
+      );
     }
   }
 
@@ -129,7 +133,12 @@ export function createConsentService(db: Kysely<Database>, options: ConsentOptio
       id: row.id,
       matchCode: row.match_code,
       status: redirectTo ? 'completed' : statusOf(row),
-      client: { id: row.client_id, name: row.client_name, source: row.client_source, host: row.client_source === 'metadata' ? new URL(row.client_id).hostname : null },
+      client: {
+        id: row.client_id,
+        name: row.client_name,
+        source: row.client_source,
+        host: row.client_source === 'metadata' ? new URL(row.client_id).hostname : null,
+      },
       redirectUri: row.redirect_uri,
       redirectHost: redirect.host || redirect.protocol,
       loopbackRedirect: isLoopbackRedirect(row.redirect_uri),
@@ -143,7 +152,11 @@ export function createConsentService(db: Kysely<Database>, options: ConsentOptio
 
   async function find(q: Kysely<Database>, ref: ConsentRef): Promise<OAuthRequestRow> {
     const row = 'id' in ref ? await findRequestById(q, ref.id) : await findPendingRequestByCode(q, normalizeMatchCode(ref.matchCode));
-    if (!row) throw new AppError('NOT_FOUND', 'id' in ref ? `consent request ${ref.id} does not exist` : `no pending consent request has the code ${normalizeMatchCode(ref.matchCode)}`);
+    if (!row)
+      throw new AppError(
+        'NOT_FOUND',
+        'id' in ref ? `consent request ${ref.id} does not exist` : `no pending consent request has the code ${normalizeMatchCode(ref.matchCode)}`,
+      );
     return row;
   }
 
@@ -163,7 +176,15 @@ export function createConsentService(db: Kysely<Database>, options: ConsentOptio
     return url.toString();
   }
 
-  async function decide(actor: Actor, ref: ConsentRef, work: (trx: Kysely<Database>, row: OAuthRequestRow, person: Extract<Actor, { type: 'user' }>) => Promise<{ status: 'approved' | 'denied'; grant_id?: number }>): Promise<ConsentRequestView> {
+  async function decide(
+    actor: Actor,
+    ref: ConsentRef,
+    work: (
+      trx: Kysely<Database>,
+      row: OAuthRequestRow,
+      person: Extract<Actor, { type: 'user' }>,
+    ) => Promise<{ status: 'approved' | 'denied'; grant_id?: number }>,
+  ): Promise<ConsentRequestView> {
     const person = requirePerson(actor);
     return writeTransaction(db, async (trx) => {
       const row = await findPending(trx, ref);
@@ -181,7 +202,14 @@ export function createConsentService(db: Kysely<Database>, options: ConsentOptio
     },
 
     /** Records a valid authorization request; the returned ticket binds the browser that follows it. */
-    async start(input: { client: OAuthClient; redirectUri: string; codeChallenge: string; scope: OAuthScope; resource: string; state?: string }): Promise<{ id: string; ticket: string }> {
+    async start(input: {
+      client: OAuthClient;
+      redirectUri: string;
+      codeChallenge: string;
+      scope: OAuthScope;
+      resource: string;
+      state?: string;
+    }): Promise<{ id: string; ticket: string }> {
       const id = randomBytes(16).toString('base64url');
       const ticket = newSecret('');
       const now = Date.now();
@@ -235,9 +263,15 @@ export function createConsentService(db: Kysely<Database>, options: ConsentOptio
       return writeTransaction(db, async (trx) => {
         const claimed = await completeRequest(trx, row.id, row.status);
         if (!claimed) return view({ ...row, status: 'completed' }, canDecide);
-        if (row.status === 'denied') return view(claimed, canDecide, redirectWith(row, { error: 'access_denied', error_description: 'the owner denied the request' }));
+        if (row.status === 'denied')
+          return view(claimed, canDecide, redirectWith(row, { error: 'access_denied', error_description: 'the owner denied the request' }));
         const grant = await findGrantRow(trx, row.grant_id ?? 0);
-        if (!grant || grant.revoked_at) return view(claimed, canDecide, redirectWith(row, { error: 'access_denied', error_description: 'the connection was revoked before it was completed' }));
+        if (!grant || grant.revoked_at)
+          return view(
+            claimed,
+            canDecide,
+            redirectWith(row, { error: 'access_denied', error_description: 'the connection was revoked before it was completed' }),
+          );
         const code = await options.tokens.issueCode(trx, grant.id, { redirectUri: row.redirect_uri, codeChallenge: row.code_challenge, scope: grant.scope });
         return view(claimed, canDecide, redirectWith(row, { code }));
       });
@@ -265,7 +299,12 @@ export function createConsentService(db: Kysely<Database>, options: ConsentOptio
         const access = choice.access ?? row.scope;
         if (access !== 'read' && access !== 'write') throw invalid('access', 'must be read or write');
         if (access === 'write' && row.scope === 'read') throw invalid('access', 'the app asked for read only access; it cannot be given read & write');
-        const client: OAuthClient = { id: row.client_id, source: row.client_source, name: row.client_name, redirectUris: JSON.parse(row.client_redirect_uris) as string[] };
+        const client: OAuthClient = {
+          id: row.client_id,
+          source: row.client_source,
+          name: row.client_name,
+          redirectUris: JSON.parse(row.client_redirect_uris) as string[],
+        };
         const grant = await createGrant(trx, person, client, { workspaceId, scope: access, resource: row.resource });
         return { status: 'approved', grant_id: grant.id };
       });

@@ -30,7 +30,13 @@ export async function liveGrantIdsOf(db: Kysely<Database>, workspaceId: number, 
 
 /** The ids of the live grants a person approved for a client, in any workspace. */
 export async function liveGrantIdsOfClient(db: Kysely<Database>, clientId: string, userId: number): Promise<number[]> {
-  const rows = await db.selectFrom('oauth_grants').select('id').where('client_id', '=', clientId).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
+  const rows = await db
+    .selectFrom('oauth_grants')
+    .select('id')
+    .where('client_id', '=', clientId)
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .execute();
   return rows.map((row) => row.id);
 }
 
@@ -85,5 +91,10 @@ export async function listLiveGrantsWithNames(db: Kysely<Database>, workspaceId:
 /** The names of the clients of these grants, revoked ones included. */
 export async function clientNamesOfGrants(db: Kysely<Database>, ids: number[]) {
   if (ids.length === 0) return [];
-  return db.selectFrom('oauth_grants as g').innerJoin('oauth_clients as c', 'c.id', 'g.client_id').select(['g.id', 'c.name']).where('g.id', 'in', ids).execute();
+  return db
+    .selectFrom('oauth_grants as g')
+    .innerJoin('oauth_clients as c', 'c.id', 'g.client_id')
+    .select(['g.id', 'c.name'])
+    .where('g.id', 'in', ids)
+    .execute();
 }

@@ -95,7 +95,16 @@ export async function createGrant(
   // A metadata-document client is stored when first approved, so grants can name it; its name follows the document.
   await storeGrantedClient(trx, client, now);
   for (const id of await liveGrantIdsOfClient(trx, client.id, actor.userId)) await revokeGrant(trx, id, actor, 'replaced');
-  const grant = await insertGrant(trx, { client_id: client.id, user_id: actor.userId, workspace_id: values.workspaceId, scope: values.scope, resource: values.resource, created_at: now, last_used_at: null, revoked_at: null });
+  const grant = await insertGrant(trx, {
+    client_id: client.id,
+    user_id: actor.userId,
+    workspace_id: values.workspaceId,
+    scope: values.scope,
+    resource: values.resource,
+    created_at: now,
+    last_used_at: null,
+    revoked_at: null,
+  });
   await recordAudit(trx, {
     workspaceId: values.workspaceId,
     entityType: 'oauth_grant',
@@ -141,7 +150,13 @@ export function createConnectionService(db: Kysely<Database>) {
     /** The changes a connection made (its audit entries), newest first. */
     async activity(actor: Actor, connectionId: string): Promise<ConnectionActivity[]> {
       const grant = await findGrant(db, actor, connectionId);
-      return (await auditRowsOfActor(db, grant.workspace_id, grantActorId(grant.id), 50)).map((r) => ({ id: String(r.id), action: r.action, entityType: r.entity_type, entityId: r.entity_id, createdAt: r.created_at }));
+      return (await auditRowsOfActor(db, grant.workspace_id, grantActorId(grant.id), 50)).map((r) => ({
+        id: String(r.id),
+        action: r.action,
+        entityType: r.entity_type,
+        entityId: r.entity_id,
+        createdAt: r.created_at,
+      }));
     },
 
     /** Members revoke their own connections; owners and admins any (SPEC 3.4). */

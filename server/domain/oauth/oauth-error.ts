@@ -48,6 +48,14 @@ export class OAuthError extends Error {
 export function oauthErrorOfStatus(status: number, description: string, retryAfterSeconds?: number): OAuthError {
   const passes = status === 429 || status === 503 || status === 507;
   const code: OAuthErrorCode =
-    status === 401 ? 'invalid_client' : status === 403 ? 'access_denied' : passes ? 'temporarily_unavailable' : status >= 500 ? 'server_error' : 'invalid_request';
+    status === 401
+      ? 'invalid_client'
+      : status === 403
+        ? 'access_denied'
+        : passes
+          ? 'temporarily_unavailable'
+          : status >= 500
+            ? 'server_error'
+            : 'invalid_request';
   return new OAuthError(code, description, { status, retryAfterSeconds });
 }

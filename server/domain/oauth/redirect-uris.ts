@@ -11,7 +11,17 @@ const LOOPBACK_HOSTS = ['127.0.0.1', '[::1]', 'localhost'];
 const DANGEROUS_SCHEMES = ['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:'];
 
 /** AI-assistant vendor domains whose https redirects registration accepts, with their subdomains. */
-export const DEFAULT_REDIRECT_DOMAINS = ['claude.ai', 'claude.com', 'anthropic.com', 'chatgpt.com', 'openai.com', 'cursor.com', 'cursor.sh', 'vscode.dev', 'github.com'];
+export const DEFAULT_REDIRECT_DOMAINS = [
+  'claude.ai',
+  'claude.com',
+  'anthropic.com',
+  'chatgpt.com',
+  'openai.com',
+  'cursor.com',
+  'cursor.sh',
+  'vscode.dev',
+  'github.com',
+];
 
 export interface RedirectPolicy {
   /** Hosts (no port) of this service: https redirects to them are allowed. */

@@ -11,7 +11,19 @@ export async function findTokenWithGrant(db: Kysely<Database>, kind: 'code' | 'r
   return db
     .selectFrom('oauth_tokens as t')
     .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
-    .select(['t.token_hash', 't.grant_id', 't.redirect_uri', 't.code_challenge', 't.scope', 't.expires_at', 't.used_at', 'g.client_id', 'g.resource', 'g.scope as grant_scope', 'g.revoked_at'])
+    .select([
+      't.token_hash',
+      't.grant_id',
+      't.redirect_uri',
+      't.code_challenge',
+      't.scope',
+      't.expires_at',
+      't.used_at',
+      'g.client_id',
+      'g.resource',
+      'g.scope as grant_scope',
+      'g.revoked_at',
+    ])
     .where('t.token_hash', '=', hash)
     .where('t.kind', '=', kind)
     .executeTakeFirst();
@@ -29,7 +41,12 @@ export async function findGrantOfToken(db: Kysely<Database>, hash: string) {
 
 /** The tokens of a grant among these hashes. */
 export async function findGrantTokens(db: Kysely<Database>, grantId: number, hashes: string[]) {
-  return db.selectFrom('oauth_tokens').select(['token_hash', 'kind', 'scope', 'expires_at']).where('grant_id', '=', grantId).where('token_hash', 'in', hashes).execute();
+  return db
+    .selectFrom('oauth_tokens')
+    .select(['token_hash', 'kind', 'scope', 'expires_at'])
+    .where('grant_id', '=', grantId)
+    .where('token_hash', 'in', hashes)
+    .execute();
 }
 
 /** Marks a token used at `at`; false when it was used already. */

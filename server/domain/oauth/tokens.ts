@@ -9,7 +9,15 @@ import { ACCESS_TOKEN_PREFIX, hashSecret, newSecret, REFRESH_TOKEN_PREFIX, sameS
 import { markGrantUsed } from './grant-repository.ts';
 import { revokeGrant, type RevokeReason } from './grants.ts';
 import { OAuthError } from './oauth-error.ts';
-import { accessTokenLookup, deleteExpiredTokens, findGrantOfToken, findGrantTokens, findTokenWithGrant, insertTokens, markTokenUsed } from './token-repository.ts';
+import {
+  accessTokenLookup,
+  deleteExpiredTokens,
+  findGrantOfToken,
+  findGrantTokens,
+  findTokenWithGrant,
+  insertTokens,
+  markTokenUsed,
+} from './token-repository.ts';
 
 /** An authorization code works once, within this time. */
 const CODE_TTL_MS = 10 * 60_000;
@@ -94,7 +102,8 @@ export function createTokenService(db: Kysely<Database>, options: TokenOptions) 
 
   /** What a refresh may not ask of its grant: more than read when it holds read, another resource. */
   function checkRefreshRequest(row: RefreshRow, input: RefreshInput): void {
-    if (input.scope === 'write' && row.scope !== 'write') throw new OAuthError('invalid_scope', 'this connection was approved for read only; write cannot be added by a refresh');
+    if (input.scope === 'write' && row.scope !== 'write')
+      throw new OAuthError('invalid_scope', 'this connection was approved for read only; write cannot be added by a refresh');
     if (input.resource !== undefined && input.resource !== row.resource) {
       throw new OAuthError('invalid_target', `resource must be ${row.resource}, the resource that was authorized`);
     }
@@ -156,7 +165,8 @@ export function createTokenService(db: Kysely<Database>, options: TokenOptions) 
         throw new OAuthError('invalid_target', `resource must be ${row.resource}, the resource that was authorized`);
       }
       return writeTransaction(db, async (trx) => {
-        if (!(await claim(trx, row.token_hash))) return refuseReuse(row.grant_id, 'code_replayed', 'the code was already used; the grant it produced is revoked');
+        if (!(await claim(trx, row.token_hash)))
+          return refuseReuse(row.grant_id, 'code_replayed', 'the code was already used; the grant it produced is revoked');
         return issuePair(trx, row.grant_id, row.scope, row.scope);
       });
     },
@@ -188,7 +198,15 @@ export function createTokenService(db: Kysely<Database>, options: TokenOptions) 
     async revoke(token: string): Promise<void> {
       const row = await findGrantOfToken(db, hashSecret(token));
       if (!row) return;
-      const actor: Actor = { type: 'oauth', grantId: row.id, clientId: row.client_id, scopes: [row.scope], workspaceId: row.workspace_id, userId: row.user_id, surface: 'rest' };
+      const actor: Actor = {
+        type: 'oauth',
+        grantId: row.id,
+        clientId: row.client_id,
+        scopes: [row.scope],
+        workspaceId: row.workspace_id,
+        userId: row.user_id,
+        surface: 'rest',
+      };
       await writeTransaction(db, (trx) => revokeGrant(trx, row.id, actor, 'revoked'));
     },
 

@@ -88,36 +88,54 @@ function toComponent(row: ComponentRow): PageComponent {
  */
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const slugRule = 'must be 1 to 63 lower-case letters, digits or hyphens, start and end with a letter or digit, and hold at least one letter, e.g. acme-status';
-const slug = builtOnFirstUse(() => z
-  .string(expected(`a slug: ${slugRule}`))
-  .refine((value) => SLUG.test(value) && /[a-z]/.test(value), slugRule));
+const slug = builtOnFirstUse(() => z.string(expected(`a slug: ${slugRule}`)).refine((value) => SLUG.test(value) && /[a-z]/.test(value), slugRule));
 
 const { titleLength, descriptionLength, componentGroupLength, componentPosition } = PAGE_LIMITS;
 // A component's name is a title: PAGE_LIMITS.componentNameLength is titleLength.
-const title = builtOnFirstUse(() => oneLine(z.string(expected('a title')).trim().min(1, 'is required').max(titleLength, `must be at most ${titleLength} characters`)));
+const title = builtOnFirstUse(() =>
+  oneLine(z.string(expected('a title')).trim().min(1, 'is required').max(titleLength, `must be at most ${titleLength} characters`)),
+);
 const description = builtOnFirstUse(() => z.string(expected('text')).max(descriptionLength, `must be at most ${descriptionLength} characters`));
 
 const pageInput = builtOnFirstUse(() => z.strictObject({ slug: slug(), title: title(), description: description().default('') }));
 const pagePatch = builtOnFirstUse(() => z.strictObject({ slug: slug().optional(), title: title().optional(), description: description().optional() }));
 
-const group = builtOnFirstUse(() => oneLine(z.string(expected('a group name')).trim().min(1, 'must not be empty; use null for no group').max(componentGroupLength, `must be at most ${componentGroupLength} characters`)).nullable());
-const position = builtOnFirstUse(() => z.number(expected('a position (a whole number from 0)')).int('must be a whole number').min(0, 'must not be negative').max(componentPosition, `must be at most ${componentPosition}`));
+const group = builtOnFirstUse(() =>
+  oneLine(
+    z
+      .string(expected('a group name'))
+      .trim()
+      .min(1, 'must not be empty; use null for no group')
+      .max(componentGroupLength, `must be at most ${componentGroupLength} characters`),
+  ).nullable(),
+);
+const position = builtOnFirstUse(() =>
+  z
+    .number(expected('a position (a whole number from 0)'))
+    .int('must be a whole number')
+    .min(0, 'must not be negative')
+    .max(componentPosition, `must be at most ${componentPosition}`),
+);
 const monitorRef = builtOnFirstUse(() => z.union([z.string(), z.number()]).nullable());
 
-const componentInput = builtOnFirstUse(() => z.strictObject({
-  name: title(),
-  description: description().default(''),
-  monitorId: monitorRef().optional(),
-  group: group().optional(),
-  position: position().optional(),
-}));
-const componentPatch = builtOnFirstUse(() => z.strictObject({
-  name: title().optional(),
-  description: description().optional(),
-  monitorId: monitorRef().optional(),
-  group: group().optional(),
-  position: position().optional(),
-}));
+const componentInput = builtOnFirstUse(() =>
+  z.strictObject({
+    name: title(),
+    description: description().default(''),
+    monitorId: monitorRef().optional(),
+    group: group().optional(),
+    position: position().optional(),
+  }),
+);
+const componentPatch = builtOnFirstUse(() =>
+  z.strictObject({
+    name: title().optional(),
+    description: description().optional(),
+    monitorId: monitorRef().optional(),
+    group: group().optional(),
+    position: position().optional(),
+  }),
+);
 
 function pageSnapshot(page: StatusPage): Record<string, unknown> {
   const { updatedAt: _u, url: _url, ...rest } = page;
@@ -201,9 +219,19 @@ export function createPageService(db: Kysely<Database>, options: PageServiceOpti
       const values = parseInput(pageInput(), input);
       const created = await writeTransaction(db, async (trx) => {
         const now = new Date().toISOString();
-        const row = await insertPage(trx, { workspace_id: workspaceId, ...values, created_at: now, updated_at: now }).catch((error: unknown) => slugTaken(error, values.slug));
+        const row = await insertPage(trx, { workspace_id: workspaceId, ...values, created_at: now, updated_at: now }).catch((error: unknown) =>
+          slugTaken(error, values.slug),
+        );
         const created = page(row);
-        await recordAudit(trx, { workspaceId, entityType: 'status_page', entityId: row.id, action: 'status_page.create', actor, before: null, after: pageSnapshot(created) });
+        await recordAudit(trx, {
+          workspaceId,
+          entityType: 'status_page',
+          entityId: row.id,
+          action: 'status_page.create',
+          actor,
+          before: null,
+          after: pageSnapshot(created),
+        });
         return created;
       });
       options.changed(Number(created.id));
@@ -216,9 +244,19 @@ export function createPageService(db: Kysely<Database>, options: PageServiceOpti
       if (Object.values(values).every((v) => v === undefined)) throw invalid('page', 'names no field to change: set slug, title or description');
       const updated = await writeTransaction(db, async (trx) => {
         const before = await resolvePage(trx, workspaceId, ref, 'id');
-        const row = await updatePage(trx, before.id, { ...values, updated_at: new Date().toISOString() }).catch((error: unknown) => slugTaken(error, values.slug));
+        const row = await updatePage(trx, before.id, { ...values, updated_at: new Date().toISOString() }).catch((error: unknown) =>
+          slugTaken(error, values.slug),
+        );
         const after = page(row);
-        await recordAudit(trx, { workspaceId, entityType: 'status_page', entityId: row.id, action: 'status_page.update', actor, before: pageSnapshot(page(before)), after: pageSnapshot(after) });
+        await recordAudit(trx, {
+          workspaceId,
+          entityType: 'status_page',
+          entityId: row.id,
+          action: 'status_page.update',
+          actor,
+          before: pageSnapshot(page(before)),
+          after: pageSnapshot(after),
+        });
         return after;
       });
       options.changed(Number(updated.id));
@@ -231,7 +269,15 @@ export function createPageService(db: Kysely<Database>, options: PageServiceOpti
       const id = await writeTransaction(db, async (trx) => {
         const before = await resolvePage(trx, workspaceId, ref, 'id');
         await deletePage(trx, before.id);
-        await recordAudit(trx, { workspaceId, entityType: 'status_page', entityId: before.id, action: 'status_page.delete', actor, before: pageSnapshot(page(before)), after: null });
+        await recordAudit(trx, {
+          workspaceId,
+          entityType: 'status_page',
+          entityId: before.id,
+          action: 'status_page.delete',
+          actor,
+          before: pageSnapshot(page(before)),
+          after: null,
+        });
         return before.id;
       });
       options.changed(id);
@@ -263,7 +309,15 @@ export function createPageService(db: Kysely<Database>, options: PageServiceOpti
           updated_at: now,
         });
         const created = toComponent(row);
-        await recordAudit(trx, { workspaceId, entityType: 'page_component', entityId: row.id, action: 'page_component.create', actor, before: null, after: componentSnapshot(created) });
+        await recordAudit(trx, {
+          workspaceId,
+          entityType: 'page_component',
+          entityId: row.id,
+          action: 'page_component.create',
+          actor,
+          before: null,
+          after: componentSnapshot(created),
+        });
         return created;
       });
       options.changed(Number(created.pageId));
@@ -274,7 +328,8 @@ export function createPageService(db: Kysely<Database>, options: PageServiceOpti
     async updateComponent(actor: Actor, workspaceId: number, id: string, patch: unknown): Promise<PageComponent> {
       await authorize(db, actor, workspaceId, 'write');
       const values = parseInput(componentPatch(), patch);
-      if (Object.values(values).every((v) => v === undefined)) throw invalid('component', 'names no field to change: set name, description, monitorId, group or position');
+      if (Object.values(values).every((v) => v === undefined))
+        throw invalid('component', 'names no field to change: set name, description, monitorId, group or position');
       const updated = await writeTransaction(db, async (trx) => {
         const before = await loadComponent(trx, workspaceId, id);
         const set: Updateable<PageComponentTable> = { updated_at: new Date().toISOString() };
@@ -287,7 +342,15 @@ export function createPageService(db: Kysely<Database>, options: PageServiceOpti
         }
         const row = await updateComponent(trx, before.id, set);
         const after = toComponent(row);
-        await recordAudit(trx, { workspaceId, entityType: 'page_component', entityId: row.id, action: 'page_component.update', actor, before: componentSnapshot(toComponent(before)), after: componentSnapshot(after) });
+        await recordAudit(trx, {
+          workspaceId,
+          entityType: 'page_component',
+          entityId: row.id,
+          action: 'page_component.update',
+          actor,
+          before: componentSnapshot(toComponent(before)),
+          after: componentSnapshot(after),
+        });
         return after;
       });
       options.changed(Number(updated.pageId));
@@ -300,7 +363,15 @@ export function createPageService(db: Kysely<Database>, options: PageServiceOpti
       const pageId = await writeTransaction(db, async (trx) => {
         const before = await loadComponent(trx, workspaceId, id);
         await deleteComponent(trx, before.id);
-        await recordAudit(trx, { workspaceId, entityType: 'page_component', entityId: before.id, action: 'page_component.delete', actor, before: componentSnapshot(toComponent(before)), after: null });
+        await recordAudit(trx, {
+          workspaceId,
+          entityType: 'page_component',
+          entityId: before.id,
+          action: 'page_component.delete',
+          actor,
+          before: componentSnapshot(toComponent(before)),
+          after: null,
+        });
         return before.page_id;
       });
       options.changed(pageId);

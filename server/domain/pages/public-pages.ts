@@ -84,7 +84,10 @@ export function createPublicPages(db: Kysely<Database>, options: PublicPageOptio
       recentReportIdsOfPage(db, page.id, new Date(now - PAST_REPORT_DAYS * DAY_MS).toISOString()),
       currentMaintenanceRowsOfPage(db, page.id, nowIso),
     ]);
-    const maintenanceLinks = await componentLinksOf(db, maintenanceRows.map((m) => m.id));
+    const maintenanceLinks = await componentLinksOf(
+      db,
+      maintenanceRows.map((m) => m.id),
+    );
     const reports = await loadReports(db, reportIds);
 
     const names = new Map(components.map((c) => [String(c.id), c.name]));
@@ -103,7 +106,12 @@ export function createPublicPages(db: Kysely<Database>, options: PublicPageOptio
       components: maintenanceLinks.filter((l) => l.maintenance_id === m.id).flatMap((l) => names.get(String(l.component_id)) ?? []),
     }));
     const underMaintenance = (componentId: number) =>
-      maintenanceRows.some((m, i) => maintenances[i]!.active && (maintenanceLinks.every((l) => l.maintenance_id !== m.id) || maintenanceLinks.some((l) => l.maintenance_id === m.id && l.component_id === componentId)));
+      maintenanceRows.some(
+        (m, i) =>
+          maintenances[i]!.active &&
+          (maintenanceLinks.every((l) => l.maintenance_id !== m.id) ||
+            maintenanceLinks.some((l) => l.maintenance_id === m.id && l.component_id === componentId)),
+      );
     const activeReports = reports.filter((r) => !r.resolved);
     const reported = new Set(activeReports.flatMap((r) => r.pageComponentIds));
 
@@ -122,7 +130,15 @@ export function createPublicPages(db: Kysely<Database>, options: PublicPageOptio
               return { date: new Date(day).toISOString().slice(0, 10), ...counts, uptime: total === 0 ? null : (counts.up + counts.degraded) / total };
             });
       const totals = days.reduce((sum, d) => ({ ok: sum.ok + d.up + d.degraded, all: sum.all + d.up + d.degraded + d.down }), { ok: 0, all: 0 });
-      return { id: String(c.id), name: c.name, description: c.description, group: c.group_name, state, days, uptime: totals.all === 0 ? null : totals.ok / totals.all };
+      return {
+        id: String(c.id),
+        name: c.name,
+        description: c.description,
+        group: c.group_name,
+        state,
+        days,
+        uptime: totals.all === 0 ? null : totals.ok / totals.all,
+      };
     });
 
     const componentStates = publicComponents.map((c) => c.state).filter((s) => s !== 'unknown');

@@ -63,11 +63,18 @@ export async function deleteReport(db: Kysely<Database>, id: number): Promise<vo
 export async function replaceReportComponents(db: Kysely<Database>, reportId: number, componentIds: number[]): Promise<void> {
   await db.deleteFrom('status_report_components').where('report_id', '=', reportId).execute();
   if (componentIds.length > 0) {
-    await db.insertInto('status_report_components').values(componentIds.map((component_id) => ({ report_id: reportId, component_id }))).execute();
+    await db
+      .insertInto('status_report_components')
+      .values(componentIds.map((component_id) => ({ report_id: reportId, component_id })))
+      .execute();
   }
 }
 
-export async function appendUpdate(db: Kysely<Database>, reportId: number, update: { status: ReportStatus; message: string; notify: boolean; at: string }): Promise<number> {
+export async function appendUpdate(
+  db: Kysely<Database>,
+  reportId: number,
+  update: { status: ReportStatus; message: string; notify: boolean; at: string },
+): Promise<number> {
   const row = await db
     .insertInto('status_report_updates')
     .values({ report_id: reportId, status: update.status, message: update.message, notify: update.notify ? 1 : 0, created_at: update.at })

@@ -60,9 +60,7 @@ export async function loadReports(db: Kysely<Database>, ids: number[]): Promise<
       status: row.status,
       resolved: row.status === 'resolved',
       pageComponentIds: components.filter((c) => c.report_id === id).map((c) => String(c.component_id)),
-      updates: updates
-        .filter((u) => u.report_id === id)
-        .map((u) => ({ id: String(u.id), status: u.status, message: u.message, createdAt: u.created_at })),
+      updates: updates.filter((u) => u.report_id === id).map((u) => ({ id: String(u.id), status: u.status, message: u.message, createdAt: u.created_at })),
       createdAt: row.created_at,
       updatedAt: row.updated_at,
       resolvedAt: row.resolved_at,
@@ -73,27 +71,43 @@ export async function loadReports(db: Kysely<Database>, ids: number[]): Promise<
 const MAX_PER_PAGE = 200;
 const status = builtOnFirstUse(() => z.enum(reportStatuses, expected(`one of ${reportStatuses.join(', ')}`)));
 const { titleLength, messageLength, components: maxComponents } = REPORT_LIMITS;
-const title = builtOnFirstUse(() => oneLine(z.string(expected('a title')).trim().min(1, 'is required').max(titleLength, `must be at most ${titleLength} characters`)));
-const message = builtOnFirstUse(() => z.string(expected('the text of the public update')).trim().min(1, 'is required: the text subscribers and the page show').max(messageLength, `must be at most ${messageLength} characters`));
+const title = builtOnFirstUse(() =>
+  oneLine(z.string(expected('a title')).trim().min(1, 'is required').max(titleLength, `must be at most ${titleLength} characters`)),
+);
+const message = builtOnFirstUse(() =>
+  z
+    .string(expected('the text of the public update'))
+    .trim()
+    .min(1, 'is required: the text subscribers and the page show')
+    .max(messageLength, `must be at most ${messageLength} characters`),
+);
 const notify = builtOnFirstUse(() => z.boolean({ error: (issue) => (issue.input === undefined ? notifyRule : 'must be true or false') }));
-const componentIds = builtOnFirstUse(() => z.array(z.union([z.string(), z.number()]), expected('a list of page component ids')).max(maxComponents, `must name at most ${maxComponents} components`));
+const componentIds = builtOnFirstUse(() =>
+  z.array(z.union([z.string(), z.number()]), expected('a list of page component ids')).max(maxComponents, `must name at most ${maxComponents} components`),
+);
 
-const createInput = builtOnFirstUse(() => z.strictObject({
-  pageId: z.union([z.string(), z.number()], expected('a status page id')),
-  title: title(),
-  status: status().default('investigating'),
-  message: message(),
-  pageComponentIds: componentIds().default([]),
-  notify: notify(),
-}));
+const createInput = builtOnFirstUse(() =>
+  z.strictObject({
+    pageId: z.union([z.string(), z.number()], expected('a status page id')),
+    title: title(),
+    status: status().default('investigating'),
+    message: message(),
+    pageComponentIds: componentIds().default([]),
+    notify: notify(),
+  }),
+);
 const updateInput = builtOnFirstUse(() => z.strictObject({ status: status(), message: message(), notify: notify() }));
 const resolveInput = builtOnFirstUse(() => z.strictObject({ message: message(), notify: notify() }));
-const patchInput = builtOnFirstUse(() => z.strictObject({ title: title().optional(), status: status().optional(), pageComponentIds: componentIds().optional() }));
-const listInput = builtOnFirstUse(() => z.strictObject({
-  filter: z.enum(['active', 'all'], expected('active (unresolved reports only) or all')).default('active'),
-  pageId: z.union([z.string(), z.number()]).optional(),
-  ...pageQuery(MAX_PER_PAGE),
-}));
+const patchInput = builtOnFirstUse(() =>
+  z.strictObject({ title: title().optional(), status: status().optional(), pageComponentIds: componentIds().optional() }),
+);
+const listInput = builtOnFirstUse(() =>
+  z.strictObject({
+    filter: z.enum(['active', 'all'], expected('active (unresolved reports only) or all')).default('active'),
+    pageId: z.union([z.string(), z.number()]).optional(),
+    ...pageQuery(MAX_PER_PAGE),
+  }),
+);
 
 function snapshot(report: StatusReport): Record<string, unknown> {
   const { updatedAt: _u, updates, ...rest } = report;
@@ -137,17 +151,31 @@ export function createReportService(db: Kysely<Database>, options: ReportService
     actor: Actor,
     workspaceId: number,
     notify: boolean,
-    work: (trx: Kysely<Database>) => Promise<{ before: StatusReport | null; reportId: number; page: PageRow; kind: 'report.created' | 'report.updated' | 'report.resolved' }>,
+    work: (
+      trx: Kysely<Database>,
+    ) => Promise<{ before: StatusReport | null; reportId: number; page: PageRow; kind: 'report.created' | 'report.updated' | 'report.resolved' }>,
   ): Promise<{ report: StatusReport; notified: boolean }> {
     const { report, page, kind, components } = await writeTransaction(db, async (trx) => {
       const { before, reportId, page, kind } = await work(trx);
       const [report] = await loadReports(trx, [reportId]);
       const action = kind === 'report.created' ? 'status_report.create' : kind === 'report.resolved' ? 'status_report.resolve' : 'status_report.add_update';
-      await recordAudit(trx, { workspaceId, entityType: 'status_report', entityId: reportId, action, actor, before: before && snapshot(before), after: snapshot(report!) });
+      await recordAudit(trx, {
+        workspaceId,
+        entityType: 'status_report',
+        entityId: reportId,
+        action,
+        actor,
+        before: before && snapshot(before),
+        after: snapshot(report!),
+      });
       return { report: report!, page, kind, components: await componentNames(trx, report!.pageComponentIds.map(Number)) };
     });
     options.changed(page.id);
-    const notified = await dispatchAfterCommit(notify, () => options.notifySubscribers(workspaceId, page.id, event(kind, page, report, components)), options.log);
+    const notified = await dispatchAfterCommit(
+      notify,
+      () => options.notifySubscribers(workspaceId, page.id, event(kind, page, report, components)),
+      options.log,
+    );
     return { report, notified };
   }
 
@@ -196,7 +224,11 @@ export function createReportService(db: Kysely<Database>, options: ReportService
       return publish(actor, workspaceId, values.notify, async (trx) => {
         const { report: before, page } = await loadOne(trx, workspaceId, id);
         const now = new Date().toISOString();
-        await updateReport(trx, Number(before.id), { status: values.status, resolved_at: values.status === 'resolved' ? (before.resolvedAt ?? now) : null, updated_at: now });
+        await updateReport(trx, Number(before.id), {
+          status: values.status,
+          resolved_at: values.status === 'resolved' ? (before.resolvedAt ?? now) : null,
+          updated_at: now,
+        });
         await appendUpdate(trx, Number(before.id), { status: values.status, message: values.message, notify: values.notify, at: now });
         return { before, reportId: Number(before.id), page, kind: values.status === 'resolved' ? 'report.resolved' : 'report.updated' };
       });
@@ -223,12 +255,26 @@ export function createReportService(db: Kysely<Database>, options: ReportService
       const { report, pageId } = await writeTransaction(db, async (trx) => {
         const { report: before, page } = await loadOne(trx, workspaceId, id);
         const reportId = Number(before.id);
-        if (values.pageComponentIds !== undefined) await replaceReportComponents(trx, reportId, (await componentsOnPage(trx, page.id, values.pageComponentIds)).ids);
+        if (values.pageComponentIds !== undefined)
+          await replaceReportComponents(trx, reportId, (await componentsOnPage(trx, page.id, values.pageComponentIds)).ids);
         const now = new Date().toISOString();
         const resolvedAt = values.status === undefined ? before.resolvedAt : values.status === 'resolved' ? (before.resolvedAt ?? now) : null;
-        await updateReport(trx, reportId, { title: values.title ?? before.title, status: values.status ?? before.status, resolved_at: resolvedAt, updated_at: now });
+        await updateReport(trx, reportId, {
+          title: values.title ?? before.title,
+          status: values.status ?? before.status,
+          resolved_at: resolvedAt,
+          updated_at: now,
+        });
         const [after] = await loadReports(trx, [reportId]);
-        await recordAudit(trx, { workspaceId, entityType: 'status_report', entityId: reportId, action: 'status_report.update', actor, before: snapshot(before), after: snapshot(after!) });
+        await recordAudit(trx, {
+          workspaceId,
+          entityType: 'status_report',
+          entityId: reportId,
+          action: 'status_report.update',
+          actor,
+          before: snapshot(before),
+          after: snapshot(after!),
+        });
         return { report: after!, pageId: page.id };
       });
       options.changed(pageId);
@@ -240,7 +286,15 @@ export function createReportService(db: Kysely<Database>, options: ReportService
       const pageId = await writeTransaction(db, async (trx) => {
         const { report: before, page } = await loadOne(trx, workspaceId, id);
         await deleteReport(trx, Number(before.id));
-        await recordAudit(trx, { workspaceId, entityType: 'status_report', entityId: before.id, action: 'status_report.delete', actor, before: snapshot(before), after: null });
+        await recordAudit(trx, {
+          workspaceId,
+          entityType: 'status_report',
+          entityId: before.id,
+          action: 'status_report.delete',
+          actor,
+          before: snapshot(before),
+          after: null,
+        });
         return page.id;
       });
       options.changed(pageId);

@@ -15,12 +15,7 @@ export async function insertDashboardToken(
 
 /** Deletes a token of this kind and returns what it held: a sign-in link is used once. */
 export async function takeDashboardToken(db: Kysely<Database>, hash: string, kind: TokenKind) {
-  return db
-    .deleteFrom('dashboard_tokens')
-    .where('token_hash', '=', hash)
-    .where('kind', '=', kind)
-    .returning(['user_id', 'expires_at'])
-    .executeTakeFirst();
+  return db.deleteFrom('dashboard_tokens').where('token_hash', '=', hash).where('kind', '=', kind).returning(['user_id', 'expires_at']).executeTakeFirst();
 }
 
 /** The user of a token of this kind that expires after `now`. */

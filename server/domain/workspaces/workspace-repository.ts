@@ -61,12 +61,7 @@ export async function deleteMembership(db: Kysely<Database>, workspaceId: number
 }
 
 export async function roleOf(db: Kysely<Database>, workspaceId: number, userId: number): Promise<Role | undefined> {
-  const row = await db
-    .selectFrom('memberships')
-    .select('role')
-    .where('workspace_id', '=', workspaceId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
+  const row = await db.selectFrom('memberships').select('role').where('workspace_id', '=', workspaceId).where('user_id', '=', userId).executeTakeFirst();
   return row?.role as Role | undefined;
 }
 

@@ -30,17 +30,21 @@ export interface Workspace {
   createdAt: string;
 }
 
-const slugSchema = builtOnFirstUse(() => z
-  .string()
-  .min(2, 'must be 2 to 48 characters')
-  .max(48, 'must be 2 to 48 characters')
-  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be lower-case letters, digits and single hyphens, not at either end'));
+const slugSchema = builtOnFirstUse(() =>
+  z
+    .string()
+    .min(2, 'must be 2 to 48 characters')
+    .max(48, 'must be 2 to 48 characters')
+    .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be lower-case letters, digits and single hyphens, not at either end'),
+);
 
-const createWorkspaceInput = builtOnFirstUse(() => z.object({
-  name: oneLine(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters')),
-  slug: slugSchema(),
-  plan: z.enum(planNames, { error: `must be one of ${planNames.join(', ')}` }).default('scale'),
-}));
+const createWorkspaceInput = builtOnFirstUse(() =>
+  z.object({
+    name: oneLine(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters')),
+    slug: slugSchema(),
+    plan: z.enum(planNames, { error: `must be one of ${planNames.join(', ')}` }).default('scale'),
+  }),
+);
 
 export interface Member {
   userId: string;
@@ -48,10 +52,12 @@ export interface Member {
   role: Role;
 }
 
-const addMemberInput = builtOnFirstUse(() => z.object({
-  name: oneLine(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters')),
-  role: z.enum(['owner', 'admin', 'member'], { error: 'must be owner, admin or member' }).default('member'),
-}));
+const addMemberInput = builtOnFirstUse(() =>
+  z.object({
+    name: oneLine(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters')),
+    role: z.enum(['owner', 'admin', 'member'], { error: 'must be owner, admin or member' }).default('member'),
+  }),
+);
 
 export function toWorkspace(row: WorkspaceRow): Workspace {
   return { id: String(row.id), name: row.name, slug: row.slug, plan: row.plan as PlanName, createdAt: row.created_at };
@@ -66,9 +72,10 @@ export function createWorkspaceService(db: Kysely<Database>) {
       return writeTransaction(db, async (trx) => {
         const now = new Date().toISOString();
         const row = await insertWorkspace(trx, { ...values, createdAt: now }).catch((error: unknown) => {
-            if (isUniqueViolation(error, 'workspaces.slug')) throw new AppError('CONFLICT', `slug: a workspace with slug ${values.slug} already exists`, [{ field: 'slug', rule: 'must be unique' }]);
-            throw error;
-          });
+          if (isUniqueViolation(error, 'workspaces.slug'))
+            throw new AppError('CONFLICT', `slug: a workspace with slug ${values.slug} already exists`, [{ field: 'slug', rule: 'must be unique' }]);
+          throw error;
+        });
         if (actor.type === 'user') await insertMembership(trx, row.id, actor.userId, 'owner', now);
         const workspace = toWorkspace(row);
         await recordAudit(trx, {
@@ -106,7 +113,15 @@ export function createWorkspaceService(db: Kysely<Database>) {
         const userId = await insertUser(trx, values.name, now);
         await insertMembership(trx, workspaceId, userId, values.role, now);
         const member: Member = { userId: String(userId), name: values.name, role: values.role };
-        await recordAudit(trx, { workspaceId, entityType: 'membership', entityId: userId, action: 'membership.create', actor, before: null, after: { ...member } });
+        await recordAudit(trx, {
+          workspaceId,
+          entityType: 'membership',
+          entityId: userId,
+          action: 'membership.create',
+          actor,
+          before: null,
+          after: { ...member },
+        });
         return member;
       });
     },
@@ -126,7 +141,15 @@ export function createWorkspaceService(db: Kysely<Database>) {
         for (const grantId of await liveGrantIdsOf(trx, workspaceId, userId)) await revokeGrant(trx, grantId, actor, 'member_removed');
         await deleteMembership(trx, workspaceId, userId);
         const member: Member = { userId: String(userId), name: row.name, role: row.role };
-        await recordAudit(trx, { workspaceId, entityType: 'membership', entityId: userId, action: 'membership.delete', actor, before: { ...member }, after: null });
+        await recordAudit(trx, {
+          workspaceId,
+          entityType: 'membership',
+          entityId: userId,
+          action: 'membership.delete',
+          actor,
+          before: { ...member },
+          after: null,
+        });
       });
     },
   };

@@ -58,6 +58,7 @@ export function MonitorForm({
   const problemsRef = useRef<HTMLDivElement>(null);
 
   // A refusal was about the type it was sent as; another type starts without it, keeping what was typed.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the refusal is cleared when the type changes, as the comment above says
   useEffect(() => setFailure(undefined), [type]);
 
   useEffect(() => {

@@ -79,7 +79,10 @@ export const grpc = defineMonitorType({
         .describe('a service name')
         .default(''),
       flag: { name: 'service', valueName: 'NAME', description: 'the gRPC service to ask about (default: overall health)', read: 'text' },
-      ui: { label: 'Service name', hint: 'Sent in the health request, e.g. my.package.MyService. Empty checks the whole server. A service name, not a method path.' },
+      ui: {
+        label: 'Service name',
+        hint: 'Sent in the health request, e.g. my.package.MyService. Empty checks the whole server. A service name, not a method path.',
+      },
       docs: {
         rules:
           'a service name such as `my.pkg.MyService`, sent in the health request; empty checks the whole server. A method path (`/my.pkg.MyService/Method`) is refused. `grpc.health.v1.Health` is accepted but reports SERVICE_UNKNOWN on nearly every server.',
