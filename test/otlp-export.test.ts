@@ -639,7 +639,9 @@ describe('a failing collector never slows or breaks checks', () => {
         })
       ).monitor!;
       const { results, ms } = await trigger(served, id);
-      assert.ok(ms < 1000, `the trigger took ${ms.toFixed(0)} ms`);
+      // The first check of a fresh process loads the exporter; held by the collector it would take
+      // the export's 5 s timeout, so half of that tells the two apart on a busy machine too.
+      assert.ok(ms < 2500, `the trigger took ${ms.toFixed(0)} ms`);
       assert.equal(results[0]!.result, 'up');
       await until(() => collector.held() >= 1, 'an export is held by the collector');
 
