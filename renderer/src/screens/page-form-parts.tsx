@@ -9,13 +9,9 @@ import { FieldGroup } from '../forms.tsx';
 import type { Rpc } from '../rpc.ts';
 import './page-forms.css';
 
-/** A monitor as a component links to it. */
-export interface MonitorChoice {
-  id: string;
-  name: string;
-  /** A paused monitor's components show "Status unknown" on the public page. */
-  active: boolean;
-}
+import type { MonitorChoice } from '../data/monitors.ts';
+
+export type { MonitorChoice };
 
 /** What every section of the page's screen gets. */
 export interface PageSectionProps {
@@ -27,32 +23,6 @@ export interface PageSectionProps {
   /** Loads the components again, after a change made here or elsewhere. */
   reloadComponents(): Promise<void>;
   monitors: MonitorChoice[];
-}
-
-/** Monitors asked for per call: ListMonitors answers at most 100. */
-const MONITOR_PAGE = 100;
-/** Monitors offered for linking; a workspace with more links the others from the command line. */
-export const MONITOR_CHOICE_LIMIT = 1000;
-
-/** The workspace's monitors (newest first, up to MONITOR_CHOICE_LIMIT) sorted by name, and how many there are. */
-export async function loadMonitorChoices(rpc: Rpc): Promise<{ monitors: MonitorChoice[]; total: number }> {
-  const pageOf = async (offset: number) => {
-    const answer = await rpc.monitors.listMonitors({ limit: MONITOR_PAGE, offset });
-    const monitors = [...answer.httpMonitors, ...answer.tcpMonitors, ...answer.grpcMonitors].map((m) => ({
-      id: m.id,
-      name: m.name,
-      active: m.active !== false,
-    }));
-    return { monitors, total: answer.totalSize };
-  };
-  const first = await pageOf(0);
-  const wanted = Math.min(first.total, MONITOR_CHOICE_LIMIT);
-  const offsets: number[] = [];
-  for (let offset = MONITOR_PAGE; offset < wanted; offset += MONITOR_PAGE) offsets.push(offset);
-  const rest = await Promise.all(offsets.map(pageOf));
-  const monitors = [first, ...rest].flatMap((p) => p.monitors);
-  monitors.sort((a, b) => a.name.localeCompare(b.name) || Number(a.id) - Number(b.id));
-  return { monitors, total: first.total };
 }
 
 /** A wire timestamp as ISO 8601, for `When` and sorting. */
