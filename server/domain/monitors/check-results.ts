@@ -26,6 +26,44 @@ export interface Timing {
 export const grpcStatuses = ['SERVING', 'NOT_SERVING', 'SERVICE_UNKNOWN', 'UNIMPLEMENTED', 'DEADLINE_EXCEEDED', 'UNAVAILABLE', 'UNKNOWN'] as const;
 export type GrpcStatus = (typeof grpcStatuses)[number];
 
+/** How an MCP server answered a check, or why it did not (docs/reference/monitors.md, MCP). */
+export const mcpStatuses = ['OK', 'SIGN_IN_NEEDED', 'UNREACHABLE', 'TIMEOUT', 'HANDSHAKE_REFUSED', 'PROTOCOL_ERROR', 'PROCESS_EXITED'] as const;
+export type McpStatus = (typeof mcpStatuses)[number];
+
+/** One tool as a check of an MCP server found it. */
+export interface McpTool {
+  name: string;
+  /** SHA-256 (hex) of `text`. */
+  fingerprint: string;
+  /**
+   * What is fingerprinted: the tool's name, title, description, input and output schema and
+   * annotations as canonical JSON (keys sorted), the text a drift's diff shows.
+   */
+  text: string;
+}
+
+/** What a check of an MCP server found out, besides its outcome. */
+export interface McpCheck {
+  status: McpStatus;
+  /** The protocol revision the server agreed to, e.g. `2025-06-18`; null before the handshake. */
+  protocolVersion: string | null;
+  serverName: string | null;
+  serverVersion: string | null;
+  /** Every tool of every page, by name; empty when the listing did not happen. */
+  tools: McpTool[];
+  /** Counts of prompts and resources; null where the server does not declare them. */
+  prompts: number | null;
+  resources: number | null;
+  /** Tool texts that carry invisible or bidirectional control characters, one line each. */
+  warnings: string[];
+  /** stdio: the exit code of a server that exited during the check. */
+  exitCode: number | null;
+  /** stdio: the last lines the server wrote to stderr, kept with a failed check. */
+  stderrTail: string;
+  /** SIGN_IN_NEEDED: the server's WWW-Authenticate header. */
+  signIn: string | null;
+}
+
 export interface AssertionResult {
   /** What was asserted, e.g. `status code equal 200`. */
   assertion: string;
