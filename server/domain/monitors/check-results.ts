@@ -89,6 +89,8 @@ export interface ProbeResult {
   /** HTTP monitors: the final response's headers, credentials and cookies redacted. */
   responseHeaders: Record<string, string>;
   assertionResults: AssertionResult[];
+  /** MCP monitors: the handshake, the listing and the tools found; absent for other types. */
+  mcp?: McpCheck | null;
 }
 
 /** One check of one monitor, standing for one region: the record shown by every surface. */
