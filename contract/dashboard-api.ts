@@ -7,6 +7,7 @@
 // bundle carries no zod, and the service builds no schema it does not use.
 import { z } from 'zod';
 import { type DASHBOARD_API, type DashboardEndpoint, LIVE_ENTITIES, type NonJsonEndpoint } from './dashboard.ts';
+import { MONITOR_TYPES } from './monitor-types.ts';
 
 const access = z.enum(['read', 'write']);
 const iso = z.string();
@@ -81,7 +82,7 @@ const consentRequest = z.strictObject({
   redirectTo: z.string().optional(),
 });
 
-const monitorType = z.enum(['tcp', 'grpc', 'http']);
+const monitorType = z.enum(Object.keys(MONITOR_TYPES) as [keyof typeof MONITOR_TYPES]);
 /** A monitor's state as the overview shows it: its checks' worst region, or why there is none. */
 const monitorState = z.enum(['up', 'degraded', 'down', 'pending', 'paused']);
 const checkOutcome = z.enum(['up', 'degraded', 'down']);
@@ -91,7 +92,7 @@ const overviewRow = z.strictObject({
   id: z.string(),
   name: z.string(),
   type: monitorType,
-  /** `host:port` of a TCP or gRPC monitor, the URL of an HTTP monitor. */
+  /** `host:port` of a TCP or gRPC monitor, the URL of an HTTP monitor, the URL or command of an MCP monitor. */
   target: z.string(),
   tags: z.array(z.string()),
   state: monitorState,
@@ -102,6 +103,8 @@ const overviewRow = z.strictObject({
   changedAt: iso.nullable(),
   /** Median latency per hour over the last 24 hours, oldest first; null for an hour without checks. */
   sparkline: z.array(z.number().nullable()),
+  /** MCP monitors: its server changed its tools since they were pinned, and nobody accepted them yet. */
+  toolsChanged: z.boolean(),
 });
 
 const overview = z.strictObject({
@@ -155,6 +158,28 @@ const checkResult = z.strictObject({
   message: z.string(),
   grpcStatus: z.string().nullable(),
   statusCode: z.number().nullable(),
+  /** MCP monitors: what the check found (its tools counted; their texts come from GetMCPTools); null for other types. */
+  mcp: z
+    .strictObject({
+      /** `OK`, `SIGN_IN_NEEDED`, `UNREACHABLE`, `TIMEOUT`, `HANDSHAKE_REFUSED`, `PROTOCOL_ERROR` or `PROCESS_EXITED`. */
+      status: z.string(),
+      protocolVersion: z.string().nullable(),
+      serverName: z.string().nullable(),
+      serverVersion: z.string().nullable(),
+      toolCount: z.number(),
+      /** Null where the server declares no prompts (or resources). */
+      prompts: z.number().nullable(),
+      resources: z.number().nullable(),
+      /** Tool texts carrying invisible or bidirectional control characters, one line each. */
+      warnings: z.array(z.string()),
+      /** stdio: the exit code of a server that exited during the check. */
+      exitCode: z.number().nullable(),
+      /** stdio: the end of what the server wrote to stderr, kept with a failed check. */
+      stderrTail: z.string(),
+      /** SIGN_IN_NEEDED: the server's WWW-Authenticate header. */
+      signIn: z.string().nullable(),
+    })
+    .nullable(),
 });
 
 /** A monitor's health in one of its regions, with the runner that checks there. */

@@ -59,7 +59,39 @@ export const MAINTENANCE_LIMITS = {
   components: 100,
 } as const;
 
+/** Notification channels. */
+export const CHANNEL_LIMITS = {
+  nameLength: 200,
+  /** Monitors one channel listens to. */
+  monitors: 1000,
+} as const;
+
+/** Private locations: the name people give a runner, and its labels (`metadata`). */
+export const LOCATION_LIMITS = {
+  nameLength: { min: 2, max: 40 },
+  labels: 20,
+  labelNameLength: 64,
+  labelValueLength: 256,
+} as const;
+
+/** API keys. */
+export const KEY_LIMITS = {
+  nameLength: 100,
+} as const;
+
 /** "64 KiB", "8 KiB": a size in bytes as the hints write it. */
 export function kibibytes(bytes: number): string {
   return `${bytes / 1024} KiB`;
 }
+
+/** MCP server monitors: what runs a stdio server, and the listing a check reads. */
+export const MCP_LIMITS = {
+  /** The URL, or the command. */
+  serverLength: 2048,
+  args: 64,
+  argLength: 4096,
+  env: 64,
+  /** Names and values of the environment together. */
+  envBytes: 32 * 1024,
+  cwdLength: 1024,
+} as const;

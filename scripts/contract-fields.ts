@@ -3,6 +3,7 @@
  * them into contract/ (plain data, no server code, which the renderer may import):
  * `node scripts/contract-fields.ts`. test/registries.test.ts fails when a file is stale.
  */
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { channelKindHints } from '../server/delivery/channels/registry.ts';
@@ -21,5 +22,11 @@ export function contractFiles(): Record<string, string> {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  for (const [path, text] of Object.entries(contractFiles())) writeFileSync(new URL(`../${path}`, import.meta.url), text);
+  const files = Object.entries(contractFiles());
+  for (const [path, text] of files) writeFileSync(new URL(`../${path}`, import.meta.url), text);
+  // Written as the formatter would write them, so that `biome check` passes on a fresh file.
+  execFileSync(fileURLToPath(new URL('../node_modules/.bin/biome', import.meta.url)), ['format', '--write', ...files.map(([path]) => path)], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    stdio: 'ignore',
+  });
 }

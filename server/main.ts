@@ -181,6 +181,20 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     engine.onStateChange(() => ready.publicPages.invalidate());
     engine.onStateChange(ready.alerts.sendInBackground);
     engine.onStateChange(logStateChange(db, log));
+    // The tools each MCP check lists are pinned, or compared with the pinned ones: a drift alerts.
+    engine.onToolListing((listing) => {
+      ready.toolPins.listed(listing).then(
+        (outcome) => {
+          if (outcome.kind !== 'drifted') return;
+          log.warn(
+            { monitorId: outcome.monitorId, changes: outcome.changes.map(({ name, change }) => `${change} ${name}`) },
+            'an MCP server changed its tools',
+          );
+          ready.alerts.toolsDriftedInBackground(outcome);
+        },
+        (error: unknown) => log.error({ err: error, monitorId: listing.monitorId }, 'recording listed tools failed'),
+      );
+    });
     // Alerts held back by a maintenance window go out when it ends, if the failure outlasted it,
     // from the one process that does the upkeep of those sharing the database.
     ready.alerts.start(() => engine.upkeep);

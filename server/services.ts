@@ -19,6 +19,7 @@ import { createMaintenanceService } from './domain/maintenance/maintenances.ts';
 import type { MonitorChecks } from './domain/monitors/check-results.ts';
 import { createMonitorViewService } from './domain/monitors/monitor-views.ts';
 import { createMonitorService } from './domain/monitors/monitors.ts';
+import { createToolPinService } from './domain/monitors/tool-pins.ts';
 import { createDestinationPolicy, type DestinationPolicy } from './domain/destinations.ts';
 import { createConnectionService } from './domain/oauth/grants.ts';
 import { createOAuthService } from './domain/oauth/oauth.ts';
@@ -121,6 +122,8 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
     oauth: createOAuthService(db, { issuer: options.issuer ?? 'http://localhost:3000', redirectPolicy: options.redirectPolicy }),
     connections: createConnectionService(db),
     monitors: createMonitorService(db, monitorChecks, sealer, destinations),
+    /** The pinned tools of MCP monitors and their drifts. */
+    toolPins: createToolPinService(db),
     /** What the dashboard's screens read: the overview, a monitor's latency, results and regions, the plan. */
     monitorViews: createMonitorViewService(db),
     /** State changes and committed changes, announced to the open dashboards. */

@@ -56,7 +56,23 @@ function refusal(change: (message: RunnerCheck) => void): string {
 
 describe('check core: a check between a runner and the service', () => {
   test('a check survives the wire whole, and is stored as made by the location, for the location alone', () => {
-    for (const check of [httpCheck(), storedCheck(9, 3, T, 'down', 1_000)]) {
+    const mcpCheck: StoredCheck = {
+      ...storedCheck(9, 3, T, 'up', 40),
+      mcp: {
+        status: 'OK',
+        protocolVersion: '2025-11-25',
+        serverName: 'tools',
+        serverVersion: '1.2.0',
+        tools: [{ name: 'search', fingerprint: 'a'.repeat(64), text: '{"description":"Searches.","name":"search"}' }],
+        prompts: 2,
+        resources: null,
+        warnings: ['search: U+200B in its description'],
+        exitCode: null,
+        stderrTail: '',
+        signIn: null,
+      },
+    };
+    for (const check of [httpCheck(), storedCheck(9, 3, T, 'down', 1_000), mcpCheck]) {
       const back = fromRunnerCheck(wire(17, check), office);
       assert.deepEqual(back, { ...check, runner: 'office', regions: ['office'] });
     }

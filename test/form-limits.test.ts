@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createClient, Periodicity, type StatusdeskClient } from '../client/index.ts';
 import { HEADER_LIMITS, MAINTENANCE_LIMITS, MONITOR_LIMITS, PAGE_LIMITS, REPORT_LIMITS } from '../contract/limits.ts';
+import { MONITOR_TYPES } from '../contract/monitor-types.ts';
 import { assertViolation, startTestService, type TestService } from './support/harness.ts';
 
 const SCREENS = fileURLToPath(new URL('../renderer/src/screens/', import.meta.url));
@@ -41,6 +42,23 @@ describe('the limits the forms state', () => {
     const code = (name: string) => readFileSync(join(SCREENS, name), 'utf8').replace(/\/\*[\s\S]*?\*\/|^\s*\/\/.*$/gm, '');
     const found = forms.flatMap((name) => [...code(name).matchAll(handWritten)].map((match) => `${name}: ${match[0]}`));
     assert.deepEqual(found, []);
+  });
+
+  test("the monitor form does not restate a type's declaration: its fields' labels, hints and placeholders are written only in contract/monitor-types.ts", () => {
+    const code = readdirSync(join(SCREENS, 'monitor-form'))
+      .filter((name) => /\.tsx?$/.test(name))
+      .map((name) => [name, readFileSync(join(SCREENS, 'monitor-form', name), 'utf8')] as const);
+    const words = Object.values(MONITOR_TYPES).flatMap((type) =>
+      type.fields.flatMap((field) => [
+        `"${field.label}"`,
+        `'${field.label}'`,
+        `>${field.label}<`,
+        ...('hint' in field ? [field.hint] : []),
+        ...('placeholder' in field ? [`"${field.placeholder}"`, `'${field.placeholder}'`] : []),
+      ]),
+    );
+    const restated = code.flatMap(([name, text]) => words.filter((word) => text.includes(word)).map((word) => `${name}: ${word}`));
+    assert.deepEqual(restated, []);
   });
 
   test('a monitor: name, description, tags, timeout, retries, private locations and the port are refused one past the limit, in those words', async () => {

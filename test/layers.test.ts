@@ -33,6 +33,7 @@ const MAY_IMPORT: Record<string, (layer: string) => boolean> = {
   domain: (layer) => layer === 'db' || layer === 'domain' || KERNEL.includes(layer),
   checks: (layer) => !SURFACES.includes(layer),
   delivery: (layer) => !SURFACES.includes(layer),
+  'mcp-servers': (layer) => !SURFACES.includes(layer),
 };
 
 /** Why `from` may not import `to` (both layers), or undefined when it may. */
@@ -180,6 +181,7 @@ describe('layers', () => {
     assert.equal(refusal('db', 'domain'), 'db may not import domain');
     assert.equal(refusal('checks', 'rpc'), 'checks may not import rpc');
     assert.equal(refusal('delivery', 'http'), 'delivery may not import http');
+    assert.equal(refusal('mcp-servers', 'cli'), 'mcp-servers may not import cli');
     for (const [from, to] of [
       ['domain', 'db'],
       ['domain', 'domain'],

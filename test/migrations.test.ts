@@ -172,7 +172,7 @@ describe('openDatabase', { skip: sqliteOnly }, () => {
     }
     const leases = await sql<{ n: number }>`select count(*) as n from check_leases where holder is null`.execute(db);
     assert.equal(leases.rows[0]!.n, 65, 'every shard of the monitors and the upkeep, free');
-    assert.equal(KNOWN_VERSION, 11, 'update this suite when a migration is added');
+    assert.equal(KNOWN_VERSION, 12, 'update this suite when a migration is added');
   });
 
   test('enforces foreign keys and the plan check', async () => {
@@ -365,6 +365,49 @@ describe('migrations', { skip: sqliteOnly }, () => {
     }
   });
 
+  test('0012 stops listing monitor types and alert kinds in their columns, and keeps every monitor, result, alert and id counter', async () => {
+    const dataDir = await stepwise(await folder(), 11);
+    const raw = new SQLite(join(dataDir, DATABASE_FILE));
+    const now = new Date().toISOString();
+    try {
+      raw.exec(`insert into workspaces (name, slug, plan, created_at) values ('w', 'w', 'pro', '${now}')`);
+      const monitor = raw.prepare(
+        `insert into monitors (workspace_id, type, name, description, active, periodicity, regions, timeout_ms, retry, tags, settings, revision, created_at, updated_at)
+         values (1, ?, ?, '', 1, '1m', '["iad"]', 1000, 0, '[]', '{}', 1, '${now}', '${now}')`,
+      );
+      for (let i = 1; i <= 3; i++) monitor.run('tcp', `m${i}`);
+      raw.exec('delete from monitors where id = 3'); // the counter stays at 3: id 3 is never given again
+      raw.exec(
+        `insert into check_results (monitor_id, runner, regions, started_at, result, latency_ms, attempts, message) values (1, 'local', '["iad"]', 1, 'up', 1, 1, 'ok')`,
+      );
+      raw.exec(`insert into alerts (monitor_id, kind, message, occurred_at, deliveries) values (2, 'down', 'refused', '${now}', '[]')`);
+      assert.throws(() => monitor.run('mcp', 'refused before'), /CHECK constraint failed/);
+    } finally {
+      raw.close();
+    }
+
+    await (await openDatabase(dataDir)).destroy();
+
+    const check = new SQLite(join(dataDir, DATABASE_FILE));
+    try {
+      assert.deepEqual(check.prepare('select id, name from monitors order by id').all(), [
+        { id: 1, name: 'm1' },
+        { id: 2, name: 'm2' },
+      ]);
+      assert.equal(check.prepare('select count(*) from check_results where monitor_id = 1').pluck().get(), 1, 'results kept');
+      assert.equal(check.prepare("select count(*) from alerts where kind = 'down'").pluck().get(), 1, 'alerts kept');
+      assert.equal(check.prepare("select seq from sqlite_sequence where name = 'monitors'").pluck().get(), 3);
+      check.exec(`insert into monitors (workspace_id, type, name, description, active, periodicity, regions, timeout_ms, retry, tags, settings, revision, created_at, updated_at)
+         values (1, 'mcp', 'now allowed', '', 1, '1m', '["iad"]', 1000, 0, '[]', '{}', 1, '${now}', '${now}')`);
+      assert.equal(check.prepare("select id from monitors where name = 'now allowed'").pluck().get(), 4, 'a deleted id is not given again');
+      assert.deepEqual(check.pragma('foreign_key_check'), []);
+      check.exec('delete from monitors where id = 1');
+      assert.equal(check.prepare('select count(*) from check_results').pluck().get(), 0, 'the rebuilt table still cascades to its results');
+    } finally {
+      check.close();
+    }
+  });
+
   test('a migration that fails part way leaves none of its tables behind', async () => {
     const dataDir = await folder();
     // A view named like a later table of 0001 makes the migration fail after its first tables.
@@ -404,6 +447,8 @@ describe('migrations', { skip: sqliteOnly }, () => {
  */
 async function stepwise(dataDir: string, version: number): Promise<string> {
   const raw = new SQLite(join(dataDir, DATABASE_FILE));
+  // As openDatabase migrates: with foreign keys off, so that a table made again keeps what refers to it.
+  raw.pragma('foreign_keys = off');
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database: raw }) });
   try {
     if (version === 0) {

@@ -21,7 +21,7 @@ import { channelCommands } from '../server/cli/channel-commands.ts';
 import { monitorCommands } from '../server/cli/monitor-commands.ts';
 import { channelFieldsTable, channelKindHints, channelKindNames, channelRequestsTable, channelSpecOf, wordOf } from '../server/delivery/channels/registry.ts';
 import type { Actor } from '../server/domain/actor.ts';
-import { monitorFieldsTable, monitorTypeHints, monitorTypeNames, specOf } from '../server/domain/monitors/monitor-types.ts';
+import { examplesOf, monitorFieldsTable, monitorTypeHints, monitorTypeNames, specOf } from '../server/domain/monitors/monitor-types.ts';
 import type { Monitor } from '../server/domain/monitors/monitors.ts';
 import { monitorTools } from '../server/mcp/monitor-tools.ts';
 import { workspaceTools } from '../server/mcp/workspace-tools.ts';
@@ -58,19 +58,23 @@ describe('every monitor type is known to every surface', () => {
     });
   });
 
-  /** The stored monitor of a type, made with the first test that needs it: a type the service cannot store fails its own tests only. */
-  async function storedOf(type: (typeof monitorTypeNames)[number]): Promise<Monitor> {
-    let monitor = made.get(type);
+  /**
+   * The stored monitor of a type made of one of its examples (`examplesOf`), made with the first
+   * test that needs it: a type the service cannot store fails its own tests only.
+   */
+  async function storedOf(type: (typeof monitorTypeNames)[number], which = 0): Promise<Monitor> {
+    const key = `${type}:${which}`;
+    let monitor = made.get(key);
     if (!monitor) {
       monitor = await withLocalOwner(dir.path, (services) =>
         services.monitors.create(context.actor, context.workspaceId, type, {
-          name: `${type} example`,
+          name: `${type} example ${which}`,
           periodicity: '10m',
           regions: ['iad'],
-          ...specOf(type).example,
+          ...examplesOf(specOf(type))[which],
         }),
       );
-      made.set(type, monitor);
+      made.set(key, monitor);
     }
     return monitor;
   }
@@ -82,46 +86,58 @@ describe('every monitor type is known to every surface', () => {
       const spec = specOf(type);
       const fields = Object.keys(spec.fields());
 
-      test('the monitor service stores it, and its example sets every field of its own, with a value other than the default', async () => {
-        const monitor = (await storedOf(type)) as unknown as Record<string, unknown>;
+      test('the monitor service stores it, and its examples set every field of its own, with a value other than the default', async () => {
+        const examples = examplesOf(spec);
+        const stored: Monitor[] = [];
+        for (const which of examples.keys()) stored.push(await storedOf(type, which));
         for (const [name, field] of Object.entries(spec.fields())) {
-          assert.ok(Object.hasOwn(spec.example, name), `the example of ${type} sets ${name}`);
-          assert.notDeepEqual(monitor[name], field.schema.safeParse(undefined).data, `the example of ${type} sets ${name} to a value of its own`);
+          const setBy = examples.findIndex((example) => Object.hasOwn(example, name));
+          assert.ok(setBy >= 0, `an example of ${type} sets ${name}`);
+          assert.notDeepEqual(
+            (stored[setBy] as unknown as Record<string, unknown>)[name],
+            field.schema.safeParse(undefined).data,
+            `the example of ${type} sets ${name} to a value of its own`,
+          );
         }
       });
 
-      test('the RPC codec: its message and calls exist, and every field goes to the wire and back', async () => {
-        const wire = wireOf(type);
-        assert.ok(MonitorService.method[wire.createMethod as keyof typeof MonitorService.method], `MonitorService has ${wire.createMethod}`);
-        assert.ok(MonitorService.method[wire.updateMethod as keyof typeof MonitorService.method], `MonitorService has ${wire.updateMethod}`);
-        const monitor = await storedOf(type);
-        const back = createInput(type, toMonitorMessage(monitor));
-        for (const name of fields) assert.deepEqual(back[name], (monitor as unknown as Record<string, unknown>)[name], `${type}.${name} after the wire`);
-      });
+      for (const [which, example] of examplesOf(spec).entries()) {
+        const named = Object.keys(example);
+        const of = which === 0 ? '' : ` (example ${which + 1})`;
 
-      test('the words of the CLI and MCP carry every field', async () => {
-        const monitor = (await storedOf(type)) as unknown as Record<string, unknown>;
-        const words = monitorWords(type, toMonitorMessage(monitor as unknown as Monitor));
-        assert.equal(words.target, monitor[spec.target]);
-        for (const name of fields.filter((f) => f !== spec.target)) assert.deepEqual(words[name], monitor[name], `${type}.${name} in the CLI's words`);
+        test(`the RPC codec: its message and calls exist, and every field goes to the wire and back${of}`, async () => {
+          const wire = wireOf(type);
+          assert.ok(MonitorService.method[wire.createMethod as keyof typeof MonitorService.method], `MonitorService has ${wire.createMethod}`);
+          assert.ok(MonitorService.method[wire.updateMethod as keyof typeof MonitorService.method], `MonitorService has ${wire.updateMethod}`);
+          const monitor = await storedOf(type, which);
+          const back = createInput(type, toMonitorMessage(monitor));
+          for (const name of named) assert.deepEqual(back[name], (monitor as unknown as Record<string, unknown>)[name], `${type}.${name} after the wire`);
+        });
 
-        const tool = monitorTools.find((t) => t.name === 'get_monitor')!;
-        const answer = await withLocalOwner(dir.path, (services) => tool.run({ ...context, services }, { monitorId: Number(monitor.id) }));
-        const shown = tool.output.parse(answer) as { monitor: Record<string, unknown> };
-        assert.equal(shown.monitor.type, type);
-        assert.equal(shown.monitor.url, monitor[spec.target]);
-        for (const name of fields) assert.deepEqual((answer as { monitor: Record<string, unknown> }).monitor[name], monitor[name], `${type}.${name} in MCP`);
-      });
+        test(`the words of the CLI and MCP carry every field${of}`, async () => {
+          const monitor = (await storedOf(type, which)) as unknown as Record<string, unknown>;
+          const words = monitorWords(type, toMonitorMessage(monitor as unknown as Monitor));
+          assert.equal(words.target, monitor[spec.target]);
+          for (const name of named.filter((f) => f !== spec.target)) assert.deepEqual(words[name], monitor[name], `${type}.${name} in the CLI's words`);
 
-      test('an apply -f file writes every field and reads it back the same', async () => {
-        const monitor = await storedOf(type);
-        const { id: _id, workspaceId: _w, type: _t, createdAt: _c, updatedAt: _u, ...config } = monitor;
-        const file = renderFile([toFileMonitor(monitor.name, type, config)], []);
-        const [desired] = readDesired(file, {}).monitors;
-        assert.equal(desired!.type, type);
-        for (const name of fields)
-          assert.deepEqual((desired!.config as Record<string, unknown>)[name], (config as Record<string, unknown>)[name], `${type}.${name} in a file`);
-      });
+          const tool = monitorTools.find((t) => t.name === 'get_monitor')!;
+          const answer = await withLocalOwner(dir.path, (services) => tool.run({ ...context, services }, { monitorId: Number(monitor.id) }));
+          const shown = tool.output.parse(answer) as { monitor: Record<string, unknown> };
+          assert.equal(shown.monitor.type, type);
+          assert.equal(shown.monitor.url, monitor[spec.target]);
+          for (const name of named) assert.deepEqual((answer as { monitor: Record<string, unknown> }).monitor[name], monitor[name], `${type}.${name} in MCP`);
+        });
+
+        test(`an apply -f file writes every field and reads it back the same${of}`, async () => {
+          const monitor = await storedOf(type, which);
+          const { id: _id, workspaceId: _w, type: _t, createdAt: _c, updatedAt: _u, ...config } = monitor;
+          const file = renderFile([toFileMonitor(monitor.name, type, config)], []);
+          const [desired] = readDesired(file, {}).monitors;
+          assert.equal(desired!.type, type);
+          for (const name of fields)
+            assert.deepEqual((desired!.config as Record<string, unknown>)[name], (config as Record<string, unknown>)[name], `${type}.${name} in a file`);
+        });
+      }
 
       test('statusdesk monitors create and update have a flag for every field, and name it for the service', () => {
         for (const command of ['monitors create', 'monitors update']) {

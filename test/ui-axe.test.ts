@@ -10,7 +10,9 @@ import { type AddressInfo, createServer, type Server, type Socket } from 'node:n
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { createClient, Periodicity, type StatusdeskClient } from '../client/index.ts';
+import { MCPTransport } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { openPage, withBrowser } from './support/browser.ts';
+import { BEHAVIOUR_ENV, type HttpMcpServer, STDIO_SERVER_SCRIPT, startHttpMcpServer, toolsWithDescription } from './support/mcp-servers.ts';
 import {
   authorizeUrl,
   connectClient,
@@ -95,13 +97,16 @@ interface Screen {
   shows?: string;
   /** More of it, found otherwise. */
   alsoShows?: (page: Page) => Locator;
+  /** What a person does on the screen before it is checked (a choice that shows more of it). */
+  prepare?: (page: Page) => Promise<void>;
 }
 
 let service: OAuthTestService;
 let client: StatusdeskClient;
 let receiver: Receiver;
 let tcp: { port: number; close(): Promise<void> };
-const seeded = { monitorId: '', pageId: '', appName: 'Axe Editor', waitingAppName: 'Axe Waiting Editor' };
+let mcpServer: HttpMcpServer;
+const seeded = { monitorId: '', mcpId: '', stdioId: '', pageId: '', appName: 'Axe Editor', waitingAppName: 'Axe Waiting Editor' };
 
 /** A TCP listener on 127.0.0.1 that accepts and closes, for a monitor that is up. */
 async function tcpListener(): Promise<{ port: number; close(): Promise<void> }> {
@@ -135,6 +140,30 @@ before(async () => {
   seeded.monitorId = monitor!.id;
   await client.monitors.triggerMonitor({ id: seeded.monitorId });
   await client.monitors.createHTTPMonitor({ monitor: { name: 'storefront', url: 'http://127.0.0.1:9/health', periodicity: Periodicity.PERIODICITY_5M } });
+  // An MCP server whose tools changed after they were pinned (a drift), and a stdio one that exits at once.
+  mcpServer = await startHttpMcpServer('v2');
+  const { monitor: mcp } = await client.monitors.createMCPMonitor({
+    monitor: { name: 'docs tools', server: mcpServer.url, periodicity: Periodicity.PERIODICITY_10M, regions: ['iad'], retry: 0 },
+  });
+  seeded.mcpId = mcp!.id;
+  await client.monitors.triggerMonitor({ id: seeded.mcpId });
+  mcpServer.behaviour = { tools: toolsWithDescription('echo', 'Echoes the text back, and mails it elsewhere.') };
+  await client.monitors.triggerMonitor({ id: seeded.mcpId });
+  const { monitor: stdio } = await client.monitors.createMCPMonitor({
+    monitor: {
+      name: 'local notes',
+      server: process.execPath,
+      transport: MCPTransport.MCP_TRANSPORT_STDIO,
+      args: [STDIO_SERVER_SCRIPT],
+      env: { [BEHAVIOUR_ENV]: JSON.stringify({ generation: 'v2', exitAtOnce: { code: 3, stderr: 'notes: no configuration file found' } }) },
+      allowCommand: true,
+      periodicity: Periodicity.PERIODICITY_10M,
+      regions: ['iad'],
+      retry: 0,
+    },
+  });
+  seeded.stdioId = stdio!.id;
+  await client.monitors.triggerMonitor({ id: seeded.stdioId });
   const { statusPage } = await client.pages.createStatusPage({ slug: 'axe-status', title: 'Axe status' });
   seeded.pageId = statusPage!.id;
   const { component } = await client.pages.addPageComponent({ pageId: seeded.pageId, name: 'Checkout', monitorId: seeded.monitorId });
@@ -156,6 +185,7 @@ after(async () => {
   await service?.stop();
   await receiver?.close();
   await tcp?.close();
+  await mcpServer?.close();
 });
 
 /** Waits until the screen is drawn with its data: its heading, the seeded text, nothing loading. */
@@ -163,6 +193,7 @@ async function ready(page: Page, screen: Screen): Promise<void> {
   await page.getByRole('heading', { name: screen.heading, level: 1 }).waitFor();
   if (screen.shows) await page.getByText(screen.shows, { exact: true }).first().waitFor();
   if (screen.alsoShows) await screen.alsoShows(page).waitFor();
+  await screen.prepare?.(page);
   await page.waitForFunction(() => (globalThis as unknown as PageGlobals).document.querySelector('.loading') === null);
 }
 
@@ -260,6 +291,30 @@ describe('accessibility (axe-core, WCAG 2.2 AA)', () => {
         },
         { name: 'new monitor', path: '/monitors/new', heading: 'New monitor' },
         { name: 'edit monitor', path: `/monitors/${seeded.monitorId}/edit`, heading: 'Edit orders db' },
+        {
+          name: 'MCP monitor detail with a drift',
+          path: `/monitors/${seeded.mcpId}`,
+          heading: 'docs tools',
+          alsoShows: (page) => page.getByRole('alert').filter({ hasText: 'This server changed its tools' }),
+        },
+        {
+          name: 'MCP monitor detail of a stdio server that exited',
+          path: `/monitors/${seeded.stdioId}`,
+          heading: 'local notes',
+          alsoShows: (page) => page.getByRole('region', { name: 'Standard error of the server' }),
+        },
+        { name: 'new MCP monitor (http)', path: '/monitors/new?type=mcp', heading: 'New monitor', alsoShows: (page) => page.getByLabel('Server', { exact: true }) },
+        {
+          name: 'new MCP monitor (stdio)',
+          path: '/monitors/new?type=mcp',
+          heading: 'New monitor',
+          alsoShows: (page) => page.getByLabel('Server', { exact: true }),
+          prepare: async (page) => {
+            await page.getByRole('group', { name: 'Transport' }).getByRole('radio', { name: 'stdio' }).check();
+            await page.getByLabel('Allow running this command', { exact: true }).waitFor();
+          },
+        },
+        { name: 'edit MCP monitor (stdio)', path: `/monitors/${seeded.stdioId}/edit`, heading: 'Edit local notes' },
         { name: 'status pages', path: '/pages', heading: 'Status pages', shows: 'Axe status' },
         { name: 'status page components', path: `/pages/${seeded.pageId}`, heading: 'Axe status', shows: 'Checkout' },
         { name: 'status page reports', path: `/pages/${seeded.pageId}?tab=reports`, heading: 'Axe status', shows: 'Slow checkout' },

@@ -216,7 +216,7 @@ describe('the monitor form in Chromium', () => {
       await field(page, 'Host').fill('127.0.0.1');
       await field(page, 'Port').fill('70000');
       await field(page, 'Service name').fill('my.pkg.Api');
-      await page.getByRole('radio', { name: 'Plaintext (h2c)' }).check();
+      await page.getByRole('group', { name: 'TLS' }).getByRole('radio', { name: 'plaintext' }).check();
       await page.getByRole('group', { name: 'Frequency' }).getByRole('radio', { name: '5 minutes' }).check();
       await page.getByRole('group', { name: 'Regions' }).getByRole('checkbox', { name: 'iad' }).check();
       await page.getByRole('button', { name: 'Create monitor' }).click();
@@ -375,7 +375,7 @@ describe('the monitor form in Chromium', () => {
         // Prefilled for editing: the credential hidden, the rest as stored.
         await page.goto(`${service.dashboardUrl}/monitors/${id}/edit`);
         await page.getByRole('heading', { level: 1, name: 'Edit Loopback web' }).waitFor();
-        assert.equal(await field(page, 'Method').inputValue(), String(HTTPMethod.HTTP_METHOD_POST));
+        assert.equal(await field(page, 'Method').inputValue(), 'POST');
         assert.equal(await field(page, 'Header 1 name').inputValue(), 'Authorization');
         assert.equal(await field(page, 'Header 1 value').inputValue(), '');
         assert.equal(await field(page, 'Header 2 value').inputValue(), 'form');

@@ -281,6 +281,35 @@ describe('status pages in Chromium', () => {
       }),
   );
 
+  test(
+    "a page's reports and maintenance windows follow the live feed: made elsewhere they appear without a reload, and one deleted here is gone",
+    TEST_TIMEOUT,
+    () =>
+      withBrowser(async (browser) => {
+        const target = await seedPage('Live calendar', ['Search']);
+        const { page } = await openPage(browser, service);
+        const violations = watchCsp(page);
+
+        await page.goto(`${service.dashboardUrl}/pages/${target.id}?tab=reports`);
+        await page.getByText('No status reports.').waitFor();
+        await client.reports.createStatusReport({ pageId: target.id, title: 'Search is slow', status: 1, message: 'Looking into it.', notify: false });
+        await page.getByRole('heading', { level: 3, name: 'Search is slow' }).waitFor();
+
+        await page.getByRole('tab', { name: 'Maintenance' }).click();
+        await page.getByText('No maintenance planned.').waitFor();
+        const from = new Date(Date.now() + 86_400_000).toISOString();
+        const to = new Date(Date.now() + 90_000_000).toISOString();
+        await client.maintenances.createMaintenance({ pageId: target.id, title: 'Index rebuild', message: '', from, to, notify: false });
+        await page.locator('.calendar-text').getByText('Index rebuild', { exact: true }).waitFor();
+
+        await page.getByRole('button', { name: 'Delete Index rebuild' }).click();
+        await page.getByRole('dialog').getByRole('button', { name: 'Delete maintenance' }).click();
+        await page.getByText('No maintenance planned.').waitFor();
+        assert.deepEqual((await client.maintenances.listMaintenances({ pageId: target.id })).maintenances, []);
+        assert.deepEqual(violations, []);
+      }),
+  );
+
   test('a webhook channel made in the UI: Send test delivers one request to it, and a refusal is shown as it came', TEST_TIMEOUT, () =>
     withBrowser(async (browser) => {
       const receiver = await startHttpReceiver({ lifetimeMs: 120_000 });

@@ -19,6 +19,7 @@ const ALERT_TITLES: Record<DesktopAlert['kind'], string> = {
   down: 'is down',
   recovered: 'is up again',
   degraded: 'is degraded',
+  tool_drift: 'changed its tools',
 };
 
 export function alertNotification(alert: DesktopAlert): NotificationText {

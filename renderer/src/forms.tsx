@@ -27,7 +27,7 @@ function describedBy(hintId: string | undefined, messageId: string | undefined):
 }
 
 /** A message of the service for one field, under it, in the danger colour. */
-function FieldMessage({ id, children }: { id: string; children: ReactNode }) {
+export function FieldMessage({ id, children }: { id: string; children: ReactNode }) {
   return (
     <p className="field-message" id={id}>
       <Icon name="warning" />

@@ -1,5 +1,5 @@
 import type { UseQueryResult } from '@tanstack/react-query';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { type ApiError, asApiError } from './data/api-error.ts';
 
 export { asApiError };
@@ -16,35 +16,6 @@ export function loadedOf<T>(query: Pick<UseQueryResult<T, unknown>, 'data' | 'er
   return { state: 'loading' };
 }
 
-/**
- * Loads `load()` whenever `key` changes; `reload` loads again in place, keeping what is shown
- * until the new answer is in. An answer for an older key is dropped. A load outside the query
- * cache, which the live feed does not refresh: screens read through the hooks of data/.
- */
-export function useResource<T>(load: () => Promise<T>, key: string): [Loaded<T>, () => Promise<void>] {
-  const [loaded, setLoaded] = useState<Loaded<T>>({ state: 'loading' });
-  const latest = useRef({ key, load });
-  latest.current = { key, load };
-
-  const reload = useCallback(async () => {
-    const { key: asked, load: current } = latest.current;
-    try {
-      const value = await current();
-      if (latest.current.key === asked) setLoaded({ state: 'ready', value });
-    } catch (error) {
-      if (latest.current.key === asked) setLoaded({ state: 'error', error: asApiError(error) });
-    }
-  }, []);
-
-  // biome-ignore lint/correctness/useExhaustiveDependencies: a new key is a new resource, loaded again from its first state
-  useEffect(() => {
-    setLoaded({ state: 'loading' });
-    void reload();
-  }, [key, reload]);
-
-  return [loaded, reload];
-}
-
 export interface ConfirmedAction<T> {
   /** What the dialog asks about; undefined while it is closed. */
   target: T | undefined;
@@ -55,10 +26,11 @@ export interface ConfirmedAction<T> {
 }
 
 /**
- * An action asked about in a dialog before it runs: `act` runs on confirmation, then the dialog
- * closes and `after` runs; a failure stays in the dialog, as its error, for another try.
+ * An action asked about in a dialog before it runs: `act` runs on confirmation (a change of the
+ * data layer, which refreshes what it changed before it resolves), then the dialog closes and
+ * `after` runs; a failure stays in the dialog, as its error, for another try.
  */
-export function useConfirmedAction<T>(act: (target: T) => Promise<unknown>, after: () => Promise<void>): ConfirmedAction<T> {
+export function useConfirmedAction<T>(act: (target: T) => Promise<unknown>, after: () => Promise<void> = async () => {}): ConfirmedAction<T> {
   const [target, setTarget] = useState<T>();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);

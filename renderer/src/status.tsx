@@ -12,7 +12,7 @@ export const STATE_LABELS: Record<MonitorState, string> = {
 };
 
 /** A monitor's type as people write it, shown beside its state. */
-export const TYPE_LABELS: Record<MonitorType, string> = { tcp: 'TCP', grpc: 'gRPC', http: 'HTTP' };
+export const TYPE_LABELS: Record<MonitorType, string> = { tcp: 'TCP', grpc: 'gRPC', http: 'HTTP', mcp: 'MCP' };
 
 /** Every state, worst first: the order counts and filters list them in. */
 export const MONITOR_STATES: readonly MonitorState[] = ['down', 'degraded', 'up', 'pending', 'paused'];

@@ -2,9 +2,10 @@ import type { SecureContext } from 'node:tls';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import type { MCPCheckSchema } from '../../proto/gen/monitor/v1/monitor_pb.js';
 import type { RunnerCheck, RunnerCheckSchema } from '../../proto/gen/runner/v1/runner_pb.js';
 import { createDestinationPolicy, type DestinationPolicy } from '../domain/destinations.ts';
-import { grpcStatuses, type ProbeResult } from '../domain/monitors/check-results.ts';
+import { grpcStatuses, type McpCheck, type McpStatus, type McpTool, mcpStatuses, type ProbeResult } from '../domain/monitors/check-results.ts';
 import { isMonitorType, type MonitorType } from '../domain/monitors/monitor-types.ts';
 import type { Monitor } from '../domain/monitors/monitors.ts';
 import { builtOnFirstUse, ID_PATTERN, parseInput } from '../domain/validation.ts';
@@ -48,6 +49,8 @@ export interface CheckRunnerOptions {
   otlpIntervalMs?: number;
   /** PEM certificates trusted besides Node's and the system's roots. */
   extraCa?: string[];
+  /** Whether it runs the programs of stdio MCP monitors (probes.ts: ProbeContext.allowCommands); absent: it does not. */
+  allowCommands?: boolean;
   /** Where checks and metric exports may connect (domain/destinations.ts); absent: the policy without an allow-list. */
   destinations?: DestinationPolicy;
   now?: () => number;
@@ -115,7 +118,7 @@ export function createCheckRunner(options: CheckRunnerOptions) {
     onGap: options.onGap,
   });
 
-  const probeContext: ProbeContext = { stop: stopping.signal, destinations, secure: probeSettings };
+  const probeContext: ProbeContext = { stop: stopping.signal, allowCommands: options.allowCommands ?? false, destinations, secure: probeSettings };
 
   /** The probe's own promise, not one wrapping it: the check awaits it directly. */
   function probe(monitor: ScheduledMonitor): Promise<ProbeResult> {
@@ -146,6 +149,7 @@ export function createCheckRunner(options: CheckRunnerOptions) {
       url: result.url,
       responseHeaders: result.responseHeaders,
       assertionResults: result.assertionResults,
+      mcp: result.mcp ?? null,
       monitorId: Number(monitor.id),
       workspaceId: Number(monitor.workspaceId),
       runner,
@@ -282,6 +286,24 @@ export function toRunnerCheck(sequence: number, stored: StoredCheck): MessageIni
     url: stored.url ?? '',
     responseHeaders: stored.responseHeaders,
     assertionResults: stored.assertionResults,
+    mcp: stored.mcp ? mcpCheckToWire(stored.mcp) : undefined,
+  };
+}
+
+/** An MCP check as monitor.v1.MCPCheck carries it (empty strings and absent counts for nulls). */
+export function mcpCheckToWire(mcp: McpCheck): MessageInitShape<typeof MCPCheckSchema> {
+  return {
+    status: mcp.status,
+    protocolVersion: mcp.protocolVersion ?? '',
+    serverName: mcp.serverName ?? '',
+    serverVersion: mcp.serverVersion ?? '',
+    tools: mcp.tools,
+    prompts: mcp.prompts ?? undefined,
+    resources: mcp.resources ?? undefined,
+    warnings: mcp.warnings,
+    exitCode: mcp.exitCode ?? undefined,
+    stderrTail: mcp.stderrTail,
+    signIn: mcp.signIn ?? '',
   };
 }
 
@@ -291,6 +313,9 @@ const MAX_URL = 4_096;
 const MAX_HEADER_NAME = 256;
 const MAX_ENTRIES = 50;
 const MAX_ATTEMPTS = 100;
+/** The most tools an MCP check lists (mcp-probe.ts stops at its page limit well before). */
+const MAX_TOOLS = 10_000;
+const MAX_TOOL_TEXT = 256 * 1024;
 
 const text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 /** A check a runner reported, as hostile as it may be; built with the first report (see builtOnFirstUse). */
@@ -315,8 +340,54 @@ const runnerCheck = builtOnFirstUse(() => {
     assertionResults: z
       .array(z.object({ assertion: text(MAX_TEXT), passed: z.boolean(), actual: text(MAX_TEXT) }))
       .max(MAX_ENTRIES, `must have at most ${MAX_ENTRIES} assertions`),
+    mcp: z
+      .object({
+        status: z.enum(mcpStatuses, `must be one of ${mcpStatuses.join(', ')}`),
+        protocolVersion: text(64),
+        serverName: text(MAX_TEXT),
+        serverVersion: text(MAX_TEXT),
+        tools: z
+          .array(z.object({ name: text(MAX_TEXT), fingerprint: z.string().regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 in hex'), text: text(MAX_TOOL_TEXT) }))
+          .max(MAX_TOOLS, `must have at most ${MAX_TOOLS} tools`),
+        prompts: z.number().int().min(0).optional(),
+        resources: z.number().int().min(0).optional(),
+        warnings: z.array(text(MAX_TEXT)).max(MAX_TOOLS, `must have at most ${MAX_TOOLS} warnings`),
+        exitCode: z.number().int().optional(),
+        stderrTail: text(8 * 1024),
+        signIn: text(MAX_TEXT),
+      })
+      .optional(),
   });
 });
+
+/** monitor.v1.MCPCheck as the domain holds it (nulls for empty strings and absent counts). */
+export function mcpCheckFromWire(m: {
+  status: string;
+  protocolVersion: string;
+  serverName: string;
+  serverVersion: string;
+  tools: McpTool[];
+  prompts?: number;
+  resources?: number;
+  warnings: string[];
+  exitCode?: number;
+  stderrTail: string;
+  signIn: string;
+}): McpCheck {
+  return {
+    status: m.status as McpStatus,
+    protocolVersion: m.protocolVersion || null,
+    serverName: m.serverName || null,
+    serverVersion: m.serverVersion || null,
+    tools: m.tools.map(({ name, fingerprint, text }) => ({ name, fingerprint, text })),
+    prompts: m.prompts ?? null,
+    resources: m.resources ?? null,
+    warnings: m.warnings,
+    exitCode: m.exitCode ?? null,
+    stderrTail: m.stderrTail,
+    signIn: m.signIn || null,
+  };
+}
 
 /**
  * A check a remote runner reported, as the service stores it, made by `runner` for `regions`; a
@@ -349,5 +420,6 @@ export function fromRunnerCheck(message: RunnerCheck, where: { runner: string; r
     url: c.url || null,
     responseHeaders: c.responseHeaders,
     assertionResults: c.assertionResults,
+    ...(c.mcp && { mcp: mcpCheckFromWire(c.mcp) }),
   };
 }

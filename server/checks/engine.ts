@@ -19,6 +19,7 @@ import type { DestinationPolicy } from '../domain/destinations.ts';
 import { findMonitorRows } from '../domain/monitors/monitor-repository.ts';
 import { type Monitor, toMonitor } from '../domain/monitors/monitors.ts';
 import { sealerOf } from '../domain/sealing.ts';
+import type { ToolListing } from '../domain/monitors/tool-pins.ts';
 import { EMBEDDED_RUNNER, markRunnerSeen, runnerByName } from '../domain/locations/location-repository.ts';
 import { createCheckRunner } from './check-runner.ts';
 import { createLeases } from './leases.ts';
@@ -80,6 +81,7 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
   const runner = EMBEDDED_RUNNER;
   const store = createResultStore(db, { maxRawResults: options.maxRawResults });
   const listeners = new Set<(change: MonitorStateChange) => void>();
+  const listingListeners = new Set<(listing: ToolListing) => void>();
   let syncs = 0;
   const leases = createLeases(store.engineWrites, {
     log,
@@ -113,6 +115,8 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     concurrency: options.concurrency,
     otlpIntervalMs: options.otlpIntervalMs,
     extraCa: options.extraCa,
+    // This machine's own runner: each stdio MCP monitor opted in when it was saved.
+    allowCommands: true,
     destinations: options.destinations,
     now,
     onCheck: enqueue,
@@ -144,6 +148,7 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
       if (batch.length === 0) return;
       try {
         for (const transition of await store.write(batch)) announce(transition);
+        announceListings(batch);
       } catch (error) {
         log.error({ err: error, results: batch.length }, 'storing check results failed');
       }
@@ -156,10 +161,29 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     void flush();
     const stored = flushing.then(async () => {
       for (const transition of await store.write(checks, within)) announce(transition);
+      announceListings(checks);
     });
     // The next batches wait for this one, not for its outcome: that is the caller's.
     flushing = stored.catch(() => {});
     return stored;
+  }
+
+  /**
+   * Tells the listeners of the tools each stored MCP check listed (domain/monitors/tool-pins.ts
+   * decides what they mean), after the checks are stored.
+   */
+  function announceListings(checks: readonly StoredCheck[]): void {
+    for (const c of checks) {
+      if (c.mcp?.status !== 'OK') continue;
+      const listing: ToolListing = { monitorId: c.monitorId, workspaceId: c.workspaceId, at: c.startedAt, tools: c.mcp.tools };
+      for (const listener of listingListeners) {
+        try {
+          listener(listing);
+        } catch (error) {
+          log.error({ err: error }, 'a tool-listing listener failed');
+        }
+      }
+    }
   }
 
   /** Tells the listeners of a change of a monitor's overall state (the result store detects them). */
@@ -302,6 +326,12 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
 
   return {
     checks,
+
+    /** Subscribes to the tools listed by stored MCP checks; returns the unsubscribe. */
+    onToolListing(listener: (listing: ToolListing) => void): () => void {
+      listingListeners.add(listener);
+      return () => listingListeners.delete(listener);
+    },
 
     /** Subscribes to state changes (down, recovered, degraded); returns the unsubscribe. */
     onStateChange(listener: (change: MonitorStateChange) => void): () => void {

@@ -42,6 +42,7 @@ interface Instruments {
   phases: Record<(typeof PHASES)[number], Histogram>;
   checks: Counter;
   serving: Gauge;
+  mcpTools: Gauge;
 }
 
 type OtlpEndpoint = NonNullable<Monitor['openTelemetry']>;
@@ -82,6 +83,7 @@ function instrumentsOf(provider: MeterProvider, version: string): Instruments {
     },
     checks: meter.createCounter('statusdesk.check.count', { description: 'Checks run, by result.', unit: '{check}' }),
     serving: meter.createGauge('statusdesk.grpc.health.serving', { description: '1 while the gRPC service reports SERVING, else 0.', unit: '1' }),
+    mcpTools: meter.createGauge('statusdesk.mcp.tools', { description: 'Tools the MCP server lists, at its last check that listed them.', unit: '{tool}' }),
   };
 }
 
@@ -193,6 +195,7 @@ export function createOtlpExport(options: OtlpExportOptions) {
       }
       instruments.checks.add(1, { ...attributes, 'statusdesk.check.result': check.result });
       if (monitor.type === 'grpc') instruments.serving.record(check.grpcStatus === 'SERVING' ? 1 : 0, attributes);
+      if (check.mcp?.status === 'OK') instruments.mcpTools.record(check.mcp.tools.length, attributes);
     }
   }
 

@@ -4,6 +4,8 @@ import type { ProbeResult } from '../domain/monitors/check-results.ts';
 import type { MonitorType } from '../domain/monitors/monitor-types.ts';
 import type { MonitorOf } from '../domain/monitors/monitors.ts';
 import { probeHttp } from './http-probe.ts';
+import { emptyTiming } from './connection.ts';
+import { probeResult } from './outcome.ts';
 import { probeTcp } from './tcp-probe.ts';
 
 /**
@@ -17,6 +19,11 @@ export type ScheduledOf<K extends MonitorType> = Omit<MonitorOf<K>, 'description
 export interface ProbeContext {
   /** Aborted when the runner closes: ends the checks in flight. */
   stop: AbortSignal;
+  /**
+   * Whether this runner runs the programs of stdio MCP monitors: the service's own runner does
+   * (each such monitor opts in); a private location's only when started with --allow-commands.
+   */
+  allowCommands: boolean;
   /** Where checks may connect (domain/destinations.ts). */
   destinations: DestinationPolicy;
   /** The trust stores and user agent, built with the first probe that needs them: reading the stores takes a moment. */
@@ -29,6 +36,12 @@ export type Probe<K extends MonitorType> = (monitor: ScheduledOf<K>, context: Pr
 let grpcProbeModule: Promise<typeof import('./grpc-probe.ts')> | undefined;
 const grpcProbe = () => (grpcProbeModule ??= import('./grpc-probe.ts'));
 
+const COMMANDS_REFUSED = 'this runner does not run commands: start it with --allow-commands to check stdio MCP servers';
+
+/** The MCP probe with the MCP client, loaded with the first MCP check. */
+let mcpProbeModule: Promise<typeof import('./mcp-probe.ts')> | undefined;
+const mcpProbe = () => (mcpProbeModule ??= import('./mcp-probe.ts'));
+
 /**
  * The probe of each monitor type (domain/monitors/monitor-types.ts), each of the shape of
  * tcp-probe.ts: connect, time the phases, return an outcome. Each returns the probe's own
@@ -38,4 +51,11 @@ export const probes: { [K in MonitorType]: Probe<K> } = {
   tcp: (monitor, context) => probeTcp(monitor, context),
   grpc: (monitor, context) => grpcProbe().then((module) => module.probeGrpc(monitor, context.secure())),
   http: (monitor, context) => probeHttp(monitor, context.secure()),
+  mcp: (monitor, context) =>
+    monitor.transport === 'stdio' && !context.allowCommands
+      ? Promise.resolve(probeResult('down', 0, emptyTiming(), 0, COMMANDS_REFUSED))
+      : mcpProbe().then((module) => {
+          const { trust, userAgent } = context.secure();
+          return module.probeMcp({ ...monitor, degradedAfter: monitor.degraded }, { stop: context.stop, destinations: context.destinations, trust, userAgent });
+        }),
 };

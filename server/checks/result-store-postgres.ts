@@ -8,6 +8,7 @@ import {
   type Bucket,
   count,
   DAY_MS,
+  detailsOf,
   hourOf,
   type Overall,
   PRUNE_CHUNK,
@@ -92,7 +93,7 @@ async function store(trx: Kysely<Database>, checks: StoredCheck[], monitorIds: n
           message: c.message,
           grpc_status: c.grpcStatus,
           status_code: c.statusCode,
-          details: c.url === null ? null : JSON.stringify({ url: c.url, responseHeaders: c.responseHeaders, assertionResults: c.assertionResults }),
+          details: detailsOf(c),
         })),
       )
       .execute(),

@@ -15,7 +15,16 @@ import { DATABASE_FILE, type Db, dataDirOf, onDestroy, withSqlite } from '../db/
 import type { CheckResultRow, Database } from '../db/schema.ts';
 import type { CheckOutcome } from '../domain/monitors/check-results.ts';
 import { packageRoot } from '../package-root.ts';
-import type { GapRow, RawRow, ResultTables, RollupRow, StateRow, StoredCheck, StoredTransition } from './result-tables.ts';
+import {
+  detailsOf,
+  type GapRow,
+  type RawRow,
+  type ResultTables,
+  type RollupRow,
+  type StateRow,
+  type StoredCheck,
+  type StoredTransition,
+} from './result-tables.ts';
 import { CHECKS_PER_CHUNK, RESULT_COLUMN_NAMES, type ResultWriter, type WriteOutcome } from './result-writer.ts';
 import type { WriterAnswer, WriterCall, WriterData } from './result-writer-thread.ts';
 
@@ -183,7 +192,7 @@ function resultChunks(checks: StoredCheck[]): unknown[][] {
     let regions = regionsJson.get(c.regions);
     if (regions === undefined) regionsJson.set(c.regions, (regions = JSON.stringify(c.regions)));
     const t = c.timing;
-    const details = c.url === null ? null : JSON.stringify({ url: c.url, responseHeaders: c.responseHeaders, assertionResults: c.assertionResults });
+    const details = detailsOf(c);
     rows[i++] = c.monitorId;
     rows[i++] = c.runner;
     rows[i++] = regions;

@@ -30,6 +30,16 @@ export interface StoredCheck extends ProbeResult {
   startedAt: number;
 }
 
+/**
+ * The `details` column of a check: what only HTTP checks (the final URL, headers, assertions) and
+ * MCP checks (the handshake and the tools, by name and fingerprint: their texts are kept with the
+ * monitor's pins and drifts, not with every check) find out; null for the others.
+ */
+export function detailsOf(c: ProbeResult): string | null {
+  if (c.mcp) return JSON.stringify({ mcp: { ...c.mcp, tools: c.mcp.tools.map(({ name, fingerprint }) => ({ name, fingerprint, text: '' })) } });
+  return c.url === null ? null : JSON.stringify({ url: c.url, responseHeaders: c.responseHeaders, assertionResults: c.assertionResults });
+}
+
 /** What a stored check did to its monitor's overall state (from === to when nothing changed). */
 export interface StoredTransition {
   check: StoredCheck;

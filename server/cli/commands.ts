@@ -17,6 +17,7 @@ const MODULES: [firstWords: string[], load: () => Promise<Commands>][] = [
   [['keys', 'workspaces', 'whoami', 'login', 'logout'], async () => (await import('./account-commands.ts')).accountCommands],
   [['oauth'], async () => (await import('./oauth-commands.ts')).oauthCommands],
   [['mcp'], async () => ({ mcp: (await import('./mcp-bridge.ts')).mcpCommand })],
+  [['mcp-servers'], async () => (await import('./mcp-server-commands.ts')).mcpServerCommands],
   [['monitors'], async () => (await import('./monitor-commands.ts')).monitorCommands],
   [['pages'], async () => (await import('./page-commands.ts')).pageCommands],
   [['reports', 'maintenance'], async () => (await import('./report-commands.ts')).reportCommands],

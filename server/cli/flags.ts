@@ -33,8 +33,8 @@ export interface Command {
   /** What the command does, one line. */
   summary?: string;
   options: Options;
-  /** How many positional arguments the command takes. */
-  positionals?: number;
+  /** How many positional arguments the command takes; `many`: one or more. */
+  positionals?: number | 'many';
   /** The service's field paths (`monitor.periodicity`) and the flags that give them (`--frequency`). */
   fields?: Record<string, string>;
   /** Resolves to the exit code when it is not 0 without an error to print (`channels test`). */

@@ -120,7 +120,9 @@ function parseFlags(command: Command, args: string[]): { values: Values; positio
   }
   const { values, positionals } = parseArgs({ args, options: command.options, allowPositionals: true, strict: true });
   const expected = command.positionals ?? 0;
-  if (positionals.length !== expected) {
+  if (expected === 'many') {
+    if (positionals.length === 0) throw new UsageError('takes one or more arguments, got none');
+  } else if (positionals.length !== expected) {
     throw new UsageError(
       expected === 0 ? `unexpected argument "${positionals[0]}"` : `takes ${expected} argument${expected === 1 ? '' : 's'}, got ${positionals.length}`,
     );

@@ -1,5 +1,6 @@
 import { create, type Message } from '@bufbuild/protobuf';
-import { durationFromMs, FieldMaskSchema } from '@bufbuild/protobuf/wkt';
+import { durationFromMs, FieldMaskSchema, timestampDate } from '@bufbuild/protobuf/wkt';
+import { diffLines } from 'diff';
 import type { StatusdeskClient } from '../../client/index.ts';
 import type { DeclaredField, FieldFlag } from '../domain/declared-fields.ts';
 import { inWords, isMonitorType, type MonitorType, monitorTypeNames, specOf, typesByTarget } from '../domain/monitors/monitor-types.ts';
@@ -19,8 +20,24 @@ import {
 import { confirmed, yes } from './confirm.ts';
 import { fieldFlags } from './field-flags.ts';
 import { optionOf, readFlag, usageOf } from './declared-flags.ts';
-import { address, type Command, connection, count, list, note, oneOf, type Options, pairs, parseBoolean, rejectFlags, str, type Values } from './flags.ts';
+import {
+  address,
+  type Command,
+  connection,
+  count,
+  dataDir,
+  list,
+  note,
+  oneOf,
+  type Options,
+  pairs,
+  parseBoolean,
+  rejectFlags,
+  str,
+  type Values,
+} from './flags.ts';
 import { client } from './service-client.ts';
+import { withLocalOwner } from './local.ts';
 import { printJson, printTable, UsageError } from './output.ts';
 
 /**
@@ -426,6 +443,61 @@ const monitorsLogs: Command = {
   },
 };
 
+/** A tool's text as people read it: its canonical JSON, indented, one member a line. */
+const readableTool = (text: string) => (text === '' ? '' : `${JSON.stringify(JSON.parse(text), null, 2)}\n`);
+
+/** Prints each change of a drift: the tool, and its text as a diff of the pinned against the found. */
+function printChanges(changes: readonly { name: string; change: string; before: string; after: string }[]): void {
+  for (const { name, change, before, after } of changes) {
+    process.stdout.write(`\n${change} ${name}\n`);
+    for (const part of diffLines(readableTool(before), readableTool(after))) {
+      const sign = part.added ? '+' : part.removed ? '-' : ' ';
+      for (const line of part.value.replace(/\n$/, '').split('\n')) process.stdout.write(`${sign} ${line}\n`);
+    }
+  }
+}
+
+const monitorsTools: Command = {
+  usage: 'monitors tools ID [--api-url URL] [--json]   (MCP monitors)',
+  summary: "an MCP monitor's pinned tools and, when its server changed them, what changed",
+  options: connection,
+  positionals: 1,
+  async run(values, [id]) {
+    const tools = await client(values).monitors.getMCPTools({ id: id! });
+    const answer = {
+      pinned: tools.pinned.map(({ name, fingerprint }) => ({ name, fingerprint })),
+      pinnedAt: tools.pinnedAt ? timestampDate(tools.pinnedAt).toISOString() : null,
+      drifted: tools.drifted,
+      driftedAt: tools.driftedAt ? timestampDate(tools.driftedAt).toISOString() : null,
+      changes: tools.changes.map(({ name, change, before, after }) => ({ name, change, before, after })),
+    };
+    if (values.json) return printJson(answer);
+    if (answer.pinnedAt === null) return note(`Monitor ${id} has no pinned tools yet: its first check that lists them pins them.`);
+    printTable(
+      ['TOOL', 'FINGERPRINT'],
+      answer.pinned.map((t) => [t.name, t.fingerprint.slice(0, 12)]),
+    );
+    if (!answer.drifted) return note(`Pinned at ${answer.pinnedAt}; the checks find the same tools.`);
+    note(`The server changed its tools (first seen ${answer.driftedAt}). Review, then accept them with: statusdesk monitors accept-tools ${id}`);
+    printChanges(answer.changes);
+  },
+};
+
+const monitorsAcceptTools: Command = {
+  usage: 'monitors accept-tools ID [--workspace SLUG] [--data-dir D]   (MCP monitors)',
+  summary: "accept the tools an MCP monitor's server has now: they become its pinned set (a person, on the service's machine)",
+  options: { ...dataDir, workspace: { type: 'string', valueName: 'SLUG', description: 'the workspace of the monitor, by its slug (default personal)' } },
+  positionals: 1,
+  async run(values, [id]) {
+    // On the data folder, as its owner: a key (which an editor may hold) cannot accept tools.
+    const accepted = await withLocalOwner(str(values, 'data-dir'), async (services, owner) => {
+      const workspace = await services.workspaces.getBySlug(owner, str(values, 'workspace') ?? 'personal');
+      return services.toolPins.accept(owner, Number(workspace.id), id!);
+    });
+    note(`Monitor ${id}: ${accepted.pinned.length} tools pinned${accepted.pinnedAt ? ` at ${accepted.pinnedAt}` : ''}.`);
+  },
+};
+
 export const monitorCommands: Record<string, Command> = {
   'monitors list': monitorsList,
   'monitors get': monitorsGet,
@@ -436,4 +508,6 @@ export const monitorCommands: Record<string, Command> = {
   'monitors status': monitorsStatus,
   'monitors summary': monitorsSummary,
   'monitors logs': monitorsLogs,
+  'monitors tools': monitorsTools,
+  'monitors accept-tools': monitorsAcceptTools,
 };

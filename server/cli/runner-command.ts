@@ -12,7 +12,7 @@ import { UsageError } from './output.ts';
 
 /** `statusdesk runner`: a private location's runner in the foreground, until SIGINT or SIGTERM, or until the service refuses it. */
 export const runnerCommand: Command = {
-  usage: 'runner --api-url URL --token TOKEN [--data-dir D] [--buffer-max N] [--concurrency N]',
+  usage: 'runner --api-url URL --token TOKEN [--data-dir D] [--buffer-max N] [--concurrency N] [--allow-commands]',
   summary: "run a private location's checks on this machine and send their results to the service, until stopped",
   options: {
     'api-url': { type: 'string', valueName: 'URL', description: 'the service address (default: SERVICE_API_URL)' },
@@ -24,6 +24,11 @@ export const runnerCommand: Command = {
     },
     'buffer-max': { type: 'string', valueName: 'N', description: `results the buffer holds at most, the oldest dropped first (default ${DEFAULT_BUFFER_MAX})` },
     concurrency: { type: 'string', valueName: 'N', description: 'most checks in flight at once (default 500)' },
+    'allow-commands': {
+      type: 'boolean',
+      description:
+        "run the programs of stdio MCP monitors on this machine (default: they are checked as down, saying so); each runs with only its monitor's environment",
+    },
   },
   async run(values) {
     const apiUrl = str(values, 'api-url') || process.env.SERVICE_API_URL;
@@ -59,8 +64,9 @@ export const runnerCommand: Command = {
       version: VERSION,
       hostname: hostname(),
       destinations: createDestinationPolicy({ allow }),
+      allowCommands: values['allow-commands'] === true,
     });
-    log.info({ apiUrl: url.origin, dataDir, instanceId: runner.instanceId }, 'runner started');
+    log.info({ apiUrl: url.origin, dataDir, instanceId: runner.instanceId, allowCommands: values['allow-commands'] === true }, 'runner started');
     const stop = (signal: string) => {
       log.info({ signal }, 'shutting down');
       void runner.stop();

@@ -258,17 +258,29 @@ function checkFile(sqlite: SQLite.Database, file: string, { ambiguousIsForeign =
  * what they make in one script.
  */
 async function migrate(db: Db, sqlite: SQLite.Database, file: string): Promise<void> {
+  // Foreign keys are off while a migration makes a table again (SQLite cannot change a column's
+  // constraints in place): dropping the old table must not delete the rows that refer to it. They
+  // are checked before the commit instead. The setting cannot change inside a transaction.
+  sqlite.pragma('foreign_keys = OFF');
   sqlite.exec('BEGIN IMMEDIATE');
   try {
     checkFile(sqlite, file); // another process may have migrated while this one waited
     if (isEmpty(sqlite)) sqlite.exec(SQLITE_LATEST);
-    else await runMigrations(db);
+    else {
+      const orphans = () => sqlite.pragma('foreign_key_check') as { table: string; parent: string }[];
+      const before = orphans().length;
+      await runMigrations(db);
+      const after = orphans();
+      if (after.length > before) throw new AppError('INTERNAL', `database migration left rows of ${after[0]!.table} without their ${after[0]!.parent}`);
+    }
     sqlite.pragma(`application_id = ${APPLICATION_ID}`);
     sqlite.pragma(`user_version = ${SCHEMA_VERSION}`);
     sqlite.exec('COMMIT');
   } catch (error) {
     if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
     throw error;
+  } finally {
+    sqlite.pragma('foreign_keys = ON');
   }
 }
 

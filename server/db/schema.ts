@@ -71,7 +71,7 @@ export interface DashboardTokenTable {
 export interface MonitorTable {
   id: Generated<number>;
   workspace_id: number;
-  type: 'tcp' | 'grpc' | 'http';
+  type: 'tcp' | 'grpc' | 'http' | 'mcp';
   name: string;
   description: string;
   active: number;
@@ -96,6 +96,29 @@ export interface MonitorTable {
   revision: number;
   created_at: ColumnType<Timestamp, Timestamp, never>;
   updated_at: Timestamp;
+}
+
+/** The tools of an MCP monitor's server as accepted: pinned by the first successful check, or by a person accepting a drift. */
+export interface McpToolPinTable {
+  monitor_id: number;
+  /** JSON [{name, fingerprint, text}], by name. */
+  tools: string;
+  pinned_at: Timestamp;
+  /** `first check`, or `user <id>`. */
+  pinned_by: string;
+}
+
+/** A check found other tools than the pinned ones: open (accepted_at NULL) until accepted or reverted. */
+export interface McpToolDriftTable {
+  id: Generated<number>;
+  monitor_id: number;
+  detected_at: Timestamp;
+  updated_at: Timestamp;
+  /** JSON [{name, fingerprint, text}] of the tools found, by name. */
+  tools: string;
+  accepted_at: Timestamp | null;
+  /** `user <id>`, or `reverted` when a check found the pinned tools again. */
+  accepted_by: string | null;
 }
 
 /** A runner. The embedded runner (`local`) is the first row. */
@@ -317,7 +340,7 @@ export interface ChannelMonitorTable {
 export interface AlertTable {
   id: Generated<number>;
   monitor_id: number;
-  kind: 'down' | 'recovered' | 'degraded';
+  kind: 'down' | 'recovered' | 'degraded' | 'tool_drift';
   message: string;
   occurred_at: Timestamp;
   suppressed_by: number | null;
@@ -400,6 +423,8 @@ export interface Database {
   audit_log: AuditLogTable;
   dashboard_tokens: DashboardTokenTable;
   monitors: MonitorTable;
+  mcp_tool_pins: McpToolPinTable;
+  mcp_tool_drifts: McpToolDriftTable;
   private_locations: PrivateLocationTable;
   monitor_private_locations: MonitorPrivateLocationTable;
   check_results: CheckResultTable;

@@ -53,7 +53,7 @@ export interface SignInLink {
 }
 
 export interface DesktopAlert {
-  kind: 'down' | 'recovered' | 'degraded';
+  kind: 'down' | 'recovered' | 'degraded' | 'tool_drift';
   monitorId: string;
   monitorName: string;
   workspaceName: string;

@@ -32,7 +32,13 @@ export interface FieldFlag {
 export interface FieldWords {
   label: string;
   hint?: string;
+  /** An example value; for a map, one entry as `name: value`. */
   placeholder?: string;
+  /**
+   * How the form takes a text where its schema does not say it: hidden as it is typed (`secret`),
+   * or as an address (`url`). Lists, maps, numbers and choices follow from the schema.
+   */
+  input?: 'secret' | 'url';
 }
 
 export interface DeclaredField<S extends z.ZodType = z.ZodType> {

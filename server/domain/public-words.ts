@@ -52,10 +52,15 @@ export function percent(share: number): string {
 }
 
 /** An alert's kind as a label, e.g. in a subject: `[Down] api.example.com`. */
-export const ALERT_LABEL: Record<AlertEvent['kind'], string> = { down: 'Down', recovered: 'Recovered', degraded: 'Degraded' };
+export const ALERT_LABEL: Record<AlertEvent['kind'], string> = { down: 'Down', recovered: 'Recovered', degraded: 'Degraded', tool_drift: 'Tools changed' };
 
 /** What happened to the monitor, after its name: `api.example.com is down`. */
-export const ALERT_SENTENCE: Record<AlertEvent['kind'], string> = { down: 'is down', recovered: 'has recovered', degraded: 'is degraded' };
+export const ALERT_SENTENCE: Record<AlertEvent['kind'], string> = {
+  down: 'is down',
+  recovered: 'has recovered',
+  degraded: 'is degraded',
+  tool_drift: 'changed its tools: review them before your editor uses them again',
+};
 
 /** How the monitor's result changed: `down → up`, or `first result: down`. */
 export const resultChange = (event: Pick<AlertEvent, 'from' | 'to'>) => (event.from === null ? `first result: ${event.to}` : `${event.from} → ${event.to}`);

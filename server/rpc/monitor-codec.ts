@@ -17,6 +17,7 @@ import {
 } from '../../proto/gen/monitor/v1/monitor_pb.js';
 import { AppError } from '../errors.ts';
 import { enumPairs } from './enum-pairs.ts';
+import { mcpCheckFromWire, mcpCheckToWire } from '../checks/check-runner.ts';
 import type { CheckResult, RegionHealth, SummaryWindow as DomainWindow } from '../domain/monitors/check-results.ts';
 import { choicesOf, innermost } from '../domain/declared-fields.ts';
 import type { Monitor } from '../domain/monitors/monitors.ts';
@@ -299,6 +300,7 @@ export function toCheckResultMessage(r: CheckResult): CheckResultMessage {
     responseHeaders: r.responseHeaders,
     assertionResults: r.assertionResults,
     url: r.url ?? '',
+    mcp: r.mcp ? mcpCheckToWire({ ...r.mcp, tools: r.mcp.tools.map(({ name, fingerprint }) => ({ name, fingerprint, text: '' })) }) : undefined,
   });
 }
 
@@ -406,5 +408,6 @@ export function checkWords(r: CheckResultMessage) {
     url: r.url || null,
     responseHeaders: { ...r.responseHeaders },
     assertionResults: r.assertionResults.map(({ assertion, passed, actual }) => ({ assertion, passed, actual })),
+    mcp: r.mcp ? mcpCheckFromWire(r.mcp) : null,
   };
 }

@@ -2,6 +2,7 @@ import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { FieldMask } from '@bufbuild/protobuf/wkt';
 import { type ListMonitorsResponse, ListMonitorsResponseSchema, type MonitorService } from '../../proto/gen/monitor/v1/monitor_pb.js';
+import type { MonitorTools } from '../domain/monitors/tool-pins.ts';
 import type { Services } from '../services.ts';
 import { type MonitorType, monitorTypeNames } from '../domain/monitors/monitor-types.ts';
 import type { Monitor, MonitorPage } from '../domain/monitors/monitors.ts';
@@ -73,6 +74,17 @@ function typedCalls(services: Services): Record<string, Handler> {
   );
 }
 
+/** GetMCPTools' answer: the pinned tools, and the open drift's changes. */
+function toolsAnswer(tools: MonitorTools) {
+  return {
+    pinned: tools.pinned,
+    pinnedAt: tools.pinnedAt === null ? undefined : timestamp(tools.pinnedAt),
+    drifted: tools.drift !== null,
+    driftedAt: tools.drift === null ? undefined : timestamp(tools.drift.detectedAt),
+    changes: tools.drift?.changes ?? [],
+  };
+}
+
 /** monitor.v1.MonitorService: decode, call the monitor service, encode. No rules here. */
 export function monitorServiceImpl(services: Services): ServiceImpl<typeof MonitorService> {
   const monitors = services.monitors;
@@ -127,6 +139,16 @@ export function monitorServiceImpl(services: Services): ServiceImpl<typeof Monit
         lastPingAt: summary.lastPingAt === null ? undefined : timestamp(summary.lastPingAt),
         gaps: summary.gaps.map((g) => ({ startedAt: timestamp(g.startedAt), endedAt: timestamp(g.endedAt) })),
       };
+    },
+
+    async getMCPTools(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      return toolsAnswer(await services.toolPins.get(actor, workspaceId, req.id));
+    },
+
+    async acceptMCPTools(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      return { pinned: (await services.toolPins.accept(actor, workspaceId, req.id)).pinned };
     },
 
     async listResponseLogs(req, ctx) {

@@ -30,6 +30,8 @@ export interface RunnerOptions {
   hostname: string;
   /** Where checks may connect (STATUSDESK_ALLOWED_DESTINATIONS of the runner's machine); absent: the policy without an allow-list. */
   destinations?: DestinationPolicy;
+  /** Whether it runs the programs of stdio MCP monitors (`--allow-commands`): off unless its owner says so. */
+  allowCommands?: boolean;
 }
 
 /** How a runner ended: stopped, or refused by the service with its reason. */
@@ -93,6 +95,7 @@ export function startRunner(options: RunnerOptions) {
     version,
     place: placeOf(buffer.locationName ?? 'unnamed'),
     concurrency: options.concurrency,
+    allowCommands: options.allowCommands ?? false,
     destinations: options.destinations,
     onCheck: (check) => pending.push(check),
     onGap: (from, to) => {

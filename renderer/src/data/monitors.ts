@@ -1,11 +1,14 @@
-// A workspace's monitors over monitor.v1 (connect-query): one monitor, its status, summary and
-// response logs, and the changes a monitor's screen makes (check now, pause or resume, delete).
+// A workspace's monitors over monitor.v1 (connect-query): one monitor, its status, summary,
+// response logs and (MCP) tools, and the changes the screens make (create, update, check now,
+// pause or resume, delete, accept an MCP server's tools).
 // The file to imitate for an RPC service: connect-query's hooks on the workspace's transport,
 // and each change refreshing what it changed before it resolves.
 import { callUnaryMethod, useMutation, useQuery } from '@connectrpc/connect-query';
 import { useQueryClient, useMutation as useTanStackMutation, useQuery as useTanStackQuery } from '@tanstack/react-query';
 import type { MonitorType } from '../../../contract/dashboard-api.ts';
 import { type GetMonitorResponse, MonitorService, type SummaryWindow } from '../../../proto/gen/monitor/v1/monitor_pb.js';
+import { ApiError } from './api-error.ts';
+import type { WireMonitor, WireUpdate } from './monitor-messages.ts';
 import { queryKeys, RPC_SERVICES } from './query-keys.ts';
 import { rpcTransport } from './rpc-transport.ts';
 
@@ -62,6 +65,21 @@ function useMonitorChanged(workspaceId: string) {
   };
 }
 
+/**
+ * An MCP monitor's pinned tools and its open drift; asked for only when `enabled`. Kept current
+ * by the live feed: a drift and an acceptance are audited changes of the monitor, announced as
+ * `changed monitor`, which makes every read of the monitor service out of date.
+ */
+export function useMcpTools(workspaceId: string, id: string, enabled: boolean, refreshMs?: number) {
+  return useQuery(MonitorService.method.getMCPTools, { id }, { transport: rpcTransport(workspaceId), enabled, refetchInterval: refreshMs });
+}
+
+/** Accepts the tools an MCP monitor's server lists now: they become its pinned set, and its drift closes. */
+export function useAcceptMcpTools(workspaceId: string) {
+  const changed = useMonitorChanged(workspaceId);
+  return useMutation(MonitorService.method.acceptMCPTools, { transport: rpcTransport(workspaceId), onSuccess: (_answer, { id }) => changed(id ?? '') });
+}
+
 /** Checks a monitor now, in each of its regions; answers the checks. */
 export function useTriggerMonitor(workspaceId: string) {
   const changed = useMonitorChanged(workspaceId);
@@ -90,6 +108,58 @@ export function useSetActive(workspaceId: string) {
           return callUnaryMethod(transport, MonitorService.method.updateGRPCMonitor, request);
         case 'http':
           return callUnaryMethod(transport, MonitorService.method.updateHTTPMonitor, request);
+        case 'mcp':
+          return callUnaryMethod(transport, MonitorService.method.updateMCPMonitor, request);
+      }
+    },
+    onSuccess: (_answer, { id }) => changed(id),
+  });
+}
+
+/** The create call of the monitor's type. */
+function createdBy(transport: ReturnType<typeof rpcTransport>, wire: WireMonitor) {
+  switch (wire.type) {
+    case 'tcp':
+      return callUnaryMethod(transport, MonitorService.method.createTCPMonitor, { monitor: wire.monitor });
+    case 'grpc':
+      return callUnaryMethod(transport, MonitorService.method.createGRPCMonitor, { monitor: wire.monitor });
+    case 'http':
+      return callUnaryMethod(transport, MonitorService.method.createHTTPMonitor, { monitor: wire.monitor });
+    case 'mcp':
+      return callUnaryMethod(transport, MonitorService.method.createMCPMonitor, { monitor: wire.monitor });
+  }
+}
+
+/** Creates a monitor of its type; answers the new monitor's id. */
+export function useCreateMonitor(workspaceId: string) {
+  const changed = useMonitorChanged(workspaceId);
+  const transport = rpcTransport(workspaceId);
+  return useTanStackMutation({
+    mutationFn: async (wire: WireMonitor): Promise<string> => {
+      const answer = await createdBy(transport, wire);
+      if (!answer.monitor) throw new ApiError(500, 'INTERNAL', 'The service created the monitor but did not return it.');
+      return answer.monitor.id;
+    },
+    onSuccess: (id) => changed(id),
+  });
+}
+
+/** Changes the fields of a monitor that its update names in its mask. */
+export function useUpdateMonitor(workspaceId: string) {
+  const changed = useMonitorChanged(workspaceId);
+  const transport = rpcTransport(workspaceId);
+  return useTanStackMutation({
+    mutationFn: async ({ id, update }: { id: string; update: WireUpdate }): Promise<unknown> => {
+      const { updateMask } = update;
+      switch (update.type) {
+        case 'tcp':
+          return callUnaryMethod(transport, MonitorService.method.updateTCPMonitor, { id, monitor: update.monitor, updateMask });
+        case 'grpc':
+          return callUnaryMethod(transport, MonitorService.method.updateGRPCMonitor, { id, monitor: update.monitor, updateMask });
+        case 'http':
+          return callUnaryMethod(transport, MonitorService.method.updateHTTPMonitor, { id, monitor: update.monitor, updateMask });
+        case 'mcp':
+          return callUnaryMethod(transport, MonitorService.method.updateMCPMonitor, { id, monitor: update.monitor, updateMask });
       }
     },
     onSuccess: (_answer, { id }) => changed(id),
@@ -112,7 +182,7 @@ export function useMonitorChoices(workspaceId: string) {
     queryFn: async ({ signal }): Promise<{ monitors: MonitorChoice[]; total: number }> => {
       const pageOf = async (offset: number) => {
         const answer = await callUnaryMethod(transport, MonitorService.method.listMonitors, { limit: MONITOR_PAGE, offset }, { signal });
-        const monitors = [...answer.httpMonitors, ...answer.tcpMonitors, ...answer.grpcMonitors].map((m) => ({
+        const monitors = [...answer.httpMonitors, ...answer.tcpMonitors, ...answer.grpcMonitors, ...answer.mcpMonitors].map((m) => ({
           id: m.id,
           name: m.name,
           active: m.active !== false,

@@ -1,7 +1,7 @@
 // A workspace's status pages over status_page.v1 (connect-query): the list with each page's
 // number of components, one page, its components and its subscribers, and the changes made to
 // them; and what the JSON API makes of a page: its preview and its export.
-import { createQueryOptions, useMutation, useQuery } from '@connectrpc/connect-query';
+import { callUnaryMethod, createQueryOptions, useMutation, useQuery } from '@connectrpc/connect-query';
 import { useMutation as useTanStackMutation, useQueries, useQuery as useTanStackQuery, useQueryClient } from '@tanstack/react-query';
 import { StatusPageService } from '../../../proto/gen/status_page/v1/status_page_pb.js';
 import { callDashboard, downloadFile } from './dashboard-client.ts';
@@ -33,7 +33,7 @@ export function usePageComponents(workspaceId: string, pageId: string) {
 }
 
 /** Refreshes what a change to the workspace's pages touches: every read of status_page.v1, and the previews. */
-function usePagesChanged(workspaceId: string) {
+export function usePagesChanged(workspaceId: string) {
   const queryClient = useQueryClient();
   return () =>
     Promise.all([
@@ -50,6 +50,34 @@ export function useCreateStatusPage(workspaceId: string) {
 export function useDeleteStatusPage(workspaceId: string) {
   const changed = usePagesChanged(workspaceId);
   return useMutation(StatusPageService.method.deleteStatusPage, { transport: rpcTransport(workspaceId), onSuccess: changed });
+}
+
+export function useAddPageComponent(workspaceId: string) {
+  const changed = usePagesChanged(workspaceId);
+  return useMutation(StatusPageService.method.addPageComponent, { transport: rpcTransport(workspaceId), onSuccess: changed });
+}
+
+export function useUpdatePageComponent(workspaceId: string) {
+  const changed = usePagesChanged(workspaceId);
+  return useMutation(StatusPageService.method.updatePageComponent, { transport: rpcTransport(workspaceId), onSuccess: changed });
+}
+
+export function useRemovePageComponent(workspaceId: string) {
+  const changed = usePagesChanged(workspaceId);
+  return useMutation(StatusPageService.method.removePageComponent, { transport: rpcTransport(workspaceId), onSuccess: changed });
+}
+
+/**
+ * Saves new positions of a page's components, one UpdatePageComponent each, without refreshing:
+ * a screen that reorders saves several times in a row and refreshes once the last has landed
+ * (`usePagesChanged`), so a refresh never shows an order from between two saves.
+ */
+export function useMovePageComponents(workspaceId: string) {
+  const transport = rpcTransport(workspaceId);
+  return useTanStackMutation({
+    mutationFn: (moves: { id: string; position: number }[]) =>
+      Promise.all(moves.map((move) => callUnaryMethod(transport, StatusPageService.method.updatePageComponent, move))),
+  });
 }
 
 export function useSubscribers(workspaceId: string, pageId: string) {

@@ -1,4 +1,5 @@
 import { type FormEvent, type KeyboardEvent, useEffect, useId, useRef, useState } from 'react';
+import { KEY_LIMITS } from '../../../contract/limits.ts';
 import type { Access, ApiKey, Connection } from '../api.ts';
 import type { ScreenProps } from '../app.tsx';
 import { AccessRadios, ErrorNote, PageHeader } from '../components.tsx';
@@ -266,7 +267,7 @@ function KeyForm({ workspaceId, editor, onCreated }: { workspaceId: string; edit
       <form className="form-row" onSubmit={submit} aria-describedby={error ? errorId : undefined} noValidate>
         <div className="field">
           <label htmlFor={nameId}>Key name</label>
-          <input id={nameId} type="text" value={name} maxLength={100} autoComplete="off" onChange={(event) => setName(event.target.value)} />
+          <input id={nameId} type="text" value={name} maxLength={KEY_LIMITS.nameLength} autoComplete="off" onChange={(event) => setName(event.target.value)} />
         </div>
         <AccessRadios name="connect-key-access" value={access} onChange={setAccess} />
         <div className="form-submit">

@@ -1,4 +1,5 @@
 import { type FormEvent, useId, useRef, useState } from 'react';
+import { KEY_LIMITS } from '../../../contract/limits.ts';
 import type { Access, ApiError, ApiKey, Workspace } from '../api.ts';
 import { AccessBadge, AccessRadios, ActionsTable, ConfirmDialog, ErrorNote, Loading, PageHeader, SecretOnce } from '../components.tsx';
 import { useCreateKey, useKeys, useRevokeKey } from '../data/keys.ts';
@@ -126,7 +127,7 @@ function CreateKeyForm({ workspace, onCreated }: { workspace: Workspace; onCreat
             ref={nameInput}
             type="text"
             value={name}
-            maxLength={100}
+            maxLength={KEY_LIMITS.nameLength}
             autoComplete="off"
             placeholder="laptop, deploy script…"
             aria-invalid={nameInvalid || undefined}

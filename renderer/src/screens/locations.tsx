@@ -1,4 +1,5 @@
 import { type FormEvent, useId, useRef, useState } from 'react';
+import { LOCATION_LIMITS } from '../../../contract/limits.ts';
 import { type PrivateLocation, PrivateLocationStatus } from '../../../proto/gen/private_location/v1/private_location_pb.js';
 import type { ApiError } from '../api.ts';
 import type { ScreenProps } from '../app.tsx';
@@ -10,6 +11,8 @@ import { Icon } from '../icons.tsx';
 import { When } from '../time.tsx';
 import { FormActions, isoOf } from './page-form-parts.tsx';
 import './locations.css';
+
+const { nameLength } = LOCATION_LIMITS;
 
 // The places monitors are checked from: the embedded runner of this machine (`local`), and the
 // workspace's private locations, each served by a runner (`statusdesk runner`) holding its token.
@@ -236,7 +239,7 @@ function LocationForm({
         <FormProblems error={error} errors={errors} />
         <Field
           label="Name"
-          hint={`Lower-case letters, digits and hyphens, 2 to 40, starting with a letter; not a region id.${location ? ' Results already stored keep the old name.' : ''}`}
+          hint={`Lower-case letters, digits and hyphens, ${nameLength.min} to ${nameLength.max}, starting with a letter; not a region id.${location ? ' Results already stored keep the old name.' : ''}`}
           error={errors.of('name')}
         >
           {(control) => (
@@ -244,7 +247,7 @@ function LocationForm({
               {...control}
               type="text"
               value={name}
-              maxLength={40}
+              maxLength={nameLength.max}
               autoComplete="off"
               spellCheck={false}
               placeholder="office"
@@ -259,7 +262,7 @@ function LocationForm({
           rows={labels}
           onChange={setLabels}
           errors={errors}
-          hint="Up to 20 labels of your choice, e.g. network: office."
+          hint={`Up to ${LOCATION_LIMITS.labels} labels of your choice, e.g. network: office.`}
           namePlaceholder="network"
           valuePlaceholder="office"
         />

@@ -3,6 +3,7 @@ import { type ReactNode, useId, useState } from 'react';
 import {
   type CheckResult as ProtoCheckResult,
   type GetMonitorResponse,
+  MCPTransport,
   MonitorStatus,
   Periodicity,
   SummaryWindow,
@@ -18,6 +19,7 @@ import { Icon } from '../icons.tsx';
 import { Link, navigate } from '../router.tsx';
 import { StatusBadge, TYPE_LABELS } from '../status.tsx';
 import { When } from '../time.tsx';
+import { McpServerFacts, McpTools, mcpFoundOf, mcpStatusWord } from './monitor-detail-mcp.tsx';
 import './monitor-detail.css';
 
 type Period = LatencySeries['window'];
@@ -100,6 +102,22 @@ function factsOf(response: GetMonitorResponse): MonitorFacts {
         tags: m.tags,
       };
     }
+    case 'mcpMonitor': {
+      const m = monitor.value;
+      // A stdio server is the command with its arguments, as the command line would show it.
+      const target = m.transport === MCPTransport.MCP_TRANSPORT_STDIO ? [m.server, ...m.args].join(' ') : m.server;
+      return {
+        id: m.id,
+        type: 'mcp',
+        name: m.name,
+        description: m.description,
+        target,
+        active: m.active !== false,
+        periodicity: m.periodicity,
+        regions: m.regions,
+        tags: m.tags,
+      };
+    }
     default:
       throw new Error('the service answered a monitor of a type this window does not know');
   }
@@ -143,8 +161,12 @@ function fromProto(result: ProtoCheckResult, index: number): CheckResult {
     message: result.message,
     grpcStatus: result.grpcStatus || null,
     statusCode: result.statusCode ?? null,
+    mcp: mcpFoundOf(result.mcp),
   };
 }
+
+/** A server asking for a sign-in is degraded, and says so in those words: it is not an outage. */
+const outcomeLabel = (result: CheckResult | undefined) => (result?.mcp?.status === 'SIGN_IN_NEEDED' ? mcpStatusWord('SIGN_IN_NEEDED') : undefined);
 
 export function MonitorDetailScreen({ workspace, params }: ScreenProps) {
   const id = params.id ?? '';
@@ -160,6 +182,7 @@ export function MonitorDetailScreen({ workspace, params }: ScreenProps) {
   const regions = loadedOf(useRegions(ws, id, REFRESH_MS));
   const results = loadedOf(useResults(ws, id, 20, REFRESH_MS));
   const isHttp = monitor.state === 'ready' && monitor.value.type === 'http';
+  const isMcp = monitor.state === 'ready' && monitor.value.type === 'mcp';
   const logsQuery = useResponseLogs(ws, id, summaryWindow, isHttp, REFRESH_MS);
   const logs = loadedOf({ data: logsQuery.data?.results, error: logsQuery.error });
 
@@ -208,6 +231,7 @@ export function MonitorDetailScreen({ workspace, params }: ScreenProps) {
 
   const facts = monitor.value;
   const state = stateOf(facts, status.state === 'ready' ? status.value.overall : undefined);
+  const latest = results.state === 'ready' ? results.value.results[0] : undefined;
   // Where it is checked from: the regions view names private locations too, after the regions.
   const places = regions.state === 'ready' ? regions.value.regions.map((r) => r.region) : facts.regions;
 
@@ -261,7 +285,7 @@ export function MonitorDetailScreen({ workspace, params }: ScreenProps) {
       <div className="detail-facts">
         <span className="detail-state" aria-live="polite">
           <span className="visually-hidden">Status: </span>
-          <StatusBadge state={state} />
+          <StatusBadge state={state} label={state === 'degraded' ? outcomeLabel(latest) : undefined} />
         </span>
         <span className="badge">{TYPE_LABELS[facts.type]}</span>
         <code className="detail-target">{facts.target}</code>
@@ -285,6 +309,21 @@ export function MonitorDetailScreen({ workspace, params }: ScreenProps) {
       {actionError ? <ErrorNote>{actionError}</ErrorNote> : null}
 
       {checked ? <CheckNowPanel checked={checked} /> : null}
+
+      {isMcp ? (
+        <>
+          <section className="card section" aria-labelledby="mcp-server-heading">
+            <h2 id="mcp-server-heading">MCP server</h2>
+            <Section loaded={results} what="the latest check">
+              {() => <McpServerFacts latest={latest} monitorId={facts.id} />}
+            </Section>
+          </section>
+          <section className="card section" aria-labelledby="mcp-tools-heading">
+            <h2 id="mcp-tools-heading">Tools</h2>
+            <McpTools workspaceId={ws} monitorId={facts.id} refreshMs={REFRESH_MS} />
+          </section>
+        </>
+      ) : null}
 
       <section className="card section" aria-labelledby="latency-heading">
         <div className="section-head">
@@ -371,7 +410,7 @@ function CheckNowPanel({ checked }: { checked: { results: CheckResult[]; at: str
             {checked.results.map((result) => (
               <li key={result.id}>
                 <div className="check-now-line">
-                  <StatusBadge state={result.result} />
+                  <StatusBadge state={result.result} label={outcomeLabel(result)} />
                   <strong>{formatMs(result.latencyMs)}</strong>
                   <span>
                     {result.region} <span className="muted">via {result.runner}</span>
@@ -534,7 +573,7 @@ function ResultsTable({ results }: { results: CheckResult[] }) {
                 <span className="muted small"> via {result.runner}</span>
               </td>
               <td>
-                <StatusBadge state={result.result} />
+                <StatusBadge state={result.result} label={outcomeLabel(result)} />
               </td>
               <td className="numeric">{formatMs(result.latencyMs)}</td>
               <td className="cell-wrap">

@@ -1,64 +1,43 @@
-import type { MessageInitShape } from '@bufbuild/protobuf';
 import { type FormEvent, useId, useRef, useState } from 'react';
-import type { CreateNotificationChannelRequestSchema, NotificationChannel } from '../../../proto/gen/notification/v1/notification_pb.js';
+import { CHANNEL_LIMITS } from '../../../contract/limits.ts';
+import type { NotificationChannel } from '../../../proto/gen/notification/v1/notification_pb.js';
 import { ApiError } from '../api.ts';
 import type { ScreenProps } from '../app.tsx';
 import { ActionsTable, ConfirmDialog, ErrorNote, Loading, PageHeader } from '../components.tsx';
-import {
-  entriesOf,
-  Field,
-  FieldGroup,
-  FormProblems,
-  KeyValueEditor,
-  type KeyValueRow,
-  matchViolations,
-  rowsOf,
-  TagInput,
-  useFocusOnRefusal,
-} from '../forms.tsx';
+import { DeclaredField, isInline } from '../declared-field.tsx';
+import type { DeclaredFieldHints, FieldValue } from '../declared-fields.ts';
+import { Field, FieldGroup, type FieldErrors, FormProblems, matchViolations, useFocusOnRefusal } from '../forms.tsx';
 import { type MonitorChoice, useMonitorChoices } from '../data/monitors.ts';
 import { useChannels, useCreateChannel, useDeleteChannel, useSendTest, useUpdateChannel } from '../data/notifications.ts';
 import { asApiError, loadedOf, useConfirmedAction } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { When } from '../time.tsx';
+import {
+  CHANNEL_KIND_LIST,
+  type ChannelValues,
+  channelConfigOf,
+  channelKindOf,
+  channelTargetOf,
+  channelValuesOf,
+  keptMapViolations,
+  maskedOf,
+  violationFieldsOf,
+} from './channel-form-model.ts';
 import { FormActions, isoOf } from './page-form-parts.tsx';
 import './notifications.css';
 
-// The workspace's notification channels: where monitors' alerts go. Credentials (webhook URLs,
-// secrets, header values, SMTP URLs, ntfy topics and tokens) are only ever shown masked; an edit
-// form leaves them empty, and an empty credential keeps the stored one.
+// The workspace's notification channels: where monitors' alerts go. Each kind and its fields are
+// the service's declarations (contract/channel-kinds.ts): the form draws them, so a new kind needs
+// no change here. Credentials are only ever shown masked; an edit form leaves them empty, and an
+// empty credential keeps the stored one.
 
-type Kind = 'webhook' | 'slack' | 'discord' | 'email' | 'ntfy' | 'desktop';
+const kindLabel = (kind: string) => channelKindOf(kind)?.label ?? kind;
 
-const KINDS: { kind: Kind; label: string; hint: string }[] = [
-  { kind: 'webhook', label: 'Webhook', hint: 'A signed JSON POST to your address' },
-  { kind: 'slack', label: 'Slack', hint: 'An incoming webhook of a channel' },
-  { kind: 'discord', label: 'Discord', hint: 'A webhook of a channel' },
-  { kind: 'email', label: 'Email', hint: 'Mail to up to 20 addresses' },
-  { kind: 'ntfy', label: 'ntfy', hint: 'A push to an ntfy topic' },
-  { kind: 'desktop', label: 'Desktop', hint: 'A notification of this app' },
-];
-const kindLabel = (kind: string) => KINDS.find((k) => k.kind === kind)?.label ?? kind;
-
-/** Where a channel sends, as far as its masked settings tell. */
-function targetOf(channel: NotificationChannel): string {
-  const c = channel.config;
-  switch (c.case) {
-    case 'webhook':
-      return c.value.url;
-    case 'slack':
-    case 'discord':
-      return c.value.webhookUrl;
-    case 'email':
-      return c.value.to.join(', ');
-    case 'ntfy':
-      return `${c.value.server || 'https://ntfy.sh'}, topic ${c.value.topic}`;
-    case 'desktop':
-      return 'This app on this computer';
-    default:
-      return '';
-  }
-}
+/** `webhook, Slack, … or desktop`: the kinds as a sentence names them. */
+const KIND_WORDS = (() => {
+  const titles = CHANNEL_KIND_LIST.map((kind) => kind.title);
+  return titles.length > 1 ? `${titles.slice(0, -1).join(', ')} or ${titles.at(-1)}` : (titles[0] ?? '');
+})();
 
 type TestAnswer = { state: 'sending' } | { state: 'done'; delivered: boolean; error: string };
 
@@ -109,7 +88,7 @@ export function NotificationsScreen({ workspace }: ScreenProps) {
           )
         }
       >
-        Channels tell you when a monitor of {workspace.name} goes down or comes back: by webhook, Slack, Discord, email, ntfy or a desktop notification.
+        Channels tell you when a monitor of {workspace.name} goes down or comes back: by {KIND_WORDS}.
       </PageHeader>
 
       {monitors.state === 'error' ? <ErrorNote>{monitors.error.message}</ErrorNote> : null}
@@ -154,7 +133,7 @@ export function NotificationsScreen({ workspace }: ScreenProps) {
                   <th scope="row">{channel.name}</th>
                   <td>{kindLabel(channel.kind)}</td>
                   <td>
-                    <code className="channel-target">{targetOf(channel)}</code>
+                    <code className="channel-target">{channelTargetOf(channel)}</code>
                   </td>
                   <td>{channel.monitorIds.length === 0 ? <span className="muted">None</span> : channel.monitorIds.length}</td>
                   <td>
@@ -214,92 +193,6 @@ export function NotificationsScreen({ workspace }: ScreenProps) {
   );
 }
 
-/** What the form holds, for every kind at once, so switching kinds keeps what was typed. */
-interface ChannelValues {
-  name: string;
-  kind: Kind;
-  monitorIds: string[];
-  url: string;
-  secret: string;
-  headers: KeyValueRow[];
-  webhookUrl: string;
-  to: string[];
-  from: string;
-  smtpUrl: string;
-  server: string;
-  topic: string;
-  priority: string;
-  token: string;
-}
-
-function valuesOf(channel: NotificationChannel | undefined): ChannelValues {
-  const values: ChannelValues = {
-    name: channel?.name ?? '',
-    kind: (channel?.kind as Kind | undefined) ?? 'webhook',
-    monitorIds: channel ? [...channel.monitorIds] : [],
-    url: '',
-    secret: '',
-    headers: [],
-    webhookUrl: '',
-    to: [],
-    from: '',
-    smtpUrl: '',
-    server: '',
-    topic: '',
-    priority: '',
-    token: '',
-  };
-  const c = channel?.config;
-  // Credentials stay empty: the service shows them masked, and an empty one is kept.
-  if (c?.case === 'webhook') values.headers = rowsOf(c.value.headers, () => true);
-  if (c?.case === 'email') {
-    values.to = [...c.value.to];
-    values.from = c.value.from ?? '';
-  }
-  if (c?.case === 'ntfy') {
-    values.server = c.value.server;
-    values.priority = c.value.priority === undefined ? '' : String(c.value.priority);
-  }
-  return values;
-}
-
-/** The masked value the service showed for a credential, for the hint beside its empty input. */
-function maskedOf(channel: NotificationChannel | undefined, field: string): string | undefined {
-  const value = channel?.config.value as Record<string, unknown> | undefined;
-  const shown = value?.[field];
-  return typeof shown === 'string' && shown !== '' ? shown : undefined;
-}
-
-/** What the service shows for a header value; sent back as shown, the stored value is kept. */
-const KEPT_HEADER = '••••••••';
-
-function configOf(values: ChannelValues): MessageInitShape<typeof CreateNotificationChannelRequestSchema>['config'] {
-  const optional = (text: string) => (text.trim() === '' ? undefined : text.trim());
-  switch (values.kind) {
-    case 'webhook':
-      return { case: 'webhook', value: { url: values.url.trim(), secret: values.secret, headers: entriesOf(values.headers, KEPT_HEADER) } };
-    case 'slack':
-      return { case: 'slack', value: { webhookUrl: values.webhookUrl.trim() } };
-    case 'discord':
-      return { case: 'discord', value: { webhookUrl: values.webhookUrl.trim() } };
-    case 'email':
-      // An empty SMTP URL is left out: on an edit that keeps the stored one, on a create it means the service's.
-      return { case: 'email', value: { to: values.to, from: optional(values.from), smtpUrl: optional(values.smtpUrl) } };
-    case 'ntfy':
-      return {
-        case: 'ntfy',
-        value: {
-          server: values.server.trim(),
-          topic: values.topic.trim(),
-          priority: values.priority === '' ? undefined : Number(values.priority),
-          token: optional(values.token),
-        },
-      };
-    case 'desktop':
-      return { case: 'desktop', value: {} };
-  }
-}
-
 function ChannelForm({
   workspaceId,
   monitors,
@@ -318,52 +211,30 @@ function ChannelForm({
 }) {
   const createChannel = useCreateChannel(workspaceId);
   const updateChannel = useUpdateChannel(workspaceId);
-  const [values, setValues] = useState(() => valuesOf(channel));
+  const [values, setValues] = useState(() => channelValuesOf(channel));
   const [error, setError] = useState<ApiError>();
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
   useFocusOnRefusal(form, error);
   const headingId = useId();
   const set = (change: Partial<ChannelValues>) => setValues((v) => ({ ...v, ...change }));
+  const setField = (name: string, value: FieldValue) => setValues((v) => ({ ...v, config: { ...v.config, [v.kind]: { ...v.config[v.kind], [name]: value } } }));
   const k = values.kind;
-  const errors = matchViolations(error, [
-    'name',
-    'kind',
-    'monitorIds',
-    `${k}.url`,
-    `${k}.secret`,
-    `${k}.headers`,
-    `${k}.webhookUrl`,
-    `${k}.to`,
-    `${k}.from`,
-    `${k}.smtpUrl`,
-    `${k}.server`,
-    `${k}.topic`,
-    `${k}.priority`,
-    `${k}.token`,
-    k,
-  ]);
+  const kind = channelKindOf(k);
+  const errors = matchViolations(error, ['name', 'kind', 'monitorIds', ...violationFieldsOf(k)]);
   const editing = channel !== undefined;
-  const kept = (field: string) => {
-    const masked = maskedOf(channel, field);
-    return masked ? `Stored and hidden (${masked}). Leave empty to keep it.` : undefined;
-  };
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    // Header values come back masked: a changed list of headers replaces the stored one whole, so each value is needed again.
-    const original = channel?.config.case === 'webhook' ? Object.keys(channel.config.value.headers) : [];
-    const headersChanged = values.headers.some((r) => !r.kept || r.value !== '') || values.headers.length !== original.length;
-    const missing = values.headers.filter((r) => r.kept && r.value === '' && r.name.trim());
-    if (k === 'webhook' && headersChanged && missing.length > 0) {
-      const rule = `the headers are replaced together: type the value of ${missing.map((r) => r.name).join(', ')} again, or remove it`;
-      setError(new ApiError(400, 'VALIDATION', rule, [{ field: 'webhook.headers', rule }]));
+    const refused = keptMapViolations(values, channel);
+    if (refused.length > 0) {
+      setError(new ApiError(400, 'VALIDATION', refused.map((v) => v.rule).join('; '), refused));
       return;
     }
     setBusy(true);
     setError(undefined);
     try {
-      const config = configOf(values);
+      const config = channelConfigOf(values);
       if (channel) {
         await updateChannel.mutateAsync({
           id: channel.id,
@@ -390,7 +261,14 @@ function ChannelForm({
         <FormProblems error={error} errors={errors} />
         <Field label="Name" error={errors.of('name')}>
           {(control) => (
-            <input {...control} type="text" value={values.name} maxLength={200} placeholder="On-call webhook" onChange={(e) => set({ name: e.target.value })} />
+            <input
+              {...control}
+              type="text"
+              value={values.name}
+              maxLength={CHANNEL_LIMITS.nameLength}
+              placeholder="On-call webhook"
+              onChange={(e) => set({ name: e.target.value })}
+            />
           )}
         </Field>
         {editing ? (
@@ -401,7 +279,7 @@ function ChannelForm({
           <FieldGroup legend="Kind" error={errors.of('kind')}>
             {(control) => (
               <div className="kind-choices">
-                {KINDS.map((option) => (
+                {CHANNEL_KIND_LIST.map((option) => (
                   <div className="radio" key={option.kind}>
                     <input
                       type="radio"
@@ -420,140 +298,72 @@ function ChannelForm({
           </FieldGroup>
         )}
 
-        {k === 'webhook' ? (
-          <>
-            <div className="form-grid">
-              <Field label="URL" hint={kept('url') ?? 'The http:// or https:// address that receives each alert as JSON.'} error={errors.of('webhook.url')}>
-                {(control) => (
-                  <input
-                    {...control}
-                    type="url"
-                    value={values.url}
-                    autoComplete="off"
-                    placeholder="https://example.com/hooks/alerts"
-                    onChange={(e) => set({ url: e.target.value })}
-                  />
-                )}
-              </Field>
-              <Field
-                label="Signing secret"
-                hint={kept('secret') ?? 'Your choice, 16 to 256 characters: the key of the x-statusdesk-signature header your receiver checks.'}
-                error={errors.of('webhook.secret')}
-              >
-                {(control) => (
-                  <input {...control} type="password" value={values.secret} autoComplete="new-password" onChange={(e) => set({ secret: e.target.value })} />
-                )}
-              </Field>
-            </div>
-            <KeyValueEditor
-              legend="Headers (optional)"
-              item="Header"
-              field="webhook.headers"
-              rows={values.headers}
-              onChange={(headers) => set({ headers })}
-              errors={errors}
-              namePlaceholder="authorization"
-              valuePlaceholder="Bearer …"
-              keptHint="Hidden by the service. Changing the headers replaces them all: type this value again, or leave every header as it is."
-            />
-          </>
-        ) : null}
-
-        {k === 'slack' || k === 'discord' ? (
-          <Field
-            label="Webhook URL"
-            hint={kept('webhookUrl') ?? (k === 'slack' ? 'https://hooks.slack.com/services/…' : 'https://discord.com/api/webhooks/…')}
-            error={errors.of(`${k}.webhookUrl`)}
-          >
-            {(control) => <input {...control} type="url" value={values.webhookUrl} autoComplete="off" onChange={(e) => set({ webhookUrl: e.target.value })} />}
-          </Field>
-        ) : null}
-
-        {k === 'email' ? (
-          <>
-            <TagInput
-              label="Recipients"
-              tags={values.to}
-              onChange={(to) => set({ to })}
-              error={errors.of('email.to')}
-              hint="1 to 20 addresses. Press Enter or type a comma after each."
-            />
-            <div className="form-grid">
-              <Field label="Sender (optional)" hint="Empty: the service's sender (STATUSDESK_MAIL_FROM)." error={errors.of('email.from')}>
-                {(control) => <input {...control} type="email" value={values.from} autoComplete="off" onChange={(e) => set({ from: e.target.value })} />}
-              </Field>
-              <Field
-                label="SMTP server (optional)"
-                hint={
-                  kept('smtpUrl') ??
-                  "smtp:// or smtps:// with its login, e.g. smtps://user:password@smtp.example.com:465. Empty: the service's (STATUSDESK_SMTP_URL)."
-                }
-                error={errors.of('email.smtpUrl')}
-              >
-                {(control) => (
-                  <input
-                    {...control}
-                    type="text"
-                    value={values.smtpUrl}
-                    autoComplete="off"
-                    spellCheck={false}
-                    onChange={(e) => set({ smtpUrl: e.target.value })}
-                  />
-                )}
-              </Field>
-            </div>
-          </>
-        ) : null}
-
-        {k === 'ntfy' ? (
-          <div className="form-grid">
-            <Field label="Server" hint="Empty: https://ntfy.sh." error={errors.of('ntfy.server')}>
-              {(control) => (
-                <input
-                  {...control}
-                  type="url"
-                  value={values.server}
-                  autoComplete="off"
-                  placeholder="https://ntfy.sh"
-                  onChange={(e) => set({ server: e.target.value })}
-                />
-              )}
-            </Field>
-            <Field
-              label="Topic"
-              hint={kept('topic') ?? '1 to 64 letters, digits, - or _. On a public server the topic is the password: pick one hard to guess.'}
-              error={errors.of('ntfy.topic')}
-            >
-              {(control) => (
-                <input {...control} type="text" value={values.topic} autoComplete="off" spellCheck={false} onChange={(e) => set({ topic: e.target.value })} />
-              )}
-            </Field>
-            <Field label="Priority" error={errors.of('ntfy.priority')}>
-              {(control) => (
-                <select {...control} value={values.priority} onChange={(e) => set({ priority: e.target.value })}>
-                  <option value="">The server's default</option>
-                  <option value="1">1, min</option>
-                  <option value="2">2, low</option>
-                  <option value="3">3, default</option>
-                  <option value="4">4, high</option>
-                  <option value="5">5, max</option>
-                </select>
-              )}
-            </Field>
-            <Field label="Access token (optional)" hint={kept('token') ?? 'For a protected topic.'} error={errors.of('ntfy.token')}>
-              {(control) => (
-                <input {...control} type="password" value={values.token} autoComplete="new-password" onChange={(e) => set({ token: e.target.value })} />
-              )}
-            </Field>
-          </div>
-        ) : null}
-
-        {k === 'desktop' ? <p className="small muted">Nothing to set: alerts show as notifications of the Statusdesk desktop app while it runs.</p> : null}
+        {kind && kind.fields.length > 0 ? (
+          <KindFields
+            fields={kind.fields}
+            values={values.config[k] ?? {}}
+            onChange={setField}
+            errors={errors}
+            pathOf={(field) => `${k}.${field.name}`}
+            maskOf={(field) => maskedOf(channel, field)}
+          />
+        ) : (
+          <p className="small muted">Nothing to set: {kind?.hint ? kind.hint[0]!.toLowerCase() + kind.hint.slice(1) : 'this kind has no settings'}.</p>
+        )}
 
         <MonitorPicker monitors={monitors} selected={values.monitorIds} onChange={(monitorIds) => set({ monitorIds })} error={errors.of('monitorIds')} />
         <FormActions busy={busy} submitLabel={channel ? 'Save channel' : 'Create channel'} onCancel={onCancel} />
       </form>
     </section>
+  );
+}
+
+/**
+ * A kind's fields in their declared order: the ones that fit beside each other in a grid, a list
+ * or a map across the form's width.
+ */
+function KindFields({
+  fields,
+  values,
+  onChange,
+  errors,
+  pathOf,
+  maskOf,
+}: {
+  fields: readonly DeclaredFieldHints[];
+  values: Record<string, FieldValue>;
+  onChange(name: string, value: FieldValue): void;
+  errors: FieldErrors;
+  pathOf(field: DeclaredFieldHints): string;
+  /** The masked value the service shows for a stored credential. */
+  maskOf(field: DeclaredFieldHints): string | undefined;
+}) {
+  // Runs of inline fields, each list or map a run of its own.
+  const runs: DeclaredFieldHints[][] = [];
+  for (const field of fields) {
+    const last = runs.at(-1);
+    if (last && isInline(field) && isInline(last[0]!)) last.push(field);
+    else runs.push([field]);
+  }
+  const draw = (field: DeclaredFieldHints) => (
+    <DeclaredField
+      key={field.name}
+      field={field}
+      value={values[field.name] ?? ''}
+      onChange={(value) => onChange(field.name, value)}
+      errors={errors}
+      path={pathOf(field)}
+      masked={maskOf(field)}
+    />
+  );
+  return runs.map((run) =>
+    run.length > 1 ? (
+      <div className="form-grid" key={run[0]!.name}>
+        {run.map(draw)}
+      </div>
+    ) : (
+      draw(run[0]!)
+    ),
   );
 }
 

@@ -135,8 +135,8 @@ function NoMonitorsYet() {
       </span>
       <h2 id="no-monitors">No monitors yet</h2>
       <p>
-        A monitor checks a TCP port, a gRPC health service or an HTTP address on a schedule, and this page shows whether each one is up. Add your first one, or
-        let your AI editor set them up for you.
+        A monitor checks a TCP port, a gRPC health service, an HTTP address or an MCP server on a schedule, and this page shows whether each one is up. Add your
+        first one, or let your AI editor set them up for you.
       </p>
       <div className="empty-actions">
         <Link to="/monitors/new" className="button button-primary">
@@ -391,6 +391,13 @@ function MonitorRow({ row }: { row: OverviewRow }) {
           {row.name}
         </Link>
         <span className="monitor-sub">
+          {row.toolsChanged ? (
+            // Words and a shape, not colour alone: an MCP server changed its tools and nobody accepted them yet.
+            <span className="tools-changed">
+              <Icon name="warning" />
+              Tools changed
+            </span>
+          ) : null}
           <span className="monitor-target">
             <span className="visually-hidden">Target </span>
             {row.target}

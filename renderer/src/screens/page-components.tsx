@@ -1,6 +1,7 @@
 import { type DragEvent, useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import type { PageComponent } from '../../../proto/gen/status_page/v1/status_page_pb.js';
 import { ConfirmDialog, ErrorNote } from '../components.tsx';
+import { useAddPageComponent, useMovePageComponents, usePagesChanged, useRemovePageComponent, useUpdatePageComponent } from '../data/pages.ts';
 import { asApiError, useConfirmedAction } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { ComponentForm } from './page-component-form.tsx';
@@ -47,7 +48,11 @@ function moved<T>(list: T[], from: number, to: number): T[] {
 /** Where a dragged item is: among the top-level blocks, or among the components of one group. */
 type DragItem = { container: string; key: string };
 
-export function PageComponentsSection({ rpc, page, components, reloadComponents, monitors }: PageSectionProps) {
+export function PageComponentsSection({ workspaceId, page, components, monitors }: PageSectionProps) {
+  const add = useAddPageComponent(workspaceId);
+  const move = useMovePageComponents(workspaceId);
+  const removeComponent = useRemovePageComponent(workspaceId);
+  const refresh = usePagesChanged(workspaceId);
   const [order, setOrder] = useState(components);
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<string>();
@@ -86,14 +91,15 @@ export function PageComponentsSection({ rpc, page, components, reloadComponents,
     saving.current = saving.current.then(async () => {
       try {
         const changes = next.map((c, position) => ({ id: c.id, position })).filter((c) => persisted.current.get(c.id) !== c.position);
-        await Promise.all(changes.map((c) => rpc.pages.updatePageComponent({ id: c.id, position: c.position })));
+        await move.mutateAsync(changes);
         for (const c of changes) persisted.current.set(c.id, c.position);
         setSaveError(undefined);
       } catch (error) {
         setSaveError(`The new order could not be saved: ${asApiError(error).message}`);
       } finally {
         pendingSaves.current -= 1;
-        if (pendingSaves.current === 0) await reloadComponents();
+        // The components, and what visitors see, are asked for again once the last save is in.
+        if (pendingSaves.current === 0) await refresh();
       }
     });
   };
@@ -204,7 +210,7 @@ export function PageComponentsSection({ rpc, page, components, reloadComponents,
     'data-drop': dropTarget?.key === item.key ? (dropTarget.after ? 'after' : 'before') : undefined,
   });
 
-  const remove = useConfirmedAction((component: PageComponent) => rpc.pages.removePageComponent({ id: component.id }), reloadComponents);
+  const remove = useConfirmedAction((component: PageComponent) => removeComponent.mutateAsync({ id: component.id }));
   const groups = [...new Set(order.flatMap((c) => (c.group === undefined ? [] : [c.group])))];
 
   const row = (component: PageComponent, index: number, count: number, where: string) => (
@@ -245,10 +251,9 @@ export function PageComponentsSection({ rpc, page, components, reloadComponents,
           onCancel={order.length === 0 ? undefined : () => setAdding(false)}
           onSubmit={async (values) => {
             const request = addComponentRequest(page.id, values);
-            await rpc.pages.addPageComponent(request);
+            await add.mutateAsync(request);
             setAdding(false);
             setAnnouncement(`${request.name} added.`);
-            await reloadComponents();
           }}
         />
       ) : null}
@@ -268,12 +273,11 @@ export function PageComponentsSection({ rpc, page, components, reloadComponents,
                 <li key={block.key} className="block" {...dragProps({ container: 'blocks', key: block.key })}>
                   {editing === block.component.id ? (
                     <EditComponent
-                      rpc={rpc}
+                      workspaceId={workspaceId}
                       component={block.component}
                       monitors={monitors}
                       groups={groups}
                       onDone={() => setEditing(undefined)}
-                      onSaved={reloadComponents}
                     />
                   ) : (
                     row(block.component, blockIndex, blocks.length, `of ${page.title}`)
@@ -313,12 +317,11 @@ export function PageComponentsSection({ rpc, page, components, reloadComponents,
                       <li key={component.id} {...dragProps({ container: `group:${block.name}`, key: `c:${component.id}` })}>
                         {editing === component.id ? (
                           <EditComponent
-                            rpc={rpc}
+                            workspaceId={workspaceId}
                             component={component}
                             monitors={monitors}
                             groups={groups}
                             onDone={() => setEditing(undefined)}
-                            onSaved={reloadComponents}
                           />
                         ) : (
                           row(component, index, block.components.length, `in ${block.name}`)
@@ -417,20 +420,19 @@ function ComponentRow({
 }
 
 function EditComponent({
-  rpc,
+  workspaceId,
   component,
   monitors,
   groups,
   onDone,
-  onSaved,
 }: {
-  rpc: PageSectionProps['rpc'];
+  workspaceId: string;
   component: PageComponent;
   monitors: MonitorChoice[];
   groups: string[];
   onDone(): void;
-  onSaved(): Promise<void>;
 }) {
+  const update = useUpdatePageComponent(workspaceId);
   return (
     <ComponentForm
       title={`Edit ${component.name}`}
@@ -440,9 +442,8 @@ function EditComponent({
       groups={groups}
       onCancel={onDone}
       onSubmit={async (values) => {
-        await rpc.pages.updatePageComponent(updateComponentRequest(component.id, values));
+        await update.mutateAsync(updateComponentRequest(component.id, values));
         onDone();
-        await onSaved();
       }}
     />
   );

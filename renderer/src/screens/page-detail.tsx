@@ -1,14 +1,11 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { type KeyboardEvent, type ReactNode, useId, useRef } from 'react';
 import type { ScreenProps } from '../app.tsx';
 import { ErrorNote, Loading, PageHeader } from '../components.tsx';
 import { MONITOR_CHOICE_LIMIT, useMonitorChoices } from '../data/monitors.ts';
 import { usePageComponents, useStatusPage } from '../data/pages.ts';
-import { queryKeys } from '../data/query-keys.ts';
 import { loadedOf } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { Link, navigate, useLocation } from '../router.tsx';
-import { rpcFor } from '../rpc.ts';
 import { PageComponentsSection } from './page-components.tsx';
 import { PageExportSection } from './page-export.tsx';
 import type { PageSectionProps } from './page-form-parts.tsx';
@@ -30,20 +27,13 @@ const TABS = [
 type TabId = (typeof TABS)[number]['id'];
 
 export function PageDetailScreen({ workspace, params }: ScreenProps) {
-  const rpc = rpcFor(workspace.id);
   const pageId = params.id ?? '';
   const { query } = useLocation();
   const tab: TabId = TABS.find((t) => t.id === query.get('tab'))?.id ?? 'components';
 
   const page = loadedOf(useStatusPage(workspace.id, pageId));
-  const componentsQuery = usePageComponents(workspace.id, pageId);
-  const components = loadedOf(componentsQuery);
+  const components = loadedOf(usePageComponents(workspace.id, pageId));
   const monitors = loadedOf(useMonitorChoices(workspace.id));
-  const queryClient = useQueryClient();
-  // A section changed the components: they, and what visitors see, are asked for again.
-  const reloadComponents = async () => {
-    await Promise.all([componentsQuery.refetch(), queryClient.invalidateQueries({ queryKey: queryKeys.pagePreview(workspace.id, pageId) })]);
-  };
 
   if (page.state === 'loading') return <Loading what="the status page" />;
   if (page.state === 'error') {
@@ -87,14 +77,7 @@ export function PageDetailScreen({ workspace, params }: ScreenProps) {
                   <code>statusdesk pages components add {statusPage.slug} --monitor ID</code>.
                 </p>
               ) : null}
-              <Section
-                rpc={rpc}
-                workspaceId={workspace.id}
-                page={statusPage}
-                components={components.value}
-                reloadComponents={reloadComponents}
-                monitors={monitors.value.monitors}
-              />
+              <Section workspaceId={workspace.id} page={statusPage} components={components.value} monitors={monitors.value.monitors} />
             </>
           );
         })()}

@@ -6,7 +6,6 @@ import { useId } from 'react';
 import { type Control, type FieldValues, type Path, useController } from 'react-hook-form';
 import type { PageComponent, StatusPage } from '../../../proto/gen/status_page/v1/status_page_pb.js';
 import { FieldGroup } from '../forms.tsx';
-import type { Rpc } from '../rpc.ts';
 import './page-forms.css';
 
 import type { MonitorChoice } from '../data/monitors.ts';
@@ -15,13 +14,10 @@ export type { MonitorChoice };
 
 /** What every section of the page's screen gets. */
 export interface PageSectionProps {
-  rpc: Rpc;
   workspaceId: string;
   page: StatusPage;
   /** In display order (position, then id), as the service lists them. */
   components: PageComponent[];
-  /** Loads the components again, after a change made here or elsewhere. */
-  reloadComponents(): Promise<void>;
   monitors: MonitorChoice[];
 }
 

@@ -2,7 +2,8 @@ import { useState } from 'react';
 import type { Maintenance } from '../../../proto/gen/maintenance/v1/maintenance_pb.js';
 import type { PageComponent } from '../../../proto/gen/status_page/v1/status_page_pb.js';
 import { ConfirmDialog, ErrorNote, Loading } from '../components.tsx';
-import { useConfirmedAction, useResource } from '../hooks.ts';
+import { useCreateMaintenance, useDeleteMaintenance, useMaintenances, useUpdateMaintenance } from '../data/maintenances.ts';
+import { loadedOf, useConfirmedAction } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { componentNames, type PageSectionProps, type PublishedNote, publishedNote, PublishedNoteLine } from './page-form-parts.tsx';
 import { MaintenanceForm, timeZone } from './page-maintenance-form.tsx';
@@ -35,12 +36,15 @@ function byDay(windows: Maintenance[]): { key: string; label: string; windows: M
   return days;
 }
 
-export function PageMaintenanceSection({ rpc, page, components }: PageSectionProps) {
-  const [windows, reload] = useResource(() => rpc.maintenances.listMaintenances({ pageId: page.id, perPage: 200 }).then((r) => r.maintenances), page.id);
+export function PageMaintenanceSection({ workspaceId, page, components }: PageSectionProps) {
+  const windows = loadedOf(useMaintenances(workspaceId, page.id));
+  const create = useCreateMaintenance(workspaceId);
+  const update = useUpdateMaintenance(workspaceId);
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<string>();
   const [note, setNote] = useState<PublishedNote>();
-  const remove = useConfirmedAction((m: Maintenance) => rpc.maintenances.deleteMaintenance({ id: m.id }), reload);
+  const deleteMaintenance = useDeleteMaintenance(workspaceId);
+  const remove = useConfirmedAction((m: Maintenance) => deleteMaintenance.mutateAsync({ id: m.id }));
 
   const all = windows.state === 'ready' ? windows.value : [];
   const byStart = (a: Maintenance, b: Maintenance) => a.from.localeCompare(b.from);
@@ -77,10 +81,9 @@ export function PageMaintenanceSection({ rpc, page, components }: PageSectionPro
           onCancel={empty ? undefined : () => setCreating(false)}
           onSubmit={async (values) => {
             const request = createMaintenanceRequest(page.id, values);
-            const answer = await rpc.maintenances.createMaintenance(request);
+            const answer = await create.mutateAsync(request);
             setCreating(false);
             setNote(publishedNote(`Maintenance “${request.title}” scheduled.`, request.notify === true, answer.notified));
-            await reload();
           }}
         />
       ) : null}
@@ -116,9 +119,8 @@ export function PageMaintenanceSection({ rpc, page, components }: PageSectionPro
                           initial={maintenanceFormOf(m)}
                           onCancel={() => setEditing(undefined)}
                           onSubmit={async (values) => {
-                            await rpc.maintenances.updateMaintenance(updateMaintenanceRequest(m.id, values));
+                            await update.mutateAsync(updateMaintenanceRequest(m.id, values));
                             setEditing(undefined);
-                            await reload();
                           }}
                         />
                       </li>

@@ -2,7 +2,8 @@ import { useState } from 'react';
 import type { PageComponent } from '../../../proto/gen/status_page/v1/status_page_pb.js';
 import type { StatusReport } from '../../../proto/gen/status_report/v1/status_report_pb.js';
 import { ConfirmDialog, ErrorNote, Loading } from '../components.tsx';
-import { useConfirmedAction, useResource } from '../hooks.ts';
+import { useAddStatusReportUpdate, useCreateStatusReport, useDeleteStatusReport, useResolveStatusReport, useStatusReports } from '../data/reports.ts';
+import { loadedOf, useConfirmedAction } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { When } from '../time.tsx';
 import { componentNames, isoOf, type PageSectionProps, type PublishedNote, publishedNote, PublishedNoteLine } from './page-form-parts.tsx';
@@ -16,14 +17,13 @@ function inListOrder(reports: StatusReport[]): StatusReport[] {
   return [...open, ...resolved];
 }
 
-export function PageReportsSection({ rpc, page, components }: PageSectionProps) {
-  const [reports, reload] = useResource(
-    () => rpc.reports.listStatusReports({ pageId: page.id, filter: 'all', perPage: 200 }).then((r) => inListOrder(r.statusReports)),
-    page.id,
-  );
+export function PageReportsSection({ workspaceId, page, components }: PageSectionProps) {
+  const reports = loadedOf(useStatusReports(workspaceId, page.id, inListOrder));
+  const create = useCreateStatusReport(workspaceId);
   const [creating, setCreating] = useState(false);
   const [note, setNote] = useState<PublishedNote>();
-  const remove = useConfirmedAction((report: StatusReport) => rpc.reports.deleteStatusReport({ id: report.id }), reload);
+  const deleteReport = useDeleteStatusReport(workspaceId);
+  const remove = useConfirmedAction((report: StatusReport) => deleteReport.mutateAsync({ id: report.id }));
 
   const empty = reports.state === 'ready' && reports.value.length === 0;
   return (
@@ -48,10 +48,9 @@ export function PageReportsSection({ rpc, page, components }: PageSectionProps) 
           onCancel={empty ? undefined : () => setCreating(false)}
           onSubmit={async (values) => {
             const request = createReportRequest(page.id, values);
-            const answer = await rpc.reports.createStatusReport(request);
+            const answer = await create.mutateAsync(request);
             setCreating(false);
             setNote(publishedNote(`Report “${request.title}” published.`, request.notify === true, answer.notified));
-            await reload();
           }}
         />
       ) : null}
@@ -71,10 +70,9 @@ export function PageReportsSection({ rpc, page, components }: PageSectionProps) 
           {reports.value.map((report) => (
             <ReportCard
               key={report.id}
+              workspaceId={workspaceId}
               report={report}
               components={components}
-              rpc={rpc}
-              onChanged={reload}
               onNote={setNote}
               onDelete={() => remove.ask(report)}
             />
@@ -90,21 +88,21 @@ export function PageReportsSection({ rpc, page, components }: PageSectionProps) 
 }
 
 function ReportCard({
+  workspaceId,
   report,
   components,
-  rpc,
-  onChanged,
   onNote,
   onDelete,
 }: {
+  workspaceId: string;
   report: StatusReport;
   components: PageComponent[];
-  rpc: PageSectionProps['rpc'];
-  onChanged(): Promise<void>;
   onNote(note: PublishedNote): void;
   onDelete(): void;
 }) {
   const [form, setForm] = useState<'update' | 'resolve'>();
+  const addUpdate = useAddStatusReportUpdate(workspaceId);
+  const resolve = useResolveStatusReport(workspaceId);
   return (
     <li className={`card report${report.resolved ? ' report-resolved' : ''}`}>
       <div className="report-head">
@@ -142,10 +140,9 @@ function ReportCard({
           onCancel={() => setForm(undefined)}
           onSubmit={async (values) => {
             const request = reportUpdateRequest(report.id, values);
-            const answer = await rpc.reports.addStatusReportUpdate(request);
+            const answer = await addUpdate.mutateAsync(request);
             setForm(undefined);
             onNote(publishedNote(`Update to “${report.title}” published.`, request.notify === true, answer.notified));
-            await onChanged();
           }}
         />
       ) : null}
@@ -157,10 +154,9 @@ function ReportCard({
           onCancel={() => setForm(undefined)}
           onSubmit={async (values) => {
             const request = resolveReportRequest(report.id, values);
-            const answer = await rpc.reports.resolveStatusReport(request);
+            const answer = await resolve.mutateAsync(request);
             setForm(undefined);
             onNote(publishedNote(`“${report.title}” resolved.`, request.notify === true, answer.notified));
-            await onChanged();
           }}
         />
       ) : null}

@@ -10,6 +10,7 @@ import * as m0008 from './0008-subscriber-deliveries.ts';
 import * as m0009 from './0009-private-locations.ts';
 import * as m0010 from './0010-check-leases.ts';
 import * as m0011 from './0011-compact-latencies.ts';
+import * as m0012 from './0012-mcp-monitors.ts';
 
 /**
  * Every migration, in order, imported statically so a bundled app carries them. Append only:
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '0009-private-locations': m0009,
   '0010-check-leases': m0010,
   '0011-compact-latencies': m0011,
+  '0012-mcp-monitors': m0012,
 };

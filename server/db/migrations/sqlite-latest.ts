@@ -21,8 +21,6 @@ CREATE TABLE "audit_log" ("id" integer primary key autoincrement, "workspace_id"
 CREATE INDEX "audit_log_workspace_time" on "audit_log" ("workspace_id", "created_at");
 CREATE INDEX "audit_log_entity" on "audit_log" ("workspace_id", "entity_type", "entity_id");
 CREATE TABLE "dashboard_tokens" ("token_hash" text primary key, "kind" text not null check (kind in ('signin', 'session')), "user_id" integer not null references "users" ("id") on delete cascade, "created_at" text not null, "expires_at" text not null);
-CREATE TABLE "monitors" ("id" integer primary key autoincrement, "workspace_id" integer not null references "workspaces" ("id") on delete cascade, "type" text not null check (type in ('tcp', 'grpc', 'http')), "name" text not null, "description" text not null, "active" integer not null, "periodicity" text not null, "regions" text not null, "timeout_ms" integer not null, "degraded_ms" integer, "retry" integer not null, "open_telemetry" text, "tags" text not null, "settings" text not null, "revision" integer not null, "created_at" text not null, "updated_at" text not null, "secrets" text);
-CREATE INDEX "monitors_workspace" on "monitors" ("workspace_id", "id");
 CREATE TABLE "private_locations" ("id" integer primary key autoincrement, "name" text not null unique, "status" text not null check (status in ('active', 'error')), "metadata" text not null, "regions" text, "token_hash" text, "last_seen_at" text, "created_at" text not null, "workspace_id" integer references "workspaces" ("id") on delete cascade, "token_prefix" text, "runner_version" text, "runner_hostname" text, "runner_instance" text, "last_sequence" integer default 0 not null, "dropped_results" integer default 0 not null);
 CREATE TABLE "check_results" ("id" integer primary key, "monitor_id" integer not null references "monitors" ("id") on delete cascade, "runner" text not null, "regions" text not null, "started_at" integer not null, "result" text not null check (result in ('up', 'degraded', 'down')), "latency_ms" real not null, "dns_ms" real, "connect_ms" real, "tls_ms" real, "ttfb_ms" real, "transfer_ms" real, "attempts" integer not null, "message" text not null, "grpc_status" text, "status_code" integer, "details" text);
 CREATE INDEX "check_results_monitor" on "check_results" ("monitor_id", "started_at");
@@ -80,8 +78,6 @@ CREATE TABLE channel_monitors (
     primary key (channel_id, monitor_id)
   ) without rowid;
 CREATE INDEX "channel_monitors_monitor" on "channel_monitors" ("monitor_id");
-CREATE TABLE "alerts" ("id" integer primary key, "monitor_id" integer not null references "monitors" ("id") on delete cascade, "kind" text not null check (kind in ('down', 'recovered', 'degraded')), "message" text not null, "occurred_at" text not null, "suppressed_by" integer, "deliveries" text not null);
-CREATE INDEX "alerts_monitor" on "alerts" ("monitor_id", "id");
 CREATE TABLE "oauth_clients" ("id" text primary key, "source" text not null check (source in ('registered', 'metadata')), "name" text not null, "redirect_uris" text not null, "created_at" text not null, "granted_at" text);
 CREATE TABLE "oauth_grants" ("id" integer primary key autoincrement, "client_id" text not null references "oauth_clients" ("id") on delete cascade, "user_id" integer not null references "users" ("id") on delete cascade, "workspace_id" integer not null references "workspaces" ("id") on delete cascade, "scope" text not null check (scope in ('read', 'write')), "resource" text not null, "created_at" text not null, "last_used_at" text, "revoked_at" text);
 CREATE INDEX "oauth_grants_client_user" on "oauth_grants" ("client_id", "user_id");
@@ -110,6 +106,13 @@ CREATE TABLE check_lease_holders (
     holder text primary key,
     expires_at integer not null
   ) without rowid;
+CREATE TABLE "monitors" ("id" integer primary key autoincrement, "workspace_id" integer not null references "workspaces" ("id") on delete cascade, "type" text not null, "name" text not null, "description" text not null, "active" integer not null, "periodicity" text not null, "regions" text not null, "timeout_ms" integer not null, "degraded_ms" integer, "retry" integer not null, "open_telemetry" text, "tags" text not null, "settings" text not null, "revision" integer not null, "created_at" text not null, "updated_at" text not null, "secrets" text);
+CREATE INDEX "monitors_workspace" on "monitors" ("workspace_id", "id");
+CREATE TABLE "alerts" ("id" integer primary key, "monitor_id" integer not null references "monitors" ("id") on delete cascade, "kind" text not null, "message" text not null, "occurred_at" text not null, "suppressed_by" integer, "deliveries" text not null);
+CREATE INDEX "alerts_monitor" on "alerts" ("monitor_id", "id");
+CREATE TABLE "mcp_tool_pins" ("monitor_id" integer primary key references "monitors" ("id") on delete cascade, "tools" text not null, "pinned_at" text not null, "pinned_by" text not null);
+CREATE TABLE "mcp_tool_drifts" ("id" integer primary key autoincrement, "monitor_id" integer not null references "monitors" ("id") on delete cascade, "detected_at" text not null, "updated_at" text not null, "tools" text not null, "accepted_at" text, "accepted_by" text);
+CREATE INDEX "mcp_tool_drifts_monitor" on "mcp_tool_drifts" ("monitor_id", "id");
 insert into kysely_migration_lock (id, is_locked) values ('migration_lock', 0);
 insert into kysely_migration (name, timestamp) values
   ('0001-initial', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
@@ -122,7 +125,8 @@ insert into kysely_migration (name, timestamp) values
   ('0008-subscriber-deliveries', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   ('0009-private-locations', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   ('0010-check-leases', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-  ('0011-compact-latencies', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
+  ('0011-compact-latencies', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  ('0012-mcp-monitors', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
 insert into private_locations (name, status, metadata, created_at) values ('local', 'active', '{"kind":"embedded"}', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
 with recursive shards (shard) as (select 0 union all select shard + 1 from shards where shard < 64)
 insert into check_leases (shard) select shard from shards;

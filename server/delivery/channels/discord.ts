@@ -5,8 +5,8 @@ import { postJson } from '../http-post.ts';
 import { alertContent } from '../templates.ts';
 import { defineChannel, truncate } from './channel.ts';
 
-/** Embed colours: red, green, amber. */
-export const DISCORD_COLOR: Record<AlertEvent['kind'], number> = { down: 0xd93025, recovered: 0x1e8e3e, degraded: 0xf29900 };
+/** Embed colours: red, green, amber, and purple for tools changed. */
+export const DISCORD_COLOR: Record<AlertEvent['kind'], number> = { down: 0xd93025, recovered: 0x1e8e3e, degraded: 0xf29900, tool_drift: 0x8e24aa };
 
 /** Discord markdown: a backslash makes each formatting character literal. */
 const discordEscape = (text: string) => text.replace(/[\\*_~`|>[\]]/g, '\\$&');
@@ -40,7 +40,7 @@ export const discord = defineChannel({
       credential: true,
       address: true,
       flag: { name: 'webhook-url', valueName: 'URL', description: 'the webhook the alerts are posted to', read: 'text' },
-      ui: { label: 'Webhook URL', placeholder: 'https://discord.com/api/webhooks/…' },
+      ui: { label: 'Webhook URL', placeholder: 'https://discord.com/api/webhooks/…', input: 'url' },
       docs: { rules: 'a Discord webhook URL, `https://discord.com/api/webhooks/...`' },
     },
   }),

@@ -26,7 +26,7 @@ const smtpUrl = () =>
 export const email = defineChannel({
   kind: 'email',
   title: 'email',
-  ui: { label: 'Email', hint: 'Mail to up to 20 addresses' },
+  ui: { label: 'Email', hint: `Mail to up to ${MAX_RECIPIENTS} addresses` },
   fields: () => ({
     to: {
       schema: z

@@ -7,9 +7,9 @@ import { alertContent } from '../templates.ts';
 import { defineChannel } from './channel.ts';
 
 /** ntfy tags that are emoji short codes show as the emoji. */
-const NTFY_TAG: Record<AlertEvent['kind'], string> = { down: 'rotating_light', recovered: 'white_check_mark', degraded: 'warning' };
+const NTFY_TAG: Record<AlertEvent['kind'], string> = { down: 'rotating_light', recovered: 'white_check_mark', degraded: 'warning', tool_drift: 'mag' };
 /** ntfy priorities (1 min … 5 max) when the channel sets none. */
-const NTFY_PRIORITY: Record<AlertEvent['kind'], number> = { down: 4, recovered: 3, degraded: 3 };
+const NTFY_PRIORITY: Record<AlertEvent['kind'], number> = { down: 4, recovered: 3, degraded: 3, tool_drift: 4 };
 
 function ntfyMessage(event: AlertEvent, subject: string, topic: string, priority: number | undefined) {
   const { monitor } = event;
@@ -22,6 +22,10 @@ function ntfyMessage(event: AlertEvent, subject: string, topic: string, priority
   };
 }
 
+/** ntfy's own rule for a topic name, which the form's hint states too. */
+const TOPIC_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const TOPIC_WORDS = '1 to 64 letters, digits, - or _';
+
 /** A push to an ntfy topic, on ntfy.sh or a server of one's own. */
 export const ntfy = defineChannel({
   kind: 'ntfy',
@@ -32,15 +36,15 @@ export const ntfy = defineChannel({
       schema: httpUrl('the ntfy server, e.g. https://ntfy.sh').default('https://ntfy.sh'),
       address: true,
       flag: { name: 'server', valueName: 'URL', description: 'the ntfy server', read: 'text', default: 'https://ntfy.sh' },
-      ui: { label: 'Server', placeholder: 'https://ntfy.sh' },
+      ui: { label: 'Server', placeholder: 'https://ntfy.sh', input: 'url' },
       docs: { rules: 'the ntfy server.' },
     },
     // On a public ntfy server the topic name is the password: whoever knows it can read and post.
     topic: {
-      schema: z.string(expected('a topic name')).regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, - or _'),
+      schema: z.string(expected('a topic name')).regex(TOPIC_NAME, `must be ${TOPIC_WORDS}`),
       credential: true,
       flag: { name: 'topic', valueName: 'TOPIC', description: 'the topic', read: 'text' },
-      ui: { label: 'Topic', hint: 'On a public server the topic name is the password: choose one nobody can guess.' },
+      ui: { label: 'Topic', hint: `${TOPIC_WORDS}. On a public server the topic name is the password: choose one nobody can guess.` },
       docs: { rules: '1 to 64 letters, digits, `-` or `_` (on a public server the topic name is the password, so it is kept as a credential).' },
     },
     priority: {
@@ -53,7 +57,7 @@ export const ntfy = defineChannel({
       schema: z.string().min(1).max(256, 'must be at most 256 characters').optional(),
       credential: true,
       flag: { name: 'token', valueName: 'TOKEN', description: 'an access token', read: 'text' },
-      ui: { label: 'Access token', hint: 'Sent as Authorization: Bearer.' },
+      ui: { label: 'Access token', hint: 'For a protected topic; sent as Authorization: Bearer.', input: 'secret' },
       docs: { rules: 'an ntfy access token, sent as `Authorization: Bearer <token>`.' },
     },
   }),

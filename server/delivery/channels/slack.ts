@@ -5,7 +5,12 @@ import { postJson } from '../http-post.ts';
 import { alertContent } from '../templates.ts';
 import { defineChannel, truncate } from './channel.ts';
 
-const SLACK_ICON: Record<AlertEvent['kind'], string> = { down: ':red_circle:', recovered: ':large_green_circle:', degraded: ':large_yellow_circle:' };
+const SLACK_ICON: Record<AlertEvent['kind'], string> = {
+  down: ':red_circle:',
+  recovered: ':large_green_circle:',
+  degraded: ':large_yellow_circle:',
+  tool_drift: ':mag:',
+};
 
 /** Slack mrkdwn: &, < and > are control characters (links, mentions) and must be escaped. */
 const slackEscape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -37,7 +42,7 @@ export const slack = defineChannel({
       credential: true,
       address: true,
       flag: { name: 'webhook-url', valueName: 'URL', description: 'the webhook the alerts are posted to', read: 'text' },
-      ui: { label: 'Webhook URL', placeholder: 'https://hooks.slack.com/services/…' },
+      ui: { label: 'Webhook URL', placeholder: 'https://hooks.slack.com/services/…', input: 'url' },
       docs: { rules: 'a Slack incoming-webhook URL, `https://hooks.slack.com/services/...`' },
     },
   }),

@@ -3,12 +3,13 @@ import { expected, httpHeaders, httpUrl } from '../../domain/validation.ts';
 import { postJson } from '../http-post.ts';
 import { defineChannel } from './channel.ts';
 
-/** A signing secret: long enough that it cannot be guessed. */
+/** A signing secret's length: long enough that it cannot be guessed. */
+const SECRET_LENGTH = { min: 16, max: 256 };
 const signingSecret = () =>
   z
-    .string(expected('a signing secret of at least 16 characters, which the receiver uses to verify x-statusdesk-signature'))
-    .min(16, 'must be at least 16 characters')
-    .max(256, 'must be at most 256 characters');
+    .string(expected(`a signing secret of at least ${SECRET_LENGTH.min} characters, which the receiver uses to verify x-statusdesk-signature`))
+    .min(SECRET_LENGTH.min, `must be at least ${SECRET_LENGTH.min} characters`)
+    .max(SECRET_LENGTH.max, `must be at most ${SECRET_LENGTH.max} characters`);
 
 /** Posts each alert as JSON, signed with the channel's secret. */
 export const webhook = defineChannel({
@@ -22,7 +23,12 @@ export const webhook = defineChannel({
       address: true,
       word: 'webhookUrl',
       flag: { name: 'webhook-url', valueName: 'URL', description: 'the webhook the alerts are posted to', read: 'text' },
-      ui: { label: 'URL', placeholder: 'https://example.com/hooks/statusdesk' },
+      ui: {
+        label: 'URL',
+        hint: 'The http:// or https:// address that receives each alert as JSON.',
+        placeholder: 'https://example.com/hooks/statusdesk',
+        input: 'url',
+      },
       docs: { rules: 'the `http://` or `https://` address that receives the alert.' },
     },
     /** HMAC-SHA256 key of the `x-statusdesk-signature` header, chosen by the receiver's owner. */
@@ -30,14 +36,18 @@ export const webhook = defineChannel({
       schema: signingSecret(),
       credential: true,
       flag: { name: 'secret', valueName: 'SECRET', description: 'the key each alert is signed with', read: 'text' },
-      ui: { label: 'Signing secret', hint: 'The key of the x-statusdesk-signature header, 16 to 256 characters.' },
+      ui: {
+        label: 'Signing secret',
+        hint: `Your choice, ${SECRET_LENGTH.min} to ${SECRET_LENGTH.max} characters: the key of the x-statusdesk-signature header your receiver checks.`,
+        input: 'secret',
+      },
       docs: { rules: '16 to 256 characters, the key of the `x-statusdesk-signature` header, chosen by whoever runs the receiver.' },
     },
     headers: {
       schema: httpHeaders().default({}),
       credential: true,
       flag: { name: 'header', valueName: 'k=v', description: 'a header sent with each alert', read: 'pairs' },
-      ui: { label: 'Headers', hint: 'Sent with each alert, e.g. an authorization header.' },
+      ui: { label: 'Headers', hint: 'Sent with each alert, e.g. an authorization header.', placeholder: 'authorization: Bearer …' },
       docs: { rules: 'extra request headers, for example an `authorization` header.' },
     },
   }),

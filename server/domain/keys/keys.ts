@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
+import { KEY_LIMITS } from '../../../contract/limits.ts';
 import type { ApiKeyRow, Database } from '../../db/schema.ts';
 import { writeTransaction } from '../../db/transaction.ts';
 import { lastUsedRecorder } from '../last-used.ts';
@@ -34,7 +35,7 @@ export interface ApiKey {
 const createKeyInput = builtOnFirstUse(() =>
   z.object({
     workspaceId: z.number().int().positive(),
-    name: oneLine(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters')),
+    name: oneLine(z.string().trim().min(1, 'must not be empty').max(KEY_LIMITS.nameLength, `must be at most ${KEY_LIMITS.nameLength} characters`)),
     scope: z.enum(scopes, { error: 'must be read or write' }),
   }),
 );

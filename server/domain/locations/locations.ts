@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
+import { LOCATION_LIMITS } from '../../../contract/limits.ts';
 import type { Database, PrivateLocationRow } from '../../db/schema.ts';
 import { writeTransaction } from '../../db/transaction.ts';
 import { isUniqueViolation } from '../../db/unique-violation.ts';
@@ -48,11 +49,13 @@ export interface PrivateLocation {
 }
 
 const NAME_RULE = 'must be lower-case letters, digits and hyphens, starting with a letter';
+const { nameLength, labels, labelNameLength, labelValueLength } = LOCATION_LIMITS;
+const NAME_LENGTH_RULE = `must be ${nameLength.min} to ${nameLength.max} characters`;
 const name = builtOnFirstUse(() =>
   z
     .string(expected('a name'))
-    .min(2, 'must be 2 to 40 characters')
-    .max(40, 'must be 2 to 40 characters')
+    .min(nameLength.min, NAME_LENGTH_RULE)
+    .max(nameLength.max, NAME_LENGTH_RULE)
     .regex(/^[a-z][a-z0-9-]*$/, NAME_RULE)
     .refine((value) => value !== EMBEDDED_RUNNER, `must not be ${EMBEDDED_RUNNER}, the name of the embedded runner`)
     .refine((value) => !isRegion(value), 'must not be a region id of the catalogue'),
@@ -60,11 +63,14 @@ const name = builtOnFirstUse(() =>
 const metadata = builtOnFirstUse(() =>
   z
     .record(
-      z.string().min(1, 'a metadata name must be 1 to 64 characters').max(64, 'a metadata name must be 1 to 64 characters'),
-      z.string(expected('a string')).max(256, 'must be at most 256 characters'),
+      z
+        .string()
+        .min(1, `a metadata name must be 1 to ${labelNameLength} characters`)
+        .max(labelNameLength, `a metadata name must be 1 to ${labelNameLength} characters`),
+      z.string(expected('a string')).max(labelValueLength, `must be at most ${labelValueLength} characters`),
       expected('an object of string values'),
     )
-    .refine((entries) => Object.keys(entries).length <= 20, 'must have at most 20 entries'),
+    .refine((entries) => Object.keys(entries).length <= labels, `must have at most ${labels} entries`),
 );
 const createInput = builtOnFirstUse(() => z.strictObject({ name: name(), metadata: metadata().default({}) }));
 const updateInput = builtOnFirstUse(() => z.strictObject({ name: name().optional(), metadata: metadata().optional() }));

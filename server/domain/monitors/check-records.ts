@@ -11,7 +11,7 @@ export function toResponseLog(row: CheckResultRow, region: string): ResponseLog 
 
 /** A stored row as the result record, standing for `region`. */
 function toCheckResult(row: CheckResultRow, region: string): CheckResult {
-  const details = row.details === null ? null : (JSON.parse(row.details) as Pick<CheckResult, 'url' | 'responseHeaders' | 'assertionResults'>);
+  const details = row.details === null ? null : (JSON.parse(row.details) as Partial<Pick<CheckResult, 'url' | 'responseHeaders' | 'assertionResults' | 'mcp'>>);
   return {
     monitorId: String(row.monitor_id),
     region,
@@ -27,6 +27,7 @@ function toCheckResult(row: CheckResultRow, region: string): CheckResult {
     url: details?.url ?? null,
     responseHeaders: details?.responseHeaders ?? {},
     assertionResults: details?.assertionResults ?? [],
+    mcp: details?.mcp ?? null,
   };
 }
 

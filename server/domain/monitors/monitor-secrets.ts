@@ -1,5 +1,5 @@
 import type { Sealer } from '../sealing.ts';
-import { secretMapNames } from './monitor-types.ts';
+import { sealedMapNames, secretMapNames } from './monitor-types.ts';
 
 /**
  * The credential-like values of a monitor: entries of the maps its type declares secret (request
@@ -17,6 +17,9 @@ const SECRET_NAME = /authorization|cookie|token|secret|password|passwd|session|a
 export const REDACTED = '[redacted]';
 
 export const isSecretName = (name: string) => SECRET_NAME.test(name);
+
+/** Whether an entry of a map is sealed: every entry of a sealed map (a command's environment), else by its name. */
+const isSecretEntry = (map: string, name: string) => sealedMapNames.has(map) || isSecretName(name);
 
 type Entries = Record<string, string>;
 
@@ -55,13 +58,14 @@ function withMaps<T extends WithSecrets>(config: T, change: (entries: Entries, m
   return next as T;
 }
 
-const redactEntries = (entries: Entries): Entries => Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, isSecretName(k) ? REDACTED : v]));
+const redactEntries = (entries: Entries, map: string): Entries =>
+  Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, isSecretEntry(map, k) ? REDACTED : v]));
 
 /** Splits the credential-like values out: what is stored in the clear, and what is sealed (null when nothing). */
 export function splitSecrets<T extends WithSecrets>(config: T): { clear: T; secrets: MonitorSecrets | null } {
   const secrets: MonitorSecrets = {};
   for (const map of MAPS) {
-    const found = Object.entries(mapOf(config, map) ?? {}).filter(([k]) => isSecretName(k));
+    const found = Object.entries(mapOf(config, map) ?? {}).filter(([k]) => isSecretEntry(map, k));
     if (found.length > 0) secrets[map] = Object.fromEntries(found);
   }
   return { clear: withMaps(config, redactEntries), secrets: Object.keys(secrets).length > 0 ? secrets : null };
@@ -85,7 +89,7 @@ export function redactSecrets<T extends WithSecrets>(config: T): T {
 export function keepRedacted<T extends WithSecrets>(config: T, stored: WithSecrets): T {
   return withMaps(config, (entries, map) => {
     const before = new Map(Object.entries(mapOf(stored, map) ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-    return Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, v === REDACTED && isSecretName(k) ? (before.get(k.toLowerCase()) ?? v) : v]));
+    return Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, v === REDACTED && isSecretEntry(map, k) ? (before.get(k.toLowerCase()) ?? v) : v]));
   });
 }
 

@@ -1,6 +1,7 @@
 import { type DeclaredField, defaultText, fieldHints } from '../declared-fields.ts';
 import { grpc } from './types/grpc.ts';
 import { http } from './types/http.ts';
+import { mcp } from './types/mcp.ts';
 import type { MonitorTypeSpec } from './types/monitor-type.ts';
 import { tcp } from './types/tcp.ts';
 
@@ -9,7 +10,7 @@ import { tcp } from './types/tcp.ts';
  * monitor-type.ts), a line here, its probe in checks/probes.ts and its message and calls in
  * proto/monitor/v1/monitor.proto; test/registries.test.ts names every surface that does not know it.
  */
-export const monitorTypes = { tcp, grpc, http } as const;
+export const monitorTypes = { tcp, grpc, http, mcp } as const;
 
 export type MonitorType = keyof typeof monitorTypes;
 export type { MonitorTypeSpec };
@@ -20,6 +21,9 @@ export const isMonitorType = (value: unknown): value is MonitorType => typeof va
 
 /** A type's declaration, its fields' types forgotten: what code that walks every type reads. */
 export const specOf = (type: MonitorType): MonitorTypeSpec => monitorTypes[type] as unknown as MonitorTypeSpec;
+
+/** The type's whole valid configurations: its example, and those for what the example cannot set (another transport). */
+export const examplesOf = (spec: MonitorTypeSpec): Record<string, unknown>[] => [spec.example, ...(spec.moreExamples ?? [])];
 
 /** What a monitor checks: its type's target field (`uri`, `url`). */
 export const targetOf = (monitor: { type: MonitorType }): string => (monitor as unknown as Record<string, string>)[specOf(monitor.type).target]!;
@@ -38,7 +42,18 @@ export function typesByTarget(): [words: string, types: MonitorType[]][] {
  * The maps of any type whose credential-like entries are sealed (monitor-secrets.ts), besides
  * every monitor's OTLP headers.
  */
-export const secretMapNames: readonly string[] = [...new Set(monitorTypeNames.flatMap((type) => specOf(type).secretMaps ?? []))];
+export const secretMapNames: readonly string[] = [
+  ...new Set(monitorTypeNames.flatMap((type) => [...(specOf(type).secretMaps ?? []), ...(specOf(type).sealedMaps ?? [])])),
+];
+
+/** The maps of any type whose every value is sealed, whatever its name. */
+export const sealedMapNames: ReadonlySet<string> = new Set(monitorTypeNames.flatMap((type) => specOf(type).sealedMaps ?? []));
+
+/** What a monitor's target is: a URL, a `host:port`, or a command to run. */
+export function targetKindOf(type: MonitorType, config: object): 'url' | 'host-port' | 'command' {
+  const spec = specOf(type);
+  return spec.targetKind ? spec.targetKind(config as never) : spec.targetIsUrl ? 'url' : 'host-port';
+}
 
 /** The type's table of docs/reference/monitors.md: each field of its own, its default and its rules. */
 export function monitorFieldsTable(type: MonitorType): string {
@@ -66,7 +81,7 @@ export function monitorTypeHints() {
           target: spec.target,
           targetIsUrl: spec.targetIsUrl,
           regionsRequired: spec.regions.absent !== undefined,
-          secretMaps: spec.secretMaps ?? [],
+          secretMaps: [...(spec.secretMaps ?? []), ...(spec.sealedMaps ?? [])],
           fields,
         },
       ];

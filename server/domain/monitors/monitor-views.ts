@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LatencyHistogram } from './latency-histogram.ts';
 import { responseLogsOf } from './check-records.ts';
+import { driftedMonitorIds } from './tool-pin-repository.ts';
 import type { Db } from '../../db/open.ts';
 import { notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
@@ -8,7 +9,7 @@ import { authorize } from '../access.ts';
 import { planOfWorkspace } from '../plans.ts';
 import { defaultTcpRegions, regions as regionCatalogue } from '../regions.ts';
 import { builtOnFirstUse, parseInput } from '../validation.ts';
-import { type CheckOutcome, type RegionHealth, type SummaryWindow, summaryWindows, type Timing } from './check-results.ts';
+import { type CheckOutcome, type McpCheck, type RegionHealth, type SummaryWindow, summaryWindows, type Timing } from './check-results.ts';
 import { type MonitorType, monitorTypeNames } from './monitor-types.ts';
 import { monitorLocationNames } from './monitor-repository.ts';
 import {
@@ -70,6 +71,8 @@ export interface OverviewRow {
   changedAt: string | null;
   /** Median latency per hour over the last 24 hours, oldest first (the current hour last); null for an hour without answered checks. */
   sparkline: (number | null)[];
+  /** MCP monitors: its server changed its tools since they were pinned, and nobody accepted them yet. */
+  toolsChanged: boolean;
 }
 
 export interface Overview {
@@ -112,6 +115,15 @@ export interface RecentResult {
   message: string;
   grpcStatus: string | null;
   statusCode: number | null;
+  /** MCP monitors: what the check found, its tools counted (their texts are GetMCPTools'); null for other types. */
+  mcp: RecentMcpCheck | null;
+}
+
+/** What a check of an MCP server found, as the dashboard lists checks: the tools as a count. */
+export type RecentMcpCheck = Omit<McpCheck, 'tools'> & { toolCount: number };
+
+function recentMcpCheck({ tools, ...found }: McpCheck): RecentMcpCheck {
+  return { ...found, toolCount: tools.length };
 }
 
 export interface RegionRunnerHealth {
@@ -272,11 +284,15 @@ export function createMonitorViewService(db: Db, now: () => number = Date.now) {
       const filter = { q: input.q === undefined ? undefined : fold(input.q), state: input.state, type: input.type, tag: input.tag };
       const { rows, total } = await overviewPage(db, workspaceId, filter, input.limit, input.offset);
       const ids = rows.map((r) => r.id);
-      const [counts, tags, latest, lines] = await Promise.all([
+      const [counts, tags, latest, lines, drifted] = await Promise.all([
         stateCounts(db, workspaceId),
         workspaceTags(db, workspaceId),
         latestChecks(db, ids),
         sparklines(ids),
+        driftedMonitorIds(
+          db,
+          rows.filter((row) => row.type === 'mcp').map((row) => row.id),
+        ),
       ]);
       const last = new Map<number, { checkedAt: number; latencyMs: number | null }>();
       for (const check of latest) {
@@ -297,6 +313,7 @@ export function createMonitorViewService(db: Db, now: () => number = Date.now) {
             lastCheckedAt: check ? iso(check.checkedAt) : null,
             changedAt: row.changed_at === null ? null : iso(row.changed_at),
             sparkline: lines.get(row.id)!,
+            toolsChanged: drifted.has(row.id),
           };
         }),
         total,
@@ -361,6 +378,7 @@ export function createMonitorViewService(db: Db, now: () => number = Date.now) {
           message: log.message,
           grpcStatus: log.grpcStatus,
           statusCode: log.statusCode,
+          mcp: log.mcp ? recentMcpCheck(log.mcp) : null,
         }));
     },
 

@@ -28,7 +28,8 @@ import {
 } from './monitor-repository.ts';
 import { activeIncidentCounts, incidentTables } from './incidents.ts';
 import { type ConfigOf, configSchemas, type MonitorType } from './monitor-rules.ts';
-import { specOf } from './monitor-types.ts';
+import { specOf, targetKindOf } from './monitor-types.ts';
+import { findCommand } from './types/mcp.ts';
 import { joinSecrets, keepRedacted, openSecrets, redactSecrets, secretsFingerprint, splitSecrets } from './monitor-secrets.ts';
 
 const MAX_LIST_LIMIT = 100;
@@ -283,13 +284,26 @@ export function createMonitorService(
    * runner runs on another machine.
    */
   function refuseDestinations(type: MonitorType, config: MonitorConfig): void {
-    const own = { ownPorts: config.regions.length > 0 };
+    const here = config.regions.length > 0;
+    const own = { ownPorts: here };
     const field = specOf(type).target;
     const value = (config as Record<string, unknown>)[field] as string;
-    const target = specOf(type).targetIsUrl ? destinations.refusalOfUrl(value, own) : destinations.refusalOfHostPort(value, own);
+    const kind = targetKindOf(type, config);
+    const target =
+      kind === 'url'
+        ? destinations.refusalOfUrl(value, own)
+        : kind === 'host-port'
+          ? destinations.refusalOfHostPort(value, own)
+          : here && commandRefusal(config as ConfigOf<'mcp'>);
     if (target) throw invalid(field, target);
     const endpoint = config.openTelemetry && destinations.refusalOfUrl(config.openTelemetry.endpoint, own);
     if (endpoint) throw invalid('openTelemetry.endpoint', endpoint);
+  }
+
+  /** Why a command checked from this machine cannot run here: it is not found, or not runnable. */
+  function commandRefusal(config: ConfigOf<'mcp'>): string | undefined {
+    if (findCommand(config.server, config.env, config.cwd)) return undefined;
+    return `names no program this machine can run: "${config.server}" was not found ${/[\\/]/.test(config.server) ? 'or is not executable' : `on the PATH of env (${config.env.PATH ?? 'the default PATH'})`}`;
   }
 
   /** The monitor with its credential-like values opened: never an answer as it is. */

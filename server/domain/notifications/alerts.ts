@@ -10,6 +10,7 @@ import { insertAlert, latestHeldFailures } from './alert-repository.ts';
 import type { ChannelTarget } from './channel-rules.ts';
 import { reasonOf } from './channels.ts';
 import type { AlertEvent } from './events.ts';
+import type { ToolChange } from '../monitors/tool-pins.ts';
 
 export interface Alert {
   id: string;
@@ -94,6 +95,19 @@ export function createAlertService(db: Kysely<Database>, options: AlertServiceOp
   }
 
   /**
+   * An MCP monitor's server changed its tools (tool-pins.ts opened or changed a drift): every
+   * channel of the monitor is told which, once. Not held back by maintenance: a changed tool is
+   * a security event, not an outage.
+   */
+  async function toolsDrifted(drift: { monitorId: number; workspaceId: number; at: string; changes: readonly ToolChange[] }): Promise<Alert | undefined> {
+    const monitor = await findMonitor(db, drift.workspaceId, drift.monitorId);
+    if (!monitor) return undefined;
+    const changed = drift.changes.map(({ name, change }) => `${change} ${name}`);
+    const message = `Tools changed since they were accepted: ${changed.slice(0, 10).join(', ')}${changed.length > 10 ? ` and ${changed.length - 10} more` : ''}. Review and accept them in Statusdesk before an editor uses them again.`;
+    return send(monitor, { kind: 'tool_drift', from: 'up', to: 'up', message, at: drift.at }, undefined);
+  }
+
+  /**
    * Alerts held back by a maintenance window that has ended, for monitors still down or
    * degraded: sent now, once, so a failure that outlasts the window is not kept quiet. A
    * monitor that recovered during the window had its recovery held back too, and is left alone.
@@ -129,6 +143,12 @@ export function createAlertService(db: Kysely<Database>, options: AlertServiceOp
   return {
     stateChanged,
     releaseHeld,
+    toolsDrifted,
+
+    /** A drift's alert goes out in the background, a failure logged. */
+    toolsDriftedInBackground(drift: Parameters<typeof toolsDrifted>[0]): void {
+      inBackground(toolsDrifted(drift), 'tool drift alert failed', { monitorId: drift.monitorId });
+    },
 
     /** The check engine's state-change listener: the change's alert goes out in the background, a failure logged. */
     sendInBackground(change: MonitorStateChange): void {

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
+import { CHANNEL_LIMITS } from '../../../contract/limits.ts';
 import type { Database } from '../../db/schema.ts';
 import { keptByTables } from '../../db/table-stamps.ts';
 import { writeTransaction } from '../../db/transaction.ts';
@@ -45,9 +46,13 @@ export type ChannelRef = Readonly<{ id: string; name: string; kind: ChannelKind 
 const MAX_PER_PAGE = 200;
 /** Channel links of lists of monitors kept between changes of the channel tables; beyond this they start over. */
 const KNOWN_LINKS_LIMIT = 1_000;
-const name = builtOnFirstUse(() => oneLine(z.string(expected('a name')).trim().min(1, 'is required').max(200, 'must be at most 200 characters')));
+const name = builtOnFirstUse(() =>
+  oneLine(z.string(expected('a name')).trim().min(1, 'is required').max(CHANNEL_LIMITS.nameLength, `must be at most ${CHANNEL_LIMITS.nameLength} characters`)),
+);
 const monitorIds = builtOnFirstUse(() =>
-  z.array(z.union([z.string(), z.number()]), expected('a list of monitor ids')).max(1000, 'must name at most 1000 monitors'),
+  z
+    .array(z.union([z.string(), z.number()]), expected('a list of monitor ids'))
+    .max(CHANNEL_LIMITS.monitors, `must name at most ${CHANNEL_LIMITS.monitors} monitors`),
 );
 const config = builtOnFirstUse(() => z.record(z.string(), z.unknown(), expected('an object with the fields of the channel kind')));
 /** The inputs of create and update, for these kinds. */

@@ -30,9 +30,12 @@ export type PageEvent =
       maintenance: { id: string; title: string; message: string; from: string; to: string; components: string[] };
     };
 
-/** A monitor alert: one per change of a monitor's overall result. */
+/**
+ * A monitor alert: one per change of a monitor's overall result, and one when an MCP monitor's
+ * server changes its tools (`tool_drift`: `message` says which; the state is unchanged).
+ */
 export interface AlertEvent {
-  kind: 'down' | 'recovered' | 'degraded';
+  kind: 'down' | 'recovered' | 'degraded' | 'tool_drift';
   monitor: { id: string; name: string; type: string; target: string };
   /** The overall result before the change; null for the first result. */
   from: 'up' | 'degraded' | 'down' | null;

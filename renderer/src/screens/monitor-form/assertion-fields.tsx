@@ -1,6 +1,5 @@
 import { useFieldArray, useFormContext, useWatch } from 'react-hook-form';
 import type { ApiError } from '../../api.ts';
-import { MONITOR_LIMITS } from '../../../../contract/limits.ts';
 import { EnumSelect, type FieldErrors } from '../../forms.tsx';
 import { AssertionList, AssertionRow, Cell, type RowMessage, StringComparison } from './assertion-parts.tsx';
 import {
@@ -12,10 +11,16 @@ import {
 } from './monitor-form-model.ts';
 import { type Failure, rowMessage } from './monitor-form-refusal.ts';
 import { NUMBER_COMPARATORS } from './monitor-options.ts';
+import { listLimits, placeholderOf, specOf } from './type-fields.ts';
 
 // The assertions of an HTTP monitor: three field arrays of the form (status code, response
 // headers, response body), each row a sentence of labelled controls. The service's messages are
-// found by each row's position when the refused form was sent.
+// found by each row's position when the refused form was sent. Their words and bounds are the
+// HTTP type's declaration (contract/monitor-types.ts).
+
+const STATUS_CODES = specOf('http', 'statusCodeAssertions');
+const HEADERS = specOf('http', 'headerAssertions');
+const BODY = specOf('http', 'bodyAssertions');
 
 interface ListProps {
   errors: FieldErrors;
@@ -42,10 +47,10 @@ function StatusCodeAssertions({ errors, failure }: ListProps) {
   const { control, setValue } = useFormContext<MonitorFormValues>();
   const { append, remove } = useFieldArray({ control, name: 'statusCodeAssertions' });
   const rows = useWatch({ control, name: 'statusCodeAssertions' });
-  const { min, max } = MONITOR_LIMITS.statusCode;
+  const { min, max } = listLimits('statusCodeAssertions');
   return (
     <AssertionList
-      legend="Status code"
+      legend={STATUS_CODES.label}
       error={errors.of('monitor.statusCodeAssertions')}
       addLabel="Add status code assertion"
       onAdd={() => append(newStatusCodeRow(), { shouldFocus: false })}
@@ -82,7 +87,7 @@ function StatusCodeAssertions({ errors, failure }: ListProps) {
                       max={max}
                       step="1"
                       inputMode="numeric"
-                      placeholder="200"
+                      placeholder={placeholderOf(STATUS_CODES)}
                       className="assertion-code"
                       value={row.target}
                       onChange={(e) => setValue(`statusCodeAssertions.${i}.target`, e.target.value, { shouldDirty: true })}
@@ -104,7 +109,7 @@ function HeaderAssertions({ errors, failure }: ListProps) {
   const rows = useWatch({ control, name: 'headerAssertions' });
   return (
     <AssertionList
-      legend="Response headers"
+      legend={HEADERS.label}
       error={errors.of('monitor.headerAssertions')}
       addLabel="Add header assertion"
       onAdd={() => append(newHeaderAssertionRow(), { shouldFocus: false })}
@@ -128,7 +133,7 @@ function HeaderAssertions({ errors, failure }: ListProps) {
                     <input
                       {...cell}
                       type="text"
-                      placeholder="content-type"
+                      placeholder={placeholderOf(HEADERS)}
                       autoComplete="off"
                       spellCheck={false}
                       value={row.name}
@@ -143,6 +148,7 @@ function HeaderAssertions({ errors, failure }: ListProps) {
                   target={row.target}
                   comparatorError={comparatorError}
                   targetError={targetError}
+                  targetMaxLength={listLimits('headerAssertions').maxLength}
                   onChange={(change) => setValue(`headerAssertions.${i}`, { ...row, ...change }, { shouldDirty: true })}
                 />
               </>
@@ -160,7 +166,7 @@ function BodyAssertions({ errors, failure }: ListProps) {
   const rows = useWatch({ control, name: 'bodyAssertions' });
   return (
     <AssertionList
-      legend="Response body"
+      legend={BODY.label}
       error={errors.of('monitor.bodyAssertions')}
       addLabel="Add body assertion"
       onAdd={() => append(newBodyAssertionRow(), { shouldFocus: false })}
@@ -184,6 +190,7 @@ function BodyAssertions({ errors, failure }: ListProps) {
                   target={row.target}
                   comparatorError={comparatorError}
                   targetError={targetError}
+                  targetMaxLength={listLimits('bodyAssertions').maxLength}
                   onChange={(change) => setValue(`bodyAssertions.${i}`, { ...row, ...change }, { shouldDirty: true })}
                 />
               </>

@@ -95,6 +95,7 @@ export function StringComparison({
   target,
   comparatorError,
   targetError,
+  targetMaxLength,
   onChange,
 }: {
   label: string;
@@ -102,6 +103,8 @@ export function StringComparison({
   target: string;
   comparatorError: RowMessage;
   targetError: RowMessage;
+  /** The longest target the service takes. */
+  targetMaxLength: number | undefined;
   onChange(change: { comparator?: StringComparator; target?: string }): void;
 }) {
   return (
@@ -112,7 +115,15 @@ export function StringComparison({
       {takesNoTarget(comparator) ? null : (
         <Cell label={`${label} target`} message={targetError}>
           {(control) => (
-            <input {...control} type="text" autoComplete="off" spellCheck={false} value={target} onChange={(e) => onChange({ target: e.target.value })} />
+            <input
+              {...control}
+              type="text"
+              maxLength={targetMaxLength}
+              autoComplete="off"
+              spellCheck={false}
+              value={target}
+              onChange={(e) => onChange({ target: e.target.value })}
+            />
           )}
         </Cell>
       )}

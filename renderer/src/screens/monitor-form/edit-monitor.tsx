@@ -1,25 +1,29 @@
+import { useCallback } from 'react';
 import { ApiError, type Workspace } from '../../api.ts';
 import { ErrorNote, Loading, PageHeader } from '../../components.tsx';
-import { asApiError, useResource } from '../../hooks.ts';
+import { useMonitor, useUpdateMonitor } from '../../data/monitors.ts';
+import { loadedOf } from '../../hooks.ts';
 import { Link, navigate } from '../../router.tsx';
-import { rpcFor } from '../../rpc.ts';
 import { MonitorForm, refusedHere } from './monitor-form.tsx';
 import { type ChangedFields, formOf, type MonitorFormValues, type StoredMonitor, storedMonitorOf, updateOf } from './monitor-form-model.ts';
-import { type LoadedPlan, PlanGate } from './plan-gate.tsx';
 import { TYPE_TITLES } from './monitor-options.ts';
+import { type LoadedPlan, PlanGate } from './plan-gate.tsx';
+
+/** The stored monitor of a GetMonitor answer, and the form it fills. */
+function editedOf(answer: Parameters<typeof storedMonitorOf>[0], id: string): { found: StoredMonitor; initial: MonitorFormValues } {
+  const found = storedMonitorOf(answer);
+  if (!found) throw new ApiError(500, 'INTERNAL', `The service returned monitor ${id} without its settings.`);
+  return { found, initial: formOf(found) };
+}
 
 /** An existing monitor's form, prefilled; only the fields changed are saved. */
 export function EditMonitor({ workspace, id, plan }: { workspace: Workspace; id: string; plan: LoadedPlan }) {
-  const rpc = rpcFor(workspace.id);
-  const [loaded] = useResource(async (): Promise<{ found: StoredMonitor; initial: MonitorFormValues }> => {
-    try {
-      const found = storedMonitorOf((await rpc.monitors.getMonitor({ id })).monitor);
-      if (!found) throw new ApiError(500, 'INTERNAL', `The service returned monitor ${id} without its settings.`);
-      return { found, initial: formOf(found) };
-    } catch (caught) {
-      throw asApiError(caught);
-    }
-  }, `${workspace.id} ${id}`);
+  // One function per monitor, so the form is filled once per answer, not once per drawing.
+  const select = useCallback((answer: { monitor: Parameters<typeof storedMonitorOf>[0] }) => editedOf(answer.monitor, id), [id]);
+  const query = useMonitor(workspace.id, id, { select });
+  // The form starts from the service's answer to this visit, never from what the cache kept of an earlier one.
+  const loaded = query.isFetchedAfterMount || query.error ? loadedOf(query) : ({ state: 'loading' } as const);
+  const update = useUpdateMonitor(workspace.id);
   const detail = `/monitors/${encodeURIComponent(id)}`;
 
   if (loaded.state === 'loading') {
@@ -44,11 +48,9 @@ export function EditMonitor({ workspace, id, plan }: { workspace: Workspace; id:
 
   const { found, initial } = loaded.value;
   const save = async (form: MonitorFormValues, changed: ChangedFields) => {
-    const { update, local } = updateOf(found.type, form, changed);
+    const { update: changes, local } = updateOf(found.type, form, changed);
     if (local.length > 0) throw refusedHere(local);
-    if (update?.type === 'tcp') await rpc.monitors.updateTCPMonitor({ id, monitor: update.monitor, updateMask: update.updateMask });
-    else if (update?.type === 'grpc') await rpc.monitors.updateGRPCMonitor({ id, monitor: update.monitor, updateMask: update.updateMask });
-    else if (update?.type === 'http') await rpc.monitors.updateHTTPMonitor({ id, monitor: update.monitor, updateMask: update.updateMask });
+    if (changes) await update.mutateAsync({ id, update: changes });
     navigate(detail);
   };
 

@@ -4,11 +4,12 @@ import { KeyValueList } from '../../forms.tsx';
 import { changedRow, rowKey } from '../../key-value-rows.ts';
 import type { MonitorFormValues } from './monitor-form-model.ts';
 
-type HeaderMap = 'headers' | 'metadata' | 'otlpHeaders';
+type HeaderMap = 'headers' | 'metadata' | 'otlpHeaders' | 'env';
 
 /**
- * A map of headers (request headers, gRPC metadata, OTLP headers) as a field array of the form:
- * rows added and removed by react-hook-form, each change marking the map changed.
+ * A map of names and values (request headers, gRPC metadata, OTLP headers, an MCP command's
+ * environment) as a field array of the form: rows added and removed by react-hook-form, each
+ * change marking the map changed.
  */
 export function HeaderFields({
   name,

@@ -1,4 +1,3 @@
-import type { MessageInitShape } from '@bufbuild/protobuf';
 import { type Duration, durationFromMs, durationMs } from '@bufbuild/protobuf/wkt';
 import type { FieldViolation } from '../../../../contract/errors.ts';
 import { MONITOR_LIMITS } from '../../../../contract/limits.ts';
@@ -6,23 +5,40 @@ import {
   type GetMonitorResponse,
   type GRPCMonitor,
   GRPCMonitorSchema,
-  HTTPMethod,
+  type HTTPMethod,
+  HTTPMethodSchema,
   type HTTPMonitor,
   HTTPMonitorSchema,
+  type MCPMonitor,
+  MCPMonitorSchema,
+  type MCPTransport,
+  MCPTransportSchema,
   NumberComparator,
   Periodicity,
   StringComparator,
   type TCPMonitor,
   TCPMonitorSchema,
-  TLSMode,
+  type TLSMode,
+  TLSModeSchema,
 } from '../../../../proto/gen/monitor/v1/monitor_pb.js';
+import type { GrpcMonitorInit, HttpMonitorInit, McpMonitorInit, TcpMonitorInit, WireMonitor, WireUpdate } from '../../data/monitor-messages.ts';
 import { entriesOf, type KeyValueRow, rowKey, rowsOf } from '../../key-value-rows.ts';
+import { type ChoiceOf, defaultOf, MCP_TRANSPORT_FIELDS, type McpTransport, type MonitorType, specOf, wireEnum, wordOf } from './type-fields.ts';
 
 // The monitor form's model: what the form holds (text as typed), how a stored monitor fills it,
 // and how it becomes the monitor.v1 messages of a create or an update, typed by the generated
-// schemas. Plain TypeScript without React, tested in Node (test/monitor-form-model.test.ts).
+// schemas. Plain TypeScript without React, tested in Node (test/monitor-form-model.test.ts). A
+// type's own plain fields hold what the contract declares (a choice as its word, `skip-verify`),
+// and start at the service's defaults.
 
-export type MonitorType = 'tcp' | 'grpc' | 'http';
+export type { MonitorType };
+
+/** The words of the choice fields, as the contract lists them. */
+export type TlsWord = ChoiceOf<'grpc', 'tls'>;
+export type MethodWord = ChoiceOf<'http', 'method'>;
+const TLS_WORDS = specOf('grpc', 'tls').schema.enum;
+const METHOD_WORDS = specOf('http', 'method').schema.enum;
+const TRANSPORT_WORDS = specOf('mcp', 'transport').schema.enum;
 
 /** What the service shows in place of a credential-like header or metadata value. */
 export const REDACTED = '[redacted]';
@@ -53,13 +69,22 @@ export interface MonitorFormValues {
   host: string;
   port: string;
   service: string;
-  tls: TLSMode;
+  tls: TlsWord;
   metadata: KeyValueRow[];
   url: string;
-  method: HTTPMethod;
+  method: MethodWord;
   headers: KeyValueRow[];
   body: string;
   followRedirects: boolean;
+  /** MCP: the URL (http) or the command (stdio). */
+  server: string;
+  transport: McpTransport;
+  /** MCP stdio: the command's arguments, one per line. */
+  args: string;
+  /** MCP stdio: the command's whole environment; every stored value is hidden by the service. */
+  env: KeyValueRow[];
+  cwd: string;
+  allowCommand: boolean;
   statusCodeAssertions: StatusCodeRow[];
   headerAssertions: HeaderAssertionRow[];
   bodyAssertions: BodyAssertionRow[];
@@ -77,7 +102,7 @@ export interface MonitorFormValues {
 /** The lists of assertion rows, by the form's name for them (the wire's too). */
 export type AssertionList = 'statusCodeAssertions' | 'headerAssertions' | 'bodyAssertions';
 
-/** A new monitor: every field unset, so the service's defaults apply; the switches as the service defaults them. */
+/** A new monitor: every field unset, so the service's defaults apply; the choices and switches at the service's defaults. */
 export function emptyForm(): MonitorFormValues {
   return {
     name: '',
@@ -86,14 +111,20 @@ export function emptyForm(): MonitorFormValues {
     active: true,
     host: '',
     port: '',
-    service: '',
-    tls: TLSMode.TLS_MODE_VERIFY,
+    service: defaultOf('grpc', 'service'),
+    tls: defaultOf('grpc', 'tls'),
     metadata: [],
     url: '',
-    method: HTTPMethod.HTTP_METHOD_GET,
+    method: defaultOf('http', 'method'),
     headers: [],
-    body: '',
-    followRedirects: true,
+    body: defaultOf('http', 'body'),
+    followRedirects: defaultOf('http', 'followRedirects'),
+    server: '',
+    transport: defaultOf('mcp', 'transport'),
+    args: defaultOf('mcp', 'args').join('\n'),
+    env: [],
+    cwd: defaultOf('mcp', 'cwd'),
+    allowCommand: defaultOf('mcp', 'allowCommand'),
     statusCodeAssertions: [],
     headerAssertions: [],
     bodyAssertions: [],
@@ -118,7 +149,11 @@ export const takesNoTarget = (comparator: StringComparator) => comparator === St
 
 // ---- a stored monitor ---------------------------------------------------------------------------
 
-export type StoredMonitor = { type: 'tcp'; monitor: TCPMonitor } | { type: 'grpc'; monitor: GRPCMonitor } | { type: 'http'; monitor: HTTPMonitor };
+export type StoredMonitor =
+  | { type: 'tcp'; monitor: TCPMonitor }
+  | { type: 'grpc'; monitor: GRPCMonitor }
+  | { type: 'http'; monitor: HTTPMonitor }
+  | { type: 'mcp'; monitor: MCPMonitor };
 
 /** The monitor of a GetMonitor answer with its type; undefined when the answer carries none. */
 export function storedMonitorOf(answer: GetMonitorResponse['monitor']): StoredMonitor | undefined {
@@ -129,6 +164,8 @@ export function storedMonitorOf(answer: GetMonitorResponse['monitor']): StoredMo
       return { type: 'grpc', monitor: answer.value };
     case 'httpMonitor':
       return { type: 'http', monitor: answer.value };
+    case 'mcpMonitor':
+      return { type: 'mcp', monitor: answer.value };
     default:
       return undefined;
   }
@@ -154,6 +191,12 @@ export function joinTarget(host: string, port: string): string {
 const secondsText = (duration: Duration | undefined) => (duration ? String(durationMs(duration) / 1000) : '');
 const msText = (duration: Duration | undefined) => (duration ? String(durationMs(duration)) : '');
 const keptSecret = (_name: string, value: string) => value === REDACTED;
+
+/**
+ * The arguments typed one per line, as the list the command gets: empty lines are left out (an
+ * empty argument cannot be told from a blank line), the rest kept as they are.
+ */
+export const argsOf = (text: string): string[] => text.split(/\r?\n/).filter((line) => line !== '');
 
 /** The form prefilled with a stored monitor. */
 export function formOf(stored: StoredMonitor): MonitorFormValues {
@@ -181,7 +224,7 @@ export function formOf(stored: StoredMonitor): MonitorFormValues {
         ...common,
         ...splitTarget(stored.monitor.uri),
         service: stored.monitor.service,
-        tls: stored.monitor.tls === TLSMode.TLS_MODE_UNSPECIFIED ? TLSMode.TLS_MODE_VERIFY : stored.monitor.tls,
+        tls: wordOf(TLSModeSchema, stored.monitor.tls, TLS_WORDS) ?? defaultOf('grpc', 'tls'),
         metadata: rowsOf(stored.monitor.metadata, keptSecret),
       };
     case 'http': {
@@ -189,13 +232,26 @@ export function formOf(stored: StoredMonitor): MonitorFormValues {
       return {
         ...common,
         url: h.url,
-        method: h.method === HTTPMethod.HTTP_METHOD_UNSPECIFIED ? HTTPMethod.HTTP_METHOD_GET : h.method,
+        method: wordOf(HTTPMethodSchema, h.method, METHOD_WORDS) ?? defaultOf('http', 'method'),
         headers: rowsOf(h.headers, keptSecret),
         body: h.body,
-        followRedirects: h.followRedirects ?? true,
+        followRedirects: h.followRedirects ?? defaultOf('http', 'followRedirects'),
         statusCodeAssertions: h.statusCodeAssertions.map((a) => ({ key: rowKey(), comparator: a.comparator, target: String(a.target) })),
         headerAssertions: h.headerAssertions.map((a) => ({ key: rowKey(), name: a.key, comparator: a.comparator, target: a.target })),
         bodyAssertions: h.bodyAssertions.map((a) => ({ key: rowKey(), comparator: a.comparator, target: a.target })),
+      };
+    }
+    case 'mcp': {
+      const m = stored.monitor;
+      return {
+        ...common,
+        server: m.server,
+        transport: wordOf(MCPTransportSchema, m.transport, TRANSPORT_WORDS) ?? defaultOf('mcp', 'transport'),
+        headers: rowsOf(m.headers, keptSecret),
+        args: m.args.join('\n'),
+        env: rowsOf(m.env, keptSecret),
+        cwd: m.cwd,
+        allowCommand: m.allowCommand ?? defaultOf('mcp', 'allowCommand'),
       };
     }
   }
@@ -212,12 +268,9 @@ export function keptOrder(next: string[], stored: readonly string[]): string[] {
 
 // ---- from the form to the wire ------------------------------------------------------------------
 
-export type TcpMonitorInit = MessageInitShape<typeof TCPMonitorSchema>;
-export type GrpcMonitorInit = MessageInitShape<typeof GRPCMonitorSchema>;
-export type HttpMonitorInit = MessageInitShape<typeof HTTPMonitorSchema>;
+export type { GrpcMonitorInit, HttpMonitorInit, McpMonitorInit, TcpMonitorInit };
 
-/** A monitor as a create or an update carries it, with its type. */
-export type WireMonitor = { type: 'tcp'; monitor: TcpMonitorInit } | { type: 'grpc'; monitor: GrpcMonitorInit } | { type: 'http'; monitor: HttpMonitorInit };
+export type { WireMonitor, WireUpdate };
 
 /** The fields every type has, typed once (the three messages declare them alike). */
 type CommonInit = Pick<
@@ -263,12 +316,24 @@ export function wireOf(type: MonitorType, form: MonitorFormValues): { wire: Wire
     case 'tcp':
       return { wire: { type, monitor: { ...common, uri } }, local };
     case 'grpc':
-      return { wire: { type, monitor: { ...common, uri, service: form.service.trim(), tls: form.tls, metadata: entriesOf(form.metadata, REDACTED) } }, local };
+      return {
+        wire: {
+          type,
+          monitor: {
+            ...common,
+            uri,
+            service: form.service.trim(),
+            tls: wireEnum<TLSMode>(TLSModeSchema, form.tls),
+            metadata: entriesOf(form.metadata, REDACTED),
+          },
+        },
+        local,
+      };
     case 'http': {
       const monitor: HttpMonitorInit = {
         ...common,
         url: form.url.trim(),
-        method: form.method,
+        method: wireEnum<HTTPMethod>(HTTPMethodSchema, form.method),
         headers: entriesOf(form.headers, REDACTED),
         body: form.body,
         followRedirects: form.followRedirects,
@@ -285,6 +350,19 @@ export function wireOf(type: MonitorType, form: MonitorFormValues): { wire: Wire
       };
       return { wire: { type, monitor }, local };
     }
+    case 'mcp': {
+      // The fields of the other transport are not sent: the service refuses them.
+      const transport = form.transport;
+      const monitor: McpMonitorInit = {
+        ...common,
+        server: form.server.trim(),
+        transport: wireEnum<MCPTransport>(MCPTransportSchema, transport),
+        ...(transport === 'http'
+          ? { headers: entriesOf(form.headers, REDACTED) }
+          : { args: argsOf(form.args), env: entriesOf(form.env, REDACTED), cwd: form.cwd.trim(), allowCommand: form.allowCommand }),
+      };
+      return { wire: { type, monitor }, local };
+    }
   }
 }
 
@@ -292,12 +370,13 @@ export function wireOf(type: MonitorType, form: MonitorFormValues): { wire: Wire
 export function createOf(type: MonitorType, form: MonitorFormValues): { wire: WireMonitor; local: FieldViolation[] } {
   const { wire, local } = wireOf(type, form);
   if (wire.monitor.active === true) wire.monitor.active = undefined;
-  if (wire.type === 'http' && wire.monitor.followRedirects === true) wire.monitor.followRedirects = undefined;
+  if (wire.type === 'http' && wire.monitor.followRedirects === defaultOf('http', 'followRedirects')) wire.monitor.followRedirects = undefined;
+  if (wire.type === 'mcp' && wire.monitor.allowCommand === defaultOf('mcp', 'allowCommand')) wire.monitor.allowCommand = undefined;
   return { wire, local };
 }
 
 /** A field of a monitor message, by its name in the generated code. */
-type WireField = Exclude<keyof TcpMonitorInit | keyof GrpcMonitorInit | keyof HttpMonitorInit, '$typeName'>;
+type WireField = Exclude<keyof TcpMonitorInit | keyof GrpcMonitorInit | keyof HttpMonitorInit | keyof McpMonitorInit, '$typeName'>;
 
 /** The wire field each field of the form is sent in. */
 const SENT_IN = {
@@ -315,6 +394,12 @@ const SENT_IN = {
   headers: 'headers',
   body: 'body',
   followRedirects: 'followRedirects',
+  server: 'server',
+  transport: 'transport',
+  args: 'args',
+  env: 'env',
+  cwd: 'cwd',
+  allowCommand: 'allowCommand',
   statusCodeAssertions: 'statusCodeAssertions',
   headerAssertions: 'headerAssertions',
   bodyAssertions: 'bodyAssertions',
@@ -328,7 +413,7 @@ const SENT_IN = {
   otlpHeaders: 'openTelemetry',
 } as const satisfies Record<keyof MonitorFormValues, WireField>;
 
-const SCHEMAS = { tcp: TCPMonitorSchema, grpc: GRPCMonitorSchema, http: HTTPMonitorSchema } as const;
+const SCHEMAS = { tcp: TCPMonitorSchema, grpc: GRPCMonitorSchema, http: HTTPMonitorSchema, mcp: MCPMonitorSchema } as const;
 
 /**
  * Which fields of the form were changed, as react-hook-form marks them (`formState.dirtyFields`:
@@ -343,14 +428,13 @@ function marked(mark: unknown): boolean {
   return typeof mark === 'object' && mark !== null && Object.values(mark).some(marked);
 }
 
-/** The monitor of an update with its mask: only the changed fields, each named by its proto name. */
-export type WireUpdate = WireMonitor & { updateMask: { paths: string[] } };
-
 /**
  * The update of a stored monitor: the fields of the form that changed, as the wire fields they
  * are sent in, each named in the mask by its proto name (as the schema declares it). A field
  * emptied there returns to the service's default, and a hidden credential sent back as
- * [redacted] keeps its value. Undefined when nothing changed.
+ * [redacted] keeps its value. An MCP monitor moved to another transport also empties the fields
+ * of the one it left (named in the mask, absent from the message), which the service would
+ * otherwise refuse as given for the wrong transport. Undefined when nothing changed.
  */
 export function updateOf(type: MonitorType, form: MonitorFormValues, changed: ChangedFields): { update: WireUpdate | undefined; local: FieldViolation[] } {
   const { wire, local } = wireOf(type, form);
@@ -362,6 +446,10 @@ export function updateOf(type: MonitorType, form: MonitorFormValues, changed: Ch
     const field = SENT_IN[name];
     const proto = declared[field]?.name;
     if (proto !== undefined && marked(changed[name])) paths.set(field, proto);
+  }
+  if (type === 'mcp' && marked(changed.transport)) {
+    const left = (Object.keys(MCP_TRANSPORT_FIELDS) as McpTransport[]).filter((t) => t !== form.transport);
+    for (const field of left.flatMap((t) => MCP_TRANSPORT_FIELDS[t])) paths.set(field, declared[field]!.name);
   }
   if (paths.size === 0) return { update: undefined, local };
   const fields = new Set(paths.keys());

@@ -2,6 +2,7 @@ import type { FieldViolation } from '../../../../contract/errors.ts';
 import { MONITOR_LIMITS } from '../../../../contract/limits.ts';
 import { type FieldErrors, matchViolations } from '../../field-errors.ts';
 import type { AssertionList, MonitorFormValues, MonitorType } from './monitor-form-model.ts';
+import { typeOf } from './type-fields.ts';
 
 // A refusal of the service as the monitor form shows it: each violation given to the field that
 // claims it, the message about `host:port` beside the input to blame, and an assertion's message
@@ -25,10 +26,14 @@ export function claimableFields(type: MonitorType, form: MonitorFormValues): str
     'openTelemetry.headers',
   ];
   names.push(...form.otlpHeaders.filter((r) => r.name).map((r) => `openTelemetry.headers.${r.name.trim()}`));
-  if (type !== 'http') names.push('uri');
-  if (type === 'grpc') names.push('service', 'tls', 'metadata', ...form.metadata.filter((r) => r.name).map((r) => `metadata.${r.name.trim()}`));
+  // The type's own fields, as it declares them.
+  names.push(...typeOf(type).fields.map((field) => field.name));
+  if (type === 'grpc') names.push(...form.metadata.filter((r) => r.name).map((r) => `metadata.${r.name.trim()}`));
+  if (type === 'mcp') {
+    names.push(...form.headers.filter((r) => r.name).map((r) => `headers.${r.name.trim()}`));
+    names.push(...form.env.filter((r) => r.name).map((r) => `env.${r.name.trim()}`));
+  }
   if (type === 'http') {
-    names.push('url', 'method', 'headers', 'body', 'followRedirects', 'statusCodeAssertions', 'headerAssertions', 'bodyAssertions');
     names.push(...form.headers.filter((r) => r.name).map((r) => `headers.${r.name.trim()}`));
     form.statusCodeAssertions.forEach((_, i) =>
       names.push(`statusCodeAssertions.${i}`, `statusCodeAssertions.${i}.comparator`, `statusCodeAssertions.${i}.target`),

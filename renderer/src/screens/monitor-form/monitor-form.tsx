@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { FormProvider, useForm } from 'react-hook-form';
+import { FormProvider, useForm, useWatch } from 'react-hook-form';
 import type { FieldViolation } from '../../../../contract/errors.ts';
 import { ApiError, type PlanAllowance, type Workspace } from '../../api.ts';
 import { focusFirstInvalid, FormProblems, matchViolations } from '../../forms.tsx';
@@ -8,15 +8,18 @@ import type { Periodicity } from '../../../../proto/gen/monitor/v1/monitor_pb.js
 import { Link } from '../../router.tsx';
 import { AboutFields } from './about-fields.tsx';
 import { AssertionFields } from './assertion-fields.tsx';
-import { GrpcFields } from './grpc-fields.tsx';
+import { HeaderFields } from './header-fields.tsx';
+import { McpArgsField, McpServerField } from './mcp-fields.tsx';
 import type { ChangedFields, MonitorFormValues, MonitorType } from './monitor-form-model.ts';
 import { type Failure, failureOf } from './monitor-form-refusal.ts';
 import { TYPE_TITLES } from './monitor-options.ts';
 import { OpenTelemetryFields } from './open-telemetry-fields.tsx';
-import { RequestFields } from './request-fields.tsx';
+import { RequestBody } from './request-fields.tsx';
 import { ScheduleFields } from './schedule-fields.tsx';
 import { TargetFields } from './target-fields.tsx';
 import { TimingFields } from './timing-fields.tsx';
+import { type OwnEditors, TypeFields } from './type-field.tsx';
+import { hintOf, shownFor, typeOf } from './type-fields.ts';
 
 /** A refusal made before sending: values the wire cannot carry, named as the service names them. */
 export function refusedHere(violations: FieldViolation[]): ApiError {
@@ -54,6 +57,7 @@ export function MonitorForm({
   // Read while drawing, so react-hook-form keeps the marks of changed fields up to date.
   const { isSubmitting, dirtyFields } = form.formState;
   const [failure, setFailure] = useState<Failure<ApiError>>();
+  const transport = useWatch({ control: form.control, name: 'transport' });
   const formRef = useRef<HTMLFormElement>(null);
   const problemsRef = useRef<HTMLDivElement>(null);
 
@@ -77,6 +81,38 @@ export function MonitorForm({
 
   const errors = failure?.errors ?? matchViolations(undefined, []);
   const targetError = errors.of('monitor.uri');
+  const declared = typeOf(type);
+  const hasAssertions = declared.fields.some((field) => field.name === 'statusCodeAssertions');
+  // The editors of the fields that are not plain inputs; the assertions have a section of their own.
+  const editors: OwnEditors = {
+    uri: (spec) => (
+      <TargetFields
+        spec={spec}
+        hostError={failure?.targetAt === 'host' ? targetError : undefined}
+        portError={failure?.targetAt === 'port' ? targetError : undefined}
+      />
+    ),
+    headers: (spec) => (
+      <HeaderFields name="headers" legend={spec.label} item="Header" errors={errors} field="monitor.headers" hint={hintOf(spec)} namePlaceholder="accept" />
+    ),
+    metadata: (spec) => (
+      <HeaderFields
+        name="metadata"
+        legend={spec.label}
+        item="Metadata entry"
+        errors={errors}
+        field="monitor.metadata"
+        hint={hintOf(spec)}
+        namePlaceholder="authorization"
+      />
+    ),
+    body: (spec) => <RequestBody spec={spec} errors={errors} />,
+    server: (spec) => <McpServerField spec={spec} errors={errors} />,
+    args: (spec) => <McpArgsField spec={spec} errors={errors} />,
+    env: (spec) => (
+      <HeaderFields name="env" legend={spec.label} item="Variable" errors={errors} field="monitor.env" hint={hintOf(spec)} namePlaceholder="PATH" />
+    ),
+  };
 
   return (
     <FormProvider {...form}>
@@ -91,22 +127,11 @@ export function MonitorForm({
         </section>
 
         <section className="card section monitor-form-section" aria-labelledby="monitor-target">
-          <h2 id="monitor-target">{type === 'http' ? 'Request' : 'Target'}</h2>
-          {type === 'http' ? (
-            <RequestFields errors={errors} />
-          ) : (
-            <>
-              <TargetFields
-                type={type}
-                hostError={failure?.targetAt === 'host' ? targetError : undefined}
-                portError={failure?.targetAt === 'port' ? targetError : undefined}
-              />
-              {type === 'grpc' ? <GrpcFields errors={errors} /> : null}
-            </>
-          )}
+          <h2 id="monitor-target">{declared.targetIsUrl ? 'Request' : 'Target'}</h2>
+          <TypeFields type={type} errors={errors} editors={editors} shown={(name) => shownFor(type, name, transport)} />
         </section>
 
-        {type === 'http' ? (
+        {hasAssertions ? (
           <section className="card section monitor-form-section" aria-labelledby="monitor-assertions">
             <h2 id="monitor-assertions">Assertions</h2>
             <p className="muted small monitor-form-lede">

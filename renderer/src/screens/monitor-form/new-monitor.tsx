@@ -1,7 +1,7 @@
-import { ApiError, type Workspace } from '../../api.ts';
+import type { Workspace } from '../../api.ts';
 import { PageHeader } from '../../components.tsx';
+import { useCreateMonitor } from '../../data/monitors.ts';
 import { navigate, useLocation } from '../../router.tsx';
-import { rpcFor } from '../../rpc.ts';
 import { MonitorForm, refusedHere } from './monitor-form.tsx';
 import { createOf, emptyForm, type MonitorFormValues, type MonitorType } from './monitor-form-model.ts';
 import { type LoadedPlan, PlanGate } from './plan-gate.tsx';
@@ -14,19 +14,13 @@ export function NewMonitor({ workspace, plan }: { workspace: Workspace; plan: Lo
   const asked = query.get('type');
   const type = isMonitorType(asked) ? asked : undefined;
   const choose = (next: MonitorType) => navigate(`/monitors/new?type=${next}`, { replace: true });
-  const rpc = rpcFor(workspace.id);
+  const create = useCreateMonitor(workspace.id);
 
   const save = async (chosen: MonitorType, form: MonitorFormValues) => {
     const { wire, local } = createOf(chosen, form);
     if (local.length > 0) throw refusedHere(local);
-    const created =
-      wire.type === 'tcp'
-        ? (await rpc.monitors.createTCPMonitor({ monitor: wire.monitor })).monitor
-        : wire.type === 'grpc'
-          ? (await rpc.monitors.createGRPCMonitor({ monitor: wire.monitor })).monitor
-          : (await rpc.monitors.createHTTPMonitor({ monitor: wire.monitor })).monitor;
-    if (!created) throw new ApiError(500, 'INTERNAL', 'The service created the monitor but did not return it.');
-    navigate(`/monitors/${encodeURIComponent(created.id)}`);
+    const id = await create.mutateAsync(wire);
+    navigate(`/monitors/${encodeURIComponent(id)}`);
   };
 
   return (

@@ -4,12 +4,13 @@ import type { Periodicity } from '../../../../proto/gen/monitor/v1/monitor_pb.js
 import type { PlanAllowance, Workspace } from '../../api.ts';
 import { ErrorNote, Loading } from '../../components.tsx';
 import { type FieldErrors, FieldGroup } from '../../forms.tsx';
-import { useResource } from '../../hooks.ts';
+import { useLocations } from '../../data/locations.ts';
+import { loadedOf } from '../../hooks.ts';
 import { Link } from '../../router.tsx';
-import { rpcFor } from '../../rpc.ts';
 import { CheckGrid } from './check-grid.tsx';
 import { keptOrder, type MonitorFormValues, type MonitorType } from './monitor-form-model.ts';
 import { FREQUENCIES } from './monitor-options.ts';
+import { typeOf } from './type-fields.ts';
 
 /** How often and from where the monitor is checked, and whether it is checked at all. */
 export function ScheduleFields({
@@ -92,10 +93,9 @@ function useUnorderedList(name: 'regions' | 'privateLocations'): { value: string
 
 function Regions({ type, plan, error }: { type: MonitorType; plan: PlanAllowance; error: string | undefined }) {
   const { value, onChange } = useUnorderedList('regions');
-  const hint =
-    type === 'grpc'
-      ? 'Where it is checked from. Pick at least one, or a private location below.'
-      : `Where it is checked from. Unless private locations are picked, none picked means the plan's default regions: ${plan.defaultTcpRegions.join(', ')}.`;
+  const hint = typeOf(type).regionsRequired
+    ? 'Where it is checked from. Pick at least one, or a private location below.'
+    : `Where it is checked from. Unless private locations are picked, none picked means the plan's default regions: ${plan.defaultTcpRegions.join(', ')}.`;
   // A stored region the catalogue no longer lists stays visible, so it can be unticked.
   const offered = [...plan.regions, ...value.filter((r) => !plan.regions.includes(r))];
   return (
@@ -105,7 +105,7 @@ function Regions({ type, plan, error }: { type: MonitorType; plan: PlanAllowance
           <CheckGrid options={offered.map((region) => ({ value: region, label: region }))} value={value} onChange={onChange} control={control} />
           {value.length > 0 ? (
             <button type="button" className="button button-small button-ghost regions-clear" onClick={() => onChange([])}>
-              {type === 'grpc' ? 'Clear regions' : 'Clear: use the plan default'}
+              {typeOf(type).regionsRequired ? 'Clear regions' : 'Clear: use the plan default'}
             </button>
           ) : null}
         </>
@@ -120,11 +120,9 @@ function Regions({ type, plan, error }: { type: MonitorType; plan: PlanAllowance
  */
 function PrivateLocations({ workspace, error }: { workspace: Workspace; error: string | undefined }) {
   const { value, onChange } = useUnorderedList('privateLocations');
-  const [listed] = useResource(async () => {
-    const { privateLocations } = await rpcFor(workspace.id).privateLocations.listPrivateLocations({ perPage: 100 });
-    // The embedded runner serves the regions above; it is not a location to pick.
-    return privateLocations.filter((l) => !l.embedded);
-  }, workspace.id);
+  const all = loadedOf(useLocations(workspace.id));
+  // The embedded runner serves the regions above; it is not a location to pick.
+  const listed = all.state === 'ready' ? { ...all, value: all.value.filter((l) => !l.embedded) } : all;
   const hint = 'Runners on your own machines that check it too, each shown as a region named by the location.';
   if (listed.state === 'loading') return <Loading what="the private locations" />;
   if (listed.state === 'error') return <ErrorNote>{listed.error.message}</ErrorNote>;

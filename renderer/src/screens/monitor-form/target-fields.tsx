@@ -1,32 +1,24 @@
 import { useFormContext } from 'react-hook-form';
 import { MONITOR_LIMITS } from '../../../../contract/limits.ts';
 import { Field } from '../../forms.tsx';
-import type { MonitorFormValues } from './monitor-form-model.ts';
+import { type MonitorFormValues, splitTarget } from './monitor-form-model.ts';
+import { hintOf, placeholderOf, type TypeFieldSpec } from './type-fields.ts';
 
 /**
- * The `host:port` a TCP or gRPC monitor checks, as two inputs. The service's message about the
- * target goes beside the one the model blames (`failureOf`).
+ * The `host:port` a monitor checks, as two inputs, with its declaration's words: its hint beside
+ * the host, its placeholder split between the two. The service's message about the target goes
+ * beside the one the model blames (`failureOf`).
  */
-export function TargetFields({ type, hostError, portError }: { type: 'tcp' | 'grpc'; hostError: string | undefined; portError: string | undefined }) {
+export function TargetFields({ spec, hostError, portError }: { spec: TypeFieldSpec; hostError: string | undefined; portError: string | undefined }) {
   const { register } = useFormContext<MonitorFormValues>();
+  const placeholder = splitTarget(placeholderOf(spec) ?? '');
   return (
     <div className="monitor-form-target">
-      <Field label="Host" hint="A hostname or an IP address, without a scheme." error={hostError} className="monitor-form-host">
-        {(field) => (
-          <input
-            {...field}
-            {...register('host')}
-            type="text"
-            placeholder={type === 'grpc' ? 'api.internal' : 'db.internal'}
-            autoComplete="off"
-            spellCheck={false}
-          />
-        )}
+      <Field label="Host" hint={hintOf(spec)} error={hostError} className="monitor-form-host">
+        {(field) => <input {...field} {...register('host')} type="text" placeholder={placeholder.host} autoComplete="off" spellCheck={false} />}
       </Field>
       <Field label="Port" hint={`${MONITOR_LIMITS.port.min} to ${MONITOR_LIMITS.port.max}.`} error={portError} className="monitor-form-port">
-        {(field) => (
-          <input {...field} {...register('port')} type="text" inputMode="numeric" placeholder={type === 'grpc' ? '50051' : '5432'} autoComplete="off" />
-        )}
+        {(field) => <input {...field} {...register('port')} type="text" inputMode="numeric" placeholder={placeholder.port} autoComplete="off" />}
       </Field>
     </div>
   );

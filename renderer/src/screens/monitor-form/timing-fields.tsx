@@ -11,6 +11,7 @@ const TIMEOUT_COVERS: Record<MonitorType, string> = {
   tcp: 'Wait for the connection.',
   grpc: 'For the whole check.',
   http: 'For the whole request.',
+  mcp: 'For the whole check: connection or start, handshake and listing.',
 };
 
 /** How long a check may take, when a passing one counts as slow, and how often a failed connection is tried again. */
@@ -45,7 +46,7 @@ export function TimingFields({ type, errors }: { type: MonitorType; errors: Fiel
       </Field>
       <Field
         label="Retries"
-        hint={`${type === 'grpc' ? 'Of a failed connection; an answer is never retried.' : 'Of a failed connection.'} 0 to ${retry.max}, default ${retry.default}.`}
+        hint={`${type === 'grpc' || type === 'mcp' ? 'Of a failed connection; an answer is never retried.' : 'Of a failed connection.'} 0 to ${retry.max}, default ${retry.default}.`}
         error={errors.of('monitor.retry')}
       >
         {(field) => (

@@ -25,6 +25,12 @@ export interface MonitorTypeSpec<T extends string = string, F extends DeclaredFi
   target: keyof F & string;
   /** Whether the target is a URL; otherwise it is `host:port`. The destination policy judges each its way. */
   targetIsUrl: boolean;
+  /**
+   * What the target is where it depends on the configuration (an MCP server's URL or command);
+   * otherwise `targetIsUrl` says. The destination policy judges a URL or a `host:port`; a command
+   * must exist where it is run.
+   */
+  targetKind?: (value: { [K in keyof F]: z.output<F[K]['schema']> }) => 'url' | 'host-port' | 'command';
   /** What the target is, in the words of `--target`'s help: `host:port`, `the URL`. */
   targetWords: string;
   /** What `timeout` bounds for the type, in the reference's words. */
@@ -43,6 +49,8 @@ export interface MonitorTypeSpec<T extends string = string, F extends DeclaredFi
    * and shown `[redacted]` (monitor-secrets.ts).
    */
   secretMaps?: readonly (keyof F & string)[];
+  /** The maps whose every value is sealed at rest and shown `[redacted]`, whatever its name (a command's environment). */
+  sealedMaps?: readonly (keyof F & string)[];
   /**
    * Lists of the configuration that a file of `apply` writes as one list (`assertions`), each
    * item marked with its list's word (`type: status`); `item` names one in messages.
@@ -52,6 +60,8 @@ export interface MonitorTypeSpec<T extends string = string, F extends DeclaredFi
   rows?: (monitor: Record<string, any>) => [string, string][];
   /** A whole valid configuration of the type's own fields, as an example (docs, tests). */
   example: { [K in keyof F]?: z.input<F[K]['schema']> };
+  /** More whole configurations, for fields the example cannot set together (a stdio server has no headers). */
+  moreExamples?: { [K in keyof F]?: z.input<F[K]['schema']> }[];
 }
 
 /** Declares a monitor type; its fields are built once, with their first use. */
