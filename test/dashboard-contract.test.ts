@@ -12,6 +12,7 @@ import { DASHBOARD_ANSWERS, DASHBOARD_BODIES, type DashboardBody, type JsonEndpo
 import { DASHBOARD_API, pathOf, type PathParams } from '../contract/dashboard.ts';
 import { RPC_CODE_OF } from '../contract/errors.ts';
 import { newWorkspace } from './support/harness.ts';
+import { startHttpMcpServer, toolsWithDescription } from './support/mcp-servers.ts';
 import { connectClient, type OAuthTestService, registerClient, startConsent, startOAuthService, startReceiver, TestBrowser } from './support/oauth-peers.ts';
 
 let service: OAuthTestService;
@@ -100,6 +101,41 @@ describe('the dashboard API answers what its contract declares', () => {
     assert.ok((await call('plan', { workspaceId: ws.id })).frequencies.includes('30s'));
     const audit = await call('audit', { workspaceId: ws.id }, { query: { limit: '1' } });
     assert.equal(audit.entries[0]?.entityId, monitor!.id);
+  });
+
+  test("an MCP monitor's results carry what its check found of the server, and its overview row says when its tools changed", async () => {
+    const ws = await workspace();
+    const server = await startHttpMcpServer('v2', { prompts: 2 });
+    try {
+      const { monitor } = await ws.rpc.monitors.createMCPMonitor({
+        monitor: { name: 'contract tools', server: server.url, periodicity: Periodicity.PERIODICITY_1M, retry: 0, regions: ['iad'] },
+      });
+      const params = { workspaceId: ws.id, monitorId: monitor!.id };
+      await ws.rpc.monitors.triggerMonitor({ id: monitor!.id });
+      const [latest] = (await call('results', params, { query: { limit: '5' } })).results;
+      assert.deepEqual(
+        { ...latest?.mcp, protocolVersion: typeof latest?.mcp?.protocolVersion },
+        {
+          status: 'OK',
+          protocolVersion: 'string',
+          serverName: 'test-v2',
+          serverVersion: latest?.mcp?.serverVersion,
+          toolCount: 3,
+          prompts: 2,
+          resources: null,
+          warnings: [],
+          exitCode: null,
+          stderrTail: '',
+          signIn: null,
+        },
+      );
+      assert.equal((await call('overview', { workspaceId: ws.id }, { query: { limit: '10' } })).monitors[0]?.toolsChanged, false);
+      server.behaviour = { ...server.behaviour, tools: toolsWithDescription('echo', 'Echoes, and more.') };
+      await ws.rpc.monitors.triggerMonitor({ id: monitor!.id });
+      assert.equal((await call('overview', { workspaceId: ws.id }, { query: { limit: '10' } })).monitors[0]?.toolsChanged, true);
+    } finally {
+      await server.close();
+    }
   });
 
   test("a status page's preview, with a component, an open report and maintenance both active and upcoming", async () => {

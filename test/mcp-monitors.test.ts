@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Code } from '@connectrpc/connect';
 import { MCPTransport } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { withLocalOwner } from '../server/cli/local.ts';
 import { assertCode, assertViolation, jsonOf, monitorRpc, newWorkspace, runCli, startTestService, type TestService, tempDir } from './support/harness.ts';
 import { DEFAULT_TOOLS, GENERATIONS, type HttpMcpServer, startHttpMcpServer, toolsWithDescription } from './support/mcp-servers.ts';
+import { databaseEnv, withLocalOwner } from './support/database.ts';
 import { type HttpReceiver, startHttpReceiver } from './support/receivers.ts';
 
 describe('MCP monitors', () => {
@@ -87,7 +87,10 @@ describe('MCP monitors', () => {
 
       // Neither the key (an editor may hold one) nor any other credential accepts: a person does.
       await assertCode(rpc.acceptMCPTools({ id: monitor!.id }), Code.PermissionDenied, /accepted by a person/);
-      const accepted = await runCli(['monitors', 'accept-tools', monitor!.id, '--workspace', workspace.slug, '--data-dir', service.dataDir]);
+      const accepted = await runCli(
+        ['monitors', 'accept-tools', monitor!.id, '--workspace', workspace.slug, '--data-dir', service.dataDir],
+        await databaseEnv(service.dataDir),
+      );
       assert.equal(accepted.code, 0, accepted.stderr);
       const after = await rpc.getMCPTools({ id: monitor!.id });
       assert.equal(after.drifted, false);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { DEFAULT_COMMAND_PATH } from '../server/domain/monitors/types/mcp.ts';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -7,15 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import {
-  canonicalJson,
-  DEFAULT_PATH,
-  fingerprintTool,
-  hiddenCharacterWarnings,
-  MAX_LIST_PAGES,
-  type McpProbeTarget,
-  probeMcp,
-} from '../server/checks/mcp-probe.ts';
+import { canonicalJson, fingerprintTool, hiddenCharacterWarnings, MAX_LIST_PAGES, type McpProbeTarget, probeMcp } from '../server/checks/mcp-probe.ts';
 import { createDestinationPolicy } from '../server/domain/destinations.ts';
 import type { ProbeResult } from '../server/domain/monitors/check-results.ts';
 import {
@@ -288,7 +281,7 @@ describe('stdio servers', () => {
     assert.deepEqual(env, ['API_TOKEN', BEHAVIOUR_ENV, 'PATH']);
     assert.equal(cwd, folder);
     assert.ok(existsSync(folder), 'a folder given is not removed');
-    assert.ok(DEFAULT_PATH.length > 0);
+    assert.ok(DEFAULT_COMMAND_PATH.length > 0);
   });
 
   test('a command that does not exist is named, and not retried', async () => {

@@ -9,8 +9,7 @@ import { createRequire } from 'node:module';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import { createClient, Periodicity, type StatusdeskClient } from '../client/index.ts';
-import { MCPTransport } from '../proto/gen/monitor/v1/monitor_pb.js';
+import { createClient, MCPTransport, Periodicity, type StatusdeskClient } from '../client/index.ts';
 import { openPage, withBrowser } from './support/browser.ts';
 import { BEHAVIOUR_ENV, type HttpMcpServer, STDIO_SERVER_SCRIPT, startHttpMcpServer, toolsWithDescription } from './support/mcp-servers.ts';
 import {
@@ -54,7 +53,8 @@ interface KnownViolation {
 const KNOWN: KnownViolation[] = [
   {
     rule: 'scrollable-region-focusable',
-    screens: ['monitor detail'],
+    // The same table on every monitor's screen, whatever its type.
+    screens: ['monitor detail', 'MCP monitor detail with a drift', 'MCP monitor detail of a stdio server that exited'],
     target: /aria-labelledby="results-heading"\] > \.table-wrap$/,
     reason:
       'the recent checks table scrolls sideways at 390 px and holds nothing focusable, so a keyboard cannot scroll it: its wrapper in ' +
@@ -303,7 +303,12 @@ describe('accessibility (axe-core, WCAG 2.2 AA)', () => {
           heading: 'local notes',
           alsoShows: (page) => page.getByRole('region', { name: 'Standard error of the server' }),
         },
-        { name: 'new MCP monitor (http)', path: '/monitors/new?type=mcp', heading: 'New monitor', alsoShows: (page) => page.getByLabel('Server', { exact: true }) },
+        {
+          name: 'new MCP monitor (http)',
+          path: '/monitors/new?type=mcp',
+          heading: 'New monitor',
+          alsoShows: (page) => page.getByLabel('Server', { exact: true }),
+        },
         {
           name: 'new MCP monitor (stdio)',
           path: '/monitors/new?type=mcp',

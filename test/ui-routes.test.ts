@@ -202,9 +202,10 @@ describe('the built UI', () => {
     };
     walk(join(packageRoot, 'renderer', 'src'));
     assert.ok(sources.length > 5);
-    // Relative imports (the generated RPC messages under proto/gen among them) and browser packages.
+    // Relative imports (the generated RPC messages under proto/gen among them) and browser packages
+    // (`diff`: the line diff of an MCP server's changed tools).
     const allowed =
-      /^(\.{1,2}\/(?!.*\bserver\/)|react$|react-dom\/client$|react\/jsx-runtime$|@bufbuild\/protobuf(\/wkt)?$|@connectrpc\/connect(-web|-query)?$|@tanstack\/react-(virtual|query)$|eventsource-parser$|react-hook-form$)/;
+      /^(\.{1,2}\/(?!.*\bserver\/)|react$|react-dom\/client$|react\/jsx-runtime$|@bufbuild\/protobuf(\/wkt)?$|@connectrpc\/connect(-web|-query)?$|@tanstack\/react-(virtual|query)$|eventsource-parser$|react-hook-form$|diff$)/;
     for (const file of sources) {
       const code = readFileSync(file, 'utf8');
       // `from '...'` of imports and re-exports, `import '...'` for side effects, and import('...').

@@ -1,9 +1,9 @@
 // The live feed of a workspace: `events` of the dashboard API, a text/event-stream of
-// LiveEvent, parsed by eventsource-parser. Read with the session's fetch rather than EventSource
-// because the session token goes in a header, never in the address. One connection per workspace,
-// shared by every listener (the query cache's, live-queries.ts, and the browser notifications
-// below), closed when the last one stops listening, and reopened after a drop with a bounded backoff.
-import { createParser } from 'eventsource-parser';
+// LiveEvent, parsed by eventsource-parser (loaded with the first stream). Read with the session's
+// fetch rather than EventSource because the session token goes in a header, never in the address.
+// One connection per workspace, shared by every listener (the query cache's, live-queries.ts, and
+// the browser notifications below), closed when the last one stops listening, and reopened after
+// a drop with a bounded backoff.
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import type { LiveEvent } from '../../contract/dashboard-api.ts';
 import { LIVE_EVENT_TYPES, pathOf } from '../../contract/dashboard.ts';
@@ -73,6 +73,8 @@ class Feed {
       this.failures = 0;
       this.setStatus('open');
       if (missed) this.listeners.forEach((listener) => listener.onOpen());
+      // The parser is loaded with the first stream, not with the first screen.
+      const { createParser } = await import('eventsource-parser');
       const parser = createParser({ onEvent: ({ event, data }) => this.dispatch(event ?? 'message', data) });
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       for (;;) {

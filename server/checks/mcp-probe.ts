@@ -24,6 +24,7 @@ import {
   UnsupportedProtocolVersionError,
 } from '@modelcontextprotocol/client';
 import type { DestinationPolicy } from '../domain/destinations.ts';
+import { DEFAULT_COMMAND_PATH } from '../domain/monitors/types/mcp.ts';
 import type { McpCheck, McpStatus, McpTool, ProbeResult, Timing } from '../domain/monitors/check-results.ts';
 import { ConnectionFailure, Deadline, emptyTiming, openConnection, since, type Target, until, withRetries } from './connection.ts';
 import { degradedMessage, probeResult } from './outcome.ts';
@@ -72,8 +73,6 @@ export const MAX_LIST_PAGES = 100;
 /** How much of a stdio server's stderr is kept: its last lines, at most this many bytes. */
 export const STDERR_TAIL_BYTES = 4096;
 export const STDERR_TAIL_LINES = 20;
-/** The PATH a stdio server gets when its environment names none: the system's own folders. */
-export const DEFAULT_PATH = process.platform === 'win32' ? 'C:\\Windows\\system32;C:\\Windows' : '/usr/local/bin:/usr/bin:/bin';
 /** How long a stdio server has to exit after SIGTERM before its group is killed. */
 const GRACE_MS = 500;
 
@@ -558,13 +557,13 @@ function agentFetch(agent: CheckAgent, facts: TransportFacts, userAgent: string)
 
 /**
  * The environment a stdio server runs with: the monitor's own, and nothing of the service's. Only
- * where it names no PATH is one added (DEFAULT_PATH), so that a command named without its folder
+ * where it names no PATH is one added (DEFAULT_COMMAND_PATH), so that a command named without its folder
  * can be found; on Windows SYSTEMROOT too, without which most programs cannot start.
  */
 export function serverEnvironment(env: Record<string, string>): Record<string, string> {
   const result: Record<string, string> = { ...env };
   const names = new Set(Object.keys(env).map((name) => name.toUpperCase()));
-  if (!names.has('PATH')) result.PATH = DEFAULT_PATH;
+  if (!names.has('PATH')) result.PATH = DEFAULT_COMMAND_PATH;
   if (process.platform === 'win32' && !names.has('SYSTEMROOT') && process.env.SYSTEMROOT) result.SYSTEMROOT = process.env.SYSTEMROOT;
   return result;
 }

@@ -1,23 +1,13 @@
-import type { FoundMcpServer, McpTransport } from './discovery.ts';
+import type { ConfigOf } from '../domain/monitors/monitor-rules.ts';
+import type { FoundMcpServer } from './discovery.ts';
 
 /**
  * A found server as the create input of an `mcp` monitor. Discovery runs nothing: a monitor, and
  * with it a check that starts a stdio server's command, exists only once the user picks the entry.
  */
 
-/** The fields an `mcp` monitor is created with, under the names of its type. */
-export interface McpMonitorInput {
-  name: string;
-  transport: McpTransport;
-  /** The URL (http) or the command (stdio). */
-  server: string;
-  headers: Record<string, string>;
-  args: string[];
-  env: Record<string, string>;
-  cwd: string;
-  /** The opt-in that lets a check run the command: true only for a stdio entry the user picked. */
-  allowCommand: boolean;
-}
+/** The fields an `mcp` monitor is created with, as its type declares them (domain/monitors/types/mcp.ts). */
+export type McpMonitorInput = { name: string } & Pick<ConfigOf<'mcp'>, 'transport' | 'server' | 'headers' | 'args' | 'env' | 'cwd' | 'allowCommand'>;
 
 /**
  * The create input of a server the user picked. The pick is the opt-in to run a stdio server's

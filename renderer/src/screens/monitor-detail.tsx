@@ -10,7 +10,8 @@ import {
 } from '../../../proto/gen/monitor/v1/monitor_pb.js';
 import type { ApiError, CheckResult, LatencySeries, MonitorState, MonitorType, RegionHealth } from '../api.ts';
 import type { ScreenProps } from '../app.tsx';
-import { formatMs, LatencyChart, PhaseBar } from '../charts.tsx';
+import { LatencyChart, PhaseBar } from '../charts.tsx';
+import { formatMs } from '../sparkline.tsx';
 import { ConfirmDialog, ErrorNote, Loading, PageHeader } from '../components.tsx';
 import { useLatency, useRegions, useResults } from '../data/monitor-views.ts';
 import { useDeleteMonitor, useMonitor, useMonitorStatus, useMonitorSummary, useResponseLogs, useSetActive, useTriggerMonitor } from '../data/monitors.ts';

@@ -2,7 +2,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useId, useRef, useState } from 'react';
 import type { MonitorState, MonitorType, Overview, OverviewRow } from '../api.ts';
 import type { ScreenProps } from '../app.tsx';
-import { formatMs, Sparkline } from '../charts.tsx';
+import { formatMs, Sparkline } from '../sparkline.tsx';
 import { ErrorNote, Loading, PageHeader } from '../components.tsx';
 import { type OverviewFilters, type OverviewRows, useOverviewRows } from '../data/overview.ts';
 import { Icon } from '../icons.tsx';

@@ -17,6 +17,9 @@ function editedOf(answer: Parameters<typeof storedMonitorOf>[0], id: string): { 
 }
 
 /** An existing monitor's form, prefilled; only the fields changed are saved. */
+/** `An` before a vowel sound, as an initialism spelt out is read (an HTTP, an MCP server, a TCP). */
+const anOrA = (word: string) => (/^([AEIOU]|[FHLMNRSX][A-Z])/.test(word) ? 'An' : 'A');
+
 export function EditMonitor({ workspace, id, plan }: { workspace: Workspace; id: string; plan: LoadedPlan }) {
   // One function per monitor, so the form is filled once per answer, not once per drawing.
   const select = useCallback((answer: { monitor: Parameters<typeof storedMonitorOf>[0] }) => editedOf(answer.monitor, id), [id]);
@@ -57,7 +60,7 @@ export function EditMonitor({ workspace, id, plan }: { workspace: Workspace; id:
   return (
     <>
       <PageHeader title={`Edit ${found.monitor.name}`}>
-        A {TYPE_TITLES[found.type]} monitor. Its type cannot change; only the fields you change are saved.
+        {anOrA(TYPE_TITLES[found.type])} {TYPE_TITLES[found.type]} monitor. Its type cannot change; only the fields you change are saved.
       </PageHeader>
       <PlanGate plan={plan}>
         {(allowance) => (
