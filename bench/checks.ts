@@ -41,19 +41,16 @@
  * That child runs this file bundled by esbuild, as the service runs: without Node's TypeScript
  * loader in memory, and started with the service's Node flags (SERVICE_NODE_FLAGS).
  */
-import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http2 from 'node:http2';
 import net from 'node:net';
 import { arch, availableParallelism, platform, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { getHeapSpaceStatistics } from 'node:v8';
 import type * as Grpc from '@grpc/grpc-js';
-import { build } from 'esbuild';
 import pino from 'pino';
 import { parseTarget, trustStore } from '../server/checks/connection.ts';
 import { createCheckEngine } from '../server/checks/engine.ts';
@@ -68,10 +65,12 @@ import { LatencyHistogram } from '../server/domain/monitors/latency-histogram.ts
 import type { Monitor } from '../server/domain/monitors/monitors.ts';
 import { createServices } from '../server/services.ts';
 import { ensureOwner } from '../server/domain/users/users.ts';
-import { limitHeapGrowth, SERVICE_NODE_FLAGS } from '../server/heap-growth.ts';
+import { SERVICE_NODE_FLAGS } from '../server/heap-growth.ts';
 import { VERSION } from '../server/package-root.ts';
-import { compare, median, parseNumber, percentile, table } from './support/figures.ts';
+import { type EngineInput, type EngineReport, engineMain, MEMORY_SERIES_MS, slotsIn } from './support/engine-child.ts';
+import { busyCores, compare, machineTicks, median, parseNumber, percentile, table } from './support/figures.ts';
 import { closedLoop, failuresOf, type LoadFigures } from './support/load.ts';
+import { bundleForService, CHILD_STOP_TIMEOUT_MS, endChild, forkScript, nextMessage } from './support/processes.ts';
 import { seededRandom } from '../test/support/seeded-random.ts';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -104,10 +103,7 @@ const TIME_WAIT_SAMPLE_MS = 10_000;
 
 /** A slot this close to the end of the run may still be in flight when the engine closes. */
 const END_MARGIN_MS = 5_000;
-const RSS_SAMPLE_MS = 250;
-const MEMORY_SERIES_MS = 5_000;
 const CHILD_START_TIMEOUT_MS = 30_000;
-const CHILD_STOP_TIMEOUT_MS = 10_000;
 const PROFILE_WRITE_TIMEOUT_MS = 180_000;
 const SUMMARY_ROWS_BATCH = 1_000;
 const SUMMARY_WARMUP_CALLS = 5;
@@ -119,23 +115,6 @@ const wholePeriods = (ms: number) => {
   const n = Math.floor(ms / PERIOD_MS);
   return `${n} full period${n === 1 ? '' : 's'}`;
 };
-
-/** Busy and total jiffies of the whole machine (Linux /proc/stat), to tell our load from other processes'. */
-function machineTicks(): { busy: number; total: number } | undefined {
-  try {
-    const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
-    const total = fields.reduce((sum, n) => sum + n, 0);
-    return { busy: total - fields[3]! - fields[4]!, total };
-  } catch {
-    return undefined;
-  }
-}
-
-/** CPU of the whole machine between two readings, in cores. */
-function busyCores(from: ReturnType<typeof machineTicks>, to: ReturnType<typeof machineTicks>): number | null {
-  if (!from || !to || to.total === from.total) return null;
-  return ((to.busy - from.busy) / (to.total - from.total)) * CPUS;
-}
 
 // ---- formatting -----------------------------------------------------------------------------
 
@@ -174,131 +153,13 @@ interface TargetsCpu {
   micros: number;
 }
 
-interface EngineInput {
-  dataDir: string;
-  /** How long the schedule runs after engine.start() has returned. */
-  durationMs: number;
-}
-
-interface EngineReport {
-  type: 'report';
-  /** Epoch ms: before engine.start(), after it returned (scheduler running), when the run ended. */
-  startCalledAt: number;
-  runningAt: number;
-  endedAt: number;
-  startMs: number;
-  startCpuMs: number;
-  cpuUserMs: number;
-  cpuSystemMs: number;
-  eventLoopUtilization: number;
-  eventLoopDelayP99Ms: number;
-  eventLoopDelayMaxMs: number;
-  /** The service thread's garbage collections during the run: young (scavenges) and the rest (mark-compact, incremental steps, weak callbacks), count and ms. */
-  gc: { young: [number, number]; other: [number, number] };
-  rssPeak: number;
-  rssEnd: number;
-  heapUsedPeak: number;
-  /** Seconds from the scheduler's start to the heap's peak (negative: during engine.start()). */
-  heapUsedPeakAt: number;
-  jobs: number;
-  started: number;
-  skippedBusy: number;
-  gaps: number;
-  lagP50: number | null;
-  lagP99: number | null;
-  lagMax: number | null;
-  maxRunning: number;
-  maxWaiting: number;
-  logLines: number;
-  logSample: string[];
-  closeMs: number;
-  /** RSS and heap used (bytes) of the engine process at each step of its start. */
-  stages: [string, number, number][];
-  /**
-   * Every MEMORY_SERIES_MS from the scheduler's start: seconds, RSS, heap used, external + array
-   * buffers, heap committed (bytes), the most checks waiting for a place since the previous
-   * entry, and the young generation's part of the heap committed (bytes). RSS beyond the
-   * committed heap and external is native memory.
-   */
-  memory: [number, number, number, number, number, number, number][];
-  /** CPU time of the whole machine (every process) during the run, in cores. */
-  machineBusyCores: number | null;
-}
-
-/** Resolves with the child's first message that `accept` takes; rejects if it exits, fails or takes too long. */
-function nextMessage<T>(child: ChildProcess, what: string, timeoutMs: number, accept: (message: unknown) => message is T): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const cleanup = () => {
-      clearTimeout(timer);
-      child.off('message', onMessage);
-      child.off('exit', onExit);
-      child.off('error', onError);
-    };
-    const onMessage = (message: unknown) => {
-      if (!accept(message)) return;
-      cleanup();
-      resolve(message);
-    };
-    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
-      cleanup();
-      reject(new Error(`${what}: the child exited (${signal ?? `code ${code}`})`));
-    };
-    const onError = (error: Error) => {
-      cleanup();
-      reject(new Error(`${what}: ${error.message}`));
-    };
-    const timer = setTimeout(() => {
-      cleanup();
-      reject(new Error(`${what}: no answer within ${timeoutMs} ms`));
-    }, timeoutMs);
-    child.on('message', onMessage);
-    child.once('exit', onExit);
-    child.once('error', onError);
-  });
-}
-
 /**
- * This file bundled as the service ships (esbuild, no type stripping at run time), for the engine
- * process: its memory is then the service's, not that of Node's TypeScript loader. It goes into
- * dist/ so that the package folder (and its version) is found as the bundled command finds it.
+ * This file bundled as the service ships, for the engine process: its memory is then the
+ * service's, not that of Node's TypeScript loader.
  */
-async function bundleSelf(): Promise<string> {
-  const outfile = resolve(dirname(SELF), '../dist/bench-checks-engine.mjs');
-  await build({
-    entryPoints: [SELF],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    logLevel: 'warning',
-    external: ['better-sqlite3', '@grpc/grpc-js', 'grpc-health-check'],
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  });
-  return outfile;
-}
+const bundleSelf = () => bundleForService(SELF, 'bench-checks-engine', ['better-sqlite3', '@grpc/grpc-js', 'grpc-health-check']);
 
-function forkRole(role: Role, execArgv: string[] = [], script = SELF, input = ''): { child: ChildProcess; exited: Promise<void> } {
-  // execArgv is set so that flags of the bench itself (e.g. --cpu-prof) never reach the children.
-  const child = fork(script, ['--role', role, input], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  return { child, exited };
-}
-
-/** Ends a child we started: asks (or not), then SIGTERM, then SIGKILL. */
-async function endChild(child: ChildProcess, exited: Promise<void>, ask?: () => void): Promise<void> {
-  const gone = () => child.exitCode !== null || child.signalCode !== null;
-  if (gone()) return;
-  const within = (ms: number) => Promise.race([exited.then(() => true), delay(ms).then(() => false)]);
-  if (ask && child.connected) {
-    ask();
-    if (await within(CHILD_STOP_TIMEOUT_MS)) return;
-  }
-  child.kill('SIGTERM');
-  if (await within(CHILD_STOP_TIMEOUT_MS)) return;
-  child.kill('SIGKILL');
-  await within(CHILD_STOP_TIMEOUT_MS);
-}
+const forkRole = (role: Role, execArgv: string[] = [], script = SELF, input = '') => forkScript(script, role, execArgv, input);
 
 // ---- the targets process --------------------------------------------------------------------
 
@@ -695,146 +556,6 @@ async function seedMonitors(dataDir: string, tcpCount: number, grpcCount: number
   }
 }
 
-/** What V8's young generation (new space and its large objects) holds committed, in bytes. */
-function youngGeneration(): number {
-  return getHeapSpaceStatistics()
-    .filter((space) => space.space_name.startsWith('new_'))
-    .reduce((sum, space) => sum + space.space_size, 0);
-}
-
-/** The engine child: opens the seeded database, runs the schedule, reports, exits. */
-async function engineMain(input: EngineInput): Promise<void> {
-  // As startService does.
-  limitHeapGrowth();
-  const stages: EngineReport['stages'] = [];
-  const stage = (name: string) => stages.push([name, process.memoryUsage.rss(), process.memoryUsage().heapUsed]);
-  stage('modules loaded');
-  let logLines = 0;
-  const logSample: string[] = [];
-  const log = pino(
-    { level: 'warn', base: undefined },
-    {
-      write(text: string) {
-        logLines++;
-        if (logSample.length < 5) logSample.push(text.trim().slice(0, 400));
-      },
-    },
-  );
-  const db = await openDatabase(input.dataDir);
-  // Wired as the service wires it; default concurrency, no OTLP endpoints.
-  const engine = createCheckEngine(db, { log, version: VERSION, schedule: true });
-  createServices(db, { checks: engine.checks });
-  stage('database open, engine created');
-
-  let rssPeak = 0;
-  let heapUsedPeak = 0;
-  let heapUsedPeakAt = 0;
-  let maxRunning = 0;
-  let maxWaiting = 0;
-  let maxWaitingOfEntry = 0;
-  const memory: EngineReport['memory'] = [];
-  let seriesFrom = 0;
-  let nextSeriesAt = Infinity;
-  const sample = () => {
-    const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
-    rssPeak = Math.max(rssPeak, rss);
-    const t = performance.now();
-    if (heapUsed > heapUsedPeak) {
-      heapUsedPeak = heapUsed;
-      heapUsedPeakAt = t;
-    }
-    const { running, waiting } = engine.scheduler.load;
-    maxRunning = Math.max(maxRunning, running);
-    maxWaiting = Math.max(maxWaiting, waiting);
-    maxWaitingOfEntry = Math.max(maxWaitingOfEntry, waiting);
-    if (t >= nextSeriesAt) {
-      memory.push([Math.round((t - seriesFrom) / 1000), rss, heapUsed, external + arrayBuffers, heapTotal, maxWaitingOfEntry, youngGeneration()]);
-      maxWaitingOfEntry = 0;
-      nextSeriesAt += MEMORY_SERIES_MS;
-    }
-  };
-  sample();
-  const sampler = setInterval(sample, RSS_SAMPLE_MS);
-  const delayHistogram = monitorEventLoopDelay({ resolution: 10 });
-
-  const startCalledAt = Date.now();
-  const startCpu = process.cpuUsage();
-  const t0 = performance.now();
-  await engine.start();
-  const startMs = performance.now() - t0;
-  const runningAt = Date.now();
-  stage('engine.start() returned');
-  const startCpuUsage = process.cpuUsage(startCpu);
-  const cpu = process.cpuUsage();
-  const elu = performance.eventLoopUtilization();
-  const machine = machineTicks();
-  seriesFrom = nextSeriesAt = performance.now();
-  delayHistogram.enable();
-  const gc: EngineReport['gc'] = { young: [0, 0], other: [0, 0] };
-  const gcObserver = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) {
-      const kind = (entry as unknown as { detail: { kind: number } }).detail.kind === perfConstants.NODE_PERFORMANCE_GC_MINOR ? gc.young : gc.other;
-      kind[0]++;
-      kind[1] += entry.duration;
-    }
-  });
-  gcObserver.observe({ entryTypes: ['gc'] });
-  await delay(input.durationMs);
-  gcObserver.disconnect();
-  const endedAt = Date.now();
-  const { user, system } = process.cpuUsage(cpu);
-  const machineBusyCores = busyCores(machine, machineTicks());
-  const utilization = performance.eventLoopUtilization(elu).utilization;
-  delayHistogram.disable();
-  sample();
-  clearInterval(sampler);
-  const { stats } = engine.scheduler;
-  const report: EngineReport = {
-    type: 'report',
-    startCalledAt,
-    runningAt,
-    endedAt,
-    startMs,
-    startCpuMs: (startCpuUsage.user + startCpuUsage.system) / 1000,
-    cpuUserMs: user / 1000,
-    cpuSystemMs: system / 1000,
-    eventLoopUtilization: utilization,
-    eventLoopDelayP99Ms: delayHistogram.percentile(99) / 1e6,
-    eventLoopDelayMaxMs: delayHistogram.max / 1e6,
-    gc,
-    rssPeak,
-    rssEnd: process.memoryUsage.rss(),
-    heapUsedPeak,
-    heapUsedPeakAt: Math.round((heapUsedPeakAt - seriesFrom) / 1000),
-    jobs: engine.scheduler.load.jobs,
-    started: stats.started,
-    skippedBusy: stats.skippedBusy,
-    gaps: stats.gaps,
-    lagP50: stats.lag.quantile(0.5) ?? null,
-    lagP99: stats.lag.quantile(0.99) ?? null,
-    lagMax: stats.lag.quantile(1) ?? null,
-    maxRunning,
-    maxWaiting,
-    logLines: 0,
-    logSample: [],
-    closeMs: 0,
-    stages,
-    memory,
-    machineBusyCores,
-  };
-  const closing = performance.now();
-  await engine.close();
-  await db.destroy();
-  report.closeMs = performance.now() - closing;
-  report.logLines = logLines;
-  report.logSample = logSample;
-  // Checks in flight at close are dropped; their sockets and timers need not keep us here.
-  process.send!(report, () => process.exit(0));
-}
-
-/** Number of slots k*period + offset in [from, to). */
-const slotsIn = (from: number, to: number, offset: number) => Math.max(0, Math.ceil((to - offset) / PERIOD_MS) - Math.ceil((from - offset) / PERIOD_MS));
-
 /** What a scheduled run is: part 2 (schedule) and part 4 (scale) differ only in size, length and aims. */
 interface ScheduleRun {
   part: string;
@@ -1000,7 +721,7 @@ async function schedule(run: ScheduleRun, options: Options, targets: Targets, te
     minRows = Math.min(minRows, m.n);
     if (m.n < periods) belowPeriods++;
     // Every slot from the scheduler's start to shortly before the end was planned and must have run.
-    const expected = slotsIn(report.runningAt, windowEnd, offsetOf(m.id, PERIOD_MS));
+    const expected = slotsIn(report.runningAt, windowEnd, offsetOf(m.id, PERIOD_MS), PERIOD_MS);
     if (m.n < expected) {
       missedSlots += expected - m.n;
       monitorsMissingSlots++;

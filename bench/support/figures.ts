@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 
 /** Figures every benchmark reports the same way: medians, percentiles, a process's CPU time, its options. */
 
@@ -25,6 +26,37 @@ export function processCpuSeconds(pid: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * CPU seconds (user + system) of the ended child processes a process has waited for (cutime and
+ * cstime, fields 16 and 17 of /proc/PID/stat); undefined off Linux.
+ */
+export function childrenCpuSeconds(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Busy and total jiffies of the whole machine (Linux /proc/stat), to tell our load from other processes'. */
+export function machineTicks(): { busy: number; total: number } | undefined {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+    const total = fields.reduce((sum, n) => sum + n, 0);
+    return { busy: total - fields[3]! - fields[4]!, total };
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU of the whole machine between two readings, in cores. */
+export function busyCores(from: ReturnType<typeof machineTicks>, to: ReturnType<typeof machineTicks>): number | null {
+  if (!from || !to || to.total === from.total) return null;
+  return ((to.busy - from.busy) / (to.total - from.total)) * availableParallelism();
 }
 
 export function parseNumber(name: string, value: string | undefined, fallback: number, min: number, max: number): number {

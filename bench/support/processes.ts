@@ -1,6 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { SERVICE_NODE_FLAGS } from '../../server/heap-growth.ts';
 
 /** The benchmarks' child processes: the service as shipped, and the baselines beside it. */
@@ -132,4 +133,110 @@ export async function spawnReady(
     throw new Error(`${error.message}${tail ? `\n--- stderr (tail) ---\n${tail}` : ''}`);
   });
   return { name, child, port: portOf(ready), ready, logTail, stop };
+}
+
+// ---- children that speak over IPC (fork) ----------------------------------------------------------
+
+/** How long a forked child has to exit when asked, then on SIGTERM, then on SIGKILL. */
+export const CHILD_STOP_TIMEOUT_MS = 10_000;
+
+/** Resolves with the child's first message that `accept` takes; rejects if it exits, fails or takes too long. */
+export function nextMessage<T>(child: ChildProcess, what: string, timeoutMs: number, accept: (message: unknown) => message is T): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const cleanup = () => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      child.off('error', onError);
+    };
+    const onMessage = (message: unknown) => {
+      if (!accept(message)) return;
+      cleanup();
+      resolve(message);
+    };
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+      cleanup();
+      reject(new Error(`${what}: the child exited (${signal ?? `code ${code}`})`));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(new Error(`${what}: ${error.message}`));
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`${what}: no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+    child.once('error', onError);
+  });
+}
+
+/** `script` forked with `--role ROLE INPUT`; execArgv is given so that flags of the bench itself (e.g. --cpu-prof) never reach the child. */
+export function forkScript(script: string, role: string, execArgv: string[] = [], input = ''): { child: ChildProcess; exited: Promise<void> } {
+  const child = fork(script, ['--role', role, input], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  return { child, exited };
+}
+
+/** Ends a child we started: asks (or not), then SIGTERM, then SIGKILL. */
+export async function endChild(child: ChildProcess, exited: Promise<void>, ask?: () => void): Promise<void> {
+  const gone = () => child.exitCode !== null || child.signalCode !== null;
+  if (gone()) return;
+  const exit = exited.then(() => true);
+  const exitsWithin = async (ms: number) => (await within(exit, ms)) === true;
+  if (ask && child.connected) {
+    ask();
+    if (await exitsWithin(CHILD_STOP_TIMEOUT_MS)) return;
+  }
+  child.kill('SIGTERM');
+  if (await exitsWithin(CHILD_STOP_TIMEOUT_MS)) return;
+  child.kill('SIGKILL');
+  await exitsWithin(CHILD_STOP_TIMEOUT_MS);
+}
+
+/**
+ * `entry` bundled as the service ships (esbuild, no type stripping at run time), for an engine
+ * process: its memory is then the service's, not that of Node's TypeScript loader. It goes under
+ * the package folder, so that the folder (and its version) is found as the bundled command finds
+ * it, but not into dist/, which a build running meanwhile replaces whole; its name holds this
+ * process's id, so that two runs at once keep their own. The caller removes it.
+ */
+export async function bundleForService(entry: string, name: string, external: string[]): Promise<string> {
+  const outfile = fileURLToPath(new URL(`../../node_modules/.cache/statusdesk-bench/${name}-${process.pid}.mjs`, import.meta.url));
+  await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    logLevel: 'warning',
+    external,
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  });
+  return outfile;
+}
+
+/** The live processes (zombies not counted) whose parent is `pid`, read from /proc (Linux; none elsewhere). */
+export function childProcesses(pid: number): number[] {
+  const found: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return found;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'.
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(ppid) === pid && state !== 'Z' && state !== 'X') found.push(Number(entry));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return found;
 }
