@@ -12,14 +12,15 @@ import {
   NotificationChannelSchema,
   UpdateNotificationChannelRequestSchema,
 } from '../proto/gen/notification/v1/notification_pb.js';
-import type { FieldValue } from '../renderer/src/declared-fields.ts';
-import { inputOf, KEPT_MAP_VALUE } from '../renderer/src/declared-fields.ts';
+import { inputOf } from '../renderer/src/declared-input.ts';
 import { rowsOf } from '../renderer/src/key-value-rows.ts';
 import {
   CHANNEL_KIND_LIST,
   channelConfigOf,
   channelTargetOf,
   channelValuesOf,
+  type FieldValue,
+  KEPT_MAP_VALUE,
   keptMapViolations,
   maskedOf,
 } from '../renderer/src/screens/channel-form-model.ts';
@@ -115,7 +116,7 @@ describe('the channel form model', () => {
       'screens/notifications.tsx',
       'screens/channel-form-model.ts',
       'declared-field.tsx',
-      'declared-fields.ts',
+      'declared-input.ts',
       'screens/locations.tsx',
       'screens/keys.tsx',
       'screens/connect-editor.tsx',

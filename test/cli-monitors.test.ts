@@ -305,12 +305,12 @@ describe('monitors create', () => {
     assert.doesNotMatch(help, /plan's fastest|all of the plan/);
     assert.match(
       help,
-      /^Usage: statusdesk monitors create tcp\|grpc\|http --name N --target T --frequency 30s\|1m\|5m\|10m\|30m\|1h \(grpc: --regions a,b or --private-location ID,/,
+      /^Usage: statusdesk monitors create tcp\|grpc\|http\|mcp --name N --target T --frequency 30s\|1m\|5m\|10m\|30m\|1h \(grpc: --regions a,b or --private-location ID,/,
     );
     assert.match(help, /\n {2}--frequency \S+ +how often to check \(required by create; the plan may allow fewer\)\n/);
     assert.match(
       help,
-      /\n {2}--regions a,b +the regions to check from, comma-separated \(left out by create: for tcp and http the plan's default regions, the first 4 of the catalogue on hobby and 6 on paid plans, or none with --private-location; grpc needs --regions or --private-location\)\n/,
+      /\n {2}--regions a,b +the regions to check from, comma-separated \(left out by create: for tcp, http and mcp the plan's default regions, the first 4 of the catalogue on hobby and 6 on paid plans, or none with --private-location; grpc needs --regions or --private-location\)\n/,
     );
 
     const before = (await api.monitors.listMonitors({})).totalSize;

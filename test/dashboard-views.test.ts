@@ -202,7 +202,20 @@ describe('GET /api/workspaces/:id/overview', () => {
     const overview = await read(`${ws.id}/overview`);
     const readAt = Date.now();
     const beta = overview.monitors.find((m: any) => m.id === ids.beta);
-    assert.deepEqual(Object.keys(beta).sort(), ['changedAt', 'id', 'lastCheckedAt', 'lastLatencyMs', 'name', 'sparkline', 'state', 'tags', 'target', 'type']);
+    assert.deepEqual(Object.keys(beta).sort(), [
+      'changedAt',
+      'id',
+      'lastCheckedAt',
+      'lastLatencyMs',
+      'name',
+      'sparkline',
+      'state',
+      'tags',
+      'target',
+      'toolsChanged',
+      'type',
+    ]);
+    assert.equal(beta.toolsChanged, false, 'only an MCP monitor whose server changed its tools');
     assert.equal(beta.type, 'tcp');
     assert.match(beta.target, /^127\.0\.0\.1:\d+$/);
     assert.deepEqual(beta.tags, ['Core', 'Überwachung']);
@@ -405,6 +418,7 @@ describe("a monitor's latency, results and regions", () => {
         'grpcStatus',
         'id',
         'latencyMs',
+        'mcp',
         'message',
         'region',
         'result',
@@ -413,6 +427,7 @@ describe("a monitor's latency, results and regions", () => {
         'statusCode',
         'timing',
       ]);
+      assert.equal(r.mcp, null, 'only an MCP check has one');
       assert.match(r.id, new RegExp(`^\\d+-${r.region}$`));
       assert.deepEqual([r.result, r.runner, r.attempts, r.grpcStatus, r.statusCode], ['up', 'local', 1, null, null]);
       assert.deepEqual(Object.keys(r.timing).sort(), ['connect', 'dns', 'tls', 'total', 'transfer', 'ttfb']);

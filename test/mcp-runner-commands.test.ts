@@ -18,7 +18,18 @@ function contextOf(allowCommands: boolean): ProbeContext {
 /** A scheduled stdio MCP monitor running the stdio test server. */
 function stdioMonitor(): ScheduledOf<'mcp'> {
   const { degradedAfter: _d, ...target } = stdioTarget('v2');
-  return { ...target, id: '1', workspaceId: '1', type: 'mcp', name: 'stdio', active: true, periodicity: '1m', regions: ['iad'], degraded: null, openTelemetry: null };
+  return {
+    ...target,
+    id: '1',
+    workspaceId: '1',
+    type: 'mcp',
+    name: 'stdio',
+    active: true,
+    periodicity: '1m',
+    regions: ['iad'],
+    degraded: null,
+    openTelemetry: null,
+  };
 }
 
 test('a runner without --allow-commands does not start the program: the check is down and says how to allow it', async () => {

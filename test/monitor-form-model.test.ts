@@ -47,8 +47,9 @@ import {
 } from '../renderer/src/screens/monitor-form/monitor-form-model.ts';
 import { claimableFields, failureOf, rowMessage } from '../renderer/src/screens/monitor-form/monitor-form-refusal.ts';
 import {
+  declaredOf,
+  editorOf,
   FORM_TYPES,
-  inputOf,
   listLimits,
   MCP_TRANSPORT_FIELDS,
   plainFieldsOf,
@@ -59,6 +60,7 @@ import {
   wordOf,
 } from '../renderer/src/screens/monitor-form/type-fields.ts';
 import { MONITOR_TYPES } from '../contract/monitor-types.ts';
+import { inputOf, limitsOf } from '../renderer/src/declared-input.ts';
 import { HTTPMethodSchema } from '../proto/gen/monitor/v1/monitor_pb.js';
 
 const MODELS = ['monitor-form-model.ts', 'monitor-form-refusal.ts', 'type-fields.ts'].map((name) =>
@@ -401,7 +403,7 @@ describe('the monitor form model', () => {
 
   test("an MCP monitor's form: the transport, folder and consent are plain; the fields of the other transport are hidden; limits are the declaration's", () => {
     assert.deepEqual(
-      plainFieldsOf('mcp').map((spec) => [spec.name, inputOf('mcp', spec).kind]),
+      plainFieldsOf('mcp').map((spec) => [spec.name, editorOf('mcp', spec)]),
       [
         ['transport', 'choice'],
         ['cwd', 'text'],
@@ -491,20 +493,20 @@ describe('the monitor form model', () => {
   });
 
   test("the plain fields are drawn from the contract and the others by their own editors; the assertions' bounds are the declaration's", () => {
-    const plain = (type: (typeof FORM_TYPES)[number]) => plainFieldsOf(type).map((spec) => [spec.name, inputOf(type, spec).kind]);
+    const plain = (type: (typeof FORM_TYPES)[number]) => plainFieldsOf(type).map((spec) => [spec.name, editorOf(type, spec)]);
     assert.deepEqual(plain('tcp'), [], 'a host:port target is two inputs of its own');
     assert.deepEqual(plain('grpc'), [
       ['service', 'text'],
       ['tls', 'choice'],
     ]);
     assert.deepEqual(plain('http'), [
-      ['url', 'text'],
+      ['url', 'url'],
       ['method', 'choice'],
       ['followRedirects', 'check'],
     ]);
-    const service = plainFieldsOf('grpc')[0]!;
-    assert.deepEqual(inputOf('grpc', service), { kind: 'text', url: false, maxLength: MONITOR_TYPES.grpc.fields[1].schema.maxLength });
-    assert.deepEqual(inputOf('http', plainFieldsOf('http')[0]!), { kind: 'text', url: true, maxLength: undefined }, 'a URL target is a URL input');
+    const service = declaredOf('grpc', plainFieldsOf('grpc')[0]!);
+    assert.deepEqual([inputOf(service), limitsOf(service.schema).maxLength], ['text', MONITOR_TYPES.grpc.fields[1].schema.maxLength]);
+    assert.equal(inputOf(declaredOf('http', plainFieldsOf('http')[0]!)), 'url', 'a URL target is a URL input');
     const codes = MONITOR_TYPES.http.fields[5].schema;
     assert.deepEqual(listLimits('statusCodeAssertions'), {
       items: codes.maxItems,

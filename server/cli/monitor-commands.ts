@@ -48,6 +48,10 @@ import { printJson, printTable, UsageError } from './output.ts';
  * gives (domain/monitors/types/).
  */
 
+/** The types whose monitors get the plan's default regions when none are named, and the others. */
+const defaulted = monitorTypeNames.filter((type) => specOf(type).regions.absent === undefined);
+const undefaulted = monitorTypeNames.filter((type) => specOf(type).regions.absent !== undefined);
+
 const scheduling = {
   name: { type: 'string', valueName: 'NAME', description: 'what the monitor is called' },
   description: { type: 'string', valueName: 'TEXT', description: 'a longer description' },
@@ -57,7 +61,7 @@ const scheduling = {
     type: 'string',
     valueName: 'a,b',
     // What the domain does with absent regions (monitors.ts: completeConfig; monitor-rules.ts: checkedFrom).
-    description: `the regions to check from, comma-separated (left out by create: for tcp and http the plan's default regions, the first ${plans.hobby.defaultTcpRegionCount} of the catalogue on hobby and ${plans.scale.defaultTcpRegionCount} on paid plans, or none with --private-location; grpc needs --regions or --private-location)`,
+    description: `the regions to check from, comma-separated (left out by create: for ${inWords(defaulted)} the plan's default regions, the first ${plans.hobby.defaultTcpRegionCount} of the catalogue on hobby and ${plans.scale.defaultTcpRegionCount} on paid plans, or none with --private-location; ${inWords(undefaulted)} ${undefaulted.length === 1 ? 'needs' : 'need'} --regions or --private-location)`,
   },
   'private-location': {
     type: 'string',

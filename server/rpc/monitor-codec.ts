@@ -408,6 +408,6 @@ export function checkWords(r: CheckResultMessage) {
     url: r.url || null,
     responseHeaders: { ...r.responseHeaders },
     assertionResults: r.assertionResults.map(({ assertion, passed, actual }) => ({ assertion, passed, actual })),
-    mcp: r.mcp ? mcpCheckFromWire(r.mcp) : null,
+    ...(r.mcp && { mcp: mcpCheckFromWire(r.mcp) }),
   };
 }

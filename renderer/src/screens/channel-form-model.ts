@@ -1,14 +1,17 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { CHANNEL_KINDS } from '../../../contract/channel-kinds.ts';
 import type { CreateNotificationChannelRequestSchema, NotificationChannel } from '../../../proto/gen/notification/v1/notification_pb.js';
-import { type DeclaredFieldHints, type FieldValue, emptyValueOf, formValueOf, inputOf, keptMapProblem, wireValueOf } from '../declared-fields.ts';
 import type { FieldViolation } from '../../../contract/errors.ts';
-import type { KeyValueRow } from '../key-value-rows.ts';
+import { type DeclaredFieldHints, inputOf, readableDefaultOf } from '../declared-input.ts';
+import { entriesOf, type KeyValueRow, rowsOf } from '../key-value-rows.ts';
 
 // The channel form's model: what it holds and the notification.v1 request it becomes, for every
 // kind the service declares (contract/channel-kinds.ts, generated from server/delivery/channels/).
 // A kind's message in the `config` oneof is named as the kind and has its declared fields under
-// the same names (test/registries.test.ts checks), so no kind is named here.
+// the same names (test/registries.test.ts checks), so no kind is named here. Which input takes a
+// field is declared-input.ts; what is the channel form's own is here: the words it shows (a field
+// that may be left empty says so), the value it holds for each field, and credentials kept on an
+// edit when left empty.
 
 /** A kind as the form offers it: its words and its fields. */
 export interface ChannelKindHints {
@@ -25,6 +28,80 @@ const KINDS: Readonly<Record<string, ChannelKindHints>> = CHANNEL_KINDS;
 export const CHANNEL_KIND_LIST: readonly ChannelKindHints[] = Object.values(KINDS);
 
 export const channelKindOf = (kind: string): ChannelKindHints | undefined => (Object.hasOwn(KINDS, kind) ? KINDS[kind] : undefined);
+
+/** What the form holds for a field: text (numbers and choices too), a switch, a list, or a map's rows. */
+export type FieldValue = string | boolean | string[] | KeyValueRow[];
+
+/** The field's label, saying when it may be left empty (a field with a default of its own says it in its hint). */
+export function labelOf(field: DeclaredFieldHints): string {
+  return field.required || readableDefaultOf(field) !== undefined ? field.label : `${field.label} (optional)`;
+}
+
+/** The field's hint as the service words it, and what leaving it empty gives when the schema has a default. */
+export function hintOf(field: DeclaredFieldHints): string | undefined {
+  const fallback = readableDefaultOf(field);
+  const empty = fallback !== undefined && inputOf(field) !== 'choice' ? `Empty: ${fallback}.` : undefined;
+  return [field.hint, empty].filter(Boolean).join(' ') || undefined;
+}
+
+/** What one entry of a map is called, from its label: `Headers` → `Header`. */
+export const itemOf = (field: DeclaredFieldHints) => (/[^s]s$/.test(field.label) ? field.label.slice(0, -1) : `${field.label} entry`);
+
+/** A map's placeholder `name: value` as the placeholders of a row's two inputs. */
+export function rowPlaceholdersOf(field: DeclaredFieldHints): { name?: string; value?: string } {
+  const [name, ...value] = field.placeholder?.split(': ') ?? [];
+  return { name, value: value.length > 0 ? value.join(': ') : undefined };
+}
+
+/** The form's value before anything is typed: empty, or the default of a choice or a switch. */
+export function emptyValueOf(field: DeclaredFieldHints): FieldValue {
+  const input = inputOf(field);
+  if (input === 'list' || input === 'map') return [];
+  if (input === 'check') return field.schema.default === true;
+  return input === 'choice' && field.schema.default !== undefined ? String(field.schema.default) : '';
+}
+
+/**
+ * The form's value from what the service shows. A credential starts empty (shown masked, and
+ * empty keeps it); a credential map keeps its names, its values hidden.
+ */
+export function formValueOf(field: DeclaredFieldHints, shown: unknown): FieldValue {
+  const input = inputOf(field);
+  if (input === 'map') return rowsOf((shown ?? {}) as Record<string, string>, () => field.credential === true);
+  if (input === 'list') return Array.isArray(shown) ? shown.map(String) : [];
+  if (field.credential || shown === undefined || shown === null) return emptyValueOf(field);
+  return input === 'check' ? shown === true : String(shown);
+}
+
+/** What the service shows of a map value it keeps hidden; sent back as shown, the stored value is kept. */
+export const KEPT_MAP_VALUE = '••••••••';
+
+/**
+ * The value the wire carries: a number as a number, a switch, a list as is, a map from its rows,
+ * a secret as typed and other text trimmed. Empty is left out, so on a create the service fills
+ * its default or names the missing field, and on an edit a credential left empty is kept.
+ */
+export function wireValueOf(field: DeclaredFieldHints, value: FieldValue): unknown {
+  const input = inputOf(field);
+  if (input === 'check') return value === true;
+  if (input === 'list') return value as string[];
+  if (input === 'map') return entriesOf(value as KeyValueRow[], KEPT_MAP_VALUE);
+  const text = input === 'secret' ? (value as string) : (value as string).trim();
+  if (text === '') return undefined;
+  return input === 'number' || (input === 'choice' && typeof field.schema.enum?.[0] === 'number') ? Number(text) : text;
+}
+
+/**
+ * A credential map whose values came back hidden is replaced whole: when it changed, each hidden
+ * value is needed again. The rule for the field when one is missing, undefined otherwise.
+ */
+function keptMapProblem(field: DeclaredFieldHints, rows: readonly KeyValueRow[], storedNames: readonly string[]): string | undefined {
+  if (!field.credential || inputOf(field) !== 'map') return undefined;
+  const changed = rows.some((r) => !r.kept || r.value !== '') || rows.length !== storedNames.length;
+  const missing = rows.filter((r) => r.kept && r.value === '' && r.name.trim());
+  if (!changed || missing.length === 0) return undefined;
+  return `the ${field.label.toLowerCase()} are replaced together: type the value of ${missing.map((r) => r.name).join(', ')} again, or remove it`;
+}
 
 /** What the form holds, for every kind at once, so switching kinds keeps what was typed. */
 export interface ChannelValues {

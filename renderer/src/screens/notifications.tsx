@@ -4,9 +4,19 @@ import type { NotificationChannel } from '../../../proto/gen/notification/v1/not
 import { ApiError } from '../api.ts';
 import type { ScreenProps } from '../app.tsx';
 import { ActionsTable, ConfirmDialog, ErrorNote, Loading, PageHeader } from '../components.tsx';
-import { DeclaredField, isInline } from '../declared-field.tsx';
-import type { DeclaredFieldHints, FieldValue } from '../declared-fields.ts';
-import { Field, FieldGroup, type FieldErrors, FormProblems, matchViolations, useFocusOnRefusal } from '../forms.tsx';
+import { DeclaredField } from '../declared-field.tsx';
+import { type DeclaredFieldHints, inputOf, isPlain } from '../declared-input.ts';
+import {
+  Field,
+  FieldGroup,
+  type FieldErrors,
+  FormProblems,
+  KeyValueEditor,
+  type KeyValueRow,
+  matchViolations,
+  TagInput,
+  useFocusOnRefusal,
+} from '../forms.tsx';
 import { type MonitorChoice, useMonitorChoices } from '../data/monitors.ts';
 import { useChannels, useCreateChannel, useDeleteChannel, useSendTest, useUpdateChannel } from '../data/notifications.ts';
 import { asApiError, loadedOf, useConfirmedAction } from '../hooks.ts';
@@ -19,8 +29,13 @@ import {
   channelKindOf,
   channelTargetOf,
   channelValuesOf,
+  type FieldValue,
+  hintOf,
+  itemOf,
   keptMapViolations,
+  labelOf,
   maskedOf,
+  rowPlaceholdersOf,
   violationFieldsOf,
 } from './channel-form-model.ts';
 import { FormActions, isoOf } from './page-form-parts.tsx';
@@ -338,15 +353,15 @@ function KindFields({
   /** The masked value the service shows for a stored credential. */
   maskOf(field: DeclaredFieldHints): string | undefined;
 }) {
-  // Runs of inline fields, each list or map a run of its own.
+  // Runs of plain fields, each list or map a run of its own.
   const runs: DeclaredFieldHints[][] = [];
   for (const field of fields) {
     const last = runs.at(-1);
-    if (last && isInline(field) && isInline(last[0]!)) last.push(field);
+    if (last && isPlain(field) && isPlain(last[0]!)) last.push(field);
     else runs.push([field]);
   }
   const draw = (field: DeclaredFieldHints) => (
-    <DeclaredField
+    <ChannelField
       key={field.name}
       field={field}
       value={values[field.name] ?? ''}
@@ -364,6 +379,75 @@ function KindFields({
     ) : (
       draw(run[0]!)
     ),
+  );
+}
+
+/**
+ * One field of a kind in the channel form's words: a field that may be left empty says so, a
+ * stored credential starts empty (empty keeps it), a list is typed as tags and a map as rows.
+ */
+function ChannelField({
+  field,
+  value,
+  onChange,
+  errors,
+  path,
+  masked,
+}: {
+  field: DeclaredFieldHints;
+  value: FieldValue;
+  onChange(value: FieldValue): void;
+  errors: FieldErrors;
+  /** The field's name in the service's violations, e.g. `ntfy.topic`. */
+  path: string;
+  /** The masked value the service shows for a stored credential. */
+  masked: string | undefined;
+}) {
+  const input = inputOf(field);
+  const label = labelOf(field);
+  const error = errors.of(path);
+  if (input === 'list') {
+    return (
+      <TagInput
+        label={label}
+        tags={value as string[]}
+        onChange={onChange}
+        error={error}
+        hint={[field.hint, 'Press Enter or type a comma after each.'].filter(Boolean).join(' ')}
+      />
+    );
+  }
+  if (input === 'map') {
+    const item = itemOf(field);
+    const placeholders = rowPlaceholdersOf(field);
+    return (
+      <KeyValueEditor
+        legend={label}
+        item={item}
+        field={path}
+        rows={value as KeyValueRow[]}
+        onChange={onChange}
+        errors={errors}
+        hint={field.hint}
+        namePlaceholder={placeholders.name}
+        valuePlaceholder={placeholders.value}
+        keptHint={
+          field.credential
+            ? `Hidden by the service. Changing the ${field.label.toLowerCase()} replaces them all: type this value again, or leave every ${item.toLowerCase()} as it is.`
+            : undefined
+        }
+      />
+    );
+  }
+  return (
+    <DeclaredField
+      field={field}
+      label={label}
+      hint={masked ? `Stored and hidden (${masked}). Leave empty to keep it.` : hintOf(field)}
+      error={error}
+      value={value as string | boolean}
+      onChange={onChange}
+    />
   );
 }
 

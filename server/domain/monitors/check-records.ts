@@ -27,7 +27,8 @@ function toCheckResult(row: CheckResultRow, region: string): CheckResult {
     url: details?.url ?? null,
     responseHeaders: details?.responseHeaders ?? {},
     assertionResults: details?.assertionResults ?? [],
-    mcp: details?.mcp ?? null,
+    // Only an MCP check has one: the records of the other types keep their shape.
+    ...(details?.mcp && { mcp: details.mcp }),
   };
 }
 

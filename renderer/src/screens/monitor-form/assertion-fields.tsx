@@ -11,7 +11,7 @@ import {
 } from './monitor-form-model.ts';
 import { type Failure, rowMessage } from './monitor-form-refusal.ts';
 import { NUMBER_COMPARATORS } from './monitor-options.ts';
-import { listLimits, placeholderOf, specOf } from './type-fields.ts';
+import { listLimits, specOf } from './type-fields.ts';
 
 // The assertions of an HTTP monitor: three field arrays of the form (status code, response
 // headers, response body), each row a sentence of labelled controls. The service's messages are
@@ -87,7 +87,7 @@ function StatusCodeAssertions({ errors, failure }: ListProps) {
                       max={max}
                       step="1"
                       inputMode="numeric"
-                      placeholder={placeholderOf(STATUS_CODES)}
+                      placeholder={STATUS_CODES.placeholder}
                       className="assertion-code"
                       value={row.target}
                       onChange={(e) => setValue(`statusCodeAssertions.${i}.target`, e.target.value, { shouldDirty: true })}
@@ -133,7 +133,7 @@ function HeaderAssertions({ errors, failure }: ListProps) {
                     <input
                       {...cell}
                       type="text"
-                      placeholder={placeholderOf(HEADERS)}
+                      placeholder={HEADERS.placeholder}
                       autoComplete="off"
                       spellCheck={false}
                       value={row.name}

@@ -19,7 +19,7 @@ import { ScheduleFields } from './schedule-fields.tsx';
 import { TargetFields } from './target-fields.tsx';
 import { TimingFields } from './timing-fields.tsx';
 import { type OwnEditors, TypeFields } from './type-field.tsx';
-import { hintOf, shownFor, typeOf } from './type-fields.ts';
+import { shownFor, typeOf } from './type-fields.ts';
 
 /** A refusal made before sending: values the wire cannot carry, named as the service names them. */
 export function refusedHere(violations: FieldViolation[]): ApiError {
@@ -93,7 +93,7 @@ export function MonitorForm({
       />
     ),
     headers: (spec) => (
-      <HeaderFields name="headers" legend={spec.label} item="Header" errors={errors} field="monitor.headers" hint={hintOf(spec)} namePlaceholder="accept" />
+      <HeaderFields name="headers" legend={spec.label} item="Header" errors={errors} field="monitor.headers" hint={spec.hint} namePlaceholder="accept" />
     ),
     metadata: (spec) => (
       <HeaderFields
@@ -102,16 +102,14 @@ export function MonitorForm({
         item="Metadata entry"
         errors={errors}
         field="monitor.metadata"
-        hint={hintOf(spec)}
+        hint={spec.hint}
         namePlaceholder="authorization"
       />
     ),
     body: (spec) => <RequestBody spec={spec} errors={errors} />,
     server: (spec) => <McpServerField spec={spec} errors={errors} />,
     args: (spec) => <McpArgsField spec={spec} errors={errors} />,
-    env: (spec) => (
-      <HeaderFields name="env" legend={spec.label} item="Variable" errors={errors} field="monitor.env" hint={hintOf(spec)} namePlaceholder="PATH" />
-    ),
+    env: (spec) => <HeaderFields name="env" legend={spec.label} item="Variable" errors={errors} field="monitor.env" hint={spec.hint} namePlaceholder="PATH" />,
   };
 
   return (

@@ -1,20 +1,20 @@
 import { useFormContext } from 'react-hook-form';
 import { MONITOR_LIMITS } from '../../../../contract/limits.ts';
+import type { DeclaredFieldHints } from '../../declared-input.ts';
 import { Field } from '../../forms.tsx';
 import { type MonitorFormValues, splitTarget } from './monitor-form-model.ts';
-import { hintOf, placeholderOf, type TypeFieldSpec } from './type-fields.ts';
 
 /**
  * The `host:port` a monitor checks, as two inputs, with its declaration's words: its hint beside
  * the host, its placeholder split between the two. The service's message about the target goes
  * beside the one the model blames (`failureOf`).
  */
-export function TargetFields({ spec, hostError, portError }: { spec: TypeFieldSpec; hostError: string | undefined; portError: string | undefined }) {
+export function TargetFields({ spec, hostError, portError }: { spec: DeclaredFieldHints; hostError: string | undefined; portError: string | undefined }) {
   const { register } = useFormContext<MonitorFormValues>();
-  const placeholder = splitTarget(placeholderOf(spec) ?? '');
+  const placeholder = splitTarget(spec.placeholder ?? '');
   return (
     <div className="monitor-form-target">
-      <Field label="Host" hint={hintOf(spec)} error={hostError} className="monitor-form-host">
+      <Field label="Host" hint={spec.hint} error={hostError} className="monitor-form-host">
         {(field) => <input {...field} {...register('host')} type="text" placeholder={placeholder.host} autoComplete="off" spellCheck={false} />}
       </Field>
       <Field label="Port" hint={`${MONITOR_LIMITS.port.min} to ${MONITOR_LIMITS.port.max}.`} error={portError} className="monitor-form-port">

@@ -1,10 +1,12 @@
 import type { DescEnum } from '@bufbuild/protobuf';
 import { MONITOR_TYPES } from '../../../../contract/monitor-types.ts';
+import { type DeclaredFieldHints, type InputKind, inputOf, limitsOf } from '../../declared-input.ts';
 
 // Each monitor type's own fields as the service declares them (contract/monitor-types.ts,
-// generated from server/domain/monitors/types/): their words, limits and defaults, and how the
-// form takes each one: a plain input drawn from its declaration (type-field.tsx), or an editor of
-// its own. Plain TypeScript, tested in Node with the model.
+// generated from server/domain/monitors/types/), and what the monitor form does with them beyond
+// how a declared field is typed in (declared-input.ts): which ones have an editor of their own,
+// which an MCP monitor shows for its transport, and the words of the wire's enums. Plain
+// TypeScript, tested in Node with the model.
 
 /** The types the form creates and edits: those whose monitor.v1 message the model writes. */
 export type MonitorType = 'tcp' | 'grpc' | 'http' | 'mcp';
@@ -31,28 +33,6 @@ export function specOf<T extends MonitorType, N extends (typeof MONITOR_TYPES)[T
 export const defaultOf = <T extends MonitorType, N extends (typeof MONITOR_TYPES)[T]['fields'][number]['name']>(type: T, name: N) =>
   (specOf(type, name).schema as { default: unknown }).default as Spec<T, N>['schema'] extends { default: infer D } ? D : never;
 
-/** The schema of a field as the form reads it: JSON Schema, of which it knows these words. */
-interface InputSchema {
-  type?: string;
-  enum?: readonly string[];
-  minLength?: number;
-  maxLength?: number;
-  minimum?: number;
-  maximum?: number;
-  maxItems?: number;
-  items?: InputSchema;
-  properties?: Record<string, InputSchema>;
-}
-
-/** How a field is typed in. */
-export type FieldInput =
-  | { kind: 'text'; url: boolean; maxLength: number | undefined }
-  | { kind: 'number'; integer: boolean; min: number | undefined; max: number | undefined }
-  | { kind: 'choice'; choices: readonly string[] }
-  | { kind: 'check' }
-  /** An editor of its own: a `host:port` target, a map, a list, the request body. */
-  | { kind: 'own' };
-
 /** Fields whose schema is plain but whose editor is not: the request body's hint follows the method. */
 const OWN_EDITORS: ReadonlySet<string> = new Set(['body']);
 
@@ -75,44 +55,42 @@ export function shownFor(type: MonitorType, name: string, transport: McpTranspor
   return owner === undefined || owner === transport;
 }
 
-/** How the form takes `spec`, a field of `type`. */
-export function inputOf(type: MonitorType, spec: TypeFieldSpec): FieldInput {
-  const schema = spec.schema as InputSchema;
+/**
+ * `spec`, a field of `type`, as the form types it in: a URL target is declared a URL input (the
+ * contract says so of the type, not of the field).
+ */
+export function declaredOf(type: MonitorType, spec: TypeFieldSpec): DeclaredFieldHints {
+  const declared = typeOf(type);
+  return spec.name === declared.target && declared.targetIsUrl ? { ...spec, input: 'url' } : spec;
+}
+
+/**
+ * How the form takes `spec`, a field of `type`: the plain input that types it in, or an editor of
+ * its own (a `host:port` target, a map, a list, the request body).
+ */
+export function editorOf(type: MonitorType, spec: TypeFieldSpec): InputKind | 'own' {
   const declared = typeOf(type);
   // A `host:port` target is two inputs (targetIsUrl false); a URL target is one.
-  if (OWN_EDITORS.has(spec.name) || (spec.name === declared.target && !declared.targetIsUrl)) return { kind: 'own' };
-  if (schema.enum) return { kind: 'choice', choices: schema.enum };
-  switch (schema.type) {
-    case 'string':
-      return { kind: 'text', url: spec.name === declared.target, maxLength: schema.maxLength };
-    case 'integer':
-    case 'number':
-      return { kind: 'number', integer: schema.type === 'integer', min: schema.minimum, max: schema.maximum };
-    case 'boolean':
-      return { kind: 'check' };
-    default:
-      return { kind: 'own' };
-  }
+  if (OWN_EDITORS.has(spec.name) || (spec.name === declared.target && !declared.targetIsUrl)) return 'own';
+  const input = inputOf(declaredOf(type, spec));
+  return input === 'list' || input === 'map' ? 'own' : input;
 }
 
 /** The fields of `type` the form draws from their declaration alone, in the declaration's order. */
 export const plainFieldsOf = (type: MonitorType): TypeFieldSpec[] =>
-  (typeOf(type).fields as readonly TypeFieldSpec[]).filter((spec) => inputOf(type, spec).kind !== 'own');
-
-/** The longest text a field takes, as declared. */
-export const maxLengthOf = (spec: TypeFieldSpec): number | undefined => (spec.schema as InputSchema).maxLength;
+  (typeOf(type).fields as readonly TypeFieldSpec[]).filter((spec) => editorOf(type, spec) !== 'own');
 
 /** The bounds of a list of texts (an MCP monitor's arguments): how many, and how long each. */
-export function textListLimits(spec: TypeFieldSpec) {
-  const schema = spec.schema as InputSchema;
-  return { items: schema.maxItems, maxLength: schema.items?.maxLength };
+export function textListLimits(spec: DeclaredFieldHints) {
+  const { schema } = spec;
+  return { items: limitsOf(schema).maxItems, maxLength: schema.items ? limitsOf(schema.items).maxLength : undefined };
 }
 
 /** The bounds of a list field of the HTTP type (its assertions): how many, and each item's part. */
 export function listLimits(name: 'statusCodeAssertions' | 'headerAssertions' | 'bodyAssertions') {
-  const schema = specOf('http', name).schema as InputSchema;
-  const target = schema.items?.properties?.target ?? {};
-  return { items: schema.maxItems, min: target.minimum, max: target.maximum, maxLength: target.maxLength };
+  const schema = (specOf('http', name) as DeclaredFieldHints).schema;
+  const target = limitsOf(schema.items?.properties?.target ?? {});
+  return { items: limitsOf(schema).maxItems, min: target.min, max: target.max, maxLength: target.maxLength };
 }
 
 /**
@@ -132,7 +110,3 @@ export function wordOf<W extends string>(schema: DescEnum, value: number, words:
 }
 
 const prefixOf = (schema: DescEnum) => schema.values.find((v) => v.number === 0)!.name.replace(/UNSPECIFIED$/, '');
-
-/** A field's hint and placeholder, which not every declaration has. */
-export const hintOf = (spec: TypeFieldSpec): string | undefined => ('hint' in spec ? spec.hint : undefined);
-export const placeholderOf = (spec: TypeFieldSpec): string | undefined => ('placeholder' in spec ? spec.placeholder : undefined);

@@ -64,7 +64,7 @@ export const mcp = defineMonitorType({
   message: 'MCPMonitor',
   target: 'server',
   targetIsUrl: false,
-  targetWords: 'the URL or the command',
+  targetWords: "the server's URL or command",
   timeoutWords: 'the budget of the whole check: connection or start, handshake and listing',
   targetKind: (config) => (config.transport === 'http' ? 'url' : 'command'),
   regions: { empty: DEFAULTED_REGIONS },
@@ -153,7 +153,12 @@ export const mcp = defineMonitorType({
     },
     allowCommand: {
       schema: z.boolean({ error: 'must be true or false' }).default(false),
-      flag: { name: 'allow-command', description: 'allow running the command on the machine that checks it (stdio)', read: 'boolean' },
+      flag: {
+        name: 'allow-command',
+        valueName: 'true|false',
+        description: 'true allows running the command on the machine that checks it (stdio)',
+        read: 'boolean',
+      },
       ui: { label: 'Allow running this command', hint: 'A stdio server is a program run on this machine for every check, with the environment above.' },
       docs: {
         rules:
