@@ -365,7 +365,7 @@ describe('migrations', { skip: sqliteOnly }, () => {
     }
   });
 
-  test('0012 stops listing monitor types and alert kinds in their columns, and keeps every monitor, result, alert and id counter', async () => {
+  test('0012 stops listing monitor types, alert kinds and channel kinds in their columns, and keeps every monitor, result, alert, channel and id counter', async () => {
     const dataDir = await stepwise(await folder(), 11);
     const raw = new SQLite(join(dataDir, DATABASE_FILE));
     const now = new Date().toISOString();
@@ -381,6 +381,10 @@ describe('migrations', { skip: sqliteOnly }, () => {
         `insert into check_results (monitor_id, runner, regions, started_at, result, latency_ms, attempts, message) values (1, 'local', '["iad"]', 1, 'up', 1, 1, 'ok')`,
       );
       raw.exec(`insert into alerts (monitor_id, kind, message, occurred_at, deliveries) values (2, 'down', 'refused', '${now}', '[]')`);
+      raw.exec(
+        `insert into notification_channels (workspace_id, name, kind, settings, credentials, created_at, updated_at) values (1, 'hook', 'webhook', '{}', '', '${now}', '${now}')`,
+      );
+      raw.exec('insert into channel_monitors (channel_id, monitor_id) values (1, 2)');
       assert.throws(() => monitor.run('mcp', 'refused before'), /CHECK constraint failed/);
     } finally {
       raw.close();
@@ -396,6 +400,14 @@ describe('migrations', { skip: sqliteOnly }, () => {
       ]);
       assert.equal(check.prepare('select count(*) from check_results where monitor_id = 1').pluck().get(), 1, 'results kept');
       assert.equal(check.prepare("select count(*) from alerts where kind = 'down'").pluck().get(), 1, 'alerts kept');
+      assert.equal(
+        check.prepare('select count(*) from channel_monitors where channel_id = 1 and monitor_id = 2').pluck().get(),
+        1,
+        'channels and their monitors kept',
+      );
+      check.exec(
+        `insert into notification_channels (workspace_id, name, kind, settings, credentials, created_at, updated_at) values (1, 't', 'telegram', '{}', '', '${now}', '${now}')`,
+      );
       assert.equal(check.prepare("select seq from sqlite_sequence where name = 'monitors'").pluck().get(), 3);
       check.exec(`insert into monitors (workspace_id, type, name, description, active, periodicity, regions, timeout_ms, retry, tags, settings, revision, created_at, updated_at)
          values (1, 'mcp', 'now allowed', '', 1, '1m', '["iad"]', 1000, 0, '[]', '{}', 1, '${now}', '${now}')`);

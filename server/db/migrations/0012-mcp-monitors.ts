@@ -3,15 +3,22 @@ import { isPostgres, schemaWords } from '../engine.ts';
 
 // Migrations never import application code: they must still run, unchanged, years from now.
 //
-// MCP server monitors. The monitor types and the alert kinds are the domain's registries
-// (server/domain/monitors/monitor-types.ts, domain/notifications/events.ts), their one home: the
-// columns stop listing them, so a new type or kind needs no migration. SQLite cannot drop a
+// MCP server monitors. The monitor types, the alert kinds and the channel kinds are the domain's
+// registries (server/domain/monitors/monitor-types.ts, domain/notifications/events.ts,
+// delivery/channels/registry.ts), their one home: the columns stop listing them, so a new type or
+// kind needs no migration. SQLite cannot drop a
 // constraint: the table is made again without it, with foreign keys off for the migration
 // (server/db/open.ts), so that dropping the old table deletes nothing that refers to it.
 /** A column whose check lists what the domain's registries now decide, and the column without it. */
 const LISTED: [table: string, column: string, index: string, indexed: string[]][] = [
   ['monitors', `"type" text not null check (type in ('tcp', 'grpc', 'http'))`, 'monitors_workspace', ['workspace_id', 'id']],
   ['alerts', `"kind" text not null check (kind in ('down', 'recovered', 'degraded'))`, 'alerts_monitor', ['monitor_id', 'id']],
+  [
+    'notification_channels',
+    `"kind" text not null check (kind in ('webhook', 'slack', 'discord', 'email', 'ntfy', 'desktop'))`,
+    'notification_channels_workspace',
+    ['workspace_id', 'id'],
+  ],
 ];
 
 export async function up(db: Kysely<unknown>): Promise<void> {

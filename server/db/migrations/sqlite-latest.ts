@@ -70,8 +70,6 @@ CREATE TABLE maintenance_components (
     primary key (maintenance_id, component_id)
   ) without rowid;
 CREATE TABLE "page_subscribers" ("id" integer primary key autoincrement, "page_id" integer not null references "status_pages" ("id") on delete cascade, "kind" text not null check (kind in ('email', 'webhook')), "address" text not null, "status" text not null check (status in ('pending', 'active')), "secret" text, "created_at" text not null, "confirmed_at" text, "confirmation_sent_at" text, "sealed_address" text, "last_delivery_at" text, "last_delivery_error" text, constraint "page_subscribers_address" unique ("page_id", "kind", "address"));
-CREATE TABLE "notification_channels" ("id" integer primary key autoincrement, "workspace_id" integer not null references "workspaces" ("id") on delete cascade, "name" text not null, "kind" text not null check (kind in ('webhook', 'slack', 'discord', 'email', 'ntfy', 'desktop')), "settings" text not null, "credentials" text not null, "created_at" text not null, "updated_at" text not null);
-CREATE INDEX "notification_channels_workspace" on "notification_channels" ("workspace_id", "id");
 CREATE TABLE channel_monitors (
     channel_id integer not null references notification_channels(id) on delete cascade,
     monitor_id integer not null references monitors(id) on delete cascade,
@@ -110,6 +108,8 @@ CREATE TABLE "monitors" ("id" integer primary key autoincrement, "workspace_id" 
 CREATE INDEX "monitors_workspace" on "monitors" ("workspace_id", "id");
 CREATE TABLE "alerts" ("id" integer primary key, "monitor_id" integer not null references "monitors" ("id") on delete cascade, "kind" text not null, "message" text not null, "occurred_at" text not null, "suppressed_by" integer, "deliveries" text not null);
 CREATE INDEX "alerts_monitor" on "alerts" ("monitor_id", "id");
+CREATE TABLE "notification_channels" ("id" integer primary key autoincrement, "workspace_id" integer not null references "workspaces" ("id") on delete cascade, "name" text not null, "kind" text not null, "settings" text not null, "credentials" text not null, "created_at" text not null, "updated_at" text not null);
+CREATE INDEX "notification_channels_workspace" on "notification_channels" ("workspace_id", "id");
 CREATE TABLE "mcp_tool_pins" ("monitor_id" integer primary key references "monitors" ("id") on delete cascade, "tools" text not null, "pinned_at" text not null, "pinned_by" text not null);
 CREATE TABLE "mcp_tool_drifts" ("id" integer primary key autoincrement, "monitor_id" integer not null references "monitors" ("id") on delete cascade, "detected_at" text not null, "updated_at" text not null, "tools" text not null, "accepted_at" text, "accepted_by" text);
 CREATE INDEX "mcp_tool_drifts_monitor" on "mcp_tool_drifts" ("monitor_id", "id");
