@@ -17,6 +17,7 @@ import { createConnectTransport } from '@connectrpc/connect-node';
 import { type CheckResult, MonitorService, MonitorStatus, Periodicity, TLSMode } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { closedPort, type GrpcPeer, startGrpcPeer, startTcpListener, type TcpListener } from './support/grpc-peers.ts';
 import { runCli, spawnServe, startTestService, tempDir, type TestService, withHeaders } from './support/harness.ts';
+import { DEFAULT_TOOLS, type HttpMcpServer, startHttpMcpServer } from './support/mcp-servers.ts';
 import { until } from './support/wait.ts';
 
 const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
@@ -27,6 +28,7 @@ const DURATION = 'statusdesk.check.duration';
 const PHASE = (phase: string) => `statusdesk.check.${phase}.duration`;
 const COUNT = 'statusdesk.check.count';
 const SERVING = 'statusdesk.grpc.health.serving';
+const MCP_TOOLS = 'statusdesk.mcp.tools';
 const ID = 'statusdesk.monitor.id';
 
 type MonitorClient = Client<typeof MonitorService>;
@@ -221,17 +223,19 @@ describe('OTLP export of check metrics', () => {
   let collectorA: Receiver;
   /** gRPC monitors' collector; another header. */
   let collectorB: Receiver;
-  const ids = { tcp: '', refused: '', serving: '', notServing: '', plain: '' };
+  const ids = { tcp: '', refused: '', serving: '', notServing: '', plain: '', mcp: '' };
+  let mcpServer: HttpMcpServer;
   const results: Record<string, CheckResult[][]> = {};
   /** Requests each collector had received when the monitor without openTelemetry was checked. */
   let seenAtPlainCheck = { a: 0, b: 0 };
 
   before(async () => {
-    [collectorA, collectorB, tcp, grpc] = await Promise.all([
+    [collectorA, collectorB, tcp, grpc, mcpServer] = await Promise.all([
       startReceiver('ok'),
       startReceiver('ok'),
       startTcpListener(),
       startGrpcPeer({ health: { '': 'SERVING', 'statusdesk.test.Down': 'NOT_SERVING' } }),
+      startHttpMcpServer('v2'),
     ]);
     svc = await startTestService({ OTEL_METRIC_EXPORT_INTERVAL: String(INTERVAL_MS) });
     client = monitorClient(svc.apiUrl, (await svc.createKey('write')).secret);
@@ -255,6 +259,11 @@ describe('OTLP export of check metrics', () => {
       await client.createGRPCMonitor({ monitor: { ...grpcCommon, name: 'grpc not serving', service: 'statusdesk.test.Down', regions: ['ams'] } })
     ).monitor!.id;
     ids.plain = (await client.createTCPMonitor({ monitor: { ...common, name: 'no export', uri: tcp.uri, regions: ['iad'] } })).monitor!.id;
+    ids.mcp = (
+      await client.createMCPMonitor({
+        monitor: { ...common, name: 'mcp tools', server: mcpServer.url, regions: ['iad'], openTelemetry: otel(collectorB, headersB) },
+      })
+    ).monitor!.id;
 
     const run = async (key: keyof typeof ids) => (results[key] ??= []).push((await trigger(client, ids[key])).results);
     await run('tcp');
@@ -262,17 +271,21 @@ describe('OTLP export of check metrics', () => {
     await run('refused');
     await run('serving');
     await run('notServing');
+    await run('mcp');
     seenAtPlainCheck = { a: collectorA.requests.length, b: collectorB.requests.length };
     await run('plain');
     // Every check above is exported before any test reads the collectors.
     const counted = (receiver: Receiver, id: string, checks: number) => byMetric(receiver.latest(id), COUNT).reduce((sum, p) => sum + p.value, 0) === checks;
     await until(() => counted(collectorA, ids.tcp, 4) && counted(collectorA, ids.refused, 1), 'the TCP monitors exported to collector A');
-    await until(() => counted(collectorB, ids.serving, 2) && counted(collectorB, ids.notServing, 1), 'the gRPC monitors exported to collector B');
+    await until(
+      () => counted(collectorB, ids.serving, 2) && counted(collectorB, ids.notServing, 1) && counted(collectorB, ids.mcp, 1),
+      'the gRPC and MCP monitors exported to collector B',
+    );
   });
 
   after(async () => {
     await svc?.stop();
-    await Promise.all([collectorA?.close(), collectorB?.close(), tcp?.close(), grpc?.close()]);
+    await Promise.all([collectorA?.close(), collectorB?.close(), tcp?.close(), grpc?.close(), mcpServer?.close()]);
   });
 
   test('the checks themselves ran as expected', () => {
@@ -428,6 +441,17 @@ describe('OTLP export of check metrics', () => {
         near(point.sum, check.timing![phase]! / 1000, `${phase} in seconds`);
       }
     }
+  });
+
+  test('MCP: the tools gauge holds the count of tools the server listed', async () => {
+    assert.equal(results['mcp']![0]![0]!.result, 'up', results['mcp']![0]![0]!.message);
+    const points = collectorB.latest(ids.mcp);
+    for (const point of points) assert.equal(point.attributes['statusdesk.monitor.type'], 'mcp');
+    const tools = byMetric(points, MCP_TOOLS);
+    assert.deepEqual(
+      tools.map((p) => [p.kind, p.unit, p.value, p.attributes['statusdesk.region']]),
+      [['gauge', '{tool}', DEFAULT_TOOLS.length, 'iad']],
+    );
   });
 
   test('a monitor without openTelemetry exports nothing', async () => {
