@@ -140,7 +140,7 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
     maintenances: createMaintenanceService(db, publishing),
     subscribers,
     channels,
-    alerts: createAlertService(db, { targetsOf: channels.targetsOf, deliver, log }),
+    alerts: createAlertService(db, { targetsOf: channels.targetsOf, deliver, desktop: outbound.desktop, log }),
     /**
      * Loads the mail code now when the data says mail will be sent (email subscribers with a relay,
      * email channels), so the first dispatch does not pay for it while other calls wait; a service

@@ -11,6 +11,7 @@ import { Code } from '@connectrpc/connect';
 import { MCPTransport } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { assertCode, assertViolation, jsonOf, monitorRpc, newWorkspace, runCli, startTestService, type TestService, tempDir } from './support/harness.ts';
 import { DEFAULT_TOOLS, GENERATIONS, type HttpMcpServer, startHttpMcpServer, toolsWithDescription } from './support/mcp-servers.ts';
+import type { AlertEvent } from '../server/domain/notifications/events.ts';
 import { databaseEnv, withLocalOwner } from './support/database.ts';
 import { type HttpReceiver, startHttpReceiver } from './support/receivers.ts';
 
@@ -57,6 +58,11 @@ describe('MCP monitors', () => {
       const { monitor } = await rpc.createMCPMonitor({ monitor: { name: `tools ${generation}`, server: server.url, periodicity: 1, regions: ['iad'] } });
       assert.equal(monitor!.transport, MCPTransport.MCP_TRANSPORT_HTTP);
       await wireWebhook(workspace.id, monitor!.id);
+      // The desktop app, as its service host listens: a drift is shown there without a desktop channel.
+      const shown: AlertEvent[] = [];
+      const stopListening = service.services.onDesktopAlert((event) => {
+        if (event.monitor.id === monitor!.id) shown.push(event);
+      });
 
       const first = await rpc.triggerMonitor({ id: monitor!.id });
       assert.equal(first.results[0]!.result, 'up', first.results[0]!.message);
@@ -84,6 +90,12 @@ describe('MCP monitors', () => {
       const alerts = alertsOf(monitor!.id);
       assert.equal(alerts.length, 1, 'three checks of the same drift alert once');
       assert.equal(alerts[0].event, 'monitor.tool_drift');
+      stopListening();
+      assert.deepEqual(
+        shown.map((event) => event.kind),
+        ['tool_drift'],
+        'the desktop app shows the drift once',
+      );
 
       // Neither the key (an editor may hold one) nor any other credential accepts: a person does.
       await assertCode(rpc.acceptMCPTools({ id: monitor!.id }), Code.PermissionDenied, /accepted by a person/);

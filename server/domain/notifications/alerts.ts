@@ -27,6 +27,11 @@ export interface AlertServiceOptions {
   /** The channels wired to a monitor; an error in place of a channel whose credentials cannot be read. */
   targetsOf(monitorId: number): Promise<{ id: number; target: ChannelTarget | Error }[]>;
   deliver(target: ChannelTarget, event: AlertEvent): Promise<void>;
+  /**
+   * Shows an alert in the desktop app, if one runs (throws when none does): a tool drift is shown
+   * there even when no desktop channel is wired to the monitor.
+   */
+  desktop?(event: AlertEvent): void;
   log: Logger;
 }
 
@@ -39,8 +44,16 @@ const RELEASE_HELD_EVERY_MS = 30_000;
  * it. Each alert is recorded with what became of it.
  */
 export function createAlertService(db: Kysely<Database>, options: AlertServiceOptions) {
-  /** Sends `event` to every channel of the monitor and records the alert. */
-  async function send(monitor: Monitor, event: Omit<AlertEvent, 'monitor' | 'workspace'>, suppressedBy: number | undefined): Promise<Alert | undefined> {
+  /**
+   * Sends `event` to every channel of the monitor and records the alert; `onDesktop`: also to the
+   * desktop app when no desktop channel of the monitor shows it.
+   */
+  async function send(
+    monitor: Monitor,
+    event: Omit<AlertEvent, 'monitor' | 'workspace'>,
+    suppressedBy: number | undefined,
+    onDesktop = false,
+  ): Promise<Alert | undefined> {
     const monitorId = Number(monitor.id);
     let deliveries: Alert['deliveries'] = [];
     if (suppressedBy === undefined) {
@@ -51,6 +64,13 @@ export function createAlertService(db: Kysely<Database>, options: AlertServiceOp
         workspace: { slug, name },
       };
       const targets = await options.targetsOf(monitorId);
+      if (onDesktop && !targets.some(({ target }) => !(target instanceof Error) && target.kind === 'desktop')) {
+        try {
+          options.desktop?.(full);
+        } catch {
+          // No desktop app runs: the channels still have it.
+        }
+      }
       deliveries = await Promise.all(
         targets.map(({ id, target }) =>
           (target instanceof Error ? Promise.reject(target) : options.deliver(target, full)).then(
@@ -96,7 +116,7 @@ export function createAlertService(db: Kysely<Database>, options: AlertServiceOp
 
   /**
    * An MCP monitor's server changed its tools (tool-pins.ts opened or changed a drift): every
-   * channel of the monitor is told which, once. Not held back by maintenance: a changed tool is
+   * channel of the monitor, and the desktop app, is told which, once. Not held back by maintenance: a changed tool is
    * a security event, not an outage.
    */
   async function toolsDrifted(drift: { monitorId: number; workspaceId: number; at: string; changes: readonly ToolChange[] }): Promise<Alert | undefined> {
@@ -104,7 +124,7 @@ export function createAlertService(db: Kysely<Database>, options: AlertServiceOp
     if (!monitor) return undefined;
     const changed = drift.changes.map(({ name, change }) => `${change} ${name}`);
     const message = `Tools changed since they were accepted: ${changed.slice(0, 10).join(', ')}${changed.length > 10 ? ` and ${changed.length - 10} more` : ''}. Review and accept them in Statusdesk before an editor uses them again.`;
-    return send(monitor, { kind: 'tool_drift', from: 'up', to: 'up', message, at: drift.at }, undefined);
+    return send(monitor, { kind: 'tool_drift', from: 'up', to: 'up', message, at: drift.at }, undefined, true);
   }
 
   /**
