@@ -59,68 +59,31 @@ interface MonitorFacts {
 
 function factsOf(response: GetMonitorResponse): MonitorFacts {
   const { monitor } = response;
+  if (monitor.case === undefined) throw new Error('the service answered a monitor of a type this window does not know');
+  const m = monitor.value;
+  const common = {
+    id: m.id,
+    name: m.name,
+    description: m.description,
+    active: m.active !== false,
+    periodicity: m.periodicity,
+    regions: m.regions,
+    tags: m.tags,
+  };
   switch (monitor.case) {
-    case 'tcpMonitor': {
-      const m = monitor.value;
-      return {
-        id: m.id,
-        type: 'tcp',
-        name: m.name,
-        description: m.description,
-        target: m.uri,
-        active: m.active !== false,
-        periodicity: m.periodicity,
-        regions: m.regions,
-        tags: m.tags,
-      };
-    }
+    case 'tcpMonitor':
+      return { ...common, type: 'tcp', target: monitor.value.uri };
     case 'grpcMonitor': {
-      const m = monitor.value;
-      const target = m.service ? `${m.uri} (${m.service})` : m.uri;
-      return {
-        id: m.id,
-        type: 'grpc',
-        name: m.name,
-        description: m.description,
-        target,
-        active: m.active !== false,
-        periodicity: m.periodicity,
-        regions: m.regions,
-        tags: m.tags,
-      };
+      const { uri, service } = monitor.value;
+      return { ...common, type: 'grpc', target: service ? `${uri} (${service})` : uri };
     }
-    case 'httpMonitor': {
-      const m = monitor.value;
-      return {
-        id: m.id,
-        type: 'http',
-        name: m.name,
-        description: m.description,
-        target: m.url,
-        active: m.active !== false,
-        periodicity: m.periodicity,
-        regions: m.regions,
-        tags: m.tags,
-      };
-    }
+    case 'httpMonitor':
+      return { ...common, type: 'http', target: monitor.value.url };
     case 'mcpMonitor': {
-      const m = monitor.value;
+      const { transport, server, args } = monitor.value;
       // A stdio server is the command with its arguments, as the command line would show it.
-      const target = m.transport === MCPTransport.MCP_TRANSPORT_STDIO ? [m.server, ...m.args].join(' ') : m.server;
-      return {
-        id: m.id,
-        type: 'mcp',
-        name: m.name,
-        description: m.description,
-        target,
-        active: m.active !== false,
-        periodicity: m.periodicity,
-        regions: m.regions,
-        tags: m.tags,
-      };
+      return { ...common, type: 'mcp', target: transport === MCPTransport.MCP_TRANSPORT_STDIO ? [server, ...args].join(' ') : server };
     }
-    default:
-      throw new Error('the service answered a monitor of a type this window does not know');
   }
 }
 
