@@ -269,6 +269,51 @@ const liveEvent = z.discriminatedUnion('type', [
   }),
 ]);
 
+/** Where an MCP server was found: an editor's file and the name it has there. */
+const mcpServerSource = z.strictObject({
+  editor: z.string(),
+  scope: z.string(),
+  file: z.string(),
+  name: z.string(),
+  /** For an entry of `projects` in ~/.claude.json: the project folder it is for. */
+  project: z.string().optional(),
+});
+
+/**
+ * An MCP server an editor is set up with, as shown: environment values and credential-like
+ * headers read `[redacted]` (a `${...}` reference stays as written). `name` and `file` name it
+ * when it is picked.
+ */
+const foundMcpServer = z.strictObject({
+  name: z.string(),
+  editor: z.string(),
+  scope: z.string(),
+  file: z.string(),
+  files: z.array(z.string()),
+  sources: z.array(mcpServerSource),
+  transport: z.enum(['http', 'stdio']),
+  /** The URL (http) or the command (stdio). */
+  server: z.string(),
+  args: z.array(z.string()),
+  env: z.record(z.string(), z.string()),
+  headers: z.record(z.string(), z.string()),
+  cwd: z.string(),
+  /** Statusdesk's own `/mcp` or `statusdesk mcp`: shown, never picked. */
+  itself: z.boolean(),
+  warnings: z.array(z.string()),
+});
+
+const mcpServers = z.strictObject({
+  servers: z.array(foundMcpServer),
+  /** A file that could not be read, or an entry of it that is not a server. */
+  problems: z.array(z.strictObject({ file: z.string(), message: z.string() })),
+  /** The files that were there and were read. */
+  read: z.array(z.string()),
+});
+
+/** A picked server, by its name and the file it was first found in (`name`, `file` of its entry). */
+const mcpServerPick = z.strictObject({ name: z.string(), file: z.string() });
+
 /** What each JSON call answers. */
 export const DASHBOARD_ANSWERS = {
   session,
@@ -287,6 +332,9 @@ export const DASHBOARD_ANSWERS = {
   plan: planAllowance,
   /** `next` continues below the page's last entry; null on the last page. */
   audit: z.strictObject({ entries: z.array(auditEntry), next: z.string().nullable() }),
+  mcpServers,
+  /** The monitors made of the picked servers, in the order picked. */
+  importMcpServers: z.strictObject({ monitors: z.array(z.strictObject({ id: z.string(), name: z.string() })) }),
   pagePreview,
   consentRequest,
   pendingRequests: z.strictObject({ requests: z.array(consentRequest) }),
@@ -299,6 +347,7 @@ export const DASHBOARD_BODIES = {
   createKey: z.strictObject({ name: z.string(), scope: access }),
   approve: z.strictObject({ workspaceId: z.string().optional(), access: access.optional(), csrfToken: z.string() }),
   deny: z.strictObject({ csrfToken: z.string() }),
+  importMcpServers: z.strictObject({ picks: z.array(mcpServerPick) }),
 } satisfies Partial<Record<JsonEndpoint, z.ZodType>>;
 
 /** The query strings the JSON calls that read a list take (the service refuses a bad value, naming it). */
@@ -361,3 +410,5 @@ export type PublicState = z.infer<typeof publicState>;
 export type PagePreview = z.infer<typeof pagePreview>;
 export type PreviewMaintenance = z.infer<typeof previewMaintenance>;
 export type LiveEvent = z.infer<typeof liveEvent>;
+export type FoundMcpServer = z.infer<typeof foundMcpServer>;
+export type McpServerPick = z.infer<typeof mcpServerPick>;

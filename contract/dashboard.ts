@@ -18,6 +18,7 @@ export const RPC_PATH = '/rpc';
 export const UI_ROUTES = [
   '/',
   '/monitors/new',
+  '/monitors/import',
   '/monitors/:id',
   '/monitors/:id/edit',
   '/pages',
@@ -61,6 +62,10 @@ export const DASHBOARD_API = {
   regions: { method: 'GET', path: '/api/workspaces/:workspaceId/monitors/:monitorId/regions' },
   plan: { method: 'GET', path: '/api/workspaces/:workspaceId/plan' },
   audit: { method: 'GET', path: '/api/workspaces/:workspaceId/audit' },
+
+  /** The MCP servers this machine's AI editors are set up with (read from their files, nothing run). */
+  mcpServers: { method: 'GET', path: '/api/mcp-servers' },
+  importMcpServers: { method: 'POST', path: '/api/workspaces/:workspaceId/mcp-servers/import' },
 
   pagePreview: { method: 'GET', path: '/api/workspaces/:workspaceId/pages/:pageId/preview' },
   exportPage: { method: 'POST', path: '/api/workspaces/:workspaceId/pages/:pageId/export' },

@@ -264,6 +264,8 @@ export type ServiceConfig = z.output<z.ZodObject<Parsed>> & {
    * desktop app keeps it in the system keychain); without it, the data folder's key file.
    */
   sealingKey?: Buffer;
+  /** Where the dashboard's MCP server import reads the AI editors' files; set only by tests, which give folders of fixtures. */
+  editorFolders?: { home: string; project: string };
 };
 
 /** The service's settings from `statusdesk serve`'s flags and the environment, or an error naming the first bad one and its rule. */

@@ -249,7 +249,8 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     mount(
       dashboard,
       dashboardGuard,
-      async () => (await dashboardApp()).createDashboardApp({ ...common, services: ready, origins: dashboardOrigins, apiUrl }),
+      async () =>
+        (await dashboardApp()).createDashboardApp({ ...common, services: ready, origins: dashboardOrigins, apiUrl, editorFolders: config.editorFolders }),
       dashboardRpc,
     );
 

@@ -4,7 +4,10 @@
 // one the contract does not name fails, with its path). The live feed's events too.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { z } from 'zod';
 import { Code, createClient, Periodicity, statusReportV1, type StatusdeskClient } from '../client/index.ts';
@@ -19,14 +22,34 @@ let service: OAuthTestService;
 let owner: TestBrowser;
 const servers: Server[] = [];
 
+/** The home and project folders whose editors' files the MCP server import reads: a Cursor file, and a VS Code file that is no JSON. */
+const editors = mkdtempSync(join(tmpdir(), 'statusdesk-contract-editors-'));
+const cursorFile = join(editors, 'home', '.cursor', 'mcp.json');
+const vscodeFile = join(editors, 'home', '.config', 'Code', 'User', 'settings.json');
+
 before(async () => {
-  service = await startOAuthService();
+  mkdirSync(join(cursorFile, '..'), { recursive: true });
+  mkdirSync(join(vscodeFile, '..'), { recursive: true });
+  mkdirSync(join(editors, 'project'));
+  writeFileSync(
+    cursorFile,
+    JSON.stringify({
+      mcpServers: {
+        docs: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer contract-secret', Accept: 'application/json' } },
+        local: { command: 'statusdesk-contract-no-such-command', args: ['--flag'], env: { TOKEN: 'contract-token', HOME_REF: '${env:HOME}' } },
+        statusdesk: { command: 'statusdesk', args: ['mcp'] },
+      },
+    }),
+  );
+  writeFileSync(vscodeFile, '{ "mcp": { "servers": ');
+  service = await startOAuthService({ editorFolders: { home: join(editors, 'home'), project: join(editors, 'project') } });
   owner = new TestBrowser();
   await owner.signIn(service);
 });
 after(async () => {
   for (const server of servers) server.close();
   await service?.stop();
+  rmSync(editors, { recursive: true, force: true });
 });
 
 /** Which JSON calls a test made, so the last test can say none was left out. */
@@ -136,6 +159,46 @@ describe('the dashboard API answers what its contract declares', () => {
     } finally {
       await server.close();
     }
+  });
+
+  test('the MCP servers the editors are set up with, values redacted, with the file that is no JSON; a picked one made a monitor', async () => {
+    const { servers, problems, read } = await call('mcpServers', {});
+    const byName = new Map(servers.map((server) => [server.name, server]));
+    assert.deepEqual(byName.get('docs')?.headers, { Authorization: '[redacted]', Accept: 'application/json' });
+    assert.deepEqual(byName.get('local')?.env, { TOKEN: '[redacted]', HOME_REF: '${env:HOME}' });
+    assert.equal(byName.get('statusdesk')?.itself, true);
+    assert.deepEqual(byName.get('docs')?.files, [cursorFile]);
+    assert.ok(read.includes(cursorFile));
+    assert.deepEqual(
+      problems.map((problem) => problem.file),
+      [vscodeFile],
+    );
+    assert.match(problems[0]!.message, /not valid JSON/);
+
+    const ws = await workspace();
+    const { monitors } = await call('importMcpServers', { workspaceId: ws.id }, { body: { picks: [{ name: 'docs', file: cursorFile }] } });
+    assert.deepEqual(
+      monitors.map((m) => m.name),
+      ['docs'],
+    );
+    const { monitor } = await ws.rpc.monitors.getMonitor({ id: monitors[0]!.id });
+    assert.equal(monitor.case, 'mcpMonitor');
+    assert.deepEqual([monitor.value?.server, monitor.value?.periodicity], ['http://127.0.0.1:9/mcp', Periodicity.PERIODICITY_5M]);
+
+    // Statusdesk itself, and a server no file names, are refused, naming the pick; nothing is created.
+    for (const pick of [
+      { name: 'statusdesk', file: cursorFile },
+      { name: 'gone', file: cursorFile },
+    ]) {
+      const refused = await owner.fetch(`${service.dashboardUrl}${pathOf('importMcpServers', { workspaceId: ws.id })}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ picks: [pick] }),
+      });
+      assert.equal(refused.status, 400);
+      assert.match(((await refused.json()) as { message: string }).message, /^picks\[0\]: /);
+    }
+    assert.equal((await ws.rpc.monitors.listMonitors({})).mcpMonitors.length, 1);
   });
 
   test("a status page's preview, with a component, an open report and maintenance both active and upcoming", async () => {

@@ -4,13 +4,15 @@
 // consent request), in the light and the dark theme, 1280 and 390 px wide. The UI is finished only
 // when this passes; a violation that cannot be fixed where it stands is listed in KNOWN with why.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { createClient, MCPTransport, Periodicity, type StatusdeskClient } from '../client/index.ts';
 import { openPage, withBrowser } from './support/browser.ts';
+import { tempDir } from './support/harness.ts';
 import { BEHAVIOUR_ENV, type HttpMcpServer, STDIO_SERVER_SCRIPT, startHttpMcpServer, toolsWithDescription } from './support/mcp-servers.ts';
 import {
   authorizeUrl,
@@ -127,8 +129,28 @@ async function tcpListener(): Promise<{ port: number; close(): Promise<void> }> 
   };
 }
 
+let editors: { path: string; remove(): Promise<void> };
+
+/** The editors' files the MCP server import lists: servers of each transport, one with a warning, Statusdesk itself, and a file that is no JSON. */
+async function editorFixtures(): Promise<{ home: string; project: string }> {
+  editors = await tempDir();
+  const home = join(editors.path, 'home');
+  const project = join(editors.path, 'project');
+  mkdirSync(join(home, '.cursor'), { recursive: true });
+  mkdirSync(join(home, '.config', 'Code', 'User'), { recursive: true });
+  mkdirSync(project);
+  const servers = {
+    'remote docs': { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer axe-secret' } },
+    'local files': { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/home/axe/projects'], env: { TOKEN: 'axe' }, disabled: true },
+    statusdesk: { command: 'statusdesk', args: ['mcp'] },
+  };
+  writeFileSync(join(home, '.cursor', 'mcp.json'), JSON.stringify({ mcpServers: servers }));
+  writeFileSync(join(home, '.config', 'Code', 'User', 'settings.json'), '{ "mcp": { "servers": ');
+  return { home, project };
+}
+
 before(async () => {
-  service = await startOAuthService();
+  service = await startOAuthService({ editorFolders: await editorFixtures() });
   receiver = await startReceiver();
   tcp = await tcpListener();
   client = createClient({ baseUrl: `${service.apiUrl}/rpc`, apiKey: (await service.createKey('write')).secret, env: {} });
@@ -186,6 +208,7 @@ after(async () => {
   await receiver?.close();
   await tcp?.close();
   await mcpServer?.close();
+  await editors?.remove();
 });
 
 /** Waits until the screen is drawn with its data: its heading, the seeded text, nothing loading. */
@@ -318,6 +341,14 @@ describe('accessibility (axe-core, WCAG 2.2 AA)', () => {
             await page.getByRole('group', { name: 'Transport' }).getByRole('radio', { name: 'stdio' }).check();
             await page.getByLabel('Allow running this command', { exact: true }).waitFor();
           },
+        },
+        {
+          name: "watch your editors' MCP servers",
+          path: '/monitors/import',
+          heading: "Watch your editors' MCP servers",
+          alsoShows: (page) => page.getByRole('region', { name: 'Files that could not be read' }),
+          // A server picked, so the button is drawn enabled.
+          prepare: (page) => page.getByRole('checkbox', { name: 'remote docs' }).check(),
         },
         { name: 'edit MCP monitor (stdio)', path: `/monitors/${seeded.stdioId}/edit`, heading: 'Edit local notes' },
         { name: 'status pages', path: '/pages', heading: 'Status pages', shows: 'Axe status' },

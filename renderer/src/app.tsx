@@ -28,6 +28,7 @@ type ScreenModule = Record<string, unknown>;
 const SCREEN_MODULES: Record<ScreenRoute, [() => Promise<ScreenModule>, string]> = {
   '/': [() => import('./screens/overview.tsx'), 'OverviewScreen'],
   '/monitors/new': [() => import('./screens/monitor-form/monitor-form-screen.tsx'), 'MonitorFormScreen'],
+  '/monitors/import': [() => import('./screens/mcp-import.tsx'), 'McpImportScreen'],
   '/monitors/:id': [() => import('./screens/monitor-detail.tsx'), 'MonitorDetailScreen'],
   '/monitors/:id/edit': [() => import('./screens/monitor-form/monitor-form-screen.tsx'), 'MonitorFormScreen'],
   '/pages': [() => import('./screens/pages.tsx'), 'PagesScreen'],

@@ -1,11 +1,11 @@
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { isSecretName, REDACTED } from '../domain/monitors/monitor-secrets.ts';
-import { type Discovery, discoverMcpServers, type FoundMcpServer } from '../mcp-servers/discovery.ts';
+import { type Discovery, discoverMcpServers } from '../mcp-servers/discovery.ts';
 import { liveServices } from '../service-record.ts';
 import { MCPTransport } from '../../proto/gen/monitor/v1/monitor_pb.js';
 import { frequencies } from '../domain/plans.ts';
 import { monitorInputOf } from '../mcp-servers/monitor-input.ts';
+import { shownServer } from '../mcp-servers/shown.ts';
 import { periodicity } from '../rpc/monitor-codec.ts';
 import { address, type Command, DEFAULT_SERVICE_URL, json, note, oneOf, restBase, serviceUrl, str, type Values } from './flags.ts';
 import { client } from './service-client.ts';
@@ -34,17 +34,6 @@ function projectOf(values: Values): string {
   if (!statSync(given, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--project must be a folder, got "${given}"`);
   return given;
 }
-
-/** A value as printed: a `${...}` reference as written, else `[redacted]` for an environment value or a credential-like header. */
-const shownMap = (map: Record<string, string>, secret: (name: string) => boolean) =>
-  Object.fromEntries(Object.entries(map).map(([name, value]) => [name, /^\$\{[^}]+\}$/.test(value) || !secret(name) ? value : REDACTED]));
-
-/** What is printed of a server: every environment value (a command's are sealed as secrets) and credential-like headers redacted. */
-const shown = (server: FoundMcpServer): FoundMcpServer => ({
-  ...server,
-  env: shownMap(server.env, () => true),
-  headers: shownMap(server.headers, isSecretName),
-});
 
 /** A command line as one text: an argument with a space or a quote in double quotes. */
 const commandLine = (words: string[]) => words.map((word) => (word === '' || /[\s"']/.test(word) ? JSON.stringify(word) : word)).join(' ');
@@ -77,7 +66,7 @@ const discover: Command = {
     // Problems go to stderr with --json too: they are also in its answer, for programs.
     for (const problem of discovery.problems) note(`statusdesk mcp-servers discover: ${problem.file}: ${problem.message}`);
     if (values.json) {
-      printJson({ servers: discovery.found.map(shown), problems: discovery.problems, read: discovery.read });
+      printJson({ servers: discovery.found.map(shownServer), problems: discovery.problems, read: discovery.read });
       return exitCodeOf(discovery);
     }
     const { found, read } = discovery;

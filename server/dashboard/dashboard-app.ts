@@ -15,6 +15,7 @@ import { registerConsentRoutes } from './consent-routes.ts';
 import { registerExportRoute } from './export-route.ts';
 import { jsonRoute } from './json-route.ts';
 import { registerLiveRoutes } from './live-routes.ts';
+import { registerMcpServerRoutes } from './mcp-server-routes.ts';
 import { registerMonitorViewRoutes } from './monitor-view-routes.ts';
 import { registerPagePreviewRoute } from './page-preview-route.ts';
 import { workspaceIdOf } from './route-params.ts';
@@ -45,6 +46,12 @@ export interface DashboardAppOptions {
   maxBodyBytes: number;
   /** The API port's address, where editors and scripts connect (MCP at `{apiUrl}/mcp`). */
   apiUrl: string;
+  /**
+   * Where the MCP server import reads the AI editors' files: a home folder (with no environment
+   * moving its folders elsewhere) and a project folder. The service user's home and the service's
+   * working folder when not given; tests give folders of fixtures.
+   */
+  editorFolders?: { home: string; project: string };
 }
 
 async function readJson(c: Context<AppEnv>): Promise<unknown> {
@@ -192,6 +199,7 @@ export function createDashboardApp(options: DashboardAppOptions) {
 
   registerMonitorViewRoutes(app, options);
   registerAuditRoutes(app, options);
+  registerMcpServerRoutes(app, options);
   registerLiveRoutes(app, { ...options, personOf: personOfPage });
   registerExportRoute(app, options);
   registerPagePreviewRoute(app, options);

@@ -37,8 +37,13 @@ export interface OAuthTestService extends TestService {
  * The real service in this process, as `startTestService` starts it, with the owner at hand and
  * optionally a stand-in network for metadata documents (`config.metadataNetwork`).
  */
-export async function startOAuthService(options: { env?: NodeJS.ProcessEnv; metadataNetwork?: MetadataNetwork } = {}): Promise<OAuthTestService> {
-  const service = await startTestService(options.env, undefined, options.metadataNetwork ? { metadataNetwork: options.metadataNetwork } : {});
+export async function startOAuthService(
+  options: { env?: NodeJS.ProcessEnv; metadataNetwork?: MetadataNetwork; editorFolders?: { home: string; project: string } } = {},
+): Promise<OAuthTestService> {
+  const service = await startTestService(options.env, undefined, {
+    ...(options.metadataNetwork ? { metadataNetwork: options.metadataNetwork } : {}),
+    ...(options.editorFolders ? { editorFolders: options.editorFolders } : {}),
+  });
   const owner = (await withLocalOwner(service.dataDir, async (_services, actor) => actor)) as Owner;
   const personalId = Number((await service.services.workspaces.getBySlug(owner, 'personal')).id);
   return { ...service, owner, personalId };

@@ -38,6 +38,8 @@ export const queryKeys = {
   activity: (connectionId: string) => ['connection', connectionId, 'activity'] as const,
   consentRequest: (id: string) => ['consent', id] as const,
   pendingRequests: ['consent', 'pending'] as const,
+  /** The MCP servers this machine's editors are set up with: the machine's, not a workspace's. */
+  mcpServers: ['mcp-servers'] as const,
 
   /** Without filters: every window of the overview, whatever its filters. */
   overview: (workspaceId: string, filters?: OverviewQuery, firstOffset?: number) =>

@@ -147,6 +147,10 @@ function NoMonitorsYet() {
           <Icon name="terminal" />
           Connect an AI editor
         </Link>
+        <Link to="/monitors/import" className="button">
+          <Icon name="list" />
+          Watch your editors' MCP servers
+        </Link>
       </div>
     </section>
   );

@@ -1,7 +1,7 @@
 import type { Workspace } from '../../api.ts';
 import { PageHeader } from '../../components.tsx';
 import { useCreateMonitor } from '../../data/monitors.ts';
-import { navigate, useLocation } from '../../router.tsx';
+import { Link, navigate, useLocation } from '../../router.tsx';
 import { MonitorForm, refusedHere } from './monitor-form.tsx';
 import { createOf, emptyForm, type MonitorFormValues, type MonitorType } from './monitor-form-model.ts';
 import { type LoadedPlan, PlanGate } from './plan-gate.tsx';
@@ -27,6 +27,11 @@ export function NewMonitor({ workspace, plan }: { workspace: Workspace; plan: Lo
     <>
       <PageHeader title="New monitor">Statusdesk checks it on schedule from the regions you pick, and records each result.</PageHeader>
       <TypeChooser type={type} onChoose={choose} />
+      {type === 'mcp' ? (
+        <p className="muted">
+          Already set up in Claude, Cursor, VS Code or Windsurf? <Link to="/monitors/import">Find them in your editors</Link>
+        </p>
+      ) : null}
       {type === undefined ? (
         <p className="muted monitor-form-choose">Choose a type to see its settings.</p>
       ) : (
