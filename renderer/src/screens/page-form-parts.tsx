@@ -66,6 +66,22 @@ export function NotifyChoice<T extends FieldValues>({ control, name, serviceRule
 }
 
 /** Checkboxes of the page's components; none checked means the page as a whole. */
+/** The page's components a report or a maintenance window affects, as a field of its form. */
+export function AffectedComponents<T extends FieldValues>({
+  control,
+  name,
+  components,
+  error,
+}: {
+  control: Control<T>;
+  name: Path<T>;
+  components: PageComponent[];
+  error?: string | undefined;
+}) {
+  const { field } = useController({ control, name });
+  return <ComponentChecklist legend="Affected components" components={components} selected={field.value} onChange={field.onChange} error={error} />;
+}
+
 export function ComponentChecklist({
   components,
   selected,

@@ -1,10 +1,10 @@
 import { useId } from 'react';
-import { Controller, useWatch } from 'react-hook-form';
+import { useWatch } from 'react-hook-form';
 import { MAINTENANCE_LIMITS } from '../../../contract/limits.ts';
 import type { PageComponent } from '../../../proto/gen/status_page/v1/status_page_pb.js';
 import { Field, FormProblems, matchViolations } from '../forms.tsx';
 import { useServiceForm } from '../service-form.ts';
-import { ComponentChecklist, FormActions, NotifyChoice } from './page-form-parts.tsx';
+import { AffectedComponents, FormActions, NotifyChoice } from './page-form-parts.tsx';
 import type { MaintenanceFormValues } from './page-maintenance-model.ts';
 
 /** The viewer's time zone, in which the form's times are typed. */
@@ -52,19 +52,7 @@ export function MaintenanceForm({
             {(control) => <input {...control} {...form.register('to')} type="datetime-local" min={from || undefined} />}
           </Field>
         </div>
-        <Controller
-          control={form.control}
-          name="pageComponentIds"
-          render={({ field }) => (
-            <ComponentChecklist
-              legend="Affected components"
-              components={components}
-              selected={field.value}
-              onChange={field.onChange}
-              error={errors.of('pageComponentIds')}
-            />
-          )}
-        />
+        <AffectedComponents control={form.control} name="pageComponentIds" components={components} error={errors.of('pageComponentIds')} />
         <Field label="Message (optional)" hint="What visitors should know about the work." error={errors.of('message')}>
           {(control) => <textarea {...control} {...form.register('message')} rows={2} />}
         </Field>

@@ -5,7 +5,7 @@ import type { PageComponent } from '../../../proto/gen/status_page/v1/status_pag
 import type { StatusReportStatus } from '../../../proto/gen/status_report/v1/status_report_pb.js';
 import { Field, FormProblems, matchViolations } from '../forms.tsx';
 import { useServiceForm } from '../service-form.ts';
-import { ComponentChecklist, FormActions, NotifyChoice } from './page-form-parts.tsx';
+import { AffectedComponents, FormActions, NotifyChoice } from './page-form-parts.tsx';
 import { newReportForm, OPEN_STATUSES, REPORT_STATUS_LABELS, type ReportFormValues, type ReportUpdateFormValues } from './page-report-model.ts';
 
 // The forms of status reports: a new report, and an update or the resolution of one. Each asks
@@ -39,19 +39,7 @@ export function CreateReportForm({
             render={({ field }) => <StatusSelect value={field.value} onChange={field.onChange} error={errors.of('status')} />}
           />
         </div>
-        <Controller
-          control={form.control}
-          name="pageComponentIds"
-          render={({ field }) => (
-            <ComponentChecklist
-              legend="Affected components"
-              components={components}
-              selected={field.value}
-              onChange={field.onChange}
-              error={errors.of('pageComponentIds')}
-            />
-          )}
-        />
+        <AffectedComponents control={form.control} name="pageComponentIds" components={components} error={errors.of('pageComponentIds')} />
         <Field label="Message" hint="The first entry of the report's timeline." error={errors.of('message')}>
           {(control) => <textarea {...control} {...form.register('message')} rows={3} />}
         </Field>
