@@ -101,7 +101,11 @@ export function createToolPinService(db: Kysely<Database>) {
 
   return {
     /** Records what a check listed: pins on first use, opens, updates or closes the drift. */
-    listed(listing: ToolListing): Promise<ListingOutcome> {
+    async listed(listing: ToolListing): Promise<ListingOutcome> {
+      // The common case, the pinned set found again without a drift open, is read, not written:
+      // a write transaction for every MCP check would queue behind the result writer.
+      const pinned = await findPin(db, listing.monitorId);
+      if (pinned && setKey(pinned.tools) === setKey(listing.tools) && !(await findOpenDrift(db, listing.monitorId))) return { kind: 'unchanged' };
       return writeTransaction(db, async (trx) => {
         const at = new Date(listing.at).toISOString();
         const tools = [...listing.tools].sort((a, b) => a.name.localeCompare(b.name));
