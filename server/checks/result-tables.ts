@@ -1,7 +1,7 @@
 import type { CompiledQuery } from 'kysely';
 import type { Db } from '../db/open.ts';
 import type { CheckResultRow } from '../db/schema.ts';
-import type { CheckOutcome, ProbeResult } from '../domain/monitors/check-results.ts';
+import { type CheckOutcome, type ProbeResult, TYPE_DETAILS } from '../domain/monitors/check-results.ts';
 import type { LatencyHistogram } from '../domain/monitors/latency-histogram.ts';
 
 /**
@@ -31,13 +31,17 @@ export interface StoredCheck extends ProbeResult {
 }
 
 /**
- * The `details` column of a check: what only HTTP checks (the final URL, headers, assertions) and
- * MCP checks (the handshake and the tools, by name and fingerprint: their texts are kept with the
- * monitor's pins and drifts, not with every check) find out; null for the others.
+ * The `details` column of a check: what only some types find out, each under its own key: the
+ * final URL, headers and assertions of HTTP checks, and each type's own record (`TYPE_DETAILS`).
+ * An MCP check keeps its tools by name and fingerprint: their texts are kept with the monitor's
+ * pins and drifts, not with every check. Null when a check found out nothing of the kind.
  */
 export function detailsOf(c: ProbeResult): string | null {
-  if (c.mcp) return JSON.stringify({ mcp: { ...c.mcp, tools: c.mcp.tools.map(({ name, fingerprint }) => ({ name, fingerprint, text: '' })) } });
-  return c.url === null ? null : JSON.stringify({ url: c.url, responseHeaders: c.responseHeaders, assertionResults: c.assertionResults });
+  const details: Record<string, unknown> = {};
+  if (c.url !== null) Object.assign(details, { url: c.url, responseHeaders: c.responseHeaders, assertionResults: c.assertionResults });
+  for (const key of TYPE_DETAILS) if (c[key]) details[key] = c[key];
+  if (c.mcp) details.mcp = { ...c.mcp, tools: c.mcp.tools.map(({ name, fingerprint }) => ({ name, fingerprint, text: '' })) };
+  return Object.keys(details).length === 0 ? null : JSON.stringify(details);
 }
 
 /** What a stored check did to its monitor's overall state (from === to when nothing changed). */

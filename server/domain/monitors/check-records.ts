@@ -1,5 +1,5 @@
 import type { CheckResultRow } from '../../db/schema.ts';
-import type { CheckResult, ResponseLog } from './check-results.ts';
+import { type CheckResult, type ResponseLog, TYPE_DETAILS, type TypeDetails } from './check-results.ts';
 
 // A stored check (a row of check_results) as the records every surface shows: the check engine
 // reads rows with them, and so do the dashboard's views.
@@ -11,7 +11,8 @@ export function toResponseLog(row: CheckResultRow, region: string): ResponseLog 
 
 /** A stored row as the result record, standing for `region`. */
 function toCheckResult(row: CheckResultRow, region: string): CheckResult {
-  const details = row.details === null ? null : (JSON.parse(row.details) as Partial<Pick<CheckResult, 'url' | 'responseHeaders' | 'assertionResults' | 'mcp'>>);
+  const details =
+    row.details === null ? null : (JSON.parse(row.details) as Partial<Pick<CheckResult, 'url' | 'responseHeaders' | 'assertionResults'>> & TypeDetails);
   return {
     monitorId: String(row.monitor_id),
     region,
@@ -27,8 +28,8 @@ function toCheckResult(row: CheckResultRow, region: string): CheckResult {
     url: details?.url ?? null,
     responseHeaders: details?.responseHeaders ?? {},
     assertionResults: details?.assertionResults ?? [],
-    // Only an MCP check has one: the records of the other types keep their shape.
-    ...(details?.mcp && { mcp: details.mcp }),
+    // Only the types that find them out have their own records: the others keep their shape.
+    ...Object.fromEntries(TYPE_DETAILS.filter((key) => details?.[key]).map((key) => [key, details![key]])),
   };
 }
 

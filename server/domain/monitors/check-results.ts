@@ -93,6 +93,13 @@ export interface ProbeResult {
   mcp?: McpCheck | null;
 }
 
+/**
+ * The records of ProbeResult that only some types find out, each stored under its own key of a
+ * check's details (checks/result-tables.ts) and read back as it was stored (check-records.ts).
+ */
+export const TYPE_DETAILS = ['mcp'] as const satisfies readonly (keyof ProbeResult)[];
+export type TypeDetails = Partial<Pick<ProbeResult, (typeof TYPE_DETAILS)[number]>>;
+
 /** One check of one monitor, standing for one region: the record shown by every surface. */
 export interface CheckResult extends ProbeResult {
   monitorId: string;
