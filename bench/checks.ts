@@ -1,5 +1,5 @@
 /**
- * Check engine benchmark, four parts, all against loopback targets (127.0.0.0/8 only):
+ * Check engine benchmark, five parts, all against loopback targets (127.0.0.0/8 only):
  *
  *   1. Throughput: sustained checks per second through the engine's TCP and gRPC/h2c probes at a
  *      fixed concurrency (closedLoop of bench/support/load.ts), next to a baseline in the same run
@@ -23,10 +23,14 @@
  *      stored, and projected to a full hour and day from the run's latencies), and what a day at
  *      that rate takes with and without retention.
  *
- *   npm run bench:checks -- [--parts throughput,schedule,summary,scale] [--rounds N] [--round-ms MS]
+ *   5. Types: a row per monitor type of bench/types/ (DNS, certificate, ping, WebSocket, heartbeat),
+ *      each at a scale that fits it against loopback peers of its own, with the engine's CPU per
+ *      check, the schedule lag p99, and a baseline measured in the same run (support/type-rows.ts).
+ *
+ *   npm run bench:checks -- [--parts throughput,schedule,summary,scale,types] [--rounds N] [--round-ms MS]
  *       [--warmup-ms MS] [--concurrency N] [--tcp-monitors N] [--grpc-monitors N] [--schedule-s S]
  *       [--summary-calls N] [--scale-tcp-monitors N] [--scale-grpc-monitors N] [--scale-s S]
- *       [--profile-engine DIR]
+ *       [--profile-engine DIR] [--types dns,ping,...]
  *   BENCH_QUICK=1 npm run bench:checks      a smoke run: smaller sizes, shorter rounds, one period
  *
  * Layout: the targets (8 TCP listeners and 4 grpc-js health servers) run in a child process, so
@@ -70,6 +74,7 @@ import { VERSION } from '../server/package-root.ts';
 import { type EngineInput, type EngineReport, engineMain, MEMORY_SERIES_MS, slotsIn } from './support/engine-child.ts';
 import { busyCores, compare, machineTicks, median, parseNumber, percentile, table } from './support/figures.ts';
 import { closedLoop, failuresOf, type LoadFigures } from './support/load.ts';
+import { typeRows, typesWithRows } from './support/type-rows.ts';
 import { bundleForService, CHILD_STOP_TIMEOUT_MS, endChild, forkScript, nextMessage } from './support/processes.ts';
 import { seededRandom } from '../test/support/seeded-random.ts';
 
@@ -1098,7 +1103,7 @@ interface Aim {
   detail: string;
 }
 
-const PARTS = ['throughput', 'schedule', 'summary', 'scale'] as const;
+const PARTS = ['throughput', 'schedule', 'summary', 'scale', 'types'] as const;
 type Part = (typeof PARTS)[number];
 
 interface Options {
@@ -1116,6 +1121,8 @@ interface Options {
   scaleGrpcMonitors: number;
   scaleS: number;
   profileEngine: string | undefined;
+  /** The types of the `types` part (bench/types/), all by default. */
+  types: string[] | undefined;
 }
 
 function parseOptions(): Options {
@@ -1134,6 +1141,7 @@ function parseOptions(): Options {
       'scale-grpc-monitors': { type: 'string' },
       'scale-s': { type: 'string' },
       'profile-engine': { type: 'string' },
+      types: { type: 'string' },
     },
     strict: true,
   });
@@ -1156,6 +1164,7 @@ function parseOptions(): Options {
     scaleGrpcMonitors: parseNumber('scale-grpc-monitors', values['scale-grpc-monitors'], quick ? 2_000 : 20_000, 1, 100_000),
     scaleS: parseNumber('scale-s', values['scale-s'], quick ? 66 : 600, 10, 3_600),
     profileEngine: values['profile-engine'] === undefined ? undefined : resolve(values['profile-engine']),
+    types: values.types?.split(',').map((t) => t.trim()),
   };
 }
 
@@ -1165,9 +1174,9 @@ async function main(): Promise<number> {
     options = parseOptions();
   } catch (error) {
     process.stderr.write(
-      `bench:checks: ${(error as Error).message}\nUsage: npm run bench:checks -- [--parts throughput,schedule,summary,scale] [--rounds N] [--round-ms MS] [--warmup-ms MS] ` +
+      `bench:checks: ${(error as Error).message}\nUsage: npm run bench:checks -- [--parts throughput,schedule,summary,scale,types] [--rounds N] [--round-ms MS] [--warmup-ms MS] ` +
         '[--concurrency N] [--tcp-monitors N] [--grpc-monitors N] [--schedule-s S] [--summary-calls N] [--scale-tcp-monitors N] [--scale-grpc-monitors N] ' +
-        '[--scale-s S] [--profile-engine DIR]\n',
+        '[--scale-s S] [--profile-engine DIR] [--types dns,ping,...]\n',
     );
     return 2;
   }
@@ -1228,7 +1237,9 @@ async function main(): Promise<number> {
               )
             : part === 'summary'
               ? await summaryPart(options, tempDirs)
-              : await scalePart(options, (scaleTargets = await startTargets(SCALE_TARGETS)), tempDirs).finally(() => scaleTargets?.stop());
+              : part === 'types'
+                ? { ...(await typeRows(options.types ?? (await typesWithRows()), options.quick, line)), aims: [] }
+                : await scalePart(options, (scaleTargets = await startTargets(SCALE_TARGETS)), tempDirs).finally(() => scaleTargets?.stop());
       out.push('', ...result.text);
       aims.push(...result.aims);
     }
