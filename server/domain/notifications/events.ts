@@ -45,4 +45,10 @@ export interface AlertEvent {
   workspace: { slug: string; name: string };
   /** Set when the alert is a test send from the API. */
   test?: boolean;
+  /** `recovered`: how long the monitor was down or degraded, in milliseconds, where known. */
+  downForMs?: number;
+  /** Where the failing check ran: its regions, or the private location's name. */
+  regions?: string[];
+  /** The monitor in the dashboard, where the service knows its own address. */
+  link?: string;
 }
