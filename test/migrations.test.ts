@@ -172,7 +172,18 @@ describe('openDatabase', { skip: sqliteOnly }, () => {
     }
     const leases = await sql<{ n: number }>`select count(*) as n from check_leases where holder is null`.execute(db);
     assert.equal(leases.rows[0]!.n, 65, 'every shard of the monitors and the upkeep, free');
-    assert.equal(KNOWN_VERSION, 12, 'update this suite when a migration is added');
+    const channelColumns = await sql<{ name: string }>`select name from pragma_table_info('notification_channels')`.execute(db);
+    for (const c of ['events', 'failures', 'last_error', 'last_failed_at', 'last_sent_at', 'backoff_until'])
+      assert.ok(
+        channelColumns.rows.some((r) => r.name === c),
+        `missing column notification_channels.${c}`,
+      );
+    const monitorColumns = await sql<{ name: string }>`select name from pragma_table_info('monitors')`.execute(db);
+    assert.ok(
+      monitorColumns.rows.some((r) => r.name === 'remind_every_ms'),
+      'missing column monitors.remind_every_ms',
+    );
+    assert.equal(KNOWN_VERSION, 13, 'update this suite when a migration is added');
   });
 
   test('enforces foreign keys and the plan check', async () => {

@@ -96,6 +96,8 @@ export interface MonitorTable {
   revision: number;
   created_at: ColumnType<Timestamp, Timestamp, never>;
   updated_at: Timestamp;
+  /** How often its channels are reminded while it stays down or degraded; NULL: never. */
+  remind_every_ms: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** The tools of an MCP monitor's server as accepted: pinned by the first successful check, or by a person accepting a drift. */
@@ -330,6 +332,15 @@ export interface NotificationChannelTable {
   credentials: string;
   created_at: ColumnType<Timestamp, Timestamp, never>;
   updated_at: Timestamp;
+  /** JSON array of the events the channel receives (domain/notifications/alert-events.ts); NULL: every event. */
+  events: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Deliveries that failed in a row, since the last that went through. */
+  failures: ColumnType<number, number | undefined, number>;
+  last_error: ColumnType<string | null, string | null | undefined, string | null>;
+  last_failed_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>;
+  last_sent_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>;
+  /** Until when a channel that keeps failing is not tried; NULL: it is tried. */
+  backoff_until: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>;
 }
 
 export interface ChannelMonitorTable {

@@ -104,11 +104,11 @@ CREATE TABLE check_lease_holders (
     holder text primary key,
     expires_at integer not null
   ) without rowid;
-CREATE TABLE "monitors" ("id" integer primary key autoincrement, "workspace_id" integer not null references "workspaces" ("id") on delete cascade, "type" text not null, "name" text not null, "description" text not null, "active" integer not null, "periodicity" text not null, "regions" text not null, "timeout_ms" integer not null, "degraded_ms" integer, "retry" integer not null, "open_telemetry" text, "tags" text not null, "settings" text not null, "revision" integer not null, "created_at" text not null, "updated_at" text not null, "secrets" text);
+CREATE TABLE "monitors" ("id" integer primary key autoincrement, "workspace_id" integer not null references "workspaces" ("id") on delete cascade, "type" text not null, "name" text not null, "description" text not null, "active" integer not null, "periodicity" text not null, "regions" text not null, "timeout_ms" integer not null, "degraded_ms" integer, "retry" integer not null, "open_telemetry" text, "tags" text not null, "settings" text not null, "revision" integer not null, "created_at" text not null, "updated_at" text not null, "secrets" text, "remind_every_ms" integer);
 CREATE INDEX "monitors_workspace" on "monitors" ("workspace_id", "id");
 CREATE TABLE "alerts" ("id" integer primary key, "monitor_id" integer not null references "monitors" ("id") on delete cascade, "kind" text not null, "message" text not null, "occurred_at" text not null, "suppressed_by" integer, "deliveries" text not null);
 CREATE INDEX "alerts_monitor" on "alerts" ("monitor_id", "id");
-CREATE TABLE "notification_channels" ("id" integer primary key autoincrement, "workspace_id" integer not null references "workspaces" ("id") on delete cascade, "name" text not null, "kind" text not null, "settings" text not null, "credentials" text not null, "created_at" text not null, "updated_at" text not null);
+CREATE TABLE "notification_channels" ("id" integer primary key autoincrement, "workspace_id" integer not null references "workspaces" ("id") on delete cascade, "name" text not null, "kind" text not null, "settings" text not null, "credentials" text not null, "created_at" text not null, "updated_at" text not null, "events" text, "failures" integer default 0 not null, "last_error" text, "last_failed_at" text, "last_sent_at" text, "backoff_until" text);
 CREATE INDEX "notification_channels_workspace" on "notification_channels" ("workspace_id", "id");
 CREATE TABLE "mcp_tool_pins" ("monitor_id" integer primary key references "monitors" ("id") on delete cascade, "tools" text not null, "pinned_at" text not null, "pinned_by" text not null);
 CREATE TABLE "mcp_tool_drifts" ("id" integer primary key autoincrement, "monitor_id" integer not null references "monitors" ("id") on delete cascade, "detected_at" text not null, "updated_at" text not null, "tools" text not null, "accepted_at" text, "accepted_by" text);
@@ -126,7 +126,8 @@ insert into kysely_migration (name, timestamp) values
   ('0009-private-locations', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   ('0010-check-leases', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   ('0011-compact-latencies', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-  ('0012-mcp-monitors', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
+  ('0012-mcp-monitors', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  ('0013-alert-routing', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
 insert into private_locations (name, status, metadata, created_at) values ('local', 'active', '{"kind":"embedded"}', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
 with recursive shards (shard) as (select 0 union all select shard + 1 from shards where shard < 64)
 insert into check_leases (shard) select shard from shards;
