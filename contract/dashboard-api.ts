@@ -180,6 +180,98 @@ const checkResult = z.strictObject({
       signIn: z.string().nullable(),
     })
     .nullable(),
+  /** DNS monitors: what the check asked and the answers it got; null for other types. */
+  dns: z
+    .strictObject({
+      /** The name asked about: the monitor's, or for PTR of an address its reverse name. */
+      name: z.string(),
+      /** `A`, `MX`, …. */
+      recordType: z.string(),
+      /** `NOERROR`, `NXDOMAIN`, `SERVFAIL`, `REFUSED`, `NOTIMP` or `FORMERR`; null when no answer came. */
+      rcode: z.string().nullable(),
+      /** The resolver that answered (or the last one asked), `192.168.1.1:53`; null when none was asked. */
+      resolver: z.string().nullable(),
+      /** Whether it is one of the system's resolvers. */
+      systemResolver: z.boolean(),
+      /** The answers in one written form: MX `10 mail.example.com`, SRV `priority weight port target`, TXT its strings joined. */
+      answers: z.array(z.string()),
+      /** Each rule held to the answers: contains, equals, the count. */
+      assertions: z.array(z.strictObject({ assertion: z.string(), passed: z.boolean(), actual: z.string() })),
+    })
+    .nullable(),
+  /** WebSocket monitors: how the handshake and the expected message went (the handshake's HTTP status is statusCode); null for other types. Never a message's text. */
+  websocket: z
+    .strictObject({
+      /** `OK`, `UNREACHABLE`, `TIMEOUT`, `HANDSHAKE_REFUSED`, `SUBPROTOCOL_REFUSED`, `CLOSED`, `UNEXPECTED_MESSAGE`, `MESSAGE_TOO_LARGE` or `PROTOCOL_ERROR`. */
+      status: z.string(),
+      /** The subprotocol the server agreed to. */
+      subprotocol: z.string().nullable(),
+      /** The code the server closed the socket with before the check was done. */
+      closeCode: z.number().nullable(),
+      closeReason: z.string(),
+      /** Whether the first message held the expected text; null when none was expected or none arrived. */
+      expectedMatched: z.boolean().nullable(),
+      /** The first message's size in bytes; null when none arrived or none was waited for. */
+      messageBytes: z.number().nullable(),
+    })
+    .nullable(),
+  /** Ping monitors: the packets of the last round and their round trips; null for other types and when ping did not run. */
+  ping: z
+    .strictObject({
+      /** The address pinged: the host, or what its name resolved to. */
+      address: z.string(),
+      transmitted: z.number(),
+      received: z.number(),
+      /** Of the packets sent, in percent. */
+      lossPercent: z.number(),
+      /** Round trips in milliseconds; null without an answer. */
+      rttMinMs: z.number().nullable(),
+      rttAvgMs: z.number().nullable(),
+      rttMaxMs: z.number().nullable(),
+    })
+    .nullable(),
+  /** Checks that made a TLS handshake (certificate monitors, HTTPS, gRPC over TLS): the certificate the server presented; null otherwise. */
+  certificate: z
+    .strictObject({
+      /** e.g. `CN=shop.example.com, O=Example`. */
+      subject: z.string(),
+      issuer: z.string(),
+      /** As OpenSSL writes them: `DNS:shop.example.com`, `IP Address:127.0.0.1`. */
+      subjectAltNames: z.array(z.string()),
+      notBefore: iso,
+      notAfter: iso,
+      /** Whole days from the check to notAfter: 0 on its last day, negative once expired. */
+      daysLeft: z.number(),
+      /** SHA-256, upper-case hex bytes joined by colons. */
+      fingerprintSha256: z.string(),
+      serialNumber: z.string(),
+      /** Whether its chain verifies against the checks' trust store. */
+      verified: z.boolean(),
+      /** Whether it is for serverName. */
+      nameMatches: z.boolean(),
+      /** The name it was checked for: the SNI name, or the IP address. */
+      serverName: z.string(),
+      /** Why it does not verify or is not for the name, in words; null when it does and is. */
+      error: z.string().nullable(),
+    })
+    .nullable(),
+  /** Heartbeat monitors: the latest ping, the run it ended, and when the next is expected; null for other types. */
+  heartbeat: z
+    .strictObject({
+      /** `OK`, `RUNNING`, `FAILED`, `MISSED`, `NEVER_PINGED` or `DID_NOT_FINISH`. */
+      status: z.string(),
+      /** The latest ping's kind: `success`, `start` or `fail`; null before the first. */
+      pingKind: z.string().nullable(),
+      exitStatus: z.number().nullable(),
+      /** The latest run time measured, from a start to its end. */
+      runTimeMs: z.number().nullable(),
+      lastPingAt: iso.nullable(),
+      /** When the next success is expected; null while a failure or a missed ping stands. */
+      expectedBy: iso.nullable(),
+      /** When it goes down unless a ping comes; null while it is down. */
+      downAt: iso.nullable(),
+    })
+    .nullable(),
 });
 
 /** A monitor's health in one of its regions, with the runner that checks there. */

@@ -95,3 +95,65 @@ export const MCP_LIMITS = {
   envBytes: 32 * 1024,
   cwdLength: 1024,
 } as const;
+
+/** WebSocket monitors: the URL, the subprotocol asked for, the message sent and the text expected, and the most of a message a check reads. */
+export const WEBSOCKET_LIMITS = {
+  urlLength: 2048,
+  subprotocolLength: 128,
+  sendBytes: 64 * 1024,
+  expectLength: 1024,
+  /** A message received larger than this fails the check unread: a server cannot make a check hold more. */
+  messageBytes: 64 * 1024,
+} as const;
+
+/** Ping monitors: the packets of one check, how long each is waited for, the loss that degrades. */
+export const PING_LIMITS = {
+  /** A hostname's longest form (RFC 1035). */
+  hostLength: 253,
+  /** Echo requests sent per check. */
+  count: { min: 1, max: 10, default: 3 },
+  /** How long each echo request is waited for. */
+  packetTimeoutMs: { min: 100, max: 10_000, default: 1_000 },
+  /** Packet loss, in percent, above which a check that got answers is degraded. */
+  degradedLoss: { min: 0, max: 100, default: 0 },
+} as const;
+
+/** Certificate monitors: the name sent in SNI, and the days before expiry below which a check is degraded. */
+export const CERTIFICATE_LIMITS = {
+  /** A hostname's longest form (RFC 1035). */
+  serverNameLength: 253,
+  minDaysLeft: { min: 0, max: 365, default: 14 },
+} as const;
+
+/** DNS monitors: the name asked about, the resolver, the values the answers are held to, and the count of answers. */
+export const DNS_LIMITS = {
+  /** A name's longest form (RFC 1035), a final dot aside. */
+  hostLength: 253,
+  /** `[ffff:…]:65535` and a little more. */
+  resolverLength: 64,
+  /** Values of `contains`, and of `equals`. */
+  values: 20,
+  /** One expected value: a TXT record may be long. */
+  valueLength: 2048,
+  /** The fewest answers a check accepts: at least one, since no answer is a failure of its own. */
+  minAnswers: { min: 1, max: 100, default: 1 },
+  /** The most answers a check accepts; 0: no maximum. */
+  maxAnswers: { min: 0, max: 100, default: 0 },
+} as const;
+
+/** Heartbeat (push) monitors and their pings. Durations in milliseconds. */
+export const HEARTBEAT_LIMITS = {
+  /** A period schedule: the most time from one success to the next. */
+  periodMs: { min: 60_000, max: 365 * 86_400_000 },
+  /** How long after an expected ping the monitor waits, and the longest a run may take. */
+  graceMs: { min: 60_000, max: 30 * 86_400_000, default: 3_600_000 },
+  /** A schedule as written: a period or a cron expression. */
+  scheduleLength: 100,
+  timezoneLength: 64,
+  /** What a ping may post, kept with it. */
+  bodyBytes: 10_240,
+  /** Pings kept per monitor; older ones are dropped. */
+  pingsKept: 100,
+  /** Pings a token may send per minute before it is answered 429. */
+  pingsPerMinute: 60,
+} as const;

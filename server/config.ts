@@ -266,6 +266,11 @@ export type ServiceConfig = z.output<z.ZodObject<Parsed>> & {
   sealingKey?: Buffer;
   /** Where the dashboard's MCP server import reads the AI editors' files; set only by tests, which give folders of fixtures. */
   editorFolders?: { home: string; project: string };
+  /**
+   * The check engine's clock, which schedules checks and heartbeat deadlines and times pings; set
+   * only by tests, which move it instead of waiting for a deadline.
+   */
+  now?: () => number;
 };
 
 /** The service's settings from `statusdesk serve`'s flags and the environment, or an error naming the first bad one and its rule. */

@@ -132,6 +132,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     leaseMs: config.checkLeaseMs,
     otlpIntervalMs: config.otlpIntervalMs,
     destinations,
+    now: config.now,
   });
   let services: Services | undefined;
   let content: ContentIndex | undefined;
@@ -168,6 +169,8 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
       issuer: apiUrl,
       redirectPolicy: { ownHosts: [new URL(apiUrl).hostname, new URL(dashboardUrl).hostname], vendorDomains: config.oauthRedirectDomains },
       destinations,
+      now: config.now,
+      heartbeatWrites: engine.writes,
     });
     // The open dashboards hear of state changes and committed changes as they happen.
     engine.onStateChange(ready.live.stateChanged);
@@ -180,6 +183,11 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     // A state change shows on the status pages at once, and its alert goes out to the channels.
     engine.onStateChange(() => ready.publicPages.invalidate());
     engine.onStateChange(ready.alerts.sendInBackground);
+    // Back online, the monitors whose failure was held and that still fail are told once.
+    engine.offline.onChange((change) => {
+      if ('online' in change)
+        ready.alerts.backOnline(change.online).catch((error: unknown) => log.error({ err: error }, 'sending the alerts held while offline failed'));
+    });
     engine.onStateChange(logStateChange(db, log));
     // The tools each MCP check lists are pinned, or compared with the pinned ones: a drift alerts.
     engine.onToolListing((listing) => {

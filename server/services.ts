@@ -19,12 +19,13 @@ import { createMaintenanceService } from './domain/maintenance/maintenances.ts';
 import type { MonitorChecks } from './domain/monitors/check-results.ts';
 import { createMonitorViewService } from './domain/monitors/monitor-views.ts';
 import { createMonitorService } from './domain/monitors/monitors.ts';
+import { createHeartbeatService } from './domain/monitors/heartbeats.ts';
 import { createToolPinService } from './domain/monitors/tool-pins.ts';
 import { createDestinationPolicy, type DestinationPolicy } from './domain/destinations.ts';
 import { createConnectionService } from './domain/oauth/grants.ts';
 import { createOAuthService } from './domain/oauth/oauth.ts';
 import type { RedirectPolicy } from './domain/oauth/redirect-uris.ts';
-import { createAlertService } from './domain/notifications/alerts.ts';
+import { type AlertServiceOptions, createAlertService } from './domain/notifications/alerts.ts';
 import type { ChannelTarget } from './domain/notifications/channel-rules.ts';
 import { createChannelService } from './domain/notifications/channels.ts';
 import type { AlertEvent } from './domain/notifications/events.ts';
@@ -57,6 +58,14 @@ export interface ServiceOptions {
   subscriberDispatch?: { deadlineMs?: number; webhookTimeoutMs?: number };
   /** Where checks and deliveries may connect, and what a write may name; by default the policy without an allow-list. */
   destinations?: DestinationPolicy;
+  /** The check engine's clock, which heartbeat pings are timed on; by default the wall clock. */
+  now?: () => number;
+  /** Where heartbeat pings are written (the engine's own writes, see engine.ts); by default the database. */
+  heartbeatWrites?: Kysely<Database>;
+  /** The dashboard's address: alerts link to their monitor there. */
+  dashboardUrl?: string;
+  /** How alerts retry and group (tests shorten them), and whether this machine is offline (the check engine knows). */
+  alerts?: Pick<AlertServiceOptions, 'retryDelaysMs' | 'storms' | 'offline'>;
 }
 
 /**
@@ -68,7 +77,7 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
   const log = options.log ?? pino({ enabled: false });
   const destinations = options.destinations ?? createDestinationPolicy();
   let engine: ReturnType<typeof createCheckEngine> | undefined;
-  const defaultEngine = () => (engine ??= createCheckEngine(db, { log, version: VERSION, schedule: false, destinations }));
+  const defaultEngine = () => (engine ??= createCheckEngine(db, { log, version: VERSION, schedule: false, destinations, now: options.now }));
   const checks = options.checks ?? defaultEngine().checks;
   const runners = createRunnerService(db, { version: VERSION, ingest: options.runnerIngest ?? defaultEngine() });
   const publicUrl = options.publicUrl ?? 'http://localhost:3000';
@@ -122,6 +131,13 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
     oauth: createOAuthService(db, { issuer: options.issuer ?? 'http://localhost:3000', redirectPolicy: options.redirectPolicy }),
     connections: createConnectionService(db),
     monitors: createMonitorService(db, monitorChecks, sealer, destinations),
+    /** Heartbeat monitors' pings, ping tokens and their rotation. */
+    heartbeats: createHeartbeatService(db, {
+      checks: monitorChecks,
+      apiUrl: options.issuer ?? 'http://localhost:3000',
+      now: options.now,
+      writes: options.heartbeatWrites,
+    }),
     /** The pinned tools of MCP monitors and their drifts. */
     toolPins: createToolPinService(db),
     /** What the dashboard's screens read: the overview, a monitor's latency, results and regions, the plan. */
@@ -140,7 +156,15 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
     maintenances: createMaintenanceService(db, publishing),
     subscribers,
     channels,
-    alerts: createAlertService(db, { targetsOf: channels.targetsOf, deliver, desktop: outbound.desktop, log }),
+    alerts: createAlertService(db, {
+      targetsOf: channels.targetsOf,
+      deliver,
+      recordDelivery: (channelId, error) => channels.recordDelivery(channelId, error),
+      desktop: outbound.desktop,
+      dashboardUrl: options.dashboardUrl,
+      ...options.alerts,
+      log,
+    }),
     /**
      * Loads the mail code now when the data says mail will be sent (email subscribers with a relay,
      * email channels), so the first dispatch does not pay for it while other calls wait; a service

@@ -232,10 +232,10 @@ describe('check core: the tracked monitors', () => {
       core.track({ ...monitor, id: '9', regions: fresh }, 1, 4);
       assert.equal(core.monitor(9)!.regions, fresh, 'a sweep that forgot every monitor of a list drops the list');
 
-      const result = await core.check(monitor);
+      const result = (await core.check(monitor))!;
       assert.deepEqual([result.result, result.monitorId, result.workspaceId, result.runner, result.regions], ['up', 5, 3, 'office', ['office']]);
       core.moveTo({ runner: 'lab', regions: ['lab'] });
-      assert.deepEqual((await core.check(monitor)).regions, ['lab']);
+      assert.deepEqual((await core.check(monitor))!.regions, ['lab']);
       assert.equal(checked.length, 0, 'checks run by hand go to their caller alone');
     } finally {
       core.stop();

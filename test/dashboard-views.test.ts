@@ -420,6 +420,7 @@ describe("a monitor's latency, results and regions", () => {
         'latencyMs',
         'mcp',
         'message',
+        'ping',
         'region',
         'result',
         'runner',

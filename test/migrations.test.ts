@@ -49,6 +49,8 @@ const SCHEMA_TABLES = [
   'monitor_private_locations',
   'check_leases',
   'check_lease_holders',
+  'heartbeats',
+  'heartbeat_pings',
 ];
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -183,7 +185,7 @@ describe('openDatabase', { skip: sqliteOnly }, () => {
       monitorColumns.rows.some((r) => r.name === 'remind_every_ms'),
       'missing column monitors.remind_every_ms',
     );
-    assert.equal(KNOWN_VERSION, 13, 'update this suite when a migration is added');
+    assert.equal(KNOWN_VERSION, 14, 'update this suite when a migration is added');
   });
 
   test('enforces foreign keys and the plan check', async () => {

@@ -839,6 +839,7 @@ describe('alerts in the background', () => {
           delivering = true;
           return delivered;
         },
+        recordDelivery: s.channels.recordDelivery,
         log: pino({ enabled: false }),
       });
 

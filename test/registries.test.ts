@@ -14,6 +14,7 @@ import { MonitorService } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { NotificationChannelSchema } from '../proto/gen/notification/v1/notification_pb.js';
 import { CHANNEL_KINDS } from '../contract/channel-kinds.ts';
 import { MONITOR_TYPES } from '../contract/monitor-types.ts';
+import { configCaseOf as formConfigCaseOf } from '../renderer/src/screens/channel-form-model.ts';
 import { contractFiles } from '../scripts/contract-fields.ts';
 import { probes } from '../server/checks/probes.ts';
 import { readDesired, renderFile, toFileMonitor } from '../server/cli/config-as-code/file-format.ts';
@@ -26,7 +27,7 @@ import type { Monitor } from '../server/domain/monitors/monitors.ts';
 import { monitorTools } from '../server/mcp/monitor-tools.ts';
 import { workspaceTools } from '../server/mcp/workspace-tools.ts';
 import type { ToolContext } from '../server/mcp/tool.ts';
-import { configMessageOf, configWords, domainConfig, wireConfig } from '../server/rpc/channel-config.ts';
+import { configCaseOf, configMessageOf, configWords, domainConfig, wireConfig } from '../server/rpc/channel-config.ts';
 import { createInput, monitorWords, toMonitorMessage, wireOf } from '../server/rpc/monitor-codec.ts';
 import { toChannelMessage } from '../server/rpc/notification-codec.ts';
 import type { Services } from '../server/services.ts';
@@ -222,7 +223,8 @@ describe('every channel kind is known to every surface', () => {
       test('the RPC codec: its message exists, and every field goes to the wire and back', () => {
         assert.ok(configMessageOf(kind), `notification.v1's config has ${kind}`);
         const message = create(NotificationChannelSchema, { config: wireConfig(kind, spec.example as Record<string, unknown>) as never });
-        assert.equal(message.config.case, kind);
+        assert.equal(message.config.case, configCaseOf(kind));
+        assert.equal(formConfigCaseOf(kind), configCaseOf(kind), "the dashboard's form names the kind's case as the wire does");
         assert.deepEqual(domainConfig(message.config), { kind, config: spec.example });
       });
 

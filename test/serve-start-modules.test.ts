@@ -36,6 +36,8 @@ const NOT_AT_START = [
   'node_modules/@opentelemetry/sdk-metrics/',
   'node_modules/nodemailer/',
   'node_modules/@modelcontextprotocol/server/',
+  // The WebSocket probe's client, loaded with the first WebSocket check.
+  'node_modules/ws/',
   'node_modules/@connectrpc/connect/',
   'node_modules/@connectrpc/connect-node/',
   'node_modules/oauth4webapi/',

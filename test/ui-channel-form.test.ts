@@ -9,8 +9,8 @@ import type { Browser, Locator } from 'playwright-core';
 import { createClient } from '../client/index.ts';
 import { CHANNEL_KINDS } from '../contract/channel-kinds.ts';
 import { CHANNEL_LIMITS } from '../contract/limits.ts';
-import { type DeclaredFieldHints, choicesOfRange, inputOf } from '../renderer/src/declared-input.ts';
-import { itemOf, labelOf } from '../renderer/src/screens/channel-form-model.ts';
+import { type DeclaredFieldHints, choicesOfRange, inputOf, isRadioChoice } from '../renderer/src/declared-input.ts';
+import { configCaseOf, itemOf, labelOf } from '../renderer/src/screens/channel-form-model.ts';
 import { channelSpecOf } from '../server/delivery/channels/registry.ts';
 import type { ChannelKind } from '../server/db/schema.ts';
 import { maskCredential } from '../server/domain/notifications/channel-rules.ts';
@@ -44,9 +44,12 @@ async function descriptionOf(control: Locator): Promise<string> {
   return texts.join(' ');
 }
 
-/** The one control of the form named `label` (an input, a select, or a map's group). */
+/** Whether the form draws the field as a group: a map's rows, or a few choices as radios. */
+const isGroup = (field: DeclaredFieldHints) => inputOf(field) === 'map' || isRadioChoice(field);
+
+/** The one control of the form named `label` (an input, a select, or the group of a map or of radios). */
 function controlOf(form: Locator, field: DeclaredFieldHints): Locator {
-  return inputOf(field) === 'map' ? form.getByRole('group', { name: labelOf(field), exact: true }) : form.getByLabel(labelOf(field), { exact: true });
+  return isGroup(field) ? form.getByRole('group', { name: labelOf(field), exact: true }) : form.getByLabel(labelOf(field), { exact: true });
 }
 
 /** Types `value` into the field's input, as a person would. */
@@ -65,6 +68,8 @@ async function fill(form: Locator, field: DeclaredFieldHints, value: unknown): P
       await control.getByRole('textbox', { name: `${item} ${i + 1} name` }).fill(name);
       await control.getByRole('textbox', { name: `${item} ${i + 1} value` }).fill(text);
     }
+  } else if (isRadioChoice(field)) {
+    await control.getByRole('radio', { name: String(value), exact: true }).check();
   } else if (input === 'choice' || (input === 'number' && choicesOfRange(field))) {
     await control.selectOption(String(value));
   } else {
@@ -92,7 +97,7 @@ describe('the channel form, from the declared channel kinds', () => {
             continue;
           }
           const tag = await control.evaluate((element: { tagName: string }) => element.tagName.toLowerCase());
-          const expected = inputOf(field) === 'map' ? 'fieldset' : inputOf(field) === 'choice' || choicesOfRange(field) ? 'select' : 'input';
+          const expected = isGroup(field) ? 'fieldset' : inputOf(field) === 'choice' || choicesOfRange(field) ? 'select' : 'input';
           if (tag !== expected) missing.push(`${where}: a ${tag}, not a ${expected}`);
           if (field.hint && !(await descriptionOf(control)).includes(field.hint)) missing.push(`${where}: not described by its hint "${field.hint}"`);
           const maxLength = field.schema.maxLength;
@@ -130,7 +135,7 @@ describe('the channel form, from the declared channel kinds', () => {
       for (const kind of KINDS) {
         const channel = channels.find((c) => c.name === `${kind.kind}-${suffix}`);
         assert.ok(channel, `the ${kind.kind} channel is stored`);
-        assert.equal(channel.config.case, kind.kind);
+        assert.equal(channel.config.case, configCaseOf(kind.kind), 'the kind named by its case on the wire');
         const stored = channel.config.value as unknown as Record<string, unknown>;
         const example = channelSpecOf(kind.kind).example as Record<string, unknown>;
         for (const field of kind.fields) {

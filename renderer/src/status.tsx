@@ -12,7 +12,17 @@ export const STATE_LABELS: Record<MonitorState, string> = {
 };
 
 /** A monitor's type as people write it, shown beside its state. */
-export const TYPE_LABELS: Record<MonitorType, string> = { tcp: 'TCP', grpc: 'gRPC', http: 'HTTP', mcp: 'MCP' };
+export const TYPE_LABELS: Record<MonitorType, string> = {
+  tcp: 'TCP',
+  grpc: 'gRPC',
+  http: 'HTTP',
+  mcp: 'MCP',
+  ping: 'Ping',
+  certificate: 'Certificate',
+  websocket: 'WebSocket',
+  dns: 'DNS',
+  heartbeat: 'Heartbeat',
+};
 
 /** Every state, worst first: the order counts and filters list them in. */
 export const MONITOR_STATES: readonly MonitorState[] = ['down', 'degraded', 'up', 'pending', 'paused'];

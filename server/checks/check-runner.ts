@@ -16,6 +16,11 @@ import { probeResult } from './outcome.ts';
 import { type Probe, type ProbeContext, probes, type ScheduledOf } from './probes.ts';
 import type { StoredCheck } from './result-store.ts';
 import { createScheduler } from './scheduler.ts';
+import type { HeartbeatEvaluator } from './heartbeat-watch.ts';
+import { dnsCheckFromWire, dnsCheckToWire, reportedDnsCheck } from './dns-record.ts';
+import { pingCheckFromWire, pingCheckToWire, reportedPingCheck } from './ping-record.ts';
+import { certificateFromWire, certificateToWire, reportedCertificateCheck } from './certificate-wire.ts';
+import { reportedWebSocketCheck, websocketCheckFromWire, websocketCheckToWire } from './websocket-record.ts';
 
 /**
  * What every runner does, the embedded one of the service and `statusdesk runner` alike: keeps
@@ -54,6 +59,8 @@ export interface CheckRunnerOptions {
   /** Where checks and metric exports may connect (domain/destinations.ts); absent: the policy without an allow-list. */
   destinations?: DestinationPolicy;
   now?: () => number;
+  /** How the probe of heartbeat monitors evaluates them (the engine's, heartbeat-watch.ts); absent on a remote runner. */
+  heartbeats?: HeartbeatEvaluator;
   /** Each scheduled check once it ran (not after close). */
   onCheck(stored: StoredCheck): void;
   /** A span of wall time in which nothing ran (the machine slept, the clock moved). */
@@ -102,9 +109,9 @@ export function createCheckRunner(options: CheckRunnerOptions) {
   const regionLists = new Map<string, Monitor['regions']>();
   let closed = false;
 
-  /** Passes a scheduled check on, unless the runner closed while it ran. */
-  const passOn = (stored: StoredCheck) => {
-    if (!closed) options.onCheck(stored);
+  /** Passes a scheduled check on, unless the runner closed while it ran (or it had nothing to record). */
+  const passOn = (stored: StoredCheck | null) => {
+    if (stored && !closed) options.onCheck(stored);
   };
 
   const scheduler = createScheduler({
@@ -118,23 +125,33 @@ export function createCheckRunner(options: CheckRunnerOptions) {
     onGap: options.onGap,
   });
 
-  const probeContext: ProbeContext = { stop: stopping.signal, allowCommands: options.allowCommands ?? false, destinations, secure: probeSettings };
+  const probeContext: ProbeContext = {
+    stop: stopping.signal,
+    allowCommands: options.allowCommands ?? false,
+    destinations,
+    secure: probeSettings,
+    heartbeats: options.heartbeats,
+  };
 
   /** The probe's own promise, not one wrapping it: the check awaits it directly. */
-  function probe(monitor: ScheduledMonitor): Promise<ProbeResult> {
+  function probe(monitor: ScheduledMonitor): Promise<ProbeResult | null> {
     return (probes[monitor.type] as Probe<MonitorType>)(monitor, probeContext);
   }
 
-  /** Runs one check of `monitor` now. Never rejects: a fault of the probe itself is a down result. */
-  async function check(monitor: ScheduledMonitor): Promise<StoredCheck> {
+  /**
+   * Runs one check of `monitor` now. Never rejects: a fault of the probe itself is a down result.
+   * Null when there is nothing to record yet (a heartbeat monitor waiting for its first deadline).
+   */
+  async function check(monitor: ScheduledMonitor): Promise<StoredCheck | null> {
     const startedAt = now();
-    let result: ProbeResult;
+    let result: ProbeResult | null;
     try {
       result = await probe(monitor);
     } catch (error) {
       log.error({ err: error, monitorId: monitor.id }, 'a check failed unexpectedly');
       result = probeResult('down', now() - startedAt, emptyTiming(), 0, `the check itself failed: ${(error as Error).message}`);
     }
+    if (result === null) return null;
     const { runner, regions = monitor.regions } = place;
     // Made whole, field by field, rather than as `{ ...result, monitorId, ... }`: a copy by spread
     // that V8 then grows by five more fields, one at a time, on every check.
@@ -150,6 +167,11 @@ export function createCheckRunner(options: CheckRunnerOptions) {
       responseHeaders: result.responseHeaders,
       assertionResults: result.assertionResults,
       mcp: result.mcp ?? null,
+      dns: result.dns ?? null,
+      ping: result.ping ?? null,
+      certificate: result.certificate ?? null,
+      websocket: result.websocket ?? null,
+      heartbeat: result.heartbeat ?? null,
       monitorId: Number(monitor.id),
       workspaceId: Number(monitor.workspaceId),
       runner,
@@ -287,6 +309,10 @@ export function toRunnerCheck(sequence: number, stored: StoredCheck): MessageIni
     responseHeaders: stored.responseHeaders,
     assertionResults: stored.assertionResults,
     mcp: stored.mcp ? mcpCheckToWire(stored.mcp) : undefined,
+    dns: stored.dns ? dnsCheckToWire(stored.dns) : undefined,
+    ping: stored.ping ? pingCheckToWire(stored.ping) : undefined,
+    certificate: stored.certificate ? certificateToWire(stored.certificate) : undefined,
+    websocket: stored.websocket ? websocketCheckToWire(stored.websocket) : undefined,
   };
 }
 
@@ -357,6 +383,10 @@ const runnerCheck = builtOnFirstUse(() => {
         signIn: text(MAX_TEXT),
       })
       .optional(),
+    dns: reportedDnsCheck(),
+    ping: reportedPingCheck(),
+    websocket: reportedWebSocketCheck(),
+    certificate: reportedCertificateCheck(),
   });
 });
 
@@ -421,5 +451,9 @@ export function fromRunnerCheck(message: RunnerCheck, where: { runner: string; r
     responseHeaders: c.responseHeaders,
     assertionResults: c.assertionResults,
     ...(c.mcp && { mcp: mcpCheckFromWire(c.mcp) }),
+    ...(c.dns && { dns: dnsCheckFromWire(c.dns) }),
+    ...(c.ping && { ping: pingCheckFromWire(c.ping) }),
+    ...(c.certificate && { certificate: certificateFromWire(c.certificate) }),
+    ...(c.websocket && { websocket: websocketCheckFromWire(c.websocket) }),
   };
 }

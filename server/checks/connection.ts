@@ -4,7 +4,8 @@ import { isIP, type Socket, connect as netConnect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { SecureContext, TLSSocket } from 'node:tls';
 import type { DestinationPolicy } from '../domain/destinations.ts';
-import type { Timing } from '../domain/monitors/check-results.ts';
+import type { CertificateCheck, Timing } from '../domain/monitors/check-results.ts';
+import { certificateRecord } from './certificate-record.ts';
 
 /** node:tls, loaded with the first check that needs it rather than with the service. */
 const nodeTls = () => process.getBuiltinModule('node:tls');
@@ -195,7 +196,8 @@ function socketFailure(error: unknown, deadline: Deadline): ConnectionFailure {
   return new ConnectionFailure(kind, message);
 }
 
-const DNS_ERRORS: Record<string, string> = {
+/** A failed lookup's code in words (`ENOTFOUND`: no such host). */
+export const DNS_ERRORS: Record<string, string> = {
   ENOTFOUND: 'no such host',
   ENODATA: 'no address for the host',
   EAI_AGAIN: 'the resolver did not answer',
@@ -208,6 +210,13 @@ export interface TlsSettings {
   /** ALPN protocols offered, e.g. ['h2']. */
   alpn: string[];
   trust: SecureContext;
+  /** The name sent in SNI and verified; absent: the host, and no SNI for an IP address (whose address is verified). */
+  servername?: string;
+  /**
+   * Receives the server's certificate as a check records it, once per handshake, before it is
+   * verified: a certificate that fails is recorded too.
+   */
+  onCertificate?: (certificate: CertificateCheck) => void;
 }
 
 /**
@@ -278,7 +287,7 @@ export async function openConnection(
   const handshake = performance.now();
   const secure = nodeTls().connect({
     socket,
-    servername: isIP(target.host) === 0 ? target.host : undefined,
+    servername: tls.servername ?? (isIP(target.host) === 0 ? target.host : undefined),
     ALPNProtocols: tls.alpn,
     secureContext: tls.trust,
     // Verified below, so that a bad certificate is told apart from a failed handshake.
@@ -293,8 +302,18 @@ export async function openConnection(
     throw new ConnectionFailure('tls', `TLS handshake failed: ${reason}`);
   }
   timing.tls = since(handshake);
-  // The certificate's details are never reported: only that it failed.
-  if (tls.verify && (!secure.authorized || nodeTls().checkServerIdentity(target.host, secure.getPeerCertificate()) !== undefined)) {
+  if (!tls.verify && !tls.onCertificate) return secure;
+  // Read once per connection, for the record and the verification both.
+  const peer = secure.getPeerCertificate();
+  const name = tls.servername ?? target.host;
+  let trusted: boolean | undefined;
+  if (tls.onCertificate && peer.valid_to) {
+    const record = certificateRecord(secure, peer, name, Date.now());
+    tls.onCertificate(record);
+    trusted = record.verified && record.nameMatches;
+  }
+  // The failure's message says only that it failed; what the certificate is, the record says.
+  if (tls.verify && !(trusted ?? (secure.authorized && nodeTls().checkServerIdentity(name, peer) === undefined))) {
     secure.destroy();
     throw new ConnectionFailure('certificate', 'certificate verification failed');
   }

@@ -18,11 +18,14 @@ import type {
 import type { DestinationPolicy } from '../domain/destinations.ts';
 import { findMonitorRows } from '../domain/monitors/monitor-repository.ts';
 import { type Monitor, toMonitor } from '../domain/monitors/monitors.ts';
+import { targetOf } from '../domain/monitors/monitor-types.ts';
 import { sealerOf } from '../domain/sealing.ts';
 import type { ToolListing } from '../domain/monitors/tool-pins.ts';
 import { EMBEDDED_RUNNER, markRunnerSeen, runnerByName } from '../domain/locations/location-repository.ts';
 import { createCheckRunner } from './check-runner.ts';
 import { createLeases } from './leases.ts';
+import { createHeartbeatWatch } from './heartbeat-watch.ts';
+import { createOfflineWatch, isOnThisMachine, type OfflineWatchOptions } from './offline.ts';
 import { responseLogsOf, toResponseLog } from '../domain/monitors/check-records.ts';
 import { DAY_MS, createResultStore, type StoredCheck, type StoredTransition, type WithinWrite } from './result-store.ts';
 
@@ -36,6 +39,8 @@ import { DAY_MS, createResultStore, type StoredCheck, type StoredTransition, typ
 export interface CheckEngineOptions {
   log: Logger;
   version: string;
+  /** How this machine's being offline is judged (tests give the network reading); offline.ts's rules by default. */
+  offline?: OfflineWatchOptions;
   /** Check active monitors on their schedule. Off: checks run only when triggered. */
   schedule: boolean;
   /** Most checks in flight at once. */
@@ -63,6 +68,8 @@ const FLUSH_MS = 1_000;
 const FLUSH_BATCH = 4_000;
 /** How often the runner says it is alive, and looks for monitors changed by other processes. */
 const HEARTBEAT_MS = 15_000;
+/** How often an offline machine's network is looked at again. */
+const OFFLINE_RECHECK_MS = 5_000;
 /** Often enough that many monitors do not outgrow maxRawResults by much between prunes. */
 const PRUNE_MS = 600_000;
 const WINDOW_MS: Record<SummaryWindow, number> = { '1d': DAY_MS, '7d': 7 * DAY_MS, '14d': 14 * DAY_MS };
@@ -107,11 +114,43 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
   let flushing: Promise<void> = Promise.resolve();
   const timers: NodeJS.Timeout[] = [];
   let closed = false;
+  /**
+   * Whether this machine has lost its network (offline.ts): its own checks' failures are then its
+   * own, their alerts are held, and the span is recorded as a gap of its runner.
+   */
+  const offline = createOfflineWatch(options.offline);
+  offline.onChange((change) => {
+    if ('offline' in change)
+      log.warn(
+        { since: new Date(change.offline.since).toISOString(), reason: change.offline.reason },
+        'checks are failing because this machine is offline; alerts are held until it is back',
+      );
+    else {
+      log.info({ since: new Date(change.online.since).toISOString() }, 'this machine is back online; alerts resume');
+      store.recordGap(runner, change.online.since, change.online.until).catch((error: Error) => log.error({ err: error }, 'recording the offline span failed'));
+    }
+  });
+
+  /**
+   * The deadlines of the heartbeat monitors this process schedules: one that passes is checked at
+   * once, which records it down (heartbeat-watch.ts).
+   */
+  const watch = createHeartbeatWatch({
+    db,
+    log,
+    now,
+    scheduled: (id) => core.monitor(id) !== undefined,
+    due(id) {
+      const monitor = core.monitor(id);
+      if (monitor) void core.check(monitor).then((stored) => stored && enqueue(stored));
+    },
+  });
 
   const core = createCheckRunner({
     log,
     version: options.version,
     place: { runner },
+    heartbeats: watch.evaluator,
     concurrency: options.concurrency,
     otlpIntervalMs: options.otlpIntervalMs,
     extraCa: options.extraCa,
@@ -133,6 +172,14 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
 
   function enqueue(stored: StoredCheck): void {
     if (closed) return;
+    const monitor = core.monitor(stored.monitorId);
+    offline.noteCheck({
+      monitorId: stored.monitorId,
+      result: stored.result,
+      message: stored.message,
+      at: stored.startedAt,
+      local: monitor !== undefined && isOnThisMachine(targetOf(monitor)),
+    });
     pending.push(stored);
     if (pending.length >= FLUSH_BATCH) void flush();
     else flushTimer ??= setTimeout(() => void flush(), FLUSH_MS);
@@ -197,6 +244,8 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
       kind: to === 'down' ? 'down' : to === 'degraded' ? 'degraded' : from === null ? 'checked' : 'recovered',
       at: new Date(c.startedAt).toISOString(),
       message: c.message,
+      regions: c.regions,
+      runner: c.runner,
     };
     for (const listener of listeners) {
       try {
@@ -214,7 +263,10 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
   function track(monitor: Monitor, revision: number): void {
     if (!options.schedule) return;
     if (monitor.regions.length === 0 || !leases.holds(Number(monitor.id))) core.forget(Number(monitor.id));
-    else core.track(monitor, revision, syncs);
+    else {
+      core.track(monitor, revision, syncs);
+      if (monitor.type === 'heartbeat' && monitor.active) watch.watch(monitor);
+    }
   }
 
   /**
@@ -252,6 +304,8 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
       // A monitor that runs only from private locations is checked by their runners.
       if (monitor.regions.length === 0) return [];
       const stored = await core.check(monitor);
+      // A heartbeat monitor never pinged records nothing before its first deadline.
+      if (!stored) return [];
       enqueue(stored);
       await flush();
       return monitor.regions.map((region) => ({ ...toStoredResult(stored), region }));
@@ -318,7 +372,21 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
       dropStaleStates();
     },
 
+    heartbeatPinged(monitorId) {
+      // The monitor as this process schedules it, or as stored (another process's shard, checks off).
+      const id = Number(monitorId);
+      const scheduled = core.monitor(id);
+      const monitor = scheduled ? Promise.resolve(scheduled) : findMonitorRows(db, [id]).then(([row]) => (row ? toMonitor(row, sealerOf(db)) : undefined));
+      monitor
+        .then((m) => (m?.active && m.regions.length > 0 ? core.check(m) : null))
+        .then((stored) => {
+          if (stored) enqueue(stored);
+        })
+        .catch((error: Error) => log.error({ err: error, monitorId }, 'recording a heartbeat ping failed'));
+    },
+
     monitorRemoved(id) {
+      watch.forget(Number(id));
       core.forget(Number(id));
       store.forget(Number(id));
     },
@@ -364,7 +432,18 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
       if (leases.upkeep && previous && t - Date.parse(previous) > 2 * HEARTBEAT_MS) await store.recordGap(runner, Date.parse(previous), t);
       await heartbeat();
       core.start();
+      watch.start();
       every(HEARTBEAT_MS, heartbeat);
+      // While offline for want of a network, the network is looked at again every few seconds.
+      every(OFFLINE_RECHECK_MS, async () => offline.recheck(now()));
+    },
+
+    /** Whether this machine is offline now (since when, why), and each change of it. */
+    offline: {
+      get state() {
+        return offline.state;
+      },
+      onChange: offline.onChange,
     },
 
     /** Whether this process does the upkeep of the instance, of which several processes may share the database (see leases.ts). */
@@ -377,6 +456,7 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
      * at once, and closes the exporters. Checks in flight are ended and dropped.
      */
     async close(): Promise<void> {
+      watch.stop();
       core.stop();
       for (const timer of timers) clearTimeout(timer);
       const last = flush();
@@ -399,6 +479,20 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
     },
 
     scheduler: core.scheduler,
+
+    /**
+     * The engine's own writes, single statements: on SQLite, run on the result writer's connection
+     * once it runs, so that they never wait on the service's thread for its write lock (heartbeat pings).
+     */
+    writes: store.engineWrites,
+
+    /** The deadlines of heartbeat monitors: how many are watched, and how late each was evaluated. */
+    heartbeatDeadlines: {
+      get watched() {
+        return watch.watched;
+      },
+      stats: watch.stats,
+    },
   };
 }
 

@@ -4,9 +4,10 @@ import type { SecureContext, TLSSocket } from 'node:tls';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { HealthCheckRequestSchema, HealthCheckResponse_ServingStatus, HealthCheckResponseSchema } from '../../proto/gen/grpc/health/v1/health_pb.js';
 import type { DestinationPolicy } from '../domain/destinations.ts';
-import type { GrpcStatus, ProbeResult, Timing } from '../domain/monitors/check-results.ts';
+import type { CertificateCheck, GrpcStatus, ProbeResult, Timing } from '../domain/monitors/check-results.ts';
 import type { GrpcConfig } from '../domain/monitors/monitor-rules.ts';
-import { ConnectionFailure, Deadline, emptyTiming, openConnection, parseTarget, round, type Target, withRetries } from './connection.ts';
+import { withCertificate } from './certificate-record.ts';
+import { ConnectionFailure, Deadline, emptyTiming, openConnection, parseTarget, round, type Target, type TlsSettings, withRetries } from './connection.ts';
 import { type Headers, headerValue, type Http2Answer, Http2Connection } from './http2-call.ts';
 import { degradedMessage, failedProbe, probeResult } from './outcome.ts';
 
@@ -69,24 +70,39 @@ export async function probeGrpc(monitor: GrpcProbeConfig, options: GrpcProbeOpti
   const timing = emptyTiming();
   let attempts = 0;
   let connection: Http2Connection | undefined;
+  // Over TLS, the certificate of the last handshake is carried beside the outcome, failed or not.
+  let certificate: CertificateCheck | undefined;
+  const tls: TlsSettings | undefined =
+    monitor.tls === 'plaintext'
+      ? undefined
+      : {
+          verify: monitor.tls === 'verify',
+          alpn: ['h2'],
+          trust: options.trust,
+          onCertificate: (found) => {
+            certificate = found;
+          },
+        };
   try {
     connection = await withRetries(monitor.retry, deadline, async () => {
       attempts++;
-      const tls = monitor.tls === 'plaintext' ? undefined : { verify: monitor.tls === 'verify', alpn: ['h2'], trust: options.trust };
       return handshake(await openConnection(target, deadline, timing, tls, options.destinations), monitor.tls, deadline);
     });
     const answer = await call(connection, target, monitor, options.userAgent, deadline, timing);
     const latency = deadline.elapsed();
     timing.total = latency;
     const [status, message] = interpret(answer, monitor.service);
-    if (status !== 'SERVING') return probeResult('down', latency, timing, attempts, message, status);
-    return monitor.degraded !== null && latency > monitor.degraded
-      ? probeResult('degraded', latency, timing, attempts, degradedMessage('SERVING', latency, monitor.degraded), status)
-      : probeResult('up', latency, timing, attempts, message, status);
+    if (status !== 'SERVING') return withCertificate(probeResult('down', latency, timing, attempts, message, status), certificate);
+    return withCertificate(
+      monitor.degraded !== null && latency > monitor.degraded
+        ? probeResult('degraded', latency, timing, attempts, degradedMessage('SERVING', latency, monitor.degraded), status)
+        : probeResult('up', latency, timing, attempts, message, status),
+      certificate,
+    );
   } catch (error) {
     if (!(error instanceof ConnectionFailure)) throw error;
     const status: GrpcStatus = error.kind === 'timeout' ? 'DEADLINE_EXCEEDED' : 'UNAVAILABLE';
-    return failedProbe(deadline, timing, attempts, error.message, status);
+    return withCertificate(failedProbe(deadline, timing, attempts, error.message, status), certificate);
   } finally {
     connection?.close();
     deadline.clear();

@@ -3,10 +3,11 @@ import { performance } from 'node:perf_hooks';
 import type { SecureContext } from 'node:tls';
 import { MONITOR_LIMITS } from '../../contract/limits.ts';
 import type { DestinationPolicy } from '../domain/destinations.ts';
-import type { AssertionResult, ProbeResult, Timing } from '../domain/monitors/check-results.ts';
+import type { AssertionResult, CertificateCheck, ProbeResult, Timing } from '../domain/monitors/check-results.ts';
 import type { HttpConfig } from '../domain/monitors/monitor-rules.ts';
 import { isSecretName, REDACTED, redactHeaders } from '../domain/monitors/monitor-secrets.ts';
-import { ConnectionFailure, Deadline, emptyTiming, openConnection, round, since, until, withRetries } from './connection.ts';
+import { withCertificate } from './certificate-record.ts';
+import { ConnectionFailure, Deadline, emptyTiming, openConnection, round, since, type TlsSettings, until, withRetries } from './connection.ts';
 import { degradedMessage, failedProbe } from './outcome.ts';
 
 /**
@@ -14,7 +15,8 @@ import { degradedMessage, failedProbe } from './outcome.ts';
  * and times itself, each hop's address judged by the destination policy), then the monitor's
  * assertions on the final answer. Only failed connection attempts are retried; an answer, even a
  * 500, is the result. What is recorded of the answer is its status, its headers (credentials
- * redacted) and whether each assertion held: never its body.
+ * redacted) and whether each assertion held: never its body. An HTTPS check also records the
+ * certificate of its last TLS handshake (after redirects, the last HTTPS server's), failed or not.
  */
 
 export type HttpProbeConfig = Pick<
@@ -56,23 +58,40 @@ export async function probeHttp(monitor: HttpProbeConfig, options: HttpProbeOpti
   const counter = { attempts: 0 };
   let request = { url: new URL(monitor.url), method: monitor.method as string, body: monitor.body, headers: monitor.headers };
   let redirects = 0;
+  let certificate: CertificateCheck | undefined;
+  // One for the check: every HTTPS hop verifies, and its certificate replaces the previous hop's.
+  const tls: TlsSettings = {
+    verify: true,
+    alpn: ['http/1.1'],
+    trust: options.trust,
+    onCertificate: (found) => {
+      certificate = found;
+    },
+  };
   try {
     for (; ; redirects++) {
-      const answer = await exchange(request, monitor.retry, options, deadline, timing, counter);
+      const answer = await exchange(request, monitor.retry, tls, options, deadline, timing, counter);
       const location = answer.headers.location;
-      if (!monitor.followRedirects || !REDIRECTS.has(answer.status) || !location) return judge(monitor, answer, deadline, timing, counter.attempts);
+      if (!monitor.followRedirects || !REDIRECTS.has(answer.status) || !location)
+        return withCertificate(judge(monitor, answer, deadline, timing, counter.attempts), certificate);
       if (redirects === MAX_REDIRECTS)
-        return { ...failedProbe(deadline, timing, counter.attempts, `stopped after ${MAX_REDIRECTS} redirects`), url: request.url.href };
+        return withCertificate(
+          { ...failedProbe(deadline, timing, counter.attempts, `stopped after ${MAX_REDIRECTS} redirects`), url: request.url.href },
+          certificate,
+        );
       const next = redirectTarget(request, answer.status, location);
       if (!next)
-        return { ...failedProbe(deadline, timing, counter.attempts, `redirected to an address that is not http or https: ${location}`), url: request.url.href };
+        return withCertificate(
+          { ...failedProbe(deadline, timing, counter.attempts, `redirected to an address that is not http or https: ${location}`), url: request.url.href },
+          certificate,
+        );
       request = next;
     }
   } catch (error) {
     if (!(error instanceof ConnectionFailure)) throw error;
     // A hop the policy refused says it was a redirect that led there: the monitor's own URL was allowed.
     const message = error.kind === 'policy' && redirects > 0 ? `redirected to ${request.url.origin}: ${error.message}` : error.message;
-    return { ...failedProbe(deadline, timing, counter.attempts, message), url: request.url.href };
+    return withCertificate({ ...failedProbe(deadline, timing, counter.attempts, message), url: request.url.href }, certificate);
   } finally {
     deadline.clear();
   }
@@ -117,6 +136,7 @@ function addPhases(total: Timing, hop: Timing): void {
 async function exchange(
   request: Request,
   retry: number,
+  tls: TlsSettings,
   options: HttpProbeOptions,
   deadline: Deadline,
   timing: Timing,
@@ -131,7 +151,7 @@ async function exchange(
   try {
     const socket = await withRetries(retry, deadline, () => {
       counter.attempts++;
-      return openConnection(target, deadline, hop, https ? { verify: true, alpn: ['http/1.1'], trust: options.trust } : undefined, options.destinations);
+      return openConnection(target, deadline, hop, https ? tls : undefined, options.destinations);
     });
     const req = httpRequest({
       createConnection: () => socket,

@@ -43,6 +43,11 @@ interface Instruments {
   checks: Counter;
   serving: Gauge;
   mcpTools: Gauge;
+  dnsAnswers: Gauge;
+  certificateDaysLeft: Gauge;
+  websocketMessageSize: Gauge;
+  pingLoss: Gauge;
+  heartbeatSincePing: Gauge;
 }
 
 type OtlpEndpoint = NonNullable<Monitor['openTelemetry']>;
@@ -84,6 +89,23 @@ function instrumentsOf(provider: MeterProvider, version: string): Instruments {
     checks: meter.createCounter('statusdesk.check.count', { description: 'Checks run, by result.', unit: '{check}' }),
     serving: meter.createGauge('statusdesk.grpc.health.serving', { description: '1 while the gRPC service reports SERVING, else 0.', unit: '1' }),
     mcpTools: meter.createGauge('statusdesk.mcp.tools', { description: 'Tools the MCP server lists, at its last check that listed them.', unit: '{tool}' }),
+    dnsAnswers: meter.createGauge('statusdesk.dns.answers', {
+      description: 'Records in the answer of a DNS check, at its last check that got an answer without error (0: the name has none of the type).',
+      unit: '{record}',
+    }),
+    certificateDaysLeft: meter.createGauge('statusdesk.certificate.days_left', {
+      description: "Whole days until the server's certificate expires, at its last check that saw one (negative once expired).",
+      unit: 'd',
+    }),
+    websocketMessageSize: meter.createGauge('statusdesk.websocket.message.size', {
+      description: 'Size of the first message a WebSocket check received, at its last check that waited for one.',
+      unit: 'By',
+    }),
+    pingLoss: meter.createGauge('statusdesk.ping.packet_loss', { description: 'Packets lost by the last check that ran ping, in percent.', unit: '%' }),
+    heartbeatSincePing: meter.createGauge('statusdesk.heartbeat.since_last_ping', {
+      description: "Time from a heartbeat monitor's latest ping to its last recorded state (its run time is statusdesk.check.duration).",
+      unit: 's',
+    }),
   };
 }
 
@@ -196,6 +218,12 @@ export function createOtlpExport(options: OtlpExportOptions) {
       instruments.checks.add(1, { ...attributes, 'statusdesk.check.result': check.result });
       if (monitor.type === 'grpc') instruments.serving.record(check.grpcStatus === 'SERVING' ? 1 : 0, attributes);
       if (check.mcp?.status === 'OK') instruments.mcpTools.record(check.mcp.tools.length, attributes);
+      if (check.dns?.rcode === 'NOERROR') instruments.dnsAnswers.record(check.dns.answers.length, attributes);
+      if (check.certificate) instruments.certificateDaysLeft.record(check.certificate.daysLeft, attributes);
+      if (typeof check.websocket?.messageBytes === 'number') instruments.websocketMessageSize.record(check.websocket.messageBytes, attributes);
+      if (check.ping) instruments.pingLoss.record(check.ping.lossPercent, attributes);
+      if (check.heartbeat?.lastPingAt)
+        instruments.heartbeatSincePing.record(Math.max(0, check.startedAt - Date.parse(check.heartbeat.lastPingAt)) / 1000, attributes);
     }
   }
 

@@ -4,6 +4,8 @@ import { isRequired } from '../domain/declared-fields.ts';
 import type { ChannelField } from '../delivery/channels/channel.ts';
 import { channelKindNames, channelSpecOf, isChannelKind, wordOf } from '../delivery/channels/registry.ts';
 import type { ChannelKind } from '../domain/notifications/channel-rules.ts';
+import { alertTopics } from '../domain/notifications/events.ts';
+import { configCaseOf } from '../rpc/channel-config.ts';
 import { channelWords } from '../rpc/notification-codec.ts';
 import { confirmed, yes } from './confirm.ts';
 import { optionOf, readFlag, usageOf } from './declared-flags.ts';
@@ -72,6 +74,7 @@ const kindFlagsUsage = (() => {
 const channelFields = fieldFlags({
   name: '--name',
   monitorIds: '--monitor',
+  events: '--event',
   ...Object.fromEntries(kinds.flatMap((kind) => fieldsOf(kind).map(([name, field]) => [`${kind}.${name}`, `--${field.flag.name}`]))),
 });
 
@@ -80,7 +83,7 @@ const hasKindFlags = (kind: Kind, values: Values) => Object.keys(kindFlags[kind]
 
 /** The kind's settings from the flags given; a credential left out is empty, which an update reads as "keep". */
 function configOf(kind: Kind, values: Values): ChannelConfig {
-  return { case: kind, value: Object.fromEntries(fieldsOf(kind).map(([name, field]) => [name, readFlag(field, values)])) } as ChannelConfig;
+  return { case: configCaseOf(kind), value: Object.fromEntries(fieldsOf(kind).map(([name, field]) => [name, readFlag(field, values)])) } as ChannelConfig;
 }
 
 const entries = (map: object) =>
@@ -118,10 +121,20 @@ function printChannel(channel: Shown): void {
     ['name', channel.name],
     ['kind', channel.kind],
     ['monitors', channel.monitorIds.join(',') || '(none)'],
+    ['events', channel.events.join(',') || '(every event)'],
     ...settingRows(channel),
+    ['delivery', healthText(channel)],
+    ...(channel.lastError ? ([['last error', `${channel.lastError} (${channel.lastFailedAt})`]] as [string, string][]) : []),
     ['created', channel.createdAt],
     ['updated', channel.updatedAt],
   ]);
+}
+
+/** How the channel's deliveries fare, in a few words. */
+function healthText(c: Shown): string {
+  if (c.backoffUntil) return `backed off until ${c.backoffUntil} after ${c.failures} failures in a row`;
+  if (c.failures) return `failing: ${c.failures} in a row`;
+  return c.lastSentAt ? `ok, last sent ${c.lastSentAt}` : 'ok';
 }
 
 /** A channel as --json prints it, or else as a FIELD/VALUE table. */
@@ -131,20 +144,26 @@ function showChannel(values: Values, channel: notificationV1.NotificationChannel
   printChannel(shown);
 }
 
-/** A webhook has a URL of its own: there `--url` could be either, so it is refused. */
+/** A webhook (signed or custom) has a URL of its own: there `--url` could be either, so it is refused. */
 function refuseAmbiguousUrl(kind: Kind, values: Values): void {
-  if (kind === 'webhook' && values.url !== undefined) {
-    throw new UsageError("--url is ambiguous for a webhook channel: give the webhook's address as --webhook-url, and the service as --api-url");
+  if ((kind === 'webhook' || kind === 'custom_webhook') && values.url !== undefined) {
+    throw new UsageError(`--url is ambiguous for a ${kind} channel: give the webhook's address as --webhook-url, and the service as --api-url`);
   }
 }
 
 const common = {
   name: { type: 'string', valueName: 'NAME', description: 'what the channel is called' },
   monitor: { type: 'string', multiple: true, valueName: 'ID', description: 'a monitor whose alerts it receives' },
+  event: {
+    type: 'string',
+    multiple: true,
+    valueName: alertTopics.join('|'),
+    description: 'an event it receives (default: every event)',
+  },
 } as const satisfies Options;
 
 const channelsAdd: Command = {
-  usage: `channels add --name N --kind ${kinds.join('|')} [--monitor ID]... ${kindFlagsUsage} [--api-url URL] [--json]`,
+  usage: `channels add --name N --kind ${kinds.join('|')} [--monitor ID]... [--event E]... ${kindFlagsUsage} [--api-url URL] [--json]`,
   summary: 'add a channel that monitor alerts are sent to',
   options: { ...connection, ...common, kind: { type: 'string', valueName: kinds.join('|'), description: 'where the alerts go' }, ...allKindFlags },
   fields: channelFields,
@@ -162,6 +181,7 @@ const channelsAdd: Command = {
       name,
       monitorIds: list(values, 'monitor'),
       config: configOf(kind, values),
+      events: list(values, 'event'),
     });
     showChannel(values, channel!);
   },
@@ -186,8 +206,8 @@ const channelsList: Command = {
     const pagination = { page: p?.page ?? 1, perPage: p?.perPage ?? 0, totalSize: p?.totalSize ?? 0, totalPages: p?.totalPages ?? 0 };
     if (values.json) return printJson({ channels, pagination });
     printTable(
-      ['ID', 'NAME', 'KIND', 'TARGET', 'MONITORS', 'CREATED'],
-      channels.map((c) => [c.id, c.name, c.kind, targetOf(c), c.monitorIds.join(',') || undefined, c.createdAt]),
+      ['ID', 'NAME', 'KIND', 'TARGET', 'MONITORS', 'DELIVERY', 'CREATED'],
+      channels.map((c) => [c.id, c.name, c.kind, targetOf(c), c.monitorIds.join(',') || undefined, healthText(c), c.createdAt]),
     );
     note(`${channels.length} of ${pagination.totalSize} channels (page ${pagination.page} of ${Math.max(pagination.totalPages, 1)})`);
   },
@@ -205,9 +225,15 @@ const channelsGet: Command = {
 };
 
 const channelsUpdate: Command = {
-  usage: `channels update ID [--name N] [--monitor ID]... [--clear-monitors] [the flags of add for the channel's kind] [--api-url URL] [--json]   (a credential not given keeps its value)`,
+  usage: `channels update ID [--name N] [--monitor ID]... [--clear-monitors] [--event E]... [--all-events] [the flags of add for the channel's kind] [--api-url URL] [--json]   (a credential not given keeps its value)`,
   summary: 'change an alert channel; a credential not given keeps its value',
-  options: { ...connection, ...common, 'clear-monitors': { type: 'boolean', description: 'no monitor sends alerts to it' }, ...allKindFlags },
+  options: {
+    ...connection,
+    ...common,
+    'clear-monitors': { type: 'boolean', description: 'no monitor sends alerts to it' },
+    'all-events': { type: 'boolean', description: 'it receives every event again' },
+    ...allKindFlags,
+  },
   positionals: 1,
   fields: channelFields,
   async run(values, [id]) {
@@ -215,23 +241,36 @@ const channelsUpdate: Command = {
     const { channel: stored } = await api.notifications.getNotificationChannel({ id: id! });
     const kind = oneOf('kind', stored!.kind, kinds);
     refuseAmbiguousUrl(kind, values);
-    rejectFlags(values, [...Object.keys(connection), 'clear-monitors', ...Object.keys(common), ...Object.keys(kindFlags[kind])], `${kind} channels`);
+    rejectFlags(
+      values,
+      [...Object.keys(connection), 'clear-monitors', 'all-events', ...Object.keys(common), ...Object.keys(kindFlags[kind])],
+      `${kind} channels`,
+    );
     const name = str(values, 'name');
     const monitors = list(values, 'monitor');
+    const events = list(values, 'event');
     const clear = values['clear-monitors'] === true;
+    const allEvents = values['all-events'] === true;
     const config = hasKindFlags(kind, values) ? configOf(kind, values) : undefined;
     if (clear && monitors.length > 0) throw new UsageError('give --monitor or --clear-monitors, not both');
-    if (name === undefined && monitors.length === 0 && !clear && !config) {
-      throw new UsageError(`nothing to change: give --name, --monitor, --clear-monitors or the flags of a ${kind} channel`);
+    if (allEvents && events.length > 0) throw new UsageError('give --event or --all-events, not both');
+    if (name === undefined && monitors.length === 0 && !clear && events.length === 0 && !allEvents && !config) {
+      throw new UsageError(`nothing to change: give --name, --monitor, --clear-monitors, --event, --all-events or the flags of a ${kind} channel`);
     }
-    // Only an update mask can empty the list of monitors: it then names every field that changes.
-    const paths = [...(name === undefined ? [] : ['name']), 'monitor_ids', ...(config ? ['config'] : [])];
+    // Only an update mask can empty a list: it then names every field that changes.
+    const paths = [
+      ...(name === undefined ? [] : ['name']),
+      ...(clear || monitors.length > 0 ? ['monitor_ids'] : []),
+      ...(allEvents || events.length > 0 ? ['events'] : []),
+      ...(config ? ['config'] : []),
+    ];
     const { channel } = await api.notifications.updateNotificationChannel({
       id: id!,
       name,
       monitorIds: monitors,
+      events,
       config,
-      updateMask: clear ? { paths } : undefined,
+      updateMask: clear || allEvents ? { paths } : undefined,
     });
     showChannel(values, channel!);
   },

@@ -231,7 +231,10 @@ async function fetchMonitor(api: StatusdeskClient, id: string): Promise<{ kind: 
  */
 function refuseAmbiguousUrl(kind: MonitorType, values: Values): void {
   if (specOf(kind).targetIsUrl && values.url !== undefined) {
-    throw new UsageError(`--url is ambiguous for an ${specOf(kind).title} monitor: give its URL as --target, and the service as --api-url`);
+    const { title } = specOf(kind);
+    // `an HTTP`, `a WebSocket`: an initialism is read letter by letter.
+    const article = /^([AEIOU]|[FHLMNRSX][A-Z])/.test(title) ? 'an' : 'a';
+    throw new UsageError(`--url is ambiguous for ${article} ${title} monitor: give its URL as --target, and the service as --api-url`);
   }
 }
 
@@ -285,10 +288,17 @@ const monitorsCreate: Command = {
     refuseAmbiguousUrl(kind, values);
     rejectForeignFlags(kind, values);
     const fields = { ...schedulingFields(values), ...typeFields(kind, values) };
-    const monitor = await createOf(client(values), kind, fields);
-    if (values.json) return showMonitor(values, kind, monitor);
+    const { monitor, pingUrl } = await createOf(client(values), kind, fields);
+    if (values.json) return printJson({ ...monitorWords(kind, monitor), ...(pingUrl && { pingUrl }) });
     process.stdout.write(`${monitor.id}\n`);
     note(`Created ${kind} monitor ${monitor.id} (${monitor.name}).`);
+    // A heartbeat's ping URL carries its token: this answer is the one time it is shown.
+    if (pingUrl) {
+      process.stdout.write(`${pingUrl}\n`);
+      note(
+        `Its ping URL, shown this once: call it when the job succeeds (see docs/guides/heartbeats.md). Lost, make a new one with: statusdesk monitors rotate-token ${monitor.id}`,
+      );
+    }
   },
 };
 
@@ -298,12 +308,14 @@ function rejectForeignFlags(kind: MonitorType, values: Values): void {
 }
 
 /** The monitor calls of a type, by the names of its message (`createGRPCMonitor`). */
-type TypedCall = (request: { id?: string; updateMask?: unknown; monitor: Message }) => Promise<{ monitor?: AnyMonitor }>;
+type TypedCall = (request: { id?: string; updateMask?: unknown; monitor: Message }) => Promise<{ monitor?: AnyMonitor; pingUrl?: string }>;
 const typedCall = (api: StatusdeskClient, method: string) => (api.monitors as unknown as Record<string, TypedCall>)[method]!.bind(api.monitors);
 
-async function createOf(api: StatusdeskClient, kind: MonitorType, fields: Record<string, unknown>): Promise<AnyMonitor> {
+/** Creates a monitor; a heartbeat monitor's answer also carries its ping URL. */
+async function createOf(api: StatusdeskClient, kind: MonitorType, fields: Record<string, unknown>): Promise<{ monitor: AnyMonitor; pingUrl?: string }> {
   const { createMethod, message } = wireOf(kind);
-  return (await typedCall(api, createMethod)({ monitor: create(message, fields) })).monitor!;
+  const answer = await typedCall(api, createMethod)({ monitor: create(message, fields) });
+  return { monitor: answer.monitor!, pingUrl: answer.pingUrl || undefined };
 }
 
 const monitorsUpdate: Command = {
@@ -367,8 +379,23 @@ const monitorsTrigger: Command = {
       ['REGION', 'RESULT', 'LATENCY', 'ATTEMPTS', 'MESSAGE'],
       results.map((r) => [r.region, r.result, `${r.latencyMs} ms`, String(r.attempts), r.message]),
     );
+    for (const line of certificateLines(results)) process.stdout.write(`${line}\n`);
   },
 };
+
+/**
+ * The certificates a check's TLS handshakes saw (certificate monitors, HTTPS, gRPC over TLS),
+ * one line each: one check stands for several regions, and they saw the same one.
+ */
+function certificateLines(results: ReturnType<typeof checkWords>[]): string[] {
+  const seen = new Map<string, NonNullable<ReturnType<typeof checkWords>['certificate']>>();
+  for (const r of results) if (r.certificate) seen.set(`${r.runner} ${r.certificate.fingerprintSha256}`, r.certificate);
+  return [...seen.values()].map((c) => {
+    const left = c.daysLeft < 0 ? `expired ${-c.daysLeft} days ago` : `${c.daysLeft} days left`;
+    const trust = c.error ? `not valid for this check: ${c.error}` : 'chain verified, name matches';
+    return `Certificate for ${c.serverName}: ${c.subject}, issued by ${c.issuer}; valid until ${c.notAfter} (${left}); ${trust}`;
+  });
+}
 
 const healthText = (health: string | null) => health ?? 'no check yet';
 
@@ -502,6 +529,64 @@ const monitorsAcceptTools: Command = {
   },
 };
 
+const monitorsRotateToken: Command = {
+  usage: 'monitors rotate-token ID [--yes] [--api-url URL]   (heartbeat monitors)',
+  summary: 'give a heartbeat monitor a new ping URL, shown this once; the old one answers 404 at once (asks first; --yes when not on a terminal)',
+  options: { ...address, ...yes },
+  positionals: 1,
+  async run(values, [id]) {
+    const api = client(values);
+    const go = await confirmed(values, async () => {
+      const { monitor } = await fetchMonitor(api, id!);
+      return `Give heartbeat monitor ${monitor.id} "${monitor.name}" a new ping URL? Jobs calling the old one fail from now on.`;
+    });
+    if (!go) return 1;
+    const { pingUrl } = await api.monitors.rotateHeartbeatToken({ id: id! });
+    process.stdout.write(`${pingUrl}\n`);
+    note(`Monitor ${id} has a new ping URL, shown this once; the old one answers 404.`);
+  },
+};
+
+/** A ping's body as one line of a table: its first line, cut short. */
+const bodyLine = (body: string) => {
+  const line = body.split('\n', 1)[0]!.trim();
+  return line.length > 60 ? `${line.slice(0, 60)}…` : line || '-';
+};
+
+const monitorsPings: Command = {
+  usage: 'monitors pings ID [--limit N] [--api-url URL] [--json]   (heartbeat monitors)',
+  summary: "a heartbeat monitor's latest pings, newest first, with what each job posted",
+  options: { ...connection, limit: { type: 'string', valueName: 'N', description: 'how many to show, 1 to 100 (default 20)' } },
+  positionals: 1,
+  fields: { limit: '--limit' },
+  async run(values, [id]) {
+    const response = await client(values).monitors.listHeartbeatPings({ id: id!, limit: count('limit', str(values, 'limit')) });
+    const pings = response.pings.map((p) => ({
+      receivedAt: timestampDate(p.receivedAt!).toISOString(),
+      kind: p.kind,
+      exitStatus: p.exitStatus ?? null,
+      runTimeMs: p.runTimeMs ?? null,
+      method: p.method,
+      address: p.address,
+      userAgent: p.userAgent,
+      body: p.body,
+    }));
+    if (values.json) return printJson({ pings });
+    if (pings.length === 0) return note(`Monitor ${id} has received no ping yet.`);
+    printTable(
+      ['RECEIVED', 'KIND', 'EXIT', 'RUN TIME', 'FROM', 'BODY'],
+      pings.map((p) => [
+        p.receivedAt,
+        p.kind,
+        p.exitStatus === null ? '-' : String(p.exitStatus),
+        p.runTimeMs === null ? '-' : `${Math.round(p.runTimeMs)} ms`,
+        p.address,
+        bodyLine(p.body),
+      ]),
+    );
+  },
+};
+
 export const monitorCommands: Record<string, Command> = {
   'monitors list': monitorsList,
   'monitors get': monitorsGet,
@@ -514,4 +599,6 @@ export const monitorCommands: Record<string, Command> = {
   'monitors logs': monitorsLogs,
   'monitors tools': monitorsTools,
   'monitors accept-tools': monitorsAcceptTools,
+  'monitors rotate-token': monitorsRotateToken,
+  'monitors pings': monitorsPings,
 };

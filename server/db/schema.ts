@@ -71,7 +71,7 @@ export interface DashboardTokenTable {
 export interface MonitorTable {
   id: Generated<number>;
   workspace_id: number;
-  type: 'tcp' | 'grpc' | 'http' | 'mcp';
+  type: 'tcp' | 'grpc' | 'http' | 'mcp' | 'certificate' | 'websocket' | 'ping' | 'dns' | 'heartbeat';
   name: string;
   description: string;
   active: number;
@@ -319,7 +319,27 @@ export interface PageSubscriberTable {
   last_delivery_error: Generated<string | null>;
 }
 
-export type ChannelKind = 'webhook' | 'slack' | 'discord' | 'email' | 'ntfy' | 'desktop';
+export type ChannelKind =
+  | 'webhook'
+  | 'slack'
+  | 'discord'
+  | 'email'
+  | 'ntfy'
+  | 'desktop'
+  | 'telegram'
+  | 'teams'
+  | 'google_chat'
+  | 'mattermost'
+  | 'rocketchat'
+  | 'matrix'
+  | 'zulip'
+  | 'pagerduty'
+  | 'opsgenie'
+  | 'pushover'
+  | 'gotify'
+  | 'home_assistant'
+  | 'twilio'
+  | 'custom_webhook';
 
 export interface NotificationChannelTable {
   id: Generated<number>;
@@ -426,6 +446,43 @@ export interface OAuthTokenTable {
   used_at: Timestamp | null;
 }
 
+/**
+ * A heartbeat monitor's ping token (its SHA-256, hex: the token is never stored) and its state as
+ * its pings left it. Times are epoch milliseconds on the check engine's clock.
+ */
+export interface HeartbeatTable {
+  monitor_id: number;
+  token_hash: string;
+  /** When the token was made: on create, or the last rotation. */
+  token_issued_at: Timestamp;
+  last_ping_at: number | null;
+  last_ping_kind: 'success' | 'start' | 'fail' | null;
+  last_exit_status: number | null;
+  last_success_at: number | null;
+  /** A start not yet ended by a success or a failure. */
+  started_at: number | null;
+  /** A failure that stands until the next success, and its message (`failed with exit status 3: ...`). */
+  failed_at: number | null;
+  failure: string | null;
+  /** The last run time measured, from a start to its end. */
+  last_run_ms: number | null;
+}
+
+/** The latest pings of a heartbeat monitor (the service keeps the newest of each). */
+export interface HeartbeatPingTable {
+  id: Generated<number>;
+  monitor_id: number;
+  kind: 'success' | 'start' | 'fail';
+  exit_status: number | null;
+  /** What the job posted, as UTF-8 text; empty when nothing. */
+  body: string;
+  received_at: number;
+  run_time_ms: number | null;
+  method: string;
+  address: string;
+  user_agent: string;
+}
+
 export interface Database {
   workspaces: WorkspaceTable;
   users: UserTable;
@@ -436,6 +493,8 @@ export interface Database {
   monitors: MonitorTable;
   mcp_tool_pins: McpToolPinTable;
   mcp_tool_drifts: McpToolDriftTable;
+  heartbeats: HeartbeatTable;
+  heartbeat_pings: HeartbeatPingTable;
   private_locations: PrivateLocationTable;
   monitor_private_locations: MonitorPrivateLocationTable;
   check_results: CheckResultTable;
@@ -470,6 +529,8 @@ export type ApiKeyRow = Selectable<ApiKeyTable>;
 export type NewApiKey = Insertable<ApiKeyTable>;
 export type AuditLogRow = Selectable<AuditLogTable>;
 export type MonitorRow = Selectable<MonitorTable>;
+export type HeartbeatRow = Selectable<HeartbeatTable>;
+export type HeartbeatPingRow = Selectable<HeartbeatPingTable>;
 export type CheckResultRow = Selectable<CheckResultTable>;
 export type PrivateLocationRow = Selectable<PrivateLocationTable>;
 export type OAuthClientRow = Selectable<OAuthClientTable>;

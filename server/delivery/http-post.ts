@@ -3,11 +3,13 @@ import type { IncomingMessage } from 'node:http';
 import type { DestinationPolicy } from '../domain/destinations.ts';
 
 /**
- * Signed JSON over HTTP: the one way webhooks, Slack, Discord and ntfy are told. One POST on a
- * connection of its own, no redirects followed, no retries. The address connected to is the one
- * the destination policy judged (its lookup resolves the name): fetch cannot be given a lookup,
- * so the POST goes through node:http. Errors name only the origin of the address: webhook URLs
- * carry their tokens in the path or query, and error messages are stored and shown.
+ * JSON (signed for webhooks) or a form over HTTP: the one way webhooks and chat services are told.
+ * One request on a connection of its own, no redirects followed, no retries. The address connected
+ * to is the one the destination policy judged (its lookup resolves the name): fetch cannot be
+ * given a lookup, so the request goes through node:http. Errors name only the origin of the
+ * address: webhook URLs carry their tokens in the path or query, and error messages are stored
+ * and shown. A service's own words for a refusal (`{"ok":false,"description":"chat not found"}`)
+ * reach the error through the caller's `refusal`, which reads the answer's body.
  */
 
 export const SIGNATURE_HEADER = 'x-statusdesk-signature';
@@ -33,6 +35,51 @@ export interface PostOptions {
   timeoutMs?: number;
   /** Where the POST may connect; absent: anywhere. */
   destinations?: DestinationPolicy;
+  /** The method, where the API asks for another than POST (Matrix sends a message with PUT). */
+  method?: 'POST' | 'PUT' | 'PATCH';
+  /**
+   * The error for an answer that is not 2xx, in the service's own words (`Telegram refused: chat
+   * not found`; channels/service-api.ts's `refusalOf` builds one), or undefined for the plain
+   * `POST <origin> answered <status>`.
+   */
+  refusal?: (answer: HttpAnswer) => string | undefined;
+}
+
+/** An answer that is not 2xx: its status and the start of its body, as text. */
+export interface HttpAnswer {
+  status: number;
+  body: string;
+}
+
+/** How much of a refusing answer's body is read: services explain in a few hundred bytes. */
+const ANSWER_BODY_LIMIT = 16 * 1024;
+
+/** A service's words in an error: one line, no control characters, at most 300 characters. */
+export function serviceWords(text: string): string {
+  const line = text.replace(/[\s\u0000-\u001f\u007f]+/g, ' ').trim();
+  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+}
+
+/** The body of a JSON answer, or undefined when it is not JSON. */
+export function jsonOf(answer: HttpAnswer): any {
+  try {
+    return JSON.parse(answer.body);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A delivery that failed, and whether another attempt may go through: the receiver failed (5xx),
+ * asked to slow down (429), or the connection was lost; not a refusal (4xx), a refused address or
+ * a timeout (a receiver that hangs would hold the alert three times as long).
+ */
+export class DeliveryError extends Error {
+  readonly retryable: boolean;
+  constructor(message: string, retryable: boolean) {
+    super(message);
+    this.retryable = retryable;
+  }
 }
 
 /** Network failures, by the error's code. */
@@ -71,22 +118,36 @@ function describeFailure(error: unknown): string {
  * POSTs `payload` as JSON and resolves once a 2xx answer arrived. Redirects are not followed: a
  * 3xx is a failure like any other non-2xx. Rejects with an Error naming only the origin:
  * `POST https://hooks.example.com answered 500`, `... failed: connection refused`,
- * `... timed out after 10000 ms`.
+ * `... timed out after 10000 ms`, or the service's own words where `refusal` finds them.
  */
-export async function postJson(url: string, payload: unknown, options: PostOptions = {}): Promise<void> {
+export function postJson(url: string, payload: unknown, options: PostOptions = {}): Promise<void> {
+  return sendBody(url, JSON.stringify(payload), 'application/json', options);
+}
+
+/** POSTs `fields` as an HTML form (`application/x-www-form-urlencoded`), as postJson does JSON. */
+export function postForm(url: string, fields: Record<string, string>, options: PostOptions = {}): Promise<void> {
+  return sendBody(url, new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded', options);
+}
+
+/** Sends `body` as it is, of `contentType` (a custom webhook's rendered template), as postJson does JSON. */
+export function postText(url: string, body: string, contentType: string, options: PostOptions = {}): Promise<void> {
+  return sendBody(url, body, contentType, options);
+}
+
+async function sendBody(url: string, body: string, contentType: string, options: PostOptions): Promise<void> {
+  const method = options.method ?? 'POST';
   let target: URL;
   try {
     target = new URL(url);
   } catch {
-    throw new Error('POST failed: the address is not a valid URL');
+    throw new Error(`${method} failed: the address is not a valid URL`);
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:')
-    throw new Error(`POST failed: ${target.protocol}// addresses are not supported, only http:// and https://`);
-  const what = `POST ${target.origin}`;
+    throw new Error(`${method} failed: ${target.protocol}// addresses are not supported, only http:// and https://`);
+  const what = `${method} ${target.origin}`;
   if (target.username || target.password) throw new Error(`${what} failed: the address carries credentials; send them in a header instead`);
 
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const body = JSON.stringify(payload);
   let headers: Headers;
   try {
     headers = new Headers(options.headers);
@@ -94,7 +155,7 @@ export async function postJson(url: string, payload: unknown, options: PostOptio
     // The error would quote the header, which may be a credential.
     throw new Error(`${what} failed: a request header has an invalid name or value`);
   }
-  headers.set('content-type', 'application/json');
+  headers.set('content-type', contentType);
   headers.set('user-agent', USER_AGENT);
   if (options.event !== undefined) headers.set(EVENT_HEADER, options.event);
   else headers.delete(EVENT_HEADER);
@@ -107,44 +168,61 @@ export async function postJson(url: string, payload: unknown, options: PostOptio
   const refused = destinations?.refusalOfHost(target.hostname.replace(/^\[|\]$/g, ''), port);
   if (refused) throw new Error(`${what} failed: ${refused}`);
 
-  const status = await new Promise<number>((resolve, reject) => {
+  const answer = await new Promise<HttpAnswer>((resolve, reject) => {
     let settled = false;
-    const settle = (error: Error | undefined, code = 0) => {
+    let status = 0;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    /** Settles with the answer, once its status is known, or with the error. */
+    const settle = (error?: Error) => {
       if (settled) return;
       settled = true;
-      if (error) reject(error);
-      else resolve(code);
+      if (error && status === 0) reject(error);
+      else resolve({ status, body: Buffer.concat(chunks).subarray(0, ANSWER_BODY_LIMIT).toString('utf8') });
     };
-    // node:https (and node:tls under it) loads with the first https POST, not with the service.
+    // node:https (and node:tls under it) loads with the first https request, not with the service.
     const { request } = process.getBuiltinModule(target.protocol === 'https:' ? 'node:https' : 'node:http');
     const req = request(target, {
-      method: 'POST',
+      method,
       headers: { ...Object.fromEntries(headers), 'content-length': String(Buffer.byteLength(body)) },
       // A connection of its own, closed after the answer: the policy's lookup judges each one.
       agent: false,
       lookup: destinations?.lookup(port),
     });
-    // The whole exchange, the answer's body included, ends within the timeout.
+    // The whole exchange, the answer's body included, ends within the timeout; a refusal's body
+    // cut short by it is read as far as it came.
     const timer = setTimeout(() => {
       settle(new Error(`${what} timed out after ${timeoutMs} ms`));
       req.destroy();
     }, timeoutMs);
     req.on('response', (response: IncomingMessage) => {
-      settle(undefined, response.statusCode ?? 0);
-      // The answer's body is not used: read to its end and dropped.
-      response.resume();
-      response.on('error', () => {});
-      response.on('close', () => clearTimeout(timer));
+      status = response.statusCode ?? 0;
+      const accepted = status >= 200 && status <= 299;
+      // An accepted answer's body is not used; a refusal's is read (its start) when the caller reads the service's words.
+      if (accepted || !options.refusal) settle();
+      response.on('data', (chunk: Buffer) => {
+        if (settled || size >= ANSWER_BODY_LIMIT) return;
+        chunks.push(chunk);
+        size += chunk.length;
+        if (size >= ANSWER_BODY_LIMIT) settle();
+      });
+      response.on('end', () => settle());
+      response.on('error', () => settle());
+      response.on('close', () => {
+        clearTimeout(timer);
+        settle();
+      });
     });
     req.on('error', (error) => {
       clearTimeout(timer);
-      settle(new Error(`${what} failed: ${describeFailure(error)}`));
+      settle(new DeliveryError(`${what} failed: ${describeFailure(error)}`, !(error as NodeJS.ErrnoException).code?.startsWith('EDESTINATION')));
     });
     req.on('close', () => {
       if (!settled) clearTimeout(timer);
-      settle(new Error(`${what} failed: the connection broke off`));
+      settle(new DeliveryError(`${what} failed: the connection broke off`, true));
     });
     req.end(body);
   });
-  if (status < 200 || status > 299) throw new Error(`${what} answered ${status}`);
+  if (answer.status >= 200 && answer.status <= 299) return;
+  throw new DeliveryError(options.refusal?.(answer) ?? `${what} answered ${answer.status}`, answer.status >= 500 || answer.status === 429);
 }

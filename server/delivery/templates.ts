@@ -1,6 +1,6 @@
 import { html } from 'hono/html';
 import type { AlertEvent, PageEvent, PageRef } from '../domain/notifications/events.ts';
-import { ALERT_LABEL, ALERT_SENTENCE, REPORT_STATUS_LABEL, resultChange } from '../domain/public-words.ts';
+import { ALERT_LABEL, alertHeadline, durationWords, REPORT_STATUS_LABEL, resultChange } from '../domain/public-words.ts';
 
 /**
  * What a message says, as a subject, plain text and HTML, from the plain event data. The HTML is
@@ -28,7 +28,7 @@ const oneLine = (value: string) => value.replace(/[\s\u0000-\u001f\u007f]+/g, ' 
 const pad = (n: number) => String(n).padStart(2, '0');
 
 /** `2025-03-01 14:05:09 UTC`, or the value as given if it is not a time. */
-function formatTime(value: string, seconds = true): string {
+export function formatTime(value: string, seconds = true): string {
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) return value;
   const day = `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}`;
@@ -86,29 +86,62 @@ const textFacts = (rows: [string, string][]) => rows.map(([label, value]) => `${
 
 // ---- monitor alerts -----------------------------------------------------------------------------
 
-/** `[Down] api.example.com (monitor 12)`; `[Test] [Down] …` for a test send. */
+/**
+ * `[Down] api.example.com (monitor 12)`; `[Test] [Down] …` for a test send; a grouped, flapping or
+ * reminding alert says so: `[Down] 3 monitors are down: a, b and c`.
+ */
 export function alertContent(event: AlertEvent): Content {
   const { monitor } = event;
-  const subject = `${event.test ? '[Test] ' : ''}[${ALERT_LABEL[event.kind]}] ${oneLine(monitor.name)} (monitor ${oneLine(monitor.id)})`;
-  const headline = `${monitor.name} ${ALERT_SENTENCE[event.kind]}`;
-  const when = formatTime(event.at);
-  const rows: [string, string][] = [
-    ['Monitor', `${monitor.name} (monitor ${monitor.id})`],
-    ['Type', monitor.type],
-    ['Target', monitor.target],
-    ['What happened', event.message],
-    ['Result', resultChange(event)],
-    ['When', when],
-    ['Workspace', event.workspace.name],
-  ];
+  const plain = !event.group && !event.flapping && !event.remindedSince;
+  const about = plain ? `${oneLine(monitor.name)} (monitor ${oneLine(monitor.id)})` : oneLine(alertHeadline(event));
+  const subject = `${event.test ? '[Test] ' : ''}[${ALERT_LABEL[event.kind]}] ${about}`;
+  const headline = alertHeadline(event);
+  const rows = alertFacts(event);
   const testNote = 'This is a test alert sent on request; the monitor did not change.';
-  const text = [...(event.test ? [testNote, ''] : []), `${headline}.`, '', textFacts(rows), '', 'Sent by Statusdesk.', ''].join('\n');
+  const text = [
+    ...(event.test ? [testNote, ''] : []),
+    `${headline}.`,
+    '',
+    textFacts(rows),
+    ...(event.link ? ['', `Open in Statusdesk: ${event.link}`] : []),
+    '',
+    'Sent by Statusdesk.',
+    '',
+  ].join('\n');
   const body = html`${event.test ? html`<p style="margin:0 0 16px;font-weight:600">${testNote}</p>` : ''}
 <h1 style="${STYLE.h1}">${headline}</h1>
 ${facts(rows)}
+${event.link ? html`<p style="margin:0 0 16px">${link(event.link, 'Open in Statusdesk')}</p>` : ''}
 <p style="${STYLE.footer}">Sent by Statusdesk.</p>`;
   return { subject, text, html: render(layout(subject, body)) };
 }
+
+// ---- alert facts and escapes the chat and paging channels share ----------------------------------------
+
+/**
+ * An alert's facts as labelled rows of plain text, for a product to format and escape its own
+ * way: the monitor, what happened, how the result changed, where it failed and for how long
+ * (when the event knows), when, and the workspace. The dashboard's link is the event's `link`.
+ */
+export function alertFacts(event: AlertEvent): [label: string, value: string][] {
+  const { monitor } = event;
+  return [
+    ['Monitor', `${monitor.name} (monitor ${monitor.id})`],
+    ['Target', `${monitor.type} ${monitor.target}`],
+    ['What happened', event.message],
+    ['Result', resultChange(event)],
+    ...(event.regions?.length ? [['Regions', event.regions.join(', ')] as [string, string]] : []),
+    ...(event.downForMs !== undefined ? [['Down for', durationWords(event.downForMs)] as [string, string]] : []),
+    ['When', formatTime(event.at)],
+    ['Workspace', event.workspace.name],
+  ];
+}
+
+/** Text in HTML: `&`, `<`, `>` and quotes become entities, so no name or message can form markup. */
+export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** Text in CommonMark: a backslash before each ASCII punctuation character makes it literal (no emphasis, link, HTML or list). */
+export const escapeMarkdown = (text: string) => text.replace(/[\\`*_{}[\]()#+\-.!|<>~&]/g, '\\$&');
 
 // ---- page subscribers ---------------------------------------------------------------------------
 

@@ -20,8 +20,10 @@ import ipaddr from 'ipaddr.js';
  * - the service's own ports on a loopback or unspecified address, or on an address it listens on.
  *
  * The address judged is the one connected to, after DNS resolution, so a name that resolves to a
- * refused address (DNS rebinding included) is refused too. `refusal` runs on every check: it
- * reads the address once (ipaddr.js), and the allow-list only for a refusal.
+ * refused address (DNS rebinding included) is refused too. A destination without ports (ICMP, which
+ * a ping monitor sends) is judged on port 0: only allow-list entries without a port allow it.
+ * `refusal` runs on every check: it reads the address once (ipaddr.js), and the allow-list only
+ * for a refusal.
  */
 
 export const ALLOW_SETTING = 'STATUSDESK_ALLOWED_DESTINATIONS';
@@ -110,8 +112,8 @@ function literalAddress(host: string): string | undefined {
   return ipaddr.IPv4.isValid(host) ? ipaddr.IPv4.parse(host).toString() : undefined;
 }
 
-/** `host:port`, an IPv6 address in brackets. */
-const where = (host: string, port: number) => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
+/** `host:port`, an IPv6 address in brackets; port 0 (a destination without ports, a ping's) the host alone. */
+const where = (host: string, port: number) => (port === 0 ? host : host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
 
 /** Why a destination is refused, in words that name the setting allowing it; `address`: what `host` stands for, when it differs. */
 export function refusalMessage(host: string, port: number, why: Refusal, address = host): string {
@@ -337,4 +339,4 @@ export function createDestinationPolicy(options: DestinationPolicyOptions = {}) 
   return policy;
 }
 
-const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443, 'smtp:': 587, 'smtps:': 465 };
+const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443, 'ws:': 80, 'wss:': 443, 'smtp:': 587, 'smtps:': 465 };

@@ -1,4 +1,7 @@
+import { STORM_RULES } from './notifications/alert-storms.ts';
 import type { AlertEvent, ReportStatus } from './notifications/events.ts';
+
+const FLAP_WINDOW_WORDS_MS = STORM_RULES.flapWindowMs;
 import type { ComponentState, PublicPage } from './pages/public-view.ts';
 
 /**
@@ -61,6 +64,53 @@ export const ALERT_SENTENCE: Record<AlertEvent['kind'], string> = {
   degraded: 'is degraded',
   tool_drift: 'changed its tools: review them before your editor uses them again',
 };
+
+/** The same, said of several monitors: `3 monitors are down`. */
+const ALERT_SENTENCE_OF_MANY: Record<AlertEvent['kind'], string> = {
+  down: 'are down',
+  recovered: 'have recovered',
+  degraded: 'are degraded',
+  tool_drift: 'changed their tools: review them before your editor uses them again',
+};
+
+/** A span in words, to the two largest units: `45 s`, `12 min`, `2 h 5 min`, `3 d 4 h`. */
+export function durationWords(ms: number): string {
+  const units: [string, number][] = [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['min', 60_000],
+    ['s', 1_000],
+  ];
+  const parts: string[] = [];
+  let rest = Math.max(0, Math.round(ms / 1_000) * 1_000);
+  for (const [unit, size] of units) {
+    const count = Math.floor(rest / size);
+    rest -= count * size;
+    if (count > 0) parts.push(`${count} ${unit}`);
+    // `2 h`, not `2 h 0 min`; and never more than two units.
+    else if (parts.length > 0) break;
+    if (parts.length === 2) break;
+  }
+  return parts.length > 0 ? parts.join(' ') : '0 s';
+}
+
+/**
+ * What an alert says in one line, the title of every channel's message: `api is down`, `api is
+ * back up after 12 min`, `api is still down (since 2025-03-01 14:05 UTC)`, `api is flapping: 5
+ * changes in 10 min, now down`, `3 monitors are down: api, db and cache`.
+ */
+export function alertHeadline(event: AlertEvent): string {
+  if (event.group && event.group.length > 1) {
+    const names = event.group.map((m) => m.name);
+    const listed = names.length > 5 ? `${names.slice(0, 5).join(', ')} and ${names.length - 5} more` : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+    return `${names.length} monitors ${ALERT_SENTENCE_OF_MANY[event.kind]}: ${listed}`;
+  }
+  const name = event.monitor.name;
+  if (event.flapping) return `${name} is flapping: ${event.flapping} changes in ${durationWords(FLAP_WINDOW_WORDS_MS)}, now ${event.to}`;
+  if (event.remindedSince) return `${name} is still ${event.to} (since ${event.remindedSince})`;
+  if (event.kind === 'recovered' && event.downForMs !== undefined) return `${name} is back up after ${durationWords(event.downForMs)}`;
+  return `${name} ${ALERT_SENTENCE[event.kind]}`;
+}
 
 /** How the monitor's result changed: `down → up`, or `first result: down`. */
 export const resultChange = (event: Pick<AlertEvent, 'from' | 'to'>) => (event.from === null ? `first result: ${event.to}` : `${event.from} → ${event.to}`);

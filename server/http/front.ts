@@ -41,6 +41,20 @@ function hostOf(req: Request): { host?: string; refusal?: string } {
 }
 
 /**
+ * A path as the request log shows it. A heartbeat's ping URL (`/ping/<token>`) carries its secret
+ * token: whatever its spelling (dot segments, percent-encoding), only `/ping/…` is written.
+ */
+function loggedPath(path: string): string {
+  let resolved = path;
+  try {
+    resolved = decodeURIComponent(new URL(path, 'http://localhost').pathname);
+  } catch {
+    // Not a path a route would read: written as it came, unless it holds a token's prefix.
+  }
+  return /^\/+ping(\/|$)/i.test(resolved) || /hb_/i.test(resolved) ? '/ping/…' : path;
+}
+
+/**
  * What every request passes before routing, on every port and protocol: a request id, no type
  * sniffing, exactly one Host, the Host/Origin guard, the declared body size, and one log line when it is answered.
  */
@@ -64,7 +78,7 @@ export function createFront(options: FrontOptions, route: RequestHandler): Reque
       // 499: the client went away before the answer was sent. The path only: query strings can
       // carry one-time secrets.
       const status = res.writableFinished ? res.statusCode : 499;
-      const path = (req.url ?? '').split('?')[0];
+      const path = loggedPath((req.url ?? '').split('?')[0]!);
       const level = path === HEALTHZ_PATH && status === 200 ? 'debug' : 'info';
       log[level]({ requestId, method: req.method, path, status, ms: Math.round(performance.now() - started) }, 'request');
     });

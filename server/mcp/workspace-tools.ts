@@ -55,6 +55,16 @@ export const workspaceTools = [
           kind: z.string(),
           monitorIds: z.array(z.string()),
           config: z.record(z.string(), z.unknown()).describe('Settings; credentials masked.'),
+          events: z.array(z.string()).describe('The events the channel receives; empty: every event.'),
+          health: z
+            .object({
+              failures: z.number(),
+              lastError: z.string().nullable(),
+              lastFailedAt: z.string().nullable(),
+              lastSentAt: z.string().nullable(),
+              backoffUntil: z.string().nullable(),
+            })
+            .describe('How its deliveries fare: failures in a row, the last error, and until when a channel that keeps failing is backed off.'),
         }),
       ),
       pagination,

@@ -8,6 +8,7 @@ import type { MetadataNetwork } from '../oauth/client-metadata.ts';
 import { registerOAuth } from '../oauth/routes.ts';
 import { registerStatusPages } from '../public/status-routes.ts';
 import { registerDocs } from './docs.ts';
+import { registerHeartbeatPings } from './heartbeat-pings.ts';
 import { registerServicePaths } from './service-paths.ts';
 import { registerWhoami } from './whoami.ts';
 
@@ -79,6 +80,7 @@ export function createApiApp(options: ApiAppOptions) {
   });
   registerDocs(app, options.content);
   registerStatusPages(app, services);
+  registerHeartbeatPings(app, services);
   registerMcp(app, {
     services,
     admit: options.admit,

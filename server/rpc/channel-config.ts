@@ -5,7 +5,8 @@ import { channelSpecOf, isChannelKind, wordOf } from '../delivery/channels/regis
 /**
  * A channel's `config` between the wire and the domain, for every kind alike: each kind's message
  * in notification.v1's `config` oneof is the field named as the kind, and has the fields the
- * kind declares (delivery/channels/), under the same names. No rules here.
+ * kind declares (delivery/channels/), under the same names. The oneof's case is the field's
+ * camelCased name (`google_chat` is the case `googleChat`). No rules here.
  */
 
 /** A wire config: the `config` oneof of a request or a channel. */
@@ -13,8 +14,17 @@ type WireConfig = { case: string | undefined; value?: unknown };
 
 const configOneof = () => NotificationChannelSchema.oneofs.find((oneof) => oneof.localName === 'config')!;
 
+/** The oneof's field of a kind: the field named as the kind. */
+const kindField = (kind: string): DescField | undefined => configOneof().fields.find((field) => field.name === kind);
+
+/** The oneof's field of a case. */
+const caseField = (oneofCase: string | undefined): DescField | undefined => configOneof().fields.find((field) => field.localName === oneofCase);
+
 /** The message of a kind's config, or undefined when notification.v1 has none. */
-export const configMessageOf = (kind: string): DescMessage | undefined => configOneof().fields.find((field) => field.localName === kind)?.message;
+export const configMessageOf = (kind: string): DescMessage | undefined => kindField(kind)?.message;
+
+/** The oneof's case of a kind (`googleChat` for `google_chat`); the kind itself when notification.v1 has none. */
+export const configCaseOf = (kind: string): string => kindField(kind)?.localName ?? kind;
 
 /** A field with presence (`optional`): set, even to the empty string, or not. */
 const hasPresence = (field: DescField) => field.proto.proto3Optional === true;
@@ -36,15 +46,16 @@ const copied = (field: DescField, value: unknown) =>
  * only ever see them masked). Optional fields pass on when present.
  */
 export function domainConfig(wire: WireConfig): { kind: string; config: Record<string, unknown> } | undefined {
-  const message = wire.case === undefined ? undefined : configMessageOf(wire.case);
-  if (!message) return undefined;
+  const chosen = caseField(wire.case);
+  const message = chosen?.message;
+  if (!chosen || !message) return undefined;
   const value = wire.value as Record<string, unknown>;
   const config: Record<string, unknown> = {};
   for (const field of message.fields) {
     const given = copied(field, value[field.localName]);
     if (hasPresence(field) ? given !== undefined : isGiven(given)) config[field.localName] = given;
   }
-  return { kind: wire.case!, config };
+  return { kind: chosen.name, config };
 }
 
 /** The wire config of a channel's kind and config (credentials already masked by the domain). */
@@ -58,7 +69,7 @@ export function wireConfig(kind: string, config: Record<string, unknown>): { cas
       value[field.localName] = typeof given === 'string' ? given : hasPresence(field) ? undefined : '';
     else value[field.localName] = typeof given === 'number' ? given : undefined;
   }
-  return { case: kind, value };
+  return { case: configCaseOf(kind), value };
 }
 
 /**
@@ -66,9 +77,10 @@ export function wireConfig(kind: string, config: Record<string, unknown>): { cas
  * credentials as the service masked them, an optional field not set `null`.
  */
 export function configWords(wire: WireConfig): Record<string, unknown> {
-  const message = wire.case === undefined ? undefined : configMessageOf(wire.case);
-  if (!message || !isChannelKind(wire.case)) return {};
-  const fields = channelSpecOf(wire.case).fields();
+  const kind = caseField(wire.case)?.name;
+  const message = kind === undefined ? undefined : configMessageOf(kind);
+  if (!message || !isChannelKind(kind)) return {};
+  const fields = channelSpecOf(kind).fields();
   const value = wire.value as Record<string, unknown>;
   return Object.fromEntries(
     message.fields.map((field) => {

@@ -18,6 +18,11 @@ import {
 import { AppError } from '../errors.ts';
 import { enumPairs } from './enum-pairs.ts';
 import { mcpCheckFromWire, mcpCheckToWire } from '../checks/check-runner.ts';
+import { dnsCheckFromWire, dnsCheckToWire } from '../checks/dns-record.ts';
+import { certificateFromWire, certificateToWire } from '../checks/certificate-wire.ts';
+import { pingCheckFromWire, pingCheckToWire } from '../checks/ping-record.ts';
+import { websocketCheckFromWire, websocketCheckToWire } from '../checks/websocket-record.ts';
+import { heartbeatCheckFromWire, heartbeatCheckToWire } from '../checks/heartbeat-record.ts';
 import type { CheckResult, RegionHealth, SummaryWindow as DomainWindow } from '../domain/monitors/check-results.ts';
 import { choicesOf, innermost } from '../domain/declared-fields.ts';
 import type { Monitor } from '../domain/monitors/monitors.ts';
@@ -301,6 +306,11 @@ export function toCheckResultMessage(r: CheckResult): CheckResultMessage {
     assertionResults: r.assertionResults,
     url: r.url ?? '',
     mcp: r.mcp ? mcpCheckToWire({ ...r.mcp, tools: r.mcp.tools.map(({ name, fingerprint }) => ({ name, fingerprint, text: '' })) }) : undefined,
+    dns: r.dns ? dnsCheckToWire(r.dns) : undefined,
+    certificate: r.certificate ? certificateToWire(r.certificate) : undefined,
+    ping: r.ping ? pingCheckToWire(r.ping) : undefined,
+    websocket: r.websocket ? websocketCheckToWire(r.websocket) : undefined,
+    heartbeat: r.heartbeat ? heartbeatCheckToWire(r.heartbeat) : undefined,
   });
 }
 
@@ -409,5 +419,10 @@ export function checkWords(r: CheckResultMessage) {
     responseHeaders: { ...r.responseHeaders },
     assertionResults: r.assertionResults.map(({ assertion, passed, actual }) => ({ assertion, passed, actual })),
     ...(r.mcp && { mcp: mcpCheckFromWire(r.mcp) }),
+    ...(r.dns && { dns: dnsCheckFromWire(r.dns) }),
+    ...(r.certificate && { certificate: certificateFromWire(r.certificate) }),
+    ...(r.ping && { ping: pingCheckFromWire(r.ping) }),
+    ...(r.websocket && { websocket: websocketCheckFromWire(r.websocket) }),
+    ...(r.heartbeat && { heartbeat: heartbeatCheckFromWire(r.heartbeat) }),
   };
 }

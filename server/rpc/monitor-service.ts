@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { FieldMask } from '@bufbuild/protobuf/wkt';
-import { type ListMonitorsResponse, ListMonitorsResponseSchema, type MonitorService } from '../../proto/gen/monitor/v1/monitor_pb.js';
+import { type HeartbeatMonitor, type ListMonitorsResponse, ListMonitorsResponseSchema, type MonitorService } from '../../proto/gen/monitor/v1/monitor_pb.js';
 import type { MonitorTools } from '../domain/monitors/tool-pins.ts';
 import type { Services } from '../services.ts';
 import { type MonitorType, monitorTypeNames } from '../domain/monitors/monitor-types.ts';
@@ -138,6 +138,35 @@ export function monitorServiceImpl(services: Services): ServiceImpl<typeof Monit
         latency: summary.latency ?? undefined,
         lastPingAt: summary.lastPingAt === null ? undefined : timestamp(summary.lastPingAt),
         gaps: summary.gaps.map((g) => ({ startedAt: timestamp(g.startedAt), endedAt: timestamp(g.endedAt) })),
+      };
+    },
+
+    // The typed create of every type, but for heartbeats: the answer carries the ping URL, this once.
+    async createHeartbeatMonitor(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      const { monitor, pingToken } = await inMonitorField(monitors.createHeartbeat(actor, workspaceId, createInput('heartbeat', req.monitor)));
+      return { monitor: toMonitorMessage(as(monitor, 'heartbeat')) as HeartbeatMonitor, pingUrl: services.heartbeats.pingUrlOf(pingToken) };
+    },
+
+    async rotateHeartbeatToken(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      return services.heartbeats.rotateToken(actor, workspaceId, req.id);
+    },
+
+    async listHeartbeatPings(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      const pings = await services.heartbeats.pings(actor, workspaceId, req.id, { limit: req.limit });
+      return {
+        pings: pings.map((p) => ({
+          kind: p.kind,
+          exitStatus: p.exitStatus ?? undefined,
+          body: p.body,
+          receivedAt: timestamp(p.receivedAt),
+          runTimeMs: p.runTimeMs ?? undefined,
+          address: p.address,
+          userAgent: p.userAgent,
+          method: p.method,
+        })),
       };
     },
 

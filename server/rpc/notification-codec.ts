@@ -42,6 +42,14 @@ export function toChannelMessage(channel: Channel): NotificationChannelMessage {
     config: channelConfig(channel),
     createdAt: timestamp(channel.createdAt),
     updatedAt: timestamp(channel.updatedAt),
+    events: channel.events,
+    health: {
+      failures: channel.health.failures,
+      lastError: channel.health.lastError ?? '',
+      lastFailedAt: channel.health.lastFailedAt === null ? undefined : timestamp(channel.health.lastFailedAt),
+      lastSentAt: channel.health.lastSentAt === null ? undefined : timestamp(channel.health.lastSentAt),
+      backoffUntil: channel.health.backoffUntil === null ? undefined : timestamp(channel.health.backoffUntil),
+    },
   });
 }
 
@@ -74,6 +82,14 @@ export const channelWords = (c: NotificationChannelMessage) => ({
   kind: c.kind,
   monitorIds: [...c.monitorIds],
   ...channelSettings(c.config),
+  events: [...c.events],
+  ...(c.health && {
+    failures: c.health.failures,
+    lastError: c.health.lastError || null,
+    lastFailedAt: c.health.lastFailedAt ? isoOf(c.health.lastFailedAt) : null,
+    lastSentAt: c.health.lastSentAt ? isoOf(c.health.lastSentAt) : null,
+    backoffUntil: c.health.backoffUntil ? isoOf(c.health.backoffUntil) : null,
+  }),
   createdAt: isoOf(c.createdAt),
   updatedAt: isoOf(c.updatedAt),
 });

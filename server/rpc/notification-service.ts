@@ -24,7 +24,13 @@ export function notificationServiceImpl(services: Services): ServiceImpl<typeof 
       const { actor, workspaceId } = callerOf(ctx);
       const config = configOf(req.config);
       const channel = await inConfigField(config?.kind, () =>
-        channels.create(actor, workspaceId, { name: text(req.name), kind: config?.kind, monitorIds: list(req.monitorIds), config: config?.config }),
+        channels.create(actor, workspaceId, {
+          name: text(req.name),
+          kind: config?.kind,
+          monitorIds: list(req.monitorIds),
+          config: config?.config,
+          events: list(req.events),
+        }),
       );
       return { channel: toChannelMessage(channel) };
     },
@@ -36,6 +42,7 @@ export function notificationServiceImpl(services: Services): ServiceImpl<typeof 
         {
           name: { name: 'name', value: req.name, empty: '' },
           monitor_ids: { name: 'monitorIds', value: list(req.monitorIds), empty: [] },
+          events: { name: 'events', value: list(req.events), empty: [] },
           // A channel always has a config: naming it without one leaves every field as stored.
           config: { name: 'config', value: config?.config, empty: {} },
         },

@@ -146,7 +146,8 @@ export function startRunner(options: RunnerOptions) {
     const monitors = ids.flatMap((id) => core.monitor(Number(id)) ?? []);
     const checks = await Promise.all(monitors.map((monitor) => core.check(monitor)));
     if (stopped) return;
-    pending.push(...checks);
+    // A check with nothing to record (a heartbeat's; never assigned to a runner) is left out.
+    pending.push(...checks.filter((c) => c !== null));
     void report();
   }
 

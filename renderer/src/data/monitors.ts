@@ -110,6 +110,16 @@ export function useSetActive(workspaceId: string) {
           return callUnaryMethod(transport, MonitorService.method.updateHTTPMonitor, request);
         case 'mcp':
           return callUnaryMethod(transport, MonitorService.method.updateMCPMonitor, request);
+        case 'ping':
+          return callUnaryMethod(transport, MonitorService.method.updatePingMonitor, request);
+        case 'websocket':
+          return callUnaryMethod(transport, MonitorService.method.updateWebSocketMonitor, request);
+        case 'certificate':
+          return callUnaryMethod(transport, MonitorService.method.updateCertificateMonitor, request);
+        case 'dns':
+          return callUnaryMethod(transport, MonitorService.method.updateDNSMonitor, request);
+        case 'heartbeat':
+          return callUnaryMethod(transport, MonitorService.method.updateHeartbeatMonitor, request);
       }
     },
     onSuccess: (_answer, { id }) => changed(id),
@@ -127,21 +137,52 @@ function createdBy(transport: ReturnType<typeof rpcTransport>, wire: WireMonitor
       return callUnaryMethod(transport, MonitorService.method.createHTTPMonitor, { monitor: wire.monitor });
     case 'mcp':
       return callUnaryMethod(transport, MonitorService.method.createMCPMonitor, { monitor: wire.monitor });
+    case 'ping':
+      return callUnaryMethod(transport, MonitorService.method.createPingMonitor, { monitor: wire.monitor });
+    case 'websocket':
+      return callUnaryMethod(transport, MonitorService.method.createWebSocketMonitor, { monitor: wire.monitor });
+    case 'certificate':
+      return callUnaryMethod(transport, MonitorService.method.createCertificateMonitor, { monitor: wire.monitor });
+    case 'dns':
+      return callUnaryMethod(transport, MonitorService.method.createDNSMonitor, { monitor: wire.monitor });
+    case 'heartbeat':
+      return callUnaryMethod(transport, MonitorService.method.createHeartbeatMonitor, { monitor: wire.monitor });
   }
 }
 
-/** Creates a monitor of its type; answers the new monitor's id. */
+/** A monitor just created: its id, and for a heartbeat monitor its ping URL, which this answer alone carries. */
+export interface CreatedMonitor {
+  id: string;
+  pingUrl?: string;
+}
+
+/** Creates a monitor of its type; answers the new monitor's id (and a heartbeat monitor's ping URL). */
 export function useCreateMonitor(workspaceId: string) {
   const changed = useMonitorChanged(workspaceId);
   const transport = rpcTransport(workspaceId);
   return useTanStackMutation({
-    mutationFn: async (wire: WireMonitor): Promise<string> => {
+    mutationFn: async (wire: WireMonitor): Promise<CreatedMonitor> => {
       const answer = await createdBy(transport, wire);
       if (!answer.monitor) throw new ApiError(500, 'INTERNAL', 'The service created the monitor but did not return it.');
-      return answer.monitor.id;
+      return { id: answer.monitor.id, ...('pingUrl' in answer && answer.pingUrl ? { pingUrl: answer.pingUrl } : {}) };
     },
-    onSuccess: (id) => changed(id),
+    onSuccess: ({ id }) => changed(id),
   });
+}
+
+/**
+ * A heartbeat monitor's latest pings, newest first, with their bodies; asked for only when
+ * `enabled`. A ping is no audited change the live feed announces: the screen asks again every
+ * `refreshMs`, and with every state change of the monitor.
+ */
+export function useHeartbeatPings(workspaceId: string, id: string, enabled: boolean, refreshMs?: number) {
+  return useQuery(MonitorService.method.listHeartbeatPings, { id, limit: 20 }, { transport: rpcTransport(workspaceId), enabled, refetchInterval: refreshMs });
+}
+
+/** Gives a heartbeat monitor a new ping URL; answers it, the one time it is shown. The old URL answers 404 from then on. */
+export function useRotateHeartbeatToken(workspaceId: string) {
+  const changed = useMonitorChanged(workspaceId);
+  return useMutation(MonitorService.method.rotateHeartbeatToken, { transport: rpcTransport(workspaceId), onSuccess: (_answer, { id }) => changed(id ?? '') });
 }
 
 /** Changes the fields of a monitor that its update names in its mask. */
@@ -160,6 +201,16 @@ export function useUpdateMonitor(workspaceId: string) {
           return callUnaryMethod(transport, MonitorService.method.updateHTTPMonitor, { id, monitor: update.monitor, updateMask });
         case 'mcp':
           return callUnaryMethod(transport, MonitorService.method.updateMCPMonitor, { id, monitor: update.monitor, updateMask });
+        case 'ping':
+          return callUnaryMethod(transport, MonitorService.method.updatePingMonitor, { id, monitor: update.monitor, updateMask });
+        case 'websocket':
+          return callUnaryMethod(transport, MonitorService.method.updateWebSocketMonitor, { id, monitor: update.monitor, updateMask });
+        case 'certificate':
+          return callUnaryMethod(transport, MonitorService.method.updateCertificateMonitor, { id, monitor: update.monitor, updateMask });
+        case 'dns':
+          return callUnaryMethod(transport, MonitorService.method.updateDNSMonitor, { id, monitor: update.monitor, updateMask });
+        case 'heartbeat':
+          return callUnaryMethod(transport, MonitorService.method.updateHeartbeatMonitor, { id, monitor: update.monitor, updateMask });
       }
     },
     onSuccess: (_answer, { id }) => changed(id),
@@ -182,7 +233,17 @@ export function useMonitorChoices(workspaceId: string) {
     queryFn: async ({ signal }): Promise<{ monitors: MonitorChoice[]; total: number }> => {
       const pageOf = async (offset: number) => {
         const answer = await callUnaryMethod(transport, MonitorService.method.listMonitors, { limit: MONITOR_PAGE, offset }, { signal });
-        const monitors = [...answer.httpMonitors, ...answer.tcpMonitors, ...answer.grpcMonitors, ...answer.mcpMonitors].map((m) => ({
+        const monitors = [
+          ...answer.httpMonitors,
+          ...answer.tcpMonitors,
+          ...answer.grpcMonitors,
+          ...answer.mcpMonitors,
+          ...answer.pingMonitors,
+          ...answer.websocketMonitors,
+          ...answer.certificateMonitors,
+          ...answer.dnsMonitors,
+          ...answer.heartbeatMonitors,
+        ].map((m) => ({
           id: m.id,
           name: m.name,
           active: m.active !== false,

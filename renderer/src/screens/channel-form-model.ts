@@ -108,6 +108,8 @@ export interface ChannelValues {
   name: string;
   kind: string;
   monitorIds: string[];
+  /** The events it receives (contract/alert-topics.ts); none: every event. */
+  events: string[];
   /** Each kind's fields by name. */
   config: Record<string, Record<string, FieldValue>>;
 }
@@ -125,7 +127,13 @@ export function channelValuesOf(channel: NotificationChannel | undefined): Chann
     const shown = shownConfigOf(channel);
     config[kind.kind] = Object.fromEntries(kind.fields.map((field) => [field.name, formValueOf(field, shown[field.name])]));
   }
-  return { name: channel?.name ?? '', kind: channel?.kind ?? CHANNEL_KIND_LIST[0]!.kind, monitorIds: channel ? [...channel.monitorIds] : [], config };
+  return {
+    name: channel?.name ?? '',
+    kind: channel?.kind ?? CHANNEL_KIND_LIST[0]!.kind,
+    monitorIds: channel ? [...channel.monitorIds] : [],
+    events: channel ? [...channel.events] : [],
+    config,
+  };
 }
 
 /** The masked value the service shows for a stored credential (for the hint beside its empty input). */
@@ -136,13 +144,16 @@ export function maskedOf(channel: NotificationChannel | undefined, field: Declar
 
 type ChannelConfig = MessageInitShape<typeof CreateNotificationChannelRequestSchema>['config'];
 
+/** The oneof's case of a kind: its field's name camelCased, as protobuf-es names it (`google_chat` is `googleChat`). */
+export const configCaseOf = (kind: string) => kind.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+
 /** The request's `config`: the chosen kind's message, its fields as the form holds them. */
 export function channelConfigOf(values: ChannelValues): ChannelConfig {
   const kind = channelKindOf(values.kind);
   const held = values.config[values.kind] ?? {};
   const value = Object.fromEntries((kind?.fields ?? []).map((field) => [field.name, wireValueOf(field, held[field.name] ?? emptyValueOf(field))]));
-  // The oneof's case is the kind and its message has the declared fields: the generated union cannot be named by a string.
-  return { case: values.kind, value } as ChannelConfig;
+  // The oneof's case is the kind's and its message has the declared fields: the generated union cannot be named by a string.
+  return { case: configCaseOf(values.kind), value } as ChannelConfig;
 }
 
 /** The form's fields in the service's names for their violations: `ntfy.topic`. */
@@ -177,4 +188,13 @@ export function channelTargetOf(channel: NotificationChannel): string {
     .filter((part) => part.text !== '');
   if (parts.length === 0) return kind.hint ?? '';
   return parts.map((part, i) => (i === 0 ? part.text : `${part.field.label.toLowerCase()} ${part.text}`)).join(', ');
+}
+
+/** How a channel's deliveries fare, in a few words, and the last error when it is failing. */
+export function channelHealthOf(channel: NotificationChannel): { state: 'ok' | 'failing' | 'backed-off'; words: string; error?: string } {
+  const health = channel.health;
+  if (!health || health.failures === 0) return { state: 'ok', words: health?.lastSentAt ? 'Delivering' : 'Nothing sent yet' };
+  const error = health.lastError || undefined;
+  if (health.backoffUntil) return { state: 'backed-off', words: `Paused after ${health.failures} failures in a row`, error };
+  return { state: 'failing', words: `Failing: ${health.failures} in a row`, error };
 }

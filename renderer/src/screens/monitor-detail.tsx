@@ -2,6 +2,7 @@ import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import { type ReactNode, useId, useState } from 'react';
 import {
   type CheckResult as ProtoCheckResult,
+  DNSRecordType,
   type GetMonitorResponse,
   MCPTransport,
   MonitorStatus,
@@ -20,7 +21,12 @@ import { Icon } from '../icons.tsx';
 import { Link, navigate } from '../router.tsx';
 import { StatusBadge, TYPE_LABELS } from '../status.tsx';
 import { When } from '../time.tsx';
+import { DnsFacts, dnsSeenOf } from './monitor-detail-dns.tsx';
 import { McpServerFacts, McpTools, mcpFoundOf, mcpStatusWord } from './monitor-detail-mcp.tsx';
+import { PingFacts, pingSeenOf } from './monitor-detail-ping.tsx';
+import { HeartbeatFacts, HeartbeatPings, heartbeatSeenOf, spanText } from './monitor-detail-heartbeat.tsx';
+import { WebSocketFacts, websocketSeenOf } from './monitor-detail-websocket.tsx';
+import { CertificateFacts, certificateSeenOf } from './monitor-detail-certificate.tsx';
 import './monitor-detail.css';
 
 type Period = LatencySeries['window'];
@@ -55,6 +61,12 @@ interface MonitorFacts {
   periodicity: Periodicity;
   regions: string[];
   tags: string[];
+  /** A ping monitor's loss in percent above which an answered check is degraded. */
+  degradedLoss?: number;
+  /** A WebSocket monitor waits for an expected message. */
+  expectsMessage?: boolean;
+  /** A certificate monitor's days before expiry below which a check is degraded. */
+  minDaysLeft?: number;
 }
 
 function factsOf(response: GetMonitorResponse): MonitorFacts {
@@ -83,6 +95,35 @@ function factsOf(response: GetMonitorResponse): MonitorFacts {
       const { transport, server, args } = monitor.value;
       // A stdio server is the command with its arguments, as the command line would show it.
       return { ...common, type: 'mcp', target: transport === MCPTransport.MCP_TRANSPORT_STDIO ? [server, ...args].join(' ') : server };
+    }
+    case 'pingMonitor': {
+      const { host, degradedLoss } = monitor.value;
+      return { ...common, type: 'ping', target: host, degradedLoss };
+    }
+    case 'websocketMonitor': {
+      const { url, subprotocol, expectText } = monitor.value;
+      return { ...common, type: 'websocket', target: subprotocol ? `${url} (${subprotocol})` : url, expectsMessage: expectText !== '' };
+    }
+    case 'certificateMonitor': {
+      const { uri, serverName, minDaysLeft } = monitor.value;
+      return { ...common, type: 'certificate', target: serverName ? `${uri} (${serverName})` : uri, minDaysLeft };
+    }
+    case 'heartbeatMonitor': {
+      // What it waits for: its schedule, in its time zone for a cron expression, and its grace time.
+      const { schedule, timezone, grace } = monitor.value;
+      const cron = /\s/.test(schedule) || schedule.startsWith('@');
+      const graceText = spanText(grace ? Number(grace.seconds) * 1000 : 3_600_000);
+      return {
+        ...common,
+        type: 'heartbeat',
+        target: `${cron ? `${schedule} (${timezone || 'UTC'})` : `every ${schedule}`}, grace ${graceText}`,
+      };
+    }
+    case 'dnsMonitor': {
+      // The question as dig writes it, and where it is asked: `MX example.com @192.168.1.1`.
+      const { host, recordType, resolver } = monitor.value;
+      const word = DNSRecordType[recordType]?.replace('DNS_RECORD_TYPE_', '') ?? 'A';
+      return { ...common, type: 'dns', target: `${word === 'UNSPECIFIED' ? 'A' : word} ${host}${resolver ? ` @${resolver}` : ''}` };
     }
   }
 }
@@ -126,6 +167,11 @@ function fromProto(result: ProtoCheckResult, index: number): CheckResult {
     grpcStatus: result.grpcStatus || null,
     statusCode: result.statusCode ?? null,
     mcp: mcpFoundOf(result.mcp),
+    dns: dnsSeenOf(result.dns),
+    ping: pingSeenOf(result.ping),
+    websocket: websocketSeenOf(result.websocket),
+    certificate: certificateSeenOf(result.certificate),
+    heartbeat: heartbeatSeenOf(result.heartbeat),
   };
 }
 
@@ -147,6 +193,11 @@ export function MonitorDetailScreen({ workspace, params }: ScreenProps) {
   const results = loadedOf(useResults(ws, id, 20, REFRESH_MS));
   const isHttp = monitor.state === 'ready' && monitor.value.type === 'http';
   const isMcp = monitor.state === 'ready' && monitor.value.type === 'mcp';
+  const isDns = monitor.state === 'ready' && monitor.value.type === 'dns';
+  const isPing = monitor.state === 'ready' && monitor.value.type === 'ping';
+  const isWebSocket = monitor.state === 'ready' && monitor.value.type === 'websocket';
+  const isCertificate = monitor.state === 'ready' && monitor.value.type === 'certificate';
+  const isHeartbeat = monitor.state === 'ready' && monitor.value.type === 'heartbeat';
   const logsQuery = useResponseLogs(ws, id, summaryWindow, isHttp, REFRESH_MS);
   const logs = loadedOf({ data: logsQuery.data?.results, error: logsQuery.error });
 
@@ -254,7 +305,7 @@ export function MonitorDetailScreen({ workspace, params }: ScreenProps) {
         <span className="badge">{TYPE_LABELS[facts.type]}</span>
         <code className="detail-target">{facts.target}</code>
         <span className="muted small">
-          Checked {EVERY[facts.periodicity]}
+          {facts.type === 'heartbeat' ? 'State recorded' : 'Checked'} {EVERY[facts.periodicity]}
           {places.length ? ` from ${places.join(', ')}` : ''}
         </span>
         {facts.tags.map((tag) => (
@@ -287,6 +338,63 @@ export function MonitorDetailScreen({ workspace, params }: ScreenProps) {
             <McpTools workspaceId={ws} monitorId={facts.id} refreshMs={REFRESH_MS} />
           </section>
         </>
+      ) : null}
+
+      {isWebSocket ? (
+        <section className="card section" aria-labelledby="websocket-heading">
+          <h2 id="websocket-heading">WebSocket</h2>
+          <Section loaded={results} what="the latest check">
+            {() => <WebSocketFacts latest={latest} expects={facts.expectsMessage === true} />}
+          </Section>
+        </section>
+      ) : null}
+
+      {isCertificate || latest?.certificate ? (
+        <section className="card section" aria-labelledby="certificate-heading">
+          <h2 id="certificate-heading">Certificate</h2>
+          <Section loaded={results} what="the latest check">
+            {() =>
+              latest?.certificate ? (
+                <CertificateFacts latest={latest} minDaysLeft={facts.minDaysLeft} />
+              ) : (
+                <p className="empty">{latest ? `The latest check saw no certificate: ${latest.message}` : 'No check yet. Press Check now to run one.'}</p>
+              )
+            }
+          </Section>
+        </section>
+      ) : null}
+
+      {isPing ? (
+        <section className="card section" aria-labelledby="ping-heading">
+          <h2 id="ping-heading">Packets</h2>
+          <Section loaded={results} what="the latest check">
+            {() => <PingFacts latest={latest} degradedLoss={facts.degradedLoss} />}
+          </Section>
+        </section>
+      ) : null}
+
+      {isHeartbeat ? (
+        <>
+          <section className="card section" aria-labelledby="heartbeat-heading">
+            <h2 id="heartbeat-heading">Heartbeat</h2>
+            <Section loaded={results} what="the latest check">
+              {() => <HeartbeatFacts latest={latest} />}
+            </Section>
+          </section>
+          <section className="section" aria-labelledby="heartbeat-pings-heading">
+            <h2 id="heartbeat-pings-heading">Latest pings</h2>
+            <HeartbeatPings workspaceId={ws} monitorId={facts.id} monitorName={facts.name} refreshMs={REFRESH_MS} />
+          </section>
+        </>
+      ) : null}
+
+      {isDns ? (
+        <section className="card section" aria-labelledby="dns-heading">
+          <h2 id="dns-heading">DNS answer</h2>
+          <Section loaded={results} what="the latest check">
+            {() => <DnsFacts latest={latest} />}
+          </Section>
+        </section>
       ) : null}
 
       <section className="card section" aria-labelledby="latency-heading">

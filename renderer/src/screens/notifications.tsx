@@ -1,4 +1,5 @@
 import { type FormEvent, useId, useRef, useState } from 'react';
+import { ALERT_TOPICS, type AlertTopic, alertTopics } from '../../../contract/alert-topics.ts';
 import { CHANNEL_LIMITS } from '../../../contract/limits.ts';
 import type { NotificationChannel } from '../../../proto/gen/notification/v1/notification_pb.js';
 import { ApiError } from '../api.ts';
@@ -26,6 +27,7 @@ import {
   CHANNEL_KIND_LIST,
   type ChannelValues,
   channelConfigOf,
+  channelHealthOf,
   channelKindOf,
   channelTargetOf,
   channelValuesOf,
@@ -140,9 +142,10 @@ export function NotificationsScreen({ workspace }: ScreenProps) {
           </div>
         ) : null}
         {channels.state === 'ready' && channels.value.length > 0 ? (
-          <ActionsTable columns={['Name', 'Kind', 'Sends to', 'Monitors', 'Changed', 'Test']}>
+          <ActionsTable columns={['Name', 'Kind', 'Sends to', 'Monitors', 'Delivery', 'Changed', 'Test']}>
             {channels.value.map((channel) => {
               const test = tests[channel.id];
+              const health = channelHealthOf(channel);
               return (
                 <tr key={channel.id}>
                   <th scope="row">{channel.name}</th>
@@ -151,6 +154,11 @@ export function NotificationsScreen({ workspace }: ScreenProps) {
                     <code className="channel-target">{channelTargetOf(channel)}</code>
                   </td>
                   <td>{channel.monitorIds.length === 0 ? <span className="muted">None</span> : channel.monitorIds.length}</td>
+                  <td className={`channel-health channel-health-${health.state}`}>
+                    {health.state === 'ok' ? null : <Icon name="warning" />}
+                    {health.words}
+                    {health.error ? <small className="channel-health-error">{health.error}</small> : null}
+                  </td>
                   <td>
                     <When iso={isoOf(channel.updatedAt)} />
                   </td>
@@ -236,7 +244,7 @@ function ChannelForm({
   const setField = (name: string, value: FieldValue) => setValues((v) => ({ ...v, config: { ...v.config, [v.kind]: { ...v.config[v.kind], [name]: value } } }));
   const k = values.kind;
   const kind = channelKindOf(k);
-  const errors = matchViolations(error, ['name', 'kind', 'monitorIds', ...violationFieldsOf(k)]);
+  const errors = matchViolations(error, ['name', 'kind', 'monitorIds', 'events', ...violationFieldsOf(k)]);
   const editing = channel !== undefined;
 
   const submit = async (event: FormEvent) => {
@@ -255,12 +263,13 @@ function ChannelForm({
           id: channel.id,
           name: values.name.trim(),
           monitorIds: values.monitorIds,
+          events: values.events,
           config,
-          // Named, so an emptied list of monitors detaches them all.
-          updateMask: { paths: ['name', 'monitor_ids', 'config'] },
+          // Named, so an emptied list of monitors detaches them all, and no event ticked is every event.
+          updateMask: { paths: ['name', 'monitor_ids', 'events', 'config'] },
         });
       } else {
-        await createChannel.mutateAsync({ name: values.name.trim(), monitorIds: values.monitorIds, config });
+        await createChannel.mutateAsync({ name: values.name.trim(), monitorIds: values.monitorIds, events: values.events, config });
       }
       onSaved();
     } catch (caught) {
@@ -327,9 +336,33 @@ function ChannelForm({
         )}
 
         <MonitorPicker monitors={monitors} selected={values.monitorIds} onChange={(monitorIds) => set({ monitorIds })} error={errors.of('monitorIds')} />
+        <EventPicker selected={values.events} onChange={(events) => set({ events })} error={errors.of('events')} />
         <FormActions busy={busy} submitLabel={channel ? 'Save channel' : 'Create channel'} onCancel={onCancel} />
       </form>
     </section>
+  );
+}
+
+/** The events a channel receives: none ticked is every event, as the service reads it. */
+function EventPicker({ selected, onChange, error }: { selected: string[]; onChange(events: string[]): void; error?: string }) {
+  const toggle = (topic: AlertTopic, on: boolean) => onChange(alertTopics.filter((t) => (t === topic ? on : selected.includes(t))));
+  return (
+    <FieldGroup
+      legend="Events"
+      hint={selected.length === 0 ? 'None ticked: every event.' : `${selected.length} of ${alertTopics.length} events.`}
+      error={error}
+    >
+      {(control) => (
+        <div className="kind-choices">
+          {alertTopics.map((topic) => (
+            <label key={topic} className="check">
+              <input type="checkbox" checked={selected.includes(topic)} {...control} onChange={(e) => toggle(topic, e.target.checked)} />
+              {ALERT_TOPICS[topic]}
+            </label>
+          ))}
+        </div>
+      )}
+    </FieldGroup>
   );
 }
 

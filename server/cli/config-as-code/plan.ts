@@ -7,6 +7,7 @@ import { isSecretName, REDACTED } from '../../domain/monitors/monitor-secrets.ts
 import { type MonitorType, monitorTypeNames, secretMapNames } from '../../domain/monitors/monitor-types.ts';
 import type { Monitor, MonitorConfig } from '../../domain/monitors/monitors.ts';
 import { createInput, toMonitorMessage, wireOf } from '../../rpc/monitor-codec.ts';
+import { note } from '../flags.ts';
 import {
   type Desired,
   type DesiredMonitor,
@@ -349,7 +350,7 @@ function messageOf(type: MonitorType, config: MonitorConfig, locations: Workspac
 const EPOCH = new Date(0).toISOString();
 
 /** The monitor calls of a type, by the names of its message (`createGRPCMonitor`). */
-type TypedCall = (request: { id?: string; updateMask?: unknown; monitor: Message }) => Promise<{ monitor?: { id: string } }>;
+type TypedCall = (request: { id?: string; updateMask?: unknown; monitor: Message }) => Promise<{ monitor?: { id: string }; pingUrl?: string }>;
 const typedCall = (api: StatusdeskClient, method: string) => (api.monitors as unknown as Record<string, TypedCall>)[method]!.bind(api.monitors);
 
 const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -359,8 +360,10 @@ function createMonitor(monitor: DesiredMonitor, locations: Workspace['locations'
     change: { action: 'create', kind: 'monitor', name: monitor.name, type: monitor.type },
     async run(api, ids) {
       const message = messageOf(monitor.type, monitor.config, locations);
-      const created = (await typedCall(api, wireOf(monitor.type).createMethod)({ monitor: message })).monitor;
-      ids.set(monitor.name, created!.id);
+      const answer = await typedCall(api, wireOf(monitor.type).createMethod)({ monitor: message });
+      ids.set(monitor.name, answer.monitor!.id);
+      // A heartbeat monitor's ping URL carries its token: the answer to its creation is the one time it is shown.
+      if (answer.pingUrl) note(`heartbeat monitor ${monitor.name}: its ping URL, shown this once: ${answer.pingUrl}`);
     },
   };
 }

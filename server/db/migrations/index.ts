@@ -12,6 +12,7 @@ import * as m0010 from './0010-check-leases.ts';
 import * as m0011 from './0011-compact-latencies.ts';
 import * as m0012 from './0012-mcp-monitors.ts';
 import * as m0013 from './0013-alert-routing.ts';
+import * as m0014 from './0014-heartbeats.ts';
 
 /**
  * Every migration, in order, imported statically so a bundled app carries them. Append only:
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '0011-compact-latencies': m0011,
   '0012-mcp-monitors': m0012,
   '0013-alert-routing': m0013,
+  '0014-heartbeats': m0014,
 };

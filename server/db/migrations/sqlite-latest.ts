@@ -113,6 +113,9 @@ CREATE INDEX "notification_channels_workspace" on "notification_channels" ("work
 CREATE TABLE "mcp_tool_pins" ("monitor_id" integer primary key references "monitors" ("id") on delete cascade, "tools" text not null, "pinned_at" text not null, "pinned_by" text not null);
 CREATE TABLE "mcp_tool_drifts" ("id" integer primary key autoincrement, "monitor_id" integer not null references "monitors" ("id") on delete cascade, "detected_at" text not null, "updated_at" text not null, "tools" text not null, "accepted_at" text, "accepted_by" text);
 CREATE INDEX "mcp_tool_drifts_monitor" on "mcp_tool_drifts" ("monitor_id", "id");
+CREATE TABLE "heartbeats" ("monitor_id" integer primary key references "monitors" ("id") on delete cascade, "token_hash" text not null unique, "token_issued_at" text not null, "last_ping_at" integer, "last_ping_kind" text, "last_exit_status" integer, "last_success_at" integer, "started_at" integer, "failed_at" integer, "failure" text, "last_run_ms" real);
+CREATE TABLE "heartbeat_pings" ("id" integer primary key, "monitor_id" integer not null references "monitors" ("id") on delete cascade, "kind" text not null check (kind in ('success', 'start', 'fail')), "exit_status" integer, "body" text not null, "received_at" integer not null, "run_time_ms" real, "method" text not null, "address" text not null, "user_agent" text not null);
+CREATE INDEX "heartbeat_pings_monitor" on "heartbeat_pings" ("monitor_id", "id");
 insert into kysely_migration_lock (id, is_locked) values ('migration_lock', 0);
 insert into kysely_migration (name, timestamp) values
   ('0001-initial', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
@@ -127,7 +130,8 @@ insert into kysely_migration (name, timestamp) values
   ('0010-check-leases', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   ('0011-compact-latencies', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   ('0012-mcp-monitors', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-  ('0013-alert-routing', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
+  ('0013-alert-routing', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  ('0014-heartbeats', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
 insert into private_locations (name, status, metadata, created_at) values ('local', 'active', '{"kind":"embedded"}', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
 with recursive shards (shard) as (select 0 union all select shard + 1 from shards where shard < 64)
 insert into check_leases (shard) select shard from shards;

@@ -59,6 +59,13 @@ export interface ChannelSpec<K extends string = string, F extends ChannelFields 
   send(config: Values<F>, event: AlertEvent, deps: AlertDeliveryDeps): Promise<void> | void;
   /** A whole valid configuration, as an example (tests). */
   example: { [P in keyof F]?: z.input<F[P]['schema']> };
+  /**
+   * What its rules need loaded first, where that is too big to load with the service (the custom
+   * webhook's template engine): the channel service awaits it before it checks the kind's fields.
+   */
+  load?: () => Promise<unknown>;
+  /** Rules across its settings (a template that must render JSON for a JSON content type); an issue's path names the field. */
+  checkSettings?: (settings: Partial<Values<F>>, ctx: z.RefinementCtx) => void;
 }
 
 /** Declares a channel kind; its fields are built once, with their first use. */

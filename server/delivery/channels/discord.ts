@@ -1,8 +1,7 @@
 import type { AlertEvent } from '../../domain/notifications/events.ts';
-import { resultChange } from '../../domain/public-words.ts';
 import { httpUrl } from '../../domain/validation.ts';
 import { postJson } from '../http-post.ts';
-import { alertContent } from '../templates.ts';
+import { alertContent, alertFacts } from '../templates.ts';
 import { defineChannel, truncate } from './channel.ts';
 
 /** Embed colours: red, green, amber, and purple for tools changed. */
@@ -12,17 +11,25 @@ export const DISCORD_COLOR: Record<AlertEvent['kind'], number> = { down: 0xd9302
 const discordEscape = (text: string) => text.replace(/[\\*_~`|>[\]]/g, '\\$&');
 
 function discordMessage(event: AlertEvent, subject: string) {
-  const { monitor } = event;
   const description = [
     discordEscape(event.message),
     '',
-    `**Type:** ${discordEscape(monitor.type)}`,
-    `**Target:** ${discordEscape(monitor.target)}`,
-    `**Result:** ${discordEscape(resultChange(event))}`,
-    `**Workspace:** ${discordEscape(event.workspace.name)}`,
+    // The message is the first line; the facts after it, but for the monitor, which the title names.
+    ...alertFacts(event)
+      .filter(([label]) => label !== 'What happened' && label !== 'Monitor' && label !== 'When')
+      .map(([label, value]) => `**${label}:** ${discordEscape(value)}`),
   ].join('\n');
   return {
-    embeds: [{ title: truncate(subject, 256), description: truncate(description, 4096), color: DISCORD_COLOR[event.kind], timestamp: event.at }],
+    embeds: [
+      {
+        title: truncate(subject, 256),
+        description: truncate(description, 4096),
+        color: DISCORD_COLOR[event.kind],
+        timestamp: event.at,
+        // The title links to the monitor in the dashboard, where the service knows its address.
+        ...(event.link && { url: event.link }),
+      },
+    ],
     // Nothing in an alert may ping anyone.
     allowed_mentions: { parse: [] },
   };

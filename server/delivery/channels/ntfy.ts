@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AlertEvent } from '../../domain/notifications/events.ts';
-import { resultChange } from '../../domain/public-words.ts';
+import { durationWords, resultChange } from '../../domain/public-words.ts';
 import { expected, httpUrl } from '../../domain/validation.ts';
 import { postJson } from '../http-post.ts';
 import { alertContent } from '../templates.ts';
@@ -16,8 +16,16 @@ function ntfyMessage(event: AlertEvent, subject: string, topic: string, priority
   return {
     topic,
     title: subject,
-    message: [event.message, `${monitor.type} ${monitor.target}`, resultChange(event), event.at].join('\n'),
+    message: [
+      event.message,
+      `${monitor.type} ${monitor.target}`,
+      resultChange(event),
+      ...(event.downForMs === undefined ? [] : [`down for ${durationWords(event.downForMs)}`]),
+      event.at,
+    ].join('\n'),
     priority: priority ?? NTFY_PRIORITY[event.kind],
+    // Tapping the notification opens the monitor in the dashboard.
+    ...(event.link && { click: event.link }),
     tags: event.test ? [NTFY_TAG[event.kind], 'test'] : [NTFY_TAG[event.kind]],
   };
 }
@@ -63,7 +71,7 @@ export const ntfy = defineChannel({
   }),
   target: (c) => `${(c.server ?? '').replace(/\/+$/, '')}/${c.topic}`,
   request:
-    '`POST <server>` with ntfy\'s JSON publishing body `{"topic", "title", "message", "priority", "tags"}`. `title` is the subject above; `tags` is `rotating_light`, `white_check_mark` or `warning`, plus `test` for a test send.',
+    '`POST <server>` with ntfy\'s JSON publishing body `{"topic", "title", "message", "priority", "tags", "click"}`. `title` is the subject above; `click` the monitor in the dashboard; `tags` is `rotating_light`, `white_check_mark` or `warning`, plus `test` for a test send.',
   send({ server, priority, topic, token }, event, { timeoutMs, destinations }) {
     const body = ntfyMessage(event, alertContent(event).subject, topic, priority);
     return postJson(server, body, { headers: token ? { authorization: `Bearer ${token}` } : undefined, timeoutMs, destinations });

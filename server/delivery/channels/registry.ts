@@ -7,9 +7,23 @@ import { type AlertDeliveryDeps, type ChannelField, type ChannelSpec, fieldsCell
 import { desktop } from './desktop.ts';
 import { discord } from './discord.ts';
 import { email } from './email.ts';
+import { googleChat } from './google-chat.ts';
+import { matrix } from './matrix.ts';
+import { mattermost } from './mattermost.ts';
 import { ntfy } from './ntfy.ts';
+import { rocketchat } from './rocketchat.ts';
 import { slack } from './slack.ts';
+import { teams } from './teams.ts';
+import { telegram } from './telegram.ts';
 import { webhook } from './webhook.ts';
+import { zulip } from './zulip.ts';
+import { customWebhook } from './custom-webhook.ts';
+import { gotify } from './gotify.ts';
+import { homeAssistant } from './home-assistant.ts';
+import { opsgenie } from './opsgenie.ts';
+import { pagerduty } from './pagerduty.ts';
+import { pushover } from './pushover.ts';
+import { twilio } from './twilio.ts';
 
 /**
  * Every channel kind, in the order the surfaces list them. A new kind is a file of this folder
@@ -17,7 +31,28 @@ import { webhook } from './webhook.ts';
  * `config`, and its name in the kinds of the notification_channels table (db/schema.ts and a
  * migration); test/registries.test.ts names every surface that does not know it.
  */
-export const channels = { webhook, slack, discord, email, ntfy, desktop } as const satisfies { [K in ChannelKind]: ChannelSpec<K, any> };
+export const channels = {
+  webhook,
+  slack,
+  discord,
+  email,
+  ntfy,
+  desktop,
+  telegram,
+  teams,
+  google_chat: googleChat,
+  mattermost,
+  rocketchat,
+  matrix,
+  zulip,
+  pagerduty,
+  opsgenie,
+  pushover,
+  gotify,
+  home_assistant: homeAssistant,
+  twilio,
+  custom_webhook: customWebhook,
+} as const satisfies { [K in ChannelKind]: ChannelSpec<K, any> };
 
 export const channelKindNames = Object.keys(channels) as ChannelKind[];
 
@@ -33,14 +68,19 @@ const rules = new Map<ChannelKind, ReturnType<ChannelKindRules['rulesOf']>>();
 /** What the channel service checks of each kind (its port, domain/notifications/channel-rules.ts). */
 export const channelKindRules: ChannelKindRules = {
   kinds: channelKindNames,
+  async load(kind) {
+    await channelSpecOf(kind).load?.();
+  },
   rulesOf(kind) {
     let found = rules.get(kind);
     if (!found) {
       const fields = fieldsOf(kind);
       const shape = (credential: boolean) =>
         Object.fromEntries(fields.filter(([, f]) => Boolean(f.credential) === credential).map(([name, f]) => [name, f.schema]));
+      const { checkSettings } = channelSpecOf(kind);
+      const settings = z.strictObject(shape(false));
       found = {
-        settings: z.strictObject(shape(false)),
+        settings: checkSettings ? settings.superRefine(checkSettings) : settings,
         credentials: z.strictObject(shape(true)),
         addresses: new Set(fields.filter(([, f]) => f.address).map(([name]) => name)),
       };

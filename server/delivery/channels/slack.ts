@@ -1,8 +1,8 @@
 import type { AlertEvent } from '../../domain/notifications/events.ts';
-import { ALERT_SENTENCE, resultChange } from '../../domain/public-words.ts';
+import { alertHeadline } from '../../domain/public-words.ts';
 import { httpUrl } from '../../domain/validation.ts';
 import { postJson } from '../http-post.ts';
-import { alertContent } from '../templates.ts';
+import { alertContent, alertFacts } from '../templates.ts';
 import { defineChannel, truncate } from './channel.ts';
 
 const SLACK_ICON: Record<AlertEvent['kind'], string> = {
@@ -16,13 +16,11 @@ const SLACK_ICON: Record<AlertEvent['kind'], string> = {
 const slackEscape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 function slackMessage(event: AlertEvent, subject: string) {
-  const { monitor } = event;
   const lines = [
-    `${SLACK_ICON[event.kind]} *${slackEscape(`${monitor.name} ${ALERT_SENTENCE[event.kind]}`)}*${event.test ? ' (test)' : ''}`,
-    `*What happened:* ${slackEscape(event.message)}`,
-    `*Monitor:* ${slackEscape(`${monitor.name} (monitor ${monitor.id}), ${monitor.type} ${monitor.target}`)}`,
-    `*Result:* ${slackEscape(resultChange(event))}`,
-    `*When:* ${slackEscape(event.at)}`,
+    `${SLACK_ICON[event.kind]} *${slackEscape(alertHeadline(event))}*${event.test ? ' (test)' : ''}`,
+    ...alertFacts(event).map(([label, value]) => `*${label}:* ${slackEscape(value)}`),
+    // Slack's own link syntax; the address is escaped like any text, so it cannot close the link.
+    ...(event.link ? [`<${slackEscape(event.link)}|Open in Statusdesk>`] : []),
   ];
   return {
     text: slackEscape(`${subject}: ${event.message}`),

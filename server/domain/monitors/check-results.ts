@@ -64,6 +64,135 @@ export interface McpCheck {
   signIn: string | null;
 }
 
+/** How a WebSocket check went, or why it failed (docs/reference/monitors.md, WebSocket). */
+export const websocketStatuses = [
+  'OK',
+  'UNREACHABLE',
+  'TIMEOUT',
+  'HANDSHAKE_REFUSED',
+  'SUBPROTOCOL_REFUSED',
+  'CLOSED',
+  'UNEXPECTED_MESSAGE',
+  'MESSAGE_TOO_LARGE',
+  'PROTOCOL_ERROR',
+] as const;
+export type WebSocketStatus = (typeof websocketStatuses)[number];
+
+/**
+ * What a WebSocket check found out, besides its outcome and the handshake's HTTP status
+ * (`statusCode`). Never a message's text: whether it held the expected text, and its size.
+ */
+export interface WebSocketCheck {
+  status: WebSocketStatus;
+  /** The subprotocol the server agreed to; null when none was asked for or the upgrade failed. */
+  subprotocol: string | null;
+  /** The server closed the socket before the check was done: its close code (1006: dropped without a close frame); else null. */
+  closeCode: number | null;
+  /** The reason the server gave with its close code (at most 123 bytes, one line); empty without one. */
+  closeReason: string;
+  /** Whether the first message received contained the expected text; null when none was expected or none arrived. */
+  expectedMatched: boolean | null;
+  /** The size in bytes of the first message received; null when none arrived or none was waited for. */
+  messageBytes: number | null;
+}
+
+/**
+ * What a check of a ping monitor found out: the packets of its last round and their round-trip
+ * times, as the system's ping reported them.
+ */
+export interface PingCheck {
+  /** The address pinged: the host, or what its name resolved to. */
+  address: string;
+  transmitted: number;
+  received: number;
+  /** Of the packets transmitted, in percent (0 to 100). */
+  lossPercent: number;
+  /** Round-trip times of the answered packets in milliseconds; null when none was answered. */
+  rttMinMs: number | null;
+  rttAvgMs: number | null;
+  rttMaxMs: number | null;
+}
+
+/**
+ * The certificate a TLS server presented, as a check found it: recorded by every check that makes
+ * a TLS handshake (certificate monitors judge it; HTTPS, gRPC over TLS and others carry it).
+ */
+export interface CertificateCheck {
+  /** The leaf's subject, e.g. `CN=shop.example.com, O=Example`. */
+  subject: string;
+  /** Who signed it, e.g. `CN=R11, O=Let's Encrypt, C=US`. */
+  issuer: string;
+  /** Its subject alternative names as OpenSSL writes them: `DNS:shop.example.com`, `IP Address:127.0.0.1`. */
+  subjectAltNames: string[];
+  /** ISO times of its validity. */
+  notBefore: string;
+  notAfter: string;
+  /** Whole days from the check to notAfter: 0 on its last day, negative once expired. */
+  daysLeft: number;
+  /** SHA-256 of the certificate (DER), upper-case hex bytes joined by colons. */
+  fingerprintSha256: string;
+  /** Its serial number in hex. */
+  serialNumber: string;
+  /** Whether its chain verifies against the trust store of the checks. */
+  verified: boolean;
+  /** Whether it is for `serverName`. */
+  nameMatches: boolean;
+  /** The name it was checked for: the name sent in SNI, or the IP address connected to. */
+  serverName: string;
+  /** Why it does not verify or is not for the name, in words; null when it verifies and matches. */
+  error: string | null;
+}
+
+/** The response codes a DNS check records (RFC 1035 4.1.1, RFC 6895): NOERROR also for an answer with no records. */
+export const dnsResponseCodes = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED'] as const;
+export type DnsResponseCode = (typeof dnsResponseCodes)[number];
+
+/** What a DNS check found out, besides its outcome (docs/reference/monitors.md, DNS). */
+export interface DnsCheck {
+  /** The name asked about: the monitor's, or for PTR of an IP address its reverse name (`10.2.0.192.in-addr.arpa`). */
+  name: string;
+  /** `A`, `MX`, …. */
+  recordType: string;
+  /** The answer's response code; null when no answer came (timed out, unreachable, refused by the destination policy). */
+  rcode: DnsResponseCode | null;
+  /** The resolver that answered, `192.168.1.1:53` (or the last one asked when none did); null when none was asked. */
+  resolver: string | null;
+  /** Whether it is one of the system's resolvers, not one the monitor names. */
+  systemResolver: boolean;
+  /**
+   * The answers, each in one written form: an address (IPv6 compressed), a name (lower case, no
+   * final dot), MX `10 mail.example.com`, SRV `priority weight port target`, SOA `primary mailbox
+   * serial refresh retry expire minimum`, TXT its strings joined.
+   */
+  answers: string[];
+  /** Each rule the monitor holds the answers to: what, whether it held, what was found. */
+  assertions: AssertionResult[];
+}
+
+/** Where a heartbeat monitor stands (docs/reference/monitors.md, Heartbeat). */
+export const heartbeatStatuses = ['OK', 'RUNNING', 'FAILED', 'MISSED', 'NEVER_PINGED', 'DID_NOT_FINISH'] as const;
+export type HeartbeatStatus = (typeof heartbeatStatuses)[number];
+export const heartbeatPingKinds = ['success', 'start', 'fail'] as const;
+export type HeartbeatPingKind = (typeof heartbeatPingKinds)[number];
+
+/**
+ * A heartbeat monitor's state when a result was recorded (on a ping, at its deadline, or on its
+ * schedule): its latest ping, the run that ping ended, and when the next is expected.
+ */
+export interface HeartbeatCheck {
+  status: HeartbeatStatus;
+  /** The latest ping's kind; null before the first. */
+  pingKind: HeartbeatPingKind | null;
+  /** The exit status the latest ping reported; null when it gave none. */
+  exitStatus: number | null;
+  /** The latest run time measured, from a start to its end; null when no run had both. */
+  runTimeMs: number | null;
+  /** ISO times: the latest ping; the next success expected; when it goes down unless pinged (null while down). */
+  lastPingAt: string | null;
+  expectedBy: string | null;
+  downAt: string | null;
+}
+
 export interface AssertionResult {
   /** What was asserted, e.g. `status code equal 200`. */
   assertion: string;
@@ -91,13 +220,23 @@ export interface ProbeResult {
   assertionResults: AssertionResult[];
   /** MCP monitors: the handshake, the listing and the tools found; absent for other types. */
   mcp?: McpCheck | null;
+  /** WebSocket monitors: the handshake's outcome and the first message's size; absent for other types. */
+  websocket?: WebSocketCheck | null;
+  /** Ping monitors: the packets sent and answered, and the round-trip times; absent for other types. */
+  ping?: PingCheck | null;
+  /** Checks that made a TLS handshake: the server's certificate; absent where none was seen. */
+  certificate?: CertificateCheck | null;
+  /** DNS monitors: the name asked about, the response code, the resolver that answered and its answers; absent for other types. */
+  dns?: DnsCheck | null;
+  /** Heartbeat monitors: the latest ping, the run it ended, and when the next is expected; absent for other types. */
+  heartbeat?: HeartbeatCheck | null;
 }
 
 /**
  * The records of ProbeResult that only some types find out, each stored under its own key of a
  * check's details (checks/result-tables.ts) and read back as it was stored (check-records.ts).
  */
-export const TYPE_DETAILS = ['mcp'] as const satisfies readonly (keyof ProbeResult)[];
+export const TYPE_DETAILS = ['mcp', 'websocket', 'ping', 'certificate', 'dns', 'heartbeat'] as const satisfies readonly (keyof ProbeResult)[];
 export type TypeDetails = Partial<Pick<ProbeResult, (typeof TYPE_DETAILS)[number]>>;
 
 /** One check of one monitor, standing for one region: the record shown by every surface. */
@@ -157,6 +296,10 @@ export interface MonitorStateChange {
   /** When the check that changed the state started. */
   at: string;
   message: string;
+  /** The regions the check stood for (a private location's name, for its checks). */
+  regions?: string[];
+  /** The runner that ran the check: `local` for this machine's own. */
+  runner?: string;
 }
 
 /** What the monitor service needs from the check engine. */
@@ -174,4 +317,9 @@ export interface MonitorChecks {
   monitorRemoved(id: string): void;
   /** A private location was renamed or deleted (and committed): monitors' states follow. */
   runnersChanged(): void;
+  /**
+   * A heartbeat monitor received a ping (stored and committed, heartbeats.ts): record its state
+   * as a check result now, and look at its deadline anew.
+   */
+  heartbeatPinged(monitorId: string): void;
 }

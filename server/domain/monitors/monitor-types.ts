@@ -1,16 +1,21 @@
 import { type DeclaredField, defaultText, fieldHints } from '../declared-fields.ts';
+import { certificate } from './types/certificate.ts';
+import { dns } from './types/dns.ts';
 import { grpc } from './types/grpc.ts';
+import { heartbeat } from './types/heartbeat.ts';
 import { http } from './types/http.ts';
 import { mcp } from './types/mcp.ts';
 import type { MonitorTypeSpec } from './types/monitor-type.ts';
+import { ping } from './types/ping.ts';
 import { tcp } from './types/tcp.ts';
+import { websocket } from './types/websocket.ts';
 
 /**
  * Every monitor type, in the order the surfaces list them. A new type is a file of types/ (see
  * monitor-type.ts), a line here, its probe in checks/probes.ts and its message and calls in
  * proto/monitor/v1/monitor.proto; test/registries.test.ts names every surface that does not know it.
  */
-export const monitorTypes = { tcp, grpc, http, mcp } as const;
+export const monitorTypes = { tcp, grpc, http, mcp, websocket, certificate, ping, dns, heartbeat } as const;
 
 export type MonitorType = keyof typeof monitorTypes;
 export type { MonitorTypeSpec };
@@ -49,8 +54,8 @@ export const secretMapNames: readonly string[] = [
 /** The maps of any type whose every value is sealed, whatever its name. */
 export const sealedMapNames: ReadonlySet<string> = new Set(monitorTypeNames.flatMap((type) => specOf(type).sealedMaps ?? []));
 
-/** What a monitor's target is: a URL, a `host:port`, or a command to run. */
-export function targetKindOf(type: MonitorType, config: object): 'url' | 'host-port' | 'command' {
+/** What a monitor's target is: a URL, a `host:port`, a host alone (a ping's), a command to run, or a name looked up (a DNS monitor's). */
+export function targetKindOf(type: MonitorType, config: object): 'url' | 'host-port' | 'host' | 'command' | 'name' | 'none' {
   const spec = specOf(type);
   return spec.targetKind ? spec.targetKind(config as never) : spec.targetIsUrl ? 'url' : 'host-port';
 }

@@ -9,7 +9,19 @@ import { authorize } from '../access.ts';
 import { planOfWorkspace } from '../plans.ts';
 import { defaultTcpRegions, regions as regionCatalogue } from '../regions.ts';
 import { builtOnFirstUse, parseInput } from '../validation.ts';
-import { type CheckOutcome, type McpCheck, type RegionHealth, type SummaryWindow, summaryWindows, type Timing } from './check-results.ts';
+import {
+  type CertificateCheck,
+  type CheckOutcome,
+  type DnsCheck,
+  type HeartbeatCheck,
+  type McpCheck,
+  type PingCheck,
+  type RegionHealth,
+  type SummaryWindow,
+  summaryWindows,
+  type Timing,
+  type WebSocketCheck,
+} from './check-results.ts';
 import { type MonitorType, monitorTypeNames } from './monitor-types.ts';
 import { monitorLocationNames } from './monitor-repository.ts';
 import {
@@ -117,6 +129,16 @@ export interface RecentResult {
   statusCode: number | null;
   /** MCP monitors: what the check found, its tools counted (their texts are GetMCPTools'); null for other types. */
   mcp: RecentMcpCheck | null;
+  /** DNS monitors: the name asked about, the response code, the resolver that answered, the answers and the rules held to them; null for other types. */
+  dns: DnsCheck | null;
+  /** Checks that made a TLS handshake (certificate monitors, HTTPS, gRPC over TLS): the server's certificate; null otherwise. */
+  certificate: CertificateCheck | null;
+  /** Ping monitors: the packets of the last round and their round trips; null for other types and when ping did not run. */
+  ping: PingCheck | null;
+  /** WebSocket monitors: how the handshake and the expected message went (the handshake's status is `statusCode`); null for other types. */
+  websocket: WebSocketCheck | null;
+  /** Heartbeat monitors: the latest ping, the run it ended, and when the next is expected; null for other types. */
+  heartbeat: HeartbeatCheck | null;
 }
 
 /** What a check of an MCP server found, as the dashboard lists checks: the tools as a count. */
@@ -379,6 +401,11 @@ export function createMonitorViewService(db: Db, now: () => number = Date.now) {
           grpcStatus: log.grpcStatus,
           statusCode: log.statusCode,
           mcp: log.mcp ? recentMcpCheck(log.mcp) : null,
+          dns: log.dns ?? null,
+          certificate: log.certificate ?? null,
+          ping: log.ping ?? null,
+          websocket: log.websocket ?? null,
+          heartbeat: log.heartbeat ?? null,
         }));
     },
 

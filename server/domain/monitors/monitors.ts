@@ -30,6 +30,7 @@ import { activeIncidentCounts, incidentTables } from './incidents.ts';
 import { type ConfigOf, configSchemas, type MonitorType } from './monitor-rules.ts';
 import { specOf, targetKindOf } from './monitor-types.ts';
 import { findCommand } from './types/mcp.ts';
+import { issuePingToken } from './heartbeat-tokens.ts';
 import { joinSecrets, keepRedacted, openSecrets, redactSecrets, secretsFingerprint, splitSecrets } from './monitor-secrets.ts';
 
 const MAX_LIST_LIMIT = 100;
@@ -294,8 +295,16 @@ export function createMonitorService(
         ? destinations.refusalOfUrl(value, own)
         : kind === 'host-port'
           ? destinations.refusalOfHostPort(value, own)
-          : here && commandRefusal(config as ConfigOf<'mcp'>);
+          : kind === 'host'
+            ? destinations.refusalAsWritten(value, 0, own)
+            : kind === 'name' || kind === 'none'
+              ? undefined
+              : here && commandRefusal(config as ConfigOf<'mcp'>);
     if (target) throw invalid(field, target);
+    for (const address of specOf(type).connectsTo?.(config as never) ?? []) {
+      const refused = destinations.refusalOfHostPort(address.hostPort, own);
+      if (refused) throw invalid(address.field, refused);
+    }
     const endpoint = config.openTelemetry && destinations.refusalOfUrl(config.openTelemetry.endpoint, own);
     if (endpoint) throw invalid('openTelemetry.endpoint', endpoint);
   }
@@ -316,6 +325,32 @@ export function createMonitorService(
   async function readable(actor: Actor, workspaceId: number, id: string): Promise<Monitor> {
     await authorize(db, actor, workspaceId, 'read');
     return load(db, workspaceId, id);
+  }
+
+  /**
+   * Stores a new monitor, with its audit entry; a heartbeat monitor gets its ping token in the same
+   * transaction (heartbeat-tokens.ts), which is returned once, never stored nor audited in the clear.
+   */
+  async function insert(actor: Actor, workspaceId: number, type: MonitorType, input: unknown): Promise<{ monitor: Monitor; pingToken: string | null }> {
+    await authorize(db, actor, workspaceId, 'write');
+    const { monitor, pingToken } = await writeTransaction(db, async (trx) => {
+      const config = completeConfig(type, input, await planOfWorkspace(trx, workspaceId));
+      await checkLocations(trx, workspaceId, config);
+      const created = toMonitor(await insertMonitor(trx, workspaceId, type, columnsOf(config, sealer), config.privateLocations), sealer, locationOrder(config));
+      const token = type === 'heartbeat' ? await issuePingToken(trx, Number(created.id)) : null;
+      await recordAudit(trx, {
+        workspaceId,
+        entityType: 'monitor',
+        entityId: created.id,
+        action: 'monitor.create',
+        actor,
+        before: null,
+        after: snapshot(sealer, created),
+      });
+      return { monitor: created, pingToken: token };
+    });
+    checks.monitorChanged(monitor);
+    return { monitor: redactSecrets(monitor), pingToken };
   }
 
   /** The monitor as it is shown. */
@@ -344,28 +379,16 @@ export function createMonitorService(
     },
 
     async create(actor: Actor, workspaceId: number, type: MonitorType, input: unknown): Promise<Monitor> {
-      await authorize(db, actor, workspaceId, 'write');
-      const monitor = await writeTransaction(db, async (trx) => {
-        const config = completeConfig(type, input, await planOfWorkspace(trx, workspaceId));
-        await checkLocations(trx, workspaceId, config);
-        const created = toMonitor(
-          await insertMonitor(trx, workspaceId, type, columnsOf(config, sealer), config.privateLocations),
-          sealer,
-          locationOrder(config),
-        );
-        await recordAudit(trx, {
-          workspaceId,
-          entityType: 'monitor',
-          entityId: created.id,
-          action: 'monitor.create',
-          actor,
-          before: null,
-          after: snapshot(sealer, created),
-        });
-        return created;
-      });
-      checks.monitorChanged(monitor);
-      return redactSecrets(monitor);
+      return (await insert(actor, workspaceId, type, input)).monitor;
+    },
+
+    /**
+     * Creates a heartbeat monitor and gives its ping token, the one time it is known (a monitor
+     * created by `create` has one too, which only a rotation shows).
+     */
+    async createHeartbeat(actor: Actor, workspaceId: number, input: unknown): Promise<{ monitor: Monitor; pingToken: string }> {
+      const { monitor, pingToken } = await insert(actor, workspaceId, 'heartbeat', input);
+      return { monitor, pingToken: pingToken! };
     },
 
     /**

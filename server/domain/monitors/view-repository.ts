@@ -62,7 +62,7 @@ interface OverviewWords {
   contains(text: RawBuilder<unknown>, part: string): RawBuilder<boolean>;
   /** The tags of monitor `m` as rows of one column, `t.value`. */
   tags: RawBuilder<unknown>;
-  /** What the monitor checks: its type's target field (types/: `uri`, `url`, `server`). */
+  /** What the monitor checks: its type's target field (types/: `uri`, `url`, `server`, a heartbeat's `schedule`). */
   target: RawBuilder<string>;
 }
 
@@ -70,7 +70,7 @@ const sqliteWords: OverviewWords = {
   folded: (expression) => sql`(case when ${expression} glob '*[^ -~]*' then ${sql.raw(FOLD_FUNCTION)}(${expression}) else lower(${expression}) end)`,
   contains: (text, part) => sql`instr(${text}, ${part}) > 0`,
   tags: sql`json_each(m.tags) t`,
-  target: sql`coalesce(m.settings ->> '$.uri', m.settings ->> '$.url', m.settings ->> '$.server', '')`,
+  target: sql`coalesce(m.settings ->> '$.uri', m.settings ->> '$.url', m.settings ->> '$.server', m.settings ->> '$.schedule', '')`,
 };
 
 /**
@@ -81,7 +81,7 @@ const postgresWords: OverviewWords = {
   folded: (expression) => sql`(case when ${expression} ~ '[^ -~]' then lower(${expression} collate "und-x-icu") collate "C" else lower(${expression}) end)`,
   contains: (text, part) => sql`strpos(${text}, ${part}) > 0`,
   tags: sql`jsonb_array_elements_text(m.tags::jsonb) t(value)`,
-  target: sql`coalesce(m.settings::jsonb ->> 'uri', m.settings::jsonb ->> 'url', m.settings::jsonb ->> 'server', '')`,
+  target: sql`coalesce(m.settings::jsonb ->> 'uri', m.settings::jsonb ->> 'url', m.settings::jsonb ->> 'server', m.settings::jsonb ->> 'schedule', '')`,
 };
 
 const wordsOf = (db: Kysely<Database>) => (isPostgres(db) ? postgresWords : sqliteWords);

@@ -1,5 +1,6 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database, NotificationChannelTable } from '../../db/schema.ts';
+import { writeTransaction } from '../../db/transaction.ts';
 
 export type ChannelRow = Selectable<NotificationChannelTable>;
 
@@ -69,11 +70,34 @@ export async function insertChannel(db: Kysely<Database>, values: Insertable<Not
 export async function updateChannel(
   db: Kysely<Database>,
   id: number,
-  values: { name: string; settings: string; credentials: string; updated_at: string },
+  values: { name: string; settings: string; credentials: string; events: string | null; updated_at: string },
 ): Promise<ChannelRow> {
   return db.updateTable('notification_channels').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 
 export async function deleteChannel(db: Kysely<Database>, id: number): Promise<void> {
   await db.deleteFrom('notification_channels').where('id', '=', id).execute();
+}
+
+/** A delivery to the channel went through: it is no longer failing nor backed off. */
+export async function markChannelSent(db: Kysely<Database>, id: number, at: string): Promise<void> {
+  await db.updateTable('notification_channels').set({ failures: 0, last_sent_at: at, backoff_until: null }).where('id', '=', id).execute();
+}
+
+/** A delivery to the channel failed: one more failure in a row, and the backoff `backoffOf` gives for that count. */
+export async function markChannelFailed(
+  db: Kysely<Database>,
+  id: number,
+  failure: { error: string; at: string; backoffOf: (failures: number) => string | null },
+): Promise<void> {
+  await writeTransaction(db, async (trx) => {
+    const row = await trx.selectFrom('notification_channels').select('failures').where('id', '=', id).executeTakeFirst();
+    if (!row) return; // deleted meanwhile
+    const failures = row.failures + 1;
+    await trx
+      .updateTable('notification_channels')
+      .set({ failures, last_error: failure.error, last_failed_at: failure.at, backoff_until: failure.backoffOf(failures) })
+      .where('id', '=', id)
+      .execute();
+  });
 }

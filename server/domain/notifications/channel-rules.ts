@@ -17,6 +17,8 @@ export type { ChannelKind };
 export interface ChannelKindRules {
   /** Every kind, in the order messages list them. */
   kinds: readonly ChannelKind[];
+  /** Loads what a kind's rules need (the custom webhook's template engine); awaited before rulesOf's schemas parse. */
+  load?(kind: ChannelKind): Promise<void>;
   /** A kind's settings and credentials (strict objects of its fields) and the fields that are addresses the service connects to. */
   rulesOf(kind: ChannelKind): { settings: z.ZodObject; credentials: z.ZodObject; addresses: ReadonlySet<string> };
 }

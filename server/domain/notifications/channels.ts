@@ -22,12 +22,14 @@ import {
   hasEmailChannels,
   insertChannel,
   listChannelRows,
+  markChannelFailed,
+  markChannelSent,
   monitorLinksOfChannels,
   replaceChannelLinks,
   updateChannel,
 } from './channel-repository.ts';
 import { type ChannelKind, type ChannelKindRules, type ChannelTarget, maskCredential } from './channel-rules.ts';
-import type { AlertEvent } from './events.ts';
+import { type AlertEvent, type AlertTopic, alertTopics } from './events.ts';
 
 export interface Channel {
   id: string;
@@ -36,9 +38,48 @@ export interface Channel {
   monitorIds: string[];
   /** The kind's fields; credentials masked. */
   config: Record<string, unknown>;
+  /** The events it receives; empty: every event. */
+  events: AlertTopic[];
+  /** How its deliveries fare. */
+  health: ChannelHealth;
   createdAt: string;
   updatedAt: string;
 }
+
+/** How a channel's deliveries fare: a channel that keeps failing is backed off, and says why. */
+export interface ChannelHealth {
+  /** Deliveries that failed in a row, since the last that went through. */
+  failures: number;
+  lastError: string | null;
+  lastFailedAt: string | null;
+  lastSentAt: string | null;
+  /** Until when alerts are not tried on it (they are recorded as not sent); null: it is tried. */
+  backoffUntil: string | null;
+}
+
+/** Failures in a row after which a channel is backed off: one minute, doubling with each further failure, at most an hour. */
+export const BACKOFF_AFTER_FAILURES = 3;
+const BACKOFF_FIRST_MS = 60_000;
+const BACKOFF_MOST_MS = 3_600_000;
+
+/** Until when a channel with `failures` failures in a row, the last at `at`, is backed off; null when it is not. */
+export function backoffAfter(failures: number, at: number): string | null {
+  if (failures < BACKOFF_AFTER_FAILURES) return null;
+  return new Date(at + Math.min(BACKOFF_MOST_MS, BACKOFF_FIRST_MS * 2 ** (failures - BACKOFF_AFTER_FAILURES))).toISOString();
+}
+
+/** A channel wired to a monitor, as the alert path reads it. */
+export interface ChannelOfMonitor {
+  id: number;
+  /** An error in place of a channel whose credentials cannot be read. */
+  target: ChannelTarget | AppError;
+  /** The events it receives; empty: every event. */
+  events: AlertTopic[];
+  failures: number;
+  backoffUntil: string | null;
+}
+
+const eventsOf = (row: ChannelRow): AlertTopic[] => (row.events === null ? [] : (JSON.parse(row.events) as AlertTopic[]));
 
 /** A channel as a monitor shows it. */
 export type ChannelRef = Readonly<{ id: string; name: string; kind: ChannelKind }>;
@@ -55,6 +96,11 @@ const monitorIds = builtOnFirstUse(() =>
     .max(CHANNEL_LIMITS.monitors, `must name at most ${CHANNEL_LIMITS.monitors} monitors`),
 );
 const config = builtOnFirstUse(() => z.record(z.string(), z.unknown(), expected('an object with the fields of the channel kind')));
+const events = builtOnFirstUse(() =>
+  z
+    .array(z.enum(alertTopics, expected(`one of ${alertTopics.join(', ')}`)), expected(`a list of events: ${alertTopics.join(', ')}; empty for every event`))
+    .refine((list) => new Set(list).size === list.length, 'must name each event once'),
+);
 /** The inputs of create and update, for these kinds. */
 function channelInputs(kinds: readonly ChannelKind[]) {
   const kind = () => z.enum(kinds as [ChannelKind, ...ChannelKind[]], expected(`one of ${kinds.join(', ')}`));
@@ -65,6 +111,7 @@ function channelInputs(kinds: readonly ChannelKind[]) {
         kind: kind(),
         monitorIds: monitorIds().default([]),
         config: config().default({}),
+        events: events().default([]),
       }),
     ),
     patch: builtOnFirstUse(() =>
@@ -74,6 +121,7 @@ function channelInputs(kinds: readonly ChannelKind[]) {
         kind: kind().optional(),
         monitorIds: monitorIds().optional(),
         config: config().optional(),
+        events: events().optional(),
       }),
     ),
   };
@@ -181,6 +229,14 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
       kind: row.kind,
       monitorIds: monitors,
       config: { ...JSON.parse(row.settings), ...masked },
+      events: eventsOf(row),
+      health: {
+        failures: row.failures,
+        lastError: row.last_error,
+        lastFailedAt: row.last_failed_at,
+        lastSentAt: row.last_sent_at,
+        backoffUntil: row.backoff_until,
+      },
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     };
@@ -188,7 +244,7 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
 
   /** What the audit log keeps: masked credentials, and a keyed fingerprint that changes when they do. */
   function snapshot(channel: Channel, row: ChannelRow): Record<string, unknown> {
-    const { updatedAt: _u, ...rest } = channel;
+    const { updatedAt: _u, health: _h, ...rest } = channel;
     const credentials = credentialsOf(row);
     return { ...rest, credentialsFingerprint: sealer.token(`credentials:${credentials ? JSON.stringify(credentials) : row.credentials}`).slice(0, 12) };
   }
@@ -206,6 +262,16 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
     const row = await findChannelRow(q, workspaceId, parseId('id', 'notification channel', id));
     if (!row) throw notFound('notification channel', id);
     return row;
+  }
+
+  /**
+   * Records how a delivery to a channel went (`error` null: it went through): failures in a row,
+   * the last error and success, and the backoff of a channel that keeps failing.
+   */
+  async function recordDelivery(channelId: number, error: string | null, at = Date.now()): Promise<void> {
+    const when = new Date(at).toISOString();
+    if (error === null) await markChannelSent(db, channelId, when);
+    else await markChannelFailed(db, channelId, { error, at: when, backoffOf: (failures) => backoffAfter(failures, at) });
   }
 
   async function channelOf(q: Kysely<Database>, row: ChannelRow): Promise<Channel> {
@@ -247,6 +313,7 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
     async create(actor: Actor, workspaceId: number, input: unknown): Promise<Channel> {
       await authorize(db, actor, workspaceId, 'write');
       const values = parseInput(inputs.create(), input);
+      await kinds.load?.(values.kind);
       const { settings, credentials } = splitConfig(values.kind, values.config);
       return writeTransaction(db, async (trx) => {
         const monitors = await checkMonitors(trx, workspaceId, values.monitorIds);
@@ -257,6 +324,7 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
           kind: values.kind,
           settings: JSON.stringify(settings),
           credentials: sealer.seal(credentials),
+          events: values.events.length > 0 ? JSON.stringify(values.events) : null,
           created_at: now,
           updated_at: now,
         });
@@ -282,7 +350,7 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
     async update(actor: Actor, workspaceId: number, id: string, patch: unknown): Promise<Channel> {
       await authorize(db, actor, workspaceId, 'write');
       const values = parseInput(inputs.patch(), patch);
-      if (Object.values(values).every((v) => v === undefined)) throw invalid('channel', 'names no field to change: set name, monitorIds or config');
+      if (Object.values(values).every((v) => v === undefined)) throw invalid('channel', 'names no field to change: set name, monitorIds, config or events');
       return writeTransaction(db, async (trx) => {
         const row = await loadRow(trx, workspaceId, id);
         if (values.kind !== undefined && values.kind !== row.kind) {
@@ -299,6 +367,7 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
         // Unreadable credentials are kept sealed as they are unless the update gives new ones, in
         // which case it must give them all: nothing is merged into what cannot be read.
         const keepSealed = !stored && !givesCredentials;
+        await kinds.load?.(row.kind);
         const { settings, credentials } = splitConfig(row.kind, { ...JSON.parse(row.settings), ...(stored ?? {}), ...given }, { settingsOnly: keepSealed });
         const sealed = keepSealed ? row.credentials : JSON.stringify(credentials) === JSON.stringify(stored) ? row.credentials : sealer.seal(credentials);
         if (values.monitorIds !== undefined) await replaceChannelLinks(trx, row.id, await checkMonitors(trx, workspaceId, values.monitorIds));
@@ -306,6 +375,7 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
           name: values.name ?? row.name,
           settings: JSON.stringify(settings),
           credentials: sealed,
+          events: values.events === undefined ? row.events : values.events.length > 0 ? JSON.stringify(values.events) : null,
           updated_at: new Date().toISOString(),
         });
         const after = await channelOf(trx, next);
@@ -355,20 +425,34 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
         workspace: { slug, name },
         test: true,
       };
+      // A test tells how the channel fares like any alert: one that works again is no longer backed off.
       try {
         await options.deliver(targetOf(row), event);
+        await recordDelivery(row.id, null);
         return { delivered: true, error: null };
       } catch (error) {
+        await recordDelivery(row.id, reasonOf(error));
         return { delivered: false, error: reasonOf(error) };
       }
     },
 
+    recordDelivery,
+
     /** Whether any channel mails its alerts. Not a call of any surface: the service asks at start. */
     mailsAlerts: () => hasEmailChannels(db),
 
-    /** The channels wired to a monitor, opened for delivery. Not a call of any surface: the alert path uses it. */
-    async targetsOf(monitorId: number): Promise<{ id: number; target: ChannelTarget | AppError }[]> {
-      return (await channelRowsOfMonitor(db, monitorId)).map((row) => ({ id: row.id, target: credentialsOf(row) ? targetOf(row) : unreadable(row) }));
+    /**
+     * The channels wired to a monitor, opened for delivery, with the events each receives and
+     * until when it is backed off. Not a call of any surface: the alert path uses it.
+     */
+    async targetsOf(monitorId: number): Promise<ChannelOfMonitor[]> {
+      return (await channelRowsOfMonitor(db, monitorId)).map((row) => ({
+        id: row.id,
+        target: credentialsOf(row) ? targetOf(row) : unreadable(row),
+        events: eventsOf(row),
+        failures: row.failures,
+        backoffUntil: row.backoff_until,
+      }));
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { AlertTopic } from '../../../contract/alert-topics.ts';
 import type { ReportStatus } from '../../db/schema.ts';
 
 /**
@@ -51,4 +52,29 @@ export interface AlertEvent {
   regions?: string[];
   /** The monitor in the dashboard, where the service knows its own address. */
   link?: string;
+  /**
+   * Set when the alert stands for several monitors that changed the same way, to the same
+   * channel, within a minute: every one of them, `monitor` being the first (alert-storms.ts).
+   */
+  group?: { id: string; name: string; type: string; target: string; message: string }[];
+  /** Set when the monitor is flapping: the changes counted within the window. */
+  flapping?: number;
+  /** Set on a reminder: the monitor is still down (or degraded) since this time. */
+  remindedSince?: string;
+}
+
+/**
+ * What a channel can choose to receive (its `events`; none chosen: every one): a monitor going
+ * down, degraded, or back up; a certificate monitor's warning or failure; a heartbeat that did not
+ * come; an MCP server's tools changing.
+ */
+export { type AlertTopic, alertTopics } from '../../../contract/alert-topics.ts';
+
+/** Which choice of a channel an alert falls under. */
+export function topicOf(event: Pick<AlertEvent, 'kind'> & { monitor: Pick<AlertEvent['monitor'], 'type'> }): AlertTopic {
+  if (event.kind === 'tool_drift') return 'tool_drift';
+  if (event.kind === 'recovered') return 'up';
+  if (event.monitor.type === 'certificate') return 'certificate';
+  if (event.monitor.type === 'heartbeat' && event.kind === 'down') return 'heartbeat_missed';
+  return event.kind;
 }

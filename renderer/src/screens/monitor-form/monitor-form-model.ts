@@ -2,9 +2,17 @@ import { type Duration, durationFromMs, durationMs } from '@bufbuild/protobuf/wk
 import type { FieldViolation } from '../../../../contract/errors.ts';
 import { MONITOR_LIMITS } from '../../../../contract/limits.ts';
 import {
+  type CertificateMonitor,
+  CertificateMonitorSchema,
+  type DNSMonitor,
+  DNSMonitorSchema,
+  type DNSRecordType,
+  DNSRecordTypeSchema,
   type GetMonitorResponse,
   type GRPCMonitor,
   GRPCMonitorSchema,
+  type HeartbeatMonitor,
+  HeartbeatMonitorSchema,
   type HTTPMethod,
   HTTPMethodSchema,
   type HTTPMonitor,
@@ -13,6 +21,8 @@ import {
   MCPMonitorSchema,
   type MCPTransport,
   MCPTransportSchema,
+  type PingMonitor,
+  PingMonitorSchema,
   NumberComparator,
   Periodicity,
   StringComparator,
@@ -20,8 +30,22 @@ import {
   TCPMonitorSchema,
   type TLSMode,
   TLSModeSchema,
+  type WebSocketMonitor,
+  WebSocketMonitorSchema,
 } from '../../../../proto/gen/monitor/v1/monitor_pb.js';
-import type { GrpcMonitorInit, HttpMonitorInit, McpMonitorInit, TcpMonitorInit, WireMonitor, WireUpdate } from '../../data/monitor-messages.ts';
+import type {
+  CertificateMonitorInit,
+  DnsMonitorInit,
+  GrpcMonitorInit,
+  HeartbeatMonitorInit,
+  HttpMonitorInit,
+  McpMonitorInit,
+  PingMonitorInit,
+  TcpMonitorInit,
+  WireMonitor,
+  WireUpdate,
+  WebSocketMonitorInit,
+} from '../../data/monitor-messages.ts';
 import { entriesOf, type KeyValueRow, rowKey, rowsOf } from '../../key-value-rows.ts';
 import { type ChoiceOf, defaultOf, MCP_TRANSPORT_FIELDS, type McpTransport, type MonitorType, specOf, wireEnum, wordOf } from './type-fields.ts';
 
@@ -39,6 +63,9 @@ export type MethodWord = ChoiceOf<'http', 'method'>;
 const TLS_WORDS = specOf('grpc', 'tls').schema.enum;
 const METHOD_WORDS = specOf('http', 'method').schema.enum;
 const TRANSPORT_WORDS = specOf('mcp', 'transport').schema.enum;
+const RECORD_TYPE_WORDS = specOf('dns', 'recordType').schema.enum;
+/** A DNS record type as the contract lists it (`A`, `MX`). */
+export type RecordTypeWord = ChoiceOf<'dns', 'recordType'>;
 
 /** What the service shows in place of a credential-like header or metadata value. */
 export const REDACTED = '[redacted]';
@@ -85,6 +112,45 @@ export interface MonitorFormValues {
   env: KeyValueRow[];
   cwd: string;
   allowCommand: boolean;
+  /** WebSocket: the subprotocol asked for; empty for none. */
+  subprotocol: string;
+  /** WebSocket: the text message sent once the socket is open. */
+  sendText: string;
+  /** WebSocket: the text the first message received must contain. */
+  expectText: string;
+  /** Certificate: the name sent in SNI; empty for the host. */
+  serverName: string;
+  /** Certificate: the days before expiry below which a check is degraded, as typed. */
+  minDaysLeft: string;
+  /** DNS: the record type asked for (the name asked about is `host`). */
+  recordType: RecordTypeWord;
+  /** DNS: the resolver, `192.168.1.1` or `[::1]:5353`; empty for the system's. */
+  resolver: string;
+  /** DNS: the values the answers must contain, one per line. */
+  contains: string;
+  /** DNS: the values the answers must be exactly, one per line. */
+  equals: string;
+  /** DNS: the fewest and the most answers accepted, as typed. */
+  minAnswers: string;
+  maxAnswers: string;
+  /** Ping: the echo requests per check, as typed (the host pinged is `host`). */
+  count: string;
+  /** Ping: how long each echo request is waited for, in milliseconds, as typed. */
+  packetTimeout: string;
+  /** Ping: the loss in percent above which an answered check is degraded, as typed. */
+  degradedLoss: string;
+  /** Heartbeat: whether pings are expected a period after each success, or on a cron expression. */
+  scheduleKind: ScheduleKind;
+  /** Heartbeat: the period, as a count (typed) of a unit. */
+  periodCount: string;
+  periodUnit: DurationUnit;
+  /** Heartbeat: the cron expression, as typed. */
+  cron: string;
+  /** Heartbeat: the IANA time zone the cron expression is read in. */
+  timezone: string;
+  /** Heartbeat: the grace time, as a count (typed) of a unit. */
+  graceCount: string;
+  graceUnit: DurationUnit;
   statusCodeAssertions: StatusCodeRow[];
   headerAssertions: HeaderAssertionRow[];
   bodyAssertions: BodyAssertionRow[];
@@ -99,8 +165,39 @@ export interface MonitorFormValues {
   otlpHeaders: KeyValueRow[];
 }
 
+/** How a heartbeat monitor's schedule is written: a period after each success, or a cron expression. */
+export type ScheduleKind = 'period' | 'cron';
+/** The units a heartbeat's period and grace time are typed in, with their length. */
+export const DURATION_UNITS = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
+export type DurationUnit = keyof typeof DURATION_UNITS;
+
+/** A span as a count of the largest unit that divides it (`1d`, `90m`); a span of no whole minutes in minutes. */
+export function countOf(ms: number): { count: string; unit: DurationUnit } {
+  const unit = (['w', 'd', 'h', 'm'] as const).find((u) => ms > 0 && ms % DURATION_UNITS[u] === 0) ?? 'm';
+  return { count: String(ms / DURATION_UNITS[unit]), unit };
+}
+
+/** A heartbeat's schedule as the form holds it: a cron expression as written, a period (`1h30m`) as one count of a unit. */
+export function scheduleOf(schedule: string): Pick<MonitorFormValues, 'scheduleKind' | 'periodCount' | 'periodUnit' | 'cron'> {
+  const text = schedule.trim();
+  const parts = [...text.matchAll(/(\d+)([mhdw])/g)];
+  if (/\s/.test(text) || text.startsWith('@') || parts.length === 0 || parts.map((p) => p[0]).join('') !== text) {
+    return { scheduleKind: 'cron', cron: text, periodCount: '1', periodUnit: 'd' };
+  }
+  const ms = parts.reduce((sum, [, count, unit]) => sum + Number(count) * DURATION_UNITS[unit as DurationUnit], 0);
+  const { count, unit } = countOf(ms);
+  return { scheduleKind: 'period', periodCount: count, periodUnit: unit, cron: '' };
+}
+
 /** The lists of assertion rows, by the form's name for them (the wire's too). */
 export type AssertionList = 'statusCodeAssertions' | 'headerAssertions' | 'bodyAssertions';
+
+/** A new heartbeat monitor's schedule before anything is typed: once a day. */
+const defaultSchedule = '1d';
+const graceOf = (ms: number) => {
+  const { count, unit } = countOf(ms);
+  return { graceCount: count, graceUnit: unit };
+};
 
 /** A new monitor: every field unset, so the service's defaults apply; the choices and switches at the service's defaults. */
 export function emptyForm(): MonitorFormValues {
@@ -125,6 +222,23 @@ export function emptyForm(): MonitorFormValues {
     env: [],
     cwd: defaultOf('mcp', 'cwd'),
     allowCommand: defaultOf('mcp', 'allowCommand'),
+    subprotocol: defaultOf('websocket', 'subprotocol'),
+    sendText: defaultOf('websocket', 'sendText'),
+    expectText: defaultOf('websocket', 'expectText'),
+    serverName: defaultOf('certificate', 'serverName'),
+    minDaysLeft: String(defaultOf('certificate', 'minDaysLeft')),
+    recordType: defaultOf('dns', 'recordType'),
+    resolver: defaultOf('dns', 'resolver'),
+    contains: '',
+    equals: '',
+    minAnswers: String(defaultOf('dns', 'minAnswers')),
+    maxAnswers: String(defaultOf('dns', 'maxAnswers')),
+    count: String(defaultOf('ping', 'count')),
+    packetTimeout: String(defaultOf('ping', 'packetTimeout')),
+    degradedLoss: String(defaultOf('ping', 'degradedLoss')),
+    ...scheduleOf(defaultSchedule),
+    timezone: defaultOf('heartbeat', 'timezone'),
+    ...graceOf(defaultOf('heartbeat', 'grace')),
     statusCodeAssertions: [],
     headerAssertions: [],
     bodyAssertions: [],
@@ -153,7 +267,12 @@ export type StoredMonitor =
   | { type: 'tcp'; monitor: TCPMonitor }
   | { type: 'grpc'; monitor: GRPCMonitor }
   | { type: 'http'; monitor: HTTPMonitor }
-  | { type: 'mcp'; monitor: MCPMonitor };
+  | { type: 'mcp'; monitor: MCPMonitor }
+  | { type: 'websocket'; monitor: WebSocketMonitor }
+  | { type: 'certificate'; monitor: CertificateMonitor }
+  | { type: 'dns'; monitor: DNSMonitor }
+  | { type: 'ping'; monitor: PingMonitor }
+  | { type: 'heartbeat'; monitor: HeartbeatMonitor };
 
 /** The monitor of a GetMonitor answer with its type; undefined when the answer carries none. */
 export function storedMonitorOf(answer: GetMonitorResponse['monitor']): StoredMonitor | undefined {
@@ -166,6 +285,16 @@ export function storedMonitorOf(answer: GetMonitorResponse['monitor']): StoredMo
       return { type: 'http', monitor: answer.value };
     case 'mcpMonitor':
       return { type: 'mcp', monitor: answer.value };
+    case 'pingMonitor':
+      return { type: 'ping', monitor: answer.value };
+    case 'websocketMonitor':
+      return { type: 'websocket', monitor: answer.value };
+    case 'certificateMonitor':
+      return { type: 'certificate', monitor: answer.value };
+    case 'dnsMonitor':
+      return { type: 'dns', monitor: answer.value };
+    case 'heartbeatMonitor':
+      return { type: 'heartbeat', monitor: answer.value };
     default:
       return undefined;
   }
@@ -254,6 +383,51 @@ export function formOf(stored: StoredMonitor): MonitorFormValues {
         allowCommand: m.allowCommand ?? defaultOf('mcp', 'allowCommand'),
       };
     }
+    case 'ping': {
+      const p = stored.monitor;
+      return {
+        ...common,
+        host: p.host,
+        count: String(p.count ?? defaultOf('ping', 'count')),
+        packetTimeout: p.packetTimeout ? String(durationMs(p.packetTimeout)) : String(defaultOf('ping', 'packetTimeout')),
+        degradedLoss: String(p.degradedLoss ?? defaultOf('ping', 'degradedLoss')),
+      };
+    }
+    case 'websocket': {
+      const w = stored.monitor;
+      return { ...common, url: w.url, headers: rowsOf(w.headers, keptSecret), subprotocol: w.subprotocol, sendText: w.sendText, expectText: w.expectText };
+    }
+    case 'certificate': {
+      const c = stored.monitor;
+      return {
+        ...common,
+        ...splitTarget(c.uri),
+        serverName: c.serverName,
+        minDaysLeft: String(c.minDaysLeft ?? defaultOf('certificate', 'minDaysLeft')),
+      };
+    }
+    case 'dns': {
+      const d = stored.monitor;
+      return {
+        ...common,
+        host: d.host,
+        recordType: wordOf(DNSRecordTypeSchema, d.recordType, RECORD_TYPE_WORDS) ?? defaultOf('dns', 'recordType'),
+        resolver: d.resolver,
+        contains: d.contains.join('\n'),
+        equals: d.equals.join('\n'),
+        minAnswers: String(d.minAnswers ?? defaultOf('dns', 'minAnswers')),
+        maxAnswers: String(d.maxAnswers ?? defaultOf('dns', 'maxAnswers')),
+      };
+    }
+    case 'heartbeat': {
+      const h = stored.monitor;
+      return {
+        ...common,
+        ...scheduleOf(h.schedule),
+        timezone: h.timezone || defaultOf('heartbeat', 'timezone'),
+        ...graceOf(h.grace ? durationMs(h.grace) : defaultOf('heartbeat', 'grace')),
+      };
+    }
   }
 }
 
@@ -268,7 +442,16 @@ export function keptOrder(next: string[], stored: readonly string[]): string[] {
 
 // ---- from the form to the wire ------------------------------------------------------------------
 
-export type { GrpcMonitorInit, HttpMonitorInit, McpMonitorInit, TcpMonitorInit };
+export type {
+  CertificateMonitorInit,
+  GrpcMonitorInit,
+  HeartbeatMonitorInit,
+  HttpMonitorInit,
+  McpMonitorInit,
+  TcpMonitorInit,
+  WebSocketMonitorInit,
+  PingMonitorInit,
+};
 
 export type { WireMonitor, WireUpdate };
 
@@ -363,6 +546,66 @@ export function wireOf(type: MonitorType, form: MonitorFormValues): { wire: Wire
       };
       return { wire: { type, monitor }, local };
     }
+    case 'ping': {
+      const packetTimeout = whole('monitor.packetTimeout', form.packetTimeout, 'must be whole milliseconds');
+      const monitor: PingMonitorInit = {
+        ...common,
+        host: form.host.trim(),
+        count: whole('monitor.count', form.count, 'must be a whole number'),
+        packetTimeout: packetTimeout === undefined || Number.isNaN(packetTimeout) ? undefined : durationFromMs(packetTimeout),
+        degradedLoss: whole('monitor.degradedLoss', form.degradedLoss, 'must be a whole number'),
+      };
+      return { wire: { type, monitor }, local };
+    }
+    case 'websocket': {
+      const monitor: WebSocketMonitorInit = {
+        ...common,
+        url: form.url.trim(),
+        headers: entriesOf(form.headers, REDACTED),
+        subprotocol: form.subprotocol.trim(),
+        // Sent and compared as typed: spaces may be part of the message.
+        sendText: form.sendText,
+        expectText: form.expectText,
+      };
+      return { wire: { type, monitor }, local };
+    }
+    case 'certificate': {
+      const monitor: CertificateMonitorInit = {
+        ...common,
+        uri,
+        serverName: form.serverName.trim(),
+        minDaysLeft: whole('monitor.minDaysLeft', form.minDaysLeft, 'must be a whole number of days'),
+      };
+      return { wire: { type, monitor }, local };
+    }
+    case 'dns': {
+      const monitor: DnsMonitorInit = {
+        ...common,
+        host: form.host.trim(),
+        recordType: wireEnum<DNSRecordType>(DNSRecordTypeSchema, form.recordType),
+        resolver: form.resolver.trim(),
+        // One value per line, as typed: a TXT value's spaces count.
+        contains: argsOf(form.contains),
+        equals: argsOf(form.equals),
+        minAnswers: whole('monitor.minAnswers', form.minAnswers, 'must be a whole number'),
+        maxAnswers: whole('monitor.maxAnswers', form.maxAnswers, 'must be a whole number'),
+      };
+      return { wire: { type, monitor }, local };
+    }
+    case 'heartbeat': {
+      // A heartbeat runs no check: it has no timeout, degraded threshold, retries or private
+      // locations (the service refuses them), and a period takes no time zone.
+      const { timeout: _t, degraded: _d, retry: _r, privateLocations: _p, ...rest } = common;
+      const period = whole('monitor.schedule', form.periodCount, 'the period must be a whole number of its unit');
+      const grace = whole('monitor.grace', form.graceCount, 'must be a whole number of its unit');
+      const monitor: HeartbeatMonitorInit = {
+        ...rest,
+        schedule: form.scheduleKind === 'cron' ? form.cron.trim() : period === undefined ? '' : `${period}${form.periodUnit}`,
+        timezone: form.scheduleKind === 'cron' ? form.timezone.trim() : '',
+        grace: grace === undefined || Number.isNaN(grace) ? undefined : durationFromMs(grace * DURATION_UNITS[form.graceUnit]),
+      };
+      return { wire: { type, monitor }, local };
+    }
   }
 }
 
@@ -376,7 +619,18 @@ export function createOf(type: MonitorType, form: MonitorFormValues): { wire: Wi
 }
 
 /** A field of a monitor message, by its name in the generated code. */
-type WireField = Exclude<keyof TcpMonitorInit | keyof GrpcMonitorInit | keyof HttpMonitorInit | keyof McpMonitorInit, '$typeName'>;
+type WireField = Exclude<
+  | keyof TcpMonitorInit
+  | keyof GrpcMonitorInit
+  | keyof HttpMonitorInit
+  | keyof McpMonitorInit
+  | keyof PingMonitorInit
+  | keyof WebSocketMonitorInit
+  | keyof CertificateMonitorInit
+  | keyof DnsMonitorInit
+  | keyof HeartbeatMonitorInit,
+  '$typeName'
+>;
 
 /** The wire field each field of the form is sent in. */
 const SENT_IN = {
@@ -400,6 +654,27 @@ const SENT_IN = {
   env: 'env',
   cwd: 'cwd',
   allowCommand: 'allowCommand',
+  subprotocol: 'subprotocol',
+  sendText: 'sendText',
+  expectText: 'expectText',
+  serverName: 'serverName',
+  minDaysLeft: 'minDaysLeft',
+  recordType: 'recordType',
+  resolver: 'resolver',
+  contains: 'contains',
+  equals: 'equals',
+  minAnswers: 'minAnswers',
+  maxAnswers: 'maxAnswers',
+  count: 'count',
+  packetTimeout: 'packetTimeout',
+  degradedLoss: 'degradedLoss',
+  scheduleKind: 'schedule',
+  periodCount: 'schedule',
+  periodUnit: 'schedule',
+  cron: 'schedule',
+  timezone: 'timezone',
+  graceCount: 'grace',
+  graceUnit: 'grace',
   statusCodeAssertions: 'statusCodeAssertions',
   headerAssertions: 'headerAssertions',
   bodyAssertions: 'bodyAssertions',
@@ -413,7 +688,20 @@ const SENT_IN = {
   otlpHeaders: 'openTelemetry',
 } as const satisfies Record<keyof MonitorFormValues, WireField>;
 
-const SCHEMAS = { tcp: TCPMonitorSchema, grpc: GRPCMonitorSchema, http: HTTPMonitorSchema, mcp: MCPMonitorSchema } as const;
+/** Where a type sends a field of the form in a wire field of another name: a DNS monitor's name to look up, and the host a ping monitor pings, are `host` itself, not the host of a `uri`. */
+const SENT_IN_OF: Partial<Record<MonitorType, Partial<Record<keyof MonitorFormValues, WireField>>>> = { dns: { host: 'host' }, ping: { host: 'host' } };
+
+const SCHEMAS = {
+  tcp: TCPMonitorSchema,
+  grpc: GRPCMonitorSchema,
+  http: HTTPMonitorSchema,
+  mcp: MCPMonitorSchema,
+  ping: PingMonitorSchema,
+  websocket: WebSocketMonitorSchema,
+  certificate: CertificateMonitorSchema,
+  dns: DNSMonitorSchema,
+  heartbeat: HeartbeatMonitorSchema,
+} as const;
 
 /**
  * Which fields of the form were changed, as react-hook-form marks them (`formState.dirtyFields`:
@@ -443,7 +731,7 @@ export function updateOf(type: MonitorType, form: MonitorFormValues, changed: Ch
   const paths = new Map<WireField, string>();
   // In the form's order, so the same changes make the same mask however they were made.
   for (const name of Object.keys(SENT_IN) as (keyof MonitorFormValues)[]) {
-    const field = SENT_IN[name];
+    const field = SENT_IN_OF[type]?.[name] ?? SENT_IN[name];
     const proto = declared[field]?.name;
     if (proto !== undefined && marked(changed[name])) paths.set(field, proto);
   }
@@ -451,6 +739,8 @@ export function updateOf(type: MonitorType, form: MonitorFormValues, changed: Ch
     const left = (Object.keys(MCP_TRANSPORT_FIELDS) as McpTransport[]).filter((t) => t !== form.transport);
     for (const field of left.flatMap((t) => MCP_TRANSPORT_FIELDS[t])) paths.set(field, declared[field]!.name);
   }
+  // A heartbeat's time zone goes with its schedule: a period takes none (it returns to UTC).
+  if (type === 'heartbeat' && paths.has('schedule')) paths.set('timezone', declared.timezone!.name);
   if (paths.size === 0) return { update: undefined, local };
   const fields = new Set(paths.keys());
   const updateMask = { paths: [...paths.values()] };

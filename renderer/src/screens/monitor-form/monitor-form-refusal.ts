@@ -29,6 +29,7 @@ export function claimableFields(type: MonitorType, form: MonitorFormValues): str
   // The type's own fields, as it declares them.
   names.push(...typeOf(type).fields.map((field) => field.name));
   if (type === 'grpc') names.push(...form.metadata.filter((r) => r.name).map((r) => `metadata.${r.name.trim()}`));
+  if (type === 'websocket') names.push(...form.headers.filter((r) => r.name).map((r) => `headers.${r.name.trim()}`));
   if (type === 'mcp') {
     names.push(...form.headers.filter((r) => r.name).map((r) => `headers.${r.name.trim()}`));
     names.push(...form.env.filter((r) => r.name).map((r) => `env.${r.name.trim()}`));

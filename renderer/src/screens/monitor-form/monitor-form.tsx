@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { FormProvider, useForm, useWatch } from 'react-hook-form';
 import type { FieldViolation } from '../../../../contract/errors.ts';
 import { ApiError, type PlanAllowance, type Workspace } from '../../api.ts';
+import type { DeclaredFieldHints } from '../../declared-input.ts';
 import { focusFirstInvalid, FormProblems, matchViolations } from '../../forms.tsx';
 import { asApiError } from '../../hooks.ts';
 import type { Periodicity } from '../../../../proto/gen/monitor/v1/monitor_pb.js';
@@ -9,6 +10,8 @@ import { Link } from '../../router.tsx';
 import { AboutFields } from './about-fields.tsx';
 import { AssertionFields } from './assertion-fields.tsx';
 import { HeaderFields } from './header-fields.tsx';
+import { DnsNameField, DnsValuesField } from './dns-fields.tsx';
+import { HeartbeatGraceField, HeartbeatScheduleField } from './heartbeat-fields.tsx';
 import { McpArgsField, McpServerField } from './mcp-fields.tsx';
 import type { ChangedFields, MonitorFormValues, MonitorType } from './monitor-form-model.ts';
 import { type Failure, failureOf } from './monitor-form-refusal.ts';
@@ -18,7 +21,7 @@ import { RequestBody } from './request-fields.tsx';
 import { ScheduleFields } from './schedule-fields.tsx';
 import { TargetFields } from './target-fields.tsx';
 import { TimingFields } from './timing-fields.tsx';
-import { type OwnEditors, TypeFields } from './type-field.tsx';
+import { type OwnEditors, TypeField, TypeFields } from './type-field.tsx';
 import { shownFor, typeOf } from './type-fields.ts';
 
 /** A refusal made before sending: values the wire cannot carry, named as the service names them. */
@@ -110,6 +113,20 @@ export function MonitorForm({
     server: (spec) => <McpServerField spec={spec} errors={errors} />,
     args: (spec) => <McpArgsField spec={spec} errors={errors} />,
     env: (spec) => <HeaderFields name="env" legend={spec.label} item="Variable" errors={errors} field="monitor.env" hint={spec.hint} namePlaceholder="PATH" />,
+    // A DNS monitor's name to look up is one input (its `host` is not a TCP target's host).
+    ...(type === 'dns' ? { host: (spec: DeclaredFieldHints) => <DnsNameField spec={spec} errors={errors} /> } : {}),
+    // A ping monitor's host is one input too: a hostname or an address, no port.
+    ...(type === 'ping' ? { host: (spec: DeclaredFieldHints) => <TypeField field={spec} error={errors.of('monitor.host')} /> } : {}),
+    contains: (spec) => <DnsValuesField spec={spec} errors={errors} name="contains" />,
+    // A heartbeat's schedule is a period or a cron expression with its time zone; its grace a count of a unit.
+    ...(type === 'heartbeat'
+      ? {
+          schedule: (spec: DeclaredFieldHints) => <HeartbeatScheduleField spec={spec} errors={errors} />,
+          timezone: () => null,
+          grace: (spec: DeclaredFieldHints) => <HeartbeatGraceField spec={spec} errors={errors} />,
+        }
+      : {}),
+    equals: (spec) => <DnsValuesField spec={spec} errors={errors} name="equals" />,
   };
 
   return (
@@ -125,7 +142,7 @@ export function MonitorForm({
         </section>
 
         <section className="card section monitor-form-section" aria-labelledby="monitor-target">
-          <h2 id="monitor-target">{declared.targetIsUrl ? 'Request' : 'Target'}</h2>
+          <h2 id="monitor-target">{type === 'heartbeat' ? 'Expected pings' : declared.targetIsUrl ? 'Request' : 'Target'}</h2>
           <TypeFields type={type} errors={errors} editors={editors} shown={(name) => shownFor(type, name, transport)} />
         </section>
 
@@ -144,10 +161,13 @@ export function MonitorForm({
           <ScheduleFields type={type} workspace={workspace} plan={plan} storedPeriodicity={storedPeriodicity} errors={errors} />
         </section>
 
-        <section className="card section monitor-form-section" aria-labelledby="monitor-limits">
-          <h2 id="monitor-limits">Timing and retries</h2>
-          <TimingFields type={type} errors={errors} />
-        </section>
+        {/* A heartbeat runs no check: nothing to time or retry. */}
+        {type === 'heartbeat' ? null : (
+          <section className="card section monitor-form-section" aria-labelledby="monitor-limits">
+            <h2 id="monitor-limits">Timing and retries</h2>
+            <TimingFields type={type} errors={errors} />
+          </section>
+        )}
 
         <section className="card section monitor-form-section" aria-labelledby="monitor-otlp">
           <h2 id="monitor-otlp">Metrics export</h2>

@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import type { Workspace } from '../../api.ts';
 import { PageHeader } from '../../components.tsx';
 import { useCreateMonitor } from '../../data/monitors.ts';
@@ -7,6 +8,7 @@ import { createOf, emptyForm, type MonitorFormValues, type MonitorType } from '.
 import { type LoadedPlan, PlanGate } from './plan-gate.tsx';
 import { isMonitorType } from './monitor-options.ts';
 import { TypeChooser } from './type-chooser.tsx';
+import { PingUrlOnce } from '../monitor-detail-heartbeat.tsx';
 
 /** A new monitor: its type chosen first (kept in `?type=`), then its form. */
 export function NewMonitor({ workspace, plan }: { workspace: Workspace; plan: LoadedPlan }) {
@@ -15,13 +17,29 @@ export function NewMonitor({ workspace, plan }: { workspace: Workspace; plan: Lo
   const type = isMonitorType(asked) ? asked : undefined;
   const choose = (next: MonitorType) => navigate(`/monitors/new?type=${next}`, { replace: true });
   const create = useCreateMonitor(workspace.id);
+  // A heartbeat monitor's ping URL is in the answer to its creation alone: shown here, once, before its page.
+  const [pinged, setPinged] = useState<{ id: string; name: string; pingUrl: string }>();
 
   const save = async (chosen: MonitorType, form: MonitorFormValues) => {
     const { wire, local } = createOf(chosen, form);
     if (local.length > 0) throw refusedHere(local);
-    const id = await create.mutateAsync(wire);
+    const { id, pingUrl } = await create.mutateAsync(wire);
+    if (pingUrl) return setPinged({ id, name: form.name, pingUrl });
     navigate(`/monitors/${encodeURIComponent(id)}`);
   };
+
+  if (pinged) {
+    return (
+      <>
+        <PageHeader title="New monitor">Give the job its ping URL: it calls it each time it runs.</PageHeader>
+        <PingUrlOnce
+          heading={`Heartbeat monitor “${pinged.name}” created`}
+          url={pinged.pingUrl}
+          onDone={() => navigate(`/monitors/${encodeURIComponent(pinged.id)}`)}
+        />
+      </>
+    );
+  }
 
   return (
     <>

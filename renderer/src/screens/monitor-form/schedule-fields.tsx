@@ -29,9 +29,10 @@ export function ScheduleFields({
   const { register } = useFormContext<MonitorFormValues>();
   return (
     <>
-      <Frequency plan={plan} stored={storedPeriodicity} error={errors.of('monitor.periodicity')} />
+      <Frequency plan={plan} stored={storedPeriodicity} error={errors.of('monitor.periodicity')} heartbeat={type === 'heartbeat'} />
       <Regions type={type} plan={plan} error={errors.of('monitor.regions')} />
-      <PrivateLocations workspace={workspace} error={errors.of('monitor.privateLocations')} />
+      {/* A heartbeat's pings come to the service: no private location checks it. */}
+      {type === 'heartbeat' ? null : <PrivateLocations workspace={workspace} error={errors.of('monitor.privateLocations')} />}
       <div className="check-row">
         <input type="checkbox" id="monitor-active" {...register('active')} aria-describedby="monitor-active-hint" />
         <label htmlFor="monitor-active">Active</label>
@@ -44,14 +45,24 @@ export function ScheduleFields({
 }
 
 /** The frequencies the plan allows, and the stored one even when the plan no longer does. */
-function Frequency({ plan, stored, error }: { plan: PlanAllowance; stored: Periodicity | undefined; error: string | undefined }) {
+function Frequency({
+  plan,
+  stored,
+  error,
+  heartbeat,
+}: {
+  plan: PlanAllowance;
+  stored: Periodicity | undefined;
+  error: string | undefined;
+  heartbeat: boolean;
+}) {
   const id = useId();
   const { field } = useController<MonitorFormValues, 'periodicity'>({ name: 'periodicity' });
   const offered = FREQUENCIES.filter((f) => plan.frequencies.includes(f.name) || f.periodicity === stored);
   return (
     <FieldGroup
       legend="Frequency"
-      hint={`How often it is checked. The ${plan.plan} plan allows ${plan.frequencies.join(', ')}.`}
+      hint={`${heartbeat ? 'How often its state is recorded while no ping comes; a missed ping is seen at once whatever this says.' : 'How often it is checked.'} The ${plan.plan} plan allows ${plan.frequencies.join(', ')}.`}
       error={error}
       className="frequency"
     >

@@ -12,6 +12,11 @@ const TIMEOUT_COVERS: Record<MonitorType, string> = {
   grpc: 'For the whole check.',
   http: 'For the whole request.',
   mcp: 'For the whole check: connection or start, handshake and listing.',
+  ping: 'For the whole check: the lookup and every round of packets, retries included.',
+  websocket: 'For the whole check: connection, upgrade and the expected message.',
+  certificate: 'For the whole check: connection and TLS handshake.',
+  dns: 'For the whole check: every query, retries and resolvers included; each query gets an even share.',
+  heartbeat: 'Not used: a heartbeat runs no check.',
 };
 
 /** How long a check may take, when a passing one counts as slow, and how often a failed connection is tried again. */
@@ -46,7 +51,7 @@ export function TimingFields({ type, errors }: { type: MonitorType; errors: Fiel
       </Field>
       <Field
         label="Retries"
-        hint={`${type === 'grpc' || type === 'mcp' ? 'Of a failed connection; an answer is never retried.' : 'Of a failed connection.'} 0 to ${retry.max}, default ${retry.default}.`}
+        hint={`${type === 'dns' ? 'Of a query with no answer; an answer, even NXDOMAIN or SERVFAIL, is never asked again.' : type === 'ping' ? 'Rounds of packets tried again when every packet is lost or the name does not resolve.' : type === 'grpc' || type === 'mcp' || type === 'websocket' ? 'Of a failed connection; an answer is never retried.' : 'Of a failed connection.'} 0 to ${retry.max}, default ${retry.default}.`}
         error={errors.of('monitor.retry')}
       >
         {(field) => (

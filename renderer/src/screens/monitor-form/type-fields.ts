@@ -9,8 +9,9 @@ import { type DeclaredFieldHints, type InputKind, inputOf, limitsOf } from '../.
 // TypeScript, tested in Node with the model.
 
 /** The types the form creates and edits: those whose monitor.v1 message the model writes. */
-export type MonitorType = 'tcp' | 'grpc' | 'http' | 'mcp';
-export const FORM_TYPES = ['tcp', 'grpc', 'http', 'mcp'] as const satisfies readonly (MonitorType & keyof typeof MONITOR_TYPES)[];
+export type MonitorType = 'tcp' | 'grpc' | 'http' | 'mcp' | 'certificate' | 'websocket' | 'dns' | 'ping' | 'heartbeat';
+export const FORM_TYPES = ['tcp', 'grpc', 'http', 'mcp', 'certificate', 'websocket', 'dns', 'ping', 'heartbeat'] as const satisfies readonly (MonitorType &
+  keyof typeof MONITOR_TYPES)[];
 
 /** One type's declaration: its title, summary, target and fields. */
 export const typeOf = (type: MonitorType) => MONITOR_TYPES[type];
@@ -33,8 +34,11 @@ export function specOf<T extends MonitorType, N extends (typeof MONITOR_TYPES)[T
 export const defaultOf = <T extends MonitorType, N extends (typeof MONITOR_TYPES)[T]['fields'][number]['name']>(type: T, name: N) =>
   (specOf(type, name).schema as { default: unknown }).default as Spec<T, N>['schema'] extends { default: infer D } ? D : never;
 
-/** Fields whose schema is plain but whose editor is not: the request body's hint follows the method. */
-const OWN_EDITORS: ReadonlySet<string> = new Set(['body']);
+/**
+ * Fields whose schema is plain but whose editor is not: the request body's hint follows the
+ * method; a heartbeat's time zone goes with its cron expression, and its grace time is a count of a unit.
+ */
+const OWN_EDITORS: ReadonlySet<string> = new Set(['body', 'timezone', 'grace']);
 
 /** How an MCP monitor reaches its server, as the contract lists the words (`http`, `stdio`). */
 export type McpTransport = ChoiceOf<'mcp', 'transport'>;

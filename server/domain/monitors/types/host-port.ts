@@ -4,7 +4,8 @@ import { expected } from '../../validation.ts';
 
 const HOST_LABEL = /^[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$/;
 
-function isHostname(host: string): boolean {
+/** Whether `host` is a hostname: dot-separated labels of letters, digits, `-` and `_`, at most 253 characters. */
+export function isHostname(host: string): boolean {
   return host.length <= 253 && host.split('.').every((label) => HOST_LABEL.test(label));
 }
 

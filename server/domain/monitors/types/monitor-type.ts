@@ -28,9 +28,16 @@ export interface MonitorTypeSpec<T extends string = string, F extends DeclaredFi
   /**
    * What the target is where it depends on the configuration (an MCP server's URL or command);
    * otherwise `targetIsUrl` says. The destination policy judges a URL or a `host:port`; a command
-   * must exist where it is run.
+   * must exist where it is run; a `name` is looked up, never connected to (a DNS monitor's).
+   * `none`: nothing is connected to (a heartbeat's schedule: its jobs call the service).
    */
-  targetKind?: (value: { [K in keyof F]: z.output<F[K]['schema']> }) => 'url' | 'host-port' | 'command';
+  targetKind?: (value: { [K in keyof F]: z.output<F[K]['schema']> }) => 'url' | 'host-port' | 'host' | 'command' | 'name' | 'none';
+  /**
+   * The addresses a check connects to besides its target (a DNS monitor's resolver), each as
+   * `host:port` with the field that gives it: the destination policy judges them as written, as it
+   * judges a target.
+   */
+  connectsTo?: (value: { [K in keyof F]: z.output<F[K]['schema']> }) => { field: keyof F & string; hostPort: string }[];
   /** What the target is, in the words of `--target`'s help: `host:port`, `the URL`. */
   targetWords: string;
   /** What `timeout` bounds for the type, in the reference's words. */
