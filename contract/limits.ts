@@ -12,6 +12,8 @@ export const MONITOR_LIMITS = {
   timeoutMs: { min: 100, max: 120_000, default: 45_000 },
   /** Retries of a failed connection. */
   retry: { max: 10, default: 3 },
+  /** How often the channels are reminded while a monitor stays down; none by default. */
+  remindEveryMs: { min: 5 * 60_000, max: 7 * 86_400_000 },
   privateLocations: 10,
   /** A gRPC monitor's service name. */
   serviceNameLength: 256,

@@ -305,3 +305,46 @@ describe('this machine offline', () => {
     }
   });
 });
+
+describe('reminders', () => {
+  test('a monitor still down reminds its channels at its interval, once per interval, and a refused interval is named', async () => {
+    const receiver = await startHttpReceiver();
+    try {
+      await assert.rejects(
+        services.monitors.create(system, workspaceId, 'tcp', {
+          name: 'too eager',
+          uri: '127.0.0.1:9',
+          periodicity: '10m',
+          regions: ['iad'],
+          remindEvery: 60_000,
+        }),
+        (error: AppError) => error.code === 'VALIDATION' && /remindEvery: must be at least 5 minutes/.test(error.message),
+      );
+      const m = await services.monitors.create(system, workspaceId, 'tcp', {
+        name: 'reminding',
+        uri: '127.0.0.1:9',
+        periodicity: '10m',
+        regions: ['iad'],
+        remindEvery: 30 * MINUTE,
+      });
+      assert.equal(m.remindEvery, 30 * MINUTE);
+      await webhook(receiver, [m]);
+      // A real check of a closed port records it down; its alert goes out.
+      const [result] = await services.monitors.trigger(system, workspaceId, m.id);
+      const downAt = Date.parse(result!.startedAt);
+      await change(m, 'up', 'down', downAt);
+      assert.equal(receiver.requests.length, 1);
+
+      assert.deepEqual(await services.alerts.remind(downAt + 29 * MINUTE), [], 'not before its interval');
+      const [reminder] = await services.alerts.remind(downAt + 31 * MINUTE);
+      assert.equal(reminder?.kind, 'down');
+      assert.match(reminder!.message, /Still down since .* for 31 min/);
+      const body = bodies(receiver)[1];
+      assert.equal(alertHeadline(body), `${m.name} is still down (since ${new Date(downAt).toISOString()})`);
+      assert.deepEqual(await services.alerts.remind(downAt + 32 * MINUTE), [], 'once per interval');
+      assert.equal((await services.alerts.remind(downAt + 62 * MINUTE)).length, 1, 'and again after the next');
+    } finally {
+      await receiver.close();
+    }
+  });
+});

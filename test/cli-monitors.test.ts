@@ -15,6 +15,7 @@ import {
   TLSMode,
 } from '../client/index.ts';
 import { withLocalOwner } from './support/database.ts';
+import { monitorTypeNames } from '../server/domain/monitors/monitor-types.ts';
 import { monitorWords } from '../server/rpc/monitor-codec.ts';
 import { assertOneLineError, type CliResult, jsonOf, runCli, startTestService, tableOf, type TestService } from './support/harness.ts';
 
@@ -303,14 +304,16 @@ describe('monitors create', () => {
   test('what create --help says of a left-out --frequency and --regions is what the command does, for every type', T, async () => {
     const help = (await monitors(['create', '--help'])).stdout;
     assert.doesNotMatch(help, /plan's fastest|all of the plan/);
-    assert.match(
-      help,
-      /^Usage: statusdesk monitors create tcp\|grpc\|http\|mcp --name N --target T --frequency 30s\|1m\|5m\|10m\|30m\|1h \(grpc: --regions a,b or --private-location ID,/,
+    assert.ok(
+      help.startsWith(
+        `Usage: statusdesk monitors create ${monitorTypeNames.join('|')} --name N --target T --frequency 30s|1m|5m|10m|30m|1h (grpc: --regions a,b or --private-location ID,`,
+      ),
+      help.split('\n')[0],
     );
     assert.match(help, /\n {2}--frequency \S+ +how often to check \(required by create; the plan may allow fewer\)\n/);
     assert.match(
       help,
-      /\n {2}--regions a,b +the regions to check from, comma-separated \(left out by create: for tcp, http and mcp the plan's default regions, the first 4 of the catalogue on hobby and 6 on paid plans, or none with --private-location; grpc needs --regions or --private-location\)\n/,
+      /\n {2}--regions a,b +the regions to check from, comma-separated \(left out by create: for tcp, http(?:, [a-z]+)* and [a-z]+ the plan's default regions, the first 4 of the catalogue on hobby and 6 on paid plans, or none with --private-location; grpc needs --regions or --private-location\)\n/,
     );
 
     const before = (await api.monitors.listMonitors({})).totalSize;
@@ -715,7 +718,7 @@ describe('monitors errors', () => {
       monitors(['create', 'grpc', '--name', 'x', '--target', 'a.b:1', '--regions', 'iad', '--frequency', '1m', '--metadata', 'novalue']),
     ]);
     assertUsageError(frequency, /--frequency must be one of 30s, 1m, 5m, 10m, 30m, 1h, got "2m"/);
-    assertUsageError(timeout, /--timeout must be a duration like 500ms, 45s or 2m, got "5"/);
+    assertUsageError(timeout, /--timeout must be a duration like 500ms, 45s, 15m, 2h or 1d, got "5"/);
     assertUsageError(retry, /--retry must be a whole number, got "1.5"/);
     assertUsageError(status, /--assert-status takes a status code/);
     assertUsageError(metadata, /--metadata takes key=value, got "novalue"/);

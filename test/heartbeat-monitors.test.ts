@@ -320,7 +320,7 @@ describe('heartbeat monitors', () => {
 
     const refused = await runCli(['monitors', 'create', 'heartbeat', '--name', 'x', '--target', '1d', '--grace', 'soon', '--frequency', '10m'], env);
     assert.equal(refused.code, 2, refused.stderr);
-    assert.match(refused.stderr, /--grace must be a duration like 15m, 2h or 1d, got "soon"/);
+    assert.match(refused.stderr, /--grace must be a duration like 500ms, 45s, 15m, 2h or 1d, got "soon"/);
 
     assert.equal((await curl(url!, ['--data-binary', 'dumped 42 tables'])).status, 200);
     const pings = jsonOf(await runCli(['monitors', 'pings', id!, '--json'], env)).pings;

@@ -28,6 +28,7 @@ function stdioMonitor(): ScheduledOf<'mcp'> {
     periodicity: '1m',
     regions: ['iad'],
     degraded: null,
+    remindEvery: null,
     openTelemetry: null,
   };
 }

@@ -207,7 +207,7 @@ describe('ping monitors', () => {
 
     const badDuration = await cli(['update', made.id, '--packet-timeout', '5x']);
     assert.equal(badDuration.code, 2);
-    assert.match(badDuration.stderr, /--packet-timeout must be a duration like 500ms or 2s, got "5x"/);
+    assert.match(badDuration.stderr, /--packet-timeout must be a duration like 500ms, 45s, 15m, 2h or 1d, got "5x"/);
     const badHost = await cli(['create', 'ping', '--name', 'x', '--target=-f', '--frequency', '10m', '--regions', 'iad']);
     assert.equal(badHost.code, 2, badHost.stderr);
     assert.match(badHost.stderr, /^statusdesk: --target: must be a hostname or an IP address, not an option/);

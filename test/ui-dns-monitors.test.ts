@@ -3,32 +3,15 @@
 // resolver, the values one per line), checked with the detail's Check now and its answer read
 // there, edited, and a refusal shown beside the field it names.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@connectrpc/connect';
 import type { Page } from 'playwright-core';
 import { DNSRecordType, type MonitorService, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { axeViolations, openPage, watchCsp, withBrowser } from './support/browser.ts';
 import { type DnsServer, startDnsServer } from './support/dns-server.ts';
 import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
 
 const TEST_TIMEOUT = { timeout: 120_000 };
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/** axe-core's WCAG 2.2 A and AA violations of the page as it is now, one line each. */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  return page.evaluate(async () => {
-    const { axe, document } = globalThis as unknown as {
-      document: unknown;
-      axe: { run(context: unknown, options: object): Promise<{ violations: { id: string; nodes: { target: unknown[] }[] }[] }> };
-    };
-    const tags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
-    const { violations } = await axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
-    return violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  });
-}
 /** Where the screenshots of the screen go, when asked for (SCREENSHOTS=folder). */
 const SHOTS = process.env.SCREENSHOTS;
 

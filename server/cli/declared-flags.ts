@@ -1,5 +1,5 @@
 import { choicesOf, type DeclaredField, type FieldFlag, isRepeatable } from '../domain/declared-fields.ts';
-import { type Flag, int32, list, oneOf, pairs, parseBoolean, str, type Values } from './flags.ts';
+import { type Flag, int32, list, oneOf, pairs, parseBoolean, parseDuration, str, type Values } from './flags.ts';
 import { UsageError } from './output.ts';
 
 /**
@@ -38,6 +38,8 @@ export function readFlag(field: DeclaredField & { flag: FieldFlag }, values: Val
       return text === undefined ? undefined : oneOf(flag.name, flag.upperCase ? text.toUpperCase() : text, choicesOf(field.schema));
     case 'int':
       return int32(flag.name, text);
+    case 'duration':
+      return text === undefined ? undefined : parseDuration(flag.name, text);
     case 'pairs':
       return given.length > 0 ? pairs(flag.name, given) : undefined;
     case 'list':

@@ -1,3 +1,4 @@
+import { durationOf } from '../domain/declared-fields.ts';
 import { runningService } from '../service-record.ts';
 import { printTable, UsageError } from './output.ts';
 
@@ -191,4 +192,11 @@ export function printFields(rows: [field: string, value: string | null | undefin
 /** A line for people on stderr: stdout carries only results. */
 export function note(text: string): void {
   process.stderr.write(`${text}\n`);
+}
+
+/** `500ms`, `45s`, `15m`, `2h`, `1d` as milliseconds (domain/declared-fields.ts: durationOf). */
+export function parseDuration(flag: string, value: string): number {
+  const ms = durationOf(value);
+  if (ms === undefined) throw new UsageError(`--${flag} must be a duration like 500ms, 45s, 15m, 2h or 1d, got "${value}"`);
+  return ms;
 }

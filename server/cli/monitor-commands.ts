@@ -32,6 +32,7 @@ import {
   type Options,
   pairs,
   parseBoolean,
+  parseDuration,
   rejectFlags,
   str,
   type Values,
@@ -71,6 +72,7 @@ const scheduling = {
   },
   timeout: { type: 'string', valueName: 'DURATION', description: 'give up after this long, e.g. 45s or 500ms (default 45s)' },
   degraded: { type: 'string', valueName: 'DURATION', description: 'a success slower than this is degraded, e.g. 2s' },
+  'remind-every': { type: 'string', valueName: 'DURATION', description: 'while down or degraded, remind the channels this often, e.g. 1h (default: never)' },
   retry: { type: 'string', valueName: 'N', description: 'attempts after a failure before it counts (default 3)' },
   'otlp-endpoint': { type: 'string', valueName: 'URL', description: 'send check metrics to this OTLP/HTTP endpoint' },
   'otlp-header': { type: 'string', multiple: true, valueName: 'k=v', description: 'a header for the OTLP endpoint' },
@@ -111,6 +113,7 @@ const monitorFields = fieldFlags({
   'monitor.privateLocations': '--private-location',
   'monitor.timeout': '--timeout',
   'monitor.degraded': '--degraded',
+  'monitor.remindEvery': '--remind-every',
   'monitor.retry': '--retry',
   'monitor.openTelemetry': '--otlp-endpoint',
   'monitor.openTelemetry.headers': '--otlp-header',
@@ -130,14 +133,7 @@ const typeUsage = monitorTypeNames
 
 const frequencyUsage = `--frequency ${frequencies.join('|')}`;
 const optionalScheduling =
-  '[--description D] [--active true|false] [--regions a,b] [--private-location ID]... [--timeout 45s] [--degraded 2s] [--retry N] [--otlp-endpoint URL] [--otlp-header k=v]... [--tag T]...';
-
-/** `45s`, `500ms`, `2m` as milliseconds. */
-function parseDuration(flag: string, value: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(value.trim());
-  if (!match) throw new UsageError(`--${flag} must be a duration like 500ms, 45s or 2m, got "${value}"`);
-  return Math.round(Number(match[1]) * { ms: 1, s: 1000, m: 60_000 }[match[2] as 'ms' | 's' | 'm']);
-}
+  '[--description D] [--active true|false] [--regions a,b] [--private-location ID]... [--timeout 45s] [--degraded 2s] [--remind-every 1h] [--retry N] [--otlp-endpoint URL] [--otlp-header k=v]... [--tag T]...';
 
 /** The fields every monitor type shares, from the flags that were given. */
 function schedulingFields(values: Values) {
@@ -161,6 +157,8 @@ function schedulingFields(values: Values) {
   if (timeout !== undefined) fields.timeout = durationFromMs(parseDuration('timeout', timeout));
   const degraded = str(values, 'degraded');
   if (degraded !== undefined) fields.degraded = durationFromMs(parseDuration('degraded', degraded));
+  const remindEvery = str(values, 'remind-every');
+  if (remindEvery !== undefined) fields.remindEvery = durationFromMs(parseDuration('remind-every', remindEvery));
   const retry = str(values, 'retry');
   if (retry !== undefined) {
     if (!/^-?\d+$/.test(retry)) throw new UsageError(`--retry must be a whole number, got "${retry}"`);
@@ -204,6 +202,7 @@ function printMonitor(m: Shown): void {
     ['private locations', listText(m.privateLocations)],
     ['timeout', durationText(m.timeout)],
     ['degraded', durationText(m.degraded)],
+    ['remind every', durationText(m.remindEvery)],
     ['retry', String(m.retry ?? '-')],
   ];
   rows.push(...(specOf(m.type).rows?.(m) ?? []));

@@ -14,7 +14,24 @@ import { z } from 'zod';
  * (`list`), a whole number (`int`), or a syntax of the field's own: `read` gets every value given
  * and calls `fail` with what is wrong.
  */
-export type FlagReader = 'text' | 'boolean' | 'choice' | 'pairs' | 'list' | 'int' | ((texts: string[], fail: (message: string) => never) => unknown);
+export type FlagReader =
+  | 'text'
+  | 'boolean'
+  | 'choice'
+  | 'pairs'
+  | 'list'
+  | 'int'
+  /** A duration as people type it (`500ms`, `45s`, `15m`, `2h`, `1d`), as milliseconds. */
+  | 'duration'
+  | ((texts: string[], fail: (message: string) => never) => unknown);
+
+const DURATION_UNITS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** A duration as people type it (`500ms`, `1.5s`, `15m`, `2h`, `1d`) in milliseconds; undefined when it is not one. */
+export function durationOf(text: string): number | undefined {
+  const match = /^(\d{1,9}(?:\.\d{1,3})?)(ms|s|m|h|d)$/.exec(text.trim());
+  return match ? Math.round(Number(match[1]) * DURATION_UNITS[match[2] as keyof typeof DURATION_UNITS]) : undefined;
+}
 
 export interface FieldFlag {
   /** Without the dashes: `tls` is `--tls`. */

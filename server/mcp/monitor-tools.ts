@@ -44,6 +44,7 @@ const monitor = record({
     ),
   timeout: z.number().describe('Milliseconds.'),
   degraded: z.number().nullable().describe('Milliseconds above which a success is degraded; null: never.'),
+  remindEvery: z.number().nullable().describe('While down or degraded, how often its channels are reminded, in milliseconds; null: never.'),
   retry: z.number().int(),
   tags: z.array(z.string()),
   notificationChannels: z.array(channelRef).describe('The channels wired to the monitor.'),

@@ -347,6 +347,7 @@ function commonWords(type: MonitorType, m: Record<string, any>) {
     privateLocations: [...(m.privateLocations as string[])],
     timeout: ms(m.timeout) ?? null,
     degraded: ms(m.degraded) ?? null,
+    remindEvery: ms(m.remindEvery) ?? null,
     retry: (m.retry as number | undefined) ?? null,
     openTelemetry: m.openTelemetry ? { endpoint: m.openTelemetry.endpoint as string, headers: { ...m.openTelemetry.headers } as Record<string, string> } : null,
     tags: [...(m.tags as string[])],

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type LaunchOptions, type Locator, type Page } from 'playwright-core';
 import type { TestService } from './harness.ts';
 
@@ -111,4 +112,20 @@ export async function markDocument(page: Page): Promise<void> {
 
 export async function assertSameDocument(page: Page): Promise<void> {
   assert.equal(await page.evaluate('window.__sameDocument === true'), true, 'the page was reloaded or left');
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's WCAG 2.2 A and AA violations of the page as it is now, one line each. */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    const { axe, document } = globalThis as unknown as {
+      document: unknown;
+      axe: { run(context: unknown, options: object): Promise<{ violations: { id: string; nodes: { target: unknown[] }[] }[] }> };
+    };
+    const tags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+    const { violations } = await axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
+    return violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  });
 }

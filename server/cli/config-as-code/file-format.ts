@@ -114,6 +114,7 @@ const commonFields = () => ({
   privateLocations: z.array(text('a private location name'), { error: 'must be a list of private location names, e.g. [office]' }).optional(),
   timeout: z.number({ error: 'must be milliseconds' }).optional(),
   degraded: z.number({ error: 'must be milliseconds, or null' }).nullable().optional(),
+  remindEvery: z.number({ error: 'must be milliseconds, or null' }).nullable().optional(),
   retry: z.number({ error: 'must be a whole number' }).optional(),
   tags: z.array(text('a tag')).optional(),
   openTelemetry: z

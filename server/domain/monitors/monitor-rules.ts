@@ -65,6 +65,11 @@ const commonFields = builtOnFirstUse(() => {
       .max(MAX_TIMEOUT_MS, `must be at most ${MAX_TIMEOUT_MS / 1000} s`)
       .default(DEFAULT_TIMEOUT_MS),
     degraded: durationMs().min(1, 'must be at least 1 ms').nullable().default(null),
+    remindEvery: durationMs()
+      .min(MONITOR_LIMITS.remindEveryMs.min, `must be at least ${MONITOR_LIMITS.remindEveryMs.min / 60_000} minutes`)
+      .max(MONITOR_LIMITS.remindEveryMs.max, `must be at most ${MONITOR_LIMITS.remindEveryMs.max / 86_400_000} days`)
+      .nullable()
+      .default(null),
     retry: z.number().int('must be a whole number').min(0, `must be 0 to ${MAX_RETRY}`).max(MAX_RETRY, `must be 0 to ${MAX_RETRY}`).default(DEFAULT_RETRY),
     openTelemetry: openTelemetry.nullable().default(null),
     tags: z

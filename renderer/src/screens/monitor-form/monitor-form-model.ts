@@ -161,6 +161,8 @@ export interface MonitorFormValues {
   timeoutSeconds: string;
   degradedMs: string;
   retry: string;
+  /** While down or degraded, how often the channels are reminded, in minutes as typed; empty: never. */
+  remindMinutes: string;
   otlpEndpoint: string;
   otlpHeaders: KeyValueRow[];
 }
@@ -247,6 +249,7 @@ export function emptyForm(): MonitorFormValues {
     privateLocations: [],
     timeoutSeconds: '',
     degradedMs: '',
+    remindMinutes: '',
     retry: '',
     otlpEndpoint: '',
     otlpHeaders: [],
@@ -341,6 +344,7 @@ export function formOf(stored: StoredMonitor): MonitorFormValues {
     privateLocations: [...m.privateLocations],
     timeoutSeconds: secondsText(m.timeout),
     degradedMs: msText(m.degraded),
+    remindMinutes: m.remindEvery === undefined ? '' : String(durationMs(m.remindEvery) / 60_000),
     retry: m.retry === undefined ? '' : String(m.retry),
     otlpEndpoint: m.openTelemetry?.endpoint ?? '',
     otlpHeaders: rowsOf(m.openTelemetry?.headers ?? {}, keptSecret),
@@ -458,7 +462,18 @@ export type { WireMonitor, WireUpdate };
 /** The fields every type has, typed once (the three messages declare them alike). */
 type CommonInit = Pick<
   TcpMonitorInit,
-  'name' | 'description' | 'active' | 'periodicity' | 'regions' | 'privateLocations' | 'timeout' | 'degraded' | 'retry' | 'openTelemetry' | 'tags'
+  | 'name'
+  | 'description'
+  | 'active'
+  | 'periodicity'
+  | 'regions'
+  | 'privateLocations'
+  | 'timeout'
+  | 'degraded'
+  | 'remindEvery'
+  | 'retry'
+  | 'openTelemetry'
+  | 'tags'
 >;
 
 const statusCodeRule = `must be a status code from ${MONITOR_LIMITS.statusCode.min} to ${MONITOR_LIMITS.statusCode.max}`;
@@ -479,6 +494,7 @@ export function wireOf(type: MonitorType, form: MonitorFormValues): { wire: Wire
   };
   const timeoutSeconds = typedNumber(form.timeoutSeconds);
   const degraded = whole('monitor.degraded', form.degradedMs, 'must be whole milliseconds');
+  const remindMinutes = whole('monitor.remindEvery', form.remindMinutes, 'must be whole minutes');
   const otlpHeaders = entriesOf(form.otlpHeaders, REDACTED);
   const otlpEndpoint = form.otlpEndpoint.trim();
   const common: CommonInit = {
@@ -490,6 +506,7 @@ export function wireOf(type: MonitorType, form: MonitorFormValues): { wire: Wire
     privateLocations: form.privateLocations,
     timeout: timeoutSeconds === undefined || Number.isNaN(timeoutSeconds) ? undefined : durationFromMs(Math.round(timeoutSeconds * 1000)),
     degraded: degraded === undefined || Number.isNaN(degraded) ? undefined : durationFromMs(degraded),
+    remindEvery: remindMinutes === undefined || Number.isNaN(remindMinutes) ? undefined : durationFromMs(remindMinutes * 60_000),
     retry: whole('monitor.retry', form.retry, 'must be a whole number'),
     openTelemetry: otlpEndpoint || Object.keys(otlpHeaders).length > 0 ? { endpoint: otlpEndpoint, headers: otlpHeaders } : undefined,
     tags: form.tags,
@@ -683,6 +700,7 @@ const SENT_IN = {
   privateLocations: 'privateLocations',
   timeoutSeconds: 'timeout',
   degradedMs: 'degraded',
+  remindMinutes: 'remindEvery',
   retry: 'retry',
   otlpEndpoint: 'openTelemetry',
   otlpHeaders: 'openTelemetry',

@@ -20,6 +20,7 @@ export function claimableFields(type: MonitorType, form: MonitorFormValues): str
     'privateLocations',
     'timeout',
     'degraded',
+    'remindEvery',
     'retry',
     'openTelemetry',
     'openTelemetry.endpoint',

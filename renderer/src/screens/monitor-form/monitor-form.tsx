@@ -18,6 +18,7 @@ import { type Failure, failureOf } from './monitor-form-refusal.ts';
 import { TYPE_TITLES } from './monitor-options.ts';
 import { OpenTelemetryFields } from './open-telemetry-fields.tsx';
 import { RequestBody } from './request-fields.tsx';
+import { AlertFields } from './alert-fields.tsx';
 import { ScheduleFields } from './schedule-fields.tsx';
 import { TargetFields } from './target-fields.tsx';
 import { TimingFields } from './timing-fields.tsx';
@@ -168,6 +169,14 @@ export function MonitorForm({
             <TimingFields type={type} errors={errors} />
           </section>
         )}
+
+        <section className="card section monitor-form-section" aria-labelledby="monitor-alerts">
+          <h2 id="monitor-alerts">Alerts</h2>
+          <p className="muted small monitor-form-lede">
+            Each change goes to the channels wired to this monitor (Notifications). A reminder repeats it while the monitor stays down.
+          </p>
+          <AlertFields errors={errors} />
+        </section>
 
         <section className="card section monitor-form-section" aria-labelledby="monitor-otlp">
           <h2 id="monitor-otlp">Metrics export</h2>

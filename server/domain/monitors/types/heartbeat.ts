@@ -7,12 +7,6 @@ import { defineMonitorType } from './monitor-type.ts';
 const { periodMs, graceMs, scheduleLength, timezoneLength } = HEARTBEAT_LIMITS;
 const days = (ms: number) => `${ms / 86_400_000} d`;
 
-/** `90s`, `30m`, `1h`, `2d` as milliseconds, for `--grace`; undefined when it is not one. */
-export function durationText(text: string): number | undefined {
-  const match = /^(\d{1,9})(s|m|h|d)$/.exec(text.trim());
-  return match ? Number(match[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 's' | 'm' | 'h' | 'd'] : undefined;
-}
-
 /**
  * Heartbeat (push) monitors: nothing is probed. A job calls the monitor's secret ping URL
  * (`/ping/<token>` on the API port, rest/heartbeat-pings.ts) when it runs; the check engine
@@ -83,10 +77,7 @@ export const heartbeat = defineMonitorType({
         name: 'grace',
         valueName: 'DURATION',
         description: 'how long after an expected ping to wait before down, and the longest a run may take, e.g. 15m or 2h (default 1h)',
-        read: (texts, fail) => {
-          const text = texts.at(-1)!;
-          return durationText(text) ?? fail(`--grace must be a duration like 15m, 2h or 1d, got "${text}"`);
-        },
+        read: 'duration',
       },
       ui: { label: 'Grace time', hint: 'How long after an expected ping the monitor waits before it is down; also the longest a run may take from its start.' },
       docs: {

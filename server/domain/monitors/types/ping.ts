@@ -33,16 +33,6 @@ export function pingHostProblem(value: string): string | undefined {
   return undefined;
 }
 
-/** `1s`, `500ms`, `2.5s` as milliseconds, for the flag of a duration; `fail` names what is wrong. */
-function readDuration(flag: string) {
-  return (texts: string[], fail: (message: string) => never): number => {
-    const text = texts.at(-1)!.trim();
-    const match = /^(\d+(?:\.\d+)?)(ms|s)$/.exec(text);
-    if (!match) fail(`--${flag} must be a duration like 500ms or 2s, got "${text}"`);
-    return Math.round(Number(match![1]) * (match![2] === 's' ? 1000 : 1));
-  };
-}
-
 const wholeNumber = (min: number, max: number) =>
   z
     .number({ error: `must be a whole number from ${min} to ${max}` })
@@ -99,7 +89,7 @@ export const ping = defineMonitorType({
         name: 'packet-timeout',
         valueName: 'DURATION',
         description: `how long each echo request is waited for, e.g. 500ms or 2s (default ${packetTimeoutMs.default / 1000}s)`,
-        read: readDuration('packet-timeout'),
+        read: 'duration',
       },
       ui: {
         label: 'Packet timeout (milliseconds)',
