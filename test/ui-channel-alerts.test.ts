@@ -94,7 +94,10 @@ describe('reminders in the monitor form', () => {
       const remind = page.getByLabel('Remind every (minutes)', { exact: true });
       await remind.fill('1');
       await page.getByRole('button', { name: 'Create monitor' }).click();
-      await page.getByText(/must be at least 5 minutes/).first().waitFor();
+      await page
+        .getByText(/must be at least 5 minutes/)
+        .first()
+        .waitFor();
       assert.equal(await remind.getAttribute('aria-invalid'), 'true');
       assert.equal((await monitors.listMonitors({})).totalSize, 0);
       await page.getByRole('region', { name: 'Alerts' }).screenshot({ path: '/tmp/monitor-form-alerts.png' });
