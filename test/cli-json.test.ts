@@ -31,6 +31,7 @@ const MONITOR_KEYS = [
   'privateLocations',
   'timeout',
   'degraded',
+  'remindEvery',
   'retry',
   'openTelemetry',
   'tags',
@@ -61,6 +62,7 @@ describe('monitors --json', () => {
       privateLocations: [],
       timeout: 45_000,
       degraded: null,
+      remindEvery: null,
       retry: 3,
       openTelemetry: null,
       tags: [],
@@ -249,12 +251,13 @@ describe('channels --json', () => {
         '--json',
       ]),
     );
-    assert.deepEqual(keys(hook), ['createdAt', 'headers', 'id', 'kind', 'monitorIds', 'name', 'secret', 'updatedAt', 'webhookUrl']);
+    assert.deepEqual(keys(hook), ['createdAt', 'events', 'headers', 'health', 'id', 'kind', 'monitorIds', 'name', 'secret', 'updatedAt', 'webhookUrl']);
+    assert.deepEqual([hook.events, hook.health], [[], { failures: 0, lastError: null, lastFailedAt: null, lastSentAt: null, backoffUntil: null }]);
     assert.deepEqual([hook.kind, hook.monitorIds, hook.headers], ['webhook', [], {}]);
     assert.ok(!JSON.stringify(hook).includes('signing-secret-0123456789'), 'the secret is masked');
 
     const ntfy = jsonOf(await cli(['channels', 'add', '--name', 'Phone', '--kind', 'ntfy', '--topic', 'json-topic', '--json']));
-    assert.deepEqual(keys(ntfy), ['createdAt', 'id', 'kind', 'monitorIds', 'name', 'priority', 'server', 'token', 'topic', 'updatedAt']);
+    assert.deepEqual(keys(ntfy), ['createdAt', 'events', 'health', 'id', 'kind', 'monitorIds', 'name', 'priority', 'server', 'token', 'topic', 'updatedAt']);
     assert.deepEqual([ntfy.server, ntfy.priority, ntfy.token], ['https://ntfy.sh', null, null]);
     assert.deepEqual(jsonOf(await cli(['channels', 'get', ntfy.id, '--json'])), ntfy);
 

@@ -415,7 +415,10 @@ describe("a monitor's latency, results and regions", () => {
     for (const r of results) {
       assert.deepEqual(Object.keys(r).sort(), [
         'attempts',
+        'certificate',
+        'dns',
         'grpcStatus',
+        'heartbeat',
         'id',
         'latencyMs',
         'mcp',
@@ -427,8 +430,10 @@ describe("a monitor's latency, results and regions", () => {
         'startedAt',
         'statusCode',
         'timing',
+        'websocket',
       ]);
-      assert.equal(r.mcp, null, 'only an MCP check has one');
+      for (const record of ['mcp', 'certificate', 'dns', 'heartbeat', 'ping', 'websocket'])
+        assert.equal(r[record], null, `only its type's check has a ${record} record`);
       assert.match(r.id, new RegExp(`^\\d+-${r.region}$`));
       assert.deepEqual([r.result, r.runner, r.attempts, r.grpcStatus, r.statusCode], ['up', 'local', 1, null, null]);
       assert.deepEqual(Object.keys(r.timing).sort(), ['connect', 'dns', 'tls', 'total', 'transfer', 'ttfb']);

@@ -169,7 +169,7 @@ describe('status pages in Chromium', () => {
           await page.goto(`${service.dashboardUrl}/pages/${target.id}?tab=subscribers`);
           await page.getByRole('tab', { name: 'Subscribers', selected: true }).waitFor();
           await page.getByRole('button', { name: 'Add a subscriber' }).click();
-          await page.getByRole('radio', { name: 'Webhook' }).check();
+          await page.getByRole('radio', { name: 'Webhook', exact: true }).check();
           await page.getByLabel('Webhook URL').fill(`${hooks.url}/status-hook`);
           await page.getByRole('button', { name: 'Add subscriber' }).click();
           await page.getByRole('heading', { name: /^Webhook .* added$/ }).waitFor();
@@ -325,7 +325,7 @@ describe('status pages in Chromium', () => {
         const name = `Pager ${randomBytes(3).toString('hex')}`;
         const secret = 'sixteen-or-more-characters';
         await page.getByLabel('Name', { exact: true }).fill(name);
-        await page.getByRole('radio', { name: 'Webhook' }).check();
+        await page.getByRole('radio', { name: 'Webhook', exact: true }).check();
         await page.getByLabel('URL', { exact: true }).fill(`${receiver.url}/alerts`);
         await page.getByLabel('Signing secret').fill(secret);
         await page.getByRole('button', { name: 'Create channel' }).click();

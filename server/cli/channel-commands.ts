@@ -124,17 +124,17 @@ function printChannel(channel: Shown): void {
     ['events', channel.events.join(',') || '(every event)'],
     ...settingRows(channel),
     ['delivery', healthText(channel)],
-    ...(channel.lastError ? ([['last error', `${channel.lastError} (${channel.lastFailedAt})`]] as [string, string][]) : []),
+    ...(channel.health.lastError ? ([['last error', `${channel.health.lastError} (${channel.health.lastFailedAt})`]] as [string, string][]) : []),
     ['created', channel.createdAt],
     ['updated', channel.updatedAt],
   ]);
 }
 
 /** How the channel's deliveries fare, in a few words. */
-function healthText(c: Shown): string {
-  if (c.backoffUntil) return `backed off until ${c.backoffUntil} after ${c.failures} failures in a row`;
-  if (c.failures) return `failing: ${c.failures} in a row`;
-  return c.lastSentAt ? `ok, last sent ${c.lastSentAt}` : 'ok';
+function healthText({ health }: Shown): string {
+  if (health.backoffUntil) return `backed off until ${health.backoffUntil} after ${health.failures} failures in a row`;
+  if (health.failures) return `failing: ${health.failures} in a row`;
+  return health.lastSentAt ? `ok, last sent ${health.lastSentAt}` : 'ok';
 }
 
 /** A channel as --json prints it, or else as a FIELD/VALUE table. */

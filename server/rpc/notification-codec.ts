@@ -83,13 +83,13 @@ export const channelWords = (c: NotificationChannelMessage) => ({
   monitorIds: [...c.monitorIds],
   ...channelSettings(c.config),
   events: [...c.events],
-  ...(c.health && {
-    failures: c.health.failures,
-    lastError: c.health.lastError || null,
-    lastFailedAt: c.health.lastFailedAt ? isoOf(c.health.lastFailedAt) : null,
-    lastSentAt: c.health.lastSentAt ? isoOf(c.health.lastSentAt) : null,
-    backoffUntil: c.health.backoffUntil ? isoOf(c.health.backoffUntil) : null,
-  }),
+  health: {
+    failures: c.health?.failures ?? 0,
+    lastError: c.health?.lastError || null,
+    lastFailedAt: isoOf(c.health?.lastFailedAt),
+    lastSentAt: isoOf(c.health?.lastSentAt),
+    backoffUntil: isoOf(c.health?.backoffUntil),
+  },
   createdAt: isoOf(c.createdAt),
   updatedAt: isoOf(c.updatedAt),
 });
