@@ -344,6 +344,9 @@ describe('WebSocket probe', { timeout: 30_000 }, () => {
       assertUp(result);
       assert.equal(typeof result.timing.tls, 'number');
       assert.equal(result.websocket?.expectedMatched, true);
+      // The server's certificate, as every TLS check records it.
+      assert.equal(result.certificate?.verified, true);
+      assert.ok((result.certificate?.daysLeft ?? 0) > 0);
     });
 
     test('a certificate the trust store does not know: down, certificate verification failed, not retried', async () => {
@@ -351,6 +354,7 @@ describe('WebSocket probe', { timeout: 30_000 }, () => {
       const result = await probe(secure.url('/'), { retry: 2 });
       assertDown(result, 'UNREACHABLE', 'certificate verification failed');
       assert.equal(result.attempts, 1);
+      assert.equal(result.certificate?.verified, false, 'the certificate that failed is recorded');
       assert.equal(secure.upgrades.length, upgrades, 'nothing is sent to a server whose certificate fails');
     });
   });

@@ -18,17 +18,16 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { connect as tlsConnect, createSecureContext, createServer as createTlsServer, getCACertificates, type SecureContext } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { generate } from 'selfsigned';
-import { openDatabase, withSqlite } from '../../server/db/open.ts';
+import { openDatabase } from '../../server/db/open.ts';
 import type { Actor } from '../../server/domain/actor.ts';
 import { ensureOwner } from '../../server/domain/users/users.ts';
-import { SERVICE_NODE_FLAGS } from '../../server/heap-growth.ts';
 import { createServices } from '../../server/services.ts';
 import { type EngineInput, type EngineReport, engineMain } from '../support/engine-child.ts';
-import { bundleForService, CHILD_STOP_TIMEOUT_MS, endChild, forkScript, nextMessage, within } from '../support/processes.ts';
+import { bundleForService, endChild, forkScript, nextMessage } from '../support/processes.ts';
+import { pacedChecks, readStored, runChild } from '../support/type-bench.ts';
 import { type TypeRow, typeRows } from '../support/type-rows.ts';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -41,11 +40,9 @@ const RUN_MARGIN_MS = 6_000;
 const TIMEOUT_MS = 10_000;
 const CHILD_START_TIMEOUT_MS = 30_000;
 /** The baseline's checks in flight at most: past it a slot is skipped (and counted). */
-const BASELINE_MAX_IN_FLIGHT = 256;
 const DAY_MS = 86_400_000;
 
 const line = (text: string) => process.stderr.write(`${text}\n`);
-const delay = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
 interface Pems {
   ca: string;
@@ -166,36 +163,8 @@ async function baselineMain(input: BaselineInput): Promise<void> {
   // A trust store of the size the engine's has (Node's and the system's roots), with the run's CA.
   const trust = createSecureContext({ ca: [...new Set([...getCACertificates('default'), ...safeSystem(), input.ca])] });
   for (let i = 0; i < 20; i++) await bareCheck(input.uris[i % input.uris.length]!, trust); // warm-up, not measured
-  const interval = 1000 / input.perSecond;
-  let checks = 0;
-  let failures = 0;
-  let firstFailure = '';
-  let skipped = 0;
-  let inFlight = 0;
-  const running = new Set<Promise<void>>();
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  for (let i = 0; ; i++) {
-    const at = started + i * interval;
-    if (at >= started + input.durationMs) break;
-    const wait = at - performance.now();
-    if (wait > 0) await delay(wait);
-    if (inFlight >= BASELINE_MAX_IN_FLIGHT) {
-      skipped++;
-      continue;
-    }
-    inFlight++;
-    const check = bareCheck(input.uris[i % input.uris.length]!, trust).then((problem) => {
-      inFlight--;
-      checks++;
-      if (problem !== null && failures++ === 0) firstFailure = problem;
-      running.delete(check);
-    });
-    running.add(check);
-  }
-  await Promise.all(running);
-  const { user, system } = process.cpuUsage(cpu);
-  process.send!({ type: 'baseline', checks, failures, firstFailure, skipped, cpuMs: (user + system) / 1000 } satisfies BaselineReport, () => process.exit(0));
+  const figures = await pacedChecks(input.perSecond, input.durationMs, (i) => bareCheck(input.uris[i % input.uris.length]!, trust));
+  process.send!({ type: 'baseline', ...figures } satisfies BaselineReport, () => process.exit(0));
 }
 
 function safeSystem(): string[] {
@@ -203,33 +172,6 @@ function safeSystem(): string[] {
     return getCACertificates('system');
   } catch {
     return [];
-  }
-}
-
-async function runChild<T>(
-  bundle: string,
-  role: string,
-  input: unknown,
-  what: string,
-  timeoutMs: number,
-  accept: (m: unknown) => m is T,
-  env: Record<string, string> = {},
-): Promise<T> {
-  // The child inherits this process's environment as it is when forked: the engine's CA file is set for it alone.
-  const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
-  Object.assign(process.env, env);
-  const { child, exited } = forkScript(bundle, role, [...SERVICE_NODE_FLAGS]);
-  for (const [name, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-  try {
-    const answer = nextMessage(child, what, timeoutMs, accept);
-    child.send(input as object);
-    return await answer;
-  } finally {
-    await within(exited, CHILD_STOP_TIMEOUT_MS);
-    await endChild(child, exited);
   }
 }
 
@@ -254,22 +196,6 @@ async function seed(dataDir: string, uris: string[], count: number, period: stri
         retry: 1,
       });
     }
-  } finally {
-    await db.destroy();
-  }
-}
-
-/** What the engine stored: checks by result, and the most frequent message of those not up. */
-async function readStored(dataDir: string): Promise<{ up: number; other: number; problem: string }> {
-  const db = await openDatabase(dataDir);
-  try {
-    return await withSqlite(db, (sqlite) => {
-      const up = sqlite.prepare("select count(*) from check_results where result = 'up'").pluck().get() as number;
-      const other = sqlite.prepare("select count(*) from check_results where result != 'up'").pluck().get() as number;
-      const problem = (sqlite.prepare("select message from check_results where result != 'up' group by 1 order by count(*) desc limit 1").pluck().get() ??
-        '') as string;
-      return { up, other, problem };
-    });
   } finally {
     await db.destroy();
   }

@@ -18,18 +18,17 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { defaultPingPath, findPing, flavorOf, pingArguments, probePing } from '../../server/checks/ping-probe.ts';
-import { openDatabase, withSqlite } from '../../server/db/open.ts';
+import { openDatabase } from '../../server/db/open.ts';
 import type { Actor } from '../../server/domain/actor.ts';
 import { createDestinationPolicy } from '../../server/domain/destinations.ts';
 import { ensureOwner } from '../../server/domain/users/users.ts';
-import { SERVICE_NODE_FLAGS } from '../../server/heap-growth.ts';
 import { createServices } from '../../server/services.ts';
 import { type EngineInput, type EngineReport, engineMain } from '../support/engine-child.ts';
 import { childrenCpuSeconds } from '../support/figures.ts';
-import { bundleForService, CHILD_STOP_TIMEOUT_MS, endChild, forkScript, nextMessage, within } from '../support/processes.ts';
+import { bundleForService } from '../support/processes.ts';
+import { pacedChecks, readStored, runChild } from '../support/type-bench.ts';
 import { type TypeRow, typeRows } from '../support/type-rows.ts';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -43,10 +42,8 @@ const COUNT = 3;
 const PACKET_TIMEOUT_MS = 1_000;
 const TIMEOUT_MS = 10_000;
 /** The baseline's pings running at most: past it a slot is skipped (and counted). */
-const BASELINE_MAX_IN_FLIGHT = 256;
 
 const line = (text: string) => process.stderr.write(`${text}\n`);
-const delay = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
 // ---- the baseline: a bare execFile of ping -------------------------------------------------------
 
@@ -79,61 +76,17 @@ function bareCheck(file: string, args: string[]): Promise<string | null> {
 
 async function baselineMain(input: BaselineInput): Promise<void> {
   for (let i = 0; i < 5; i++) await bareCheck(input.file, input.args); // warm-up, not measured
-  const interval = 1000 / input.perSecond;
-  let checks = 0;
-  let failures = 0;
-  let firstFailure = '';
-  let skipped = 0;
-  let inFlight = 0;
-  const running = new Set<Promise<void>>();
-  const cpu = process.cpuUsage();
   const children = childrenCpuSeconds(process.pid);
-  const started = performance.now();
-  for (let i = 0; ; i++) {
-    const at = started + i * interval;
-    if (at >= started + input.durationMs) break;
-    const wait = at - performance.now();
-    if (wait > 0) await delay(wait);
-    if (inFlight >= BASELINE_MAX_IN_FLIGHT) {
-      skipped++;
-      continue;
-    }
-    inFlight++;
-    const check = bareCheck(input.file, input.args).then((problem) => {
-      inFlight--;
-      checks++;
-      if (problem !== null && failures++ === 0) firstFailure = problem;
-      running.delete(check);
-    });
-    running.add(check);
-  }
-  await Promise.all(running);
-  const { user, system } = process.cpuUsage(cpu);
+  const figures = await pacedChecks(input.perSecond, input.durationMs, (_i) => bareCheck(input.file, input.args));
   const childrenNow = childrenCpuSeconds(process.pid);
   process.send!(
     {
       type: 'baseline',
-      checks,
-      failures,
-      firstFailure,
-      skipped,
-      cpuMs: (user + system) / 1000,
+      ...figures,
       childrenCpuMs: children === undefined || childrenNow === undefined ? null : (childrenNow - children) * 1000,
     } satisfies BaselineReport,
     () => process.exit(0),
   );
-}
-
-async function runChild<T>(bundle: string, role: string, input: unknown, what: string, timeoutMs: number, accept: (m: unknown) => m is T): Promise<T> {
-  const { child, exited } = forkScript(bundle, role, [...SERVICE_NODE_FLAGS]);
-  try {
-    const answer = nextMessage(child, what, timeoutMs, accept);
-    child.send(input as object);
-    return await answer;
-  } finally {
-    await within(exited, CHILD_STOP_TIMEOUT_MS);
-    await endChild(child, exited);
-  }
 }
 
 // ---- the row -------------------------------------------------------------------------------------
@@ -157,22 +110,6 @@ async function seed(dataDir: string, count: number, period: string): Promise<voi
         retry: 1,
       });
     }
-  } finally {
-    await db.destroy();
-  }
-}
-
-/** What the engine stored: checks by result, and the most frequent message of those not up. */
-async function readStored(dataDir: string): Promise<{ up: number; other: number; problem: string }> {
-  const db = await openDatabase(dataDir);
-  try {
-    return await withSqlite(db, (sqlite) => {
-      const up = sqlite.prepare("select count(*) from check_results where result = 'up'").pluck().get() as number;
-      const other = sqlite.prepare("select count(*) from check_results where result != 'up'").pluck().get() as number;
-      const problem = (sqlite.prepare("select message from check_results where result != 'up' group by 1 order by count(*) desc limit 1").pluck().get() ??
-        '') as string;
-      return { up, other, problem };
-    });
   } finally {
     await db.destroy();
   }

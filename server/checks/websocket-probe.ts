@@ -6,8 +6,9 @@ import WebSocket from 'ws';
 import { kibibytes, WEBSOCKET_LIMITS } from '../../contract/limits.ts';
 import { closeCodeWords } from '../../contract/websocket-close-codes.ts';
 import type { DestinationPolicy } from '../domain/destinations.ts';
-import type { ProbeResult, Timing, WebSocketCheck, WebSocketStatus } from '../domain/monitors/check-results.ts';
+import type { CertificateCheck, ProbeResult, Timing, WebSocketCheck, WebSocketStatus } from '../domain/monitors/check-results.ts';
 import type { ConfigOf } from '../domain/monitors/monitor-rules.ts';
+import { withCertificate } from './certificate-record.ts';
 import { ConnectionFailure, Deadline, emptyTiming, openConnection, since, type Target, withRetries } from './connection.ts';
 import { degradedMessage, probeResult } from './outcome.ts';
 
@@ -59,6 +60,8 @@ interface Findings {
   record: WebSocketCheck;
   /** When the check was decided, in ms from its start: the close that follows is not the check's time. */
   decidedMs: number | null;
+  /** wss: the server's certificate, as every TLS check records it. */
+  certificate?: CertificateCheck;
 }
 
 export async function probeWebSocket(monitor: WebSocketProbeConfig, options: WebSocketProbeOptions): Promise<ProbeResult> {
@@ -78,7 +81,9 @@ export async function probeWebSocket(monitor: WebSocketProbeConfig, options: Web
     try {
       socket = await withRetries(monitor.retry, deadline, () => {
         findings.attempts++;
-        const tls = secure ? { verify: true, alpn: ['http/1.1'], trust: options.trust } : undefined;
+        const tls = secure
+          ? { verify: true, alpn: ['http/1.1'], trust: options.trust, onCertificate: (found: CertificateCheck) => (findings.certificate = found) }
+          : undefined;
         return openConnection(target, deadline, timing, tls, options.destinations);
       });
     } catch (error) {
@@ -87,13 +92,16 @@ export async function probeWebSocket(monitor: WebSocketProbeConfig, options: Web
       throw new WebSocketFailure('UNREACHABLE', error.message);
     }
     await converse(socket, url, monitor, options.userAgent, deadline, timing, findings);
-    return succeeded(monitor, deadline, timing, findings);
+    return withCertificate(succeeded(monitor, deadline, timing, findings), findings.certificate);
   } catch (error) {
     if (!(error instanceof WebSocketFailure)) throw error;
     const latency = findings.decidedMs ?? deadline.elapsed();
     timing.total = latency;
     findings.record.status = error.status;
-    return { ...probeResult('down', latency, timing, findings.attempts, error.message), statusCode: findings.statusCode, websocket: findings.record };
+    return withCertificate(
+      { ...probeResult('down', latency, timing, findings.attempts, error.message), statusCode: findings.statusCode, websocket: findings.record },
+      findings.certificate,
+    );
   } finally {
     deadline.clear();
   }
