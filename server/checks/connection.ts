@@ -162,7 +162,7 @@ export function until<T = unknown>(emitter: EventEmitter, event: string, deadlin
 }
 
 /** `promise`, or the deadline's timeout failure if the deadline ends first. */
-function raceDeadline<T>(promise: Promise<T>, deadline: Deadline): Promise<T> {
+export function raceDeadline<T>(promise: Promise<T>, deadline: Deadline): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     if (deadline.expired) return reject(deadline.timedOut());
     deadline.onEnd(() => reject(deadline.timedOut()));

@@ -9,7 +9,7 @@ import type { DestinationPolicy } from '../domain/destinations.ts';
 import type { PingCheck, ProbeResult } from '../domain/monitors/check-results.ts';
 import type { ConfigOf } from '../domain/monitors/monitor-rules.ts';
 import { findCommand } from '../domain/monitors/types/mcp.ts';
-import { ConnectionFailure, DNS_ERRORS, Deadline, emptyTiming, since, withRetries } from './connection.ts';
+import { ConnectionFailure, DNS_ERRORS, Deadline, emptyTiming, raceDeadline, since, withRetries } from './connection.ts';
 import { failedProbe, probeResult } from './outcome.ts';
 import { parsePingOutput, type PingStatistics } from './ping-output.ts';
 
@@ -255,24 +255,6 @@ export function usePingSearchPath(path: string | undefined): void {
 /** Not worth another round: ping is missing, may not send, or said what cannot change. */
 class PingFailure extends Error {}
 
-/** `promise`, or the deadline's timeout failure if the deadline ends first. */
-function beforeDeadline<T>(promise: Promise<T>, deadline: Deadline): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    if (deadline.expired) return reject(deadline.timedOut());
-    deadline.onEnd(() => reject(deadline.timedOut()));
-    promise.then(
-      (value) => {
-        deadline.onEnd(undefined);
-        resolve(value);
-      },
-      (error: unknown) => {
-        deadline.onEnd(undefined);
-        reject(error);
-      },
-    );
-  });
-}
-
 /** The address to ping: the host itself when it is one, else what it resolves to; judged by the policy either way. */
 async function addressOf(host: string, deadline: Deadline, timing: ProbeResult['timing'], destinations: DestinationPolicy | undefined): Promise<string> {
   let address = host;
@@ -281,7 +263,7 @@ async function addressOf(host: string, deadline: Deadline, timing: ProbeResult['
     if (byName) throw new ConnectionFailure('policy', byName);
     const start = performance.now();
     try {
-      address = (await beforeDeadline(lookup(host), deadline)).address;
+      address = (await raceDeadline(lookup(host), deadline)).address;
     } catch (error) {
       if (deadline.expired) throw deadline.timedOut();
       const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
