@@ -269,19 +269,24 @@ describe('a failing channel', () => {
 });
 
 describe('this machine offline', () => {
-  test('alerts of its own checks are held; back online, the monitors still failing are told once, the recovered ones not at all', async () => {
+  test('alerts of its checks of targets beyond it are held; back online, the monitors still failing are told once, the recovered ones not at all', async () => {
     const receiver = await startHttpReceiver();
     try {
-      const [stillDown, recovered] = [await monitor(), await monitor()];
-      await webhook(receiver, [stillDown, recovered]);
-      // A real check of a closed port records the monitor down, as the engine would.
+      const [stillDown, recovered, local] = [await monitor(), await monitor(), await monitor()];
+      // A real check of a closed port records the monitor down, as the engine would; then its
+      // target moves beyond this machine (nothing connects to it: no check runs here).
       await services.monitors.trigger(system, workspaceId, stillDown.id);
+      for (const m of [stillDown, recovered]) await services.monitors.update(system, workspaceId, 'tcp', m.id, { uri: 'db.internal:5432' });
+      await webhook(receiver, [stillDown, recovered, local]);
       offline = { since: T0, reason: 'this machine has no network' };
       const held = await change(stillDown, 'up', 'down', T0 + 1_000);
       await change(recovered, 'up', 'down', T0 + 2_000);
       await change(recovered, 'down', 'up', T0 + 3_000);
-      assert.equal(receiver.requests.length, 0, 'nothing is sent while offline');
       assert.equal(held!.deliveries[0]!.held, 'this machine is offline: held until it is back');
+      assert.equal(receiver.requests.length, 0, 'nothing is sent while offline');
+      // A target on this machine fails for its own reason: told at once.
+      await change(local, 'up', 'down', T0 + 4_000);
+      assert.equal(receiver.requests.length, 1);
 
       offline = undefined;
       const told = await services.alerts.backOnline({ since: T0, until: T0 + 5 * MINUTE });
@@ -290,14 +295,18 @@ describe('this machine offline', () => {
         [[stillDown.id, 'down']],
       );
       assert.match(told[0]!.message, /held while this machine was offline for 5 min/);
-      assert.equal(receiver.requests.length, 1);
+      assert.equal(receiver.requests.length, 2);
       assert.deepEqual(await services.alerts.backOnline({ since: T0, until: T0 + 6 * MINUTE }), [], 'told once');
 
       // Its recovery, after that, is told as any.
       await change(stillDown, 'down', 'up', T0 + 10 * MINUTE);
       assert.deepEqual(
-        bodies(receiver).map((b) => b.event),
-        ['monitor.down', 'monitor.recovered'],
+        bodies(receiver).map((b) => [b.monitor.id, b.event]),
+        [
+          [local.id, 'monitor.down'],
+          [stillDown.id, 'monitor.down'],
+          [stillDown.id, 'monitor.recovered'],
+        ],
       );
     } finally {
       offline = undefined;

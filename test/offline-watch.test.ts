@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createOfflineWatch, hasNetwork, isOnThisMachine } from '../server/checks/offline.ts';
+import { createOfflineWatch, hasNetwork } from '../server/checks/offline.ts';
+import { isOnThisMachine } from '../server/domain/monitors/monitor-types.ts';
 
 const T0 = 1_800_000_000_000;
 const down = (monitorId: number, at: number, message = 'network unreachable', local = false) => ({ monitorId, result: 'down' as const, message, at, local });
@@ -47,6 +48,12 @@ test('failures a target explains, or spread over more than a minute, or beside a
   for (let id = 1; id <= 5; id++) assert.equal(refused.noteCheck(down(id, T0 + id, 'connection refused')), undefined, 'a refusal is the target’s');
   const local = createOfflineWatch({ network: () => true });
   for (let id = 1; id <= 5; id++) assert.equal(local.noteCheck(down(id, T0 + id, 'network unreachable', true)), undefined, 'loopback targets');
+  const unplugged = createOfflineWatch({ network: () => false });
+  assert.equal(
+    unplugged.noteCheck(down(1, T0, 'connection refused', true)),
+    undefined,
+    'without a network, a loopback target failing is still its own failure',
+  );
   const spread = createOfflineWatch({ network: () => true });
   for (let id = 1; id <= 3; id++) assert.equal(spread.noteCheck(down(id, T0 + id * 61_000)), undefined, 'over more than a minute');
   const through = createOfflineWatch({ network: () => true });

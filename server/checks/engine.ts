@@ -18,14 +18,14 @@ import type {
 import type { DestinationPolicy } from '../domain/destinations.ts';
 import { findMonitorRows } from '../domain/monitors/monitor-repository.ts';
 import { type Monitor, toMonitor } from '../domain/monitors/monitors.ts';
-import { targetOf } from '../domain/monitors/monitor-types.ts';
+import { isOnThisMachine, targetOf } from '../domain/monitors/monitor-types.ts';
 import { sealerOf } from '../domain/sealing.ts';
 import type { ToolListing } from '../domain/monitors/tool-pins.ts';
 import { EMBEDDED_RUNNER, markRunnerSeen, runnerByName } from '../domain/locations/location-repository.ts';
 import { createCheckRunner } from './check-runner.ts';
 import { createLeases } from './leases.ts';
 import { createHeartbeatWatch } from './heartbeat-watch.ts';
-import { createOfflineWatch, isOnThisMachine, type OfflineWatchOptions } from './offline.ts';
+import { createOfflineWatch, type OfflineWatchOptions } from './offline.ts';
 import { responseLogsOf, toResponseLog } from '../domain/monitors/check-records.ts';
 import { DAY_MS, createResultStore, type StoredCheck, type StoredTransition, type WithinWrite } from './result-store.ts';
 

@@ -29,19 +29,6 @@ export function hasNetwork(): boolean {
   return false;
 }
 
-/** Whether a monitor's target (`host:port`, a URL, a name, a command) is on this machine: its checks say nothing of the network. */
-export function isOnThisMachine(target: string): boolean {
-  let host: string;
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) host = URL.canParse(target) ? new URL(target).hostname : '';
-  else {
-    // `host:port`, `[::1]:5432`, a bare name, or a command (a stdio MCP server runs here).
-    const bracketed = /^\[([^\]]+)\]/.exec(target);
-    host = bracketed ? bracketed[1]! : target.includes(' ') || target.includes('/') ? 'localhost' : target.replace(/:\d+$/, '');
-  }
-  host = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\./.test(host);
-}
-
 export interface OfflineState {
   /** Since when the machine has been offline (epoch ms). */
   since: number;
@@ -97,12 +84,13 @@ export function createOfflineWatch(options: OfflineWatchOptions = {}) {
         }
         return state;
       }
-      if (state) return state;
+      // A target on this machine answers with or without a network: its failure is its own.
+      if (state || check.local) return state;
       if (!network()) {
         set({ since: check.at, reason: 'this machine has no network: no interface has an address beyond loopback' }, check.at);
         return state;
       }
-      if (check.local || !NETWORK_GONE.test(check.message)) {
+      if (!NETWORK_GONE.test(check.message)) {
         failing.delete(check.monitorId);
         return state;
       }

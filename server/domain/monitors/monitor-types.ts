@@ -33,6 +33,19 @@ export const examplesOf = (spec: MonitorTypeSpec): Record<string, unknown>[] => 
 /** What a monitor checks: its type's target field (`uri`, `url`). */
 export const targetOf = (monitor: { type: MonitorType }): string => (monitor as unknown as Record<string, string>)[specOf(monitor.type).target]!;
 
+/** Whether a monitor's target (`host:port`, a URL, a name, a command) is on this machine: its checks say nothing of the network. */
+export function isOnThisMachine(target: string): boolean {
+  let host: string;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) host = URL.canParse(target) ? new URL(target).hostname : '';
+  else {
+    // `host:port`, `[::1]:5432`, a bare name, or a command (a stdio MCP server runs here).
+    const bracketed = /^\[([^\]]+)\]/.exec(target);
+    host = bracketed ? bracketed[1]! : target.includes(' ') || target.includes('/') ? 'localhost' : target.replace(/:\d+$/, '');
+  }
+  host = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\./.test(host);
+}
+
 /** `a, b and c`. */
 export const inWords = (items: readonly string[]) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`);
 

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../../db/schema.ts';
 import { activeMaintenanceFor } from '../maintenance/maintenance-repository.ts';
 import type { MonitorStateChange } from '../monitors/check-results.ts';
-import { targetOf } from '../monitors/monitor-types.ts';
+import { isOnThisMachine, targetOf } from '../monitors/monitor-types.ts';
 import { findMonitor, type Monitor } from '../monitors/monitors.ts';
 import { findWorkspaceRow } from '../workspaces/workspace-repository.ts';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -198,7 +198,9 @@ export function createAlertService(db: Kysely<Database>, options: AlertServiceOp
     const id = Number(monitor.id);
     const { kind, from, to, message, at } = change;
     const event: Omit<AlertEvent, 'monitor' | 'workspace'> = { kind, from, to, message, at, ...(change.regions && { regions: change.regions }) };
-    if (change.runner === EMBEDDED_RUNNER && options.offline?.()) {
+    // Offline, this machine's checks of targets beyond it fail for its own reason: their alerts
+    // wait. A target on this machine fails for its own, and is told (the desktop app needs no network).
+    if (change.runner === EMBEDDED_RUNNER && options.offline?.() && !isOnThisMachine(targetOf(monitor))) {
       if (kind === 'recovered') heldOffline.delete(id);
       else heldOffline.set(id, kind);
       return send(monitor, event, undefined, { held: 'this machine is offline: held until it is back' });
