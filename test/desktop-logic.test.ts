@@ -261,6 +261,8 @@ describe('notification text', () => {
     assert.equal(alertNotification({ ...alert, kind: 'recovered' }).title, 'orders-db is up again');
     assert.equal(alertNotification({ ...alert, kind: 'degraded' }).title, 'orders-db is degraded');
     assert.equal(alertNotification({ ...alert, kind: 'down', message: '' }).body, 'In Personal');
+    // The service's headline, when it sends one, says how long a monitor was down.
+    assert.equal(alertNotification({ ...alert, kind: 'recovered', headline: 'orders-db is back up after 12 min' }).title, 'orders-db is back up after 12 min');
   });
 
   test('a channel’s test alert says it is a test and opens the channels', () => {

@@ -29,7 +29,8 @@ export function alertNotification(alert: DesktopAlert): NotificationText {
   // A channel's Send test: no monitor changed, so a click opens the channels.
   if (alert.test) return { title: 'Statusdesk test alert', body, path: '/notifications' };
   return {
-    title: `${oneLine(alert.monitorName)} ${ALERT_TITLES[alert.kind]}`,
+    // The service's headline says how long a monitor was down, or which monitors a grouped alert names.
+    title: alert.headline ? oneLine(alert.headline) : `${oneLine(alert.monitorName)} ${ALERT_TITLES[alert.kind]}`,
     body,
     // In its own workspace, whichever the window shows.
     path: `/monitors/${encodeURIComponent(alert.monitorId)}?workspace=${encodeURIComponent(alert.workspaceSlug)}`,

@@ -64,6 +64,8 @@ export interface DesktopAlert {
   at: string;
   /** A test sent from the channel's Send test: no monitor changed state, and `monitorId` names none. */
   test: boolean;
+  /** What happened in the service's words: `api is back up after 12 min`, `3 monitors are down: …`. */
+  headline?: string;
 }
 
 /** An alert of a desktop notification channel, to show as a native notification. */
@@ -145,6 +147,7 @@ const hostMessage = z.discriminatedUnion('type', [
       message: z.string(),
       at: text,
       test: z.boolean(),
+      headline: z.string().optional(),
     }),
   }),
   z.object({

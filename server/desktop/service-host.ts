@@ -10,6 +10,7 @@ import { serviceConfig } from '../config.ts';
 import type { Actor } from '../domain/actor.ts';
 import { onAuditRecorded } from '../domain/audit/audit.ts';
 import type { AlertEvent } from '../domain/notifications/events.ts';
+import { alertHeadline } from '../domain/public-words.ts';
 import { NO_DESKTOP_APP } from '../delivery/outbound.ts';
 import type { ConsentRequestView } from '../domain/oauth/consent.ts';
 import { AppError } from '../errors.ts';
@@ -39,6 +40,7 @@ const alertOf = (event: AlertEvent): DesktopAlert => ({
   message: event.message,
   at: event.at,
   test: event.test === true,
+  headline: alertHeadline(event),
 });
 
 const consentOf = (request: ConsentRequestView) => ({
