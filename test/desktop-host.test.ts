@@ -323,7 +323,17 @@ describe('the service host', { skip: sqliteOnly }, () => {
       const { alert } = await host.waitFor('alert', (m) => m.alert.monitorId === monitorId);
       assert.deepEqual(
         { ...alert, message: '', at: '' },
-        { kind: 'down', monitorId, monitorName: 'desk db', workspaceName: workspace.name, workspaceSlug: workspace.slug, message: '', at: '', test: false },
+        {
+          kind: 'down',
+          monitorId,
+          monitorName: 'desk db',
+          workspaceName: workspace.name,
+          workspaceSlug: workspace.slug,
+          message: '',
+          at: '',
+          test: false,
+          headline: 'desk db is down',
+        },
       );
       assert.match(alert.message, /refused|ECONNREFUSED/i);
       assert.ok(Date.parse(alert.at) <= Date.now());
