@@ -58,9 +58,6 @@ export interface AlertServiceOptions {
 const SWEEP_EVERY_MS = 30_000;
 const RETRY_DELAYS_MS = [1_000, 5_000];
 
-/** Products that group and resolve alerts themselves, by a key per monitor: grouping would hide monitors from them. */
-const RESOLVING_KINDS: ReadonlySet<string> = new Set(['pagerduty', 'opsgenie']);
-
 /** Whether a failed delivery is worth another attempt: the receiver failed (5xx) or the connection did, not a refusal. */
 const isRetryable = (error: unknown) => (error as { retryable?: unknown })?.retryable === true;
 
@@ -117,7 +114,8 @@ export function createAlertService(db: Kysely<Database>, options: AlertServiceOp
         held: 'backed off',
       };
     }
-    const groupable = event.kind !== 'tool_drift' && !event.flapping && !event.remindedSince && !RESOLVING_KINDS.has(channel.target.kind);
+    // A product that resolves by a key per monitor (PagerDuty, Opsgenie) sends a grouped alert as one event per monitor itself.
+    const groupable = event.kind !== 'tool_drift' && !event.flapping && !event.remindedSince;
     if (groupable && groups.admit(channel.id, event.kind, { channelId: channel.id, target: channel.target, event }, Date.parse(event.at)) === 'hold') {
       armGroups();
       return { channelId, ok: true, error: null, held: 'grouped with the alerts of the same kind within a minute' };
