@@ -114,6 +114,34 @@ describe('gRPC at the standard paths, with a grpc-js client from the .proto file
     assert.equal(Number(listed.totalSize), listed.tcpMonitors.length + listed.httpMonitors.length + listed.grpcMonitors.length);
   });
 
+  test('the newer types through a plain stub: a DNS monitor made and read, a heartbeat made with its ping URL once, rotated, and pinged', async () => {
+    const monitors = stub(svc, 'monitors');
+    const dns = await call(
+      monitors,
+      'CreateDNSMonitor',
+      { monitor: { name: 'grpc-dns', host: 'example.test', recordType: 'DNS_RECORD_TYPE_MX', resolver: '127.0.0.1:5353', periodicity: 'PERIODICITY_10M' } },
+      withKey(writeKey),
+    );
+    const got = await call(monitors, 'GetMonitor', { id: dns.monitor.id }, withKey(readKey));
+    assert.deepEqual([got.monitor, got.dnsMonitor.host, got.dnsMonitor.recordType], ['dnsMonitor', 'example.test', 'DNS_RECORD_TYPE_MX']);
+
+    const heartbeat = await call(
+      monitors,
+      'CreateHeartbeatMonitor',
+      { monitor: { name: 'grpc-backup', schedule: '1d', periodicity: 'PERIODICITY_10M' } },
+      withKey(writeKey),
+    );
+    assert.match(heartbeat.pingUrl, /\/ping\/hb_/);
+    const listed = await call(monitors, 'ListMonitors', {}, withKey(readKey));
+    const shown = listed.heartbeatMonitors.find((m: any) => m.id === heartbeat.monitor.id);
+    assert.equal(shown.schedule, '1d');
+    assert.ok(!JSON.stringify(listed).includes(new URL(heartbeat.pingUrl).pathname.split('/')[2]!), 'the token is shown once, never listed');
+    const rotated = await call(monitors, 'RotateHeartbeatToken', { id: heartbeat.monitor.id }, withKey(writeKey));
+    assert.notEqual(rotated.pingUrl, heartbeat.pingUrl);
+    assert.equal((await fetch(heartbeat.pingUrl)).status, 404, 'the old URL is gone at once');
+    assert.equal((await fetch(rotated.pingUrl)).status, 200);
+  });
+
   test('without a key: UNAUTHENTICATED, with the plain sentence in details', async () => {
     const error = await failure(call(stub(svc, 'monitors'), 'ListMonitors', {}), grpc.status.UNAUTHENTICATED);
     assertReadable(error, /^missing credentials: send an API key in the x-service-key header, or an OAuth access token as Authorization: Bearer$/);
