@@ -4,6 +4,7 @@ import { MaintenanceService } from '../proto/gen/maintenance/v1/maintenance_pb.j
 import { MonitorService } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { NotificationService } from '../proto/gen/notification/v1/notification_pb.js';
 import { PrivateLocationService } from '../proto/gen/private_location/v1/private_location_pb.js';
+import { SettingsService } from '../proto/gen/settings/v1/settings_pb.js';
 import { StatusPageService } from '../proto/gen/status_page/v1/status_page_pb.js';
 import { StatusReportService } from '../proto/gen/status_report/v1/status_report_pb.js';
 
@@ -16,6 +17,7 @@ export * as statusReportV1 from '../proto/gen/status_report/v1/status_report_pb.
 export * as maintenanceV1 from '../proto/gen/maintenance/v1/maintenance_pb.js';
 export * as notificationV1 from '../proto/gen/notification/v1/notification_pb.js';
 export * as privateLocationV1 from '../proto/gen/private_location/v1/private_location_pb.js';
+export * as settingsV1 from '../proto/gen/settings/v1/settings_pb.js';
 export { Code, ConnectError } from '@connectrpc/connect';
 
 /** Where the service listens when nothing says otherwise. */
@@ -49,6 +51,8 @@ export interface StatusdeskClient {
   notifications: Client<typeof NotificationService>;
   /** Private locations and their runners' tokens (private_location.v1.PrivateLocationService). */
   privateLocations: Client<typeof PrivateLocationService>;
+  /** The service's settings: its email settings and their test send (settings.v1.SettingsService). */
+  settings: Client<typeof SettingsService>;
   /** The address the client talks to. */
   baseUrl: string;
 }
@@ -128,6 +132,7 @@ export function createClient(options: ClientOptions = {}): StatusdeskClient {
     maintenances: createServiceClient(MaintenanceService, transport),
     notifications: createServiceClient(NotificationService, transport),
     privateLocations: createServiceClient(PrivateLocationService, transport),
+    settings: createServiceClient(SettingsService, transport),
     baseUrl,
   };
 }

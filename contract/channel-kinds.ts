@@ -26,7 +26,7 @@ export const CHANNEL_KINDS = {
       {
         name: 'secret',
         label: 'Signing secret',
-        hint: 'Your choice, 16 to 256 characters: the key of the x-statusdesk-signature header your receiver checks.',
+        hint: 'Generate one, or paste your own of 16 to 256 characters: the key of the x-statusdesk-signature header your receiver checks.',
         input: 'secret',
         required: true,
         flag: '--secret',

@@ -21,6 +21,8 @@ const session = z.strictObject({
   apiUrl: z.string(),
   /** The MCP endpoint editors connect to. */
   mcpUrl: z.string(),
+  /** Whether the service can send email (a mail server set in Settings, General, Email, or by STATUSDESK_SMTP_URL). */
+  emailAvailable: z.boolean(),
 });
 
 const apiKey = z.strictObject({
@@ -96,13 +98,21 @@ const overviewRow = z.strictObject({
   target: z.string(),
   tags: z.array(z.string()),
   state: monitorState,
-  /** Latency of the latest check, in ms; null before the first. */
+  /** Latency of the latest check, in ms; null before the first, and when it failed (a failure's duration is its timeout, not a latency). */
   lastLatencyMs: z.number().nullable(),
   lastCheckedAt: iso.nullable(),
   /** When the state last changed (the first check counts as a change); null before the first check. */
   changedAt: iso.nullable(),
+  /** Down or degraded: what the latest check that was not up said (its message); null otherwise. */
+  reason: z.string().nullable(),
+  /** When the monitor was created: its uptime covers less than 24 hours before a day has passed. */
+  createdAt: iso,
   /** Median latency per hour over the last 24 hours, oldest first; null for an hour without checks. */
   sparkline: z.array(z.number().nullable()),
+  /** Share of the last 24 hours' checks that were up or degraded, 0 to 1; null without checks. */
+  uptime: z.number().nullable(),
+  /** The latest checks' outcomes (up to 30), oldest first, one letter each: `u` up, `d` degraded, `x` down. */
+  recent: z.string(),
   /** MCP monitors: its server changed its tools since they were pinned, and nobody accepted them yet. */
   toolsChanged: z.boolean(),
 });
@@ -118,6 +128,21 @@ const overview = z.strictObject({
 });
 
 /** Latency percentiles and outcomes per time bucket. */
+/** A span in which a monitor was down: opened by the check that found it down, closed by the first that did not. */
+const monitorIncident = z.strictObject({
+  id: z.string(),
+  monitorId: z.string(),
+  startedAt: iso,
+  /** Null while the monitor is still down. */
+  endedAt: iso.nullable(),
+  /** From its start to its end, or to now while it is open. */
+  durationMs: z.number(),
+  /** Checks that found the monitor down during it, by every runner. */
+  failedChecks: z.number(),
+  /** Why the first failed check failed. */
+  firstMessage: z.string(),
+});
+
 const latencySeries = z.strictObject({
   window: summaryWindow,
   bucketMs: z.number(),
@@ -145,10 +170,10 @@ const timing = z.strictObject({
   total: z.number().nullable(),
 });
 
-/** One check, for one region. */
+/** One check: the regions it stood for and the runner that made it (`local`: this machine; else a private location's name). */
 const checkResult = z.strictObject({
   id: z.string(),
-  region: z.string(),
+  regions: z.array(z.string()),
   runner: z.string(),
   startedAt: iso,
   result: checkOutcome,
@@ -309,6 +334,10 @@ const auditEntry = z.strictObject({
   before: z.record(z.string(), z.unknown()).nullable(),
   after: z.record(z.string(), z.unknown()).nullable(),
   createdAt: iso,
+  /** The action in words, between the actor's name and the record's: "paused the monitor" (the machine name is `action`). */
+  words: z.string(),
+  /** The record as named when the change was made, and its screen in the dashboard: null when it is gone or has none. */
+  record: z.strictObject({ name: z.string(), path: z.string().nullable() }),
 });
 
 /** A status page component's state as its public page shows it. */
@@ -421,6 +450,8 @@ export const DASHBOARD_ANSWERS = {
   /** Newest first. */
   results: z.strictObject({ results: z.array(checkResult) }),
   regions: z.strictObject({ regions: z.array(regionHealth) }),
+  /** Newest first, at most 100. */
+  incidents: z.strictObject({ incidents: z.array(monitorIncident) }),
   plan: planAllowance,
   /** `next` continues below the page's last entry; null on the last page. */
   audit: z.strictObject({ entries: z.array(auditEntry), next: z.string().nullable() }),
@@ -449,6 +480,8 @@ export const DASHBOARD_QUERIES = {
     state: monitorState.optional(),
     type: monitorType.optional(),
     tag: z.string().optional(),
+    /** Monitor ids separated by commas: only those (a picker's chosen monitors), at most 200. */
+    ids: z.string().optional(),
     limit: z.number().optional(),
     offset: z.number().optional(),
   }),
@@ -494,6 +527,7 @@ export type LatencySeries = z.infer<typeof latencySeries>;
 export type Timing = z.infer<typeof timing>;
 export type CheckResult = z.infer<typeof checkResult>;
 export type RegionHealth = z.infer<typeof regionHealth>;
+export type MonitorIncident = z.infer<typeof monitorIncident>;
 export type PlanAllowance = z.infer<typeof planAllowance>;
 export type AuditActorKind = z.infer<typeof auditActorKind>;
 export type AuditEntry = z.infer<typeof auditEntry>;

@@ -45,6 +45,12 @@ export const PAGE_LIMITS = {
   componentNameLength: 200,
   componentGroupLength: 100,
   componentPosition: 10_000,
+  /** A page's logo: a PNG, JPEG, WebP or GIF file of at most this many bytes. */
+  logoBytes: 64 * 1024,
+  /** The link back to the owner's site. */
+  websiteUrlLength: 2048,
+  /** A custom domain: a DNS name (RFC 1035's 253 characters). */
+  customDomainLength: 253,
 } as const;
 
 /** Status reports and their updates. */
@@ -59,6 +65,8 @@ export const MAINTENANCE_LIMITS = {
   titleLength: 200,
   messageLength: 10_000,
   components: 100,
+  /** How long each occurrence of a repeating window lasts, at most: a week. */
+  maxDurationMinutes: 10_080,
 } as const;
 
 /** Notification channels. */
@@ -79,6 +87,13 @@ export const LOCATION_LIMITS = {
 /** API keys. */
 export const KEY_LIMITS = {
   nameLength: 100,
+} as const;
+
+/** The service's email settings (Settings, General, Email). */
+export const EMAIL_SETTINGS_LIMITS = {
+  port: { min: 1, max: 65_535, default: 587 },
+  username: { max: 254 },
+  password: { max: 1_024 },
 } as const;
 
 /** "64 KiB", "8 KiB": a size in bytes as the hints write it. */

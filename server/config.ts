@@ -228,14 +228,15 @@ const SETTINGS = {
   smtpUrl: {
     env: 'STATUSDESK_SMTP_URL',
     rule: smtpUrl,
-    default: 'none: no email subscriptions',
-    description: 'the mail relay for subscriber mail and for email channels without their own, `smtp://` or `smtps://user:password@host:port`',
+    default: 'none: the stored email settings, else no email subscriptions',
+    description:
+      'the mail relay for subscriber mail and for email channels without their own, `smtp://` or `smtps://user:password@host:port`; wins over the stored [email settings](#settings)',
   },
   mailFrom: {
     env: 'STATUSDESK_MAIL_FROM',
     rule: unsetIfEmpty(z.string()),
     default: `\`${DEFAULT_MAIL_FROM}\``,
-    description: "sender of the service's mail",
+    description: "sender of the service's mail; wins over the stored [email settings](#settings)' sender",
   },
   allowedDestinations: {
     env: ALLOW_SETTING,

@@ -155,7 +155,13 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     const dashboardHosts = [...dashboardOwnHosts, new URL(dashboardUrl).host];
     const origins = [...apiOwnHosts, ...dashboardOwnHosts].map((h) => `http://${h}`).concat(apiUrl, dashboardUrl);
     // The public address reaches the status pages only (they load nothing from elsewhere on the port).
-    const apiGuard = createOriginGuard(apiHosts, origins, { hosts: [new URL(publicUrl).host], origins: [publicUrl], paths: ['/status/'] });
+    // A page's custom domain reaches that page only (read from the services once they exist).
+    const apiGuard = createOriginGuard(
+      apiHosts,
+      origins,
+      { hosts: [new URL(publicUrl).host], origins: [publicUrl], paths: ['/status/'] },
+      { slugOf: (hostname) => services?.pageHosts.slugOf(hostname) },
+    );
     const dashboardGuard = createOriginGuard(dashboardHosts, origins);
     const common = { log, maxBodyBytes: config.maxBodyBytes, docsBase };
 
@@ -177,12 +183,16 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
     const ownerId = await ensureOwner(db);
     services = ready;
     await ready.sealStoredSecrets();
+    await ready.loadEmailSettings();
     await ready.sessions.prune();
     await ready.oauth.prune();
     await ready.subscribers.prunePending();
+    await ready.pageHosts.start((error: unknown) => log.error({ err: error }, "reading the status pages' custom domains failed"));
     // A state change shows on the status pages at once, and its alert goes out to the channels.
     engine.onStateChange(() => ready.publicPages.invalidate());
     engine.onStateChange(ready.alerts.sendInBackground);
+    // A monitor going down opens an incident on it; coming back closes it.
+    engine.onStateChange((change) => void ready.monitorIncidents.stateChanged(change).catch(() => {}));
     // Back online, the monitors whose failure was held and that still fail are told once.
     engine.offline.onChange((change) => {
       if ('online' in change)
@@ -290,6 +300,7 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
         await checking.catch(() => undefined);
         await engine.close();
         clearInterval(prune);
+        services?.pageHosts.stop();
         // Alerts and subscriber notifications still being sent are waited for (each delivery is bounded).
         await Promise.all([ready.alerts.close(), ready.subscribers.close()]);
         content?.close();

@@ -7,6 +7,8 @@ import { channelKindRules } from './delivery/channels/registry.ts';
 import { loadMailCode } from './delivery/mail.ts';
 import { createOutbound } from './delivery/outbound.ts';
 import { createSubscriberDelivery } from './delivery/subscriber-delivery.ts';
+import { sendTestMail } from './delivery/test-mail.ts';
+import { createEmailSettingsService } from './domain/email-settings/email-settings.ts';
 import { createSignUpLimiter } from './http/rate-limit.ts';
 import { VERSION } from './package-root.ts';
 import { createAuditLogService } from './domain/audit/audit-log.ts';
@@ -17,9 +19,11 @@ import { createLocationService } from './domain/locations/locations.ts';
 import { createRunnerService, type RunnerIngest } from './domain/locations/runners.ts';
 import { createMaintenanceService } from './domain/maintenance/maintenances.ts';
 import type { MonitorChecks } from './domain/monitors/check-results.ts';
+import { createMonitorIncidentService } from './domain/monitors/monitor-incidents.ts';
 import { createMonitorViewService } from './domain/monitors/monitor-views.ts';
 import { createMonitorService } from './domain/monitors/monitors.ts';
 import { createHeartbeatService } from './domain/monitors/heartbeats.ts';
+import { createBadgeService } from './domain/monitors/badges.ts';
 import { createToolPinService } from './domain/monitors/tool-pins.ts';
 import { createDestinationPolicy, type DestinationPolicy } from './domain/destinations.ts';
 import { createConnectionService } from './domain/oauth/grants.ts';
@@ -30,6 +34,7 @@ import type { ChannelTarget } from './domain/notifications/channel-rules.ts';
 import { createChannelService } from './domain/notifications/channels.ts';
 import type { AlertEvent } from './domain/notifications/events.ts';
 import { createSubscriberService } from './domain/notifications/subscribers.ts';
+import { createPageHosts } from './domain/pages/page-hosts.ts';
 import { createPageService } from './domain/pages/pages.ts';
 import { createPublicPages } from './domain/pages/public-pages.ts';
 import { createReportService } from './domain/reports/reports.ts';
@@ -82,10 +87,47 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
   const runners = createRunnerService(db, { version: VERSION, ingest: options.runnerIngest ?? defaultEngine() });
   const publicUrl = options.publicUrl ?? 'http://localhost:3000';
   const sealer = sealerOf(db);
-  const outbound = createOutbound({ smtpUrl: options.smtpUrl, mailFrom: options.mailFrom, destinations });
+  // The email settings stored in the database; STATUSDESK_SMTP_URL and STATUSDESK_MAIL_FROM win over them.
+  const emailSettings = createEmailSettingsService(db, {
+    sealer,
+    destinations,
+    environment: { smtpUrl: Boolean(options.smtpUrl), mailFrom: Boolean(options.mailFrom) },
+    available: () => outbound.emailAvailable(),
+    async sendTest(to) {
+      const stored = await outbound.refresh();
+      const relay = options.smtpUrl ?? (stored && stored.server);
+      if (!relay) throw new Error('no mail server is set up');
+      return sendTestMail(relay, outbound.mailFrom, to, destinations);
+    },
+    async changed() {
+      await outbound.refresh();
+      publicPages.invalidate();
+    },
+  });
+  const outbound = createOutbound({
+    smtpUrl: options.smtpUrl,
+    mailFrom: options.mailFrom,
+    destinations,
+    async storedRelay() {
+      const relay = await emailSettings.storedRelay();
+      if (!relay) return undefined;
+      return {
+        // A password is sent only with a user name to log in as: without one, the server is used without logging in.
+        server: { host: relay.host, port: relay.port, security: relay.security, user: relay.username, pass: relay.username ? relay.password : '' },
+        from: relay.from,
+        stamp: relay.stamp,
+      };
+    },
+  });
   const deliver = (target: ChannelTarget, event: AlertEvent) => deliverAlert(target, event, outbound);
 
-  const publicPages = createPublicPages(db, { publicUrl, canMail: outbound.hasMailRelay });
+  // `canMail` is read with each summary: email settings saved later make pages subscribable.
+  const publicPages = createPublicPages(db, {
+    publicUrl,
+    get canMail() {
+      return outbound.hasMailRelay;
+    },
+  });
   // A monitor that is paused, changed or deleted changes the components it drives at once.
   // The runners of its private locations hear of it at once too, and a trigger asks them as well
   // as the embedded runner (which serves the monitor's regions, if it has any).
@@ -95,9 +137,9 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
       const [local, remote] = await Promise.all([monitor.regions.length > 0 ? checks.trigger(monitor) : [], runners.trigger(monitor)]);
       return [...local, ...remote];
     },
-    monitorChanged(monitor) {
-      checks.monitorChanged(monitor);
-      runners.monitorsChanged();
+    monitorChanged(monitor, change) {
+      checks.monitorChanged(monitor, change);
+      runners.monitorsChanged(change?.checkNow ? [monitor.id] : []);
       publicPages.invalidate();
     },
     monitorRemoved(id) {
@@ -111,6 +153,7 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
     },
   };
   const changed = (pageId: number) => publicPages.invalidate(pageId);
+  const pageHosts = createPageHosts(db);
   const subscribers = createSubscriberService(db, {
     publicUrl,
     sealer,
@@ -138,10 +181,14 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
       now: options.now,
       writes: options.heartbeatWrites,
     }),
+    /** Monitors' public status badges: on, off, their address, and what they show. */
+    badges: createBadgeService(db, { publicUrl, now: options.now }),
     /** The pinned tools of MCP monitors and their drifts. */
     toolPins: createToolPinService(db),
     /** What the dashboard's screens read: the overview, a monitor's latency, results and regions, the plan. */
     monitorViews: createMonitorViewService(db),
+    /** Each monitor's incidents: the spans it was down, opened and closed by the check engine's state changes. */
+    monitorIncidents: createMonitorIncidentService(db, { log: log.child({ component: 'incidents' }), now: options.now }),
     /** State changes and committed changes, announced to the open dashboards. */
     live,
     /** Seals what earlier versions stored in the clear (see stored-secrets.ts); the service runs it at start. */
@@ -150,16 +197,27 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
     /** The service's side of remote runners: their assignment streams and the results they report. */
     runners,
     auditLog: createAuditLogService(db),
-    pages: createPageService(db, { publicUrl, changed }),
+    pages: createPageService(db, { publicUrl, changed, hosts: pageHosts }),
+    /** The pages' custom domains by host name, which the HTTP edge reads on each request of another host. */
+    pageHosts,
     publicPages,
     reports: createReportService(db, publishing),
     maintenances: createMaintenanceService(db, publishing),
     subscribers,
     channels,
+    /** The service's email settings (SMTP server and sender), and its test send. */
+    emailSettings,
+    /**
+     * Whether the service can send email (a mail server set by the environment or in the email
+     * settings), read now: what a form asks before it offers email subscriptions or channels.
+     */
+    emailAvailable: () => outbound.emailAvailable(),
+    /** Reads the stored email settings, so what is answered at once (a page's summary) knows them; the service runs it at start. */
+    loadEmailSettings: () => outbound.refresh().then(() => undefined),
     alerts: createAlertService(db, {
       targetsOf: channels.targetsOf,
       deliver,
-      recordDelivery: (channelId, error) => channels.recordDelivery(channelId, error),
+      recordDelivery: (channelId, outcome) => channels.recordDelivery(channelId, outcome),
       desktop: outbound.desktop,
       dashboardUrl: options.dashboardUrl,
       ...options.alerts,

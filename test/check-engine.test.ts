@@ -175,13 +175,13 @@ describe('check engine: scheduled checks', () => {
       await f.engine.start();
       const monitor = await f.services.monitors.create(system, f.workspaceId, 'tcp', tcpInput(peer.uri));
       assert.equal(f.engine.scheduler.has(Number(monitor.id)), true, 'scheduled as soon as it is created');
+      const rowsOf = () => f.db.selectFrom('check_results').selectAll().where('monitor_id', '=', Number(monitor.id)).orderBy('started_at').execute();
+      // Checked once at once, as it is saved (first-check.test.ts), then at its slot.
+      await eventually(rowsOf, (rows) => rows.length === 1, 'the check on save is stored');
       const slot = bringSlotNear(clock, monitor.id);
+      const rows = await eventually(rowsOf, (found) => found.length === 2, 'the scheduled check is stored');
 
-      const health = await eventually(
-        () => f.engine.checks.status(monitor),
-        (h) => h.overall !== null,
-        'the scheduled check is stored',
-      );
+      const health = await f.engine.checks.status(monitor);
       assert.equal(health.overall, 'active');
       assert.deepEqual(
         health.regions.map((r) => [r.region, r.status]),
@@ -190,9 +190,7 @@ describe('check engine: scheduled checks', () => {
           ['fra', 'active'],
         ],
       );
-      const rows = await f.db.selectFrom('check_results').selectAll().where('monitor_id', '=', Number(monitor.id)).execute();
-      assert.equal(rows.length, 1);
-      const row = rows[0]!;
+      const row = rows[1]!;
       assert.equal(row.result, 'up');
       assert.equal(row.runner, 'local');
       assert.deepEqual(JSON.parse(row.regions), ['iad', 'fra']);
@@ -231,18 +229,28 @@ describe('check engine: scheduled checks', () => {
       assert.equal(f.engine.scheduler.load.jobs, 0);
       await monitors.update(system, f.workspaceId, 'tcp', monitor.id, { active: true });
       assert.equal(f.engine.scheduler.has(id), true, 'resuming schedules again');
+      // The checks on save (created, resumed: first-check.test.ts) end before the target changes.
+      await eventually(
+        () => f.engine.scheduler.load.running,
+        (n) => n === 0,
+        'the checks on save ended',
+      );
 
-      // A new target: the next scheduled check goes there, not to the old one.
+      // A new target: checked at once, and the next scheduled check goes there too, not to the old one.
       const changed = await monitors.update(system, f.workspaceId, 'tcp', monitor.id, { uri: second.uri });
       assert.equal(f.engine.scheduler.has(id), true);
       const firstConnections = first.connections;
       bringSlotNear(clock, monitor.id);
       await eventually(
-        () => rowCounts(f.db, id),
-        (c) => c.results >= 1,
-        'the scheduled check of the changed monitor',
+        () => second.connections,
+        (n) => n >= 2,
+        'the check on save and the scheduled check of the changed monitor',
       );
-      assert.ok(second.connections >= 1, 'the changed target was checked');
+      await eventually(
+        () => rowCounts(f.db, id),
+        (c) => c.results >= 2,
+        'their results are stored',
+      );
       assert.equal(first.connections, firstConnections, 'the old target was not');
 
       // A heartbeat-style resync (what start and the 15 s heartbeat do) keeps the same set.

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { createClient, Periodicity, type StatusdeskClient } from '../client/index.ts';
 import { assertOneLineError, type CliResult, jsonOf, runCli, startTestService, tableOf, tempDir, type TestService } from './support/harness.ts';
 import { type HttpReceiver, startHttpReceiver, verifySignature } from './support/receivers.ts';
+import { PAGE_SCRIPT_VERSION } from '../server/public/page-script.ts';
 
 /**
  * `statusdesk pages|reports|maintenance|channels ...` as a user runs them: the real command in a
@@ -344,7 +345,7 @@ describe('channels', () => {
 });
 
 describe('pages export', () => {
-  test('writes index.html, feed.atom and summary.json from the data folder: the components, no script, the public address', T, async () => {
+  test('writes index.html, feed.atom, summary.json and page.js from the data folder: the components, no inline script, the public address', T, async () => {
     const page = await pageFixture('export-me');
     for (const name of ['Checkout API', 'Status & Help']) await api.pages.addPageComponent({ pageId: page.id, name });
     const out = join(scratch.path, 'site');
@@ -354,15 +355,19 @@ describe('pages export', () => {
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(
       result.stdout.trimEnd().split('\n'),
-      ['index.html', 'feed.atom', 'summary.json'].map((f) => join(out, f)),
+      ['index.html', 'feed.atom', 'summary.json', 'page.js'].map((f) => join(out, f)),
     );
     assert.match(result.stderr, /https:\/\/status\.example\.test\/status\/export-me\//);
-    assert.deepEqual((await readdir(out)).sort(), ['feed.atom', 'index.html', 'summary.json']);
+    assert.deepEqual((await readdir(out)).sort(), ['feed.atom', 'index.html', 'page.js', 'summary.json']);
 
     const html = await readFile(join(out, 'index.html'), 'utf8');
     assert.ok(html.includes('Checkout API'));
     assert.ok(html.includes('Status &amp; Help'));
-    assert.ok(!/<script/i.test(html), 'a static page runs no script');
+    assert.deepEqual(
+      [...html.matchAll(/<script[^>]*>/gi)].map((m) => m[0]),
+      [`<script src="page.js?v=${PAGE_SCRIPT_VERSION}" defer>`],
+      'a static page runs only its script file',
+    );
     const summary = JSON.parse(await readFile(join(out, 'summary.json'), 'utf8'));
     assert.equal(summary.page.url, 'https://status.example.test/status/export-me');
     assert.deepEqual(

@@ -204,16 +204,20 @@ describe('GET /api/workspaces/:id/overview', () => {
     const beta = overview.monitors.find((m: any) => m.id === ids.beta);
     assert.deepEqual(Object.keys(beta).sort(), [
       'changedAt',
+      'createdAt',
       'id',
       'lastCheckedAt',
       'lastLatencyMs',
       'name',
+      'reason',
+      'recent',
       'sparkline',
       'state',
       'tags',
       'target',
       'toolsChanged',
       'type',
+      'uptime',
     ]);
     assert.equal(beta.toolsChanged, false, 'only an MCP monitor whose server changed its tools');
     assert.equal(beta.type, 'tcp');
@@ -238,6 +242,55 @@ describe('GET /api/workspaces/:id/overview', () => {
     assert.deepEqual(charlie.sparkline, Array(24).fill(null));
     const delta = overview.monitors.find((m: any) => m.id === ids.delta);
     assert.deepEqual(delta.sparkline, Array(24).fill(null), 'a failed check has no latency to show');
+    assert.equal(delta.lastLatencyMs, null, 'nor a last latency');
+    assert.ok(Date.parse(delta.lastCheckedAt) <= Date.now());
+  });
+
+  test('a row says why a monitor is down or degraded, its uptime over 24 hours, and its latest checks as one letter each', async () => {
+    const overview = await read(`${ws.id}/overview`);
+    const row = (name: string) => overview.monitors.find((m: any) => m.id === ids[name]);
+    assert.deepEqual(
+      ['delta', 'echo', 'charlie', 'beta', 'zulu'].map((name) => [name, row(name).reason, row(name).uptime, row(name).recent]),
+      [
+        ['delta', 'connection refused', 0, 'x'],
+        ['echo', row('echo').reason, 1, 'd'],
+        ['charlie', null, null, ''],
+        ['beta', null, 1, 'u'],
+        ['zulu', null, 1, 'u'],
+      ],
+    );
+    assert.match(row('echo').reason, /\d+ ms/, "a degraded check's message says what was slow");
+    assert.ok(Date.now() - Date.parse(row('beta').createdAt) < 10 * 60_000);
+  });
+
+  test('the latest checks are the last 30, oldest first, whatever the history holds', async () => {
+    const own = await workspace();
+    const id = await tcpMonitor(own, 'long history', 'db.internal:5432');
+    const db = await openTestDatabase(service.dataDir);
+    const start = Date.now() - 40 * 60_000;
+    try {
+      // 40 checks a minute apart: 9 up, then one down, then 30 alternating up, degraded and down.
+      const outcomes: CheckOutcome[] = [...Array(9).fill('up'), 'down', ...Array.from({ length: 30 }, (_, i) => (['up', 'degraded', 'down'] as const)[i % 3]!)];
+      await db
+        .insertInto('check_results')
+        .values(
+          outcomes.map((result, i) => ({
+            monitor_id: Number(id),
+            runner: 'local',
+            regions: '["iad"]',
+            started_at: start + i * 60_000,
+            result,
+            latency_ms: 5,
+            attempts: 1,
+            message: `check ${i}`,
+          })),
+        )
+        .execute();
+    } finally {
+      await db.destroy();
+    }
+    const [row] = (await read(`${own.id}/overview`)).monitors;
+    assert.equal(row.recent, 'udx'.repeat(10));
   });
 
   test("the sparkline holds each earlier hour's median where it has answered checks, oldest first", async () => {
@@ -283,6 +336,7 @@ describe('GET /api/workspaces/:id/overview', () => {
         ],
         `${round}: medians within 1%, and none for an hour of failures only`,
       );
+      assert.equal(row.uptime, 8 / 11, `${round}: the 24 hours' checks that answered`);
     }
   });
 
@@ -405,13 +459,17 @@ describe("a monitor's latency, results and regions", () => {
     );
   });
 
-  test('results: newest first, one per region each check stood for, ids naming the check and the region', async () => {
+  test('results: newest first, one per check with the regions it stood for and the runner that made it', async () => {
     const { results } = await read(`${ws.id}/monitors/${checked}/results`);
     assert.deepEqual(
-      results.map((r: any) => r.region),
-      ['iad', 'fra', 'iad', 'fra'],
+      results.map((r: any) => r.regions),
+      [
+        ['iad', 'fra'],
+        ['iad', 'fra'],
+      ],
+      'two checks, each once, standing for both regions',
     );
-    assert.ok(Date.parse(results[0].startedAt) >= Date.parse(results[2].startedAt));
+    assert.ok(Date.parse(results[0].startedAt) >= Date.parse(results[1].startedAt));
     for (const r of results) {
       assert.deepEqual(Object.keys(r).sort(), [
         'attempts',
@@ -424,7 +482,7 @@ describe("a monitor's latency, results and regions", () => {
         'mcp',
         'message',
         'ping',
-        'region',
+        'regions',
         'result',
         'runner',
         'startedAt',
@@ -434,12 +492,12 @@ describe("a monitor's latency, results and regions", () => {
       ]);
       for (const record of ['mcp', 'certificate', 'dns', 'heartbeat', 'ping', 'websocket'])
         assert.equal(r[record], null, `only its type's check has a ${record} record`);
-      assert.match(r.id, new RegExp(`^\\d+-${r.region}$`));
+      assert.match(r.id, /^\d+$/, 'the id names the check');
       assert.deepEqual([r.result, r.runner, r.attempts, r.grpcStatus, r.statusCode], ['up', 'local', 1, null, null]);
       assert.deepEqual(Object.keys(r.timing).sort(), ['connect', 'dns', 'tls', 'total', 'transfer', 'ttfb']);
     }
-    assert.equal(results[0].id.split('-')[0], results[1].id.split('-')[0], 'one check, two regions');
-    assert.equal((await read(`${ws.id}/monitors/${checked}/results?limit=3`)).results.length, 3);
+    assert.notEqual(results[0].id, results[1].id);
+    assert.equal((await read(`${ws.id}/monitors/${checked}/results?limit=1`)).results.length, 1, '`limit` counts checks');
     const [down] = (await read(`${ws.id}/monitors/${failing}/results?limit=1`)).results;
     assert.deepEqual([down.result, down.message], ['down', 'connection refused']);
     assert.deepEqual((await read(`${ws.id}/monitors/${unchecked}/results`)).results, []);
@@ -539,7 +597,10 @@ describe('GET /api/workspaces/:id/audit', () => {
       ],
     );
     const entry = entries[2];
-    assert.deepEqual(Object.keys(entry).sort(), ['action', 'actor', 'after', 'before', 'changedFields', 'createdAt', 'entityId', 'entityType', 'id'].sort());
+    assert.deepEqual(
+      Object.keys(entry).sort(),
+      ['action', 'actor', 'after', 'before', 'changedFields', 'createdAt', 'entityId', 'entityType', 'id', 'record', 'words'].sort(),
+    );
     assert.equal(entry.before, null);
     assert.equal(entry.after.name, 'from the dashboard');
     assert.ok(entry.changedFields.includes('name'));
@@ -747,7 +808,7 @@ describe('POST /api/workspaces/:id/pages/:pageId/export', () => {
     assert.equal(response.headers.get('content-type'), 'application/zip');
     assert.equal(response.headers.get('content-disposition'), `attachment; filename="${slug}-status-page.zip"`);
     const files = unzipSync(new Uint8Array(await response.arrayBuffer()));
-    assert.deepEqual(Object.keys(files).sort(), ['feed.atom', 'index.html', 'summary.json']);
+    assert.deepEqual(Object.keys(files).sort(), ['feed.atom', 'index.html', 'page.js', 'summary.json']);
     const html = new TextDecoder().decode(files['index.html']);
     assert.match(html, /^<!doctype html>/i);
     assert.match(html, /Exported status/);

@@ -120,7 +120,8 @@ describe('dashboard API', () => {
     const response = await dashboard('/api/session');
     assert.equal(response.status, 200);
     const body = await json(response);
-    assert.deepEqual(Object.keys(body), ['user', 'workspaces', 'apiUrl', 'mcpUrl']);
+    assert.deepEqual(Object.keys(body), ['user', 'workspaces', 'apiUrl', 'mcpUrl', 'emailAvailable']);
+    assert.equal(body.emailAvailable, false, 'this service has no mail server');
     assert.equal(body.apiUrl, service.apiUrl);
     assert.equal(body.mcpUrl, `${service.apiUrl}/mcp`);
     assert.deepEqual(Object.keys(body.user).sort(), ['id', 'name']);

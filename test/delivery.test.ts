@@ -519,8 +519,9 @@ describe('deliverAlert', { timeout: 15_000 }, () => {
       event,
     );
     assert.equal(request.path, '/hook/tok-1');
-    assert.deepEqual(JSON.parse(request.body), { event: 'monitor.down', ...event });
-    assert.equal(request.headers['x-statusdesk-event'], 'monitor.down');
+    // A test send is the `test` event, whatever alert it shows.
+    assert.deepEqual(JSON.parse(request.body), { event: 'test', ...event });
+    assert.equal(request.headers['x-statusdesk-event'], 'test');
     assert.equal(request.headers['x-team'], 'ops');
     assert.equal(verifySignature(secret, request.headers[SIGNATURE_HEADER] ?? '', request.body), true);
 

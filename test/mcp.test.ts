@@ -761,6 +761,13 @@ describe('notification channels and private locations', { timeout: 120_000 }, ()
     assert.ok(h, 'the webhook channel is not listed');
     assert.deepEqual([h.name, h.kind, h.monitorIds.map(String)], ['mcp hook', 'webhook', [monitor.id]]);
     assert.deepEqual(listed.notifications.find((c: any) => c.id === slack.id).monitorIds, []);
+    // Whether it serves every monitor, and is wired to new ones.
+    assert.deepEqual([h.allMonitors, h.defaultForNew], [false, false]);
+    const every = await services.channels.create(system, ws, { name: 'mcp every', kind: 'desktop', allMonitors: true, defaultForNew: true });
+    const again = ok(await reader.call('list_notifications', { perPage: 200 }));
+    const e = again.notifications.find((c: any) => c.id === every.id);
+    assert.deepEqual([e.allMonitors, e.defaultForNew], [true, true]);
+    await services.channels.delete(system, ws, every.id);
     assertPagination(listed.pagination, { page: 1, perPage: 200, totalSize: listed.notifications.length });
 
     const byDefault = ok(await reader.call('list_notifications'));

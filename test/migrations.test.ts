@@ -17,6 +17,7 @@ import { sqliteOnly } from './support/database.ts';
 const APPLICATION_ID = 0x5344534b; // "SDSK"
 const KNOWN_VERSION = Object.keys(migrations).length;
 const SCHEMA_TABLES = [
+  'channel_deliveries',
   'api_keys',
   'audit_log',
   'dashboard_tokens',
@@ -175,10 +176,16 @@ describe('openDatabase', { skip: sqliteOnly }, () => {
     const leases = await sql<{ n: number }>`select count(*) as n from check_leases where holder is null`.execute(db);
     assert.equal(leases.rows[0]!.n, 65, 'every shard of the monitors and the upkeep, free');
     const channelColumns = await sql<{ name: string }>`select name from pragma_table_info('notification_channels')`.execute(db);
-    for (const c of ['events', 'failures', 'last_error', 'last_failed_at', 'last_sent_at', 'backoff_until'])
+    for (const c of ['events', 'failures', 'last_error', 'last_failed_at', 'last_sent_at', 'backoff_until', 'all_monitors', 'default_for_new'])
       assert.ok(
         channelColumns.rows.some((r) => r.name === c),
         `missing column notification_channels.${c}`,
+      );
+    const pageColumns = await sql<{ name: string }>`select name from pragma_table_info('status_pages')`.execute(db);
+    for (const c of ['accent_color', 'website_url', 'logo', 'custom_domain', 'former_slug'])
+      assert.ok(
+        pageColumns.rows.some((r) => r.name === c),
+        `missing column status_pages.${c}`,
       );
     const monitorColumns = await sql<{ name: string }>`select name from pragma_table_info('monitors')`.execute(db);
     assert.ok(

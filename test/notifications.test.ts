@@ -574,7 +574,8 @@ describe('notification channels', () => {
       assert.equal(request.headers.authorization, secrets.header);
       assert.ok(verifySignature(secrets.webhookSecret, request.headers[SIGNATURE_HEADER] ?? '', request.body));
       const body = JSON.parse(request.body);
-      assert.deepEqual([body.event, body.kind, body.test], ['monitor.down', 'down', true]);
+      // A test send is the `test` event, in the body and the header: never taken for an outage.
+      assert.deepEqual([body.event, request.headers['x-statusdesk-event'], body.kind, body.test], ['test', 'test', 'down', true]);
 
       const chats = chat.requests.length;
       assert.deepEqual(await send('slack'), { delivered: true, error: null });

@@ -706,7 +706,10 @@ describe('public status pages', () => {
     await services.reports.resolve(writer, ws, report.id, { message: 'fixed', notify: false });
     assert.equal((await summary()).components[0]!.state, 'operational');
     await services.pages.update(writer, ws, page.id, { slug: 'fresh-moved' });
-    assert.equal((await svc.api('/status/fresh/summary.json')).status, 404);
+    // The old address no longer serves the page: it forwards to the new one.
+    const old = await svc.api('/status/fresh/summary.json', { redirect: 'manual' });
+    assert.equal(old.status, 302);
+    assert.equal(old.headers.get('location'), '/status/fresh-moved/summary.json');
     assert.equal((await svc.api('/status/fresh-moved/summary.json')).status, 200);
   });
 

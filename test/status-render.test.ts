@@ -17,6 +17,7 @@ import { exportStaticPage } from '../server/public/static-export.ts';
 import { renderAtomFeed } from '../server/public/atom-feed.ts';
 import { STATUS_PAGE_CSP } from '../server/public/html-document.ts';
 import { renderNoticePage } from '../server/public/notice-page.ts';
+import { PAGE_SCRIPT } from '../server/public/page-script.ts';
 import { renderStatusPage } from '../server/public/status-page.ts';
 
 /**
@@ -136,15 +137,16 @@ function elements(xml: string, name: string): string[] {
 }
 
 describe('renderStatusPage', () => {
-  test('is one accessible HTML document without scripts', () => {
+  test('is one accessible HTML document whose one script is a file of its own path', () => {
     const out = renderStatusPage(makePage(12, 6), { mode: 'live' });
     assert.match(out, /^<!doctype html><html lang="en">/);
     assert.equal(count(out, /<h1[ >]/), 1);
     assert.match(out, /<a class="skip" href="#main">/);
     assert.match(out, /<header[ >][\s\S]*<main id="main"[\s\S]*<\/main><footer[ >]/);
     assert.match(out, /Powered by Statusdesk/);
-    assert.match(out, /Generated <time datetime="2026-11-21T12:00:00Z">2026-11-21 12:00 UTC<\/time>/);
-    assert.doesNotMatch(out, /<script/i);
+    assert.match(out, /<p class="upd" id="updated">Updated <time datetime="2026-11-21T12:00:00Z">2026-11-21 12:00 UTC<\/time><\/p>/);
+    assert.equal(count(out, /<script/i), 1);
+    assert.match(out, /<script src="\/status\/acme\/page\.js\?v=[0-9a-f]{12}" defer><\/script>/, 'no inline script');
     assert.doesNotMatch(out, /\son[a-z]+=/i, 'no event handler attributes');
     assert.doesNotMatch(out, /<link rel="stylesheet"|@import|@font-face|url\(/);
     assert.doesNotMatch(out, /style="/, 'no inline style attributes');
@@ -184,7 +186,7 @@ describe('renderStatusPage', () => {
       activeMaintenances: [maintenance(1, true, { title: evil, message: evil, components: [evil] })],
     });
     const out = renderStatusPage(page, { mode: 'live', notice: { kind: 'error', text: evil } });
-    assert.doesNotMatch(out, /<script/i);
+    assert.doesNotMatch(out, /<script>/i);
     assert.match(out, /<h1>Acme &lt;script&gt;alert\(1\)&lt;\/script&gt;<\/h1>/);
     assert.match(out, /<meta name="description" content="&quot;quoted&quot; &lt;script&gt;/);
     assert.match(out, /<h4>db &lt;script&gt;alert\(1\)&lt;\/script&gt;<\/h4>/);
@@ -244,10 +246,21 @@ describe('renderStatusPage', () => {
     assert.equal(count(out, '<h3 class="gh"'), 2);
     assert.match(
       out,
-      /<section aria-labelledby="group-1"><h3 class="gh" id="group-1">Group 0<\/h3><ul class="cl"><li class="c"><div class="ch"><h4>Component 5<\/h4>/,
+      /<section class="grp" aria-labelledby="group-1"><h3 class="gh" id="group-1">Group 0<\/h3><ul class="cl"><li class="c"><div class="ch"><h4>Component 5<\/h4>/,
     );
     assert.match(out, /<ul class="cl"><li class="c"><div class="ch"><h3>Component 0<\/h3>/);
     assert.equal(count(out, '<li class="c">'), 20);
+  });
+
+  test("a component's uptime says since created when its monitor is younger than the days shown, and a phone's 30 days are said as 30", () => {
+    const generatedAt = makePage(1, 0).generatedAt;
+    const hourOld = new Date(Date.parse(generatedAt) - 3_600_000).toISOString();
+    const monthsOld = new Date(Date.parse(generatedAt) - 60 * 86_400_000).toISOString();
+    const young = renderStatusPage(makePage(1, 0, { components: [component(0, { createdAt: hourOld })] }), { mode: 'live' });
+    assert.match(young, />99.93% uptime since created<\/span><span>Today/, 'one figure, since created, on every width');
+    assert.doesNotMatch(young, /uptime over/);
+    const older = renderStatusPage(makePage(1, 0, { components: [component(0, { createdAt: monthsOld })] }), { mode: 'live' });
+    assert.match(older, /<span class="d90">99.93% uptime since created<\/span><span class="d30">[\d.]+% uptime over 30 days<\/span>/);
   });
 
   test('draws 90 labelled days of uptime per component', () => {
@@ -258,15 +271,15 @@ describe('renderStatusPage', () => {
     const bars = [...out.matchAll(/<ol class="bar" aria-label="([^"]*)">([\s\S]*?)<\/ol>/g)];
     assert.equal(bars.length, 2, 'a static component has no bar');
     assert.equal(bars[0]![1], 'Component 0: uptime per day, oldest first');
-    for (const bar of bars) assert.equal(count(bar[2]!, /<li class=u[0-5]><span>[^<]+<\/span>|<li class=nd><span>[^<]+<\/span>/), 90);
-    assert.match(bars[0]![2]!, /^<li class=nd><span>2026-08-23: no data<\/span><li/);
-    assert.match(bars[0]![2]!, /<li class=u4><span>2026-08-30: 99.93% uptime, 1 failed check<\/span><li/);
-    assert.match(bars[0]![2]!, /<li class=u5><span>2026-11-20: 100% uptime<\/span>$/);
+    for (const bar of bars) assert.equal(count(bar[2]!, /<li class=u[0-5] tabindex=0><span>[^<]+<\/span>|<li class=nd tabindex=0><span>[^<]+<\/span>/), 90);
+    assert.match(bars[0]![2]!, /^<li class=nd tabindex=0><span>2026-08-23: no data<\/span><li/);
+    assert.match(bars[0]![2]!, /<li class=u4 tabindex=0><span>2026-08-30: 99.93% uptime, 1 failed check<\/span><li/);
+    assert.match(bars[0]![2]!, /<li class=u5 tabindex=0><span>2026-11-20: 100% uptime<\/span>$/);
     // A young component is padded with days of no data before its first.
-    assert.match(bars[1]![2]!, /^<li class=nd><span>2026-08-23: no data<\/span>/);
+    assert.match(bars[1]![2]!, /^<li class=nd tabindex=0><span>2026-08-23: no data<\/span>/);
     assert.equal(count(bars[1]![2]!, 'no data'), 80);
-    assert.match(out, /<span>99.93% uptime over 90 days<\/span>/);
-    assert.match(out, /<span>No data<\/span>|<span>100% uptime over 90 days<\/span>/);
+    assert.match(out, /<span class="d90">99.93% uptime over 90 days<\/span><span class="d30">[\d.]+% uptime over 30 days<\/span>/);
+    assert.match(out, /<span class="d90">100% uptime over 90 days<\/span><span class="d30">100% uptime over 30 days<\/span>/);
     const colours = renderStatusPage(
       makePage(1, 0, {
         components: [
@@ -277,7 +290,7 @@ describe('renderStatusPage', () => {
     );
     assert.match(
       colours,
-      /<li class=u0><span>2026-11-10: 50.00% uptime, 1 failed check, 1 degraded check<\/span><li class=u1>.*<li class=u2>.*<li class=u3>.*<li class=u4>.*<li class=u5>/,
+      /<li class=u0 tabindex=0><span>2026-11-10: 50.00% uptime, 1 failed check, 1 degraded check<\/span><li class=u1 .*<li class=u2 .*<li class=u3 .*<li class=u4 .*<li class=u5 /,
     );
   });
 
@@ -431,7 +444,7 @@ describe('renderNoticePage', () => {
 });
 
 describe('exportStaticPage', () => {
-  test('writes index.html, feed.atom and summary.json', async () => {
+  test('writes index.html, feed.atom, summary.json and the page script', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'statusdesk-test-'));
     try {
       const out = join(dir, 'site', 'acme');
@@ -439,16 +452,18 @@ describe('exportStaticPage', () => {
       const files = await exportStaticPage(page, out);
       assert.deepEqual(
         files,
-        ['index.html', 'feed.atom', 'summary.json'].map((name) => join(out, name)),
+        ['index.html', 'feed.atom', 'summary.json', 'page.js'].map((name) => join(out, name)),
       );
-      const [index, feed, summary] = await Promise.all(files.map((file) => readFile(file, 'utf8')));
+      const [index, feed, summary, script] = await Promise.all(files.map((file) => readFile(file, 'utf8')));
+      assert.equal(script, PAGE_SCRIPT);
+      assert.match(index!, /<script src="page\.js\?v=[0-9a-f]{12}" defer><\/script>/, 'the copy names its script relatively');
       assert.equal(index, renderStatusPage(page, { mode: 'static' }));
       assert.equal(feed, renderAtomFeed(page, `${URL_BASE}/feed.atom`));
       assert.deepEqual(JSON.parse(summary!), summaryJson(page));
       assert.match(summary!, /^\{\n {2}"page": \{/);
       // Again into the same folder: files are replaced, nothing else is left behind.
       await exportStaticPage(page, out);
-      assert.deepEqual((await readdir(out)).sort(), ['feed.atom', 'index.html', 'summary.json']);
+      assert.deepEqual((await readdir(out)).sort(), ['feed.atom', 'index.html', 'page.js', 'summary.json']);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

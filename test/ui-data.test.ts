@@ -16,6 +16,7 @@ import { MaintenanceService } from '../proto/gen/maintenance/v1/maintenance_pb.j
 import { MonitorService } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { NotificationService } from '../proto/gen/notification/v1/notification_pb.js';
 import { PrivateLocationService } from '../proto/gen/private_location/v1/private_location_pb.js';
+import { SettingsService } from '../proto/gen/settings/v1/settings_pb.js';
 import { StatusPageService } from '../proto/gen/status_page/v1/status_page_pb.js';
 import { StatusReportService } from '../proto/gen/status_report/v1/status_report_pb.js';
 import { outdatedBy, queryKeys, RPC_SERVICES, rpcTransportKey } from '../renderer/src/data/query-keys.ts';
@@ -41,6 +42,7 @@ describe("the UI's data layer", () => {
       maintenances: MaintenanceService,
       notifications: NotificationService,
       privateLocations: PrivateLocationService,
+      settings: SettingsService,
     };
     for (const [name, service] of Object.entries(services)) assert.equal(RPC_SERVICES[name as keyof typeof services], service.typeName, name);
   });

@@ -188,7 +188,8 @@ describe('the monitor form in Chromium', () => {
             .locator('.detail-state')
             .getByText(/^(Up|Degraded)$/)
             .waitFor();
-          await page.getByRole('img', { name: /^Over the last 24 hours: p50 typically/ }).waitFor();
+          // Minutes old: charted since it was created.
+          await page.getByRole('img', { name: /^Since the monitor was created: p50 typically/ }).waitFor();
           await page.evaluate('window.__sameDocument = true');
           await target.close();
           closed = true;

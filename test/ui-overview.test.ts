@@ -222,7 +222,8 @@ describe('the overview and the monitor detail screen in Chromium', () => {
           const result = page.getByRole('region', { name: 'Check result' });
           await result.getByText('Up', { exact: true }).waitFor();
           await page.locator('.detail-state').getByText('Up', { exact: true }).waitFor();
-          await page.getByRole('img', { name: /^Over the last 24 hours: p50 typically/ }).waitFor();
+          // Minutes old: charted since it was created.
+          await page.getByRole('img', { name: /^Since the monitor was created: p50 typically/ }).waitFor();
           await page.getByRole('list', { name: 'Legend' }).getByText('p95').waitFor();
 
           // A stand-in for the browser's notifications, recording what the page shows.
@@ -350,11 +351,16 @@ describe('the overview and the monitor detail screen in Chromium', () => {
         assert.match(await logs.innerText(), new RegExp(url.replace(/[.?/]/g, '\\$&')));
         assert.match(await logs.getByRole('listitem').first().innerText(), /Failed.*200.*got 503/s);
 
-        // The period: the chart and the uptime follow the radio chosen.
+        // The period: the chart and the uptime follow the radio chosen; a monitor minutes old is
+        // shown since it was created, its failed check marked.
         await page.getByRole('radio', { name: '7 days' }).check();
-        await page.getByRole('region', { name: 'Latency' }).getByText('No check latencies in the last 7 days.').waitFor();
-        await page.getByRole('heading', { name: 'Uptime, 7 days' }).waitFor();
-        assert.match(await page.getByRole('region', { name: 'Uptime, 7 days' }).innerText(), /0\.00% up/);
+        await page.waitForFunction(() =>
+          (globalThis as unknown as { document: { querySelector(s: string): { textContent: string } | null } }).document
+            .querySelector('.chart-summary')
+            ?.textContent.startsWith('No check answered since the monitor was created.'),
+        );
+        await page.getByRole('heading', { name: /^Uptime since created/ }).waitFor();
+        assert.match(await page.getByRole('region', { name: /^Uptime since created/ }).innerText(), /0\.00% up/);
 
         // 420 px wide: the screen does not scroll sideways (wide tables scroll in their own frame).
         await page.setViewportSize({ width: 420, height: 800 });

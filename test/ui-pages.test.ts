@@ -103,7 +103,7 @@ describe('status pages in Chromium', () => {
       // The first component follows the seeded monitor; the second is static.
       await page.getByRole('tab', { name: 'Components', selected: true }).waitFor();
       await page.getByLabel('Name', { exact: true }).fill('Checkout API');
-      await page.getByLabel('Monitor', { exact: true }).selectOption({ label: 'orders-db' });
+      await page.getByRole('group', { name: 'Monitor', exact: true }).getByRole('radio', { name: 'orders-db', exact: true }).check();
       await page.getByRole('button', { name: 'Add component' }).click();
       await page.getByText('Follows orders-db').waitFor();
       await page.getByRole('button', { name: 'Add a component' }).click();
@@ -268,7 +268,7 @@ describe('status pages in Chromium', () => {
           const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download the static site' }).click()]);
           assert.equal(download.suggestedFilename(), `${target.slug}-status-page.zip`);
           const files = unzipSync(new Uint8Array(await readFile((await download.path())!)));
-          assert.deepEqual(Object.keys(files).sort(), ['feed.atom', 'index.html', 'summary.json']);
+          assert.deepEqual(Object.keys(files).sort(), ['feed.atom', 'index.html', 'page.js', 'summary.json']);
           assert.match(strFromU8(files['index.html']!), /Card payments failing/);
           await page
             .getByRole('status')

@@ -34,10 +34,12 @@ const SCREEN_MODULES: Record<ScreenRoute, [() => Promise<ScreenModule>, string]>
   '/pages': [() => import('./screens/pages.tsx'), 'PagesScreen'],
   '/pages/:id': [() => import('./screens/page-detail.tsx'), 'PageDetailScreen'],
   '/notifications': [() => import('./screens/notifications.tsx'), 'NotificationsScreen'],
+  '/notifications/:id/deliveries': [() => import('./screens/channel-deliveries.tsx'), 'ChannelDeliveriesScreen'],
   '/locations': [() => import('./screens/locations.tsx'), 'LocationsScreen'],
   '/audit': [() => import('./screens/audit.tsx'), 'AuditScreen'],
   '/connect': [() => import('./screens/connect-editor.tsx'), 'ConnectEditorScreen'],
   '/settings/general/api-keys': [() => import('./screens/keys.tsx'), 'KeysScreen'],
+  '/settings/general/email': [() => import('./screens/email-settings.tsx'), 'EmailSettingsScreen'],
   '/settings/integrations/connected-apps': [() => import('./screens/connections.tsx'), 'ConnectionsScreen'],
 };
 

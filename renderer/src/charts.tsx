@@ -31,25 +31,51 @@ export const PERCENTILES = [
   { key: 'p99', label: 'p99' },
 ] as const;
 
-/** The chart's content in one sentence. */
-export function latencySummary(series: LatencySeries): string {
-  const of = (key: 'p50' | 'p95' | 'p99') => series.points.map((p) => p[key]).filter((v): v is number => v !== null);
+/**
+ * What the chart spans: the window, or since the monitor was created when that is later (a chart
+ * of 24 hours for a monitor minutes old is all empty space).
+ */
+export function chartSpan(series: LatencySeries, now: number, since?: string | null): { start: number; end: number; young: boolean } {
+  const windowStart = now - WINDOW_MS[series.window];
+  const created = since ? new Date(since).getTime() : Number.NaN;
+  const young = created > windowStart && created < now;
+  // At least one bucket wide: a monitor a minute old still gets a chart its points fit in.
+  return { start: young ? Math.max(windowStart, Math.min(created, now - series.bucketMs)) : windowStart, end: now, young };
+}
+
+/** The points of the series within the span (a bucket that ends after it starts). */
+const pointsIn = (series: LatencySeries, start: number) => series.points.filter((p) => new Date(p.at).getTime() + series.bucketMs > start);
+
+/** The chart's content in one sentence. `since`: when the monitor was created. */
+export function latencySummary(series: LatencySeries, now = Date.now(), since?: string | null): string {
+  const { start, young } = chartSpan(series, now, since);
+  const points = pointsIn(series, start);
+  const spanWords = young ? 'since the monitor was created' : WINDOW_WORDS[series.window];
+  const of = (key: 'p50' | 'p95' | 'p99') => points.map((p) => p[key]).filter((v): v is number => v !== null);
   const p50 = of('p50');
-  const gaps = series.gaps.length;
-  const gapWords = gaps === 0 ? 'Checks ran throughout.' : `${gaps === 1 ? 'One span' : `${gaps} spans`} without checks (shaded).`;
-  if (p50.length === 0) return `No check latencies in ${WINDOW_WORDS[series.window]}. ${gapWords}`;
+  const gaps = series.gaps.filter((gap) => new Date(gap.endedAt).getTime() > start).length;
+  const down = points.reduce((sum, p) => sum + p.down, 0);
+  const checks = points.reduce((sum, p) => sum + p.up + p.degraded + p.down, 0);
+  // "Checks ran throughout" only where some did.
+  const gapWords = gaps > 0 ? `${gaps === 1 ? 'One span' : `${gaps} spans`} without checks (shaded).` : checks > 0 ? 'Checks ran throughout.' : '';
+  const downWords = down > 0 ? `${down} ${down === 1 ? 'check' : 'checks'} failed (marked below the lines). ` : '';
+  if (p50.length === 0) {
+    const none = checks === 0 ? `No checks ran ${spanWords}.` : `No check answered ${spanWords}.`;
+    return [none, downWords.trim(), gapWords].filter(Boolean).join(' ');
+  }
   const median = [...p50].sort((a, b) => a - b)[Math.floor(p50.length / 2)]!;
   const p95 = of('p95');
   const p99 = of('p99');
-  const down = series.points.reduce((sum, p) => sum + p.down, 0);
   return [
-    `Over ${WINDOW_WORDS[series.window]}: p50 typically ${formatMs(median)}`,
+    `${young ? 'Since the monitor was created' : `Over ${WINDOW_WORDS[series.window]}`}: p50 typically ${formatMs(median)}`,
     p95.length ? `, p95 at most ${formatMs(Math.max(...p95))}` : '',
     p99.length ? `, p99 at most ${formatMs(Math.max(...p99))}` : '',
     '. ',
-    down > 0 ? `${down} ${down === 1 ? 'check was' : 'checks were'} down. ` : '',
+    downWords,
     gapWords,
-  ].join('');
+  ]
+    .join('')
+    .trim();
 }
 
 /** A round number at or above `value`, for the top of an axis: 1, 2 or 5 times a power of ten. */
@@ -63,30 +89,41 @@ function niceCeiling(value: number): number {
 const CHART_H = 220;
 const PAD = { top: 12, right: 12, bottom: 26, left: 52 };
 
-/** p50, p95 and p99 per bucket, with the spans in which no check ran shaded; a sentence when there is nothing to draw. */
-export function LatencyChart({ series, now = Date.now() }: { series: LatencySeries; now?: number }) {
-  const drawable = series.gaps.length > 0 || series.points.some((p) => p.p50 !== null || p.p95 !== null || p.p99 !== null);
-  if (!drawable) return <p className="empty">{latencySummary(series)}</p>;
-  return <LatencyPlot series={series} now={now} />;
+/**
+ * p50, p95 and p99 per bucket, failed checks marked under the lines, the spans in which no check
+ * ran shaded; a sentence when there is nothing to draw. `since`: when the monitor was created, where
+ * the chart starts when that is within the window.
+ */
+export function LatencyChart({ series, now = Date.now(), since }: { series: LatencySeries; now?: number; since?: string | null }) {
+  const { start } = chartSpan(series, now, since);
+  const points = pointsIn(series, start);
+  const drawable =
+    series.gaps.some((gap) => new Date(gap.endedAt).getTime() > start) || points.some((p) => p.p50 !== null || p.p95 !== null || p.p99 !== null || p.down > 0);
+  if (!drawable) return <p className="empty">{latencySummary(series, now, since)}</p>;
+  return <LatencyPlot series={series} now={now} since={since} />;
 }
 
-function LatencyPlot({ series, now }: { series: LatencySeries; now: number }) {
+const FAILED_MARK = 6;
+
+function LatencyPlot({ series, now, since }: { series: LatencySeries; now: number; since?: string | null }) {
   const [ref, width] = useWidth<HTMLDivElement>();
   const summaryId = `latency-summary-${series.window}`;
-  const end = now;
-  const start = end - WINDOW_MS[series.window];
-  const values = series.points.flatMap((p) => [p.p50, p.p95, p.p99]).filter((v): v is number => v !== null);
+  const { start, end, young } = chartSpan(series, now, since);
+  const shown = { ...series, points: pointsIn(series, start) };
+  const values = shown.points.flatMap((p) => [p.p50, p.p95, p.p99]).filter((v): v is number => v !== null);
   const top = niceCeiling(Math.max(...values, 1));
   const innerW = Math.max(0, width - PAD.left - PAD.right);
   const innerH = CHART_H - PAD.top - PAD.bottom;
   const x = (at: number) => PAD.left + ((at - start) / (end - start)) * innerW;
   const y = (ms: number) => PAD.top + innerH - (ms / top) * innerH;
-  const times = series.points.map((p) => new Date(p.at).getTime() + series.bucketMs / 2);
+  // A bucket's point sits at its middle, kept within the span: the first bucket may start before
+  // it, and the current one ends after now.
+  const times = shown.points.map((p) => Math.min(end, Math.max(start, new Date(p.at).getTime() + series.bucketMs / 2)));
   // A label needs about 90 px: fewer of them on a narrow window.
   const tickCount = Math.max(2, Math.min(5, Math.floor(innerW / 90)));
   const ticks = Array.from({ length: tickCount }, (_, i) => start + ((end - start) * i) / (tickCount - 1));
   const tickLabel = (at: number) =>
-    series.window === '1d'
+    series.window === '1d' || (young && end - start <= WINDOW_MS['1d'])
       ? new Date(at).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
       : new Date(at).toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
 
@@ -114,8 +151,21 @@ function LatencyPlot({ series, now }: { series: LatencySeries; now: number }) {
                 {tickLabel(at)}
               </text>
             ))}
+            {shown.points.map((p, i) =>
+              p.down > 0 ? (
+                <rect
+                  key={`failed-${p.at}`}
+                  className="chart-failed"
+                  x={x(times[i]!) - FAILED_MARK / 2}
+                  y={PAD.top + innerH - FAILED_MARK - 1}
+                  width={FAILED_MARK}
+                  height={FAILED_MARK}
+                  rx="1"
+                />
+              ) : null,
+            )}
             {PERCENTILES.map(({ key }) =>
-              runs(series.points, (p) => p[key] !== null).map((run) =>
+              runs(shown.points, (p) => p[key] !== null).map((run) =>
                 run.length === 1 ? (
                   <circle
                     key={`${key}-${run[0]!.index}`}
@@ -146,12 +196,18 @@ function LatencyPlot({ series, now }: { series: LatencySeries; now: number }) {
           </li>
         ))}
         <li>
+          <svg className="legend-swatch" width="10" height="10" aria-hidden="true">
+            <rect className="chart-failed" x="2" y="2" width={FAILED_MARK} height={FAILED_MARK} rx="1" />
+          </svg>
+          Failed checks
+        </li>
+        <li>
           <span className="legend-gap" aria-hidden="true" />
           Service not running
         </li>
       </ul>
       <figcaption id={summaryId} className="chart-summary">
-        {latencySummary(series)}
+        {latencySummary(series, now, since)}
       </figcaption>
     </figure>
   );

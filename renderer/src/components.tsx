@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import { type ReactNode, useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import type { Access } from './api.ts';
 import { Icon } from './icons.tsx';
 import { hasNavigated } from './router.tsx';
@@ -86,11 +86,38 @@ export function AccessRadios({
   );
 }
 
-/** A table of `columns` and a last column for each row's actions, its heading there for screen readers only. */
+/**
+ * A table of `columns` and a last column for each row's actions, its heading there for screen
+ * readers only. In a narrow window each row is a card (`.table-cards` in styles.css), each cell
+ * under its column's name: the names are written on the cells (`data-label`) here, as rows come
+ * and go, so that no screen has to.
+ */
 export function ActionsTable({ columns, children }: { columns: string[]; children: ReactNode }) {
+  const body = useRef<HTMLTableSectionElement>(null);
+  // The columns' names as one string: the array is made anew at each render.
+  const names = columns.join('\n');
+  useLayoutEffect(() => {
+    const tbody = body.current;
+    if (!tbody) return;
+    const labels = names.split('\n');
+    const label = () => {
+      for (const row of Array.from(tbody.rows)) {
+        // A row of every column (not a detail row spanning them): the first cell names the row, the last holds its actions.
+        if (row.cells.length !== labels.length + 1) continue;
+        labels.forEach((column, i) => {
+          const cell = row.cells[i]!;
+          if (i > 0 && cell.dataset.label !== column) cell.dataset.label = column;
+        });
+      }
+    };
+    label();
+    const rows = new MutationObserver(label);
+    rows.observe(tbody, { childList: true });
+    return () => rows.disconnect();
+  }, [names]);
   return (
     <div className="table-wrap">
-      <table className="table">
+      <table className="table table-cards">
         <thead>
           <tr>
             {columns.map((column) => (
@@ -103,7 +130,7 @@ export function ActionsTable({ columns, children }: { columns: string[]; childre
             </th>
           </tr>
         </thead>
-        <tbody>{children}</tbody>
+        <tbody ref={body}>{children}</tbody>
       </table>
     </div>
   );

@@ -1,7 +1,7 @@
-import type { ReactNode } from 'react';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
 import type { Session, Workspace } from './api.ts';
 import { Icon, type IconName } from './icons.tsx';
-import { Link } from './router.tsx';
+import { Link, useLocation } from './router.tsx';
 import { useTheme } from './theme.ts';
 
 const NAV: { to: string; label: string; icon: IconName }[] = [
@@ -14,6 +14,15 @@ const NAV: { to: string; label: string; icon: IconName }[] = [
   // API Keys and Connected apps, under the settings area's own navigation (settings.tsx).
   { to: '/settings', label: 'Settings', icon: 'settings' },
 ];
+
+/**
+ * The menu entry a path belongs to, by the rule the links mark the current one with, and a
+ * monitor's screens under the overview that lists them: the menu button shows its name.
+ */
+export function menuEntryOf(path: string): string | undefined {
+  if (path.startsWith('/monitors/')) return 'Overview';
+  return NAV.find((item) => path === item.to || (item.to !== '/' && path.startsWith(`${item.to}/`)))?.label;
+}
 
 export function Brand() {
   return (
@@ -36,7 +45,11 @@ export function ThemeToggle() {
   );
 }
 
-/** Skip link, sidebar (workspace, navigation, theme, sign out) and the screen in <main>. */
+/**
+ * Skip link, sidebar (workspace, navigation, theme, sign out) and the screen in <main>. In a narrow
+ * window the sidebar is a bar with a menu button (the disclosure pattern) that shows the current
+ * screen's name and opens the rest; styles.css shows the button and hides the menu there.
+ */
 export function Frame({
   session,
   workspace,
@@ -50,6 +63,34 @@ export function Frame({
   onSignOut(): void;
   children: ReactNode;
 }) {
+  const { path } = useLocation();
+  // The menu is open on the screen it was opened on: any move to another (a choice, Back) closes it.
+  const [openOn, setOpenOn] = useState<string | null>(null);
+  const menuOpen = openOn === path;
+  const setMenuOpen = (open: boolean) => setOpenOn(open ? path : null);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  // Escape closes the open menu and gives the focus back to its button.
+  useEffect(() => {
+    if (!menuOpen) return;
+    const closeOnEscape = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape') return;
+      setOpenOn(null);
+      menuButton.current?.focus();
+    };
+    document.addEventListener('keydown', closeOnEscape);
+    return () => document.removeEventListener('keydown', closeOnEscape);
+  }, [menuOpen]);
+  // A choice closes the menu. The focus, on a link the menu no longer shows, goes back to the
+  // button, unless the screen chosen took it with its heading (the same screen does not).
+  const menu = useRef<HTMLDivElement>(null);
+  const closeOnChoice = () => {
+    setMenuOpen(false);
+    requestAnimationFrame(() => {
+      const focused = document.activeElement;
+      if (focused === document.body || menu.current?.contains(focused)) menuButton.current?.focus();
+    });
+  };
+  const current = menuEntryOf(path);
   return (
     <>
       <a className="skip-link" href="#main">
@@ -59,6 +100,20 @@ export function Frame({
         <div className="sidebar">
           <header className="sidebar-head">
             <Brand />
+            <button
+              ref={menuButton}
+              type="button"
+              className="button menu-button"
+              aria-expanded={menuOpen}
+              aria-controls="frame-menu"
+              onClick={() => setMenuOpen(!menuOpen)}
+            >
+              <Icon name="menu" />
+              <span className="visually-hidden">Menu{current ? ': ' : ''}</span>
+              {current ?? <span aria-hidden="true">Menu</span>}
+            </button>
+          </header>
+          <div ref={menu} id="frame-menu" className={menuOpen ? 'sidebar-menu open' : 'sidebar-menu'}>
             {session.workspaces.length > 0 ? (
               <div className="switcher">
                 <label htmlFor="workspace-switcher" className="visually-hidden">
@@ -76,32 +131,32 @@ export function Frame({
                 </select>
               </div>
             ) : null}
-          </header>
-          <nav aria-label="Main" className="nav">
-            <ul>
-              {NAV.map((item) => (
-                <li key={item.to}>
-                  <Link to={item.to}>
-                    <Icon name={item.icon} />
-                    {item.label}
-                  </Link>
-                </li>
-              ))}
-            </ul>
-          </nav>
-          {/* A landmark of its own, so that who is signed in is found like the rest of the frame. */}
-          <section className="sidebar-foot" aria-label="Account">
-            {session.user ? (
-              <p className="signed-in-as">
-                Signed in as <strong>{session.user.name}</strong>
-              </p>
-            ) : null}
-            <ThemeToggle />
-            <button type="button" className="button button-ghost" onClick={onSignOut}>
-              <Icon name="signOut" />
-              Sign out
-            </button>
-          </section>
+            <nav aria-label="Main" className="nav">
+              <ul>
+                {NAV.map((item) => (
+                  <li key={item.to}>
+                    <Link to={item.to} onClick={closeOnChoice}>
+                      <Icon name={item.icon} />
+                      {item.label}
+                    </Link>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+            {/* A landmark of its own, so that who is signed in is found like the rest of the frame. */}
+            <section className="sidebar-foot" aria-label="Account">
+              {session.user ? (
+                <p className="signed-in-as">
+                  Signed in as <strong>{session.user.name}</strong>
+                </p>
+              ) : null}
+              <ThemeToggle />
+              <button type="button" className="button button-ghost" onClick={onSignOut}>
+                <Icon name="signOut" />
+                Sign out
+              </button>
+            </section>
+          </div>
         </div>
         <main id="main" tabIndex={-1} className="main">
           {children}

@@ -13,6 +13,7 @@ const paths = {
   pulse: 'M3 12h4l3-7 4 14 3-7h4',
   page: 'M6 3h9l4 4v14H6zM14 3v5h5M9 12h7M9 16h7',
   bell: 'M6 16V11a6 6 0 0 1 12 0v5l2 2H4zM10 20a2 2 0 0 0 4 0',
+  mail: 'M3 6h18v12H3zM3 7l9 6 9-6',
   pin: 'M12 21s-6-5.4-6-10a6 6 0 0 1 12 0c0 4.6-6 10-6 10zM12 11h.01',
   list: 'M8 6h12M8 12h12M8 18h12M4 6h.01M4 12h.01M4 18h.01',
   terminal: 'M4 5h16v14H4zM7 9l3 3-3 3M12 15h5',
@@ -25,6 +26,7 @@ const paths = {
   trash: 'M4 7h16M9 7V4h6v3M6 7l1 13h10l1-13',
   external: 'M14 4h6v6M20 4l-9 9M18 14v6H4V6h6',
   download: 'M12 4v11M7 10l5 5 5-5M4 20h16',
+  menu: 'M4 6h16M4 12h16M4 18h16',
   settings: 'M4 6h9M17 6h3M13 6a2 2 0 1 0 4 0 2 2 0 1 0-4 0M4 12h3M11 12h9M7 12a2 2 0 1 0 4 0 2 2 0 1 0-4 0M4 18h11M19 18h1M15 18a2 2 0 1 0 4 0 2 2 0 1 0-4 0',
 } as const;
 

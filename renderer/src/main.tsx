@@ -5,6 +5,7 @@ import { App, startFirstScreen } from './app.tsx';
 import { queryClient } from './data/query-client.ts';
 import { adoptSessionToken } from './data/session-fetch.ts';
 import { applyStoredTheme } from './theme.ts';
+import { Toasts } from './toasts.tsx';
 import './styles.css';
 
 adoptSessionToken();
@@ -14,6 +15,7 @@ createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
       <App />
+      <Toasts />
     </QueryClientProvider>
   </StrictMode>,
 );

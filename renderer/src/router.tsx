@@ -78,12 +78,60 @@ export function useLocation(): { path: string; query: URLSearchParams } {
 /** True once the user has moved between screens, so a screen knows to take the focus. */
 export const hasNavigated = () => navigatedInApp;
 
+/** What a history entry the dashboard made remembers: the address it was opened from. */
+interface EntryState {
+  from?: string;
+}
+
 export function navigate(to: string, options: { replace?: boolean } = {}): void {
   if (to === snapshot()) return;
   navigatedInApp = true;
-  if (options.replace) history.replaceState(null, '', to);
-  else history.pushState(null, '', to);
+  // A replaced entry keeps where it was opened from; a new one remembers the address it leaves,
+  // filters and search included (screens keep them in their address), for its way back.
+  if (options.replace) history.replaceState(history.state, '', to);
+  else history.pushState({ from: snapshot() } satisfies EntryState, '', to);
   window.dispatchEvent(new Event(NAVIGATED));
+}
+
+/** The dashboard address this screen was opened from, or undefined when it was opened directly. */
+export function cameFrom(): string | undefined {
+  const from = (history.state as EntryState | null)?.from;
+  return typeof from === 'string' && from.startsWith('/') ? from : undefined;
+}
+
+/** The screens a way back names, by route. */
+const BACK_TO: Partial<Record<Route, string>> = {
+  '/': 'the overview',
+  '/pages/:id': 'the status page',
+  '/pages': 'status pages',
+  '/notifications': 'notifications',
+  '/audit': 'the audit log',
+  '/locations': 'private locations',
+};
+
+/**
+ * A link back to the screen this one was opened from, as it was left (its filters and search are
+ * in its address), else to `fallback`. Going back steps back in the history when it can, so Back
+ * and Forward keep their meaning.
+ */
+export function BackLink({ fallback }: { fallback: string }) {
+  const from = cameFrom();
+  const to = from ?? fallback;
+  const route = matchRoute(new URL(to, location.origin).pathname)?.route;
+  const name = (route && BACK_TO[route]) ?? 'the previous screen';
+  const back = (event: MouseEvent<HTMLAnchorElement>) => {
+    if (from === undefined || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    navigatedInApp = true;
+    history.back();
+  };
+  return (
+    <p className="back-link small">
+      <Link to={to} onClick={back}>
+        <span aria-hidden="true">← </span>Back to {name}
+      </Link>
+    </p>
+  );
 }
 
 /**

@@ -9,7 +9,14 @@ import './settings.css';
  * address follows it.
  */
 export const SETTINGS_SECTIONS: { id: string; label: string; screens: { to: Route; label: string; icon: IconName }[] }[] = [
-  { id: 'general', label: 'General', screens: [{ to: '/settings/general/api-keys', label: 'API Keys', icon: 'key' }] },
+  {
+    id: 'general',
+    label: 'General',
+    screens: [
+      { to: '/settings/general/api-keys', label: 'API Keys', icon: 'key' },
+      { to: '/settings/general/email', label: 'Email', icon: 'mail' },
+    ],
+  },
   { id: 'integrations', label: 'Integrations', screens: [{ to: '/settings/integrations/connected-apps', label: 'Connected apps', icon: 'plug' }] },
 ];
 

@@ -362,9 +362,11 @@ export function createCheckEngine(db: Db, options: CheckEngineOptions) {
       return toResponseLog(row, region);
     },
 
-    monitorChanged(monitor) {
+    monitorChanged(monitor, change) {
       // The revision is not known here: the next sync reads it (and this monitor) once more.
       track(monitor, 0);
+      // Checked at once when this process schedules it (its shard, checks on), then at its slots.
+      if (change?.checkNow) core.scheduler.runSoon(Number(monitor.id));
       dropStaleStates(Number(monitor.id));
     },
 

@@ -231,6 +231,23 @@ export function createScheduler(options: SchedulerOptions) {
       return jobs.has(id);
     },
 
+    /**
+     * Runs a job's check as soon as there is a free place, besides its slots (a monitor just
+     * saved is checked at once, not only at its next slot, which may be an hour away). Nothing
+     * when the job is unknown, its check is running or waiting already, or the scheduler is stopped.
+     */
+    runSoon(id: number): void {
+      const job = jobs.get(id);
+      if (stopped || !job || job.running || job.queued) return;
+      const t = now();
+      if (running < options.concurrency) start(t, job);
+      else {
+        job.queued = true;
+        job.queuedAt = t;
+        waiting.push(job);
+      }
+    },
+
     start(): void {
       if (!stopped) return;
       stopped = false;

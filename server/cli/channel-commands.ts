@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { notificationV1 } from '../../client/index.ts';
 import { isRequired } from '../domain/declared-fields.ts';
@@ -6,7 +7,7 @@ import { channelKindNames, channelSpecOf, isChannelKind, wordOf } from '../deliv
 import type { ChannelKind } from '../domain/notifications/channel-rules.ts';
 import { alertTopics } from '../domain/notifications/events.ts';
 import { configCaseOf } from '../rpc/channel-config.ts';
-import { channelWords } from '../rpc/notification-codec.ts';
+import { channelWords, deliveryWords } from '../rpc/notification-codec.ts';
 import { confirmed, yes } from './confirm.ts';
 import { optionOf, readFlag, usageOf } from './declared-flags.ts';
 import { fieldFlags } from './field-flags.ts';
@@ -75,6 +76,8 @@ const channelFields = fieldFlags({
   name: '--name',
   monitorIds: '--monitor',
   events: '--event',
+  allMonitors: '--all-monitors',
+  defaultForNew: '--default-for-new',
   ...Object.fromEntries(kinds.flatMap((kind) => fieldsOf(kind).map(([name, field]) => [`${kind}.${name}`, `--${field.flag.name}`]))),
 });
 
@@ -122,6 +125,8 @@ function printChannel(channel: Shown): void {
     ['kind', channel.kind],
     ['monitors', channel.monitorIds.join(',') || '(none)'],
     ['events', channel.events.join(',') || '(every event)'],
+    ['all monitors', channel.allMonitors ? 'yes: every monitor, those created later too' : 'no'],
+    ['default for new', channel.defaultForNew ? 'yes: new monitors are wired to it' : 'no'],
     ...settingRows(channel),
     ['delivery', healthText(channel)],
     ...(channel.health.lastError ? ([['last error', `${channel.health.lastError} (${channel.health.lastFailedAt})`]] as [string, string][]) : []),
@@ -160,10 +165,46 @@ const common = {
     valueName: alertTopics.join('|'),
     description: 'an event it receives (default: every event)',
   },
+  'all-monitors': { type: 'boolean', description: 'it receives the alerts of every monitor, those created later too' },
+  'default-for-new': { type: 'boolean', description: 'each monitor created from now on is wired to it' },
+  'generate-secret': { type: 'boolean', description: 'webhook: a random signing secret instead of --secret, printed once' },
 } as const satisfies Options;
 
+/** The flags that turn `all-monitors` and `default-for-new` off again (update). */
+const offFlags = {
+  'no-all-monitors': { type: 'boolean', description: 'it receives the alerts of the monitors wired to it only' },
+  'no-default-for-new': { type: 'boolean', description: 'new monitors are no longer wired to it' },
+} as const satisfies Options;
+
+/** `--X` true, `--no-X` false, neither undefined; both a mistake. */
+function switchOf(values: Values, flag: string): boolean | undefined {
+  const on = values[flag] === true;
+  const off = values[`no-${flag}`] === true;
+  if (on && off) throw new UsageError(`give one of --${flag}/--no-${flag}, not both`);
+  return on ? true : off ? false : undefined;
+}
+
+/**
+ * `--generate-secret`: a signing secret made here, 32 random bytes as base64url (43 characters),
+ * given to the service like a typed one and shown once, on stderr (in --json, as `generatedSecret`):
+ * the service only ever shows it masked.
+ */
+function generatedSecret(kind: Kind, values: Values): string | undefined {
+  if (values['generate-secret'] !== true) return undefined;
+  if (kind !== 'webhook') throw new UsageError(`--generate-secret applies to webhook channels, not ${kind} channels`);
+  if (values.secret !== undefined) throw new UsageError('give --secret or --generate-secret, not both');
+  return randomBytes(32).toString('base64url');
+}
+
+/** Prints the channel, and a generated secret once. */
+function showWithSecret(values: Values, channel: notificationV1.NotificationChannel, secret: string | undefined): void {
+  if (values.json) return printJson(secret === undefined ? channelWords(channel) : { ...channelWords(channel), generatedSecret: secret });
+  printChannel(channelWords(channel));
+  if (secret !== undefined) note(`Signing secret (shown once; give it to the receiver, it verifies x-statusdesk-signature with it): ${secret}`);
+}
+
 const channelsAdd: Command = {
-  usage: `channels add --name N --kind ${kinds.join('|')} [--monitor ID]... [--event E]... ${kindFlagsUsage} [--api-url URL] [--json]`,
+  usage: `channels add --name N --kind ${kinds.join('|')} [--monitor ID]... [--event E]... [--all-monitors] [--default-for-new] ${kindFlagsUsage} [--generate-secret] [--api-url URL] [--json]`,
   summary: 'add a channel that monitor alerts are sent to',
   options: { ...connection, ...common, kind: { type: 'string', valueName: kinds.join('|'), description: 'where the alerts go' }, ...allKindFlags },
   fields: channelFields,
@@ -172,6 +213,8 @@ const channelsAdd: Command = {
     refuseAmbiguousUrl(kind, values);
     rejectFlags(values, [...Object.keys(connection), ...Object.keys(common), 'kind', ...Object.keys(kindFlags[kind])], `${kind} channels`);
     const name = required(values, 'name');
+    const secret = generatedSecret(kind, values);
+    if (secret !== undefined) values.secret = secret;
     for (const flag of requiredFlags(kind)) {
       const value = values[flag];
       if (value === undefined || value === '' || (Array.isArray(value) && value.length === 0))
@@ -182,8 +225,10 @@ const channelsAdd: Command = {
       monitorIds: list(values, 'monitor'),
       config: configOf(kind, values),
       events: list(values, 'event'),
+      allMonitors: values['all-monitors'] === true ? true : undefined,
+      defaultForNew: values['default-for-new'] === true ? true : undefined,
     });
-    showChannel(values, channel!);
+    showWithSecret(values, channel!, secret);
   },
 };
 
@@ -225,13 +270,14 @@ const channelsGet: Command = {
 };
 
 const channelsUpdate: Command = {
-  usage: `channels update ID [--name N] [--monitor ID]... [--clear-monitors] [--event E]... [--all-events] [the flags of add for the channel's kind] [--api-url URL] [--json]   (a credential not given keeps its value)`,
+  usage: `channels update ID [--name N] [--monitor ID]... [--clear-monitors] [--event E]... [--all-events] [--all-monitors|--no-all-monitors] [--default-for-new|--no-default-for-new] [the flags of add for the channel's kind] [--generate-secret] [--api-url URL] [--json]   (a credential not given keeps its value)`,
   summary: 'change an alert channel; a credential not given keeps its value',
   options: {
     ...connection,
     ...common,
     'clear-monitors': { type: 'boolean', description: 'no monitor sends alerts to it' },
     'all-events': { type: 'boolean', description: 'it receives every event again' },
+    ...offFlags,
     ...allKindFlags,
   },
   positionals: 1,
@@ -243,7 +289,7 @@ const channelsUpdate: Command = {
     refuseAmbiguousUrl(kind, values);
     rejectFlags(
       values,
-      [...Object.keys(connection), 'clear-monitors', 'all-events', ...Object.keys(common), ...Object.keys(kindFlags[kind])],
+      [...Object.keys(connection), 'clear-monitors', 'all-events', ...Object.keys(offFlags), ...Object.keys(common), ...Object.keys(kindFlags[kind])],
       `${kind} channels`,
     );
     const name = str(values, 'name');
@@ -251,11 +297,26 @@ const channelsUpdate: Command = {
     const events = list(values, 'event');
     const clear = values['clear-monitors'] === true;
     const allEvents = values['all-events'] === true;
+    const allMonitors = switchOf(values, 'all-monitors');
+    const defaultForNew = switchOf(values, 'default-for-new');
+    const secret = generatedSecret(kind, values);
+    if (secret !== undefined) values.secret = secret;
     const config = hasKindFlags(kind, values) ? configOf(kind, values) : undefined;
     if (clear && monitors.length > 0) throw new UsageError('give --monitor or --clear-monitors, not both');
     if (allEvents && events.length > 0) throw new UsageError('give --event or --all-events, not both');
-    if (name === undefined && monitors.length === 0 && !clear && events.length === 0 && !allEvents && !config) {
-      throw new UsageError(`nothing to change: give --name, --monitor, --clear-monitors, --event, --all-events or the flags of a ${kind} channel`);
+    if (
+      name === undefined &&
+      monitors.length === 0 &&
+      !clear &&
+      events.length === 0 &&
+      !allEvents &&
+      !config &&
+      allMonitors === undefined &&
+      defaultForNew === undefined
+    ) {
+      throw new UsageError(
+        `nothing to change: give --name, --monitor, --clear-monitors, --event, --all-events, --[no-]all-monitors, --[no-]default-for-new or the flags of a ${kind} channel`,
+      );
     }
     // Only an update mask can empty a list: it then names every field that changes.
     const paths = [
@@ -263,6 +324,8 @@ const channelsUpdate: Command = {
       ...(clear || monitors.length > 0 ? ['monitor_ids'] : []),
       ...(allEvents || events.length > 0 ? ['events'] : []),
       ...(config ? ['config'] : []),
+      ...(allMonitors === undefined ? [] : ['all_monitors']),
+      ...(defaultForNew === undefined ? [] : ['default_for_new']),
     ];
     const { channel } = await api.notifications.updateNotificationChannel({
       id: id!,
@@ -270,9 +333,11 @@ const channelsUpdate: Command = {
       monitorIds: monitors,
       events,
       config,
+      allMonitors,
+      defaultForNew,
       updateMask: clear || allEvents ? { paths } : undefined,
     });
-    showChannel(values, channel!);
+    showWithSecret(values, channel!, secret);
   },
 };
 
@@ -313,6 +378,42 @@ const channelsTest: Command = {
   },
 };
 
+const channelsDeliveries: Command = {
+  usage: 'channels deliveries ID [--page-number N] [--per-page N] [--api-url URL] [--json]',
+  summary: "show a channel's delivery log: its latest deliveries and what the receiver answered",
+  options: {
+    ...connection,
+    'page-number': { type: 'string', valueName: 'N', description: 'which page of the log, from 1' },
+    'per-page': { type: 'string', valueName: 'N', description: 'how many per page' },
+  },
+  fields: { page: '--page-number', perPage: '--per-page' },
+  positionals: 1,
+  async run(values, [id]) {
+    const response = await client(values).notifications.listChannelDeliveries({
+      id: id!,
+      page: int32('page-number', str(values, 'page-number')) ?? 0,
+      perPage: int32('per-page', str(values, 'per-page')) ?? 0,
+    });
+    const deliveries = response.deliveries.map(deliveryWords);
+    const p = response.pagination;
+    const pagination = { page: p?.page ?? 1, perPage: p?.perPage ?? 0, totalSize: p?.totalSize ?? 0, totalPages: p?.totalPages ?? 0 };
+    if (values.json) return printJson({ deliveries, pagination });
+    printTable(
+      ['AT', 'EVENT', 'MONITOR', 'RESULT', 'STATUS', 'ATTEMPTS', 'ANSWER'],
+      deliveries.map((d) => [
+        d.at,
+        d.event,
+        d.monitorId === null ? d.monitorName : `${d.monitorName} (${d.monitorId})`,
+        d.result,
+        d.statusCode === null ? undefined : String(d.statusCode),
+        String(d.attempts),
+        d.error ?? d.response ?? undefined,
+      ]),
+    );
+    note(`${deliveries.length} of ${pagination.totalSize} deliveries kept (page ${pagination.page} of ${Math.max(pagination.totalPages, 1)})`);
+  },
+};
+
 export const channelCommands: Record<string, Command> = {
   'channels add': channelsAdd,
   'channels list': channelsList,
@@ -320,4 +421,5 @@ export const channelCommands: Record<string, Command> = {
   'channels update': channelsUpdate,
   'channels delete': channelsDelete,
   'channels test': channelsTest,
+  'channels deliveries': channelsDeliveries,
 };

@@ -23,6 +23,7 @@ const MODULES: [firstWords: string[], load: () => Promise<Commands>][] = [
   [['reports', 'maintenance'], async () => (await import('./report-commands.ts')).reportCommands],
   [['channels'], async () => (await import('./channel-commands.ts')).channelCommands],
   [['locations'], async () => (await import('./location-commands.ts')).locationCommands],
+  [['settings'], async () => (await import('./settings-commands.ts')).settingsCommands],
   [['apply', 'export'], async () => (await import('./config-as-code/commands.ts')).configCommands],
 ];
 

@@ -1,6 +1,7 @@
 import { create, type Message } from '@bufbuild/protobuf';
 import { durationFromMs, FieldMaskSchema, timestampDate } from '@bufbuild/protobuf/wkt';
 import { diffLines } from 'diff';
+import type { MonitorBadges } from '../../proto/gen/monitor/v1/monitor_pb.js';
 import type { StatusdeskClient } from '../../client/index.ts';
 import type { DeclaredField, FieldFlag } from '../domain/declared-fields.ts';
 import { inWords, isMonitorType, type MonitorType, monitorTypeNames, specOf, typesByTarget } from '../domain/monitors/monitor-types.ts';
@@ -318,22 +319,34 @@ async function createOf(api: StatusdeskClient, kind: MonitorType, fields: Record
 }
 
 const monitorsUpdate: Command = {
-  usage: `monitors update ID [the flags of create for the monitor's type] [--clear FIELD]... [--api-url URL] [--json]`,
+  usage: `monitors update ID [the flags of create for the monitor's type] [--clear FIELD]... [--badge on|off|rotate] [--api-url URL] [--json]`,
   summary: 'change some fields of a monitor; the others keep their values',
   options: {
     ...connection,
     ...scheduling,
     ...typeFlags,
     clear: { type: 'string', multiple: true, valueName: 'FIELD', description: 'return a field to its default, e.g. degraded' },
+    badge: {
+      type: 'string',
+      valueName: 'on|off|rotate',
+      description: "the monitor's public status badges: on (keeps an earlier address), off (404 at once), or rotate (on, at a new address)",
+    },
   },
   positionals: 1,
   fields: monitorFields,
   async run(values, [id]) {
     const api = client(values);
+    const badge = values.badge as string | undefined;
+    if (badge !== undefined && !['on', 'off', 'rotate'].includes(badge)) throw new UsageError(`--badge must be on, off or rotate, got "${badge}"`);
     const { kind, monitor: stored } = await fetchMonitor(api, id!);
     refuseAmbiguousUrl(kind, values);
-    rejectForeignFlags(kind, values);
+    rejectFlags(values, [...Object.keys(connection), ...Object.keys(scheduling), ...Object.keys(flagsByType[kind]), 'clear', 'badge'], `${kind} monitors`);
     const fields = { ...schedulingFields(values), ...typeFields(kind, values) };
+    if (badge !== undefined && Object.keys(fields).length === 0 && list(values, 'clear').length === 0) {
+      // Only the badges change: the monitor itself is not saved.
+      const { badges } = await api.monitors.updateMonitorBadges({ id: id!, enabled: badge !== 'off', rotate: badge === 'rotate' });
+      return showBadges(values, badges!);
+    }
     // A new endpoint without --otlp-header keeps the stored headers.
     const otlp = fields.openTelemetry as { headers: Record<string, string> } | undefined;
     if (otlp && Object.keys(otlp.headers).length === 0) otlp.headers = { ...stored.openTelemetry?.headers };
@@ -344,9 +357,39 @@ const monitorsUpdate: Command = {
     const request = { id: id!, updateMask };
     const { updateMethod, message } = wireOf(kind);
     const monitor = (await typedCall(api, updateMethod)({ ...request, monitor: create(message, fields) })).monitor!;
+    if (badge === undefined) return showMonitor(values, kind, monitor);
+    const { badges } = await api.monitors.updateMonitorBadges({ id: id!, enabled: badge !== 'off', rotate: badge === 'rotate' });
+    if (values.json) return printJson({ ...monitorWords(kind, monitor), badges: badgeWords(badges!) });
     showMonitor(values, kind, monitor);
+    showBadges(values, badges!);
   },
 };
+
+/** A monitor's badge setting in the words --json prints. */
+function badgeWords(badges: MonitorBadges) {
+  if (!badges.enabled) return { enabled: false };
+  return {
+    enabled: true,
+    badgeId: badges.badgeId,
+    urls: { status: badges.statusUrl, uptime24h: badges.uptime24hUrl, uptime7d: badges.uptime7dUrl, uptime30d: badges.uptime30dUrl, latency: badges.latencyUrl },
+  };
+}
+
+function showBadges(values: Values, badges: MonitorBadges): void {
+  if (values.json) return printJson({ badges: badgeWords(badges) });
+  if (!badges.enabled) return void console.log('Badges: off (their address answers 404)');
+  console.log('Badges: on');
+  printTable(
+    ['BADGE', 'URL'],
+    [
+      ['status', badges.statusUrl],
+      ['uptime 24h', badges.uptime24hUrl],
+      ['uptime 7d', badges.uptime7dUrl],
+      ['uptime 30d', badges.uptime30dUrl],
+      ['latency', badges.latencyUrl],
+    ],
+  );
+}
 
 const monitorsDelete: Command = {
   usage: 'monitors delete ID [--yes] [--api-url URL]',

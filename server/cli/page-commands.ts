@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { originSetting } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { exportStaticPage } from '../public/static-export.ts';
@@ -18,6 +19,10 @@ const pageFlags = {
   title: { type: 'string', valueName: 'TITLE', description: 'the title shown on the page' },
   slug: { type: 'string', valueName: 'SLUG', description: 'the name in its public address (/status/SLUG)' },
   description: { type: 'string', valueName: 'TEXT', description: 'a line under the title' },
+  'accent-color': { type: 'string', valueName: '#RRGGBB', description: 'the colour of the band above the title ("" clears)' },
+  website: { type: 'string', valueName: 'URL', description: 'the link back to your site, http:// or https:// ("" clears)' },
+  logo: { type: 'string', valueName: 'FILE', description: 'a PNG, JPEG, WebP or GIF file of at most 64 KB ("" removes the logo)' },
+  domain: { type: 'string', valueName: 'NAME', description: 'a host name that serves the page at / ("" removes it)' },
 } as const satisfies Options;
 const componentFlags = {
   name: { type: 'string', valueName: 'NAME', description: 'what the component is called on the page' },
@@ -26,7 +31,28 @@ const componentFlags = {
   position: { type: 'string', valueName: 'N', description: 'its place on the page, from 0' },
   description: { type: 'string', valueName: 'TEXT', description: 'a line under its name' },
 } as const satisfies Options;
-const pageFields = { title: '--title', slug: '--slug', description: '--description' };
+const pageFields = {
+  title: '--title',
+  slug: '--slug',
+  description: '--description',
+  accentColor: '--accent-color',
+  websiteUrl: '--website',
+  logo: '--logo',
+  customDomain: '--domain',
+};
+
+/** The branding and domain flags given, as the request's fields: "" clears, a logo is read from its file. */
+async function brandingOf(values: Values) {
+  const logoFile = str(values, 'logo');
+  let logo: Uint8Array | undefined;
+  if (logoFile === '') logo = new Uint8Array();
+  else if (logoFile !== undefined) {
+    logo = await readFile(logoFile).catch((error: NodeJS.ErrnoException) => {
+      throw new UsageError(`--logo: cannot read ${logoFile}: ${error.code ?? error.message}`);
+    });
+  }
+  return { accentColor: str(values, 'accent-color'), websiteUrl: str(values, 'website'), customDomain: str(values, 'domain'), logo };
+}
 const componentFields = { name: '--name', description: '--description', monitorId: '--monitor', group: '--group', position: '--position' };
 
 type PageShown = ReturnType<typeof pageWords>;
@@ -40,6 +66,11 @@ function printPage(page: PageShown): void {
     ['title', page.title],
     ['description', page.description],
     ['url', page.url],
+    ['custom domain', page.customDomain],
+    ['former slug', page.formerSlug],
+    ['accent colour', page.accentColor],
+    ['website', page.websiteUrl],
+    ['logo', page.logo === null ? null : `${page.logo.type}, ${page.logo.bytes} bytes`],
     ['created', page.createdAt],
     ['updated', page.updatedAt],
   ]);
@@ -81,12 +112,17 @@ function show<T>(values: Values, shown: T, print: (shown: T) => void): void {
 // ---- pages ---------------------------------------------------------------------------------------
 
 const pagesCreate: Command = {
-  usage: 'pages create --title T --slug S [--description D] [--api-url URL] [--json]',
+  usage: 'pages create --title T --slug S [--description D] [--accent-color #RRGGBB] [--website URL] [--logo FILE] [--domain NAME] [--api-url URL] [--json]',
   summary: 'create a status page',
   options: { ...connection, ...pageFlags },
   fields: pageFields,
   async run(values) {
-    const request = { title: required(values, 'title'), slug: required(values, 'slug'), description: str(values, 'description') ?? '' };
+    const request = {
+      title: required(values, 'title'),
+      slug: required(values, 'slug'),
+      description: str(values, 'description') ?? '',
+      ...(await brandingOf(values)),
+    };
     const { statusPage } = await client(values).pages.createStatusPage(request);
     show(values, pageWords(statusPage!), printPage);
   },
@@ -118,14 +154,16 @@ const pagesGet: Command = {
 };
 
 const pagesUpdate: Command = {
-  usage: 'pages update PAGE [--title T] [--slug S] [--description D] [--api-url URL] [--json]',
-  summary: "change a status page's title, slug or description",
+  usage:
+    'pages update PAGE [--title T] [--slug S] [--description D] [--accent-color #RRGGBB] [--website URL] [--logo FILE] [--domain NAME] [--api-url URL] [--json]',
+  summary: "change a status page's title, slug, description, branding or custom domain",
   options: { ...connection, ...pageFlags },
   positionals: 1,
   fields: pageFields,
   async run(values, [page]) {
-    const fields = { title: str(values, 'title'), slug: str(values, 'slug'), description: str(values, 'description') };
-    if (Object.values(fields).every((v) => v === undefined)) throw new UsageError('nothing to change: give --title, --slug or --description');
+    const fields = { title: str(values, 'title'), slug: str(values, 'slug'), description: str(values, 'description'), ...(await brandingOf(values)) };
+    if (Object.values(fields).every((v) => v === undefined))
+      throw new UsageError('nothing to change: give --title, --slug, --description, --accent-color, --website, --logo or --domain');
     const { statusPage } = await client(values).pages.updateStatusPage({ id: page!, ...fields });
     show(values, pageWords(statusPage!), printPage);
   },

@@ -10,6 +10,9 @@ import { AppError } from '../errors.ts';
 import { parseId } from '../domain/validation.ts';
 import type { ResolveCaller } from '../rpc/auth.ts';
 import { type AppEnv, createHonoApp } from '../http/hono-app.ts';
+import { STATUS_PAGE_CSP } from '../public/html-document.ts';
+import { html } from '../public/markup.ts';
+import { renderNoticePage } from '../public/notice-page.ts';
 import { registerAuditRoutes } from './audit-routes.ts';
 import { registerConsentRoutes } from './consent-routes.ts';
 import { registerExportRoute } from './export-route.ts';
@@ -135,7 +138,11 @@ export function createDashboardApp(options: DashboardAppOptions) {
   });
   app.use(async (c, next) => {
     await next();
-    for (const [name, value] of Object.entries(DASHBOARD_SECURITY_HEADERS)) c.res.headers.set(name, value);
+    for (const [name, value] of Object.entries(DASHBOARD_SECURITY_HEADERS)) {
+      // A page written here rather than by the UI (the expired sign-in link's) brings its own, stricter policy.
+      if (name === 'content-security-policy' && c.res.headers.has(name)) continue;
+      c.res.headers.set(name, value);
+    }
     if (!c.res.headers.has('referrer-policy')) c.res.headers.set('referrer-policy', DEFAULT_REFERRER_POLICY);
   });
   // A change comes only from the dashboard's own pages: JSON (a form or text/plain body is what a
@@ -149,8 +156,15 @@ export function createDashboardApp(options: DashboardAppOptions) {
   app.get('/signin', async (c) => {
     const session = await services.sessions.redeemSignIn(c.req.query('token') ?? '');
     if (!session) {
+      // Styled as the other pages the service writes itself, whose policy allows their one stylesheet.
+      c.header('content-security-policy', STATUS_PAGE_CSP);
+      c.header('cache-control', 'no-store');
       return c.html(
-        "<!doctype html><title>Statusdesk</title><p>This sign-in link has expired or was already used. Run <code>statusdesk dashboard</code> for a new one, or choose Open Statusdesk in the desktop app's tray.</p>",
+        renderNoticePage({
+          title: 'Statusdesk',
+          heading: 'This sign-in link can no longer be used',
+          message: html`It expired or was already used: a sign-in link works once, within 15 minutes of being made. For a new one, run <code>statusdesk dashboard</code> on this computer, or choose Open Statusdesk in the tray menu of the Statusdesk desktop app.`,
+        }),
         401,
       );
     }
@@ -170,7 +184,13 @@ export function createDashboardApp(options: DashboardAppOptions) {
   jsonRoute(app, 'session', async (c) => {
     const actor = c.get('actor');
     const user = actor.type === 'user' ? await services.users.get(actor.userId) : undefined;
-    return { ...(user ? { user } : {}), workspaces: await services.workspaces.list(actor), apiUrl: options.apiUrl, mcpUrl: `${options.apiUrl}/mcp` };
+    return {
+      ...(user ? { user } : {}),
+      workspaces: await services.workspaces.list(actor),
+      apiUrl: options.apiUrl,
+      mcpUrl: `${options.apiUrl}/mcp`,
+      emailAvailable: await services.emailAvailable(),
+    };
   });
 
   app.post(DASHBOARD_API.signOut.path, async (c) => {

@@ -119,4 +119,21 @@ export function registerUi(app: HonoApp, options: UiOptions = {}): void {
     return c.html(html, 200, { 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' });
   };
   for (const route of UI_ROUTES) app.get(route, index);
+
+  // Any other address a browser opens (a mistyped or outdated link) gets the app too, with 404: its
+  // router draws the not-found screen inside the dashboard, with the way back. Calls of the API and
+  // requests for files keep their JSON refusal.
+  app.get('*', async (c) => {
+    const path = c.req.path;
+    const wantsPage = (c.req.header('accept') ?? '').includes('text/html');
+    if (!wantsPage || NOT_PAGES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) {
+      throw new AppError('NOT_FOUND', `no route for ${c.req.method} ${path}`);
+    }
+    const html = await readIndexHtml(root);
+    if (html === undefined) return notBuilt(c);
+    return c.html(html, 404, { 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' });
+  });
 }
+
+/** Where the dashboard's port answers programs, never with a page. */
+const NOT_PAGES = ['/api', '/rpc', '/assets', '/oauth', '/mcp', '/signin'];

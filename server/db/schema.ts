@@ -240,6 +240,16 @@ export interface StatusPageTable {
   description: string;
   created_at: ColumnType<Timestamp, Timestamp, never>;
   updated_at: Timestamp;
+  /** `#rrggbb`; null: the page's own colours. */
+  accent_color: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The link back to the owner's site (http or https). */
+  website_url: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A PNG, JPEG, WebP or GIF file of at most PAGE_LIMITS.logoBytes; its type is read from its bytes. */
+  logo: ColumnType<Uint8Array | null, Uint8Array | null | undefined, Uint8Array | null>;
+  /** A host name, lower-case, that serves the page at `/`; unique. */
+  custom_domain: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The slug before the last change of slug: it forwards to the page and stays reserved for it; unique. */
+  former_slug: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface PageComponentTable {
@@ -292,6 +302,8 @@ export interface MaintenanceTable {
   ends_at: Timestamp;
   created_at: ColumnType<Timestamp, Timestamp, never>;
   updated_at: Timestamp;
+  /** A repeating window's rule as JSON (domain/maintenance/occurrences.ts); null: a one-off window (migration 0020). */
+  repeat_rule: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface MaintenanceComponentTable {
@@ -361,6 +373,28 @@ export interface NotificationChannelTable {
   last_sent_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>;
   /** Until when a channel that keeps failing is not tried; NULL: it is tried. */
   backoff_until: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>;
+  /** 1: receives the alerts of every monitor of its workspace, those created later included. */
+  all_monitors: ColumnType<number, number | undefined, number>;
+  /** 1: each monitor created from now on is wired to it. */
+  default_for_new: ColumnType<number, number | undefined, number>;
+}
+
+/** One delivery to a channel (the latest of each channel are kept). */
+export interface ChannelDeliveryTable {
+  id: Generated<number>;
+  channel_id: number;
+  at: Timestamp;
+  /** `monitor.down`, `monitor.recovered`, …, or `test`: the webhook's event name. */
+  event: string;
+  /** NULL for a test send. */
+  monitor_id: string | null;
+  monitor_name: string;
+  result: 'delivered' | 'failed' | 'retrying';
+  status_code: number | null;
+  /** The start of the receiver's answer, sanitized: one line, bounded, no credential of the channel. */
+  response: string | null;
+  error: string | null;
+  attempts: number;
 }
 
 export interface ChannelMonitorTable {
@@ -483,6 +517,26 @@ export interface HeartbeatPingTable {
   user_agent: string;
 }
 
+/** A monitor's public status badges (0019-monitor-badges.ts): off unless turned on. */
+export interface MonitorBadgeTable {
+  monitor_id: number;
+  /** The unguessable part of the badges' address. */
+  badge_id: string;
+  enabled: number;
+  updated_at: string;
+}
+
+/** A span in which a monitor was down (0021-monitor-incidents.ts); open while `ended_at` is null. */
+export interface MonitorIncidentTable {
+  id: Generated<number>;
+  monitor_id: number;
+  started_at: EpochMs;
+  ended_at: EpochMs | null;
+  /** Counted when it closes; null while open. */
+  failed_checks: number | null;
+  first_message: string;
+}
+
 export interface Database {
   workspaces: WorkspaceTable;
   users: UserTable;
@@ -495,6 +549,8 @@ export interface Database {
   mcp_tool_drifts: McpToolDriftTable;
   heartbeats: HeartbeatTable;
   heartbeat_pings: HeartbeatPingTable;
+  monitor_badges: MonitorBadgeTable;
+  monitor_incidents: MonitorIncidentTable;
   private_locations: PrivateLocationTable;
   monitor_private_locations: MonitorPrivateLocationTable;
   check_results: CheckResultTable;
@@ -516,13 +572,29 @@ export interface Database {
   pending_sealing: { step: string };
   notification_channels: NotificationChannelTable;
   channel_monitors: ChannelMonitorTable;
+  channel_deliveries: ChannelDeliveryTable;
   alerts: AlertTable;
   oauth_clients: OAuthClientTable;
   oauth_grants: OAuthGrantTable;
   oauth_requests: OAuthRequestTable;
   oauth_tokens: OAuthTokenTable;
+  email_settings: EmailSettingsTable;
 }
 
+/** The service's email settings: one row (id 1), absent until someone sets them (migration 0017). */
+export interface EmailSettingsTable {
+  id: number;
+  host: string;
+  port: number;
+  security: 'none' | 'starttls' | 'tls';
+  username: string | null;
+  /** Sealed (domain/sealing.ts); NULL without a password. */
+  password: string | null;
+  from_address: string;
+  updated_at: Timestamp;
+}
+
+export type EmailSettingsRow = Selectable<EmailSettingsTable>;
 export type WorkspaceRow = Selectable<WorkspaceTable>;
 export type UserRow = Selectable<UserTable>;
 export type ApiKeyRow = Selectable<ApiKeyTable>;

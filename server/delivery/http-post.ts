@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHmac } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { DestinationPolicy } from '../domain/destinations.ts';
@@ -53,6 +54,21 @@ export interface HttpAnswer {
 
 /** How much of a refusing answer's body is read: services explain in a few hundred bytes. */
 const ANSWER_BODY_LIMIT = 16 * 1024;
+/** How long an answer's body is waited for when answers are kept: its start is enough for a delivery log. */
+const KEPT_BODY_WAIT_MS = 1_000;
+
+/** The answers of the requests made within `keepingAnswers`, in order. */
+const keptAnswers = new AsyncLocalStorage<HttpAnswer[]>();
+
+/**
+ * Runs `send`, keeping the answer (status and the start of the body) of each request it makes,
+ * accepted or not: a channel's delivery log shows what the receiver said. Outside it, an accepted
+ * answer's body is not read.
+ */
+export function keepingAnswers<T>(send: () => Promise<T>): { answers: HttpAnswer[]; done: Promise<T> } {
+  const answers: HttpAnswer[] = [];
+  return { answers, done: keptAnswers.run(answers, send) };
+}
 
 /** A service's words in an error: one line, no control characters, at most 300 characters. */
 export function serviceWords(text: string): string {
@@ -168,6 +184,7 @@ async function sendBody(url: string, body: string, contentType: string, options:
   const refused = destinations?.refusalOfHost(target.hostname.replace(/^\[|\]$/g, ''), port);
   if (refused) throw new Error(`${what} failed: ${refused}`);
 
+  const keep = keptAnswers.getStore();
   const answer = await new Promise<HttpAnswer>((resolve, reject) => {
     let settled = false;
     let status = 0;
@@ -198,8 +215,13 @@ async function sendBody(url: string, body: string, contentType: string, options:
     req.on('response', (response: IncomingMessage) => {
       status = response.statusCode ?? 0;
       const accepted = status >= 200 && status <= 299;
-      // An accepted answer's body is not used; a refusal's is read (its start) when the caller reads the service's words.
-      if (accepted || !options.refusal) settle();
+      // An accepted answer's body is not used; a refusal's is read (its start) when the caller reads
+      // the service's words. Where answers are kept, every body is read, for a second at most when
+      // no one reads the service's words.
+      if (accepted || !options.refusal) {
+        if (keep) setTimeout(() => settle(), KEPT_BODY_WAIT_MS).unref();
+        else settle();
+      }
       response.on('data', (chunk: Buffer) => {
         if (settled || size >= ANSWER_BODY_LIMIT) return;
         chunks.push(chunk);
@@ -223,6 +245,7 @@ async function sendBody(url: string, body: string, contentType: string, options:
     });
     req.end(body);
   });
+  keep?.push(answer);
   if (answer.status >= 200 && answer.status <= 299) return;
   throw new DeliveryError(options.refusal?.(answer) ?? `${what} answered ${answer.status}`, answer.status >= 500 || answer.status === 429);
 }

@@ -31,10 +31,14 @@ const CONNECTION_TIMEOUT_MS = 10_000;
 const GREETING_TIMEOUT_MS = 10_000;
 const SOCKET_TIMEOUT_MS = 30_000;
 
-interface SmtpServer {
+/** How a connection to the relay is protected: STARTTLS when offered (smtp:// URLs), never, required, or TLS from the start. */
+export type SmtpSecurity = 'opportunistic' | 'none' | 'starttls' | 'tls';
+
+/** A mail relay: from an smtp:// URL (the environment, a channel's own) or from the stored email settings. */
+export interface SmtpServer {
   host: string;
   port: number;
-  secure: boolean;
+  security: SmtpSecurity;
   user: string;
   pass: string;
 }
@@ -44,7 +48,7 @@ interface SmtpServer {
  * smtp:// is 587 (STARTTLS when offered) and smtps:// is 465 (TLS from the start). Anything in
  * the query is ignored. Errors never quote the URL: it carries the password.
  */
-function parseSmtpUrl(smtpUrl: string): SmtpServer {
+export function parseSmtpUrl(smtpUrl: string): SmtpServer {
   let url: URL;
   try {
     url = new URL(smtpUrl);
@@ -64,7 +68,7 @@ function parseSmtpUrl(smtpUrl: string): SmtpServer {
   return {
     host: url.hostname.replace(/^\[|\]$/g, ''),
     port: Number(url.port) || (secure ? 465 : 587),
-    secure,
+    security: secure ? 'tls' : 'opportunistic',
     user: decode(url.username),
     pass: decode(url.password),
   };
@@ -153,16 +157,69 @@ function connectThrough(destinations: DestinationPolicy, server: SmtpServer): Pr
   });
 }
 
-export function createMailer(smtpUrl: string, destinations?: DestinationPolicy): Mailer {
-  const server = parseSmtpUrl(smtpUrl);
-  const name = `SMTP ${server.host.includes(':') ? `[${server.host}]` : server.host}:${server.port}`;
+/** nodemailer's words for a security choice: TLS from the start, STARTTLS required, or never tried. */
+const securityOptions = (security: SmtpSecurity) => ({
+  secure: security === 'tls',
+  requireTLS: security === 'starttls',
+  ignoreTLS: security === 'none',
+});
+
+/** The relay as errors name it: `SMTP host:port`. */
+const serverName = (server: SmtpServer) => `SMTP ${server.host.includes(':') ? `[${server.host}]` : server.host}:${server.port}`;
+
+/**
+ * Sends one message over a connection of its own (no pool), closed after it: the settings'
+ * test send. Resolves with the server's answer to the message, in its own words
+ * (`250 2.0.0 Ok: queued as …`); rejects as `send` does, naming the server and why.
+ */
+export async function sendOnce(server: SmtpServer, mail: Mail, destinations?: DestinationPolicy): Promise<string> {
+  const { createTransport } = await loadMailCode();
+  const transport = createTransport({
+    host: server.host,
+    port: server.port,
+    ...securityOptions(server.security),
+    auth: server.user || server.pass ? { user: server.user, pass: server.pass } : undefined,
+    connectionTimeout: CONNECTION_TIMEOUT_MS,
+    greetingTimeout: GREETING_TIMEOUT_MS,
+    socketTimeout: SOCKET_TIMEOUT_MS,
+    disableFileAccess: true,
+    disableUrlAccess: true,
+    logger: false,
+    ...(destinations && {
+      getSocket: (_options: unknown, callback: (error: Error | null, socket?: { connection: Socket }) => void) =>
+        void connectThrough(destinations, server).then(
+          (connection) => callback(null, { connection }),
+          (error: Error) => callback(error),
+        ),
+    }),
+  });
+  const failure = (reason: string) => new Error(withoutPassword(`${serverName(server)} ${reason}`, server));
+  try {
+    const info = await transport.sendMail({ from: mail.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, headers: mail.headers });
+    if (info.rejected.length > 0) {
+      const answer = (info as { rejectedErrors?: SmtpError[] }).rejectedErrors?.[0]?.response;
+      throw failure(`refused ${info.rejected.map(String).join(', ')}${answer ? `: ${oneLine(answer)}` : ''}`);
+    }
+    return withoutPassword(oneLine(String(info.response ?? 'accepted')), server);
+  } catch (error) {
+    if (error instanceof Error && error.message.startsWith(serverName(server))) throw error;
+    throw failure(describe(error as SmtpError));
+  } finally {
+    transport.close();
+  }
+}
+
+/** A pooled mailer for an smtp:// URL, or for a relay already read (the stored email settings). */
+export function createMailer(relay: string | SmtpServer, destinations?: DestinationPolicy): Mailer {
+  const server = typeof relay === 'string' ? parseSmtpUrl(relay) : relay;
+  const name = serverName(server);
   const load = () =>
     loadMailCode().then(({ createTransport }) => {
       const pooled = createTransport({
         pool: true,
         host: server.host,
         port: server.port,
-        secure: server.secure,
+        ...securityOptions(server.security),
         auth: server.user || server.pass ? { user: server.user, pass: server.pass } : undefined,
         maxConnections: MAX_CONNECTIONS,
         maxMessages: MAX_MESSAGES,

@@ -17,8 +17,10 @@ export interface SubscriberDeliveryDeps {
   mailer(): Mailer;
   /** Sender of the service's mail. */
   mailFrom: string;
-  /** Whether the service has a mail relay. */
+  /** Whether the service has a mail relay, as last known. */
   hasMailRelay: boolean;
+  /** Whether the service has a mail relay, its stored settings read now. */
+  emailAvailable(): Promise<boolean>;
   /** Where webhooks may be reached; absent: anywhere. */
   destinations?: DestinationPolicy;
 }
@@ -52,7 +54,10 @@ export function createSubscriberDelivery(deps: SubscriberDeliveryDeps, options: 
   }
 
   return {
-    canMail: deps.hasMailRelay,
+    get canMail() {
+      return deps.hasMailRelay;
+    },
+    mailAvailable: () => deps.emailAvailable(),
 
     async confirmation(address: string, page: PageRef, confirmUrl: string): Promise<void> {
       await deps.mailer().send({ from: deps.mailFrom, to: [address], ...confirmationContent(page, confirmUrl) });

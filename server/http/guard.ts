@@ -34,6 +34,27 @@ export interface Confined {
   paths: string[];
 }
 
+/**
+ * The status pages' custom domains: a request whose Host is one of them (any port: the port is the
+ * proxy's) reaches that page only, at `/` and under its own `/status/{slug}` path, and never the
+ * API, the dashboard, OAuth or MCP.
+ */
+export interface PageHostLookup {
+  /** The slug of the page served under `hostname` (lower-case, no port), or undefined. */
+  slugOf(hostname: string): string | undefined;
+}
+
+/** `host` without its port, lower-case; an IP literal in brackets stays as it is (it is never a page's name). */
+function hostnameOf(host: string): string {
+  const name = host.toLowerCase();
+  return name.startsWith('[') ? name : name.replace(/:\d*$/, '');
+}
+
+/** Whether `path` is the page's: `/`, `/status/{slug}` or below it. */
+function isPagePath(path: string, slug: string): boolean {
+  return path === '/' || path === `/status/${slug}` || path.startsWith(`/status/${slug}/`);
+}
+
 /** Names of this machine's loopback interface. */
 export const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '::1'];
 
@@ -69,17 +90,37 @@ function originOf(req: Request): string | undefined {
  * The guard of one port: `hosts` and `origins` reach every path; the `confined` ones only their
  * paths, unless they are also among the full ones (a public address equal to the API's own).
  */
-export function createOriginGuard(hosts: Iterable<string>, origins: Iterable<string>, confined?: Confined): OriginGuard {
+export function createOriginGuard(hosts: Iterable<string>, origins: Iterable<string>, confined?: Confined, pageHosts?: PageHostLookup): OriginGuard {
   const allowedHosts = new Set([...hosts].map((h) => h.toLowerCase()));
   const allowedOrigins = new Set([...origins].map((o) => o.toLowerCase()));
   const confinedHosts = new Set([...(confined?.hosts ?? [])].map((h) => h.toLowerCase()).filter((h) => !allowedHosts.has(h)));
   const confinedOrigins = new Set([...(confined?.origins ?? [])].map((o) => o.toLowerCase()).filter((o) => !allowedOrigins.has(o)));
   const paths = confined?.paths ?? [];
   const ownHost = [...allowedHosts][0];
+  /** The slug of the page whose custom domain `host` names, when it names none of the service's own hosts. */
+  const pageOf = (host: string | undefined): string | undefined => {
+    if (!pageHosts || !host) return undefined;
+    const name = host.toLowerCase();
+    return allowedHosts.has(name) || confinedHosts.has(name) ? undefined : pageHosts.slugOf(hostnameOf(name));
+  };
+  /** A browser on the page's own domain, whatever the scheme or port the proxy offers. */
+  const isPageOrigin = (origin: string, host: string) => {
+    try {
+      const url = new URL(origin);
+      return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname === hostnameOf(host);
+    } catch {
+      return false;
+    }
+  };
 
   const guard: OriginGuard = {
     check(host, origin) {
       const name = host?.toLowerCase();
+      if (pageOf(name) !== undefined) {
+        if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase()) && !isPageOrigin(origin, name!))
+          return `origin ${origin} may not call this service`;
+        return undefined;
+      }
       if (!name || !(allowedHosts.has(name) || confinedHosts.has(name))) {
         return `host ${host || '(none)'} is not this service; use ${ownHost}`;
       }
@@ -89,6 +130,12 @@ export function createOriginGuard(hosts: Iterable<string>, origins: Iterable<str
       return undefined;
     },
     checkPath(host, origin, url) {
+      const slug = pageOf(host);
+      if (slug !== undefined) {
+        return isPagePath(requestPath(url), slug)
+          ? undefined
+          : `host ${host} serves one status page, at /; the API, the dashboard, OAuth and MCP are not there`;
+      }
       const hostConfined = host !== undefined && confinedHosts.has(host.toLowerCase());
       const originConfined = origin !== undefined && confinedOrigins.has(origin.toLowerCase());
       if (!hostConfined && !originConfined) return undefined;
@@ -98,14 +145,21 @@ export function createOriginGuard(hosts: Iterable<string>, origins: Iterable<str
       return hostConfined ? `host ${host} is not this service; use ${ownHost}` : `origin ${origin} may not call this service`;
     },
     confine(route, docsBase) {
-      if (confinedHosts.size === 0 && confinedOrigins.size === 0) return route;
+      if (confinedHosts.size === 0 && confinedOrigins.size === 0 && !pageHosts) return route;
       return (req, res) => {
-        const refusal = guard.checkPath(hostOf(req), originOf(req), req.url);
+        const host = hostOf(req);
+        const refusal = guard.checkPath(host, originOf(req), req.url);
         if (refusal)
           return sendErrorAnswer(
             res,
             errorAnswer(requestPath(req.url), 403, new AppError('FORBIDDEN', refusal), String(req.headers['x-request-id'] ?? ''), docsBase),
           );
+        // The custom domain's root is its page.
+        const slug = pageOf(host);
+        if (slug !== undefined && requestPath(req.url) === '/') {
+          const query = req.url?.includes('?') ? req.url.slice(req.url.indexOf('?')) : '';
+          req.url = `/status/${slug}${query}`;
+        }
         route(req, res);
       };
     },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { reportStatuses } from '../domain/notifications/events.ts';
 import { notifyRule } from '../domain/notifications/publish.ts';
+import type { StatusPage } from '../domain/pages/pages.ts';
 import { defineTool, EDIT, pageInput, pagination, PUBLISH, READ, record } from './tool.ts';
 
 const id = (what: string) => z.union([z.string().min(1), z.number().int().positive()]).describe(what);
@@ -25,8 +26,19 @@ const statusPage = record({
   title: z.string(),
   description: z.string(),
   url: z.string().describe('The public address of the page.'),
+  accentColor: z.string().nullable().describe('The heading band colour, #rrggbb; null: none.'),
+  websiteUrl: z.string().nullable().describe("The link back to the owner's site; null: none."),
+  logo: record({ type: z.string().nullable(), bytes: z.number() }).nullable().describe("The logo's type and size; null: no logo."),
+  customDomain: z.string().nullable().describe('A host name that also serves the page at /; null: none.'),
+  formerSlug: z.string().nullable().describe('The slug before the last change of slug; /status/{formerSlug} forwards to the page.'),
   createdAt: z.string(),
   updatedAt: z.string(),
+});
+
+/** A page as the tools show it: the logo by its type and size, not its bytes. */
+const shownPage = ({ logo, logoType, ...page }: StatusPage) => ({
+  ...page,
+  logo: logo === null ? null : { type: logoType, bytes: logo.length },
 });
 
 const component = record({
@@ -78,7 +90,7 @@ export const pageTools = [
     input: z.strictObject({}),
     output: z.object({ statusPages: z.array(statusPage) }),
     async run({ actor, workspaceId, services }) {
-      return { statusPages: await services.pages.list(actor, workspaceId) };
+      return { statusPages: (await services.pages.list(actor, workspaceId)).map(shownPage) };
     },
   }),
   defineTool({

@@ -56,6 +56,8 @@ export const workspaceTools = [
           monitorIds: z.array(z.string()),
           config: z.record(z.string(), z.unknown()).describe('Settings; credentials masked.'),
           events: z.array(z.string()).describe('The events the channel receives; empty: every event.'),
+          allMonitors: z.boolean().describe('Whether it receives the alerts of every monitor, those created later too, whatever monitorIds lists.'),
+          defaultForNew: z.boolean().describe('Whether each monitor created from now on is wired to it.'),
           health: z
             .object({
               failures: z.number(),

@@ -3,7 +3,8 @@ import { html, type Markup, raw } from './markup.ts';
 
 /**
  * The HTML document every public page is written in: its head, its one stylesheet and the
- * Content-Security-Policy that allows that stylesheet and nothing else.
+ * Content-Security-Policy that allows that stylesheet, the status page's one script file and its
+ * fetches of itself, and nothing else.
  */
 
 /** The stylesheet: one inline block, the same on every page (hence one hash for a CSP). */
@@ -16,10 +17,11 @@ const CSS = `
 body{margin:0;background:var(--bg);color:var(--fg);font:1rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;overflow-wrap:break-word;-webkit-text-size-adjust:100%}
 a{color:var(--link)}
 :focus-visible{outline:3px solid var(--mnt);outline-offset:2px}
-.w{max-width:52rem;margin:0 auto;padding:0 1rem}
+.w{max-width:52rem;margin:0 auto;padding-left:1rem;padding-right:1rem}
 .skip{position:absolute;left:-999rem;top:0;padding:.5rem 1rem;background:var(--fg);color:var(--bg);z-index:2}
 .skip:focus{left:0}
 header{padding-top:2rem}
+@media (max-width:40rem){header{padding-top:1.5rem}}
 h1{font-size:1.75rem;line-height:1.2;margin:0 0 .25rem}
 h2{font-size:1.25rem;margin:2.25rem 0 .75rem}
 h3,h4{font-size:1rem;margin:0}
@@ -39,14 +41,18 @@ p{margin:.5rem 0}
 .c:first-child{border-top:0}
 .ch{display:flex;flex-wrap:wrap;justify-content:space-between;align-items:baseline;gap:.25rem 1rem}
 .cd{margin:.25rem 0 0;color:var(--mut);font-size:.9rem}
-.gh{margin:1.25rem 0 .5rem;font-size:1.05rem}
+.grp{margin:0 0 1rem;border:1px solid var(--ln);border-radius:.5rem}
+.gh{margin:0;padding:.6rem 1rem;border-bottom:1px solid var(--ln);font-size:1.05rem}
+.grp .cl{margin:0;border:0}
+.upd{margin:0;color:var(--mut);font-size:.875rem}
 .bar{display:flex;gap:2px;height:2rem;margin:.75rem 0 .25rem;padding:0;list-style:none}
 .bar li{position:relative;flex:1;min-width:0;border-radius:1px;forced-color-adjust:none}
 .bar li:hover{outline:2px solid var(--fg)}
+.bar li:focus{outline:3px solid var(--mnt);outline-offset:1px}
 .bar span{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
-.bar li:hover span{width:auto;height:auto;overflow:visible;clip-path:none;bottom:calc(100% + 6px);left:50%;transform:translateX(-50%);padding:.25rem .5rem;border-radius:.25rem;background:var(--fg);color:var(--bg);font-size:.8rem;z-index:1;pointer-events:none}
-.bar li:nth-child(-n+15):hover span{left:0;transform:none}
-.bar li:nth-last-child(-n+15):hover span{left:auto;right:0;transform:none}
+.bar li:is(:hover,:focus) span{width:auto;height:auto;overflow:visible;clip-path:none;bottom:calc(100% + 6px);left:50%;transform:translateX(-50%);padding:.25rem .5rem;border-radius:.25rem;background:var(--fg);color:var(--bg);font-size:.8rem;z-index:1;pointer-events:none}
+.bar li:nth-child(-n+15):is(:hover,:focus) span{left:0;transform:none}
+.bar li:nth-last-child(-n+15):is(:hover,:focus) span{left:auto;right:0;transform:none}
 .u5{background:var(--u5)}.u4{background:var(--u4)}.u3{background:var(--u3)}.u2{background:var(--u2)}.u1{background:var(--u1)}.u0{background:var(--u0)}.nd{background:var(--nd)}
 .ax{display:flex;justify-content:space-between;gap:1rem;margin:0;font-size:.8rem;color:var(--mut)}
 .d30{display:none}
@@ -63,21 +69,24 @@ input{flex:1;min-width:0;padding:.5rem .75rem;border:2px solid var(--mut);border
 button{justify-self:start;padding:.5rem 1rem;border:2px solid var(--fg);border-radius:.375rem;background:var(--fg);color:var(--bg);font:inherit;font-weight:600;cursor:pointer}
 footer{margin-top:3rem;padding-top:1rem;padding-bottom:2rem;border-top:1px solid var(--ln);color:var(--mut);font-size:.875rem}
 footer p{margin:.25rem 0}
-@media (max-width:40rem){.bar li:nth-child(-n+60){display:none}.d90{display:none}.d30{display:inline}.bar li:nth-child(n+61):nth-child(-n+66):hover span{left:0;transform:none}}
+@media (max-width:40rem){.bar li:nth-child(-n+60){display:none}.d90{display:none}.d30{display:inline}.bar li:nth-child(n+61):nth-child(-n+66):is(:hover,:focus) span{left:0;transform:none}}
 @media (forced-colors:active){.banner,.rep,.mnt,.note{border:2px solid CanvasText}}
 `
   .replace(/\s*\n\s*/g, '')
   .replace(/\s*([{};,>])\s*/g, '$1');
 
 /**
- * A Content-Security-Policy for every page rendered here: nothing runs and nothing is fetched;
- * the one inline stylesheet is allowed by its hash. Forms are not limited to 'self': the
+ * A Content-Security-Policy for every page rendered here: the one inline stylesheet is allowed by
+ * its hash; scripts only as files of the page's own origin (the status page's `page.js`, never
+ * inline), and the only fetch is of the page by that script ('self'). Forms are not limited to 'self': the
  * subscription form posts to the page's public address, whose origin may be another name of the
  * same service (localhost and 127.0.0.1).
  */
 export const STATUS_PAGE_CSP = [
   "default-src 'none'",
   `style-src 'sha256-${createHash('sha256').update(CSS).digest('base64')}'`,
+  "script-src 'self'",
+  "connect-src 'self'",
   'img-src data:',
   "base-uri 'none'",
   "frame-ancestors 'none'",
@@ -95,7 +104,7 @@ export const STATUS_PAGE_META_CSP = STATUS_PAGE_CSP.split('; ')
   .join('; ');
 
 /** A complete HTML document: the shared head and stylesheet, a skip link, then `body`. */
-export function documentOf(parts: { title: string; description?: string; csp?: string; head?: Markup; body: Markup }): string {
+export function documentOf(parts: { title: string; description?: string; csp?: string; head?: Markup; body: Markup; script?: string }): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -108,6 +117,7 @@ ${parts.description ? html`<meta name="description" content="${parts.description
 <link rel="icon" href="data:,">
 ${parts.head}
 <style>${raw(CSS)}</style>
+${parts.script ? html`<script src="${parts.script}" defer></script>` : ''}
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>

@@ -1,13 +1,14 @@
 import { documentOf } from './html-document.ts';
-import { html } from './markup.ts';
+import { html, type Markup } from './markup.ts';
 
-/** The small pages of the email subscription, in the status page's style. */
+/** The small pages of the email subscription and the dashboard's sign-in, in the status page's style. */
 
 export interface NoticeOptions {
   /** The status page's title: shown above the heading and in the document title. */
   title: string;
   heading: string;
-  message: string;
+  /** Text, or markup made with `html` (its values escaped) where a word needs `<code>`. */
+  message: string | Markup;
   /** The status page's address, for a way back. */
   pageUrl?: string;
   /** A POST form with one button, e.g. to confirm an unsubscription. */

@@ -6,8 +6,10 @@ import type { Services } from '../services.ts';
 import { AppError } from '../errors.ts';
 import type { AppEnv, HonoApp } from '../http/hono-app.ts';
 import { renderAtomFeed } from './atom-feed.ts';
+import { brandingOf } from './branding.ts';
 import { STATUS_PAGE_CSP } from './html-document.ts';
 import { renderNoticePage } from './notice-page.ts';
+import { PAGE_SCRIPT, PAGE_SCRIPT_FILE } from './page-script.ts';
 import { renderStatusPage } from './status-page.ts';
 
 const gzipAsync = promisify(gzip);
@@ -22,9 +24,9 @@ const statusOf: Partial<Record<AppError['code'], number>> = { NOT_FOUND: 404, VA
 const headingOf: Partial<Record<AppError['code'], string>> = { NOT_FOUND: 'Not found', LIMIT_EXCEEDED: 'Too many sign-ups' };
 
 /**
- * The public status pages on the API port: /status/{slug} (HTML without JavaScript), its Atom
- * feed, its JSON summary, and the email subscription (sign up, confirm, unsubscribe). No
- * credential is needed; nothing here shows more than the page itself.
+ * The public status pages on the API port: /status/{slug} (HTML, complete without JavaScript), the
+ * script that enhances it, its Atom feed, its JSON summary, and the email subscription (sign up,
+ * confirm, unsubscribe). No credential is needed; nothing here shows more than the page itself.
  */
 export function registerStatusPages(app: HonoApp, services: Services): void {
   // Rendering a view is the expensive part; a view is rebuilt only when it changed or expired,
@@ -41,8 +43,8 @@ export function registerStatusPages(app: HonoApp, services: Services): void {
   const bytes = (text: string): Bytes => new Uint8Array(Buffer.from(text));
   const notice = (options: Parameters<typeof renderNoticePage>[0]) => bytes(renderNoticePage(options));
 
-  const page = (c: Context<AppEnv>, body: Bytes, status = 200, cache = 'no-store') =>
-    c.body(body, status as 200, { 'content-type': HTML, 'content-security-policy': STATUS_PAGE_CSP, 'cache-control': cache });
+  const page = (c: Context<AppEnv>, body: Bytes, status = 200, cache = 'no-store', csp = STATUS_PAGE_CSP) =>
+    c.body(body, status as 200, { 'content-type': HTML, 'content-security-policy': csp, 'cache-control': cache });
 
   /** An HTML answer for a visitor: errors are pages too, not JSON envelopes. */
   async function visitor(c: Context<AppEnv>, work: () => Promise<Response>): Promise<Response> {
@@ -61,17 +63,26 @@ export function registerStatusPages(app: HonoApp, services: Services): void {
     visitor(c, async () => {
       const view = await services.publicPages.view(c.req.param('slug'));
       const html = () => once(view, 'html', () => bytes(renderStatusPage(view, { mode: 'live' })));
+      // The owner's branding brings a stylesheet of its own, allowed by its hash.
+      const csp = brandingOf(view).csp(STATUS_PAGE_CSP);
       // A page with many components is mostly uptime bars, which compress about thirtyfold.
-      if (!/\bgzip\b/.test(c.req.header('accept-encoding') ?? '')) return page(c, await html(), 200, CACHE_CONTROL);
+      if (!/\bgzip\b/.test(c.req.header('accept-encoding') ?? '')) return page(c, await html(), 200, CACHE_CONTROL, csp);
       const compressed = await once(view, 'html.gz', async () => new Uint8Array(await gzipAsync(await html())));
       return c.body(compressed, 200, {
         'content-type': HTML,
         'content-encoding': 'gzip',
         vary: 'accept-encoding',
-        'content-security-policy': STATUS_PAGE_CSP,
+        'content-security-policy': csp,
         'cache-control': CACHE_CONTROL,
       });
     }),
+  );
+
+  // The same for every page (its address carries its version): served under each page's path so
+  // that it is always of the page's origin.
+  const script = bytes(PAGE_SCRIPT);
+  app.get(`/status/:slug/${PAGE_SCRIPT_FILE}`, (c) =>
+    c.body(script, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=3600' }),
   );
 
   app.get('/status/:slug/feed.atom', async (c) => {

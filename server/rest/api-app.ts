@@ -6,7 +6,9 @@ import { createHonoApp } from '../http/hono-app.ts';
 import { registerMcp } from '../mcp/mcp-route.ts';
 import type { MetadataNetwork } from '../oauth/client-metadata.ts';
 import { registerOAuth } from '../oauth/routes.ts';
+import { registerFormerSlugs } from '../public/former-slugs.ts';
 import { registerStatusPages } from '../public/status-routes.ts';
+import { registerBadges } from '../public/badge-routes.ts';
 import { registerDocs } from './docs.ts';
 import { registerHeartbeatPings } from './heartbeat-pings.ts';
 import { registerServicePaths } from './service-paths.ts';
@@ -79,7 +81,9 @@ export function createApiApp(options: ApiAppOptions) {
     metadataNetwork: options.metadataNetwork,
   });
   registerDocs(app, options.content);
+  registerFormerSlugs(app, services);
   registerStatusPages(app, services);
+  registerBadges(app, services);
   registerHeartbeatPings(app, services);
   registerMcp(app, {
     services,

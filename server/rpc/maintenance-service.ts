@@ -2,7 +2,7 @@ import type { ServiceImpl } from '@connectrpc/connect';
 import type { MaintenanceService } from '../../proto/gen/maintenance/v1/maintenance_pb.js';
 import type { Services } from '../services.ts';
 import { callerOf } from './auth.ts';
-import { toMaintenanceMessage } from './maintenance-codec.ts';
+import { repeatOf, toMaintenanceMessage } from './maintenance-codec.ts';
 import { count, list, maskedPatch, text } from './page-codec.ts';
 
 /** maintenance.v1.MaintenanceService: decode, call the maintenance service, encode. No rules here. */
@@ -30,6 +30,7 @@ export function maintenanceServiceImpl(services: Services): ServiceImpl<typeof M
         to: text(req.to),
         pageComponentIds: list(req.pageComponentIds),
         notify: req.notify,
+        repeat: repeatOf(req.repeat),
       });
       return { maintenance: toMaintenanceMessage(maintenance), notified };
     },
@@ -43,6 +44,7 @@ export function maintenanceServiceImpl(services: Services): ServiceImpl<typeof M
           from: { name: 'from', value: req.from, empty: '' },
           to: { name: 'to', value: req.to, empty: '' },
           page_component_ids: { name: 'pageComponentIds', value: list(req.pageComponentIds), empty: [] },
+          repeat: { name: 'repeat', value: repeatOf(req.repeat), empty: null },
         },
         req.updateMask,
       );

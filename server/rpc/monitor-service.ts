@@ -1,3 +1,4 @@
+import type { BadgeSettings } from '../domain/monitors/badges.ts';
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { FieldMask } from '@bufbuild/protobuf/wkt';
@@ -148,6 +149,16 @@ export function monitorServiceImpl(services: Services): ServiceImpl<typeof Monit
       return { monitor: toMonitorMessage(as(monitor, 'heartbeat')) as HeartbeatMonitor, pingUrl: services.heartbeats.pingUrlOf(pingToken) };
     },
 
+    async getMonitorBadges(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      return { badges: badgesMessage(await services.badges.get(actor, workspaceId, req.id)) };
+    },
+
+    async updateMonitorBadges(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      return { badges: badgesMessage(await services.badges.update(actor, workspaceId, req.id, { enabled: req.enabled, rotate: req.rotate })) };
+    },
+
     async rotateHeartbeatToken(req, ctx) {
       const { actor, workspaceId } = callerOf(ctx);
       return services.heartbeats.rotateToken(actor, workspaceId, req.id);
@@ -189,5 +200,18 @@ export function monitorServiceImpl(services: Services): ServiceImpl<typeof Monit
       });
       return { results: results.map(toCheckResultMessage) };
     },
+  };
+}
+
+/** A monitor's badge setting on the wire: empty strings for what it does not have. */
+function badgesMessage(settings: BadgeSettings) {
+  return {
+    enabled: settings.enabled,
+    badgeId: settings.badgeId ?? '',
+    statusUrl: settings.urls?.status ?? '',
+    uptime24hUrl: settings.urls?.uptime24h ?? '',
+    uptime7dUrl: settings.urls?.uptime7d ?? '',
+    uptime30dUrl: settings.urls?.uptime30d ?? '',
+    latencyUrl: settings.urls?.latency ?? '',
   };
 }

@@ -1,10 +1,13 @@
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import {
+  type ChannelDelivery as ChannelDeliveryMessage,
+  ChannelDeliverySchema,
   type CreateNotificationChannelRequest,
   type NotificationChannel as NotificationChannelMessage,
   NotificationChannelSchema,
 } from '../../proto/gen/notification/v1/notification_pb.js';
 import type { Channel } from '../domain/notifications/channels.ts';
+import type { ChannelDelivery } from '../domain/notifications/delivery-log.ts';
 import { AppError } from '../errors.ts';
 import { configWords, domainConfig, wireConfig } from './channel-config.ts';
 import { isoOf } from './monitor-codec.ts';
@@ -43,6 +46,8 @@ export function toChannelMessage(channel: Channel): NotificationChannelMessage {
     createdAt: timestamp(channel.createdAt),
     updatedAt: timestamp(channel.updatedAt),
     events: channel.events,
+    allMonitors: channel.allMonitors,
+    defaultForNew: channel.defaultForNew,
     health: {
       failures: channel.health.failures,
       lastError: channel.health.lastError ?? '',
@@ -83,6 +88,8 @@ export const channelWords = (c: NotificationChannelMessage) => ({
   monitorIds: [...c.monitorIds],
   ...channelSettings(c.config),
   events: [...c.events],
+  allMonitors: c.allMonitors,
+  defaultForNew: c.defaultForNew,
   health: {
     failures: c.health?.failures ?? 0,
     lastError: c.health?.lastError || null,
@@ -92,4 +99,33 @@ export const channelWords = (c: NotificationChannelMessage) => ({
   },
   createdAt: isoOf(c.createdAt),
   updatedAt: isoOf(c.updatedAt),
+});
+
+export function toDeliveryMessage(delivery: ChannelDelivery): ChannelDeliveryMessage {
+  return create(ChannelDeliverySchema, {
+    id: delivery.id,
+    at: timestamp(delivery.at),
+    event: delivery.event,
+    monitorId: delivery.monitorId ?? '',
+    monitorName: delivery.monitorName,
+    result: delivery.result,
+    statusCode: delivery.statusCode ?? undefined,
+    response: delivery.response ?? '',
+    error: delivery.error ?? '',
+    attempts: delivery.attempts,
+  });
+}
+
+/** An entry of a channel's delivery log in the words of the CLI and MCP. */
+export const deliveryWords = (d: ChannelDeliveryMessage) => ({
+  id: d.id,
+  at: isoOf(d.at),
+  event: d.event,
+  monitorId: d.monitorId || null,
+  monitorName: d.monitorName,
+  result: d.result,
+  statusCode: d.statusCode ?? null,
+  response: d.response || null,
+  error: d.error || null,
+  attempts: d.attempts,
 });

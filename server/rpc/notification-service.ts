@@ -2,7 +2,7 @@ import type { ServiceImpl } from '@connectrpc/connect';
 import type { NotificationService } from '../../proto/gen/notification/v1/notification_pb.js';
 import type { Services } from '../services.ts';
 import { callerOf } from './auth.ts';
-import { configOf, inConfigField, toChannelMessage } from './notification-codec.ts';
+import { configOf, inConfigField, toChannelMessage, toDeliveryMessage } from './notification-codec.ts';
 import { count, list, maskedPatch, text } from './page-codec.ts';
 
 /** notification.v1.NotificationService: decode, call the channel service, encode. No rules here. */
@@ -30,6 +30,8 @@ export function notificationServiceImpl(services: Services): ServiceImpl<typeof 
           monitorIds: list(req.monitorIds),
           config: config?.config,
           events: list(req.events),
+          allMonitors: req.allMonitors,
+          defaultForNew: req.defaultForNew,
         }),
       );
       return { channel: toChannelMessage(channel) };
@@ -43,6 +45,8 @@ export function notificationServiceImpl(services: Services): ServiceImpl<typeof 
           name: { name: 'name', value: req.name, empty: '' },
           monitor_ids: { name: 'monitorIds', value: list(req.monitorIds), empty: [] },
           events: { name: 'events', value: list(req.events), empty: [] },
+          all_monitors: { name: 'allMonitors', value: req.allMonitors, empty: false },
+          default_for_new: { name: 'defaultForNew', value: req.defaultForNew, empty: false },
           // A channel always has a config: naming it without one leaves every field as stored.
           config: { name: 'config', value: config?.config, empty: {} },
         },
@@ -62,6 +66,12 @@ export function notificationServiceImpl(services: Services): ServiceImpl<typeof 
       const { actor, workspaceId } = callerOf(ctx);
       const result = await channels.test(actor, workspaceId, req.id);
       return { delivered: result.delivered, error: result.error ?? '' };
+    },
+
+    async listChannelDeliveries(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      const result = await channels.deliveries(actor, workspaceId, req.id, { page: count(req.page), perPage: count(req.perPage) });
+      return { deliveries: result.deliveries.map(toDeliveryMessage), pagination: result.pagination };
     },
   };
 }

@@ -43,6 +43,10 @@ export const count = (value: number): number | undefined => (value === 0 ? undef
 /** A repeated field: the empty list is not given. */
 export const list = <T>(values: T[]): T[] | undefined => (values.length === 0 ? undefined : [...values]);
 
+/** Empty bytes of an optional bytes field that can be cleared mean "clear" (null). */
+export const clearableBytes = (value: Uint8Array | undefined): Uint8Array | null | undefined =>
+  value === undefined ? undefined : value.length === 0 ? null : value;
+
 /** The empty string of an optional field that can be cleared means "clear" (null). */
 export const clearable = (value: string | undefined): string | null | undefined => (value === '' ? null : value);
 
@@ -89,6 +93,12 @@ export function toStatusPageMessage(page: StatusPage): StatusPageMessage {
     url: page.url,
     createdAt: timestamp(page.createdAt),
     updatedAt: timestamp(page.updatedAt),
+    accentColor: page.accentColor ?? undefined,
+    websiteUrl: page.websiteUrl ?? undefined,
+    logo: page.logo ?? undefined,
+    logoType: page.logoType ?? undefined,
+    customDomain: page.customDomain ?? undefined,
+    formerSlug: page.formerSlug ?? undefined,
   });
 }
 
@@ -133,6 +143,12 @@ export const pageWords = (p: StatusPageMessage) => ({
   title: p.title,
   description: p.description,
   url: p.url,
+  accentColor: p.accentColor ?? null,
+  websiteUrl: p.websiteUrl ?? null,
+  // The logo in words: its type and size; `statusdesk export` writes the bytes themselves.
+  logo: p.logo === undefined ? null : { type: p.logoType ?? null, bytes: p.logo.length },
+  customDomain: p.customDomain ?? null,
+  formerSlug: p.formerSlug ?? null,
   createdAt: isoOf(p.createdAt),
   updatedAt: isoOf(p.updatedAt),
 });

@@ -8,6 +8,7 @@ import { PrivateLocationService } from '../../proto/gen/private_location/v1/priv
 import { RunnerService } from '../../proto/gen/runner/v1/runner_pb.js';
 import { StatusPageService } from '../../proto/gen/status_page/v1/status_page_pb.js';
 import { StatusReportService } from '../../proto/gen/status_report/v1/status_report_pb.js';
+import { SettingsService } from '../../proto/gen/settings/v1/settings_pb.js';
 import type { Services } from '../services.ts';
 import type { RequestHandler, Response } from '../http/listener.ts';
 import { authenticate, mapErrors, type ResolveCaller } from './auth.ts';
@@ -20,6 +21,7 @@ import { privateLocationServiceImpl } from './private-location-service.ts';
 import { runnerServiceImpl } from './runner-service.ts';
 import { statusPageServiceImpl } from './status-page-service.ts';
 import { statusReportServiceImpl } from './status-report-service.ts';
+import { settingsServiceImpl } from './settings-service.ts';
 
 /**
  * The gRPC spec's percent-encoding of `grpc-message`: bytes outside printable ASCII, and `%`.
@@ -91,6 +93,7 @@ export function createRpcHandler(options: RpcHandlerOptions): RequestHandler {
     maintenances: maintenanceServiceImpl(services),
     notifications: notificationServiceImpl(services),
     privateLocations: privateLocationServiceImpl(services),
+    settings: settingsServiceImpl(services),
   };
   const routes = (router: ConnectRouter) => {
     router.service(MonitorService, impls.monitors);
@@ -99,6 +102,7 @@ export function createRpcHandler(options: RpcHandlerOptions): RequestHandler {
     router.service(MaintenanceService, impls.maintenances);
     router.service(NotificationService, impls.notifications);
     router.service(PrivateLocationService, impls.privateLocations);
+    router.service(SettingsService, impls.settings);
     // Runners reach the API port only: the dashboard's pages have no use for it.
     if (surface === 'api') router.service(RunnerService, runnerServiceImpl(services, log.child({ component: 'runners' })));
   };

@@ -2,7 +2,7 @@ import type { ServiceImpl } from '@connectrpc/connect';
 import type { StatusPageService } from '../../proto/gen/status_page/v1/status_page_pb.js';
 import type { Services } from '../services.ts';
 import { callerOf } from './auth.ts';
-import { clearable, text, toPageComponentMessage, toStatusPageMessage, toSubscriberMessage } from './page-codec.ts';
+import { clearable, clearableBytes, text, toPageComponentMessage, toStatusPageMessage, toSubscriberMessage } from './page-codec.ts';
 
 /** status_page.v1.StatusPageService: decode, call the page and subscriber services, encode. No rules here. */
 export function statusPageServiceImpl(services: Services): ServiceImpl<typeof StatusPageService> {
@@ -20,13 +20,29 @@ export function statusPageServiceImpl(services: Services): ServiceImpl<typeof St
 
     async createStatusPage(req, ctx) {
       const { actor, workspaceId } = callerOf(ctx);
-      const page = await pages.create(actor, workspaceId, { slug: text(req.slug), title: text(req.title), description: text(req.description) });
+      const page = await pages.create(actor, workspaceId, {
+        slug: text(req.slug),
+        title: text(req.title),
+        description: text(req.description),
+        accentColor: clearable(req.accentColor),
+        websiteUrl: clearable(req.websiteUrl),
+        customDomain: clearable(req.customDomain),
+        logo: clearableBytes(req.logo),
+      });
       return { statusPage: toStatusPageMessage(page) };
     },
 
     async updateStatusPage(req, ctx) {
       const { actor, workspaceId } = callerOf(ctx);
-      const page = await pages.update(actor, workspaceId, req.id, { slug: req.slug, title: req.title, description: req.description });
+      const page = await pages.update(actor, workspaceId, req.id, {
+        slug: req.slug,
+        title: req.title,
+        description: req.description,
+        accentColor: clearable(req.accentColor),
+        websiteUrl: clearable(req.websiteUrl),
+        customDomain: clearable(req.customDomain),
+        logo: clearableBytes(req.logo),
+      });
       return { statusPage: toStatusPageMessage(page) };
     },
 

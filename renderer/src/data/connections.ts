@@ -24,6 +24,7 @@ export function useRevokeConnection(workspaceId: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (connectionId: string) => callDashboard('revokeConnection', { connectionId }),
+    meta: { done: 'Connection revoked.' },
     onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.connections(workspaceId) }),
   });
 }

@@ -19,6 +19,7 @@ export function useCreateKey(workspaceId: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (body: { name: string; scope: Access }) => callDashboard('createKey', { workspaceId }, { body }),
+    meta: { done: 'API key created.' },
     onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.keys(workspaceId) }),
   });
 }
@@ -27,6 +28,7 @@ export function useRevokeKey(workspaceId: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (keyId: string) => callDashboard('revokeKey', { keyId }),
+    meta: { done: 'API key revoked.' },
     onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.keys(workspaceId) }),
   });
 }

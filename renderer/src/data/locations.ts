@@ -23,12 +23,20 @@ function useLocationsChanged(workspaceId: string) {
 /** Creates a location; answers it with its runner's token, shown once. */
 export function useCreateLocation(workspaceId: string) {
   const changed = useLocationsChanged(workspaceId);
-  return useMutation(PrivateLocationService.method.createPrivateLocation, { transport: rpcTransport(workspaceId), onSuccess: changed });
+  return useMutation(PrivateLocationService.method.createPrivateLocation, {
+    transport: rpcTransport(workspaceId),
+    meta: { done: 'Private location created.' },
+    onSuccess: changed,
+  });
 }
 
 export function useUpdateLocation(workspaceId: string) {
   const changed = useLocationsChanged(workspaceId);
-  return useMutation(PrivateLocationService.method.updatePrivateLocation, { transport: rpcTransport(workspaceId), onSuccess: changed });
+  return useMutation(PrivateLocationService.method.updatePrivateLocation, {
+    transport: rpcTransport(workspaceId),
+    meta: { done: 'Private location saved.' },
+    onSuccess: changed,
+  });
 }
 
 /** Issues a new token: the runner holding the old one stops. */
@@ -39,5 +47,9 @@ export function useRotateToken(workspaceId: string) {
 
 export function useDeleteLocation(workspaceId: string) {
   const changed = useLocationsChanged(workspaceId);
-  return useMutation(PrivateLocationService.method.deletePrivateLocation, { transport: rpcTransport(workspaceId), onSuccess: changed });
+  return useMutation(PrivateLocationService.method.deletePrivateLocation, {
+    transport: rpcTransport(workspaceId),
+    meta: { done: 'Private location deleted.' },
+    onSuccess: changed,
+  });
 }

@@ -35,10 +35,18 @@ export function useCreateMaintenance(workspaceId: string) {
 
 export function useUpdateMaintenance(workspaceId: string) {
   const changed = useMaintenancesChanged(workspaceId);
-  return useMutation(MaintenanceService.method.updateMaintenance, { transport: rpcTransport(workspaceId), onSuccess: changed });
+  return useMutation(MaintenanceService.method.updateMaintenance, {
+    transport: rpcTransport(workspaceId),
+    meta: { done: 'Maintenance saved.' },
+    onSuccess: changed,
+  });
 }
 
 export function useDeleteMaintenance(workspaceId: string) {
   const changed = useMaintenancesChanged(workspaceId);
-  return useMutation(MaintenanceService.method.deleteMaintenance, { transport: rpcTransport(workspaceId), onSuccess: changed });
+  return useMutation(MaintenanceService.method.deleteMaintenance, {
+    transport: rpcTransport(workspaceId),
+    meta: { done: 'Maintenance deleted.' },
+    onSuccess: changed,
+  });
 }

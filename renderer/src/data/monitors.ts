@@ -4,18 +4,13 @@
 // The file to imitate for an RPC service: connect-query's hooks on the workspace's transport,
 // and each change refreshing what it changed before it resolves.
 import { callUnaryMethod, useMutation, useQuery } from '@connectrpc/connect-query';
-import { useQueryClient, useMutation as useTanStackMutation, useQuery as useTanStackQuery } from '@tanstack/react-query';
+import { useQueryClient, useMutation as useTanStackMutation } from '@tanstack/react-query';
 import type { MonitorType } from '../../../contract/dashboard-api.ts';
 import { type GetMonitorResponse, MonitorService, type SummaryWindow } from '../../../proto/gen/monitor/v1/monitor_pb.js';
 import { ApiError } from './api-error.ts';
 import type { WireMonitor, WireUpdate } from './monitor-messages.ts';
 import { queryKeys, RPC_SERVICES } from './query-keys.ts';
 import { rpcTransport } from './rpc-transport.ts';
-
-/** Monitors asked for per call: ListMonitors answers at most 100. */
-const MONITOR_PAGE = 100;
-/** Monitors offered as choices (a page's component, a channel's monitors); a workspace with more links the others from the command line. */
-export const MONITOR_CHOICE_LIMIT = 1000;
 
 /** One monitor, as `select` makes it of the answer. */
 export function useMonitor<T = GetMonitorResponse>(
@@ -90,6 +85,7 @@ export function useDeleteMonitor(workspaceId: string) {
   const changed = useMonitorChanged(workspaceId);
   return useMutation(MonitorService.method.deleteMonitor, {
     transport: rpcTransport(workspaceId),
+    meta: { done: 'Monitor deleted.' },
     onSuccess: (_answer, { id }) => changed(id ?? '', { removed: true }),
   });
 }
@@ -99,6 +95,7 @@ export function useSetActive(workspaceId: string) {
   const changed = useMonitorChanged(workspaceId);
   const transport = rpcTransport(workspaceId);
   return useTanStackMutation({
+    meta: { done: ({ active }: { active: boolean }) => (active ? 'Monitor resumed.' : 'Monitor paused.') },
     mutationFn: async ({ id, type, active }: { id: string; type: MonitorType; active: boolean }): Promise<unknown> => {
       const request = { id, monitor: { active } };
       switch (type) {
@@ -161,6 +158,7 @@ export function useCreateMonitor(workspaceId: string) {
   const changed = useMonitorChanged(workspaceId);
   const transport = rpcTransport(workspaceId);
   return useTanStackMutation({
+    meta: { done: 'Monitor created.' },
     mutationFn: async (wire: WireMonitor): Promise<CreatedMonitor> => {
       const answer = await createdBy(transport, wire);
       if (!answer.monitor) throw new ApiError(500, 'INTERNAL', 'The service created the monitor but did not return it.');
@@ -190,6 +188,7 @@ export function useUpdateMonitor(workspaceId: string) {
   const changed = useMonitorChanged(workspaceId);
   const transport = rpcTransport(workspaceId);
   return useTanStackMutation({
+    meta: { done: 'Monitor saved.' },
     mutationFn: async ({ id, update }: { id: string; update: WireUpdate }): Promise<unknown> => {
       const { updateMask } = update;
       switch (update.type) {
@@ -214,50 +213,5 @@ export function useUpdateMonitor(workspaceId: string) {
       }
     },
     onSuccess: (_answer, { id }) => changed(id),
-  });
-}
-
-/** A monitor as a choice to link (a page's component, a channel's monitors). */
-export interface MonitorChoice {
-  id: string;
-  name: string;
-  /** A paused monitor's components show "Status unknown" on the public page. */
-  active: boolean;
-}
-
-/** The workspace's monitors (the newest MONITOR_CHOICE_LIMIT) sorted by name, and how many there are. */
-export function useMonitorChoices(workspaceId: string) {
-  const transport = rpcTransport(workspaceId);
-  return useTanStackQuery({
-    queryKey: queryKeys.monitorChoices(workspaceId),
-    queryFn: async ({ signal }): Promise<{ monitors: MonitorChoice[]; total: number }> => {
-      const pageOf = async (offset: number) => {
-        const answer = await callUnaryMethod(transport, MonitorService.method.listMonitors, { limit: MONITOR_PAGE, offset }, { signal });
-        const monitors = [
-          ...answer.httpMonitors,
-          ...answer.tcpMonitors,
-          ...answer.grpcMonitors,
-          ...answer.mcpMonitors,
-          ...answer.pingMonitors,
-          ...answer.websocketMonitors,
-          ...answer.certificateMonitors,
-          ...answer.dnsMonitors,
-          ...answer.heartbeatMonitors,
-        ].map((m) => ({
-          id: m.id,
-          name: m.name,
-          active: m.active !== false,
-        }));
-        return { monitors, total: answer.totalSize };
-      };
-      const first = await pageOf(0);
-      const wanted = Math.min(first.total, MONITOR_CHOICE_LIMIT);
-      const offsets: number[] = [];
-      for (let offset = MONITOR_PAGE; offset < wanted; offset += MONITOR_PAGE) offsets.push(offset);
-      const rest = await Promise.all(offsets.map(pageOf));
-      const monitors = [first, ...rest].flatMap((p) => p.monitors);
-      monitors.sort((a, b) => a.name.localeCompare(b.name) || Number(a.id) - Number(b.id));
-      return { monitors, total: first.total };
-    },
   });
 }

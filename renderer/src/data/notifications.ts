@@ -1,5 +1,5 @@
 // The workspace's notification channels over notification.v1 (connect-query): listed, created,
-// changed, deleted, and a test notice sent through one.
+// changed, deleted, a test notice sent through one, and a channel's delivery log.
 import { useMutation, useQuery } from '@connectrpc/connect-query';
 import { useQueryClient } from '@tanstack/react-query';
 import { NotificationService } from '../../../proto/gen/notification/v1/notification_pb.js';
@@ -22,20 +22,50 @@ function useChannelsChanged(workspaceId: string) {
 
 export function useCreateChannel(workspaceId: string) {
   const changed = useChannelsChanged(workspaceId);
-  return useMutation(NotificationService.method.createNotificationChannel, { transport: rpcTransport(workspaceId), onSuccess: changed });
+  return useMutation(NotificationService.method.createNotificationChannel, {
+    transport: rpcTransport(workspaceId),
+    meta: { done: 'Channel created.' },
+    onSuccess: changed,
+  });
 }
 
 export function useUpdateChannel(workspaceId: string) {
   const changed = useChannelsChanged(workspaceId);
-  return useMutation(NotificationService.method.updateNotificationChannel, { transport: rpcTransport(workspaceId), onSuccess: changed });
+  return useMutation(NotificationService.method.updateNotificationChannel, {
+    transport: rpcTransport(workspaceId),
+    meta: { done: 'Channel saved.' },
+    onSuccess: changed,
+  });
 }
 
 export function useDeleteChannel(workspaceId: string) {
   const changed = useChannelsChanged(workspaceId);
-  return useMutation(NotificationService.method.deleteNotificationChannel, { transport: rpcTransport(workspaceId), onSuccess: changed });
+  return useMutation(NotificationService.method.deleteNotificationChannel, {
+    transport: rpcTransport(workspaceId),
+    meta: { done: 'Channel deleted.' },
+    onSuccess: changed,
+  });
 }
 
-/** Sends a test notice through a channel; answers whether it was delivered (a refusal is an answer, not a failure). */
+/**
+ * Sends a test notice through a channel; answers whether it was delivered (a refusal is an answer,
+ * not a failure). The channel's health and delivery log then have news: they are asked again.
+ */
 export function useSendTest(workspaceId: string) {
-  return useMutation(NotificationService.method.sendTestNotification, { transport: rpcTransport(workspaceId) });
+  const changed = useChannelsChanged(workspaceId);
+  return useMutation(NotificationService.method.sendTestNotification, { transport: rpcTransport(workspaceId), onSuccess: changed });
+}
+
+/** One channel, credentials masked. */
+export function useChannel(workspaceId: string, id: string) {
+  return useQuery(NotificationService.method.getNotificationChannel, { id }, { transport: rpcTransport(workspaceId), select: (answer) => answer.channel });
+}
+
+/** A channel's delivery log, newest first: the latest 100 the service keeps. */
+export function useChannelDeliveries(workspaceId: string, id: string) {
+  return useQuery(
+    NotificationService.method.listChannelDeliveries,
+    { id, perPage: 100 },
+    { transport: rpcTransport(workspaceId), select: (answer) => answer.deliveries },
+  );
 }

@@ -44,27 +44,57 @@ export function usePagesChanged(workspaceId: string) {
 
 export function useCreateStatusPage(workspaceId: string) {
   const changed = usePagesChanged(workspaceId);
-  return useMutation(StatusPageService.method.createStatusPage, { transport: rpcTransport(workspaceId), onSuccess: changed });
+  return useMutation(StatusPageService.method.createStatusPage, {
+    transport: rpcTransport(workspaceId),
+    meta: { done: 'Status page created.' },
+    onSuccess: changed,
+  });
+}
+
+/** Changes a page's title, slug, description, branding or custom domain: the fields set change, the others stay. */
+export function useUpdateStatusPage(workspaceId: string) {
+  const changed = usePagesChanged(workspaceId);
+  return useMutation(StatusPageService.method.updateStatusPage, {
+    transport: rpcTransport(workspaceId),
+    meta: { done: 'Status page saved.' },
+    onSuccess: changed,
+  });
 }
 
 export function useDeleteStatusPage(workspaceId: string) {
   const changed = usePagesChanged(workspaceId);
-  return useMutation(StatusPageService.method.deleteStatusPage, { transport: rpcTransport(workspaceId), onSuccess: changed });
+  return useMutation(StatusPageService.method.deleteStatusPage, {
+    transport: rpcTransport(workspaceId),
+    meta: { done: 'Status page deleted.' },
+    onSuccess: changed,
+  });
 }
 
 export function useAddPageComponent(workspaceId: string) {
   const changed = usePagesChanged(workspaceId);
-  return useMutation(StatusPageService.method.addPageComponent, { transport: rpcTransport(workspaceId), onSuccess: changed });
+  return useMutation(StatusPageService.method.addPageComponent, {
+    transport: rpcTransport(workspaceId),
+    meta: { done: 'Component added.' },
+    onSuccess: changed,
+  });
 }
 
 export function useUpdatePageComponent(workspaceId: string) {
   const changed = usePagesChanged(workspaceId);
-  return useMutation(StatusPageService.method.updatePageComponent, { transport: rpcTransport(workspaceId), onSuccess: changed });
+  return useMutation(StatusPageService.method.updatePageComponent, {
+    transport: rpcTransport(workspaceId),
+    meta: { done: 'Component saved.' },
+    onSuccess: changed,
+  });
 }
 
 export function useRemovePageComponent(workspaceId: string) {
   const changed = usePagesChanged(workspaceId);
-  return useMutation(StatusPageService.method.removePageComponent, { transport: rpcTransport(workspaceId), onSuccess: changed });
+  return useMutation(StatusPageService.method.removePageComponent, {
+    transport: rpcTransport(workspaceId),
+    meta: { done: 'Component removed.' },
+    onSuccess: changed,
+  });
 }
 
 /**
@@ -86,12 +116,16 @@ export function useSubscribers(workspaceId: string, pageId: string) {
 
 export function useAddSubscriber(workspaceId: string) {
   const changed = usePagesChanged(workspaceId);
-  return useMutation(StatusPageService.method.addSubscriber, { transport: rpcTransport(workspaceId), onSuccess: changed });
+  return useMutation(StatusPageService.method.addSubscriber, { transport: rpcTransport(workspaceId), meta: { done: 'Subscriber added.' }, onSuccess: changed });
 }
 
 export function useRemoveSubscriber(workspaceId: string) {
   const changed = usePagesChanged(workspaceId);
-  return useMutation(StatusPageService.method.removeSubscriber, { transport: rpcTransport(workspaceId), onSuccess: changed });
+  return useMutation(StatusPageService.method.removeSubscriber, {
+    transport: rpcTransport(workspaceId),
+    meta: { done: 'Subscriber removed.' },
+    onSuccess: changed,
+  });
 }
 
 /**

@@ -18,6 +18,7 @@ export const RPC_SERVICES = {
   maintenances: 'maintenance.v1.MaintenanceService',
   notifications: 'notification.v1.NotificationService',
   privateLocations: 'private_location.v1.PrivateLocationService',
+  settings: 'settings.v1.SettingsService',
 } as const;
 
 export type RpcServiceName = (typeof RPC_SERVICES)[keyof typeof RPC_SERVICES];
@@ -53,7 +54,7 @@ export const queryKeys = {
   results: (workspaceId: string, monitorId: string, limit: number) => [...queryKeys.monitorViews(workspaceId, monitorId), 'results', limit] as const,
   regions: (workspaceId: string, monitorId: string) => [...queryKeys.monitorViews(workspaceId, monitorId), 'regions'] as const,
   plan: (workspaceId: string) => [...workspaceKey(workspaceId), 'plan'] as const,
-  /** The monitors offered as choices (data/monitors.ts), read through monitor.v1 several pages at a time. */
+  /** The monitors offered as choices (data/monitor-search.ts): searches and chosen ones by id, through the overview. */
   monitorChoices: (workspaceId: string) => [...workspaceKey(workspaceId), 'monitor-choices'] as const,
   audit: (workspaceId: string, query?: AuditQuery) =>
     query === undefined ? ([...workspaceKey(workspaceId), 'audit'] as const) : ([...workspaceKey(workspaceId), 'audit', query] as const),

@@ -46,5 +46,9 @@ export function useResolveStatusReport(workspaceId: string) {
 
 export function useDeleteStatusReport(workspaceId: string) {
   const changed = useReportsChanged(workspaceId);
-  return useMutation(StatusReportService.method.deleteStatusReport, { transport: rpcTransport(workspaceId), onSuccess: changed });
+  return useMutation(StatusReportService.method.deleteStatusReport, {
+    transport: rpcTransport(workspaceId),
+    meta: { done: 'Status report deleted.' },
+    onSuccess: changed,
+  });
 }

@@ -269,9 +269,9 @@ function EntryItem({ entry }: { entry: AuditEntry }) {
   const [open, setOpen] = useState(false);
   const panelId = useId();
   const fields = entry.changedFields.length;
-  const record = `${entityLabel(entry.entityType)} ${entry.entityId}`;
+  const record = entry.record.name;
   return (
-    <li className="audit-entry">
+    <li className="audit-entry" data-action={entry.action}>
       <div className="audit-entry-row">
         <span className="audit-time">
           <When iso={entry.createdAt} />
@@ -281,8 +281,9 @@ function EntryItem({ entry }: { entry: AuditEntry }) {
           <span className="audit-actor-label">{entry.actor.label}</span>
           <span className={`badge audit-kind audit-kind-${entry.actor.kind}`}>{ACTOR_KINDS[entry.actor.kind] ?? entry.actor.kind}</span>
         </span>
-        <code className="audit-action">{entry.action}</code>
-        <span className="audit-record">{record}</span>
+        <span className="audit-what">
+          {entry.words} {entry.record.path ? <Link to={entry.record.path}>{record}</Link> : <span className="audit-record">{record}</span>}
+        </span>
         <button
           type="button"
           className="button button-small button-ghost disclosure audit-toggle"
@@ -294,7 +295,7 @@ function EntryItem({ entry }: { entry: AuditEntry }) {
           {fields === 0 ? 'Details' : `${fields} ${fields === 1 ? 'field' : 'fields'}`}
           <span className="visually-hidden">
             {' '}
-            of {entry.action} on {record}
+            of {entry.words} {record}
           </span>
         </button>
       </div>
@@ -341,6 +342,15 @@ function EntryDiff({ entry, record }: { entry: AuditEntry; record: string }) {
         {entry.before === null ? 'Created: every field is new.' : entry.after === null ? 'Deleted: every field is gone.' : null} Made by {entry.actor.label} (
         {ACTOR_KINDS[entry.actor.kind] ?? entry.actor.kind}, <code>{entry.actor.id}</code>).
       </p>
+      <p className="small muted audit-machine">
+        Recorded as <code>{entry.action}</code> on {entityLabel(entry.entityType).toLowerCase()} <code>{entry.entityId}</code>
+        {entry.changedFields.length > 0 ? (
+          <>
+            , fields <code>{entry.changedFields.join(', ')}</code>
+          </>
+        ) : null}
+        .
+      </p>
       {unchanged > 0 ? (
         <div className="audit-all">
           <input id={toggleId} type="checkbox" checked={all} onChange={(event) => setAll(event.target.checked)} />
@@ -354,9 +364,7 @@ function EntryDiff({ entry, record }: { entry: AuditEntry; record: string }) {
       ) : (
         <div className="table-wrap">
           <table className="table diff-table">
-            <caption className="visually-hidden">
-              Fields of {record} before and after {entry.action}
-            </caption>
+            <caption className="visually-hidden">Fields of {record} before and after the change</caption>
             <thead>
               <tr>
                 <th scope="col">Field</th>

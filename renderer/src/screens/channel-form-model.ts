@@ -110,6 +110,10 @@ export interface ChannelValues {
   monitorIds: string[];
   /** The events it receives (contract/alert-topics.ts); none: every event. */
   events: string[];
+  /** It receives the alerts of every monitor, those added later too. */
+  allMonitors: boolean;
+  /** Monitors created from now on are wired to it. */
+  defaultForNew: boolean;
   /** Each kind's fields by name. */
   config: Record<string, Record<string, FieldValue>>;
 }
@@ -132,6 +136,8 @@ export function channelValuesOf(channel: NotificationChannel | undefined): Chann
     kind: channel?.kind ?? CHANNEL_KIND_LIST[0]!.kind,
     monitorIds: channel ? [...channel.monitorIds] : [],
     events: channel ? [...channel.events] : [],
+    allMonitors: channel?.allMonitors ?? false,
+    defaultForNew: channel?.defaultForNew ?? false,
     config,
   };
 }
@@ -197,4 +203,20 @@ export function channelHealthOf(channel: NotificationChannel): { state: 'ok' | '
   const error = health.lastError || undefined;
   if (health.backoffUntil) return { state: 'backed-off', words: `Paused after ${health.failures} failures in a row`, error };
   return { state: 'failing', words: `Failing: ${health.failures} in a row`, error };
+}
+
+/** Bytes of a generated signing secret: 256 bits, written as 43 base64url characters. */
+const GENERATED_SECRET_BYTES = 32;
+
+/**
+ * A signing secret made in the browser (crypto.getRandomValues): it is typed into the form as if
+ * pasted, shown once beside its Copy button, and sent with the channel; the service stores it
+ * sealed and never shows it again.
+ */
+export function generatedSecret(random: (bytes: Uint8Array<ArrayBuffer>) => void = (bytes) => crypto.getRandomValues(bytes)): string {
+  const bytes = new Uint8Array(GENERATED_SECRET_BYTES);
+  random(bytes);
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }

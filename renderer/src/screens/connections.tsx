@@ -1,5 +1,6 @@
 import { Fragment, useState } from 'react';
-import { accessLabel, type Connection, type Workspace } from '../api.ts';
+import { accessLabel, type Connection } from '../api.ts';
+import type { ScreenProps } from '../app.tsx';
 import { AccessBadge, ActionsTable, ConfirmDialog, ErrorNote, Loading, PageHeader } from '../components.tsx';
 import { usePendingRequests } from '../data/consent.ts';
 import { useActivity, useConnections, useRevokeConnection } from '../data/connections.ts';
@@ -8,7 +9,7 @@ import { loadedOf, useConfirmedAction } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { When } from '../time.tsx';
 
-export function ConnectionsScreen({ workspace }: { workspace: Workspace }) {
+export function ConnectionsScreen({ workspace, session }: ScreenProps) {
   const connections = loadedOf(useConnections(workspace.id));
   const revokeConnection = useRevokeConnection(workspace.id);
   const revoke = useConfirmedAction(
@@ -34,8 +35,7 @@ export function ConnectionsScreen({ workspace }: { workspace: Workspace }) {
               <strong>No app is connected to {workspace.name}.</strong>
             </p>
             <p>
-              Point your editor at <code>http://localhost:3000/mcp</code>. It asks to connect, opens your browser, and the request shows up here for you to
-              approve.
+              Point your editor at <code>{session.mcpUrl}</code>. It asks to connect, opens your browser, and the request shows up here for you to approve.
             </p>
           </div>
         ) : null}

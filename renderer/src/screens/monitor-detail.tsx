@@ -18,7 +18,7 @@ import { useLatency, useRegions, useResults } from '../data/monitor-views.ts';
 import { useDeleteMonitor, useMonitor, useMonitorStatus, useMonitorSummary, useResponseLogs, useSetActive, useTriggerMonitor } from '../data/monitors.ts';
 import { asApiError, type Loaded, loadedOf, useConfirmedAction } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
-import { Link, navigate } from '../router.tsx';
+import { BackLink, Link, navigate } from '../router.tsx';
 import { StatusBadge, TYPE_LABELS } from '../status.tsx';
 import { When } from '../time.tsx';
 import { DnsFacts, dnsSeenOf } from './monitor-detail-dns.tsx';
@@ -30,6 +30,8 @@ import { CertificateFacts, certificateSeenOf } from './monitor-detail-certificat
 import './monitor-detail.css';
 
 type Period = LatencySeries['window'];
+
+const WINDOW_MS: Record<Period, number> = { '1d': 86_400_000, '7d': 7 * 86_400_000, '14d': 14 * 86_400_000 };
 
 const PERIODS: { value: Period; label: string; summary: SummaryWindow }[] = [
   { value: '1d', label: '1 day', summary: SummaryWindow.SUMMARY_WINDOW_1D },
@@ -61,6 +63,8 @@ interface MonitorFacts {
   periodicity: Periodicity;
   regions: string[];
   tags: string[];
+  /** When it was created: its charts and uptime start there when that is within their window. */
+  createdAt: string | null;
   /** A ping monitor's loss in percent above which an answered check is degraded. */
   degradedLoss?: number;
   /** A WebSocket monitor waits for an expected message. */
@@ -81,6 +85,7 @@ function factsOf(response: GetMonitorResponse): MonitorFacts {
     periodicity: m.periodicity,
     regions: m.regions,
     tags: m.tags,
+    createdAt: iso(m.createdAt),
   };
   switch (monitor.case) {
     case 'tcpMonitor':
@@ -144,12 +149,31 @@ function stateOf(monitor: MonitorFacts, overall: MonitorStatus | undefined): Mon
 
 const iso = (timestamp: Timestamp | undefined) => (timestamp ? timestampDate(timestamp).toISOString() : null);
 
-/** A result of TriggerMonitor in the shape of the dashboard API's results, so one view shows both. */
-function fromProto(result: ProtoCheckResult, index: number): CheckResult {
+/**
+ * The wire lists a check once per region it stood for (the SPEC's results); a person reads the
+ * check once, with its regions. Entries of one check share their runner and start.
+ */
+function byCheck<T extends { runner: string; startedAt?: Timestamp; region: string }>(results: T[]): { first: T; regions: string[] }[] {
+  const checks = new Map<string, { first: T; regions: string[] }>();
+  for (const result of results) {
+    const key = `${result.runner} ${iso(result.startedAt)}`;
+    const check = checks.get(key);
+    if (check) check.regions.push(result.region);
+    else checks.set(key, { first: result, regions: [result.region] });
+  }
+  return [...checks.values()];
+}
+
+/** Results of TriggerMonitor in the shape of the dashboard API's results (one per check), so one view shows both. */
+function fromProto(results: ProtoCheckResult[]): CheckResult[] {
+  return byCheck(results).map(({ first, regions }, index) => checkOf(first, regions, index));
+}
+
+function checkOf(result: ProtoCheckResult, regions: string[], index: number): CheckResult {
   const timing = result.timing;
   return {
     id: `now-${index}`,
-    region: result.region,
+    regions,
     runner: result.runner,
     startedAt: iso(result.startedAt) ?? new Date().toISOString(),
     result: result.result === 'down' || result.result === 'degraded' ? result.result : 'up',
@@ -247,14 +271,16 @@ export function MonitorDetailScreen({ workspace, params }: ScreenProps) {
   const facts = monitor.value;
   const state = stateOf(facts, status.state === 'ready' ? status.value.overall : undefined);
   const latest = results.state === 'ready' ? results.value.results[0] : undefined;
-  // Where it is checked from: the regions view names private locations too, after the regions.
-  const places = regions.state === 'ready' ? regions.value.regions.map((r) => r.region) : facts.regions;
+  // Where it is checked from: this machine for the monitor's regions; the regions view names its
+  // private locations too, after the regions.
+  const locations = regions.state === 'ready' ? regions.value.regions.map((r) => r.region).filter((place) => !facts.regions.includes(place)) : [];
+  const young = facts.createdAt !== null && Date.now() - new Date(facts.createdAt).getTime() < WINDOW_MS[period];
 
   const checkNow = async () => {
     setChecked('running');
     try {
       const answer = await trigger.mutateAsync({ id });
-      setChecked({ results: answer.results.map(fromProto), at: new Date().toISOString() });
+      setChecked({ results: fromProto(answer.results), at: new Date().toISOString() });
     } catch (error) {
       setChecked(asApiError(error));
     }
@@ -274,6 +300,7 @@ export function MonitorDetailScreen({ workspace, params }: ScreenProps) {
 
   return (
     <>
+      <BackLink fallback="/" />
       <PageHeader
         title={facts.name}
         actions={
@@ -306,7 +333,10 @@ export function MonitorDetailScreen({ workspace, params }: ScreenProps) {
         <code className="detail-target">{facts.target}</code>
         <span className="muted small">
           {facts.type === 'heartbeat' ? 'State recorded' : 'Checked'} {EVERY[facts.periodicity]}
-          {places.length ? ` from ${places.join(', ')}` : ''}
+          {facts.regions.length ? ` by this machine for ${facts.regions.join(', ')}` : ''}
+          {locations.length
+            ? `${facts.regions.length ? ', and' : ''} from ${locations.join(', ')} (${locations.length === 1 ? 'private location' : 'private locations'})`
+            : ''}
         </span>
         {facts.tags.map((tag) => (
           <span key={tag} className="badge">
@@ -403,15 +433,31 @@ export function MonitorDetailScreen({ workspace, params }: ScreenProps) {
           <PeriodPicker value={period} onChange={setPeriod} />
         </div>
         <Section loaded={latency} what="latency">
-          {(series) => <LatencyChart series={series} />}
+          {(series) => <LatencyChart series={series} since={facts.createdAt} />}
         </Section>
       </section>
 
       <section className="card section" aria-labelledby="uptime-heading">
-        <h2 id="uptime-heading">Uptime, {PERIODS.find((w) => w.value === period)!.label}</h2>
+        <h2 id="uptime-heading">
+          {young ? 'Uptime since created' : `Uptime, ${PERIODS.find((w) => w.value === period)!.label}`}
+          {young && facts.createdAt ? (
+            <span className="muted small uptime-created">
+              {' '}
+              <time dateTime={facts.createdAt}>
+                {new Date(facts.createdAt).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' })}
+              </time>
+            </span>
+          ) : null}
+        </h2>
         <Section loaded={summary} what="uptime">
           {(value) => (
-            <Uptime successes={Number(value.successCount)} degraded={Number(value.degradedCount)} errors={Number(value.errorCount)} gaps={value.gaps} />
+            <Uptime
+              successes={Number(value.successCount)}
+              degraded={Number(value.degradedCount)}
+              errors={Number(value.errorCount)}
+              gaps={young && facts.createdAt ? value.gaps.filter((gap) => (iso(gap.endedAt) ?? '') > facts.createdAt!) : value.gaps}
+              span={young ? 'since it was created' : 'in this window'}
+            />
           )}
         </Section>
       </section>
@@ -483,10 +529,8 @@ function CheckNowPanel({ checked }: { checked: { results: CheckResult[]; at: str
               <li key={result.id}>
                 <div className="check-now-line">
                   <StatusBadge state={result.result} label={outcomeLabel(result)} />
-                  <strong>{formatMs(result.latencyMs)}</strong>
-                  <span>
-                    {result.region} <span className="muted">via {result.runner}</span>
-                  </span>
+                  {result.result === 'down' ? null : <strong>{formatMs(result.latencyMs)}</strong>}
+                  <CheckedFrom result={result} />
                   <span className="muted">{describe(result)}</span>
                 </div>
                 <PhaseBar timing={result.timing} />
@@ -515,18 +559,29 @@ function Uptime({
   degraded,
   errors,
   gaps,
+  span,
 }: {
   successes: number;
   degraded: number;
   errors: number;
   gaps: { startedAt?: Timestamp; endedAt?: Timestamp }[];
+  /** "in this window", "since it was created". */
+  span: string;
 }) {
   const total = successes + degraded + errors;
   const shown = gaps.slice(-20).reverse();
+  // Without a check and without a gap there is nothing to say about spans: "checks ran throughout" would contradict "no checks".
+  if (total === 0 && gaps.length === 0) {
+    return (
+      <div className="uptime">
+        <p className="muted">No checks ran {span} yet.</p>
+      </div>
+    );
+  }
   return (
     <div className="uptime">
       {total === 0 ? (
-        <p className="muted">No checks ran in this window yet.</p>
+        <p className="muted">No checks ran {span} yet.</p>
       ) : (
         <p className="uptime-figure">
           <strong>{(((successes + degraded) / total) * 100).toFixed(total >= 10_000 ? 3 : 2)}%</strong> up
@@ -539,7 +594,7 @@ function Uptime({
       )}
       <h3>Spans without checks</h3>
       {gaps.length === 0 ? (
-        <p className="muted small">None: checks ran throughout the window.</p>
+        <p className="muted small">None: checks ran throughout{span === 'in this window' ? ' the window' : ''}.</p>
       ) : (
         <>
           <p className="muted small">The machine slept or Statusdesk was not running; these spans count neither as up nor as down.</p>
@@ -619,15 +674,40 @@ function RegionsTable({ regions }: { regions: RegionHealth[] }) {
   );
 }
 
+/** The embedded runner's name: checks made by this machine's service. */
+const LOCAL_RUNNER = 'local';
+
+/**
+ * Where a check ran and what it stands for: this machine for the monitor's regions, or a private
+ * location (whose one region is its name).
+ */
+function CheckedFrom({ result }: { result: Pick<CheckResult, 'runner' | 'regions'> }) {
+  if (result.runner === LOCAL_RUNNER) {
+    return (
+      <span className="checked-from">
+        This machine
+        {result.regions.length ? <span className="muted small"> for {result.regions.join(', ')}</span> : null}
+      </span>
+    );
+  }
+  const others = result.regions.filter((region) => region !== result.runner);
+  return (
+    <span className="checked-from">
+      Private location {result.runner}
+      {others.length ? <span className="muted small"> for {others.join(', ')}</span> : null}
+    </span>
+  );
+}
+
 function ResultsTable({ results }: { results: CheckResult[] }) {
   if (results.length === 0) return <p className="empty">No checks yet. Press Check now to run one.</p>;
   return (
     <div className="table-wrap">
-      <table className="table results-table">
+      <table className="table results-table table-cards">
         <thead>
           <tr>
             <th scope="col">When</th>
-            <th scope="col">Region</th>
+            <th scope="col">Checked from</th>
             <th scope="col">Result</th>
             <th scope="col">Latency</th>
             <th scope="col">Phases</th>
@@ -637,21 +717,25 @@ function ResultsTable({ results }: { results: CheckResult[] }) {
         <tbody>
           {results.map((result) => (
             <tr key={result.id}>
-              <td>
-                <When iso={result.startedAt} />
+              <th scope="row" className="results-when">
+                <When iso={result.startedAt} past />
+              </th>
+              <td data-label="Checked from">
+                <CheckedFrom result={result} />
               </td>
-              <td>
-                {result.region}
-                <span className="muted small"> via {result.runner}</span>
-              </td>
-              <td>
+              <td data-label="Result">
                 <StatusBadge state={result.result} label={outcomeLabel(result)} />
               </td>
-              <td className="numeric">{formatMs(result.latencyMs)}</td>
-              <td className="cell-wrap">
+              <td data-label="Latency" className="numeric">
+                {/* A failed check's duration is how long it waited: not a latency. */}
+                {result.result === 'down' ? <span className="muted">None: failed</span> : formatMs(result.latencyMs)}
+              </td>
+              <td data-label="Phases" className="cell-wrap">
                 <PhaseBar timing={result.timing} />
               </td>
-              <td className="cell-wrap small">{describe(result)}</td>
+              <td data-label="Details" className="cell-wrap small">
+                {describe(result)}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -660,15 +744,16 @@ function ResultsTable({ results }: { results: CheckResult[] }) {
   );
 }
 
-function ResponseLogs({ results }: { results: ProtoCheckResult[] }) {
-  if (results.length === 0) return <p className="empty">No responses in this window yet.</p>;
+function ResponseLogs({ results: entries }: { results: ProtoCheckResult[] }) {
+  if (entries.length === 0) return <p className="empty">No responses in this window yet.</p>;
+  const results = byCheck(entries).map(({ first, regions }) => ({ ...first, regions }));
   return (
     <div className="table-wrap">
       <table className="table results-table">
         <thead>
           <tr>
             <th scope="col">When</th>
-            <th scope="col">Region</th>
+            <th scope="col">Checked from</th>
             <th scope="col">Status code</th>
             <th scope="col">URL</th>
             <th scope="col">Assertions</th>
@@ -676,11 +761,13 @@ function ResponseLogs({ results }: { results: ProtoCheckResult[] }) {
         </thead>
         <tbody>
           {results.map((result, index) => (
-            <tr key={`${iso(result.startedAt)} ${result.region} ${index}`}>
+            <tr key={`${iso(result.startedAt)} ${result.runner} ${index}`}>
               <td>
-                <When iso={iso(result.startedAt)} />
+                <When iso={iso(result.startedAt)} past />
               </td>
-              <td>{result.region}</td>
+              <td>
+                <CheckedFrom result={result} />
+              </td>
               <td className="numeric">{result.statusCode ?? <span className="muted">No answer</span>}</td>
               <td className="cell-wrap">
                 <code className="log-url">{result.url || '—'}</code>

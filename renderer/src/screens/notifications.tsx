@@ -18,10 +18,12 @@ import {
   TagInput,
   useFocusOnRefusal,
 } from '../forms.tsx';
-import { type MonitorChoice, useMonitorChoices } from '../data/monitors.ts';
 import { useChannels, useCreateChannel, useDeleteChannel, useSendTest, useUpdateChannel } from '../data/notifications.ts';
+import { useSession } from '../data/session.ts';
+import { EmailNotSetUp } from '../email-notice.tsx';
 import { asApiError, loadedOf, useConfirmedAction } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
+import { Link } from '../router.tsx';
 import { When } from '../time.tsx';
 import {
   CHANNEL_KIND_LIST,
@@ -40,6 +42,8 @@ import {
   rowPlaceholdersOf,
   violationFieldsOf,
 } from './channel-form-model.ts';
+import { MonitorPicker } from '../monitor-picker.tsx';
+import { ChannelScopeFields, SigningSecretField } from './channel-form-parts.tsx';
 import { FormActions, isoOf } from './page-form-parts.tsx';
 import './notifications.css';
 
@@ -60,8 +64,6 @@ type TestAnswer = { state: 'sending' } | { state: 'done'; delivered: boolean; er
 
 export function NotificationsScreen({ workspace }: ScreenProps) {
   const channels = loadedOf(useChannels(workspace.id));
-  const choices = useMonitorChoices(workspace.id);
-  const monitors = loadedOf({ data: choices.data?.monitors, error: choices.error });
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<string>();
   const [tests, setTests] = useState<Record<string, TestAnswer>>({});
@@ -83,7 +85,6 @@ export function NotificationsScreen({ workspace }: ScreenProps) {
   };
 
   const empty = channels.state === 'ready' && channels.value.length === 0;
-  const monitorList = monitors.state === 'ready' ? monitors.value : [];
   const editingChannel = channels.state === 'ready' ? channels.value.find((c) => c.id === editing) : undefined;
   return (
     <div className="notifications-screen">
@@ -108,21 +109,13 @@ export function NotificationsScreen({ workspace }: ScreenProps) {
         Channels tell you when a monitor of {workspace.name} goes down or comes back: by {KIND_WORDS}.
       </PageHeader>
 
-      {monitors.state === 'error' ? <ErrorNote>{monitors.error.message}</ErrorNote> : null}
       {creating || empty ? (
-        <ChannelForm
-          workspaceId={workspace.id}
-          monitors={monitorList}
-          first={empty}
-          onCancel={empty ? undefined : () => setCreating(false)}
-          onSaved={() => setCreating(false)}
-        />
+        <ChannelForm workspaceId={workspace.id} first={empty} onCancel={empty ? undefined : () => setCreating(false)} onSaved={() => setCreating(false)} />
       ) : null}
       {editingChannel ? (
         <ChannelForm
           key={editingChannel.id}
           workspaceId={workspace.id}
-          monitors={monitorList}
           channel={editingChannel}
           onCancel={() => setEditing(undefined)}
           onSaved={() => setEditing(undefined)}
@@ -153,11 +146,14 @@ export function NotificationsScreen({ workspace }: ScreenProps) {
                   <td>
                     <code className="channel-target">{channelTargetOf(channel)}</code>
                   </td>
-                  <td>{channel.monitorIds.length === 0 ? <span className="muted">None</span> : channel.monitorIds.length}</td>
+                  <td>{channel.allMonitors ? 'All' : channel.monitorIds.length === 0 ? <span className="muted">None</span> : channel.monitorIds.length}</td>
                   <td className={`channel-health channel-health-${health.state}`}>
                     {health.state === 'ok' ? null : <Icon name="warning" />}
                     {health.words}
                     {health.error ? <small className="channel-health-error">{health.error}</small> : null}
+                    <Link to={`/notifications/${channel.id}/deliveries`} className="channel-log-link small">
+                      Delivery log<span className="visually-hidden"> of {channel.name}</span>
+                    </Link>
                   </td>
                   <td>
                     <When iso={isoOf(channel.updatedAt)} />
@@ -218,14 +214,12 @@ export function NotificationsScreen({ workspace }: ScreenProps) {
 
 function ChannelForm({
   workspaceId,
-  monitors,
   channel,
   first = false,
   onCancel,
   onSaved,
 }: {
   workspaceId: string;
-  monitors: MonitorChoice[];
   channel?: NotificationChannel;
   first?: boolean;
   onCancel: (() => void) | undefined;
@@ -244,7 +238,9 @@ function ChannelForm({
   const setField = (name: string, value: FieldValue) => setValues((v) => ({ ...v, config: { ...v.config, [v.kind]: { ...v.config[v.kind], [name]: value } } }));
   const k = values.kind;
   const kind = channelKindOf(k);
-  const errors = matchViolations(error, ['name', 'kind', 'monitorIds', 'events', ...violationFieldsOf(k)]);
+  // Whether the service has a mail server (Settings, General, Email), which email channels use unless they name their own.
+  const emailAvailable = useSession(true).data?.emailAvailable ?? true;
+  const errors = matchViolations(error, ['name', 'kind', 'monitorIds', 'events', 'allMonitors', 'defaultForNew', ...violationFieldsOf(k)]);
   const editing = channel !== undefined;
 
   const submit = async (event: FormEvent) => {
@@ -265,11 +261,14 @@ function ChannelForm({
           monitorIds: values.monitorIds,
           events: values.events,
           config,
+          allMonitors: values.allMonitors,
+          defaultForNew: values.defaultForNew,
           // Named, so an emptied list of monitors detaches them all, and no event ticked is every event.
-          updateMask: { paths: ['name', 'monitor_ids', 'events', 'config'] },
+          updateMask: { paths: ['name', 'monitor_ids', 'events', 'config', 'all_monitors', 'default_for_new'] },
         });
       } else {
-        await createChannel.mutateAsync({ name: values.name.trim(), monitorIds: values.monitorIds, events: values.events, config });
+        const { allMonitors, defaultForNew } = values;
+        await createChannel.mutateAsync({ name: values.name.trim(), monitorIds: values.monitorIds, events: values.events, config, allMonitors, defaultForNew });
       }
       onSaved();
     } catch (caught) {
@@ -322,6 +321,9 @@ function ChannelForm({
           </FieldGroup>
         )}
 
+        {k === 'email' && !emailAvailable ? (
+          <EmailNotSetUp>This service has no mail server yet: give this channel its own below, or set one up for the whole service.</EmailNotSetUp>
+        ) : null}
         {kind && kind.fields.length > 0 ? (
           <KindFields
             fields={kind.fields}
@@ -335,7 +337,22 @@ function ChannelForm({
           <p className="small muted">Nothing to set: {kind?.hint ? kind.hint[0]!.toLowerCase() + kind.hint.slice(1) : 'this kind has no settings'}.</p>
         )}
 
-        <MonitorPicker monitors={monitors} selected={values.monitorIds} onChange={(monitorIds) => set({ monitorIds })} error={errors.of('monitorIds')} />
+        <ChannelScopeFields allMonitors={values.allMonitors} defaultForNew={values.defaultForNew} onChange={set} errors={errors} />
+        {values.allMonitors ? null : (
+          <MonitorPicker
+            workspaceId={workspaceId}
+            legend="Monitors"
+            multiple
+            selected={values.monitorIds}
+            onChange={(monitorIds) => set({ monitorIds })}
+            hint={(chosen, total) =>
+              total === 0
+                ? 'The workspace has no monitors yet; add them here later.'
+                : `${chosen} of ${total.toLocaleString('en')} chosen: their alerts go to this channel.`
+            }
+            error={errors.of('monitorIds')}
+          />
+        )}
         <EventPicker selected={values.events} onChange={(events) => set({ events })} error={errors.of('events')} />
         <FormActions busy={busy} submitLabel={channel ? 'Save channel' : 'Create channel'} onCancel={onCancel} />
       </form>
@@ -439,6 +456,19 @@ function ChannelField({
   const input = inputOf(field);
   const label = labelOf(field);
   const error = errors.of(path);
+  if (path === 'webhook.secret') {
+    return (
+      <SigningSecretField
+        label={label}
+        hint={field.hint}
+        value={value as string}
+        onChange={onChange}
+        error={error}
+        masked={masked}
+        maxLength={field.schema.maxLength}
+      />
+    );
+  }
   if (input === 'list') {
     return (
       <TagInput
@@ -481,64 +511,5 @@ function ChannelField({
       value={value as string | boolean}
       onChange={onChange}
     />
-  );
-}
-
-/** The monitors whose alerts go to the channel: checkboxes, narrowed by a filter when there are many. */
-function MonitorPicker({
-  monitors,
-  selected,
-  onChange,
-  error,
-}: {
-  monitors: MonitorChoice[];
-  selected: string[];
-  onChange(ids: string[]): void;
-  error: string | undefined;
-}) {
-  const [filter, setFilter] = useState('');
-  const filterId = useId();
-  const shown = filter ? monitors.filter((m) => m.name.toLowerCase().includes(filter.toLowerCase())) : monitors;
-  return (
-    <FieldGroup
-      legend="Monitors"
-      hint={
-        monitors.length === 0
-          ? 'The workspace has no monitors yet; add them here later.'
-          : `${selected.length} of ${monitors.length} chosen: their alerts go to this channel.`
-      }
-      error={error}
-      className="monitor-picker"
-    >
-      {(control) => (
-        <>
-          {monitors.length > 8 ? (
-            <div className="picker-filter">
-              <label htmlFor={filterId}>Filter monitors</label>
-              <input id={filterId} type="text" value={filter} autoComplete="off" onChange={(e) => setFilter(e.target.value)} />
-            </div>
-          ) : null}
-          {monitors.length > 0 ? (
-            <div className="picker-list">
-              {shown.map((m) => (
-                <label key={m.id} className="check">
-                  <input
-                    type="checkbox"
-                    {...control}
-                    checked={selected.includes(m.id)}
-                    onChange={(e) => onChange(e.target.checked ? [...selected, m.id] : selected.filter((id) => id !== m.id))}
-                  />
-                  <span>
-                    {m.name}
-                    {m.active ? '' : <span className="muted small"> (paused)</span>}
-                  </span>
-                </label>
-              ))}
-              {shown.length === 0 ? <p className="muted small">No monitor's name holds “{filter}”.</p> : null}
-            </div>
-          ) : null}
-        </>
-      )}
-    </FieldGroup>
   );
 }

@@ -9,7 +9,7 @@ import { Icon } from '../icons.tsx';
 import { askNotificationPermission, type LiveStatus, useLiveStatus, useNotificationPermission } from '../live.ts';
 import { Link, useLocation } from '../router.tsx';
 import { MONITOR_STATES, STATE_LABELS, StatusBadge, StatusDot, TYPE_LABELS } from '../status.tsx';
-import { When } from '../time.tsx';
+import { durationSince, useNow, When } from '../time.tsx';
 import './overview.css';
 
 /** A search goes out at once, then at most once per this while typing continues. */
@@ -358,6 +358,7 @@ function MonitorList({ list, filters, onClear }: { list: OverviewRows; filters: 
         <span>Type</span>
         <span>Latency</span>
         <span>Last 24 h</span>
+        <span>Latest checks</span>
         <span>Changed</span>
       </div>
       <div ref={scroller} className="monitor-scroller">
@@ -384,6 +385,90 @@ function MonitorList({ list, filters, onClear }: { list: OverviewRows; filters: 
   );
 }
 
+const DAY_MS = 86_400_000;
+
+/**
+ * Why a monitor is down or degraded, and since when: "Since 14:02 (5 min): connection refused".
+ * The state's badge says which, just before it.
+ */
+function Reason({ row }: { row: OverviewRow }) {
+  const now = useNow();
+  if ((row.state !== 'down' && row.state !== 'degraded') || !row.changedAt) return null;
+  const exact = new Date(row.changedAt);
+  return (
+    <span className={`monitor-reason status-${row.state}`}>
+      Since{' '}
+      <time dateTime={row.changedAt} title={exact.toLocaleString()}>
+        {exact.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })}
+        {Math.max(now, Date.now()) - exact.getTime() > DAY_MS ? `, ${exact.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}` : ''}
+      </time>{' '}
+      ({durationSince(row.changedAt, Math.max(now, Date.now()))}){row.reason ? `: ${row.reason}` : ''}
+    </span>
+  );
+}
+
+/** The share of the last 24 hours' checks that answered; "since created" for a monitor younger than that. */
+function UptimeFigure({ row }: { row: OverviewRow }) {
+  if (row.uptime === null) return null;
+  const young = Date.now() - new Date(row.createdAt).getTime() < DAY_MS;
+  const percent = row.uptime * 100;
+  // 99.995 % is not 100 %: only a full record reads as one.
+  const figure = row.uptime === 1 ? '100' : Math.min(percent, 99.99).toFixed(2);
+  return (
+    <>
+      <span className="uptime-percent">{figure} %</span> <span className="muted">{young ? 'since created' : 'over 24 h'}</span>
+    </>
+  );
+}
+
+const OUTCOMES = { u: 'up', d: 'degraded', x: 'down' } as const;
+const BAR_CHECKS = 30;
+const BLOCK_W = 3;
+const BLOCK_GAP = 1;
+const BAR_H = 16;
+
+/**
+ * The latest checks, one block each, oldest first (the latest on the right), as Uptime Kuma's
+ * heartbeat bar: coloured by outcome and also shaped by it (a failure is a short block, a degraded
+ * check a middle one), and said in words for screen readers.
+ */
+export function CheckBar({ recent }: { recent: string }) {
+  const outcomes = [...recent].map((letter) => OUTCOMES[letter as keyof typeof OUTCOMES]).filter(Boolean);
+  if (outcomes.length === 0) return null;
+  const count = (outcome: string) => outcomes.filter((o) => o === outcome).length;
+  const [up, degraded, down] = [count('up'), count('degraded'), count('down')];
+  const label = `Last ${outcomes.length === 1 ? 'check' : `${outcomes.length} checks`}: ${[`${up} up`, degraded ? `${degraded} degraded` : '', `${down} down`]
+    .filter(Boolean)
+    .join(', ')}; latest ${outcomes[outcomes.length - 1]}`;
+  const width = BAR_CHECKS * (BLOCK_W + BLOCK_GAP) - BLOCK_GAP;
+  // Right-aligned: the latest check always sits at the same place.
+  const offset = (BAR_CHECKS - outcomes.length) * (BLOCK_W + BLOCK_GAP);
+  return (
+    // The words also show on hover (the title of a box around it: an SVG title would be text of the row).
+    <span className="check-bar-box" title={label}>
+      <svg className="check-bar" viewBox={`0 0 ${width} ${BAR_H}`} width={width} height={BAR_H} role="img" aria-label={label}>
+        {Array.from({ length: BAR_CHECKS - outcomes.length }, (_, i) => (
+          <rect key={`none-${i}`} className="check-block-none" x={i * (BLOCK_W + BLOCK_GAP)} y={0} width={BLOCK_W} height={BAR_H} rx="1" />
+        ))}
+        {outcomes.map((outcome, i) => {
+          const height = outcome === 'up' ? BAR_H : outcome === 'degraded' ? (BAR_H * 2) / 3 : BAR_H / 3 + 2;
+          return (
+            <rect
+              key={i}
+              className={`check-block status-${outcome}`}
+              x={offset + i * (BLOCK_W + BLOCK_GAP)}
+              y={BAR_H - height}
+              width={BLOCK_W}
+              height={height}
+              rx="1"
+            />
+          );
+        })}
+      </svg>
+    </span>
+  );
+}
+
 function MonitorRow({ row }: { row: OverviewRow }) {
   return (
     <>
@@ -394,6 +479,7 @@ function MonitorRow({ row }: { row: OverviewRow }) {
         <Link to={`/monitors/${encodeURIComponent(row.id)}`} className="monitor-link">
           {row.name}
         </Link>
+        <Reason row={row} />
         <span className="monitor-sub">
           {row.toolsChanged ? (
             // Words and a shape, not colour alone: an MCP server changed its tools and nobody accepted them yet.
@@ -424,14 +510,28 @@ function MonitorRow({ row }: { row: OverviewRow }) {
       </span>
       <span className="cell-latency">
         <span className="visually-hidden">Latency </span>
-        {row.lastLatencyMs === null ? <span className="muted">No check yet</span> : formatMs(row.lastLatencyMs)}
+        {row.lastLatencyMs !== null ? (
+          formatMs(row.lastLatencyMs)
+        ) : row.lastCheckedAt === null ? (
+          <span className="muted">No check yet</span>
+        ) : (
+          // The latest check failed: how long it waited is not a latency.
+          <span className="muted">None: failed</span>
+        )}
       </span>
       <span className="cell-spark">
         <Sparkline values={row.sparkline} />
       </span>
+      <span className="cell-checks">
+        <CheckBar recent={row.recent} />
+        <span className="cell-uptime">
+          <span className="visually-hidden">Uptime </span>
+          <UptimeFigure row={row} />
+        </span>
+      </span>
       <span className="cell-changed">
         <span className="visually-hidden">Changed </span>
-        <When iso={row.changedAt} never="Never" />
+        <When iso={row.changedAt} never="Never" past />
       </span>
     </>
   );

@@ -1,16 +1,17 @@
 import { useId } from 'react';
 import { PAGE_LIMITS } from '../../../contract/limits.ts';
 import { Field, FormProblems, matchViolations } from '../forms.tsx';
+import { MonitorPicker } from '../monitor-picker.tsx';
 import { useServiceForm } from '../service-form.ts';
 import { type ComponentFormValues, componentFormOf } from './page-component-model.ts';
-import { FormActions, type MonitorChoice } from './page-form-parts.tsx';
+import { FormActions } from './page-form-parts.tsx';
 
 /** A component's form: its name, the monitor it follows (or none), its group and description. */
 export function ComponentForm({
+  workspaceId,
   title,
   submitLabel,
   initial = componentFormOf(),
-  monitors,
   groups,
   onCancel,
   onSubmit,
@@ -18,7 +19,8 @@ export function ComponentForm({
   title: string;
   submitLabel: string;
   initial?: ComponentFormValues;
-  monitors: MonitorChoice[];
+  /** Whose monitors the component may follow: searched by the service, however many. */
+  workspaceId: string;
   /** The page's groups, offered as the group is typed. */
   groups: string[];
   onCancel: (() => void) | undefined;
@@ -28,6 +30,7 @@ export function ComponentForm({
   const headingId = useId();
   const groupsId = useId();
   const errors = matchViolations(refusal, ['name', 'description', 'monitorId', 'group']);
+  const monitorId = form.watch('monitorId');
 
   return (
     <div className="card component-form" role="group" aria-labelledby={headingId}>
@@ -37,19 +40,6 @@ export function ComponentForm({
         <div className="form-grid">
           <Field label="Name" error={errors.of('name')}>
             {(control) => <input {...control} {...form.register('name')} type="text" maxLength={PAGE_LIMITS.componentNameLength} placeholder="API" />}
-          </Field>
-          <Field label="Monitor" hint="The monitor whose state the component shows." error={errors.of('monitorId')}>
-            {(control) => (
-              <select {...control} {...form.register('monitorId')}>
-                <option value="">None: a static component</option>
-                {monitors.map((m) => (
-                  <option key={m.id} value={m.id}>
-                    {m.name}
-                    {m.active ? '' : ' (paused)'}
-                  </option>
-                ))}
-              </select>
-            )}
           </Field>
           <Field label="Group (optional)" hint="Components of one group are shown together under its name." error={errors.of('group')}>
             {(control) => (
@@ -67,6 +57,16 @@ export function ComponentForm({
             {(control) => <input {...control} {...form.register('description')} type="text" />}
           </Field>
         </div>
+        <MonitorPicker
+          workspaceId={workspaceId}
+          legend="Monitor"
+          multiple={false}
+          noneLabel="None: a static component"
+          selected={monitorId ? [monitorId] : []}
+          onChange={([chosen]) => form.setValue('monitorId', chosen ?? '', { shouldDirty: true })}
+          hint={() => 'The monitor whose state the component shows, or none.'}
+          error={errors.of('monitorId')}
+        />
         <FormActions busy={busy} submitLabel={submitLabel} onCancel={onCancel} />
       </form>
     </div>

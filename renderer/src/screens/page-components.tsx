@@ -1,12 +1,13 @@
 import { type DragEvent, useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import type { PageComponent } from '../../../proto/gen/status_page/v1/status_page_pb.js';
 import { ConfirmDialog, ErrorNote } from '../components.tsx';
+import { type MonitorChoice, useMonitorsById } from '../data/monitor-search.ts';
 import { useAddPageComponent, useMovePageComponents, usePagesChanged, useRemovePageComponent, useUpdatePageComponent } from '../data/pages.ts';
 import { asApiError, useConfirmedAction } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { ComponentForm } from './page-component-form.tsx';
 import { addComponentRequest, componentFormOf, updateComponentRequest } from './page-component-model.ts';
-import type { MonitorChoice, PageSectionProps } from './page-form-parts.tsx';
+import type { PageSectionProps } from './page-form-parts.tsx';
 
 // The page's components in the order visitors see them. The public page keeps a group's
 // components together, where its first component is; so the order here is made of blocks (a
@@ -48,7 +49,13 @@ function moved<T>(list: T[], from: number, to: number): T[] {
 /** Where a dragged item is: among the top-level blocks, or among the components of one group. */
 type DragItem = { container: string; key: string };
 
-export function PageComponentsSection({ workspaceId, page, components, monitors }: PageSectionProps) {
+export function PageComponentsSection({ workspaceId, page, components }: PageSectionProps) {
+  // The monitors the components follow, by id: named however many monitors the workspace has.
+  const followed = useMonitorsById(
+    workspaceId,
+    components.flatMap((c) => (c.monitorId === undefined ? [] : [c.monitorId])),
+  );
+  const monitors = followed.data ?? new Map<string, MonitorChoice>();
   const add = useAddPageComponent(workspaceId);
   const move = useMovePageComponents(workspaceId);
   const removeComponent = useRemovePageComponent(workspaceId);
@@ -246,7 +253,7 @@ export function PageComponentsSection({ workspaceId, page, components, monitors 
         <ComponentForm
           title={order.length === 0 ? 'Add the first component' : 'Add a component'}
           submitLabel="Add component"
-          monitors={monitors}
+          workspaceId={workspaceId}
           groups={groups}
           onCancel={order.length === 0 ? undefined : () => setAdding(false)}
           onSubmit={async (values) => {
@@ -272,13 +279,7 @@ export function PageComponentsSection({ workspaceId, page, components, monitors 
               block.kind === 'single' ? (
                 <li key={block.key} className="block" {...dragProps({ container: 'blocks', key: block.key })}>
                   {editing === block.component.id ? (
-                    <EditComponent
-                      workspaceId={workspaceId}
-                      component={block.component}
-                      monitors={monitors}
-                      groups={groups}
-                      onDone={() => setEditing(undefined)}
-                    />
+                    <EditComponent workspaceId={workspaceId} component={block.component} groups={groups} onDone={() => setEditing(undefined)} />
                   ) : (
                     row(block.component, blockIndex, blocks.length, `of ${page.title}`)
                   )}
@@ -316,13 +317,7 @@ export function PageComponentsSection({ workspaceId, page, components, monitors 
                     {block.components.map((component, index) => (
                       <li key={component.id} {...dragProps({ container: `group:${block.name}`, key: `c:${component.id}` })}>
                         {editing === component.id ? (
-                          <EditComponent
-                            workspaceId={workspaceId}
-                            component={component}
-                            monitors={monitors}
-                            groups={groups}
-                            onDone={() => setEditing(undefined)}
-                          />
+                          <EditComponent workspaceId={workspaceId} component={component} groups={groups} onDone={() => setEditing(undefined)} />
                         ) : (
                           row(component, index, block.components.length, `in ${block.name}`)
                         )}
@@ -347,9 +342,9 @@ export function PageComponentsSection({ workspaceId, page, components, monitors 
   );
 }
 
-function monitorName(monitors: MonitorChoice[], id: string | undefined): string {
+function monitorName(monitors: ReadonlyMap<string, MonitorChoice>, id: string | undefined): string {
   if (id === undefined) return 'Static: shows what reports and maintenance say';
-  const monitor = monitors.find((m) => m.id === id);
+  const monitor = monitors.get(id);
   return monitor ? `Follows ${monitor.name}${monitor.active ? '' : ' (paused)'}` : `Follows monitor ${id}`;
 }
 
@@ -364,7 +359,7 @@ function ComponentRow({
   onRemove,
 }: {
   component: PageComponent;
-  monitors: MonitorChoice[];
+  monitors: ReadonlyMap<string, MonitorChoice>;
   first: boolean;
   last: boolean;
   /** Where the component is, for the names of its move buttons' announcements. */
@@ -419,26 +414,14 @@ function ComponentRow({
   );
 }
 
-function EditComponent({
-  workspaceId,
-  component,
-  monitors,
-  groups,
-  onDone,
-}: {
-  workspaceId: string;
-  component: PageComponent;
-  monitors: MonitorChoice[];
-  groups: string[];
-  onDone(): void;
-}) {
+function EditComponent({ workspaceId, component, groups, onDone }: { workspaceId: string; component: PageComponent; groups: string[]; onDone(): void }) {
   const update = useUpdatePageComponent(workspaceId);
   return (
     <ComponentForm
       title={`Edit ${component.name}`}
       submitLabel="Save component"
       initial={componentFormOf(component)}
-      monitors={monitors}
+      workspaceId={workspaceId}
       groups={groups}
       onCancel={onDone}
       onSubmit={async (values) => {

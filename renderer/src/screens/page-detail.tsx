@@ -1,7 +1,6 @@
 import { type KeyboardEvent, type ReactNode, useId, useRef } from 'react';
 import type { ScreenProps } from '../app.tsx';
 import { ErrorNote, Loading, PageHeader } from '../components.tsx';
-import { MONITOR_CHOICE_LIMIT, useMonitorChoices } from '../data/monitors.ts';
 import { usePageComponents, useStatusPage } from '../data/pages.ts';
 import { loadedOf } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
@@ -12,6 +11,7 @@ import type { PageSectionProps } from './page-form-parts.tsx';
 import { PageMaintenanceSection } from './page-maintenance.tsx';
 import { PagePreviewSection } from './page-preview.tsx';
 import { PageReportsSection } from './page-reports.tsx';
+import { PageSettingsSection } from './page-settings.tsx';
 import { PageSubscribersSection } from './page-subscribers.tsx';
 import './page-detail.css';
 
@@ -22,6 +22,7 @@ const TABS = [
   { id: 'maintenance', label: 'Maintenance', section: PageMaintenanceSection },
   { id: 'subscribers', label: 'Subscribers', section: PageSubscribersSection },
   { id: 'export', label: 'Export', section: PageExportSection },
+  { id: 'settings', label: 'Settings', section: PageSettingsSection },
 ] as const satisfies readonly { id: string; label: string; section: (props: PageSectionProps) => ReactNode }[];
 
 type TabId = (typeof TABS)[number]['id'];
@@ -33,7 +34,6 @@ export function PageDetailScreen({ workspace, params }: ScreenProps) {
 
   const page = loadedOf(useStatusPage(workspace.id, pageId));
   const components = loadedOf(usePageComponents(workspace.id, pageId));
-  const monitors = loadedOf(useMonitorChoices(workspace.id));
 
   if (page.state === 'loading') return <Loading what="the status page" />;
   if (page.state === 'error') {
@@ -65,21 +65,10 @@ export function PageDetailScreen({ workspace, params }: ScreenProps) {
 
       <Tabs current={tab} onChoose={(id) => navigate(`/pages/${encodeURIComponent(pageId)}?tab=${id}`, { replace: true })}>
         {(() => {
-          if (components.state === 'loading' || monitors.state === 'loading') return <Loading what="the page's components" />;
+          if (components.state === 'loading') return <Loading what="the page's components" />;
           if (components.state === 'error') return <ErrorNote>{components.error.message}</ErrorNote>;
-          if (monitors.state === 'error') return <ErrorNote>{monitors.error.message}</ErrorNote>;
           const Section = TABS.find((t) => t.id === tab)!.section;
-          return (
-            <>
-              {monitors.value.total > MONITOR_CHOICE_LIMIT && tab === 'components' ? (
-                <p className="note note-warning">
-                  The workspace has {monitors.value.total} monitors; the newest {MONITOR_CHOICE_LIMIT} can be chosen here. Link another with{' '}
-                  <code>statusdesk pages components add {statusPage.slug} --monitor ID</code>.
-                </p>
-              ) : null}
-              <Section workspaceId={workspace.id} page={statusPage} components={components.value} monitors={monitors.value.monitors} />
-            </>
-          );
+          return <Section workspaceId={workspace.id} page={statusPage} components={components.value} />;
         })()}
       </Tabs>
     </div>

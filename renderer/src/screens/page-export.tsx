@@ -50,11 +50,15 @@ export function PageExportSection({ workspaceId, page }: PageSectionProps) {
             <code>feed.atom</code>: the Atom feed of reports and maintenance;
           </li>
           <li>
-            <code>summary.json</code>: the current state, for scripts.
+            <code>summary.json</code>: the current state, for scripts;
+          </li>
+          <li>
+            <code>page.js</code>: the page's script, which shows times in each visitor's time zone and fetches the page again every minute (the page is complete
+            without it).
           </li>
         </ul>
         <p className="small muted">
-          It is a snapshot: its footer says when it was made. Export again after each change, or run{' '}
+          It is a snapshot: the line under its banner says when it was made. Export again after each change, or run{' '}
           <code>statusdesk pages export {page.slug} --out ./site</code> from a scheduled job. Publish the files at <code>/status/{page.slug}/</code> on the host
           named by <code>STATUSDESK_PUBLIC_URL</code>, so the feed's links are right.
         </p>

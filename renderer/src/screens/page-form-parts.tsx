@@ -1,6 +1,6 @@
-// What the sections of a status page share: the page's data as they receive it, the monitors a
-// component can follow, the notify choice of every publishing form, and the components an
-// incident or a maintenance affects. Each form has a model of its own beside it (page-*-model.ts).
+// What the sections of a status page share: the page's data as they receive it, the notify
+// choice of every publishing form, and the components an incident or a maintenance affects. Each
+// form has a model of its own beside it (page-*-model.ts).
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import { useId } from 'react';
 import { type Control, type FieldValues, type Path, useController } from 'react-hook-form';
@@ -8,17 +8,12 @@ import type { PageComponent, StatusPage } from '../../../proto/gen/status_page/v
 import { FieldGroup } from '../forms.tsx';
 import './page-forms.css';
 
-import type { MonitorChoice } from '../data/monitors.ts';
-
-export type { MonitorChoice };
-
 /** What every section of the page's screen gets. */
 export interface PageSectionProps {
   workspaceId: string;
   page: StatusPage;
   /** In display order (position, then id), as the service lists them. */
   components: PageComponent[];
-  monitors: MonitorChoice[];
 }
 
 /** A wire timestamp as ISO 8601, for `When` and sorting. */

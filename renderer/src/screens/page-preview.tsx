@@ -6,6 +6,7 @@ import { Icon } from '../icons.tsx';
 import { StatusBadge } from '../status.tsx';
 import { When } from '../time.tsx';
 import type { PageSectionProps } from './page-form-parts.tsx';
+import { BrandBand, storedBranding } from './page-settings.tsx';
 
 // What a visitor of the public page sees now: the page's own public summary, made by the service
 // with the public page's rules (the same summary.json it serves), told in the dashboard's words.
@@ -59,6 +60,7 @@ export function PagePreviewSection({ workspaceId, page, components }: PageSectio
       </p>
       {data.state === 'loading' ? <Loading what="the preview" /> : null}
       {data.state === 'error' ? <ErrorNote>{data.error.message}</ErrorNote> : null}
+      {data.state === 'ready' ? <BrandBand {...storedBranding(page)} /> : null}
       {data.state === 'ready' ? <Preview preview={data.value} description={page.description} /> : null}
     </section>
   );
@@ -69,11 +71,13 @@ function Preview({ preview, description }: { preview: PagePreview; description: 
     ...preview.maintenances.active.map((m) => ({ ...m, active: true })),
     ...preview.maintenances.upcoming.map((m) => ({ ...m, active: false })),
   ];
-  // Grouped components are shown together, each group where its first component is.
+  // Runs of adjacent components with the same group, in the page's order (the service keeps a
+  // group's members together), as the public page draws them: a group is one box with its heading
+  // inside, and an ungrouped component between two groups stands on its own.
   const groups: { name: string | null; items: PagePreview['components'] }[] = [];
   for (const component of preview.components) {
-    const group = component.group === null ? undefined : groups.find((g) => g.name === component.group);
-    if (group) group.items.push(component);
+    const last = groups.at(-1);
+    if (last && last.name === component.group) last.items.push(component);
     else groups.push({ name: component.group, items: [component] });
   }
 
@@ -129,7 +133,7 @@ function Preview({ preview, description }: { preview: PagePreview; description: 
         <h3 id="preview-components">Components</h3>
         {preview.components.length === 0 ? <p className="muted">No components: visitors see only the banner.</p> : null}
         {groups.map((group) => (
-          <div key={group.name ?? `single-${group.items[0]!.id}`} className="preview-group">
+          <div key={`${group.name ?? ''}-${group.items[0]!.id}`} className={group.name === null ? 'preview-group' : 'preview-group preview-named-group'}>
             {group.name !== null ? <h4>{group.name}</h4> : null}
             <ul className="preview-components">
               {group.items.map((component) => (

@@ -4,8 +4,10 @@ import type { ApiError } from '../api.ts';
 import { ActionsTable, ConfirmDialog, ErrorNote, Loading, SecretOnce } from '../components.tsx';
 import { Field, FormProblems, matchViolations, useFocusOnRefusal } from '../forms.tsx';
 import { useAddSubscriber, useRemoveSubscriber, useSubscribers } from '../data/pages.ts';
+import { useSession } from '../data/session.ts';
 import { asApiError, loadedOf, useConfirmedAction } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
+import { EmailNotSetUp } from '../email-notice.tsx';
 import { When } from '../time.tsx';
 import { FormActions, isoOf, type PageSectionProps } from './page-form-parts.tsx';
 
@@ -22,6 +24,8 @@ export function PageSubscribersSection({ workspaceId, page }: PageSectionProps) 
     async () => undefined,
   );
 
+  // The session says whether the service has a mail server (Settings, General, Email).
+  const emailAvailable = useSession(true).data?.emailAvailable ?? true;
   const empty = subscribers.state === 'ready' && subscribers.value.length === 0;
   return (
     <section aria-labelledby="subscribers-heading" className="section">
@@ -39,8 +43,12 @@ export function PageSubscribersSection({ workspaceId, page }: PageSectionProps) 
         when the service has a mail server; an address added here is also asked to confirm first. A webhook receives each notice as a signed JSON POST.
       </p>
 
+      {emailAvailable ? null : (
+        <EmailNotSetUp>Email is not set up on this service: neither you nor visitors can add email subscribers until it is. Webhooks work.</EmailNotSetUp>
+      )}
       {adding ? (
         <AddSubscriberForm
+          emailAvailable={emailAvailable}
           onCancel={() => setAdding(false)}
           onSubmit={async (target) => {
             const answer = await addSubscriber.mutateAsync({ pageId: page.id, target });
@@ -126,13 +134,16 @@ function LastDelivery({ subscriber }: { subscriber: Subscriber }) {
 }
 
 function AddSubscriberForm({
+  emailAvailable,
   onCancel,
   onSubmit,
 }: {
+  /** Whether the service has a mail server: without one, email is not offered as a field that would be refused. */
+  emailAvailable: boolean;
   onCancel(): void;
   onSubmit(target: { case: 'email'; value: string } | { case: 'webhookUrl'; value: string }): Promise<void>;
 }) {
-  const [kind, setKind] = useState<Kind>('email');
+  const [kind, setKind] = useState<Kind>(emailAvailable ? 'email' : 'webhook');
   const [address, setAddress] = useState('');
   const [error, setError] = useState<ApiError>();
   const [busy, setBusy] = useState(false);
@@ -169,7 +180,9 @@ function AddSubscriberForm({
             <label htmlFor={`${id}-webhook`}>Webhook</label>
           </div>
         </fieldset>
-        {kind === 'email' ? (
+        {kind === 'email' && !emailAvailable ? (
+          <EmailNotSetUp>Email subscribers need a mail server, and this service has none yet.</EmailNotSetUp>
+        ) : kind === 'email' ? (
           <Field label="Email address" hint="A confirmation link is mailed to it; nothing else is sent until it is followed." error={errors.of('email')}>
             {(control) => (
               <input {...control} type="email" value={address} autoComplete="off" placeholder="ops@example.com" onChange={(e) => setAddress(e.target.value)} />
@@ -189,7 +202,15 @@ function AddSubscriberForm({
             )}
           </Field>
         )}
-        <FormActions busy={busy} submitLabel="Add subscriber" onCancel={onCancel} />
+        {kind === 'email' && !emailAvailable ? (
+          <div className="form-actions">
+            <button type="button" className="button button-ghost" onClick={onCancel}>
+              Cancel
+            </button>
+          </div>
+        ) : (
+          <FormActions busy={busy} submitLabel="Add subscriber" onCancel={onCancel} />
+        )}
       </form>
     </section>
   );

@@ -142,10 +142,17 @@ const component = z.strictObject({
   position: z.number({ error: 'must be a whole number from 0' }).int('must be a whole number from 0').min(0, 'must be a whole number from 0').optional(),
 });
 
+/** A logo in the file: its bytes as a `data:` address, as `statusdesk export` writes it. */
+const LOGO_DATA = /^data:image\/(?:png|jpeg|webp|gif);base64,[A-Za-z0-9+/]+={0,2}$/;
+
 const page = z.strictObject({
   slug: text('a slug'),
   title: text('a title').min(1, 'is required'),
   description: text('text').optional(),
+  accentColor: text('a colour as #rrggbb').optional(),
+  websiteUrl: text('an http:// or https:// URL').optional(),
+  customDomain: text('a host name such as status.example.com').optional(),
+  logo: text('a data: address').regex(LOGO_DATA, 'must be a PNG, JPEG, WebP or GIF image as data:image/TYPE;base64,…').optional(),
   components: z.array(component).optional(),
 });
 
@@ -176,6 +183,11 @@ export interface DesiredPage {
   slug: string;
   title: string;
   description: string;
+  /** The branding and custom domain: null where the file leaves them out (none). The logo as a `data:` address. */
+  accentColor: string | null;
+  websiteUrl: string | null;
+  customDomain: string | null;
+  logo: string | null;
   path: string;
   components: { name: string; description: string; monitor: string | null; group: string | null; position: number; path: string }[];
 }
@@ -515,6 +527,10 @@ function desiredPage(p: FilePage, base: PropertyKey[]): DesiredPage {
     slug: p.slug,
     title: p.title,
     description: p.description ?? '',
+    accentColor: p.accentColor?.toLowerCase() ?? null,
+    websiteUrl: p.websiteUrl ?? null,
+    customDomain: p.customDomain?.toLowerCase() ?? null,
+    logo: p.logo ?? null,
     path: pathText(base),
     components: (p.components ?? []).map((c, at) => ({
       name: c.name,

@@ -31,8 +31,29 @@ export interface Workspace {
   monitors: { id: string; name: string; type: MonitorType; config: MonitorConfig }[];
   /** The ids of the workspace's private locations by name (the embedded runner is none of them). */
   locations: Map<string, string>;
-  pages: { id: string; slug: string; title: string; description: string; components: StoredComponent[] }[];
+  pages: (Branding & { id: string; slug: string; title: string; description: string; components: StoredComponent[] })[];
 }
+
+/** A page's branding and custom domain as the file writes them: the logo as a `data:` address; null: none. */
+interface Branding {
+  accentColor: string | null;
+  websiteUrl: string | null;
+  customDomain: string | null;
+  logo: string | null;
+}
+const BRANDING = ['accentColor', 'websiteUrl', 'customDomain', 'logo'] as const;
+
+/** A logo as the plan shows it: its type and size, not its bytes. */
+const logoShown = (logo: string | null) =>
+  logo === null ? null : `${logo.slice(5, logo.indexOf(';'))}, ${Buffer.from(logo.slice(logo.indexOf(',') + 1), 'base64').length} bytes`;
+
+/** The request's fields of a page's branding: "" (or empty bytes) clears what the file leaves out. */
+const brandingRequest = (page: Branding) => ({
+  accentColor: page.accentColor ?? '',
+  websiteUrl: page.websiteUrl ?? '',
+  customDomain: page.customDomain ?? '',
+  logo: page.logo === null ? new Uint8Array() : Buffer.from(page.logo.slice(page.logo.indexOf(',') + 1), 'base64'),
+});
 
 interface StoredComponent {
   id: string;
@@ -81,6 +102,10 @@ export async function readWorkspace(api: StatusdeskClient): Promise<Workspace> {
         slug: p.slug,
         title: p.title,
         description: p.description,
+        accentColor: p.accentColor ?? null,
+        websiteUrl: p.websiteUrl ?? null,
+        customDomain: p.customDomain ?? null,
+        logo: p.logo === undefined ? null : `data:${p.logoType};base64,${Buffer.from(p.logo).toString('base64')}`,
         components: components.map((c) => ({
           id: c.id,
           name: c.name,
@@ -105,6 +130,7 @@ export function workspaceFile(workspace: Workspace) {
       slug: p.slug,
       title: p.title,
       ...(p.description === '' ? {} : { description: p.description }),
+      ...Object.fromEntries(BRANDING.flatMap((field) => (p[field] === null ? [] : [[field, p[field]]]))),
       components: [...p.components]
         .sort((a, b) => a.position - b.position)
         .map((c, at) => ({
@@ -393,14 +419,28 @@ function deleteMonitor(monitor: Workspace['monitors'][number]): Step {
 
 function pageFields(page: DesiredPage, stored: Workspace['pages'][number] | undefined): FieldChange[] {
   if (!stored) return [];
-  return (['title', 'description'] as const).filter((f) => page[f] !== stored[f]).map((f) => ({ field: f, from: stored[f], to: page[f] }));
+  const text = (['title', 'description'] as const).filter((f) => page[f] !== stored[f]).map((f) => ({ field: f, from: stored[f], to: page[f] }));
+  const branding = BRANDING.filter((f) => page[f] !== stored[f]).map((f) =>
+    f === 'logo' ? { field: f, from: logoShown(stored.logo), to: logoShown(page.logo) } : { field: f, from: stored[f], to: page[f] },
+  );
+  return [...text, ...branding];
+}
+
+/** Whether a page of the file sets any of its branding or custom domain. */
+function branded(page: DesiredPage): boolean {
+  return BRANDING.some((f) => page[f] !== null);
 }
 
 function createPage(page: DesiredPage): Step {
   return {
     change: { action: 'create', kind: 'page', name: page.slug },
     async run(api) {
-      await api.pages.createStatusPage({ slug: page.slug, title: page.title, description: page.description });
+      await api.pages.createStatusPage({
+        slug: page.slug,
+        title: page.title,
+        description: page.description,
+        ...(branded(page) ? brandingRequest(page) : {}),
+      });
     },
   };
 }
@@ -409,7 +449,13 @@ function updatePage(page: DesiredPage, id: string, fields: FieldChange[]): Step 
   return {
     change: { action: 'update', kind: 'page', name: page.slug, fields },
     async run(api) {
-      await api.pages.updateStatusPage({ id, ...Object.fromEntries(fields.map((f) => [f.field, f.to])) });
+      const changed = new Set(fields.map((f) => f.field));
+      const branding = Object.entries(brandingRequest(page)).filter(([field]) => changed.has(field));
+      await api.pages.updateStatusPage({
+        id,
+        ...Object.fromEntries(fields.filter((f) => f.field === 'title' || f.field === 'description').map((f) => [f.field, f.to])),
+        ...Object.fromEntries(branding),
+      });
     },
   };
 }

@@ -13,6 +13,12 @@ import * as m0011 from './0011-compact-latencies.ts';
 import * as m0012 from './0012-mcp-monitors.ts';
 import * as m0013 from './0013-alert-routing.ts';
 import * as m0014 from './0014-heartbeats.ts';
+import * as m0015 from './0015-channel-deliveries.ts';
+import * as m0016 from './0016-page-branding.ts';
+import * as m0017 from './0017-email-settings.ts';
+import * as m0019 from './0019-monitor-badges.ts';
+import * as m0020 from './0020-repeating-maintenance.ts';
+import * as m0021 from './0021-monitor-incidents.ts';
 
 /**
  * Every migration, in order, imported statically so a bundled app carries them. Append only:
@@ -33,4 +39,10 @@ export const migrations: Record<string, Migration> = {
   '0012-mcp-monitors': m0012,
   '0013-alert-routing': m0013,
   '0014-heartbeats': m0014,
+  '0015-channel-deliveries': m0015,
+  '0016-page-branding': m0016,
+  '0017-email-settings': m0017,
+  '0019-monitor-badges': m0019,
+  '0020-repeating-maintenance': m0020,
+  '0021-monitor-incidents': m0021,
 };

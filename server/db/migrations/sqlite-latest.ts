@@ -45,7 +45,7 @@ CREATE TABLE check_state (
   ) without rowid;
 CREATE TABLE "check_gaps" ("id" integer primary key, "runner" text not null, "started_at" integer not null, "ended_at" integer not null);
 CREATE INDEX "check_gaps_ended" on "check_gaps" ("ended_at");
-CREATE TABLE "status_pages" ("id" integer primary key autoincrement, "workspace_id" integer not null references "workspaces" ("id") on delete cascade, "slug" text not null unique, "title" text not null, "description" text not null, "created_at" text not null, "updated_at" text not null);
+CREATE TABLE "status_pages" ("id" integer primary key autoincrement, "workspace_id" integer not null references "workspaces" ("id") on delete cascade, "slug" text not null unique, "title" text not null, "description" text not null, "created_at" text not null, "updated_at" text not null, "accent_color" text, "website_url" text, "logo" blob, "custom_domain" text, "former_slug" text);
 CREATE INDEX "status_pages_workspace" on "status_pages" ("workspace_id", "id");
 CREATE TABLE "page_components" ("id" integer primary key autoincrement, "page_id" integer not null references "status_pages" ("id") on delete cascade, "name" text not null, "description" text not null, "monitor_id" integer references "monitors" ("id") on delete set null, "group_name" text, "position" integer not null, "created_at" text not null, "updated_at" text not null);
 CREATE INDEX "page_components_page" on "page_components" ("page_id", "position");
@@ -61,7 +61,7 @@ CREATE TABLE status_report_components (
 CREATE INDEX "status_report_components_component" on "status_report_components" ("component_id");
 CREATE TABLE "status_report_updates" ("id" integer primary key autoincrement, "report_id" integer not null references "status_reports" ("id") on delete cascade, "status" text not null check (status in ('investigating', 'identified', 'monitoring', 'resolved')), "message" text not null, "notify" integer not null, "created_at" text not null);
 CREATE INDEX "status_report_updates_report" on "status_report_updates" ("report_id", "id");
-CREATE TABLE "maintenances" ("id" integer primary key autoincrement, "workspace_id" integer not null references "workspaces" ("id") on delete cascade, "page_id" integer not null references "status_pages" ("id") on delete cascade, "title" text not null, "message" text not null, "starts_at" text not null, "ends_at" text not null, "created_at" text not null, "updated_at" text not null);
+CREATE TABLE "maintenances" ("id" integer primary key autoincrement, "workspace_id" integer not null references "workspaces" ("id") on delete cascade, "page_id" integer not null references "status_pages" ("id") on delete cascade, "title" text not null, "message" text not null, "starts_at" text not null, "ends_at" text not null, "created_at" text not null, "updated_at" text not null, "repeat_rule" text);
 CREATE INDEX "maintenances_workspace" on "maintenances" ("workspace_id", "id");
 CREATE INDEX "maintenances_page" on "maintenances" ("page_id", "ends_at");
 CREATE TABLE maintenance_components (
@@ -108,7 +108,7 @@ CREATE TABLE "monitors" ("id" integer primary key autoincrement, "workspace_id" 
 CREATE INDEX "monitors_workspace" on "monitors" ("workspace_id", "id");
 CREATE TABLE "alerts" ("id" integer primary key, "monitor_id" integer not null references "monitors" ("id") on delete cascade, "kind" text not null, "message" text not null, "occurred_at" text not null, "suppressed_by" integer, "deliveries" text not null);
 CREATE INDEX "alerts_monitor" on "alerts" ("monitor_id", "id");
-CREATE TABLE "notification_channels" ("id" integer primary key autoincrement, "workspace_id" integer not null references "workspaces" ("id") on delete cascade, "name" text not null, "kind" text not null, "settings" text not null, "credentials" text not null, "created_at" text not null, "updated_at" text not null, "events" text, "failures" integer default 0 not null, "last_error" text, "last_failed_at" text, "last_sent_at" text, "backoff_until" text);
+CREATE TABLE "notification_channels" ("id" integer primary key autoincrement, "workspace_id" integer not null references "workspaces" ("id") on delete cascade, "name" text not null, "kind" text not null, "settings" text not null, "credentials" text not null, "created_at" text not null, "updated_at" text not null, "events" text, "failures" integer default 0 not null, "last_error" text, "last_failed_at" text, "last_sent_at" text, "backoff_until" text, "all_monitors" integer default 0 not null, "default_for_new" integer default 0 not null);
 CREATE INDEX "notification_channels_workspace" on "notification_channels" ("workspace_id", "id");
 CREATE TABLE "mcp_tool_pins" ("monitor_id" integer primary key references "monitors" ("id") on delete cascade, "tools" text not null, "pinned_at" text not null, "pinned_by" text not null);
 CREATE TABLE "mcp_tool_drifts" ("id" integer primary key autoincrement, "monitor_id" integer not null references "monitors" ("id") on delete cascade, "detected_at" text not null, "updated_at" text not null, "tools" text not null, "accepted_at" text, "accepted_by" text);
@@ -116,6 +116,14 @@ CREATE INDEX "mcp_tool_drifts_monitor" on "mcp_tool_drifts" ("monitor_id", "id")
 CREATE TABLE "heartbeats" ("monitor_id" integer primary key references "monitors" ("id") on delete cascade, "token_hash" text not null unique, "token_issued_at" text not null, "last_ping_at" integer, "last_ping_kind" text, "last_exit_status" integer, "last_success_at" integer, "started_at" integer, "failed_at" integer, "failure" text, "last_run_ms" real);
 CREATE TABLE "heartbeat_pings" ("id" integer primary key, "monitor_id" integer not null references "monitors" ("id") on delete cascade, "kind" text not null check (kind in ('success', 'start', 'fail')), "exit_status" integer, "body" text not null, "received_at" integer not null, "run_time_ms" real, "method" text not null, "address" text not null, "user_agent" text not null);
 CREATE INDEX "heartbeat_pings_monitor" on "heartbeat_pings" ("monitor_id", "id");
+CREATE TABLE "channel_deliveries" ("id" integer primary key, "channel_id" integer not null references "notification_channels" ("id") on delete cascade, "at" text not null, "event" text not null, "monitor_id" text, "monitor_name" text not null, "result" text not null check (result in ('delivered', 'failed', 'retrying')), "status_code" integer, "response" text, "error" text, "attempts" integer not null);
+CREATE INDEX "channel_deliveries_channel" on "channel_deliveries" ("channel_id", "id");
+CREATE UNIQUE INDEX "status_pages_custom_domain" on "status_pages" ("custom_domain");
+CREATE UNIQUE INDEX "status_pages_former_slug" on "status_pages" ("former_slug");
+CREATE TABLE "email_settings" ("id" integer primary key check (id = 1), "host" text not null, "port" integer not null, "security" text not null check (security in ('none', 'starttls', 'tls')), "username" text, "password" text, "from_address" text not null, "updated_at" text not null);
+CREATE TABLE "monitor_badges" ("monitor_id" integer primary key references "monitors" ("id") on delete cascade, "badge_id" text not null unique, "enabled" integer not null check (enabled in (0, 1)), "updated_at" text not null);
+CREATE TABLE "monitor_incidents" ("id" integer primary key, "monitor_id" integer not null references "monitors" ("id") on delete cascade, "started_at" integer not null, "ended_at" integer, "failed_checks" integer, "first_message" text not null);
+CREATE INDEX "monitor_incidents_monitor" on "monitor_incidents" ("monitor_id", "started_at");
 insert into kysely_migration_lock (id, is_locked) values ('migration_lock', 0);
 insert into kysely_migration (name, timestamp) values
   ('0001-initial', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
@@ -131,7 +139,13 @@ insert into kysely_migration (name, timestamp) values
   ('0011-compact-latencies', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   ('0012-mcp-monitors', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   ('0013-alert-routing', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-  ('0014-heartbeats', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
+  ('0014-heartbeats', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  ('0015-channel-deliveries', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  ('0016-page-branding', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  ('0017-email-settings', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  ('0019-monitor-badges', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  ('0020-repeating-maintenance', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  ('0021-monitor-incidents', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
 insert into private_locations (name, status, metadata, created_at) values ('local', 'active', '{"kind":"embedded"}', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
 with recursive shards (shard) as (select 0 union all select shard + 1 from shards where shard < 64)
 insert into check_leases (shard) select shard from shards;

@@ -37,25 +37,40 @@ export const email = defineChannel({
       ui: { label: 'To', hint: `1 to ${MAX_RECIPIENTS} addresses; they see each other.` },
       docs: { rules: `1 to ${MAX_RECIPIENTS} addresses.` },
     },
-    /** Sender address; default the service's STATUSDESK_MAIL_FROM. */
+    /** Sender address; default the service's sender (its email settings, or STATUSDESK_MAIL_FROM). */
     from: {
       schema: address().optional(),
-      flag: { name: 'from', valueName: 'ADDRESS', description: 'the sender', read: 'text', default: "the service's STATUSDESK_MAIL_FROM" },
+      flag: {
+        name: 'from',
+        valueName: 'ADDRESS',
+        description: 'the sender',
+        read: 'text',
+        default: "the service's sender (email settings or STATUSDESK_MAIL_FROM)",
+      },
       ui: { label: 'From', hint: "Empty: the service's sender." },
-      docs: { rules: 'the sender; default `STATUSDESK_MAIL_FROM`.' },
+      docs: { rules: "the sender; default the service's (see [Mail server](#mail-server))." },
     },
-    /** Without an SMTP URL the service's own (STATUSDESK_SMTP_URL) is used. */
+    /** Without an SMTP URL the service's own is used (its email settings, or STATUSDESK_SMTP_URL). */
     smtpUrl: {
       schema: smtpUrl().optional(),
       credential: true,
       address: true,
-      flag: { name: 'smtp-url', valueName: 'URL', description: 'the mail server', read: 'text', default: "the service's STATUSDESK_SMTP_URL" },
+      flag: {
+        name: 'smtp-url',
+        valueName: 'URL',
+        description: 'the mail server',
+        read: 'text',
+        default: "the service's mail server (email settings or STATUSDESK_SMTP_URL)",
+      },
       ui: {
         label: 'Mail server',
         hint: "An smtp:// or smtps:// URL. Empty: the service's mail server.",
         placeholder: 'smtps://user:password@smtp.example.com:465',
       },
-      docs: { rules: 'an `smtp://` or `smtps://` URL of the mail server to send through; default `STATUSDESK_SMTP_URL` (see [Mail server](#mail-server)).' },
+      docs: {
+        rules:
+          "an `smtp://` or `smtps://` URL of the mail server to send through; default the service's, saved in its email settings or set by `STATUSDESK_SMTP_URL` (see [Mail server](#mail-server)).",
+      },
     },
   }),
   target: (c) => c.to.join(','),

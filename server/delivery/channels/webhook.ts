@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { eventNameOf } from '../../domain/notifications/events.ts';
 import { expected, httpHeaders, httpUrl } from '../../domain/validation.ts';
 import { postJson } from '../http-post.ts';
 import { defineChannel } from './channel.ts';
@@ -31,17 +32,20 @@ export const webhook = defineChannel({
       },
       docs: { rules: 'the `http://` or `https://` address that receives the alert.' },
     },
-    /** HMAC-SHA256 key of the `x-statusdesk-signature` header, chosen by the receiver's owner. */
+    /** HMAC-SHA256 key of the `x-statusdesk-signature` header, given to the receiver's owner (the dashboard and `--generate-secret` make one). */
     secret: {
       schema: signingSecret(),
       credential: true,
       flag: { name: 'secret', valueName: 'SECRET', description: 'the key each alert is signed with', read: 'text' },
       ui: {
         label: 'Signing secret',
-        hint: `Your choice, ${SECRET_LENGTH.min} to ${SECRET_LENGTH.max} characters: the key of the x-statusdesk-signature header your receiver checks.`,
+        hint: `Generate one, or paste your own of ${SECRET_LENGTH.min} to ${SECRET_LENGTH.max} characters: the key of the x-statusdesk-signature header your receiver checks.`,
         input: 'secret',
       },
-      docs: { rules: '16 to 256 characters, the key of the `x-statusdesk-signature` header, chosen by whoever runs the receiver.' },
+      docs: {
+        rules:
+          '16 to 256 characters, the key of the `x-statusdesk-signature` header, given to whoever runs the receiver; the dashboard and `statusdesk channels add --generate-secret` generate one (see [Signing secrets](#signing-secrets)).',
+      },
     },
     headers: {
       schema: httpHeaders().default({}),
@@ -52,9 +56,11 @@ export const webhook = defineChannel({
     },
   }),
   target: (c) => c.webhookUrl,
-  request: "`POST <url>` with the JSON body below, `x-statusdesk-event: monitor.<kind>`, the signature header and the channel's `headers`",
+  request:
+    "`POST <url>` with the JSON body below, `x-statusdesk-event: monitor.<kind>` (`test` for a test send), the signature header and the channel's `headers`",
   send({ url, secret, headers }, event, { timeoutMs, destinations }) {
-    const name = `monitor.${event.kind}`;
+    // A test send is the `test` event, whatever alert it shows, so a receiver never takes it for an outage.
+    const name = eventNameOf(event);
     return postJson(url, { event: name, ...event }, { secret, headers, event: name, timeoutMs, destinations });
   },
   example: { url: 'https://hooks.example.com/statusdesk', secret: 'a-secret-of-32-characters-at-ls', headers: { authorization: 'Bearer x' } },

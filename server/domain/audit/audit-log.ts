@@ -7,7 +7,8 @@ import { authorize } from '../access.ts';
 import { planOfWorkspace } from '../plans.ts';
 import { type Pagination, builtOnFirstUse, invalid, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
 import { type AuditActorView, auditActorKinds, describeActors } from './audit-actors.ts';
-import { auditRowsBelow, findAuditRow, listAuditRows } from './audit-repository.ts';
+import { auditRowsBelow, endedRecords, findAuditRow, listAuditRows } from './audit-repository.ts';
+import { actionWords, ENDING_ACTIONS, nameAtTheTime, pageOf, recordPath } from './audit-words.ts';
 
 /** Entries older than this are not shown (SPEC 8): the log answers for the last two weeks. */
 const AUDIT_READ_WINDOW_MS = 14 * 24 * 60 * 60 * 1000;
@@ -46,6 +47,41 @@ export interface AttributedAuditEntry {
   before: Record<string, unknown> | null;
   after: Record<string, unknown> | null;
   createdAt: string;
+  /** The action in words, between the actor's name and the record's (audit-words.ts). */
+  words: string;
+  /** The record as it was named then, and where it is in the dashboard (null: gone, or no screen). */
+  record: { name: string; path: string | null };
+}
+
+/**
+ * The words and records of a page of entries. A record's name is the one its entry's snapshots
+ * hold, else another entry's of the page (an MCP monitor's tool entries name no monitor), else
+ * its id; whether it still exists is asked of the log once for the page.
+ */
+async function wordsOf(
+  db: Kysely<Database>,
+  workspaceId: number,
+  entries: AuditEntry[],
+): Promise<(entry: AuditEntry) => Pick<AttributedAuditEntry, 'words' | 'record'>> {
+  const names = new Map<string, string>();
+  for (const entry of entries) {
+    const name = nameAtTheTime(entry);
+    const key = `${entry.entityType}:${entry.entityId}`;
+    if (name !== undefined && !names.has(key)) names.set(key, name);
+  }
+  const records = entries.flatMap((entry) => {
+    const page = pageOf(entry);
+    return page === undefined ? [entry] : [entry, { entityType: 'status_page', entityId: page }];
+  });
+  const ended = await endedRecords(db, workspaceId, records, ENDING_ACTIONS);
+  const gone = (entityType: string, id: string) => ended.has(`${entityType}:${id}`);
+  return (entry) => ({
+    words: actionWords(entry),
+    record: {
+      name: nameAtTheTime(entry) ?? names.get(`${entry.entityType}:${entry.entityId}`) ?? `#${entry.entityId}`,
+      path: recordPath(entry, gone),
+    },
+  });
 }
 
 const MAX_ENTRIES = 100;
@@ -155,10 +191,12 @@ export function createAuditLogService(db: Kysely<Database>, now: () => number = 
       const found = await auditRowsBelow(db, workspaceId, filter, limit + 1);
       const page = found.slice(0, limit);
       const actorOf = await describeActors(db, page);
+      const shown = page.map(toEntry);
+      const wordsFor = await wordsOf(db, workspaceId, shown);
       const lastOfPage = page.at(-1);
       return {
-        entries: page.map((row) => {
-          const entry = toEntry(row);
+        entries: page.map((row, i) => {
+          const entry = shown[i]!;
           return {
             id: entry.id,
             entityType: entry.entityType,
@@ -169,6 +207,7 @@ export function createAuditLogService(db: Kysely<Database>, now: () => number = 
             before: entry.before,
             after: entry.after,
             createdAt: entry.createdAt,
+            ...wordsFor(entry),
           };
         }),
         next: found.length > limit && lastOfPage ? encodeCursor({ createdAt: lastOfPage.created_at, id: lastOfPage.id }) : null,

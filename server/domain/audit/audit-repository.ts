@@ -98,3 +98,26 @@ export async function lastAuditId(db: Kysely<Database>): Promise<number> {
     .executeTakeFirst();
   return Number(row?.last ?? 0);
 }
+
+/**
+ * Which of these records the log saw end (`actions`: their deletions and revocations), as
+ * `<entity type>:<entity id>`: the log itself says whether a record it names still exists.
+ */
+export async function endedRecords(
+  db: Kysely<Database>,
+  workspaceId: number,
+  records: { entityType: string; entityId: string }[],
+  actions: string[],
+): Promise<Set<string>> {
+  if (records.length === 0) return new Set();
+  const ids = [...new Set(records.map((record) => record.entityId))];
+  const rows = await db
+    .selectFrom('audit_log')
+    .select(['entity_type', 'entity_id'])
+    .distinct()
+    .where('workspace_id', '=', workspaceId)
+    .where('action', 'in', actions)
+    .where('entity_id', 'in', ids)
+    .execute();
+  return new Set(rows.map((row) => `${row.entity_type}:${row.entity_id}`));
+}

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
+import { writeTransaction } from '../../db/transaction.ts';
 import { type Actor, auditActor } from '../actor.ts';
 import { insertAuditEntry } from './audit-repository.ts';
 
@@ -56,4 +57,35 @@ export async function recordAudit(trx: Kysely<Database>, change: AuditChange): P
   });
   for (const listener of recorded) listener();
   return true;
+}
+
+/** Thrown by `recordUpdate` inside `updateTransaction` to undo an update that changed nothing. */
+class NothingChanged {
+  readonly unchanged: unknown;
+  constructor(unchanged: unknown) {
+    this.unchanged = unchanged;
+  }
+}
+
+/**
+ * An update's write transaction, undone whole when its `recordUpdate` finds that nothing changed:
+ * a save whose values equal the stored ones leaves the rows (their `updated_at`, a monitor's
+ * revision, links rewritten to the same) and the audit log as they were, and answers `unchanged`.
+ */
+export async function updateTransaction<T>(db: Kysely<Database>, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  try {
+    return await writeTransaction(db, work);
+  } catch (error) {
+    if (error instanceof NothingChanged) return error.unchanged as T;
+    throw error;
+  }
+}
+
+/**
+ * The audit entry of an update run by `updateTransaction`. When the snapshots are equal (the
+ * same rule as `recordAudit`'s), it undoes the transaction, which then answers `unchanged`: what
+ * the record was, and still is.
+ */
+export async function recordUpdate(trx: Kysely<Database>, change: AuditChange, unchanged: unknown): Promise<void> {
+  if (!(await recordAudit(trx, change))) throw new NothingChanged(unchanged);
 }

@@ -7,7 +7,7 @@ import { isUniqueViolation } from '../../db/unique-violation.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
-import { recordAudit } from '../audit/audit.ts';
+import { recordAudit, recordUpdate, updateTransaction } from '../audit/audit.ts';
 import { isRegion } from '../regions.ts';
 import { hashSecret, newSecret, RUNNER_TOKEN_LOOKUP_LENGTH, RUNNER_TOKEN_PREFIX } from '../secrets.ts';
 import { builtOnFirstUse, expected, invalid, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
@@ -188,7 +188,7 @@ export function createLocationService(db: Kysely<Database>, options: LocationSer
       await authorize(db, actor, workspaceId, 'write');
       const values = parseInput(updateInput(), patch);
       if (values.name === undefined && values.metadata === undefined) throw invalid('private location', 'names no field to change: set name or metadata');
-      const { next, renamed } = await writeTransaction(db, async (trx) => {
+      const { next, renamed } = await updateTransaction(db, async (trx) => {
         const current = await loadRemoteRow(trx, workspaceId, id, 'changed');
         const renamed = values.name !== undefined && values.name !== current.name;
         const next = await updateLocation(trx, current.id, {
@@ -196,15 +196,19 @@ export function createLocationService(db: Kysely<Database>, options: LocationSer
           ...(values.metadata !== undefined ? { metadata: JSON.stringify(values.metadata) } : {}),
         }).catch((error: unknown) => nameTaken(error, values.name!));
         if (renamed) await renameRunnerState(trx, current.name, next.name);
-        await recordAudit(trx, {
-          workspaceId,
-          entityType: 'private_location',
-          entityId: current.id,
-          action: 'private_location.update',
-          actor,
-          before: snapshot(current),
-          after: snapshot(next),
-        });
+        await recordUpdate(
+          trx,
+          {
+            workspaceId,
+            entityType: 'private_location',
+            entityId: current.id,
+            action: 'private_location.update',
+            actor,
+            before: snapshot(current),
+            after: snapshot(next),
+          },
+          { next: current, renamed: false },
+        );
         return { next, renamed };
       });
       if (renamed) runnersChanged();

@@ -98,6 +98,8 @@ interface Stream {
   /** The sync in progress, and whether another was asked for meanwhile. */
   syncing: Promise<void> | undefined;
   again: boolean;
+  /** Monitors saved since the last sync that are to be checked at once (see monitorsChanged). */
+  checkSoon: Set<number>;
 }
 
 const unauthorized = (why: string) => new AppError('UNAUTHORIZED', `the service refused this runner's token: ${why}`);
@@ -207,6 +209,9 @@ export function createRunnerService(db: Kysely<Database>, options: RunnerService
     const row = await db.selectFrom('private_locations').select(['name', 'token_hash']).where('id', '=', stream.locationId).executeTakeFirst();
     if (!row || row.token_hash !== stream.tokenHash) return endStream(stream, 'revoked');
     stream.name = row.name;
+    // Taken before the assignment is read: a monitor saved later asks for another sync, which takes it.
+    const asked = [...stream.checkSoon];
+    stream.checkSoon.clear();
     const revisions = await assignedRevisions(stream.locationId);
     const changed = [...revisions].filter(([id, revision]) => stream.sent.get(id) !== revision).map(([id]) => id);
     const removed = [...stream.sent.keys()].filter((id) => !revisions.has(id));
@@ -214,7 +219,9 @@ export function createRunnerService(db: Kysely<Database>, options: RunnerService
     if (streams.get(stream.locationId) !== stream) return;
     for (const id of removed) stream.sent.delete(id);
     for (const m of monitors) stream.sent.set(Number(m.id), m.revision);
-    stream.push({ monitors, removedMonitorIds: removed.map(String), full: false, checkNowMonitorIds: [] });
+    // Those of this location saved to be checked at once: the runner checks them as soon as it has them.
+    const checkNow = asked.filter((id) => revisions.has(id));
+    stream.push({ monitors, removedMonitorIds: removed.map(String), full: false, checkNowMonitorIds: checkNow.map(String) });
   }
 
   /** Brings a stream up to date soon; syncs of one stream never overlap. */
@@ -286,6 +293,7 @@ export function createRunnerService(db: Kysely<Database>, options: RunnerService
         end: queue.end,
         syncing: undefined,
         again: false,
+        checkSoon: new Set(),
       };
       streams.set(location.id, stream);
       const revisions = await assignedRevisions(location.id);
@@ -383,9 +391,16 @@ export function createRunnerService(db: Kysely<Database>, options: RunnerService
         }));
     },
 
-    /** A monitor changed or was removed in this process: the connected runners hear of it now, not at the next sync. */
-    monitorsChanged(): void {
-      for (const stream of streams.values()) requestSync(stream);
+    /**
+     * A monitor changed or was removed in this process: the connected runners hear of it now, not
+     * at the next sync. Those of `checkNow` (saved new, resumed or checking differently) are
+     * checked at once by the runners of their locations, then on their schedule.
+     */
+    monitorsChanged(checkNow: readonly string[] = []): void {
+      for (const stream of streams.values()) {
+        for (const id of checkNow) stream.checkSoon.add(Number(id));
+        requestSync(stream);
+      }
     },
 
     /** A location was deleted or its token rotated: its runner's stream ends, and its runner stops. */

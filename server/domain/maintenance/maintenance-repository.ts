@@ -1,5 +1,6 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database, MaintenanceTable } from '../../db/schema.ts';
+import { occurrenceAt, readRule } from './occurrences.ts';
 
 export type MaintenanceRow = Selectable<MaintenanceTable>;
 
@@ -42,7 +43,7 @@ export async function insertMaintenance(db: Kysely<Database>, values: Insertable
 export async function updateMaintenance(
   db: Kysely<Database>,
   id: number,
-  values: { title: string; message: string; starts_at: string; ends_at: string; updated_at: string },
+  values: { title: string; message: string; starts_at: string; ends_at: string; repeat_rule: string | null; updated_at: string },
 ): Promise<MaintenanceRow> {
   return db.updateTable('maintenances').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
@@ -56,10 +57,11 @@ export async function deleteMaintenance(db: Kysely<Database>, id: number): Promi
  * the monitor, for the whole page or naming that component.
  */
 export async function activeMaintenanceFor(db: Kysely<Database>, monitorId: number, now = new Date().toISOString()): Promise<number | undefined> {
-  const row = await db
+  // The query finds the windows whose span covers now; a repeating one covers the monitor only during an occurrence.
+  const rows = await db
     .selectFrom('maintenances as m')
     .innerJoin('page_components as c', 'c.page_id', 'm.page_id')
-    .select('m.id')
+    .select(['m.id', 'm.starts_at', 'm.repeat_rule'])
     .where('c.monitor_id', '=', monitorId)
     .where('m.starts_at', '<=', now)
     .where('m.ends_at', '>', now)
@@ -75,8 +77,14 @@ export async function activeMaintenanceFor(db: Kysely<Database>, monitorId: numb
         ),
       ]),
     )
-    .executeTakeFirst();
-  return row?.id;
+    .orderBy('m.id')
+    .execute();
+  const nowMs = Date.parse(now);
+  for (const row of rows) {
+    const rule = readRule(row.repeat_rule);
+    if (!rule || occurrenceAt(rule, row.starts_at, nowMs)) return row.id;
+  }
+  return undefined;
 }
 
 /** A status page's windows that have not ended by `now`, earliest start first. */

@@ -7,7 +7,7 @@ import { writeTransaction } from '../../db/transaction.ts';
 import { notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
-import { recordAudit } from '../audit/audit.ts';
+import { recordAudit, recordUpdate, updateTransaction } from '../audit/audit.ts';
 import { dispatchAfterCommit, type NotifySubscribers, notifyRule } from '../notifications/publish.ts';
 import { componentsOnPage, resolvePage, toPage } from '../pages/pages.ts';
 import { builtOnFirstUse, expected, invalid, oneLine, pageQuery, paginationOf, parseId, parseInput } from '../validation.ts';
@@ -21,6 +21,18 @@ import {
   replaceMaintenanceComponents,
   updateMaintenance,
 } from './maintenance-repository.ts';
+import {
+  checkRule,
+  firstOccurrence,
+  nextOccurrences,
+  type Occurrence,
+  occurrenceAt,
+  readRule,
+  type RepeatRule,
+  repeatInput,
+  seriesEnd,
+  storeRule,
+} from './occurrences.ts';
 
 export interface Maintenance {
   id: string;
@@ -35,7 +47,14 @@ export interface Maintenance {
   status: 'scheduled' | 'active' | 'completed';
   createdAt: string;
   updatedAt: string;
+  /** A repeating window's rule; absent for a one-off window. */
+  repeat?: RepeatRule;
+  /** A repeating window's occurrence under way and the next ones (NEXT_OCCURRENCES at most). */
+  nextOccurrences?: Occurrence[];
 }
+
+/** How many coming occurrences a repeating window lists. */
+export const NEXT_OCCURRENCES = 5;
 
 const MAX_PER_PAGE = 200;
 /** A date and time with a zone: without one, the same text means different moments on different machines. */
@@ -88,7 +107,28 @@ const patchInput = builtOnFirstUse(() =>
     pageComponentIds: componentIds().optional(),
   }),
 );
+/** A repeating window: `from` (optional, default now) is when the repetition begins; each occurrence lasts repeat.durationMinutes, so `to` is left out. */
+const repeatingCreateInput = builtOnFirstUse(() =>
+  z.strictObject({
+    pageId: z.union([z.string(), z.number()], expected('a status page id')),
+    title: title(),
+    message: message().default(''),
+    from: instant().optional(),
+    to: z.undefined({ error: 'must be left out for a repeating window: each occurrence lasts repeat.durationMinutes' }).optional(),
+    repeat: repeatInput(instant()),
+    pageComponentIds: componentIds().default([]),
+    notify: z.boolean({ error: (issue) => (issue.input === undefined ? notifyRule : 'must be true or false') }),
+  }),
+);
+const repeatPatch = builtOnFirstUse(() => z.strictObject({ repeat: repeatInput(instant()).nullable().optional() }).loose());
 const listInput = builtOnFirstUse(() => z.strictObject({ pageId: z.union([z.string(), z.number()]).optional(), ...pageQuery(MAX_PER_PAGE) }));
+
+/** A one-off window's input, without a `repeat` key left unset (as the RPC decoder leaves it). */
+function withoutRepeat(input: unknown): unknown {
+  if (typeof input !== 'object' || input === null || !('repeat' in input)) return input;
+  const { repeat: _unset, ...rest } = input as Record<string, unknown>;
+  return rest;
+}
 
 function checkOrder(from: string, to: string): void {
   if (Date.parse(to) <= Date.parse(from)) throw invalid('to', `must be after from (${from}), got ${to}`);
@@ -98,9 +138,37 @@ export function statusAt(from: string, to: string, now: string): Maintenance['st
   return now < from ? 'scheduled' : now < to ? 'active' : 'completed';
 }
 
-function snapshot(m: Maintenance): Record<string, unknown> {
-  const { updatedAt: _u, status: _s, ...rest } = m;
-  return rest;
+/**
+ * A stored window as of `now`: a one-off window as stored; a repeating one as its occurrence
+ * under way, else its next one (`scheduled`), else its stored bounds (`completed`).
+ */
+export function windowAt(
+  row: Pick<MaintenanceRow, 'starts_at' | 'ends_at' | 'repeat_rule'>,
+  now: string,
+): { from: string; to: string; status: Maintenance['status']; repeat?: RepeatRule; nextOccurrences?: Occurrence[] } {
+  const rule = readRule(row.repeat_rule);
+  if (!rule) return { from: row.starts_at, to: row.ends_at, status: statusAt(row.starts_at, row.ends_at, now) };
+  const nowMs = Date.parse(now);
+  const next = nextOccurrences(rule, row.starts_at, nowMs, NEXT_OCCURRENCES);
+  const current = occurrenceAt(rule, row.starts_at, nowMs);
+  const shown = current ?? next[0];
+  if (!shown) return { from: row.starts_at, to: row.ends_at, status: 'completed', repeat: rule, nextOccurrences: [] };
+  return { ...shown, status: current ? 'active' : 'scheduled', repeat: rule, nextOccurrences: next };
+}
+
+/** Where a repeating rule puts the stored window: its first occurrence from `from` on, to the latest end. */
+function seriesBounds(rule: RepeatRule, from: number): { starts_at: string; ends_at: string } {
+  checkRule(rule);
+  const first = firstOccurrence(rule, from);
+  return { starts_at: first.from, ends_at: seriesEnd(rule, LAST_WINDOW_END) };
+}
+/** The stored end of a repeating window without an end date. */
+const LAST_WINDOW_END = new Date(LAST_INSTANT).toISOString();
+
+/** What the audit log keeps: the stored window, not what it looks like at this moment. */
+function snapshot(m: Maintenance, row: MaintenanceRow): Record<string, unknown> {
+  const { updatedAt: _u, status: _s, nextOccurrences: _n, ...rest } = m;
+  return { ...rest, from: row.starts_at, to: row.ends_at };
 }
 
 async function loadMaintenances(db: Kysely<Database>, rows: MaintenanceRow[]): Promise<Maintenance[]> {
@@ -110,18 +178,22 @@ async function loadMaintenances(db: Kysely<Database>, rows: MaintenanceRow[]): P
     rows.map((r) => r.id),
   );
   const now = new Date().toISOString();
-  return rows.map((row) => ({
-    id: String(row.id),
-    pageId: String(row.page_id),
-    title: row.title,
-    message: row.message,
-    from: row.starts_at,
-    to: row.ends_at,
-    pageComponentIds: links.filter((l) => l.maintenance_id === row.id).map((l) => String(l.component_id)),
-    status: statusAt(row.starts_at, row.ends_at, now),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  }));
+  return rows.map((row) => {
+    const { from, to, status, repeat, nextOccurrences } = windowAt(row, now);
+    return {
+      id: String(row.id),
+      pageId: String(row.page_id),
+      title: row.title,
+      message: row.message,
+      from,
+      to,
+      pageComponentIds: links.filter((l) => l.maintenance_id === row.id).map((l) => String(l.component_id)),
+      status,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      ...(repeat ? { repeat, nextOccurrences } : {}),
+    };
+  });
 }
 
 export interface MaintenanceServiceOptions {
@@ -162,7 +234,16 @@ export function createMaintenanceService(db: Kysely<Database>, options: Maintena
     /** Schedules a window; with notify, subscribers are told it is scheduled. */
     async create(actor: Actor, workspaceId: number, input: unknown): Promise<{ maintenance: Maintenance; notified: boolean }> {
       await authorize(db, actor, workspaceId, 'write');
-      const values = parseInput(createInput(), input);
+      const repeating = typeof input === 'object' && input !== null && (input as { repeat?: unknown }).repeat != null;
+      const values: { pageId: string | number; title: string; message: string; from: string; to: string; pageComponentIds: (string | number)[]; notify: boolean; repeat?: RepeatRule } =
+        repeating
+          ? (() => {
+              const parsed = parseInput(repeatingCreateInput(), input);
+              const repeat = parsed.repeat as RepeatRule;
+              const bounds = seriesBounds(repeat, parsed.from === undefined ? Date.now() : Date.parse(parsed.from));
+              return { ...parsed, repeat, from: bounds.starts_at, to: bounds.ends_at };
+            })()
+          : parseInput(createInput(), withoutRepeat(input));
       checkOrder(values.from, values.to);
       const { maintenance, page, names } = await writeTransaction(db, async (trx) => {
         const page = await resolvePage(trx, workspaceId, values.pageId);
@@ -177,6 +258,7 @@ export function createMaintenanceService(db: Kysely<Database>, options: Maintena
           ends_at: values.to,
           created_at: now,
           updated_at: now,
+          repeat_rule: values.repeat ? storeRule(values.repeat) : null,
         });
         await replaceMaintenanceComponents(trx, row.id, ids);
         const [maintenance] = await loadMaintenances(trx, [row]);
@@ -187,7 +269,7 @@ export function createMaintenanceService(db: Kysely<Database>, options: Maintena
           action: 'maintenance.create',
           actor,
           before: null,
-          after: snapshot(maintenance!),
+          after: snapshot(maintenance!, row),
         });
         return { maintenance: maintenance!, page, names };
       });
@@ -215,32 +297,46 @@ export function createMaintenanceService(db: Kysely<Database>, options: Maintena
     /** Changes the fields given; notifies nobody. */
     async update(actor: Actor, workspaceId: number, id: string, patch: unknown): Promise<Maintenance> {
       await authorize(db, actor, workspaceId, 'write');
-      const values = parseInput(patchInput(), patch);
-      if (Object.values(values).every((v) => v === undefined))
-        throw invalid('maintenance', 'names no field to change: set title, message, from, to or pageComponentIds');
-      const updated = await writeTransaction(db, async (trx) => {
+      const { repeat: repeatValue, ...others } = parseInput(repeatPatch(), patch ?? {}) as { repeat?: RepeatRule | null };
+      const values = parseInput(patchInput(), others);
+      if (repeatValue === undefined && Object.values(values).every((v) => v === undefined))
+        throw invalid('maintenance', 'names no field to change: set title, message, from, to, pageComponentIds or repeat');
+      const updated = await updateTransaction(db, async (trx) => {
         const row = await loadRow(trx, workspaceId, id);
         const [before] = await loadMaintenances(trx, [row]);
-        checkOrder(values.from ?? row.starts_at, values.to ?? row.ends_at);
+        // A repeating window (or one made so) is placed by its rule: `from` moves where it begins, `to` is not its to give.
+        const rule = repeatValue === undefined ? readRule(row.repeat_rule) : (repeatValue ?? undefined);
+        let bounds = { starts_at: values.from ?? row.starts_at, ends_at: values.to ?? row.ends_at };
+        if (rule) {
+          if (values.to !== undefined) throw invalid('to', 'must be left out for a repeating window: each occurrence lasts repeat.durationMinutes');
+          bounds = seriesBounds(rule, Date.parse(values.from ?? row.starts_at));
+        } else if (repeatValue === null && row.repeat_rule !== null && (values.from === undefined || values.to === undefined)) {
+          throw invalid(values.from === undefined ? 'from' : 'to', 'is required to make a repeating window a one-off window');
+        }
+        checkOrder(bounds.starts_at, bounds.ends_at);
         if (values.pageComponentIds !== undefined)
           await replaceMaintenanceComponents(trx, row.id, (await componentsOnPage(trx, row.page_id, values.pageComponentIds)).ids);
         const next = await updateMaintenance(trx, row.id, {
           title: values.title ?? row.title,
           message: values.message ?? row.message,
-          starts_at: values.from ?? row.starts_at,
-          ends_at: values.to ?? row.ends_at,
+          ...bounds,
+          repeat_rule: rule ? storeRule(rule) : null,
           updated_at: new Date().toISOString(),
         });
         const [after] = await loadMaintenances(trx, [next]);
-        await recordAudit(trx, {
-          workspaceId,
-          entityType: 'maintenance',
-          entityId: row.id,
-          action: 'maintenance.update',
-          actor,
-          before: snapshot(before!),
-          after: snapshot(after!),
-        });
+        await recordUpdate(
+          trx,
+          {
+            workspaceId,
+            entityType: 'maintenance',
+            entityId: row.id,
+            action: 'maintenance.update',
+            actor,
+            before: snapshot(before!, row),
+            after: snapshot(after!, next),
+          },
+          before,
+        );
         return after!;
       });
       options.changed(Number(updated.pageId));
@@ -259,7 +355,7 @@ export function createMaintenanceService(db: Kysely<Database>, options: Maintena
           entityId: row.id,
           action: 'maintenance.delete',
           actor,
-          before: snapshot(before!),
+          before: snapshot(before!, row),
           after: null,
         });
         return row.page_id;

@@ -312,8 +312,12 @@ export interface MonitorChecks {
   responseLogs(monitor: Monitor, query: ResponseLogQuery): Promise<ResponseLog[]>;
   /** One response log by its id, of whichever monitor; undefined when there is none. */
   responseLog(id: string): Promise<ResponseLog | undefined>;
-  /** A monitor was created or changed (and committed): schedule it anew. */
-  monitorChanged(monitor: Monitor): void;
+  /**
+   * A monitor was created or changed (and committed): schedule it anew. With `checkNow` (a new
+   * monitor, or a change to what or how it checks, or a resume) its first check runs at once,
+   * then on its schedule.
+   */
+  monitorChanged(monitor: Monitor, change?: { checkNow: boolean }): void;
   monitorRemoved(id: string): void;
   /** A private location was renamed or deleted (and committed): monitors' states follow. */
   runnersChanged(): void;

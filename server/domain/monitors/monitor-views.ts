@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LatencyHistogram } from './latency-histogram.ts';
-import { responseLogsOf } from './check-records.ts';
+import { toResponseLog } from './check-records.ts';
 import { driftedMonitorIds } from './tool-pin-repository.ts';
 import type { Db } from '../../db/open.ts';
 import { notFound } from '../../errors.ts';
@@ -8,7 +8,7 @@ import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { planOfWorkspace } from '../plans.ts';
 import { defaultTcpRegions, regions as regionCatalogue } from '../regions.ts';
-import { builtOnFirstUse, parseInput } from '../validation.ts';
+import { builtOnFirstUse, ID_PATTERN, parseInput } from '../validation.ts';
 import {
   type CertificateCheck,
   type CheckOutcome,
@@ -34,6 +34,7 @@ import {
   monitorStates,
   overviewPage,
   rawOutcomes,
+  recentOutcomes,
   registerFold,
   rollups,
   stateCounts,
@@ -81,8 +82,15 @@ export interface OverviewRow {
   lastCheckedAt: string | null;
   /** When the overall state last changed (the first check counts); null before the first check. */
   changedAt: string | null;
+  /** Down or degraded: the message of the latest check that was not up; null otherwise. */
+  reason: string | null;
+  createdAt: string;
   /** Median latency per hour over the last 24 hours, oldest first (the current hour last); null for an hour without answered checks. */
   sparkline: (number | null)[];
+  /** Checks up or degraded over those 24 hours, 0 to 1; null without checks. */
+  uptime: number | null;
+  /** The latest checks' outcomes, oldest first, one letter each: `u` up, `d` degraded, `x` down. */
+  recent: string;
   /** MCP monitors: its server changed its tools since they were pinned, and nobody accepted them yet. */
   toolsChanged: boolean;
 }
@@ -114,10 +122,14 @@ export interface LatencySeries {
   gaps: { startedAt: string; endedAt: string }[];
 }
 
-/** One check for one region, as the dashboard lists them. */
+/**
+ * One check as the dashboard lists it: once, with every region it stood for and the runner that
+ * made it (`local` for this machine, or a private location's name). The API's response logs list
+ * a check once per region, as the SPEC's wire has it; a person reading the list wants the check.
+ */
 export interface RecentResult {
   id: string;
-  region: string;
+  regions: string[];
   runner: string;
   startedAt: string;
   result: CheckOutcome;
@@ -185,12 +197,29 @@ const textFilter = (max: number) =>
     .optional()
     .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
 
+/**
+ * Monitor ids separated by commas (`ids=12,40`): the monitors a picker has chosen, shown whether
+ * or not a search finds them. An id of no monitor of the workspace matches nothing.
+ */
+const idList = (max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return undefined;
+      const ids = v.split(',').filter((id) => id !== '');
+      if (ids.length > max) ctx.addIssue({ code: 'custom', message: `must name at most ${max} monitors` });
+      else if (ids.some((id) => !ID_PATTERN.test(id))) ctx.addIssue({ code: 'custom', message: 'must be monitor ids separated by commas' });
+      return ids.map(Number);
+    });
+
 const overviewQuery = builtOnFirstUse(() =>
   z.object({
     q: textFilter(200),
     state: z.enum(monitorStates, { error: `must be one of ${monitorStates.join(', ')}` }).optional(),
     type: z.enum(monitorTypeNames, { error: `must be one of ${monitorTypeNames.join(', ')}` }).optional(),
     tag: textFilter(100),
+    ids: idList(MAX_OVERVIEW_LIMIT),
     limit: wholeNumber(1, MAX_OVERVIEW_LIMIT, DEFAULT_OVERVIEW_LIMIT),
     offset: wholeNumber(0, MAX_OFFSET, 0),
   }),
@@ -220,6 +249,20 @@ interface Bucket {
   latency: LatencyHistogram;
 }
 
+/** One hour of a monitor as the overview reads it: median latency of answered checks, and the counts. */
+interface HourFigures {
+  median: number | null;
+  /** Checks up or degraded. */
+  answered: number;
+  checks: number;
+}
+
+const NO_CHECKS: HourFigures = Object.freeze({ median: null, answered: 0, checks: 0 });
+
+/** The overview's bar of latest checks: this many, one letter each. */
+const RECENT_CHECKS = 30;
+const OUTCOME_LETTER: Record<CheckOutcome, string> = { up: 'u', degraded: 'd', down: 'x' };
+
 const emptyBucket = (): Bucket => ({ up: 0, degraded: 0, down: 0, latency: new LatencyHistogram() });
 
 function toPoint(at: number, bucket: Bucket): LatencyPoint {
@@ -234,10 +277,11 @@ function toPoint(at: number, bucket: Bucket): LatencyPoint {
 export function createMonitorViewService(db: Db, now: () => number = Date.now) {
   let folding: Promise<void> | undefined;
   /**
-   * Median latency of final hours, by monitor and hour: decoding the histograms of a page's 2,400
-   * hours costs more than the rest of an overview, and the UI asks for the same page again and again.
+   * Median latency and outcome counts of final hours, by monitor and hour: decoding the histograms
+   * of a page's 2,400 hours costs more than the rest of an overview, and the UI asks for the same
+   * page again and again.
    */
-  const medians = new Map<number, Map<number, number | null>>();
+  const medians = new Map<number, Map<number, HourFigures>>();
   let memoized = 0;
 
   /**
@@ -253,8 +297,11 @@ export function createMonitorViewService(db: Db, now: () => number = Date.now) {
     return { monitorId, regions: [...regions, ...(await monitorLocationNames(db, monitorId))] };
   }
 
-  /** Median latency per hour of each monitor, for the 24 hours up to and including the current one. */
-  async function sparklines(monitorIds: number[]): Promise<Map<number, (number | null)[]>> {
+  /**
+   * Each monitor's 24 hours up to and including the current one: the median latency per hour (the
+   * sparkline) and the share of checks up or degraded over them (its uptime), from the same rollups.
+   */
+  async function sparklines(monitorIds: number[]): Promise<Map<number, { line: (number | null)[]; uptime: number | null }>> {
     const t = now();
     const lastHour = Math.floor(t / HOUR_MS) * HOUR_MS;
     const firstHour = lastHour - (SPARKLINE_HOURS - 1) * HOUR_MS;
@@ -265,13 +312,18 @@ export function createMonitorViewService(db: Db, now: () => number = Date.now) {
     const unknown = monitorIds.filter((id) => !known.has(id));
     const openFrom = hours.find((hour) => !isFinal(hour))!;
     const [recent, whole] = await Promise.all([rollups(db, [...known], openFrom, lastHour + HOUR_MS), rollups(db, unknown, firstHour, lastHour + HOUR_MS)]);
-    const found = new Map<string, number | null>();
-    for (const row of [...recent, ...whole]) found.set(`${row.monitor_id}:${row.hour}`, LatencyHistogram.decode(row.latency).quantile(0.5) ?? null);
+    const found = new Map<string, HourFigures>();
+    for (const row of [...recent, ...whole])
+      found.set(`${row.monitor_id}:${row.hour}`, {
+        median: LatencyHistogram.decode(row.latency).quantile(0.5) ?? null,
+        answered: row.success_count + row.degraded_count,
+        checks: row.success_count + row.degraded_count + row.error_count,
+      });
     if (memoized > MEDIAN_MEMO_LIMIT) {
       medians.clear();
       memoized = 0;
     }
-    const lines = new Map<number, (number | null)[]>();
+    const lines = new Map<number, { line: (number | null)[]; uptime: number | null }>();
     for (const id of monitorIds) {
       let memo = medians.get(id);
       if (!memo) medians.set(id, (memo = new Map()));
@@ -280,15 +332,21 @@ export function createMonitorViewService(db: Db, now: () => number = Date.now) {
         memo.delete(hour);
         memoized--;
       }
-      const line = hours.map((hour) => {
-        if (!isFinal(hour)) return found.get(`${id}:${hour}`) ?? null;
+      const figures = hours.map((hour) => {
+        if (!isFinal(hour)) return found.get(`${id}:${hour}`) ?? NO_CHECKS;
         if (!memo.has(hour)) {
-          memo.set(hour, found.get(`${id}:${hour}`) ?? null);
+          memo.set(hour, found.get(`${id}:${hour}`) ?? NO_CHECKS);
           memoized++;
         }
         return memo.get(hour)!;
       });
-      lines.set(id, line);
+      let answered = 0;
+      let checks = 0;
+      for (const hour of figures) {
+        answered += hour.answered;
+        checks += hour.checks;
+      }
+      lines.set(id, { line: figures.map((hour) => hour.median), uptime: checks === 0 ? null : answered / checks });
     }
     return lines;
   }
@@ -303,14 +361,15 @@ export function createMonitorViewService(db: Db, now: () => number = Date.now) {
       await authorize(db, actor, workspaceId, 'read');
       const input = parseInput(overviewQuery(), query);
       await (folding ??= registerFold(db));
-      const filter = { q: input.q === undefined ? undefined : fold(input.q), state: input.state, type: input.type, tag: input.tag };
+      const filter = { q: input.q === undefined ? undefined : fold(input.q), state: input.state, type: input.type, tag: input.tag, ids: input.ids };
       const { rows, total } = await overviewPage(db, workspaceId, filter, input.limit, input.offset);
       const ids = rows.map((r) => r.id);
-      const [counts, tags, latest, lines, drifted] = await Promise.all([
+      const [counts, tags, latest, lines, recent, drifted] = await Promise.all([
         stateCounts(db, workspaceId),
         workspaceTags(db, workspaceId),
         latestChecks(db, ids),
         sparklines(ids),
+        recentOutcomes(db, ids, RECENT_CHECKS),
         driftedMonitorIds(
           db,
           rows.filter((row) => row.type === 'mcp').map((row) => row.id),
@@ -319,11 +378,23 @@ export function createMonitorViewService(db: Db, now: () => number = Date.now) {
       const last = new Map<number, { checkedAt: number; latencyMs: number | null }>();
       for (const check of latest) {
         const seen = last.get(check.monitor_id);
-        if (!seen || check.checked_at > seen.checkedAt) last.set(check.monitor_id, { checkedAt: check.checked_at, latencyMs: check.latency_ms });
+        // A failed check's duration is how long it waited, not a latency: it shows none.
+        const latencyMs = check.result === 'down' ? null : check.latency_ms;
+        if (!seen || check.checked_at > seen.checkedAt) last.set(check.monitor_id, { checkedAt: check.checked_at, latencyMs });
       }
+      const checksOf = new Map<number, typeof recent>();
+      for (const check of recent) {
+        const list = checksOf.get(check.monitor_id);
+        if (list) list.push(check);
+        else checksOf.set(check.monitor_id, [check]);
+      }
+      for (const list of checksOf.values()) list.sort((a, b) => b.started_at - a.started_at || b.id - a.id);
       return {
         monitors: rows.map((row) => {
           const check = last.get(row.id);
+          const checks = (checksOf.get(row.id) ?? []).slice(0, RECENT_CHECKS);
+          const failing = row.state === 'down' || row.state === 'degraded' ? checks.find((c) => c.result !== 'up') : undefined;
+          const hours = lines.get(row.id)!;
           return {
             id: String(row.id),
             name: row.name,
@@ -334,7 +405,14 @@ export function createMonitorViewService(db: Db, now: () => number = Date.now) {
             lastLatencyMs: check?.latencyMs ?? null,
             lastCheckedAt: check ? iso(check.checkedAt) : null,
             changedAt: row.changed_at === null ? null : iso(row.changed_at),
-            sparkline: lines.get(row.id)!,
+            reason: failing ? failing.message : null,
+            createdAt: new Date(row.created_at).toISOString(),
+            sparkline: hours.line,
+            uptime: hours.uptime,
+            recent: checks
+              .map((c) => OUTCOME_LETTER[c.result])
+              .reverse()
+              .join(''),
             toolsChanged: drifted.has(row.id),
           };
         }),
@@ -380,17 +458,17 @@ export function createMonitorViewService(db: Db, now: () => number = Date.now) {
       return { window, bucketMs, points: buckets.map((bucket, i) => toPoint(first + i * bucketMs, bucket)), gaps };
     },
 
-    /** The monitor's latest checks, newest first, one entry per region each stood for; any monitor type. */
+    /** The monitor's latest checks, newest first, one entry per check with the regions it stood for; any monitor type. */
     async results(actor: Actor, workspaceId: number, id: string, query: unknown): Promise<RecentResult[]> {
       const { monitorId } = await readable(actor, workspaceId, id);
       const { limit } = parseInput(resultsQuery(), query);
-      // A check stands for each region its runner served: `limit` checks fill the page.
-      const rows = await latestResults(db, monitorId, limit);
-      return responseLogsOf(rows)
-        .slice(0, limit)
-        .map((log) => ({
-          id: log.id,
-          region: log.region,
+      return (await latestResults(db, monitorId, limit)).map((row) => {
+        const regions = JSON.parse(row.regions) as string[];
+        // The record of the check, read once: only its region differs between the wire's entries.
+        const log = toResponseLog(row, regions[0] ?? '');
+        return {
+          id: String(row.id),
+          regions,
           runner: log.runner,
           startedAt: log.startedAt,
           result: log.result,
@@ -406,7 +484,8 @@ export function createMonitorViewService(db: Db, now: () => number = Date.now) {
           ping: log.ping ?? null,
           websocket: log.websocket ?? null,
           heartbeat: log.heartbeat ?? null,
-        }));
+        };
+      });
     },
 
     /**

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Database, MonitorRow } from '../../db/schema.ts';
@@ -6,7 +7,8 @@ import { writeTransaction } from '../../db/transaction.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
-import { recordAudit } from '../audit/audit.ts';
+import { wireToDefaultChannels } from '../notifications/channel-repository.ts';
+import { recordAudit, recordUpdate, updateTransaction } from '../audit/audit.ts';
 import { createDestinationPolicy, type DestinationPolicy } from '../destinations.ts';
 import { type Frequency, type Plan, planOfWorkspace } from '../plans.ts';
 import { type Sealer, sealerOf } from '../sealing.ts';
@@ -104,6 +106,23 @@ export function toMonitor(row: MonitorRow, sealer?: Sealer, privateLocations: re
     updatedAt: row.updated_at,
   } as Monitor;
   return sealer && row.secrets !== null ? joinSecrets(monitor, openSecrets(sealer, row.secrets)) : monitor;
+}
+
+/** Fields of a monitor that say how it is named, described, alerted or exported, and not what or how it checks. */
+const NOT_CHECKED = new Set(['name', 'description', 'tags', 'remindEvery', 'openTelemetry', 'createdAt', 'updatedAt']);
+
+/**
+ * Whether a monitor saved as `after` (`before`: as it was, null when new) is checked at once: a
+ * new or resumed monitor, or one whose target, type settings, interval, timeout, retries,
+ * regions or locations changed, so a monitor checked every hour is not pending for up to an hour.
+ * A paused monitor checks nothing, and a heartbeat monitor has no check to run: it is told.
+ */
+export function checksAtOnce(before: Monitor | null, after: Monitor): boolean {
+  if (!after.active || after.type === 'heartbeat') return false;
+  if (before === null || !before.active) return true;
+  const was: Record<string, unknown> = { ...before };
+  const is: Record<string, unknown> = { ...after };
+  return [...new Set([...Object.keys(was), ...Object.keys(is)])].some((field) => !NOT_CHECKED.has(field) && !isDeepStrictEqual(was[field], is[field]));
 }
 
 /** The configuration of a monitor: what a create or an update may set. */
@@ -341,6 +360,8 @@ export function createMonitorService(
       await checkLocations(trx, workspaceId, config);
       const created = toMonitor(await insertMonitor(trx, workspaceId, type, columnsOf(config, sealer), config.privateLocations), sealer, locationOrder(config));
       const token = type === 'heartbeat' ? await issuePingToken(trx, Number(created.id)) : null;
+      // The channels that are a default for new monitors hear of this one from its first check.
+      await wireToDefaultChannels(trx, workspaceId, Number(created.id));
       await recordAudit(trx, {
         workspaceId,
         entityType: 'monitor',
@@ -352,7 +373,7 @@ export function createMonitorService(
       });
       return { monitor: created, pingToken: token };
     });
-    checks.monitorChanged(monitor);
+    checks.monitorChanged(monitor, { checkNow: checksAtOnce(null, monitor) });
     return { monitor: redactSecrets(monitor), pingToken };
   }
 
@@ -406,7 +427,7 @@ export function createMonitorService(
           { field: 'monitor', rule: 'must set at least one field to change' },
         ]);
       }
-      const monitor = await writeTransaction(db, async (trx) => {
+      const saved = await updateTransaction(db, async (trx) => {
         const before = await load(trx, workspaceId, id);
         if (before.type !== type) {
           const rule = `monitor ${id} is a ${before.type} monitor, not a ${type} monitor`;
@@ -417,19 +438,24 @@ export function createMonitorService(
         const config = keepRedacted(completeConfig(type, merged, await planOfWorkspace(trx, workspaceId), before), before);
         await checkLocations(trx, workspaceId, config);
         const after = toMonitor(await updateMonitor(trx, Number(before.id), columnsOf(config, sealer), config.privateLocations), sealer, locationOrder(config));
-        await recordAudit(trx, {
-          workspaceId,
-          entityType: 'monitor',
-          entityId: before.id,
-          action: 'monitor.update',
-          actor,
-          before: snapshot(sealer, before),
-          after: snapshot(sealer, after),
-        });
-        return after;
+        // Values equal to the stored ones: undone, and nothing is checked at once.
+        await recordUpdate(
+          trx,
+          {
+            workspaceId,
+            entityType: 'monitor',
+            entityId: before.id,
+            action: 'monitor.update',
+            actor,
+            before: snapshot(sealer, before),
+            after: snapshot(sealer, after),
+          },
+          { after: before, checkNow: false },
+        );
+        return { after, checkNow: checksAtOnce(before, after) };
       });
-      checks.monitorChanged(monitor);
-      return redactSecrets(monitor);
+      checks.monitorChanged(saved.after, { checkNow: saved.checkNow });
+      return redactSecrets(saved.after);
     },
 
     async delete(actor: Actor, workspaceId: number, id: string): Promise<void> {

@@ -19,6 +19,8 @@ export interface OverviewFilter {
   type?: MonitorType;
   /** One tag, exactly. */
   tag?: string;
+  /** Only these monitors (a picker's chosen ones); none when empty. */
+  ids?: readonly number[];
 }
 
 export interface OverviewRowData {
@@ -29,6 +31,7 @@ export interface OverviewRowData {
   tags: string;
   state: MonitorState;
   changed_at: number | null;
+  created_at: string;
 }
 
 /**
@@ -100,6 +103,7 @@ function filtered(db: Kysely<Database>, workspaceId: number, filter: OverviewFil
   if (filter.type !== undefined) query = query.where('m.type', '=', filter.type);
   if (filter.state !== undefined) query = query.where(sql<boolean>`${state} = ${filter.state}`);
   if (filter.tag !== undefined) query = query.where(sql<boolean>`exists (select 1 from ${tags} where t.value = ${filter.tag})`);
+  if (filter.ids !== undefined) query = filter.ids.length === 0 ? query.where(sql<boolean>`1 = 0`) : query.where('m.id', 'in', filter.ids);
   if (filter.q !== undefined) {
     const q = filter.q;
     query = query.where(
@@ -144,7 +148,7 @@ export async function overviewPage(
     return { rows: [], total };
   }
   const found = await monitorsWithState(db, workspaceId)
-    .select(['m.id', 'm.name', 'm.type', 'm.tags', wordsOf(db).target.as('target'), state.as('state'), 's.changed_at'])
+    .select(['m.id', 'm.name', 'm.type', 'm.tags', wordsOf(db).target.as('target'), state.as('state'), 's.changed_at', 'm.created_at'])
     .where(
       'm.id',
       'in',
@@ -183,6 +187,36 @@ export async function latestChecks(db: Kysely<Database>, monitorIds: number[]) {
     .select(['monitor_id', 'runner', 'result', 'regions', 'checked_at', 'latency_ms'])
     .where('monitor_id', 'in', monitorIds)
     .execute();
+}
+
+/**
+ * The latest `count` checks of each of these monitors (a few more where checks share a start),
+ * in no order: outcome, start and message. Each monitor's oldest start to read is found first, by
+ * stepping `count` entries down its index, so the read is `count` index entries a monitor however
+ * long its history is; a window function over the monitors' results would read all of them.
+ */
+export async function recentOutcomes(
+  db: Kysely<Database>,
+  monitorIds: number[],
+  count: number,
+): Promise<{ monitor_id: number; id: number; result: CheckOutcome; started_at: number; message: string }[]> {
+  if (monitorIds.length === 0) return [];
+  const { rows } = await sql<{ monitor_id: number; id: number; result: CheckOutcome; started_at: number; message: string }>`
+    select r.monitor_id, r.id, r.result, r.started_at, r.message
+    from (
+      select m.id as monitor_id,
+        coalesce((select r2.started_at from check_results r2 where r2.monitor_id = m.id order by r2.started_at desc limit 1 offset ${count - 1}), 0) as since
+      from monitors m where m.id in (${sql.join(monitorIds)})
+    ) c
+    join check_results r on r.monitor_id = c.monitor_id and r.started_at >= c.since`.execute(db);
+  return rows.map((row) => ({ ...row, monitor_id: Number(row.monitor_id), id: Number(row.id), started_at: Number(row.started_at) }));
+}
+
+/** When each of these monitors was created (ISO 8601), by id. */
+export async function monitorsCreatedAt(db: Kysely<Database>, monitorIds: number[]): Promise<Map<number, string>> {
+  if (monitorIds.length === 0) return new Map();
+  const rows = await db.selectFrom('monitors').select(['id', 'created_at']).where('id', 'in', monitorIds).execute();
+  return new Map(rows.map((row) => [row.id, new Date(row.created_at).toISOString()]));
 }
 
 /** Those of these monitors whose latest check by some runner failed. */

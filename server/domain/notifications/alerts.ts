@@ -13,6 +13,7 @@ import { failingSince, insertAlert, latestHeldFailures, monitorsToRemind, stillF
 import { ChannelGroups, FlapGuard, STORM_RULES } from './alert-storms.ts';
 import type { ChannelTarget } from './channel-rules.ts';
 import { type ChannelOfMonitor, reasonOf } from './channels.ts';
+import { answerOf, type DeliveryOutcome, type ReceiverAnswer } from './delivery-log.ts';
 import { type AlertEvent, topicOf } from './events.ts';
 import type { ToolChange } from '../monitors/tool-pins.ts';
 
@@ -34,10 +35,13 @@ export interface Alert {
 export interface AlertServiceOptions {
   /** The channels wired to a monitor, with the events each receives and its backoff. */
   targetsOf(monitorId: number): Promise<ChannelOfMonitor[]>;
-  /** One attempt to send an alert to a channel; rejects with the reason. */
-  deliver(target: ChannelTarget, event: AlertEvent): Promise<void>;
-  /** Records how a delivery to a channel went (`error` null: it went through). */
-  recordDelivery(channelId: number, error: string | null): Promise<void>;
+  /** One attempt to send an alert to a channel; rejects with the reason. Resolves with the receiver's HTTP answer, where it has one. */
+  deliver(target: ChannelTarget, event: AlertEvent): Promise<ReceiverAnswer | undefined | void>;
+  /**
+   * Records how a delivery to a channel went (`error` null: it went through), in its delivery log
+   * and its health; returns the log entry's id, which a later attempt of the same delivery updates.
+   */
+  recordDelivery(channelId: number, outcome: DeliveryOutcome): Promise<number | undefined | void>;
   /**
    * Shows an alert in the desktop app, if one runs (throws when none does): a tool drift is shown
    * there even when no desktop channel is wired to the monitor.
@@ -79,19 +83,30 @@ export function createAlertService(db: Kysely<Database>, options: AlertServiceOp
   /** One delivery, with a second and a third attempt for a failure worth retrying; its outcome recorded on the channel. */
   async function deliverTo(channelId: number, target: ChannelTarget, event: AlertEvent): Promise<string | null> {
     let failure: string | null = null;
+    let answer: ReceiverAnswer | undefined;
+    let attempts = 0;
+    let entryId: number | undefined;
+    const record = (outcome: Omit<DeliveryOutcome, 'event' | 'target' | 'answer' | 'attempts' | 'entryId'>) =>
+      options
+        .recordDelivery(channelId, { ...outcome, event, target, answer, attempts, entryId })
+        .catch((error: unknown) => options.log.error({ err: error, channelId }, 'recording a delivery failed'));
     for (let attempt = 0; ; attempt++) {
+      attempts = attempt + 1;
       try {
-        await options.deliver(target, event);
+        answer = (await options.deliver(target, event)) ?? undefined;
         failure = null;
         break;
       } catch (error) {
         failure = reasonOf(error);
+        answer = answerOf(error);
         if (!isRetryable(error) || attempt >= retryDelays.length) break;
+        // The delivery log says it is being retried while it waits.
+        entryId = (await record({ error: failure, retrying: true })) ?? entryId;
         await delay(retryDelays[attempt]!);
       }
     }
     if (failure !== null) options.log.warn({ channelId, monitorId: event.monitor.id, reason: failure }, 'alert delivery failed');
-    await options.recordDelivery(channelId, failure).catch((error: unknown) => options.log.error({ err: error, channelId }, 'recording a delivery failed'));
+    await record({ error: failure });
     return failure;
   }
 
@@ -103,7 +118,7 @@ export function createAlertService(db: Kysely<Database>, options: AlertServiceOp
     const channelId = String(channel.id);
     if (channel.events.length > 0 && !channel.events.includes(topicOf(event))) return undefined;
     if (channel.target instanceof Error) {
-      await options.recordDelivery(channel.id, channel.target.message).catch(() => undefined);
+      await options.recordDelivery(channel.id, { error: channel.target.message, event }).catch(() => undefined);
       return { channelId, ok: false, error: channel.target.message };
     }
     if (channel.backoffUntil !== null && Date.parse(channel.backoffUntil) > now) {
@@ -209,7 +224,8 @@ export function createAlertService(db: Kysely<Database>, options: AlertServiceOp
       const since = await failingSince(db, id);
       if (since !== undefined) event.downForMs = Math.max(0, Date.parse(at) - Date.parse(since));
     }
-    const maintenance = await activeMaintenanceFor(db, id);
+    // At the check's time (the engine's clock), so an occurrence of a repeating window is judged where the check ran.
+    const maintenance = await activeMaintenanceFor(db, id, at);
     if (maintenance !== undefined) return send(monitor, event, maintenance);
     const verdict = flaps.admit(id, to, Date.parse(at));
     if (verdict.action === 'hold') return send(monitor, event, undefined, { held: 'the monitor is flapping: one alert said so' });

@@ -24,15 +24,40 @@ export async function listChannelRows(db: Kysely<Database>, workspaceId: number,
   return { rows, total };
 }
 
-/** The channels wired to a monitor, oldest first. */
+/** The channels of a monitor, oldest first: those wired to it, and those of every monitor of its workspace. */
 export async function channelRowsOfMonitor(db: Kysely<Database>, monitorId: number): Promise<ChannelRow[]> {
   return db
     .selectFrom('notification_channels as ch')
-    .innerJoin('channel_monitors as cm', 'cm.channel_id', 'ch.id')
     .selectAll('ch')
-    .where('cm.monitor_id', '=', monitorId)
+    .where((eb) =>
+      eb.or([
+        eb('ch.id', 'in', eb.selectFrom('channel_monitors').select('channel_id').where('monitor_id', '=', monitorId)),
+        eb.and([eb('ch.all_monitors', '=', 1), eb('ch.workspace_id', '=', eb.selectFrom('monitors').select('workspace_id').where('id', '=', monitorId))]),
+      ]),
+    )
     .orderBy('ch.id')
     .execute();
+}
+
+/** The workspace's channels of every monitor, oldest first. */
+export async function allMonitorChannelsOf(db: Kysely<Database>, workspaceId: number) {
+  return db
+    .selectFrom('notification_channels')
+    .select(['id', 'name', 'kind'])
+    .where('workspace_id', '=', workspaceId)
+    .where('all_monitors', '=', 1)
+    .orderBy('id')
+    .execute();
+}
+
+/** Wires a new monitor to the workspace's channels that are a default for new monitors. */
+export async function wireToDefaultChannels(db: Kysely<Database>, workspaceId: number, monitorId: number): Promise<void> {
+  const channels = await db.selectFrom('notification_channels').select('id').where('workspace_id', '=', workspaceId).where('default_for_new', '=', 1).execute();
+  if (channels.length > 0)
+    await db
+      .insertInto('channel_monitors')
+      .values(channels.map(({ id }) => ({ channel_id: id, monitor_id: monitorId })))
+      .execute();
 }
 
 /** Which of the workspace's channels are wired to which of these monitors, oldest channel first. */
@@ -70,7 +95,7 @@ export async function insertChannel(db: Kysely<Database>, values: Insertable<Not
 export async function updateChannel(
   db: Kysely<Database>,
   id: number,
-  values: { name: string; settings: string; credentials: string; events: string | null; updated_at: string },
+  values: { name: string; settings: string; credentials: string; events: string | null; all_monitors: number; default_for_new: number; updated_at: string },
 ): Promise<ChannelRow> {
   return db.updateTable('notification_channels').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }

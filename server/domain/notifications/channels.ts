@@ -7,7 +7,7 @@ import { writeTransaction } from '../../db/transaction.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
-import { recordAudit } from '../audit/audit.ts';
+import { recordAudit, recordUpdate, updateTransaction } from '../audit/audit.ts';
 import { createDestinationPolicy, type DestinationPolicy } from '../destinations.ts';
 import { monitorIdsIn } from '../monitors/monitor-repository.ts';
 import { KEY_FILE, type Sealer } from '../sealing.ts';
@@ -15,6 +15,7 @@ import { builtOnFirstUse, expected, invalid, oneLine, pageQuery, paginationOf, p
 import { findWorkspaceRow } from '../workspaces/workspace-repository.ts';
 import {
   type ChannelRow,
+  allMonitorChannelsOf,
   channelLinksOfMonitors,
   channelRowsOfMonitor,
   deleteChannel,
@@ -29,6 +30,7 @@ import {
   updateChannel,
 } from './channel-repository.ts';
 import { type ChannelKind, type ChannelKindRules, type ChannelTarget, maskCredential } from './channel-rules.ts';
+import { answerOf, type DeliveryOutcome, type ReceiverAnswer, listDeliveryEntries, writeDeliveryEntry } from './delivery-log.ts';
 import { type AlertEvent, type AlertTopic, alertTopics } from './events.ts';
 
 export interface Channel {
@@ -40,6 +42,10 @@ export interface Channel {
   config: Record<string, unknown>;
   /** The events it receives; empty: every event. */
   events: AlertTopic[];
+  /** Receives the alerts of every monitor of the workspace, those created later included (`monitorIds` aside). */
+  allMonitors: boolean;
+  /** Each monitor created from now on is wired to it; monitors that exist are left as they are. */
+  defaultForNew: boolean;
   /** How its deliveries fare. */
   health: ChannelHealth;
   createdAt: string;
@@ -112,6 +118,8 @@ function channelInputs(kinds: readonly ChannelKind[]) {
         monitorIds: monitorIds().default([]),
         config: config().default({}),
         events: events().default([]),
+        allMonitors: z.boolean(expected('true or false')).default(false),
+        defaultForNew: z.boolean(expected('true or false')).default(false),
       }),
     ),
     patch: builtOnFirstUse(() =>
@@ -122,11 +130,14 @@ function channelInputs(kinds: readonly ChannelKind[]) {
         monitorIds: monitorIds().optional(),
         config: config().optional(),
         events: events().optional(),
+        allMonitors: z.boolean(expected('true or false')).optional(),
+        defaultForNew: z.boolean(expected('true or false')).optional(),
       }),
     ),
   };
 }
 const listInput = builtOnFirstUse(() => z.strictObject(pageQuery(MAX_PER_PAGE)));
+const deliveriesInput = builtOnFirstUse(() => z.strictObject(pageQuery(MAX_PER_PAGE)));
 
 /** Shown for each credential of a channel whose credentials cannot be read. */
 const UNREADABLE = '(unreadable: set again)';
@@ -136,8 +147,8 @@ export const reasonOf = (error: unknown) => (error instanceof Error ? error.mess
 
 export interface ChannelServiceOptions {
   sealer: Sealer;
-  /** Sends an alert to one channel; throws when it could not be delivered. */
-  deliver(target: ChannelTarget, event: AlertEvent): Promise<void>;
+  /** Sends an alert to one channel; throws when it could not be delivered. Resolves with the receiver's HTTP answer, where it has one. */
+  deliver(target: ChannelTarget, event: AlertEvent): Promise<ReceiverAnswer | undefined | void>;
   /** What addresses a channel may name (checked again when delivering); by default the policy without an allow-list. */
   destinations?: DestinationPolicy;
   /** The kinds and their fields (delivery/channels/registry.ts). */
@@ -230,6 +241,8 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
       monitorIds: monitors,
       config: { ...JSON.parse(row.settings), ...masked },
       events: eventsOf(row),
+      allMonitors: row.all_monitors === 1,
+      defaultForNew: row.default_for_new === 1,
       health: {
         failures: row.failures,
         lastError: row.last_error,
@@ -265,13 +278,19 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
   }
 
   /**
-   * Records how a delivery to a channel went (`error` null: it went through): failures in a row,
-   * the last error and success, and the backoff of a channel that keeps failing.
+   * Records how a delivery to a channel went (`error` null: it went through): its entry in the
+   * channel's delivery log, when the outcome names its alert, and, once no attempt follows, the
+   * failures in a row, the last error and success, and the backoff of a channel that keeps
+   * failing. Returns the log entry's id, for a later attempt to update.
    */
-  async function recordDelivery(channelId: number, error: string | null, at = Date.now()): Promise<void> {
+  async function recordDelivery(channelId: number, outcome: DeliveryOutcome, at = Date.now()): Promise<number | undefined> {
     const when = new Date(at).toISOString();
+    const entryId = outcome.event ? await writeDeliveryEntry(db, channelId, { ...outcome, event: outcome.event }, when) : undefined;
+    if (outcome.retrying) return entryId;
+    const { error } = outcome;
     if (error === null) await markChannelSent(db, channelId, when);
     else await markChannelFailed(db, channelId, { error, at: when, backoffOf: (failures) => backoffAfter(failures, at) });
+    return entryId;
   }
 
   async function channelOf(q: Kysely<Database>, row: ChannelRow): Promise<Channel> {
@@ -305,6 +324,13 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
         for (const row of await channelLinksOfMonitors(db, workspaceId, monitorIds.map(Number))) {
           byMonitor.get(String(row.monitor_id))?.push(Object.freeze({ id: String(row.id), name: row.name, kind: row.kind as ChannelKind }));
         }
+        // A channel of every monitor feeds each of them, wired or not.
+        const everyMonitor = await allMonitorChannelsOf(db, workspaceId);
+        for (const channels of byMonitor.values()) {
+          for (const row of everyMonitor)
+            if (!channels.some((c) => c.id === String(row.id))) channels.push(Object.freeze({ id: String(row.id), name: row.name, kind: row.kind }));
+          channels.sort((a, b) => Number(a.id) - Number(b.id));
+        }
         for (const channels of byMonitor.values()) Object.freeze(channels);
         return byMonitor;
       });
@@ -325,6 +351,8 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
           settings: JSON.stringify(settings),
           credentials: sealer.seal(credentials),
           events: values.events.length > 0 ? JSON.stringify(values.events) : null,
+          all_monitors: values.allMonitors ? 1 : 0,
+          default_for_new: values.defaultForNew ? 1 : 0,
           created_at: now,
           updated_at: now,
         });
@@ -350,8 +378,9 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
     async update(actor: Actor, workspaceId: number, id: string, patch: unknown): Promise<Channel> {
       await authorize(db, actor, workspaceId, 'write');
       const values = parseInput(inputs.patch(), patch);
-      if (Object.values(values).every((v) => v === undefined)) throw invalid('channel', 'names no field to change: set name, monitorIds, config or events');
-      return writeTransaction(db, async (trx) => {
+      if (Object.values(values).every((v) => v === undefined))
+        throw invalid('channel', 'names no field to change: set name, monitorIds, config, events, allMonitors or defaultForNew');
+      return updateTransaction(db, async (trx) => {
         const row = await loadRow(trx, workspaceId, id);
         if (values.kind !== undefined && values.kind !== row.kind) {
           throw invalid('kind', `channel ${row.id} is a ${row.kind} channel and cannot become a ${values.kind} channel; create a new channel instead`);
@@ -376,18 +405,24 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
           settings: JSON.stringify(settings),
           credentials: sealed,
           events: values.events === undefined ? row.events : values.events.length > 0 ? JSON.stringify(values.events) : null,
+          all_monitors: values.allMonitors === undefined ? row.all_monitors : values.allMonitors ? 1 : 0,
+          default_for_new: values.defaultForNew === undefined ? row.default_for_new : values.defaultForNew ? 1 : 0,
           updated_at: new Date().toISOString(),
         });
         const after = await channelOf(trx, next);
-        await recordAudit(trx, {
-          workspaceId,
-          entityType: 'notification_channel',
-          entityId: row.id,
-          action: 'notification_channel.update',
-          actor,
-          before: snapshot(before, row),
-          after: snapshot(after, next),
-        });
+        await recordUpdate(
+          trx,
+          {
+            workspaceId,
+            entityType: 'notification_channel',
+            entityId: row.id,
+            action: 'notification_channel.update',
+            actor,
+            before: snapshot(before, row),
+            after: snapshot(after, next),
+          },
+          before,
+        );
         return after;
       });
     },
@@ -415,6 +450,7 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
       await authorize(db, actor, workspaceId, 'write');
       const row = await loadRow(db, workspaceId, id);
       const { slug, name } = await findWorkspaceRow(db, workspaceId);
+      // A made-up `down` alert, marked as a test: every kind shows it as one, and its event is `test` (events.ts: eventNameOf).
       const event: AlertEvent = {
         kind: 'down',
         monitor: { id: '0', name: 'Test monitor', type: 'tcp', target: 'example.test:443' },
@@ -426,14 +462,25 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
         test: true,
       };
       // A test tells how the channel fares like any alert: one that works again is no longer backed off.
+      let target: ChannelTarget | undefined;
       try {
-        await options.deliver(targetOf(row), event);
-        await recordDelivery(row.id, null);
+        target = targetOf(row);
+        const answer = (await options.deliver(target, event)) ?? undefined;
+        await recordDelivery(row.id, { error: null, event, target, answer });
         return { delivered: true, error: null };
       } catch (error) {
-        await recordDelivery(row.id, reasonOf(error));
+        await recordDelivery(row.id, { error: reasonOf(error), event, target, answer: answerOf(error) });
         return { delivered: false, error: reasonOf(error) };
       }
+    },
+
+    /** The channel's delivery log, newest first: the latest deliveries of alerts and tests, and what the receiver answered. */
+    async deliveries(actor: Actor, workspaceId: number, id: string, query: unknown = {}) {
+      await authorize(db, actor, workspaceId, 'read');
+      const { page, perPage } = parseInput(deliveriesInput(), query);
+      const row = await loadRow(db, workspaceId, id);
+      const { deliveries, total } = await listDeliveryEntries(db, row.id, perPage, (page - 1) * perPage);
+      return { deliveries, pagination: paginationOf(page, perPage, total) };
     },
 
     recordDelivery,

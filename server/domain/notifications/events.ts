@@ -70,6 +70,13 @@ export interface AlertEvent {
  */
 export { type AlertTopic, alertTopics } from '../../../contract/alert-topics.ts';
 
+/**
+ * The alert's event name, as a webhook's `event` field and `x-statusdesk-event` header and a
+ * channel's delivery log give it: `monitor.down`, `monitor.recovered`, `monitor.degraded`,
+ * `monitor.tool_drift`; `test` for a test send, whatever alert it shows.
+ */
+export const eventNameOf = (event: Pick<AlertEvent, 'kind' | 'test'>) => (event.test ? 'test' : `monitor.${event.kind}`);
+
 /** Which choice of a channel an alert falls under. */
 export function topicOf(event: Pick<AlertEvent, 'kind'> & { monitor: Pick<AlertEvent['monitor'], 'type'> }): AlertTopic {
   if (event.kind === 'tool_drift') return 'tool_drift';

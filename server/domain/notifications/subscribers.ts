@@ -66,8 +66,10 @@ export interface DeliveryOutcome {
 
 /** How subscribers are told: the delivery layer formats, sends and fans out (delivery/subscriber-delivery.ts). */
 export interface SubscriberDelivery {
-  /** Whether the service has a mail relay: email subscriptions need one. */
-  canMail: boolean;
+  /** Whether the service has a mail relay, as last known: email subscriptions need one. */
+  readonly canMail: boolean;
+  /** Whether the service has a mail relay, its stored email settings read now. */
+  mailAvailable(): Promise<boolean>;
   /** Mails a new email subscriber the link that confirms it; throws when it was not sent. */
   confirmation(address: string, page: PageRef, confirmUrl: string): Promise<void>;
   /**
@@ -184,8 +186,11 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
   ): Promise<SubscriberRow> {
     const { beforeSending = () => {}, record = async () => {} } = hooks;
     await requireSubscriberPlan(page);
-    if (!delivery.canMail) {
-      throw new AppError('PRECONDITION_FAILED', 'email subscriptions need a mail server: set STATUSDESK_SMTP_URL for the service');
+    if (!(await delivery.mailAvailable())) {
+      throw new AppError(
+        'PRECONDITION_FAILED',
+        'email subscriptions need a mail server: set one in Settings, General, Email (or `statusdesk settings email set`), or set STATUSDESK_SMTP_URL for the service',
+      );
     }
     const now = new Date().toISOString();
     const existing = await findEmailSubscriber(db, page.id, address);
@@ -349,7 +354,7 @@ export function createSubscriberService(db: Kysely<Database>, options: Subscribe
     },
 
     /** Whether a page event would be mailed to someone. Not a call of any surface: the service asks at start. */
-    mailsPageEvents: async () => delivery.canMail && (await hasActiveEmailSubscribers(db)),
+    mailsPageEvents: async () => (await delivery.mailAvailable()) && (await hasActiveEmailSubscribers(db)),
 
     /**
      * Drops email subscribers still pending PENDING_TTL_MS after their last confirmation mail (or

@@ -17,6 +17,17 @@ export async function findPageBySlug(db: Kysely<Database>, slug: string): Promis
   return db.selectFrom('status_pages').selectAll().where('slug', '=', slug).executeTakeFirst();
 }
 
+/** The page that had `slug` before its last change of slug, if any. */
+export async function findPageByFormerSlug(db: Kysely<Database>, slug: string): Promise<PageRow | undefined> {
+  return db.selectFrom('status_pages').selectAll().where('former_slug', '=', slug).executeTakeFirst();
+}
+
+/** Every page's custom domain, with its slug. */
+export async function customDomainRows(db: Kysely<Database>): Promise<{ custom_domain: string; slug: string }[]> {
+  const rows = await db.selectFrom('status_pages').select(['custom_domain', 'slug']).where('custom_domain', 'is not', null).execute();
+  return rows.flatMap((row) => (row.custom_domain === null ? [] : [{ custom_domain: row.custom_domain, slug: row.slug }]));
+}
+
 export async function listPageRows(db: Kysely<Database>, workspaceId: number): Promise<PageRow[]> {
   return db.selectFrom('status_pages').selectAll().where('workspace_id', '=', workspaceId).orderBy('id', 'desc').execute();
 }

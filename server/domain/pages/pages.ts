@@ -1,13 +1,14 @@
+import { createHash } from 'node:crypto';
 import type { Kysely, Updateable } from 'kysely';
 import { z } from 'zod';
 import { PAGE_LIMITS } from '../../../contract/limits.ts';
-import type { Database, PageComponentTable } from '../../db/schema.ts';
+import type { Database, PageComponentTable, StatusPageTable } from '../../db/schema.ts';
 import { writeTransaction } from '../../db/transaction.ts';
 import { isUniqueViolation } from '../../db/unique-violation.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
-import { recordAudit } from '../audit/audit.ts';
+import { recordAudit, recordUpdate, updateTransaction } from '../audit/audit.ts';
 import { monitorIdsIn } from '../monitors/monitor-repository.ts';
 import { builtOnFirstUse, expected, invalid, oneLine, parseId, parseInput } from '../validation.ts';
 import {
@@ -16,6 +17,7 @@ import {
   deleteComponent,
   deletePage,
   findComponent,
+  findPageByFormerSlug,
   findPageById,
   findPageBySlug,
   insertComponent,
@@ -27,6 +29,8 @@ import {
   updateComponent,
   updatePage,
 } from './page-repository.ts';
+import { brandingFields, logoTypeOf } from './page-branding.ts';
+import type { PageHosts } from './page-hosts.ts';
 
 export interface StatusPage {
   id: string;
@@ -36,6 +40,18 @@ export interface StatusPage {
   description: string;
   /** The public address: {public url}/status/{slug}. */
   url: string;
+  /** `#rrggbb`: the band behind the page's heading; null: the page's own colours. */
+  accentColor: string | null;
+  /** The link back to the owner's site. */
+  websiteUrl: string | null;
+  /** A PNG, JPEG, WebP or GIF file shown beside the title. */
+  logo: Uint8Array | null;
+  /** The logo's type, read from its bytes; null without a logo. */
+  logoType: string | null;
+  /** A host name that serves the page at `/` (behind a proxy that sends it as Host). */
+  customDomain: string | null;
+  /** The slug before the last change of slug: /status/{formerSlug} forwards to the page. */
+  formerSlug: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -62,6 +78,12 @@ export function toPage(row: PageRow, publicUrl: string): StatusPage {
     title: row.title,
     description: row.description,
     url: `${publicUrl}/status/${row.slug}`,
+    accentColor: row.accent_color,
+    websiteUrl: row.website_url,
+    logo: row.logo === null ? null : new Uint8Array(row.logo),
+    logoType: row.logo === null ? null : (logoTypeOf(row.logo) ?? null),
+    customDomain: row.custom_domain,
+    formerSlug: row.former_slug,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -97,8 +119,46 @@ const title = builtOnFirstUse(() =>
 );
 const description = builtOnFirstUse(() => z.string(expected('text')).max(descriptionLength, `must be at most ${descriptionLength} characters`));
 
-const pageInput = builtOnFirstUse(() => z.strictObject({ slug: slug(), title: title(), description: description().default('') }));
-const pagePatch = builtOnFirstUse(() => z.strictObject({ slug: slug().optional(), title: title().optional(), description: description().optional() }));
+const pageInput = builtOnFirstUse(() => {
+  const { accentColor, websiteUrl, customDomain, logo } = brandingFields();
+  return z.strictObject({
+    slug: slug(),
+    title: title(),
+    description: description().default(''),
+    accentColor: accentColor.optional(),
+    websiteUrl: websiteUrl.optional(),
+    customDomain: customDomain.optional(),
+    logo: logo.optional(),
+  });
+});
+const pagePatch = builtOnFirstUse(() => {
+  const { accentColor, websiteUrl, customDomain, logo } = brandingFields();
+  return z.strictObject({
+    slug: slug().optional(),
+    title: title().optional(),
+    description: description().optional(),
+    accentColor: accentColor.optional(),
+    websiteUrl: websiteUrl.optional(),
+    customDomain: customDomain.optional(),
+    logo: logo.optional(),
+  });
+});
+/** The fields of a page a patch may set. */
+const PAGE_FIELDS = ['slug', 'title', 'description', 'accentColor', 'websiteUrl', 'customDomain', 'logo'] as const;
+type PageValues = z.output<ReturnType<typeof pagePatch>>;
+
+/** The columns of a page's fields that are set. */
+function pageColumns(values: PageValues): Updateable<StatusPageTable> {
+  const set: Updateable<StatusPageTable> = {};
+  if (values.slug !== undefined) set.slug = values.slug;
+  if (values.title !== undefined) set.title = values.title;
+  if (values.description !== undefined) set.description = values.description;
+  if (values.accentColor !== undefined) set.accent_color = values.accentColor;
+  if (values.websiteUrl !== undefined) set.website_url = values.websiteUrl;
+  if (values.customDomain !== undefined) set.custom_domain = values.customDomain;
+  if (values.logo !== undefined) set.logo = values.logo;
+  return set;
+}
 
 const group = builtOnFirstUse(() =>
   oneLine(
@@ -138,8 +198,12 @@ const componentPatch = builtOnFirstUse(() =>
 );
 
 function pageSnapshot(page: StatusPage): Record<string, unknown> {
-  const { updatedAt: _u, url: _url, ...rest } = page;
-  return rest;
+  const { updatedAt: _u, url: _url, logo, ...rest } = page;
+  // The audit log says which logo, not its bytes.
+  return {
+    ...rest,
+    logo: logo === null ? null : `${page.logoType}, ${logo.length} bytes, sha256 ${createHash('sha256').update(logo).digest('hex').slice(0, 16)}`,
+  };
 }
 
 function componentSnapshot(component: PageComponent): Record<string, unknown> {
@@ -152,6 +216,8 @@ export interface PageServiceOptions {
   publicUrl: string;
   /** Told after every committed change to a page's content, so caches of the public page are dropped. */
   changed(pageId: number): void;
+  /** Read again after a page's custom domain or slug changed, before the change is answered. */
+  hosts?: Pick<PageHosts, 'refresh'>;
 }
 
 /**
@@ -186,11 +252,37 @@ async function monitorOf(db: Kysely<Database>, workspaceId: number, ref: string 
   return id;
 }
 
-function slugTaken(error: unknown, value: string | undefined): never {
-  if (isUniqueViolation(error, 'status_pages.slug')) {
-    throw new AppError('CONFLICT', `slug: "${value}" is already used by another status page; choose another`, [{ field: 'slug', rule: 'must be unique' }]);
+/** A duplicate slug, former slug or custom domain, named by its field. */
+function duplicate(error: unknown, values: PageValues): never {
+  if (isUniqueViolation(error, 'status_pages.slug') || isUniqueViolation(error, 'status_pages.former_slug')) {
+    throw new AppError('CONFLICT', `slug: "${values.slug}" is already used by another status page; choose another`, [
+      { field: 'slug', rule: 'must be unique' },
+    ]);
+  }
+  if (isUniqueViolation(error, 'status_pages.custom_domain')) {
+    throw new AppError('CONFLICT', `customDomain: "${values.customDomain}" already serves another status page; a name serves one page`, [
+      { field: 'customDomain', rule: 'must be unique' },
+    ]);
   }
   throw error;
+}
+
+/**
+ * A slug another page had before it changed its own still forwards there: it is refused as taken
+ * (the page that had it may take it back). A custom domain may not be the service's own name.
+ */
+async function checkNames(q: Kysely<Database>, values: PageValues, pageId: number | undefined, publicUrl: string): Promise<void> {
+  if (values.slug !== undefined) {
+    const forwarding = await findPageByFormerSlug(q, values.slug);
+    if (forwarding && forwarding.id !== pageId) {
+      throw new AppError('CONFLICT', `slug: "${values.slug}" was the address of another status page and still forwards to it; choose another`, [
+        { field: 'slug', rule: 'must be unique' },
+      ]);
+    }
+  }
+  if (values.customDomain && values.customDomain === new URL(publicUrl).hostname) {
+    throw invalid('customDomain', `must not be the service's own public name (${values.customDomain}): its pages are already at /status/{slug}`);
+  }
 }
 
 export function createPageService(db: Kysely<Database>, options: PageServiceOptions) {
@@ -203,6 +295,11 @@ export function createPageService(db: Kysely<Database>, options: PageServiceOpti
   }
 
   return {
+    /** The current slug of the page that had `slug` before its last change of slug: public, as the page is. */
+    async forwardOf(slug: string): Promise<string | undefined> {
+      return (await findPageByFormerSlug(db, slug))?.slug;
+    },
+
     /** Every page of the workspace, newest first (unpaginated: a workspace has few pages). */
     async list(actor: Actor, workspaceId: number): Promise<StatusPage[]> {
       await authorize(db, actor, workspaceId, 'read');
@@ -219,9 +316,16 @@ export function createPageService(db: Kysely<Database>, options: PageServiceOpti
       const values = parseInput(pageInput(), input);
       const created = await writeTransaction(db, async (trx) => {
         const now = new Date().toISOString();
-        const row = await insertPage(trx, { workspace_id: workspaceId, ...values, created_at: now, updated_at: now }).catch((error: unknown) =>
-          slugTaken(error, values.slug),
-        );
+        await checkNames(trx, values, undefined, options.publicUrl);
+        const row = await insertPage(trx, {
+          workspace_id: workspaceId,
+          ...pageColumns(values),
+          slug: values.slug,
+          title: values.title,
+          description: values.description,
+          created_at: now,
+          updated_at: now,
+        }).catch((error: unknown) => duplicate(error, values));
         const created = page(row);
         await recordAudit(trx, {
           workspaceId,
@@ -235,31 +339,40 @@ export function createPageService(db: Kysely<Database>, options: PageServiceOpti
         return created;
       });
       options.changed(Number(created.id));
+      if (created.customDomain !== null) await options.hosts?.refresh();
       return created;
     },
 
     async update(actor: Actor, workspaceId: number, ref: string, patch: unknown): Promise<StatusPage> {
       await authorize(db, actor, workspaceId, 'write');
       const values = parseInput(pagePatch(), patch);
-      if (Object.values(values).every((v) => v === undefined)) throw invalid('page', 'names no field to change: set slug, title or description');
-      const updated = await writeTransaction(db, async (trx) => {
+      if (Object.values(values).every((v) => v === undefined))
+        throw invalid('page', `names no field to change: set ${PAGE_FIELDS.slice(0, -1).join(', ')} or ${PAGE_FIELDS.at(-1)}`);
+      const updated = await updateTransaction(db, async (trx) => {
         const before = await resolvePage(trx, workspaceId, ref, 'id');
-        const row = await updatePage(trx, before.id, { ...values, updated_at: new Date().toISOString() }).catch((error: unknown) =>
-          slugTaken(error, values.slug),
-        );
+        await checkNames(trx, values, before.id, options.publicUrl);
+        const set = { ...pageColumns(values), updated_at: new Date().toISOString() };
+        // The old slug keeps forwarding to the page, and is kept from other pages, until the next change of slug.
+        if (values.slug !== undefined && values.slug !== before.slug) set.former_slug = before.slug;
+        const row = await updatePage(trx, before.id, set).catch((error: unknown) => duplicate(error, values));
         const after = page(row);
-        await recordAudit(trx, {
-          workspaceId,
-          entityType: 'status_page',
-          entityId: row.id,
-          action: 'status_page.update',
-          actor,
-          before: pageSnapshot(page(before)),
-          after: pageSnapshot(after),
-        });
+        await recordUpdate(
+          trx,
+          {
+            workspaceId,
+            entityType: 'status_page',
+            entityId: row.id,
+            action: 'status_page.update',
+            actor,
+            before: pageSnapshot(page(before)),
+            after: pageSnapshot(after),
+          },
+          page(before),
+        );
         return after;
       });
       options.changed(Number(updated.id));
+      if (values.customDomain !== undefined || values.slug !== undefined) await options.hosts?.refresh();
       return updated;
     },
 
@@ -281,6 +394,7 @@ export function createPageService(db: Kysely<Database>, options: PageServiceOpti
         return before.id;
       });
       options.changed(id);
+      await options.hosts?.refresh();
     },
 
     /** The page's components in display order. */
@@ -330,7 +444,7 @@ export function createPageService(db: Kysely<Database>, options: PageServiceOpti
       const values = parseInput(componentPatch(), patch);
       if (Object.values(values).every((v) => v === undefined))
         throw invalid('component', 'names no field to change: set name, description, monitorId, group or position');
-      const updated = await writeTransaction(db, async (trx) => {
+      const updated = await updateTransaction(db, async (trx) => {
         const before = await loadComponent(trx, workspaceId, id);
         const set: Updateable<PageComponentTable> = { updated_at: new Date().toISOString() };
         if (values.name !== undefined) set.name = values.name;
@@ -342,15 +456,19 @@ export function createPageService(db: Kysely<Database>, options: PageServiceOpti
         }
         const row = await updateComponent(trx, before.id, set);
         const after = toComponent(row);
-        await recordAudit(trx, {
-          workspaceId,
-          entityType: 'page_component',
-          entityId: row.id,
-          action: 'page_component.update',
-          actor,
-          before: componentSnapshot(toComponent(before)),
-          after: componentSnapshot(after),
-        });
+        await recordUpdate(
+          trx,
+          {
+            workspaceId,
+            entityType: 'page_component',
+            entityId: row.id,
+            action: 'page_component.update',
+            actor,
+            before: componentSnapshot(toComponent(before)),
+            after: componentSnapshot(after),
+          },
+          toComponent(before),
+        );
         return after;
       });
       options.changed(Number(updated.pageId));

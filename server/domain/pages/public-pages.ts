@@ -2,13 +2,14 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { notFound } from '../../errors.ts';
 import { componentLinksOf, currentMaintenanceRowsOfPage } from '../maintenance/maintenance-repository.ts';
-import { statusAt } from '../maintenance/maintenances.ts';
+import { windowAt } from '../maintenance/maintenances.ts';
 import { activeMonitorIds } from '../monitors/monitor-repository.ts';
-import { dailyOutcomes, latestChecks } from '../monitors/view-repository.ts';
+import { dailyOutcomes, latestChecks, monitorsCreatedAt } from '../monitors/view-repository.ts';
 import { planOfWorkspace } from '../plans.ts';
 import { recentReportIdsOfPage } from '../reports/report-repository.ts';
 import { loadReports, type StatusReport } from '../reports/reports.ts';
 import { findPageBySlug, listComponentRows } from './page-repository.ts';
+import { publicBrandingOf } from './page-branding.ts';
 import { toPage } from './pages.ts';
 import type { ComponentState, PublicComponent, PublicMaintenance, PublicPage, PublicReport, UptimeDay } from './public-view.ts';
 
@@ -76,13 +77,14 @@ export function createPublicPages(db: Kysely<Database>, options: PublicPageOptio
     const components = await listComponentRows(db, page.id);
     const monitorIds = [...new Set(components.flatMap((c) => (c.monitor_id === null ? [] : [c.monitor_id])))];
 
-    const [plan, activeMonitors, states, uptime, reportIds, maintenanceRows] = await Promise.all([
+    const [plan, activeMonitors, states, uptime, reportIds, maintenanceRows, createdAt] = await Promise.all([
       planOfWorkspace(db, page.workspace_id),
       activeMonitorIds(db, monitorIds),
       latestChecks(db, monitorIds),
       uptimeOf(monitorIds, firstDay),
       recentReportIdsOfPage(db, page.id, new Date(now - PAST_REPORT_DAYS * DAY_MS).toISOString()),
       currentMaintenanceRowsOfPage(db, page.id, nowIso),
+      monitorsCreatedAt(db, monitorIds),
     ]);
     const maintenanceLinks = await componentLinksOf(
       db,
@@ -96,13 +98,15 @@ export function createPublicPages(db: Kysely<Database>, options: PublicPageOptio
       if (!activeMonitors.has(state.monitor_id)) continue;
       health.set(state.monitor_id, worst([health.get(state.monitor_id) ?? 'unknown', fromResult[state.result]!]));
     }
-    const maintenances: PublicMaintenance[] = maintenanceRows.map((m) => ({
+    // A repeating window shows as its occurrence under way or its next one (windowAt).
+    const windows = maintenanceRows.map((m) => windowAt(m, nowIso));
+    const maintenances: PublicMaintenance[] = maintenanceRows.map((m, i) => ({
       id: String(m.id),
       title: m.title,
       message: m.message,
-      from: m.starts_at,
-      to: m.ends_at,
-      active: statusAt(m.starts_at, m.ends_at, nowIso) === 'active',
+      from: windows[i]!.from,
+      to: windows[i]!.to,
+      active: windows[i]!.status === 'active',
       components: maintenanceLinks.filter((l) => l.maintenance_id === m.id).flatMap((l) => names.get(String(l.component_id)) ?? []),
     }));
     const underMaintenance = (componentId: number) =>
@@ -138,6 +142,7 @@ export function createPublicPages(db: Kysely<Database>, options: PublicPageOptio
         state,
         days,
         uptime: totals.all === 0 ? null : totals.ok / totals.all,
+        ...(c.monitor_id !== null && createdAt.has(c.monitor_id) ? { createdAt: createdAt.get(c.monitor_id)! } : {}),
       };
     });
 
@@ -158,8 +163,9 @@ export function createPublicPages(db: Kysely<Database>, options: PublicPageOptio
       activeReports: activeReports.map((r) => publicReport(r, names)),
       pastReports: reports.filter((r) => r.resolved).map((r) => publicReport(r, names)),
       activeMaintenances: maintenances.filter((m) => m.active),
-      upcomingMaintenances: maintenances.filter((m) => !m.active),
+      upcomingMaintenances: maintenances.filter((_m, i) => windows[i]!.status === 'scheduled'),
       subscribable: options.canMail && plan.subscriberNotifications,
+      ...publicBrandingOf(page),
     };
   }
 

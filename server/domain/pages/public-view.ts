@@ -23,6 +23,8 @@ export interface PublicComponent {
   state: ComponentState /** 90 days, oldest first; empty for a static component */;
   days: UptimeDay[] /** over those days; null without data */;
   uptime: number | null;
+  /** When its monitor was created (ISO 8601): a younger one's uptime is "since created"; absent for a static component. */
+  createdAt?: string;
 }
 export interface PublicUpdate {
   status: 'investigating' | 'identified' | 'monitoring' | 'resolved';
@@ -65,6 +67,20 @@ export interface PublicPage {
   upcomingMaintenances: PublicMaintenance[] /* soonest first */;
   /** Whether the page offers email subscription (a form posting to `${url}/subscribe`). */
   subscribable: boolean;
+  /** The owner's branding; absent or null fields: none. */
+  branding?: PublicBranding;
+}
+
+/** What the page shows of its owner: see domain/pages/page-branding.ts for the rules. */
+export interface PublicBranding {
+  /** `#rrggbb`, the heading band's colour. */
+  accentColor: string | null;
+  /** The text colour on the band: black or white, whichever contrasts more (at least 4.58:1). */
+  textColor: string | null;
+  /** The logo as a `data:` address of its own image type. */
+  logo: string | null;
+  /** The link back to the owner's site, http or https. */
+  websiteUrl: string | null;
 }
 
 /** The public JSON of a page: no day-by-day history, only what a script polls for. */

@@ -7,7 +7,7 @@ import { writeTransaction } from '../../db/transaction.ts';
 import { notFound } from '../../errors.ts';
 import type { Actor } from '../actor.ts';
 import { authorize } from '../access.ts';
-import { recordAudit } from '../audit/audit.ts';
+import { recordAudit, recordUpdate, updateTransaction } from '../audit/audit.ts';
 import { type PageEvent, reportStatuses } from '../notifications/events.ts';
 import { dispatchAfterCommit, type NotifySubscribers, notifyRule } from '../notifications/publish.ts';
 import { componentNames, type PageRow, pageRowOf } from '../pages/page-repository.ts';
@@ -252,7 +252,7 @@ export function createReportService(db: Kysely<Database>, options: ReportService
       await authorize(db, actor, workspaceId, 'write');
       const values = parseInput(patchInput(), patch);
       if (Object.values(values).every((v) => v === undefined)) throw invalid('report', 'names no field to change: set title, status or pageComponentIds');
-      const { report, pageId } = await writeTransaction(db, async (trx) => {
+      const { report, pageId } = await updateTransaction(db, async (trx) => {
         const { report: before, page } = await loadOne(trx, workspaceId, id);
         const reportId = Number(before.id);
         if (values.pageComponentIds !== undefined)
@@ -266,15 +266,19 @@ export function createReportService(db: Kysely<Database>, options: ReportService
           updated_at: now,
         });
         const [after] = await loadReports(trx, [reportId]);
-        await recordAudit(trx, {
-          workspaceId,
-          entityType: 'status_report',
-          entityId: reportId,
-          action: 'status_report.update',
-          actor,
-          before: snapshot(before),
-          after: snapshot(after!),
-        });
+        await recordUpdate(
+          trx,
+          {
+            workspaceId,
+            entityType: 'status_report',
+            entityId: reportId,
+            action: 'status_report.update',
+            actor,
+            before: snapshot(before),
+            after: snapshot(after!),
+          },
+          { report: before, pageId: page.id },
+        );
         return { report: after!, pageId: page.id };
       });
       options.changed(pageId);

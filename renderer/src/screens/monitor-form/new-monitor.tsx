@@ -43,7 +43,7 @@ export function NewMonitor({ workspace, plan }: { workspace: Workspace; plan: Lo
 
   return (
     <>
-      <PageHeader title="New monitor">Statusdesk checks it on schedule from the regions you pick, and records each result.</PageHeader>
+      <PageHeader title="New monitor">Statusdesk checks it on schedule from this machine (or your private locations), and records each result.</PageHeader>
       <TypeChooser type={type} onChoose={choose} />
       {type === 'mcp' ? (
         <p className="muted">

@@ -104,9 +104,21 @@ function useUnorderedList(name: 'regions' | 'privateLocations'): { value: string
 
 function Regions({ type, plan, error }: { type: MonitorType; plan: PlanAllowance; error: string | undefined }) {
   const { value, onChange } = useUnorderedList('regions');
-  const hint = typeOf(type).regionsRequired
-    ? 'Where it is checked from. Pick at least one, or a private location below.'
-    : `Where it is checked from. Unless private locations are picked, none picked means the plan's default regions: ${plan.defaultTcpRegions.join(', ')}.`;
+  // Regions are labels this machine's checks stand for, not places they run from: said in one
+  // sentence, with where to go to check from elsewhere.
+  const what = (
+    <>
+      This machine runs each check and records it for the regions picked here; to check from another network, add a{' '}
+      <Link to="/locations">private location</Link>.
+    </>
+  );
+  const hint = typeOf(type).regionsRequired ? (
+    <>{what} Pick at least one region, or a private location below.</>
+  ) : (
+    <>
+      {what} Unless private locations are picked, none picked means the plan's default regions: {plan.defaultTcpRegions.join(', ')}.
+    </>
+  );
   // A stored region the catalogue no longer lists stays visible, so it can be unticked.
   const offered = [...plan.regions, ...value.filter((r) => !plan.regions.includes(r))];
   return (
