@@ -14,6 +14,7 @@ import { Code, createClient, Periodicity, statusReportV1, type StatusdeskClient 
 import { DASHBOARD_ANSWERS, DASHBOARD_BODIES, type DashboardBody, type JsonEndpoint, LIVE_EVENT } from '../contract/dashboard-api.ts';
 import { DASHBOARD_API, pathOf, type PathParams } from '../contract/dashboard.ts';
 import { RPC_CODE_OF } from '../contract/errors.ts';
+import { closedPort } from './support/grpc-peers.ts';
 import { newWorkspace } from './support/harness.ts';
 import { startHttpMcpServer, toolsWithDescription } from './support/mcp-servers.ts';
 import { connectClient, type OAuthTestService, registerClient, startConsent, startOAuthService, startReceiver, TestBrowser } from './support/oauth-peers.ts';
@@ -124,6 +125,18 @@ describe('the dashboard API answers what its contract declares', () => {
     assert.ok((await call('plan', { workspaceId: ws.id })).frequencies.includes('30s'));
     const audit = await call('audit', { workspaceId: ws.id }, { query: { limit: '1' } });
     assert.equal(audit.entries[0]?.entityId, monitor!.id);
+  });
+
+  test("a monitor's incidents: one opened by a check that found it down", async () => {
+    const ws = await workspace();
+    const { monitor } = await ws.rpc.monitors.createTCPMonitor({
+      monitor: { name: 'contract outage', uri: `127.0.0.1:${await closedPort()}`, periodicity: Periodicity.PERIODICITY_1H, retry: 0, regions: ['iad'] },
+    });
+    await ws.rpc.monitors.triggerMonitor({ id: monitor!.id });
+    const { incidents } = await call('incidents', { workspaceId: ws.id, monitorId: monitor!.id });
+    assert.equal(incidents.length, 1);
+    assert.equal(incidents[0]?.endedAt, null);
+    assert.equal(incidents[0]?.failedChecks, 1);
   });
 
   test("an MCP monitor's results carry what its check found of the server, and its overview row says when its tools changed", async () => {

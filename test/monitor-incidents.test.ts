@@ -125,7 +125,7 @@ describe('incidents from failures', () => {
     }
   });
 
-  test(`only the latest ${INCIDENTS_KEPT} incidents of a monitor are kept`, async () => {
+  test(`only the latest ${INCIDENTS_KEPT} incidents of a monitor are kept; a monitor found up after its state was lost ends its incident`, async () => {
     const dir = await tempDir();
     const db = await openTestDatabase(dir.path);
     const ownerId = await ensureOwner(db);
@@ -139,7 +139,13 @@ describe('incidents from failures', () => {
       for (let i = 0; i < INCIDENTS_KEPT + 5; i++) {
         const base = { monitorId: monitor.id, workspaceId: String(workspaceId), message: `refused ${i}` };
         void services.monitorIncidents.stateChanged({ ...base, from: 'up', to: 'down', kind: 'down', at: new Date(t0 + i * 2 * MINUTE).toISOString() });
-        void services.monitorIncidents.stateChanged({ ...base, from: 'down', to: 'up', kind: 'recovered', at: new Date(t0 + (i * 2 + 1) * MINUTE).toISOString() });
+        void services.monitorIncidents.stateChanged({
+          ...base,
+          from: 'down',
+          to: 'up',
+          kind: 'recovered',
+          at: new Date(t0 + (i * 2 + 1) * MINUTE).toISOString(),
+        });
       }
       await services.monitorIncidents.settled();
       const kept = await services.monitorIncidents.list(owner, workspaceId, monitor.id);
@@ -147,6 +153,15 @@ describe('incidents from failures', () => {
       assert.equal(kept[0]!.firstMessage, `refused ${INCIDENTS_KEPT + 4}`, 'the newest first');
       assert.equal(kept.at(-1)!.firstMessage, 'refused 5', 'the oldest five are gone');
       assert.ok(kept.every((incident) => incident.durationMs === MINUTE && incident.endedAt !== null));
+
+      // A monitor whose state was lost while down (paused, or moved to another runner) and is
+      // then found up: the first check's change has no `from`, and still ends the incident.
+      const later = t0 + 1_000 * MINUTE;
+      const base = { monitorId: monitor.id, workspaceId: String(workspaceId), message: 'refused again' };
+      void services.monitorIncidents.stateChanged({ ...base, from: 'up', to: 'down', kind: 'down', at: new Date(later).toISOString() });
+      void services.monitorIncidents.stateChanged({ ...base, from: null, to: 'up', kind: 'checked', at: new Date(later + 5 * MINUTE).toISOString() });
+      const [latest] = await services.monitorIncidents.list(owner, workspaceId, monitor.id);
+      assert.equal(latest!.endedAt, new Date(later + 5 * MINUTE).toISOString());
     } finally {
       await db.destroy();
       await dir.remove();

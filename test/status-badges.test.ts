@@ -12,7 +12,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { HTTPMethod, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { BADGE_COLOURS } from '../server/public/badge-svg.ts';
-import { assertCode, monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
+import { monitorTools } from '../server/mcp/monitor-tools.ts';
+import { assertCode, jsonOf, monitorRpc, newWorkspace, runCli, startTestService, type TestService } from './support/harness.ts';
 import { eventually } from './support/wait.ts';
 import { Code } from '@connectrpc/connect';
 
@@ -68,7 +69,8 @@ describe('status badges', () => {
     assert.equal(on.enabled, true);
     assert.match(on.badgeId, /^bdg_[A-Za-z0-9_-]{22}$/);
     assert.ok(!on.statusUrl.includes(`/${id}/`), 'the address carries the badge id, not the monitor id');
-    for (const url of [on.statusUrl, on.uptime24hUrl, on.uptime7dUrl, on.uptime30dUrl, on.latencyUrl]) assert.match(pathOf(url), new RegExp(`^/badge/${on.badgeId}/[a-z0-9-]+\\.svg$`));
+    for (const url of [on.statusUrl, on.uptime24hUrl, on.uptime7dUrl, on.uptime30dUrl, on.latencyUrl])
+      assert.match(pathOf(url), new RegExp(`^/badge/${on.badgeId}/[a-z0-9-]+\\.svg$`));
 
     // The check the save asked for comes in: the badges show it.
     const status = await eventually(
@@ -133,6 +135,45 @@ describe('status badges', () => {
 
     await rpc.deleteMonitor({ id });
     assert.equal((await get(on.statusUrl)).status, 404);
+  });
+
+  test('the command turns them on, off and to a new address; get_monitor (MCP) gives the addresses only while on', { timeout: 60_000 }, async () => {
+    const workspace = await newWorkspace(service, 'badges-cli');
+    const key = (await service.createKey('write', workspace.slug)).secret;
+    const rpc = monitorRpc(service, key);
+    const { monitor } = await rpc.createHTTPMonitor({
+      monitor: { name: 'CLI API', url: target, method: HTTPMethod.HTTP_METHOD_GET, periodicity: Periodicity.PERIODICITY_1H },
+    });
+    const id = monitor!.id;
+    const env = { SERVICE_API_KEY: key, SERVICE_API_URL: service.apiUrl, STATUSDESK_DATA_DIR: undefined };
+    const tool = monitorTools.find((t) => t.name === 'get_monitor')!;
+    const context = {
+      actor: { type: 'system', surface: 'mcp' } as const,
+      workspaceId: Number(workspace.id),
+      services: service.services,
+      content: undefined as never,
+    };
+    const mcp = async () => (await tool.run(context as never, { monitorId: Number(id) })) as { badges?: Record<string, string> };
+    assert.equal((await mcp()).badges, undefined, 'no addresses while off');
+
+    const on = jsonOf(await runCli(['monitors', 'update', id, '--badge', 'on', '--json'], env));
+    assert.equal(on.badges.enabled, true);
+    assert.equal((await get(on.badges.urls.status)).status, 200);
+    assert.deepEqual((await mcp()).badges, on.badges.urls);
+
+    const table = await runCli(['monitors', 'update', id, '--badge', 'rotate'], env);
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, /Badges: on/);
+    assert.equal((await get(on.badges.urls.status)).status, 404, 'rotated away');
+
+    const both = jsonOf(await runCli(['monitors', 'update', id, '--name', 'CLI API v2', '--badge', 'off', '--json'], env));
+    assert.equal(both.name, 'CLI API v2');
+    assert.deepEqual(both.badges, { enabled: false });
+    assert.equal((await mcp()).badges, undefined);
+
+    const wrong = await runCli(['monitors', 'update', id, '--badge', 'maybe'], env);
+    assert.notEqual(wrong.code, 0);
+    assert.match(wrong.stderr, /--badge must be on, off or rotate, got "maybe"/);
   });
 
   test('every badge colour holds white text at WCAG AA contrast', () => {

@@ -11,7 +11,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { MonitorService, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
 import type { PlanName } from '../server/domain/plans.ts';
 import { StatusPageService } from '../proto/gen/status_page/v1/status_page_pb.js';
-import { assertSameDocument, markDocument, openPage, signInLink, watchCsp, withBrowser } from './support/browser.ts';
+import { assertSameDocument, markDocument, openPage, signInLink, watchCsp, withBrowser, chooseWorkspace, goToScreen } from './support/browser.ts';
 import { newWorkspace, sessionTokenOf, withHeaders } from './support/harness.ts';
 import { connectMcp } from './support/mcp-client.ts';
 import { bearer, connectClient, type OAuthTestService, type Receiver, startOAuthService, startReceiver } from './support/oauth-peers.ts';
@@ -60,8 +60,8 @@ async function personHeaders(ws: TestWorkspace): Promise<Record<string, string>>
 async function openScreen(browser: Browser, ws: TestWorkspace, link: string, viewport = { width: 1280, height: 800 }) {
   const { context, page } = await openPage(browser, service, { viewport });
   const violations = watchCsp(page);
-  await page.getByLabel('Current workspace').selectOption({ label: ws.name });
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link }).click();
+  await chooseWorkspace(page, { label: ws.name });
+  await goToScreen(page, link);
   return { context, page, violations };
 }
 
@@ -200,7 +200,7 @@ describe('the audit log in Chromium', () => {
       assert.equal(new Set(records).size, records.length, 'no entry twice');
       assert.equal(records.at(-1)!.trim().startsWith('created the workspace'), true, 'the oldest entry last');
 
-      await page.getByLabel('Current workspace').selectOption({ label: hobby.name });
+      await chooseWorkspace(page, { label: hobby.name });
       await page.getByText('The audit log is not part of this workspace’s plan.').waitFor();
       assert.match(await page.getByRole('status').filter({ hasText: 'not part of' }).innerText(), /hobby plan/);
       assert.equal(await page.getByRole('alert').count(), 0, 'a notice, not an error');

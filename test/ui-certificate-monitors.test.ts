@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { openPage, watchCsp, withBrowser, chooseWorkspace } from './support/browser.ts';
 import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
 import { days, type KeyAndCert, makeServerCert, startTlsPeer, type TlsPeer } from './support/tls-peers.ts';
 
@@ -40,7 +40,7 @@ async function newTestWorkspace() {
 async function open(browser: Browser, workspace: string, path: string) {
   const { page } = await openPage(browser, service, { viewport: { width: 1280, height: 900 } });
   const violations = watchCsp(page);
-  await page.getByLabel('Current workspace').selectOption({ label: workspace });
+  await chooseWorkspace(page, { label: workspace });
   await page.goto(`${service.dashboardUrl}${path}`);
   return { page, violations };
 }

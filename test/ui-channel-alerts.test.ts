@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from '../client/index.ts';
 import { ALERT_TOPICS } from '../contract/alert-topics.ts';
-import { axeViolations, openPage, withBrowser } from './support/browser.ts';
+import { axeViolations, openPage, withBrowser, chooseWorkspace, goToScreen } from './support/browser.ts';
 import { newWorkspace, startTestService, type TestService } from './support/harness.ts';
 import { startHttpReceiver } from './support/receivers.ts';
 
@@ -26,8 +26,8 @@ describe('alerts in the dashboard', () => {
     try {
       await withBrowser(async (browser) => {
         const { page } = await openPage(browser, service);
-        await page.getByLabel('Current workspace').selectOption({ label: ws.slug });
-        await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Notifications' }).click();
+        await chooseWorkspace(page, { label: ws.slug });
+        await goToScreen(page, 'Notifications');
         const form = page.locator('form');
         await form.getByLabel('Name', { exact: true }).fill('On call');
         await form.getByRole('radio', { name: 'Webhook', exact: true }).check();
@@ -84,7 +84,7 @@ describe('reminders in the monitor form', () => {
     const { monitors } = createClient({ baseUrl: `${service.apiUrl}/rpc`, apiKey: key, env: {} });
     await withBrowser(async (browser) => {
       const { page } = await openPage(browser, service);
-      await page.getByLabel('Current workspace').selectOption({ label: ws.slug });
+      await chooseWorkspace(page, { label: ws.slug });
       await page.goto(`${service.dashboardUrl}/monitors/new`);
       await page.getByRole('radio', { name: 'TCP' }).check();
       await page.getByLabel('Name', { exact: true }).fill('Database');

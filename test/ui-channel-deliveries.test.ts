@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from '../client/index.ts';
-import { axeViolations, openPage, withBrowser } from './support/browser.ts';
+import { axeViolations, openPage, withBrowser, chooseWorkspace, goToScreen } from './support/browser.ts';
 import { newWorkspace, startTestService, type TestService } from './support/harness.ts';
 import { startHttpReceiver, verifySignature } from './support/receivers.ts';
 
@@ -30,8 +30,8 @@ describe('a channel’s signing secret and delivery log in the dashboard', () =>
     try {
       await withBrowser(async (browser) => {
         const { page } = await openPage(browser, service);
-        await page.getByLabel('Current workspace').selectOption({ label: ws.slug });
-        await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Notifications' }).click();
+        await chooseWorkspace(page, { label: ws.slug });
+        await goToScreen(page, 'Notifications');
         const form = page.locator('form');
         await form.getByLabel('Name', { exact: true }).fill('Signed hook');
         await form.getByRole('radio', { name: 'Webhook', exact: true }).check();

@@ -14,7 +14,7 @@ import { configCaseOf, itemOf, labelOf } from '../renderer/src/screens/channel-f
 import { channelSpecOf } from '../server/delivery/channels/registry.ts';
 import type { ChannelKind } from '../server/db/schema.ts';
 import { maskCredential } from '../server/domain/notifications/channel-rules.ts';
-import { openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { openPage, watchCsp, withBrowser, chooseWorkspace, goToScreen } from './support/browser.ts';
 import { newWorkspace, startTestService, type TestService } from './support/harness.ts';
 
 const T = { timeout: 180_000 };
@@ -31,8 +31,8 @@ async function openNotifications(browser: Browser, prefix: string) {
   const ws = await newWorkspace(service, prefix);
   const key = (await service.createKey('read', ws.slug)).secret;
   const { page } = await openPage(browser, service);
-  await page.getByLabel('Current workspace').selectOption({ label: ws.slug });
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Notifications' }).click();
+  await chooseWorkspace(page, { label: ws.slug });
+  await goToScreen(page, 'Notifications');
   await page.getByRole('heading', { level: 1, name: 'Notifications' }).waitFor();
   return { page, notifications: createClient({ baseUrl: `${service.apiUrl}/rpc`, apiKey: key, env: {} }).notifications };
 }

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { axeViolations, openPage, signInLink, watchCsp, withBrowser } from './support/browser.ts';
+import { axeViolations, openPage, signInLink, watchCsp, withBrowser, chooseWorkspace } from './support/browser.ts';
 import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
 
 const TEST_TIMEOUT = { timeout: 120_000 };
@@ -33,7 +33,7 @@ async function tcpMonitor(rpc: ReturnType<typeof monitorRpc>, name: string): Pro
 
 /** Opens `path` in the workspace `slug`, signed in. */
 async function openIn(page: Page, slug: string, path: string): Promise<void> {
-  await page.getByLabel('Current workspace').selectOption({ label: slug });
+  await chooseWorkspace(page, { label: slug });
   await page.evaluate(`history.pushState(null, '', ${JSON.stringify(path)}); dispatchEvent(new PopStateEvent('popstate'))`);
 }
 
@@ -143,7 +143,7 @@ describe('no dead ends in the dashboard', () => {
       await tcpMonitor(ws.rpc, 'alpha-api');
       await tcpMonitor(ws.rpc, 'beta-api');
       const { context, page } = await openPage(browser, service);
-      await page.getByLabel('Current workspace').selectOption({ label: ws.slug });
+      await chooseWorkspace(page, { label: ws.slug });
       const list = page.getByRole('list', { name: 'Monitors' });
       await list.getByRole('link', { name: 'beta-api', exact: true }).waitFor();
       await page.getByLabel('Search by name').fill('alpha');
@@ -161,7 +161,7 @@ describe('no dead ends in the dashboard', () => {
       // Opened directly, the detail still has a way to the overview.
       const id = await tcpMonitor(ws.rpc, 'gamma-api');
       await page.goto(`${service.dashboardUrl}/monitors/${id}`);
-      await page.getByLabel('Current workspace').selectOption({ label: ws.slug });
+      await chooseWorkspace(page, { label: ws.slug });
       assert.equal(await page.getByRole('link', { name: 'Back to the overview' }).getAttribute('href'), '/');
       await context.close();
     }),

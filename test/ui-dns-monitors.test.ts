@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '@connectrpc/connect';
 import type { Page } from 'playwright-core';
 import { DNSRecordType, type MonitorService, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { axeViolations, openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { axeViolations, openPage, watchCsp, withBrowser, chooseWorkspace } from './support/browser.ts';
 import { type DnsServer, startDnsServer } from './support/dns-server.ts';
 import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
 
@@ -52,7 +52,7 @@ describe('DNS monitors in the dashboard', () => {
       const ws = await newTestWorkspace();
       const { page } = await openPage(browser, service, { viewport: { width: 1280, height: 900 } });
       const violations = watchCsp(page);
-      await page.getByLabel('Current workspace').selectOption({ label: ws.name });
+      await chooseWorkspace(page, { label: ws.name });
       await page.goto(`${service.dashboardUrl}/monitors/new`);
 
       await page.getByRole('radio', { name: 'DNS' }).check();

@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { create } from '@bufbuild/protobuf';
 import { HeartbeatMonitorSchema, type MonitorService, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { createOf, emptyForm, formOf, scheduleOf, updateOf } from '../renderer/src/screens/monitor-form/monitor-form-model.ts';
-import { openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { openPage, watchCsp, withBrowser, chooseWorkspace } from './support/browser.ts';
 import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
 
 const TEST_TIMEOUT = { timeout: 180_000 };
@@ -87,7 +87,7 @@ async function open(browser: Browser, ws: TestWorkspace, path: string, options: 
     colorScheme: options.dark ? 'dark' : 'light',
   });
   const violations = watchCsp(page);
-  await page.getByLabel('Current workspace').selectOption({ label: ws.name });
+  await chooseWorkspace(page, { label: ws.name });
   await page.goto(`${service.dashboardUrl}${path}`);
   return { page, violations };
 }

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Code, createClient } from '../client/index.ts';
 import { hashSecret } from '../server/domain/secrets.ts';
-import { openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { openPage, watchCsp, withBrowser, chooseWorkspace, goToScreen } from './support/browser.ts';
 import { queryRows } from './support/database.ts';
 import { assertCode, newWorkspace, startTestService, type TestService } from './support/harness.ts';
 
@@ -36,8 +36,8 @@ describe('Locations screen', () => {
       const { context, page } = await openPage(browser, service);
       const violations = watchCsp(page);
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.dashboardUrl });
-      await page.getByLabel('Current workspace').selectOption({ label: ws.slug });
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Locations' }).click();
+      await chooseWorkspace(page, { label: ws.slug });
+      await goToScreen(page, 'Locations');
       await page.getByRole('heading', { level: 1, name: 'Locations' }).waitFor();
 
       // The embedded runner is listed, without actions; nothing else yet.

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@connectrpc/connect';
 import { MCPTransport, type MonitorService, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { openPage, watchCsp, withBrowser, chooseWorkspace } from './support/browser.ts';
 import { monitorRpc, newWorkspace, startTestService, tempDir, type TestService } from './support/harness.ts';
 import { type HttpMcpServer, startHttpMcpServer } from './support/mcp-servers.ts';
 
@@ -65,7 +65,7 @@ describe("watching your editors' MCP servers", () => {
         const ws = await newTestWorkspace();
         const { page } = await openPage(browser, service, { viewport: { width: 1280, height: 900 } });
         const violations = watchCsp(page);
-        await page.getByLabel('Current workspace').selectOption({ label: ws.name });
+        await chooseWorkspace(page, { label: ws.name });
         await page.goto(`${service.dashboardUrl}/monitors/new`);
         await page.getByRole('radio', { name: 'MCP server' }).check();
         await page.getByRole('link', { name: 'Find them in your editors' }).click();
@@ -109,7 +109,7 @@ describe("watching your editors' MCP servers", () => {
     withBrowser(async (browser) => {
       const ws = await newTestWorkspace();
       const { page } = await openPage(browser, service);
-      await page.getByLabel('Current workspace').selectOption({ label: ws.name });
+      await chooseWorkspace(page, { label: ws.name });
       await page.getByRole('heading', { name: 'No monitors yet' }).waitFor();
       await page.getByRole('link', { name: "Watch your editors' MCP servers" }).click();
       await page.waitForURL(/\/monitors\/import$/);

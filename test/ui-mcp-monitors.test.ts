@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '@connectrpc/connect';
 import type { Browser, Page } from 'playwright-core';
 import { MCPTransport, type MonitorService, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { openPage, watchCsp, withBrowser, chooseWorkspace } from './support/browser.ts';
 import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
 import { BEHAVIOUR_ENV, STDIO_SERVER_SCRIPT, startHttpMcpServer, toolsWithDescription } from './support/mcp-servers.ts';
 
@@ -35,7 +35,7 @@ async function newTestWorkspace(): Promise<TestWorkspace> {
 async function open(browser: Browser, ws: TestWorkspace, path: string) {
   const { page } = await openPage(browser, service, { viewport: { width: 1280, height: 900 } });
   const violations = watchCsp(page);
-  await page.getByLabel('Current workspace').selectOption({ label: ws.name });
+  await chooseWorkspace(page, { label: ws.name });
   await page.goto(`${service.dashboardUrl}${path}`);
   return { page, violations };
 }

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { NumberComparator, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { openPage, withBrowser } from './support/browser.ts';
+import { openPage, withBrowser, chooseWorkspace } from './support/browser.ts';
 import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
 
 let service: TestService;
@@ -33,7 +33,7 @@ describe('editing a monitor in Chromium', () => {
         });
         const id = monitor!.id;
         const { page } = await openPage(browser, service);
-        await page.getByLabel('Current workspace').selectOption({ label: ws.slug });
+        await chooseWorkspace(page, { label: ws.slug });
         const sent: unknown[] = [];
         page.on('request', (request) => {
           if (request.url().endsWith('/monitor.v1.MonitorService/UpdateHTTPMonitor')) sent.push(request.postDataJSON());

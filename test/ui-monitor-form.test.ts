@@ -7,7 +7,7 @@ import type { Client } from '@connectrpc/connect';
 import type { Browser, Page } from 'playwright-core';
 import { HTTPMethod, type MonitorService, NumberComparator, Periodicity, StringComparator } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { queryRows, withLocalOwner } from './support/database.ts';
-import { focusReaches, openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { focusReaches, openPage, watchCsp, withBrowser, chooseWorkspace } from './support/browser.ts';
 import { startTcpListener } from './support/grpc-peers.ts';
 import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
 import { startHttpReceiver } from './support/receivers.ts';
@@ -45,7 +45,7 @@ async function open(browser: Browser, ws: TestWorkspace, path: string, viewport 
   const { context, page } = await openPage(browser, service, { viewport });
   const violations = watchCsp(page);
   // Signed in once the frame shows the workspace switcher, whatever the first screen draws.
-  await page.getByLabel('Current workspace').selectOption({ label: ws.name });
+  await chooseWorkspace(page, { label: ws.name });
   await page.goto(`${service.dashboardUrl}${path}`);
   return { context, page, violations };
 }

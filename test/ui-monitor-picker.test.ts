@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import type { Actor } from '../server/domain/actor.ts';
 import type { AppError } from '../server/errors.ts';
-import { axeViolations, openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { axeViolations, openPage, watchCsp, withBrowser, chooseWorkspace, goToScreen } from './support/browser.ts';
 import { withLocalOwner } from './support/database.ts';
 import { newWorkspace, startTestService, type TestService } from './support/harness.ts';
 import { eventually } from './support/wait.ts';
@@ -100,8 +100,8 @@ describe('monitor pickers in a workspace of 1,500 monitors', () => {
     await withBrowser(async (browser) => {
       const { page } = await openPage(browser, service);
       const csp = watchCsp(page);
-      await page.getByLabel('Current workspace').selectOption({ label: seeded.slug });
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Notifications' }).click();
+      await chooseWorkspace(page, { label: seeded.slug });
+      await goToScreen(page, 'Notifications');
       await page.getByRole('heading', { level: 1, name: 'Notifications' }).waitFor();
       await page.getByRole('button', { name: 'Edit Desk' }).click();
       const form = page.getByRole('region', { name: 'Edit Desk' });
@@ -146,7 +146,7 @@ describe('monitor pickers in a workspace of 1,500 monitors', () => {
     await withBrowser(async (browser) => {
       const { page } = await openPage(browser, service);
       const csp = watchCsp(page);
-      await page.getByLabel('Current workspace').selectOption({ label: seeded.slug });
+      await chooseWorkspace(page, { label: seeded.slug });
       await page.goto(`${service.dashboardUrl}/pages/${statusPage.id}?tab=components`);
       await page.getByRole('tab', { name: 'Components', selected: true }).waitFor();
 

@@ -10,7 +10,7 @@ import type { Client } from '@connectrpc/connect';
 import { createClient } from '../client/index.ts';
 import type { Browser, Page } from 'playwright-core';
 import { type MonitorService, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { axeViolations, openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { axeViolations, openPage, watchCsp, withBrowser, chooseWorkspace } from './support/browser.ts';
 import { closedPort } from './support/grpc-peers.ts';
 import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
 
@@ -67,7 +67,7 @@ async function openOverview(browser: Browser, ws: TestWorkspace, viewport = { wi
   const { context, page } = await openPage(browser, service, { viewport });
   const violations = watchCsp(page);
   await page.getByRole('heading', { name: 'Overview' }).waitFor();
-  await page.getByLabel('Current workspace').selectOption({ label: ws.name });
+  await chooseWorkspace(page, { label: ws.name });
   await page.getByText(`Every monitor of ${ws.name}`).waitFor();
   return { context, page, violations };
 }

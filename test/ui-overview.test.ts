@@ -9,7 +9,7 @@ import { type Client, Code, ConnectError } from '@connectrpc/connect';
 import type { Browser, Page } from 'playwright-core';
 import { type MonitorService, NumberComparator, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { withLocalOwner } from './support/database.ts';
-import { assertSameDocument, markDocument, openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { assertSameDocument, markDocument, openPage, watchCsp, withBrowser, chooseWorkspace } from './support/browser.ts';
 import { closedPort } from './support/grpc-peers.ts';
 import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
 
@@ -69,7 +69,7 @@ async function openOverview(browser: Browser, ws: TestWorkspace, viewport = { wi
   const { context, page } = await openPage(browser, service, { viewport });
   const violations = watchCsp(page);
   await page.getByRole('heading', { name: 'Overview' }).waitFor();
-  await page.getByLabel('Current workspace').selectOption({ label: ws.name });
+  await chooseWorkspace(page, { label: ws.name });
   await page.getByText(`Every monitor of ${ws.name}`).waitFor();
   return { context, page, violations };
 }

@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { type MonitorService, Periodicity, type PingMonitor } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { probePing } from '../server/checks/ping-probe.ts';
 import { createDestinationPolicy } from '../server/domain/destinations.ts';
-import { openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { openPage, watchCsp, withBrowser, chooseWorkspace } from './support/browser.ts';
 import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
 
 const TEST_TIMEOUT = { timeout: 120_000 };
@@ -40,7 +40,7 @@ async function newTestWorkspace(): Promise<{ id: string; name: string; rpc: Clie
 async function open(browser: Browser, workspace: string, path: string, options: { width?: number; colorScheme?: 'light' | 'dark' } = {}) {
   const { page, context } = await openPage(browser, service, { viewport: { width: options.width ?? 1280, height: 900 }, colorScheme: options.colorScheme });
   const violations = watchCsp(page);
-  await page.getByLabel('Current workspace').selectOption({ label: workspace });
+  await chooseWorkspace(page, { label: workspace });
   await page.goto(`${service.dashboardUrl}${path}`);
   return { page, context, violations };
 }

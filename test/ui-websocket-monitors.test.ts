@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { openPage, watchCsp, withBrowser, chooseWorkspace } from './support/browser.ts';
 import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
 import { startWebSocketPeer, type WebSocketPeer } from './support/websocket-peer.ts';
 
@@ -50,7 +50,7 @@ describe('WebSocket monitors in the dashboard', () => {
       const rpc = monitorRpc(service, (await service.createKey('write', ws.slug)).secret);
       const { page } = await openPage(browser, service, { viewport: { width: 1280, height: 900 } });
       const violations = watchCsp(page);
-      await page.getByLabel('Current workspace').selectOption({ label: ws.slug });
+      await chooseWorkspace(page, { label: ws.slug });
       await page.goto(`${service.dashboardUrl}/monitors/new`);
       await page.getByRole('radio', { name: 'WebSocket' }).check();
       assert.match(await page.getByRole('group', { name: 'Type' }).innerText(), /Opens a WebSocket/, "the type's summary is the contract's");
@@ -138,7 +138,7 @@ describe('WebSocket monitors in the dashboard', () => {
         [390, 'dark'],
       ] as const) {
         const { context, page } = await openPage(browser, service, { viewport: { width, height: 900 }, colorScheme: scheme });
-        await page.getByLabel('Current workspace').selectOption({ label: ws.slug });
+        await chooseWorkspace(page, { label: ws.slug });
         await page.goto(`${service.dashboardUrl}/monitors/${monitor!.id}`);
         const facts = page.getByRole('region', { name: 'WebSocket' });
         await facts.getByText('Closed by the server', { exact: true }).first().waitFor();

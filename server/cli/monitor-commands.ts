@@ -371,7 +371,13 @@ function badgeWords(badges: MonitorBadges) {
   return {
     enabled: true,
     badgeId: badges.badgeId,
-    urls: { status: badges.statusUrl, uptime24h: badges.uptime24hUrl, uptime7d: badges.uptime7dUrl, uptime30d: badges.uptime30dUrl, latency: badges.latencyUrl },
+    urls: {
+      status: badges.statusUrl,
+      uptime24h: badges.uptime24hUrl,
+      uptime7d: badges.uptime7dUrl,
+      uptime30d: badges.uptime30dUrl,
+      latency: badges.latencyUrl,
+    },
   };
 }
 

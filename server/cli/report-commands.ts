@@ -1,3 +1,4 @@
+import { periodMs } from '../domain/monitors/heartbeat-schedule.ts';
 import { maintenanceWords } from '../rpc/maintenance-codec.ts';
 import { reportStatus, reportWords } from '../rpc/status-report-codec.ts';
 import { fieldFlags } from './field-flags.ts';
@@ -249,6 +250,71 @@ const reportsDelete: Command = {
 
 // ---- maintenance ---------------------------------------------------------------------------------
 
+/** The flags of a repeating window (`--repeat weekly|monthly|cron` and its parts). */
+const repeatFlags = {
+  repeat: { type: 'string', valueName: 'KIND', description: 'repeat the window: weekly, monthly or cron' },
+  days: { type: 'string', valueName: 'DAYS', description: 'weekly: the days, e.g. mon,thu' },
+  time: { type: 'string', valueName: 'HH:MM', description: 'weekly, monthly: the local start time' },
+  'day-of-month': { type: 'string', valueName: 'N', description: 'monthly: the day of the month, 1 to 31' },
+  week: { type: 'string', valueName: 'WEEK', description: 'monthly: first, second, third, fourth or last (with --weekday)' },
+  weekday: { type: 'string', valueName: 'DAY', description: 'monthly: the weekday, e.g. mon (with --week)' },
+  cron: { type: 'string', valueName: 'EXPR', description: 'cron: five fields, e.g. "0 2 * * 6"' },
+  duration: { type: 'string', valueName: 'PERIOD', description: 'how long each occurrence lasts, e.g. 90m or 2h' },
+  'time-zone': { type: 'string', valueName: 'ZONE', description: 'the IANA time zone of the rule, e.g. Europe/Paris (default UTC)' },
+  until: { type: 'string', valueName: 'ISO', description: 'no occurrence starts after this' },
+} as const satisfies Options;
+const repeatFields = {
+  repeat: '--repeat',
+  'repeat.kind': '--repeat',
+  'repeat.days': '--days',
+  'repeat.time': '--time',
+  'repeat.dayOfMonth': '--day-of-month',
+  'repeat.week': '--week',
+  'repeat.weekday': '--weekday',
+  'repeat.cron': '--cron',
+  'repeat.durationMinutes': '--duration',
+  'repeat.timeZone': '--time-zone',
+  'repeat.until': '--until',
+};
+
+/** The rule the flags give, or undefined without --repeat. */
+function repeatOfFlags(values: Values) {
+  const kind = str(values, 'repeat');
+  const parts = ['days', 'time', 'day-of-month', 'week', 'weekday', 'cron', 'duration', 'time-zone', 'until'];
+  if (kind === undefined) {
+    const stray = parts.find((p) => str(values, p) !== undefined);
+    if (stray) throw new UsageError(`--${stray} needs --repeat weekly, monthly or cron`);
+    return undefined;
+  }
+  const duration = str(values, 'duration');
+  if (duration === undefined) throw new UsageError('--duration is required with --repeat, e.g. 90m or 2h');
+  const ms = periodMs(duration);
+  if (ms === undefined || ms % 60_000 !== 0) throw new UsageError(`--duration must be a period like 90m, 2h or 1h30m, got "${duration}"`);
+  return {
+    kind,
+    days: (str(values, 'days') ?? '').split(',').map((d) => d.trim().toLowerCase()).filter(Boolean),
+    time: str(values, 'time') ?? '',
+    dayOfMonth: int32('day-of-month', str(values, 'day-of-month')) ?? 0,
+    week: str(values, 'week') ?? '',
+    weekday: str(values, 'weekday') ?? '',
+    cron: str(values, 'cron') ?? '',
+    durationMinutes: Math.min(ms / 60_000, 2_147_483_647),
+    timeZone: str(values, 'time-zone') ?? 'UTC',
+    until: str(values, 'until') ?? '',
+  };
+}
+
+/** A rule in one line, e.g. `weekly sat 02:30 for 60 min (Europe/Paris)`. */
+function repeatText(r: NonNullable<MaintenanceShown['repeat']>): string {
+  const when =
+    r.kind === 'weekly'
+      ? `${r.days?.join(',')} ${r.time}`
+      : r.kind === 'monthly'
+        ? `${r.dayOfMonth !== undefined ? `day ${r.dayOfMonth}` : `${r.week} ${r.weekday}`} ${r.time}`
+        : `"${r.cron}"`;
+  return `${r.kind} ${when} for ${r.durationMinutes} min (${r.timeZone})${r.until ? ` until ${r.until}` : ''}`;
+}
+
 function printMaintenance(maintenance: MaintenanceShown, extra: [string, string][] = []): void {
   printFields([
     ['id', maintenance.id],
@@ -261,12 +327,19 @@ function printMaintenance(maintenance: MaintenanceShown, extra: [string, string]
     ['status', maintenance.status],
     ['created', maintenance.createdAt],
     ['updated', maintenance.updatedAt],
+    ...(maintenance.repeat
+      ? ([
+          ['repeats', repeatText(maintenance.repeat)],
+          ['next', (maintenance.nextOccurrences ?? []).map((o) => `${o.from}–${o.to}`).join(', ') || 'none'],
+        ] as [string, string][])
+      : []),
     ...extra,
   ]);
 }
 
 const maintenanceCreate: Command = {
-  usage: 'maintenance create --page PAGE --title T --from ISO --to ISO [--message M] [--component ID]... (--notify | --no-notify) [--api-url URL] [--json]',
+  usage:
+    'maintenance create --page PAGE --title T (--from ISO --to ISO | [--from ISO] --repeat weekly|monthly|cron --duration PERIOD [--days D,D] [--time HH:MM] [--day-of-month N] [--week W --weekday D] [--cron EXPR] [--time-zone ZONE] [--until ISO]) [--message M] [--component ID]... (--notify | --no-notify) [--api-url URL] [--json]',
   summary: 'announce a maintenance window on a status page',
   options: {
     ...connection,
@@ -277,15 +350,18 @@ const maintenanceCreate: Command = {
     to: { type: 'string', valueName: 'ISO', description: 'when it ends' },
     message: { type: 'string', valueName: 'TEXT', description: 'what is published about it' },
     ...componentFlag,
+    ...repeatFlags,
   },
-  fields: fieldFlags({ pageId: '--page', title: '--title', message: '--message', pageComponentIds: '--component', from: '--from', to: '--to' }),
+  fields: fieldFlags({ pageId: '--page', title: '--title', message: '--message', pageComponentIds: '--component', from: '--from', to: '--to', ...repeatFields }),
   async run(values) {
     const notify = notifyOf(values);
+    const repeat = repeatOfFlags(values);
     const response = await client(values).maintenances.createMaintenance({
       pageId: required(values, 'page'),
       title: required(values, 'title'),
-      from: required(values, 'from'),
-      to: required(values, 'to'),
+      from: repeat ? (str(values, 'from') ?? '') : required(values, 'from'),
+      to: repeat ? (str(values, 'to') ?? '') : required(values, 'to'),
+      ...(repeat && { repeat }),
       message: str(values, 'message') ?? '',
       pageComponentIds: list(values, 'component'),
       notify,

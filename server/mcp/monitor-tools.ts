@@ -137,14 +137,22 @@ export const monitorTools = [
     name: 'get_monitor',
     title: 'Get a monitor',
     description:
-      'The full configuration of one monitor; header and metadata values named like credentials show as [redacted]. It has no latency or health: use get_monitor_status and get_monitor_summary for those.',
+      'The full configuration of one monitor; header and metadata values named like credentials show as [redacted]; badges gives the addresses of its public status badges while they are on. It has no latency or health: use get_monitor_status and get_monitor_summary for those.',
     access: 'read',
     annotations: READ,
     input: z.strictObject({ monitorId }),
-    output: z.object({ monitor }),
+    output: z.object({
+      monitor,
+      // The monitor's public status badges (SVG for a README), present only while they are on.
+      badges: z
+        .object({ status: z.string(), uptime24h: z.string(), uptime7d: z.string(), uptime30d: z.string(), latency: z.string() })
+        .optional()
+        .describe("the addresses of the monitor's public status badges, present only while its owner has them on"),
+    }),
     async run(context, args) {
       const m = await context.services.monitors.get(context.actor, context.workspaceId, String(args.monitorId));
-      return { monitor: shown(m, (await channelsOf(context, [m])).get(m.id) ?? []) };
+      const badges = await context.services.badges.get(context.actor, context.workspaceId, m.id);
+      return { monitor: shown(m, (await channelsOf(context, [m])).get(m.id) ?? []), ...(badges.urls && { badges: badges.urls }) };
     },
   }),
   defineTool({

@@ -74,7 +74,28 @@ const maintenance = record({
   to: z.string(),
   pageComponentIds: z.array(z.string()).describe('Empty: the whole page.'),
   status: z.enum(['scheduled', 'active', 'completed']),
+  repeat: z.record(z.string(), z.unknown()).optional().describe('How the window repeats (kind weekly, monthly or cron). Absent: a one-off window.'),
+  nextOccurrences: z
+    .array(record({ from: z.string(), to: z.string() }))
+    .optional()
+    .describe("A repeating window's occurrence under way and the next ones (at most 5), UTC."),
 });
+
+const weekday = z.enum(['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat']);
+const repeatRule = z
+  .object({
+    kind: z.enum(['weekly', 'monthly', 'cron']),
+    days: z.array(weekday).optional().describe('weekly: the days it starts on.'),
+    dayOfMonth: z.number().int().optional().describe('monthly: the day of the month, 1 to 31 (a month without that day has none).'),
+    week: z.enum(['first', 'second', 'third', 'fourth', 'last']).optional().describe('monthly, instead of dayOfMonth: which weekday of the month, with weekday.'),
+    weekday: weekday.optional(),
+    time: z.string().optional().describe('weekly, monthly: the local start time, HH:MM.'),
+    cron: z.string().optional().describe('cron: five fields, e.g. "0 2 * * 6", read in timeZone.'),
+    durationMinutes: z.number().int().describe('How long each occurrence lasts, 1 to 10080 minutes.'),
+    timeZone: z.string().describe('IANA time zone, e.g. Europe/Paris.'),
+    until: z.string().optional().describe('No occurrence starts after this, ISO 8601 with a time zone.'),
+  })
+  .describe('Makes the window repeat; each occurrence holds alerts and shows on the page as a one-off window does.');
 
 const reportId = id('A status report id, from list_status_reports or create_status_report.');
 const pageRef = (ref: string | number) => String(ref);
@@ -231,9 +252,10 @@ export const pageTools = [
       pageId: id('The status page id or slug, from list_status_pages.'),
       title: z.string().min(1).max(200).describe('What the maintenance is.'),
       message: z.string().max(10_000).optional().describe('More detail for the page and the notification.'),
-      from: z.string().describe('Start, ISO 8601 with a time zone, e.g. 2026-12-01T22:00:00Z.'),
-      to: z.string().describe('End, ISO 8601 with a time zone; after from.'),
+      from: z.string().optional().describe('Start, ISO 8601 with a time zone, e.g. 2026-12-01T22:00:00Z. With repeat: optional, when the repetition begins (default now).'),
+      to: z.string().optional().describe('End, ISO 8601 with a time zone; after from. Required without repeat; left out with repeat.'),
       pageComponentIds: componentIds.optional().describe('The affected components of that page. Left out: the whole page.'),
+      repeat: repeatRule.optional(),
       notify,
     }),
     output: z.object({ maintenance, notified }),

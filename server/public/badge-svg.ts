@@ -1,3 +1,5 @@
+import type { BadgeWindow, PublicBadge } from '../domain/monitors/badges.ts';
+
 /**
  * Status badges as SVG, in the shields.io shape: a grey label and a coloured value. Drawn with a
  * fixed set of colours whose white text meets WCAG AA (4.5:1) on every one of them, and with
@@ -47,4 +49,31 @@ export function renderBadge(options: { label: string; value: string; colour: Bad
 </g>
 </svg>
 `;
+}
+
+/** The badges of a monitor, by the file name of their address (`<kind>.svg`). */
+export const BADGE_KINDS = ['status', 'uptime-24h', 'uptime-7d', 'uptime-30d', 'latency'] as const;
+export type BadgeKind = (typeof BADGE_KINDS)[number];
+
+const STATE_WORDS = { up: 'up', degraded: 'degraded', down: 'down' } as const;
+
+const percent = (value: number) => `${value >= 99.995 ? '100' : value.toFixed(2)}%`;
+
+/** What one badge reads; a paused monitor's every badge says only "paused". */
+function badgeOf(kind: BadgeKind, badge: PublicBadge): { label: string; value: string; colour: BadgeColour } {
+  const label = kind === 'status' ? 'status' : kind === 'latency' ? 'latency' : `uptime ${kind.slice('uptime-'.length)}`;
+  if (badge.paused) return { label, value: 'paused', colour: 'paused' };
+  if (kind === 'status') return badge.state ? { label, value: STATE_WORDS[badge.state], colour: badge.state } : { label, value: 'pending', colour: 'unknown' };
+  if (kind === 'latency')
+    return badge.latencyMs === null ? { label, value: 'n/a', colour: 'unknown' } : { label, value: `${Math.round(badge.latencyMs)} ms`, colour: 'info' };
+  const uptime = badge.uptime[kind.slice('uptime-'.length) as BadgeWindow];
+  if (uptime === null) return { label, value: 'n/a', colour: 'unknown' };
+  return { label, value: percent(uptime), colour: uptime >= 99 ? 'up' : uptime >= 95 ? 'degraded' : 'down' };
+}
+
+/** One badge of a monitor whose badges are on, as its address answers it. */
+export function badgeSvg(kind: BadgeKind, badge: PublicBadge): string {
+  const shown = badgeOf(kind, badge);
+  const title = badge.paused ? `${badge.name}: paused` : `${badge.name}: ${shown.label} ${shown.value}`;
+  return renderBadge({ ...shown, title });
 }

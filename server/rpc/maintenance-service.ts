@@ -51,6 +51,11 @@ export function maintenanceServiceImpl(services: Services): ServiceImpl<typeof M
       return { maintenance: toMaintenanceMessage(await maintenances.update(actor, workspaceId, req.id, patch)) };
     },
 
+    async listOccurrences(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      return maintenances.occurrences(actor, workspaceId, { pageId: text(req.pageId), from: text(req.from), to: text(req.to) });
+    },
+
     async deleteMaintenance(req, ctx) {
       const { actor, workspaceId } = callerOf(ctx);
       await maintenances.delete(actor, workspaceId, req.id);

@@ -1,3 +1,4 @@
+import { BADGE_KINDS, badgeSvg } from '../public/badge-svg.ts';
 import type { BadgeSettings } from '../domain/monitors/badges.ts';
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
@@ -151,7 +152,9 @@ export function monitorServiceImpl(services: Services): ServiceImpl<typeof Monit
 
     async getMonitorBadges(req, ctx) {
       const { actor, workspaceId } = callerOf(ctx);
-      return { badges: badgesMessage(await services.badges.get(actor, workspaceId, req.id)) };
+      const [settings, shown] = await Promise.all([services.badges.get(actor, workspaceId, req.id), services.badges.preview(actor, workspaceId, req.id)]);
+      const previews = shown ? Object.fromEntries(BADGE_KINDS.map((kind) => [kind, badgeSvg(kind, shown)])) : {};
+      return { badges: badgesMessage(settings), previews };
     },
 
     async updateMonitorBadges(req, ctx) {

@@ -73,5 +73,11 @@ export function notificationServiceImpl(services: Services): ServiceImpl<typeof 
       const result = await channels.deliveries(actor, workspaceId, req.id, { page: count(req.page), perPage: count(req.perPage) });
       return { deliveries: result.deliveries.map(toDeliveryMessage), pagination: result.pagination };
     },
+
+    async setMonitorChannels(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      const changed = await channels.setMonitorChannels(actor, workspaceId, req.monitorId, [...req.channelIds]);
+      return { changed: changed.map(toChannelMessage) };
+    },
   };
 }

@@ -129,3 +129,29 @@ export async function axeViolations(page: Page): Promise<string[]> {
     return violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   });
 }
+
+/**
+ * Chooses a workspace in the dashboard's switcher as a person does: in a narrow window the
+ * switcher sits behind the menu button, which is opened first and closed again after.
+ */
+export async function chooseWorkspace(page: Page, option: string | { label: string }): Promise<void> {
+  const opened = await openMenu(page);
+  await page.getByLabel('Current workspace').selectOption(option);
+  const menuButton = page.locator('button.menu-button');
+  if (opened && (await menuButton.getAttribute('aria-expanded')) === 'true') await menuButton.click();
+}
+
+/** Goes to a screen by its link in the main navigation, opening the menu first in a narrow window. */
+export async function goToScreen(page: Page, link: string): Promise<void> {
+  await openMenu(page);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link }).click();
+}
+
+/** Opens the menu when the window is narrow enough to hide it behind its button; whether it did. */
+async function openMenu(page: Page): Promise<boolean> {
+  const menuButton = page.locator('button.menu-button');
+  await page.getByLabel('Current workspace').waitFor({ state: 'attached' });
+  if (!(await menuButton.isVisible()) || (await menuButton.getAttribute('aria-expanded')) === 'true') return false;
+  await menuButton.click();
+  return true;
+}

@@ -17,6 +17,11 @@ export function useMaintenances(workspaceId: string, pageId: string) {
   );
 }
 
+/** The occurrences of a page's windows (one-off and repeating) in a span of days: what the calendar shows. */
+export function useMaintenanceOccurrences(workspaceId: string, pageId: string, from: string, to: string) {
+  return useQuery(MaintenanceService.method.listOccurrences, { pageId, from, to }, { transport: rpcTransport(workspaceId) });
+}
+
 /** Refreshes what a change to a window touches: every read of maintenance.v1, and the previews. */
 function useMaintenancesChanged(workspaceId: string) {
   const queryClient = useQueryClient();

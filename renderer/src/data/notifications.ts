@@ -14,6 +14,11 @@ export function useChannels(workspaceId: string) {
   );
 }
 
+/** The first 200 channels with the list's pagination, so a reader can tell whether it holds them all. */
+export function useChannelPage(workspaceId: string) {
+  return useQuery(NotificationService.method.listNotificationChannels, { perPage: 200 }, { transport: rpcTransport(workspaceId) });
+}
+
 /** Refreshes every read of notification.v1 once a change is made. */
 function useChannelsChanged(workspaceId: string) {
   const queryClient = useQueryClient();
@@ -68,4 +73,19 @@ export function useChannelDeliveries(workspaceId: string, id: string) {
     { id, perPage: 100 },
     { transport: rpcTransport(workspaceId), select: (answer) => answer.deliveries },
   );
+}
+
+/**
+ * Sets which channels alert one monitor, from its form: the service adds it to or removes it from
+ * each channel's monitors in one change. Channels, and the overview that names a monitor's
+ * channels, are asked again.
+ */
+export function useSetMonitorChannels(workspaceId: string) {
+  const changed = useChannelsChanged(workspaceId);
+  const queryClient = useQueryClient();
+  return useMutation(NotificationService.method.setMonitorChannels, {
+    transport: rpcTransport(workspaceId),
+    meta: { done: 'Alert channels saved.' },
+    onSuccess: () => Promise.all([changed(), queryClient.invalidateQueries({ queryKey: queryKeys.overview(workspaceId) })]),
+  });
 }

@@ -25,8 +25,10 @@ import { DnsFacts, dnsSeenOf } from './monitor-detail-dns.tsx';
 import { McpServerFacts, McpTools, mcpFoundOf, mcpStatusWord } from './monitor-detail-mcp.tsx';
 import { PingFacts, pingSeenOf } from './monitor-detail-ping.tsx';
 import { HeartbeatFacts, HeartbeatPings, heartbeatSeenOf, spanText } from './monitor-detail-heartbeat.tsx';
+import { MonitorBadges } from './monitor-badges.tsx';
 import { WebSocketFacts, websocketSeenOf } from './monitor-detail-websocket.tsx';
 import { CertificateFacts, certificateSeenOf } from './monitor-detail-certificate.tsx';
+import { MonitorIncidents } from './monitor-incidents.tsx';
 import './monitor-detail.css';
 
 type Period = LatencySeries['window'];
@@ -461,6 +463,10 @@ export function MonitorDetailScreen({ workspace, params }: ScreenProps) {
           )}
         </Section>
       </section>
+
+      <MonitorBadges workspaceId={ws} monitorId={facts.id} monitorName={facts.name} />
+
+      <MonitorIncidents workspaceId={ws} monitorId={facts.id} monitorName={facts.name} refreshMs={REFRESH_MS} />
 
       <section className="section" aria-labelledby="regions-heading">
         <h2 id="regions-heading">Regions</h2>

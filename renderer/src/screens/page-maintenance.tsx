@@ -6,6 +6,8 @@ import { useCreateMaintenance, useDeleteMaintenance, useMaintenances, useUpdateM
 import { loadedOf, useConfirmedAction } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
 import { componentNames, type PageSectionProps, type PublishedNote, publishedNote, PublishedNoteLine } from './page-form-parts.tsx';
+import { MaintenanceCalendar } from './maintenance-calendar.tsx';
+import './maintenance-calendar.css';
 import { MaintenanceForm, timeZone } from './page-maintenance-form.tsx';
 import { createMaintenanceRequest, maintenanceFormOf, updateMaintenanceRequest } from './page-maintenance-model.ts';
 
@@ -43,6 +45,7 @@ export function PageMaintenanceSection({ workspaceId, page, components }: PageSe
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<string>();
   const [note, setNote] = useState<PublishedNote>();
+  const [view, setView] = useState<'list' | 'calendar'>('list');
   const deleteMaintenance = useDeleteMaintenance(workspaceId);
   const remove = useConfirmedAction((m: Maintenance) => deleteMaintenance.mutateAsync({ id: m.id }));
 
@@ -60,10 +63,20 @@ export function PageMaintenanceSection({ workspaceId, page, components }: PageSe
       <div className="section-head">
         <h2 id="maintenance-heading">Maintenance windows</h2>
         {windows.state !== 'ready' || creating || empty ? null : (
-          <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
-            <Icon name="plus" />
-            Schedule maintenance
-          </button>
+          <div className="section-actions">
+            <div className="view-switch" role="group" aria-label="Show maintenance as">
+              <button type="button" className="button button-small" aria-pressed={view === 'list'} onClick={() => setView('list')}>
+                List
+              </button>
+              <button type="button" className="button button-small" aria-pressed={view === 'calendar'} onClick={() => setView('calendar')}>
+                Calendar
+              </button>
+            </div>
+            <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
+              <Icon name="plus" />
+              Schedule maintenance
+            </button>
+          </div>
         )}
       </div>
       <p className="muted section-lede">
@@ -99,8 +112,10 @@ export function PageMaintenanceSection({ workspaceId, page, components }: PageSe
         </div>
       ) : null}
 
+      {view === 'calendar' && !empty ? <MaintenanceCalendar workspaceId={workspaceId} pageId={page.id} /> : null}
+
       {parts.map((part) =>
-        part.windows.length === 0 ? null : (
+        view === 'calendar' || part.windows.length === 0 ? null : (
           <section key={part.id} aria-labelledby={`maintenance-${part.id}`} className="calendar-part">
             <h3 id={`maintenance-${part.id}`}>
               {part.title} <span className="muted small">({part.windows.length})</span>
@@ -142,6 +157,21 @@ export function PageMaintenanceSection({ workspaceId, page, components }: PageSe
   );
 }
 
+const DAY_WORDS: Record<string, string> = { sun: 'Sunday', mon: 'Monday', tue: 'Tuesday', wed: 'Wednesday', thu: 'Thursday', fri: 'Friday', sat: 'Saturday' };
+
+/** "Repeats weekly on Saturday at 02:30 (Europe/Paris), 60 min each, until …". */
+function repeatWords(m: Maintenance): string {
+  const r = m.repeat!;
+  const when =
+    r.kind === 'weekly'
+      ? `weekly on ${r.days.map((d) => DAY_WORDS[d] ?? d).join(', ')} at ${r.time}`
+      : r.kind === 'monthly'
+        ? `monthly on ${r.dayOfMonth ? `day ${r.dayOfMonth}` : `the ${r.week} ${DAY_WORDS[r.weekday] ?? r.weekday}`} at ${r.time}`
+        : `on cron “${r.cron}”`;
+  const until = r.until ? `, until ${new Date(r.until).toLocaleDateString(undefined, { day: 'numeric', month: 'short', year: 'numeric' })}` : '';
+  return `Repeats ${when} (${r.timeZone}), ${r.durationMinutes} min each${until}. Shown: the ${m.status === 'active' ? 'occurrence under way' : 'next occurrence'}.`;
+}
+
 function WindowRow({ window: m, components, onEdit, onDelete }: { window: Maintenance; components: PageComponent[]; onEdit(): void; onDelete(): void }) {
   return (
     <li className="calendar-window">
@@ -151,6 +181,7 @@ function WindowRow({ window: m, components, onEdit, onDelete }: { window: Mainte
       <div className="calendar-text">
         <strong>{m.title}</strong>
         <span className="small muted">Affects: {componentNames(components, m.pageComponentIds)}</span>
+        {m.repeat ? <span className="small">{repeatWords(m)}</span> : null}
         {m.message ? <span className="small">{m.message}</span> : null}
       </div>
       <div className="row-actions">

@@ -13,14 +13,17 @@ import { newReportForm, OPEN_STATUSES, REPORT_STATUS_LABELS, type ReportFormValu
 
 export function CreateReportForm({
   components,
+  initial = newReportForm(),
   onCancel,
   onSubmit,
 }: {
   components: PageComponent[];
+  /** What the form starts with (a report made from a monitor's incident comes pre-filled); empty by default. */
+  initial?: ReportFormValues;
   onCancel: (() => void) | undefined;
   onSubmit(values: ReportFormValues): Promise<void>;
 }) {
-  const { form, refusal, ref, onSubmit: submit, busy } = useServiceForm(newReportForm(), onSubmit);
+  const { form, refusal, ref, onSubmit: submit, busy } = useServiceForm(initial, onSubmit);
   const errors = matchViolations(refusal, ['title', 'status', 'message', 'pageComponentIds', 'notify']);
   const headingId = useId();
 

@@ -55,6 +55,7 @@ const ACTION_VERBS: Record<string, string> = {
   'oauth_grant.create': 'approved',
   'oauth_grant.delete': 'revoked',
   'monitor.rotate_ping_token': 'issued a new ping URL for',
+  'monitor.badges': 'changed the public badges of',
   'monitor.tools_pinned': 'pinned the tools of',
   'monitor.tools_drifted': 'found changed tools on',
   'monitor.tools_reverted': 'found the pinned tools again on',

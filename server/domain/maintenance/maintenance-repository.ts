@@ -91,3 +91,16 @@ export async function activeMaintenanceFor(db: Kysely<Database>, monitorId: numb
 export async function currentMaintenanceRowsOfPage(db: Kysely<Database>, pageId: number, now: string): Promise<MaintenanceRow[]> {
   return db.selectFrom('maintenances').selectAll().where('page_id', '=', pageId).where('ends_at', '>', now).orderBy('starts_at').execute();
 }
+
+/** A status page's windows whose span overlaps [from, to), by start. */
+export async function maintenanceRowsBetween(db: Kysely<Database>, pageId: number, from: string, to: string): Promise<MaintenanceRow[]> {
+  return db
+    .selectFrom('maintenances')
+    .selectAll()
+    .where('page_id', '=', pageId)
+    .where('starts_at', '<', to)
+    .where('ends_at', '>', from)
+    .orderBy('starts_at')
+    .orderBy('id')
+    .execute();
+}

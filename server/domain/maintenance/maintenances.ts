@@ -17,6 +17,7 @@ import {
   findMaintenanceRow,
   insertMaintenance,
   listMaintenanceRows,
+  maintenanceRowsBetween,
   type MaintenanceRow,
   replaceMaintenanceComponents,
   updateMaintenance,
@@ -26,7 +27,9 @@ import {
   firstOccurrence,
   nextOccurrences,
   type Occurrence,
+  MAX_OCCURRENCES,
   occurrenceAt,
+  occurrencesBetween,
   readRule,
   type RepeatRule,
   repeatInput,
@@ -121,6 +124,11 @@ const repeatingCreateInput = builtOnFirstUse(() =>
   }),
 );
 const repeatPatch = builtOnFirstUse(() => z.strictObject({ repeat: repeatInput(instant()).nullable().optional() }).loose());
+/** The longest span ListOccurrences answers for: a calendar month and the days around it. */
+const MAX_SPAN_DAYS = 62;
+const occurrencesInput = builtOnFirstUse(() =>
+  z.strictObject({ pageId: z.union([z.string(), z.number()], expected('a status page id')), from: instant(), to: instant() }),
+);
 const listInput = builtOnFirstUse(() => z.strictObject({ pageId: z.union([z.string(), z.number()]).optional(), ...pageQuery(MAX_PER_PAGE) }));
 
 /** A one-off window's input, without a `repeat` key left unset (as the RPC decoder leaves it). */
@@ -223,6 +231,28 @@ export function createMaintenanceService(db: Kysely<Database>, options: Maintena
       const onPage = pageId === undefined ? undefined : (await resolvePage(db, workspaceId, pageId)).id;
       const { rows, total } = await listMaintenanceRows(db, workspaceId, onPage, perPage, (page - 1) * perPage);
       return { maintenances: await loadMaintenances(db, rows), pagination: paginationOf(page, perPage, total) };
+    },
+
+    /** Every occurrence of a page's windows that overlaps [from, to), earliest first, at most MAX_OCCURRENCES. */
+    async occurrences(actor: Actor, workspaceId: number, query: unknown) {
+      await authorize(db, actor, workspaceId, 'read');
+      const { pageId, from, to } = parseInput(occurrencesInput(), query);
+      checkOrder(from, to);
+      if (Date.parse(to) - Date.parse(from) > MAX_SPAN_DAYS * 86_400_000) throw invalid('to', `must be at most ${MAX_SPAN_DAYS} days after from`);
+      const page = await resolvePage(db, workspaceId, pageId);
+      const found: { maintenanceId: string; title: string; from: string; to: string; repeating: boolean }[] = [];
+      let truncated = false;
+      for (const row of await maintenanceRowsBetween(db, page.id, from, to)) {
+        const rule = readRule(row.repeat_rule);
+        const spans = rule ? occurrencesBetween(rule, row.starts_at, Date.parse(from), Date.parse(to), MAX_OCCURRENCES + 1) : [{ from: row.starts_at, to: row.ends_at }];
+        for (const span of spans) found.push({ maintenanceId: String(row.id), title: row.title, ...span, repeating: rule !== undefined });
+        if (found.length > MAX_OCCURRENCES) {
+          truncated = true;
+          break;
+        }
+      }
+      found.sort((a, b) => a.from.localeCompare(b.from) || Number(a.maintenanceId) - Number(b.maintenanceId));
+      return { occurrences: found.slice(0, MAX_OCCURRENCES), truncated: truncated || found.length > MAX_OCCURRENCES };
     },
 
     async get(actor: Actor, workspaceId: number, id: string): Promise<Maintenance> {

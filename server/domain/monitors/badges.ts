@@ -72,7 +72,13 @@ export function createBadgeService(db: Kysely<Database>, options: { publicUrl: s
   const now = options.now ?? Date.now;
   const urlsOf = (badgeId: string): BadgeUrls => {
     const base = `${options.publicUrl}/badge/${badgeId}`;
-    return { status: `${base}/status.svg`, uptime24h: `${base}/uptime-24h.svg`, uptime7d: `${base}/uptime-7d.svg`, uptime30d: `${base}/uptime-30d.svg`, latency: `${base}/latency.svg` };
+    return {
+      status: `${base}/status.svg`,
+      uptime24h: `${base}/uptime-24h.svg`,
+      uptime7d: `${base}/uptime-7d.svg`,
+      uptime30d: `${base}/uptime-30d.svg`,
+      latency: `${base}/latency.svg`,
+    };
   };
   const settingsOf = (row: { badge_id: string; enabled: number } | undefined): BadgeSettings => ({
     enabled: row?.enabled === 1,
@@ -91,7 +97,11 @@ export function createBadgeService(db: Kysely<Database>, options: { publicUrl: s
     const from = Math.floor((now() - WINDOW_MS[window]) / HOUR_MS) * HOUR_MS;
     const row = await db
       .selectFrom('check_rollups')
-      .select((eb) => [eb.fn.sum<number>('success_count').as('up'), eb.fn.sum<number>('degraded_count').as('degraded'), eb.fn.sum<number>('error_count').as('down')])
+      .select((eb) => [
+        eb.fn.sum<number>('success_count').as('up'),
+        eb.fn.sum<number>('degraded_count').as('degraded'),
+        eb.fn.sum<number>('error_count').as('down'),
+      ])
       .where('monitor_id', '=', monitorId)
       .where('hour', '>=', from)
       .executeTakeFirst();
@@ -110,6 +120,14 @@ export function createBadgeService(db: Kysely<Database>, options: { publicUrl: s
       return settingsOf(await db.selectFrom('monitor_badges').select(['badge_id', 'enabled']).where('monitor_id', '=', monitor.id).executeTakeFirst());
     },
 
+    /** What the monitor's badges show now, while they are on (for the owner's preview); undefined while off. */
+    async preview(actor: Actor, workspaceId: number, id: string): Promise<PublicBadge | undefined> {
+      await authorize(db, actor, workspaceId, 'read');
+      const monitor = await monitorOf(db, workspaceId, id);
+      const row = await db.selectFrom('monitor_badges').select(['badge_id', 'enabled']).where('monitor_id', '=', monitor.id).executeTakeFirst();
+      return row?.enabled === 1 ? this.publicBadge(row.badge_id) : undefined;
+    },
+
     /**
      * Turns the monitor's badges on or off. On again keeps the earlier id unless `rotate`; a
      * rotation while on gives a new id at once. A request that changes nothing records nothing.
@@ -124,8 +142,17 @@ export function createBadgeService(db: Kysely<Database>, options: { publicUrl: s
         const after = { badge_id: badgeId, enabled: enabled ? 1 : 0 };
         if (before && before.enabled === after.enabled && before.badge_id === after.badge_id) return settingsOf(before);
         const at = new Date().toISOString();
-        if (before) await trx.updateTable('monitor_badges').set({ ...after, updated_at: at }).where('monitor_id', '=', monitor.id).execute();
-        else await trx.insertInto('monitor_badges').values({ monitor_id: monitor.id, ...after, updated_at: at }).execute();
+        if (before)
+          await trx
+            .updateTable('monitor_badges')
+            .set({ ...after, updated_at: at })
+            .where('monitor_id', '=', monitor.id)
+            .execute();
+        else
+          await trx
+            .insertInto('monitor_badges')
+            .values({ monitor_id: monitor.id, ...after, updated_at: at })
+            .execute();
         await recordAudit(trx, {
           workspaceId,
           entityType: 'monitor',

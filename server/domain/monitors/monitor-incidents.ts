@@ -76,26 +76,27 @@ export function createMonitorIncidentService(db: Kysely<Database>, options: Inci
   async function record(change: MonitorStateChange): Promise<void> {
     const monitorId = Number(change.monitorId);
     const at = Date.parse(change.at);
-    const wasDown = change.from === 'down';
     const isDown = change.to === 'down';
-    if (isDown && !wasDown) {
+    if (isDown && change.from !== 'down') {
       // One open incident per monitor, even if a change is announced twice (another process, a restart).
       if (await openIncident(monitorId)) return;
       await db.transaction().execute(async (tx) => {
-        await tx.insertInto('monitor_incidents').values({ monitor_id: monitorId, started_at: at, ended_at: null, failed_checks: null, first_message: change.message }).execute();
-        const kept = tx
-          .selectFrom('monitor_incidents')
-          .select('id')
-          .where('monitor_id', '=', monitorId)
-          .orderBy('id', 'desc')
-          .limit(INCIDENTS_KEPT);
+        await tx
+          .insertInto('monitor_incidents')
+          .values({ monitor_id: monitorId, started_at: at, ended_at: null, failed_checks: null, first_message: change.message })
+          .execute();
+        const kept = tx.selectFrom('monitor_incidents').select('id').where('monitor_id', '=', monitorId).orderBy('id', 'desc').limit(INCIDENTS_KEPT);
         await tx.deleteFrom('monitor_incidents').where('monitor_id', '=', monitorId).where('id', 'not in', kept).execute();
       });
-    } else if (wasDown && !isDown) {
+    } else if (!isDown) {
+      // Any change away from down ends an open incident, also one whose `from` was lost (the
+      // monitor's state dropped while paused or moved between runners): it was down until now.
       const open = await openIncident(monitorId);
       if (!open) return;
-      const ended = Math.max(at, open.started_at);
-      const failed = await failedChecksBetween(monitorId, open.started_at, ended);
+      // PostgreSQL may answer a bigint as text.
+      const started = Number(open.started_at);
+      const ended = Math.max(at, started);
+      const failed = await failedChecksBetween(monitorId, started, ended);
       await db.updateTable('monitor_incidents').set({ ended_at: ended, failed_checks: failed }).where('id', '=', open.id).execute();
     }
   }
@@ -116,10 +117,18 @@ export function createMonitorIncidentService(db: Kysely<Database>, options: Inci
     /** The monitor's incidents, newest first (at most INCIDENTS_KEPT). */
     async list(actor: Actor, workspaceId: number, id: string): Promise<MonitorIncident[]> {
       await authorize(db, actor, workspaceId, 'read');
+      // The state changes this process has heard are recorded first: a check just made shows.
+      await queue;
       const monitorId = monitorIdOf(id);
       const monitor = await db.selectFrom('monitors').select('id').where('workspace_id', '=', workspaceId).where('id', '=', monitorId).executeTakeFirst();
       if (!monitor) throw notFound('monitor', id);
-      const rows = await db.selectFrom('monitor_incidents').selectAll().where('monitor_id', '=', monitorId).orderBy('id', 'desc').limit(INCIDENTS_KEPT).execute();
+      const rows = await db
+        .selectFrom('monitor_incidents')
+        .selectAll()
+        .where('monitor_id', '=', monitorId)
+        .orderBy('id', 'desc')
+        .limit(INCIDENTS_KEPT)
+        .execute();
       const t = now();
       return Promise.all(
         rows.map(async (row) => {

@@ -78,6 +78,22 @@ export async function monitorLinksOfChannels(db: Kysely<Database>, channelIds: n
   return db.selectFrom('channel_monitors').selectAll().where('channel_id', 'in', channelIds).orderBy('monitor_id').execute();
 }
 
+/** Every channel of the workspace, oldest first. */
+export async function channelRowsOfWorkspace(db: Kysely<Database>, workspaceId: number): Promise<ChannelRow[]> {
+  return db.selectFrom('notification_channels').selectAll().where('workspace_id', '=', workspaceId).orderBy('id').execute();
+}
+
+/** Wires the channel to the monitor (`linked` true) or unwires it. */
+export async function setChannelLink(db: Kysely<Database>, channelId: number, monitorId: number, linked: boolean): Promise<void> {
+  if (linked) await db.insertInto('channel_monitors').values({ channel_id: channelId, monitor_id: monitorId }).execute();
+  else await db.deleteFrom('channel_monitors').where('channel_id', '=', channelId).where('monitor_id', '=', monitorId).execute();
+}
+
+/** Marks the channel changed now (its links changed). */
+export async function touchChannel(db: Kysely<Database>, id: number, at: string): Promise<ChannelRow> {
+  return db.updateTable('notification_channels').set({ updated_at: at }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
 /** Wires the channel to exactly these monitors. */
 export async function replaceChannelLinks(db: Kysely<Database>, channelId: number, monitorIds: number[]): Promise<void> {
   await db.deleteFrom('channel_monitors').where('channel_id', '=', channelId).execute();

@@ -27,6 +27,9 @@ import {
   markChannelSent,
   monitorLinksOfChannels,
   replaceChannelLinks,
+  channelRowsOfWorkspace,
+  setChannelLink,
+  touchChannel,
   updateChannel,
 } from './channel-repository.ts';
 import { type ChannelKind, type ChannelKindRules, type ChannelTarget, maskCredential } from './channel-rules.ts';
@@ -136,6 +139,13 @@ function channelInputs(kinds: readonly ChannelKind[]) {
     ),
   };
 }
+/** The channels of one monitor, as its own form sets them; a bound on the list, as on a channel's monitors. */
+const MAX_CHANNELS_OF_MONITOR = 1000;
+const channelIdsInput = builtOnFirstUse(() =>
+  z
+    .array(z.union([z.string(), z.number()]), expected('a list of notification channel ids'))
+    .max(MAX_CHANNELS_OF_MONITOR, `must name at most ${MAX_CHANNELS_OF_MONITOR} channels`),
+);
 const listInput = builtOnFirstUse(() => z.strictObject(pageQuery(MAX_PER_PAGE)));
 const deliveriesInput = builtOnFirstUse(() => z.strictObject(pageQuery(MAX_PER_PAGE)));
 
@@ -424,6 +434,56 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
           before,
         );
         return after;
+      });
+    },
+
+    /**
+     * Sets which channels alert one monitor, from the monitor's side: the monitor is added to the
+     * links of each channel named and removed from those of every other channel of the workspace,
+     * in one transaction. Each channel that changes gets its update audit entry, as when its own
+     * monitor list is edited; a set equal to the stored one changes and records nothing.
+     * Answers the channels that changed, as they now are.
+     */
+    async setMonitorChannels(actor: Actor, workspaceId: number, monitorId: string, channelIds: unknown): Promise<Channel[]> {
+      await authorize(db, actor, workspaceId, 'write');
+      const ids = parseInput(channelIdsInput(), channelIds);
+      return writeTransaction(db, async (trx) => {
+        const monitor = parseId('monitorId', 'monitor', monitorId);
+        if (!(await monitorIdsIn(trx, workspaceId, [monitor])).has(monitor)) throw notFound('monitor', monitorId);
+        const wanted = new Set(ids.map((id, i) => parseId(`channelIds.${i}`, 'notification channel', id)));
+        const rows = await channelRowsOfWorkspace(trx, workspaceId);
+        const known = new Set(rows.map((row) => row.id));
+        const missing = [...wanted].find((id) => !known.has(id));
+        // Another workspace's channel reads as one that does not exist, as everywhere else.
+        if (missing !== undefined) throw new AppError('NOT_FOUND', `channelIds: notification channel ${missing} does not exist in this workspace`);
+        const linked = await linkedMonitors(
+          trx,
+          rows.map((row) => row.id),
+        );
+        const changed: Channel[] = [];
+        for (const row of rows) {
+          const monitors = linked.get(row.id) ?? [];
+          const has = monitors.includes(String(monitor));
+          if (has === wanted.has(row.id)) continue;
+          // A channel holds at most so many monitors, whichever side wires them.
+          if (!has && monitors.length >= CHANNEL_LIMITS.monitors)
+            throw invalid('channelIds', `channel ${row.id} already alerts ${CHANNEL_LIMITS.monitors} monitors, the most one channel can`);
+          const before = toChannel(row, monitors);
+          await setChannelLink(trx, row.id, monitor, !has);
+          const next = await touchChannel(trx, row.id, new Date().toISOString());
+          const after = await channelOf(trx, next);
+          await recordAudit(trx, {
+            workspaceId,
+            entityType: 'notification_channel',
+            entityId: row.id,
+            action: 'notification_channel.update',
+            actor,
+            before: snapshot(before, row),
+            after: snapshot(after, next),
+          });
+          changed.push(after);
+        }
+        return changed;
       });
     },
 

@@ -2,8 +2,10 @@ import { useCallback } from 'react';
 import { ApiError, type Workspace } from '../../api.ts';
 import { ErrorNote, Loading, PageHeader } from '../../components.tsx';
 import { useMonitor, useUpdateMonitor } from '../../data/monitors.ts';
+import { useSetMonitorChannels } from '../../data/notifications.ts';
 import { loadedOf } from '../../hooks.ts';
 import { Link, navigate } from '../../router.tsx';
+import { channelsChanged, useChannelChoices } from './channel-choices.tsx';
 import { MonitorForm, refusedHere } from './monitor-form.tsx';
 import { type ChangedFields, formOf, type MonitorFormValues, type StoredMonitor, storedMonitorOf, updateOf } from './monitor-form-model.ts';
 import { TYPE_TITLES } from './monitor-options.ts';
@@ -27,6 +29,8 @@ export function EditMonitor({ workspace, id, plan }: { workspace: Workspace; id:
   // The form starts from the service's answer to this visit, never from what the cache kept of an earlier one.
   const loaded = query.isFetchedAfterMount || query.error ? loadedOf(query) : ({ state: 'loading' } as const);
   const update = useUpdateMonitor(workspace.id);
+  const channelChoices = useChannelChoices(workspace.id, id);
+  const setChannels = useSetMonitorChannels(workspace.id);
   const detail = `/monitors/${encodeURIComponent(id)}`;
 
   if (loaded.state === 'loading') {
@@ -54,6 +58,7 @@ export function EditMonitor({ workspace, id, plan }: { workspace: Workspace; id:
     const { update: changes, local } = updateOf(found.type, form, changed);
     if (local.length > 0) throw refusedHere(local);
     if (changes) await update.mutateAsync({ id, update: changes });
+    if (channelsChanged(channelChoices)) await setChannels.mutateAsync({ monitorId: id, channelIds: [...(channelChoices.chosen ?? [])] });
     navigate(detail);
   };
 
@@ -74,6 +79,7 @@ export function EditMonitor({ workspace, id, plan }: { workspace: Workspace; id:
             busyLabel="Saving…"
             cancelTo={detail}
             onSave={save}
+            channelChoices={channelChoices}
           />
         )}
       </PlanGate>

@@ -19,6 +19,7 @@ import { TYPE_TITLES } from './monitor-options.ts';
 import { OpenTelemetryFields } from './open-telemetry-fields.tsx';
 import { RequestBody } from './request-fields.tsx';
 import { AlertFields } from './alert-fields.tsx';
+import { ChannelChoiceFields, type ChannelChoices } from './channel-choices.tsx';
 import { ScheduleFields } from './schedule-fields.tsx';
 import { TargetFields } from './target-fields.tsx';
 import { TimingFields } from './timing-fields.tsx';
@@ -45,6 +46,7 @@ export function MonitorForm({
   busyLabel,
   cancelTo,
   onSave,
+  channelChoices,
 }: {
   type: MonitorType;
   workspace: Workspace;
@@ -56,6 +58,8 @@ export function MonitorForm({
   busyLabel: string;
   cancelTo: string;
   onSave(form: MonitorFormValues, changed: ChangedFields): Promise<void>;
+  /** Which channels alert the monitor; the screen saves them beside the monitor. */
+  channelChoices?: ChannelChoices;
 }) {
   const form = useForm<MonitorFormValues>({ defaultValues: initial });
   // Read while drawing, so react-hook-form keeps the marks of changed fields up to date.
@@ -173,8 +177,9 @@ export function MonitorForm({
         <section className="card section monitor-form-section" aria-labelledby="monitor-alerts">
           <h2 id="monitor-alerts">Alerts</h2>
           <p className="muted small monitor-form-lede">
-            Each change goes to the channels wired to this monitor (Notifications). A reminder repeats it while the monitor stays down.
+            Each change goes to the channels ticked here (also editable under Notifications). A reminder repeats it while the monitor stays down.
           </p>
+          {channelChoices ? <ChannelChoiceFields choices={channelChoices} /> : null}
           <AlertFields errors={errors} />
         </section>
 

@@ -2,7 +2,9 @@ import { useState } from 'react';
 import type { Workspace } from '../../api.ts';
 import { PageHeader } from '../../components.tsx';
 import { useCreateMonitor } from '../../data/monitors.ts';
+import { useSetMonitorChannels } from '../../data/notifications.ts';
 import { Link, navigate, useLocation } from '../../router.tsx';
+import { channelsChanged, useChannelChoices } from './channel-choices.tsx';
 import { MonitorForm, refusedHere } from './monitor-form.tsx';
 import { createOf, emptyForm, type MonitorFormValues, type MonitorType } from './monitor-form-model.ts';
 import { type LoadedPlan, PlanGate } from './plan-gate.tsx';
@@ -17,6 +19,9 @@ export function NewMonitor({ workspace, plan }: { workspace: Workspace; plan: Lo
   const type = isMonitorType(asked) ? asked : undefined;
   const choose = (next: MonitorType) => navigate(`/monitors/new?type=${next}`, { replace: true });
   const create = useCreateMonitor(workspace.id);
+  // A new monitor starts with the channels that are a default for new ones ticked.
+  const channelChoices = useChannelChoices(workspace.id);
+  const setChannels = useSetMonitorChannels(workspace.id);
   // A heartbeat monitor's ping URL is in the answer to its creation alone: shown here, once, before its page.
   const [pinged, setPinged] = useState<{ id: string; name: string; pingUrl: string }>();
 
@@ -24,6 +29,8 @@ export function NewMonitor({ workspace, plan }: { workspace: Workspace; plan: Lo
     const { wire, local } = createOf(chosen, form);
     if (local.length > 0) throw refusedHere(local);
     const { id, pingUrl } = await create.mutateAsync(wire);
+    // The service wired it to the defaults for new monitors; a default unticked (or another channel ticked) is set now.
+    if (channelsChanged(channelChoices)) await setChannels.mutateAsync({ monitorId: id, channelIds: [...(channelChoices.chosen ?? [])] });
     if (pingUrl) return setPinged({ id, name: form.name, pingUrl });
     navigate(`/monitors/${encodeURIComponent(id)}`);
   };
@@ -64,6 +71,7 @@ export function NewMonitor({ workspace, plan }: { workspace: Workspace; plan: Lo
               busyLabel="Creating…"
               cancelTo="/"
               onSave={(form) => save(type, form)}
+              channelChoices={channelChoices}
             />
           )}
         </PlanGate>
