@@ -435,6 +435,30 @@ const mcpServers = z.strictObject({
 /** A picked server, by its name and the file it was first found in (`name`, `file` of its entry). */
 const mcpServerPick = z.strictObject({ name: z.string(), file: z.string() });
 
+/**
+ * One line of the plan of a file (`statusdesk apply --dry-run`): a monitor, page or component to
+ * create, update, delete or leave; an update names each field with its old and new value as text.
+ */
+const configChange = z.strictObject({
+  action: z.enum(['create', 'update', 'delete', 'unchanged']),
+  kind: z.enum(['monitor', 'page', 'component']),
+  name: z.string(),
+  /** The page of a component. */
+  page: z.string().optional(),
+  type: monitorType.optional(),
+  /** Secret values are never shown: `secret` says they are sent again. */
+  fields: z.array(z.strictObject({ field: z.string(), from: z.string(), to: z.string(), secret: z.boolean() })).optional(),
+  /** After applying: whether the change was made, refused, or not reached after a refusal. */
+  outcome: z.enum(['applied', 'refused', 'not applied']).optional(),
+});
+
+const configPlan = z.strictObject({
+  changes: z.array(configChange),
+  summary: z.strictObject({ create: z.number(), update: z.number(), delete: z.number(), unchanged: z.number() }),
+  /** Monitors and pages of the workspace the file does not name: kept (the dashboard does not prune). */
+  kept: z.number(),
+});
+
 /** What each JSON call answers. */
 export const DASHBOARD_ANSWERS = {
   session,
@@ -459,6 +483,11 @@ export const DASHBOARD_ANSWERS = {
   /** The monitors made of the picked servers, in the order picked. */
   importMcpServers: z.strictObject({ monitors: z.array(z.strictObject({ id: z.string(), name: z.string() })) }),
   pagePreview,
+  /** The file, its suggested name, and what it holds. */
+  configExport: z.strictObject({ file: z.string(), filename: z.string(), monitors: z.number(), pages: z.number() }),
+  configPlan,
+  /** `error`: the refusal that stopped the changes (the ones after it were not made); `notes`: what is shown once (a heartbeat's ping URL). */
+  configApply: configPlan.extend({ applied: z.number(), error: z.string().nullable(), notes: z.array(z.string()) }),
   consentRequest,
   pendingRequests: z.strictObject({ requests: z.array(consentRequest) }),
   approve: consentRequest,
@@ -471,6 +500,9 @@ export const DASHBOARD_BODIES = {
   approve: z.strictObject({ workspaceId: z.string().optional(), access: access.optional(), csrfToken: z.string() }),
   deny: z.strictObject({ csrfToken: z.string() }),
   importMcpServers: z.strictObject({ picks: z.array(mcpServerPick) }),
+  /** The file's text (YAML or JSON), at most CONFIG_FILE_LIMITS.uploadBytes. */
+  configPlan: z.strictObject({ file: z.string() }),
+  configApply: z.strictObject({ file: z.string() }),
 } satisfies Partial<Record<JsonEndpoint, z.ZodType>>;
 
 /** The query strings the JSON calls that read a list take (the service refuses a bad value, naming it). */
@@ -534,6 +566,8 @@ export type AuditEntry = z.infer<typeof auditEntry>;
 export type AuditQuery = DashboardQuery<'audit'>;
 export type PublicState = z.infer<typeof publicState>;
 export type PagePreview = z.infer<typeof pagePreview>;
+export type ConfigChange = z.infer<typeof configChange>;
+export type ConfigPlan = z.infer<typeof configPlan>;
 export type PreviewMaintenance = z.infer<typeof previewMaintenance>;
 export type LiveEvent = z.infer<typeof liveEvent>;
 export type FoundMcpServer = z.infer<typeof foundMcpServer>;

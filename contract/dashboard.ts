@@ -32,6 +32,7 @@ export const UI_ROUTES = [
   '/settings/general',
   '/settings/general/api-keys',
   '/settings/general/email',
+  '/settings/general/import-export',
   '/settings/integrations',
   '/settings/integrations/connected-apps',
   '/keys',
@@ -72,6 +73,11 @@ export const DASHBOARD_API = {
 
   pagePreview: { method: 'GET', path: '/api/workspaces/:workspaceId/pages/:pageId/preview' },
   exportPage: { method: 'POST', path: '/api/workspaces/:workspaceId/pages/:pageId/export' },
+
+  /** The workspace as `statusdesk export` writes it; the plan of an uploaded file; applying it. */
+  configExport: { method: 'GET', path: '/api/workspaces/:workspaceId/config/export' },
+  configPlan: { method: 'POST', path: '/api/workspaces/:workspaceId/config/plan' },
+  configApply: { method: 'POST', path: '/api/workspaces/:workspaceId/config/apply' },
 
   events: { method: 'GET', path: '/api/workspaces/:workspaceId/events' },
 

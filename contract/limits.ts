@@ -41,6 +41,10 @@ export const HEADER_LIMITS = {
 export const PAGE_LIMITS = {
   titleLength: 200,
   descriptionLength: 2000,
+  /** A slug is a DNS label: at most 63 characters. */
+  slugLength: 63,
+  /** An accent colour, `#rrggbb`. */
+  accentColorLength: 7,
   /** A component's name is a title too. */
   componentNameLength: 200,
   componentGroupLength: 100,
@@ -67,6 +71,9 @@ export const MAINTENANCE_LIMITS = {
   components: 100,
   /** How long each occurrence of a repeating window lasts, at most: a week. */
   maxDurationMinutes: 10_080,
+  /** A repeating window's cron expression, and its time zone's name. */
+  cronLength: 200,
+  timeZoneLength: 100,
 } as const;
 
 /** Notification channels. */
@@ -173,4 +180,14 @@ export const HEARTBEAT_LIMITS = {
   pingsKept: 100,
   /** Pings a token may send per minute before it is answered 429. */
   pingsPerMinute: 60,
+} as const;
+
+/** The workspace's file (`statusdesk export`'s format) as the dashboard takes it. */
+export const CONFIG_FILE_LIMITS = {
+  /**
+   * The most a file uploaded to the dashboard may hold, in bytes: it travels in a JSON body, which
+   * the service holds to 1 MiB with the escaping of its line breaks and quotes. Bigger files are
+   * applied with `statusdesk apply -f` (16 MiB), or in parts.
+   */
+  uploadBytes: 512 * 1024,
 } as const;

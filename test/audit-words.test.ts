@@ -34,6 +34,11 @@ describe('the words of each kind of action', () => {
       [entry('monitor.update', { name: 'Old' }, { name: 'New' }, ['name']), 'changed name of the monitor', 'New'],
       [entry('monitor.update', {}, {}, ['a', 'b', 'c', 'd', 'e']), 'changed 5 fields of the monitor', ''],
       [entry('monitor.delete', { name: 'API' }, null), 'deleted the monitor', 'API'],
+      [
+        entry('email_settings.update', { host: 'a.test', from: 'a@a.test' }, { host: 'mail.test', from: 'b@a.test' }, ['host', 'from']),
+        'changed mail server and sender of the email settings',
+        'mail.test',
+      ],
       [entry('monitor.rotate_ping_token', { name: 'Backup' }, { name: 'Backup' }, ['pingTokenIssuedAt']), 'issued a new ping URL for the monitor', 'Backup'],
       [entry('monitor.tools_pinned', null, { tools: [] }), 'pinned the tools of the monitor', ''],
       [entry('monitor.tools_drifted', { tools: [] }, { tools: [] }), 'found changed tools on the monitor', ''],

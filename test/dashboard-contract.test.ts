@@ -321,6 +321,18 @@ describe('the dashboard API answers what its contract declares', () => {
     }
   });
 
+  test("the workspace's file: exported, planned and applied", async () => {
+    const ws = await workspace();
+    await ws.rpc.monitors.createTCPMonitor({ monitor: { name: 'contract file', uri: await tcpTarget(), periodicity: Periodicity.PERIODICITY_1H } });
+    const exported = await call('configExport', { workspaceId: ws.id });
+    assert.equal(exported.monitors, 1);
+    const file = exported.file.replace('frequency: 1h', 'frequency: 30m');
+    const plan = await call('configPlan', { workspaceId: ws.id }, { body: { file } });
+    assert.deepEqual(plan.summary, { create: 0, update: 1, delete: 0, unchanged: 0 });
+    const applied = await call('configApply', { workspaceId: ws.id }, { body: { file } });
+    assert.deepEqual([applied.applied, applied.error, applied.changes[0]?.outcome], [1, null, 'applied']);
+  });
+
   // After the tests, in whatever order they ran: none of the contract's JSON calls was left out.
   after(() => {
     const json = Object.keys(DASHBOARD_ANSWERS) as JsonEndpoint[];

@@ -173,6 +173,47 @@ describe('repeating windows through the service', () => {
     assert.deepEqual([(await rows()).length, (await audits()).length], [before + 1, auditsBefore + 1]);
   });
 
+  test('a month of occurrences for the calendar: one-off and repeating windows, a bounded span', T, async () => {
+    const page = await newPage();
+    await svc.services.maintenances.create(system, ws, {
+      pageId: page.id,
+      title: 'Weekly',
+      from: '2031-03-01T00:00:00Z',
+      repeat: { kind: 'weekly', days: ['sun'], time: '02:30', durationMinutes: 60, timeZone: 'Europe/Paris' },
+      notify: false,
+    });
+    await svc.services.maintenances.create(system, ws, {
+      pageId: page.id,
+      title: 'Once',
+      from: '2031-03-10T10:00:00Z',
+      to: '2031-03-10T11:00:00Z',
+      notify: false,
+    });
+    const { occurrences, truncated } = await svc.services.maintenances.occurrences(system, ws, {
+      pageId: page.id,
+      from: '2031-03-01T00:00:00Z',
+      to: '2031-04-01T00:00:00Z',
+    });
+    assert.equal(truncated, false);
+    assert.deepEqual(
+      occurrences.map((o) => [o.title, o.from, o.repeating]),
+      [
+        ['Weekly', '2031-03-02T01:30:00.000Z', true],
+        ['Weekly', '2031-03-09T01:30:00.000Z', true],
+        ['Once', '2031-03-10T10:00:00.000Z', false],
+        ['Weekly', '2031-03-16T01:30:00.000Z', true],
+        ['Weekly', '2031-03-23T01:30:00.000Z', true],
+        // Clocks go forward on 30 March 2031: 02:30 does not exist, 03:00 CEST is 01:00 UTC.
+        ['Weekly', '2031-03-30T01:00:00.000Z', true],
+      ],
+    );
+    await rejectsWith(
+      svc.services.maintenances.occurrences(system, ws, { pageId: page.id, from: '2031-01-01T00:00:00Z', to: '2031-06-01T00:00:00Z' }),
+      'VALIDATION',
+      'to',
+    );
+  });
+
   test("an occurrence under way holds its monitors' alerts, by the check engine's clock", T, async () => {
     const page = await newPage();
     listener = await startTcpListener();
@@ -280,6 +321,29 @@ describe('the CLI', () => {
     assert.equal(created.nextOccurrences.length, 5);
     const got = jsonOf(await runCli(['maintenance', 'get', created.id, '--json'], env));
     assert.deepEqual([got.repeat, got.nextOccurrences], [created.repeat, created.nextOccurrences]);
+    // Over RPC: the rule changes with update_mask naming repeat; naming it unset makes a one-off window.
+    const changed = await api.maintenances.updateMaintenance({
+      id: created.id,
+      repeat: { kind: 'monthly', week: 'first', weekday: 'mon', time: '22:00', durationMinutes: 60, timeZone: 'UTC' },
+      updateMask: { paths: ['repeat'] },
+    });
+    assert.deepEqual(
+      [changed.maintenance!.repeat?.kind, changed.maintenance!.repeat?.week, new Date(changed.maintenance!.nextOccurrences[0]!.from).getUTCDay()],
+      ['monthly', 'first', 1],
+    );
+    const oneOff = await api.maintenances.updateMaintenance({
+      id: created.id,
+      from: '2032-01-01T00:00:00Z',
+      to: '2032-01-01T01:00:00Z',
+      updateMask: { paths: ['repeat', 'from', 'to'] },
+    });
+    assert.deepEqual([oneOff.maintenance!.repeat, oneOff.maintenance!.nextOccurrences, oneOff.maintenance!.from], [undefined, [], '2032-01-01T00:00:00.000Z']);
+    await api.maintenances.updateMaintenance({
+      id: created.id,
+      repeat: { kind: 'weekly', days: ['sat', 'sun'], time: '02:30', durationMinutes: 90, timeZone: 'Europe/Paris', until: '2031-01-01T00:00:00Z' },
+      updateMask: { paths: ['repeat', 'from'] },
+      from: created.from,
+    });
     const shown = await runCli(['maintenance', 'get', created.id], env);
     assert.match(shown.stdout, /repeats\s+weekly sat,sun 02:30 for 90 min \(Europe\/Paris\) until 2031-01-01T00:00:00.000Z/);
 
@@ -295,7 +359,10 @@ describe('the CLI', () => {
       assert.match(result.stderr, pattern);
     };
     const before = (await api.maintenances.listMaintenances({ pageId: statusPage!.id })).maintenances.length;
-    await refused(['--repeat', 'weekly', '--days', 'sat', '--time', '02:30', '--duration', '1h', '--time-zone', 'Mars/Olympus'], /^statusdesk: --time-zone: must be an IANA time zone/);
+    await refused(
+      ['--repeat', 'weekly', '--days', 'sat', '--time', '02:30', '--duration', '1h', '--time-zone', 'Mars/Olympus'],
+      /^statusdesk: --time-zone: must be an IANA time zone/,
+    );
     await refused(['--repeat', 'cron', '--cron', '0 0 30 2 *', '--duration', '1h'], /^statusdesk: --cron: "0 0 30 2 \*" never fires/);
     const stray = await runCli([...base, '--days', 'sat'], env);
     assert.equal(stray.code, 2);

@@ -52,6 +52,10 @@ const SCHEMA_TABLES = [
   'check_lease_holders',
   'heartbeats',
   'heartbeat_pings',
+  'channel_deliveries',
+  'email_settings',
+  'monitor_badges',
+  'monitor_incidents',
 ];
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -192,7 +196,12 @@ describe('openDatabase', { skip: sqliteOnly }, () => {
       monitorColumns.rows.some((r) => r.name === 'remind_every_ms'),
       'missing column monitors.remind_every_ms',
     );
-    assert.equal(KNOWN_VERSION, 14, 'update this suite when a migration is added');
+    const maintenanceColumns = await sql<{ name: string }>`select name from pragma_table_info('maintenances')`.execute(db);
+    assert.ok(
+      maintenanceColumns.rows.some((r) => r.name === 'repeat_rule'),
+      'missing column maintenances.repeat_rule',
+    );
+    assert.equal(KNOWN_VERSION, 20, 'update this suite when a migration is added');
   });
 
   test('enforces foreign keys and the plan check', async () => {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { create, toJson } from '@bufbuild/protobuf';
-import { UpdateMaintenanceRequestSchema, CreateMaintenanceRequestSchema } from '../proto/gen/maintenance/v1/maintenance_pb.js';
+import { UpdateMaintenanceRequestSchema, CreateMaintenanceRequestSchema, MaintenanceRepeatSchema } from '../proto/gen/maintenance/v1/maintenance_pb.js';
 import { AddPageComponentRequestSchema, PageComponentSchema, UpdatePageComponentRequestSchema } from '../proto/gen/status_page/v1/status_page_pb.js';
 import {
   AddStatusReportUpdateRequestSchema,
@@ -92,14 +92,41 @@ describe('the models of the page forms', () => {
     const stored = { title: 'Upgrade', message: 'Short.', from: instant, to: '2031-01-10T23:30:00Z', pageComponentIds: ['2'] };
     const edited = { ...maintenanceFormOf(stored), pageComponentIds: [] };
     const request = updateMaintenanceRequest('6', edited);
-    assert.deepEqual(request.updateMask?.paths, ['title', 'message', 'from', 'to', 'page_component_ids']);
+    // `repeat` is named unset: a one-off window stays one.
+    assert.deepEqual(request.updateMask?.paths, ['title', 'message', 'from', 'to', 'page_component_ids', 'repeat']);
     assert.deepEqual(toJson(UpdateMaintenanceRequestSchema, create(UpdateMaintenanceRequestSchema, request)), {
       id: '6',
       title: 'Upgrade',
       message: 'Short.',
       from: instant,
       to: '2031-01-10T23:30:00Z',
-      updateMask: 'title,message,from,to,pageComponentIds',
+      updateMask: 'title,message,from,to,pageComponentIds,repeat',
     });
+  });
+
+  test('a repeating maintenance window: the Repeats choice becomes a rule, `to` is left out, and an edit does not name it', () => {
+    const fresh = maintenanceFormOf(undefined, Date.parse('2031-01-10T21:10:00Z'), 'Europe/Paris');
+    assert.deepEqual([fresh.repeats, fresh.timeZone, fresh.durationMinutes], ['none', 'Europe/Paris', '60']);
+    const weekly = { ...fresh, title: 'Backups', repeats: 'weekly' as const, days: ['sat', 'sun'], time: '02:30', durationMinutes: '90' };
+    const created = toJson(CreateMaintenanceRequestSchema, create(CreateMaintenanceRequestSchema, createMaintenanceRequest('4', weekly))) as Record<
+      string,
+      unknown
+    >;
+    assert.equal(created.to, undefined);
+    assert.deepEqual(created.repeat, { kind: 'weekly', days: ['sat', 'sun'], time: '02:30', durationMinutes: 90, timeZone: 'Europe/Paris' });
+
+    const stored = {
+      title: 'Backups',
+      message: '',
+      from: '2031-01-11T01:30:00Z',
+      to: '2031-01-11T03:00:00Z',
+      pageComponentIds: [],
+      repeat: create(MaintenanceRepeatSchema, { kind: 'monthly', dayOfMonth: 31, time: '03:00', durationMinutes: 45, timeZone: 'UTC' }),
+    };
+    const form = maintenanceFormOf(stored);
+    assert.deepEqual([form.repeats, form.dayOfMonth, form.time, form.durationMinutes, form.timeZone], ['monthly', '31', '03:00', '45', 'UTC']);
+    const request = updateMaintenanceRequest('6', form);
+    assert.deepEqual(request.updateMask?.paths, ['title', 'message', 'from', 'page_component_ids', 'repeat']);
+    assert.equal(request.to, undefined);
   });
 });

@@ -52,6 +52,9 @@ async function axeEverywhere(page: Page): Promise<string[]> {
   return found;
 }
 
+/** The name of the focused day's cell (its visually hidden text), in the page. */
+const FOCUSED_DAY = "document.activeElement?.querySelector('.visually-hidden')?.textContent ?? ''";
+
 /** The accessible name of a day's cell, as the calendar writes it. */
 const dayName = (d: Date) => d.toLocaleDateString('en-US', { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' });
 
@@ -79,7 +82,10 @@ describe('the maintenance calendar in Chromium', () => {
 
       const { maintenances } = await client.maintenances.listMaintenances({ pageId: statusPage!.id });
       assert.equal(maintenances.length, 1);
-      assert.deepEqual([maintenances[0]!.repeat?.kind, [...maintenances[0]!.repeat!.days], maintenances[0]!.repeat?.durationMinutes], ['weekly', ['mon', 'thu'], 90]);
+      assert.deepEqual(
+        [maintenances[0]!.repeat?.kind, [...maintenances[0]!.repeat!.days], maintenances[0]!.repeat?.durationMinutes],
+        ['weekly', ['mon', 'thu'], 90],
+      );
 
       // The calendar: this month's Mondays and Thursdays (on or after today) each have one window.
       await page.getByRole('button', { name: 'Calendar', exact: true }).click();
@@ -94,17 +100,20 @@ describe('the maintenance calendar in Chromium', () => {
       await firstCell.focus();
       await page.keyboard.press('ArrowRight');
       const dayAfter = new Date(first.getFullYear(), first.getMonth(), first.getDate() + 1);
-      assert.equal(await page.evaluate(() => document.activeElement?.querySelector('.visually-hidden')?.textContent), `${dayName(dayAfter)}: ${dayAfter.getDay() === 4 || dayAfter.getDay() === 1 ? '1 maintenance window' : 'no maintenance'}`);
+      assert.equal(
+        await page.evaluate<string | undefined>(FOCUSED_DAY),
+        `${dayName(dayAfter)}: ${dayAfter.getDay() === 4 || dayAfter.getDay() === 1 ? '1 maintenance window' : 'no maintenance'}`,
+      );
       await page.keyboard.press('ArrowDown');
       const weekLater = new Date(dayAfter.getFullYear(), dayAfter.getMonth(), dayAfter.getDate() + 7);
-      await page.waitForFunction((name) => document.activeElement?.querySelector('.visually-hidden')?.textContent?.startsWith(name), dayName(weekLater));
+      await page.waitForFunction(`(${FOCUSED_DAY}).startsWith(${JSON.stringify(dayName(weekLater))})`);
       const month = page.locator('.calendar-head h3');
       const before = await month.textContent();
       await page.keyboard.press('PageDown');
-      await page.waitForFunction((b) => document.querySelector('.calendar-head h3')?.textContent !== b, before);
-      assert.match((await page.evaluate(() => document.activeElement?.querySelector('.visually-hidden')?.textContent)) ?? '', /maintenance/);
+      await page.waitForFunction(`document.querySelector('.calendar-head h3')?.textContent !== ${JSON.stringify(before)}`);
+      assert.match((await page.evaluate<string | undefined>(FOCUSED_DAY)) ?? '', /maintenance/);
       await page.getByRole('button', { name: 'Previous month' }).click();
-      await page.waitForFunction((b) => document.querySelector('.calendar-head h3')?.textContent === b, before);
+      await page.waitForFunction(`document.querySelector('.calendar-head h3')?.textContent === ${JSON.stringify(before)}`);
 
       // On a phone the calendar is a list of the month's days with work.
       await page.setViewportSize({ width: 390, height: 860 });
@@ -135,7 +144,7 @@ describe('the maintenance calendar in Chromium', () => {
       await page.getByRole('radio', { name: "Don't notify", exact: true }).check();
       await page.getByRole('button', { name: 'Schedule', exact: true }).click();
       const zone = page.getByLabel('Time zone', { exact: true });
-      await page.waitForFunction(() => document.activeElement?.getAttribute('aria-invalid') === 'true');
+      await page.waitForFunction("document.activeElement?.getAttribute('aria-invalid') === 'true'");
       assert.equal(await zone.getAttribute('aria-invalid'), 'true');
       assert.deepEqual((await client.maintenances.listMaintenances({ pageId: statusPage!.id })).maintenances, []);
     }),

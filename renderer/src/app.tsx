@@ -40,6 +40,7 @@ const SCREEN_MODULES: Record<ScreenRoute, [() => Promise<ScreenModule>, string]>
   '/connect': [() => import('./screens/connect-editor.tsx'), 'ConnectEditorScreen'],
   '/settings/general/api-keys': [() => import('./screens/keys.tsx'), 'KeysScreen'],
   '/settings/general/email': [() => import('./screens/email-settings.tsx'), 'EmailSettingsScreen'],
+  '/settings/general/import-export': [() => import('./screens/import-export.tsx'), 'ImportExportScreen'],
   '/settings/integrations/connected-apps': [() => import('./screens/connections.tsx'), 'ConnectionsScreen'],
 };
 

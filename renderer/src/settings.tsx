@@ -15,6 +15,7 @@ export const SETTINGS_SECTIONS: { id: string; label: string; screens: { to: Rout
     screens: [
       { to: '/settings/general/api-keys', label: 'API Keys', icon: 'key' },
       { to: '/settings/general/email', label: 'Email', icon: 'mail' },
+      { to: '/settings/general/import-export', label: 'Import and export', icon: 'download' },
     ],
   },
   { id: 'integrations', label: 'Integrations', screens: [{ to: '/settings/integrations/connected-apps', label: 'Connected apps', icon: 'plug' }] },

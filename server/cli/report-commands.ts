@@ -292,7 +292,10 @@ function repeatOfFlags(values: Values) {
   if (ms === undefined || ms % 60_000 !== 0) throw new UsageError(`--duration must be a period like 90m, 2h or 1h30m, got "${duration}"`);
   return {
     kind,
-    days: (str(values, 'days') ?? '').split(',').map((d) => d.trim().toLowerCase()).filter(Boolean),
+    days: (str(values, 'days') ?? '')
+      .split(',')
+      .map((d) => d.trim().toLowerCase())
+      .filter(Boolean),
     time: str(values, 'time') ?? '',
     dayOfMonth: int32('day-of-month', str(values, 'day-of-month')) ?? 0,
     week: str(values, 'week') ?? '',
@@ -352,7 +355,15 @@ const maintenanceCreate: Command = {
     ...componentFlag,
     ...repeatFlags,
   },
-  fields: fieldFlags({ pageId: '--page', title: '--title', message: '--message', pageComponentIds: '--component', from: '--from', to: '--to', ...repeatFields }),
+  fields: fieldFlags({
+    pageId: '--page',
+    title: '--title',
+    message: '--message',
+    pageComponentIds: '--component',
+    from: '--from',
+    to: '--to',
+    ...repeatFields,
+  }),
   async run(values) {
     const notify = notifyOf(values);
     const repeat = repeatOfFlags(values);

@@ -14,6 +14,7 @@ import { STATUS_PAGE_CSP } from '../public/html-document.ts';
 import { html } from '../public/markup.ts';
 import { renderNoticePage } from '../public/notice-page.ts';
 import { registerAuditRoutes } from './audit-routes.ts';
+import { registerConfigRoutes } from './config-routes.ts';
 import { registerConsentRoutes } from './consent-routes.ts';
 import { registerExportRoute } from './export-route.ts';
 import { jsonRoute } from './json-route.ts';
@@ -222,6 +223,7 @@ export function createDashboardApp(options: DashboardAppOptions) {
   registerMcpServerRoutes(app, options);
   registerLiveRoutes(app, { ...options, personOf: personOfPage });
   registerExportRoute(app, options);
+  registerConfigRoutes(app, options);
   registerPagePreviewRoute(app, options);
   registerConsentRoutes(app, { services, pageToken: (c) => c.req.header(SESSION_TOKEN_HEADER) ?? '', personOf: personOfPage });
   registerUi(app);

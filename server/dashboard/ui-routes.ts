@@ -126,9 +126,7 @@ export function registerUi(app: HonoApp, options: UiOptions = {}): void {
   app.get('*', async (c) => {
     const path = c.req.path;
     const wantsPage = (c.req.header('accept') ?? '').includes('text/html');
-    if (!wantsPage || NOT_PAGES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) {
-      throw new AppError('NOT_FOUND', `no route for ${c.req.method} ${path}`);
-    }
+    if (!wantsPage || NOT_PAGES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) return c.notFound();
     const html = await readIndexHtml(root);
     if (html === undefined) return notBuilt(c);
     return c.html(html, 404, { 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' });

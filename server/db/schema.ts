@@ -517,7 +517,7 @@ export interface HeartbeatPingTable {
   user_agent: string;
 }
 
-/** A monitor's public status badges (0019-monitor-badges.ts): off unless turned on. */
+/** A monitor's public status badges (0018-monitor-badges.ts): off unless turned on. */
 export interface MonitorBadgeTable {
   monitor_id: number;
   /** The unguessable part of the badges' address. */
@@ -526,7 +526,7 @@ export interface MonitorBadgeTable {
   updated_at: string;
 }
 
-/** A span in which a monitor was down (0021-monitor-incidents.ts); open while `ended_at` is null. */
+/** A span in which a monitor was down (0020-monitor-incidents.ts); open while `ended_at` is null. */
 export interface MonitorIncidentTable {
   id: Generated<number>;
   monitor_id: number;

@@ -87,7 +87,10 @@ const repeatRule = z
     kind: z.enum(['weekly', 'monthly', 'cron']),
     days: z.array(weekday).optional().describe('weekly: the days it starts on.'),
     dayOfMonth: z.number().int().optional().describe('monthly: the day of the month, 1 to 31 (a month without that day has none).'),
-    week: z.enum(['first', 'second', 'third', 'fourth', 'last']).optional().describe('monthly, instead of dayOfMonth: which weekday of the month, with weekday.'),
+    week: z
+      .enum(['first', 'second', 'third', 'fourth', 'last'])
+      .optional()
+      .describe('monthly, instead of dayOfMonth: which weekday of the month, with weekday.'),
     weekday: weekday.optional(),
     time: z.string().optional().describe('weekly, monthly: the local start time, HH:MM.'),
     cron: z.string().optional().describe('cron: five fields, e.g. "0 2 * * 6", read in timeZone.'),
@@ -252,7 +255,10 @@ export const pageTools = [
       pageId: id('The status page id or slug, from list_status_pages.'),
       title: z.string().min(1).max(200).describe('What the maintenance is.'),
       message: z.string().max(10_000).optional().describe('More detail for the page and the notification.'),
-      from: z.string().optional().describe('Start, ISO 8601 with a time zone, e.g. 2026-12-01T22:00:00Z. With repeat: optional, when the repetition begins (default now).'),
+      from: z
+        .string()
+        .optional()
+        .describe('Start, ISO 8601 with a time zone, e.g. 2026-12-01T22:00:00Z. With repeat: optional, when the repetition begins (default now).'),
       to: z.string().optional().describe('End, ISO 8601 with a time zone; after from. Required without repeat; left out with repeat.'),
       pageComponentIds: componentIds.optional().describe('The affected components of that page. Left out: the whole page.'),
       repeat: repeatRule.optional(),

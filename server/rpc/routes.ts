@@ -80,12 +80,11 @@ export interface RpcHandlerOptions {
 }
 
 /**
- * The ConnectRPC services behind the same interceptors: on the API port, Connect (HTTP/1.1 and
- * h2c), gRPC (h2c) and gRPC-Web under `/rpc`, and gRPC also at the standard paths; on the
- * dashboard port, the Connect protocol under `/rpc` for the UI (connect-web).
+ * The services every surface of the RPC services answers, each over the same domain services: the
+ * ports' Connect, gRPC and gRPC-Web handlers, and the dashboard's in-process client
+ * (in-process-client.ts).
  */
-export function createRpcHandler(options: RpcHandlerOptions): RequestHandler {
-  const { services, caller, log, maxBodyBytes, surface } = options;
+export function rpcRoutes(services: Services, log: Logger, surface: 'api' | 'dashboard') {
   const impls = {
     monitors: monitorServiceImpl(services),
     pages: statusPageServiceImpl(services),
@@ -95,7 +94,7 @@ export function createRpcHandler(options: RpcHandlerOptions): RequestHandler {
     privateLocations: privateLocationServiceImpl(services),
     settings: settingsServiceImpl(services),
   };
-  const routes = (router: ConnectRouter) => {
+  return (router: ConnectRouter) => {
     router.service(MonitorService, impls.monitors);
     router.service(StatusPageService, impls.pages);
     router.service(StatusReportService, impls.reports);
@@ -106,11 +105,24 @@ export function createRpcHandler(options: RpcHandlerOptions): RequestHandler {
     // Runners reach the API port only: the dashboard's pages have no use for it.
     if (surface === 'api') router.service(RunnerService, runnerServiceImpl(services, log.child({ component: 'runners' })));
   };
+}
+
+/** Every call's interceptors: domain errors as Connect codes (outermost), then the caller resolved. */
+export const rpcInterceptors = (log: Logger, caller: ResolveCaller) => [mapErrors(log), authenticate(caller, [RunnerService.typeName])];
+
+/**
+ * The ConnectRPC services behind the same interceptors: on the API port, Connect (HTTP/1.1 and
+ * h2c), gRPC (h2c) and gRPC-Web under `/rpc`, and gRPC also at the standard paths; on the
+ * dashboard port, the Connect protocol under `/rpc` for the UI (connect-web).
+ */
+export function createRpcHandler(options: RpcHandlerOptions): RequestHandler {
+  const { services, caller, log, maxBodyBytes, surface } = options;
+  const routes = rpcRoutes(services, log, surface);
   const common = {
     readMaxBytes: maxBodyBytes,
     // A misspelt field is refused rather than silently dropped.
     jsonOptions: { ignoreUnknownFields: false },
-    interceptors: [mapErrors(log), authenticate(caller, [RunnerService.typeName])],
+    interceptors: rpcInterceptors(log, caller),
     // Runs before the body is read: hooks the refusals of a body Connect cannot take (errors.ts).
     requestGate: refineRequestErrors(maxBodyBytes),
     routes,

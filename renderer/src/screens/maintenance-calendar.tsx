@@ -163,7 +163,10 @@ function OccurrenceList({ occurrences }: { occurrences: WindowOccurrence[] }) {
     <ul className="calendar-occurrences">
       {occurrences.map((o) => (
         <li key={`${o.maintenanceId}-${o.from}`}>
-          <time dateTime={o.from}>{time(o.from)}</time> – <time dateTime={o.to}>{sameDay(o) ? time(o.to) : `${new Date(o.to).toLocaleDateString(undefined, { day: 'numeric', month: 'short' })} ${time(o.to)}`}</time>{' '}
+          <time dateTime={o.from}>{time(o.from)}</time> –{' '}
+          <time dateTime={o.to}>
+            {sameDay(o) ? time(o.to) : `${new Date(o.to).toLocaleDateString(undefined, { day: 'numeric', month: 'short' })} ${time(o.to)}`}
+          </time>{' '}
           <strong>{o.title}</strong>
           {o.repeating ? <span className="small muted"> (repeats)</span> : null}
         </li>

@@ -145,7 +145,9 @@ function RepeatFields({
       <div className="form-grid">
         {repeats === 'cron' ? (
           <Field label="Cron expression" hint="Five fields: minute hour day-of-month month day-of-week, e.g. 0 2 * * 6." error={errors.of('repeat.cron')}>
-            {(control) => <input {...control} {...form.register('cron')} type="text" maxLength={200} placeholder="0 2 * * 6" spellCheck={false} />}
+            {(control) => (
+              <input {...control} {...form.register('cron')} type="text" maxLength={MAINTENANCE_LIMITS.cronLength} placeholder="0 2 * * 6" spellCheck={false} />
+            )}
           </Field>
         ) : (
           <Field label="At" hint="Local time in the time zone below." error={errors.of('repeat.time')}>
@@ -159,11 +161,19 @@ function RepeatFields({
         ) : null}
         <Field label="Lasts (minutes)" error={errors.of('repeat.durationMinutes')}>
           {(control) => (
-            <input {...control} {...form.register('durationMinutes')} type="number" min={1} max={MAINTENANCE_LIMITS.maxDurationMinutes} step={1} inputMode="numeric" />
+            <input
+              {...control}
+              {...form.register('durationMinutes')}
+              type="number"
+              min={1}
+              max={MAINTENANCE_LIMITS.maxDurationMinutes}
+              step={1}
+              inputMode="numeric"
+            />
           )}
         </Field>
         <Field label="Time zone" hint="IANA name, e.g. Europe/Paris." error={errors.of('repeat.timeZone')}>
-          {(control) => <input {...control} {...form.register('timeZone')} type="text" maxLength={100} spellCheck={false} />}
+          {(control) => <input {...control} {...form.register('timeZone')} type="text" maxLength={MAINTENANCE_LIMITS.timeZoneLength} spellCheck={false} />}
         </Field>
       </div>
     </>

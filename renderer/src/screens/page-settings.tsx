@@ -121,7 +121,7 @@ function PageSettingsForm({ workspaceId, page }: { workspaceId: string; page: St
                 {...control}
                 type="text"
                 value={slug}
-                maxLength={63}
+                maxLength={PAGE_LIMITS.slugLength}
                 spellCheck={false}
                 autoCapitalize="off"
                 autoComplete="off"
@@ -166,7 +166,7 @@ function PageSettingsForm({ workspaceId, page }: { workspaceId: string; page: St
                   {...control}
                   type="text"
                   value={accentColor}
-                  maxLength={7}
+                  maxLength={PAGE_LIMITS.accentColorLength}
                   placeholder="#1d4ed8"
                   spellCheck={false}
                   autoComplete="off"

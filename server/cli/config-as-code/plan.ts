@@ -173,7 +173,8 @@ type MonitorIds = Map<string, string>;
 
 export interface Step {
   change: Change;
-  run(api: StatusdeskClient, ids: MonitorIds): Promise<void>;
+  /** `tell` takes what is shown once (a heartbeat's ping URL); the command writes it to standard error. */
+  run(api: StatusdeskClient, ids: MonitorIds, tell?: (text: string) => void): Promise<void>;
 }
 
 export interface Plan {
@@ -384,12 +385,12 @@ const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCas
 function createMonitor(monitor: DesiredMonitor, locations: Workspace['locations']): Step {
   return {
     change: { action: 'create', kind: 'monitor', name: monitor.name, type: monitor.type },
-    async run(api, ids) {
+    async run(api, ids, tell = note) {
       const message = messageOf(monitor.type, monitor.config, locations);
       const answer = await typedCall(api, wireOf(monitor.type).createMethod)({ monitor: message });
       ids.set(monitor.name, answer.monitor!.id);
       // A heartbeat monitor's ping URL carries its token: the answer to its creation is the one time it is shown.
-      if (answer.pingUrl) note(`heartbeat monitor ${monitor.name}: its ping URL, shown this once: ${answer.pingUrl}`);
+      if (answer.pingUrl) tell(`heartbeat monitor ${monitor.name}: its ping URL, shown this once: ${answer.pingUrl}`);
     },
   };
 }

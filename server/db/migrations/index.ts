@@ -16,9 +16,9 @@ import * as m0014 from './0014-heartbeats.ts';
 import * as m0015 from './0015-channel-deliveries.ts';
 import * as m0016 from './0016-page-branding.ts';
 import * as m0017 from './0017-email-settings.ts';
-import * as m0019 from './0019-monitor-badges.ts';
-import * as m0020 from './0020-repeating-maintenance.ts';
-import * as m0021 from './0021-monitor-incidents.ts';
+import * as m0018 from './0018-monitor-badges.ts';
+import * as m0019 from './0019-repeating-maintenance.ts';
+import * as m0020 from './0020-monitor-incidents.ts';
 
 /**
  * Every migration, in order, imported statically so a bundled app carries them. Append only:
@@ -42,7 +42,7 @@ export const migrations: Record<string, Migration> = {
   '0015-channel-deliveries': m0015,
   '0016-page-branding': m0016,
   '0017-email-settings': m0017,
-  '0019-monitor-badges': m0019,
-  '0020-repeating-maintenance': m0020,
-  '0021-monitor-incidents': m0021,
+  '0018-monitor-badges': m0018,
+  '0019-repeating-maintenance': m0019,
+  '0020-monitor-incidents': m0020,
 };

@@ -143,9 +143,9 @@ insert into kysely_migration (name, timestamp) values
   ('0015-channel-deliveries', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   ('0016-page-branding', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   ('0017-email-settings', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-  ('0019-monitor-badges', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-  ('0020-repeating-maintenance', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-  ('0021-monitor-incidents', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
+  ('0018-monitor-badges', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  ('0019-repeating-maintenance', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  ('0020-monitor-incidents', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
 insert into private_locations (name, status, metadata, created_at) values ('local', 'active', '{"kind":"embedded"}', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
 with recursive shards (shard) as (select 0 union all select shard + 1 from shards where shard < 64)
 insert into check_leases (shard) select shard from shards;

@@ -34,6 +34,7 @@ const KINDS: Record<string, RecordKind> = {
   membership: { noun: 'the member', name: 'name' },
   workspace: { noun: 'the workspace', name: 'name' },
   private_location: { noun: 'the private location', name: 'name' },
+  email_settings: { noun: 'the email settings', name: 'host' },
 };
 
 /** Verbs of the actions every kind shares (`<entity>.create`, `.delete`, `.update`). */
@@ -95,6 +96,11 @@ const FIELD_WORDS: Record<string, string> = {
   tokenPrefix: 'token',
 };
 
+/** Fields whose words depend on the record: an email's `from` is its sender, not a start. */
+const KIND_FIELD_WORDS: Record<string, Record<string, string>> = {
+  email_settings: { from: 'sender', host: 'mail server' },
+};
+
 /** Fields that change only with another one, so naming them says nothing more. */
 const FOLLOWERS = new Set(['resolvedAt', 'resolved', 'updateCount', 'formerSlug', 'revokedAt', 'reason']);
 
@@ -112,7 +118,8 @@ function listed(words: string[]): string {
 
 /** The fields an update changed, in words, each once ("logo" and "logoType" are one). */
 function changedWords(entry: WordedEntry): string[] {
-  return [...new Set(entry.changedFields.filter((field) => !FOLLOWERS.has(field)).map(fieldWords))];
+  const own = KIND_FIELD_WORDS[entry.entityType] ?? {};
+  return [...new Set(entry.changedFields.filter((field) => !FOLLOWERS.has(field)).map((field) => own[field] ?? fieldWords(field)))];
 }
 
 /** The verb of an update: paused or resumed (a monitor), and what else changed. */
@@ -164,6 +171,7 @@ const LISTED_ON: Record<string, string> = {
   api_key: '/settings/general/api-keys',
   oauth_grant: '/settings/integrations/connected-apps',
   private_location: '/locations',
+  email_settings: '/settings/general/email',
 };
 
 /** The status page a record of a page belongs to, from its snapshots. */

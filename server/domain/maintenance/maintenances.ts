@@ -244,7 +244,9 @@ export function createMaintenanceService(db: Kysely<Database>, options: Maintena
       let truncated = false;
       for (const row of await maintenanceRowsBetween(db, page.id, from, to)) {
         const rule = readRule(row.repeat_rule);
-        const spans = rule ? occurrencesBetween(rule, row.starts_at, Date.parse(from), Date.parse(to), MAX_OCCURRENCES + 1) : [{ from: row.starts_at, to: row.ends_at }];
+        const spans = rule
+          ? occurrencesBetween(rule, row.starts_at, Date.parse(from), Date.parse(to), MAX_OCCURRENCES + 1)
+          : [{ from: row.starts_at, to: row.ends_at }];
         for (const span of spans) found.push({ maintenanceId: String(row.id), title: row.title, ...span, repeating: rule !== undefined });
         if (found.length > MAX_OCCURRENCES) {
           truncated = true;
@@ -265,15 +267,23 @@ export function createMaintenanceService(db: Kysely<Database>, options: Maintena
     async create(actor: Actor, workspaceId: number, input: unknown): Promise<{ maintenance: Maintenance; notified: boolean }> {
       await authorize(db, actor, workspaceId, 'write');
       const repeating = typeof input === 'object' && input !== null && (input as { repeat?: unknown }).repeat != null;
-      const values: { pageId: string | number; title: string; message: string; from: string; to: string; pageComponentIds: (string | number)[]; notify: boolean; repeat?: RepeatRule } =
-        repeating
-          ? (() => {
-              const parsed = parseInput(repeatingCreateInput(), input);
-              const repeat = parsed.repeat as RepeatRule;
-              const bounds = seriesBounds(repeat, parsed.from === undefined ? Date.now() : Date.parse(parsed.from));
-              return { ...parsed, repeat, from: bounds.starts_at, to: bounds.ends_at };
-            })()
-          : parseInput(createInput(), withoutRepeat(input));
+      const values: {
+        pageId: string | number;
+        title: string;
+        message: string;
+        from: string;
+        to: string;
+        pageComponentIds: (string | number)[];
+        notify: boolean;
+        repeat?: RepeatRule;
+      } = repeating
+        ? (() => {
+            const parsed = parseInput(repeatingCreateInput(), input);
+            const repeat = parsed.repeat as RepeatRule;
+            const bounds = seriesBounds(repeat, parsed.from === undefined ? Date.now() : Date.parse(parsed.from));
+            return { ...parsed, repeat, from: bounds.starts_at, to: bounds.ends_at };
+          })()
+        : parseInput(createInput(), withoutRepeat(input));
       checkOrder(values.from, values.to);
       const { maintenance, page, names } = await writeTransaction(db, async (trx) => {
         const page = await resolvePage(trx, workspaceId, values.pageId);

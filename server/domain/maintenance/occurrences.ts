@@ -49,7 +49,7 @@ export interface Occurrence {
   to: string;
 }
 
-const { maxDurationMinutes } = MAINTENANCE_LIMITS;
+const { maxDurationMinutes, cronLength, timeZoneLength } = MAINTENANCE_LIMITS;
 /** The most occurrences any one question walks through; a calendar month of a 1-minute cron stops here. */
 export const MAX_OCCURRENCES = 1_000;
 const TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
@@ -58,18 +58,25 @@ const TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
 export const repeatInput = (until: z.ZodType<string>) =>
   z.strictObject({
     kind: z.enum(['weekly', 'monthly', 'cron'], expected('weekly, monthly or cron')),
-    days: z.array(z.enum(WEEKDAYS, expected('a day: sun, mon, tue, wed, thu, fri or sat')), expected('a list of days')).max(7).optional(),
+    days: z
+      .array(z.enum(WEEKDAYS, expected('a day: sun, mon, tue, wed, thu, fri or sat')), expected('a list of days'))
+      .max(7)
+      .optional(),
     dayOfMonth: z.number(expected('a day of the month')).int('must be a whole number').min(1, 'must be 1 to 31').max(31, 'must be 1 to 31').optional(),
     week: z.enum(WEEKS_OF_MONTH, expected('first, second, third, fourth or last')).optional(),
     weekday: z.enum(WEEKDAYS, expected('a day: sun, mon, tue, wed, thu, fri or sat')).optional(),
     time: z.string(expected('a time, HH:MM')).regex(TIME, 'must be a 24-hour time HH:MM, e.g. 02:30').optional(),
-    cron: z.string(expected('a cron expression')).trim().max(200, 'must be at most 200 characters').optional(),
+    cron: z.string(expected('a cron expression')).trim().max(cronLength, `must be at most ${cronLength} characters`).optional(),
     durationMinutes: z
       .number(expected('a number of minutes'))
       .int('must be a whole number of minutes')
       .min(1, `must be 1 to ${maxDurationMinutes} minutes`)
       .max(maxDurationMinutes, `must be 1 to ${maxDurationMinutes} minutes`),
-    timeZone: z.string(expected('an IANA time zone, e.g. Europe/Paris')).trim().refine(isTimeZone, 'must be an IANA time zone, e.g. Europe/Paris or UTC'),
+    timeZone: z
+      .string(expected('an IANA time zone, e.g. Europe/Paris'))
+      .trim()
+      .max(timeZoneLength, `must be at most ${timeZoneLength} characters`)
+      .refine(isTimeZone, 'must be an IANA time zone, e.g. Europe/Paris or UTC'),
     until: until.optional(),
   });
 
@@ -100,7 +107,8 @@ export function checkRule(rule: RepeatRule, prefix = 'repeat'): RepeatRule {
     only(['dayOfMonth', 'week', 'weekday', 'time']);
     const byWeekday = rule.week !== undefined || rule.weekday !== undefined;
     if (rule.dayOfMonth !== undefined && byWeekday) throw invalid(field('dayOfMonth'), 'give either dayOfMonth, or week and weekday, not both');
-    if (rule.dayOfMonth === undefined && !byWeekday) throw invalid(field('dayOfMonth'), 'a monthly window needs dayOfMonth (1 to 31), or week and weekday (e.g. first mon)');
+    if (rule.dayOfMonth === undefined && !byWeekday)
+      throw invalid(field('dayOfMonth'), 'a monthly window needs dayOfMonth (1 to 31), or week and weekday (e.g. first mon)');
     if (byWeekday && rule.week === undefined) throw invalid(field('week'), 'is required with weekday: first, second, third, fourth or last');
     if (byWeekday && rule.weekday === undefined) throw invalid(field('weekday'), 'is required with week: sun, mon, tue, wed, thu, fri or sat');
     if (rule.time === undefined) throw invalid(field('time'), 'is required: the local start time, HH:MM');

@@ -109,7 +109,7 @@ function toComponent(row: ComponentRow): PageComponent {
  * letter, so a slug can never be mistaken for an id wherever either is accepted.
  */
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-const slugRule = 'must be 1 to 63 lower-case letters, digits or hyphens, start and end with a letter or digit, and hold at least one letter, e.g. acme-status';
+const slugRule = `must be 1 to ${PAGE_LIMITS.slugLength} lower-case letters, digits or hyphens, start and end with a letter or digit, and hold at least one letter, e.g. acme-status`;
 const slug = builtOnFirstUse(() => z.string(expected(`a slug: ${slugRule}`)).refine((value) => SLUG.test(value) && /[a-z]/.test(value), slugRule));
 
 const { titleLength, descriptionLength, componentGroupLength, componentPosition } = PAGE_LIMITS;
