@@ -15,6 +15,8 @@ export const MONITOR_LIMITS = {
   /** How often the channels are reminded while a monitor stays down; none by default. */
   remindEveryMs: { min: 5 * 60_000, max: 7 * 86_400_000 },
   privateLocations: 10,
+  /** Monitors one bulk action (pause, resume, delete, tag, wire) may select. */
+  bulkSelection: 10_000,
   /** A gRPC monitor's service name. */
   serviceNameLength: 256,
   /** An HTTP monitor's request body. */

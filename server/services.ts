@@ -22,6 +22,7 @@ import type { MonitorChecks } from './domain/monitors/check-results.ts';
 import { createMonitorIncidentService } from './domain/monitors/monitor-incidents.ts';
 import { createMonitorViewService } from './domain/monitors/monitor-views.ts';
 import { createMonitorService } from './domain/monitors/monitors.ts';
+import { createBulkMonitorService } from './domain/monitors/bulk-actions.ts';
 import { createHeartbeatService } from './domain/monitors/heartbeats.ts';
 import { createBadgeService } from './domain/monitors/badges.ts';
 import { createToolPinService } from './domain/monitors/tool-pins.ts';
@@ -164,6 +165,7 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
   const publishing = { publicUrl, changed, log, notifySubscribers: subscribers.dispatch };
   const channels = createChannelService(db, { sealer, deliver, destinations, kinds: channelKindRules });
   const live = createLiveFeed(db, { log: log.child({ component: 'live' }) });
+  const monitors = createMonitorService(db, monitorChecks, sealer, destinations);
 
   return {
     workspaces: createWorkspaceService(db),
@@ -173,7 +175,9 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
     users: createUserService(db),
     oauth: createOAuthService(db, { issuer: options.issuer ?? 'http://localhost:3000', redirectPolicy: options.redirectPolicy }),
     connections: createConnectionService(db),
-    monitors: createMonitorService(db, monitorChecks, sealer, destinations),
+    monitors,
+    /** One action (pause, resume, delete, tag, wire to a channel) on many monitors, by id or by the overview's filter. */
+    bulkMonitors: createBulkMonitorService(db, monitors, channels),
     /** Heartbeat monitors' pings, ping tokens and their rotation. */
     heartbeats: createHeartbeatService(db, {
       checks: monitorChecks,

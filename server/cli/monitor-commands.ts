@@ -1,7 +1,7 @@
 import { create, type Message } from '@bufbuild/protobuf';
 import { durationFromMs, FieldMaskSchema, timestampDate } from '@bufbuild/protobuf/wkt';
 import { diffLines } from 'diff';
-import type { MonitorBadges } from '../../proto/gen/monitor/v1/monitor_pb.js';
+import { BulkMonitorAction, type MonitorBadges } from '../../proto/gen/monitor/v1/monitor_pb.js';
 import type { StatusdeskClient } from '../../client/index.ts';
 import type { DeclaredField, FieldFlag } from '../domain/declared-fields.ts';
 import { inWords, isMonitorType, type MonitorType, monitorTypeNames, specOf, typesByTarget } from '../domain/monitors/monitor-types.ts';
@@ -414,6 +414,63 @@ const monitorsDelete: Command = {
   },
 };
 
+/** The actions of `monitors bulk`, by the word the command takes. */
+const BULK_ACTIONS = {
+  pause: BulkMonitorAction.PAUSE,
+  resume: BulkMonitorAction.RESUME,
+  delete: BulkMonitorAction.DELETE,
+  tag: BulkMonitorAction.ADD_TAG,
+  wire: BulkMonitorAction.WIRE_TO_CHANNEL,
+} as const;
+
+const monitorsBulk: Command = {
+  usage:
+    'monitors bulk pause|resume|delete|tag|wire (--id ID ... | [--query TEXT] [--state STATE] [--type TYPE] [--tag TAG] | --all) [--add-tag TAG] [--channel ID] [--yes] [--api-url URL] [--json]',
+  summary: 'do one thing to many monitors: by id, or every monitor the filter matches (as the overview filters), at most 10,000',
+  options: {
+    ...connection,
+    ...yes,
+    id: { type: 'string', multiple: true, valueName: 'ID', description: 'a monitor, by id' },
+    query: { type: 'string', valueName: 'TEXT', description: 'monitors whose name, target or a tag holds this' },
+    state: { type: 'string', valueName: 'up|degraded|down|pending|paused', description: 'monitors in this state' },
+    type: { type: 'string', valueName: monitorTypeNames.join('|'), description: 'monitors of this type' },
+    tag: { type: 'string', valueName: 'TAG', description: 'monitors with this tag' },
+    all: { type: 'boolean', description: 'every monitor of the workspace' },
+    'add-tag': { type: 'string', valueName: 'TAG', description: 'the tag `tag` adds' },
+    channel: { type: 'string', valueName: 'ID', description: 'the channel `wire` wires the monitors to (statusdesk channels list)' },
+  },
+  positionals: 1,
+  fields: { ids: '--id', filter: '--query', tag: '--add-tag', channelId: '--channel' },
+  async run(values, [word]) {
+    const action = oneOf('action', word!, Object.keys(BULK_ACTIONS) as (keyof typeof BULK_ACTIONS)[]);
+    const ids = list(values, 'id');
+    const filter = { query: str(values, 'query') ?? '', state: str(values, 'state') ?? '', type: str(values, 'type') ?? '', tag: str(values, 'tag') ?? '' };
+    const filtered = Object.values(filter).some((v) => v !== '') || values.all === true;
+    if (ids.length > 0 === filtered) throw new UsageError('name the monitors with --id, or with --query, --state, --type, --tag or --all, not both');
+    if (action === 'delete') {
+      const go = await confirmed(
+        values,
+        async () => `Delete ${ids.length > 0 ? `${ids.length} monitors` : 'every monitor the filter matches'}, with their check history?`,
+      );
+      if (!go) return 1;
+    }
+    const answer = await client(values).monitors.bulkUpdateMonitors({
+      action: BULK_ACTIONS[action],
+      ids,
+      filter: filtered ? filter : undefined,
+      tag: str(values, 'add-tag') ?? '',
+      channelId: str(values, 'channel') ?? '',
+    });
+    const result = { ids: answer.ids, changed: answer.changedCount, failures: answer.failures.map((f) => ({ id: f.id, reason: f.reason })) };
+    if (values.json) return printJson(result);
+    note(
+      `${action === 'tag' ? 'Tagged' : action === 'wire' ? 'Wired' : `${action[0]!.toUpperCase()}${action.slice(1)}d`} ${result.changed} of ${result.ids.length} monitors.`,
+    );
+    for (const f of result.failures) note(`monitor ${f.id}: ${f.reason}`);
+    return result.failures.length > 0 ? 1 : undefined;
+  },
+};
+
 const monitorsTrigger: Command = {
   usage: 'monitors trigger ID [--api-url URL] [--json]',
   summary: 'check a monitor now in each of its regions',
@@ -642,6 +699,7 @@ export const monitorCommands: Record<string, Command> = {
   'monitors update': monitorsUpdate,
   'monitors delete': monitorsDelete,
   'monitors trigger': monitorsTrigger,
+  'monitors bulk': monitorsBulk,
   'monitors status': monitorsStatus,
   'monitors summary': monitorsSummary,
   'monitors logs': monitorsLogs,

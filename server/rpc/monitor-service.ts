@@ -3,7 +3,15 @@ import type { BadgeSettings } from '../domain/monitors/badges.ts';
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { FieldMask } from '@bufbuild/protobuf/wkt';
-import { type HeartbeatMonitor, type ListMonitorsResponse, ListMonitorsResponseSchema, type MonitorService } from '../../proto/gen/monitor/v1/monitor_pb.js';
+import { bulkActions } from '../domain/monitors/bulk-actions.ts';
+import { enumPairs } from './enum-pairs.ts';
+import {
+  BulkMonitorAction,
+  type HeartbeatMonitor,
+  type ListMonitorsResponse,
+  ListMonitorsResponseSchema,
+  type MonitorService,
+} from '../../proto/gen/monitor/v1/monitor_pb.js';
 import type { MonitorTools } from '../domain/monitors/tool-pins.ts';
 import type { Services } from '../services.ts';
 import { type MonitorType, monitorTypeNames } from '../domain/monitors/monitor-types.ts';
@@ -22,6 +30,15 @@ import {
   updatePatch,
   wireOf,
 } from './monitor-codec.ts';
+
+/** BulkMonitorAction's values and the bulk service's actions. */
+const bulkAction = enumPairs(bulkActions, [
+  BulkMonitorAction.PAUSE,
+  BulkMonitorAction.RESUME,
+  BulkMonitorAction.DELETE,
+  BulkMonitorAction.ADD_TAG,
+  BulkMonitorAction.WIRE_TO_CHANNEL,
+]);
 
 /** Checks that a monitor returned for a typed create or update is of that type. */
 function as(monitor: Monitor, type: MonitorType): Monitor {
@@ -160,6 +177,20 @@ export function monitorServiceImpl(services: Services): ServiceImpl<typeof Monit
     async updateMonitorBadges(req, ctx) {
       const { actor, workspaceId } = callerOf(ctx);
       return { badges: badgesMessage(await services.badges.update(actor, workspaceId, req.id, { enabled: req.enabled, rotate: req.rotate })) };
+    },
+
+    async bulkUpdateMonitors(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      const f = req.filter;
+      const result = await services.bulkMonitors.bulkUpdate(actor, workspaceId, {
+        action: bulkAction.domain(req.action),
+        // A request names its monitors by filter when it carries one, by ids otherwise.
+        ids: f ? (req.ids.length > 0 ? req.ids : undefined) : req.ids,
+        filter: f && { q: f.query, state: f.state || undefined, type: f.type || undefined, tag: f.tag },
+        tag: req.tag || undefined,
+        channelId: req.channelId || undefined,
+      });
+      return { ids: result.ids, changedCount: result.changed, failures: result.failures };
     },
 
     async rotateHeartbeatToken(req, ctx) {

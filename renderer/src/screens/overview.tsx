@@ -10,6 +10,7 @@ import { askNotificationPermission, type LiveStatus, useLiveStatus, useNotificat
 import { Link, useLocation } from '../router.tsx';
 import { MONITOR_STATES, STATE_LABELS, StatusBadge, StatusDot, TYPE_LABELS } from '../status.tsx';
 import { durationSince, useNow, When } from '../time.tsx';
+import { BulkBar, NOTHING_SELECTED, type Selection } from './overview-bulk.tsx';
 import './overview.css';
 
 /** A search goes out at once, then at most once per this while typing continues. */
@@ -50,6 +51,10 @@ function rememberInAddress(filters: Filters): void {
 export function OverviewScreen({ workspace }: ScreenProps) {
   const { query } = useLocation();
   const [filters, setFilters] = useState<Filters>(() => filtersFrom(query));
+  // Chosen rows belong to the filters they were chosen under: other filters start with none.
+  const [selection, setSelection] = useState<Selection>(NOTHING_SELECTED);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the filters are what the choice resets on
+  useEffect(() => setSelection(NOTHING_SELECTED), [filters]);
   // Kept current by the live feed (data/live-queries.ts), a refresh every 30 s and on coming
   // back to the tab (data/overview.ts).
   const list = useOverviewRows(workspace.id, filters);
@@ -109,7 +114,22 @@ export function OverviewScreen({ workspace }: ScreenProps) {
       <StateCounts counts={list.counts!} total={workspaceTotal} selected={filters.state} onSelect={(state) => setFilters((f) => ({ ...f, state }))} />
       <FilterBar filters={filters} tags={list.tags} onChange={setFilters} />
       {list.error ? <ErrorNote>Could not refresh the list: {list.error.message}</ErrorNote> : null}
-      <MonitorList list={list} filters={filters} onClear={() => setFilters(NO_FILTERS)} />
+      <BulkBar workspaceId={workspace.id} selection={selection} total={list.total} filters={filters} onClear={() => setSelection(NOTHING_SELECTED)} />
+      <MonitorList
+        list={list}
+        filters={filters}
+        onClear={() => setFilters(NO_FILTERS)}
+        selection={selection}
+        onSelectAll={() => setSelection({ kind: 'filter' })}
+        onToggle={(id) =>
+          setSelection((chosen) => {
+            const ids = new Set(chosen.kind === 'ids' ? chosen.ids : []);
+            if (ids.has(id)) ids.delete(id);
+            else ids.add(id);
+            return { kind: 'ids', ids };
+          })
+        }
+      />
     </>
   );
 }
@@ -304,7 +324,21 @@ function FilterBar({ filters, tags, onChange }: { filters: Filters; tags: string
   );
 }
 
-function MonitorList({ list, filters, onClear }: { list: OverviewRows; filters: Filters; onClear(): void }) {
+function MonitorList({
+  list,
+  filters,
+  onClear,
+  selection,
+  onSelectAll,
+  onToggle,
+}: {
+  list: OverviewRows;
+  filters: Filters;
+  onClear(): void;
+  selection: Selection;
+  onSelectAll(): void;
+  onToggle(id: string): void;
+}) {
   const scroller = useRef<HTMLDivElement>(null);
   const countId = useId();
   const filtered = isFiltered(filters);
@@ -349,10 +383,18 @@ function MonitorList({ list, filters, onClear }: { list: OverviewRows; filters: 
 
   return (
     <div className="monitor-list-card">
-      <p id={countId} className="monitor-count muted small" role="status">
-        {filtered ? `${countText} match` : countText}
-      </p>
+      <div className="monitor-count-line">
+        <p id={countId} className="monitor-count muted small" role="status">
+          {filtered ? `${countText} match` : countText}
+        </p>
+        {selection.kind === 'ids' ? (
+          <button type="button" className="button button-small" onClick={onSelectAll}>
+            {filtered ? `Choose all ${shown} that match` : `Choose all ${shown}`}
+          </button>
+        ) : null}
+      </div>
       <div className="monitor-head" aria-hidden="true">
+        <span />
         <span>Status</span>
         <span>Name</span>
         <span>Type</span>
@@ -375,7 +417,16 @@ function MonitorList({ list, filters, onClear }: { list: OverviewRows; filters: 
                 className="monitor-row"
                 style={{ transform: `translateY(${item.start}px)` }}
               >
-                {row ? <MonitorRow row={row} /> : <span className="row-loading muted small">Loading…</span>}
+                {row ? (
+                  <MonitorRow
+                    row={row}
+                    chosen={selection.kind === 'filter' || selection.ids.has(row.id)}
+                    allChosen={selection.kind === 'filter'}
+                    onToggle={onToggle}
+                  />
+                ) : (
+                  <span className="row-loading muted small">Loading…</span>
+                )}
               </li>
             );
           })}
@@ -469,9 +520,13 @@ export function CheckBar({ recent }: { recent: string }) {
   );
 }
 
-function MonitorRow({ row }: { row: OverviewRow }) {
+function MonitorRow({ row, chosen, allChosen, onToggle }: { row: OverviewRow; chosen: boolean; allChosen: boolean; onToggle(id: string): void }) {
   return (
     <>
+      <span className="cell-select">
+        {/* While every match is chosen (by the filter), a row cannot be left out: Clear undoes the choice. */}
+        <input type="checkbox" aria-label={`Choose ${row.name}`} checked={chosen} disabled={allChosen} onChange={() => onToggle(row.id)} />
+      </span>
       <span className="cell-state">
         <StatusBadge state={row.state} />
       </span>

@@ -1,6 +1,5 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database, MaintenanceTable } from '../../db/schema.ts';
-import { occurrenceAt, readRule } from './occurrences.ts';
 
 export type MaintenanceRow = Selectable<MaintenanceTable>;
 
@@ -53,12 +52,16 @@ export async function deleteMaintenance(db: Kysely<Database>, id: number): Promi
 }
 
 /**
- * The active window, if any, that covers `monitorId` now: on a page with a component linked to
- * the monitor, for the whole page or naming that component.
+ * The windows whose span covers `monitorId` at `now`: on a page with a component linked to the
+ * monitor, for the whole page or naming that component. A repeating window's span runs from its
+ * first occurrence to its end, so its caller still asks whether an occurrence is under way.
  */
-export async function activeMaintenanceFor(db: Kysely<Database>, monitorId: number, now = new Date().toISOString()): Promise<number | undefined> {
-  // The query finds the windows whose span covers now; a repeating one covers the monitor only during an occurrence.
-  const rows = await db
+export async function maintenanceSpansCovering(
+  db: Kysely<Database>,
+  monitorId: number,
+  now: string,
+): Promise<{ id: number; starts_at: string; repeat_rule: string | null }[]> {
+  return db
     .selectFrom('maintenances as m')
     .innerJoin('page_components as c', 'c.page_id', 'm.page_id')
     .select(['m.id', 'm.starts_at', 'm.repeat_rule'])
@@ -79,12 +82,6 @@ export async function activeMaintenanceFor(db: Kysely<Database>, monitorId: numb
     )
     .orderBy('m.id')
     .execute();
-  const nowMs = Date.parse(now);
-  for (const row of rows) {
-    const rule = readRule(row.repeat_rule);
-    if (!rule || occurrenceAt(rule, row.starts_at, nowMs)) return row.id;
-  }
-  return undefined;
 }
 
 /** A status page's windows that have not ended by `now`, earliest start first. */

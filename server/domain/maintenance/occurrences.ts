@@ -1,8 +1,11 @@
 import { Cron } from 'croner';
+import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { MAINTENANCE_LIMITS } from '../../../contract/limits.ts';
 import { isCron, isTimeZone } from '../monitors/heartbeat-schedule.ts';
 import { expected, invalid } from '../validation.ts';
+import { maintenanceSpansCovering } from './maintenance-repository.ts';
+import type { Database } from '../../db/schema.ts';
 
 /**
  * When a repeating maintenance window happens. A rule is weekly (days of the week at a local
@@ -192,3 +195,16 @@ export function seriesEnd(rule: RepeatRule, last: string): string {
 /** The stored form of a rule (a JSON text), and back. */
 export const storeRule = (rule: RepeatRule) => JSON.stringify(rule);
 export const readRule = (text: string | null): RepeatRule | undefined => (text === null ? undefined : (JSON.parse(text) as RepeatRule));
+
+/**
+ * The window, if any, under way for `monitorId` at `now`: a one-off window whose span covers it,
+ * or a repeating one with an occurrence under way.
+ */
+export async function activeMaintenanceFor(db: Kysely<Database>, monitorId: number, now = new Date().toISOString()): Promise<number | undefined> {
+  const nowMs = Date.parse(now);
+  for (const row of await maintenanceSpansCovering(db, monitorId, now)) {
+    const rule = readRule(row.repeat_rule);
+    if (!rule || occurrenceAt(rule, row.starts_at, nowMs)) return row.id;
+  }
+  return undefined;
+}

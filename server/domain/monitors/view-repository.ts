@@ -160,6 +160,19 @@ export async function overviewPage(
   return { rows: page.flatMap((p) => byId.get(p.id) ?? []), total: page[0]!.total };
 }
 
+/**
+ * The monitors of the workspace the filter matches (every one when it is empty), in id order,
+ * at most `limit`: what a bulk action works on, with what it needs to know of each.
+ */
+export async function matchingMonitors(
+  db: Kysely<Database>,
+  workspaceId: number,
+  filter: OverviewFilter,
+  limit: number,
+): Promise<{ id: number; type: MonitorType; active: number; tags: string }[]> {
+  return filtered(db, workspaceId, filter).select(['m.id', 'm.type', 'm.active', 'm.tags']).orderBy('m.id').limit(limit).execute();
+}
+
 /** How many of the workspace's monitors are in each state. */
 export async function stateCounts(db: Kysely<Database>, workspaceId: number): Promise<Record<MonitorState, number>> {
   const rows = await monitorsWithState(db, workspaceId)

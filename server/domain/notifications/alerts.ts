@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/schema.ts';
-import { activeMaintenanceFor } from '../maintenance/maintenance-repository.ts';
+import { activeMaintenanceFor } from '../maintenance/occurrences.ts';
 import type { MonitorStateChange } from '../monitors/check-results.ts';
 import { isOnThisMachine, targetOf } from '../monitors/monitor-types.ts';
 import { findMonitor, type Monitor } from '../monitors/monitors.ts';

@@ -1,0 +1,135 @@
+import { useId, useState } from 'react';
+import { ConfirmDialog, ErrorNote } from '../components.tsx';
+import { BULK_ACTION, type BulkVerb, filterOf, useBulkUpdateMonitors } from '../data/bulk-monitors.ts';
+import { useChannels } from '../data/notifications.ts';
+import type { OverviewFilters } from '../data/overview.ts';
+import { asApiError } from '../hooks.ts';
+import './overview-bulk.css';
+
+/** The overview's chosen monitors: some rows by id, or every monitor its filter matches. */
+export type Selection = { kind: 'ids'; ids: ReadonlySet<string> } | { kind: 'filter' };
+
+export const NOTHING_SELECTED: Selection = { kind: 'ids', ids: new Set() };
+
+export const selectedCount = (selection: Selection, total: number) => (selection.kind === 'filter' ? total : selection.ids.size);
+
+const monitors = (n: number) => (n === 1 ? '1 monitor' : `${n.toLocaleString()} monitors`);
+
+/**
+ * What can be done to the chosen monitors at once: pause, resume, delete (after a confirmation
+ * that names how many), add a tag, wire to a channel. One request does it (BulkUpdateMonitors);
+ * the toast says how many changed.
+ */
+export function BulkBar({
+  workspaceId,
+  selection,
+  total,
+  filters,
+  onClear,
+}: {
+  workspaceId: string;
+  selection: Selection;
+  /** Monitors that match the filter, across all pages. */
+  total: number;
+  filters: OverviewFilters;
+  onClear(): void;
+}) {
+  const id = useId();
+  const bulk = useBulkUpdateMonitors(workspaceId);
+  const channels = useChannels(workspaceId);
+  const [tag, setTag] = useState('');
+  const [channelId, setChannelId] = useState('');
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState<string>();
+  const count = selectedCount(selection, total);
+  if (count === 0) return null;
+
+  const run = async (verb: BulkVerb) => {
+    setError(undefined);
+    try {
+      const answer = await bulk.mutateAsync({
+        action: BULK_ACTION[verb],
+        ...(selection.kind === 'filter' ? { filter: filterOf(filters) } : { ids: [...selection.ids] }),
+        tag: verb === 'tag' ? tag : '',
+        channelId: verb === 'wire' ? channelId : '',
+      });
+      if (answer.failures.length > 0) setError(answer.failures.map((f) => `Monitor ${f.id}: ${f.reason}`).join(' '));
+      setConfirming(false);
+      if (verb === 'tag') setTag('');
+      // Deleted monitors cannot stay chosen; after the other actions the choice stays for the next one.
+      if (verb === 'delete') onClear();
+    } catch (caught) {
+      setError(asApiError(caught).message);
+    }
+  };
+
+  const chosen = selection.kind === 'filter' ? `All ${monitors(count)} that match chosen` : `${monitors(count)} chosen`;
+  return (
+    <section className="bulk-bar" aria-label="Chosen monitors">
+      <p className="bulk-count" role="status">
+        <strong>{chosen}</strong>
+        <button type="button" className="button button-small" onClick={onClear}>
+          Clear
+        </button>
+      </p>
+      <div className="bulk-actions">
+        <button type="button" className="button" disabled={bulk.isPending} onClick={() => run('pause')}>
+          Pause
+        </button>
+        <button type="button" className="button" disabled={bulk.isPending} onClick={() => run('resume')}>
+          Resume
+        </button>
+        <button type="button" className="button button-danger-quiet" disabled={bulk.isPending} onClick={() => setConfirming(true)}>
+          Delete
+        </button>
+        <form
+          className="bulk-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void run('tag');
+          }}
+        >
+          <label htmlFor={`${id}-tag`}>Tag</label>
+          <input id={`${id}-tag`} type="text" value={tag} maxLength={64} required onChange={(event) => setTag(event.target.value)} />
+          <button type="submit" className="button" disabled={bulk.isPending}>
+            Add tag
+          </button>
+        </form>
+        {channels.data && channels.data.length > 0 ? (
+          <form
+            className="bulk-form"
+            onSubmit={(event) => {
+              event.preventDefault();
+              void run('wire');
+            }}
+          >
+            <label htmlFor={`${id}-channel`}>Channel</label>
+            <select id={`${id}-channel`} value={channelId} required onChange={(event) => setChannelId(event.target.value)}>
+              <option value="">Choose…</option>
+              {channels.data.map((channel) => (
+                <option key={channel.id} value={channel.id}>
+                  {channel.name}
+                </option>
+              ))}
+            </select>
+            <button type="submit" className="button" disabled={bulk.isPending}>
+              Wire to channel
+            </button>
+          </form>
+        ) : null}
+      </div>
+      {error ? <ErrorNote>{error}</ErrorNote> : null}
+      <ConfirmDialog
+        open={confirming}
+        title={`Delete ${monitors(count)}?`}
+        confirmLabel={`Delete ${monitors(count)}`}
+        busy={bulk.isPending}
+        error={confirming ? error : undefined}
+        onConfirm={() => void run('delete')}
+        onCancel={() => setConfirming(false)}
+      >
+        <p>Their checks and check history are deleted too. This cannot be undone.</p>
+      </ConfirmDialog>
+    </section>
+  );
+}
