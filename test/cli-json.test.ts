@@ -163,7 +163,20 @@ describe('monitors --json', () => {
 describe('pages, reports and maintenance --json', () => {
   test('pages create, get and list; components add and list: every field, type as monitor or static', T, async () => {
     const page = jsonOf(await cli(['pages', 'create', '--title', 'Shapes', '--slug', 'json-shapes', '--json']));
-    assert.deepEqual(keys(page), ['createdAt', 'description', 'id', 'slug', 'title', 'updatedAt', 'url']);
+    assert.deepEqual(keys(page), [
+      'accentColor',
+      'createdAt',
+      'customDomain',
+      'description',
+      'formerSlug',
+      'id',
+      'logo',
+      'slug',
+      'title',
+      'updatedAt',
+      'url',
+      'websiteUrl',
+    ]);
     assert.deepEqual([page.slug, page.title, page.description], ['json-shapes', 'Shapes', '']);
     assert.match(page.url, /\/status\/json-shapes$/);
     assert.deepEqual(jsonOf(await cli(['pages', 'get', 'json-shapes', '--json'])), page);
@@ -251,13 +264,42 @@ describe('channels --json', () => {
         '--json',
       ]),
     );
-    assert.deepEqual(keys(hook), ['createdAt', 'events', 'headers', 'health', 'id', 'kind', 'monitorIds', 'name', 'secret', 'updatedAt', 'webhookUrl']);
+    assert.deepEqual(keys(hook), [
+      'allMonitors',
+      'createdAt',
+      'defaultForNew',
+      'events',
+      'headers',
+      'health',
+      'id',
+      'kind',
+      'monitorIds',
+      'name',
+      'secret',
+      'updatedAt',
+      'webhookUrl',
+    ]);
     assert.deepEqual([hook.events, hook.health], [[], { failures: 0, lastError: null, lastFailedAt: null, lastSentAt: null, backoffUntil: null }]);
     assert.deepEqual([hook.kind, hook.monitorIds, hook.headers], ['webhook', [], {}]);
     assert.ok(!JSON.stringify(hook).includes('signing-secret-0123456789'), 'the secret is masked');
 
     const ntfy = jsonOf(await cli(['channels', 'add', '--name', 'Phone', '--kind', 'ntfy', '--topic', 'json-topic', '--json']));
-    assert.deepEqual(keys(ntfy), ['createdAt', 'events', 'health', 'id', 'kind', 'monitorIds', 'name', 'priority', 'server', 'token', 'topic', 'updatedAt']);
+    assert.deepEqual(keys(ntfy), [
+      'allMonitors',
+      'createdAt',
+      'defaultForNew',
+      'events',
+      'health',
+      'id',
+      'kind',
+      'monitorIds',
+      'name',
+      'priority',
+      'server',
+      'token',
+      'topic',
+      'updatedAt',
+    ]);
     assert.deepEqual([ntfy.server, ntfy.priority, ntfy.token], ['https://ntfy.sh', null, null]);
     assert.deepEqual(jsonOf(await cli(['channels', 'get', ntfy.id, '--json'])), ntfy);
 

@@ -122,6 +122,7 @@ describe('BulkUpdateMonitors', () => {
     await assertViolation(rpc.bulkUpdateMonitors({ action: BulkMonitorAction.PAUSE }), 'ids', /at least one monitor/);
     await assertViolation(rpc.bulkUpdateMonitors({ action: BulkMonitorAction.UNSPECIFIED, ids }), 'action', /must be one of/);
     await assertViolation(rpc.bulkUpdateMonitors({ action: BulkMonitorAction.PAUSE, filter: { state: 'asleep' } }), 'filter.state', /must be one of/);
+    await assertViolation(rpc.bulkUpdateMonitors({ action: BulkMonitorAction.PAUSE, filter: { query: 'x'.repeat(201) } }), 'filter.query', /at most 200/);
     assert.deepEqual(await rpc.listMonitors({}), before);
     assert.deepEqual(await auditedIds(workspaceId, 'monitor.update'), []);
   });
@@ -157,6 +158,10 @@ describe('statusdesk monitors bulk', () => {
     const both = await runCli(['monitors', 'bulk', 'pause', '--id', ids[0]!, '--tag', 'web'], env);
     assert.equal(both.code, 2, 'a usage error');
     assert.match(both.stderr, /not both/);
+
+    const badState = await runCli(['monitors', 'bulk', 'pause', '--state', 'asleep'], env);
+    assert.equal(badState.code, 2, badState.stderr);
+    assert.match(badState.stderr, /--state: must be one of up, degraded/);
 
     const deleted = await runCli(['monitors', 'bulk', 'delete', '--all', '--yes', '--json'], env);
     assert.equal(deleted.code, 0, deleted.stderr);

@@ -151,7 +151,7 @@ describe('the UI dev server', () => {
   test("a used or expired sign-in link, a consent link and a consent request are the service's answers; other paths are the UI", T, async () => {
     const expired = await get('/signin?token=no-such-token');
     assert.equal(expired.status, 401);
-    assert.match(await expired.text(), /This sign-in link has expired or was already used/);
+    assert.match(await expired.text(), /This sign-in link can no longer be used/);
     // /oauth/consent?ticket=… is the service's (it binds the browser to the request), the page itself the UI's.
     const ticket = await get('/oauth/consent?ticket=no-such-ticket');
     assert.doesNotMatch(await ticket.text(), /@vite\/client/);

@@ -1,6 +1,6 @@
 // Actions on many monitors from the overview, in Chromium against the real service: two rows
 // chosen and paused in one go, with the toast saying so; every monitor a filter matches chosen
-// and tagged; a deletion confirmed by a dialog that names how many. Checked with axe in both
+// and tagged, then wired to a channel; a deletion confirmed by a dialog that names how many. Checked with axe in both
 // themes at 1280 and 390 px.
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
@@ -34,6 +34,11 @@ describe('bulk actions on the overview', () => {
       const { monitor } = await monitors.createTCPMonitor({ monitor: { name, uri: '127.0.0.1:9', periodicity: 3, regions: ['iad'], tags: [...tags] } });
       ids[name] = monitor!.id;
     }
+    const channel = await service.services.channels.create({ type: 'system', surface: 'cli' }, Number(ws.id), {
+      name: 'Ops hook',
+      kind: 'webhook',
+      config: { url: 'http://127.0.0.1:9/hook', secret: 'a-signing-secret-of-some-length' },
+    });
     const active = async (name: string) => ((await monitors.getMonitor({ id: ids[name]! })).monitor.value as { active?: boolean }).active;
     const tagsOf = async (name: string) => (await monitors.getMonitor({ id: ids[name]! })).monitor.value?.tags;
 
@@ -74,6 +79,13 @@ describe('bulk actions on the overview', () => {
       assert.deepEqual(await tagsOf('gamma api'), ['api', 'team-web']);
       assert.deepEqual(await tagsOf('delta db'), ['db']);
       await page.screenshot({ path: `${SHOTS}/overview-tagged-light-1280.png`, fullPage: true });
+
+      // The same choice, wired to a channel.
+      await bar.getByLabel('Channel', { exact: true }).selectOption({ label: 'Ops hook' });
+      await bar.getByRole('button', { name: 'Wire to channel' }).click();
+      await page.getByRole('status').filter({ hasText: 'Wired 3 of 3 monitors.' }).first().waitFor();
+      const wired = (await service.services.channels.get({ type: 'system', surface: 'cli' }, Number(ws.id), channel.id)).monitorIds;
+      assert.deepEqual([...wired].sort(), [ids['alpha api']!, ids['beta api']!, ids['gamma api']!].sort());
 
       // A deletion asks first, naming how many.
       await bar.getByRole('button', { name: 'Delete', exact: true }).click();

@@ -131,10 +131,14 @@ describe('the overview and the monitor detail screen in Chromium', () => {
         assert.match(await rowOf(page, 'gamma cache').innerText(), /\bPending\b/);
         assert.match(await page.getByRole('status').filter({ hasText: 'monitors' }).innerText(), /^3 monitors$/);
 
-        // Tab goes from one row's link to the next.
+        // Tab goes from one row's link to the next row's box that chooses it, then to its link.
         const links = monitorList(page).getByRole('link');
         await links.first().focus();
         const firstName = await links.first().innerText();
+        await page.keyboard.press('Tab');
+        const box = String(await page.evaluate("document.activeElement.getAttribute('aria-label')"));
+        assert.match(box, /^Choose (alpha api|beta db|gamma cache)$/);
+        assert.notEqual(box, `Choose ${firstName}`);
         await page.keyboard.press('Tab');
         const next = await page.evaluate('document.activeElement.textContent');
         assert.notEqual(next, firstName);

@@ -440,7 +440,16 @@ const monitorsBulk: Command = {
     channel: { type: 'string', valueName: 'ID', description: 'the channel `wire` wires the monitors to (statusdesk channels list)' },
   },
   positionals: 1,
-  fields: { ids: '--id', filter: '--query', tag: '--add-tag', channelId: '--channel' },
+  fields: fieldFlags({
+    ids: '--id',
+    filter: '--query',
+    'filter.query': '--query',
+    'filter.state': '--state',
+    'filter.type': '--type',
+    'filter.tag': '--tag',
+    tag: '--add-tag',
+    channelId: '--channel',
+  }),
   async run(values, [word]) {
     const action = oneOf('action', word!, Object.keys(BULK_ACTIONS) as (keyof typeof BULK_ACTIONS)[]);
     const ids = list(values, 'id');

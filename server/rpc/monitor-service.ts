@@ -186,7 +186,7 @@ export function monitorServiceImpl(services: Services): ServiceImpl<typeof Monit
         action: bulkAction.domain(req.action),
         // A request names its monitors by filter when it carries one, by ids otherwise.
         ids: f ? (req.ids.length > 0 ? req.ids : undefined) : req.ids,
-        filter: f && { q: f.query, state: f.state || undefined, type: f.type || undefined, tag: f.tag },
+        filter: f && { query: f.query, state: f.state || undefined, type: f.type || undefined, tag: f.tag },
         tag: req.tag || undefined,
         channelId: req.channelId || undefined,
       });

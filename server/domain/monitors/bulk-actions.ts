@@ -44,7 +44,7 @@ const bulkInput = builtOnFirstUse(() =>
         .optional(),
       filter: z
         .object({
-          q: optionalText(200),
+          query: optionalText(200),
           state: z.enum(monitorStates, { error: `must be one of ${monitorStates.join(', ')}` }).optional(),
           type: z.enum(monitorTypeNames, { error: `must be one of ${monitorTypeNames.join(', ')}` }).optional(),
           tag: optionalText(100),
@@ -83,7 +83,12 @@ export function createBulkMonitorService(db: Kysely<Database>, monitors: Monitor
       await (folding ??= registerFold(db));
       const selected = ids
         ? await matchingMonitors(db, workspaceId, { ids: [...new Set(ids.map(Number))] }, MAX)
-        : await matchingMonitors(db, workspaceId, { ...filter, q: filter?.q === undefined ? undefined : fold(filter.q) }, MAX + 1);
+        : await matchingMonitors(
+            db,
+            workspaceId,
+            { state: filter?.state, type: filter?.type, tag: filter?.tag, q: filter?.query === undefined ? undefined : fold(filter.query) },
+            MAX + 1,
+          );
       if (ids) {
         const found = new Set(selected.map((m) => m.id));
         const missing = ids.findIndex((id) => !found.has(Number(id)));
