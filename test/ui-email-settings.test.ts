@@ -3,18 +3,14 @@
 // the settings are filled in, a test email reaches a real SMTP receiver on 127.0.0.1 and the
 // screen reports the server's answer; then the subscribers form offers email.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import type { Page } from 'playwright-core';
 import { createClient, type StatusdeskClient } from '../client/index.ts';
-import { axeViolations, focusReaches, openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { focusReaches, openPage, watchCsp, withBrowser, axeInBothThemes, screenshotsInBothThemes } from './support/browser.ts';
 import { startTestService, type TestService } from './support/harness.ts';
 import { mailTo, type SmtpReceiver, startSmtpReceiver } from './support/receivers.ts';
 
 const T = { timeout: 120_000 };
 const EMAIL_SETTINGS = '/settings/general/email';
-/** Where screenshots of the screens go when SCREENSHOTS_DIR is set (to look at them; nothing compares them). */
-const SHOTS = process.env.SCREENSHOTS_DIR;
 
 let service: TestService;
 let smtp: SmtpReceiver;
@@ -28,38 +24,6 @@ after(async () => {
   await service?.stop();
   await smtp?.close();
 });
-
-/** Screenshots at 1280 and 390 px, light and dark, when SCREENSHOTS_DIR is set. */
-async function shoot(page: Page, name: string): Promise<void> {
-  if (!SHOTS) return;
-  mkdirSync(SHOTS, { recursive: true });
-  const size = page.viewportSize()!;
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: 860 });
-      await page.screenshot({ path: `${SHOTS}/${name}-${scheme}-${width}.png`, fullPage: true });
-    }
-  }
-  await page.setViewportSize(size);
-  await page.emulateMedia({ colorScheme: 'light' });
-}
-
-/** axe's findings in both themes, at the page's width and at 390 px. */
-async function axeEverywhere(page: Page): Promise<string[]> {
-  const found: string[] = [];
-  const size = page.viewportSize()!;
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    for (const width of [size.width, 390]) {
-      await page.setViewportSize({ width, height: size.height });
-      found.push(...(await axeViolations(page)).map((v) => `${scheme} ${width}px: ${v}`));
-    }
-  }
-  await page.setViewportSize(size);
-  await page.emulateMedia({ colorScheme: 'light' });
-  return found;
-}
 
 describe('email settings in Chromium', () => {
   test('no email: the subscribers tab says so with a link; the settings are saved, a test reaches the receiver; then email is offered', T, () =>
@@ -80,8 +44,8 @@ describe('email settings in Chromium', () => {
       await page.getByRole('note').filter({ hasText: 'Email subscribers need a mail server' }).waitFor();
       assert.equal(await page.getByLabel('Email address', { exact: true }).count(), 0, 'no field that would be refused');
       assert.equal(await page.getByRole('button', { name: 'Add subscriber' }).count(), 0);
-      assert.deepEqual(await axeEverywhere(page), []);
-      await shoot(page, 'subscribers-no-email');
+      assert.deepEqual(await axeInBothThemes(page), []);
+      await screenshotsInBothThemes(page, 'subscribers-no-email');
 
       // The email channel kind says it too.
       await page.goto(`${service.dashboardUrl}/notifications`);
@@ -92,8 +56,8 @@ describe('email settings in Chromium', () => {
       if (await newChannel.isVisible()) await newChannel.click();
       await page.getByRole('radio', { name: 'Email', exact: true }).check();
       await page.getByRole('note').filter({ hasText: 'This service has no mail server yet' }).waitFor();
-      assert.deepEqual(await axeEverywhere(page), []);
-      await shoot(page, 'channel-form-no-email');
+      assert.deepEqual(await axeInBothThemes(page), []);
+      await screenshotsInBothThemes(page, 'channel-form-no-email');
 
       // The link leads to the settings.
       await page.goto(`${service.dashboardUrl}/pages/${statusPage!.id}?tab=subscribers`);
@@ -130,8 +94,8 @@ describe('email settings in Chromium', () => {
       const mail = await mailTo(smtp, to, /Statusdesk test message/);
       assert.equal(mail.envelopeFrom, 'status@example.test');
       assert.ok(smtp.logins.includes('ui-user'));
-      assert.deepEqual(await axeEverywhere(page), []);
-      await shoot(page, 'email-settings');
+      assert.deepEqual(await axeInBothThemes(page), []);
+      await screenshotsInBothThemes(page, 'email-settings');
 
       // Now the subscribers tab offers email, and an address added there is mailed its confirmation.
       await page.goto(`${service.dashboardUrl}/pages/${statusPage!.id}?tab=subscribers`);

@@ -3,7 +3,7 @@
 // nothing until Apply; Apply makes the changes through the RPC services, recorded in the audit log
 // as the signed-in person's; a broken file and a file over the limit change nothing.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { parse, stringify } from 'yaml';
@@ -11,50 +11,18 @@ import { createClient, Periodicity, type StatusdeskClient } from '../client/inde
 import { CONFIG_FILE_LIMITS } from '../contract/limits.ts';
 import { renderFile } from '../server/cli/config-as-code/file-format.ts';
 import { readWorkspace, workspaceFile } from '../server/cli/config-as-code/plan.ts';
-import { axeViolations, chooseWorkspace, openPage, signInLink, watchCsp, withBrowser } from './support/browser.ts';
+import { chooseWorkspace, openPage, signInLink, watchCsp, withBrowser, axeInBothThemes, screenshotsInBothThemes } from './support/browser.ts';
 import { withLocalOwner } from './support/database.ts';
 import { newWorkspace, sessionTokenOf, startTestService, type TestService } from './support/harness.ts';
 
 const T = { timeout: 180_000 };
 /** Where screenshots of the screen go, to look at them (nothing compares them). */
-const SHOTS = process.env.SCREENSHOTS_DIR ?? '/tmp/shots-import';
 
 let service: TestService;
 before(async () => {
   service = await startTestService();
 });
 after(() => service?.stop());
-
-/** Screenshots at 1280 and 390 px, light and dark. */
-async function shoot(page: Page, name: string): Promise<void> {
-  mkdirSync(SHOTS, { recursive: true });
-  const size = page.viewportSize()!;
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: 860 });
-      await page.screenshot({ path: `${SHOTS}/${name}-${scheme}-${width}.png`, fullPage: true });
-    }
-  }
-  await page.setViewportSize(size);
-  await page.emulateMedia({ colorScheme: 'light' });
-}
-
-/** axe's findings in both themes, at 1280 and at 390 px. */
-async function axeEverywhere(page: Page): Promise<string[]> {
-  const found: string[] = [];
-  const size = page.viewportSize()!;
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: size.height });
-      found.push(...(await axeViolations(page)).map((v) => `${scheme} ${width}px: ${v}`));
-    }
-  }
-  await page.setViewportSize(size);
-  await page.emulateMedia({ colorScheme: 'light' });
-  return found;
-}
 
 /** The workspace's monitors by name: type and interval, as the RPC services answer them. */
 async function monitorsOf(client: StatusdeskClient): Promise<Map<string, { id: string; periodicity: Periodicity }>> {
@@ -132,8 +100,8 @@ describe('import and export in Chromium', () => {
       assert.deepEqual([...before.keys()], ['Database']);
       assert.equal(before.get('Database')!.periodicity, Periodicity.PERIODICITY_1H);
       const auditBefore = await monitorAudit(ws.id);
-      assert.deepEqual(await axeEverywhere(page), []);
-      await shoot(page, 'plan');
+      assert.deepEqual(await axeInBothThemes(page), []);
+      await screenshotsInBothThemes(page, 'plan');
 
       await page.getByRole('button', { name: 'Apply 2 changes' }).click();
       await page.getByRole('heading', { name: 'workspace.yaml applied' }).waitFor();
@@ -152,8 +120,8 @@ describe('import and export in Chromium', () => {
           { action: 'monitor.update', name: 'Database', actor: 'dashboard', fields: ['periodicity'] },
         ],
       );
-      assert.deepEqual(await axeEverywhere(page), []);
-      await shoot(page, 'applied');
+      assert.deepEqual(await axeInBothThemes(page), []);
+      await screenshotsInBothThemes(page, 'applied');
 
       // A broken file: each problem at its place, and nothing changes.
       await page.getByRole('button', { name: 'Apply another file' }).click();
@@ -169,8 +137,8 @@ describe('import and export in Chromium', () => {
         .getByRole('alert')
         .filter({ hasText: /line \d+, column \d+/ })
         .waitFor();
-      assert.deepEqual(await axeEverywhere(page), []);
-      await shoot(page, 'broken');
+      assert.deepEqual(await axeInBothThemes(page), []);
+      await screenshotsInBothThemes(page, 'broken');
 
       // A file over the limit is refused in the page, unsent.
       const sentBefore = sent.length;
@@ -179,7 +147,7 @@ describe('import and export in Chromium', () => {
       await page.getByRole('alert').filter({ hasText: `huge.yaml is 513 KiB, over the 512 KiB a file may hold here` }).waitFor();
       assert.equal(sent.length, sentBefore, 'the file was not sent');
       assert.deepEqual(sent, ['plan', 'apply', 'plan', 'plan']);
-      await shoot(page, 'too-big');
+      await screenshotsInBothThemes(page, 'too-big');
 
       const afterAll = await monitorsOf(client);
       assert.deepEqual([...afterAll.keys()].sort(), ['Cache', 'Database']);

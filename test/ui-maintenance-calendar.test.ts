@@ -3,16 +3,12 @@
 // its occurrences on the right days, moved through with the keyboard; axe passes in both themes
 // at 1280 and 390 px (where the calendar is a list of days).
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import type { Page } from 'playwright-core';
 import { createClient, type StatusdeskClient } from '../client/index.ts';
-import { axeViolations, openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { openPage, watchCsp, withBrowser, axeInBothThemes, screenshotsInBothThemes } from './support/browser.ts';
 import { startTestService, type TestService } from './support/harness.ts';
 
 const T = { timeout: 120_000 };
-/** Where screenshots go when SCREENSHOTS_DIR is set (to look at them; nothing compares them). */
-const SHOTS = process.env.SCREENSHOTS_DIR;
 
 let service: TestService;
 let client: StatusdeskClient;
@@ -21,36 +17,6 @@ before(async () => {
   client = createClient({ baseUrl: `${service.apiUrl}/rpc`, apiKey: (await service.createKey('write')).secret, env: {} });
 });
 after(async () => service?.stop());
-
-async function shoot(page: Page, name: string): Promise<void> {
-  if (!SHOTS) return;
-  mkdirSync(SHOTS, { recursive: true });
-  const size = page.viewportSize()!;
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: 860 });
-      await page.screenshot({ path: `${SHOTS}/${name}-${scheme}-${width}.png`, fullPage: true });
-    }
-  }
-  await page.setViewportSize(size);
-  await page.emulateMedia({ colorScheme: 'light' });
-}
-
-async function axeEverywhere(page: Page): Promise<string[]> {
-  const found: string[] = [];
-  const size = page.viewportSize()!;
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: 860 });
-      found.push(...(await axeViolations(page)).map((v) => `${scheme} ${width}px: ${v}`));
-    }
-  }
-  await page.setViewportSize(size);
-  await page.emulateMedia({ colorScheme: 'light' });
-  return found;
-}
 
 /** The name of the focused day's cell (its visually hidden text), in the page. */
 const FOCUSED_DAY = "document.activeElement?.querySelector('.visually-hidden')?.textContent ?? ''";
@@ -120,13 +86,13 @@ describe('the maintenance calendar in Chromium', () => {
       await page.locator('.calendar-agenda').getByText('Database backups').first().waitFor();
       await page.setViewportSize({ width: 1280, height: 860 });
 
-      await shoot(page, 'maintenance-calendar');
-      assert.deepEqual(await axeEverywhere(page), []);
+      await screenshotsInBothThemes(page, 'maintenance-calendar');
+      assert.deepEqual(await axeInBothThemes(page), []);
       // The form too, with its Repeats choice open.
       await page.getByRole('button', { name: 'Schedule maintenance' }).click();
       await page.getByLabel('Repeats', { exact: true }).selectOption('weekly');
-      await shoot(page, 'maintenance-form-repeats');
-      assert.deepEqual(await axeEverywhere(page), []);
+      await screenshotsInBothThemes(page, 'maintenance-form-repeats');
+      assert.deepEqual(await axeInBothThemes(page), []);
       assert.deepEqual(csp, []);
     }),
   );

@@ -136,7 +136,8 @@ describe('the public page in a browser', () => {
         }
         assert.ok(reached.inBar, 'Tab never reached a day bar');
         const today = new Date().toISOString().slice(0, 10);
-        assert.equal(reached.text, `${today}: 100% uptime. Incident: Slow card payments`);
+        // Another test of this file may have made the seeded monitor fail today: its checks count.
+        assert.match(reached.text, new RegExp(`^${today}: [\\d.]+% uptime(, \\d+ failed checks?)?\\. Incident: Slow card payments$`));
         const todayDetail = page.locator('ol.bar li').last().locator('span');
         const box = await todayDetail.boundingBox();
         assert.ok(box && box.width > 100 && box.height > 10, `the detail is not shown: ${JSON.stringify(box)}`);

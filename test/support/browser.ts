@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type LaunchOptions, type Locator, type Page } from 'playwright-core';
 import type { TestService } from './harness.ts';
@@ -154,4 +154,46 @@ async function openMenu(page: Page): Promise<boolean> {
   if (!(await menuButton.isVisible()) || (await menuButton.getAttribute('aria-expanded')) === 'true') return false;
   await menuButton.click();
   return true;
+}
+
+const THEMES = ['light', 'dark'] as const;
+const WIDTHS = [1280, 390] as const;
+
+/**
+ * axe's findings on the page as it is, in the light and the dark theme, 1280 and 390 px wide, each
+ * line naming where; the page is left at its size in the light theme.
+ */
+export async function axeInBothThemes(page: Page): Promise<string[]> {
+  const found: string[] = [];
+  const size = page.viewportSize()!;
+  for (const scheme of THEMES) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: size.height });
+      found.push(...(await axeViolations(page)).map((v) => `${scheme} ${width}px: ${v}`));
+    }
+  }
+  await page.setViewportSize(size);
+  await page.emulateMedia({ colorScheme: 'light' });
+  return found;
+}
+
+/**
+ * Full-page screenshots in both themes at both widths, into SCREENSHOTS_DIR when it is set (to look
+ * at a screen after changing it); nothing otherwise.
+ */
+export async function screenshotsInBothThemes(page: Page, name: string): Promise<void> {
+  const dir = process.env.SCREENSHOTS_DIR;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  const size = page.viewportSize()!;
+  for (const scheme of THEMES) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 860 });
+      await page.screenshot({ path: `${dir}/${name}-${scheme}-${width}.png`, fullPage: true });
+    }
+  }
+  await page.setViewportSize(size);
+  await page.emulateMedia({ colorScheme: 'light' });
 }
