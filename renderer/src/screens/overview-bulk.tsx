@@ -5,13 +5,7 @@ import { useChannels } from '../data/notifications.ts';
 import type { OverviewFilters } from '../data/overview.ts';
 import { asApiError } from '../hooks.ts';
 import './overview-bulk.css';
-
-/** The overview's chosen monitors: some rows by id, or every monitor its filter matches. */
-export type Selection = { kind: 'ids'; ids: ReadonlySet<string> } | { kind: 'filter' };
-
-export const NOTHING_SELECTED: Selection = { kind: 'ids', ids: new Set() };
-
-export const selectedCount = (selection: Selection, total: number) => (selection.kind === 'filter' ? total : selection.ids.size);
+import { type Selection, selectedCount } from './overview-selection.ts';
 
 const monitors = (n: number) => (n === 1 ? '1 monitor' : `${n.toLocaleString()} monitors`);
 

@@ -1,5 +1,5 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useId, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useId, useRef, useState } from 'react';
 import type { MonitorState, MonitorType, Overview, OverviewRow } from '../api.ts';
 import type { ScreenProps } from '../app.tsx';
 import { formatMs, Sparkline } from '../sparkline.tsx';
@@ -10,8 +10,11 @@ import { askNotificationPermission, type LiveStatus, useLiveStatus, useNotificat
 import { Link, useLocation } from '../router.tsx';
 import { MONITOR_STATES, STATE_LABELS, StatusBadge, StatusDot, TYPE_LABELS } from '../status.tsx';
 import { durationSince, useNow, When } from '../time.tsx';
-import { BulkBar, NOTHING_SELECTED, type Selection } from './overview-bulk.tsx';
+import { NOTHING_SELECTED, type Selection, selectedCount } from './overview-selection.ts';
 import './overview.css';
+
+// The bulk bar and the RPC schemas it sends with are loaded once a monitor is chosen, not with the first screen.
+const BulkBar = lazy(async () => ({ default: (await import('./overview-bulk.tsx')).BulkBar }));
 
 /** A search goes out at once, then at most once per this while typing continues. */
 const SEARCH_DEBOUNCE_MS = 150;
@@ -114,7 +117,11 @@ export function OverviewScreen({ workspace }: ScreenProps) {
       <StateCounts counts={list.counts!} total={workspaceTotal} selected={filters.state} onSelect={(state) => setFilters((f) => ({ ...f, state }))} />
       <FilterBar filters={filters} tags={list.tags} onChange={setFilters} />
       {list.error ? <ErrorNote>Could not refresh the list: {list.error.message}</ErrorNote> : null}
-      <BulkBar workspaceId={workspace.id} selection={selection} total={list.total} filters={filters} onClear={() => setSelection(NOTHING_SELECTED)} />
+      {selectedCount(selection, list.total) > 0 && (
+        <Suspense fallback={null}>
+          <BulkBar workspaceId={workspace.id} selection={selection} total={list.total} filters={filters} onClear={() => setSelection(NOTHING_SELECTED)} />
+        </Suspense>
+      )}
       <MonitorList
         list={list}
         filters={filters}
