@@ -7,6 +7,7 @@ import { ErrorNote, PageHeader } from '../components.tsx';
 import { useApplyConfig, useExportConfig, usePlanConfig } from '../data/config-file.ts';
 import { asApiError } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
+import { saveFile } from '../save-file.ts';
 import './import-export.css';
 
 // Settings, General, Import and export: the workspace as the file `statusdesk export` writes, and
@@ -15,19 +16,6 @@ import './import-export.css';
 // the file's text between the plan and the apply, and refuses a file over the limit unsent.
 
 const LIMIT_KIB = CONFIG_FILE_LIMITS.uploadBytes / 1024;
-
-/** Hands `text` to the browser as a download named `filename`. */
-function saveText(text: string, filename: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'application/yaml' }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = filename;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // The browser reads the URL when the download starts, not at the click: released a little later.
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
 
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
 
@@ -52,7 +40,7 @@ function ExportSection({ workspaceId }: { workspaceId: string }) {
     setState({ busy: true });
     try {
       const answer = await exportConfig.mutateAsync();
-      saveText(answer.file, answer.filename);
+      saveFile(new Blob([answer.file], { type: 'application/yaml' }), answer.filename);
       setState({
         busy: false,
         saved: `${answer.filename} downloaded: ${plural(answer.monitors, 'monitor', 'monitors')}, ${plural(answer.pages, 'status page', 'status pages')}.`,

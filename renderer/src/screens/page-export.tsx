@@ -3,20 +3,8 @@ import { ErrorNote } from '../components.tsx';
 import { useExportPage } from '../data/pages.ts';
 import { asApiError } from '../hooks.ts';
 import { Icon } from '../icons.tsx';
+import { saveFile } from '../save-file.ts';
 import type { PageSectionProps } from './page-form-parts.tsx';
-
-/** Hands `blob` to the browser as a download named `filename`. */
-function saveFile(blob: Blob, filename: string): void {
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = filename;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // The browser reads the URL when the download starts, not at the click: released a little later.
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
 
 export function PageExportSection({ workspaceId, page }: PageSectionProps) {
   const [state, setState] = useState<{ busy: boolean; error?: string; saved?: string }>({ busy: false });
