@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Code, createClient, settingsV1, type StatusdeskClient } from '../client/index.ts';
 import { DATABASE_FILE } from '../server/db/open.ts';
+import { queryRows } from './support/database.ts';
 import {
   assertCode,
   assertViolation,
   dashboardSession,
   newWorkspace,
-  readRows,
   runCli,
   startTestService,
   tempDir,
@@ -87,7 +87,7 @@ describe('email settings', () => {
     assert.equal(await sessionSaysEmail(svc, session), true);
 
     // Sealed at rest: the column holds a sealed value, and no byte of the file or its log spells the password.
-    const [row] = readRows<{ password: string; host: string }>(svc.dataDir, 'select password, host from email_settings');
+    const [row] = await queryRows<{ password: string; host: string }>(svc.dataDir, 'select password, host from email_settings');
     assert.match(row!.password, /^v1:/);
     assert.ok(!databaseBytes(svc.dataDir).includes(PASSWORD), 'the password is not in the database file');
 
@@ -134,7 +134,7 @@ describe('email settings', () => {
     const workspace = await newWorkspace(svc, 'mail-audit');
     const own = clientOf(svc, (await svc.createKey('write', workspace.slug)).secret);
     const entries = () =>
-      readRows<{ action: string; before: string | null; after: string; changed_fields: string }>(
+      queryRows<{ action: string; before: string | null; after: string; changed_fields: string }>(
         svc.dataDir,
         "select action, before, after, changed_fields from audit_log where workspace_id = ? and entity_type = 'email_settings' order by id",
         Number(workspace.id),
@@ -143,7 +143,7 @@ describe('email settings', () => {
     await own.settings.updateEmailSettings({ ...settings, password: PASSWORD });
     await own.settings.updateEmailSettings(settings);
     await own.settings.updateEmailSettings({ ...settings, password: `${PASSWORD}-2` });
-    const log = entries();
+    const log = await entries();
     assert.equal(log.length, 2, 'the save that changed nothing wrote no entry');
     assert.ok(
       log.every((entry) => !JSON.stringify(entry).includes(PASSWORD)),

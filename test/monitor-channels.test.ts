@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { Code, createClient, Periodicity, type StatusdeskClient } from '../client/index.ts';
-import { assertCode, newWorkspace, readRows, useClientCommandService } from './support/harness.ts';
+import { queryRows } from './support/database.ts';
+import { assertCode, newWorkspace, useClientCommandService } from './support/harness.ts';
 
 const SECRET = 'a-signing-secret-of-some-length';
 
@@ -40,18 +41,19 @@ describe('SetMonitorChannels', () => {
   }
   const monitorsOf = async (id: string) => (await api.notifications.getNotificationChannel({ id })).channel!.monitorIds;
   const updatesOf = (id: string) =>
-    readRows<{ before: string; after: string; changed_fields: string }>(
+    queryRows<{ before: string; after: string; changed_fields: string }>(
       svc.service.dataDir,
       "SELECT before, after, changed_fields FROM audit_log WHERE entity_type = 'notification_channel' AND entity_id = ? AND action = 'notification_channel.update' ORDER BY id",
       id,
     );
+  const countsOf = (ids: string[]) => Promise.all(ids.map(async (id) => (await updatesOf(id)).length));
 
   test('adds the monitor to the channels named and removes it from the others, each change audited on its channel', async () => {
     const [m, other] = [await monitor(), await monitor()];
     const [kept, added, dropped, untouched] = [await channel(), await channel(), await channel(), await channel()];
     await api.notifications.updateNotificationChannel({ id: kept, monitorIds: [m, other], updateMask: { paths: ['monitor_ids'] } });
     await api.notifications.updateNotificationChannel({ id: dropped, monitorIds: [m, other], updateMask: { paths: ['monitor_ids'] } });
-    const auditedBefore = { kept: updatesOf(kept).length, dropped: updatesOf(dropped).length };
+    const auditedBefore = { kept: (await updatesOf(kept)).length, dropped: (await updatesOf(dropped)).length };
 
     const { changed } = await api.notifications.setMonitorChannels({ monitorId: m, channelIds: [kept, added] });
 
@@ -61,13 +63,13 @@ describe('SetMonitorChannels', () => {
     assert.deepEqual(await monitorsOf(dropped), [other], 'the other monitor stays on the channel');
     assert.deepEqual(await monitorsOf(untouched), []);
     // Audited as updates of the channels that changed, with the monitor list before and after.
-    assert.equal(updatesOf(kept).length, auditedBefore.kept, 'a channel that kept its links records nothing');
-    assert.equal(updatesOf(untouched).length, 0);
-    const [addedEntry] = updatesOf(added);
+    assert.equal((await updatesOf(kept)).length, auditedBefore.kept, 'a channel that kept its links records nothing');
+    assert.equal((await updatesOf(untouched)).length, 0);
+    const [addedEntry] = await updatesOf(added);
     assert.deepEqual(JSON.parse(addedEntry!.before).monitorIds, []);
     assert.deepEqual(JSON.parse(addedEntry!.after).monitorIds, [m]);
     assert.match(addedEntry!.changed_fields, /monitorIds/);
-    const droppedEntries = updatesOf(dropped);
+    const droppedEntries = await updatesOf(dropped);
     assert.equal(droppedEntries.length, auditedBefore.dropped + 1);
     assert.deepEqual(JSON.parse(droppedEntries.at(-1)!.after).monitorIds, [other]);
   });
@@ -76,13 +78,13 @@ describe('SetMonitorChannels', () => {
     const m = await monitor();
     const [a, b] = [await channel(), await channel()];
     await api.notifications.setMonitorChannels({ monitorId: m, channelIds: [a, b] });
-    const stamps = [a, b].map((id) => updatesOf(id).length);
+    const stamps = await countsOf([a, b]);
     const before = await api.notifications.getNotificationChannel({ id: a });
 
     const again = await api.notifications.setMonitorChannels({ monitorId: m, channelIds: [b, a, a] });
     assert.deepEqual(again.changed, []);
     assert.deepEqual(
-      [a, b].map((id) => updatesOf(id).length),
+      await countsOf([a, b]),
       stamps,
     );
     assert.deepEqual((await api.notifications.getNotificationChannel({ id: a })).channel!.updatedAt, before.channel!.updatedAt);
@@ -98,7 +100,7 @@ describe('SetMonitorChannels', () => {
     const [mine, wired] = [await channel(), await channel()];
     await api.notifications.setMonitorChannels({ monitorId: m, channelIds: [wired] });
     const theirs = await channel(elsewhere);
-    const audited = [mine, wired].map((id) => updatesOf(id).length);
+    const audited = await countsOf([mine, wired]);
 
     await assertCode(
       api.notifications.setMonitorChannels({ monitorId: m, channelIds: [mine, theirs] }),
@@ -109,7 +111,7 @@ describe('SetMonitorChannels', () => {
     assert.deepEqual(await monitorsOf(mine), []);
     assert.deepEqual(await monitorsOf(wired), [m]);
     assert.deepEqual(
-      [mine, wired].map((id) => updatesOf(id).length),
+      await countsOf([mine, wired]),
       audited,
     );
     // Nor can another workspace wire this workspace's monitor to its channels.

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from '../client/index.ts';
 import { ALERT_TOPICS } from '../contract/alert-topics.ts';
-import { axeViolations, openPage, withBrowser, chooseWorkspace, goToScreen } from './support/browser.ts';
+import { axeViolations, chooseWorkspace, goToScreen, openPage, screenshot, withBrowser } from './support/browser.ts';
 import { newWorkspace, startTestService, type TestService } from './support/harness.ts';
 import { startHttpReceiver } from './support/receivers.ts';
 
@@ -37,7 +37,7 @@ describe('alerts in the dashboard', () => {
         assert.match((await events.textContent()) ?? '', /None ticked: every event/);
         await events.getByRole('checkbox', { name: ALERT_TOPICS.down }).check();
         await events.getByRole('checkbox', { name: ALERT_TOPICS.heartbeat_missed }).check();
-        await page.screenshot({ path: '/tmp/channel-alerts-form.png', fullPage: true });
+        await screenshot(page, 'channel-alerts-form');
         await form.getByRole('button', { name: 'Create channel' }).click();
         await page.getByRole('row', { name: /On call/ }).waitFor();
 
@@ -56,7 +56,7 @@ describe('alerts in the dashboard', () => {
           for (const width of [1280, 390]) {
             await page.setViewportSize({ width, height: 900 });
             assert.deepEqual(await axeViolations(page), [], `axe, ${scheme}, ${width} px`);
-            await page.screenshot({ path: `/tmp/channel-alerts-${scheme}-${width}.png`, fullPage: true });
+            await screenshot(page, `channel-alerts-${scheme}-${width}`);
           }
         }
 
@@ -67,7 +67,8 @@ describe('alerts in the dashboard', () => {
         await edit.getByRole('checkbox', { name: ALERT_TOPICS.down }).uncheck();
         await edit.getByRole('checkbox', { name: ALERT_TOPICS.heartbeat_missed }).uncheck();
         await edit.getByRole('button', { name: 'Save channel' }).click();
-        await page.getByRole('button', { name: 'New channel' }).waitFor();
+        // Read once the service answered the save, which the announcement follows.
+        await page.getByRole('status').filter({ hasText: 'Channel saved.' }).waitFor();
         const after = await notifications.listNotificationChannels({});
         assert.deepEqual(after.channels[0]?.events, []);
       });
@@ -100,7 +101,7 @@ describe('reminders in the monitor form', () => {
         .waitFor();
       assert.equal(await remind.getAttribute('aria-invalid'), 'true');
       assert.equal((await monitors.listMonitors({})).totalSize, 0);
-      await page.getByRole('region', { name: 'Alerts' }).screenshot({ path: '/tmp/monitor-form-alerts.png' });
+      await screenshot(page, 'monitor-form-alerts', page.getByRole('region', { name: 'Alerts' }));
 
       await remind.fill('60');
       await page.getByRole('button', { name: 'Create monitor' }).click();

@@ -4,20 +4,17 @@
 // channel's delivery log, with the receiver's answer, and a channel for every monitor says so.
 // Screens checked with axe in both themes and at 390 px, and photographed.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from '../client/index.ts';
-import { axeViolations, openPage, withBrowser, chooseWorkspace, goToScreen } from './support/browser.ts';
+import { axeViolations, openPage, withBrowser, chooseWorkspace, goToScreen, screenshot } from './support/browser.ts';
 import { newWorkspace, startTestService, type TestService } from './support/harness.ts';
 import { startHttpReceiver, verifySignature } from './support/receivers.ts';
 
 const T = { timeout: 240_000 };
-const SHOTS = '/tmp/shots-alerts';
 
 let service: TestService;
 before(async () => {
   service = await startTestService();
-  mkdirSync(SHOTS, { recursive: true });
 });
 after(() => service?.stop());
 
@@ -58,7 +55,7 @@ describe('a channel’s signing secret and delivery log in the dashboard', () =>
           for (const width of [1280, 390]) {
             await page.setViewportSize({ width, height: 900 });
             assert.deepEqual(await axeViolations(page), [], `axe, the form, ${scheme}, ${width} px`);
-            await page.screenshot({ path: `${SHOTS}/channel-form-${scheme}-${width}.png`, fullPage: true });
+            await screenshot(page, `channel-secret-form-${scheme}-${width}`);
           }
         }
         await page.emulateMedia({ colorScheme: 'light' });
@@ -105,7 +102,7 @@ describe('a channel’s signing secret and delivery log in the dashboard', () =>
           for (const width of [1280, 390]) {
             await page.setViewportSize({ width, height: 900 });
             assert.deepEqual(await axeViolations(page), [], `axe, the delivery log, ${scheme}, ${width} px`);
-            await page.screenshot({ path: `${SHOTS}/channel-deliveries-${scheme}-${width}.png`, fullPage: true });
+            await screenshot(page, `channel-delivery-log-${scheme}-${width}`);
           }
         }
         await page.emulateMedia({ colorScheme: 'light' });
@@ -116,7 +113,7 @@ describe('a channel’s signing secret and delivery log in the dashboard', () =>
           await page.emulateMedia({ colorScheme: scheme });
           for (const width of [1280, 390]) {
             await page.setViewportSize({ width, height: 900 });
-            await page.screenshot({ path: `${SHOTS}/notifications-${scheme}-${width}.png`, fullPage: true });
+            await screenshot(page, `notifications-signed-channel-${scheme}-${width}`);
           }
         }
       });

@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { create } from '@bufbuild/protobuf';
 import { HeartbeatMonitorSchema, type MonitorService, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { createOf, emptyForm, formOf, scheduleOf, updateOf } from '../renderer/src/screens/monitor-form/monitor-form-model.ts';
-import { openPage, watchCsp, withBrowser, chooseWorkspace } from './support/browser.ts';
+import { openPage, screenshot, watchCsp, withBrowser, chooseWorkspace } from './support/browser.ts';
 import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
 
 const TEST_TIMEOUT = { timeout: 180_000 };
@@ -114,7 +114,7 @@ describe('heartbeat monitors in the dashboard', () => {
         await page.getByLabel('Grace time: unit').selectOption('m');
         await page.getByRole('group', { name: 'Frequency' }).getByRole('radio', { name: '10 minutes' }).check();
         await page.getByRole('group', { name: 'Regions' }).getByRole('checkbox', { name: 'iad' }).check();
-        await page.screenshot({ path: '/tmp/heartbeat-form-light-1280.png', fullPage: true });
+        await screenshot(page, 'heartbeat-form-filled-light-1280');
         await page.getByRole('button', { name: 'Create monitor' }).click();
 
         // Shown once, with the lines a job runs.
@@ -124,7 +124,7 @@ describe('heartbeat monitors in the dashboard', () => {
         assert.match(pingUrl, new RegExp(`^${service.apiUrl}/ping/hb_[A-Za-z0-9_-]{43}$`));
         const calls = page.getByRole('region', { name: 'How the job calls it' });
         assert.match(await calls.innerText(), new RegExp(`curl -fsS -m 10 --retry 3 ${pingUrl.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/start`));
-        await page.screenshot({ path: '/tmp/heartbeat-url-light-1280.png', fullPage: true });
+        await screenshot(page, 'heartbeat-url-light-1280');
         await page.getByRole('button', { name: 'Done' }).click();
         await page.waitForURL(/\/monitors\/\d+$/);
         const id = /\/monitors\/(\d+)$/.exec(new URL(page.url()).pathname)![1]!;
@@ -160,7 +160,7 @@ describe('heartbeat monitors in the dashboard', () => {
           .getByText(/failed with exit status 2/)
           .waitFor();
         assert.ok(!(await page.content()).includes(pingUrl.slice(-43)), 'the detail never shows the token');
-        await page.screenshot({ path: '/tmp/heartbeat-detail-light-1280.png', fullPage: true });
+        await screenshot(page, 'heartbeat-detail-pings-light-1280');
 
         // A new URL, after a confirmation: shown once, the old one refused at once.
         await pings.getByRole('button', { name: 'New ping URL' }).click();
@@ -197,10 +197,10 @@ describe('heartbeat monitors in the dashboard', () => {
         ] as const) {
           const shot = await open(browser, ws, `/monitors/${id}`, { width, dark });
           await shot.page.getByRole('region', { name: 'Latest pings' }).getByRole('row').nth(1).waitFor();
-          await shot.page.screenshot({ path: `/tmp/heartbeat-detail-${dark ? 'dark' : 'light'}-${width}.png`, fullPage: true });
+          await screenshot(shot.page, `heartbeat-detail-${dark ? 'dark' : 'light'}-${width}`);
           await shot.page.goto(`${service.dashboardUrl}/monitors/new?type=heartbeat`);
           await shot.page.getByRole('group', { name: 'Ping schedule' }).getByRole('radio', { name: 'A cron expression' }).check();
-          await shot.page.screenshot({ path: `/tmp/heartbeat-form-${dark ? 'dark' : 'light'}-${width}.png`, fullPage: true });
+          await screenshot(shot.page, `heartbeat-form-${dark ? 'dark' : 'light'}-${width}`);
         }
       }),
   );

@@ -3,20 +3,17 @@
 // answers) and its Markdown, pointing at that address, is shown to copy; turned off, the address
 // answers 404. Checked with axe in both themes and at 390 px, and photographed.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { HTTPMethod, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { axeViolations, openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { axeViolations, openPage, screenshot, watchCsp, withBrowser } from './support/browser.ts';
 import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
 import { eventually } from './support/wait.ts';
 
 const T = { timeout: 240_000 };
-const SHOTS = '/tmp/shots-badges';
 
 let service: TestService;
 before(async () => {
   service = await startTestService();
-  mkdirSync(SHOTS, { recursive: true });
 });
 after(() => service?.stop());
 
@@ -68,7 +65,7 @@ describe('status badges on the monitor screen', () => {
           // The results tables' narrow-window scrolling is the screen's own, not this section's.
           const found = (await axeViolations(page)).filter((v) => v !== 'scrollable-region-focusable: .table-wrap');
           assert.deepEqual(found, [], `axe, ${scheme}, ${width} px`);
-          await section.screenshot({ path: `${SHOTS}/badges-${scheme}-${width}.png` });
+          await screenshot(page, `monitor-badges-${scheme}-${width}`, section);
         }
       }
       await page.emulateMedia({ colorScheme: 'light' });

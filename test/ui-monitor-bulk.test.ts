@@ -3,19 +3,16 @@
 // and tagged, then wired to a channel; a deletion confirmed by a dialog that names how many. Checked with axe in both
 // themes at 1280 and 390 px.
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from '../client/index.ts';
-import { axeViolations, chooseWorkspace, openPage, withBrowser } from './support/browser.ts';
+import { axeViolations, chooseWorkspace, openPage, screenshot, withBrowser } from './support/browser.ts';
 import { newWorkspace, startTestService, type TestService } from './support/harness.ts';
 
 const T = { timeout: 180_000 };
-const SHOTS = '/tmp/shots-bulk';
 
 let service: TestService;
 before(async () => {
   service = await startTestService();
-  await mkdir(SHOTS, { recursive: true });
 });
 after(() => service?.stop());
 
@@ -58,7 +55,7 @@ describe('bulk actions on the overview', () => {
         for (const width of [1280, 390]) {
           await page.setViewportSize({ width, height: 900 });
           assert.deepEqual(await axeViolations(page), [], `axe, ${scheme}, ${width} px`);
-          await page.screenshot({ path: `${SHOTS}/overview-chosen-${scheme}-${width}.png`, fullPage: true });
+          await screenshot(page, `bulk-overview-chosen-${scheme}-${width}`);
         }
       }
       await page.emulateMedia({ colorScheme: 'light' });
@@ -78,7 +75,7 @@ describe('bulk actions on the overview', () => {
       await page.getByRole('status').filter({ hasText: 'Tagged 3 of 3 monitors.' }).first().waitFor();
       assert.deepEqual(await tagsOf('gamma api'), ['api', 'team-web']);
       assert.deepEqual(await tagsOf('delta db'), ['db']);
-      await page.screenshot({ path: `${SHOTS}/overview-tagged-light-1280.png`, fullPage: true });
+      await screenshot(page, 'bulk-overview-tagged-light-1280');
 
       // The same choice, wired to a channel.
       await bar.getByLabel('Channel', { exact: true }).selectOption({ label: 'Ops hook' });
@@ -92,7 +89,7 @@ describe('bulk actions on the overview', () => {
       const dialog = page.getByRole('dialog', { name: 'Delete 3 monitors?' });
       await dialog.waitFor();
       assert.deepEqual(await axeViolations(page), [], 'axe, the confirmation');
-      await page.screenshot({ path: `${SHOTS}/overview-delete-light-1280.png`, fullPage: true });
+      await screenshot(page, 'bulk-overview-delete-light-1280');
       await dialog.getByRole('button', { name: 'Delete 3 monitors' }).click();
       await page.getByRole('status').filter({ hasText: 'Deleted 3 of 3 monitors.' }).first().waitFor();
       assert.equal((await monitors.listMonitors({})).totalSize, 1);

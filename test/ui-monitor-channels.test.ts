@@ -4,20 +4,17 @@
 // there is not wired; a channel of every monitor is shown ticked and cannot be unticked. The form
 // checked with axe in both themes at 1280 and 390 px, and photographed.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { createClient, Periodicity } from '../client/index.ts';
-import { axeViolations, chooseWorkspace, openPage, withBrowser } from './support/browser.ts';
+import { axeViolations, chooseWorkspace, openPage, screenshot, withBrowser } from './support/browser.ts';
 import { newWorkspace, startTestService, type TestService } from './support/harness.ts';
 
 const T = { timeout: 240_000 };
-const SHOTS = '/tmp/shots-monitor-channels';
 const SECRET = 'a-signing-secret-of-some-length';
 
 let service: TestService;
 before(async () => {
   service = await startTestService();
-  mkdirSync(SHOTS, { recursive: true });
 });
 after(() => service?.stop());
 
@@ -64,7 +61,7 @@ describe('a monitor’s channels on its form', () => {
         for (const width of [1280, 390]) {
           await page.setViewportSize({ width, height: 900 });
           assert.deepEqual(await axeViolations(page), [], `axe, the edit form, ${scheme}, ${width} px`);
-          await page.locator('section', { has: channels }).screenshot({ path: `${SHOTS}/edit-channels-${scheme}-${width}.png` });
+          await screenshot(page, `monitor-edit-channels-${scheme}-${width}`, page.locator('section', { has: channels }));
         }
       }
       await page.emulateMedia({ colorScheme: 'light' });
@@ -98,7 +95,7 @@ describe('a monitor’s channels on its form', () => {
         for (const width of [1280, 390]) {
           await page.setViewportSize({ width, height: 900 });
           assert.deepEqual(await axeViolations(page), [], `axe, the new monitor form, ${scheme}, ${width} px`);
-          await page.locator('section', { has: channels }).screenshot({ path: `${SHOTS}/new-channels-${scheme}-${width}.png` });
+          await screenshot(page, `monitor-new-channels-${scheme}-${width}`, page.locator('section', { has: channels }));
         }
       }
       await page.emulateMedia({ colorScheme: 'light' });

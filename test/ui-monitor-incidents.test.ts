@@ -4,21 +4,18 @@
 // "Create status report" opens the status page's report form pre-filled from it, whose
 // submission publishes the report on the page chosen.
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { createClient, Periodicity, type StatusdeskClient } from '../client/index.ts';
-import { axeViolations, chooseWorkspace, openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { axeViolations, chooseWorkspace, openPage, screenshot, watchCsp, withBrowser } from './support/browser.ts';
 import { newWorkspace, startTestService, type TestService } from './support/harness.ts';
 
 const TEST_TIMEOUT = { timeout: 120_000 };
-const SHOTS = '/tmp/shots-monitor-incidents';
 
 let service: TestService;
 before(async () => {
   service = await startTestService();
-  await mkdir(SHOTS, { recursive: true });
 });
 after(() => service.stop());
 
@@ -49,7 +46,7 @@ async function inEveryLook(page: Page, name: string): Promise<void> {
       await page.setViewportSize({ width, height: 900 });
       assert.deepEqual(await axeViolations(page), [], `axe, ${name}, ${scheme}, ${width} px`);
       assert.ok(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), `${name}: no sideways scroll at ${width} px`);
-      await page.screenshot({ path: `${SHOTS}/${name}-${scheme}-${width}.png`, fullPage: true });
+      await screenshot(page, `monitor-${name}-${scheme}-${width}`);
     }
   }
   await page.emulateMedia({ colorScheme: 'light' });

@@ -2,7 +2,6 @@
 // why a monitor is down and since when, its uptime and its latest checks as a bar, one row per
 // check with the regions it stood for, and the time words of a monitor minutes old.
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { randomBytes } from 'node:crypto';
@@ -10,18 +9,16 @@ import type { Client } from '@connectrpc/connect';
 import { createClient } from '../client/index.ts';
 import type { Browser, Page } from 'playwright-core';
 import { type MonitorService, Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { axeViolations, openPage, watchCsp, withBrowser, chooseWorkspace } from './support/browser.ts';
+import { axeViolations, openPage, screenshot, watchCsp, withBrowser, chooseWorkspace } from './support/browser.ts';
 import { closedPort } from './support/grpc-peers.ts';
 import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
 
 const TEST_TIMEOUT = { timeout: 120_000 };
 const LIVE_WAIT_MS = 10_000;
-const SHOTS = '/tmp/shots-overview-reasons';
 
 let service: TestService;
 before(async () => {
   service = await startTestService();
-  await mkdir(SHOTS, { recursive: true });
 });
 after(() => service.stop());
 
@@ -87,7 +84,7 @@ async function inEveryLook(page: Page, name: string, ready: () => Promise<void>)
       await ready();
       assert.deepEqual(await axeViolations(page), [], `axe, ${name}, ${scheme}, ${width} px`);
       assert.ok(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), `${name}: no sideways scroll at ${width} px`);
-      await page.screenshot({ path: `${SHOTS}/${name}-${scheme}-${width}.png`, fullPage: true });
+      await screenshot(page, `reasons-${name}-${scheme}-${width}`);
     }
   }
   await page.emulateMedia({ colorScheme: 'light' });
@@ -240,7 +237,7 @@ describe('why and since when, uptime and the latest checks, in Chromium', () => 
           assert.match(seen, /100% uptime since created/, `${width} px: ${seen}`);
           assert.doesNotMatch(seen, /over 90 days/, `${width} px`);
           if (width === 390) assert.match(seen, /^30 days ago/, 'a phone shows 30 days');
-          await page.screenshot({ path: `${SHOTS}/status-page-${width}.png`, fullPage: true });
+          await screenshot(page, `reasons-status-page-uptime-light-${width}`);
         }
       } finally {
         await open.close();

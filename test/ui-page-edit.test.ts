@@ -4,15 +4,13 @@
 // the form's preview and on the public page. The settings pass axe in both themes at both widths.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import { createClient, type StatusdeskClient } from '../client/index.ts';
-import { axeViolations, focusReaches, openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { axeViolations, focusReaches, openPage, screenshot, watchCsp, withBrowser } from './support/browser.ts';
 import { startTestService, type TestService } from './support/harness.ts';
 import { eventually } from './support/wait.ts';
 
 const TEST_TIMEOUT = { timeout: 120_000 };
-const SHOTS = '/tmp/shots-page-edit';
 /** A 1×1 PNG. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
@@ -112,20 +110,19 @@ describe('a status page’s settings in Chromium', () => {
         .first()
         .waitFor();
 
-      await mkdir(SHOTS, { recursive: true });
       await page.getByLabel('Domain (optional)').fill('');
       for (const theme of ['light', 'dark'] as const) {
         for (const width of [1280, 390]) {
           await page.emulateMedia({ colorScheme: theme });
           await page.setViewportSize({ width, height: 900 });
-          await page.screenshot({ path: `${SHOTS}/settings-${theme}-${width}.png`, fullPage: true });
+          await screenshot(page, `page-settings-${theme}-${width}`);
           assert.deepEqual(await axeViolations(page), [], `axe in the ${theme} theme at ${width} px`);
         }
       }
       // The public page with its band, for the eye.
       const visitor = await browser.newPage();
       await visitor.goto(`${service.apiUrl}/status/${slug}`);
-      await visitor.screenshot({ path: `${SHOTS}/public-page-branded.png` });
+      await screenshot(visitor, 'public-page-branded');
       assert.deepEqual(await axeViolations(visitor), [], 'axe on the branded public page');
       await visitor.close();
       assert.deepEqual(csp, []);

@@ -4,17 +4,15 @@
 // ungrouped component apart from the groups around it. Monitors point at real loopback listeners
 // and closed ports; checks run only when the test asks.
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { Actor } from '../server/domain/actor.ts';
-import { ACTION_TIMEOUT_MS, assertSameDocument, axeViolations, markDocument, openPage, watchCsp, withBrowser } from './support/browser.ts';
+import { ACTION_TIMEOUT_MS, assertSameDocument, axeViolations, markDocument, openPage, screenshot, watchCsp, withBrowser } from './support/browser.ts';
 import { closedPort, startTcpListener, type TcpListener } from './support/grpc-peers.ts';
 import { startTestService, type TestService } from './support/harness.ts';
 import { type SmtpReceiver, startSmtpReceiver } from './support/receivers.ts';
 
 const TEST_TIMEOUT = { timeout: 120_000 };
-const SHOTS = '/tmp/shots-public-page';
 const system: Actor = { type: 'system', surface: 'cli' };
 
 let service: TestService;
@@ -25,7 +23,6 @@ let ws: number;
 let seeded: { id: string; url: string; monitorId: string; reportCreatedAt: string };
 
 before(async () => {
-  await mkdir(SHOTS, { recursive: true });
   smtp = await startSmtpReceiver({ lifetimeMs: 300_000 });
   listener = await startTcpListener();
   service = await startTestService({ STATUSDESK_SMTP_URL: smtp.url });
@@ -141,7 +138,7 @@ describe('the public page in a browser', () => {
         const todayDetail = page.locator('ol.bar li').last().locator('span');
         const box = await todayDetail.boundingBox();
         assert.ok(box && box.width > 100 && box.height > 10, `the detail is not shown: ${JSON.stringify(box)}`);
-        await page.screenshot({ path: `${SHOTS}/day-focus-1280-light.png` });
+        await screenshot(page, 'public-page-day-focus-light-1280');
 
         await page.keyboard.press('ArrowLeft');
         const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
@@ -243,7 +240,7 @@ describe('the public page in a browser', () => {
             await page.locator('time[data-local]').first().waitFor();
             const top = (await page.getByRole('heading', { level: 1 }).boundingBox())!.y;
             assert.ok(top >= 20, `the title is ${top} px from the top at ${width} px`);
-            await page.screenshot({ path: `${SHOTS}/public-${width}-${colorScheme}.png`, fullPage: true });
+            await screenshot(page, `public-page-${colorScheme}-${width}`);
             assert.deepEqual(await axeViolations(page), [], `axe at ${width} px, ${colorScheme}`);
             // With a day's detail shown.
             await page.locator('ol.bar li').last().focus();
@@ -278,7 +275,7 @@ describe('the public page in a browser', () => {
           await page.setViewportSize({ width, height: 900 });
           await page.emulateMedia({ colorScheme });
           await components.scrollIntoViewIfNeeded();
-          await page.screenshot({ path: `${SHOTS}/preview-${width}-${colorScheme}.png`, fullPage: true });
+          await screenshot(page, `page-preview-groups-${colorScheme}-${width}`);
           // The screen passes axe with the group boxes in it.
           assert.deepEqual(await axeViolations(page), [], `axe at ${width} px, ${colorScheme}`);
         }

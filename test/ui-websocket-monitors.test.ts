@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { openPage, watchCsp, withBrowser, chooseWorkspace } from './support/browser.ts';
+import { openPage, screenshot, watchCsp, withBrowser, chooseWorkspace } from './support/browser.ts';
 import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
 import { startWebSocketPeer, type WebSocketPeer } from './support/websocket-peer.ts';
 
@@ -103,7 +103,7 @@ describe('WebSocket monitors in the dashboard', () => {
       assert.match(text, /chat\.v1/);
       assert.match(text, /Held the expected text \(13 bytes\)/);
       assert.equal(peer.upgrades.findLast((u) => u.path === '/echo')?.headers.authorization, SECRET);
-      await page.screenshot({ path: '/tmp/ws-detail-1280-light.png', fullPage: true });
+      await screenshot(page, 'websocket-detail-light-1280');
 
       // Edited: the hidden value left empty is kept; the expected text changed fails the next check.
       await page.goto(`${service.dashboardUrl}/monitors/${id}/edit`);
@@ -146,11 +146,11 @@ describe('WebSocket monitors in the dashboard', () => {
         assert.match(text, /1008 policy violation/);
         assert.match(text, /token expired/);
         assert.match(text, /None arrived/);
-        await page.screenshot({ path: `/tmp/ws-detail-closed-${width}-${scheme}.png`, fullPage: true });
+        await screenshot(page, `websocket-detail-closed-${scheme}-${width}`);
         // The form of the type, as it is offered.
         await page.goto(`${service.dashboardUrl}/monitors/new?type=websocket`);
         await field(page, 'Expected text').waitFor();
-        await page.screenshot({ path: `/tmp/ws-form-${width}-${scheme}.png`, fullPage: true });
+        await screenshot(page, `websocket-form-${scheme}-${width}`);
         await context.close();
       }
     }),

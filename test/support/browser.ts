@@ -179,6 +179,18 @@ export async function axeInBothThemes(page: Page): Promise<string[]> {
 }
 
 /**
+ * A screenshot of the page (or of `target`, a part of it) into SCREENSHOTS_DIR as `name`.png when
+ * it is set, to look at a screen after changing it; nothing otherwise.
+ */
+export async function screenshot(page: Page, name: string, target?: Locator): Promise<void> {
+  const dir = process.env.SCREENSHOTS_DIR;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  const path = `${dir}/${name}.png`;
+  await (target ? target.screenshot({ path }) : page.screenshot({ path, fullPage: true }));
+}
+
+/**
  * Full-page screenshots in both themes at both widths, into SCREENSHOTS_DIR when it is set (to look
  * at a screen after changing it); nothing otherwise.
  */
