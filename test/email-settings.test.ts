@@ -5,16 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { Code, createClient, settingsV1, type StatusdeskClient } from '../client/index.ts';
 import { DATABASE_FILE } from '../server/db/open.ts';
 import { queryRows } from './support/database.ts';
-import {
-  assertCode,
-  assertViolation,
-  dashboardSession,
-  newWorkspace,
-  runCli,
-  startTestService,
-  tempDir,
-  type TestService,
-} from './support/harness.ts';
+import { assertCode, assertViolation, dashboardSession, newWorkspace, runCli, startTestService, tempDir, type TestService } from './support/harness.ts';
 import { linkIn, mailTo, type SmtpReceiver, startSmtpReceiver } from './support/receivers.ts';
 
 // The service's email settings (Settings, General, Email): stored in the database with the

@@ -83,10 +83,7 @@ describe('SetMonitorChannels', () => {
 
     const again = await api.notifications.setMonitorChannels({ monitorId: m, channelIds: [b, a, a] });
     assert.deepEqual(again.changed, []);
-    assert.deepEqual(
-      await countsOf([a, b]),
-      stamps,
-    );
+    assert.deepEqual(await countsOf([a, b]), stamps);
     assert.deepEqual((await api.notifications.getNotificationChannel({ id: a })).channel!.updatedAt, before.channel!.updatedAt);
 
     const cleared = await api.notifications.setMonitorChannels({ monitorId: m, channelIds: [] });
@@ -110,10 +107,7 @@ describe('SetMonitorChannels', () => {
 
     assert.deepEqual(await monitorsOf(mine), []);
     assert.deepEqual(await monitorsOf(wired), [m]);
-    assert.deepEqual(
-      await countsOf([mine, wired]),
-      audited,
-    );
+    assert.deepEqual(await countsOf([mine, wired]), audited);
     // Nor can another workspace wire this workspace's monitor to its channels.
     await assertCode(elsewhere.notifications.setMonitorChannels({ monitorId: m, channelIds: [theirs] }), Code.NotFound, /monitor \d+ does not exist/);
     assert.deepEqual((await elsewhere.notifications.getNotificationChannel({ id: theirs })).channel!.monitorIds, []);
