@@ -97,6 +97,8 @@ const overviewRow = z.strictObject({
   /** `host:port` of a TCP or gRPC monitor, the URL of an HTTP monitor, the URL or command of an MCP monitor. */
   target: z.string(),
   tags: z.array(z.string()),
+  /** The group the monitor is in; empty: none. */
+  group: z.string(),
   state: monitorState,
   /** Latency of the latest check, in ms; null before the first, and when it failed (a failure's duration is its timeout, not a latency). */
   lastLatencyMs: z.number().nullable(),
@@ -125,6 +127,21 @@ const overview = z.strictObject({
   counts: z.strictObject({ up: z.number(), degraded: z.number(), down: z.number(), pending: z.number(), paused: z.number() }),
   /** Every tag used in the workspace, sorted. */
   tags: z.array(z.string()),
+  /** Every group used in the workspace, sorted. */
+  groupNames: z.array(z.string()),
+  /**
+   * With `grouped`: the groups of the monitors that match, in the order the rows come in (the
+   * group with the worst state first, then by name; monitors in no group last, as the group
+   * named ''), each with how many match and its worst member's state. Empty otherwise.
+   */
+  groups: z.array(
+    z.strictObject({
+      name: z.string(),
+      total: z.number(),
+      state: monitorState,
+      counts: z.strictObject({ up: z.number(), degraded: z.number(), down: z.number(), pending: z.number(), paused: z.number() }),
+    }),
+  ),
 });
 
 /** Latency percentiles and outcomes per time bucket. */
@@ -514,6 +531,10 @@ export const DASHBOARD_QUERIES = {
     tag: z.string().optional(),
     /** Monitor ids separated by commas: only those (a picker's chosen monitors), at most 200. */
     ids: z.string().optional(),
+    /** Rows ordered group by group (see `groups` of the answer). */
+    grouped: z.boolean().optional(),
+    /** With `grouped`: a JSON array of group names whose monitors are left out of the rows (a collapsed group); '' is no group. */
+    collapsed: z.string().optional(),
     limit: z.number().optional(),
     offset: z.number().optional(),
   }),
@@ -554,6 +575,7 @@ export type MonitorType = z.infer<typeof monitorType>;
 export type MonitorState = z.infer<typeof monitorState>;
 export type OverviewRow = z.infer<typeof overviewRow>;
 export type Overview = z.infer<typeof overview>;
+export type OverviewGroup = Overview['groups'][number];
 export type OverviewQuery = DashboardQuery<'overview'>;
 export type LatencySeries = z.infer<typeof latencySeries>;
 export type Timing = z.infer<typeof timing>;

@@ -8,6 +8,8 @@ export const MONITOR_LIMITS = {
   descriptionLength: 2000,
   tags: 20,
   tagLength: 64,
+  /** A monitor's group on the overview ('' for none). */
+  groupLength: 60,
   /** The whole check's budget. */
   timeoutMs: { min: 100, max: 120_000, default: 45_000 },
   /** Retries of a failed connection. */

@@ -35,6 +35,7 @@ const MONITOR_KEYS = [
   'retry',
   'openTelemetry',
   'tags',
+  'group',
   'createdAt',
   'updatedAt',
 ];
@@ -66,6 +67,7 @@ describe('monitors --json', () => {
       retry: 3,
       openTelemetry: null,
       tags: [],
+      group: '',
     });
   });
 

@@ -205,6 +205,7 @@ describe('GET /api/workspaces/:id/overview', () => {
     assert.deepEqual(Object.keys(beta).sort(), [
       'changedAt',
       'createdAt',
+      'group',
       'id',
       'lastCheckedAt',
       'lastLatencyMs',

@@ -196,12 +196,16 @@ describe('openDatabase', { skip: sqliteOnly }, () => {
       monitorColumns.rows.some((r) => r.name === 'remind_every_ms'),
       'missing column monitors.remind_every_ms',
     );
+    assert.ok(
+      monitorColumns.rows.some((r) => r.name === 'group_name'),
+      'missing column monitors.group_name',
+    );
     const maintenanceColumns = await sql<{ name: string }>`select name from pragma_table_info('maintenances')`.execute(db);
     assert.ok(
       maintenanceColumns.rows.some((r) => r.name === 'repeat_rule'),
       'missing column maintenances.repeat_rule',
     );
-    assert.equal(KNOWN_VERSION, 20, 'update this suite when a migration is added');
+    assert.equal(KNOWN_VERSION, 21, 'update this suite when a migration is added');
   });
 
   test('enforces foreign keys and the plan check', async () => {

@@ -17,7 +17,7 @@ import type { HeartbeatEvaluator } from './heartbeat-watch.ts';
  * read, without what only people read (description, tags, times) nor where else it is checked
  * from (its private locations). At 100,000 monitors every field kept costs megabytes.
  */
-export type ScheduledOf<K extends MonitorType> = Omit<MonitorOf<K>, 'description' | 'tags' | 'createdAt' | 'updatedAt' | 'privateLocations'>;
+export type ScheduledOf<K extends MonitorType> = Omit<MonitorOf<K>, 'description' | 'tags' | 'group' | 'createdAt' | 'updatedAt' | 'privateLocations'>;
 
 /** What a runner gives its probes. */
 export interface ProbeContext {

@@ -78,6 +78,7 @@ const scheduling = {
   'otlp-endpoint': { type: 'string', valueName: 'URL', description: 'send check metrics to this OTLP/HTTP endpoint' },
   'otlp-header': { type: 'string', multiple: true, valueName: 'k=v', description: 'a header for the OTLP endpoint' },
   tag: { type: 'string', multiple: true, valueName: 'TAG', description: 'a tag' },
+  group: { type: 'string', valueName: 'NAME', description: "the group the overview shows the monitor in ('' for none)" },
 } as const satisfies Options;
 
 const target = {
@@ -119,6 +120,7 @@ const monitorFields = fieldFlags({
   'monitor.openTelemetry': '--otlp-endpoint',
   'monitor.openTelemetry.headers': '--otlp-header',
   'monitor.tags': '--tag',
+  'monitor.group': '--group',
   ...Object.fromEntries(monitorTypeNames.flatMap((type) => flaggedFields(type).map(({ name, flag }) => [`monitor.${name}`, `--${flag.name}`]))),
   update_mask: '--clear',
 });
@@ -134,7 +136,7 @@ const typeUsage = monitorTypeNames
 
 const frequencyUsage = `--frequency ${frequencies.join('|')}`;
 const optionalScheduling =
-  '[--description D] [--active true|false] [--regions a,b] [--private-location ID]... [--timeout 45s] [--degraded 2s] [--remind-every 1h] [--retry N] [--otlp-endpoint URL] [--otlp-header k=v]... [--tag T]...';
+  '[--description D] [--active true|false] [--regions a,b] [--private-location ID]... [--timeout 45s] [--degraded 2s] [--remind-every 1h] [--retry N] [--otlp-endpoint URL] [--otlp-header k=v]... [--tag T]... [--group NAME]';
 
 /** The fields every monitor type shares, from the flags that were given. */
 function schedulingFields(values: Values) {
@@ -170,6 +172,8 @@ function schedulingFields(values: Values) {
   if (otlpEndpoint === undefined && otlpHeaders.length > 0) throw new UsageError('--otlp-header needs --otlp-endpoint: the headers belong to that endpoint');
   if (otlpEndpoint !== undefined) fields.openTelemetry = { endpoint: otlpEndpoint, headers: pairs('otlp-header', otlpHeaders) };
   if (list(values, 'tag').length > 0) fields.tags = list(values, 'tag');
+  const group = str(values, 'group');
+  if (group !== undefined) fields.group = group;
   return fields;
 }
 
@@ -207,7 +211,13 @@ function printMonitor(m: Shown): void {
     ['retry', String(m.retry ?? '-')],
   ];
   rows.push(...(specOf(m.type).rows?.(m) ?? []));
-  rows.push(['otlp endpoint', m.openTelemetry?.endpoint ?? '-'], ['tags', listText(m.tags)], ['created', m.createdAt ?? '-'], ['updated', m.updatedAt ?? '-']);
+  rows.push(
+    ['otlp endpoint', m.openTelemetry?.endpoint ?? '-'],
+    ['tags', listText(m.tags)],
+    ['group', m.group || '-'],
+    ['created', m.createdAt ?? '-'],
+    ['updated', m.updatedAt ?? '-'],
+  );
   printTable(['FIELD', 'VALUE'], rows);
 }
 
@@ -350,9 +360,10 @@ const monitorsUpdate: Command = {
     // A new endpoint without --otlp-header keeps the stored headers.
     const otlp = fields.openTelemetry as { headers: Record<string, string> } | undefined;
     if (otlp && Object.keys(otlp.headers).length === 0) otlp.headers = { ...stored.openTelemetry?.headers };
-    const cleared = list(values, 'clear');
+    // `--group ''` takes the monitor out of its group: an empty value the wire sends only by the mask.
+    const cleared = [...list(values, 'clear'), ...(fields.group === '' ? ['group'] : [])];
     // Named fields without a value return to their defaults; the rest change only if given.
-    const updateMask = cleared.length > 0 ? create(FieldMaskSchema, { paths: [...Object.keys(fields), ...cleared] }) : undefined;
+    const updateMask = cleared.length > 0 ? create(FieldMaskSchema, { paths: [...new Set([...Object.keys(fields), ...cleared])] }) : undefined;
     if (Object.keys(fields).length === 0 && !updateMask) throw new UsageError('nothing to change: give the flags of the fields to change, or --clear FIELD');
     const request = { id: id!, updateMask };
     const { updateMethod, message } = wireOf(kind);
@@ -421,11 +432,22 @@ const BULK_ACTIONS = {
   delete: BulkMonitorAction.DELETE,
   tag: BulkMonitorAction.ADD_TAG,
   wire: BulkMonitorAction.WIRE_TO_CHANNEL,
+  group: BulkMonitorAction.SET_GROUP,
 } as const;
+
+/** What `monitors bulk` says it did, by action. */
+const BULK_DONE: Record<keyof typeof BULK_ACTIONS, string> = {
+  pause: 'Paused',
+  resume: 'Resumed',
+  delete: 'Deleted',
+  tag: 'Tagged',
+  wire: 'Wired',
+  group: 'Regrouped',
+};
 
 const monitorsBulk: Command = {
   usage:
-    'monitors bulk pause|resume|delete|tag|wire (--id ID ... | [--query TEXT] [--state STATE] [--type TYPE] [--tag TAG] | --all) [--add-tag TAG] [--channel ID] [--yes] [--api-url URL] [--json]',
+    'monitors bulk pause|resume|delete|tag|wire|group (--id ID ... | [--query TEXT] [--state STATE] [--type TYPE] [--tag TAG] | --all) [--add-tag TAG] [--channel ID] [--set-group NAME] [--yes] [--api-url URL] [--json]',
   summary: 'do one thing to many monitors: by id, or every monitor the filter matches (as the overview filters), at most 10,000',
   options: {
     ...connection,
@@ -438,6 +460,7 @@ const monitorsBulk: Command = {
     all: { type: 'boolean', description: 'every monitor of the workspace' },
     'add-tag': { type: 'string', valueName: 'TAG', description: 'the tag `tag` adds' },
     channel: { type: 'string', valueName: 'ID', description: 'the channel `wire` wires the monitors to (statusdesk channels list)' },
+    'set-group': { type: 'string', valueName: 'NAME', description: "the group `group` puts the monitors in ('' takes them out of theirs)" },
   },
   positionals: 1,
   fields: fieldFlags({
@@ -449,6 +472,7 @@ const monitorsBulk: Command = {
     'filter.tag': '--tag',
     tag: '--add-tag',
     channelId: '--channel',
+    group: '--set-group',
   }),
   async run(values, [word]) {
     const action = oneOf('action', word!, Object.keys(BULK_ACTIONS) as (keyof typeof BULK_ACTIONS)[]);
@@ -456,6 +480,8 @@ const monitorsBulk: Command = {
     const filter = { query: str(values, 'query') ?? '', state: str(values, 'state') ?? '', type: str(values, 'type') ?? '', tag: str(values, 'tag') ?? '' };
     const filtered = Object.values(filter).some((v) => v !== '') || values.all === true;
     if (ids.length > 0 === filtered) throw new UsageError('name the monitors with --id, or with --query, --state, --type, --tag or --all, not both');
+    const group = str(values, 'set-group');
+    if (action === 'group' && group === undefined) throw new UsageError("group needs --set-group NAME (--set-group '' takes the monitors out of their group)");
     if (action === 'delete') {
       const go = await confirmed(
         values,
@@ -469,12 +495,11 @@ const monitorsBulk: Command = {
       filter: filtered ? filter : undefined,
       tag: str(values, 'add-tag') ?? '',
       channelId: str(values, 'channel') ?? '',
+      group: group ?? '',
     });
     const result = { ids: answer.ids, changed: answer.changedCount, failures: answer.failures.map((f) => ({ id: f.id, reason: f.reason })) };
     if (values.json) return printJson(result);
-    note(
-      `${action === 'tag' ? 'Tagged' : action === 'wire' ? 'Wired' : `${action[0]!.toUpperCase()}${action.slice(1)}d`} ${result.changed} of ${result.ids.length} monitors.`,
-    );
+    note(`${BULK_DONE[action]} ${result.changed} of ${result.ids.length} monitors.`);
     for (const f of result.failures) note(`monitor ${f.id}: ${f.reason}`);
     return result.failures.length > 0 ? 1 : undefined;
   },

@@ -98,6 +98,8 @@ export interface MonitorTable {
   updated_at: Timestamp;
   /** How often its channels are reminded while it stays down or degraded; NULL: never. */
   remind_every_ms: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The monitor's group on the overview; '' for none (migration 0021). */
+  group_name: ColumnType<string, string | undefined, string>;
 }
 
 /** The tools of an MCP monitor's server as accepted: pinned by the first successful check, or by a person accepting a drift. */

@@ -47,6 +47,7 @@ const monitor = record({
   remindEvery: z.number().nullable().describe('While down or degraded, how often its channels are reminded, in milliseconds; null: never.'),
   retry: z.number().int(),
   tags: z.array(z.string()),
+  group: z.string().describe("The group the overview shows the monitor in; '' for none."),
   notificationChannels: z.array(channelRef).describe('The channels wired to the monitor.'),
   createdAt: z.string(),
   updatedAt: z.string(),

@@ -351,6 +351,7 @@ function commonWords(type: MonitorType, m: Record<string, any>) {
     retry: (m.retry as number | undefined) ?? null,
     openTelemetry: m.openTelemetry ? { endpoint: m.openTelemetry.endpoint as string, headers: { ...m.openTelemetry.headers } as Record<string, string> } : null,
     tags: [...(m.tags as string[])],
+    group: m.group as string,
     createdAt: isoOf(m.createdAt),
     updatedAt: isoOf(m.updatedAt),
   };

@@ -38,6 +38,7 @@ const bulkAction = enumPairs(bulkActions, [
   BulkMonitorAction.DELETE,
   BulkMonitorAction.ADD_TAG,
   BulkMonitorAction.WIRE_TO_CHANNEL,
+  BulkMonitorAction.SET_GROUP,
 ]);
 
 /** Checks that a monitor returned for a typed create or update is of that type. */
@@ -189,6 +190,8 @@ export function monitorServiceImpl(services: Services): ServiceImpl<typeof Monit
         filter: f && { query: f.query, state: f.state || undefined, type: f.type || undefined, tag: f.tag },
         tag: req.tag || undefined,
         channelId: req.channelId || undefined,
+        // Empty takes the monitors out of their group: a value only for the action that reads it.
+        group: req.action === BulkMonitorAction.SET_GROUP ? req.group : undefined,
       });
       return { ids: result.ids, changedCount: result.changed, failures: result.failures };
     },

@@ -117,6 +117,7 @@ const commonFields = () => ({
   remindEvery: z.number({ error: 'must be milliseconds, or null' }).nullable().optional(),
   retry: z.number({ error: 'must be a whole number' }).optional(),
   tags: z.array(text('a tag')).optional(),
+  group: text('a group name').optional(),
   openTelemetry: z
     .strictObject({ endpoint: text('a URL'), headers: map.optional() })
     .nullable()

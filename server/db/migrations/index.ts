@@ -19,6 +19,7 @@ import * as m0017 from './0017-email-settings.ts';
 import * as m0018 from './0018-monitor-badges.ts';
 import * as m0019 from './0019-repeating-maintenance.ts';
 import * as m0020 from './0020-monitor-incidents.ts';
+import * as m0021 from './0021-monitor-groups.ts';
 
 /**
  * Every migration, in order, imported statically so a bundled app carries them. Append only:
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '0018-monitor-badges': m0018,
   '0019-repeating-maintenance': m0019,
   '0020-monitor-incidents': m0020,
+  '0021-monitor-groups': m0021,
 };

@@ -104,7 +104,7 @@ CREATE TABLE check_lease_holders (
     holder text primary key,
     expires_at integer not null
   ) without rowid;
-CREATE TABLE "monitors" ("id" integer primary key autoincrement, "workspace_id" integer not null references "workspaces" ("id") on delete cascade, "type" text not null, "name" text not null, "description" text not null, "active" integer not null, "periodicity" text not null, "regions" text not null, "timeout_ms" integer not null, "degraded_ms" integer, "retry" integer not null, "open_telemetry" text, "tags" text not null, "settings" text not null, "revision" integer not null, "created_at" text not null, "updated_at" text not null, "secrets" text, "remind_every_ms" integer);
+CREATE TABLE "monitors" ("id" integer primary key autoincrement, "workspace_id" integer not null references "workspaces" ("id") on delete cascade, "type" text not null, "name" text not null, "description" text not null, "active" integer not null, "periodicity" text not null, "regions" text not null, "timeout_ms" integer not null, "degraded_ms" integer, "retry" integer not null, "open_telemetry" text, "tags" text not null, "settings" text not null, "revision" integer not null, "created_at" text not null, "updated_at" text not null, "secrets" text, "remind_every_ms" integer, "group_name" text default '' not null);
 CREATE INDEX "monitors_workspace" on "monitors" ("workspace_id", "id");
 CREATE TABLE "alerts" ("id" integer primary key, "monitor_id" integer not null references "monitors" ("id") on delete cascade, "kind" text not null, "message" text not null, "occurred_at" text not null, "suppressed_by" integer, "deliveries" text not null);
 CREATE INDEX "alerts_monitor" on "alerts" ("monitor_id", "id");
@@ -124,6 +124,7 @@ CREATE TABLE "email_settings" ("id" integer primary key check (id = 1), "host" t
 CREATE TABLE "monitor_badges" ("monitor_id" integer primary key references "monitors" ("id") on delete cascade, "badge_id" text not null unique, "enabled" integer not null check (enabled in (0, 1)), "updated_at" text not null);
 CREATE TABLE "monitor_incidents" ("id" integer primary key, "monitor_id" integer not null references "monitors" ("id") on delete cascade, "started_at" integer not null, "ended_at" integer, "failed_checks" integer, "first_message" text not null);
 CREATE INDEX "monitor_incidents_monitor" on "monitor_incidents" ("monitor_id", "started_at");
+CREATE INDEX "monitors_workspace_group" on "monitors" ("workspace_id", "group_name");
 insert into kysely_migration_lock (id, is_locked) values ('migration_lock', 0);
 insert into kysely_migration (name, timestamp) values
   ('0001-initial', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
@@ -145,7 +146,8 @@ insert into kysely_migration (name, timestamp) values
   ('0017-email-settings', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   ('0018-monitor-badges', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   ('0019-repeating-maintenance', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-  ('0020-monitor-incidents', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
+  ('0020-monitor-incidents', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  ('0021-monitor-groups', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
 insert into private_locations (name, status, metadata, created_at) values ('local', 'active', '{"kind":"embedded"}', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
 with recursive shards (shard) as (select 0 union all select shard + 1 from shards where shard < 64)
 insert into check_leases (shard) select shard from shards;

@@ -12,13 +12,13 @@ import type { MonitorService } from './monitors.ts';
 import { fold, matchingMonitors, monitorStates, registerFold } from './view-repository.ts';
 
 /** What a bulk action does to each monitor it selects. */
-export const bulkActions = ['pause', 'resume', 'delete', 'addTag', 'wireToChannel'] as const;
+export const bulkActions = ['pause', 'resume', 'delete', 'addTag', 'wireToChannel', 'setGroup'] as const;
 export type BulkAction = (typeof bulkActions)[number];
 
 export interface BulkResult {
   /** The monitors selected, in id order. */
   ids: string[];
-  /** How many of them changed: a paused monitor paused again, or a tag it had, is not a change. */
+  /** How many of them changed: a paused monitor paused again, a tag or a group it had, is not a change. */
   changed: number;
   /** Monitors whose own change was refused after the others' went through (e.g. deleted meanwhile). */
   failures: { id: string; reason: string }[];
@@ -54,6 +54,8 @@ const bulkInput = builtOnFirstUse(() =>
         z.string().trim().min(1, 'a tag must not be empty').max(MONITOR_LIMITS.tagLength, `a tag must be at most ${MONITOR_LIMITS.tagLength} characters`),
       ).optional(),
       channelId: z.string().regex(ID_PATTERN, 'must be a notification channel id (a positive whole number)').optional(),
+      /** The group setGroup puts the monitors in; '' takes them out of their group. */
+      group: oneLine(z.string().trim().max(MONITOR_LIMITS.groupLength, `must be at most ${MONITOR_LIMITS.groupLength} characters`)).optional(),
     })
     .superRefine((input, ctx) => {
       if ((input.ids === undefined) === (input.filter === undefined))
@@ -61,6 +63,8 @@ const bulkInput = builtOnFirstUse(() =>
       if (input.action === 'addTag' && input.tag === undefined) ctx.addIssue({ code: 'custom', path: ['tag'], message: 'is required to add a tag' });
       if (input.action === 'wireToChannel' && input.channelId === undefined)
         ctx.addIssue({ code: 'custom', path: ['channelId'], message: 'is required to wire monitors to a channel' });
+      if (input.action === 'setGroup' && input.group === undefined)
+        ctx.addIssue({ code: 'custom', path: ['group'], message: 'is required to set the group (empty: no group)' });
     }),
 );
 
@@ -79,7 +83,7 @@ export function createBulkMonitorService(db: Kysely<Database>, monitors: Monitor
   return {
     async bulkUpdate(actor: Actor, workspaceId: number, input: unknown): Promise<BulkResult> {
       await authorize(db, actor, workspaceId, 'write');
-      const { action, ids, filter, tag, channelId } = parseInput(bulkInput(), input);
+      const { action, ids, filter, tag, channelId, group } = parseInput(bulkInput(), input);
       await (folding ??= registerFold(db));
       const selected = ids
         ? await matchingMonitors(db, workspaceId, { ids: [...new Set(ids.map(Number))] }, MAX)
@@ -129,6 +133,9 @@ export function createBulkMonitorService(db: Kysely<Database>, monitors: Monitor
             await attempt(m.id, () => monitors.update(actor, workspaceId, m.type, String(m.id), { tags: [...(JSON.parse(m.tags) as string[]), tag!] }));
           break;
         }
+        case 'setGroup':
+          for (const m of selected) if (m.group_name !== group) await attempt(m.id, () => monitors.update(actor, workspaceId, m.type, String(m.id), { group }));
+          break;
         case 'wireToChannel': {
           // The channel's own update: it checks the channel, the workspace and the channel's room,
           // and writes the channel's one audit entry naming its monitors before and after.

@@ -8,7 +8,7 @@ import type { Database, MonitorRow, MonitorTable } from '../../db/schema.ts';
 export type MonitorColumns = Pick<
   MonitorTable,
   'secrets' | 'name' | 'description' | 'active' | 'periodicity' | 'regions' | 'timeout_ms' | 'degraded_ms' | 'retry' | 'open_telemetry' | 'tags' | 'settings'
-> & { remind_every_ms: number | null };
+> & { remind_every_ms: number | null; group_name: string };
 
 export async function findMonitorRow(db: Kysely<Database>, workspaceId: number, id: number): Promise<MonitorRow | undefined> {
   return db.selectFrom('monitors').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();

@@ -25,6 +25,7 @@ const {
   descriptionLength: MAX_DESCRIPTION,
   tags: MAX_TAGS,
   tagLength: MAX_TAG,
+  groupLength: MAX_GROUP,
 } = MONITOR_LIMITS;
 
 /** The fields every monitor type has, built with the first configuration parsed (see builtOnFirstUse). */
@@ -77,6 +78,7 @@ const commonFields = builtOnFirstUse(() => {
       .max(MAX_TAGS, `must have at most ${MAX_TAGS} tags`)
       .refine((list) => new Set(list).size === list.length, 'must not repeat a tag')
       .default([]),
+    group: oneLine(z.string(expected('a group name')).trim().max(MAX_GROUP, `must be at most ${MAX_GROUP} characters`)).default(''),
     regions: regionList.optional(),
     privateLocations: privateLocationList,
   };

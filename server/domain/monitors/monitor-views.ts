@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MONITOR_LIMITS } from '../../../contract/limits.ts';
 import { LatencyHistogram } from './latency-histogram.ts';
 import { toResponseLog } from './check-records.ts';
 import { driftedMonitorIds } from './tool-pin-repository.ts';
@@ -27,6 +28,8 @@ import { monitorLocationNames } from './monitor-repository.ts';
 import {
   fold,
   gapsSince,
+  type GroupSummary,
+  groupSummaries,
   latestChecks,
   latestResults,
   type MonitorState,
@@ -38,6 +41,7 @@ import {
   registerFold,
   rollups,
   stateCounts,
+  workspaceGroups,
   workspaceTags,
 } from './view-repository.ts';
 
@@ -46,6 +50,8 @@ const HOUR_MS = 60 * MINUTE_MS;
 const DAY_MS = 24 * HOUR_MS;
 const SPARKLINE_HOURS = 24;
 const MAX_OVERVIEW_LIMIT = 200;
+/** Collapsed groups one overview request may name. */
+const MAX_COLLAPSED = 1_000;
 const DEFAULT_OVERVIEW_LIMIT = 100;
 /** Past this, an offset is not a page anyone scrolls to. */
 const MAX_OFFSET = 1_000_000;
@@ -77,6 +83,8 @@ export interface OverviewRow {
   /** `host:port` of a TCP or gRPC monitor, the URL of an HTTP monitor. */
   target: string;
   tags: string[];
+  /** The monitor's group; '' for none. */
+  group: string;
   state: MonitorState;
   lastLatencyMs: number | null;
   lastCheckedAt: string | null;
@@ -103,6 +111,10 @@ export interface Overview {
   counts: Record<MonitorState, number>;
   /** Every tag used in the workspace. */
   tags: string[];
+  /** Every group used in the workspace. */
+  groupNames: string[];
+  /** Grouped: the groups of the monitors that match, in the rows' order (see groupSummaries); empty otherwise. */
+  groups: GroupSummary[];
 }
 
 export interface LatencyPoint {
@@ -213,6 +225,27 @@ const idList = (max: number) =>
       return ids.map(Number);
     });
 
+/** Group names as a JSON array (`collapsed=["Databases",""]`), '' for no group: at most as many as a workspace could have. */
+const groupList = () =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return [];
+      const rule = `must be a JSON array of at most ${MAX_COLLAPSED} group names`;
+      let names: unknown;
+      try {
+        names = JSON.parse(v);
+      } catch {
+        names = undefined;
+      }
+      if (!Array.isArray(names) || names.length > MAX_COLLAPSED || names.some((n) => typeof n !== 'string' || n.length > MONITOR_LIMITS.groupLength)) {
+        ctx.addIssue({ code: 'custom', message: rule });
+        return [];
+      }
+      return names as string[];
+    });
+
 const overviewQuery = builtOnFirstUse(() =>
   z.object({
     q: textFilter(200),
@@ -220,6 +253,8 @@ const overviewQuery = builtOnFirstUse(() =>
     type: z.enum(monitorTypeNames, { error: `must be one of ${monitorTypeNames.join(', ')}` }).optional(),
     tag: textFilter(100),
     ids: idList(MAX_OVERVIEW_LIMIT),
+    grouped: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
+    collapsed: groupList(),
     limit: wholeNumber(1, MAX_OVERVIEW_LIMIT, DEFAULT_OVERVIEW_LIMIT),
     offset: wholeNumber(0, MAX_OFFSET, 0),
   }),
@@ -362,11 +397,15 @@ export function createMonitorViewService(db: Db, now: () => number = Date.now) {
       const input = parseInput(overviewQuery(), query);
       await (folding ??= registerFold(db));
       const filter = { q: input.q === undefined ? undefined : fold(input.q), state: input.state, type: input.type, tag: input.tag, ids: input.ids };
-      const { rows, total } = await overviewPage(db, workspaceId, filter, input.limit, input.offset);
+      const grouped = input.grouped === 'true';
+      const grouping = grouped ? { collapsed: input.collapsed } : undefined;
+      const { rows, total } = await overviewPage(db, workspaceId, filter, input.limit, input.offset, grouping);
       const ids = rows.map((r) => r.id);
-      const [counts, tags, latest, lines, recent, drifted] = await Promise.all([
+      const [counts, tags, groupNames, groups, latest, lines, recent, drifted] = await Promise.all([
         stateCounts(db, workspaceId),
         workspaceTags(db, workspaceId),
+        workspaceGroups(db, workspaceId),
+        grouped ? groupSummaries(db, workspaceId, filter) : [],
         latestChecks(db, ids),
         sparklines(ids),
         recentOutcomes(db, ids, RECENT_CHECKS),
@@ -401,6 +440,7 @@ export function createMonitorViewService(db: Db, now: () => number = Date.now) {
             type: row.type,
             target: row.target,
             tags: JSON.parse(row.tags) as string[],
+            group: row.group_name,
             state: row.state,
             lastLatencyMs: check?.latencyMs ?? null,
             lastCheckedAt: check ? iso(check.checkedAt) : null,
@@ -419,6 +459,8 @@ export function createMonitorViewService(db: Db, now: () => number = Date.now) {
         total,
         counts,
         tags,
+        groupNames,
+        groups,
       };
     },
 

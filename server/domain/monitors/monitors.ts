@@ -101,6 +101,7 @@ export function toMonitor(row: MonitorRow, sealer?: Sealer, privateLocations: re
     retry: row.retry,
     openTelemetry: row.open_telemetry === null ? null : JSON.parse(row.open_telemetry),
     tags: JSON.parse(row.tags),
+    group: row.group_name,
     ...JSON.parse(row.settings),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -109,7 +110,7 @@ export function toMonitor(row: MonitorRow, sealer?: Sealer, privateLocations: re
 }
 
 /** Fields of a monitor that say how it is named, described, alerted or exported, and not what or how it checks. */
-const NOT_CHECKED = new Set(['name', 'description', 'tags', 'remindEvery', 'openTelemetry', 'createdAt', 'updatedAt']);
+const NOT_CHECKED = new Set(['name', 'description', 'tags', 'group', 'remindEvery', 'openTelemetry', 'createdAt', 'updatedAt']);
 
 /**
  * Whether a monitor saved as `after` (`before`: as it was, null when new) is checked at once: a
@@ -164,6 +165,7 @@ function columnsOf(config: MonitorConfig, sealer: Sealer): MonitorColumns {
     retry,
     openTelemetry,
     tags,
+    group,
     ...settings
   } = clear;
   return {
@@ -179,6 +181,7 @@ function columnsOf(config: MonitorConfig, sealer: Sealer): MonitorColumns {
     retry,
     open_telemetry: openTelemetry && JSON.stringify(openTelemetry),
     tags: JSON.stringify(tags),
+    group_name: group,
     settings: JSON.stringify(settings),
   };
 }

@@ -29,6 +29,7 @@ export interface OverviewRowData {
   type: MonitorType;
   target: string;
   tags: string;
+  group_name: string;
   state: MonitorState;
   changed_at: number | null;
   created_at: string;
@@ -67,6 +68,8 @@ interface OverviewWords {
   tags: RawBuilder<unknown>;
   /** What the monitor checks: its type's target field (types/: `uri`, `url`, `server`, a heartbeat's `schedule`). */
   target: RawBuilder<string>;
+  /** `expression` compared by code points, as JavaScript's `<` compares (SQLite's text already is). */
+  exact(expression: RawBuilder<unknown>): RawBuilder<string>;
 }
 
 const sqliteWords: OverviewWords = {
@@ -74,6 +77,7 @@ const sqliteWords: OverviewWords = {
   contains: (text, part) => sql`instr(${text}, ${part}) > 0`,
   tags: sql`json_each(m.tags) t`,
   target: sql`coalesce(m.settings ->> '$.uri', m.settings ->> '$.url', m.settings ->> '$.server', m.settings ->> '$.schedule', '')`,
+  exact: (expression) => sql`${expression}`,
 };
 
 /**
@@ -85,6 +89,7 @@ const postgresWords: OverviewWords = {
   contains: (text, part) => sql`strpos(${text}, ${part}) > 0`,
   tags: sql`jsonb_array_elements_text(m.tags::jsonb) t(value)`,
   target: sql`coalesce(m.settings::jsonb ->> 'uri', m.settings::jsonb ->> 'url', m.settings::jsonb ->> 'server', m.settings::jsonb ->> 'schedule', '')`,
+  exact: (expression) => sql`(${expression} collate "C")`,
 };
 
 const wordsOf = (db: Kysely<Database>) => (isPostgres(db) ? postgresWords : sqliteWords);
@@ -115,9 +120,20 @@ function filtered(db: Kysely<Database>, workspaceId: number, filter: OverviewFil
 }
 
 /**
- * One page of the monitors that match, in the overview's order, and how many match in all. The
- * filter runs once: the page's ids and the count come from one pass (a second only for a page
- * past the end), and the page's rows are read by id.
+ * The overview grouped: rows come group by group (see groupSummaries for the order), and the
+ * members of the `collapsed` groups ('' is no group) are left out.
+ */
+export interface Grouping {
+  collapsed: readonly string[];
+}
+
+/** Monitors in no group come after every group. */
+const inNoGroup = sql<number>`case when m.group_name = '' then 1 else 0 end`;
+
+/**
+ * One page of the monitors that match, in the overview's order (grouped: group by group), and how
+ * many match in all. The filter runs once: the page's ids and the count come from one pass (a
+ * second only for a page past the end), and the page's rows are read by id.
  */
 export async function overviewPage(
   db: Kysely<Database>,
@@ -125,22 +141,29 @@ export async function overviewPage(
   filter: OverviewFilter,
   limit: number,
   offset: number,
+  grouping?: Grouping,
 ): Promise<{ rows: OverviewRowData[]; total: number }> {
-  const page = await filtered(db, workspaceId, filter)
-    .select(['m.id', sql<number>`count(*) over ()`.as('total')])
-    .orderBy(rank)
-    .orderBy(wordsOf(db).folded(sql`m.name`))
-    .orderBy('m.id')
-    .limit(limit)
-    .offset(offset)
-    .execute();
+  const { folded, exact } = wordsOf(db);
+  const matching = () => {
+    const query = filtered(db, workspaceId, filter);
+    return grouping && grouping.collapsed.length > 0 ? query.where('m.group_name', 'not in', grouping.collapsed) : query;
+  };
+  let ordered = matching().select(['m.id', sql<number>`count(*) over ()`.as('total')]);
+  // A group's place is its worst member's rank, as groupSummaries orders them.
+  if (grouping)
+    ordered = ordered
+      .orderBy(inNoGroup)
+      .orderBy(sql`min(${rank}) over (partition by m.group_name)`)
+      .orderBy(folded(sql`m.group_name`))
+      .orderBy(exact(sql`m.group_name`));
+  const page = await ordered.orderBy(rank).orderBy(folded(sql`m.name`)).orderBy('m.id').limit(limit).offset(offset).execute();
   if (page.length === 0) {
     const total =
       offset === 0
         ? 0
         : Number(
             (
-              await filtered(db, workspaceId, filter)
+              await matching()
                 .select((eb) => eb.fn.countAll<number>().as('n'))
                 .executeTakeFirstOrThrow()
             ).n,
@@ -148,7 +171,7 @@ export async function overviewPage(
     return { rows: [], total };
   }
   const found = await monitorsWithState(db, workspaceId)
-    .select(['m.id', 'm.name', 'm.type', 'm.tags', wordsOf(db).target.as('target'), state.as('state'), 's.changed_at', 'm.created_at'])
+    .select(['m.id', 'm.name', 'm.type', 'm.tags', 'm.group_name', wordsOf(db).target.as('target'), state.as('state'), 's.changed_at', 'm.created_at'])
     .where(
       'm.id',
       'in',
@@ -169,8 +192,8 @@ export async function matchingMonitors(
   workspaceId: number,
   filter: OverviewFilter,
   limit: number,
-): Promise<{ id: number; type: MonitorType; active: number; tags: string }[]> {
-  return filtered(db, workspaceId, filter).select(['m.id', 'm.type', 'm.active', 'm.tags']).orderBy('m.id').limit(limit).execute();
+): Promise<{ id: number; type: MonitorType; active: number; tags: string; group_name: string }[]> {
+  return filtered(db, workspaceId, filter).select(['m.id', 'm.type', 'm.active', 'm.tags', 'm.group_name']).orderBy('m.id').limit(limit).execute();
 }
 
 /** How many of the workspace's monitors are in each state. */
@@ -182,6 +205,54 @@ export async function stateCounts(db: Kysely<Database>, workspaceId: number): Pr
   const counts = Object.fromEntries(monitorStates.map((s) => [s, 0])) as Record<MonitorState, number>;
   for (const row of rows) counts[row.state] = Number(row.n);
   return counts;
+}
+
+/** A group of the monitors that match: how many, in each state, and its worst member's state. */
+export interface GroupSummary {
+  name: string;
+  total: number;
+  state: MonitorState;
+  counts: Record<MonitorState, number>;
+}
+
+/** The states from worst to best, as the overview ranks them (`rank`). */
+const WORST_FIRST: readonly MonitorState[] = ['down', 'degraded', 'pending', 'up', 'paused'];
+
+/**
+ * The groups of the monitors the filter matches, in the grouped overview's order: the group with
+ * the worst member first, then by name (case-insensitively, then exactly); monitors in no group
+ * last, as the group ''.
+ */
+export async function groupSummaries(db: Kysely<Database>, workspaceId: number, filter: OverviewFilter): Promise<GroupSummary[]> {
+  const rows = await filtered(db, workspaceId, filter)
+    .select(['m.group_name', state.as('state'), (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy([sql`1`, sql`2`])
+    .execute();
+  const groups = new Map<string, GroupSummary>();
+  for (const row of rows) {
+    let group = groups.get(row.group_name);
+    if (!group) {
+      group = { name: row.group_name, total: 0, state: 'paused', counts: Object.fromEntries(monitorStates.map((s) => [s, 0])) as Record<MonitorState, number> };
+      groups.set(row.group_name, group);
+    }
+    group.counts[row.state] += Number(row.n);
+    group.total += Number(row.n);
+  }
+  for (const group of groups.values()) group.state = WORST_FIRST.find((s) => group.counts[s] > 0) ?? 'paused';
+  const rankOf = (group: GroupSummary) => WORST_FIRST.indexOf(group.state);
+  return [...groups.values()].sort(
+    (a, b) => Number(a.name === '') - Number(b.name === '') || rankOf(a) - rankOf(b) || compare(fold(a.name), fold(b.name)) || compare(a.name, b.name),
+  );
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Every group used in the workspace, once, ordered case-insensitively. */
+export async function workspaceGroups(db: Kysely<Database>, workspaceId: number): Promise<string[]> {
+  const { folded, exact } = wordsOf(db);
+  const rows = await sql<{ name: string }>`select name from (select distinct m.group_name as name from monitors m
+    where m.workspace_id = ${workspaceId} and m.group_name <> '') used order by ${folded(sql`name`)}, ${exact(sql`name`)}`.execute(db);
+  return rows.rows.map((r) => r.name);
 }
 
 /** Every tag used in the workspace, once, ordered case-insensitively. */
