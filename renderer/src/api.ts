@@ -19,6 +19,7 @@ export type {
   MonitorState,
   MonitorType,
   Overview,
+  OverviewGroup,
   OverviewQuery,
   OverviewRow,
   PagePreview,

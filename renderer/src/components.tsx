@@ -145,6 +145,7 @@ export function ConfirmDialog({
   title,
   children,
   confirmLabel,
+  tone = 'danger',
   busy,
   error,
   onConfirm,
@@ -154,6 +155,8 @@ export function ConfirmDialog({
   title: string;
   children: ReactNode;
   confirmLabel: string;
+  /** The confirming button's look: red for what cannot be undone, the primary one otherwise. */
+  tone?: 'danger' | 'primary';
   busy?: boolean;
   error?: string | undefined;
   onConfirm(): void;
@@ -188,7 +191,7 @@ export function ConfirmDialog({
         <button type="button" className="button" onClick={onCancel} autoFocus>
           Cancel
         </button>
-        <button type="button" className="button button-danger" onClick={onConfirm} disabled={busy}>
+        <button type="button" className={`button button-${tone}`} onClick={onConfirm} disabled={busy}>
           {confirmLabel}
         </button>
       </div>

@@ -1,5 +1,6 @@
-// One action on many monitors (pause, resume, delete, tag, wire to a channel) over monitor.v1's
-// BulkUpdateMonitors: by the ids chosen on the overview, or by its filter ("all matching").
+// One action on many monitors (pause, resume, delete, tag, wire to a channel, put in a group or
+// take out of one) over monitor.v1's BulkUpdateMonitors: by the ids chosen on the overview, or by
+// its filter ("all matching").
 import { useMutation } from '@connectrpc/connect-query';
 import { useQueryClient } from '@tanstack/react-query';
 import { BulkMonitorAction, type BulkUpdateMonitorsResponse, MonitorService } from '../../../proto/gen/monitor/v1/monitor_pb.js';
@@ -7,7 +8,7 @@ import type { OverviewFilters } from './overview.ts';
 import { queryKeys, RPC_SERVICES } from './query-keys.ts';
 import { rpcTransport } from './rpc-transport.ts';
 
-export type BulkVerb = 'pause' | 'resume' | 'delete' | 'tag' | 'wire';
+export type BulkVerb = 'pause' | 'resume' | 'delete' | 'tag' | 'wire' | 'group';
 
 export const BULK_ACTION: Record<BulkVerb, BulkMonitorAction> = {
   pause: BulkMonitorAction.PAUSE,
@@ -15,9 +16,10 @@ export const BULK_ACTION: Record<BulkVerb, BulkMonitorAction> = {
   delete: BulkMonitorAction.DELETE,
   tag: BulkMonitorAction.ADD_TAG,
   wire: BulkMonitorAction.WIRE_TO_CHANNEL,
+  group: BulkMonitorAction.SET_GROUP,
 };
 
-const DONE: Record<BulkVerb, string> = { pause: 'Paused', resume: 'Resumed', delete: 'Deleted', tag: 'Tagged', wire: 'Wired' };
+const DONE: Record<BulkVerb, string> = { pause: 'Paused', resume: 'Resumed', delete: 'Deleted', tag: 'Tagged', wire: 'Wired', group: 'Regrouped' };
 
 /** The overview's filter as the request names it. */
 export const filterOf = (filters: OverviewFilters) => ({ query: filters.q, state: filters.state, type: filters.type, tag: filters.tag });

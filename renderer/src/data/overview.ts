@@ -1,8 +1,8 @@
 // The overview's rows: the workspace's monitors, worst first, a page of 100 at a time as the
 // virtualised list scrolls, from `overview` of the dashboard API.
-import { keepPreviousData, useInfiniteQuery } from '@tanstack/react-query';
+import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useCallback, useState } from 'react';
-import type { MonitorState, MonitorType, Overview, OverviewQuery, OverviewRow } from '../../../contract/dashboard-api.ts';
+import type { MonitorState, MonitorType, Overview, OverviewGroup, OverviewQuery, OverviewRow } from '../../../contract/dashboard-api.ts';
 import { type ApiError, asApiError } from './api-error.ts';
 import { callDashboard } from './dashboard-client.ts';
 import { queryKeys } from './query-keys.ts';
@@ -21,12 +21,27 @@ export interface OverviewFilters {
   tag: string;
 }
 
+/** How the overview orders its rows: group by group, some groups folded away, or not. */
+export interface OverviewGrouping {
+  grouped: boolean;
+  /** Groups whose monitors are left out of the rows ('' is no group); only while grouped. */
+  collapsed: readonly string[];
+}
+
+const UNGROUPED: OverviewGrouping = { grouped: false, collapsed: [] };
+
 export interface OverviewRows {
   status: 'loading' | 'ready' | 'error';
-  /** Monitors that match the filters; the list is this long, loaded or not. */
+  /** Rows of the list, loaded or not: the monitors that match the filters, less those of collapsed groups. */
   total: number;
   counts: Overview['counts'] | undefined;
   tags: string[];
+  /** Every group of the workspace, sorted. */
+  groupNames: string[];
+  /** The groups the rows come in, in their order; empty when the rows are not grouped. */
+  groups: OverviewGroup[];
+  /** The groups whose rows were left out when these rows were asked for (whatever was toggled since). */
+  collapsed: ReadonlySet<string>;
   /** The row at a position of the list, when its page is loaded. */
   rowAt(index: number): OverviewRow | undefined;
   /** The latest failure; with rows still shown, they are from before it. */
@@ -45,8 +60,16 @@ const pageOf = (index: number) => Math.floor(index / OVERVIEW_PAGE_SIZE) * OVERV
  * page on the way. New filters keep the rows shown until their first page is in; the live feed
  * and the refresh ask the window again, so the list never empties or jumps.
  */
-export function useOverviewRows(workspaceId: string, filters: OverviewFilters): OverviewRows {
-  const query: OverviewQuery = { q: filters.q || undefined, state: filters.state || undefined, type: filters.type || undefined, tag: filters.tag || undefined };
+export function useOverviewRows(workspaceId: string, filters: OverviewFilters, grouping: OverviewGrouping = UNGROUPED): OverviewRows {
+  const collapsed = grouping.grouped ? [...new Set(grouping.collapsed)].sort() : [];
+  const query: OverviewQuery = {
+    q: filters.q || undefined,
+    state: filters.state || undefined,
+    type: filters.type || undefined,
+    tag: filters.tag || undefined,
+    grouped: grouping.grouped || undefined,
+    collapsed: collapsed.length > 0 ? JSON.stringify(collapsed) : undefined,
+  };
   const filterKey = JSON.stringify(query);
   // Where the window starts, for the filters it was chosen under; new filters start at the top.
   const [start, setStart] = useState({ filterKey, offset: 0 });
@@ -54,8 +77,11 @@ export function useOverviewRows(workspaceId: string, filters: OverviewFilters): 
 
   const rows = useInfiniteQuery({
     queryKey: queryKeys.overview(workspaceId, query, firstOffset),
-    queryFn: ({ pageParam, signal }) =>
-      callDashboard('overview', { workspaceId }, { query: { ...query, limit: OVERVIEW_PAGE_SIZE, offset: pageParam }, signal }),
+    queryFn: async ({ pageParam, signal }) => ({
+      ...(await callDashboard('overview', { workspaceId }, { query: { ...query, limit: OVERVIEW_PAGE_SIZE, offset: pageParam }, signal })),
+      // What the rows leave out, kept with them: the list lays out its groups from the answer it shows.
+      collapsedNames: collapsed,
+    }),
     initialPageParam: firstOffset,
     getNextPageParam: (last, _pages, offset) => (offset + OVERVIEW_PAGE_SIZE < last.total ? offset + OVERVIEW_PAGE_SIZE : undefined),
     getPreviousPageParam: (_first, _pages, offset) => (offset > 0 ? Math.max(0, offset - OVERVIEW_PAGE_SIZE) : undefined),
@@ -89,6 +115,9 @@ export function useOverviewRows(workspaceId: string, filters: OverviewFilters): 
     total: latest?.total ?? 0,
     counts: latest?.counts,
     tags: latest?.tags ?? [],
+    groupNames: latest?.groupNames ?? [],
+    groups: latest?.groups ?? [],
+    collapsed: new Set(latest?.collapsedNames ?? []),
     rowAt: (index) => {
       const at = offsets?.indexOf(pageOf(index)) ?? -1;
       return at === -1 ? undefined : data?.pages[at]?.monitors[index - pageOf(index)];
@@ -97,4 +126,17 @@ export function useOverviewRows(workspaceId: string, filters: OverviewFilters): 
     show,
     refresh: () => void refetch(),
   };
+}
+
+/**
+ * Every group of the workspace, sorted: what a group's field offers. The overview's answer names
+ * them whatever rows it has, so one row is asked for; under the overview's key, which every
+ * change of a monitor makes out of date.
+ */
+export function useGroupNames(workspaceId: string) {
+  return useQuery({
+    queryKey: [...queryKeys.overview(workspaceId), 'group-names'],
+    queryFn: async ({ signal }) => (await callDashboard('overview', { workspaceId }, { query: { limit: 1 }, signal })).groupNames,
+    staleTime: REFRESH_MS,
+  });
 }

@@ -1,18 +1,20 @@
 import { useId, useState } from 'react';
+import { MONITOR_LIMITS } from '../../../contract/limits.ts';
 import { ConfirmDialog, ErrorNote } from '../components.tsx';
 import { BULK_ACTION, type BulkVerb, filterOf, useBulkUpdateMonitors } from '../data/bulk-monitors.ts';
 import { useChannels } from '../data/notifications.ts';
 import type { OverviewFilters } from '../data/overview.ts';
 import { asApiError } from '../hooks.ts';
 import './overview-bulk.css';
+import { GroupSuggestions } from './overview-groups.tsx';
 import { type Selection, selectedCount } from './overview-selection.ts';
 
 const monitors = (n: number) => (n === 1 ? '1 monitor' : `${n.toLocaleString()} monitors`);
 
 /**
  * What can be done to the chosen monitors at once: pause, resume, delete (after a confirmation
- * that names how many), add a tag, wire to a channel. One request does it (BulkUpdateMonitors);
- * the toast says how many changed.
+ * that names how many), add a tag, wire to a channel, put in a group or take out of one (after a
+ * confirmation too). One request does it (BulkUpdateMonitors); the toast says how many changed.
  */
 export function BulkBar({
   workspaceId,
@@ -33,9 +35,11 @@ export function BulkBar({
   const channels = useChannels(workspaceId);
   const [tag, setTag] = useState('');
   const [channelId, setChannelId] = useState('');
-  const [confirming, setConfirming] = useState(false);
+  const [group, setGroup] = useState('');
+  const [confirming, setConfirming] = useState<'delete' | 'group'>();
   const [error, setError] = useState<string>();
   const count = selectedCount(selection, total);
+  const groupName = group.trim();
   if (count === 0) return null;
 
   const run = async (verb: BulkVerb) => {
@@ -46,10 +50,12 @@ export function BulkBar({
         ...(selection.kind === 'filter' ? { filter: filterOf(filters) } : { ids: [...selection.ids] }),
         tag: verb === 'tag' ? tag : '',
         channelId: verb === 'wire' ? channelId : '',
+        group: verb === 'group' ? group.trim() : '',
       });
       if (answer.failures.length > 0) setError(answer.failures.map((f) => `Monitor ${f.id}: ${f.reason}`).join(' '));
-      setConfirming(false);
+      setConfirming(undefined);
       if (verb === 'tag') setTag('');
+      if (verb === 'group') setGroup('');
       // Deleted monitors cannot stay chosen; after the other actions the choice stays for the next one.
       if (verb === 'delete') onClear();
     } catch (caught) {
@@ -73,7 +79,7 @@ export function BulkBar({
         <button type="button" className="button" disabled={bulk.isPending} onClick={() => run('resume')}>
           Resume
         </button>
-        <button type="button" className="button button-danger-quiet" disabled={bulk.isPending} onClick={() => setConfirming(true)}>
+        <button type="button" className="button button-danger-quiet" disabled={bulk.isPending} onClick={() => setConfirming('delete')}>
           Delete
         </button>
         <form
@@ -87,6 +93,29 @@ export function BulkBar({
           <input id={`${id}-tag`} type="text" value={tag} maxLength={64} required onChange={(event) => setTag(event.target.value)} />
           <button type="submit" className="button" disabled={bulk.isPending}>
             Add tag
+          </button>
+        </form>
+        <form
+          className="bulk-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            setError(undefined);
+            setConfirming('group');
+          }}
+        >
+          <label htmlFor={`${id}-group`}>Group</label>
+          <input
+            id={`${id}-group`}
+            type="text"
+            value={group}
+            maxLength={MONITOR_LIMITS.groupLength}
+            autoComplete="off"
+            list={`${id}-groups`}
+            onChange={(event) => setGroup(event.target.value)}
+          />
+          <GroupSuggestions id={`${id}-groups`} workspaceId={workspaceId} />
+          <button type="submit" className="button" disabled={bulk.isPending}>
+            {groupName ? 'Set group' : 'Remove from group'}
           </button>
         </form>
         {channels.data && channels.data.length > 0 ? (
@@ -114,15 +143,31 @@ export function BulkBar({
       </div>
       {error ? <ErrorNote>{error}</ErrorNote> : null}
       <ConfirmDialog
-        open={confirming}
+        open={confirming === 'delete'}
         title={`Delete ${monitors(count)}?`}
         confirmLabel={`Delete ${monitors(count)}`}
         busy={bulk.isPending}
-        error={confirming ? error : undefined}
+        error={confirming === 'delete' ? error : undefined}
         onConfirm={() => void run('delete')}
-        onCancel={() => setConfirming(false)}
+        onCancel={() => setConfirming(undefined)}
       >
         <p>Their checks and check history are deleted too. This cannot be undone.</p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={confirming === 'group'}
+        title={groupName ? `Put ${monitors(count)} in ${groupName}?` : `Remove ${monitors(count)} from their group?`}
+        confirmLabel={groupName ? `Put ${monitors(count)} in the group` : `Remove ${monitors(count)} from their group`}
+        tone="primary"
+        busy={bulk.isPending}
+        error={confirming === 'group' ? error : undefined}
+        onConfirm={() => void run('group')}
+        onCancel={() => setConfirming(undefined)}
+      >
+        <p>
+          {groupName
+            ? 'They leave any group they are in. The overview shows them together under this group.'
+            : 'The overview shows them with the monitors that are in no group.'}
+        </p>
       </ConfirmDialog>
     </section>
   );

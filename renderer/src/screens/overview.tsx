@@ -10,6 +10,8 @@ import { askNotificationPermission, type LiveStatus, useLiveStatus, useNotificat
 import { Link, useLocation } from '../router.tsx';
 import { MONITOR_STATES, STATE_LABELS, StatusBadge, StatusDot, TYPE_LABELS } from '../status.tsx';
 import { durationSince, useNow, When } from '../time.tsx';
+import { type GroupChoices, GroupHeader, useGroupChoices } from './overview-groups.tsx';
+import { layoutOf } from './overview-layout.ts';
 import { NOTHING_SELECTED, type Selection, selectedCount } from './overview-selection.ts';
 import './overview.css';
 
@@ -19,6 +21,7 @@ const BulkBar = lazy(async () => ({ default: (await import('./overview-bulk.tsx'
 /** A search goes out at once, then at most once per this while typing continues. */
 const SEARCH_DEBOUNCE_MS = 150;
 const ROW_ESTIMATE_PX = 56;
+const HEADER_ESTIMATE_PX = 46;
 
 const MONITOR_TYPES = Object.keys(TYPE_LABELS) as MonitorType[];
 
@@ -58,10 +61,20 @@ export function OverviewScreen({ workspace }: ScreenProps) {
   const [selection, setSelection] = useState<Selection>(NOTHING_SELECTED);
   // biome-ignore lint/correctness/useExhaustiveDependencies: the filters are what the choice resets on
   useEffect(() => setSelection(NOTHING_SELECTED), [filters]);
+  // Groups are asked for once the workspace is known to have some (remembered from the last
+  // answer, so a visit starts grouped), unless "Show groups" is off.
+  const groupChoices = useGroupChoices(workspace.id);
   // Kept current by the live feed (data/live-queries.ts), a refresh every 30 s and on coming
   // back to the tab (data/overview.ts).
-  const list = useOverviewRows(workspace.id, filters);
+  const list = useOverviewRows(workspace.id, filters, { grouped: groupChoices.showGroups && groupChoices.hadGroups, collapsed: groupChoices.collapsed });
   const live = useLiveStatus(workspace.id);
+  const hasGroups = list.status === 'ready' ? list.groupNames.length > 0 : undefined;
+  const { hadGroups, setHadGroups } = groupChoices;
+  useEffect(() => {
+    if (hasGroups !== undefined && hasGroups !== hadGroups) setHadGroups(hasGroups);
+  }, [hasGroups, hadGroups, setHadGroups]);
+  // Monitors that match: grouped, the rows leave out the collapsed groups' monitors, which still match.
+  const matching = list.groups.length > 0 ? list.groups.reduce((sum, group) => sum + group.total, 0) : list.total;
 
   useEffect(() => rememberInAddress(filters), [filters]);
 
@@ -115,15 +128,23 @@ export function OverviewScreen({ workspace }: ScreenProps) {
       {header}
       <NotificationOffer />
       <StateCounts counts={list.counts!} total={workspaceTotal} selected={filters.state} onSelect={(state) => setFilters((f) => ({ ...f, state }))} />
-      <FilterBar filters={filters} tags={list.tags} onChange={setFilters} />
+      <FilterBar
+        filters={filters}
+        tags={list.tags}
+        onChange={setFilters}
+        showGroups={list.groupNames.length > 0 ? groupChoices.showGroups : undefined}
+        onShowGroups={groupChoices.setShowGroups}
+      />
       {list.error ? <ErrorNote>Could not refresh the list: {list.error.message}</ErrorNote> : null}
-      {selectedCount(selection, list.total) > 0 && (
+      {selectedCount(selection, matching) > 0 && (
         <Suspense fallback={null}>
-          <BulkBar workspaceId={workspace.id} selection={selection} total={list.total} filters={filters} onClear={() => setSelection(NOTHING_SELECTED)} />
+          <BulkBar workspaceId={workspace.id} selection={selection} total={matching} filters={filters} onClear={() => setSelection(NOTHING_SELECTED)} />
         </Suspense>
       )}
       <MonitorList
         list={list}
+        matching={matching}
+        groupChoices={groupChoices}
         filters={filters}
         onClear={() => setFilters(NO_FILTERS)}
         selection={selection}
@@ -260,7 +281,20 @@ function StateCounts({
   );
 }
 
-function FilterBar({ filters, tags, onChange }: { filters: Filters; tags: string[]; onChange(update: (f: Filters) => Filters): void }) {
+function FilterBar({
+  filters,
+  tags,
+  onChange,
+  showGroups,
+  onShowGroups,
+}: {
+  filters: Filters;
+  tags: string[];
+  onChange(update: (f: Filters) => Filters): void;
+  /** Whether groups are shown; undefined when the workspace has none. */
+  showGroups: boolean | undefined;
+  onShowGroups(show: boolean): void;
+}) {
   const id = useId();
   const [text, setText] = useState(filters.q);
   const lastSent = useRef(0);
@@ -327,12 +361,20 @@ function FilterBar({ filters, tags, onChange }: { filters: Filters; tags: string
           </select>
         </div>
       ) : null}
+      {showGroups !== undefined ? (
+        <div className="filter-groups">
+          <input id={`${id}-groups`} type="checkbox" checked={showGroups} onChange={(event) => onShowGroups(event.target.checked)} />
+          <label htmlFor={`${id}-groups`}>Show groups</label>
+        </div>
+      ) : null}
     </div>
   );
 }
 
 function MonitorList({
   list,
+  matching,
+  groupChoices,
   filters,
   onClear,
   selection,
@@ -340,6 +382,9 @@ function MonitorList({
   onToggle,
 }: {
   list: OverviewRows;
+  /** Monitors that match the filters, collapsed groups' too. */
+  matching: number;
+  groupChoices: GroupChoices;
   filters: Filters;
   onClear(): void;
   selection: Selection;
@@ -349,33 +394,40 @@ function MonitorList({
   const scroller = useRef<HTMLDivElement>(null);
   const countId = useId();
   const filtered = isFiltered(filters);
+  // Grouped, a header comes before each group's rows; a collapsed group has its header only.
+  const layout = layoutOf(list.total, list.groups, list.collapsed);
+  const grouped = list.groups.length > 0;
   const virtualizer = useVirtualizer({
-    count: list.total,
+    count: layout.count,
     getScrollElement: () => scroller.current,
-    estimateSize: () => ROW_ESTIMATE_PX,
+    estimateSize: (index) => (layout.itemAt(index).kind === 'header' ? HEADER_ESTIMATE_PX : ROW_ESTIMATE_PX),
     overscan: 8,
-    getItemKey: (index) => list.rowAt(index)?.id ?? `row-${index}`,
+    getItemKey: (index) => {
+      const entry = layout.itemAt(index);
+      return entry.kind === 'header' ? `group ${entry.group.name}` : (list.rowAt(entry.index)?.id ?? `row-${entry.index}`);
+    },
   });
   const items = virtualizer.getVirtualItems();
-  const first = items[0]?.index ?? 0;
-  const last = items[items.length - 1]?.index ?? 0;
+  const inView = items.length > 0 ? layout.rowsIn(items[0]!.index, items[items.length - 1]!.index) : undefined;
+  const first = inView?.first;
+  const last = inView?.last;
   const { show } = list;
 
   useEffect(() => {
-    if (list.total > 0) show(first, last);
-  }, [first, last, list.total, show]);
+    if (first !== undefined && last !== undefined) show(first, last);
+  }, [first, last, show]);
 
   // New filters show their first rows, not the scroll position of the old ones.
   const { q, state, type, tag } = filters;
   // biome-ignore lint/correctness/useExhaustiveDependencies: the filters are what the scroll resets on, though the effect reads none of them
   useEffect(() => {
     scroller.current?.scrollTo({ top: 0 });
-  }, [q, state, type, tag]);
+  }, [q, state, type, tag, grouped]);
 
-  const shown = list.total.toLocaleString();
-  const countText = list.total === 1 ? '1 monitor' : `${shown} monitors`;
+  const shown = matching.toLocaleString();
+  const countText = matching === 1 ? '1 monitor' : `${shown} monitors`;
 
-  if (list.total === 0) {
+  if (matching === 0) {
     return (
       <div className="empty" role="status">
         <p>
@@ -413,13 +465,29 @@ function MonitorList({
       <div ref={scroller} className="monitor-scroller">
         <ul role="list" aria-label="Monitors" aria-describedby={countId} className="monitor-list" style={{ height: virtualizer.getTotalSize() }}>
           {items.map((item) => {
-            const row = list.rowAt(item.index);
+            const entry = layout.itemAt(item.index);
+            if (entry.kind === 'header') {
+              return (
+                <li
+                  key={item.key}
+                  ref={virtualizer.measureElement}
+                  data-index={item.index}
+                  aria-setsize={layout.count}
+                  aria-posinset={item.index + 1}
+                  className="monitor-group-row"
+                  style={{ transform: `translateY(${item.start}px)` }}
+                >
+                  <GroupHeader group={entry.group} expanded={!groupChoices.collapsed.includes(entry.group.name)} onToggle={groupChoices.toggle} />
+                </li>
+              );
+            }
+            const row = list.rowAt(entry.index);
             return (
               <li
                 key={item.key}
                 ref={virtualizer.measureElement}
                 data-index={item.index}
-                aria-setsize={list.total}
+                aria-setsize={layout.count}
                 aria-posinset={item.index + 1}
                 className="monitor-row"
                 style={{ transform: `translateY(${item.start}px)` }}
@@ -427,6 +495,7 @@ function MonitorList({
                 {row ? (
                   <MonitorRow
                     row={row}
+                    showGroup={!grouped}
                     chosen={selection.kind === 'filter' || selection.ids.has(row.id)}
                     allChosen={selection.kind === 'filter'}
                     onToggle={onToggle}
@@ -527,7 +596,20 @@ export function CheckBar({ recent }: { recent: string }) {
   );
 }
 
-function MonitorRow({ row, chosen, allChosen, onToggle }: { row: OverviewRow; chosen: boolean; allChosen: boolean; onToggle(id: string): void }) {
+function MonitorRow({
+  row,
+  showGroup,
+  chosen,
+  allChosen,
+  onToggle,
+}: {
+  row: OverviewRow;
+  /** Whether the row names its group (a list not shown by group). */
+  showGroup: boolean;
+  chosen: boolean;
+  allChosen: boolean;
+  onToggle(id: string): void;
+}) {
   return (
     <>
       <span className="cell-select">
@@ -548,6 +630,12 @@ function MonitorRow({ row, chosen, allChosen, onToggle }: { row: OverviewRow; ch
             <span className="tools-changed">
               <Icon name="warning" />
               Tools changed
+            </span>
+          ) : null}
+          {showGroup && row.group ? (
+            <span className="monitor-group">
+              <span className="visually-hidden">Group </span>
+              {row.group}
             </span>
           ) : null}
           <span className="monitor-target">

@@ -1,11 +1,14 @@
+import { useId } from 'react';
 import { Controller, useFormContext } from 'react-hook-form';
 import { MONITOR_LIMITS } from '../../../../contract/limits.ts';
 import { Field, type FieldErrors, TagInput } from '../../forms.tsx';
+import { GroupSuggestions } from '../overview-groups.tsx';
 import type { MonitorFormValues } from './monitor-form-model.ts';
 
-/** The monitor's name, description and tags. */
-export function AboutFields({ errors }: { errors: FieldErrors }) {
+/** The monitor's name, description, group and tags. */
+export function AboutFields({ errors, workspaceId }: { errors: FieldErrors; workspaceId: string }) {
   const { register, control } = useFormContext<MonitorFormValues>();
+  const groupsId = useId();
   return (
     <>
       <Field label="Name" hint={`1 to ${MONITOR_LIMITS.nameLength} characters.`} error={errors.of('monitor.name')}>
@@ -13,6 +16,14 @@ export function AboutFields({ errors }: { errors: FieldErrors }) {
       </Field>
       <Field label="Description" hint={`Optional, up to ${MONITOR_LIMITS.descriptionLength} characters.`} error={errors.of('monitor.description')}>
         {(field) => <textarea {...field} {...register('description')} rows={3} />}
+      </Field>
+      <Field label="Group" hint="Monitors in one group are shown together on the overview. Empty: no group." error={errors.of('monitor.group')}>
+        {(field) => (
+          <>
+            <input {...field} {...register('group')} type="text" autoComplete="off" maxLength={MONITOR_LIMITS.groupLength} list={groupsId} />
+            <GroupSuggestions id={groupsId} workspaceId={workspaceId} />
+          </>
+        )}
       </Field>
       <Controller
         control={control}

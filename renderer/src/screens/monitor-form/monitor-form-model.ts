@@ -92,6 +92,8 @@ export interface MonitorFormValues {
   name: string;
   description: string;
   tags: string[];
+  /** The group the monitor is shown in on the overview, as typed; empty: none. */
+  group: string;
   active: boolean;
   host: string;
   port: string;
@@ -207,6 +209,7 @@ export function emptyForm(): MonitorFormValues {
     name: '',
     description: '',
     tags: [],
+    group: '',
     active: true,
     host: '',
     port: '',
@@ -338,6 +341,7 @@ export function formOf(stored: StoredMonitor): MonitorFormValues {
     name: m.name,
     description: m.description,
     tags: [...m.tags],
+    group: m.group,
     active: m.active ?? true,
     periodicity: m.periodicity,
     regions: [...m.regions],
@@ -474,6 +478,7 @@ type CommonInit = Pick<
   | 'retry'
   | 'openTelemetry'
   | 'tags'
+  | 'group'
 >;
 
 const statusCodeRule = `must be a status code from ${MONITOR_LIMITS.statusCode.min} to ${MONITOR_LIMITS.statusCode.max}`;
@@ -510,6 +515,7 @@ export function wireOf(type: MonitorType, form: MonitorFormValues): { wire: Wire
     retry: whole('monitor.retry', form.retry, 'must be a whole number'),
     openTelemetry: otlpEndpoint || Object.keys(otlpHeaders).length > 0 ? { endpoint: otlpEndpoint, headers: otlpHeaders } : undefined,
     tags: form.tags,
+    group: form.group.trim(),
   };
   const uri = joinTarget(form.host, form.port);
   switch (type) {
@@ -654,6 +660,7 @@ const SENT_IN = {
   name: 'name',
   description: 'description',
   tags: 'tags',
+  group: 'group',
   active: 'active',
   host: 'uri',
   port: 'uri',

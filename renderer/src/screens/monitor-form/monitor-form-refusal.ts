@@ -14,6 +14,7 @@ export function claimableFields(type: MonitorType, form: MonitorFormValues): str
     'name',
     'description',
     'tags',
+    'group',
     'active',
     'periodicity',
     'regions',

@@ -143,7 +143,7 @@ export function MonitorForm({
 
         <section className="card section monitor-form-section" aria-labelledby="monitor-about">
           <h2 id="monitor-about">About</h2>
-          <AboutFields errors={errors} />
+          <AboutFields errors={errors} workspaceId={workspace.id} />
         </section>
 
         <section className="card section monitor-form-section" aria-labelledby="monitor-target">
