@@ -39,6 +39,44 @@ const apiKey = z.strictObject({
   revokedAt: iso.nullable(),
 });
 
+const role = z.enum(['owner', 'admin', 'member']);
+
+const member = z.strictObject({ userId: z.string(), name: z.string(), role, joinedAt: iso });
+
+const invitation = z.strictObject({
+  id: z.string(),
+  role,
+  /** Who it is for, in the inviter's words. */
+  note: z.string(),
+  state: z.enum(['pending', 'accepted', 'expired', 'revoked']),
+  createdAt: iso,
+  expiresAt: iso,
+  /** The names of who made it and who accepted it. */
+  createdBy: z.string().nullable(),
+  acceptedAt: iso.nullable(),
+  acceptedBy: z.string().nullable(),
+});
+
+const signInMethod = z.enum(['link', 'invitation', 'passkey', 'oidc']);
+
+const sessionInfo = z.strictObject({
+  id: z.string(),
+  method: signInMethod,
+  userAgent: z.string().nullable(),
+  createdAt: iso,
+  expiresAt: iso,
+  /** The session of the page that asked. */
+  current: z.boolean(),
+});
+
+const passkey = z.strictObject({ id: z.string(), name: z.string(), createdAt: iso, lastUsedAt: iso.nullable() });
+
+/** WebAuthn options or an authenticator's answer, as JSON (SimpleWebAuthn's shapes), passed through as they are. */
+const webAuthnJson = z.record(z.string(), z.unknown());
+
+/** A session opened: the cookie is set by the answer, the page keeps this token. */
+const opened = z.strictObject({ token: z.string() });
+
 const clientSource = z.enum(['registered', 'metadata']);
 
 const connection = z.strictObject({
@@ -483,6 +521,27 @@ export const DASHBOARD_ANSWERS = {
   /** The secret is shown once, here. */
   createKey: z.strictObject({ key: apiKey, secret: z.string() }),
   revokeKey: z.strictObject({ key: apiKey }),
+  members: z.strictObject({ members: z.array(member), you: z.strictObject({ userId: z.string(), role }) }),
+  changeRole: z.strictObject({ member }),
+  removeMember: z.strictObject({}),
+  /** Newest first, the latest 100. */
+  invitations: z.strictObject({ invitations: z.array(invitation) }),
+  /** The link is shown once, here: only its hash is kept. */
+  invite: z.strictObject({ invitation, link: z.string() }),
+  revokeInvitation: z.strictObject({}),
+  sessions: z.strictObject({ sessions: z.array(sessionInfo) }),
+  endSession: z.strictObject({}),
+  passkeys: z.strictObject({ passkeys: z.array(passkey) }),
+  passkeyOptions: z.strictObject({ options: webAuthnJson }),
+  addPasskey: z.strictObject({ passkey }),
+  removePasskey: z.strictObject({}),
+  /** `oidc`: the provider's name for its button, when one is set up. */
+  signInMethods: z.strictObject({ passkey: z.boolean(), oidc: z.strictObject({ name: z.string() }).nullable() }),
+  signInOptions: z.strictObject({ options: webAuthnJson }),
+  signInPasskey: opened,
+  invitation: z.strictObject({ workspaceName: z.string(), role, invitedBy: z.string().nullable(), expiresAt: iso }),
+  /** `workspaceId`: the workspace joined. */
+  acceptInvitation: z.strictObject({ token: z.string(), workspaceId: z.string() }),
   connections: z.strictObject({ connections: z.array(connection) }),
   activity: z.strictObject({ entries: z.array(activityEntry) }),
   revokeConnection: z.strictObject({ connection: z.strictObject({ id: z.string(), revokedAt: iso.nullable() }) }),
@@ -514,6 +573,15 @@ export const DASHBOARD_ANSWERS = {
 /** The bodies the JSON calls that change something take. */
 export const DASHBOARD_BODIES = {
   createKey: z.strictObject({ name: z.string(), scope: access }),
+  changeRole: z.strictObject({ role }),
+  /** `expiresInHours`: 1 to 720 (default 72). */
+  invite: z.strictObject({ role, note: z.string().optional(), expiresInHours: z.number().optional() }),
+  /** `name`: what the passkey is called in the list ("MacBook Touch ID"); `response`: the authenticator's answer to passkeyOptions. */
+  addPasskey: z.strictObject({ name: z.string(), response: webAuthnJson }),
+  /** The authenticator's answer to signInOptions' challenge. */
+  signInPasskey: z.strictObject({ response: webAuthnJson }),
+  /** `name`: the new person's name; left out when a signed-in person joins one more workspace. */
+  acceptInvitation: z.strictObject({ name: z.string().optional() }),
   approve: z.strictObject({ workspaceId: z.string().optional(), access: access.optional(), csrfToken: z.string() }),
   deny: z.strictObject({ csrfToken: z.string() }),
   importMcpServers: z.strictObject({ picks: z.array(mcpServerPick) }),

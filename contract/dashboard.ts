@@ -55,6 +55,33 @@ export const DASHBOARD_API = {
   createKey: { method: 'POST', path: '/api/workspaces/:workspaceId/keys' },
   revokeKey: { method: 'POST', path: '/api/keys/:keyId/revoke' },
 
+  /** The workspace's people and the caller's own role in it. */
+  members: { method: 'GET', path: '/api/workspaces/:workspaceId/members' },
+  changeRole: { method: 'POST', path: '/api/workspaces/:workspaceId/members/:userId/role' },
+  removeMember: { method: 'POST', path: '/api/workspaces/:workspaceId/members/:userId/remove' },
+  invitations: { method: 'GET', path: '/api/workspaces/:workspaceId/invitations' },
+  invite: { method: 'POST', path: '/api/workspaces/:workspaceId/invitations' },
+  revokeInvitation: { method: 'POST', path: '/api/workspaces/:workspaceId/invitations/:invitationId/revoke' },
+
+  /** The signed-in person's own sessions and passkeys. */
+  sessions: { method: 'GET', path: '/api/sessions' },
+  endSession: { method: 'POST', path: '/api/sessions/:sessionId/end' },
+  passkeys: { method: 'GET', path: '/api/passkeys' },
+  passkeyOptions: { method: 'POST', path: '/api/passkeys/options' },
+  addPasskey: { method: 'POST', path: '/api/passkeys' },
+  removePasskey: { method: 'POST', path: '/api/passkeys/:passkeyId/remove' },
+
+  /**
+   * Signing in without a session (no cookie, no page token needed): the ways this service offers,
+   * a passkey's challenge and its answer, an invitation's preview and its acceptance. Each answer
+   * that opens a session sets the cookie and returns the page's token.
+   */
+  signInMethods: { method: 'GET', path: '/signin/methods' },
+  signInOptions: { method: 'POST', path: '/signin/passkey/options' },
+  signInPasskey: { method: 'POST', path: '/signin/passkey' },
+  invitation: { method: 'GET', path: '/invite/:token/preview' },
+  acceptInvitation: { method: 'POST', path: '/invite/:token/accept' },
+
   connections: { method: 'GET', path: '/api/workspaces/:workspaceId/connections' },
   activity: { method: 'GET', path: '/api/connections/:connectionId/activity' },
   revokeConnection: { method: 'POST', path: '/api/connections/:connectionId/revoke' },

@@ -44,6 +44,7 @@ import { sealStoredSecrets } from './domain/stored-secrets.ts';
 import { createSessionService } from './domain/sessions/sessions.ts';
 import { createUserService } from './domain/users/users.ts';
 import { createWorkspaceService } from './domain/workspaces/workspaces.ts';
+import { createMemberService } from './domain/members/members.ts';
 
 export interface ServiceOptions {
   /** The check engine; by default one that runs checks only when asked (the service passes its scheduling engine). */
@@ -169,6 +170,7 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
 
   return {
     workspaces: createWorkspaceService(db),
+    members: createMemberService(db),
     keys: createKeyService(db),
     identity: createIdentityService(db),
     sessions: createSessionService(db),

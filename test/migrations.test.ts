@@ -17,6 +17,9 @@ import { sqliteOnly } from './support/database.ts';
 const APPLICATION_ID = 0x5344534b; // "SDSK"
 const KNOWN_VERSION = Object.keys(migrations).length;
 const SCHEMA_TABLES = [
+  'invitations',
+  'passkeys',
+  'user_identities',
   'channel_deliveries',
   'api_keys',
   'audit_log',
@@ -205,7 +208,7 @@ describe('openDatabase', { skip: sqliteOnly }, () => {
       maintenanceColumns.rows.some((r) => r.name === 'repeat_rule'),
       'missing column maintenances.repeat_rule',
     );
-    assert.equal(KNOWN_VERSION, 21, 'update this suite when a migration is added');
+    assert.equal(KNOWN_VERSION, 22, 'update this suite when a migration is added');
   });
 
   test('enforces foreign keys and the plan check', async () => {

@@ -262,12 +262,12 @@ describe('grants', () => {
   });
 
   test('removing a member revokes the connections they approved there, and only theirs', async () => {
-    const member = await services.workspaces.addMember(owner, personal, { name: 'Ada', role: 'member' });
+    const member = await services.members.add(owner, personal, { name: 'Ada', role: 'member' });
     const ada: Extract<Actor, { type: 'user' }> = { type: 'user', userId: Number(member.userId), surface: 'dashboard' };
     const client = await registeredClient('Shared editor');
     const adas = await approve(client, ada);
     const owners = await approve(client, owner);
-    await services.workspaces.removeMember(owner, personal, ada.userId);
+    await services.members.remove(owner, personal, member.userId);
     const rows = await db.selectFrom('oauth_grants').select(['id', 'revoked_at']).where('id', 'in', [adas.id, owners.id]).execute();
     assert.ok(rows.find((r) => r.id === adas.id)?.revoked_at, "the removed member's grant is revoked");
     assert.equal(rows.find((r) => r.id === owners.id)?.revoked_at, null, "the owner's grant stays");
@@ -278,11 +278,11 @@ describe('grants', () => {
       .where('entity_id', '=', String(adas.id))
       .executeTakeFirstOrThrow();
     assert.equal(JSON.parse(entry.after!).reason, 'member_removed');
-    await rejectsWith(services.workspaces.removeMember(owner, personal, owner.userId), 'PRECONDITION_FAILED');
+    await rejectsWith(services.members.remove(owner, personal, String(owner.userId)), 'PRECONDITION_FAILED');
   });
 
   test('members revoke their own connections; owners and admins any', async () => {
-    const member = await services.workspaces.addMember(owner, personal, { name: 'Grace', role: 'member' });
+    const member = await services.members.add(owner, personal, { name: 'Grace', role: 'member' });
     const grace: Extract<Actor, { type: 'user' }> = { type: 'user', userId: Number(member.userId), surface: 'dashboard' };
     const ownersGrant = await approve(await registeredClient('Owner app'), owner);
     const gracesGrant = await approve(await registeredClient('Grace app'), grace);

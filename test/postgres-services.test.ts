@@ -69,7 +69,7 @@ for (const engine of engines) {
     });
 
     test('a member is added as a new user', async () => {
-      const member = await services.workspaces.addMember(owner, await newWorkspace(), { name: 'Numbat', role: 'admin' });
+      const member = await services.members.add(owner, await newWorkspace(), { name: 'Numbat', role: 'admin' });
       assert.equal((await services.users.get(Number(member.userId)))?.name, 'Numbat');
     });
 

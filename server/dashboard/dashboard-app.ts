@@ -1,9 +1,7 @@
 import type { Context } from 'hono';
-import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { parse as parseCookies } from 'hono/utils/cookie';
 import type { Logger } from 'pino';
 import { DASHBOARD_API, SESSION_TOKEN_HEADER, SESSION_TOKEN_META, WORKSPACE_HEADER } from '../../contract/dashboard.ts';
-import { SESSION_TTL_MS } from '../domain/sessions/sessions.ts';
 import type { Services } from '../services.ts';
 import type { Actor } from '../domain/actor.ts';
 import { AppError } from '../errors.ts';
@@ -23,9 +21,9 @@ import { registerMcpServerRoutes } from './mcp-server-routes.ts';
 import { registerMonitorViewRoutes } from './monitor-view-routes.ts';
 import { registerPagePreviewRoute } from './page-preview-route.ts';
 import { workspaceIdOf } from './route-params.ts';
+import { clearSessionCookie, SESSION_COOKIE, sessionHalves, setSessionCookie } from './session-cookie.ts';
+import { registerMemberRoutes } from './member-routes.ts';
 import { readIndexHtml, registerUi } from './ui-routes.ts';
-
-const SESSION_COOKIE = 'statusdesk_session';
 
 /**
  * Every dashboard answer: scripts, styles and connections only from the dashboard itself, and no
@@ -124,7 +122,10 @@ function requireOwnPage(origins: ReadonlySet<string>, origin: string | undefined
  */
 export function createDashboardApp(options: DashboardAppOptions) {
   const { services } = options;
-  const personOfPage = (c: Context<AppEnv>) => personOf(services, getCookie(c, SESSION_COOKIE), c.req.header(SESSION_TOKEN_HEADER));
+  const personOfPage = (c: Context<AppEnv>) => {
+    const { secret, token } = sessionHalves(c);
+    return personOf(services, secret, token);
+  };
   const origins = new Set(options.origins.map((o) => o.toLowerCase()));
   const app = createHonoApp({
     ...options,
@@ -155,7 +156,13 @@ export function createDashboardApp(options: DashboardAppOptions) {
   });
 
   app.get('/signin', async (c) => {
-    const session = await services.sessions.redeemSignIn(c.req.query('token') ?? '');
+    const link = c.req.query('token');
+    // Without a link: the sign-in screen, for people who are not at the server (passkey, OpenID Connect).
+    if (link === undefined) {
+      c.header('cache-control', 'no-store');
+      return c.html((await readIndexHtml()) ?? NOT_BUILT_PAGE);
+    }
+    const session = await services.sessions.redeemSignIn(link, c.req.header('user-agent'));
     if (!session) {
       // Styled as the other pages the service writes itself, whose policy allows their one stylesheet.
       c.header('content-security-policy', STATUS_PAGE_CSP);
@@ -169,12 +176,7 @@ export function createDashboardApp(options: DashboardAppOptions) {
         401,
       );
     }
-    setCookie(c, SESSION_COOKIE, session.secret, {
-      httpOnly: true,
-      sameSite: 'Strict',
-      path: '/',
-      maxAge: Math.floor(SESSION_TTL_MS / 1000),
-    });
+    setSessionCookie(c, session.secret);
     // The page's half of the session travels in this answer's body, which only the browser that
     // opened the one-time link reads: never in an address, never in a cookie other ports receive.
     c.header('cache-control', 'no-store');
@@ -195,8 +197,9 @@ export function createDashboardApp(options: DashboardAppOptions) {
   });
 
   app.post(DASHBOARD_API.signOut.path, async (c) => {
-    await services.sessions.endSession(getCookie(c, SESSION_COOKIE) ?? '', c.req.header(SESSION_TOKEN_HEADER) ?? '');
-    deleteCookie(c, SESSION_COOKIE, { path: '/' });
+    const { secret, token } = sessionHalves(c);
+    await services.sessions.endSession(secret, token);
+    clearSessionCookie(c);
     return c.body(null, 204);
   });
 
@@ -218,6 +221,7 @@ export function createDashboardApp(options: DashboardAppOptions) {
   jsonRoute(app, 'activity', async (c) => ({ entries: await services.connections.activity(c.get('actor'), c.req.param('connectionId') ?? '') }));
   jsonRoute(app, 'revokeConnection', async (c) => ({ connection: await services.connections.revoke(c.get('actor'), c.req.param('connectionId') ?? '') }));
 
+  registerMemberRoutes(app, { services, fromOwnPage });
   registerMonitorViewRoutes(app, options);
   registerAuditRoutes(app, options);
   registerMcpServerRoutes(app, options);

@@ -66,6 +66,50 @@ export interface DashboardTokenTable {
   user_id: number;
   created_at: ColumnType<Timestamp, Timestamp, never>;
   expires_at: Timestamp;
+  /** A session's id as its person lists and ends it (not a secret: it finds nothing alone); null for a sign-in link (migration 0022). */
+  public_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** How a session was opened: link, invitation, passkey or oidc. */
+  method: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The browser that opened the session, as its User-Agent said (cut to 200 characters). */
+  user_agent: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A one-time link to join a workspace with a role (migration 0022): its secret stored as a hash. */
+export interface InvitationTable {
+  id: Generated<number>;
+  workspace_id: number;
+  role: 'owner' | 'admin' | 'member';
+  token_hash: string;
+  /** Who it is for, in the inviter's words ("Ada, on call"): shown in the list, never needed. */
+  note: string;
+  created_by: number | null;
+  created_at: ColumnType<Timestamp, Timestamp, never>;
+  expires_at: Timestamp;
+  accepted_at: Timestamp | null;
+  accepted_by: number | null;
+  revoked_at: Timestamp | null;
+}
+
+/** A person's WebAuthn credential (migration 0022): its id and public key, base64url. */
+export interface PasskeyTable {
+  id: string;
+  user_id: number;
+  public_key: string;
+  /** The authenticator's signature counter, as last seen (0 for authenticators that keep none). */
+  counter: number;
+  /** JSON array of the transports the authenticator named (usb, internal, hybrid...). */
+  transports: string;
+  name: string;
+  created_at: ColumnType<Timestamp, Timestamp, never>;
+  last_used_at: Timestamp | null;
+}
+
+/** A person's account at an OpenID Connect provider (migration 0022). */
+export interface UserIdentityTable {
+  issuer: string;
+  subject: string;
+  user_id: number;
+  created_at: ColumnType<Timestamp, Timestamp, never>;
 }
 
 export interface MonitorTable {
@@ -543,6 +587,9 @@ export interface Database {
   workspaces: WorkspaceTable;
   users: UserTable;
   memberships: MembershipTable;
+  invitations: InvitationTable;
+  passkeys: PasskeyTable;
+  user_identities: UserIdentityTable;
   api_keys: ApiKeyTable;
   audit_log: AuditLogTable;
   dashboard_tokens: DashboardTokenTable;

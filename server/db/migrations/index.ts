@@ -20,6 +20,7 @@ import * as m0018 from './0018-monitor-badges.ts';
 import * as m0019 from './0019-repeating-maintenance.ts';
 import * as m0020 from './0020-monitor-incidents.ts';
 import * as m0021 from './0021-monitor-groups.ts';
+import * as m0022 from './0022-team-sign-in.ts';
 
 /**
  * Every migration, in order, imported statically so a bundled app carries them. Append only:
@@ -47,4 +48,5 @@ export const migrations: Record<string, Migration> = {
   '0019-repeating-maintenance': m0019,
   '0020-monitor-incidents': m0020,
   '0021-monitor-groups': m0021,
+  '0022-team-sign-in': m0022,
 };

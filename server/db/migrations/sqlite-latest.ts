@@ -20,7 +20,7 @@ CREATE INDEX "api_keys_prefix" on "api_keys" ("prefix");
 CREATE TABLE "audit_log" ("id" integer primary key autoincrement, "workspace_id" integer not null references "workspaces" ("id") on delete cascade, "entity_type" text not null, "entity_id" text not null, "action" text not null, "actor_type" text not null, "actor_id" text not null, "actor_user_id" integer, "before" text, "after" text, "changed_fields" text not null, "created_at" text not null, "actor_surface" text);
 CREATE INDEX "audit_log_workspace_time" on "audit_log" ("workspace_id", "created_at");
 CREATE INDEX "audit_log_entity" on "audit_log" ("workspace_id", "entity_type", "entity_id");
-CREATE TABLE "dashboard_tokens" ("token_hash" text primary key, "kind" text not null check (kind in ('signin', 'session')), "user_id" integer not null references "users" ("id") on delete cascade, "created_at" text not null, "expires_at" text not null);
+CREATE TABLE "dashboard_tokens" ("token_hash" text primary key, "kind" text not null check (kind in ('signin', 'session')), "user_id" integer not null references "users" ("id") on delete cascade, "created_at" text not null, "expires_at" text not null, "public_id" text, "method" text, "user_agent" text);
 CREATE TABLE "private_locations" ("id" integer primary key autoincrement, "name" text not null unique, "status" text not null check (status in ('active', 'error')), "metadata" text not null, "regions" text, "token_hash" text, "last_seen_at" text, "created_at" text not null, "workspace_id" integer references "workspaces" ("id") on delete cascade, "token_prefix" text, "runner_version" text, "runner_hostname" text, "runner_instance" text, "last_sequence" integer default 0 not null, "dropped_results" integer default 0 not null);
 CREATE TABLE "check_results" ("id" integer primary key, "monitor_id" integer not null references "monitors" ("id") on delete cascade, "runner" text not null, "regions" text not null, "started_at" integer not null, "result" text not null check (result in ('up', 'degraded', 'down')), "latency_ms" real not null, "dns_ms" real, "connect_ms" real, "tls_ms" real, "ttfb_ms" real, "transfer_ms" real, "attempts" integer not null, "message" text not null, "grpc_status" text, "status_code" integer, "details" text);
 CREATE INDEX "check_results_monitor" on "check_results" ("monitor_id", "started_at");
@@ -125,6 +125,11 @@ CREATE TABLE "monitor_badges" ("monitor_id" integer primary key references "moni
 CREATE TABLE "monitor_incidents" ("id" integer primary key, "monitor_id" integer not null references "monitors" ("id") on delete cascade, "started_at" integer not null, "ended_at" integer, "failed_checks" integer, "first_message" text not null);
 CREATE INDEX "monitor_incidents_monitor" on "monitor_incidents" ("monitor_id", "started_at");
 CREATE INDEX "monitors_workspace_group" on "monitors" ("workspace_id", "group_name");
+CREATE TABLE "invitations" ("id" integer primary key autoincrement, "workspace_id" integer not null references "workspaces" ("id") on delete cascade, "role" text not null check (role in ('owner', 'admin', 'member')), "token_hash" text not null unique, "note" text not null, "created_by" integer references "users" ("id") on delete set null, "created_at" text not null, "expires_at" text not null, "accepted_at" text, "accepted_by" integer references "users" ("id") on delete set null, "revoked_at" text);
+CREATE INDEX "invitations_workspace" on "invitations" ("workspace_id", "created_at");
+CREATE TABLE "passkeys" ("id" text primary key, "user_id" integer not null references "users" ("id") on delete cascade, "public_key" text not null, "counter" integer not null, "transports" text not null, "name" text not null, "created_at" text not null, "last_used_at" text);
+CREATE INDEX "passkeys_user" on "passkeys" ("user_id");
+CREATE TABLE "user_identities" ("issuer" text not null, "subject" text not null, "user_id" integer not null references "users" ("id") on delete cascade, "created_at" text not null, constraint "user_identities_pk" primary key ("issuer", "subject"));
 insert into kysely_migration_lock (id, is_locked) values ('migration_lock', 0);
 insert into kysely_migration (name, timestamp) values
   ('0001-initial', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
@@ -147,7 +152,8 @@ insert into kysely_migration (name, timestamp) values
   ('0018-monitor-badges', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   ('0019-repeating-maintenance', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   ('0020-monitor-incidents', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-  ('0021-monitor-groups', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
+  ('0021-monitor-groups', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  ('0022-team-sign-in', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
 insert into private_locations (name, status, metadata, created_at) values ('local', 'active', '{"kind":"embedded"}', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
 with recursive shards (shard) as (select 0 union all select shard + 1 from shards where shard < 64)
 insert into check_leases (shard) select shard from shards;

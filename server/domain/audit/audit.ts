@@ -4,7 +4,7 @@ import { writeTransaction } from '../../db/transaction.ts';
 import { type Actor, auditActor } from '../actor.ts';
 import { insertAuditEntry } from './audit-repository.ts';
 
-type Snapshot = Record<string, unknown>;
+export type Snapshot = Record<string, unknown>;
 
 export interface AuditChange {
   workspaceId: number;

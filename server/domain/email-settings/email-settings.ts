@@ -84,7 +84,7 @@ function snapshot(settings: EmailSettings, password: 'set' | 'not set' | 'replac
 
 export function createEmailSettingsService(db: Kysely<Database>, deps: EmailSettingsDeps) {
   async function get(actor: Actor, workspaceId: number): Promise<EmailSettingsView> {
-    await authorize(db, actor, workspaceId, 'manage');
+    await authorize(db, actor, workspaceId, 'admin');
     const row = await findEmailSettingsRow(db);
     return { available: await deps.available(), environment: deps.environment, stored: row ? toSettings(row) : null };
   }
@@ -98,7 +98,7 @@ export function createEmailSettingsService(db: Kysely<Database>, deps: EmailSett
      * changes nothing and records nothing.
      */
     async set(actor: Actor, workspaceId: number, input: z.input<ReturnType<typeof emailSettingsInput>>): Promise<EmailSettingsView> {
-      await authorize(db, actor, workspaceId, 'manage');
+      await authorize(db, actor, workspaceId, 'admin');
       if (deps.environment.smtpUrl) {
         throw new AppError(
           'PRECONDITION_FAILED',
@@ -156,7 +156,7 @@ export function createEmailSettingsService(db: Kysely<Database>, deps: EmailSett
      * it refused or could not be reached.
      */
     async sendTest(actor: Actor, workspaceId: number, to: unknown): Promise<{ delivered: boolean; answer: string }> {
-      await authorize(db, actor, workspaceId, 'manage');
+      await authorize(db, actor, workspaceId, 'admin');
       const values = parseInput(testAddress(), { to: typeof to === 'string' ? to.trim() : to });
       if (!(await deps.available())) {
         throw new AppError('PRECONDITION_FAILED', 'no mail server is set up: save the email settings first, or set STATUSDESK_SMTP_URL for the service');

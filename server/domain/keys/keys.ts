@@ -61,6 +61,28 @@ function snapshot(key: ApiKey): Record<string, unknown> {
   return rest;
 }
 
+/** Revokes a key in the caller's transaction, audited; a revoked key stays as it is, with no entry. */
+async function revokeKeyRow(trx: Kysely<Database>, current: ApiKeyRow, actor: Actor): Promise<ApiKey> {
+  if (current.revoked_at) return toApiKey(current);
+  const updated = await markKeyRevoked(trx, current.id, new Date().toISOString());
+  await recordAudit(trx, {
+    workspaceId: current.workspace_id,
+    entityType: 'api_key',
+    entityId: current.id,
+    action: 'api_key.revoke',
+    actor,
+    before: snapshot(toApiKey(current)),
+    after: snapshot(toApiKey(updated)),
+  });
+  return toApiKey(updated);
+}
+
+/** Revokes the key `keyId` in the caller's transaction (a member removed takes their keys along). */
+export async function revokeKeyById(trx: Kysely<Database>, keyId: number, actor: Actor): Promise<void> {
+  const row = await findKeyRow(trx, keyId);
+  if (row) await revokeKeyRow(trx, row, actor);
+}
+
 function generateKeySecret(): string {
   for (;;) {
     const secret = newSecret(KEY_PREFIX);
@@ -89,7 +111,7 @@ export function createKeyService(db: Kysely<Database>) {
         throw new AppError('FORBIDDEN', 'API keys are created only in the dashboard or with the statusdesk CLI');
       }
       const values = parseInput(createKeyInput(), input);
-      await authorize(db, actor, values.workspaceId, 'manage');
+      await authorize(db, actor, values.workspaceId, 'admin');
       const secret = generateKeySecret();
       return writeTransaction(db, async (trx) => {
         const row = await insertKey(trx, {
@@ -131,19 +153,8 @@ export function createKeyService(db: Kysely<Database>) {
           throw new AppError('FORBIDDEN', 'a read-only API key may revoke only itself');
         }
         if (actor.type === 'oauth') throw new AppError('FORBIDDEN', 'API keys are revoked only in the dashboard or with the statusdesk CLI');
-        if (actor.type === 'user') await authorize(trx, actor, current.workspace_id, 'manage');
-        if (current.revoked_at) return toApiKey(current);
-        const updated = await markKeyRevoked(trx, current.id, new Date().toISOString());
-        await recordAudit(trx, {
-          workspaceId: current.workspace_id,
-          entityType: 'api_key',
-          entityId: current.id,
-          action: 'api_key.revoke',
-          actor,
-          before: snapshot(toApiKey(current)),
-          after: snapshot(toApiKey(updated)),
-        });
-        return toApiKey(updated);
+        if (actor.type === 'user') await authorize(trx, actor, current.workspace_id, 'admin');
+        return revokeKeyRow(trx, current, actor);
       });
     },
 

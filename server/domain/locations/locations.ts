@@ -153,7 +153,7 @@ export function createLocationService(db: Kysely<Database>, options: LocationSer
 
     /** Creates a location and issues its token, returned here only. */
     async create(actor: Actor, workspaceId: number, input: unknown): Promise<{ location: PrivateLocation; token: string }> {
-      await authorize(db, actor, workspaceId, 'write');
+      await authorize(db, actor, workspaceId, 'admin');
       const values = parseInput(createInput(), input);
       const { token, stored } = issueToken();
       const row = await writeTransaction(db, async (trx) => {
@@ -185,7 +185,7 @@ export function createLocationService(db: Kysely<Database>, options: LocationSer
      * state of its runner along; stored results keep the old name.
      */
     async update(actor: Actor, workspaceId: number, id: string, patch: unknown): Promise<PrivateLocation> {
-      await authorize(db, actor, workspaceId, 'write');
+      await authorize(db, actor, workspaceId, 'admin');
       const values = parseInput(updateInput(), patch);
       if (values.name === undefined && values.metadata === undefined) throw invalid('private location', 'names no field to change: set name or metadata');
       const { next, renamed } = await updateTransaction(db, async (trx) => {
@@ -217,7 +217,7 @@ export function createLocationService(db: Kysely<Database>, options: LocationSer
 
     /** Deletes a location: its token stops working, its runner is told to stop, monitors no longer choose it. */
     async delete(actor: Actor, workspaceId: number, id: string): Promise<void> {
-      await authorize(db, actor, workspaceId, 'write');
+      await authorize(db, actor, workspaceId, 'admin');
       const locationId = await writeTransaction(db, async (trx) => {
         const current = await loadRemoteRow(trx, workspaceId, id, 'deleted');
         await deleteLocation(trx, current.id);
@@ -238,7 +238,7 @@ export function createLocationService(db: Kysely<Database>, options: LocationSer
 
     /** Replaces a location's token: the old one stops working, the new one is returned here only. */
     async rotateToken(actor: Actor, workspaceId: number, id: string): Promise<{ location: PrivateLocation; token: string }> {
-      await authorize(db, actor, workspaceId, 'write');
+      await authorize(db, actor, workspaceId, 'admin');
       const { token, stored } = issueToken();
       const row = await writeTransaction(db, async (trx) => {
         const current = await loadRemoteRow(trx, workspaceId, id, 'given a token');

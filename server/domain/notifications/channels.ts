@@ -347,7 +347,8 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
     },
 
     async create(actor: Actor, workspaceId: number, input: unknown): Promise<Channel> {
-      await authorize(db, actor, workspaceId, 'write');
+      // A channel is where alerts go, with its credentials: admins and owners manage them.
+      await authorize(db, actor, workspaceId, 'admin');
       const values = parseInput(inputs.create(), input);
       await kinds.load?.(values.kind);
       const { settings, credentials } = splitConfig(values.kind, values.config);
@@ -386,7 +387,8 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
      * keeps its stored value, so a client that only ever saw masked values can still edit.
      */
     async update(actor: Actor, workspaceId: number, id: string, patch: unknown): Promise<Channel> {
-      await authorize(db, actor, workspaceId, 'write');
+      // A channel is where alerts go, with its credentials: admins and owners manage them.
+      await authorize(db, actor, workspaceId, 'admin');
       const values = parseInput(inputs.patch(), patch);
       if (Object.values(values).every((v) => v === undefined))
         throw invalid('channel', 'names no field to change: set name, monitorIds, config, events, allMonitors or defaultForNew');
@@ -488,7 +490,8 @@ export function createChannelService(db: Kysely<Database>, options: ChannelServi
     },
 
     async delete(actor: Actor, workspaceId: number, id: string): Promise<void> {
-      await authorize(db, actor, workspaceId, 'write');
+      // A channel is where alerts go, with its credentials: admins and owners manage them.
+      await authorize(db, actor, workspaceId, 'admin');
       await writeTransaction(db, async (trx) => {
         const row = await loadRow(trx, workspaceId, id);
         const before = await channelOf(trx, row);

@@ -164,7 +164,7 @@ export function createConnectionService(db: Kysely<Database>) {
       if (isCredential(actor)) throw new AppError('FORBIDDEN', 'connections are revoked in the dashboard, or by the app itself at /oauth/revoke');
       return writeTransaction(db, async (trx) => {
         const grant = await findGrant(trx, actor, connectionId);
-        if (actor.type === 'user' && grant.user_id !== actor.userId) await authorize(trx, actor, grant.workspace_id, 'manage');
+        if (actor.type === 'user' && grant.user_id !== actor.userId) await authorize(trx, actor, grant.workspace_id, 'admin');
         const revoked = (await revokeGrant(trx, grant.id, actor, 'revoked')) ?? grant;
         return { id: String(revoked.id), revokedAt: revoked.revoked_at };
       });

@@ -4,18 +4,12 @@ import { writeTransaction } from '../../db/transaction.ts';
 import { isUniqueViolation } from '../../db/unique-violation.ts';
 import type { Database, WorkspaceRow } from '../../db/schema.ts';
 import { AppError } from '../../errors.ts';
-import { type Actor, isCredential, type Role } from '../actor.ts';
-import { revokeGrant } from '../oauth/grants.ts';
-import { liveGrantIdsOf } from '../oauth/grant-repository.ts';
+import { type Actor, isCredential } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { type PlanName, planNames } from '../plans.ts';
-import { insertUser } from '../users/user-repository.ts';
 import { builtOnFirstUse, oneLine, parseInput } from '../validation.ts';
 import {
-  countOwners,
-  deleteMembership,
-  findMember,
   findWorkspaceRowBySlug,
   insertMembership,
   insertWorkspace,
@@ -43,19 +37,6 @@ const createWorkspaceInput = builtOnFirstUse(() =>
     name: oneLine(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters')),
     slug: slugSchema(),
     plan: z.enum(planNames, { error: `must be one of ${planNames.join(', ')}` }).default('scale'),
-  }),
-);
-
-export interface Member {
-  userId: string;
-  name: string;
-  role: Role;
-}
-
-const addMemberInput = builtOnFirstUse(() =>
-  z.object({
-    name: oneLine(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters')),
-    role: z.enum(['owner', 'admin', 'member'], { error: 'must be owner, admin or member' }).default('member'),
   }),
 );
 
@@ -102,55 +83,6 @@ export function createWorkspaceService(db: Kysely<Database>) {
       if (!row) throw new AppError('NOT_FOUND', `workspace ${slug} does not exist`);
       await authorize(db, actor, row.id, 'read');
       return toWorkspace(row);
-    },
-
-    /** Adds a person to a workspace (a new local user of that name). Owners and admins only. */
-    async addMember(actor: Actor, workspaceId: number, input: z.input<typeof addMemberInput>): Promise<Member> {
-      const values = parseInput(addMemberInput(), input);
-      return writeTransaction(db, async (trx) => {
-        await authorize(trx, actor, workspaceId, 'manage');
-        const now = new Date().toISOString();
-        const userId = await insertUser(trx, values.name, now);
-        await insertMembership(trx, workspaceId, userId, values.role, now);
-        const member: Member = { userId: String(userId), name: values.name, role: values.role };
-        await recordAudit(trx, {
-          workspaceId,
-          entityType: 'membership',
-          entityId: userId,
-          action: 'membership.create',
-          actor,
-          before: null,
-          after: { ...member },
-        });
-        return member;
-      });
-    },
-
-    /**
-     * Removes a person from a workspace, and with them every connection they approved for it
-     * (SPEC 3.4). The last owner stays.
-     */
-    async removeMember(actor: Actor, workspaceId: number, userId: number): Promise<void> {
-      await writeTransaction(db, async (trx) => {
-        await authorize(trx, actor, workspaceId, 'manage');
-        const row = await findMember(trx, workspaceId, userId);
-        if (!row) throw new AppError('NOT_FOUND', `user ${userId} is not a member of workspace ${workspaceId}`);
-        if (row.role === 'owner' && (await countOwners(trx, workspaceId)) === 1) {
-          throw new AppError('PRECONDITION_FAILED', 'the last owner of a workspace cannot be removed');
-        }
-        for (const grantId of await liveGrantIdsOf(trx, workspaceId, userId)) await revokeGrant(trx, grantId, actor, 'member_removed');
-        await deleteMembership(trx, workspaceId, userId);
-        const member: Member = { userId: String(userId), name: row.name, role: row.role };
-        await recordAudit(trx, {
-          workspaceId,
-          entityType: 'membership',
-          entityId: userId,
-          action: 'membership.delete',
-          actor,
-          before: { ...member },
-          after: null,
-        });
-      });
     },
   };
 }
