@@ -496,7 +496,7 @@ const mcpServerPick = z.strictObject({ name: z.string(), file: z.string() });
  */
 const configChange = z.strictObject({
   action: z.enum(['create', 'update', 'delete', 'unchanged']),
-  kind: z.enum(['monitor', 'page', 'component']),
+  kind: z.enum(['monitor', 'page', 'component', 'maintenance']),
   name: z.string(),
   /** The page of a component. */
   page: z.string().optional(),

@@ -72,7 +72,8 @@ async function planOf(c: Context<AppEnv>, api: StatusdeskClient): Promise<Plan> 
   const file = await fileOf(c);
   const [{ Problems, readDesired }, { makePlan, readWorkspace }] = await fileCode();
   try {
-    return makePlan(readDesired(file, NO_ENVIRONMENT), await readWorkspace(api), false);
+    const desired = readDesired(file, NO_ENVIRONMENT);
+    return makePlan(desired, await readWorkspace(api, desired), false);
   } catch (error) {
     if (!(error instanceof Problems)) throw error;
     const count = error.problems.length === 1 ? '1 problem' : `${error.problems.length} problems`;
@@ -92,8 +93,13 @@ export function registerConfigRoutes(app: HonoApp, options: DashboardAppOptions)
 
   jsonRoute(app, 'configExport', async (c) => {
     const [{ renderFile }, { readWorkspace, workspaceFile }] = await fileCode();
-    const { monitors, pages } = workspaceFile(await readWorkspace(apiOf(c)));
-    return { file: renderFile(monitors, pages), filename: `statusdesk-workspace-${workspaceIdOf(c)}.yaml`, monitors: monitors.length, pages: pages.length };
+    const { monitors, pages, maintenance } = workspaceFile(await readWorkspace(apiOf(c)));
+    return {
+      file: renderFile(monitors, pages, maintenance),
+      filename: `statusdesk-workspace-${workspaceIdOf(c)}.yaml`,
+      monitors: monitors.length,
+      pages: pages.length,
+    };
   });
 
   jsonRoute(app, 'configPlan', async (c) => {

@@ -203,7 +203,7 @@ function useFocusOnShow() {
 }
 
 const ACTION_WORDS = { create: 'Add', update: 'Change', delete: 'Remove', unchanged: 'Same' } as const;
-const KIND_WORDS = { monitor: 'monitor', page: 'status page', component: 'component' } as const;
+const KIND_WORDS = { monitor: 'monitor', page: 'status page', component: 'component', maintenance: 'maintenance window' } as const;
 
 /** The counts of a plan. Removals come only of pruning, which the dashboard does not do: named only if there are any. */
 function summaryText(summary: ConfigPlan['summary']) {

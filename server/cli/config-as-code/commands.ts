@@ -22,7 +22,12 @@ const valueText = (value: unknown) =>
 
 /** `+ monitor API (http)`, `~ monitor DB: frequency 5m → 1m`, `- component Old on page acme`. */
 function changeLine(change: Change): string {
-  const subject = change.kind === 'component' ? `component ${change.name} on page ${change.page}` : `${change.kind} ${change.name}`;
+  const subject =
+    change.kind === 'component'
+      ? `component ${change.name} on page ${change.page}`
+      : change.kind === 'maintenance'
+        ? `maintenance window ${change.name} on page ${change.page}`
+        : `${change.kind} ${change.name}`;
   const type = change.type && change.action !== 'update' ? ` (${change.type})` : '';
   const fieldText = (f: FieldChange) =>
     f.secret ? `${f.field} (secret values, sent again: the service never shows them)` : `${f.field} ${valueText(f.from)} → ${valueText(f.to)}`;
@@ -92,10 +97,14 @@ type Outcome = 'applied' | 'refused' | 'not applied';
 
 const apply: Command = {
   usage: 'apply -f FILE [--prune [--yes]] [--dry-run] [--api-url URL] [--json]',
-  summary: 'make the monitors, pages and components of the workspace match a file',
+  summary: 'make the monitors, pages, components and maintenance windows of the workspace match a file',
   options: {
     file: { type: 'string', short: 'f', valueName: 'FILE', description: 'the file to apply (YAML or JSON); - reads standard input' },
-    prune: { type: 'boolean', description: 'also delete the monitors, pages and components the file does not have (asks first; --yes when not on a terminal)' },
+    prune: {
+      type: 'boolean',
+      description:
+        'also delete the monitors, pages and components the file does not have, and the maintenance windows not ended its maintenance section does not have (asks first; --yes when not on a terminal)',
+    },
     ...yes,
     'dry-run': { type: 'boolean', description: 'print the plan and change nothing' },
     ...address,
@@ -109,7 +118,7 @@ const apply: Command = {
     let plan;
     try {
       const desired = readDesired(await readSource(file), process.env);
-      plan = makePlan(desired, await readWorkspace(api), values.prune === true);
+      plan = makePlan(desired, await readWorkspace(api, desired), values.prune === true);
     } catch (error) {
       if (error instanceof Problems) return reportProblems(file === '-' ? 'standard input' : file, error.problems, asJson, error.exitCode);
       throw error;
@@ -120,6 +129,8 @@ const apply: Command = {
       process.stdout.write(`${summaryLine(summary)}\n`);
     }
     if (plan.kept > 0) note(`${plan.kept} monitors and pages of the workspace are not in the file and are kept: --prune deletes them`);
+    if (plan.keptWindows > 0)
+      note(`${plan.keptWindows} maintenance windows of the workspace that have not ended are not in the file and are kept: --prune deletes them`);
 
     const deletions = plan.steps.filter((s) => s.change.action === 'delete').length;
     if (
@@ -167,19 +178,19 @@ const apply: Command = {
 
 const exportCommand: Command = {
   usage: 'export [-o FILE] [--api-url URL]',
-  summary: 'write the monitors, pages and components of the workspace as a file for statusdesk apply',
+  summary: 'write the monitors, pages, components and maintenance windows of the workspace as a file for statusdesk apply',
   options: {
     out: { type: 'string', short: 'o', valueName: 'FILE', description: 'where to write the file (default: standard output)' },
     ...address,
   },
   async run(values) {
     const [{ renderFile }, { readWorkspace, workspaceFile }] = await fileCode();
-    const { monitors, pages } = workspaceFile(await readWorkspace(client(values)));
-    const rendered = renderFile(monitors, pages);
+    const { monitors, pages, maintenance } = workspaceFile(await readWorkspace(client(values)));
+    const rendered = renderFile(monitors, pages, maintenance);
     const out = str(values, 'out');
     if (out === undefined) return void process.stdout.write(rendered);
     await writeFile(out, rendered);
-    note(`wrote ${monitors.length} monitors and ${pages.length} pages to ${out}`);
+    note(`wrote ${monitors.length} monitors, ${pages.length} pages and ${maintenance.length} maintenance windows to ${out}`);
   },
 };
 

@@ -1,13 +1,16 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Composer, type CST, Document, isAlias, isCollection, isMap, isPair, isScalar, isSeq, LineCounter, type Node, Parser, visit } from 'yaml';
 import { z } from 'zod';
+import { MAINTENANCE_LIMITS } from '../../../contract/limits.ts';
 import { innermost, whatOf } from '../../domain/declared-fields.ts';
+import { checkRule, firstOccurrence, type RepeatRule, repeatInput } from '../../domain/maintenance/occurrences.ts';
 import { configSchemas } from '../../domain/monitors/monitor-rules.ts';
 import { isSecretName } from '../../domain/monitors/monitor-secrets.ts';
 import { type MonitorType, monitorTypeNames, type MonitorTypeSpec, secretMapNames, specOf } from '../../domain/monitors/monitor-types.ts';
 import type { MonitorConfig } from '../../domain/monitors/monitors.ts';
 import { frequencies } from '../../domain/plans.ts';
-import { builtOnFirstUse } from '../../domain/validation.ts';
+import { builtOnFirstUse, oneLine } from '../../domain/validation.ts';
+import { AppError } from '../../errors.ts';
 
 /**
  * The file of `statusdesk apply` and `statusdesk export`: monitors, status pages and their
@@ -122,6 +125,8 @@ const commonFields = () => ({
     .strictObject({ endpoint: text('a URL'), headers: map.optional() })
     .nullable()
     .optional(),
+  /** The monitor's public status badges: on or off; left out, they stay as they are. Not part of its configuration. */
+  badges: bool().optional(),
 });
 
 /** The file's shape of a monitor of each type, built with the first file read. */
@@ -157,10 +162,39 @@ const page = z.strictObject({
   components: z.array(component).optional(),
 });
 
+/** A date and time with a zone, e.g. 2026-11-21T22:00:00Z: without one, the same text means different moments on different machines. */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-](0\d|1[0-4]):[0-5]\d)$/i;
+const INSTANT_RULE = 'must be an ISO 8601 date and time with a zone, e.g. 2026-11-21T22:00:00Z';
+/** An instant of the file, as the service stores it: RFC 3339 in UTC. */
+const instant = () =>
+  z
+    .string({ error: INSTANT_RULE })
+    .trim()
+    .refine((value) => ISO_INSTANT.test(value) && !Number.isNaN(Date.parse(value)), INSTANT_RULE)
+    .transform((value) => new Date(value).toISOString());
+
+const { titleLength, messageLength, components: maxComponents } = MAINTENANCE_LIMITS;
+
+/** A maintenance window: on a page, for the page as a whole or some of its components (by name); one-off (from, to) or repeating. */
+const maintenanceWindow = z.strictObject({
+  title: oneLine(text('a title').trim().min(1, 'is required').max(titleLength, `must be at most ${titleLength} characters`)),
+  page: text('the slug of a status page'),
+  message: text('text').max(messageLength, `must be at most ${messageLength} characters`).optional(),
+  components: z
+    .array(text('the name of a component of the page'), { error: 'must be a list of component names of the page, e.g. [API, Database]' })
+    .max(maxComponents, `must name at most ${maxComponents} components`)
+    .optional(),
+  from: instant().optional(),
+  to: instant().optional(),
+  /** Checked by the domain's own rules, at its place (desiredWindow). */
+  repeat: z.unknown().optional(),
+});
+
 const fileSchema = z.strictObject({
   version: z.literal(FILE_VERSION, { error: `must be ${FILE_VERSION}` }),
   monitors: z.array(z.unknown(), { error: 'must be a list of monitors' }).optional(),
   pages: z.array(page, { error: 'must be a list of pages' }).optional(),
+  maintenance: z.array(maintenanceWindow, { error: 'must be a list of maintenance windows' }).optional(),
 });
 
 export type FilePage = z.output<typeof page>;
@@ -177,6 +211,8 @@ export interface DesiredMonitor {
    * locations) on create, unchanged on update. `privateLocations` holds names.
    */
   config: MonitorConfig;
+  /** Whether its status badges are on; undefined when the file leaves `badges` out (left as they are). */
+  badges?: boolean;
 }
 
 /** A page of the file, with the defaults filled in; components are placed in file order unless they say where. */
@@ -193,9 +229,26 @@ export interface DesiredPage {
   components: { name: string; description: string; monitor: string | null; group: string | null; position: number; path: string }[];
 }
 
+/** A maintenance window of the file. Titles identify windows, as names identify monitors. */
+export interface DesiredWindow {
+  title: string;
+  /** The slug of its page. */
+  page: string;
+  message: string;
+  /** The names of the page's components it covers, sorted; empty: the page as a whole. */
+  components: string[];
+  /** A one-off window's span (RFC 3339, UTC); for a repeating one, `from` is when the repetition begins (optional) and `to` is absent. */
+  from?: string;
+  to?: string;
+  repeat?: RepeatRule;
+  path: string;
+}
+
 export interface Desired {
   monitors: DesiredMonitor[];
   pages: DesiredPage[];
+  /** Undefined when the file has no `maintenance:` section: the workspace's windows are left as they are. */
+  maintenance?: DesiredWindow[];
 }
 
 // ---- environment references ----------------------------------------------------------------
@@ -455,6 +508,7 @@ export function readDesired(source: string, env: NodeJS.ProcessEnv): Desired {
   }
   const monitors = (file.data.monitors ?? []).flatMap((raw, i) => desiredMonitor(raw, ['monitors', i], problems));
   const pages = (file.data.pages ?? []).map((p, i) => desiredPage(p, ['pages', i]));
+  const maintenance = file.data.maintenance?.flatMap((w, i) => desiredWindow(w, ['maintenance', i], problems));
   duplicates(
     monitors.map((m) => m.name),
     (at) => monitors[at]!.path,
@@ -477,15 +531,24 @@ export function readDesired(source: string, env: NodeJS.ProcessEnv): Desired {
       'another component of the page has this name',
       problems,
     );
+  if (maintenance)
+    duplicates(
+      maintenance.map((w) => w.title),
+      (at) => maintenance[at]!.path,
+      'title',
+      'another maintenance window of the file has this title',
+      problems,
+      'titles',
+    );
   if (problems.length > 0) throw new Problems(problems, 2);
-  return { monitors, pages };
+  return { monitors, pages, ...(maintenance ? { maintenance } : {}) };
 }
 
-function duplicates(keys: string[], pathOf: (at: number) => string, field: string, message: string, problems: Problem[]): void {
+function duplicates(keys: string[], pathOf: (at: number) => string, field: string, message: string, problems: Problem[], identify = 'names'): void {
   // A set, not indexOf: a file of 10,000 monitors took seconds to compare each name with all before it.
   const seen = new Set<string>();
   keys.forEach((key, at) => {
-    if (seen.has(key)) problems.push({ path: `${pathOf(at)}.${field}`, message: `${message} ("${key}"): names identify them` });
+    if (seen.has(key)) problems.push({ path: `${pathOf(at)}.${field}`, message: `${message} ("${key}"): ${identify} identify them` });
     seen.add(key);
   });
 }
@@ -511,7 +574,8 @@ function desiredMonitor(raw: unknown, base: PropertyKey[], problems: Problem[]):
   }
   const shape = monitorSchemas()[type.data.type].safeParse(raw);
   const found = shape.success ? [] : issueProblems(base, shape.error.issues, `a ${type.data.type} monitor`);
-  const { input, origin } = configInputOf((shape.success ? shape.data : raw) as FileMonitor);
+  const { badges, ...fields } = (shape.success ? shape.data : raw) as FileMonitor;
+  const { input, origin } = configInputOf(fields as FileMonitor);
   const config = configSchemas()[type.data.type].safeParse(input);
   if (!config.success) {
     const reported = new Set(found.map((p) => p.path));
@@ -520,7 +584,71 @@ function desiredMonitor(raw: unknown, base: PropertyKey[], problems: Problem[]):
   }
   problems.push(...found);
   if (found.length > 0 || !config.success) return [];
-  return [{ name: (shape.data as FileMonitor).name, type: type.data.type, path: pathText(base), config: config.data as MonitorConfig }];
+  return [
+    {
+      name: (shape.data as FileMonitor).name,
+      type: type.data.type,
+      path: pathText(base),
+      config: config.data as MonitorConfig,
+      ...(typeof badges === 'boolean' ? { badges } : {}),
+    },
+  ];
+}
+
+type FileWindow = z.output<typeof maintenanceWindow>;
+
+/** A problem the domain's rules found (`invalid(field, rule)`), at its place in the file. */
+function domainProblems(error: unknown): Problem[] {
+  if (!(error instanceof AppError) || error.violations.length === 0) throw error;
+  return error.violations.map((v) => ({ path: v.field, message: v.rule }));
+}
+
+/**
+ * A maintenance window of the file: a one-off window needs `from` and `to`, `to` after `from`; a
+ * repeating one leaves `to` out, and its rule is checked by the domain's own rules
+ * (occurrences.ts), `timeZone` UTC unless given.
+ */
+function desiredWindow(w: FileWindow, base: PropertyKey[], problems: Problem[]): DesiredWindow[] {
+  const at = (field: string) => pathText([...base, field]);
+  const found: Problem[] = [];
+  let repeat: RepeatRule | undefined;
+  if (w.repeat === undefined) {
+    if (w.from === undefined) found.push({ path: at('from'), message: 'is required: when the window starts, e.g. 2026-11-21T22:00:00Z (or give repeat)' });
+    if (w.to === undefined) found.push({ path: at('to'), message: 'is required: when the window ends, after from (or give repeat)' });
+    if (w.from !== undefined && w.to !== undefined && Date.parse(w.to) <= Date.parse(w.from))
+      found.push({ path: at('to'), message: `must be after from (${w.from}), got ${w.to}` });
+  } else {
+    if (w.to !== undefined) found.push({ path: at('to'), message: 'must be left out for a repeating window: each occurrence lasts repeat.durationMinutes' });
+    const raw = w.repeat;
+    const withZone = raw !== null && typeof raw === 'object' && !Array.isArray(raw) && !('timeZone' in raw) ? { ...raw, timeZone: 'UTC' } : raw;
+    const parsed = repeatInput(instant()).safeParse(withZone);
+    if (!parsed.success) {
+      found.push(...issueProblems([...base, 'repeat'], parsed.error.issues, 'a repeat rule'));
+    } else {
+      const rule = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined)) as unknown as RepeatRule;
+      try {
+        checkRule(rule, at('repeat'));
+        firstOccurrence(rule, w.from === undefined ? Date.now() : Date.parse(w.from), at('repeat'));
+        repeat = rule;
+      } catch (error) {
+        found.push(...domainProblems(error));
+      }
+    }
+  }
+  problems.push(...found);
+  if (found.length > 0) return [];
+  return [
+    {
+      title: w.title,
+      page: w.page,
+      message: w.message ?? '',
+      components: [...new Set(w.components ?? [])].sort(),
+      ...(w.from === undefined ? {} : { from: w.from }),
+      ...(w.to === undefined ? {} : { to: w.to }),
+      ...(repeat ? { repeat } : {}),
+      path: pathText(base),
+    },
+  ];
 }
 
 function desiredPage(p: FilePage, base: PropertyKey[]): DesiredPage {
@@ -548,8 +676,8 @@ function desiredPage(p: FilePage, base: PropertyKey[]): DesiredPage {
  * A file of the given monitors and pages, as `statusdesk export` writes it: lists of plain values
  * and each assertion (each item of a list written as one) on one line (`regions: [iad, fra]`).
  */
-export function renderFile(monitors: Record<string, unknown>[], pages: Record<string, unknown>[]): string {
-  const document = new Document(escapeReferences({ version: FILE_VERSION, monitors, pages }));
+export function renderFile(monitors: Record<string, unknown>[], pages: Record<string, unknown>[], maintenance: Record<string, unknown>[] = []): string {
+  const document = new Document(escapeReferences({ version: FILE_VERSION, monitors, pages, ...(maintenance.length > 0 ? { maintenance } : {}) }));
   visit(document, {
     Seq(_, node) {
       if (node.items.every(isScalar)) node.flow = true;

@@ -3,15 +3,18 @@ import { create } from '@bufbuild/protobuf';
 import { FieldMaskSchema } from '@bufbuild/protobuf/wkt';
 import type { Message } from '@bufbuild/protobuf';
 import type { StatusdeskClient } from '../../../client/index.ts';
+import type { RepeatRule } from '../../domain/maintenance/occurrences.ts';
 import { isSecretName, REDACTED } from '../../domain/monitors/monitor-secrets.ts';
 import { type MonitorType, monitorTypeNames, secretMapNames } from '../../domain/monitors/monitor-types.ts';
 import type { Monitor, MonitorConfig } from '../../domain/monitors/monitors.ts';
+import { repeatOf } from '../../rpc/maintenance-codec.ts';
 import { createInput, toMonitorMessage, wireOf } from '../../rpc/monitor-codec.ts';
 import { note } from '../flags.ts';
 import {
   type Desired,
   type DesiredMonitor,
   type DesiredPage,
+  type DesiredWindow,
   fileValue,
   fileWord,
   normalConfig,
@@ -28,10 +31,26 @@ import {
 
 /** Monitors' configurations here name private locations by name, as the file does; the requests by id. */
 export interface Workspace {
-  monitors: { id: string; name: string; type: MonitorType; config: MonitorConfig }[];
+  /** `badges`: whether its status badges are on; undefined where they were not read (the file leaves them out). */
+  monitors: { id: string; name: string; type: MonitorType; config: MonitorConfig; badges?: boolean }[];
   /** The ids of the workspace's private locations by name (the embedded runner is none of them). */
   locations: Map<string, string>;
   pages: (Branding & { id: string; slug: string; title: string; description: string; components: StoredComponent[] })[];
+  /** The maintenance windows, oldest first; empty where they were not read (the file has no `maintenance:` section). */
+  maintenances: StoredWindow[];
+}
+
+/** A maintenance window of the workspace: `from` and `to` as the service shows them (a repeating one's occurrence under way or next). */
+interface StoredWindow {
+  id: string;
+  pageId: string;
+  title: string;
+  message: string;
+  from: string;
+  to: string;
+  componentIds: string[];
+  status: string;
+  repeat?: RepeatRule;
 }
 
 /** A page's branding and custom domain as the file writes them: the logo as a `data:` address; null: none. */
@@ -76,8 +95,54 @@ async function readLocations(api: StatusdeskClient): Promise<Map<string, string>
   }
 }
 
-/** Every monitor, page and component of the workspace, oldest first, and its private locations. */
-export async function readWorkspace(api: StatusdeskClient): Promise<Workspace> {
+/** How many badge settings are asked for at once. */
+const BADGE_READS = 16;
+
+/** Whether each monitor's status badges are on, asked for monitor by monitor (a few at a time). */
+async function readBadges(api: StatusdeskClient, monitors: Workspace['monitors']): Promise<void> {
+  for (let at = 0; at < monitors.length; at += BADGE_READS) {
+    await Promise.all(
+      monitors.slice(at, at + BADGE_READS).map(async (m) => {
+        const { badges } = await api.monitors.getMonitorBadges({ id: m.id });
+        m.badges = badges?.enabled === true;
+      }),
+    );
+  }
+}
+
+const WINDOWS_PER_PAGE = 200;
+
+/** Every maintenance window of the workspace, oldest first. */
+async function readWindows(api: StatusdeskClient): Promise<StoredWindow[]> {
+  const windows: StoredWindow[] = [];
+  for (let page = 1; ; page++) {
+    const answer = await api.maintenances.listMaintenances({ page, perPage: WINDOWS_PER_PAGE });
+    for (const m of answer.maintenances) {
+      const repeat = repeatOf(m.repeat);
+      windows.push({
+        id: m.id,
+        pageId: m.pageId,
+        title: m.title,
+        message: m.message,
+        from: m.from,
+        to: m.to,
+        componentIds: [...m.pageComponentIds],
+        status: m.status,
+        ...(repeat ? { repeat } : {}),
+      });
+    }
+    if (page * WINDOWS_PER_PAGE >= (answer.pagination?.totalSize ?? 0)) break;
+  }
+  return windows.sort((a, b) => Number(a.id) - Number(b.id));
+}
+
+/**
+ * Every monitor, page and component of the workspace, oldest first, its private locations and
+ * maintenance windows, and each monitor's badge setting. With the file to apply, only what it
+ * asks about: the badges of the monitors that say `badges`, the windows if it has a `maintenance:`
+ * section.
+ */
+export async function readWorkspace(api: StatusdeskClient, desired?: Desired): Promise<Workspace> {
   const monitors: Workspace['monitors'] = [];
   const locations = await readLocations(api);
   const names = new Map([...locations].map(([name, id]) => [id, name]));
@@ -93,6 +158,12 @@ export async function readWorkspace(api: StatusdeskClient): Promise<Workspace> {
     if (offset + LIST_LIMIT >= answer.totalSize) break;
   }
   monitors.sort((a, b) => Number(a.id) - Number(b.id));
+  const badgesAsked = desired && new Set(desired.monitors.filter((m) => m.badges !== undefined).map((m) => m.name));
+  await readBadges(
+    api,
+    monitors.filter((m) => badgesAsked === undefined || badgesAsked.has(m.name)),
+  );
+  const maintenances = desired === undefined || desired.maintenance !== undefined ? await readWindows(api) : [];
   const { statusPages } = await api.pages.listStatusPages({});
   const pages = await Promise.all(
     statusPages.map(async (p) => {
@@ -118,14 +189,24 @@ export async function readWorkspace(api: StatusdeskClient): Promise<Workspace> {
     }),
   );
   pages.sort((a, b) => Number(a.id) - Number(b.id));
-  return { monitors, locations, pages };
+  return { monitors, locations, pages, maintenances };
+}
+
+/** A rule in the file's words: only the parts it has, the time zone always. */
+const ruleFile = (rule: RepeatRule) => Object.fromEntries(Object.entries(rule).filter(([, v]) => v !== undefined));
+
+/** The names of a window's components, sorted (an id no longer on the page as itself). */
+function componentNames(workspace: Workspace, window: StoredWindow): string[] {
+  const components = workspace.pages.find((p) => p.id === window.pageId)?.components ?? [];
+  return window.componentIds.map((id) => components.find((c) => c.id === id)?.name ?? id).sort();
 }
 
 /** The workspace in the file's words, for `statusdesk export`. */
 export function workspaceFile(workspace: Workspace) {
   const names = new Map(workspace.monitors.map((m) => [m.id, m.name]));
+  const slugs = new Map(workspace.pages.map((p) => [p.id, p.slug]));
   return {
-    monitors: workspace.monitors.map((m) => toFileMonitor(m.name, m.type, m.config)),
+    monitors: workspace.monitors.map((m) => ({ ...toFileMonitor(m.name, m.type, m.config), ...(m.badges === true ? { badges: true } : {}) })),
     pages: workspace.pages.map((p) => ({
       slug: p.slug,
       title: p.title,
@@ -141,6 +222,19 @@ export function workspaceFile(workspace: Workspace) {
           ...(c.position === at ? {} : { position: c.position }),
         })),
     })),
+    // Windows that have ended are history: neither written nor deleted by --prune.
+    maintenance: workspace.maintenances
+      .filter((w) => w.status !== 'completed')
+      .map((w) => {
+        const components = componentNames(workspace, w);
+        return {
+          title: w.title,
+          page: slugs.get(w.pageId) ?? w.pageId,
+          ...(w.message === '' ? {} : { message: w.message }),
+          ...(components.length === 0 ? {} : { components }),
+          ...(w.repeat ? { repeat: ruleFile(w.repeat) } : { from: w.from, to: w.to }),
+        };
+      }),
   };
 }
 
@@ -159,9 +253,10 @@ export interface FieldChange {
 
 export interface Change {
   action: Action;
-  kind: 'monitor' | 'page' | 'component';
+  kind: 'monitor' | 'page' | 'component' | 'maintenance';
+  /** A maintenance window's title. */
   name: string;
-  /** The page of a component. */
+  /** The page of a component or a maintenance window. */
   page?: string;
   /** The type of a monitor. */
   type?: MonitorType;
@@ -182,17 +277,30 @@ export interface Plan {
   unchanged: Change[];
   /** Monitors and pages of the workspace the file does not name, kept without --prune. */
   kept: number;
+  /** Maintenance windows not ended that the file's `maintenance:` section does not name, kept without --prune. */
+  keptWindows: number;
   ids: MonitorIds;
 }
 
 export function makePlan(desired: Desired, workspace: Workspace, prune: boolean): Plan {
   const problems: Problem[] = [];
   const ids: MonitorIds = new Map();
-  const steps: { monitors: Step[]; pages: Step[]; components: Step[]; removals: Step[]; pageDeletes: Step[]; monitorDeletes: Step[] } = {
+  const steps: {
+    monitors: Step[];
+    pages: Step[];
+    components: Step[];
+    windows: Step[];
+    removals: Step[];
+    windowDeletes: Step[];
+    pageDeletes: Step[];
+    monitorDeletes: Step[];
+  } = {
     monitors: [],
     pages: [],
     components: [],
+    windows: [],
     removals: [],
+    windowDeletes: [],
     pageDeletes: [],
     monitorDeletes: [],
   };
@@ -226,8 +334,9 @@ export function makePlan(desired: Desired, workspace: Workspace, prune: boolean)
       continue;
     }
     const changed = changedFields(desired.config, stored.config);
-    if (changed.length === 0) unchanged.push({ action: 'unchanged', kind: 'monitor', name: monitor.name, type: monitor.type });
-    else steps.monitors.push(updateMonitor(desired, stored, changed, workspace.locations));
+    const badges = monitor.badges !== undefined && stored.badges !== undefined && monitor.badges !== stored.badges ? monitor.badges : undefined;
+    if (changed.length === 0 && badges === undefined) unchanged.push({ action: 'unchanged', kind: 'monitor', name: monitor.name, type: monitor.type });
+    else steps.monitors.push(updateMonitor(desired, stored, changed, workspace.locations, badges));
   }
 
   const slugs = new Set(desired.pages.map((p) => p.slug));
@@ -276,6 +385,21 @@ export function makePlan(desired: Desired, workspace: Workspace, prune: boolean)
     }
   }
 
+  let keptWindows = 0;
+  if (desired.maintenance) {
+    const titles = new Set(desired.maintenance.map((w) => w.title));
+    for (const window of desired.maintenance) {
+      const step = planWindow(window, desired, workspace, prune, problems);
+      if (step === 'unchanged') unchanged.push({ action: 'unchanged', kind: 'maintenance', name: window.title, page: window.page });
+      else if (step) steps.windows.push(step);
+    }
+    for (const w of workspace.maintenances) {
+      if (titles.has(w.title) || w.status === 'completed') continue;
+      if (prune) steps.windowDeletes.push(deleteWindow(w, workspace));
+      else keptWindows++;
+    }
+  }
+
   let kept = 0;
   for (const p of workspace.pages) {
     if (slugs.has(p.slug)) continue;
@@ -289,9 +413,19 @@ export function makePlan(desired: Desired, workspace: Workspace, prune: boolean)
   }
   if (problems.length > 0) throw new Problems(problems, 1);
   return {
-    steps: [...steps.monitors, ...steps.pages, ...steps.components, ...steps.removals, ...steps.pageDeletes, ...steps.monitorDeletes],
+    steps: [
+      ...steps.monitors,
+      ...steps.pages,
+      ...steps.components,
+      ...steps.windows,
+      ...steps.removals,
+      ...steps.windowDeletes,
+      ...steps.pageDeletes,
+      ...steps.monitorDeletes,
+    ],
     unchanged,
     kept,
+    keptWindows,
     ids,
   };
 }
@@ -389,20 +523,32 @@ function createMonitor(monitor: DesiredMonitor, locations: Workspace['locations'
       const message = messageOf(monitor.type, monitor.config, locations);
       const answer = await typedCall(api, wireOf(monitor.type).createMethod)({ monitor: message });
       ids.set(monitor.name, answer.monitor!.id);
+      // Badges are off on a new monitor.
+      if (monitor.badges === true) await api.monitors.updateMonitorBadges({ id: answer.monitor!.id, enabled: true, rotate: false });
       // A heartbeat monitor's ping URL carries its token: the answer to its creation is the one time it is shown.
       if (answer.pingUrl) tell(`heartbeat monitor ${monitor.name}: its ping URL, shown this once: ${answer.pingUrl}`);
     },
   };
 }
 
-/** An update that names only the changed fields in its mask. */
-function updateMonitor(monitor: DesiredMonitor, stored: Workspace['monitors'][number], fields: string[], locations: Workspace['locations']): Step {
+/** An update that names only the changed fields in its mask; `badges`, when they change, turned on or off after it. */
+function updateMonitor(
+  monitor: DesiredMonitor,
+  stored: Workspace['monitors'][number],
+  fields: string[],
+  locations: Workspace['locations'],
+  badges: boolean | undefined,
+): Step {
+  const changes = [...fieldChanges(monitor.config, stored.config, fields), ...(badges === undefined ? [] : [{ field: 'badges', from: !badges, to: badges }])];
   return {
-    change: { action: 'update', kind: 'monitor', name: monitor.name, type: monitor.type, fields: fieldChanges(monitor.config, stored.config, fields) },
+    change: { action: 'update', kind: 'monitor', name: monitor.name, type: monitor.type, fields: changes },
     async run(api) {
-      const request = { id: stored.id, updateMask: create(FieldMaskSchema, { paths: fields.map(snake) }) };
-      const message = messageOf(monitor.type, monitor.config, locations);
-      await typedCall(api, wireOf(monitor.type).updateMethod)({ ...request, monitor: message });
+      if (fields.length > 0) {
+        const request = { id: stored.id, updateMask: create(FieldMaskSchema, { paths: fields.map(snake) }) };
+        const message = messageOf(monitor.type, monitor.config, locations);
+        await typedCall(api, wireOf(monitor.type).updateMethod)({ ...request, monitor: message });
+      }
+      if (badges !== undefined) await api.monitors.updateMonitorBadges({ id: stored.id, enabled: badges, rotate: false });
     },
   };
 }
@@ -513,6 +659,130 @@ function removeComponent(slug: string, c: StoredComponent): Step {
     change: { action: 'delete', kind: 'component', name: c.name, page: slug },
     async run(api) {
       await api.pages.removePageComponent({ id: c.id });
+    },
+  };
+}
+
+// ---- maintenance windows --------------------------------------------------------------------
+
+/**
+ * The step of a window of the file, 'unchanged', or undefined with its problems. A window is
+ * matched by title: among the windows that have not ended if any has it, else among those that
+ * have (so that a window of the file that has ended is not made again).
+ */
+function planWindow(window: DesiredWindow, desired: Desired, workspace: Workspace, prune: boolean, problems: Problem[]): Step | 'unchanged' | undefined {
+  const count = problems.length;
+  const filePage = desired.pages.find((p) => p.slug === window.page);
+  const storedPage = workspace.pages.find((p) => p.slug === window.page);
+  if (!filePage && (!storedPage || prune)) {
+    problems.push({ path: `${window.path}.page`, message: `no page with slug "${window.page}" in the file${prune ? '' : ' or the workspace'}` });
+  } else {
+    // Without --prune, the page's components the file leaves out are kept, and may be named.
+    const known = (name: string) => filePage?.components.some((c) => c.name === name) || (!prune && storedPage?.components.some((c) => c.name === name));
+    for (const name of window.components) {
+      if (known(name)) continue;
+      problems.push({
+        path: `${window.path}.components`,
+        message: `no component named "${name}" on page ${window.page} in the file${prune ? '' : ' or the workspace'}`,
+      });
+    }
+  }
+  const titled = workspace.maintenances.filter((w) => w.title === window.title);
+  const live = titled.filter((w) => w.status !== 'completed');
+  const candidates = live.length > 0 ? live : titled;
+  if (candidates.length > 1) {
+    problems.push({
+      path: `${window.path}.title`,
+      message: `${candidates.length} maintenance windows of the workspace have the title "${window.title}" (ids ${candidates.map((w) => w.id).join(', ')}): rename or delete all but one`,
+    });
+  }
+  const stored = candidates.length === 1 ? candidates[0] : undefined;
+  const storedSlug = stored && workspace.pages.find((p) => p.id === stored.pageId)?.slug;
+  if (stored && storedSlug !== window.page) {
+    problems.push({
+      path: `${window.path}.page`,
+      message: `"${window.title}" is a maintenance window of page ${storedSlug ?? stored.pageId} in the workspace, and a window's page cannot change: give it another title, or delete it first`,
+    });
+  }
+  if (problems.length > count) return undefined;
+  if (!stored) return createWindow(window);
+  const changes = windowChanges(window, stored, componentNames(workspace, stored));
+  return changes.length === 0 ? 'unchanged' : updateWindow(window, stored.id, changes);
+}
+
+/** What differs between a window of the file and the workspace's, in the file's words. */
+function windowChanges(window: DesiredWindow, stored: StoredWindow, components: string[]): FieldChange[] {
+  const changes: FieldChange[] = [];
+  if (window.message !== stored.message) changes.push({ field: 'message', from: stored.message, to: window.message });
+  if (!isDeepStrictEqual(window.components, components)) changes.push({ field: 'components', from: components, to: window.components });
+  const rule = (r: RepeatRule | undefined) => (r ? ruleFile(r) : null);
+  if (!isDeepStrictEqual(rule(window.repeat), rule(stored.repeat))) changes.push({ field: 'repeat', from: rule(stored.repeat), to: rule(window.repeat) });
+  if (!window.repeat) {
+    // A one-off window: its span as given. (A repeating window of the workspace shows its next occurrence.)
+    if (window.from !== stored.from || stored.repeat) changes.push({ field: 'from', from: stored.from, to: window.from });
+    if (window.to !== stored.to || stored.repeat) changes.push({ field: 'to', from: stored.to, to: window.to });
+  } else if (window.from !== undefined && (stored.repeat === undefined || (stored.status !== 'completed' && stored.from < window.from))) {
+    // A repeating window begins at `from`: it changes only when the workspace's has an occurrence before it.
+    changes.push({ field: 'from', from: stored.from, to: window.from });
+  }
+  return changes;
+}
+
+/** A rule as the request's message: proto3's empty values for the parts it has not. */
+const ruleMessage = (rule: RepeatRule) => ({ ...rule, days: rule.days ?? [] });
+
+/** The ids of the named components of a page, asked when the step runs (earlier steps may have added them). */
+async function componentIds(api: StatusdeskClient, slug: string, names: string[]): Promise<string[]> {
+  if (names.length === 0) return [];
+  const { components } = await api.pages.listPageComponents({ pageId: slug });
+  return names.map((name) => components.find((c) => c.name === name)?.id ?? name);
+}
+
+/** A window made by a file tells nobody: `statusdesk maintenance create --notify` announces one. */
+function createWindow(window: DesiredWindow): Step {
+  return {
+    change: { action: 'create', kind: 'maintenance', name: window.title, page: window.page },
+    async run(api) {
+      await api.maintenances.createMaintenance({
+        pageId: window.page,
+        title: window.title,
+        message: window.message,
+        from: window.from ?? '',
+        to: window.to ?? '',
+        pageComponentIds: await componentIds(api, window.page, window.components),
+        notify: false,
+        ...(window.repeat ? { repeat: ruleMessage(window.repeat) } : {}),
+      });
+    },
+  };
+}
+
+const WINDOW_MASK: Record<string, string> = { message: 'message', components: 'page_component_ids', repeat: 'repeat', from: 'from', to: 'to' };
+
+function updateWindow(window: DesiredWindow, id: string, fields: FieldChange[]): Step {
+  return {
+    change: { action: 'update', kind: 'maintenance', name: window.title, page: window.page, fields },
+    async run(api) {
+      const changed = new Set(fields.map((f) => f.field));
+      await api.maintenances.updateMaintenance({
+        id,
+        updateMask: create(FieldMaskSchema, { paths: fields.map((f) => WINDOW_MASK[f.field]!) }),
+        message: window.message,
+        ...(changed.has('from') ? { from: window.from } : {}),
+        ...(changed.has('to') ? { to: window.to } : {}),
+        pageComponentIds: changed.has('components') ? await componentIds(api, window.page, window.components) : [],
+        ...(window.repeat ? { repeat: ruleMessage(window.repeat) } : {}),
+      });
+    },
+  };
+}
+
+function deleteWindow(window: StoredWindow, workspace: Workspace): Step {
+  const page = workspace.pages.find((p) => p.id === window.pageId)?.slug ?? window.pageId;
+  return {
+    change: { action: 'delete', kind: 'maintenance', name: window.title, page },
+    async run(api) {
+      await api.maintenances.deleteMaintenance({ id: window.id });
     },
   };
 }
