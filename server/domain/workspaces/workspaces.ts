@@ -9,12 +9,7 @@ import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { type PlanName, planNames } from '../plans.ts';
 import { builtOnFirstUse, oneLine, parseInput } from '../validation.ts';
-import {
-  findWorkspaceRowBySlug,
-  insertMembership,
-  insertWorkspace,
-  listWorkspaceRows,
-} from './workspace-repository.ts';
+import { findWorkspaceRowBySlug, insertMembership, insertWorkspace, listWorkspaceRows } from './workspace-repository.ts';
 
 export interface Workspace {
   id: string;
