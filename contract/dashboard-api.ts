@@ -10,6 +10,7 @@ import { type DASHBOARD_API, type DashboardEndpoint, LIVE_ENTITIES, type NonJson
 import { MONITOR_TYPES } from './monitor-types.ts';
 
 const access = z.enum(['read', 'write']);
+const role = z.enum(['owner', 'admin', 'member']);
 const iso = z.string();
 
 const workspace = z.strictObject({ id: z.string(), name: z.string(), slug: z.string(), plan: z.string(), createdAt: iso });
@@ -38,8 +39,6 @@ const apiKey = z.strictObject({
   lastUsedAt: iso.nullable(),
   revokedAt: iso.nullable(),
 });
-
-const role = z.enum(['owner', 'admin', 'member']);
 
 const member = z.strictObject({ userId: z.string(), name: z.string(), role, joinedAt: iso });
 
@@ -117,7 +116,9 @@ const consentRequest = z.strictObject({
   canDecide: z.boolean(),
   /** For a signed-in person who may decide: the anti-forgery token of a decision, and the workspaces to choose from. */
   csrfToken: z.string().optional(),
-  workspaces: z.array(z.strictObject({ id: z.string(), name: z.string(), slug: z.string() })).optional(),
+  workspaces: z.array(z.strictObject({ id: z.string(), name: z.string(), slug: z.string(), role })).optional(),
+  /** For a signed-in person who may decide: who they are, since the app will act for them (with their role in the workspace chosen). */
+  approver: z.strictObject({ userId: z.string(), name: z.string() }).optional(),
   /** For the browser that made the request, once decided: where it goes next. Given once. */
   redirectTo: z.string().optional(),
 });

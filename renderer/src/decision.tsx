@@ -78,11 +78,17 @@ export function DecisionForm({ request, onDecided }: { request: ConsentRequest; 
         <select id={selectId} value={workspaceId} onChange={(event) => setWorkspaceId(event.target.value)} required>
           {workspaces.map((w) => (
             <option key={w.id} value={w.id}>
-              {w.name}
+              {w.name} (you are {w.role === 'admin' ? 'an' : 'a'} {w.role})
             </option>
           ))}
         </select>
       </div>
+      {request.approver ? (
+        <p className="muted small">
+          Approving as <strong>{request.approver.name}</strong>: the app acts for you, within your role in the workspace you choose, and the audit log names you
+          beside it.
+        </p>
+      ) : null}
       <AccessRadios name={`access-${request.id}`} value={access} onChange={setAccess} max={request.access} />
       {error ? <ErrorNote>{error}</ErrorNote> : null}
       <div className="decision-actions">

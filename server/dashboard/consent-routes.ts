@@ -57,9 +57,10 @@ export function registerConsentRoutes(app: HonoApp, options: ConsentRoutesOption
 
   /** A request decorated for a signed-in person: the anti-forgery token and the workspaces to choose from. */
   async function forPerson(c: Context<AppEnv>, request: ConsentRequestView, person: Actor | undefined) {
-    if (!request.canDecide || !person) return request;
-    const workspaces = (await services.workspaces.list(person)).map(({ id, name, slug }) => ({ id, name, slug }));
-    return { ...request, csrfToken: csrfToken(pageToken(c), request.id), workspaces };
+    if (!request.canDecide || person?.type !== 'user') return request;
+    const workspaces = await services.workspaces.listWithRoles(person);
+    const user = await services.users.get(person.userId);
+    return { ...request, csrfToken: csrfToken(pageToken(c), request.id), workspaces, approver: { userId: String(person.userId), name: user?.name ?? '' } };
   }
 
   // The ticket from /oauth/authorize becomes this browser's cookie, and leaves the address at once.

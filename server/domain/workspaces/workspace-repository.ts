@@ -44,6 +44,17 @@ export async function listWorkspaceRows(db: Kysely<Database>, only: { id?: numbe
   return query.orderBy('workspaces.id').execute();
 }
 
+/** A person's workspaces with their role in each, in id order. */
+export async function memberWorkspaceRows(db: Kysely<Database>, userId: number) {
+  return db
+    .selectFrom('workspaces')
+    .innerJoin('memberships', 'memberships.workspace_id', 'workspaces.id')
+    .select(['workspaces.id', 'workspaces.name', 'workspaces.slug', 'memberships.role'])
+    .where('memberships.user_id', '=', userId)
+    .orderBy('workspaces.id')
+    .execute();
+}
+
 export async function insertWorkspace(db: Kysely<Database>, values: { name: string; slug: string; plan: string; createdAt: string }): Promise<WorkspaceRow> {
   return db
     .insertInto('workspaces')

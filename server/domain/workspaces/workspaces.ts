@@ -4,12 +4,12 @@ import { writeTransaction } from '../../db/transaction.ts';
 import { isUniqueViolation } from '../../db/unique-violation.ts';
 import type { Database, WorkspaceRow } from '../../db/schema.ts';
 import { AppError } from '../../errors.ts';
-import { type Actor, isCredential } from '../actor.ts';
+import { type Actor, isCredential, type Role } from '../actor.ts';
 import { authorize } from '../access.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { type PlanName, planNames } from '../plans.ts';
 import { builtOnFirstUse, oneLine, parseInput } from '../validation.ts';
-import { findWorkspaceRowBySlug, insertMembership, insertWorkspace, listWorkspaceRows } from './workspace-repository.ts';
+import { findWorkspaceRowBySlug, insertMembership, insertWorkspace, listWorkspaceRows, memberWorkspaceRows } from './workspace-repository.ts';
 
 export interface Workspace {
   id: string;
@@ -71,6 +71,11 @@ export function createWorkspaceService(db: Kysely<Database>) {
     async list(actor: Actor): Promise<Workspace[]> {
       const only = isCredential(actor) ? { id: actor.workspaceId } : actor.type === 'user' ? { memberId: actor.userId } : {};
       return (await listWorkspaceRows(db, only)).map(toWorkspace);
+    },
+
+    /** A person's workspaces, each with their role in it (what an app they connect may do there). */
+    async listWithRoles(actor: Extract<Actor, { type: 'user' }>): Promise<{ id: string; name: string; slug: string; role: Role }[]> {
+      return (await memberWorkspaceRows(db, actor.userId)).map((r) => ({ id: String(r.id), name: r.name, slug: r.slug, role: r.role as Role }));
     },
 
     async getBySlug(actor: Actor, slug: string): Promise<Workspace> {
