@@ -248,7 +248,13 @@ describe('dashboard API', () => {
         dashboard(`/api/keys/${issued.key.id}/revoke`, { session, method: 'POST' }),
       ];
       for (const response of await Promise.all(attempts)) {
-        await assertErrorEnvelope(response, 401, 'UNAUTHORIZED', /^not signed in: open the sign-in link that statusdesk serve printed$/, service.apiUrl);
+        await assertErrorEnvelope(
+          response,
+          401,
+          'UNAUTHORIZED',
+          /^not signed in: sign in at \/signin, or run statusdesk dashboard at the server for a one-time link$/,
+          service.apiUrl,
+        );
       }
     }
     assert.equal((await listKeys()).keys.length, before);

@@ -3,6 +3,7 @@ import { parse as parseCookies } from 'hono/utils/cookie';
 import type { Logger } from 'pino';
 import { DASHBOARD_API, SESSION_TOKEN_HEADER, SESSION_TOKEN_META, WORKSPACE_HEADER } from '../../contract/dashboard.ts';
 import type { Services } from '../services.ts';
+import type { OidcSettings } from '../domain/users/oidc.ts';
 import type { Actor } from '../domain/actor.ts';
 import { AppError } from '../errors.ts';
 import { parseId } from '../domain/validation.ts';
@@ -23,6 +24,8 @@ import { registerPagePreviewRoute } from './page-preview-route.ts';
 import { workspaceIdOf } from './route-params.ts';
 import { clearSessionCookie, SESSION_COOKIE, sessionHalves, setSessionCookie } from './session-cookie.ts';
 import { registerMemberRoutes } from './member-routes.ts';
+import { registerOidcRoutes } from './oidc-routes.ts';
+import { registerPasskeyRoutes } from './passkey-routes.ts';
 import { readIndexHtml, registerUi } from './ui-routes.ts';
 
 /**
@@ -54,6 +57,10 @@ export interface DashboardAppOptions {
    * working folder when not given; tests give folders of fixtures.
    */
   editorFolders?: { home: string; project: string };
+  /** The dashboard's address (DASHBOARD_URL); the last of `origins` when not given. */
+  dashboardUrl?: string;
+  /** The organisation's OpenID Connect provider people may sign in with (STATUSDESK_OIDC_*), when one is set up. */
+  oidc?: OidcSettings;
 }
 
 async function readJson(c: Context<AppEnv>): Promise<unknown> {
@@ -78,7 +85,7 @@ async function personOf(services: Services, cookieSecret: string | undefined, to
   return cookieSecret && token ? services.sessions.resolveSession(cookieSecret, token) : undefined;
 }
 
-const notSignedIn = () => new AppError('UNAUTHORIZED', 'not signed in: open the sign-in link that statusdesk serve printed');
+const notSignedIn = () => new AppError('UNAUTHORIZED', 'not signed in: sign in at /signin, or run statusdesk dashboard at the server for a one-time link');
 
 /**
  * The callers of the RPC services on the dashboard port: the signed-in person, from one of the
@@ -222,6 +229,13 @@ export function createDashboardApp(options: DashboardAppOptions) {
   jsonRoute(app, 'revokeConnection', async (c) => ({ connection: await services.connections.revoke(c.get('actor'), c.req.param('connectionId') ?? '') }));
 
   registerMemberRoutes(app, { services, fromOwnPage });
+  registerOidcRoutes(app, {
+    ...options,
+    dashboardUrl: options.dashboardUrl ?? options.origins.at(-1)!,
+    oidc: options.oidc,
+    signedInPage: async (token) => withSessionToken((await readIndexHtml()) ?? NOT_BUILT_PAGE, token),
+  });
+  registerPasskeyRoutes(app, { services, fromOwnPage });
   registerMonitorViewRoutes(app, options);
   registerAuditRoutes(app, options);
   registerMcpServerRoutes(app, options);

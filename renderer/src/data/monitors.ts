@@ -7,6 +7,7 @@ import { callUnaryMethod, useMutation, useQuery } from '@connectrpc/connect-quer
 import { useQueryClient, useMutation as useTanStackMutation } from '@tanstack/react-query';
 import type { MonitorType } from '../../../contract/dashboard-api.ts';
 import { type GetMonitorResponse, MonitorService, type SummaryWindow } from '../../../proto/gen/monitor/v1/monitor_pb.js';
+import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import { ApiError } from './api-error.ts';
 import type { WireMonitor, WireUpdate } from './monitor-messages.ts';
 import { queryKeys, RPC_SERVICES } from './query-keys.ts';
@@ -183,13 +184,26 @@ export function useRotateHeartbeatToken(workspaceId: string) {
   return useMutation(MonitorService.method.rotateHeartbeatToken, { transport: rpcTransport(workspaceId), onSuccess: (_answer, { id }) => changed(id ?? '') });
 }
 
+interface UpdateVariables {
+  id: string;
+  update: WireUpdate;
+  /** When the monitor last changed, as the form read it: an answer with the same time changed nothing. */
+  before?: Timestamp;
+}
+
+const sameInstant = (a: Timestamp, b: Timestamp) => a.seconds === b.seconds && a.nanos === b.nanos;
+
 /** Changes the fields of a monitor that its update names in its mask. */
 export function useUpdateMonitor(workspaceId: string) {
   const changed = useMonitorChanged(workspaceId);
   const transport = rpcTransport(workspaceId);
   return useTanStackMutation({
-    meta: { done: 'Monitor saved.' },
-    mutationFn: async ({ id, update }: { id: string; update: WireUpdate }): Promise<unknown> => {
+    meta: {
+      // A save that changed nothing leaves the monitor's time of change as it was (the service records nothing).
+      done: ({ before }: UpdateVariables, answer: { monitor?: { updatedAt?: Timestamp } } | undefined) =>
+        before && answer?.monitor?.updatedAt && sameInstant(before, answer.monitor.updatedAt) ? 'Nothing changed: the monitor is as it was.' : 'Monitor saved.',
+    },
+    mutationFn: async ({ id, update }: UpdateVariables): Promise<unknown> => {
       const { updateMask } = update;
       switch (update.type) {
         case 'tcp':

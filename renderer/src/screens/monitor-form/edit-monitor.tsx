@@ -57,7 +57,7 @@ export function EditMonitor({ workspace, id, plan }: { workspace: Workspace; id:
   const save = async (form: MonitorFormValues, changed: ChangedFields) => {
     const { update: changes, local } = updateOf(found.type, form, changed);
     if (local.length > 0) throw refusedHere(local);
-    if (changes) await update.mutateAsync({ id, update: changes });
+    if (changes) await update.mutateAsync({ id, update: changes, before: found.monitor.updatedAt });
     if (channelsChanged(channelChoices)) await setChannels.mutateAsync({ monitorId: id, channelIds: [...(channelChoices.chosen ?? [])] });
     navigate(detail);
   };
