@@ -91,6 +91,17 @@ describe('the words of each kind of action', () => {
         'office',
       ],
       [entry('private_location.delete', { name: 'office' }, null), 'deleted the private location', 'office'],
+      [entry('membership.update', { name: 'Ana', role: 'member' }, { name: 'Ana', role: 'admin' }, ['role']), 'changed role of the member', 'Ana'],
+      [entry('invitation.create', null, { role: 'admin', note: 'Ana' }), 'invited someone as', 'admin'],
+      [
+        entry('invitation.revoke', { role: 'member', state: 'pending' }, { role: 'member', state: 'revoked' }, ['state']),
+        'withdrew an invitation as',
+        'member',
+      ],
+      [entry('session.create', null, { method: 'passkey', userAgent: 'Chromium' }), 'signed in with', 'passkey'],
+      [entry('session.delete', { id: 'x' }, null), 'ended a dashboard session', ''],
+      [entry('passkey.create', null, { name: 'Laptop' }), 'added the passkey', 'Laptop'],
+      [entry('passkey.delete', { name: 'Laptop' }, null), 'removed the passkey', 'Laptop'],
     ];
     for (const [given, words, name] of cases) {
       assert.equal(actionWords(given), words, given.action);

@@ -35,6 +35,19 @@ const KINDS: Record<string, RecordKind> = {
   workspace: { noun: 'the workspace', name: 'name' },
   private_location: { noun: 'the private location', name: 'name' },
   email_settings: { noun: 'the email settings', name: 'host' },
+  invitation: { noun: 'an invitation', name: 'role' },
+  passkey: { noun: 'the passkey', name: 'name' },
+  session: { noun: 'a dashboard session', name: 'method' },
+};
+
+/** Actions whose words are a whole phrase before the record's name: "signed in with passkey". */
+const ACTION_PHRASES: Record<string, string> = {
+  'invitation.create': 'invited someone as',
+  'invitation.revoke': 'withdrew an invitation as',
+  'session.create': 'signed in with',
+  'session.delete': 'ended a dashboard session',
+  'passkey.create': 'added the passkey',
+  'passkey.delete': 'removed the passkey',
 };
 
 /** Verbs of the actions every kind shares (`<entity>.create`, `.delete`, `.update`). */
@@ -158,6 +171,8 @@ export function nameAtTheTime(entry: Pick<WordedEntry, 'entityType' | 'before' |
  * "paused the monitor", "revoked the connection of", "changed interval and URL of the monitor".
  */
 export function actionWords(entry: WordedEntry): string {
+  const phrase = ACTION_PHRASES[entry.action];
+  if (phrase) return phrase;
   const noun = KINDS[entry.entityType]?.noun ?? `the ${entry.entityType.replaceAll('_', ' ')}`;
   return `${verbOf(entry)} ${noun}`;
 }
@@ -172,6 +187,10 @@ const LISTED_ON: Record<string, string> = {
   oauth_grant: '/settings/integrations/connected-apps',
   private_location: '/locations',
   email_settings: '/settings/general/email',
+  invitation: '/settings/general/members',
+  membership: '/settings/general/members',
+  passkey: '/settings/account',
+  session: '/settings/account',
 };
 
 /** The status page a record of a page belongs to, from its snapshots. */
@@ -210,4 +229,7 @@ export const ENDING_ACTIONS = [
   'oauth_grant.delete',
   'membership.delete',
   'private_location.delete',
+  'invitation.revoke',
+  'passkey.delete',
+  'session.delete',
 ];
