@@ -1,5 +1,5 @@
 import { create, type Message } from '@bufbuild/protobuf';
-import { durationFromMs, FieldMaskSchema, timestampDate } from '@bufbuild/protobuf/wkt';
+import { durationFromMs, durationMs, FieldMaskSchema, timestampDate } from '@bufbuild/protobuf/wkt';
 import { diffLines } from 'diff';
 import { BulkMonitorAction, type MonitorBadges } from '../../proto/gen/monitor/v1/monitor_pb.js';
 import type { StatusdeskClient } from '../../client/index.ts';
@@ -726,6 +726,30 @@ const monitorsPings: Command = {
   },
 };
 
+const monitorsIncidents: Command = {
+  usage: 'monitors incidents ID [--api-url URL] [--json]',
+  summary: 'the spans in which a monitor was down, newest first, the latest 100',
+  options: connection,
+  positionals: 1,
+  async run(values, [id]) {
+    const response = await client(values).monitors.listMonitorIncidents({ id: id! });
+    const incidents = response.incidents.map((i) => ({
+      id: i.id,
+      startedAt: timestampDate(i.startedAt!).toISOString(),
+      endedAt: i.endedAt ? timestampDate(i.endedAt).toISOString() : null,
+      durationMs: durationMs(i.duration!),
+      failedChecks: i.failedChecks,
+      firstMessage: i.firstMessage,
+    }));
+    if (values.json) return printJson({ incidents });
+    if (incidents.length === 0) return note(`Monitor ${id} has not been down.`);
+    printTable(
+      ['STARTED', 'ENDED', 'DURATION', 'FAILED CHECKS', 'FIRST FAILURE'],
+      incidents.map((i) => [i.startedAt, i.endedAt ?? 'still down', `${Math.round(i.durationMs / 1000)} s`, String(i.failedChecks), i.firstMessage]),
+    );
+  },
+};
+
 export const monitorCommands: Record<string, Command> = {
   'monitors list': monitorsList,
   'monitors get': monitorsGet,
@@ -741,4 +765,5 @@ export const monitorCommands: Record<string, Command> = {
   'monitors accept-tools': monitorsAcceptTools,
   'monitors rotate-token': monitorsRotateToken,
   'monitors pings': monitorsPings,
+  'monitors incidents': monitorsIncidents,
 };

@@ -2,7 +2,7 @@ import { BADGE_KINDS, badgeSvg } from '../public/badge-svg.ts';
 import type { BadgeSettings } from '../domain/monitors/badges.ts';
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
-import type { FieldMask } from '@bufbuild/protobuf/wkt';
+import { durationFromMs, type FieldMask } from '@bufbuild/protobuf/wkt';
 import { bulkActions } from '../domain/monitors/bulk-actions.ts';
 import { enumPairs } from './enum-pairs.ts';
 import {
@@ -194,6 +194,21 @@ export function monitorServiceImpl(services: Services): ServiceImpl<typeof Monit
         group: req.action === BulkMonitorAction.SET_GROUP ? req.group : undefined,
       });
       return { ids: result.ids, changedCount: result.changed, failures: result.failures };
+    },
+
+    async listMonitorIncidents(req, ctx) {
+      const { actor, workspaceId } = callerOf(ctx);
+      const incidents = await services.monitorIncidents.list(actor, workspaceId, req.id);
+      return {
+        incidents: incidents.map((i) => ({
+          id: i.id,
+          startedAt: timestamp(i.startedAt),
+          endedAt: i.endedAt === null ? undefined : timestamp(i.endedAt),
+          duration: durationFromMs(i.durationMs),
+          failedChecks: i.failedChecks,
+          firstMessage: i.firstMessage,
+        })),
+      };
     },
 
     async rotateHeartbeatToken(req, ctx) {
