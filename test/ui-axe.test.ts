@@ -8,13 +8,13 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { createClient, MCPTransport, Periodicity, type StatusdeskClient } from '../client/index.ts';
 import { openPage, withBrowser } from './support/browser.ts';
 import { newWorkspace, tempDir } from './support/harness.ts';
+import { startTcpListener } from './support/grpc-peers.ts';
 import { BEHAVIOUR_ENV, type HttpMcpServer, STDIO_SERVER_SCRIPT, startHttpMcpServer, toolsWithDescription } from './support/mcp-servers.ts';
 import {
   authorizeUrl,
@@ -104,24 +104,8 @@ let tcp: { port: number; close(): Promise<void> };
 let mcpServer: HttpMcpServer;
 const seeded = { monitorId: '', mcpId: '', stdioId: '', pageId: '', emptyWorkspace: '', appName: 'Axe Editor', waitingAppName: 'Axe Waiting Editor' };
 
-/** A TCP listener on 127.0.0.1 that accepts and closes, for a monitor that is up. */
-async function tcpListener(): Promise<{ port: number; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise((resolve) => {
-        sockets.forEach((socket) => socket.destroy());
-        server.close(() => resolve());
-      }),
-  };
-}
+/** A TCP listener on 127.0.0.1 that accepts each connection and closes it: a monitor of it is up. */
+const tcpListener = () => startTcpListener('127.0.0.1', 0, true);
 
 let editors: { path: string; remove(): Promise<void> };
 

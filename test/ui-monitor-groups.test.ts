@@ -5,7 +5,6 @@
 // monitor there; two rows chosen and put in a group by the bulk bar. Checked with axe in both
 // themes at 1280 and 390 px.
 import assert from 'node:assert/strict';
-import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { createClient } from '../client/index.ts';
@@ -13,6 +12,7 @@ import { Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
 import { axeViolations, chooseWorkspace, openPage, screenshot, watchCsp, withBrowser } from './support/browser.ts';
 import { closedPort } from './support/grpc-peers.ts';
 import { newWorkspace, startTestService, type TestService } from './support/harness.ts';
+import { startTcpListener } from './support/grpc-peers.ts';
 
 const T = { timeout: 240_000 };
 /** How long a check's result may take to reach the page through the live feed. */
@@ -24,24 +24,8 @@ before(async () => {
 });
 after(() => service?.stop());
 
-/** A TCP listener on 127.0.0.1 that accepts and closes: a monitor of it is up. */
-async function listener(): Promise<{ port: number; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
+/** A TCP listener on 127.0.0.1 that accepts each connection and closes it: a monitor of it is up. */
+const listener = () => startTcpListener('127.0.0.1', 0, true);
 
 /** The list as shown: each group's header (its name) and each row (its monitor's name), top to bottom. */
 async function shownItems(page: Page): Promise<string[]> {

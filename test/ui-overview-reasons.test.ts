@@ -2,7 +2,6 @@
 // why a monitor is down and since when, its uptime and its latest checks as a bar, one row per
 // check with the regions it stood for, and the time words of a monitor minutes old.
 import assert from 'node:assert/strict';
-import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@connectrpc/connect';
@@ -12,6 +11,7 @@ import { type MonitorService, Periodicity } from '../proto/gen/monitor/v1/monito
 import { axeViolations, openPage, screenshot, watchCsp, withBrowser, chooseWorkspace } from './support/browser.ts';
 import { closedPort } from './support/grpc-peers.ts';
 import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
+import { startTcpListener } from './support/grpc-peers.ts';
 
 const TEST_TIMEOUT = { timeout: 120_000 };
 const LIVE_WAIT_MS = 10_000;
@@ -34,24 +34,8 @@ async function newTestWorkspace(): Promise<TestWorkspace> {
   return { name: ws.slug, rpc: monitorRpc(service, secret), secret };
 }
 
-/** A TCP listener on 127.0.0.1 that accepts and closes. */
-async function listener(): Promise<{ port: number; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
+/** A TCP listener on 127.0.0.1 that accepts each connection and closes it: a monitor of it is up. */
+const listener = () => startTcpListener('127.0.0.1', 0, true);
 
 async function tcpMonitor(ws: TestWorkspace, name: string, port: number, regions = ['iad']): Promise<string> {
   const { monitor } = await ws.rpc.createTCPMonitor({

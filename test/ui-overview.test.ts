@@ -3,7 +3,7 @@
 // screens driven by the names of their controls.
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer } from 'node:http';
-import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type Client, Code, ConnectError } from '@connectrpc/connect';
 import type { Browser, Page } from 'playwright-core';
@@ -12,6 +12,7 @@ import { withLocalOwner } from './support/database.ts';
 import { assertSameDocument, markDocument, openPage, watchCsp, withBrowser, chooseWorkspace } from './support/browser.ts';
 import { closedPort } from './support/grpc-peers.ts';
 import { monitorRpc, newWorkspace, startTestService, type TestService } from './support/harness.ts';
+import { startTcpListener } from './support/grpc-peers.ts';
 
 const TEST_TIMEOUT = { timeout: 120_000 };
 /** How long a live update may take to reach the page: the event, the coalescing, the refetch. */
@@ -37,24 +38,8 @@ async function newTestWorkspace(): Promise<TestWorkspace> {
   return { name: ws.slug, rpc: monitorRpc(service, secret) };
 }
 
-/** A TCP listener on 127.0.0.1 that accepts and closes; `close` also ends connections still open. */
-async function listener(): Promise<{ port: number; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise((resolve) => {
-        sockets.forEach((socket) => socket.destroy());
-        server.close(() => resolve());
-      }),
-  };
-}
+/** A TCP listener on 127.0.0.1 that accepts each connection and closes it: a monitor of it is up. */
+const listener = () => startTcpListener('127.0.0.1', 0, true);
 
 async function tcpMonitor(ws: TestWorkspace, name: string, port: number, tags: string[] = []): Promise<string> {
   // One region and no retries: a refused connection is reported at once.
