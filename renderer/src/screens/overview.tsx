@@ -466,22 +466,7 @@ function MonitorList({
         <ul role="list" aria-label="Monitors" aria-describedby={countId} className="monitor-list" style={{ height: virtualizer.getTotalSize() }}>
           {items.map((item) => {
             const entry = layout.itemAt(item.index);
-            if (entry.kind === 'header') {
-              return (
-                <li
-                  key={item.key}
-                  ref={virtualizer.measureElement}
-                  data-index={item.index}
-                  aria-setsize={layout.count}
-                  aria-posinset={item.index + 1}
-                  className="monitor-group-row"
-                  style={{ transform: `translateY(${item.start}px)` }}
-                >
-                  <GroupHeader group={entry.group} expanded={!groupChoices.collapsed.includes(entry.group.name)} onToggle={groupChoices.toggle} />
-                </li>
-              );
-            }
-            const row = list.rowAt(entry.index);
+            const row = entry.kind === 'header' ? undefined : list.rowAt(entry.index);
             return (
               <li
                 key={item.key}
@@ -489,10 +474,12 @@ function MonitorList({
                 data-index={item.index}
                 aria-setsize={layout.count}
                 aria-posinset={item.index + 1}
-                className="monitor-row"
+                className={entry.kind === 'header' ? 'monitor-group-row' : 'monitor-row'}
                 style={{ transform: `translateY(${item.start}px)` }}
               >
-                {row ? (
+                {entry.kind === 'header' ? (
+                  <GroupHeader group={entry.group} expanded={!groupChoices.collapsed.includes(entry.group.name)} onToggle={groupChoices.toggle} />
+                ) : row ? (
                   <MonitorRow
                     row={row}
                     showGroup={!grouped}
