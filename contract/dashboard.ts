@@ -33,11 +33,15 @@ export const UI_ROUTES = [
   '/settings/general/api-keys',
   '/settings/general/email',
   '/settings/general/import-export',
+  '/settings/general/members',
+  '/settings/account',
   '/settings/integrations',
   '/settings/integrations/connected-apps',
   '/keys',
   '/connections',
   '/oauth/consent',
+  '/signin',
+  '/invite/:token',
 ] as const;
 
 export type UiRoute = (typeof UI_ROUTES)[number];

@@ -3,6 +3,8 @@ import { resolveDataDir } from './db/open.ts';
 import { DEFAULT_MAIL_FROM } from './delivery/outbound.ts';
 import { ALLOW_SETTING, parseAllowList } from './domain/destinations.ts';
 import { DEFAULT_REDIRECT_DOMAINS } from './domain/oauth/redirect-uris.ts';
+import { DEFAULT_OIDC_NAME } from './domain/users/oidc.ts';
+import { isOneLine } from './domain/validation.ts';
 import { AppError } from './errors.ts';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from './http/rate-limit.ts';
 import type { MetadataNetwork } from './oauth/client-metadata.ts';
@@ -95,6 +97,18 @@ const smtpUrl = unsetIfEmpty(
       'must be an smtp:// or smtps:// URL, like smtps://user:password@smtp.example.com:465',
     ),
 );
+
+const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
+/** An OpenID Connect issuer: https, or http on loopback only (a provider on this machine). Not echoed: an address may carry a password. */
+const issuerUrl = unsetIfEmpty(
+  z.string().refine((text) => {
+    const url = URL.parse(text);
+    if (!url || url.username || url.password || url.search || url.hash) return false;
+    return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTNAMES.includes(url.hostname));
+  }, 'must be an https URL (http only on loopback) without credentials, query or fragment, like https://login.example.com'),
+);
+/** The settings OpenID Connect sign-in needs together: all or none. */
+const OIDC_TOGETHER = ['oidcIssuer', 'oidcClientId', 'oidcClientSecret'] as const;
 
 /** Every setting, in the order the reference lists them. */
 const SETTINGS = {
@@ -245,6 +259,33 @@ const SETTINGS = {
     description:
       'destinations the [destination policy](security#the-destination-policy) refuses that checks, redirects, channels, subscriber webhooks and OTLP exports may reach all the same: comma-separated addresses, networks and `address:port` pairs, like `169.254.169.254,127.0.0.1:3000,[::1]:3000`',
   },
+  oidcIssuer: {
+    env: 'STATUSDESK_OIDC_ISSUER',
+    rule: issuerUrl,
+    default: 'none: no sign-in with an OpenID Connect provider',
+    description:
+      "issuer of your organisation's OpenID Connect provider, like `https://login.example.com`, whose accounts may sign in to the dashboard; set with `STATUSDESK_OIDC_CLIENT_ID` and `STATUSDESK_OIDC_CLIENT_SECRET` (see [Signing in with your organisation's provider](../guides/shared-instance-on-postgresql#signing-in-with-your-organisations-provider-openid-connect))",
+  },
+  oidcClientId: {
+    env: 'STATUSDESK_OIDC_CLIENT_ID',
+    rule: unsetIfEmpty(z.string()),
+    default: 'none',
+    description: 'client id the provider gave the dashboard',
+  },
+  oidcClientSecret: {
+    env: 'STATUSDESK_OIDC_CLIENT_SECRET',
+    rule: unsetIfEmpty(z.string()),
+    default: 'none',
+    description: 'client secret the provider gave the dashboard',
+  },
+  oidcName: {
+    env: 'STATUSDESK_OIDC_NAME',
+    rule: unsetIfEmpty(
+      z.string().max(60, 'must be at most 60 characters').refine(isOneLine, 'must be one line, without control characters or bidirectional overrides'),
+    ),
+    default: `\`${DEFAULT_OIDC_NAME}\``,
+    description: 'name of the provider on the sign-in button: `Sign in with <name>`',
+  },
   extraCaCerts: {
     env: 'NODE_EXTRA_CA_CERTS',
     default: 'none',
@@ -288,7 +329,22 @@ export function serviceConfig(flags: Flags, env: NodeJS.ProcessEnv = process.env
     if (!result.success) throw new AppError('VALIDATION', `${fromFlag ? setting.flag : setting.env}: ${result.error.issues[0]!.message}`);
     values[key] = result.data;
   }
+  requireTogether(values);
   return { ...(values as z.output<z.ZodObject<Parsed>>), maxBodyBytes: DEFAULT_MAX_BODY_BYTES };
+}
+
+/** OpenID Connect sign-in needs its issuer, client id and secret together; a name alone names nothing. */
+function requireTogether(values: Record<string, unknown>): void {
+  const envOf = (key: keyof Settings) => (SETTINGS[key] as Setting).env!;
+  const missing = OIDC_TOGETHER.filter((key) => values[key] === undefined);
+  const anySet = missing.length < OIDC_TOGETHER.length || values.oidcName !== undefined;
+  if (missing.length === 0 || !anySet) return;
+  const all = OIDC_TOGETHER.map(envOf);
+  const set = [...OIDC_TOGETHER, 'oidcName' as const].filter((key) => values[key] !== undefined).map(envOf);
+  throw new AppError(
+    'VALIDATION',
+    `${missing.map(envOf).join(', ')}: must be set too, as sign-in with an OpenID Connect provider needs ${all.slice(0, -1).join(', ')} and ${all.at(-1)} together (${set.join(', ')} ${set.length === 1 ? 'is' : 'are'} set)`,
+  );
 }
 
 /** An origin-only URL from a setting outside the service's own (`--public-url`), or a clear error naming it. */

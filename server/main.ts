@@ -12,6 +12,7 @@ import { ALERT_SENTENCE } from './domain/public-words.ts';
 import { useSealingKey } from './domain/sealing.ts';
 import { createServices, type Services } from './services.ts';
 import { ensureOwner } from './domain/users/users.ts';
+import { DEFAULT_OIDC_NAME, type OidcSettings } from './domain/users/oidc.ts';
 import { createAdmission } from './http/credentials.ts';
 import { createFront } from './http/front.ts';
 import { withHealthz } from './http/healthz.ts';
@@ -76,6 +77,12 @@ const rpcHandler = (options: Omit<RpcHandlerOptions, 'caller'>, caller: () => Pr
 
 /** The dashboard's routes and the caller of its RPC calls, loaded with its first request. */
 const dashboardApp = () => import('./dashboard/dashboard-app.ts');
+
+/** The organisation's OpenID Connect provider, when its settings are given (all of them: serviceConfig checks). */
+const oidcSettings = (config: ServiceConfig): OidcSettings | undefined =>
+  config.oidcIssuer && config.oidcClientId && config.oidcClientSecret
+    ? { issuer: config.oidcIssuer, clientId: config.oidcClientId, clientSecret: config.oidcClientSecret, name: config.oidcName ?? DEFAULT_OIDC_NAME }
+    : undefined;
 
 /** How often expired sign-in links, sessions, consent requests, codes and tokens are dropped. */
 const PRUNE_MS = 3_600_000;
@@ -268,7 +275,15 @@ export async function startService(config: ServiceConfig, log: Logger): Promise<
       dashboard,
       dashboardGuard,
       async () =>
-        (await dashboardApp()).createDashboardApp({ ...common, services: ready, origins: dashboardOrigins, apiUrl, editorFolders: config.editorFolders }),
+        (await dashboardApp()).createDashboardApp({
+          ...common,
+          services: ready,
+          origins: dashboardOrigins,
+          apiUrl,
+          editorFolders: config.editorFolders,
+          dashboardUrl,
+          oidc: oidcSettings(config),
+        }),
       dashboardRpc,
     );
 

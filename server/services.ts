@@ -43,6 +43,8 @@ import { sealerOf } from './domain/sealing.ts';
 import { sealStoredSecrets } from './domain/stored-secrets.ts';
 import { createSessionService } from './domain/sessions/sessions.ts';
 import { createUserService } from './domain/users/users.ts';
+import { createPasskeyService } from './domain/users/passkeys.ts';
+import { createUserIdentityService } from './domain/users/oidc.ts';
 import { createWorkspaceService } from './domain/workspaces/workspaces.ts';
 import { createMemberService } from './domain/members/members.ts';
 
@@ -175,6 +177,10 @@ export function createServices(db: Kysely<Database>, options: ServiceOptions = {
     identity: createIdentityService(db),
     sessions: createSessionService(db),
     users: createUserService(db),
+    /** People's passkeys: added while signed in, and signing in with one. */
+    passkeys: createPasskeyService(db),
+    /** People's accounts at the organisation's OpenID Connect provider. */
+    userIdentities: createUserIdentityService(db),
     oauth: createOAuthService(db, { issuer: options.issuer ?? 'http://localhost:3000', redirectPolicy: options.redirectPolicy }),
     connections: createConnectionService(db),
     monitors,

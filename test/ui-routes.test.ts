@@ -66,10 +66,9 @@ describe('UI routes', () => {
     assert.equal(head.status, 200);
   });
 
-  test('other paths are not the UI: /api/*, /signin, consent requests and unknown pages are 404', async () => {
+  test('other paths are not the UI: /api/*, consent requests and unknown pages are 404', async () => {
     for (const path of [
       '/api/session',
-      '/signin',
       '/oauth/consent/requests/abc',
       '/settings/keys',
       '/settings/general/api-keys/1',
@@ -203,9 +202,9 @@ describe('the built UI', () => {
     walk(join(packageRoot, 'renderer', 'src'));
     assert.ok(sources.length > 5);
     // Relative imports (the generated RPC messages under proto/gen among them) and browser packages
-    // (`diff`: the line diff of an MCP server's changed tools).
+    // (`diff`: the line diff of an MCP server's changed tools; `@simplewebauthn/browser`: the passkey prompts).
     const allowed =
-      /^(\.{1,2}\/(?!.*\bserver\/)|react$|react-dom\/client$|react\/jsx-runtime$|@bufbuild\/protobuf(\/wkt)?$|@connectrpc\/connect(-web|-query)?$|@tanstack\/react-(virtual|query)$|eventsource-parser$|react-hook-form$|diff$)/;
+      /^(\.{1,2}\/(?!.*\bserver\/)|react$|react-dom\/client$|react\/jsx-runtime$|@bufbuild\/protobuf(\/wkt)?$|@connectrpc\/connect(-web|-query)?$|@tanstack\/react-(virtual|query)$|eventsource-parser$|react-hook-form$|diff$|@simplewebauthn\/browser$)/;
     for (const file of sources) {
       const code = readFileSync(file, 'utf8');
       // `from '...'` of imports and re-exports, `import '...'` for side effects, and import('...').

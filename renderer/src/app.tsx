@@ -21,7 +21,7 @@ export interface ScreenProps {
   session: Session;
 }
 
-type ScreenRoute = Exclude<Route, '/oauth/consent' | RedirectRoute>;
+type ScreenRoute = Exclude<Route, '/oauth/consent' | '/invite/:token' | '/signin' | RedirectRoute>;
 type ScreenModule = Record<string, unknown>;
 
 /** Each screen is its own part of the bundle, loaded on first use: the module and its component. */
@@ -41,10 +41,13 @@ const SCREEN_MODULES: Record<ScreenRoute, [() => Promise<ScreenModule>, string]>
   '/settings/general/api-keys': [() => import('./screens/keys.tsx'), 'KeysScreen'],
   '/settings/general/email': [() => import('./screens/email-settings.tsx'), 'EmailSettingsScreen'],
   '/settings/general/import-export': [() => import('./screens/import-export.tsx'), 'ImportExportScreen'],
+  '/settings/general/members': [() => import('./screens/members.tsx'), 'MembersScreen'],
   '/settings/integrations/connected-apps': [() => import('./screens/connections.tsx'), 'ConnectionsScreen'],
+  '/settings/account': [() => import('./screens/account.tsx'), 'AccountScreen'],
 };
 
-const isScreenRoute = (route: Route): route is ScreenRoute => route !== '/oauth/consent' && !Object.hasOwn(REDIRECTS, route);
+const isScreenRoute = (route: Route): route is ScreenRoute =>
+  route !== '/oauth/consent' && route !== '/invite/:token' && route !== '/signin' && !Object.hasOwn(REDIRECTS, route);
 
 /**
  * A screen that renders at once when its part of the bundle is already loaded, and suspends only
@@ -78,6 +81,12 @@ const SCREENS = Object.fromEntries(Object.entries(SCREEN_MODULES).map(([route, m
  */
 const CONSENT = loadedOnDemand<object>([() => import('./screens/consent.tsx'), 'ConsentScreen']);
 
+/** The sign-in screen, for people who are not at the server: shown without a session, as the consent page. */
+const SIGN_IN = loadedOnDemand<object>([() => import('./screens/sign-in.tsx'), 'SignInScreen']);
+
+/** An invitation link's page: opened by someone who usually has no session here yet. */
+const INVITATION = loadedOnDemand<object>([() => import('./screens/accept-invitation.tsx'), 'AcceptInvitationScreen']);
+
 /**
  * Starts what the first screen needs before React's first render rather than after it: the
  * session, and the screen's part of the bundle.
@@ -86,6 +95,14 @@ export function startFirstScreen(): void {
   const route = matchRoute(redirectOf(location.pathname) ?? location.pathname)?.route;
   if (route === '/oauth/consent') {
     void CONSENT.preload().catch(() => undefined);
+    return;
+  }
+  if (route === '/signin') {
+    void SIGN_IN.preload().catch(() => undefined);
+    return;
+  }
+  if (route === '/invite/:token') {
+    void INVITATION.preload().catch(() => undefined);
     return;
   }
   startSession();
@@ -123,6 +140,32 @@ export function App() {
         }
       >
         <CONSENT.Screen />
+      </Suspense>
+    );
+  }
+  if (path === '/signin') {
+    return (
+      <Suspense
+        fallback={
+          <CenteredPage>
+            <Loading what="the sign-in" />
+          </CenteredPage>
+        }
+      >
+        <SIGN_IN.Screen />
+      </Suspense>
+    );
+  }
+  if (matchRoute(path)?.route === '/invite/:token') {
+    return (
+      <Suspense
+        fallback={
+          <CenteredPage>
+            <Loading what="the invitation" />
+          </CenteredPage>
+        }
+      >
+        <INVITATION.Screen />
       </Suspense>
     );
   }

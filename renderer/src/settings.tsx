@@ -16,9 +16,11 @@ export const SETTINGS_SECTIONS: { id: string; label: string; screens: { to: Rout
       { to: '/settings/general/api-keys', label: 'API Keys', icon: 'key' },
       { to: '/settings/general/email', label: 'Email', icon: 'mail' },
       { to: '/settings/general/import-export', label: 'Import and export', icon: 'download' },
+      { to: '/settings/general/members', label: 'Members', icon: 'users' },
     ],
   },
   { id: 'integrations', label: 'Integrations', screens: [{ to: '/settings/integrations/connected-apps', label: 'Connected apps', icon: 'plug' }] },
+  { id: 'account', label: 'You', screens: [{ to: '/settings/account', label: 'Your account', icon: 'user' }] },
 ];
 
 /** Whether a route is a screen of the settings area. */

@@ -16,6 +16,7 @@ const MODULES: [firstWords: string[], load: () => Promise<Commands>][] = [
   [['runner'], async () => ({ runner: (await import('./runner-command.ts')).runnerCommand })],
   [['keys', 'workspaces', 'whoami', 'login', 'logout'], async () => (await import('./account-commands.ts')).accountCommands],
   [['oauth'], async () => (await import('./oauth-commands.ts')).oauthCommands],
+  [['members'], async () => (await import('./member-commands.ts')).memberCommands],
   [['mcp'], async () => ({ mcp: (await import('./mcp-bridge.ts')).mcpCommand })],
   [['mcp-servers'], async () => (await import('./mcp-server-commands.ts')).mcpServerCommands],
   [['monitors'], async () => (await import('./monitor-commands.ts')).monitorCommands],

@@ -232,10 +232,9 @@ export function createDashboardApp(options: DashboardAppOptions) {
   registerOidcRoutes(app, {
     ...options,
     dashboardUrl: options.dashboardUrl ?? options.origins.at(-1)!,
-    oidc: options.oidc,
     signedInPage: async (token) => withSessionToken((await readIndexHtml()) ?? NOT_BUILT_PAGE, token),
   });
-  registerPasskeyRoutes(app, { services, fromOwnPage });
+  registerPasskeyRoutes(app, { services, fromOwnPage, oidcName: () => options.oidc?.name ?? null });
   registerMonitorViewRoutes(app, options);
   registerAuditRoutes(app, options);
   registerMcpServerRoutes(app, options);

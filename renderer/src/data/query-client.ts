@@ -1,8 +1,9 @@
 // The UI's one cache of what the service answered (TanStack Query), with the defaults every
 // screen shares. `main.tsx` provides it at the root; the data hooks (data/*.ts) read through it.
-import { MutationCache, QueryClient } from '@tanstack/react-query';
+import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
 import { announce } from './announcements.ts';
-import type { ApiError } from './api-error.ts';
+import { type ApiError, asApiError } from './api-error.ts';
+import { queryKeys } from './query-keys.ts';
 
 /** What a change says once it succeeded: a sentence, or one made from what was asked and answered. */
 export interface ChangeMeta extends Record<string, unknown> {
@@ -19,9 +20,23 @@ declare module '@tanstack/react-query' {
   }
 }
 
+/**
+ * A workspace the person is no longer a member of (they were removed, or left in another window)
+ * answers as one that does not exist: the session is asked again, so the window shows the
+ * workspaces the person has left, or that they have none.
+ */
+function afterFailure(error: unknown): void {
+  const failure = asApiError(error);
+  if (failure.code === 'NOT_FOUND' && /^workspace \d+ does not exist/.test(failure.message)) {
+    void queryClient.invalidateQueries({ queryKey: queryKeys.session, exact: true });
+  }
+}
+
 export const queryClient = new QueryClient({
+  queryCache: new QueryCache({ onError: afterFailure }),
   // Every change that says what it did (`meta.done`) is announced in one place, the toasts.
   mutationCache: new MutationCache({
+    onError: afterFailure,
     onSuccess: (answer, variables, _context, mutation) => {
       const done = mutation.meta?.done;
       if (done) announce(typeof done === 'function' ? done(variables, answer) : done);

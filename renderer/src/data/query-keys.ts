@@ -33,8 +33,16 @@ export const workspaceKey = (workspaceId: string) => ['workspace', workspaceId] 
 
 export const queryKeys = {
   session: ['session'] as const,
+  /** The signed-in person's own: their sessions and passkeys, whatever the workspace. */
+  sessions: ['account', 'sessions'] as const,
+  passkeys: ['account', 'passkeys'] as const,
+  signInMethods: ['sign-in', 'methods'] as const,
 
   keys: (workspaceId: string) => [...workspaceKey(workspaceId), 'keys'] as const,
+  members: (workspaceId: string) => [...workspaceKey(workspaceId), 'members'] as const,
+  invitations: (workspaceId: string) => [...workspaceKey(workspaceId), 'invitations'] as const,
+  /** An invitation link's preview, by its secret: read without a session. */
+  invitationPreview: (token: string) => ['invitation', token] as const,
   connections: (workspaceId: string) => [...workspaceKey(workspaceId), 'connections'] as const,
   activity: (connectionId: string) => ['connection', connectionId, 'activity'] as const,
   consentRequest: (id: string) => ['consent', id] as const,

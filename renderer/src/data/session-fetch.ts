@@ -83,6 +83,12 @@ export function adoptSessionToken(): void {
   history.replaceState(null, '', '/');
 }
 
+/** Keeps the page token a sign-in answer returned (`{ token }`) as this tab's half of the session. */
+export function keepSessionToken(token: string): void {
+  storeToken(token);
+  sessionToken = Promise.resolve(token);
+}
+
 /** This tab's session token, or another open tab's; undefined when the window is not signed in. */
 export function currentSessionToken(): Promise<string | undefined> {
   const stored = storedToken();
