@@ -281,11 +281,16 @@ describe('grants', () => {
     await rejectsWith(services.members.remove(owner, personal, String(owner.userId)), 'PRECONDITION_FAILED');
   });
 
-  test('members revoke their own connections; owners and admins any', async () => {
+  test('members see and revoke their own connections; owners and admins any', async () => {
     const member = await services.members.add(owner, personal, { name: 'Grace', role: 'member' });
     const grace: Extract<Actor, { type: 'user' }> = { type: 'user', userId: Number(member.userId), surface: 'dashboard' };
     const ownersGrant = await approve(await registeredClient('Owner app'), owner);
     const gracesGrant = await approve(await registeredClient('Grace app'), grace);
+    // A member sees their own connections; an owner every one.
+    const gracesView = (await services.connections.list(grace, personal)).map((c) => c.id);
+    assert.ok(gracesView.includes(String(gracesGrant.id)) && !gracesView.includes(String(ownersGrant.id)));
+    const ownersView = (await services.connections.list(owner, personal)).map((c) => c.id);
+    assert.ok(ownersView.includes(String(gracesGrant.id)) && ownersView.includes(String(ownersGrant.id)));
     await rejectsWith(services.connections.revoke(grace, String(ownersGrant.id)), 'FORBIDDEN');
     assert.ok((await services.connections.revoke(grace, String(gracesGrant.id))).revokedAt);
     assert.ok((await services.connections.revoke(owner, String(ownersGrant.id))).revokedAt);

@@ -3,7 +3,8 @@ import type { Database, OAuthGrantRow, OAuthScope } from '../../db/schema.ts';
 import { writeTransaction } from '../../db/transaction.ts';
 import { AppError } from '../../errors.ts';
 import { type Actor, isCredential } from '../actor.ts';
-import { authorize } from '../access.ts';
+import { authorize, roleAllows } from '../access.ts';
+import { roleOf } from '../workspaces/workspace-repository.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { auditRowsOfActor } from '../audit/audit-repository.ts';
 import { parseId } from '../validation.ts';
@@ -128,23 +129,28 @@ export function createConnectionService(db: Kysely<Database>) {
   }
 
   return {
+    /** The workspace's connections; a member sees their own only, owners and admins every one (SPEC 3.4). */
     async list(actor: Actor, workspaceId: number): Promise<Connection[]> {
       await authorize(db, actor, workspaceId, 'read');
-      return (await listLiveGrantsWithNames(db, workspaceId)).map((r) => ({
-        id: String(r.id),
-        clientId: r.client_id,
-        clientName: r.client_name,
-        clientSource: r.client_source,
-        clientHost: hostOf(r.client_id, r.client_source),
-        access: r.scope,
-        workspaceId: String(r.workspace_id),
-        workspaceName: r.workspace_name,
-        userId: String(r.user_id),
-        userName: r.user_name,
-        connectedAt: r.created_at,
-        lastUsedAt: r.last_used_at,
-        changes: Number(r.changes ?? 0),
-      }));
+      const onlyOwn = actor.type === 'user' && !roleAllows((await roleOf(db, workspaceId, actor.userId))!, 'admin');
+      const rows = await listLiveGrantsWithNames(db, workspaceId);
+      return rows
+        .filter((r) => !onlyOwn || (actor.type === 'user' && r.user_id === actor.userId))
+        .map((r) => ({
+          id: String(r.id),
+          clientId: r.client_id,
+          clientName: r.client_name,
+          clientSource: r.client_source,
+          clientHost: hostOf(r.client_id, r.client_source),
+          access: r.scope,
+          workspaceId: String(r.workspace_id),
+          workspaceName: r.workspace_name,
+          userId: String(r.user_id),
+          userName: r.user_name,
+          connectedAt: r.created_at,
+          lastUsedAt: r.last_used_at,
+          changes: Number(r.changes ?? 0),
+        }));
     },
 
     /** The changes a connection made (its audit entries), newest first. */
