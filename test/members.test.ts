@@ -186,13 +186,19 @@ describe('invitations', () => {
     const { token } = await invite(owner, second.id, { role: 'admin' });
     const joined = await call(headers, 'POST', `/invite/${token}/accept`, {});
     assert.equal(joined.status, 200, JSON.stringify(joined.body));
-    const session = await call(
-      { cookie: joined.response.headers.getSetCookie()[0]!.split(';')[0]!, 'x-statusdesk-session': joined.body.token, origin: service.dashboardUrl },
-      'GET',
-      '/api/session',
-    );
+    assert.equal(joined.body.workspaceId, second.id);
+    // The session stays the one the person has: a new cookie would sign out their other tabs.
+    assert.equal(joined.response.headers.getSetCookie().length, 0);
+    assert.equal(joined.body.token, headers['x-statusdesk-session']);
+    const session = await call(headers, 'GET', '/api/session');
     assert.equal(session.body.user.id, userId);
     assert.deepEqual(session.body.workspaces.map((w: { id: string }) => w.id).sort(), [first.id, second.id].sort());
+    const members = await call(owner, 'GET', `/api/workspaces/${second.id}/members`);
+    assert.ok(members.body.members.some((m: { userId: string; role: string }) => m.userId === userId && m.role === 'admin'));
+    // Joining twice is refused, saying why.
+    const again = await call(headers, 'POST', `/invite/${(await invite(owner, second.id)).token}/accept`, {});
+    assert.equal(again.status, 409);
+    assert.match(again.body.message, /already a member/);
   });
 });
 

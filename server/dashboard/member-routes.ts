@@ -80,9 +80,11 @@ export function registerMemberRoutes(app: HonoApp, { services, fromOwnPage }: Me
     const signedIn = secret && pageToken ? await services.sessions.resolveSession(secret, pageToken) : undefined;
     const person = signedIn?.type === 'user' ? { userId: signedIn.userId } : { name: (await bodyOf(c)).name };
     const joined = await services.members.accept(token, person);
+    c.header('cache-control', 'no-store');
+    // A person signed in keeps their session: a new cookie would sign out their other tabs of the dashboard.
+    if (signedIn?.type === 'user') return { token: pageToken!, workspaceId: String(joined.workspaceId) };
     const session = await services.sessions.open(joined.userId, 'invitation', c.req.header('user-agent'));
     setSessionCookie(c, session.secret);
-    c.header('cache-control', 'no-store');
     return { token: session.token, workspaceId: String(joined.workspaceId) };
   });
 }
