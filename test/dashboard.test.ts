@@ -99,13 +99,17 @@ describe('sign-in link', () => {
     assert.deepEqual(again.headers.getSetCookie(), []);
   });
 
-  test('an unknown, empty or missing token is 401', async () => {
-    for (const query of ['?token=' + 'A'.repeat(43), '?token=', '']) {
+  test('an unknown or empty token is 401; without one, /signin is the sign-in screen, and neither sets a cookie', async () => {
+    for (const query of ['?token=' + 'A'.repeat(43), '?token=']) {
       const response = await fetch(`${service.dashboardUrl}/signin${query}`, { redirect: 'manual' });
       assert.equal(response.status, 401, query);
       assert.deepEqual(response.headers.getSetCookie(), []);
       await response.text();
     }
+    const screen = await fetch(`${service.dashboardUrl}/signin`, { redirect: 'manual' });
+    assert.equal(screen.status, 200);
+    assert.deepEqual(screen.headers.getSetCookie(), []);
+    assert.doesNotMatch(await screen.text(), /statusdesk-session/, 'no session token in the page');
   });
 
   test('the session opens the dashboard page', async () => {
