@@ -118,7 +118,16 @@ describe('the audit log in Chromium', () => {
 
         const { page, context, violations } = await openScreen(browser, ws, 'Audit log');
         await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
-        await waitForActions(page, ['status_page.create', 'monitor.update', 'monitor.create', 'api_key.create', 'workspace.create']);
+        // Sign-ins are entries too: the person's before the changes, and this page's own, newest.
+        await waitForActions(page, [
+          'session.create',
+          'status_page.create',
+          'monitor.update',
+          'monitor.create',
+          'session.create',
+          'api_key.create',
+          'workspace.create',
+        ]);
         const created = entriesList(page).locator('li[data-action="monitor.create"]');
         assert.match(await created.innerText(), /write key[\s\S]*API key/, 'the key is named, with its kind');
         assert.match(await entriesList(page).locator('li[data-action="monitor.update"]').innerText(), /Dashboard/);
@@ -126,7 +135,7 @@ describe('the audit log in Chromium', () => {
         await page.getByLabel('Changed by').selectOption({ label: 'API key' });
         await waitForActions(page, ['monitor.create']);
         await page.getByLabel('Changed by').selectOption({ label: 'Dashboard' });
-        await waitForActions(page, ['status_page.create', 'monitor.update']);
+        await waitForActions(page, ['session.create', 'status_page.create', 'monitor.update', 'session.create']);
         await page.getByLabel('Record type').selectOption({ label: 'Monitor' });
         await waitForActions(page, ['monitor.update']);
         assert.match(page.url(), /\/audit\?entityType=monitor&actor=dashboard$/, 'the filters are in the address');
@@ -165,7 +174,15 @@ describe('the audit log in Chromium', () => {
 
         // The time range, in the browser's own time: a window ending before the changes holds none of them.
         await page.getByRole('button', { name: 'Clear filters' }).first().click();
-        await waitForActions(page, ['status_page.create', 'monitor.update', 'monitor.create', 'api_key.create', 'workspace.create']);
+        await waitForActions(page, [
+          'session.create',
+          'status_page.create',
+          'monitor.update',
+          'monitor.create',
+          'session.create',
+          'api_key.create',
+          'workspace.create',
+        ]);
         const localMinute = (offsetMs: number) =>
           page.evaluate((offset) => {
             const at = new Date(Date.now() + offset);
@@ -176,7 +193,15 @@ describe('the audit log in Chromium', () => {
         await page.getByText('No entry matches these filters.').waitFor();
         await page.getByLabel('To', { exact: true }).fill(await localMinute(60 * 60_000));
         await page.getByLabel('From', { exact: true }).fill(await localMinute(-60 * 60_000));
-        await waitForActions(page, ['status_page.create', 'monitor.update', 'monitor.create', 'api_key.create', 'workspace.create']);
+        await waitForActions(page, [
+          'session.create',
+          'status_page.create',
+          'monitor.update',
+          'monitor.create',
+          'session.create',
+          'api_key.create',
+          'workspace.create',
+        ]);
         assert.deepEqual(violations, []);
         await context.close();
       }),
@@ -194,7 +219,8 @@ describe('the audit log in Chromium', () => {
       const { page, context } = await openScreen(browser, ws, 'Audit log');
       await page.getByText('50 entries so far.').waitFor();
       await page.getByRole('button', { name: 'Load more' }).click();
-      await page.getByText('54 entries.').waitFor();
+      // 52 monitors, the key, the workspace, and this page's sign-in.
+      await page.getByText('55 entries.').waitFor();
       assert.equal(await page.getByRole('button', { name: 'Load more' }).count(), 0, 'no more pages');
       const records = await entriesList(page).locator('.audit-what').allInnerTexts();
       assert.equal(new Set(records).size, records.length, 'no entry twice');
@@ -212,7 +238,7 @@ describe('the audit log in Chromium', () => {
     withBrowser(async (browser) => {
       const ws = await newTestWorkspace('audit-narrow');
       const { page, context } = await openScreen(browser, ws, 'Audit log', { width: 420, height: 800 });
-      await waitForActions(page, ['workspace.create']);
+      await waitForActions(page, ['session.create', 'workspace.create']);
       await page.getByRole('button', { name: /created the workspace/ }).click();
       await page.getByRole('rowheader', { name: 'slug', exact: true }).waitFor();
       const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');

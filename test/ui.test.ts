@@ -164,7 +164,7 @@ describe('the UI in Chromium', () => {
       const inside = await page.evaluate<boolean>('document.getElementById("main").contains(document.activeElement)');
       assert.ok(inside, 'Tab after the skip link stays in the screen');
       assert.equal((await focused(page)).text, 'API Keys');
-      for (const entry of ['Email', 'Import and export', 'Connected apps']) {
+      for (const entry of ['Email', 'Import and export', 'Members', 'Connected apps', 'Your account']) {
         await page.keyboard.press('Tab');
         assert.equal((await focused(page)).text, entry);
       }
