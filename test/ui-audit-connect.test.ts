@@ -119,15 +119,8 @@ describe('the audit log in Chromium', () => {
         const { page, context, violations } = await openScreen(browser, ws, 'Audit log');
         await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
         // Sign-ins are entries too: the person's before the changes, and this page's own, newest.
-        await waitForActions(page, [
-          'session.create',
-          'status_page.create',
-          'monitor.update',
-          'monitor.create',
-          'session.create',
-          'api_key.create',
-          'workspace.create',
-        ]);
+        const everything = ['session.create', 'status_page.create', 'monitor.update', 'monitor.create', 'session.create', 'api_key.create', 'workspace.create'];
+        await waitForActions(page, everything);
         const created = entriesList(page).locator('li[data-action="monitor.create"]');
         assert.match(await created.innerText(), /write key[\s\S]*API key/, 'the key is named, with its kind');
         assert.match(await entriesList(page).locator('li[data-action="monitor.update"]').innerText(), /Dashboard/);
@@ -174,15 +167,7 @@ describe('the audit log in Chromium', () => {
 
         // The time range, in the browser's own time: a window ending before the changes holds none of them.
         await page.getByRole('button', { name: 'Clear filters' }).first().click();
-        await waitForActions(page, [
-          'session.create',
-          'status_page.create',
-          'monitor.update',
-          'monitor.create',
-          'session.create',
-          'api_key.create',
-          'workspace.create',
-        ]);
+        await waitForActions(page, everything);
         const localMinute = (offsetMs: number) =>
           page.evaluate((offset) => {
             const at = new Date(Date.now() + offset);
@@ -193,15 +178,7 @@ describe('the audit log in Chromium', () => {
         await page.getByText('No entry matches these filters.').waitFor();
         await page.getByLabel('To', { exact: true }).fill(await localMinute(60 * 60_000));
         await page.getByLabel('From', { exact: true }).fill(await localMinute(-60 * 60_000));
-        await waitForActions(page, [
-          'session.create',
-          'status_page.create',
-          'monitor.update',
-          'monitor.create',
-          'session.create',
-          'api_key.create',
-          'workspace.create',
-        ]);
+        await waitForActions(page, everything);
         assert.deepEqual(violations, []);
         await context.close();
       }),

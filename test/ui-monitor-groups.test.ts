@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { createClient } from '../client/index.ts';
 import { Periodicity } from '../proto/gen/monitor/v1/monitor_pb.js';
-import { axeViolations, chooseWorkspace, openPage, screenshot, watchCsp, withBrowser } from './support/browser.ts';
+import { axeViolations, chooseWorkspace, inEveryLook, openPage, screenshot, watchCsp, withBrowser } from './support/browser.ts';
 import { closedPort } from './support/grpc-peers.ts';
 import { newWorkspace, startTestService, type TestService } from './support/harness.ts';
 import { startTcpListener } from './support/grpc-peers.ts';
@@ -49,21 +49,6 @@ function groupsOf(items: string[]): [string, string[]][] {
     else groups[groups.length - 1]?.[1].push(item);
   }
   return groups.map(([name, rows]) => [name, rows.sort()]);
-}
-
-/** Light and dark, wide and phone-sized: each passes axe and has no sideways scroll, and is kept as a picture to look at. */
-async function inEveryLook(page: Page, name: string): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    for (const width of [1280, 390]) {
-      await page.emulateMedia({ colorScheme: scheme });
-      await page.setViewportSize({ width, height: 900 });
-      assert.deepEqual(await axeViolations(page), [], `axe, ${name}, ${scheme}, ${width} px`);
-      assert.ok(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), `${name}: no sideways scroll at ${width} px`);
-      await screenshot(page, `groups-${name}-${scheme}-${width}`);
-    }
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.setViewportSize({ width: 1280, height: 900 });
 }
 
 describe('monitor groups on the overview, in Chromium', () => {
@@ -114,7 +99,7 @@ describe('monitor groups on the overview, in Chromium', () => {
           ['Not in a group', ['cache', 'queue']],
         ]);
         await page.getByText('6 monitors', { exact: true }).waitFor();
-        await inEveryLook(page, 'overview');
+        await inEveryLook(page, 'groups-overview');
 
         // Collapsed: its header stays, its rows go, the count still says every monitor; so after a reload.
         await header('Storage').click();
@@ -159,7 +144,7 @@ describe('monitor groups on the overview, in Chromium', () => {
         assert.deepEqual(await offered.evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value)), ['Api', 'Storage']);
         assert.equal(await page.locator(`datalist[id="${await groupField.getAttribute('list')}"]`).count(), 1, 'the field names its suggestions');
         await groupField.fill('Queues');
-        await inEveryLook(page, 'form');
+        await inEveryLook(page, 'groups-form');
         await page.getByRole('button', { name: 'Save changes' }).click();
         await page.waitForURL(new RegExp(`/monitors/${ids.cache}$`));
         assert.equal(await groupOf('cache'), 'Queues');

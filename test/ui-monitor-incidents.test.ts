@@ -6,9 +6,8 @@
 import assert from 'node:assert/strict';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { Page } from 'playwright-core';
 import { createClient, Periodicity, type StatusdeskClient } from '../client/index.ts';
-import { axeViolations, chooseWorkspace, openPage, screenshot, watchCsp, withBrowser } from './support/browser.ts';
+import { chooseWorkspace, inEveryLook, openPage, watchCsp, withBrowser } from './support/browser.ts';
 import { newWorkspace, startTestService, type TestService } from './support/harness.ts';
 
 const TEST_TIMEOUT = { timeout: 120_000 };
@@ -36,21 +35,6 @@ async function listener(port = 0): Promise<{ port: number; close(): Promise<void
         server.close(() => resolve());
       }),
   };
-}
-
-/** Light and dark, wide and phone-sized: each passes axe, and is kept as a picture to look at. */
-async function inEveryLook(page: Page, name: string): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    for (const width of [1280, 390]) {
-      await page.emulateMedia({ colorScheme: scheme });
-      await page.setViewportSize({ width, height: 900 });
-      assert.deepEqual(await axeViolations(page), [], `axe, ${name}, ${scheme}, ${width} px`);
-      assert.ok(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), `${name}: no sideways scroll at ${width} px`);
-      await screenshot(page, `monitor-${name}-${scheme}-${width}`);
-    }
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.setViewportSize({ width: 1280, height: 860 });
 }
 
 describe("a monitor's incidents, in Chromium", () => {
@@ -104,7 +88,7 @@ describe("a monitor's incidents, in Chromium", () => {
           assert.equal(cells[3], '2', 'both failed checks');
           assert.match(cells[4]!, /refused/i, "the first failure's reason");
 
-          await inEveryLook(page, 'incidents');
+          await inEveryLook(page, 'monitor-incidents');
 
           // One step to a report: the form opens pre-filled, the page the only one there is.
           await section.getByRole('button', { name: /^Create status report/ }).click();
@@ -121,7 +105,7 @@ describe("a monitor's incidents, in Chromium", () => {
           assert.equal(await form.getByRole('checkbox', { name: 'Website', exact: true }).isChecked(), false);
           assert.equal(await form.getByRole('radio', { name: "Don't notify", exact: true }).isChecked(), false, 'the notify choice is left to the person');
 
-          await inEveryLook(page, 'incident-report-form');
+          await inEveryLook(page, 'monitor-incident-report-form');
 
           await form.getByRole('radio', { name: "Don't notify", exact: true }).check();
           await form.getByRole('button', { name: 'Publish report' }).click();

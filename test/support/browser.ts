@@ -179,6 +179,25 @@ export async function axeInBothThemes(page: Page): Promise<string[]> {
 }
 
 /**
+ * Light and dark, wide and phone-sized: the page passes axe and scrolls no sideways in each, and
+ * each is kept as a picture (`prefix`-scheme-width, when SCREENSHOTS_DIR is set). Back to light at
+ * 1280 px afterwards.
+ */
+export async function inEveryLook(page: Page, prefix: string): Promise<void> {
+  for (const scheme of THEMES) {
+    for (const width of WIDTHS) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.setViewportSize({ width, height: 900 });
+      assert.deepEqual(await axeViolations(page), [], `axe, ${prefix}, ${scheme}, ${width} px`);
+      assert.ok(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), `${prefix}: no sideways scroll at ${width} px`);
+      await screenshot(page, `${prefix}-${scheme}-${width}`);
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/**
  * A screenshot of the page (or of `target`, a part of it) into SCREENSHOTS_DIR as `name`.png when
  * it is set, to look at a screen after changing it; nothing otherwise.
  */
