@@ -16,7 +16,7 @@ import { registerAuditRoutes } from './audit-routes.ts';
 import { registerConfigRoutes } from './config-routes.ts';
 import { registerConsentRoutes } from './consent-routes.ts';
 import { registerExportRoute } from './export-route.ts';
-import { jsonRoute } from './json-route.ts';
+import { jsonBodyOf, jsonRoute } from './json-route.ts';
 import { registerLiveRoutes } from './live-routes.ts';
 import { registerMcpServerRoutes } from './mcp-server-routes.ts';
 import { registerMonitorViewRoutes } from './monitor-view-routes.ts';
@@ -61,14 +61,6 @@ export interface DashboardAppOptions {
   dashboardUrl?: string;
   /** The organisation's OpenID Connect provider people may sign in with (STATUSDESK_OIDC_*), when one is set up. */
   oidc?: OidcSettings;
-}
-
-async function readJson(c: Context<AppEnv>): Promise<unknown> {
-  try {
-    return await c.req.json();
-  } catch {
-    throw new AppError('VALIDATION', 'the request body is not valid JSON');
-  }
 }
 
 const NOT_BUILT_PAGE =
@@ -216,8 +208,7 @@ export function createDashboardApp(options: DashboardAppOptions) {
     app,
     'createKey',
     async (c) => {
-      const body = (await readJson(c)) as Record<string, unknown> | null;
-      return services.keys.create(c.get('actor'), { ...(body ?? {}), workspaceId: workspaceIdOf(c) } as never);
+      return services.keys.create(c.get('actor'), { ...(await jsonBodyOf(c)), workspaceId: workspaceIdOf(c) } as never);
     },
     { status: 201 },
   );

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { DashboardAnswer, JsonEndpoint } from '../../contract/dashboard-api.ts';
 import { DASHBOARD_API } from '../../contract/dashboard.ts';
+import { AppError } from '../errors.ts';
 import type { AppEnv, HonoApp } from '../http/hono-app.ts';
 
 /**
@@ -19,4 +20,15 @@ export function jsonRoute<E extends JsonEndpoint>(
   const answer = async (c: Context<AppEnv>) => c.json((await handler(c)) as object, options.status ?? 200);
   if (method === 'GET') app.get(path, answer);
   else app.post(path, answer);
+}
+
+/** The JSON object a change sends (anything but an object reads as none: the services name what is missing). */
+export async function jsonBodyOf(c: Context<AppEnv>): Promise<Record<string, unknown>> {
+  let body: unknown;
+  try {
+    body = await c.req.json();
+  } catch {
+    throw new AppError('VALIDATION', 'the request body is not valid JSON');
+  }
+  return body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
 }

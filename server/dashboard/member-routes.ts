@@ -3,7 +3,7 @@ import type { Actor } from '../domain/actor.ts';
 import { AppError } from '../errors.ts';
 import type { AppEnv, HonoApp } from '../http/hono-app.ts';
 import type { Services } from '../services.ts';
-import { jsonRoute } from './json-route.ts';
+import { jsonBodyOf, jsonRoute } from './json-route.ts';
 import { workspaceIdOf } from './route-params.ts';
 import { sessionHalves, setSessionCookie } from './session-cookie.ts';
 
@@ -11,15 +11,6 @@ export interface MemberRoutesOptions {
   services: Services;
   /** Refuses a change that does not come from one of the dashboard's own pages. */
   fromOwnPage(c: Context<AppEnv>): void;
-}
-
-async function bodyOf(c: Context<AppEnv>): Promise<Record<string, unknown>> {
-  try {
-    const body = await c.req.json();
-    return body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
-  } catch {
-    throw new AppError('VALIDATION', 'the request body is not valid JSON');
-  }
 }
 
 /**
@@ -40,7 +31,7 @@ export function registerMemberRoutes(app: HonoApp, { services, fromOwnPage }: Me
     return { members, you: { userId, role: you.role } };
   });
   jsonRoute(app, 'changeRole', async (c) => ({
-    member: await services.members.changeRole(actorOf(c), workspaceIdOf(c), c.req.param('userId') ?? '', await bodyOf(c)),
+    member: await services.members.changeRole(actorOf(c), workspaceIdOf(c), c.req.param('userId') ?? '', await jsonBodyOf(c)),
   }));
   jsonRoute(app, 'removeMember', async (c) => {
     await services.members.remove(actorOf(c), workspaceIdOf(c), c.req.param('userId') ?? '');
@@ -51,7 +42,7 @@ export function registerMemberRoutes(app: HonoApp, { services, fromOwnPage }: Me
     app,
     'invite',
     async (c) => {
-      const { invitation, token } = await services.members.invite(actorOf(c), workspaceIdOf(c), await bodyOf(c));
+      const { invitation, token } = await services.members.invite(actorOf(c), workspaceIdOf(c), await jsonBodyOf(c));
       // The link is on the address the inviter's page is served from (one of the dashboard's own, as fromOwnPage checked).
       return { invitation, link: `${c.req.header('origin')}/invite/${token}` };
     },
@@ -78,7 +69,7 @@ export function registerMemberRoutes(app: HonoApp, { services, fromOwnPage }: Me
     const { secret, token: pageToken } = sessionHalves(c);
     // A person signed in already joins with the account they have; anyone else becomes a new person.
     const signedIn = secret && pageToken ? await services.sessions.resolveSession(secret, pageToken) : undefined;
-    const person = signedIn?.type === 'user' ? { userId: signedIn.userId } : { name: (await bodyOf(c)).name };
+    const person = signedIn?.type === 'user' ? { userId: signedIn.userId } : { name: (await jsonBodyOf(c)).name };
     const joined = await services.members.accept(token, person);
     c.header('cache-control', 'no-store');
     // A person signed in keeps their session: a new cookie would sign out their other tabs of the dashboard.

@@ -1,9 +1,8 @@
 import type { Context } from 'hono';
 import type { Actor } from '../domain/actor.ts';
-import { AppError } from '../errors.ts';
 import type { AppEnv, HonoApp } from '../http/hono-app.ts';
 import type { Services } from '../services.ts';
-import { jsonRoute } from './json-route.ts';
+import { jsonBodyOf, jsonRoute } from './json-route.ts';
 import { setSessionCookie } from './session-cookie.ts';
 
 export interface PasskeyRoutesOptions {
@@ -11,22 +10,7 @@ export interface PasskeyRoutesOptions {
   /** Refuses a change that does not come from one of the dashboard's own pages. */
   fromOwnPage(c: Context<AppEnv>): void;
   /** The OpenID Connect provider's name for the sign-in screen's button, or null when none is set up. */
-  oidcName?: () => string | null;
-}
-
-async function bodyOf(c: Context<AppEnv>): Promise<Record<string, unknown>> {
-  try {
-    const body = await c.req.json();
-    return body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
-  } catch {
-    throw new AppError('VALIDATION', 'the request body is not valid JSON');
-  }
-}
-
-/** The provider's name when the services have an OpenID Connect sign-in set up. */
-function providerNameOf(services: Services): string | null {
-  const name = (services as { oidc?: { name?: unknown } }).oidc?.name;
-  return typeof name === 'string' && name !== '' ? name : null;
+  oidcName: () => string | null;
 }
 
 /**
@@ -35,7 +19,7 @@ function providerNameOf(services: Services): string | null {
  * which opens a session. A passkey belongs to the address of the page it is made on: the request's
  * origin, one of the dashboard's own (fromOwnPage checks it), is the one the answer must name.
  */
-export function registerPasskeyRoutes(app: HonoApp, { services, fromOwnPage, oidcName = () => providerNameOf(services) }: PasskeyRoutesOptions): void {
+export function registerPasskeyRoutes(app: HonoApp, { services, fromOwnPage, oidcName }: PasskeyRoutesOptions): void {
   const actorOf = (c: Context<AppEnv>): Actor => c.get('actor');
   /** The origin of one of the dashboard's own pages, sending JSON. */
   const pageOrigin = (c: Context<AppEnv>): string => {
@@ -53,7 +37,7 @@ export function registerPasskeyRoutes(app: HonoApp, { services, fromOwnPage, oid
     'addPasskey',
     async (c) => {
       const origin = pageOrigin(c);
-      const body = await bodyOf(c);
+      const body = await jsonBodyOf(c);
       return { passkey: await services.passkeys.register(actorOf(c), origin, { name: body.name, response: body.response }) };
     },
     { status: 201 },
@@ -74,7 +58,7 @@ export function registerPasskeyRoutes(app: HonoApp, { services, fromOwnPage, oid
   });
   jsonRoute(app, 'signInPasskey', async (c) => {
     const origin = pageOrigin(c);
-    const body = await bodyOf(c);
+    const body = await jsonBodyOf(c);
     const session = await services.passkeys.signIn(origin, { response: body.response }, c.req.header('user-agent'));
     setSessionCookie(c, session.secret);
     c.header('cache-control', 'no-store');
